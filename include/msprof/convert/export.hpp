@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+// The export entry points, callable in-process (session export handler) and
+// from `msprof export`:
+//
+//   auto r = msprof::convert::export_timeline("PROF_000001_...", {});
+//   if (!r) std::cerr << r.err().what() << '\n';
+//   for (auto& w : r->warnings) std::cerr << "warning: " << w << '\n';
+//
+// Outputs go to <PROF>/mindstudio_profiler_output/ (and <PROF>/msprof_<ts>.db),
+// each written under a temporary name and renamed when complete.
+#ifndef MSPROF_CONVERT_EXPORT_HPP
+#define MSPROF_CONVERT_EXPORT_HPP
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "../core/error.hpp"
+#include "db.hpp"
+#include "load.hpp"
+#include "model.hpp"
+#include "summary.hpp"
+#include "timeline.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// Options shared by the three exports (CANN msprof flag names in comments).
+struct export_options {
+  std::string format = "csv";                ///< --format csv|json (summaries)
+  std::optional<std::uint32_t> model_id;     ///< --model-id
+  std::optional<std::uint32_t> iteration_id; ///< --iteration-id
+  std::uint32_t iteration_count = 1;         ///< --iteration-count 1..5
+  bool clear = false;                        ///< --clear: delete intermediates
+  std::set<std::string> reports;             ///< -reports: output stems to write (empty = all)
+  std::string timestamp;                     ///< file-name stamp; default: now, YYYYMMDDhhmmss
+  std::size_t slice_rows = 1000000;          ///< CSV rows per file before _slice_<k> splitting
+  bool strict = false;                       ///< warnings (truncated tails...) become errors
+  /// Optional hook for other timeline forms (the chrome writer): returns the
+  /// file text for the events; file stem is "msprof_chrome".
+  std::function<std::string(const model&, const std::vector<trace_event>&)> chrome_writer;
+  bool chrome = false;                       ///< --timeline-format=chrome
+};
+
+/// What an export wrote.
+struct export_result {
+  std::vector<std::string> files;     ///< paths written (final names)
+  std::vector<std::string> warnings;  ///< data problems that did not stop the export
+  std::size_t records = 0;            ///< API + task + mstx records exported
+};
+
+namespace detail {
+
+inline std::string now_stamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d%H%M%S", &tm);
+  return buf;
+}
+
+/// Writes `text` to `path` through a temporary file and a rename.
+inline result<void> write_file_atomic(const std::filesystem::path& path, const std::string& text) {
+  const auto tmp = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return make_error(errc::io, tmp + ": cannot create file");
+    f.write(text.data(), static_cast<std::streamsize>(text.size()));
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      return make_error(errc::io, tmp + ": write failed (disk full?)");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return make_error(errc::io, path.string() + ": cannot rename temporary file: " + ec.message());
+  }
+  return {};
+}
+
+inline bool wanted(const export_options& o, const std::string& stem) {
+  return o.reports.empty() || o.reports.count(stem) != 0;
+}
+
+inline result<std::filesystem::path> output_dir(const std::string& prof_dir) {
+  const auto dir = std::filesystem::path(prof_dir) / "mindstudio_profiler_output";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error(errc::io, dir.string() + ": cannot create output directory: " + ec.message());
+  return dir;
+}
+
+inline result<model> load_checked(const std::string& prof_dir, const export_options& o) {
+  auto m = load_model(prof_dir);
+  if (!m) return m.err();
+  if (o.strict && !m->warnings.empty())
+    return make_error(errc::truncated, prof_dir + ": " + m->warnings.front() + " (strict mode)");
+  if (o.iteration_count < 1 || o.iteration_count > 5)
+    return make_error(errc::invalid_argument, "--iteration-count must be 1..5, got " + std::to_string(o.iteration_count));
+  if (o.format != "csv" && o.format != "json")
+    return make_error(errc::invalid_argument, "--format must be csv or json, got '" + o.format + "'");
+  if (o.model_id || o.iteration_id)
+    m->warnings.push_back("no step data in " + prof_dir +
+                          ": --model-id/--iteration-id select nothing; the whole collection is exported");
+  if (o.clear) {
+    for (const auto& e : std::filesystem::directory_iterator(prof_dir)) {
+      std::error_code ec;
+      if (e.is_directory(ec)) std::filesystem::remove_all(e.path() / "sqlite", ec);
+    }
+  }
+  return m;
+}
+
+inline std::size_t record_count(const model& m) { return m.apis.size() + m.tasks.size() + m.mstx.size(); }
+
+}  // namespace detail
+
+/// Timeline files from an already-loaded model.
+inline result<export_result> export_timeline(const model& m, const export_options& o) {
+  export_result r;
+  r.warnings = m.warnings;
+  r.records = detail::record_count(m);
+  auto dir = detail::output_dir(m.session.prof_dir);
+  if (!dir) return dir.err();
+  const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
+  if (r.records == 0)
+    return make_error(errc::not_found, m.session.prof_dir + ": no API, task or mstx records to export");
+  const auto events = build_timeline(m);
+  if (detail::wanted(o, "msprof")) {
+    const auto p = *dir / ("msprof_" + ts + ".json");
+    MSPROF_TRY(detail::write_file_atomic(p, timeline_json(events)));
+    r.files.push_back(p.string());
+  }
+  if (!m.mstx.empty() && detail::wanted(o, "msprof_tx")) {
+    std::vector<trace_event> tx;
+    build_mstx_events(m, tx);
+    const auto p = *dir / ("msprof_tx_" + ts + ".json");
+    MSPROF_TRY(detail::write_file_atomic(p, timeline_json(tx)));
+    r.files.push_back(p.string());
+  }
+  if (o.chrome) {
+    if (!o.chrome_writer)
+      return make_error(errc::unsupported, "--timeline-format=chrome: the chrome trace writer is not available");
+    const auto p = *dir / ("msprof_chrome_" + ts + ".json");
+    MSPROF_TRY(detail::write_file_atomic(p, o.chrome_writer(m, events)));
+    r.files.push_back(p.string());
+  }
+  return r;
+}
+
+namespace detail {
+
+inline std::string readme_text(const std::vector<std::string>& files) {
+  std::string s =
+      "msprof export output (msprof " MSPROF_VERSION_STRING ")\n\n"
+      "msprof_<ts>.json      timeline (Chrome trace array): CANN APIs, Ascend Hardware tasks, AI Core Freq,\n"
+      "                      mstx events, HostToDevice/MsTx flows, Overlap Analysis\n"
+      "msprof_tx_<ts>.json   timeline of mstx markers and ranges only\n"
+      "op_summary_<ts>       one row per device op: shapes, types, timing, PMU metrics\n"
+      "op_statistic_<ts>     ops grouped by type and core type\n"
+      "api_statistic_<ts>    host API calls grouped by level and name\n"
+      "task_time_<ts>        one row per device task\n"
+      "msprof_tx_<ts>        mstx markers and ranges\n"
+      "Files over 1,000,000 rows are split into <name>_slice_<k>_<ts>.\n"
+      "Times are local Unix time in microseconds; time cells end in a TAB so spreadsheets keep precision.\n\n"
+      "Files written:\n";
+  for (const auto& f : files) s += "  " + std::filesystem::path(f).filename().string() + "\n";
+  return s;
+}
+
+}  // namespace detail
+
+/// Summary files from an already-loaded model.
+inline result<export_result> export_summary(const model& m, const export_options& o) {
+  export_result r;
+  r.warnings = m.warnings;
+  r.records = detail::record_count(m);
+  auto dir = detail::output_dir(m.session.prof_dir);
+  if (!dir) return dir.err();
+  const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
+  const auto tables = all_summaries(m);
+  if (tables.empty())
+    return make_error(errc::not_found, m.session.prof_dir + ": no API, task or mstx records to summarize");
+  const bool json = o.format == "json";
+  const std::string ext = json ? ".json" : ".csv";
+  const std::size_t per = o.slice_rows == 0 ? SIZE_MAX : o.slice_rows;
+  for (const auto& t : tables) {
+    if (!detail::wanted(o, t.name)) continue;
+    const std::size_t n = t.rows.size();
+    const std::size_t slices = n <= per ? 1 : (n + per - 1) / per;
+    for (std::size_t k = 0; k < slices; ++k) {
+      const std::string stem = slices == 1 ? t.name : t.name + "_slice_" + std::to_string(k);
+      const auto p = *dir / (stem + "_" + ts + ext);
+      const std::size_t first = k * per, last = std::min(n, first + per);
+      MSPROF_TRY(detail::write_file_atomic(p, json ? json_text(t, first, last) : csv_text(t, first, last)));
+      r.files.push_back(p.string());
+    }
+  }
+  const auto readme = *dir / "README.txt";
+  MSPROF_TRY(detail::write_file_atomic(readme, detail::readme_text(r.files)));
+  r.files.push_back(readme.string());
+  return r;
+}
+
+/// The SQLite db from an already-loaded model.
+inline result<export_result> export_db(const model& m, const export_options& o) {
+  export_result r;
+  r.warnings = m.warnings;
+  r.records = detail::record_count(m);
+  const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
+  const auto p = std::filesystem::path(m.session.prof_dir) / ("msprof_" + ts + ".db");
+  const auto tmp = p.string() + ".tmp" + std::to_string(::getpid());
+  std::error_code ec;
+  std::filesystem::remove(tmp, ec);
+  auto w = write_db(m, tmp);
+  if (!w) {
+    std::filesystem::remove(tmp, ec);
+    return w.err();
+  }
+  std::filesystem::rename(tmp, p, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return make_error(errc::io, p.string() + ": cannot rename temporary file: " + ec.message());
+  }
+  r.files.push_back(p.string());
+  return r;
+}
+
+/// Loads `prof_dir` and writes the timeline files.
+inline result<export_result> export_timeline(const std::string& prof_dir, const export_options& o = {}) {
+  auto m = detail::load_checked(prof_dir, o);
+  if (!m) return m.err();
+  return export_timeline(*m, o);
+}
+
+/// Loads `prof_dir` and writes the summary files.
+inline result<export_result> export_summary(const std::string& prof_dir, const export_options& o = {}) {
+  auto m = detail::load_checked(prof_dir, o);
+  if (!m) return m.err();
+  return export_summary(*m, o);
+}
+
+/// Loads `prof_dir` and writes msprof_<ts>.db.
+inline result<export_result> export_db(const std::string& prof_dir, const export_options& o = {}) {
+  auto m = detail::load_checked(prof_dir, o);
+  if (!m) return m.err();
+  return export_db(*m, o);
+}
+
+/// Loads once and writes timeline, summaries and db (the launcher's default).
+inline result<export_result> export_all(const std::string& prof_dir, const export_options& o = {}) {
+  auto m = detail::load_checked(prof_dir, o);
+  if (!m) return m.err();
+  export_options oo = o;
+  if (oo.timestamp.empty()) oo.timestamp = detail::now_stamp();
+  export_result all;
+  all.warnings = m->warnings;
+  all.records = detail::record_count(*m);
+  for (auto* f : {+[](const model& mm, const export_options& op) { return export_timeline(mm, op); },
+                  +[](const model& mm, const export_options& op) { return export_summary(mm, op); },
+                  +[](const model& mm, const export_options& op) { return export_db(mm, op); }}) {
+    auto r = f(*m, oo);
+    if (!r) return r.err();
+    all.files.insert(all.files.end(), r->files.begin(), r->files.end());
+  }
+  return all;
+}
+
+/// PROF_ directories named by `dir`: itself if it is one, else its PROF_* children.
+inline std::vector<std::string> find_prof_dirs(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::error_code ec;
+  const fs::path p(dir);
+  auto is_prof = [](const fs::path& x) {
+    std::error_code e;
+    return fs::is_directory(x / "host", e) || fs::exists(x / "device_0", e) ||
+           x.filename().string().rfind("PROF_", 0) == 0;
+  };
+  if (p.filename().string().rfind("PROF_", 0) == 0 || fs::is_directory(p / "host", ec)) {
+    out.push_back(dir);
+    return out;
+  }
+  for (const auto& e : fs::directory_iterator(p, ec)) {
+    if (e.is_directory(ec) && e.path().filename().string().rfind("PROF_", 0) == 0 && is_prof(e.path()))
+      out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_EXPORT_HPP

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+// Joins decoded raw records into the converter model: API calls get connection
+// ids, task_track records find the API that launched them (innermost API on the
+// same thread whose time range contains them), ops (node_basic_info +
+// tensor_info) attach to the same API, device ACSQ start/end pairs and PMU
+// records attach to task_track records by (stream, task id) in order.
+// Input structs hold raw values; load.hpp fills them from the codec reader.
+#ifndef MSPROF_CONVERT_JOIN_HPP
+#define MSPROF_CONVERT_JOIN_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "model.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace raw {
+
+struct api { std::uint16_t level; std::uint32_t type; std::uint32_t thread_id; std::uint64_t begin; std::uint64_t end; std::uint64_t item_id; };
+struct node_basic { std::uint64_t timestamp; std::uint32_t thread_id; std::uint64_t op_name; std::uint32_t task_type; std::uint64_t op_type; std::uint32_t block_num; bool dynamic; };
+struct tensor_info { std::uint64_t timestamp; std::uint32_t thread_id; std::uint64_t op_name; std::vector<tensor_desc> tensors; };
+struct task_track { std::uint64_t timestamp; std::uint32_t thread_id; std::uint16_t device_id; std::uint16_t stream_id; std::uint32_t task_id; std::uint64_t task_type; std::uint64_t kernel_name; };
+/// One ACSQ log record (funcType 0 start, 1 end); timestamp in device cycles.
+struct acsq { std::uint32_t device_id; bool start; std::uint16_t stream_id; std::uint16_t task_id; std::uint64_t timestamp; };
+struct pmu { std::uint32_t device_id; std::uint16_t stream_id; std::uint16_t task_id; pmu_counters counters; };
+struct mstx { std::uint32_t pid; std::uint32_t tid; std::uint32_t event_type; std::uint64_t start; std::uint64_t end; std::uint64_t mark_id; std::uint64_t domain; std::string message; };
+
+/// Device clock: device cycles -> host monotonic ns.
+struct device_clock {
+  std::uint32_t device_id = 0;
+  double hwts_frequency_mhz = 50;
+  std::uint64_t cntvct = 0;             ///< dev_start.log cntvct
+  std::uint64_t monotonic_raw_ns = 0;   ///< dev_start.log clock_monotonic_raw
+};
+
+struct collection {
+  session_info session;
+  double host_cpu_frequency_mhz = 0;  ///< 0: host records are monotonic ns
+  std::uint64_t host_cntvct = 0;
+  std::uint64_t host_monotonic_raw_ns = 0;
+  std::uint64_t start_monotonic_raw_ns = 0;  ///< start_info clockMonotonicRaw
+  std::vector<device_clock> clocks;
+  std::unordered_map<std::uint64_t, std::string> hashes;
+  std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types;
+  std::vector<api> apis;
+  std::vector<node_basic> nodes;
+  std::vector<tensor_info> tensors;
+  std::vector<task_track> tracks;
+  std::vector<acsq> acsqs;
+  std::vector<pmu> pmus;
+  std::vector<mstx> mstxs;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace raw
+
+namespace detail {
+
+inline std::string lookup_hash(const raw::collection& c, std::uint64_t h) {
+  if (h == 0) return {};
+  auto it = c.hashes.find(h);
+  return it == c.hashes.end() ? std::to_string(h) : it->second;
+}
+
+inline std::string lookup_type(const raw::collection& c, std::uint16_t lv, std::uint32_t type) {
+  auto it = c.types.find({lv, type});
+  return it == c.types.end() ? std::to_string(type) : it->second;
+}
+
+}  // namespace detail
+
+/// Builds the model (consumes the collection).
+inline model join(raw::collection&& c) {
+  model m;
+  m.session = std::move(c.session);
+  m.warnings = std::move(c.warnings);
+  const auto wall = m.session.wall_offset_ns;
+  auto host_mono = [&](std::uint64_t v) -> std::int64_t {
+    if (c.host_cpu_frequency_mhz > 0) {
+      const double d = (static_cast<double>(v) - static_cast<double>(c.host_cntvct)) / c.host_cpu_frequency_mhz * 1e3;
+      return static_cast<std::int64_t>(c.host_monotonic_raw_ns) + static_cast<std::int64_t>(std::llround(d));
+    }
+    return static_cast<std::int64_t>(v);
+  };
+  auto host_local = [&](std::uint64_t v) { return host_mono(v) + wall; };
+
+  // API calls, by start time; connection ids 1.. in that order.
+  m.apis.reserve(c.apis.size());
+  for (const auto& a : c.apis) {
+    api_call x;
+    x.level = a.level;
+    x.type = a.type;
+    x.thread_id = a.thread_id;
+    x.start_ns = host_local(a.begin);
+    x.end_ns = host_local(a.end);
+    x.name = detail::lookup_type(c, a.level, a.type);
+    x.item = detail::lookup_hash(c, a.item_id);
+    m.apis.push_back(std::move(x));
+  }
+  std::stable_sort(m.apis.begin(), m.apis.end(),
+                   [](const api_call& a, const api_call& b) { return a.start_ns < b.start_ns; });
+  for (std::size_t i = 0; i < m.apis.size(); ++i) m.apis[i].connection_id = i + 1;
+
+  // Per-thread index for "innermost API containing t".
+  std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_thread;
+  for (std::size_t i = 0; i < m.apis.size(); ++i) by_thread[m.apis[i].thread_id].push_back(i);
+  auto find_api = [&](std::uint32_t tid, std::int64_t t) -> std::optional<std::size_t> {
+    auto it = by_thread.find(tid);
+    if (it == by_thread.end()) return std::nullopt;
+    const auto& v = it->second;
+    auto ub = std::upper_bound(v.begin(), v.end(), t,
+                               [&](std::int64_t x, std::size_t i) { return x < m.apis[i].start_ns; });
+    // Walk back over earlier-starting calls; the first one that still contains t
+    // is the innermost. Bounded so pathological nesting stays linear.
+    int budget = 64;
+    while (ub != v.begin() && budget-- > 0) {
+      --ub;
+      if (m.apis[*ub].end_ns >= t) return *ub;
+    }
+    return std::nullopt;
+  };
+
+  // Ops by launching API (connection id); ops outside any API by (thread, ts).
+  std::unordered_map<std::uint64_t, op_info> op_by_conn;
+  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t> node_key_to_conn;
+  for (const auto& n : c.nodes) {
+    auto ai = find_api(n.thread_id, host_local(n.timestamp));
+    if (!ai) {
+      m.warnings.push_back("node_basic_info of op " + detail::lookup_hash(c, n.op_name) + " (thread " +
+                           std::to_string(n.thread_id) + ") lies outside every API call; op ignored");
+      continue;
+    }
+    op_info op;
+    op.name = detail::lookup_hash(c, n.op_name);
+    op.type = detail::lookup_hash(c, n.op_type);
+    op.ge_task_type = n.task_type;
+    op.block_num = n.block_num;
+    op.dynamic = n.dynamic;
+    const auto conn = m.apis[*ai].connection_id;
+    node_key_to_conn[{n.thread_id, n.timestamp, n.op_name}] = conn;
+    op_by_conn[conn] = std::move(op);
+  }
+  for (auto& t : c.tensors) {
+    std::uint64_t conn = 0;
+    auto k = node_key_to_conn.find({t.thread_id, t.timestamp, t.op_name});
+    if (k != node_key_to_conn.end()) {
+      conn = k->second;
+    } else if (auto ai = find_api(t.thread_id, host_local(t.timestamp))) {
+      conn = m.apis[*ai].connection_id;
+    }
+    auto it = op_by_conn.find(conn);
+    if (conn == 0 || it == op_by_conn.end()) continue;
+    // Ops with more than 5 tensors send several records; they concatenate.
+    for (auto& d : t.tensors) it->second.tensors.push_back(std::move(d));
+  }
+
+  // Device tasks from ACSQ start/end pairs, matched per (device, stream, task).
+  auto clock_of = [&](std::uint32_t dev) -> const raw::device_clock* {
+    for (const auto& k : c.clocks)
+      if (k.device_id == dev) return &k;
+    return nullptr;
+  };
+  auto dev_local = [&](std::uint32_t dev, std::uint64_t cyc) -> std::int64_t {
+    const auto* k = clock_of(dev);
+    if (!k || k->hwts_frequency_mhz <= 0) return static_cast<std::int64_t>(cyc) + wall;
+    const double d = (static_cast<double>(cyc) - static_cast<double>(k->cntvct)) * 1000.0 / k->hwts_frequency_mhz;
+    return static_cast<std::int64_t>(k->monotonic_raw_ns) + static_cast<std::int64_t>(std::llround(d)) + wall;
+  };
+  using key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
+  struct span { std::int64_t start, end; };
+  std::map<key, std::deque<span>> spans;
+  {
+    std::map<key, std::deque<std::int64_t>> open;
+    for (const auto& a : c.acsqs) {
+      const key k{a.device_id, a.stream_id, a.task_id};
+      const auto t = dev_local(a.device_id, a.timestamp);
+      if (a.start) {
+        open[k].push_back(t);
+      } else {
+        auto& q = open[k];
+        if (q.empty()) {
+          m.warnings.push_back("device " + std::to_string(a.device_id) + ": task end without start (stream " +
+                               std::to_string(a.stream_id) + ", task " + std::to_string(a.task_id) + ")");
+          continue;
+        }
+        spans[k].push_back({q.front(), t});
+        q.pop_front();
+      }
+    }
+    for (const auto& [k, q] : open)
+      if (!q.empty())
+        m.warnings.push_back("device " + std::to_string(std::get<0>(k)) + ": " + std::to_string(q.size()) +
+                             " task start(s) without end (stream " + std::to_string(std::get<1>(k)) + ", task " +
+                             std::to_string(std::get<2>(k)) + ")");
+  }
+  std::map<key, std::deque<pmu_counters>> pmus;
+  for (const auto& p : c.pmus) pmus[{p.device_id, p.stream_id, p.task_id}].push_back(p.counters);
+
+  std::vector<std::size_t> order(c.tracks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return c.tracks[a].timestamp < c.tracks[b].timestamp; });
+  std::size_t unmatched = 0;
+  for (std::size_t idx : order) {
+    const auto& tr = c.tracks[idx];
+    const std::uint32_t task16 = tr.task_id & 0xFFFFu;
+    const key k{tr.device_id, tr.stream_id, task16};
+    auto sp = spans.find(k);
+    if (sp == spans.end() || sp->second.empty()) {
+      ++unmatched;
+      continue;
+    }
+    device_task t;
+    t.device_id = tr.device_id;
+    t.stream_id = tr.stream_id;
+    t.task_id = task16;
+    t.batch_id = 0;
+    t.start_ns = sp->second.front().start;
+    t.end_ns = sp->second.front().end;
+    sp->second.pop_front();
+    t.track_ns = host_local(tr.timestamp);
+    t.thread_id = tr.thread_id;
+    t.task_type = detail::lookup_type(c, level::runtime, static_cast<std::uint32_t>(tr.task_type));
+    t.kernel_name = detail::lookup_hash(c, tr.kernel_name);
+    if (auto ai = find_api(tr.thread_id, t.track_ns)) {
+      auto& api = m.apis[*ai];
+      t.connection_id = api.connection_id;
+      api.has_device_task = true;
+      auto op = op_by_conn.find(api.connection_id);
+      if (op != op_by_conn.end()) t.op = op->second;
+    }
+    auto pq = pmus.find(k);
+    if (pq != pmus.end() && !pq->second.empty()) {
+      t.pmu = pq->second.front();
+      pq->second.pop_front();
+    }
+    t.global_task_id = m.tasks.size();
+    m.tasks.push_back(std::move(t));
+  }
+  if (unmatched)
+    m.warnings.push_back(std::to_string(unmatched) + " task_track record(s) have no device task (no ACSQ start/end)");
+  // Device tasks nobody launched (device-only data, lost host slices) are kept,
+  // without a connection, so the device side is never silently dropped.
+  std::size_t orphan = 0;
+  for (auto& [k, q] : spans) {
+    for (const auto& sp : q) {
+      device_task t;
+      t.device_id = std::get<0>(k);
+      t.stream_id = std::get<1>(k);
+      t.task_id = std::get<2>(k);
+      t.start_ns = sp.start;
+      t.end_ns = sp.end;
+      t.task_type = "UNKNOWN";
+      auto pq = pmus.find(k);
+      if (pq != pmus.end() && !pq->second.empty()) pq->second.pop_front();
+      t.global_task_id = m.tasks.size();
+      m.tasks.push_back(std::move(t));
+      ++orphan;
+    }
+  }
+  if (orphan)
+    m.warnings.push_back(std::to_string(orphan) +
+                         " device task(s) have no task_track record (no launching API); exported as UNKNOWN");
+
+  // mstx: record order, times converted like host records.
+  m.mstx.reserve(c.mstxs.size());
+  for (auto& r : c.mstxs) {
+    mstx_event e;
+    e.pid = r.pid;
+    e.tid = r.tid;
+    e.event_type = r.event_type;
+    e.start_mono_ns = host_mono(r.start);
+    e.end_mono_ns = host_mono(r.end);
+    e.start_ns = e.start_mono_ns + wall;
+    e.end_ns = e.end_mono_ns + wall;
+    e.mark_id = r.mark_id;
+    e.message = std::move(r.message);
+    e.domain = r.domain == 0 ? "default" : detail::lookup_hash(c, r.domain);
+    m.mstx.push_back(std::move(e));
+  }
+  return m;
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_JOIN_HPP

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+// The converter-facing view of one PROF_ directory: host API calls, ops, device
+// tasks (joined with their launch API, op description and PMU counters), mstx
+// events and the session facts the writers need. Built by convert/load.hpp from
+// the codec reader; every writer (timeline, summary, db, show) reads only this.
+//
+// All times are local Unix time in nanoseconds (host monotonic clock shifted by
+// start_info's wall-clock offset, device counters converted through
+// dev_start.log), so writers never touch clocks.
+#ifndef MSPROF_CONVERT_MODEL_HPP
+#define MSPROF_CONVERT_MODEL_HPP
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../core/abi.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// Report levels (CANN `MSPROF_REPORT_*_LEVEL`).
+namespace level {
+inline constexpr std::uint16_t acl = 20000;
+inline constexpr std::uint16_t model = 15000;
+inline constexpr std::uint16_t node = 10000;
+inline constexpr std::uint16_t hccl = 5500;
+inline constexpr std::uint16_t runtime = 5000;
+}  // namespace level
+
+/// One NPU of the collection (device_<id>/info.json.<id>).
+struct device_info {
+  std::uint32_t id = 0;
+  double aic_frequency_mhz = 1800;  ///< also the AI Core Freq counter value
+  std::uint32_t ai_core_num = 1;
+  std::uint32_t aiv_num = 1;
+};
+
+/// Facts about the whole collection.
+struct session_info {
+  std::string prof_dir;        ///< path of the PROF_ directory
+  std::uint32_t pid = 0;       ///< info.json "pid"
+  std::string pid_name;        ///< info.json "pid_name" (mstx process name)
+  std::string hostname;        ///< info.json "hostname"
+  std::string host_uid = "0";  ///< info.json "hostUid"
+  std::string platform_version;  ///< chip id string, "5" = Ascend910B
+  std::int64_t rank_id = -1;
+  std::int64_t start_ns = 0;   ///< collectionTimeBegin, local ns
+  std::int64_t end_ns = 0;     ///< collectionTimeEnd, local ns
+  std::int64_t wall_offset_ns = 0;  ///< local ns = monotonic ns + this
+  std::vector<device_info> devices;
+  std::vector<std::string> ai_core_events;  ///< e.g. {"0x8","0xa",...} from device sample.json
+  std::string ai_core_metrics;              ///< e.g. "PipeUtilization"
+};
+
+/// A host API call (api_event record, or a begin/end event pair).
+struct api_call {
+  std::uint16_t level = 0;
+  std::uint32_t type = 0;
+  std::uint32_t thread_id = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::string name;  ///< registered type name, e.g. "aclrtMalloc", "launch"
+  std::string item;  ///< itemId resolved through hash_dic ("" when 0/unknown)
+  std::uint64_t connection_id = 0;  ///< 1.. in start order, set by finish()
+  bool has_device_task = false;     ///< a HostToDevice flow starts here
+};
+
+/// One tensor of an op (tensor_info).
+struct tensor_desc {
+  std::uint32_t kind = 0;  ///< 0 input, 1 output
+  std::uint32_t format = 0;
+  std::uint32_t data_type = 0;
+  std::vector<std::uint32_t> shape;
+};
+
+/// An op (node_basic_info + tensor_info).
+struct op_info {
+  std::string name;
+  std::string type;
+  std::uint32_t ge_task_type = 0;  ///< 0 AI_CORE, 1 AI_CPU, 2 AI_VECTOR_CORE, ...
+  std::uint32_t block_num = 0;
+  bool dynamic = false;  ///< from an aging.compact.node_basic_info file
+  std::vector<tensor_desc> tensors;
+};
+
+/// Per-task PMU counters (ContextPmu).
+struct pmu_counters {
+  std::uint64_t total_cycles = 0;
+  std::array<std::uint64_t, 8> events{};
+};
+
+/// A device task joined with what launched it.
+struct device_task {
+  std::uint32_t device_id = 0;
+  std::uint32_t stream_id = 0;
+  std::uint32_t task_id = 0;
+  std::uint32_t batch_id = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::int64_t track_ns = 0;      ///< task_track timestamp (launch order)
+  std::uint32_t thread_id = 0;    ///< launching thread
+  std::string task_type;          ///< runtime task type name, e.g. KERNEL_AICORE
+  std::string kernel_name;        ///< "" when unknown
+  std::uint64_t connection_id = 0;  ///< 0 = no host API found
+  std::uint64_t global_task_id = 0;
+  std::optional<op_info> op;
+  std::optional<pmu_counters> pmu;
+};
+
+/// An mstx marker or range.
+struct mstx_event {
+  std::uint32_t pid = 0;
+  std::uint32_t tid = 0;
+  std::uint32_t event_type = 0;  ///< 0 marker, 1 push/pop, 2 start/end, 3 marker_ex
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::int64_t start_mono_ns = 0;  ///< raw clock (msprof_tx.csv quirk)
+  std::int64_t end_mono_ns = 0;
+  std::uint64_t mark_id = 0;
+  std::string message;
+  std::string domain;
+};
+
+/// Everything the writers need.
+struct model {
+  session_info session;
+  std::vector<api_call> apis;        ///< sorted by start, connection ids 1..
+  std::vector<device_task> tasks;    ///< sorted by launch (global_task_id order)
+  std::vector<mstx_event> mstx;      ///< record order
+  std::vector<std::string> warnings; ///< e.g. truncated tails, unmatched tasks
+
+  bool has_device() const noexcept { return !session.devices.empty(); }
+  const device_info* device(std::uint32_t id) const noexcept {
+    for (const auto& d : session.devices)
+      if (d.id == id) return &d;
+    return nullptr;
+  }
+};
+
+/// Display names -------------------------------------------------------------
+
+/// Lower-case level name used in args/api_statistic ("acl", "node", ...).
+inline const char* level_name(std::uint16_t lv) noexcept {
+  switch (lv) {
+    case 30000: return "pytorch";
+    case 25000: return "pta";
+    case 20500: return "msproftx";
+    case 20000: return "acl";
+    case 15000: return "model";
+    case 10000: return "node";
+    case 5500: return "communication";
+    case 5000: return "runtime";
+    default: return "unknown";
+  }
+}
+
+/// Timeline layer prefix ("AscendCL@...").
+inline const char* layer_name(std::uint16_t lv) noexcept {
+  switch (lv) {
+    case 20000: return "AscendCL";
+    case 15000: return "Model";
+    case 10000: return "Node";
+    case 5500: return "Communication";
+    case 5000: return "Runtime";
+    default: return "Unknown";
+  }
+}
+
+/// ACL API group (type >> 16) shown as "Mode".
+inline const char* acl_group_name(std::uint32_t type) noexcept {
+  switch (type >> 16) {
+    case 0x01: return "ACL_OP";
+    case 0x02: return "ACL_MODEL";
+    case 0x03: return "ACL_RTS";
+    case 0x04: return "ACL_OTHERS";
+    case 0x05: return "ACL_NN";
+    case 0x06: return "ACL_ASCENDC";
+    case 0x07: return "HOST_HCCL";
+    case 0x09: return "ACL_DVPP";
+    case 0x0A: return "ACL_GRAPH";
+    case 0x0B: return "ACL_ATB";
+    case 0x0C: return "HIXL";
+    default: return "ACL_OTHERS";
+  }
+}
+
+/// GE task type name (node_basic_info.taskType).
+inline std::string ge_task_type_name(std::uint32_t t) {
+  switch (t) {
+    case 0: return "AI_CORE";
+    case 1: return "AI_CPU";
+    case 2: return "AI_VECTOR_CORE";
+    case 3: return "WRITE_BACK";
+    case 4: return "MIX_AIC";
+    case 5: return "MIX_AIV";
+    case 6: return "FFTS_PLUS";
+    case 7: return "DSA_SQE";
+    case 8: return "DVPP";
+    case 9: return "COMMUNICATION";
+    case 10: return "FUSION";
+    case 11: return "INVALID";
+    case 256: return "HCCL_AI_CPU";
+    default: return "UNKNOWN";
+  }
+}
+
+/// GE data type name.
+inline std::string data_type_name(std::uint32_t t) {
+  static const char* const names[] = {
+      "FLOAT",  "FLOAT16", "INT8",   "INT32",  "UINT8",  "UNDEFINED", "INT16",     "UINT16",
+      "UINT32", "INT64",   "UINT64", "DOUBLE", "BOOL",   "STRING",    "DUAL_SUB_INT8", "DUAL_SUB_UINT8",
+      "COMPLEX64", "COMPLEX128", "QINT8", "QINT16", "QINT32", "QUINT8", "QUINT16", "RESOURCE",
+      "STRING_REF", "DUAL", "VARIANT", "DT_BF16", "DT_UNDEFINED", "DT_INT4", "DT_UINT1", "DT_INT2",
+      "DT_UINT2", "DT_COMPLEX32", "DT_HIFLOAT8", "DT_FLOAT8_E5M2", "DT_FLOAT8_E4M3FN", "DT_FLOAT8_E8M0"};
+  if (t < sizeof(names) / sizeof(names[0])) return names[t];
+  if (t == 0xFFFFFFFFu) return "UNDEFINED";
+  return "UNKNOWN";
+}
+
+/// GE format name.
+inline std::string format_name(std::uint32_t f) {
+  static const char* const names[] = {
+      "NCHW",        "NHWC",         "ND",          "NC1HWC0",        "FRACTAL_Z",   "NC1C0HWPAD",
+      "NHWC1C0",     "FSR_NCHW",     "FRACTAL_DECONV", "C1HWNC0",     "FRACTAL_DECONV_TRANSPOSE",
+      "FRACTAL_DECONV_SP_STRIDE_TRANS", "NC1HWC0_C04", "FRACTAL_Z_C04", "CHWN", "FRACTAL_DECONV_SP_STRIDE8_TRANS",
+      "HWCN",        "NC1KHKWHWC0",  "BN_WEIGHT",   "FILTER_HWCK",    "HASHTABLE_LOOKUP_LOOKUPS",
+      "HASHTABLE_LOOKUP_KEYS", "HASHTABLE_LOOKUP_VALUE", "HASHTABLE_LOOKUP_OUTPUT", "HASHTABLE_LOOKUP_HITS",
+      "C1HWNCoC0",   "MD",           "NDHWC",       "FRACTAL_ZZ",     "FRACTAL_NZ",  "NCDHW",
+      "DHWCN",       "NDC1HWC0",     "FRACTAL_Z_3D", "CN",            "NC",          "DHWNC",
+      "FRACTAL_Z_3D_TRANSPOSE", "FRACTAL_ZN_LSTM", "FRACTAL_Z_G", "RESERVED", "ALL", "NULL"};
+  if (f < sizeof(names) / sizeof(names[0])) return names[f];
+  return "UNKNOWN";
+}
+
+/// NPU_INFO chip name from info.json platform_version.
+inline std::string chip_name(const std::string& v) {
+  if (v == "0") return "Ascend310";
+  if (v == "1") return "Ascend910A";
+  if (v == "4") return "Ascend310P";
+  if (v == "5") return "Ascend910B";
+  if (v == "7") return "Ascend310B";
+  if (v == "15") return "Ascend950";
+  return "UNKNOWN";
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_MODEL_HPP

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+// Summary tables (op_summary, op_statistic, api_statistic, task_time,
+// msprof_tx) as header + rows of already-formatted cells, exactly as msprof
+// 9ba1ac7be prints them. The CSV/JSON file writers (with _slice_<k> splitting)
+// are in export.hpp; `msprof show` prints the same tables.
+#ifndef MSPROF_CONVERT_SUMMARY_HPP
+#define MSPROF_CONVERT_SUMMARY_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <numeric>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "model.hpp"
+#include "text.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// A formatted table. Cells are final text (CSV quoting is applied on write).
+struct table {
+  std::string name;  ///< file stem, e.g. "op_summary"
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+namespace detail {
+
+inline std::string shape_cell(const op_info& op, std::uint32_t kind) {
+  std::string s = "\"";
+  bool first = true;
+  for (const auto& t : op.tensors) {
+    if (t.kind != kind) continue;
+    if (!first) s += ';';
+    first = false;
+    for (std::size_t i = 0; i < t.shape.size(); ++i) {
+      if (i) s += ',';
+      s += std::to_string(t.shape[i]);
+    }
+  }
+  s += '"';
+  return s;
+}
+
+template <class F>
+std::string join_tensors(const op_info& op, std::uint32_t kind, F name_of) {
+  std::string s;
+  bool first = true;
+  for (const auto& t : op.tensors) {
+    if (t.kind != kind) continue;
+    if (!first) s += ';';
+    first = false;
+    s += name_of(t);
+  }
+  return s;
+}
+
+inline bool in_op_summary(const op_info& op) {
+  switch (op.ge_task_type) {
+    case 3: case 11: case 256: return false;
+    case 9: return op.name.size() >= 9 && op.name.compare(op.name.size() - 9, 9, "AivKernel") == 0;
+    default: return true;
+  }
+}
+
+inline bool is_aic(std::uint32_t ge) { return ge == 0 || ge == 4; }
+inline bool is_aiv(std::uint32_t ge) { return ge == 2 || ge == 5; }
+
+}  // namespace detail
+
+/// PipeUtilization values of one task, in the order the db stores them
+/// (total_time, total_cycles, then time/ratio for vec, mac, scalar, mte1, mte2,
+/// mte3, then icache_miss_rate). Times in µs.
+struct pipe_metrics {
+  double total_time_us = 0;
+  double total_cycles = 0;
+  std::array<double, 6> time_us{};  ///< vec, mac, scalar, mte1, mte2, mte3
+  std::array<double, 6> ratio{};
+  double icache_miss_rate = 0;
+};
+
+/// Event order of PipeUtilization: 0x8 vec, 0xa mac, 0x9 scalar, 0xb mte1, 0xc mte2, 0xd mte3, 0x54, 0x55.
+inline pipe_metrics compute_pipe(const pmu_counters& p, std::uint32_t block_num, double freq_mhz,
+                                 std::uint32_t core_num) {
+  pipe_metrics m;
+  const double block = block_num == 0 ? 1.0 : static_cast<double>(block_num);
+  const double cores = core_num == 0 ? 1.0 : static_cast<double>(core_num);
+  const double waves = std::floor((block + cores - 1) / cores);
+  auto time_s = [&](double cycles) { return cycles / (freq_mhz * 1e6) / block * waves; };
+  m.total_cycles = static_cast<double>(p.total_cycles);
+  m.total_time_us = time_s(m.total_cycles) * 1e6;
+  // pmuList order in the record: vec, mac, scalar, mte1, mte2, mte3, icache_req, icache_miss.
+  for (int i = 0; i < 6; ++i) {
+    const double c = static_cast<double>(p.events[static_cast<std::size_t>(i)]);
+    // time = ratio * total time: this order reproduces the reference's doubles bit for bit.
+    m.ratio[static_cast<std::size_t>(i)] = p.total_cycles ? c / m.total_cycles : 0.0;
+    m.time_us[static_cast<std::size_t>(i)] = m.ratio[static_cast<std::size_t>(i)] * m.total_time_us;
+  }
+  m.icache_miss_rate = p.events[6] ? static_cast<double>(p.events[7]) / static_cast<double>(p.events[6]) : 0.0;
+  return m;
+}
+
+/// The same values in ns (db TASK_PMU_INFO keeps times in ns).
+inline double time_s_to_ns(double us) { return us * 1000.0; }
+
+inline std::vector<std::string> pipe_header() {
+  return {"aicore_time(us)", "aic_total_cycles", "aic_mac_time(us)", "aic_mac_ratio", "aic_scalar_time(us)",
+          "aic_scalar_ratio", "aic_mte1_time(us)", "aic_mte1_ratio", "aic_mte2_time(us)", "aic_mte2_ratio",
+          "aic_mte3_time(us)", "aic_mte3_ratio", "aic_icache_miss_rate", "aiv_time(us)", "aiv_total_cycles",
+          "aiv_vec_time(us)", "aiv_vec_ratio", "aiv_scalar_time(us)", "aiv_scalar_ratio", "aiv_mte2_time(us)",
+          "aiv_mte2_ratio", "aiv_mte3_time(us)", "aiv_mte3_ratio", "aiv_icache_miss_rate", "cube_utilization(%)"};
+}
+
+/// Tasks of op_summary order: ops only, by start time.
+inline std::vector<const device_task*> op_summary_tasks(const model& m) {
+  std::vector<const device_task*> v;
+  for (const auto& t : m.tasks)
+    if (t.op && detail::in_op_summary(*t.op)) v.push_back(&t);
+  std::stable_sort(v.begin(), v.end(), [](const device_task* a, const device_task* b) {
+    return std::tie(a->device_id, a->start_ns) < std::tie(b->device_id, b->start_ns);
+  });
+  return v;
+}
+
+inline bool has_pipe_pmu(const model& m) { return m.session.ai_core_metrics == "PipeUtilization"; }
+
+inline table op_summary(const model& m) {
+  table t;
+  t.name = "op_summary";
+  t.header = {"Device_id", "Model ID", "Task ID", "Stream ID", "Op Name", "OP Type", "OP State", "Task Type",
+              "Task Start Time(us)", "Task Duration(us)", "Task Wait Time(us)", "Block Num", "Mix Block Num",
+              "HF32 Eligible", "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes",
+              "Output Data Types", "Output Formats", "Context ID"};
+  const bool pipe = has_pipe_pmu(m);
+  if (pipe) {
+    auto h = pipe_header();
+    t.header.insert(t.header.end(), h.begin(), h.end());
+  }
+  const auto tasks = op_summary_tasks(m);
+  const device_task* prev = nullptr;
+  for (const device_task* task : tasks) {
+    const op_info& op = *task->op;
+    std::vector<std::string> r;
+    r.reserve(t.header.size());
+    r.push_back(std::to_string(task->device_id));
+    r.push_back("4294967295");
+    r.push_back(std::to_string(task->task_id));
+    r.push_back(std::to_string(task->stream_id));
+    r.push_back(op.name);
+    r.push_back(op.type);
+    r.push_back(op.dynamic ? "dynamic" : "static");
+    r.push_back(ge_task_type_name(op.ge_task_type));
+    r.push_back(ts_us(task->start_ns) + "\t");
+    r.push_back(dur_us_fixed3(task->end_ns - task->start_ns));
+    if (!prev || prev->device_id != task->device_id) {
+      r.push_back("0");
+    } else {
+      const double wait = static_cast<double>(task->start_ns - prev->end_ns) / 1000.0;
+      r.push_back(fmt::format("{:.6f}", wait > 0 ? wait : 0.0));
+    }
+    prev = task;
+    r.push_back(std::to_string(op.block_num));
+    r.push_back("0");
+    r.push_back("NO");
+    r.push_back(detail::shape_cell(op, 0));
+    r.push_back(detail::join_tensors(op, 0, [](const tensor_desc& d) { return data_type_name(d.data_type); }));
+    r.push_back(detail::join_tensors(op, 0, [](const tensor_desc& d) { return format_name(d.format); }));
+    r.push_back(detail::shape_cell(op, 1));
+    r.push_back(detail::join_tensors(op, 1, [](const tensor_desc& d) { return data_type_name(d.data_type); }));
+    r.push_back(detail::join_tensors(op, 1, [](const tensor_desc& d) { return format_name(d.format); }));
+    r.push_back("N/A");
+    if (pipe) {
+      const bool aic = detail::is_aic(op.ge_task_type), aiv = detail::is_aiv(op.ge_task_type);
+      const device_info* dev = m.device(task->device_id);
+      if (!task->pmu || (!aic && !aiv) || !dev) {
+        for (int i = 0; i < 25; ++i) r.push_back("N/A");
+      } else {
+        const auto pm = compute_pipe(*task->pmu, op.block_num, dev->aic_frequency_mhz,
+                                     aic ? dev->ai_core_num : dev->aiv_num);
+        auto side = [&](bool on, bool is_aic_side) {
+          // aic side: time, cycles, mac, scalar, mte1, mte2, mte3, icache
+          // aiv side: time, cycles, vec, scalar, mte2, mte3, icache
+          const std::vector<int> idx = is_aic_side ? std::vector<int>{1, 2, 3, 4, 5} : std::vector<int>{0, 2, 4, 5};
+          r.push_back(on ? round3_py(pm.total_time_us) : "0.0");
+          r.push_back(on ? fmt::format("{}", task->pmu->total_cycles) : "0");
+          for (int i : idx) {
+            r.push_back(on ? round3_py(pm.time_us[static_cast<std::size_t>(i)]) : "0.0");
+            r.push_back(on ? round3_py(pm.ratio[static_cast<std::size_t>(i)]) : "0.0");
+          }
+          r.push_back(on ? round3_py(pm.icache_miss_rate) : "0.0");
+        };
+        side(aic, true);
+        side(aiv, false);
+        const double dur_us = static_cast<double>(task->end_ns - task->start_ns) / 1000.0;
+        double cube = 0;
+        if (aic && dur_us > 0)
+          cube = static_cast<double>(task->pmu->total_cycles) /
+                 (dev->aic_frequency_mhz * dev->ai_core_num * dur_us) * 100.0;
+        r.push_back(fmt::format("{:.3f}", cube));
+      }
+    }
+    t.rows.push_back(std::move(r));
+  }
+  return t;
+}
+
+inline table op_statistic(const model& m) {
+  table t;
+  t.name = "op_statistic";
+  t.header = {"Device_id", "OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)",
+              "Avg Time(us)", "Max Time(us)", "Ratio(%)"};
+  struct agg {
+    std::size_t count = 0;
+    double total = 0, mn = 0, mx = 0;
+  };
+  std::map<std::tuple<std::uint32_t, std::string, std::string>, agg> groups;
+  std::map<std::uint32_t, double> device_total;
+  for (const device_task* task : op_summary_tasks(m)) {
+    const double d = static_cast<double>(task->end_ns - task->start_ns) / 1000.0;
+    auto& g = groups[{task->device_id, task->op->type, ge_task_type_name(task->op->ge_task_type)}];
+    if (g.count == 0) g.mn = g.mx = d;
+    g.mn = std::min(g.mn, d);
+    g.mx = std::max(g.mx, d);
+    g.total += d;
+    ++g.count;
+    device_total[task->device_id] += d;
+  }
+  std::vector<std::pair<std::tuple<std::uint32_t, std::string, std::string>, agg>> v(groups.begin(), groups.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    if (std::get<0>(a.first) != std::get<0>(b.first)) return std::get<0>(a.first) < std::get<0>(b.first);
+    return a.second.total > b.second.total;
+  });
+  for (const auto& [k, g] : v) {
+    const double all = device_total[std::get<0>(k)];
+    t.rows.push_back({std::to_string(std::get<0>(k)), std::get<1>(k), std::get<2>(k), std::to_string(g.count),
+                      fewest3(g.total), fewest3(g.mn), fewest3(g.total / static_cast<double>(g.count)),
+                      fewest3(g.mx), fewest3(all > 0 ? g.total / all * 100.0 : 0.0)});
+  }
+  return t;
+}
+
+inline table api_statistic(const model& m) {
+  table t;
+  t.name = "api_statistic";
+  t.header = {"Device_id", "Level", "API Name", "Time(us)", "Count", "Avg(us)", "Min(us)", "Max(us)", "Variance"};
+  std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
+  for (const auto& a : m.apis)
+    groups[{level_name(a.level), a.name}].push_back(static_cast<double>(a.end_ns - a.start_ns) / 1000.0);
+  for (const auto& [k, d] : groups) {
+    const double n = static_cast<double>(d.size());
+    const double sum = std::accumulate(d.begin(), d.end(), 0.0);
+    const double avg = sum / n;
+    double var = 0;
+    for (double x : d) var += (x - avg) * (x - avg);
+    var /= n;
+    t.rows.push_back({"host", k.first, k.second, fewest3(sum), std::to_string(d.size()), fewest3(avg),
+                      fewest3(*std::min_element(d.begin(), d.end())), fewest3(*std::max_element(d.begin(), d.end())),
+                      fewest3(var)});
+  }
+  return t;
+}
+
+inline table task_time(const model& m) {
+  table t;
+  t.name = "task_time";
+  t.header = {"Device_id", "kernel_name", "kernel_type", "stream_id", "task_id", "task_time(us)", "task_start(us)",
+              "task_stop(us)"};
+  std::vector<const device_task*> v;
+  for (const auto& task : m.tasks) v.push_back(&task);
+  std::stable_sort(v.begin(), v.end(), [](const device_task* a, const device_task* b) {
+    return std::tie(a->device_id, a->start_ns) < std::tie(b->device_id, b->start_ns);
+  });
+  for (const device_task* task : v) {
+    t.rows.push_back({std::to_string(task->device_id), task->kernel_name.empty() ? "N/A" : task->kernel_name,
+                      task->op ? ge_task_type_name(task->op->ge_task_type) : task->task_type,
+                      std::to_string(task->stream_id), std::to_string(task->task_id),
+                      dur_us_fixed3(task->end_ns - task->start_ns), ts_us(task->start_ns) + "\t",
+                      ts_us(task->end_ns) + "\t"});
+  }
+  return t;
+}
+
+inline table msprof_tx(const model& m) {
+  table t;
+  t.name = "msprof_tx";
+  t.header = {"Device_id", "pid", "tid", "category", "event_type", "payload_type", "payload_value",
+              "Start_time(us)", "End_time(us)", "message_type", "message", "domain", "Device Start_time(us)",
+              "Device End_time(us)"};
+  std::vector<const mstx_event*> v;
+  for (const auto& e : m.mstx) v.push_back(&e);
+  std::stable_sort(v.begin(), v.end(),
+                   [](const mstx_event* a, const mstx_event* b) { return a->start_ns < b->start_ns; });
+  // Quirk of the reference (Python msprof_tx export): with a device present the
+  // host times are printed on the raw monotonic clock, without the wall offset.
+  const bool raw = m.has_device();
+  static const char* const types[] = {"marker", "push/pop", "start/end", "marker_ex"};
+  for (const mstx_event* e : v) {
+    t.rows.push_back({"host", std::to_string(e->pid), std::to_string(e->tid), "N/A",
+                      e->event_type < 4 ? types[e->event_type] : "unknown", "N/A", "N/A",
+                      ts_us(raw ? e->start_mono_ns : e->start_ns) + "\t", ts_us(raw ? e->end_mono_ns : e->end_ns) + "\t",
+                      "N/A", e->message, e->domain, "N/A", "N/A"});
+  }
+  return t;
+}
+
+/// Every summary that has rows, in a fixed order.
+inline std::vector<table> all_summaries(const model& m) {
+  std::vector<table> v;
+  auto add = [&](table t) {
+    if (!t.rows.empty()) v.push_back(std::move(t));
+  };
+  add(op_summary(m));
+  add(op_statistic(m));
+  add(api_statistic(m));
+  add(task_time(m));
+  add(msprof_tx(m));
+  return v;
+}
+
+/// CSV text of a table (rows [first, last)).
+inline std::string csv_text(const table& t, std::size_t first = 0, std::size_t last = SIZE_MAX) {
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i) out += ',';
+      append_csv_cell(out, cells[i]);
+    }
+    out += '\n';
+  };
+  line(t.header);
+  last = std::min(last, t.rows.size());
+  for (std::size_t i = first; i < last; ++i) line(t.rows[i]);
+  return out;
+}
+
+/// JSON text of a table: an array of objects keyed by the header (time cells
+/// without their spreadsheet TAB).
+inline std::string json_text(const table& t, std::size_t first = 0, std::size_t last = SIZE_MAX) {
+  std::string out = "[";
+  last = std::min(last, t.rows.size());
+  for (std::size_t i = first; i < last; ++i) {
+    if (i != first) out += ',';
+    out += '{';
+    for (std::size_t c = 0; c < t.header.size() && c < t.rows[i].size(); ++c) {
+      if (c) out += ',';
+      append_json_string(out, t.header[c]);
+      out += ':';
+      std::string v = t.rows[i][c];
+      if (!v.empty() && v.back() == '\t') v.pop_back();
+      append_json_string(out, v);
+    }
+    out += '}';
+  }
+  out += "]";
+  return out;
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_SUMMARY_HPP

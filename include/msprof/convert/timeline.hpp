@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+// Timeline: the model as a list of normalized trace events (reused by the
+// chrome/ writer), and msprof's own JSON form of them (msprof_<ts>.json,
+// msprof_tx_<ts>.json): top-level array, key order name,pid,tid,ts,dur,ph,args,
+// ts as a string with 3 decimals, pid = (pid << 10) | (sort_index << 5) | device.
+#ifndef MSPROF_CONVERT_TIMELINE_HPP
+#define MSPROF_CONVERT_TIMELINE_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model.hpp"
+#include "text.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// One argument value of a trace event.
+struct trace_arg {
+  enum class kind : unsigned char { integer, real, string };
+  std::string key;
+  kind k = kind::integer;
+  std::int64_t i = 0;
+  double d = 0;
+  std::string s;
+
+  static trace_arg num(std::string key, std::int64_t v) { return {std::move(key), kind::integer, v, 0, {}}; }
+  static trace_arg real(std::string key, double v) { return {std::move(key), kind::real, 0, v, {}}; }
+  static trace_arg str(std::string key, std::string v) { return {std::move(key), kind::string, 0, 0, std::move(v)}; }
+};
+
+/// A normalized trace event. `ph` is one of X, M, C, s, f.
+struct trace_event {
+  char ph = 'X';
+  std::string name;
+  std::uint64_t pid = 0;
+  std::uint64_t tid = 0;
+  std::int64_t ts_ns = 0;    ///< X, C, s, f
+  std::int64_t dur_ns = 0;   ///< X
+  std::string cat;           ///< s, f
+  std::string id;            ///< s, f (opaque string)
+  bool bp_enclosing = false; ///< f: "bp":"e"
+  std::vector<trace_arg> args;
+};
+
+/// Process sort indices of msprof 9ba1ac7be (meta_data_event.h).
+namespace sort_index {
+inline constexpr std::uint32_t mstx = 6;
+inline constexpr std::uint32_t cann = 7;
+inline constexpr std::uint32_t ascend_hardware = 14;
+inline constexpr std::uint32_t ai_core_freq = 15;
+inline constexpr std::uint32_t overlap_analysis = 31;
+}  // namespace sort_index
+
+/// Host layers use device bits 31.
+inline constexpr std::uint32_t host_device_bits = 31;
+
+inline std::uint64_t format_pid(std::uint32_t pid, std::uint32_t sort, std::uint32_t dev) noexcept {
+  return (static_cast<std::uint64_t>(pid) << 10) | (static_cast<std::uint64_t>(sort & 31u) << 5) | (dev & 31u);
+}
+
+/// Which parts to build.
+struct timeline_parts {
+  bool cann = true;
+  bool hardware = true;
+  bool freq = true;
+  bool overlap = true;
+  bool mstx = true;
+};
+
+namespace detail {
+
+inline void add_meta(std::vector<trace_event>& out, const char* name, std::uint64_t pid, std::uint64_t tid,
+                     trace_arg a) {
+  trace_event e;
+  e.ph = 'M';
+  e.name = name;
+  e.pid = pid;
+  e.tid = tid;
+  e.args.push_back(std::move(a));
+  out.push_back(std::move(e));
+}
+
+inline void add_process_meta(std::vector<trace_event>& out, std::uint64_t pid, const std::string& name,
+                             const std::string& label, std::int64_t sort) {
+  add_meta(out, "process_name", pid, 0, trace_arg::str("name", name));
+  add_meta(out, "process_labels", pid, 0, trace_arg::str("labels", label));
+  add_meta(out, "process_sort_index", pid, 0, trace_arg::num("sort_index", sort));
+}
+
+inline void add_thread_meta(std::vector<trace_event>& out, std::uint64_t pid, std::uint64_t tid,
+                            const std::string& name, std::int64_t sort) {
+  add_meta(out, "thread_name", pid, tid, trace_arg::str("name", name));
+  add_meta(out, "thread_sort_index", pid, tid, trace_arg::num("sort_index", sort));
+}
+
+inline std::string host_to_device_id(std::uint64_t connection_id) {
+  return std::to_string(connection_id << 32);
+}
+
+inline const char* mstx_event_type_name(std::uint32_t t) noexcept {
+  switch (t) {
+    case 0: return "marker";
+    case 1: return "push/pop";
+    case 2: return "start/end";
+    case 3: return "marker_ex";
+    default: return "unknown";
+  }
+}
+
+/// Connection id of an mstx event without a device marker (db_constant.h).
+inline std::uint64_t mstx_connection_id(const mstx_event& e) noexcept { return e.mark_id + 4000000001ull; }
+
+}  // namespace detail
+
+/// Compute intervals (ops) merged, and the free gaps between the first task
+/// start and the last task end, per device.
+struct overlap_interval {
+  std::uint32_t device_id = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  bool compute = true;
+};
+
+inline std::vector<overlap_interval> overlap_analysis(const model& m) {
+  std::vector<overlap_interval> out;
+  std::set<std::uint32_t> devs;
+  for (const auto& t : m.tasks) devs.insert(t.device_id);
+  for (std::uint32_t dev : devs) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> iv;
+    std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const auto& t : m.tasks) {
+      if (t.device_id != dev) continue;
+      lo = std::min(lo, t.start_ns);
+      hi = std::max(hi, t.end_ns);
+      if (t.op) iv.emplace_back(t.start_ns, t.end_ns);
+    }
+    std::sort(iv.begin(), iv.end());
+    std::vector<std::pair<std::int64_t, std::int64_t>> merged;
+    for (const auto& p : iv) {
+      if (!merged.empty() && p.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, p.second);
+      else
+        merged.push_back(p);
+    }
+    for (const auto& p : merged) out.push_back({dev, p.first, p.second, true});
+    std::int64_t cur = lo;
+    for (const auto& p : merged) {
+      if (p.first > cur) out.push_back({dev, cur, p.first, false});
+      cur = std::max(cur, p.second);
+    }
+    if (!merged.empty() && hi > cur) out.push_back({dev, cur, hi, false});
+  }
+  return out;
+}
+
+/// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json).
+inline void build_mstx_events(const model& m, std::vector<trace_event>& out) {
+  if (m.mstx.empty()) return;
+  const std::uint64_t pid = format_pid(m.session.pid, sort_index::mstx, host_device_bits);
+  std::set<std::uint32_t> tids;
+  for (const auto& e : m.mstx) {
+    tids.insert(e.tid);
+    trace_event x;
+    x.ph = 'X';
+    x.name = e.message;
+    x.pid = pid;
+    x.tid = e.tid;
+    x.ts_ns = e.start_ns;
+    x.dur_ns = e.end_ns - e.start_ns;
+    x.args.push_back(trace_arg::str("event_type", detail::mstx_event_type_name(e.event_type)));
+    x.args.push_back(trace_arg::str("domain", e.domain));
+    out.push_back(std::move(x));
+    trace_event s;
+    s.ph = 's';
+    const auto id = std::to_string(detail::mstx_connection_id(e));
+    s.name = "MsTx_" + id;
+    s.pid = pid;
+    s.tid = e.tid;
+    s.cat = "MsTx";
+    s.id = id;
+    s.ts_ns = e.start_ns;
+    out.push_back(std::move(s));
+  }
+  detail::add_process_meta(out, pid, m.session.pid_name, "CPU", sort_index::mstx);
+  for (auto tid : tids) detail::add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
+}
+
+/// Every event of msprof_<ts>.json.
+inline std::vector<trace_event> build_timeline(const model& m, const timeline_parts& parts = {}) {
+  std::vector<trace_event> out;
+  out.reserve(m.apis.size() * 2 + m.tasks.size() * 2 + m.mstx.size() * 2 + 64);
+  const auto& s = m.session;
+
+  // Ascend Hardware: one process per device, one thread per stream.
+  if (parts.hardware && !m.tasks.empty()) {
+    std::map<std::uint32_t, std::set<std::uint32_t>> streams;
+    for (const auto& t : m.tasks) {
+      const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
+      streams[t.device_id].insert(t.stream_id);
+      trace_event x;
+      x.ph = 'X';
+      x.name = t.op ? t.op->name : t.task_type;
+      x.pid = pid;
+      x.tid = t.stream_id;
+      x.ts_ns = t.start_ns;
+      x.dur_ns = t.end_ns - t.start_ns;
+      x.args.push_back(trace_arg::num("Model Id", 4294967295LL));
+      x.args.push_back(trace_arg::str("Task Type", t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type));
+      x.args.push_back(trace_arg::num("Physic Stream Id", t.stream_id));
+      x.args.push_back(trace_arg::num("Task Id", t.task_id));
+      x.args.push_back(trace_arg::num("Batch Id", t.batch_id));
+      x.args.push_back(trace_arg::num("Subtask Id", 4294967295LL));
+      x.args.push_back(trace_arg::num("connection_id", static_cast<std::int64_t>(t.connection_id)));
+      out.push_back(std::move(x));
+      if (t.connection_id != 0) {
+        trace_event f;
+        f.ph = 'f';
+        f.id = detail::host_to_device_id(t.connection_id);
+        f.name = "HostToDevice" + f.id;
+        f.pid = pid;
+        f.tid = t.stream_id;
+        f.cat = "HostToDevice";
+        f.ts_ns = t.start_ns;
+        f.bp_enclosing = true;
+        out.push_back(std::move(f));
+      }
+    }
+    for (const auto& [dev, ids] : streams) {
+      const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, dev);
+      detail::add_process_meta(out, pid, "Ascend Hardware", "NPU " + std::to_string(dev),
+                               sort_index::ascend_hardware);
+      for (auto st : ids) detail::add_thread_meta(out, pid, st, "Stream " + std::to_string(st), st);
+    }
+  }
+
+  // CANN: host APIs per thread, HostToDevice flow starts.
+  if (parts.cann && !m.apis.empty()) {
+    const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
+    std::set<std::uint32_t> tids;
+    for (const auto& a : m.apis) tids.insert(a.thread_id);
+    detail::add_process_meta(out, pid, "CANN", "CPU", sort_index::cann);
+    for (auto tid : tids) detail::add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
+    for (const auto& a : m.apis) {
+      trace_event x;
+      x.ph = 'X';
+      x.name = std::string(layer_name(a.level)) + "@" + a.name;
+      x.pid = pid;
+      x.tid = a.thread_id;
+      x.ts_ns = a.start_ns;
+      x.dur_ns = a.end_ns - a.start_ns;
+      x.args.push_back(trace_arg::num("Thread Id", a.thread_id));
+      const bool acl = a.level == level::acl;
+      x.args.push_back(trace_arg::str("Mode", acl ? acl_group_name(a.type) : a.name));
+      x.args.push_back(trace_arg::str("level", level_name(a.level)));
+      x.args.push_back(trace_arg::str("id", acl ? a.name : "0"));
+      x.args.push_back(trace_arg::str("item_id", a.item.empty() ? "0" : a.item));
+      x.args.push_back(trace_arg::num("connection_id", static_cast<std::int64_t>(a.connection_id)));
+      out.push_back(std::move(x));
+    }
+    for (const auto& a : m.apis) {
+      if (!a.has_device_task) continue;
+      trace_event f;
+      f.ph = 's';
+      f.id = detail::host_to_device_id(a.connection_id);
+      f.name = "HostToDevice" + f.id;
+      f.pid = pid;
+      f.tid = a.thread_id;
+      f.cat = "HostToDevice";
+      f.ts_ns = a.start_ns;
+      out.push_back(std::move(f));
+    }
+  }
+
+  if (parts.mstx) build_mstx_events(m, out);
+
+  // AI Core Freq: msprof 9ba1ac7be emits the counter and its metadata twice.
+  if (parts.freq && m.has_device()) {
+    for (const auto& d : s.devices) {
+      const std::uint64_t pid = format_pid(s.pid, sort_index::ai_core_freq, d.id);
+      for (int twice = 0; twice < 2; ++twice) {
+        for (std::int64_t ts : {s.start_ns, s.end_ns}) {
+          trace_event c;
+          c.ph = 'C';
+          c.name = "AI Core Freq";
+          c.pid = pid;
+          c.tid = 0;
+          c.ts_ns = ts;
+          c.args.push_back(trace_arg::num("MHz", static_cast<std::int64_t>(d.aic_frequency_mhz)));
+          out.push_back(std::move(c));
+        }
+        detail::add_process_meta(out, pid, "AI Core Freq", "NPU " + std::to_string(d.id), sort_index::ai_core_freq);
+      }
+    }
+  }
+
+  // Overlap Analysis, whenever there are device tasks.
+  if (parts.overlap && !m.tasks.empty()) {
+    const auto iv = overlap_analysis(m);
+    std::set<std::uint32_t> devs;
+    for (const auto& t : m.tasks) devs.insert(t.device_id);
+    for (auto dev : devs) {
+      const std::uint64_t pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
+      detail::add_process_meta(out, pid, "Overlap Analysis", "NPU " + std::to_string(dev),
+                               sort_index::overlap_analysis);
+      const char* names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
+      for (int i = 0; i < 4; ++i) detail::add_thread_meta(out, pid, static_cast<std::uint64_t>(i), names[i], i);
+      for (const auto& o : iv) {
+        if (o.device_id != dev) continue;
+        trace_event x;
+        x.ph = 'X';
+        x.name = o.compute ? "Computing" : "Free";
+        x.pid = pid;
+        x.tid = o.compute ? 0 : 3;
+        x.ts_ns = o.start_ns;
+        x.dur_ns = o.end_ns - o.start_ns;
+        out.push_back(std::move(x));
+      }
+    }
+  }
+  return out;
+}
+
+/// Appends one event in msprof's JSON form.
+inline void append_event_json(std::string& out, const trace_event& e) {
+  out += "{\"name\":";
+  append_json_string(out, e.name);
+  fmt::format_to(std::back_inserter(out), ",\"pid\":{},\"tid\":{}", e.pid, e.tid);
+  auto ts = [&] {
+    out += ",\"ts\":\"";
+    append_ts_us(out, e.ts_ns);
+    out += '"';
+  };
+  switch (e.ph) {
+    case 'X':
+      ts();
+      out += ",\"dur\":";
+      out += dur_us_json(e.dur_ns);
+      out += ",\"ph\":\"X\"";
+      break;
+    case 'C':
+      ts();
+      out += ",\"ph\":\"C\"";
+      break;
+    case 'M':
+      out += ",\"ph\":\"M\"";
+      break;
+    default:  // flows
+      out += ",\"ph\":\"";
+      out += e.ph;
+      out += "\",\"cat\":";
+      append_json_string(out, e.cat);
+      out += ",\"id\":";
+      append_json_string(out, e.id);
+      ts();
+      if (e.bp_enclosing) out += ",\"bp\":\"e\"";
+      out += '}';
+      return;
+  }
+  out += ",\"args\":{";
+  bool first = true;
+  for (const auto& a : e.args) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, a.key);
+    out += ':';
+    switch (a.k) {
+      case trace_arg::kind::integer: fmt::format_to(std::back_inserter(out), "{}", a.i); break;
+      case trace_arg::kind::real: out += py_float(a.d); break;
+      case trace_arg::kind::string: append_json_string(out, a.s); break;
+    }
+  }
+  out += "}}";
+}
+
+/// The whole array.
+inline std::string timeline_json(const std::vector<trace_event>& events) {
+  std::string out;
+  out.reserve(events.size() * 160 + 2);
+  out += '[';
+  bool first = true;
+  for (const auto& e : events) {
+    if (!first) out += ',';
+    first = false;
+    append_event_json(out, e);
+  }
+  out += ']';
+  return out;
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_TIMELINE_HPP

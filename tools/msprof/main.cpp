@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+// The msprof command: export / import / show on PROF_ directories, and the
+// collection launcher (--application). Flags follow CANN's msprof; unlike
+// Huawei's tool, every failure exits non-zero with one message naming the file.
+#include <msprof/convert/export.hpp>
+#include <msprof/convert/show.hpp>
+#include <msprof/version.hpp>
+
+#include <simdjson.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if __has_include(<msprof/convert/chrome/chrome.hpp>)
+#include <msprof/convert/chrome/chrome.hpp>
+#define MSPROF_CLI_HAS_CHROME 1
+#endif
+
+namespace fs = std::filesystem;
+namespace cv = msprof::convert;
+
+namespace {
+
+constexpr const char* usage_text =
+    "usage:\n"
+    "  msprof export timeline|summary|db -dir <PROF_ dir or parent> [options]\n"
+    "      --model-id=N --iteration-id=N   select one iteration (model-id 4294967295 = step mode)\n"
+    "      --iteration-count=N             1..5 iterations from --iteration-id\n"
+    "      --format=csv|json               summary file format (default csv)\n"
+    "      --clear                         delete intermediate data (host/, device_N/ sqlite)\n"
+    "      -reports=cfg.json               export only the listed reports ({\"reports\":[\"op_summary\",...]})\n"
+    "      --timeline-format=msprof|chrome also write a viewer-safe Chrome trace (chrome)\n"
+    "      --strict                        treat data warnings (truncated slices...) as errors\n"
+    "  msprof import -dir <dir>            check and load a collection, print what it holds\n"
+    "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
+    "  msprof --output=DIR --application=\"cmd args\" [--mstx=on] [--mstx-domain-include=a,b |\n"
+    "         --mstx-domain-exclude=a,b] [--aic-metrics=PipeUtilization] [--storage-limit=<n>MB]\n"
+    "      run cmd with mstx collection attached, then export timeline, summaries and db\n"
+    "  msprof -h | --help | --version\n";
+
+int usage_error(const std::string& msg) {
+  std::cerr << "msprof: " << msg << "\n" << usage_text;
+  return 2;
+}
+
+int fail(const std::string& msg) {
+  std::cerr << "msprof: error: " << msg << "\n";
+  return 1;
+}
+
+/// "--name=value", "-name=value", "--name value", "-name value".
+struct arg_parser {
+  std::vector<std::string> args;
+  std::size_t i = 0;
+
+  bool done() const { return i >= args.size(); }
+  /// If args[i] is the flag `name` (with one or two dashes), returns its value.
+  std::optional<std::string> take(const std::string& name, bool has_value, bool& error) {
+    const std::string& a = args[i];
+    std::string body;
+    if (a.rfind("--", 0) == 0)
+      body = a.substr(2);
+    else if (a.rfind("-", 0) == 0)
+      body = a.substr(1);
+    else
+      return std::nullopt;
+    const auto eq = body.find('=');
+    const std::string key = body.substr(0, eq);
+    if (key != name) return std::nullopt;
+    ++i;
+    if (!has_value) return eq == std::string::npos ? std::string("on") : body.substr(eq + 1);
+    if (eq != std::string::npos) return body.substr(eq + 1);
+    if (i >= args.size()) {
+      error = true;
+      return std::string();
+    }
+    return args[i++];
+  }
+};
+
+std::optional<std::uint32_t> parse_u32(const std::string& s) {
+  if (s.empty() || s.size() > 10) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (v > 0xFFFFFFFFull) return std::nullopt;
+  return static_cast<std::uint32_t>(v);
+}
+
+/// -reports file: {"reports": ["op_summary", ...]} or a bare array.
+msprof::result<std::set<std::string>> read_reports(const std::string& path) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  auto err = parser.load(path).get(doc);
+  if (err) return msprof::make_error(msprof::errc::parse, path + ": " + simdjson::error_message(err));
+  simdjson::dom::array arr;
+  if (doc.is_object()) {
+    if (doc["reports"].get_array().get(arr))
+      return msprof::make_error(msprof::errc::parse, path + ": expected an array \"reports\"");
+  } else if (doc.get_array().get(arr)) {
+    return msprof::make_error(msprof::errc::parse, path + ": expected an object or an array");
+  }
+  std::set<std::string> out;
+  for (auto v : arr) {
+    std::string_view s;
+    if (v.get_string().get(s)) return msprof::make_error(msprof::errc::parse, path + ": report names must be strings");
+    out.emplace(s);
+  }
+  return out;
+}
+
+/// A progress line on stderr, only when it is a terminal and after 1 s.
+class progress {
+ public:
+  explicit progress(std::size_t total) : total_(total) {
+    if (!isatty(STDERR_FILENO)) return;
+    thread_ = std::thread([this] {
+      const auto t0 = std::chrono::steady_clock::now();
+      bool shown = false;
+      while (!stop_.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s < 1.0) continue;
+        shown = true;
+        const std::size_t d = done_.load();
+        const int width = 30;
+        const int fill = total_ ? static_cast<int>(width * d / total_) : 0;
+        std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu PROF dirs %.1fs", fill, "##############################",
+                     width - fill, "", d, total_, s);
+        std::fflush(stderr);
+      }
+      if (shown) std::fprintf(stderr, "\r%60s\r", "");
+    });
+  }
+  ~progress() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  void step() { ++done_; }
+
+ private:
+  std::size_t total_;
+  std::atomic<std::size_t> done_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+enum class what { timeline, summary, db, all };
+
+/// Exports every PROF_ dir under `dir` in parallel; prints one line per file.
+int run_export(const std::string& dir, what w, const cv::export_options& opt) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return fail(dir + ": no such directory");
+  if (!fs::is_directory(dir, ec)) return fail(dir + ": not a directory");
+  const auto dirs = cv::find_prof_dirs(dir);
+  if (dirs.empty()) return fail(dir + ": no PROF_ directory found (expected PROF_* with host/ or device_N/)");
+  std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
+  progress bar(dirs.size());
+  std::atomic<std::size_t> next{0};
+  const unsigned workers =
+      std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(dirs.size())));
+  auto work = [&] {
+    for (std::size_t k; (k = next++) < dirs.size();) {
+      switch (w) {
+        case what::timeline: results[k] = cv::export_timeline(dirs[k], opt); break;
+        case what::summary: results[k] = cv::export_summary(dirs[k], opt); break;
+        case what::db: results[k] = cv::export_db(dirs[k], opt); break;
+        case what::all: results[k] = cv::export_all(dirs[k], opt); break;
+      }
+      bar.step();
+    }
+  };
+  {
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
+  int rc = 0;
+  for (std::size_t k = 0; k < dirs.size(); ++k) {
+    const auto& r = *results[k];
+    if (!r) {
+      std::cerr << "msprof: error: " << r.err().what() << "\n";
+      rc = 1;
+      continue;
+    }
+    for (const auto& wmsg : r->warnings) std::cerr << "msprof: warning: " << dirs[k] << ": " << wmsg << "\n";
+    for (const auto& f : r->files) std::cout << f << "\n";
+  }
+  return rc;
+}
+
+int cmd_export(arg_parser& p) {
+  if (p.done()) return usage_error("export needs timeline, summary or db");
+  const std::string kind = p.args[p.i++];
+  what w;
+  if (kind == "timeline")
+    w = what::timeline;
+  else if (kind == "summary")
+    w = what::summary;
+  else if (kind == "db")
+    w = what::db;
+  else
+    return usage_error("unknown export type '" + kind + "' (timeline, summary or db)");
+  cv::export_options opt;
+  std::string dir;
+  while (!p.done()) {
+    bool err = false;
+    if (auto v = p.take("dir", true, err)) {
+      dir = *v;
+    } else if (auto v2 = p.take("model-id", true, err)) {
+      opt.model_id = parse_u32(*v2);
+      if (!opt.model_id) return usage_error("--model-id needs a number, got '" + *v2 + "'");
+    } else if (auto v3 = p.take("iteration-id", true, err)) {
+      opt.iteration_id = parse_u32(*v3);
+      if (!opt.iteration_id) return usage_error("--iteration-id needs a number, got '" + *v3 + "'");
+    } else if (auto v4 = p.take("iteration-count", true, err)) {
+      auto n = parse_u32(*v4);
+      if (!n || *n < 1 || *n > 5) return usage_error("--iteration-count must be 1..5, got '" + *v4 + "'");
+      opt.iteration_count = *n;
+    } else if (auto v5 = p.take("format", true, err)) {
+      if (*v5 != "csv" && *v5 != "json") return usage_error("--format must be csv or json, got '" + *v5 + "'");
+      opt.format = *v5;
+    } else if (auto v6 = p.take("clear", false, err)) {
+      opt.clear = *v6 != "off";
+    } else if (auto v7 = p.take("reports", true, err)) {
+      auto r = read_reports(*v7);
+      if (!r) return fail(r.err().what());
+      opt.reports = *r;
+    } else if (auto v8 = p.take("timeline-format", true, err)) {
+      if (*v8 == "chrome")
+        opt.chrome = true;
+      else if (*v8 != "msprof")
+        return usage_error("--timeline-format must be msprof or chrome, got '" + *v8 + "'");
+    } else if (auto v9 = p.take("strict", false, err)) {
+      opt.strict = *v9 != "off";
+    } else {
+      return usage_error("unknown option '" + p.args[p.i] + "'");
+    }
+    if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
+  }
+  if (dir.empty()) return usage_error("export needs -dir <PROF_ dir>");
+  if (opt.model_id.has_value() != opt.iteration_id.has_value())
+    return usage_error("--model-id and --iteration-id go together");
+#ifdef MSPROF_CLI_HAS_CHROME
+  if (opt.chrome) opt.chrome_writer = msprof::convert::chrome::writer();
+#endif
+  return run_export(dir, w, opt);
+}
+
+int cmd_import(arg_parser& p) {
+  std::string dir;
+  while (!p.done()) {
+    bool err = false;
+    if (auto v = p.take("dir", true, err))
+      dir = *v;
+    else
+      return usage_error("unknown option '" + p.args[p.i] + "'");
+    if (err) return usage_error("-dir needs a value");
+  }
+  if (dir.empty()) return usage_error("import needs -dir <PROF_ dir>");
+  const auto dirs = cv::find_prof_dirs(dir);
+  if (dirs.empty()) return fail(dir + ": no PROF_ directory found");
+  int rc = 0;
+  for (const auto& d : dirs) {
+    auto m = cv::load_model(d);
+    if (!m) {
+      std::cerr << "msprof: error: " << m.err().what() << "\n";
+      rc = 1;
+      continue;
+    }
+    for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << d << ": " << w << "\n";
+    std::cout << d << ": " << m->apis.size() << " API calls, " << m->tasks.size() << " device tasks, "
+              << m->mstx.size() << " mstx events, " << m->session.devices.size() << " device(s)\n";
+  }
+  return rc;
+}
+
+int cmd_show(arg_parser& p) {
+  std::string dir;
+  std::size_t top = 10;
+  while (!p.done()) {
+    bool err = false;
+    if (auto v = p.take("dir", true, err)) {
+      dir = *v;
+    } else if (auto t = p.take("top", true, err)) {
+      auto n = parse_u32(*t);
+      if (!n) return usage_error("--top needs a number");
+      top = *n;
+    } else {
+      return usage_error("unknown option '" + p.args[p.i] + "'");
+    }
+    if (err) return usage_error("option needs a value");
+  }
+  if (dir.empty()) return usage_error("show needs -dir <PROF_ dir>");
+  const auto dirs = cv::find_prof_dirs(dir);
+  if (dirs.empty()) return fail(dir + ": no PROF_ directory found");
+  int rc = 0;
+  for (const auto& d : dirs) {
+    auto m = cv::load_model(d);
+    if (!m) {
+      std::cerr << "msprof: error: " << m.err().what() << "\n";
+      rc = 1;
+      continue;
+    }
+    for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << d << ": " << w << "\n";
+    std::cout << cv::show_text(*m, top, isatty(STDOUT_FILENO) != 0);
+  }
+  return rc;
+}
+
+std::string self_dir() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return ".";
+  return p.parent_path().string();
+}
+
+int cmd_launch(arg_parser& p) {
+  std::string output, application, include, exclude, metrics, storage;
+  bool mstx = true;
+  while (!p.done()) {
+    bool err = false;
+    if (auto v = p.take("output", true, err))
+      output = *v;
+    else if (auto a = p.take("application", true, err))
+      application = *a;
+    else if (auto m = p.take("mstx", true, err)) {
+      if (*m != "on" && *m != "off") return usage_error("--mstx must be on or off");
+      mstx = *m == "on";
+    } else if (auto i = p.take("mstx-domain-include", true, err))
+      include = *i;
+    else if (auto e = p.take("mstx-domain-exclude", true, err))
+      exclude = *e;
+    else if (auto am = p.take("aic-metrics", true, err))
+      metrics = *am;
+    else if (auto s = p.take("storage-limit", true, err))
+      storage = *s;
+    else if (auto ex = p.take("export", true, err)) {
+      if (*ex != "on" && *ex != "off") return usage_error("--export must be on or off");
+    } else
+      return usage_error("unknown option '" + p.args[p.i] + "'");
+    if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
+  }
+  if (application.empty()) return usage_error("--application=\"cmd args\" is required");
+  if (output.empty()) output = fs::current_path().string();
+  if (!include.empty() && !exclude.empty())
+    return usage_error("--mstx-domain-include and --mstx-domain-exclude cannot be used together");
+  if (!metrics.empty() && metrics != "PipeUtilization" && metrics != "ArithmeticUtilization" &&
+      metrics != "Memory" && metrics != "MemoryL0" && metrics != "MemoryUB" && metrics != "ResourceConflictRatio" &&
+      metrics != "L2Cache" && metrics != "MemoryAccess")
+    return usage_error("unknown --aic-metrics '" + metrics + "'");
+  if (!storage.empty()) {
+    std::string n = storage;
+    if (n.size() > 2 && (n.compare(n.size() - 2, 2, "MB") == 0 || n.compare(n.size() - 2, 2, "mb") == 0))
+      n.resize(n.size() - 2);
+    if (!parse_u32(n) || *parse_u32(n) < 200)
+      return usage_error("--storage-limit must be <n>MB with n >= 200, got '" + storage + "'");
+  }
+  std::error_code ec;
+  fs::create_directories(output, ec);
+  if (ec) return fail(output + ": cannot create output directory: " + ec.message());
+  const std::string lib = (fs::path(self_dir()) / ".." / "lib" / "libmsprof_mstx.so").lexically_normal().string();
+  if (mstx && !fs::exists(lib, ec)) return fail(lib + ": injection library not found (install msprof completely)");
+
+  std::map<std::string, fs::file_time_type> before;
+  for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
+
+  const pid_t child = fork();
+  if (child < 0) return fail(std::string("fork: ") + std::strerror(errno));
+  if (child == 0) {
+    if (mstx) setenv("MSTX_INJECTION_PATH", lib.c_str(), 1);
+    setenv("MSPROF_OUTPUT", fs::absolute(output).string().c_str(), 1);
+    if (!include.empty()) setenv("MSPROF_MSTX_DOMAIN_INCLUDE", include.c_str(), 1);
+    if (!exclude.empty()) setenv("MSPROF_MSTX_DOMAIN_EXCLUDE", exclude.c_str(), 1);
+    if (!metrics.empty()) setenv("MSPROF_AIC_METRICS", metrics.c_str(), 1);
+    if (!storage.empty()) setenv("MSPROF_STORAGE_LIMIT", storage.c_str(), 1);
+    execl("/bin/sh", "sh", "-c", application.c_str(), static_cast<char*>(nullptr));
+    std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) return fail(std::string("waitpid: ") + std::strerror(errno));
+  }
+  int app_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+
+  // The newest PROF_ directory the run created.
+  std::string newest;
+  fs::file_time_type newest_t{};
+  for (const auto& e : fs::directory_iterator(output, ec)) {
+    const auto name = e.path().filename().string();
+    if (!e.is_directory(ec) || name.rfind("PROF_", 0) != 0 || before.count(name)) continue;
+    const auto t = e.last_write_time(ec);
+    if (newest.empty() || t > newest_t || (t == newest_t && name > newest)) {
+      newest = e.path().string();
+      newest_t = t;
+    }
+  }
+  if (newest.empty()) {
+    if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
+                                 " and left no PROF_ directory in " + output);
+    return fail(output + ": the application left no PROF_ directory (did it make any mstx call?)");
+  }
+  const int rc = run_export(newest, what::all, cv::export_options{});
+  if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
+                               " (data in " + newest + " was exported)");
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  arg_parser p;
+  for (int i = 1; i < argc; ++i) p.args.emplace_back(argv[i]);
+  if (p.args.empty()) return usage_error("no command given");
+  const std::string& first = p.args[0];
+  if (first == "-h" || first == "--help" || first == "help") {
+    std::cout << usage_text;
+    return 0;
+  }
+  if (first == "--version" || first == "-v" || first == "version") {
+    std::cout << "msprof " << MSPROF_VERSION_STRING << "\n";
+    return 0;
+  }
+  try {
+    if (first == "export") {
+      p.i = 1;
+      return cmd_export(p);
+    }
+    if (first == "import") {
+      p.i = 1;
+      return cmd_import(p);
+    }
+    if (first == "show") {
+      p.i = 1;
+      return cmd_show(p);
+    }
+    if (first.rfind("-", 0) == 0) return cmd_launch(p);
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what());
+  }
+  return usage_error("unknown command '" + first + "'");
+}
