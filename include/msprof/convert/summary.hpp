@@ -90,9 +90,8 @@ inline pipe_metrics compute_pipe(const pmu_counters& p, std::uint32_t block_num,
   const double block = block_num == 0 ? 1.0 : static_cast<double>(block_num);
   const double cores = core_num == 0 ? 1.0 : static_cast<double>(core_num);
   const double waves = std::floor((block + cores - 1) / cores);
-  auto time_s = [&](double cycles) { return cycles / (freq_mhz * 1e6) / block * waves; };
   m.total_cycles = static_cast<double>(p.total_cycles);
-  m.total_time_us = time_s(m.total_cycles) * 1e6;
+  m.total_time_us = m.total_cycles / freq_mhz / block * waves;
   // pmuList order in the record: vec, mac, scalar, mte1, mte2, mte3, icache_req, icache_miss.
   for (int i = 0; i < 6; ++i) {
     const double c = static_cast<double>(p.events[static_cast<std::size_t>(i)]);
@@ -100,12 +99,13 @@ inline pipe_metrics compute_pipe(const pmu_counters& p, std::uint32_t block_num,
     m.ratio[static_cast<std::size_t>(i)] = p.total_cycles ? c / m.total_cycles : 0.0;
     m.time_us[static_cast<std::size_t>(i)] = m.ratio[static_cast<std::size_t>(i)] * m.total_time_us;
   }
-  m.icache_miss_rate = p.events[6] ? static_cast<double>(p.events[7]) / static_cast<double>(p.events[6]) : 0.0;
+  // miss rate = miss ratio / request ratio (the reference divides the two ratios).
+  const double req = p.total_cycles ? static_cast<double>(p.events[6]) / m.total_cycles : 0.0;
+  const double miss = p.total_cycles ? static_cast<double>(p.events[7]) / m.total_cycles : 0.0;
+  m.icache_miss_rate = req != 0.0 ? miss / req : 0.0;
   return m;
 }
 
-/// The same values in ns (db TASK_PMU_INFO keeps times in ns).
-inline double time_s_to_ns(double us) { return us * 1000.0; }
 
 inline std::vector<std::string> pipe_header() {
   return {"aicore_time(us)", "aic_total_cycles", "aic_mac_time(us)", "aic_mac_ratio", "aic_scalar_time(us)",

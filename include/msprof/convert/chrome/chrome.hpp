@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// `msprof export timeline --timeline-format=chrome`: the viewer-safe Chrome
+// trace of a PROF_ directory, next to (or instead of) the exact msprof files.
+//
+// \code
+//   // in-process (the session's export handler):
+//   auto r = msprof::convert::chrome::export_chrome_trace("PROF_000001_...");
+//   // r->files: .../mindstudio_profiler_output/chrome_trace_<ts>.json
+//   // (or chrome_trace_<ts>_part<k>.json + chrome_trace_<ts>_parts.txt)
+//
+//   // as the hook of convert::export_timeline:
+//   msprof::convert::export_options o;
+//   o.chrome = true;
+//   o.chrome_writer = msprof::convert::chrome::writer();
+// \endcode
+#ifndef MSPROF_CONVERT_CHROME_CHROME_HPP
+#define MSPROF_CONVERT_CHROME_CHROME_HPP
+
+#include <cstdint>
+#include <ctime>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "../../core/error.hpp"
+#include "../export.hpp"
+#include "../load.hpp"
+#include "../model.hpp"
+#include "../timeline.hpp"
+#include "chrome_trace.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace chrome {
+
+/// The file stem of the chrome form for an export stamp: "chrome_trace_<ts>".
+inline std::string file_stem(const std::string& ts) { return "chrome_trace_" + ts; }
+
+/// Writes a model's timeline events as the chrome form.
+struct timeline_writer {
+  options opt;
+
+  /// Writes `<out_dir>/chrome_trace_<ts>.json` (or its parts and note) and
+  /// returns the paths written.
+  result<std::vector<std::string>> operator()(const model& m, const std::vector<trace_event>& events,
+                                              const std::filesystem::path& out_dir, const std::string& ts) const {
+    auto w = write(events, m.session.start_ns, out_dir, file_stem(ts), opt);
+    if (!w) return w.err();
+    std::vector<std::string> files;
+    for (const auto& p : w->parts) files.push_back((out_dir / p.file_name).string());
+    if (!w->note_file.empty()) files.push_back((out_dir / w->note_file).string());
+    return files;
+  }
+
+  /// Transitional single-text form: the whole trace as one part, no size guard.
+  std::string operator()(const model& m, const std::vector<trace_event>& events) const {
+    options one = opt;
+    one.max_part_bytes = std::numeric_limits<std::uint64_t>::max();
+    auto r = render(events, m.session.start_ns, "chrome_trace", one);
+    if (!r || r->parts.empty()) return {};
+    return std::move(r->parts.front().text);
+  }
+};
+
+/// The hook for convert::export_options::chrome_writer.
+inline timeline_writer writer(options opt = {}) { return timeline_writer{std::move(opt)}; }
+
+/// Loads `prof_dir` and writes only the chrome form of its timeline into
+/// `<prof_dir>/mindstudio_profiler_output/`.
+inline result<export_result> export_chrome_trace(const std::string& prof_dir, const export_options& eo = {},
+                                                 const options& co = {}) {
+  auto m = load_model(prof_dir);
+  if (!m) return m.err();
+  export_result r;
+  r.warnings = m->warnings;
+  if (eo.strict && !r.warnings.empty())
+    return make_error(errc::truncated, prof_dir + ": " + r.warnings.front() + " (strict mode)");
+  r.records = m->apis.size() + m->tasks.size() + m->mstx.size();
+  if (r.records == 0) return make_error(errc::not_found, prof_dir + ": no API, task or mstx records to export");
+  const auto dir = std::filesystem::path(prof_dir) / "mindstudio_profiler_output";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error(errc::io, dir.string() + ": cannot create output directory: " + ec.message());
+  std::string ts = eo.timestamp;
+  if (ts.empty()) {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d%H%M%S", &tm);
+    ts = buf;
+  }
+  auto files = writer(co)(*m, build_timeline(*m), dir, ts);
+  if (!files) return files.err();
+  r.files = std::move(*files);
+  return r;
+}
+
+}  // namespace chrome
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_CHROME_CHROME_HPP

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// Every golden case through export_timeline/summary/db, diffed against the
+// reference's own output (tests/golden/<case>/expected).
+#include <doctest/doctest.h>
+#include <msprof/convert/export.hpp>
+
+#include "golden_util.hpp"
+
+namespace cv = msprof::convert;
+using golden::fs::path;
+
+namespace {
+
+cv::export_options fixed_ts() {
+  cv::export_options o;
+  o.timestamp = "T";
+  return o;
+}
+
+void export_everything(const golden::temp_copy& t) {
+  const auto o = fixed_ts();
+  auto a = cv::export_timeline(t.prof.string(), o);
+  REQUIRE_MESSAGE(a.has_value(), a.err().what());
+  auto b = cv::export_summary(t.prof.string(), o);
+  REQUIRE_MESSAGE(b.has_value(), b.err().what());
+  auto c = cv::export_db(t.prof.string(), o);
+  REQUIRE_MESSAGE(c.has_value(), c.err().what());
+}
+
+void check_lines_equal(const std::vector<std::string>& expected, const std::vector<std::string>& got,
+                       const std::string& what) {
+  const auto missing = golden::minus(expected, got);
+  const auto extra = golden::minus(got, expected);
+  for (const auto& m : missing) MESSAGE(what << " missing: " << m);
+  for (const auto& e : extra) MESSAGE(what << " extra:   " << e);
+  CHECK_MESSAGE(missing.empty(), what);
+  CHECK_MESSAGE(extra.empty(), what);
+}
+
+}  // namespace
+
+TEST_CASE("golden: summaries are byte-identical to the reference CSVs") {
+  for (const char* c : golden::cases) {
+    CAPTURE(c);
+    golden::temp_copy t(c);
+    export_everything(t);
+    for (const auto& e : golden::fs::directory_iterator(golden::case_dir(c) / "expected")) {
+      if (e.path().extension() != ".csv") continue;
+      const std::string stem = e.path().stem().string();
+      CAPTURE(stem);
+      const auto ours = golden::output(t.prof, stem, "csv");
+      REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
+      CHECK(golden::slurp(ours) == golden::slurp(e.path()));
+    }
+  }
+}
+
+TEST_CASE("golden: timeline events equal the reference as a multiset, ids compared by links") {
+  for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed"}) {
+    CAPTURE(c);
+    golden::temp_copy t(c);
+    export_everything(t);
+    for (const char* stem : {"msprof", "msprof_tx"}) {
+      const auto exp = golden::case_dir(c) / "expected" / (std::string(stem) + ".json");
+      const auto ours = golden::output(t.prof, stem, "json");
+      CHECK(golden::fs::exists(exp) == !ours.empty());
+      if (ours.empty() || !golden::fs::exists(exp)) continue;
+      std::string e1, e2;
+      const auto a = golden::canonical_timeline(golden::slurp(exp), e1);
+      const auto b = golden::canonical_timeline(golden::slurp(ours), e2);
+      REQUIRE(e1.empty());
+      REQUIRE_MESSAGE(e2.empty(), e2);
+      check_lines_equal(a, b, std::string(c) + "/" + stem);
+    }
+  }
+}
+
+TEST_CASE("golden: db canonical dump equals db.canonical.sql") {
+  for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed"}) {
+    CAPTURE(c);
+    golden::temp_copy t(c);
+    export_everything(t);
+    const auto got = golden::canonical_db(t.prof / "msprof_T.db");
+    const auto exp = golden::lines(golden::slurp(golden::case_dir(c) / "expected" / "db.canonical.sql"));
+    CHECK(got == exp);
+    if (got != exp) check_lines_equal(exp, got, c);
+  }
+}
+
+TEST_CASE("golden: truncated_tail keeps what the reference lost and reports the cut tails") {
+  golden::temp_copy t("truncated_tail");
+  auto m = cv::load_model(t.prof.string());
+  REQUIRE(m.has_value());
+  CHECK(m->apis.size() == 3);  // slice_0 intact; the reference dropped all of them
+  CHECK(m->mstx.size() == 2);  // the cut third record is not whole
+  REQUIRE(m->warnings.size() == 2);
+  bool api_warned = false, tx_warned = false;
+  for (const auto& w : m->warnings) {
+    api_warned |= w.find("unaging.api_event.data.slice_1") != std::string::npos &&
+                  w.find("17 missing") != std::string::npos && w.find("offset 0") != std::string::npos;
+    tx_warned |= w.find("aging.additional.msproftx.slice_0") != std::string::npos &&
+                 w.find("100 missing") != std::string::npos && w.find("offset 512") != std::string::npos;
+  }
+  CHECK(api_warned);
+  CHECK(tx_warned);
+
+  export_everything(t);
+  // What the reference did export is identical...
+  std::string e1, e2;
+  const auto exp = golden::canonical_timeline(golden::slurp(golden::case_dir("truncated_tail") / "expected/msprof.json"), e1);
+  const auto ours = golden::canonical_timeline(golden::slurp(golden::output(t.prof, "msprof", "json")), e2);
+  CHECK(golden::minus(exp, ours).empty());
+  // ...and the only additions are the CANN process with the 3 recovered APIs.
+  const auto added = golden::minus(ours, exp);
+  CHECK(added.size() == 3 + 2 + 3);  // process meta 3 + thread meta 2 + 3 X
+  for (const auto& a : added) CHECK(a.find("pid:8274175,") != std::string::npos);
+  const auto db = golden::canonical_db(t.prof / "msprof_T.db");
+  const auto dbexp = golden::lines(golden::slurp(golden::case_dir("truncated_tail") / "expected/db.canonical.sql"));
+  CHECK(golden::minus(dbexp, db).empty());
+  const auto dbadd = golden::minus(db, dbexp);
+  CHECK(dbadd.size() == 1 + 3 + 3);  // CREATE CANN_API, 3 rows, 3 new strings
+  CHECK(!golden::output(t.prof, "api_statistic", "csv").empty());
+
+  cv::export_options strict = fixed_ts();
+  strict.strict = true;
+  auto r = cv::export_timeline(t.prof.string(), strict);
+  REQUIRE(!r.has_value());
+  CHECK(r.err().code == msprof::errc::truncated);
+}
