@@ -43,7 +43,8 @@ constexpr const char* usage_text =
     "      --format=csv|json               summary file format (default csv)\n"
     "      --clear                         delete intermediate data (host/, device_N/ sqlite)\n"
     "      -reports=cfg.json               export only the listed reports ({\"reports\":[\"op_summary\",...]})\n"
-    "      --timeline-format=msprof|chrome also write a viewer-safe Chrome trace (chrome)\n"
+    "      --timeline-format=msprof|chrome chrome: a viewer-safe Chrome trace instead of msprof_<ts>.json\n"
+    "      --timeline-max-size=MiB         split the chrome trace into parts above this size\n"
     "      --strict                        treat data warnings (truncated slices...) as errors\n"
     "  msprof import -dir <dir>            check and load a collection, print what it holds\n"
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
@@ -200,7 +201,7 @@ int run_export(const std::string& dir, what w, const cv::export_options& opt) {
       rc = 1;
       continue;
     }
-    for (const auto& wmsg : r->warnings) std::cerr << "msprof: warning: " << dirs[k] << ": " << wmsg << "\n";
+    for (const auto& wmsg : r->warnings) std::cerr << "msprof: warning: " << wmsg << "\n";
     for (const auto& f : r->files) std::cout << f << "\n";
   }
   return rc;
@@ -220,6 +221,7 @@ int cmd_export(arg_parser& p) {
     return usage_error("unknown export type '" + kind + "' (timeline, summary or db)");
   cv::export_options opt;
   std::string dir;
+  std::optional<std::uint32_t> max_mib;
   while (!p.done()) {
     bool err = false;
     if (auto v = p.take("dir", true, err)) {
@@ -248,6 +250,9 @@ int cmd_export(arg_parser& p) {
         opt.chrome = true;
       else if (*v8 != "msprof")
         return usage_error("--timeline-format must be msprof or chrome, got '" + *v8 + "'");
+    } else if (auto mx = p.take("timeline-max-size", true, err)) {
+      max_mib = parse_u32(*mx);
+      if (!max_mib || *max_mib == 0) return usage_error("--timeline-max-size needs a size in MiB, got '" + *mx + "'");
     } else if (auto v9 = p.take("strict", false, err)) {
       opt.strict = *v9 != "off";
     } else {
@@ -258,8 +263,13 @@ int cmd_export(arg_parser& p) {
   if (dir.empty()) return usage_error("export needs -dir <PROF_ dir>");
   if (opt.model_id.has_value() != opt.iteration_id.has_value())
     return usage_error("--model-id and --iteration-id go together");
+  if (max_mib && !opt.chrome) return usage_error("--timeline-max-size needs --timeline-format=chrome");
 #ifdef MSPROF_CLI_HAS_CHROME
-  if (opt.chrome) opt.chrome_writer = msprof::convert::chrome::writer();
+  if (opt.chrome) {
+    msprof::convert::chrome::options co;
+    if (max_mib) co.max_part_bytes = static_cast<std::uint64_t>(*max_mib) << 20;
+    opt.chrome_writer = msprof::convert::chrome::writer(co);
+  }
 #endif
   return run_export(dir, w, opt);
 }
@@ -285,7 +295,7 @@ int cmd_import(arg_parser& p) {
       rc = 1;
       continue;
     }
-    for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << d << ": " << w << "\n";
+    for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << w << "\n";
     std::cout << d << ": " << m->apis.size() << " API calls, " << m->tasks.size() << " device tasks, "
               << m->mstx.size() << " mstx events, " << m->session.devices.size() << " device(s)\n";
   }
@@ -319,7 +329,7 @@ int cmd_show(arg_parser& p) {
       rc = 1;
       continue;
     }
-    for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << d << ": " << w << "\n";
+    for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << w << "\n";
     std::cout << cv::show_text(*m, top, isatty(STDOUT_FILENO) != 0);
   }
   return rc;

@@ -46,10 +46,13 @@ struct export_options {
   std::string timestamp;                     ///< file-name stamp; default: now, YYYYMMDDhhmmss
   std::size_t slice_rows = 1000000;          ///< CSV rows per file before _slice_<k> splitting
   bool strict = false;                       ///< warnings (truncated tails...) become errors
-  /// Optional hook for other timeline forms (the chrome writer): returns the
-  /// file text for the events; file stem is "msprof_chrome".
-  std::function<std::string(const model&, const std::vector<trace_event>&)> chrome_writer;
-  bool chrome = false;                       ///< --timeline-format=chrome
+  /// Writer of the viewer-safe Chrome form (convert/chrome/chrome.hpp
+  /// `chrome::writer()`): writes its file(s) into out_dir with stamp ts
+  /// (temporary name + rename) and returns the paths.
+  std::function<result<std::vector<std::string>>(const model&, const std::vector<trace_event>&,
+                                                 const std::filesystem::path& out_dir, const std::string& ts)>
+      chrome_writer;
+  bool chrome = false;  ///< --timeline-format=chrome: the chrome form instead of msprof_<ts>.json
 };
 
 /// What an export wrote.
@@ -141,6 +144,14 @@ inline result<export_result> export_timeline(const model& m, const export_option
   if (r.records == 0)
     return make_error(errc::not_found, m.session.prof_dir + ": no API, task or mstx records to export");
   const auto events = build_timeline(m);
+  if (o.chrome) {
+    if (!o.chrome_writer)
+      return make_error(errc::unsupported, "--timeline-format=chrome: the chrome trace writer is not available");
+    auto w = o.chrome_writer(m, events, *dir, ts);
+    if (!w) return w.err();
+    r.files.insert(r.files.end(), w->begin(), w->end());
+    return r;
+  }
   if (detail::wanted(o, "msprof")) {
     const auto p = *dir / ("msprof_" + ts + ".json");
     MSPROF_TRY(detail::write_file_atomic(p, timeline_json(events)));
@@ -151,13 +162,6 @@ inline result<export_result> export_timeline(const model& m, const export_option
     build_mstx_events(m, tx);
     const auto p = *dir / ("msprof_tx_" + ts + ".json");
     MSPROF_TRY(detail::write_file_atomic(p, timeline_json(tx)));
-    r.files.push_back(p.string());
-  }
-  if (o.chrome) {
-    if (!o.chrome_writer)
-      return make_error(errc::unsupported, "--timeline-format=chrome: the chrome trace writer is not available");
-    const auto p = *dir / ("msprof_chrome_" + ts + ".json");
-    MSPROF_TRY(detail::write_file_atomic(p, o.chrome_writer(m, events)));
     r.files.push_back(p.string());
   }
   return r;
