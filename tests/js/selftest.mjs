@@ -63,6 +63,14 @@ add('a child ending exactly at its parent end nests; one starting at the end is 
       expect(thread(r, 7).max_depth === 2 && r.totals.dropped === 0, `depth ${thread(r, 7).max_depth}`);
     });
 
+// 0.1 + 0.2 = 0.30000000000000004 in a double: ends are computed as ts + dur,
+// so a slice that starts exactly where its sibling ends can look like it
+// starts inside it, and is then dropped as a partial overlap.
+add('back-to-back siblings: ts + dur rounding past the next start drops the next one',
+    wrap([X(7, 'a', 0.1, 0.2), X(7, 'b', 0.3, 1)]), r => {
+      expect(r.totals.dropped === 1, `dropped ${r.totals.dropped}`);
+    });
+
 add('negative dur is kept (and drawn wrong)', wrap([X(7, 'neg', 50, -5), X(7, 'ok', 60, 5)]), r => {
   expect(r.fatal === null, 'fatal');
   expect(r.totals.slices_in_tracks === 2 && r.totals.dropped === 0, 'negative slice not kept');
