@@ -20,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -36,12 +37,17 @@ namespace detail {
 namespace fs = std::filesystem;
 
 inline result<std::string> read_text(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return make_error(errc::not_found, p.string() + ": cannot open for reading: no such file");
+  if (!fs::is_regular_file(p, ec)) return make_error(errc::io, p.string() + ": not a regular file");
   std::ifstream f(p, std::ios::binary);
-  if (!f) return make_error(errc::io, p.string() + ": cannot open for reading");
-  std::ostringstream ss;
-  ss << f.rdbuf();
+  if (!f) return make_error(errc::io, p.string() + ": cannot open for reading (permission denied?)");
+  std::string s;
+  const auto size = fs::file_size(p, ec);
+  if (!ec) s.reserve(static_cast<std::size_t>(size));
+  s.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   if (f.bad()) return make_error(errc::io, p.string() + ": read error");
-  return ss.str();
+  return s;
 }
 
 /// A JSON field as text whether it is stored as a string or a number.

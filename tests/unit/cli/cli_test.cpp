@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+// The built msprof binary on copies of the golden inputs (never on
+// tests/golden itself): usage, exit codes, one clear message per failure,
+// partial exports that say so, and no half-written or empty files.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+#ifdef MSPROF_TEST_CLI
+
+namespace {
+
+struct run_result {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct sandbox {
+  fs::path root;
+  sandbox() {
+    static int n = 0;
+    root = fs::temp_directory_path() / ("msprof_cli_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+    fs::remove_all(root);
+    fs::create_directories(root);
+  }
+  ~sandbox() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  /// Copies golden/<c>/input/PROF_* to root/<sub>/ and returns the PROF_ path.
+  fs::path add(const std::string& c, const std::string& sub = "") {
+    const fs::path dst = root / sub;
+    fs::create_directories(dst);
+    fs::path prof;
+    for (const auto& e : fs::directory_iterator(fs::path(MSPROF_TEST_DATA_DIR) / "golden" / c / "input")) {
+      fs::path to = dst / e.path().filename();
+      if (fs::exists(to)) to = dst / (e.path().filename().string() + "_" + c);
+      fs::copy(e.path(), to, fs::copy_options::recursive);
+      prof = to;
+    }
+    return prof;
+  }
+  run_result run(const std::vector<std::string>& args) const {
+    std::string cmd = quote(MSPROF_TEST_CLI);
+    for (const auto& a : args) cmd += " " + quote(a);
+    const auto out = root / "stdout.txt", err = root / "stderr.txt";
+    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
+    const int st = std::system(cmd.c_str());
+    run_result r;
+    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+};
+
+std::vector<fs::path> outputs(const fs::path& prof) {
+  std::vector<fs::path> v;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(prof, ec)) {
+    const auto n = e.path().filename().string();
+    if (e.path().parent_path().filename() == "mindstudio_profiler_output" ||
+        (n.rfind("msprof_", 0) == 0 && e.path().extension() == ".db"))
+      v.push_back(e.path());
+  }
+  return v;
+}
+
+void check_no_junk(const fs::path& prof) {
+  for (const auto& p : outputs(prof)) {
+    CAPTURE(p.string());
+    CHECK(p.string().find(".tmp") == std::string::npos);
+    CHECK(fs::file_size(p) > 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cli: usage, help and version") {
+  sandbox s;
+  auto r = s.run({});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("usage:") != std::string::npos);
+  r = s.run({"--help"});
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("msprof export timeline|summary|db") != std::string::npos);
+  r = s.run({"--version"});
+  CHECK(r.rc == 0);
+  std::string ver = slurp(fs::path(MSPROF_TEST_SOURCE_DIR) / "VERSION");
+  while (!ver.empty() && (ver.back() == '\n' || ver.back() == '\r')) ver.pop_back();
+  CHECK(r.out == "msprof " + ver + "\n");
+  r = s.run({"export", "timeline", "-dir", s.root.string(), "--bogus"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("unknown option '--bogus'") != std::string::npos);
+  r = s.run({"export", "pictures", "-dir", "x"});
+  CHECK(r.rc == 2);
+  r = s.run({"export", "summary", "-dir", "x", "--format=xml"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--format must be csv or json") != std::string::npos);
+  r = s.run({"export", "summary", "-dir", "x", "--iteration-count=9"});
+  CHECK(r.rc == 2);
+  r = s.run({"export", "summary"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("-dir") != std::string::npos);
+}
+
+TEST_CASE("cli: export of every golden case writes complete files") {
+  for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed", "truncated_tail"}) {
+    CAPTURE(c);
+    sandbox s;
+    const auto prof = s.add(c);
+    for (const char* k : {"timeline", "summary", "db"}) {
+      auto r = s.run({"export", k, "-dir", prof.string()});
+      CAPTURE(r.err);
+      CHECK(r.rc == 0);
+      CHECK(!r.out.empty());
+    }
+    check_no_junk(prof);
+    const auto files = outputs(prof);
+    bool json = false, db = false, readme = false;
+    for (const auto& f : files) {
+      const auto n = f.filename().string();
+      json |= n.rfind("msprof_2", 0) == 0 && f.extension() == ".json";
+      db |= f.extension() == ".db";
+      readme |= n == "README.txt";
+    }
+    CHECK(json);
+    CHECK(db);
+    CHECK(readme);
+  }
+}
+
+TEST_CASE("cli: a parent of several PROF_ dirs exports each; json summaries") {
+  sandbox s;
+  const auto a = s.add("ops_pipeutil", "runs");
+  const auto b = s.add("mstx_domains", "runs");
+  REQUIRE(a != b);
+  auto r = s.run({"export", "summary", "-dir", (s.root / "runs").string(), "--format=json"});
+  CAPTURE(r.err);
+  CHECK(r.rc == 0);
+  CHECK(r.out.find(a.string()) != std::string::npos);
+  CHECK(r.out.find(b.string()) != std::string::npos);
+  bool op_json = false;
+  for (const auto& f : outputs(a))
+    if (f.filename().string().rfind("op_summary_", 0) == 0 && f.extension() == ".json") {
+      op_json = true;
+      const auto t = slurp(f);
+      CHECK(t.front() == '[');
+      CHECK(t.find("\"Op Name\":\"MatMul_1\"") != std::string::npos);
+    }
+  CHECK(op_json);
+}
+
+TEST_CASE("cli: -reports selects outputs") {
+  sandbox s;
+  const auto prof = s.add("ops_pipeutil");
+  const auto cfg = s.root / "reports.json";
+  std::ofstream(cfg) << R"({"reports": ["op_summary"]})";
+  auto r = s.run({"export", "summary", "-dir", prof.string(), "-reports", cfg.string()});
+  CHECK(r.rc == 0);
+  int csv = 0;
+  for (const auto& f : outputs(prof)) csv += f.extension() == ".csv";
+  CHECK(csv == 1);
+  std::ofstream(cfg) << "{not json";
+  r = s.run({"export", "summary", "-dir", prof.string(), "-reports", cfg.string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("reports.json") != std::string::npos);
+}
+
+TEST_CASE("cli: bad input gives one clear error naming the file, and no output") {
+  SUBCASE("missing directory") {
+    sandbox s;
+    auto r = s.run({"export", "timeline", "-dir", (s.root / "nope").string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("nope: no such directory") != std::string::npos);
+  }
+  SUBCASE("empty directory") {
+    sandbox s;
+    fs::create_directories(s.root / "empty");
+    auto r = s.run({"export", "timeline", "-dir", (s.root / "empty").string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("no PROF_ directory found") != std::string::npos);
+  }
+  SUBCASE("empty PROF_ directory") {
+    sandbox s;
+    fs::create_directories(s.root / "PROF_000001_x");
+    auto r = s.run({"export", "timeline", "-dir", (s.root / "PROF_000001_x").string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("neither host/ nor device_<id>/") != std::string::npos);
+  }
+  SUBCASE("missing control file") {
+    sandbox s;
+    const auto prof = s.add("ops_pipeutil");
+    fs::remove(prof / "host" / "start_info");
+    auto r = s.run({"export", "timeline", "-dir", prof.string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("host/start_info: cannot open") != std::string::npos);
+    CHECK(outputs(prof).empty());
+  }
+  SUBCASE("corrupt control file") {
+    sandbox s;
+    const auto prof = s.add("host_api_only");
+    std::ofstream(prof / "host" / "info.json") << "{\"pid\": ";
+    auto r = s.run({"export", "db", "-dir", prof.string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("host/info.json: invalid JSON") != std::string::npos);
+    CHECK(outputs(prof).empty());
+  }
+  SUBCASE("unreadable data file") {
+    sandbox s;
+    const auto prof = s.add("host_api_only");
+    const auto f = prof / "host" / "data" / "unaging.api_event.data.slice_0";
+    fs::remove(f);
+    fs::create_directory(f);  // a directory where a slice should be: unreadable even as root
+    auto r = s.run({"export", "timeline", "-dir", prof.string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("unaging.api_event.data.slice_0") != std::string::npos);
+    CHECK(outputs(prof).empty());
+  }
+}
+
+TEST_CASE("cli: damaged or partial collections are exported and the damage reported") {
+  SUBCASE("truncated slices: warnings, exit 0; --strict: exit 1") {
+    sandbox s;
+    const auto prof = s.add("truncated_tail");
+    auto r = s.run({"export", "timeline", "-dir", prof.string()});
+    CHECK(r.rc == 0);
+    CHECK(r.err.find("warning:") != std::string::npos);
+    CHECK(r.err.find("17 missing") != std::string::npos);
+    CHECK(r.err.find("100 missing") != std::string::npos);
+    r = s.run({"export", "db", "-dir", prof.string(), "--strict"});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("strict") != std::string::npos);
+  }
+  SUBCASE("corrupt records: bad magic is skipped with a warning") {
+    sandbox s;
+    const auto prof = s.add("host_api_only");
+    const auto f = prof / "host" / "data" / "unaging.api_event.data.slice_0";
+    {
+      std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+      io.seekp(40);
+      io.write("\xff\xff", 2);
+    }
+    auto r = s.run({"export", "summary", "-dir", prof.string()});
+    CHECK(r.rc == 0);
+    CHECK(r.err.find("offset 40 has a bad magic number") != std::string::npos);
+  }
+  SUBCASE("device only") {
+    sandbox s;
+    const auto prof = s.add("ops_pipeutil");
+    fs::remove_all(prof / "host");
+    auto r = s.run({"export", "timeline", "-dir", prof.string()});
+    CAPTURE(r.err);
+    CHECK(r.rc == 0);
+    CHECK(r.err.find("no host/ directory") != std::string::npos);
+    CHECK(r.err.find("5 device task(s) have no task_track") != std::string::npos);
+    check_no_junk(prof);
+  }
+  SUBCASE("host only with task_track but no device") {
+    sandbox s;
+    const auto prof = s.add("ops_pipeutil");
+    fs::remove_all(prof / "device_0");
+    auto r = s.run({"export", "summary", "-dir", prof.string()});
+    CHECK(r.rc == 0);
+    CHECK(r.err.find("no device_<id>/ directory") != std::string::npos);
+  }
+  SUBCASE("nothing to export is an error, not an empty file") {
+    sandbox s;
+    const auto prof = s.add("host_api_only");
+    fs::remove(prof / "host" / "data" / "unaging.api_event.data.slice_0");
+    auto r = s.run({"export", "timeline", "-dir", prof.string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("no API, task or mstx records") != std::string::npos);
+    CHECK(outputs(prof).empty());
+  }
+}
+
+TEST_CASE("cli: import and show") {
+  sandbox s;
+  const auto prof = s.add("multi_thread_mixed");
+  auto r = s.run({"import", "-dir", prof.string()});
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("9 API calls, 5 device tasks, 3 mstx events, 1 device(s)") != std::string::npos);
+  r = s.run({"show", "-dir", prof.string(), "--top=2"});
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("Op statistic") != std::string::npos);
+  CHECK(r.out.find("Conv2D") != std::string::npos);
+  CHECK(r.out.find("API statistic") != std::string::npos);
+  CHECK(r.out.find("2 more rows") != std::string::npos);
+  CHECK(r.out.find("1800") != std::string::npos);
+}
+
+TEST_CASE("cli: launcher argument checks") {
+  sandbox s;
+  auto r = s.run({"--output=" + s.root.string()});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--application") != std::string::npos);
+  r = s.run({"--output=" + s.root.string(), "--application=true", "--mstx-domain-include=a",
+             "--mstx-domain-exclude=b"});
+  CHECK(r.rc == 2);
+  r = s.run({"--output=" + s.root.string(), "--application=true", "--aic-metrics=Nonsense"});
+  CHECK(r.rc == 2);
+  r = s.run({"--output=" + s.root.string(), "--application=true", "--storage-limit=5MB"});
+  CHECK(r.rc == 2);
+}
+
+#ifdef MSPROF_TEST_INJECTION_LIB
+TEST_CASE("cli: launcher runs the application with the injection environment") {
+  sandbox s;
+  // The child prints the variables the injection library reads.
+  const auto out = s.root / "env.txt";
+  auto r = s.run({"--output=" + (s.root / "out").string(), "--mstx-domain-include=a,b",
+                  "--application=env > " + out.string()});
+  const auto env = slurp(out);
+  CHECK(env.find("MSTX_INJECTION_PATH=") != std::string::npos);
+  CHECK(env.find("libmsprof_mstx.so") != std::string::npos);
+  CHECK(env.find("MSPROF_OUTPUT=" + (s.root / "out").string()) != std::string::npos);
+  CHECK(env.find("MSPROF_MSTX_DOMAIN_INCLUDE=a,b") != std::string::npos);
+  // `env` makes no mstx call, so no PROF_ dir: a clear error, not success.
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("no PROF_ directory") != std::string::npos);
+}
+#endif
+
+#else
+TEST_CASE("cli: binary not built") { MESSAGE("MSPROF_TEST_CLI not defined; CLI tests skipped"); }
+#endif
