@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// Number formatting, CSV quoting, slicing and the pid scheme, on hand-made models.
+#include <doctest/doctest.h>
+#include <msprof/convert/export.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "golden_util.hpp"
+
+namespace cv = msprof::convert;
+
+TEST_CASE("text: ts strings insert a dot into the ns integer") {
+  CHECK(cv::ts_us(1767268800000200000) == "1767268800000200.000");
+  CHECK(cv::ts_us(1767268800000330500) == "1767268800000330.500");
+  CHECK(cv::ts_us(1999) == "1.999");
+  CHECK(cv::ts_us(0) == "0.000");
+}
+
+TEST_CASE("text: reference number forms") {
+  CHECK(cv::dur_us_json(40000) == "40.0");
+  CHECK(cv::dur_us_json(60500) == "60.5");
+  CHECK(cv::dur_us_json(0) == "0.0");
+  CHECK(cv::dur_us_fixed3(60500) == "60.500");
+  CHECK(cv::fewest3(100.5) == "100.5");
+  CHECK(cv::fewest3(40.0) == "40");
+  CHECK(cv::fewest3(100.0 / 215.5 * 100) == "46.404");
+  CHECK(cv::fewest3(10.0 / 215.5 * 100) == "4.64");
+  CHECK(cv::fewest3(0.25) == "0.25");
+  CHECK(cv::round3_py(16.0) == "16.0");
+  CHECK(cv::round3_py(2.7777777) == "2.778");
+  CHECK(cv::round3_py(0.0) == "0.0");
+  CHECK(cv::round3_py(0.013) == "0.013");
+  CHECK(cv::py_float(12.5) == "12.5");
+}
+
+TEST_CASE("text: CSV cells are quoted only when needed") {
+  std::string s;
+  cv::append_csv_cell(s, "plain");
+  CHECK(s == "plain");
+  s.clear();
+  cv::append_csv_cell(s, "\"128,256\"");
+  CHECK(s == "\"\"\"128,256\"\"\"");
+  s.clear();
+  cv::append_csv_cell(s, "1.000\t");
+  CHECK(s == "1.000\t");
+  s.clear();
+  cv::append_json_string(s, "a\"b\\c\n\x01");
+  CHECK(s == "\"a\\\"b\\\\c\\n\\u0001\"");
+}
+
+TEST_CASE("timeline: pid scheme") {
+  CHECK(cv::format_pid(6060, 14, 0) == 6205888u);
+  CHECK(cv::format_pid(6060, 7, 31) == 6205695u);
+  CHECK(cv::format_pid(6060, 31, 0) == 6206432u);
+}
+
+namespace {
+
+cv::model api_model(const std::string& dir, std::size_t n) {
+  cv::model m;
+  m.session.prof_dir = dir;
+  m.session.pid = 42;
+  for (std::size_t i = 0; i < n; ++i) {
+    cv::api_call a;
+    a.level = cv::level::acl;
+    a.type = 0x30001;
+    a.thread_id = 7;
+    a.start_ns = static_cast<std::int64_t>(i) * 1000;
+    a.end_ns = a.start_ns + 500 + static_cast<std::int64_t>(i % 3) * 250;
+    a.name = i % 2 ? "aclrtMalloc" : "aclrtFree";
+    a.connection_id = i + 1;
+    m.apis.push_back(a);
+    cv::mstx_event e;
+    e.pid = 42;
+    e.tid = 7;
+    e.event_type = 0;
+    e.start_ns = e.end_ns = a.start_ns;
+    e.mark_id = i + 1;
+    e.message = "m,\"" + std::to_string(i);
+    e.domain = "default";
+    m.mstx.push_back(e);
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("summary: statistics and CSV slicing") {
+  golden::temp_copy dir("host_api_only", "_slices");
+  auto m = api_model(dir.prof.string(), 7);
+  const auto t = cv::api_statistic(m);
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0][2] == "aclrtFree");  // sorted by level then name
+  CHECK(t.rows[0][4] == "4");
+  // durations of i = 0, 2, 4, 6: 0.5, 1.0, 0.75, 0.5 µs
+  CHECK(t.rows[0][3] == "2.75");
+  CHECK(t.rows[0][5] == "0.688");
+  CHECK(t.rows[0][8] == "0.043");  // population variance 0.04296875
+
+  cv::export_options o;
+  o.timestamp = "T";
+  o.slice_rows = 3;
+  auto r = cv::export_summary(m, o);
+  REQUIRE(r.has_value());
+  const auto out = dir.prof / "mindstudio_profiler_output";
+  CHECK(std::filesystem::exists(out / "msprof_tx_slice_0_T.csv"));
+  CHECK(std::filesystem::exists(out / "msprof_tx_slice_1_T.csv"));
+  CHECK(std::filesystem::exists(out / "msprof_tx_slice_2_T.csv"));
+  CHECK(!std::filesystem::exists(out / "msprof_tx_slice_3_T.csv"));
+  CHECK(std::filesystem::exists(out / "api_statistic_T.csv"));  // 2 rows: no split
+  const auto last = golden::lines(golden::slurp(out / "msprof_tx_slice_2_T.csv"));
+  REQUIRE(last.size() == 2);  // header + 1 row
+  CHECK(last[0].rfind("Device_id,pid,tid", 0) == 0);
+  CHECK(last[1].find(",\"m,\"\"6\",default,") != std::string::npos);
+  const auto readme = golden::slurp(out / "README.txt");
+  CHECK(readme.find("msprof_tx_slice_1_T.csv") != std::string::npos);
+
+  o.format = "json";
+  o.slice_rows = 0;
+  r = cv::export_summary(m, o);
+  REQUIRE(r.has_value());
+  const auto j = golden::slurp(out / "msprof_tx_T.json");
+  CHECK(j.find("\"Start_time(us)\":\"0.000\"") != std::string::npos);  // no spreadsheet TAB in JSON
+}
+
+TEST_CASE("timeline: flows link host APIs and device tasks") {
+  cv::model m = api_model("unused", 1);
+  m.mstx.clear();
+  m.apis[0].has_device_task = true;
+  m.session.devices.push_back({0, 1800, 24, 48});
+  cv::device_task t;
+  t.start_ns = 2000;
+  t.end_ns = 3000;
+  t.stream_id = 2;
+  t.task_type = "KERNEL_AICORE";
+  t.connection_id = 1;
+  m.tasks.push_back(t);
+  const auto ev = cv::build_timeline(m);
+  int s = 0, f = 0, freq = 0;
+  for (const auto& e : ev) {
+    if (e.ph == 's') {
+      ++s;
+      CHECK(e.id == "4294967296");
+      CHECK(e.name == "HostToDevice4294967296");
+    }
+    if (e.ph == 'f') {
+      ++f;
+      CHECK(e.bp_enclosing);
+      CHECK(e.ts_ns == 2000);
+    }
+    freq += e.ph == 'C';
+  }
+  CHECK(s == 1);
+  CHECK(f == 1);
+  CHECK(freq == 4);  // emitted twice, as the reference does
+  const auto json = cv::timeline_json(ev);
+  CHECK(json.find("{\"name\":\"KERNEL_AICORE\",\"pid\":43456,\"tid\":2,\"ts\":\"0.002\",\"dur\":1.0,\"ph\":\"X\"") !=
+        std::string::npos);
+}
