@@ -139,16 +139,18 @@ async function main() {
   } catch (e) {
     if (e?.code === 'ERR_STRING_TOO_LONG') {
       const report = {file: files[0], fatal: `load: ${e.message}`};
-      process.stdout.write(JSON.stringify(report, null, 1) + '\n');
-      process.exit(1);
+      process.stdout.write(JSON.stringify(report) + '\n');
+      process.exitCode = 1;
+      return;
     }
     process.stderr.write(`check_trace: cannot read ${files[0]}: ${e.message}\n`);
     process.exit(2);
   }
   const report = await checkTraceText(text, {file: files[0], detail});
   text = null;
-  process.stdout.write(JSON.stringify(report, null, 1) + '\n');
-  process.exit(report.fatal === null ? 0 : 1);
+  // exitCode, not exit(): exit() would cut a large report short on a pipe.
+  process.stdout.write(JSON.stringify(report) + '\n');
+  process.exitCode = report.fatal === null ? 0 : 1;
 }
 
 // Run as a command unless imported (selftest.mjs imports checkTraceText).
