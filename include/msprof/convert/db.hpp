@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -101,6 +102,7 @@ class sqlite_db {
     sqlite3_finalize(st);
     return {};
   }
+  sqlite3* handle() const noexcept { return db_; }
   result<void> close() {
     MSPROF_TRY(exec("COMMIT"));
     if (sqlite3_close(db_) != SQLITE_OK) return fail("close");
@@ -114,6 +116,52 @@ class sqlite_db {
   }
   std::string path_;
   sqlite3* db_ = nullptr;
+};
+
+struct db_table_def;
+inline const db_table_def* db_tables();
+
+/// Rows go straight into a prepared INSERT (nothing is buffered).
+class table_sink {
+ public:
+  table_sink(sqlite3* db, std::string name, std::size_t ncols, result<void>* status)
+      : db_(db), name_(std::move(name)), ncols_(ncols), status_(status) {
+    std::string sql = "INSERT INTO " + name_ + " VALUES(";
+    for (std::size_t i = 0; i < ncols_; ++i) sql += i ? ",?" : "?";
+    sql += ")";
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) fail("prepare");
+  }
+  ~table_sink() {
+    if (st_) sqlite3_finalize(st_);
+  }
+  table_sink(const table_sink&) = delete;
+  table_sink& operator=(const table_sink&) = delete;
+  void push_back(const std::vector<db_value>& row) {
+    if (!st_ || !*status_) return;
+    for (std::size_t i = 0; i < ncols_ && i < row.size(); ++i) {
+      const int c = static_cast<int>(i + 1);
+      if (auto* iv = std::get_if<std::int64_t>(&row[i]))
+        sqlite3_bind_int64(st_, c, *iv);
+      else if (auto* dv = std::get_if<double>(&row[i]))
+        sqlite3_bind_double(st_, c, *dv);
+      else {
+        const auto& t = std::get<std::string>(row[i]);
+        sqlite3_bind_text(st_, c, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+      }
+    }
+    if (sqlite3_step(st_) != SQLITE_DONE) fail("insert into");
+    sqlite3_reset(st_);
+  }
+
+ private:
+  void fail(const char* what) {
+    if (*status_) *status_ = make_error(errc::io, std::string("sqlite ") + what + " " + name_ + ": " + sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  std::string name_;
+  std::size_t ncols_;
+  result<void>* status_;
+  sqlite3_stmt* st_ = nullptr;
 };
 
 struct db_table_def {
@@ -213,12 +261,18 @@ inline result<void> write_db(const model& m, const std::string& path) {
   detail::sqlite_db db(path);
   MSPROF_TRY(db.open());
   detail::string_ids ids;
-  std::vector<std::pair<std::string, std::vector<std::vector<detail::db_value>>>> data;
-  auto rows_of = [&](const char* name) -> std::vector<std::vector<detail::db_value>>& {
-    for (auto& d : data)
-      if (d.first == name) return d.second;
-    data.emplace_back(name, std::vector<std::vector<detail::db_value>>{});
-    return data.back().second;
+  // Tables are created on first use; rows go straight to SQLite.
+  result<void> status;
+  std::vector<std::pair<std::string, std::unique_ptr<detail::table_sink>>> sinks;
+  auto rows_of = [&](const char* name) -> detail::table_sink& {
+    for (auto& d : sinks)
+      if (d.first == name) return *d.second;
+    const detail::db_table_def* def = detail::db_tables();
+    while (def->name && std::string(def->name) != name) ++def;
+    auto created = db.exec(std::string("CREATE TABLE ") + name + " (" + (def->name ? def->columns : "") + ")");
+    if (!created && status) status = created.err();
+    sinks.emplace_back(name, std::make_unique<detail::table_sink>(db.handle(), name, def->ncols, &status));
+    return *sinks.back().second;
   };
   using V = std::vector<detail::db_value>;
   const auto& s = m.session;
@@ -345,13 +399,10 @@ inline result<void> write_db(const model& m, const std::string& path) {
     for (std::size_t i = 0; i < vals.size(); ++i) r.push_back(V{static_cast<std::int64_t>(i), vals[i]});
   }
 
-  for (const detail::db_table_def* d = detail::db_tables(); d->name; ++d) {
-    auto it = std::find_if(data.begin(), data.end(), [&](const auto& p) { return p.first == d->name; });
-    if (it == data.end()) continue;
-    MSPROF_TRY(db.exec(std::string("CREATE TABLE ") + d->name + " (" + d->columns + ")"));
-    MSPROF_TRY(db.insert(d->name, d->ncols, it->second));
-    if (std::string(d->name) == "TASK") MSPROF_TRY(db.exec("CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)"));
-  }
+  const bool has_task = std::any_of(sinks.begin(), sinks.end(), [](const auto& p) { return p.first == "TASK"; });
+  sinks.clear();  // finalize statements
+  if (!status) return status;
+  if (has_task) MSPROF_TRY(db.exec("CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)"));
   for (const auto& [name, rows] : detail::db_enums()) {
     MSPROF_TRY(db.exec(std::string("CREATE TABLE ") + name + " (id INTEGER PRIMARY KEY, name TEXT)"));
     std::vector<std::vector<detail::db_value>> v;

@@ -96,6 +96,59 @@ inline result<void> write_file_atomic(const std::filesystem::path& path, const s
   return {};
 }
 
+/// Streams text to `path` through a temporary file and a rename: `fill(buf,
+/// flush)` appends to buf and calls flush() now and then (buffer stays small).
+template <class Fill>
+result<void> write_stream_atomic(const std::filesystem::path& path, Fill fill) {
+  const auto tmp = path.string() + ".tmp" + std::to_string(::getpid());
+  std::error_code ec;
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return make_error(errc::io, tmp + ": cannot create file");
+    std::string buf;
+    buf.reserve(1 << 20);
+    bool ok = true;
+    auto flush = [&] {
+      if (ok && !buf.empty()) {
+        f.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+        ok = static_cast<bool>(f);
+      }
+      buf.clear();
+    };
+    fill(buf, flush);
+    flush();
+    f.flush();
+    if (!ok || !f) {
+      f.close();
+      std::filesystem::remove(tmp, ec);
+      return make_error(errc::io, tmp + ": write failed (disk full?)");
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return make_error(errc::io, path.string() + ": cannot rename temporary file: " + ec.message());
+  }
+  return {};
+}
+
+/// A timeline JSON array streamed from an emitter.
+template <class EmitAll>
+result<void> write_timeline_file(const std::filesystem::path& path, EmitAll emit_all) {
+  return write_stream_atomic(path, [&](std::string& buf, auto& flush) {
+    buf += '[';
+    bool first = true;
+    auto sink = [&](trace_event&& e) {
+      if (!first) buf += ',';
+      first = false;
+      append_event_json(buf, e);
+      if (buf.size() >= (1u << 20)) flush();
+    };
+    emit_all(sink);
+    buf += ']';
+  });
+}
+
 inline bool wanted(const export_options& o, const std::string& stem) {
   return o.reports.empty() || o.reports.count(stem) != 0;
 }
@@ -143,25 +196,22 @@ inline result<export_result> export_timeline(const model& m, const export_option
   const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
   if (r.records == 0)
     return make_error(errc::not_found, m.session.prof_dir + ": no API, task or mstx records to export");
-  const auto events = build_timeline(m);
   if (o.chrome) {
     if (!o.chrome_writer)
       return make_error(errc::unsupported, "--timeline-format=chrome: the chrome trace writer is not available");
-    auto w = o.chrome_writer(m, events, *dir, ts);
+    auto w = o.chrome_writer(m, build_timeline(m), *dir, ts);
     if (!w) return w.err();
     r.files.insert(r.files.end(), w->begin(), w->end());
     return r;
   }
   if (detail::wanted(o, "msprof")) {
     const auto p = *dir / ("msprof_" + ts + ".json");
-    MSPROF_TRY(detail::write_file_atomic(p, timeline_json(events)));
+    MSPROF_TRY(detail::write_timeline_file(p, [&](auto& sink) { emit_timeline(m, sink); }));
     r.files.push_back(p.string());
   }
   if (!m.mstx.empty() && detail::wanted(o, "msprof_tx")) {
-    std::vector<trace_event> tx;
-    build_mstx_events(m, tx);
     const auto p = *dir / ("msprof_tx_" + ts + ".json");
-    MSPROF_TRY(detail::write_file_atomic(p, timeline_json(tx)));
+    MSPROF_TRY(detail::write_timeline_file(p, [&](auto& sink) { emit_mstx_events(m, sink); }));
     r.files.push_back(p.string());
   }
   return r;

@@ -75,26 +75,27 @@ struct timeline_parts {
 
 namespace detail {
 
-inline void add_meta(std::vector<trace_event>& out, const char* name, std::uint64_t pid, std::uint64_t tid,
-                     trace_arg a) {
+template <class Emit>
+void add_meta(Emit& out, const char* name, std::uint64_t pid, std::uint64_t tid, trace_arg a) {
   trace_event e;
   e.ph = 'M';
   e.name = name;
   e.pid = pid;
   e.tid = tid;
   e.args.push_back(std::move(a));
-  out.push_back(std::move(e));
+  out(std::move(e));
 }
 
-inline void add_process_meta(std::vector<trace_event>& out, std::uint64_t pid, const std::string& name,
-                             const std::string& label, std::int64_t sort) {
+template <class Emit>
+void add_process_meta(Emit& out, std::uint64_t pid, const std::string& name, const std::string& label,
+                      std::int64_t sort) {
   add_meta(out, "process_name", pid, 0, trace_arg::str("name", name));
   add_meta(out, "process_labels", pid, 0, trace_arg::str("labels", label));
   add_meta(out, "process_sort_index", pid, 0, trace_arg::num("sort_index", sort));
 }
 
-inline void add_thread_meta(std::vector<trace_event>& out, std::uint64_t pid, std::uint64_t tid,
-                            const std::string& name, std::int64_t sort) {
+template <class Emit>
+void add_thread_meta(Emit& out, std::uint64_t pid, std::uint64_t tid, const std::string& name, std::int64_t sort) {
   add_meta(out, "thread_name", pid, tid, trace_arg::str("name", name));
   add_meta(out, "thread_sort_index", pid, tid, trace_arg::num("sort_index", sort));
 }
@@ -159,8 +160,10 @@ inline std::vector<overlap_interval> overlap_analysis(const model& m) {
   return out;
 }
 
-/// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json).
-inline void build_mstx_events(const model& m, std::vector<trace_event>& out) {
+/// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json),
+/// handed one by one to `out(trace_event&&)`.
+template <class Emit>
+void emit_mstx_events(const model& m, Emit& out) {
   if (m.mstx.empty()) return;
   const std::uint64_t pid = format_pid(m.session.pid, sort_index::mstx, host_device_bits);
   std::set<std::uint32_t> tids;
@@ -175,7 +178,7 @@ inline void build_mstx_events(const model& m, std::vector<trace_event>& out) {
     x.dur_ns = e.end_ns - e.start_ns;
     x.args.push_back(trace_arg::str("event_type", detail::mstx_event_type_name(e.event_type)));
     x.args.push_back(trace_arg::str("domain", e.domain));
-    out.push_back(std::move(x));
+    out(std::move(x));
     trace_event s;
     s.ph = 's';
     const auto id = std::to_string(detail::mstx_connection_id(e));
@@ -185,16 +188,16 @@ inline void build_mstx_events(const model& m, std::vector<trace_event>& out) {
     s.cat = "MsTx";
     s.id = id;
     s.ts_ns = e.start_ns;
-    out.push_back(std::move(s));
+    out(std::move(s));
   }
   detail::add_process_meta(out, pid, m.session.pid_name, "CPU", sort_index::mstx);
   for (auto tid : tids) detail::add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
 }
 
-/// Every event of msprof_<ts>.json.
-inline std::vector<trace_event> build_timeline(const model& m, const timeline_parts& parts = {}) {
-  std::vector<trace_event> out;
-  out.reserve(m.apis.size() * 2 + m.tasks.size() * 2 + m.mstx.size() * 2 + 64);
+/// Every event of msprof_<ts>.json, handed one by one to `out(trace_event&&)`
+/// (streaming: nothing is kept).
+template <class Emit>
+void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) {
   const auto& s = m.session;
 
   // Ascend Hardware: one process per device, one thread per stream.
@@ -217,7 +220,7 @@ inline std::vector<trace_event> build_timeline(const model& m, const timeline_pa
       x.args.push_back(trace_arg::num("Batch Id", t.batch_id));
       x.args.push_back(trace_arg::num("Subtask Id", 4294967295LL));
       x.args.push_back(trace_arg::num("connection_id", static_cast<std::int64_t>(t.connection_id)));
-      out.push_back(std::move(x));
+      out(std::move(x));
       if (t.connection_id != 0) {
         trace_event f;
         f.ph = 'f';
@@ -228,7 +231,7 @@ inline std::vector<trace_event> build_timeline(const model& m, const timeline_pa
         f.cat = "HostToDevice";
         f.ts_ns = t.start_ns;
         f.bp_enclosing = true;
-        out.push_back(std::move(f));
+        out(std::move(f));
       }
     }
     for (const auto& [dev, ids] : streams) {
@@ -261,7 +264,7 @@ inline std::vector<trace_event> build_timeline(const model& m, const timeline_pa
       x.args.push_back(trace_arg::str("id", acl ? a.name : "0"));
       x.args.push_back(trace_arg::str("item_id", a.item.empty() ? "0" : a.item));
       x.args.push_back(trace_arg::num("connection_id", static_cast<std::int64_t>(a.connection_id)));
-      out.push_back(std::move(x));
+      out(std::move(x));
     }
     for (const auto& a : m.apis) {
       if (!a.has_device_task) continue;
@@ -273,11 +276,11 @@ inline std::vector<trace_event> build_timeline(const model& m, const timeline_pa
       f.tid = a.thread_id;
       f.cat = "HostToDevice";
       f.ts_ns = a.start_ns;
-      out.push_back(std::move(f));
+      out(std::move(f));
     }
   }
 
-  if (parts.mstx) build_mstx_events(m, out);
+  if (parts.mstx) emit_mstx_events(m, out);
 
   // AI Core Freq: msprof 9ba1ac7be emits the counter and its metadata twice.
   if (parts.freq && m.has_device()) {
@@ -292,7 +295,7 @@ inline std::vector<trace_event> build_timeline(const model& m, const timeline_pa
           c.tid = 0;
           c.ts_ns = ts;
           c.args.push_back(trace_arg::num("MHz", static_cast<std::int64_t>(d.aic_frequency_mhz)));
-          out.push_back(std::move(c));
+          out(std::move(c));
         }
         detail::add_process_meta(out, pid, "AI Core Freq", "NPU " + std::to_string(d.id), sort_index::ai_core_freq);
       }
@@ -319,11 +322,25 @@ inline std::vector<trace_event> build_timeline(const model& m, const timeline_pa
         x.tid = o.compute ? 0 : 3;
         x.ts_ns = o.start_ns;
         x.dur_ns = o.end_ns - o.start_ns;
-        out.push_back(std::move(x));
+        out(std::move(x));
       }
     }
   }
-  return out;
+}
+
+/// mstx events as a vector.
+inline void build_mstx_events(const model& m, std::vector<trace_event>& v) {
+  auto push = [&](trace_event&& e) { v.push_back(std::move(e)); };
+  emit_mstx_events(m, push);
+}
+
+/// Every event of msprof_<ts>.json as a vector (the chrome writer's input).
+inline std::vector<trace_event> build_timeline(const model& m, const timeline_parts& parts = {}) {
+  std::vector<trace_event> v;
+  v.reserve(m.apis.size() * 2 + m.tasks.size() * 2 + m.mstx.size() * 2 + 64);
+  auto push = [&](trace_event&& e) { v.push_back(std::move(e)); };
+  emit_timeline(m, push, parts);
+  return v;
 }
 
 /// Appends one event in msprof's JSON form.
