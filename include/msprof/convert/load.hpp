@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -40,13 +42,22 @@ inline result<std::string> read_text(const fs::path& p) {
   std::error_code ec;
   if (!fs::exists(p, ec)) return make_error(errc::not_found, p.string() + ": cannot open for reading: no such file");
   if (!fs::is_regular_file(p, ec)) return make_error(errc::io, p.string() + ": not a regular file");
-  std::ifstream f(p, std::ios::binary);
-  if (!f) return make_error(errc::io, p.string() + ": cannot open for reading (permission denied?)");
+  std::FILE* f = std::fopen(p.c_str(), "rb");
+  if (!f) return make_error(errc::io, p.string() + ": cannot open for reading: " + std::strerror(errno));
   std::string s;
   const auto size = fs::file_size(p, ec);
-  if (!ec) s.reserve(static_cast<std::size_t>(size));
-  s.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  if (f.bad()) return make_error(errc::io, p.string() + ": read error");
+  s.resize(ec ? 0 : static_cast<std::size_t>(size));
+  std::size_t got = s.empty() ? 0 : std::fread(&s[0], 1, s.size(), f);
+  // The file may grow or shrink while we read it (a live collection): read to EOF.
+  char chunk[65536];
+  if (got == s.size()) {
+    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) s.append(chunk, n);
+  } else {
+    s.resize(got);
+  }
+  const bool bad = std::ferror(f) != 0;
+  std::fclose(f);
+  if (bad) return make_error(errc::io, p.string() + ": read error");
   return s;
 }
 
@@ -147,11 +158,18 @@ T rd(const unsigned char* p) {
 
 /// Interim stand-in for codec/reader.hpp: whole fixed-size records of a file,
 /// with a warning for a cut tail.
-inline result<std::vector<unsigned char>> read_records(const fs::path& p, std::size_t rec,
-                                                       std::vector<std::string>& warnings) {
+/// Bytes of a record file (a std::string used as a byte buffer).
+struct byte_buffer {
+  std::string bytes;
+  const unsigned char* data() const noexcept { return reinterpret_cast<const unsigned char*>(bytes.data()); }
+  std::size_t size() const noexcept { return bytes.size(); }
+  void resize(std::size_t n) { bytes.resize(n); }
+};
+
+inline result<byte_buffer> read_records(const fs::path& p, std::size_t rec, std::vector<std::string>& warnings) {
   auto t = read_text(p);
   if (!t) return t.err();
-  std::vector<unsigned char> b(t->begin(), t->end());
+  byte_buffer b{std::move(*t)};
   const std::size_t whole = b.size() / rec * rec;
   if (whole != b.size()) {
     warnings.push_back(p.string() + ": truncated tail: record at offset " + std::to_string(whole) + " has " +
