@@ -44,6 +44,7 @@
 #include <string_view>
 #include <system_error>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -142,6 +143,14 @@ inline void append_string(std::string& out, std::string_view v, std::size_t& inv
   const auto* p = reinterpret_cast<const unsigned char*>(v.data());
   const std::size_t n = v.size();
   for (std::size_t i = 0; i < n;) {
+    // Fast path: a run of printable ASCII that needs no escape.
+    std::size_t j = i;
+    while (j < n && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' && p[j] != '\\') ++j;
+    if (j != i) {
+      out.append(v.data() + i, j - i);
+      i = j;
+      if (i == n) break;
+    }
     const unsigned c = p[i];
     if (c < 0x80) {
       switch (c) {
@@ -435,24 +444,47 @@ inline result<plan> make_plan(const std::vector<trace_event>& ev, std::int64_t s
   }
 
   // Flows: pair s with f by (cat, name, id) in input order, as DevTools does.
-  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::vector<std::uint32_t>> open;
+  // Each key holds a chain of its s events (next_s) not yet paired.
+  struct flow_key {
+    std::string_view cat, name, id;
+    bool operator==(const flow_key& o) const noexcept { return cat == o.cat && name == o.name && id == o.id; }
+  };
+  struct flow_key_hash {
+    std::size_t operator()(const flow_key& k) const noexcept {
+      const std::hash<std::string_view> h;
+      return h(k.id) ^ (h(k.name) * 31) ^ (h(k.cat) * 131);
+    }
+  };
+  std::unordered_map<flow_key, std::pair<std::uint32_t, std::uint32_t>, flow_key_hash> open;  // head, tail
+  std::vector<std::uint32_t> next_s(ev.size(), npos32);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
   for (std::size_t k = 0; k < ev.size(); ++k) {
     const auto& e = ev[k];
-    if (e.ph == 's') open[{e.cat, e.name, e.id}].push_back(static_cast<std::uint32_t>(k));
+    if (e.ph != 's') continue;
+    const auto i = static_cast<std::uint32_t>(k);
+    auto [it, fresh] = open.try_emplace(flow_key{e.cat, e.name, e.id}, i, i);
+    if (!fresh) {
+      if (it->second.first == npos32) {
+        it->second.first = i;
+      } else {
+        next_s[it->second.second] = i;
+      }
+      it->second.second = i;
+    }
   }
   for (std::size_t k = 0; k < ev.size(); ++k) {
     const auto& e = ev[k];
     if (e.ph != 'f') continue;
-    auto it = open.find({e.cat, e.name, e.id});
-    if (it == open.end() || it->second.empty()) {
+    auto it = open.find(flow_key{e.cat, e.name, e.id});
+    if (it == open.end() || it->second.first == npos32) {
       ++p.st.flows_unpaired;
       continue;
     }
-    pairs.emplace_back(it->second.front(), static_cast<std::uint32_t>(k));
-    it->second.erase(it->second.begin());
+    pairs.emplace_back(it->second.first, static_cast<std::uint32_t>(k));
+    it->second.first = next_s[it->second.first];
   }
-  for (const auto& kv : open) p.st.flows_unpaired += kv.second.size();
+  for (const auto& kv : open)
+    for (std::uint32_t i = kv.second.first; i != npos32; i = next_s[i]) ++p.st.flows_unpaired;
 
   auto thread_of = [&](std::uint64_t pid, std::uint64_t tid) -> const thread_run* {
     auto it = std::lower_bound(threads.begin(), threads.end(), std::make_pair(pid, tid),
