@@ -137,13 +137,7 @@ template <class EmitAll>
 result<void> write_timeline_file(const std::filesystem::path& path, EmitAll emit_all) {
   return write_stream_atomic(path, [&](std::string& buf, auto& flush) {
     buf += '[';
-    bool first = true;
-    auto sink = [&](trace_event&& e) {
-      if (!first) buf += ',';
-      first = false;
-      append_event_json(buf, e);
-      if (buf.size() >= (1u << 20)) flush();
-    };
+    detail::json_sink<std::remove_reference_t<decltype(flush)>> sink{buf, flush};
     emit_all(sink);
     buf += ']';
   });

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -119,6 +120,15 @@ inline std::uint64_t mstx_connection_id(const mstx_event& e) noexcept { return e
 
 }  // namespace detail
 
+namespace detail {
+/// Sinks with `fast_json` write the hot events (tasks, APIs, mstx) directly
+/// from the model instead of receiving a trace_event (msprof JSON writer).
+template <class T, class = void>
+struct is_fast_sink : std::false_type {};
+template <class T>
+struct is_fast_sink<T, std::void_t<decltype(T::fast_json)>> : std::true_type {};
+}  // namespace detail
+
 /// Compute intervals (ops) merged, and the free gaps between the first task
 /// start and the last task end, per device.
 struct overlap_interval {
@@ -169,6 +179,10 @@ void emit_mstx_events(const model& m, Emit& out) {
   std::set<std::uint32_t> tids;
   for (const auto& e : m.mstx) {
     tids.insert(e.tid);
+    if constexpr (detail::is_fast_sink<Emit>::value) {
+      out.mstx(e, pid);
+      continue;
+    }
     trace_event x;
     x.ph = 'X';
     x.name = e.message;
@@ -206,6 +220,10 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
     for (const auto& t : m.tasks) {
       const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
       streams[t.device_id].insert(t.stream_id);
+      if constexpr (detail::is_fast_sink<Emit>::value) {
+        out.task(t, pid);
+        continue;
+      }
       trace_event x;
       x.ph = 'X';
       x.name = t.op ? t.op->name : t.task_type;
@@ -250,6 +268,10 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
     detail::add_process_meta(out, pid, "CANN", "CPU", sort_index::cann);
     for (auto tid : tids) detail::add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
     for (const auto& a : m.apis) {
+      if constexpr (detail::is_fast_sink<Emit>::value) {
+        out.api(a, pid);
+        continue;
+      }
       trace_event x;
       x.ph = 'X';
       x.name = std::string(layer_name(a.level)) + "@" + a.name;
@@ -268,6 +290,10 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
     }
     for (const auto& a : m.apis) {
       if (!a.has_device_task) continue;
+      if constexpr (detail::is_fast_sink<Emit>::value) {
+        out.api_flow(a, pid);
+        continue;
+      }
       trace_event f;
       f.ph = 's';
       f.id = detail::host_to_device_id(a.connection_id);
@@ -394,6 +420,152 @@ inline void append_event_json(std::string& out, const trace_event& e) {
   }
   out += "}}";
 }
+
+namespace detail {
+
+inline void append_u64(std::string& out, std::uint64_t v) {
+  char buf[24];
+  char* p = buf + sizeof buf;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  out.append(p, static_cast<std::size_t>(buf + sizeof buf - p));
+}
+
+inline void append_i64(std::string& out, std::int64_t v) {
+  if (v < 0) {
+    out += '-';
+    append_u64(out, 0 - static_cast<std::uint64_t>(v));
+  } else {
+    append_u64(out, static_cast<std::uint64_t>(v));
+  }
+}
+
+inline void append_ts_fast(std::string& out, std::int64_t ns) {
+  if (ns < 0) {
+    append_ts_us(out, ns);
+    return;
+  }
+  const auto u = static_cast<std::uint64_t>(ns);
+  append_u64(out, u / 1000u);
+  const auto f = static_cast<unsigned>(u % 1000u);
+  const char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                     static_cast<char>('0' + f % 10)};
+  out.append(d, 4);
+}
+
+/// Writes msprof JSON, the hot events straight from the model. Produces the same
+/// bytes as append_event_json on build_timeline's events (checked by a test).
+template <class Flush>
+struct json_sink {
+  static constexpr bool fast_json = true;
+  std::string& buf;
+  Flush& flush;
+  bool first = true;
+
+  void sep() {
+    if (!first) buf += ',';
+    first = false;
+    if (buf.size() >= (1u << 20)) flush();
+  }
+  void operator()(trace_event&& e) {
+    sep();
+    append_event_json(buf, e);
+  }
+  void head(const std::string& name, std::uint64_t pid, std::uint64_t tid, std::int64_t ts) {
+    buf += "{\"name\":";
+    append_json_string(buf, name);
+    buf += ",\"pid\":";
+    append_u64(buf, pid);
+    buf += ",\"tid\":";
+    append_u64(buf, tid);
+    buf += ",\"ts\":\"";
+    append_ts_fast(buf, ts);
+    buf += '"';
+  }
+  void dur(std::int64_t ns) {
+    buf += ",\"dur\":";
+    buf += dur_us_json(ns);
+    buf += ",\"ph\":\"X\",\"args\":{";
+  }
+  void flow(char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts, const char* cat, const std::string& id,
+            const char* prefix, bool bp) {
+    sep();
+    buf += "{\"name\":\"";
+    buf += prefix;
+    buf += id;
+    buf += "\",\"pid\":";
+    append_u64(buf, pid);
+    buf += ",\"tid\":";
+    append_u64(buf, tid);
+    buf += ",\"ph\":\"";
+    buf += ph;
+    buf += "\",\"cat\":\"";
+    buf += cat;
+    buf += "\",\"id\":\"";
+    buf += id;
+    buf += "\",\"ts\":\"";
+    append_ts_fast(buf, ts);
+    buf += bp ? "\",\"bp\":\"e\"}" : "\"}";
+  }
+  void task(const device_task& t, std::uint64_t pid) {
+    sep();
+    head(t.op ? t.op->name : t.task_type, pid, t.stream_id, t.start_ns);
+    dur(t.end_ns - t.start_ns);
+    buf += "\"Model Id\":4294967295,\"Task Type\":";
+    append_json_string(buf, t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type);
+    buf += ",\"Physic Stream Id\":";
+    append_u64(buf, t.stream_id);
+    buf += ",\"Task Id\":";
+    append_u64(buf, t.task_id);
+    buf += ",\"Batch Id\":";
+    append_u64(buf, t.batch_id);
+    buf += ",\"Subtask Id\":4294967295,\"connection_id\":";
+    append_u64(buf, t.connection_id);
+    buf += "}}";
+    if (t.connection_id != 0)
+      flow('f', pid, t.stream_id, t.start_ns, "HostToDevice", host_to_device_id(t.connection_id), "HostToDevice", true);
+  }
+  void api(const api_call& a, std::uint64_t pid) {
+    sep();
+    const bool acl = a.level == level::acl;
+    std::string name = layer_name(a.level);
+    name += '@';
+    name += a.name;
+    head(name, pid, a.thread_id, a.start_ns);
+    dur(a.end_ns - a.start_ns);
+    buf += "\"Thread Id\":";
+    append_u64(buf, a.thread_id);
+    buf += ",\"Mode\":";
+    append_json_string(buf, acl ? std::string(acl_group_name(a.type)) : a.name);
+    buf += ",\"level\":\"";
+    buf += level_name(a.level);
+    buf += "\",\"id\":";
+    append_json_string(buf, acl ? a.name : std::string("0"));
+    buf += ",\"item_id\":";
+    append_json_string(buf, a.item.empty() ? std::string("0") : a.item);
+    buf += ",\"connection_id\":";
+    append_u64(buf, a.connection_id);
+    buf += "}}";
+  }
+  void api_flow(const api_call& a, std::uint64_t pid) {
+    flow('s', pid, a.thread_id, a.start_ns, "HostToDevice", host_to_device_id(a.connection_id), "HostToDevice", false);
+  }
+  void mstx(const mstx_event& e, std::uint64_t pid) {
+    sep();
+    head(e.message, pid, e.tid, e.start_ns);
+    dur(e.end_ns - e.start_ns);
+    buf += "\"event_type\":\"";
+    buf += mstx_event_type_name(e.event_type);
+    buf += "\",\"domain\":";
+    append_json_string(buf, e.domain);
+    buf += "}}";
+    flow('s', pid, e.tid, e.start_ns, "MsTx", std::to_string(mstx_connection_id(e)), "MsTx_", false);
+  }
+};
+
+}  // namespace detail
 
 /// The whole array.
 inline std::string timeline_json(const std::vector<trace_event>& events) {

@@ -127,3 +127,19 @@ TEST_CASE("golden: truncated_tail keeps what the reference lost and reports the 
   REQUIRE(!r.has_value());
   CHECK(r.err().code == msprof::errc::truncated);
 }
+
+TEST_CASE("timeline: the streamed msprof JSON equals the event-list form byte for byte") {
+  for (const char* c : golden::cases) {
+    CAPTURE(c);
+    golden::temp_copy t(c);
+    auto m = cv::load_model(t.prof.string());
+    REQUIRE(m.has_value());
+    REQUIRE(cv::export_timeline(*m, fixed_ts()).has_value());
+    CHECK(golden::slurp(golden::output(t.prof, "msprof", "json")) == cv::timeline_json(cv::build_timeline(*m)));
+    if (!m->mstx.empty()) {
+      std::vector<cv::trace_event> tx;
+      cv::build_mstx_events(*m, tx);
+      CHECK(golden::slurp(golden::output(t.prof, "msprof_tx", "json")) == cv::timeline_json(tx));
+    }
+  }
+}
