@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: MIT
+// The hot-path collector and its control API (what the session drives).
+//
+//   collect::options o;                 // include/exclude, overflow, drain interval, sink
+//   o.sink = std::make_shared<my_record_sink>(...);   // writes into a writer::prof_dir
+//   if (auto r = collect::start(o); !r) { ...r.err()... }
+//   ... mstx calls on any thread ...
+//   collect::step_begin(1); ... collect::step_end(1);
+//   collect::stop();                    // drains everything, flushes the sink
+//   collect::loss_counters l = collect::losses();
+//
+// Producers (instrumented threads) write fixed-layout records into their own
+// SPSC byte ring (thread_buffer.hpp); a drain thread empties all rings every
+// drain_interval (default 100 ms) and whenever a ring passes half full,
+// pairs ranges (drain.hpp) and hands finished events to options::sink.
+// Producers never wait for the drain unless the overflow policy is `block`
+// (bounded by block_timeout). Every loss is counted (losses()).
+//
+// Compile-time policy: MSPROF_COLLECTOR names a collector_policy<Clock,
+// RingBytes, Overflow>; default_policy = auto_clock, 1 MiB rings, drop_newest.
+//
+// fork(): the child never inherits a running collector. Its calls record
+// nothing and start() in the child fails (errc::unsupported);
+// the parent is unaffected.
+#ifndef MSPROF_COLLECT_COLLECTOR_HPP
+#define MSPROF_COLLECT_COLLECTOR_HPP
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "../core/platform.hpp"
+#include "../instrument/c_api.hpp"
+#include "clock.hpp"
+#include "drain.hpp"
+#include "record_sink.hpp"
+#include "thread_buffer.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace collect {
+
+enum class overflow_policy : std::uint8_t {
+  drop_newest = 0,  // a full ring drops the new event (counted per thread)
+  block = 1,        // wait up to block_timeout for the drain, then drop (counted)
+};
+
+template <class Clock = auto_clock, std::size_t RingBytes = (std::size_t{1} << 20),
+          overflow_policy Overflow = overflow_policy::drop_newest>
+struct collector_policy {
+  using clock = Clock;
+  static constexpr std::size_t ring_bytes = RingBytes;
+  static constexpr overflow_policy overflow = Overflow;
+};
+using default_policy = collector_policy<>;
+
+struct options {
+  std::vector<std::string> domain_include;  // names; "default" = default domain
+  std::vector<std::string> domain_exclude;  // both set: include wins (warning)
+  std::optional<overflow_policy> overflow;  // runtime override of the policy
+  std::chrono::milliseconds drain_interval{100};
+  std::chrono::microseconds block_timeout{2000};
+  std::size_t ring_bytes = 0;               // 0: the policy's; applies to threads registered later
+  std::shared_ptr<record_sink> sink;        // required
+  std::function<void(const std::string&)> warn;  // warnings (e.g. include+exclude); may be empty
+};
+
+struct loss_counters {
+  std::uint64_t dropped = 0;           // events lost to full rings (all threads, incl. exited)
+  std::uint64_t rejected = 0;          // refused by the tool core (bad message/domain/descriptor)
+  std::uint64_t domain_mismatch = 0;   // range ends with the wrong domain
+  std::uint64_t unknown_end = 0;       // ends without a (collected) start
+  std::uint64_t unfinished = 0;        // ranges open at stop()
+  std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events dropped)
+  std::uint64_t collected = 0;         // tx/mem/step records handed to the sink
+  std::uint64_t total() const noexcept { return dropped + unknown_end + unfinished; }
+};
+
+template <class Policy>
+class basic_collector {
+ public:
+  using clock = typename Policy::clock;
+
+  // --------------------------------------------------- sink for the tool core
+  struct sink {
+    static bool collecting() noexcept { return collecting_.load(std::memory_order_relaxed); }
+    static void mark(const instrument::event& e) noexcept {
+      write_event(e.msg.is_static ? record_kind::mark_static : record_kind::mark_dynamic, e);
+    }
+    static void range_start(const instrument::event& e) noexcept {
+      write_event(e.msg.is_static ? record_kind::range_start_static : record_kind::range_start_dynamic, e);
+    }
+    static void range_end(const instrument::event& e) noexcept { write_event(record_kind::range_end, e); }
+    static void memory(const instrument::mem_event& e) noexcept {
+      thread_buffer* b = current();
+      if (b == nullptr) return;
+      unsigned char* p = reserve(b, record_fixed_bytes + 40);
+      if (p == nullptr) return;
+      record_header h{static_cast<std::uint16_t>((record_fixed_bytes + 40) / 8), record_kind::memory,
+                      static_cast<std::uint8_t>(static_cast<unsigned>(e.op) << 4),
+                      static_cast<std::uint16_t>(e.domain), 0};
+      std::uint64_t v[7] = {clock::now(), 0, e.handle, e.heap, e.address, e.size, e.device_id};
+      std::memcpy(p, &h, sizeof h);
+      std::memcpy(p + sizeof h, v, sizeof v);
+      commit(b);
+    }
+    static void domain_registered(std::uint32_t, const char*) noexcept {}
+  };
+  using core = instrument::tool_core<sink>;
+  using api = instrument::c_api<sink>;
+
+  // ------------------------------------------------------------ control
+  static result<void> start(const options& o) {
+    if (forked_child_.load(std::memory_order_acquire))
+      return make_error(errc::unsupported,
+                        "collector: start() in a fork()ed child; the child does not inherit a collector");
+    if (!o.sink) return make_error(errc::invalid_argument, "collector: options.sink is required");
+    std::lock_guard<std::mutex> control(control_mutex());
+    if (running_) return make_error(errc::invalid_argument, "collector: already started");
+    static const bool atfork = [] {
+      ::pthread_atfork(nullptr, nullptr, [] {
+        forked_child_.store(true, std::memory_order_release);
+        collecting_.store(false, std::memory_order_relaxed);
+      });
+      return true;
+    }();
+    (void)atfork;
+    calibration_ = calibrate(clock::prefer_counter());
+    auto st = core::set_filter(o.domain_include, o.domain_exclude);
+    if (st.include_wins_warning && o.warn)
+      o.warn("mstx domain include and exclude lists both given: include wins, exclude ignored");
+    opts_ = o;
+    overflow_.store(o.overflow.value_or(Policy::overflow), std::memory_order_relaxed);
+    block_timeout_ns_.store(static_cast<std::uint64_t>(
+                                std::chrono::duration_cast<std::chrono::nanoseconds>(o.block_timeout).count()),
+                            std::memory_order_relaxed);
+    ring_bytes_.store(o.ring_bytes != 0 ? o.ring_bytes : Policy::ring_bytes, std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(registry_mutex());
+      for (auto* b : buffers()) {
+        b->ring.discard();  // leftovers of a previous session
+        base_dropped_[b] = b->dropped.load(std::memory_order_relaxed);
+      }
+    }
+    pairer_.reset();
+    exited_dropped_ = 0;
+    collected_ = 0;
+    reject_base_ = core::total_rejects();
+    pid_ = static_cast<std::uint32_t>(::getpid());
+    msprof_mstx_attach_v0_1(&api::init);  // in-process: fill this module's mstx table
+    stop_requested_ = false;
+    drain_thread_ = new std::thread(&basic_collector::drain_loop);  // never destroyed while joinable
+    running_ = true;
+    collecting_.store(true, std::memory_order_release);
+    return {};
+  }
+
+  // Stops collecting, drains every ring, pairs what is left and flushes the sink.
+  static void stop() {
+    std::lock_guard<std::mutex> control(control_mutex());
+    if (!running_) return;
+    collecting_.store(false, std::memory_order_release);
+    {
+      std::lock_guard<std::mutex> lock(wake_mutex());
+      stop_requested_ = true;
+    }
+    wake_cv().notify_all();
+    drain_thread_->join();
+    delete drain_thread_;
+    drain_thread_ = nullptr;
+    drain_once();
+    pairer_.finish();
+    if (opts_.sink) opts_.sink->flush();
+    final_losses_ = compute_losses();
+    running_ = false;
+    opts_.sink.reset();
+  }
+
+  static bool collecting() noexcept { return collecting_.load(std::memory_order_relaxed); }
+  static bool running() {
+    std::lock_guard<std::mutex> control(control_mutex());
+    return running_;
+  }
+  static const clock_calibration& calibration() noexcept { return calibration_; }
+
+  // Step boundaries (torch_npu step()): written on the calling thread's ring,
+  // paired by step number on the drain, handed to record_sink::write_step.
+  static void step_begin(std::uint64_t step) noexcept { write_step(record_kind::step_begin, step); }
+  static void step_end(std::uint64_t step) noexcept { write_step(record_kind::step_end, step); }
+
+  // Losses of the current (or, after stop(), the last) session.
+  static loss_counters losses() {
+    std::lock_guard<std::mutex> control(control_mutex());
+    if (!running_) return final_losses_;
+    std::lock_guard<std::mutex> d(drain_mutex());
+    return compute_losses();
+  }
+
+  // Drains now (used by tests and by the session before a step boundary).
+  static void flush() {
+    std::lock_guard<std::mutex> control(control_mutex());
+    if (running_) drain_once();
+  }
+
+ private:
+  // ---------------------------------------------------------- hot path
+  static thread_buffer*& tl() noexcept {
+    static thread_local thread_buffer* p = nullptr;
+    return p;
+  }
+  MSPROF_INLINE static thread_buffer* current() noexcept {
+    thread_buffer* b = tl();
+    return MSPROF_LIKELY(b != nullptr) ? b : register_thread();
+  }
+
+  struct exit_hook {
+    bool armed = false;
+    ~exit_hook() {
+      if (!armed) return;
+      if (thread_buffer* b = tl()) {
+        tl() = nullptr;
+        b->finished.store(true, std::memory_order_release);
+      }
+    }
+  };
+
+  MSPROF_NOINLINE static thread_buffer* register_thread() noexcept {
+    if (forked_child_.load(std::memory_order_acquire)) return nullptr;
+    try {
+      auto* b = new thread_buffer(ring_bytes_.load(std::memory_order_relaxed));
+      {
+        std::lock_guard<std::mutex> lock(registry_mutex());
+        buffers().push_back(b);
+      }
+      static thread_local exit_hook hook;
+      hook.armed = true;
+      tl() = b;
+      return b;
+    } catch (...) {
+      lost_threads_.fetch_add(1, std::memory_order_relaxed);
+      return nullptr;
+    }
+  }
+
+  MSPROF_INLINE static unsigned char* reserve(thread_buffer* b, std::size_t size) noexcept {
+    unsigned char* p = b->ring.try_reserve(size);
+    return MSPROF_LIKELY(p != nullptr) ? p : reserve_slow(b, size);
+  }
+
+  MSPROF_NOINLINE static unsigned char* reserve_slow(thread_buffer* b, std::size_t size) noexcept {
+    b->wake_sent = false;
+    wake_drain();
+    if (overflow_.load(std::memory_order_relaxed) == overflow_policy::block) {
+      const std::uint64_t limit = block_timeout_ns_.load(std::memory_order_relaxed);
+      const std::uint64_t t0 = monotonic_raw_ns();
+      while (monotonic_raw_ns() - t0 < limit && collecting_.load(std::memory_order_relaxed)) {
+        std::this_thread::yield();
+        if (unsigned char* p = b->ring.try_reserve(size)) return p;
+      }
+    }
+    b->count_drop();
+    return nullptr;
+  }
+
+  MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
+    b->ring.commit();
+    if (MSPROF_UNLIKELY(b->ring.producer_used() > b->ring.capacity() / 2) && !b->wake_sent) {
+      if (b->ring.refresh_used() > b->ring.capacity() / 2) {
+        b->wake_sent = true;
+        wake_drain();
+      }
+    }
+  }
+
+  MSPROF_INLINE static void write_event(record_kind kind, const instrument::event& e) noexcept {
+    thread_buffer* b = current();
+    if (MSPROF_UNLIKELY(b == nullptr)) return;
+    const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
+    const bool has_msg = kind != record_kind::range_end;
+    std::size_t extra = !has_msg ? 0 : is_static ? 8 : ((e.msg.size + 7u) & ~std::size_t{7});
+    std::size_t size = record_fixed_bytes + extra;
+    unsigned char* p = reserve(b, size);
+    if (MSPROF_UNLIKELY(p == nullptr)) return;
+    record_header h{static_cast<std::uint16_t>(size / 8), kind,
+                    static_cast<std::uint8_t>(e.stream != nullptr ? record_flag_stream : 0),
+                    static_cast<std::uint16_t>(e.domain), static_cast<std::uint16_t>(has_msg ? e.msg.size : 0)};
+    std::uint64_t v[2] = {clock::now(), e.id};
+    std::memcpy(p, &h, sizeof h);
+    std::memcpy(p + sizeof h, v, sizeof v);
+    if (has_msg) {
+      if (is_static)
+        std::memcpy(p + record_fixed_bytes, &e.msg.data, sizeof(const char*));
+      else
+        std::memcpy(p + record_fixed_bytes, e.msg.data, e.msg.size);
+    }
+    commit(b);
+  }
+
+  static void write_step(record_kind kind, std::uint64_t step) noexcept {
+    if (!collecting()) return;
+    instrument::event e;
+    e.id = step;
+    write_event(kind, e);
+  }
+
+  static void wake_drain() noexcept {
+    wake_.store(true, std::memory_order_relaxed);
+    wake_cv().notify_one();
+  }
+
+  // ---------------------------------------------------------- drain side
+  static void drain_loop() {
+    std::unique_lock<std::mutex> lock(wake_mutex());
+    while (!stop_requested_) {
+      wake_cv().wait_for(lock, opts_.drain_interval,
+                         [] { return stop_requested_ || wake_.load(std::memory_order_relaxed); });
+      wake_.store(false, std::memory_order_relaxed);
+      if (stop_requested_) break;
+      lock.unlock();
+      drain_once();
+      lock.lock();
+    }
+  }
+
+  static void drain_once() {
+    std::lock_guard<std::mutex> d(drain_mutex());
+    std::vector<thread_buffer*> list;
+    {
+      std::lock_guard<std::mutex> lock(registry_mutex());
+      list = buffers();
+    }
+    std::vector<thread_buffer*> reclaim;
+    for (thread_buffer* b : list) {
+      const bool finished = b->finished.load(std::memory_order_acquire);  // before consuming
+      b->ring.consume([b](const unsigned char* p, std::size_t size) { decode(*b, p, size); });
+      if (finished) reclaim.push_back(b);
+    }
+    pairer_.end_pass([](std::uint64_t id, const range_pairer::start_info& s, const range_pairer::end_info& e) {
+      emit_range(id, s, e);
+    });
+    if (!reclaim.empty()) {
+      std::lock_guard<std::mutex> lock(registry_mutex());
+      auto& v = buffers();
+      for (thread_buffer* b : reclaim) {
+        exited_dropped_ += b->dropped.load(std::memory_order_relaxed) - base_dropped(b);
+        base_dropped_.erase(b);
+        v.erase(std::find(v.begin(), v.end(), b));
+        delete b;
+      }
+    }
+    if (opts_.sink) opts_.sink->flush();
+  }
+
+  static std::string_view domain_name(std::uint16_t d) {
+    const char* n = core::domain_name(d);
+    return n != nullptr ? std::string_view(n) : std::string_view("default");
+  }
+
+  static void emit_range(std::uint64_t id, const range_pairer::start_info& s, const range_pairer::end_info& e) {
+    tx_record r;
+    r.id = id;
+    r.event_type = static_cast<std::uint16_t>(instrument::event_type::start_stop);
+    r.pid = pid_;
+    r.tid = s.tid;
+    r.end_tid = e.tid;
+    r.start = s.ts;
+    r.end = e.ts;
+    r.domain = domain_name(s.domain);
+    r.message = s.message;
+    r.has_stream = s.stream;
+    deliver(r);
+  }
+
+  static void deliver(const tx_record& r) {
+    ++collected_;
+    try {
+      if (opts_.sink) opts_.sink->write_tx(r);
+    } catch (...) {
+    }
+  }
+
+  static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {
+    record_header h;
+    std::memcpy(&h, p, sizeof h);
+    std::uint64_t v[2];
+    std::memcpy(v, p + sizeof h, sizeof v);
+    const std::uint64_t ts = v[0], id = v[1];
+    auto message = [&]() -> std::string_view {
+      if (h.kind == record_kind::mark_static || h.kind == record_kind::range_start_static) {
+        const char* s = nullptr;
+        std::memcpy(&s, p + record_fixed_bytes, sizeof s);
+        return {s, h.msg_len};
+      }
+      if (size < record_fixed_bytes + h.msg_len) return {};
+      return {reinterpret_cast<const char*>(p + record_fixed_bytes), h.msg_len};
+    };
+    switch (h.kind) {
+      case record_kind::mark_static:
+      case record_kind::mark_dynamic: {
+        tx_record r;
+        r.id = id;
+        r.event_type = static_cast<std::uint16_t>(instrument::event_type::mark);
+        r.pid = pid_;
+        r.tid = r.end_tid = b.tid;
+        r.start = r.end = ts;
+        r.domain = domain_name(h.domain);
+        r.message = message();
+        r.has_stream = (h.flags & record_flag_stream) != 0;
+        deliver(r);
+        break;
+      }
+      case record_kind::range_start_static:
+      case record_kind::range_start_dynamic: {
+        range_pairer::start_info s;
+        s.ts = ts;
+        s.tid = b.tid;
+        s.domain = h.domain;
+        s.stream = (h.flags & record_flag_stream) != 0;
+        s.message = std::string(message());
+        pairer_.start(id, std::move(s));
+        break;
+      }
+      case record_kind::range_end:
+        pairer_.end(id, range_pairer::end_info{ts, b.tid, h.domain},
+                    [](std::uint64_t i, const range_pairer::start_info& s, const range_pairer::end_info& e) {
+                      emit_range(i, s, e);
+                    });
+        break;
+      case record_kind::memory: {
+        std::uint64_t m[5];
+        std::memcpy(m, p + record_fixed_bytes, sizeof m);
+        mem_record r;
+        r.op = static_cast<std::uint8_t>(h.flags >> 4);
+        r.pid = pid_;
+        r.tid = b.tid;
+        r.timestamp = ts;
+        r.domain = domain_name(h.domain);
+        r.handle = m[0];
+        r.heap = m[1];
+        r.address = m[2];
+        r.size = m[3];
+        r.device_id = static_cast<std::uint32_t>(m[4]);
+        ++collected_;
+        if (opts_.sink) opts_.sink->write_mem(r);
+        break;
+      }
+      case record_kind::step_begin:
+        steps_[id] = step_record{id, ts, 0, b.tid};
+        break;
+      case record_kind::step_end: {
+        auto it = steps_.find(id);
+        if (it != steps_.end()) {
+          it->second.end = ts;
+          ++collected_;
+          if (opts_.sink) opts_.sink->write_step(it->second);
+          steps_.erase(it);
+        }
+        break;
+      }
+    }
+  }
+
+  static std::uint64_t base_dropped(thread_buffer* b) {
+    auto it = base_dropped_.find(b);
+    return it == base_dropped_.end() ? 0 : it->second;
+  }
+
+  static loss_counters compute_losses() {
+    loss_counters l;
+    l.dropped = exited_dropped_;
+    {
+      std::lock_guard<std::mutex> lock(registry_mutex());
+      for (auto* b : buffers()) l.dropped += b->dropped.load(std::memory_order_relaxed) - base_dropped(b);
+    }
+    const auto& pc = pairer_.counters();
+    l.domain_mismatch = pc.domain_mismatch;
+    l.unknown_end = pc.unknown_end;
+    l.unfinished = pc.unfinished;
+    l.rejected = core::total_rejects() - reject_base_ + pc.domain_mismatch;
+    l.lost_threads = lost_threads_.load(std::memory_order_relaxed);
+    l.collected = collected_;
+    return l;
+  }
+
+  static std::mutex& control_mutex() { static std::mutex m; return m; }
+  static std::mutex& registry_mutex() { static std::mutex m; return m; }
+  static std::mutex& drain_mutex() { static std::mutex m; return m; }
+  static std::mutex& wake_mutex() { static std::mutex m; return m; }
+  static std::condition_variable& wake_cv() { static std::condition_variable c; return c; }
+  static std::vector<thread_buffer*>& buffers() { static auto* v = new std::vector<thread_buffer*>(); return *v; }
+
+  static inline std::atomic<bool> collecting_{false};
+  static inline std::atomic<bool> forked_child_{false};
+  static inline std::atomic<bool> wake_{false};
+  static inline std::atomic<overflow_policy> overflow_{Policy::overflow};
+  static inline std::atomic<std::uint64_t> block_timeout_ns_{2'000'000};
+  static inline std::atomic<std::size_t> ring_bytes_{Policy::ring_bytes};
+  static inline std::atomic<std::uint64_t> lost_threads_{0};
+  static inline bool running_ = false;
+  static inline bool stop_requested_ = false;
+  static inline std::thread* drain_thread_ = nullptr;
+  static inline options opts_{};
+  static inline clock_calibration calibration_{};
+  static inline range_pairer pairer_{};
+  static inline std::unordered_map<std::uint64_t, step_record> steps_{};
+  static inline std::unordered_map<thread_buffer*, std::uint64_t> base_dropped_{};
+  static inline std::uint64_t exited_dropped_ = 0;
+  static inline std::uint64_t collected_ = 0;
+  static inline std::uint64_t reject_base_ = 0;
+  static inline std::uint32_t pid_ = 0;
+  static inline loss_counters final_losses_{};
+};
+
+#ifndef MSPROF_COLLECTOR
+#  define MSPROF_COLLECTOR ::msprof::collect::default_policy
+#endif
+using default_collector = basic_collector<MSPROF_COLLECTOR>;
+
+// The control API the session uses (forwarders to default_collector).
+inline result<void> start(const options& o) { return default_collector::start(o); }
+inline void stop() { default_collector::stop(); }
+inline void flush() { default_collector::flush(); }
+inline bool collecting() noexcept { return default_collector::collecting(); }
+inline loss_counters losses() { return default_collector::losses(); }
+inline void step_begin(std::uint64_t step) noexcept { default_collector::step_begin(step); }
+inline void step_end(std::uint64_t step) noexcept { default_collector::step_end(step); }
+inline const clock_calibration& calibration() noexcept { return default_collector::calibration(); }
+// The tool core of the default collector (reject counters, device backend).
+using default_core = default_collector::core;
+
+}  // namespace collect
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_COLLECT_COLLECTOR_HPP

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// Single-producer single-consumer byte ring for variable-length records.
+// Producer side: no read-modify-write atomics — it owns write_ (release store
+// on commit) and a cached copy of the consumer's position, refreshed only when
+// the cached view says the ring is full. Records are 8-byte aligned, start
+// with a 2-byte size in 8-byte units, and are never split across the wrap: a
+// record that does not fit before the end is preceded by a skip marker
+// (size unit 0) that tells the consumer to jump to the start.
+#ifndef MSPROF_COLLECT_RING_BUFFER_HPP
+#define MSPROF_COLLECT_RING_BUFFER_HPP
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "../core/abi.hpp"
+#include "../core/platform.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace collect {
+
+class byte_ring {
+ public:
+  static constexpr std::size_t align = 8;
+  static constexpr std::size_t max_record = 0xffff * align;
+
+  // capacity: rounded up to a power of two >= 4 KiB. Storage is prefaulted.
+  explicit byte_ring(std::size_t capacity) {
+    std::size_t c = 4096;
+    while (c < capacity) c <<= 1;
+    cap_ = c;
+    mask_ = c - 1;
+    data_ = static_cast<unsigned char*>(std::aligned_alloc(64, c));
+    if (data_ == nullptr) throw std::bad_alloc();
+    std::memset(data_, 0, c);  // touch every page now, not on the hot path
+  }
+  ~byte_ring() { std::free(data_); }
+  byte_ring(const byte_ring&) = delete;
+  byte_ring& operator=(const byte_ring&) = delete;
+
+  std::size_t capacity() const noexcept { return cap_; }
+
+  // ------------------------------------------------------------ producer
+  // Space for `size` bytes (multiple of 8, <= max_record), or nullptr if full.
+  // The first 2 bytes of the record must hold size / 8 before commit().
+  MSPROF_INLINE unsigned char* try_reserve(std::size_t size) noexcept {
+    std::uint64_t w = write_.load(std::memory_order_relaxed);
+    std::size_t off = static_cast<std::size_t>(w & mask_);
+    std::size_t need = size;
+    if (MSPROF_UNLIKELY(off + size > cap_)) need += cap_ - off;  // skip to the start
+    if (MSPROF_UNLIKELY(w + need - cached_read_ > cap_)) {
+      cached_read_ = read_.load(std::memory_order_acquire);
+      if (w + need - cached_read_ > cap_) return nullptr;
+    }
+    if (MSPROF_UNLIKELY(need != size)) {
+      std::uint16_t skip = 0;
+      std::memcpy(data_ + off, &skip, sizeof skip);
+      w += cap_ - off;
+      off = 0;
+    }
+    pending_ = w + size;
+    return data_ + off;
+  }
+  MSPROF_INLINE void commit() noexcept { write_.store(pending_, std::memory_order_release); }
+
+  // Fill level seen by the producer (may overestimate by what the consumer freed).
+  std::size_t producer_used() const noexcept {
+    return static_cast<std::size_t>(write_.load(std::memory_order_relaxed) - cached_read_);
+  }
+  std::size_t refresh_used() noexcept {
+    cached_read_ = read_.load(std::memory_order_acquire);
+    return producer_used();
+  }
+
+  // ------------------------------------------------------------ consumer
+  // Calls f(const unsigned char* record, std::size_t size) for every committed
+  // record, then frees them. Returns the number of records.
+  template <class F>
+  std::size_t consume(F&& f) {
+    std::uint64_t r = read_.load(std::memory_order_relaxed);
+    const std::uint64_t w = write_.load(std::memory_order_acquire);
+    std::size_t n = 0;
+    while (r < w) {
+      std::size_t off = static_cast<std::size_t>(r & mask_);
+      std::uint16_t units = 0;
+      std::memcpy(&units, data_ + off, sizeof units);
+      if (units == 0) {  // skip marker
+        r += cap_ - off;
+        continue;
+      }
+      std::size_t size = static_cast<std::size_t>(units) * align;
+      f(static_cast<const unsigned char*>(data_ + off), size);
+      r += size;
+      ++n;
+    }
+    read_.store(r, std::memory_order_release);
+    return n;
+  }
+  // Drops everything committed so far (consumer side).
+  void discard() noexcept { read_.store(write_.load(std::memory_order_acquire), std::memory_order_release); }
+  bool empty() const noexcept {
+    return read_.load(std::memory_order_acquire) == write_.load(std::memory_order_acquire);
+  }
+
+ private:
+  alignas(64) std::atomic<std::uint64_t> write_{0};
+  std::uint64_t pending_ = 0;
+  std::uint64_t cached_read_ = 0;
+  unsigned char* data_ = nullptr;
+  std::size_t cap_ = 0;
+  std::size_t mask_ = 0;
+  alignas(64) std::atomic<std::uint64_t> read_{0};
+};
+
+}  // namespace collect
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_COLLECT_RING_BUFFER_HPP
