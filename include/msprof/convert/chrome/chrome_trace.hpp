@@ -452,10 +452,13 @@ inline result<plan> make_plan(const std::vector<trace_event>& ev, std::int64_t s
   struct flow_key_hash {
     std::size_t operator()(const flow_key& k) const noexcept {
       const std::hash<std::string_view> h;
-      return h(k.id) ^ (h(k.name) * 31) ^ (h(k.cat) * 131);
+      std::size_t seed = h(k.id);
+      for (std::size_t v : {h(k.name), h(k.cat)}) seed ^= v + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2);
+      return seed;
     }
   };
   std::unordered_map<flow_key, std::pair<std::uint32_t, std::uint32_t>, flow_key_hash> open;  // head, tail
+  open.reserve(ev.size() / 8 + 16);
   std::vector<std::uint32_t> next_s(ev.size(), npos32);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
   for (std::size_t k = 0; k < ev.size(); ++k) {
@@ -739,23 +742,38 @@ result<output> render_to(const std::vector<trace_event>& ev, std::int64_t sessio
     encode_meta(buf, p, i, st);
     meta_bytes += buf.size() + 2;
   }
+  // While everything may still fit in one file, the encoded events are kept
+  // (",\n"-separated) so a single-file trace is encoded only once.
+  std::string body;
+  bool keep_body = true;
+  auto measure = [&](auto&& encode) -> std::uint64_t {
+    if (keep_body) {
+      const std::size_t before = body.size();
+      body += ",\n";
+      encode(body);
+      const std::uint64_t n = body.size() - before;
+      if (meta_bytes + body.size() > opt.max_part_bytes) {
+        keep_body = false;
+        std::string().swap(body);
+      }
+      return n;
+    }
+    buf.clear();
+    encode(buf);
+    return buf.size() + 2;
+  };
   std::vector<std::uint32_t> pos(ev.size(), 0);
   std::vector<std::uint64_t> cost(p.order.size(), 0);
   std::uint64_t total = 0;
   for (std::size_t k = 0; k < p.order.size(); ++k) {
     pos[p.order[k]] = static_cast<std::uint32_t>(k);
-    buf.clear();
-    encode_event(buf, p, p.order[k], st);
-    cost[k] = buf.size() + 2;
+    cost[k] = measure([&](std::string& o) { encode_event(o, p, p.order[k], st); });
     total += cost[k];
   }
-  std::vector<std::uint64_t> flow_bytes(p.flows.size(), 0);
   for (std::size_t k = 0; k < p.flows.size(); ++k) {
-    buf.clear();
-    encode_flow(buf, p, p.flows[k], st);
-    flow_bytes[k] = buf.size() + 2;
-    cost[std::max(pos[p.flows[k].host], pos[p.flows[k].device])] += flow_bytes[k];
-    total += flow_bytes[k];
+    const std::uint64_t n = measure([&](std::string& o) { encode_flow(o, p, p.flows[k], st); });
+    cost[std::max(pos[p.flows[k].host], pos[p.flows[k].device])] += n;
+    total += n;
   }
   const stats counted = st;  // the sizing pass counted strings once; the write pass must not add again
 
@@ -843,11 +861,24 @@ result<output> render_to(const std::vector<trace_event>& ev, std::int64_t sessio
       sep();
       encode_meta(buf, p, i, scratch);
     }
+    const bool from_body = keep_body && cuts.size() == 1;
+    if (from_body && !body.empty()) {
+      // everything was encoded in the sizing pass: hand it over as it is
+      if (!emit(buf)) return make_error(errc::io, fmt::format("{}: write failed", names[k]));
+      std::string_view b(body);
+      if (first) b.remove_prefix(2);  // no metadata before it: drop the leading ",\n"
+      first = false;
+      bytes += b.size();
+      if (!sink(k, b)) return make_error(errc::io, fmt::format("{}: write failed", names[k]));
+      events += p.order.size() + 2 * p.flows.size();
+    }
     bool have_range = false;
     for (std::size_t j = cuts[k].begin; j < cuts[k].end; ++j) {
       const std::uint32_t i = p.order[j];
-      sep();
-      encode_event(buf, p, i, scratch);
+      if (!from_body) {
+        sep();
+        encode_event(buf, p, i, scratch);
+      }
       const std::int64_t end = ev[i].ts_ns + p.dur[i];
       if (!have_range) {
         pt.first_ns = ev[i].ts_ns;
@@ -860,6 +891,7 @@ result<output> render_to(const std::vector<trace_event>& ev, std::int64_t sessio
         return make_error(errc::io, fmt::format("{}: write failed", names[k]));
     }
     for (auto f : flows_in[k]) {
+      if (from_body) break;
       sep();
       ++events;  // a flow is two events
       encode_flow(buf, p, p.flows[f], scratch);
