@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double t_load = secs(t);
+  const double rss_load = peak_rss_mib();
   const double recs = static_cast<double>(m->apis.size() + m->tasks.size() * 6 + m->mstx.size());
   cv::export_options o;
   o.timestamp = "bench";
@@ -200,7 +201,7 @@ int main(int argc, char** argv) {
   row("summaries (after load)", t_sum);
   row("db (after load)", t_db);
   row("timeline incl. load", t_load + t_tl);
-  std::printf("peak RSS: %.1f MiB\n", peak_rss_mib());
+  std::printf("peak RSS: %.1f MiB after load, %.1f MiB at the end\n", rss_load, peak_rss_mib());
   std::error_code ec;
   fs::remove_all(dir, ec);
   return 0;

@@ -77,6 +77,46 @@ inline std::string lookup_type(const raw::collection& c, std::uint16_t lv, std::
   return it == c.types.end() ? std::to_string(type) : it->second;
 }
 
+/// FIFO queues per key in one sorted vector (a map of deques costs ~1 KiB per key).
+template <class T>
+class keyed_fifo {
+ public:
+  void add(std::uint64_t k, T v) { items_.push_back({k, std::move(v)}); }
+  void seal() {
+    std::stable_sort(items_.begin(), items_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    index_.reserve(items_.size());
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      auto [it, fresh] = index_.try_emplace(items_[i].first, i, i);
+      it->second.second = i + 1;
+      (void)fresh;
+    }
+  }
+  /// The oldest item of `k` not taken yet.
+  const T* pop(std::uint64_t k) {
+    auto it = index_.find(k);
+    if (it == index_.end() || it->second.first == it->second.second) return nullptr;
+    taken_ += 1;
+    return &items_[it->second.first++].second;
+  }
+  /// Items never taken, with their keys.
+  template <class F>
+  void for_each_left(F f) const {
+    for (const auto& [k, r] : index_)
+      for (std::size_t i = r.first; i < r.second; ++i) f(k, items_[i].second);
+  }
+  std::size_t left() const noexcept { return items_.size() - taken_; }
+
+ private:
+  std::vector<std::pair<std::uint64_t, T>> items_;
+  std::unordered_map<std::uint64_t, std::pair<std::size_t, std::size_t>> index_;
+  std::size_t taken_ = 0;
+};
+
+inline std::uint64_t task_key(std::uint32_t dev, std::uint32_t stream, std::uint32_t task) noexcept {
+  return (static_cast<std::uint64_t>(dev & 0xFFFFu) << 32) | (static_cast<std::uint64_t>(stream & 0xFFFFu) << 16) |
+         (task & 0xFFFFu);
+}
+
 }  // namespace detail
 
 /// Builds the model (consumes the collection).
@@ -107,6 +147,7 @@ inline model join(raw::collection&& c) {
     x.item = detail::lookup_hash(c, a.item_id);
     m.apis.push_back(std::move(x));
   }
+  std::vector<raw::api>().swap(c.apis);
   std::stable_sort(m.apis.begin(), m.apis.end(),
                    [](const api_call& a, const api_call& b) { return a.start_ns < b.start_ns; });
   for (std::size_t i = 0; i < m.apis.size(); ++i) m.apis[i].connection_id = i + 1;
@@ -131,7 +172,7 @@ inline model join(raw::collection&& c) {
   };
 
   // Ops by launching API (connection id); ops outside any API by (thread, ts).
-  std::unordered_map<std::uint64_t, op_info> op_by_conn;
+  std::unordered_map<std::uint64_t, std::shared_ptr<op_info>> op_by_conn;
   std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t> node_key_to_conn;
   for (const auto& n : c.nodes) {
     auto ai = find_api(n.thread_id, host_local(n.timestamp));
@@ -148,8 +189,9 @@ inline model join(raw::collection&& c) {
     op.dynamic = n.dynamic;
     const auto conn = m.apis[*ai].connection_id;
     node_key_to_conn[{n.thread_id, n.timestamp, n.op_name}] = conn;
-    op_by_conn[conn] = std::move(op);
+    op_by_conn[conn] = std::make_shared<op_info>(std::move(op));
   }
+  std::vector<raw::node_basic>().swap(c.nodes);
   for (auto& t : c.tensors) {
     std::uint64_t conn = 0;
     auto k = node_key_to_conn.find({t.thread_id, t.timestamp, t.op_name});
@@ -161,8 +203,10 @@ inline model join(raw::collection&& c) {
     auto it = op_by_conn.find(conn);
     if (conn == 0 || it == op_by_conn.end()) continue;
     // Ops with more than 5 tensors send several records; they concatenate.
-    for (auto& d : t.tensors) it->second.tensors.push_back(std::move(d));
+    for (auto& d : t.tensors) it->second->tensors.push_back(std::move(d));
   }
+  std::vector<raw::tensor_info>().swap(c.tensors);
+  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t>().swap(node_key_to_conn);
 
   // Device tasks from ACSQ start/end pairs, matched per (device, stream, task).
   auto clock_of = [&](std::uint32_t dev) -> const raw::device_clock* {
@@ -176,35 +220,51 @@ inline model join(raw::collection&& c) {
     const double d = (static_cast<double>(cyc) - static_cast<double>(k->cntvct)) * 1000.0 / k->hwts_frequency_mhz;
     return static_cast<std::int64_t>(k->monotonic_raw_ns) + static_cast<std::int64_t>(std::llround(d)) + wall;
   };
-  using key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
-  struct span { std::int64_t start, end; };
-  std::map<key, std::deque<span>> spans;
+  struct span {
+    std::int64_t start, end;
+  };
+  detail::keyed_fifo<span> spans;
   {
-    std::map<key, std::deque<std::int64_t>> open;
-    for (const auto& a : c.acsqs) {
-      const key k{a.device_id, a.stream_id, a.task_id};
-      const auto t = dev_local(a.device_id, a.timestamp);
-      if (a.start) {
-        open[k].push_back(t);
+    // Pair starts and ends per (device, stream, task) in arrival order.
+    std::vector<std::pair<std::uint64_t, std::pair<bool, std::int64_t>>> all;
+    all.reserve(c.acsqs.size());
+    for (const auto& a : c.acsqs)
+      all.push_back({detail::task_key(a.device_id, a.stream_id, a.task_id), {a.start, dev_local(a.device_id, a.timestamp)}});
+    std::vector<raw::acsq>().swap(c.acsqs);
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::size_t no_start = 0, no_end = 0;
+    std::vector<std::int64_t> open;
+    std::uint64_t cur = UINT64_MAX;
+    std::size_t head = 0;
+    auto close_key = [&] {
+      no_end += open.size() - head;
+      open.clear();
+      head = 0;
+    };
+    for (const auto& [k, e] : all) {
+      if (k != cur) {
+        close_key();
+        cur = k;
+      }
+      if (e.first) {
+        open.push_back(e.second);
+      } else if (head < open.size()) {
+        spans.add(k, {open[head++], e.second});
       } else {
-        auto& q = open[k];
-        if (q.empty()) {
-          m.warnings.push_back("device " + std::to_string(a.device_id) + ": task end without start (stream " +
-                               std::to_string(a.stream_id) + ", task " + std::to_string(a.task_id) + ")");
-          continue;
-        }
-        spans[k].push_back({q.front(), t});
-        q.pop_front();
+        ++no_start;
       }
     }
-    for (const auto& [k, q] : open)
-      if (!q.empty())
-        m.warnings.push_back("device " + std::to_string(std::get<0>(k)) + ": " + std::to_string(q.size()) +
-                             " task start(s) without end (stream " + std::to_string(std::get<1>(k)) + ", task " +
-                             std::to_string(std::get<2>(k)) + ")");
+    close_key();
+    if (no_start)
+      m.warnings.push_back(std::to_string(no_start) + " device task end record(s) without a start; ignored");
+    if (no_end)
+      m.warnings.push_back(std::to_string(no_end) + " device task start record(s) without an end; ignored");
   }
-  std::map<key, std::deque<pmu_counters>> pmus;
-  for (const auto& p : c.pmus) pmus[{p.device_id, p.stream_id, p.task_id}].push_back(p.counters);
+  spans.seal();
+  detail::keyed_fifo<pmu_counters> pmus;
+  for (const auto& p : c.pmus) pmus.add(detail::task_key(p.device_id, p.stream_id, p.task_id), p.counters);
+  std::vector<raw::pmu>().swap(c.pmus);
+  pmus.seal();
 
   std::vector<std::size_t> order(c.tracks.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -214,9 +274,9 @@ inline model join(raw::collection&& c) {
   for (std::size_t idx : order) {
     const auto& tr = c.tracks[idx];
     const std::uint32_t task16 = tr.task_id & 0xFFFFu;
-    const key k{tr.device_id, tr.stream_id, task16};
-    auto sp = spans.find(k);
-    if (sp == spans.end() || sp->second.empty()) {
+    const auto k = detail::task_key(tr.device_id, tr.stream_id, task16);
+    const span* sp = spans.pop(k);
+    if (!sp) {
       ++unmatched;
       continue;
     }
@@ -225,9 +285,8 @@ inline model join(raw::collection&& c) {
     t.stream_id = tr.stream_id;
     t.task_id = task16;
     t.batch_id = 0;
-    t.start_ns = sp->second.front().start;
-    t.end_ns = sp->second.front().end;
-    sp->second.pop_front();
+    t.start_ns = sp->start;
+    t.end_ns = sp->end;
     t.track_ns = host_local(tr.timestamp);
     t.thread_id = tr.thread_id;
     t.task_type = detail::lookup_type(c, level::runtime, static_cast<std::uint32_t>(tr.task_type));
@@ -239,37 +298,34 @@ inline model join(raw::collection&& c) {
       auto op = op_by_conn.find(api.connection_id);
       if (op != op_by_conn.end()) t.op = op->second;
     }
-    auto pq = pmus.find(k);
-    if (pq != pmus.end() && !pq->second.empty()) {
-      t.pmu = pq->second.front();
-      pq->second.pop_front();
-    }
+    if (const pmu_counters* pc = pmus.pop(k)) t.pmu = *pc;
     t.global_task_id = m.tasks.size();
     m.tasks.push_back(std::move(t));
   }
+  std::vector<raw::task_track>().swap(c.tracks);
   if (unmatched)
     m.warnings.push_back(std::to_string(unmatched) + " task_track record(s) have no device task (no ACSQ start/end)");
   // Device tasks nobody launched (device-only data, lost host slices) are kept,
   // without a connection, so the device side is never silently dropped.
-  std::size_t orphan = 0;
-  for (auto& [k, q] : spans) {
-    for (const auto& sp : q) {
-      device_task t;
-      t.device_id = std::get<0>(k);
-      t.stream_id = std::get<1>(k);
-      t.task_id = std::get<2>(k);
-      t.start_ns = sp.start;
-      t.end_ns = sp.end;
-      t.task_type = "UNKNOWN";
-      auto pq = pmus.find(k);
-      if (pq != pmus.end() && !pq->second.empty()) pq->second.pop_front();
-      t.global_task_id = m.tasks.size();
-      m.tasks.push_back(std::move(t));
-      ++orphan;
-    }
+  std::vector<device_task> orphans;
+  spans.for_each_left([&](std::uint64_t k, const span& sp) {
+    device_task t;
+    t.device_id = static_cast<std::uint32_t>(k >> 32);
+    t.stream_id = static_cast<std::uint32_t>((k >> 16) & 0xFFFFu);
+    t.task_id = static_cast<std::uint32_t>(k & 0xFFFFu);
+    t.start_ns = sp.start;
+    t.end_ns = sp.end;
+    t.task_type = "UNKNOWN";
+    orphans.push_back(std::move(t));
+  });
+  std::stable_sort(orphans.begin(), orphans.end(),
+                   [](const device_task& a, const device_task& b) { return a.start_ns < b.start_ns; });
+  for (auto& t : orphans) {
+    t.global_task_id = m.tasks.size();
+    m.tasks.push_back(std::move(t));
   }
-  if (orphan)
-    m.warnings.push_back(std::to_string(orphan) +
+  if (!orphans.empty())
+    m.warnings.push_back(std::to_string(orphans.size()) +
                          " device task(s) have no task_track record (no launching API); exported as UNKNOWN");
 
   // mstx: record order, times converted like host records.

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -106,7 +107,7 @@ struct device_task {
   std::string kernel_name;        ///< "" when unknown
   std::uint64_t connection_id = 0;  ///< 0 = no host API found
   std::uint64_t global_task_id = 0;
-  std::optional<op_info> op;
+  std::shared_ptr<const op_info> op;  ///< shared by every task of one launch
   std::optional<pmu_counters> pmu;
 };
 

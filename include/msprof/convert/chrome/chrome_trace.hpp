@@ -339,8 +339,10 @@ inline std::uint32_t find_flow_slice(const plan& p, const std::uint32_t* thread,
     best = *it;  // later = nested deeper
   }
   if (best != npos32) return best;
-  // Innermost enclosing slice: scan back over earlier starts (bounded by depth in practice).
-  for (const std::uint32_t* it = first; it != thread;) {
+  // Innermost enclosing slice among the last starts before ts. The scan is
+  // bounded so that flows pointing at nothing cannot make this quadratic.
+  std::size_t budget = 256;
+  for (const std::uint32_t* it = first; it != thread && budget-- > 0;) {
     --it;
     if (ev[*it].ph == 'X' && end_ns(p, *it) > ts) return *it;
   }
