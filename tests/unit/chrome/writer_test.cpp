@@ -239,6 +239,22 @@ TEST_CASE("chrome: flows DevTools would bind elsewhere, or that have no slice, a
   CHECK(std::get<3>(std::get<2>(*n.links.begin())) == "dev1");
 }
 
+TEST_CASE("chrome: a flow end inside a slice (not at its start) is moved to the slice start") {
+  std::vector<trace_event> ev = {X(1, 1, 100, 1'000, "host"), X(2, 1, 5'000, 2'000, "dev"),
+                                 flow('s', 1, 1, 600, "MsTx", "7"), flow('f', 2, 1, 6'500, "MsTx", "7")};
+  const auto out = render_ok(ev);
+  CHECK(out.totals.flows_written == 1);
+  const auto t = parse_ok(out.parts[0].text);
+  for (const auto& e : t.events) {
+    if (e.ph == 's') CHECK(e.ts_ns == start + 100);
+    if (e.ph == 'f') CHECK(e.ts_ns == start + 5'000);
+  }
+  const auto n = normalize(t, form::chrome);
+  REQUIRE(n.links.size() == 1);
+  CHECK(std::get<3>(std::get<1>(*n.links.begin())) == "host");
+  CHECK(std::get<3>(std::get<2>(*n.links.begin())) == "dev");
+}
+
 TEST_CASE("chrome: back-to-back slices stay siblings although ts + dur rounds past the next start") {
   // 0.1 + 0.2 > 0.3 in doubles: without a 1-ns trim DevTools drops "b".
   std::vector<trace_event> ev = {X(1, 1, 100, 200, "a"), X(1, 1, 300, 1'000, "b")};
