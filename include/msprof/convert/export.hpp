@@ -241,7 +241,7 @@ inline result<export_result> export_summary(const model& m, const export_options
   auto dir = detail::output_dir(m.session.prof_dir);
   if (!dir) return dir.err();
   const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
-  const auto tables = all_summaries(m);
+  const auto tables = all_summaries(m, /*lazy=*/true);
   if (tables.empty())
     return make_error(errc::not_found, m.session.prof_dir + ": no API, task or mstx records to summarize");
   const bool json = o.format == "json";
@@ -249,15 +249,69 @@ inline result<export_result> export_summary(const model& m, const export_options
   const std::size_t per = o.slice_rows == 0 ? SIZE_MAX : o.slice_rows;
   for (const auto& t : tables) {
     if (!detail::wanted(o, t.name)) continue;
-    const std::size_t n = t.rows.size();
+    const std::size_t n = t.size();
     const std::size_t slices = n <= per ? 1 : (n + per - 1) / per;
-    for (std::size_t k = 0; k < slices; ++k) {
-      const std::string stem = slices == 1 ? t.name : t.name + "_slice_" + std::to_string(k);
-      const auto p = *dir / (stem + "_" + ts + ext);
-      const std::size_t first = k * per, last = std::min(n, first + per);
-      MSPROF_TRY(detail::write_file_atomic(p, json ? json_text(t, first, last) : csv_text(t, first, last)));
-      r.files.push_back(p.string());
-    }
+    // Rows stream from the model into one slice file after another.
+    std::size_t row_index = 0, slice = 0;
+    std::string buf;
+    std::optional<std::ofstream> f;
+    std::string tmp, final_path;
+    result<void> status;
+    auto open_slice = [&] {
+      const std::string stem = slices == 1 ? t.name : t.name + "_slice_" + std::to_string(slice);
+      final_path = (*dir / (stem + "_" + ts + ext)).string();
+      tmp = final_path + ".tmp" + std::to_string(::getpid());
+      f.emplace(tmp, std::ios::binary | std::ios::trunc);
+      if (!*f) status = make_error(errc::io, tmp + ": cannot create file");
+      buf.clear();
+      if (json)
+        buf += '[';
+      else
+        append_csv_row(buf, t.header);
+    };
+    auto flush = [&] {
+      if (status && f && !buf.empty()) {
+        f->write(buf.data(), static_cast<std::streamsize>(buf.size()));
+        if (!*f) status = make_error(errc::io, tmp + ": write failed (disk full?)");
+      }
+      buf.clear();
+    };
+    auto close_slice = [&] {
+      if (json) buf += ']';
+      flush();
+      f->close();
+      std::error_code ec;
+      if (status) {
+        std::filesystem::rename(tmp, final_path, ec);
+        if (ec) status = make_error(errc::io, final_path + ": cannot rename temporary file: " + ec.message());
+      }
+      if (!status) std::filesystem::remove(tmp, ec);
+      if (status) r.files.push_back(final_path);
+      f.reset();
+      ++slice;
+    };
+    open_slice();
+    std::size_t in_slice = 0;
+    t.for_each([&](const table::row& row) {
+      if (!status) return;
+      if (in_slice == per) {
+        close_slice();
+        if (!status) return;
+        open_slice();
+        in_slice = 0;
+      }
+      if (json) {
+        if (in_slice) buf += ',';
+        append_json_row(buf, t.header, row);
+      } else {
+        append_csv_row(buf, row);
+      }
+      ++in_slice;
+      ++row_index;
+      if (buf.size() >= (1u << 20)) flush();
+    });
+    if (f) close_slice();
+    if (!status) return status.err();
   }
   const auto readme = *dir / "README.txt";
   MSPROF_TRY(detail::write_file_atomic(readme, detail::readme_text(r.files)));

@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
 #include <map>
 #include <numeric>
 #include <string>
@@ -23,9 +26,29 @@ namespace convert {
 
 /// A formatted table. Cells are final text (CSV quoting is applied on write).
 struct table {
+  using row = std::vector<std::string>;
+  using row_fn = std::function<void(const row&)>;
   std::string name;  ///< file stem, e.g. "op_summary"
   std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
+  std::vector<row> rows;
+  /// Lazy tables (per-record ones, built with lazy = true) produce their rows on
+  /// demand instead of holding them; they refer to the model, which must outlive them.
+  std::function<void(const row_fn&)> generate;
+  std::size_t lazy_count = 0;
+
+  std::size_t size() const noexcept { return generate ? lazy_count : rows.size(); }
+  void for_each(const row_fn& f) const {
+    if (generate)
+      generate(f);
+    else
+      for (const auto& r : rows) f(r);
+  }
+  void materialize() {
+    if (!generate) return;
+    rows.reserve(lazy_count);
+    generate([this](const row& r) { rows.push_back(r); });
+    generate = nullptr;
+  }
 };
 
 namespace detail {
@@ -128,7 +151,7 @@ inline std::vector<const device_task*> op_summary_tasks(const model& m) {
 
 inline bool has_pipe_pmu(const model& m) { return m.session.ai_core_metrics == "PipeUtilization"; }
 
-inline table op_summary(const model& m) {
+inline table op_summary(const model& m, bool lazy = false) {
   table t;
   t.name = "op_summary";
   t.header = {"Device_id", "Model ID", "Task ID", "Stream ID", "Op Name", "OP Type", "OP State", "Task Type",
@@ -140,12 +163,16 @@ inline table op_summary(const model& m) {
     auto h = pipe_header();
     t.header.insert(t.header.end(), h.begin(), h.end());
   }
-  const auto tasks = op_summary_tasks(m);
+  auto tasks = std::make_shared<std::vector<const device_task*>>(op_summary_tasks(m));
+  t.lazy_count = tasks->size();
+  const std::size_t ncols = t.header.size();
+  t.generate = [&m, tasks, pipe, ncols](const table::row_fn& emit) {
   const device_task* prev = nullptr;
-  for (const device_task* task : tasks) {
+  std::vector<std::string> r;
+  for (const device_task* task : *tasks) {
     const op_info& op = *task->op;
-    std::vector<std::string> r;
-    r.reserve(t.header.size());
+    r.clear();
+    r.reserve(ncols);
     r.push_back(std::to_string(task->device_id));
     r.push_back("4294967295");
     r.push_back(std::to_string(task->task_id));
@@ -203,8 +230,10 @@ inline table op_summary(const model& m) {
         r.push_back(fmt::format("{:.3f}", cube));
       }
     }
-    t.rows.push_back(std::move(r));
+    emit(r);
   }
+  };
+  if (!lazy) t.materialize();
   return t;
 }
 
@@ -264,97 +293,118 @@ inline table api_statistic(const model& m) {
   return t;
 }
 
-inline table task_time(const model& m) {
+inline table task_time(const model& m, bool lazy = false) {
   table t;
   t.name = "task_time";
   t.header = {"Device_id", "kernel_name", "kernel_type", "stream_id", "task_id", "task_time(us)", "task_start(us)",
               "task_stop(us)"};
-  std::vector<const device_task*> v;
-  for (const auto& task : m.tasks) v.push_back(&task);
-  std::stable_sort(v.begin(), v.end(), [](const device_task* a, const device_task* b) {
+  auto v = std::make_shared<std::vector<const device_task*>>();
+  for (const auto& task : m.tasks) v->push_back(&task);
+  std::stable_sort(v->begin(), v->end(), [](const device_task* a, const device_task* b) {
     return std::tie(a->device_id, a->start_ns) < std::tie(b->device_id, b->start_ns);
   });
-  for (const device_task* task : v) {
-    t.rows.push_back({std::to_string(task->device_id), task->kernel_name.empty() ? "N/A" : task->kernel_name,
-                      task->op ? ge_task_type_name(task->op->ge_task_type) : task->task_type,
-                      std::to_string(task->stream_id), std::to_string(task->task_id),
-                      dur_us_fixed3(task->end_ns - task->start_ns), ts_us(task->start_ns) + "\t",
-                      ts_us(task->end_ns) + "\t"});
-  }
+  t.lazy_count = v->size();
+  t.generate = [v](const table::row_fn& emit) {
+    for (const device_task* task : *v) {
+      emit({std::to_string(task->device_id), task->kernel_name.empty() ? "N/A" : task->kernel_name,
+            task->op ? ge_task_type_name(task->op->ge_task_type) : task->task_type, std::to_string(task->stream_id),
+            std::to_string(task->task_id), dur_us_fixed3(task->end_ns - task->start_ns), ts_us(task->start_ns) + "\t",
+            ts_us(task->end_ns) + "\t"});
+    }
+  };
+  if (!lazy) t.materialize();
   return t;
 }
 
-inline table msprof_tx(const model& m) {
+inline table msprof_tx(const model& m, bool lazy = false) {
   table t;
   t.name = "msprof_tx";
   t.header = {"Device_id", "pid", "tid", "category", "event_type", "payload_type", "payload_value",
               "Start_time(us)", "End_time(us)", "message_type", "message", "domain", "Device Start_time(us)",
               "Device End_time(us)"};
-  std::vector<const mstx_event*> v;
-  for (const auto& e : m.mstx) v.push_back(&e);
-  std::stable_sort(v.begin(), v.end(),
+  auto v = std::make_shared<std::vector<const mstx_event*>>();
+  for (const auto& e : m.mstx) v->push_back(&e);
+  std::stable_sort(v->begin(), v->end(),
                    [](const mstx_event* a, const mstx_event* b) { return a->start_ns < b->start_ns; });
   // Quirk of the reference (Python msprof_tx export): with a device present the
   // host times are printed on the raw monotonic clock, without the wall offset.
   const bool raw = m.has_device();
-  static const char* const types[] = {"marker", "push/pop", "start/end", "marker_ex"};
-  for (const mstx_event* e : v) {
-    t.rows.push_back({"host", std::to_string(e->pid), std::to_string(e->tid), "N/A",
-                      e->event_type < 4 ? types[e->event_type] : "unknown", "N/A", "N/A",
-                      ts_us(raw ? e->start_mono_ns : e->start_ns) + "\t", ts_us(raw ? e->end_mono_ns : e->end_ns) + "\t",
-                      "N/A", e->message, e->domain, "N/A", "N/A"});
-  }
+  t.lazy_count = v->size();
+  t.generate = [v, raw](const table::row_fn& emit) {
+    static const char* const types[] = {"marker", "push/pop", "start/end", "marker_ex"};
+    for (const mstx_event* e : *v) {
+      emit({"host", std::to_string(e->pid), std::to_string(e->tid), "N/A",
+            e->event_type < 4 ? types[e->event_type] : "unknown", "N/A", "N/A",
+            ts_us(raw ? e->start_mono_ns : e->start_ns) + "\t", ts_us(raw ? e->end_mono_ns : e->end_ns) + "\t", "N/A",
+            e->message, e->domain, "N/A", "N/A"});
+    }
+  };
+  if (!lazy) t.materialize();
   return t;
 }
 
-/// Every summary that has rows, in a fixed order.
-inline std::vector<table> all_summaries(const model& m) {
+/// Every summary that has rows, in a fixed order. With lazy = true the
+/// per-record tables stream their rows (the model must outlive the tables).
+inline std::vector<table> all_summaries(const model& m, bool lazy = false) {
   std::vector<table> v;
   auto add = [&](table t) {
-    if (!t.rows.empty()) v.push_back(std::move(t));
+    if (t.size() != 0) v.push_back(std::move(t));
   };
-  add(op_summary(m));
+  add(op_summary(m, lazy));
   add(op_statistic(m));
   add(api_statistic(m));
-  add(task_time(m));
-  add(msprof_tx(m));
+  add(task_time(m, lazy));
+  add(msprof_tx(m, lazy));
   return v;
+}
+
+/// One CSV line.
+inline void append_csv_row(std::string& out, const std::vector<std::string>& cells) {
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i) out += ',';
+    append_csv_cell(out, cells[i]);
+  }
+  out += '\n';
+}
+
+/// One JSON object keyed by the header (time cells without their spreadsheet TAB).
+inline void append_json_row(std::string& out, const std::vector<std::string>& header,
+                            const std::vector<std::string>& cells) {
+  out += '{';
+  for (std::size_t c = 0; c < header.size() && c < cells.size(); ++c) {
+    if (c) out += ',';
+    append_json_string(out, header[c]);
+    out += ':';
+    std::string_view v = cells[c];
+    if (!v.empty() && v.back() == '\t') v.remove_suffix(1);
+    append_json_string(out, v);
+  }
+  out += '}';
 }
 
 /// CSV text of a table (rows [first, last)).
 inline std::string csv_text(const table& t, std::size_t first = 0, std::size_t last = SIZE_MAX) {
   std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      if (i) out += ',';
-      append_csv_cell(out, cells[i]);
-    }
-    out += '\n';
-  };
-  line(t.header);
-  last = std::min(last, t.rows.size());
-  for (std::size_t i = first; i < last; ++i) line(t.rows[i]);
+  append_csv_row(out, t.header);
+  std::size_t i = 0;
+  t.for_each([&](const table::row& r) {
+    if (i >= first && i < last) append_csv_row(out, r);
+    ++i;
+  });
   return out;
 }
 
-/// JSON text of a table: an array of objects keyed by the header (time cells
-/// without their spreadsheet TAB).
+/// JSON text of a table: an array of objects keyed by the header.
 inline std::string json_text(const table& t, std::size_t first = 0, std::size_t last = SIZE_MAX) {
   std::string out = "[";
-  last = std::min(last, t.rows.size());
-  for (std::size_t i = first; i < last; ++i) {
-    if (i != first) out += ',';
-    out += '{';
-    for (std::size_t c = 0; c < t.header.size() && c < t.rows[i].size(); ++c) {
-      if (c) out += ',';
-      append_json_string(out, t.header[c]);
-      out += ':';
-      std::string v = t.rows[i][c];
-      if (!v.empty() && v.back() == '\t') v.pop_back();
-      append_json_string(out, v);
+  std::size_t i = 0;
+  t.for_each([&](const table::row& r) {
+    if (i >= first && i < last) {
+      if (i != first) out += ',';
+      append_json_row(out, t.header, r);
     }
-    out += '}';
-  }
+    ++i;
+  });
   out += "]";
   return out;
 }
