@@ -63,7 +63,8 @@ class sqlite_db {
   result<void> open() {
     if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
       return fail("cannot create database");
-    return exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN");
+    return exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
+                "PRAGMA cache_size=-65536; BEGIN");
   }
   result<void> exec(const std::string& sql) {
     char* msg = nullptr;
@@ -136,6 +137,15 @@ class table_sink {
   }
   table_sink(const table_sink&) = delete;
   table_sink& operator=(const table_sink&) = delete;
+  /// Binds and inserts one row of int64/double/string values without building a vector.
+  template <class... Args>
+  void row(const Args&... args) {
+    if (!st_ || !*status_) return;
+    int c = 0;
+    (bind(++c, args), ...);
+    if (sqlite3_step(st_) != SQLITE_DONE) fail("insert into");
+    sqlite3_reset(st_);
+  }
   void push_back(const std::vector<db_value>& row) {
     if (!st_ || !*status_) return;
     for (std::size_t i = 0; i < ncols_ && i < row.size(); ++i) {
@@ -154,6 +164,11 @@ class table_sink {
   }
 
  private:
+  void bind(int c, std::int64_t v) { sqlite3_bind_int64(st_, c, v); }
+  void bind(int c, double v) { sqlite3_bind_double(st_, c, v); }
+  void bind(int c, const std::string& v) {
+    sqlite3_bind_text(st_, c, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  }
   void fail(const char* what) {
     if (*status_) *status_ = make_error(errc::io, std::string("sqlite ") + what + " " + name_ + ": " + sqlite3_errmsg(db_));
   }
@@ -360,8 +375,7 @@ inline result<void> write_db(const model& m, const std::string& path) {
         for (int side = 0; side < 2; ++side) {
           const bool on = side == 0 ? aic : aiv;
           for (int i = 0; i < 15; ++i)
-            p.push_back(V{static_cast<std::int64_t>(t.global_task_id), pmu_name_ids[side * 15 + i],
-                          on ? vals[i] : 0.0});
+            p.row(static_cast<std::int64_t>(t.global_task_id), pmu_name_ids[side * 15 + i], on ? vals[i] : 0.0);
         }
       }
     }
