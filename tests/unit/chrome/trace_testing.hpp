@@ -270,6 +270,14 @@ struct normalized {
 /// form means them: `exact` by (pid, tid, ts) with connection_id breaking ties
 /// (as msprof writes them), `chrome` the way DevTools binds them: the first
 /// event in the file with the same (ts, pid, tid, cat).
+/// The chrome form appends U+200B to names DevTools reserves; undo it.
+inline std::string unreserved(const std::string& name, form f) {
+  constexpr std::string_view zwsp = "\xE2\x80\x8B";
+  if (f == form::chrome && name.size() >= zwsp.size() && name.compare(name.size() - zwsp.size(), zwsp.size(), zwsp) == 0)
+    return name.substr(0, name.size() - zwsp.size());
+  return name;
+}
+
 inline normalized normalize(const parsed_trace& t, form f) {
   normalized n;
   std::map<std::tuple<std::uint64_t, std::uint64_t, std::int64_t>, std::vector<std::size_t>> starts;
@@ -278,10 +286,10 @@ inline normalized normalize(const parsed_trace& t, form f) {
     switch (e.ph) {
       case 'X':
       case 'I':
-        n.slices.emplace(e.pid, e.tid, e.ts_ns, e.name, canonical_args(e.args), e.ph == 'X' ? e.dur_ns : -1);
+        n.slices.emplace(e.pid, e.tid, e.ts_ns, unreserved(e.name, f), canonical_args(e.args), e.ph == 'X' ? e.dur_ns : -1);
         starts[{e.pid, e.tid, e.ts_ns}].push_back(k);
         break;
-      case 'C': n.counters.emplace(e.pid, e.tid, e.ts_ns, e.name, canonical_args(e.args)); break;
+      case 'C': n.counters.emplace(e.pid, e.tid, e.ts_ns, unreserved(e.name, f), canonical_args(e.args)); break;
       case 'M': n.metadata.emplace(e.pid, e.tid, e.name, canonical_args(e.args)); break;
       default: break;
     }
@@ -291,7 +299,7 @@ inline normalized normalize(const parsed_trace& t, form f) {
     if (it == starts.end()) return std::nullopt;
     if (f == form::chrome) {
       for (auto k : it->second)
-        if (t.events[k].cat == fe.cat) return slice_key{fe.pid, fe.tid, fe.ts_ns, t.events[k].name};
+        if (t.events[k].cat == fe.cat) return slice_key{fe.pid, fe.tid, fe.ts_ns, unreserved(t.events[k].name, f)};
       return std::nullopt;
     }
     std::uint64_t id = std::strtoull(fe.id.c_str(), nullptr, 10);
@@ -322,7 +330,7 @@ inline normalized normalize(const parsed_trace& t, form f) {
         ++n.unresolved_links;
         continue;
       }
-      n.links.emplace(std::get<0>(key), *a, *b);
+      n.links.emplace(std::get<0>(key), *a, *b);  // (category, host slice, device slice)
     }
   }
   for (auto& [key, fs] : f_ends)

@@ -255,6 +255,42 @@ TEST_CASE("chrome: a flow end inside a slice (not at its start) is moved to the 
   CHECK(std::get<3>(std::get<2>(*n.links.begin())) == "dev");
 }
 
+std::vector<trace_event> reserved_name_events() {
+  // Every name DevTools reserves, as nested slices, instants and counters.
+  std::vector<trace_event> ev = {M(3, 0, "process_name", trace_arg::str("name", "app")),
+                                 X(3, 1, 500, 10'000'000, "outer")};
+  std::int64_t ts = 1'000;
+  for (auto n : chrome::detail::reserved_names) {
+    ev.push_back(X(3, 1, ts, 500, std::string(n), {trace_arg::str("domain", "default")}));
+    ev.push_back(X(3, 1, ts + 100, 100, std::string(n)));
+    trace_event c;
+    c.ph = 'C';
+    c.pid = 3;
+    c.tid = 0;
+    c.ts_ns = start + ts;
+    c.name = std::string(n);
+    c.args.push_back(trace_arg::num("v", 1));
+    ev.push_back(std::move(c));
+    ts += 1'000;
+  }
+  return ev;
+}
+
+TEST_CASE("chrome: slices named like Chrome events DevTools parses get U+200B appended, and are counted") {
+  const auto ev = reserved_name_events();
+  const auto out = render_ok(ev);
+  const std::size_t reserved = std::size(chrome::detail::reserved_names);
+  CHECK(out.totals.renamed == 3 * reserved);
+  const auto t = parse_ok(out.parts[0].text);
+  CHECK(find(t, 'X', "Paint") == nullptr);
+  CHECK(find(t, 'X', "Paint\xE2\x80\x8B") != nullptr);
+  CHECK(find(t, 'X', "outer") != nullptr);  // other names stay as they are
+  parsed_trace in;
+  in.events = ev;
+  const auto diff = compare(normalize(in, form::exact), normalize(t, form::chrome), 0, 0);
+  for (const auto& d : diff) FAIL_CHECK(d);
+}
+
 TEST_CASE("chrome: back-to-back slices stay siblings although ts + dur rounds past the next start") {
   // 0.1 + 0.2 > 0.3 in doubles: without a 1-ns trim DevTools drops "b".
   std::vector<trace_event> ev = {X(1, 1, 100, 200, "a"), X(1, 1, 300, 1'000, "b")};
@@ -431,6 +467,7 @@ TEST_CASE("chrome: engine: hand-built traces load with every slice, the real dep
   engine_ok("flows_dropped.json", render_ok(dropped_flow_events()).parts.at(0).text);
   engine_ok("rounding.json", render_ok({X(1, 1, 100, 200, "a"), X(1, 1, 300, 1'000, "b")}).parts.at(0).text);
   engine_ok("random_nesting.json", render_ok(random_nesting_events()).parts.at(0).text);
+  engine_ok("reserved_names.json", render_ok(reserved_name_events()).parts.at(0).text);
   chrome::options opt;
   const auto ev = stepped_events(opt);
   opt.max_part_bytes = render_ok(ev).parts.at(0).bytes / 4;
@@ -451,4 +488,43 @@ TEST_CASE("chrome: engine: the check fails on the exact form's string ts (the te
   auto t = parse_trace(exact, form::exact);
   CHECK(nesting_depths(t).at({1, 1}) == 2);
   CHECK_FALSE(engine_findings(rep, t).empty());
+}
+
+TEST_CASE("chrome: engine: the reserved-name list covers every event name the engine handles") {
+  if (engine_skipped()) return;
+  const std::string cmd = fmt::format(
+      "cd '{}' && '{}' --input-type=module -e \"const T = await import('@paulirish/trace_engine'); "
+      "console.log(JSON.stringify(Object.values(T.Types.Events.Name)))\" 2>/dev/null",
+      js_dir().string(), find_node());
+  std::FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe);
+  std::string text;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) text.append(buf, n);
+  ::pclose(pipe);
+  simdjson::dom::parser parser;
+  simdjson::dom::array names;
+  REQUIRE_MESSAGE(!parser.parse(text).get(names), text);
+  std::size_t count = 0;
+  for (auto v : names) {
+    const std::string_view name = v.get_string().value();
+    ++count;
+    CHECK_MESSAGE(chrome::detail::is_reserved_name(name), "engine name not reserved: " << name);
+  }
+  CHECK(count > 100);
+}
+
+TEST_CASE("chrome: engine: unrenamed reserved names break the trace (the rename is needed)") {
+  if (engine_skipped()) return;
+  std::vector<trace_event> ev = {X(3, 1, 500, 10'000, "outer"), X(3, 1, 1'000, 100, "Paint")};
+  auto out = render_ok(ev);
+  std::string text = out.parts.at(0).text;
+  const std::string renamed = "Paint\xE2\x80\x8B";
+  const auto at = text.find(renamed);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, renamed.size(), "Paint");
+  const auto rep = run_engine(temp_file("reserved_unrenamed.json", text));
+  REQUIRE(rep.ran);
+  CHECK_FALSE(rep.fatal.empty());
 }

@@ -88,6 +88,7 @@ struct stats {
   std::size_t invalid_utf8 = 0;      ///< strings with invalid UTF-8 (bytes replaced by U+FFFD)
   std::size_t non_finite = 0;        ///< NaN/Inf argument values written as null
   std::size_t unsupported = 0;       ///< events of a phase this form does not carry (skipped)
+  std::size_t renamed = 0;           ///< events named like a Chrome event DevTools parses (name + U+200B)
   std::size_t steps_split = 0;       ///< parts cut inside a step because one step was too big
   std::size_t max_depth = 0;         ///< deepest slice nesting on any thread (1 = roots only)
 };
@@ -114,6 +115,60 @@ struct output {
 namespace detail {
 
 inline constexpr std::uint32_t npos32 = std::numeric_limits<std::uint32_t>::max();
+
+/// Event names DevTools' trace engine handles specially (its Types.Events.Name
+/// values of @paulirish/trace_engine 0.0.65 plus the metadata names), sorted.
+/// A slice, counter or flow with one of these names makes DevTools read
+/// Chrome-specific args or treat the trace as a browser recording: the whole
+/// trace then fails to load or shows nothing (tests/js/selftest.mjs). Such
+/// events are written with U+200B (zero-width space) appended, which looks
+/// the same. test_chrome checks that this list covers the engine's.
+inline constexpr std::string_view reserved_names[] = {
+    "AbortPostTaskCallback", "ActivateLayerTree", "Animation", "AnimationFrame",
+    "AnimationFrame::Presentation", "AsyncTask", "BeginCommitCompositorFrame", "BeginFrame",
+    "BeginMainThreadFrame", "BeginRemoteFontLoad", "BlinkGC.AtomicPhase", "CancelAnimationFrame",
+    "CancelIdleCallback", "Commit", "CommitLoad", "CompositeLayers", "ComputeIntersections", "ConsoleTime",
+    "CppGC.IncrementalSweep", "CpuProfile", "CpuProfiler::StartProfiling", "Decode Image",
+    "Decode LazyPixelRef", "DoDecrypt", "DoDecryptReply", "DoDigest", "DoDigestReply", "DoEncrypt",
+    "DoEncryptReply", "DoSign", "DoSignReply", "DoVerify", "DoVerifyReply", "Draw LazyPixelRef", "DrawFrame",
+    "DroppedFrame", "EmbedderCallback", "EvaluateScript", "EventDispatch", "EventTiming", "FireAnimationFrame",
+    "FireIdleCallback", "FrameStartedLoading", "FunctionCall", "GCEvent", "GPUTask", "HandlePostMessage",
+    "HitTest", "ImageDecodeTask", "ImageUploadTask", "InputHandlerProxy::HandleGestureFling::started",
+    "InputLatency::MouseMove", "InputLatency::MouseWheel", "InteractiveTime", "InvalidateLayout", "JSSample",
+    "JitCodeAdded", "JitCodeMoved", "Layerize", "Layout", "LayoutImageUnsized", "LayoutInvalidationTracking",
+    "LayoutShift", "LazyPixelRef", "LinkPreconnect", "MajorGC", "MarkDOMContent", "MarkLoad",
+    "MetaCharsetCheck", "MinorGC", "NeedsBeginFrameChanged", "Paint", "PaintImage", "PaintSetup",
+    "ParseAuthorStyleSheet", "ParseHTML", "ParseMetaViewport", "PipelineReporter", "PrePaint",
+    "PreloadRenderBlockingStatusChange", "Profile", "ProfileCall", "ProfileChunk", "Program", "RasterTask",
+    "Rasterize", "RemoteFontLoaded", "RenderFrameImpl::createChildFrame", "RequestAnimationFrame",
+    "RequestIdleCallback", "RequestMainThreadFrame", "ResourceFinish", "ResourceMarkAsCached",
+    "ResourceReceiveResponse", "ResourceReceivedData", "ResourceSendRequest", "ResourceWillSendRequest",
+    "RunMicrotasks", "RunPostTaskCallback", "RunTask", "SchedulePostMessage", "SchedulePostTaskCallback",
+    "ScheduleStyleInvalidationTracking", "ScheduleStyleRecalculation", "Screenshot", "ScrollLayer",
+    "SelectorStats", "SetLayerTreeId", "SoftNavigationStart", "StyleInvalidatorInvalidationTracking",
+    "StyleRecalcInvalidationTracking", "SyntheticLayoutShift", "SyntheticLayoutShiftCluster",
+    "SyntheticNetworkRequest", "TimeStamp", "TimerFire", "TimerInstall", "TimerRemove",
+    "TracingSessionIdForWorker", "TracingStartedInBrowser", "TracingStartedInPage", "UpdateCounters",
+    "UpdateLayer", "UpdateLayerTree", "UpdateLayoutTree", "UserTiming", "UserTiming::Measure",
+    "V8.CompileCode", "V8.CompileModule", "V8.CompileScript", "V8.Execute", "V8.FinalizeDeserialization",
+    "V8.OptimizeCode", "V8Console::runTask", "V8Sample", "WebSocketCreate", "WebSocketDestroy",
+    "WebSocketReceive", "WebSocketReceiveHandshakeResponse", "WebSocketSend", "WebSocketSendHandshakeRequest",
+    "XHRLoad", "XHRReadyStateChange", "cc::DisplayItemList", "cc::LayerTreeHostImpl", "cc::Picture",
+    "domLoading", "firstContentfulPaint", "firstPaint", "largestContentfulPaint::Candidate",
+    "largestContentfulPaint::CandidateForSoftNavigation", "largestContentfulPaint::Invalidate",
+    "navigationStart", "process_labels", "process_name", "process_sort_index", "thread_name",
+    "thread_sort_index", "v8.compile", "v8.deserializeOnBackground", "v8.evaluateModule",
+    "v8.parseOnBackground", "v8.parseOnBackgroundParsing", "v8.parseOnBackgroundWaiting", "v8.produceCache",
+    "v8.produceModuleCache", "v8.wasm.cachedModule", "v8.wasm.compiledModule", "v8.wasm.moduleCacheHit",
+    "v8.wasm.moduleCacheInvalid", "v8.wasm.streamFromResponseCallback", "v8::Debugger::AsyncTaskRun",
+    "v8::Debugger::AsyncTaskScheduled"
+};
+
+inline bool is_reserved_name(std::string_view n) noexcept {
+  return std::binary_search(std::begin(reserved_names), std::end(reserved_names), n);
+}
+
+inline constexpr std::string_view zero_width_space = "\xE2\x80\x8B";
 
 template <class Int>
 inline void append_int(std::string& out, Int v) {
@@ -568,11 +623,23 @@ inline result<plan> make_plan(const std::vector<trace_event>& ev, std::int64_t s
   return p;
 }
 
+/// A slice/counter/flow name; reserved Chrome names get U+200B appended.
+inline void append_name(std::string& out, const std::string& name, stats& st) {
+  if (!is_reserved_name(name)) {
+    append_string(out, name, st.invalid_utf8);
+    return;
+  }
+  ++st.renamed;
+  std::string n = name;
+  n += zero_width_space;
+  append_string(out, n, st.invalid_utf8);
+}
+
 /// Encodes one X/I/C event (no separator).
 inline void encode_event(std::string& out, const plan& p, std::uint32_t i, stats& st) {
   const auto& e = (*p.ev)[i];
   out += "{\"name\":";
-  append_string(out, e.name, st.invalid_utf8);
+  append_name(out, e.name, st);
   if (e.ph != 'C') {
     out += ",\"cat\":";
     append_string(out, p.cats[p.cat[i]], st.invalid_utf8);
@@ -617,7 +684,7 @@ inline void encode_flow(std::string& out, const plan& p, const flow_ref& f, stat
     const auto& sl = ev[end == 0 ? f.host : f.device];
     if (end == 1) out += ",\n";
     out += "{\"name\":";
-    append_string(out, s.name, st.invalid_utf8);
+    append_name(out, s.name, st);
     out += ",\"cat\":";
     append_string(out, p.cats[f.cat], st.invalid_utf8);
     out += end == 0 ? ",\"ph\":\"s\"" : ",\"ph\":\"f\",\"bp\":\"e\"";
@@ -656,6 +723,7 @@ inline std::string other_data(const plan& p, const stats& st, std::int64_t sessi
       {"invalid_utf8", st.invalid_utf8},
       {"non_finite", st.non_finite},
       {"unsupported", st.unsupported},
+      {"renamed", st.renamed},
       {"steps_split", st.steps_split},
       {"max_depth", st.max_depth}};
   for (const auto& [k, v] : counts) fmt::format_to(std::back_inserter(o), ",\"{}\":{}", k, v);
