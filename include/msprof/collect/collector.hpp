@@ -77,6 +77,9 @@ struct options {
   std::size_t ring_bytes = 0;               // 0: the policy's; applies to threads registered later
   std::shared_ptr<record_sink> sink;        // required
   std::function<void(const std::string&)> warn;  // warnings (e.g. include+exclude); may be empty
+  // Fill this module's mstx table in-process (msprof_mstx_attach_v0_1). The
+  // injection library sets false: its table is the instrumented program's.
+  bool attach_in_process = true;
 };
 
 struct loss_counters {
@@ -161,7 +164,7 @@ class basic_collector {
     collected_ = 0;
     reject_base_ = core::total_rejects();
     pid_ = static_cast<std::uint32_t>(::getpid());
-    msprof_mstx_attach_v0_1(&api::init);  // in-process: fill this module's mstx table
+    if (o.attach_in_process) msprof_mstx_attach_v0_1(&api::init);  // fill this module's mstx table
     stop_requested_ = false;
     drain_thread_ = new std::thread(&basic_collector::drain_loop);  // never destroyed while joinable
     running_ = true;

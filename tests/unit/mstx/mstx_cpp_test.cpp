@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// The C++ layer (<msprof/mstx.hpp>) on top of the in-process collector.
+#include <msprof/mstx.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <thread>
+#include <type_traits>
+
+#include "recorder.hpp"
+
+namespace {
+struct train {
+  static constexpr const char* name = "train";
+};
+struct noisy {
+  static constexpr const char* name = "noisy";
+};
+}  // namespace
+template <>
+struct msprof::domain_traits<noisy> {
+  static constexpr bool enabled = false;
+};
+
+static_assert(!std::is_copy_constructible_v<msprof::scoped_range>);
+static_assert(!std::is_move_constructible_v<msprof::scoped_range>);
+static_assert(std::is_move_constructible_v<msprof::unique_range>);
+static_assert(!std::is_copy_constructible_v<msprof::unique_range>);
+static_assert(std::is_nothrow_constructible_v<msprof::scoped_range, const char*>);
+static_assert(std::is_empty_v<msprof::scoped_range_in<noisy>>, "a disabled domain compiles out");
+static_assert(std::is_empty_v<msprof::unique_range_in<noisy>>);
+static_assert(sizeof(msprof::scoped_range) == sizeof(mstxRangeId), "no heap, only the id");
+static_assert(noexcept(msprof::mark("x")));
+static_assert(noexcept(msprof::markf("{}", 1)));
+
+namespace {
+void instrumented_function() { MSPROF_FUNC_RANGE(); }
+void instrumented_in_train() { MSPROF_FUNC_RANGE_IN(train); }
+}  // namespace
+
+TEST_CASE("scoped ranges, typed domains and static literals") {
+  session_guard s;
+  REQUIRE(s.ok);
+  static const char* literal_address = nullptr;
+  {
+    msprof::scoped_range_in<train> r{"epoch"};
+    CHECK(r.id() != 0);
+    MSPROF_RANGE_IN(train, "literal range");
+    MSPROF_MARK("literal mark");
+  }
+  instrumented_function();
+  instrumented_in_train();
+  msprof::mark_in<noisy>("never");
+  { msprof::scoped_range_in<noisy> n{"never range"}; }
+  s.stop();
+  (void)literal_address;
+  auto* e = s.rec->find("epoch");
+  REQUIRE(e != nullptr);
+  CHECK(e->domain == "train");
+  CHECK(e->type == 2);
+  REQUIRE(s.rec->find("literal range") != nullptr);
+  CHECK(s.rec->find("literal range")->domain == "train");
+  CHECK(s.rec->find("literal mark") != nullptr);
+  auto* f = s.rec->find("instrumented_function");
+  REQUIRE(f != nullptr);
+  CHECK(f->domain == "default");
+  REQUIRE(s.rec->find("instrumented_in_train") != nullptr);
+  CHECK(s.rec->find("instrumented_in_train")->domain == "train");
+  CHECK(s.rec->find("never") == nullptr);
+  CHECK(s.rec->find("never range") == nullptr);
+}
+
+TEST_CASE("unique_range moves to another thread and ends there") {
+  session_guard s;
+  REQUIRE(s.ok);
+  msprof::unique_range u{"moved"};
+  auto id = u.id();
+  CHECK(id != 0);
+  std::uint32_t other = 0;
+  std::thread([r = std::move(u), &other]() mutable {
+    other = msprof::collect::current_tid();
+    r.end();
+    r.end();  // second end is a no-op
+  }).join();
+  CHECK(u.id() == 0);
+  s.stop();
+  auto* r = s.rec->find("moved");
+  REQUIRE(r != nullptr);
+  CHECK(r->id == id);
+  CHECK(r->end_tid == other);
+  CHECK(msprof::collect::losses().unknown_end == 0);
+}
+
+TEST_CASE("range_push / range_pop return torch_npu's values") {
+  session_guard s;
+  REQUIRE(s.ok);
+  CHECK(msprof::range_pop() == -1);  // empty
+  CHECK(msprof::range_push("outer") == 0);
+  CHECK(msprof::range_push("inner") == 1);
+  CHECK(msprof::range_push_in<train>("other domain") == 0);  // per-domain stacks
+  CHECK(msprof::range_push("=bad") == -1);
+  CHECK(msprof::range_pop() == 1);
+  CHECK(msprof::range_pop() == 0);
+  CHECK(msprof::range_pop() == -1);
+  CHECK(msprof::range_pop_in<train>() == 0);
+  int other_thread = 5;
+  std::thread([&] { other_thread = msprof::range_pop(); }).join();
+  CHECK(other_thread == -1);  // per-thread
+  s.stop();
+  auto* in = s.rec->find("inner");
+  auto* out = s.rec->find("outer");
+  REQUIRE(in != nullptr);
+  REQUIRE(out != nullptr);
+  CHECK(in->start >= out->start);
+  CHECK(in->end <= out->end);
+  CHECK(s.rec->find("other domain")->domain == "train");
+}
+
+TEST_CASE("markf formats with the std-only formatter") {
+  char buf[64];
+  CHECK(std::string(buf, msprof::format_to(buf, sizeof buf, "step {} of {}", 3, 10u)) == "step 3 of 10");
+  CHECK(std::string(buf, msprof::format_to(buf, sizeof buf, "{} {} {} {}", -7, 2.5, true, "s")) == "-7 2.5 true s");
+  CHECK(std::string(buf, msprof::format_to(buf, sizeof buf, "{{}} {}", std::string("x"))) == "{} x");
+  CHECK(std::string(buf, msprof::format_to(buf, sizeof buf, "missing {}")) == "missing {}");
+  CHECK(msprof::format_to(buf, 8, "{}", "0123456789") == 7);  // truncated, NUL-terminated
+  CHECK(std::string(buf) == "0123456");
+  session_guard s;
+  REQUIRE(s.ok);
+  msprof::markf("iter {} loss {}", 42, 0.125);
+  msprof::markf_in<train>("domain {}", "t");
+  s.stop();
+  CHECK(s.rec->find("iter 42 loss 0.125") != nullptr);
+  REQUIRE(s.rec->find("domain t") != nullptr);
+  CHECK(s.rec->find("domain t")->domain == "train");
+}
