@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// Built with MSPROF_DISABLE: every call site compiles to nothing.
+#define MSPROF_DISABLE
+#include <msprof/mstx.hpp>
+
+#include <type_traits>
+
+static_assert(std::is_empty_v<msprof::scoped_range>, "disabled ranges are empty types");
+static_assert(std::is_empty_v<msprof::unique_range>);
+static_assert(std::is_empty_v<msprof::scoped_range_in<msprof::default_domain>>);
+
+namespace {
+struct dom {
+  static constexpr const char* name = "abi_dom";
+};
+}  // namespace
+
+// Returns what the C API handed back (all must be 0 / NULL).
+long disabled_work() {
+  long sum = 0;
+  msprof::scoped_range r{"disabled range"};
+  msprof::scoped_range_in<dom> rd{"disabled range in dom"};
+  msprof::unique_range u{"disabled unique"};
+  msprof::mark("disabled mark");
+  msprof::markf("disabled {}", 1);
+  MSPROF_FUNC_RANGE();
+  MSPROF_MARK("disabled literal");
+  sum += msprof::range_push("disabled push") + 1;  // -1 + 1
+  sum += msprof::range_pop() + 1;
+  mstxMarkA("disabled C mark", nullptr);
+  sum += static_cast<long>(mstxRangeStartA("disabled C range", nullptr));
+  sum += mstxDomainCreateA("abi_c") != nullptr ? 1 : 0;
+  std::uint64_t id = 5;
+  mstxGetToolId(&id);
+  sum += static_cast<long>(id);
+  sum += static_cast<long>(r.id() + u.id() + rd.id());
+  return sum;
+}
