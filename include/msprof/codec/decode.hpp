@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+// Bounds-checked decoders. Every decoder takes the bytes, their size and the
+// place (file, byte offset) for messages, and returns result<T>; nothing reads
+// past `size`. scan_file() streams a slice file in fixed-size records with a
+// bounded buffer and reports a truncated tail instead of failing the file.
+#ifndef MSPROF_CODEC_DECODE_HPP
+#define MSPROF_CODEC_DECODE_HPP
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "format.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace codec {
+
+/// Where a record came from, for messages.
+struct place {
+  std::string_view file;
+  std::uint64_t offset = 0;
+  std::string str() const { return std::string(file) + ": record at byte offset " + std::to_string(offset); }
+};
+
+namespace detail {
+inline error short_input(const place& at, std::size_t need, std::size_t have) {
+  return make_error(errc::truncated, at.str() + " needs " + std::to_string(need) + " bytes, " + std::to_string(have) + " remain");
+}
+inline result<void> check_header(const record_header& h, const place& at, std::size_t max_data) {
+  if (h.magicNumber != magic) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%04X", static_cast<unsigned>(h.magicNumber));
+    return make_error(errc::bad_magic, at.str() + ": magic " + buf + ", expected 0x5A5A");
+  }
+  if (h.dataLen > max_data)
+    return make_error(errc::bad_size, at.str() + ": dataLen " + std::to_string(h.dataLen) + " exceeds the " +
+                                          std::to_string(max_data) + "-byte payload");
+  return {};
+}
+}  // namespace detail
+
+/// A 40-byte api_event record: either an MsprofApi or an MsprofEvent (offset-24
+/// word == event_flag).
+struct api_or_event {
+  bool is_event = false;
+  MsprofApi api;      ///< valid when !is_event
+  MsprofEvent event;  ///< valid when is_event
+};
+
+inline result<api_or_event> decode_api(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < api_size) return detail::short_input(at, api_size, size);
+  api_or_event r;
+  const auto word24 = detail::load_le<std::uint64_t>(p + 24);
+  if (word24 == event_flag) {
+    r.is_event = true;
+    r.event = load<MsprofEvent>(p);
+    if (r.event.magicNumber != magic) return make_error(errc::bad_magic, at.str() + ": api_event magic is not 0x5A5A");
+  } else {
+    r.api = load<MsprofApi>(p);
+    if (r.api.magicNumber != magic) return make_error(errc::bad_magic, at.str() + ": api_event magic is not 0x5A5A");
+  }
+  return r;
+}
+
+/// A compact record: header + payload bytes (40).
+struct compact_record {
+  record_header head;
+  const unsigned char* data = nullptr;  ///< 40 bytes, valid during the callback
+};
+
+inline result<compact_record> decode_compact(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < compact_size) return detail::short_input(at, compact_size, size);
+  compact_record r;
+  r.head = load<record_header>(p);
+  MSPROF_TRY(detail::check_header(r.head, at, compact_data_size));
+  r.data = p + header_size;
+  return r;
+}
+
+struct additional_record {
+  record_header head;
+  const unsigned char* data = nullptr;  ///< 232 bytes
+};
+
+inline result<additional_record> decode_additional(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < additional_size) return detail::short_input(at, additional_size, size);
+  additional_record r;
+  r.head = load<record_header>(p);
+  MSPROF_TRY(detail::check_header(r.head, at, additional_data_size));
+  r.data = p + header_size;
+  return r;
+}
+
+/// Payload of a compact/additional record as T (requires dataLen large enough
+/// for the fields the parser reads; shorter RUNTIME variants, e.g. a 28-byte
+/// node_basic_info without opState, read the missing tail as 0).
+template <class T, class Rec>
+inline result<T> decode_payload(const Rec& r, const place& at, std::size_t min_len = sizeof(T)) {
+  if (r.head.dataLen < min_len)
+    return make_error(errc::bad_size, at.str() + ": dataLen " + std::to_string(r.head.dataLen) + " is smaller than the " +
+                                          std::to_string(min_len) + " bytes this record kind needs");
+  return load<T>(r.data);
+}
+
+inline result<StarsAcsqLog> decode_acsq(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < acsq_size) return detail::short_input(at, acsq_size, size);
+  StarsAcsqLog r = load<StarsAcsqLog>(p);
+  const auto f = r.func_type();
+  if (f != acsq_func_start && f != acsq_func_end)
+    return make_error(errc::bad_value, at.str() + ": ACSQ funcType " + std::to_string(f) + " is neither start (0) nor end (1)");
+  return r;
+}
+
+inline result<ContextPmu> decode_context_pmu(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < context_pmu_size) return detail::short_input(at, context_pmu_size, size);
+  return load<ContextPmu>(p);
+}
+
+inline result<TsTrackStepTrace> decode_ts_track(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < ts_track_size) return detail::short_input(at, ts_track_size, size);
+  return load<TsTrackStepTrace>(p);
+}
+
+/// The text of an MsprofTxInfo segment (up to the first NUL of the 156 bytes).
+inline std::string_view tx_segment_text(const MsprofTxInfo& t) {
+  const char* m = t.stampInfo.message;
+  std::size_t n = 0;
+  while (n < tx_message_bytes && m[n] != '\0') ++n;
+  return std::string_view(m, n);
+}
+
+/// What scan_file found besides whole records.
+struct scan_report {
+  std::uint64_t records = 0;
+  std::uint64_t file_size = 0;
+  std::uint64_t tail_bytes = 0;  ///< bytes after the last whole record (0 = none)
+};
+
+/// Streams `path` in records of `record_size` bytes, calling
+/// on_record(const unsigned char*, std::uint64_t offset) for each whole one.
+/// Memory is one bounded buffer. A trailing partial record is not an error:
+/// it is reported in scan_report::tail_bytes. Files that grow while read
+/// (a live collection) are read up to the size seen at open.
+template <class F>
+inline result<scan_report> scan_file(const std::string& path, std::size_t record_size, F&& on_record,
+                                     std::size_t buffer_records = 1024) {
+  if (record_size == 0) return make_error(errc::invalid_argument, path + ": record size 0");
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return make_error(errc::io, path + ": cannot open: " + std::strerror(errno));
+  scan_report rep;
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    const long sz = std::ftell(f);
+    rep.file_size = sz > 0 ? static_cast<std::uint64_t>(sz) : 0;
+    std::fseek(f, 0, SEEK_SET);
+  }
+  std::vector<unsigned char> buf(record_size * (buffer_records ? buffer_records : 1));
+  std::uint64_t offset = 0;
+  std::size_t have = 0;
+  std::uint64_t left = rep.file_size;
+  for (;;) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size() - have, left));
+    const std::size_t got = want ? std::fread(buf.data() + have, 1, want, f) : 0;
+    if (got < want && std::ferror(f)) {
+      std::fclose(f);
+      return make_error(errc::io, path + ": read failed at byte offset " + std::to_string(offset + have));
+    }
+    left -= got;
+    have += got;
+    std::size_t pos = 0;
+    while (have - pos >= record_size) {
+      on_record(buf.data() + pos, offset);
+      ++rep.records;
+      pos += record_size;
+      offset += record_size;
+    }
+    if (pos) {
+      std::memmove(buf.data(), buf.data() + pos, have - pos);
+      have -= pos;
+    }
+    if (left == 0 || got == 0) break;  // got == 0: the file shrank while read
+  }
+  std::fclose(f);
+  rep.tail_bytes = have;
+  return rep;
+}
+
+}  // namespace codec
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CODEC_DECODE_HPP

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: MIT
+// Byte-exact CANN raw record layouts (ascend-formats.md §2.1-§2.3, §2.8).
+//
+// The structs mirror the public CANN headers field by field; static_asserts pin
+// every size and offset. They are plain host structs: never memcpy them to or
+// from disk. Use load()/store() (here) or encode.hpp/decode.hpp, which read and
+// write each field little-endian at its documented offset whatever the host.
+// Bitfields of the device records are kept as raw words with accessors, since
+// C++ bitfield order is implementation-defined.
+#ifndef MSPROF_CODEC_FORMAT_HPP
+#define MSPROF_CODEC_FORMAT_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../core/abi.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace codec {
+
+/// Version of our own raw-format handling (not CANN's; CANN files carry none).
+constexpr std::uint32_t format_version = 1;
+
+// ---------------------------------------------------------------- constants --
+constexpr std::uint16_t magic = 0x5A5A;                        ///< MSPROF_DATA_HEAD_MAGIC_NUM
+constexpr std::uint64_t event_flag = 0xFFFFFFFFFFFFFFFFull;     ///< MsprofEvent offset-24 word
+
+namespace level {
+constexpr std::uint16_t pytorch = 30000, pta = 25000, tx = 20500, acl = 20000, model = 15000, node = 10000,
+                        aicpu = 6000, hccl_node = 5500, runtime = 5000, prof = 4500, dpu = 4000, aic = 3000;
+}  // namespace level
+
+/// ACL api groups (type >> 16).
+namespace acl_group {
+constexpr std::uint32_t op = 0x01, model = 0x02, rts = 0x03, others = 0x04, nn = 0x05, ascendc = 0x06,
+                        host_hccl = 0x07, dvpp = 0x09, graph = 0x0A, atb = 0x0B, hixl = 0x0C;
+constexpr std::uint32_t type(std::uint32_t group, std::uint32_t n) noexcept { return (group << 16) | (n & 0xFFFF); }
+}  // namespace acl_group
+
+namespace node_type {
+constexpr std::uint32_t node_basic_info = 0, tensor_info = 1, fusion_op_info = 2, context_id_info = 4, launch = 5,
+                        task_memory_info = 6, op_exec = 8, node_attr_info = 9, hccl_op_info = 10,
+                        static_op_mem = 11, mc2_comm_info = 12, op_info = 13;
+}  // namespace node_type
+namespace model_type {
+constexpr std::uint32_t graph_id_map = 0, execute = 1, load = 2, input_copy = 3, output_copy = 4,
+                        logic_stream_info = 7, exeom = 8;
+}  // namespace model_type
+namespace tx_type {
+constexpr std::uint32_t msproftx = 0;
+}  // namespace tx_type
+
+/// Runtime task types as registered in type_info_dic (level 5000). 0/1/6/98 are
+/// known to the parser; the rest are names the parser takes from the dictionary.
+namespace runtime_task {
+constexpr std::uint32_t kernel_aicore = 0, kernel_aicpu = 1, event_record = 2, event_wait = 3, memcpy_async = 9,
+                        kernel_aivec = 66;
+}  // namespace runtime_task
+/// runtime-level (5000) task_track compact record type id.
+constexpr std::uint32_t runtime_task_track_type = 0;
+/// runtime-level memcpy_info compact record type id (our registration).
+constexpr std::uint32_t runtime_memcpy_info_type = 1;
+
+/// GE task type (MsprofNodeBasicInfo.taskType).
+namespace ge_task {
+constexpr std::uint32_t ai_core = 0, ai_cpu = 1, ai_vector_core = 2, write_back = 3, mix_aic = 4, mix_aiv = 5,
+                        ffts_plus = 6, dsa = 7, dvpp = 8, communication = 9, fusion = 10, invalid = 11,
+                        hccl_ai_cpu = 256;
+}  // namespace ge_task
+
+/// STARS SQE types (ACSQ taskType field).
+namespace sqe {
+constexpr std::uint16_t ai_core = 0, ai_cpu = 1, aiv = 2, place_holder = 3, event_record = 4, event_wait = 5,
+                        notify_record = 6, notify_wait = 7, write_value = 8, sdma = 11;
+}  // namespace sqe
+
+/// MsprofTxInfo.infoType.
+namespace tx_info_type {
+constexpr std::uint16_t mark = 0, mark_ex = 1;
+}  // namespace tx_info_type
+
+/// Record sizes on disk.
+constexpr std::size_t api_size = 40, compact_size = 64, compact_data_size = 40, additional_size = 256,
+                      additional_data_size = 232, acsq_size = 64, context_pmu_size = 128, ts_track_size = 40,
+                      header_size = 24;
+
+// ------------------------------------------------------ little-endian bytes --
+namespace detail {
+template <class T>
+inline T load_le(const unsigned char* p) noexcept {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+  return static_cast<T>(v);
+}
+template <class T>
+inline void store_le(unsigned char* p, T value) noexcept {
+  const auto v = static_cast<std::uint64_t>(value);
+  for (std::size_t i = 0; i < sizeof(T); ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+}  // namespace detail
+
+
+// ------------------------------------------------------------- host records --
+/// MsprofApi (40 B): one API call with begin/end.
+struct MsprofApi {
+  std::uint16_t magicNumber = magic;
+  std::uint16_t level = 0;
+  std::uint32_t type = 0;
+  std::uint32_t threadId = 0;
+  std::uint32_t reserve = 0;
+  std::uint64_t beginTime = 0;
+  std::uint64_t endTime = 0;
+  std::uint64_t itemId = 0;
+
+};
+static_assert(sizeof(MsprofApi) == 40, "MsprofApi size");
+static_assert(offsetof(MsprofApi, level) == 2 && offsetof(MsprofApi, type) == 4 && offsetof(MsprofApi, threadId) == 8 &&
+                  offsetof(MsprofApi, reserve) == 12 && offsetof(MsprofApi, beginTime) == 16 &&
+                  offsetof(MsprofApi, endTime) == 24 && offsetof(MsprofApi, itemId) == 32,
+              "MsprofApi offsets");
+
+/// MsprofEvent (40 B): one half of an API, same file as MsprofApi; the word at
+/// offset 24 is event_flag. Two events with equal (level,type,thread,request,item)
+/// form one API.
+struct MsprofEvent {
+  std::uint16_t magicNumber = magic;
+  std::uint16_t level = 0;
+  std::uint32_t type = 0;
+  std::uint32_t threadId = 0;
+  std::uint32_t requestId = 0;
+  std::uint64_t timeStamp = 0;
+  std::uint64_t eventFlag = event_flag;
+  std::uint64_t itemId = 0;
+
+};
+static_assert(sizeof(MsprofEvent) == 40, "MsprofEvent size");
+static_assert(offsetof(MsprofEvent, requestId) == 12 && offsetof(MsprofEvent, timeStamp) == 16 &&
+                  offsetof(MsprofEvent, eventFlag) == 24 && offsetof(MsprofEvent, itemId) == 32,
+              "MsprofEvent offsets");
+
+/// The 24-byte header shared by MsprofCompactInfo and MsprofAdditionalInfo.
+struct record_header {
+  std::uint16_t magicNumber = magic;
+  std::uint16_t level = 0;
+  std::uint32_t type = 0;
+  std::uint32_t threadId = 0;
+  std::uint32_t dataLen = 0;
+  std::uint64_t timeStamp = 0;
+
+};
+static_assert(sizeof(record_header) == 24 && offsetof(record_header, dataLen) == 12 &&
+                  offsetof(record_header, timeStamp) == 16,
+              "record header layout");
+
+/// MsprofCompactInfo (64 B): header + 40-byte payload union.
+struct MsprofCompactInfo {
+  record_header head;
+  unsigned char data[compact_data_size] = {};
+};
+static_assert(sizeof(MsprofCompactInfo) == 64 && offsetof(MsprofCompactInfo, data) == 24, "MsprofCompactInfo layout");
+
+/// MsprofAdditionalInfo (256 B): header + 232-byte payload.
+struct MsprofAdditionalInfo {
+  record_header head;
+  unsigned char data[additional_data_size] = {};
+};
+static_assert(sizeof(MsprofAdditionalInfo) == 256 && offsetof(MsprofAdditionalInfo, data) == 24,
+              "MsprofAdditionalInfo layout");
+
+// ------------------------------------------------ payloads (offsets in data) --
+#pragma pack(push, 1)
+/// MsprofNodeBasicInfo (29 B packed; compact NODE/0).
+struct MsprofNodeBasicInfo {
+  std::uint64_t opName = 0;   ///< hash
+  std::uint32_t taskType = 0; ///< ge_task
+  std::uint64_t opType = 0;   ///< hash
+  std::uint32_t blockNum = 0;
+  std::uint32_t opFlag = 0;
+  std::uint8_t opState = 0;
+};
+#pragma pack(pop)
+static_assert(sizeof(MsprofNodeBasicInfo) == 29, "MsprofNodeBasicInfo size");
+static_assert(offsetof(MsprofNodeBasicInfo, taskType) == 8 && offsetof(MsprofNodeBasicInfo, opType) == 12 &&
+                  offsetof(MsprofNodeBasicInfo, blockNum) == 20 && offsetof(MsprofNodeBasicInfo, opFlag) == 24 &&
+                  offsetof(MsprofNodeBasicInfo, opState) == 28,
+              "MsprofNodeBasicInfo offsets");
+
+/// MsprofRuntimeTrack (40 B; compact RUNTIME task_track). taskId: low 16 bits
+/// task id, high 16 bits batch id / flip number. extInfo as MsprofKernelInfo:
+/// u16 numBlocks @0, u16 argsSize @2, u8 ratio:3/schedMode:2 @4.
+struct MsprofRuntimeTrack {
+  std::uint16_t deviceId = 0;
+  std::uint16_t streamId = 0;
+  std::uint32_t taskId = 0;
+  std::uint64_t taskType = 0;    ///< runtime_task id (type_info_dic 5000_<id>)
+  std::uint64_t kernelName = 0;  ///< hash
+  unsigned char extInfo[16] = {};
+
+  std::uint16_t num_blocks() const noexcept { return detail::load_le<std::uint16_t>(extInfo); }
+  void set_num_blocks(std::uint16_t n) noexcept { detail::store_le(extInfo, n); }
+};
+static_assert(sizeof(MsprofRuntimeTrack) == 40, "MsprofRuntimeTrack size");
+static_assert(offsetof(MsprofRuntimeTrack, streamId) == 2 && offsetof(MsprofRuntimeTrack, taskId) == 4 &&
+                  offsetof(MsprofRuntimeTrack, taskType) == 8 && offsetof(MsprofRuntimeTrack, kernelName) == 16 &&
+                  offsetof(MsprofRuntimeTrack, extInfo) == 24,
+              "MsprofRuntimeTrack offsets");
+
+/// MsprofMemcpyInfo (MSPROF parser view, 24 B with tail padding).
+struct MsprofMemcpyInfo {
+  std::uint64_t dataSize = 0;
+  std::uint64_t maxSize = 0;
+  std::uint16_t memcpyDirection = 0;
+};
+static_assert(sizeof(MsprofMemcpyInfo) == 24 && offsetof(MsprofMemcpyInfo, maxSize) == 8 &&
+                  offsetof(MsprofMemcpyInfo, memcpyDirection) == 16,
+              "MsprofMemcpyInfo layout");
+
+#pragma pack(push, 1)
+/// MsprofHcclOPInfo (26 B packed; compact NODE/10). flags: bit0 relay, bit1 retry.
+struct MsprofHcclOPInfo {
+  std::uint8_t flags = 0;
+  std::uint8_t dataType = 0;
+  std::uint64_t algType = 0;   ///< hash
+  std::uint64_t count = 0;
+  std::uint64_t groupName = 0; ///< hash
+};
+
+/// MsprofTensorData (44 B) inside MsprofTensorInfo.
+struct MsprofTensorData {
+  std::uint32_t tensorType = 0;  ///< 0 input, 1 output
+  std::uint32_t format = 0;
+  std::uint32_t dataType = 0;
+  std::uint32_t shape[8] = {};
+};
+
+/// MsprofTensorInfo (232 B packed; additional NODE/1). Up to 5 tensors per
+/// record; more are sent as further records with equal opName/time/thread.
+struct MsprofTensorInfo {
+  std::uint64_t opName = 0;
+  std::uint32_t tensorNum = 0;
+  MsprofTensorData tensorData[5];
+};
+
+/// MsprofContextIdInfo (232 B packed; additional NODE/4).
+struct MsprofContextIdInfo {
+  std::uint64_t opName = 0;
+  std::uint32_t ctxIdNum = 0;
+  std::uint32_t ctxIds[55] = {};
+};
+
+/// MsprofStampInfo (224 B packed) inside MsprofTxInfo.
+struct MsprofStampInfo {
+  std::uint16_t magicNumber = magic;
+  std::uint16_t dataTag = 0;
+  std::uint32_t processId = 0;
+  std::uint32_t threadId = 0;
+  std::uint32_t category = 0;
+  std::uint32_t eventType = 0;
+  std::int32_t payloadType = 0;
+  std::uint64_t payload = 0;
+  std::uint64_t startTime = 0;
+  std::uint64_t endTime = 0;
+  std::uint64_t markId = 0;
+  std::uint64_t domain = 0;  ///< hash of the domain name
+  std::int32_t messageType = 0;
+  char message[156] = {};
+};
+
+/// MsprofTxInfo (232 B packed; additional TX/0 "msproftx"). res0 is the segment
+/// index of a message longer than one record (same markId in each segment).
+struct MsprofTxInfo {
+  std::uint16_t infoType = tx_info_type::mark_ex;
+  std::uint16_t res0 = 0;
+  std::uint32_t res1 = 0;
+  MsprofStampInfo stampInfo;
+};
+#pragma pack(pop)
+static_assert(sizeof(MsprofHcclOPInfo) == 26 && offsetof(MsprofHcclOPInfo, algType) == 2 &&
+                  offsetof(MsprofHcclOPInfo, count) == 10 && offsetof(MsprofHcclOPInfo, groupName) == 18,
+              "MsprofHcclOPInfo layout");
+static_assert(sizeof(MsprofTensorData) == 44 && offsetof(MsprofTensorData, shape) == 12, "MsprofTensorData layout");
+static_assert(sizeof(MsprofTensorInfo) == 232 && offsetof(MsprofTensorInfo, tensorNum) == 8 &&
+                  offsetof(MsprofTensorInfo, tensorData) == 12,
+              "MsprofTensorInfo layout");
+static_assert(sizeof(MsprofContextIdInfo) == 232 && offsetof(MsprofContextIdInfo, ctxIds) == 12,
+              "MsprofContextIdInfo layout");
+static_assert(sizeof(MsprofStampInfo) == 224 && offsetof(MsprofStampInfo, processId) == 4 &&
+                  offsetof(MsprofStampInfo, threadId) == 8 && offsetof(MsprofStampInfo, category) == 12 &&
+                  offsetof(MsprofStampInfo, eventType) == 16 && offsetof(MsprofStampInfo, payloadType) == 20 &&
+                  offsetof(MsprofStampInfo, payload) == 24 && offsetof(MsprofStampInfo, startTime) == 32 &&
+                  offsetof(MsprofStampInfo, endTime) == 40 && offsetof(MsprofStampInfo, markId) == 48 &&
+                  offsetof(MsprofStampInfo, domain) == 56 && offsetof(MsprofStampInfo, messageType) == 64 &&
+                  offsetof(MsprofStampInfo, message) == 68,
+              "MsprofStampInfo offsets");
+static_assert(sizeof(MsprofTxInfo) == 232 && offsetof(MsprofTxInfo, res0) == 2 && offsetof(MsprofTxInfo, res1) == 4 &&
+                  offsetof(MsprofTxInfo, stampInfo) == 8,
+              "MsprofTxInfo layout");
+
+/// Bytes of message text one MsprofTxInfo segment carries.
+constexpr std::size_t tx_message_bytes = sizeof(MsprofStampInfo::message);
+
+/// MsprofGraphIdInfo (16 B; additional MODEL/0 graph_id_map).
+struct MsprofGraphIdInfo {
+  std::uint64_t modelName = 0;  ///< hash
+  std::uint32_t graphId = 0;
+  std::uint32_t modelId = 0;
+};
+static_assert(sizeof(MsprofGraphIdInfo) == 16 && offsetof(MsprofGraphIdInfo, graphId) == 8 &&
+                  offsetof(MsprofGraphIdInfo, modelId) == 12,
+              "MsprofGraphIdInfo layout");
+
+// ----------------------------------------------------------- device records --
+#pragma pack(push, 1)
+/// STARS ACSQ task log (64 B, stars_soc.data). word0: funcType bits 0-5
+/// (0 start, 1 end), cnt bits 6-9, taskType (sqe) bits 10-15.
+struct StarsAcsqLog {
+  std::uint16_t word0 = 0;
+  std::uint16_t resv2 = 0;
+  std::uint16_t streamId = 0;
+  std::uint16_t taskId = 0;
+  std::uint64_t timestamp = 0;  ///< device cycles (hwts_frequency)
+  std::uint16_t resv4 = 0;
+  std::uint16_t resv5 = 0;
+  std::uint32_t resv6[11] = {};
+
+  std::uint16_t func_type() const noexcept { return word0 & 0x3F; }
+  std::uint16_t cnt() const noexcept { return (word0 >> 6) & 0xF; }
+  std::uint16_t task_type() const noexcept { return (word0 >> 10) & 0x3F; }
+  void set_word0(std::uint16_t func, std::uint16_t count, std::uint16_t sqe_type) noexcept {
+    word0 = static_cast<std::uint16_t>((func & 0x3F) | ((count & 0xF) << 6) | ((sqe_type & 0x3F) << 10));
+  }
+};
+
+/// Per-task AI Core PMU record "ContextPmu" (128 B, ffts_profile.data).
+/// word0 funcType bits 0-5 (0b101000 for a context PMU record), cnt bits 6-9.
+struct ContextPmu {
+  std::uint16_t word0 = 0;
+  std::uint16_t resv2 = 0;
+  std::uint16_t streamId = 0;
+  std::uint16_t taskId = 0;
+  std::uint64_t resv3 = 0;
+  std::uint16_t word16 = 0;     ///< subTaskType:8, resv:2, ovFlag:1, resv:5
+  std::uint16_t subTaskId = 0;
+  std::uint16_t word20 = 0;     ///< resv:13, fftsType:3
+  std::uint16_t resv4 = 0;
+  std::uint64_t resv5 = 0;
+  std::uint64_t totalCycle = 0;
+  std::uint64_t resv6 = 0;
+  std::uint64_t pmuList[8] = {};
+  std::uint64_t timeList[2] = {};  ///< start/end, device cycles
+
+  std::uint16_t func_type() const noexcept { return word0 & 0x3F; }
+  bool overflow() const noexcept { return (word16 >> 10) & 1; }
+  std::uint16_t ffts_type() const noexcept { return static_cast<std::uint16_t>(word20 >> 13); }
+};
+
+/// ts_track step-trace record (40 B, ts_track.data). streamWord: streamId in
+/// the low 11 bits.
+struct TsTrackStepTrace {
+  std::uint8_t resv1 = 0;
+  std::uint8_t funcType = 0;
+  std::uint16_t resv2 = 0;
+  std::uint32_t resv3 = 0;
+  std::uint64_t timestamp = 0;
+  std::uint64_t indexId = 0;
+  std::uint64_t modelId = 0;
+  std::uint16_t streamWord = 0;
+  std::uint16_t taskId = 0;
+  std::uint16_t tagId = 0;
+  std::uint16_t resv4 = 0;
+
+  std::uint16_t stream_id() const noexcept { return streamWord & 0x7FF; }
+};
+#pragma pack(pop)
+static_assert(sizeof(StarsAcsqLog) == 64 && offsetof(StarsAcsqLog, streamId) == 4 && offsetof(StarsAcsqLog, taskId) == 6 &&
+                  offsetof(StarsAcsqLog, timestamp) == 8 && offsetof(StarsAcsqLog, resv6) == 20,
+              "StarsAcsqLog layout");
+static_assert(sizeof(ContextPmu) == 128 && offsetof(ContextPmu, streamId) == 4 && offsetof(ContextPmu, taskId) == 6 &&
+                  offsetof(ContextPmu, word16) == 16 && offsetof(ContextPmu, subTaskId) == 18 &&
+                  offsetof(ContextPmu, word20) == 20 && offsetof(ContextPmu, totalCycle) == 32 &&
+                  offsetof(ContextPmu, pmuList) == 48 && offsetof(ContextPmu, timeList) == 112,
+              "ContextPmu layout");
+static_assert(sizeof(TsTrackStepTrace) == 40 && offsetof(TsTrackStepTrace, funcType) == 1 &&
+                  offsetof(TsTrackStepTrace, timestamp) == 8 && offsetof(TsTrackStepTrace, indexId) == 16 &&
+                  offsetof(TsTrackStepTrace, modelId) == 24 && offsetof(TsTrackStepTrace, streamWord) == 32 &&
+                  offsetof(TsTrackStepTrace, taskId) == 34 && offsetof(TsTrackStepTrace, tagId) == 36,
+              "TsTrackStepTrace layout");
+
+/// ACSQ funcType values and the ContextPmu funcType our device writes.
+constexpr std::uint16_t acsq_func_start = 0, acsq_func_end = 1, context_pmu_func = 0x28;
+/// ts_track step-trace funcType (tag records).
+constexpr std::uint8_t ts_track_step_func = 10;
+
+
+// ------------------------------------------- generic field-wise load/store --
+// fields(x, f) calls f(offset, member) for every scalar member (arrays element
+// by element) at its on-disk offset. store()/load() build on it, so each
+// layout is written down once.
+namespace detail {
+template <class T, class F>
+inline void each(std::size_t off, T& m, F& f) { f(off, m); }
+template <class T, std::size_t N, class F>
+inline void each(std::size_t off, T (&a)[N], F& f) {
+  for (std::size_t i = 0; i < N; ++i) each(off + i * sizeof(T), a[i], f);
+}
+}  // namespace detail
+#define MSPROF_DETAIL_F(T, m) detail::each(base + offsetof(T, m), x.m, f)
+
+template <class X, class F> inline void fields(X& x, F&& f, std::size_t base = 0);
+
+template <class F> inline void fields_of(MsprofApi& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofApi, magicNumber); MSPROF_DETAIL_F(MsprofApi, level); MSPROF_DETAIL_F(MsprofApi, type);
+  MSPROF_DETAIL_F(MsprofApi, threadId); MSPROF_DETAIL_F(MsprofApi, reserve); MSPROF_DETAIL_F(MsprofApi, beginTime);
+  MSPROF_DETAIL_F(MsprofApi, endTime); MSPROF_DETAIL_F(MsprofApi, itemId);
+}
+template <class F> inline void fields_of(MsprofEvent& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofEvent, magicNumber); MSPROF_DETAIL_F(MsprofEvent, level); MSPROF_DETAIL_F(MsprofEvent, type);
+  MSPROF_DETAIL_F(MsprofEvent, threadId); MSPROF_DETAIL_F(MsprofEvent, requestId);
+  MSPROF_DETAIL_F(MsprofEvent, timeStamp); MSPROF_DETAIL_F(MsprofEvent, eventFlag); MSPROF_DETAIL_F(MsprofEvent, itemId);
+}
+template <class F> inline void fields_of(record_header& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(record_header, magicNumber); MSPROF_DETAIL_F(record_header, level); MSPROF_DETAIL_F(record_header, type);
+  MSPROF_DETAIL_F(record_header, threadId); MSPROF_DETAIL_F(record_header, dataLen); MSPROF_DETAIL_F(record_header, timeStamp);
+}
+template <class F> inline void fields_of(MsprofNodeBasicInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofNodeBasicInfo, opName); MSPROF_DETAIL_F(MsprofNodeBasicInfo, taskType);
+  MSPROF_DETAIL_F(MsprofNodeBasicInfo, opType); MSPROF_DETAIL_F(MsprofNodeBasicInfo, blockNum);
+  MSPROF_DETAIL_F(MsprofNodeBasicInfo, opFlag); MSPROF_DETAIL_F(MsprofNodeBasicInfo, opState);
+}
+template <class F> inline void fields_of(MsprofRuntimeTrack& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofRuntimeTrack, deviceId); MSPROF_DETAIL_F(MsprofRuntimeTrack, streamId);
+  MSPROF_DETAIL_F(MsprofRuntimeTrack, taskId); MSPROF_DETAIL_F(MsprofRuntimeTrack, taskType);
+  MSPROF_DETAIL_F(MsprofRuntimeTrack, kernelName); MSPROF_DETAIL_F(MsprofRuntimeTrack, extInfo);
+}
+template <class F> inline void fields_of(MsprofMemcpyInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofMemcpyInfo, dataSize); MSPROF_DETAIL_F(MsprofMemcpyInfo, maxSize);
+  MSPROF_DETAIL_F(MsprofMemcpyInfo, memcpyDirection);
+}
+template <class F> inline void fields_of(MsprofHcclOPInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofHcclOPInfo, flags); MSPROF_DETAIL_F(MsprofHcclOPInfo, dataType);
+  MSPROF_DETAIL_F(MsprofHcclOPInfo, algType); MSPROF_DETAIL_F(MsprofHcclOPInfo, count);
+  MSPROF_DETAIL_F(MsprofHcclOPInfo, groupName);
+}
+template <class F> inline void fields_of(MsprofTensorData& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofTensorData, tensorType); MSPROF_DETAIL_F(MsprofTensorData, format);
+  MSPROF_DETAIL_F(MsprofTensorData, dataType); MSPROF_DETAIL_F(MsprofTensorData, shape);
+}
+template <class F> inline void fields_of(MsprofTensorInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofTensorInfo, opName); MSPROF_DETAIL_F(MsprofTensorInfo, tensorNum);
+  for (std::size_t i = 0; i < 5; ++i)
+    fields_of(x.tensorData[i], f, base + offsetof(MsprofTensorInfo, tensorData) + i * sizeof(MsprofTensorData));
+}
+template <class F> inline void fields_of(MsprofContextIdInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofContextIdInfo, opName); MSPROF_DETAIL_F(MsprofContextIdInfo, ctxIdNum);
+  MSPROF_DETAIL_F(MsprofContextIdInfo, ctxIds);
+}
+template <class F> inline void fields_of(MsprofStampInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofStampInfo, magicNumber); MSPROF_DETAIL_F(MsprofStampInfo, dataTag);
+  MSPROF_DETAIL_F(MsprofStampInfo, processId); MSPROF_DETAIL_F(MsprofStampInfo, threadId);
+  MSPROF_DETAIL_F(MsprofStampInfo, category); MSPROF_DETAIL_F(MsprofStampInfo, eventType);
+  MSPROF_DETAIL_F(MsprofStampInfo, payloadType); MSPROF_DETAIL_F(MsprofStampInfo, payload);
+  MSPROF_DETAIL_F(MsprofStampInfo, startTime); MSPROF_DETAIL_F(MsprofStampInfo, endTime);
+  MSPROF_DETAIL_F(MsprofStampInfo, markId); MSPROF_DETAIL_F(MsprofStampInfo, domain);
+  MSPROF_DETAIL_F(MsprofStampInfo, messageType); MSPROF_DETAIL_F(MsprofStampInfo, message);
+}
+template <class F> inline void fields_of(MsprofTxInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofTxInfo, infoType); MSPROF_DETAIL_F(MsprofTxInfo, res0); MSPROF_DETAIL_F(MsprofTxInfo, res1);
+  fields_of(x.stampInfo, f, base + offsetof(MsprofTxInfo, stampInfo));
+}
+template <class F> inline void fields_of(MsprofGraphIdInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofGraphIdInfo, modelName); MSPROF_DETAIL_F(MsprofGraphIdInfo, graphId);
+  MSPROF_DETAIL_F(MsprofGraphIdInfo, modelId);
+}
+template <class F> inline void fields_of(StarsAcsqLog& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(StarsAcsqLog, word0); MSPROF_DETAIL_F(StarsAcsqLog, resv2); MSPROF_DETAIL_F(StarsAcsqLog, streamId);
+  MSPROF_DETAIL_F(StarsAcsqLog, taskId); MSPROF_DETAIL_F(StarsAcsqLog, timestamp); MSPROF_DETAIL_F(StarsAcsqLog, resv4);
+  MSPROF_DETAIL_F(StarsAcsqLog, resv5); MSPROF_DETAIL_F(StarsAcsqLog, resv6);
+}
+template <class F> inline void fields_of(ContextPmu& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(ContextPmu, word0); MSPROF_DETAIL_F(ContextPmu, resv2); MSPROF_DETAIL_F(ContextPmu, streamId);
+  MSPROF_DETAIL_F(ContextPmu, taskId); MSPROF_DETAIL_F(ContextPmu, resv3); MSPROF_DETAIL_F(ContextPmu, word16);
+  MSPROF_DETAIL_F(ContextPmu, subTaskId); MSPROF_DETAIL_F(ContextPmu, word20); MSPROF_DETAIL_F(ContextPmu, resv4);
+  MSPROF_DETAIL_F(ContextPmu, resv5); MSPROF_DETAIL_F(ContextPmu, totalCycle); MSPROF_DETAIL_F(ContextPmu, resv6);
+  MSPROF_DETAIL_F(ContextPmu, pmuList); MSPROF_DETAIL_F(ContextPmu, timeList);
+}
+template <class F> inline void fields_of(TsTrackStepTrace& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(TsTrackStepTrace, resv1); MSPROF_DETAIL_F(TsTrackStepTrace, funcType);
+  MSPROF_DETAIL_F(TsTrackStepTrace, resv2); MSPROF_DETAIL_F(TsTrackStepTrace, resv3);
+  MSPROF_DETAIL_F(TsTrackStepTrace, timestamp); MSPROF_DETAIL_F(TsTrackStepTrace, indexId);
+  MSPROF_DETAIL_F(TsTrackStepTrace, modelId); MSPROF_DETAIL_F(TsTrackStepTrace, streamWord);
+  MSPROF_DETAIL_F(TsTrackStepTrace, taskId); MSPROF_DETAIL_F(TsTrackStepTrace, tagId);
+  MSPROF_DETAIL_F(TsTrackStepTrace, resv4);
+}
+#undef MSPROF_DETAIL_F
+
+template <class X, class F>
+inline void fields(X& x, F&& f, std::size_t base) { fields_of(x, f, base); }
+
+/// Writes `x` little-endian into p[0, sizeof(X)) (bytes not covered by a field,
+/// such as tail padding, are zeroed).
+template <class X>
+inline void store(unsigned char* p, const X& x) noexcept {
+  std::memset(p, 0, sizeof(X));
+  X copy = x;
+  fields(copy, [p](std::size_t off, auto& m) {
+    using M = std::remove_reference_t<decltype(m)>;
+    if constexpr (std::is_same_v<M, char>) p[off] = static_cast<unsigned char>(m);
+    else detail::store_le(p + off, m);
+  });
+}
+/// Reads an X from p[0, sizeof(X)) (caller checked the bounds).
+template <class X>
+inline X load(const unsigned char* p) noexcept {
+  X x{};
+  fields(x, [p](std::size_t off, auto& m) {
+    using M = std::remove_reference_t<decltype(m)>;
+    if constexpr (std::is_same_v<M, char>) m = static_cast<char>(p[off]);
+    else m = detail::load_le<M>(p + off);
+  });
+  return x;
+}
+
+// ------------------------------------------------ stream/task id packing --
+/// Stream and task id as the parser sees them after unpacking the raw 16-bit
+/// fields of STARS records (ascend-formats.md §2.8).
+struct stream_task {
+  std::uint16_t stream_id;
+  std::uint16_t task_id;
+};
+/// Unpacks raw (streamId, taskId) of an ACSQ/PMU record:
+/// bit 12 of stream set -> stream %= 2048, task = (task & 0x1FFF) | (stream & 0xE000);
+/// else bit 13 set -> stream = task & 0x0FFF, task = (stream & 0x0FFF) | (task & 0xF000).
+constexpr stream_task unpack_stream_task(std::uint16_t raw_stream, std::uint16_t raw_task) noexcept {
+  if (raw_stream & 0x1000)
+    return {static_cast<std::uint16_t>(raw_stream % 2048),
+            static_cast<std::uint16_t>((raw_task & 0x1FFF) | (raw_stream & 0xE000))};
+  if (raw_stream & 0x2000)
+    return {static_cast<std::uint16_t>(raw_task & 0x0FFF),
+            static_cast<std::uint16_t>((raw_stream & 0x0FFF) | (raw_task & 0xF000))};
+  return {raw_stream, raw_task};
+}
+/// Our simulated device uses stream ids < 2048 and task ids < 4096 with neither
+/// flag bit, so raw fields equal the logical ids (checked by the device).
+constexpr bool packs_plainly(std::uint32_t stream, std::uint32_t task) noexcept {
+  return stream < 0x1000 && task <= 0xFFFF;
+}
+/// task_track taskId: low 16 bits task id, high 16 bits batch id / flip number.
+constexpr std::uint32_t pack_track_task(std::uint16_t task, std::uint16_t batch) noexcept {
+  return (static_cast<std::uint32_t>(batch) << 16) | task;
+}
+
+}  // namespace codec
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CODEC_FORMAT_HPP

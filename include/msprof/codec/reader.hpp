@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: MIT
+// Reads a whole PROF_ directory: control files, clocks, dictionaries, and every
+// record stream through streaming callbacks (memory does not grow with the
+// number of records; only the dictionaries are held).
+//
+//   auto r = codec::prof_reader::open("PROF_000001_...");      // result<prof_reader>
+//   r->for_each_api([&](const codec::api_call& a) { ... });     // result<void>
+//   r->for_each_acsq(0, [&](const codec::StarsAcsqLog& l, const codec::place&) { ... });
+//   for (auto& w : r->warnings()) puts(w.text().c_str());       // truncated tails etc.
+//
+// Slices are read in slice order, both aging. and unaging. prefixes (aging
+// first). Damage inside a file (truncated last record, bad magic, impossible
+// dataLen) is a warning naming file, byte offset and bytes; the good records of
+// that file and of every other file are kept. Missing or unparsable control
+// files are warnings too and defaults apply (ns host clock, 50 MHz device);
+// with reader_options::strict they are errors.
+#ifndef MSPROF_CODEC_READER_HPP
+#define MSPROF_CODEC_READER_HPP
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "../core/json.hpp"
+#include "decode.hpp"
+#include "dictionary.hpp"
+#include "format.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace codec {
+
+struct reader_options {
+  bool strict = false;                          ///< control-file problems are errors
+  std::size_t max_control_bytes = 16u << 20;    ///< info.json, sample.json, ...
+  std::size_t max_dictionary_bytes = 256u << 20;///< all hash_dic slices together
+  std::size_t max_pending_events = 1u << 20;    ///< unmatched MsprofEvent halves / mstx segments kept
+};
+
+/// A problem that did not stop reading: file, byte offset, bytes affected.
+struct warning {
+  std::string file;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+  std::string message;
+  std::string text() const { return "[msprof.codec] " + message; }
+};
+
+/// One data file found in the directory.
+struct data_file {
+  std::string path;          ///< full path
+  std::string name;          ///< file name
+  bool device = false;
+  std::uint32_t device_id = 0;
+  bool aging = false;        ///< host only
+  std::string module;        ///< host: api_event/compact/additional/variable; device: name stem (stars_soc, ...)
+  std::string tag;           ///< host: data/node_basic_info/...; device: ""
+  std::uint32_t slice = 0;
+  std::uint64_t size = 0;
+};
+
+/// Host control information and clock.
+struct host_info {
+  json::value info, sample, start_info, end_info;
+  double cpu_frequency_mhz = 0;            ///< 0: host timestamps are CLOCK_MONOTONIC_RAW ns
+  std::uint64_t host_cntvct = 0;           ///< host_start.log cntvct
+  std::uint64_t host_monotonic_raw_ns = 0; ///< host_start.log clock_monotonic_raw
+  std::uint64_t collection_time_begin_us = 0;  ///< start_info collectionTimeBegin
+  std::uint64_t collection_time_end_us = 0;    ///< end_info collectionTimeEnd (0 if absent)
+  std::uint64_t start_monotonic_raw_ns = 0;    ///< start_info clockMonotonicRaw
+  std::uint64_t end_monotonic_raw_ns = 0;      ///< end_info clockMonotonicRaw
+  std::uint32_t pid = 0;
+  std::string pid_name;
+  std::string platform_version;
+  bool simulated = false;                  ///< written by our simulated device
+
+  /// Host record timestamp -> CLOCK_MONOTONIC_RAW ns (format doc §2.6).
+  std::int64_t to_monotonic_ns(std::uint64_t t) const noexcept {
+    if (cpu_frequency_mhz <= 0) return static_cast<std::int64_t>(t);
+    const double d = (static_cast<double>(t) - static_cast<double>(host_cntvct)) / cpu_frequency_mhz * 1e3;
+    return static_cast<std::int64_t>(host_monotonic_raw_ns) + static_cast<std::int64_t>(std::llround(d));
+  }
+  /// Offset that maps monotonic ns to Unix-epoch ns (start_info pair).
+  std::int64_t wall_offset_ns() const noexcept {
+    return static_cast<std::int64_t>(collection_time_begin_us) * 1000 - static_cast<std::int64_t>(start_monotonic_raw_ns);
+  }
+};
+
+/// Device control information and clock.
+struct device_info {
+  std::uint32_t id = 0;
+  json::value info, sample, start_info, end_info;
+  double hwts_frequency_mhz = 50;
+  double aic_frequency_mhz = 1800;
+  std::uint32_t ai_core_num = 0;
+  std::uint32_t aiv_num = 0;
+  std::uint64_t cntvct = 0;                ///< dev_start.log cntvct
+  std::uint64_t monotonic_raw_ns = 0;      ///< dev_start.log clock_monotonic_raw
+  std::string aic_metrics;                 ///< sample.json ai_core_metrics
+  std::vector<std::uint32_t> events;       ///< sample.json ai_core_profiling_events
+  bool simulated = false;
+
+  /// Device cycles -> host CLOCK_MONOTONIC_RAW ns.
+  std::int64_t to_monotonic_ns(std::uint64_t cycles) const noexcept {
+    const double d = (static_cast<double>(cycles) - static_cast<double>(cntvct)) / hwts_frequency_mhz * 1e3;
+    return static_cast<std::int64_t>(monotonic_raw_ns) + static_cast<std::int64_t>(std::llround(d));
+  }
+};
+
+/// One API call (an MsprofApi, or two paired MsprofEvent halves).
+struct api_call {
+  std::uint16_t level = 0;
+  std::uint32_t type = 0;
+  std::uint32_t thread_id = 0;
+  std::uint32_t reserve = 0;   ///< MsprofApi.reserve / the events' requestId
+  std::uint64_t begin = 0;     ///< raw host timestamp
+  std::uint64_t end = 0;
+  std::uint64_t item_id = 0;
+  bool from_events = false;
+  bool aging = false;
+};
+
+/// A host compact/additional record with its decoded payload.
+template <class T>
+struct host_record {
+  record_header head;
+  T payload;
+  bool aging = false;
+};
+
+/// One mstx event (segments joined).
+struct mstx_event {
+  std::uint16_t info_type = 0;
+  std::uint32_t thread_id = 0;  ///< header threadId
+  MsprofStampInfo stamp;        ///< message field: first segment only; use `message`
+  std::string message;          ///< all segments joined
+  std::uint16_t segments = 1;
+  bool aging = false;
+};
+
+class prof_reader {
+ public:
+  prof_reader() = default;
+
+  static result<prof_reader> open(const std::string& dir, const reader_options& opt = {}) {
+    prof_reader r;
+    r.root_ = dir;
+    r.opt_ = opt;
+    struct stat st{};
+    if (::stat(dir.c_str(), &st) != 0) return make_error(errc::not_found, dir + ": no such directory");
+    if (!S_ISDIR(st.st_mode)) return make_error(errc::invalid_argument, dir + ": not a directory");
+    const bool has_host = is_dir(dir + "/host");
+    std::vector<std::string> entries;
+    MSPROF_TRY(list_dir(dir, entries));
+    std::vector<std::uint32_t> devs;
+    for (const auto& e : entries) {
+      std::uint64_t id = 0;
+      if (e.rfind("device_", 0) == 0 && detail::parse_u64(e.substr(7), id) && id < 0x10000 && is_dir(dir + "/" + e))
+        devs.push_back(static_cast<std::uint32_t>(id));
+    }
+    std::sort(devs.begin(), devs.end());
+    if (!has_host && devs.empty())
+      return make_error(errc::not_found, dir + ": not a PROF_ directory (no host/ and no device_<id>/)");
+    if (has_host) {
+      MSPROF_TRY(r.read_host());
+      MSPROF_TRY(r.index_data(dir + "/host/data", false, 0));
+    }
+    for (auto id : devs) {
+      MSPROF_TRY(r.read_device(id));
+      MSPROF_TRY(r.index_data(dir + "/device_" + std::to_string(id) + "/data", true, id));
+    }
+    std::sort(r.files_.begin(), r.files_.end(), [](const data_file& a, const data_file& b) {
+      return std::tie(a.device, a.device_id, a.module, a.tag, b.aging, a.slice) <
+             std::tie(b.device, b.device_id, b.module, b.tag, a.aging, b.slice);
+    });
+    MSPROF_TRY(r.load_dictionaries());
+    return r;
+  }
+
+  const std::string& path() const noexcept { return root_; }
+  const host_info& host() const noexcept { return host_; }
+  const std::vector<device_info>& devices() const noexcept { return devices_; }
+  const device_info* device(std::uint32_t id) const noexcept {
+    for (const auto& d : devices_)
+      if (d.id == id) return &d;
+    return nullptr;
+  }
+  const std::vector<data_file>& files() const noexcept { return files_; }
+  const hash_map& hashes() const noexcept { return hashes_; }
+  const type_map& types() const noexcept { return types_; }
+  /// hash -> string, or the decimal hash when unknown ("" for 0).
+  std::string lookup(std::uint64_t h) const {
+    if (h == 0) return {};
+    auto it = hashes_.find(h);
+    return it == hashes_.end() ? std::to_string(h) : it->second;
+  }
+  std::string type_name(std::uint16_t lv, std::uint32_t ty) const {
+    auto it = types_.find({lv, ty});
+    return it == types_.end() ? std::to_string(ty) : it->second;
+  }
+  /// Warnings so far (open() and every for_each_* call add to them).
+  const std::vector<warning>& warnings() const noexcept { return warnings_; }
+
+  /// Every API call in host api_event slices. MsprofEvent halves are paired by
+  /// (level, type, thread, requestId, itemId); an unmatched half is a warning.
+  template <class F>
+  result<void> for_each_api(F&& on_api) {
+    std::map<std::tuple<std::uint16_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, std::pair<std::uint64_t, bool>> open_events;
+    for (const auto& f : files_) {
+      if (f.device || f.module != "api_event") continue;
+      MSPROF_TRY(scan(f, api_size, [&](const unsigned char* p, const place& at) {
+        auto d = decode_api(p, api_size, at);
+        if (!d) return warn(f, at.offset, api_size, d.err().message + "; record skipped");
+        if (!d->is_event) {
+          const auto& a = d->api;
+          if (a.beginTime == 0) return;  // CANN drops these too
+          on_api(api_call{a.level, a.type, a.threadId, a.reserve, a.beginTime, a.endTime, a.itemId, false, f.aging});
+          return;
+        }
+        const auto& e = d->event;
+        auto key = std::make_tuple(e.level, e.type, e.threadId, e.requestId, e.itemId);
+        auto it = open_events.find(key);
+        if (it == open_events.end()) {
+          if (open_events.size() >= opt_.max_pending_events)
+            return warn(f, at.offset, api_size, "too many unmatched MsprofEvent halves; event skipped");
+          open_events.emplace(key, std::make_pair(e.timeStamp, f.aging));
+          return;
+        }
+        const std::uint64_t b = it->second.first;
+        open_events.erase(it);
+        if (b == 0) return;
+        on_api(api_call{e.level, e.type, e.threadId, e.requestId, b, e.timeStamp, e.itemId, true, f.aging});
+      }));
+    }
+    if (!open_events.empty())
+      warnings_.push_back({root_ + "/host/data", 0, 0,
+                           root_ + "/host/data: " + std::to_string(open_events.size()) +
+                               " MsprofEvent begin half(s) without a matching end were skipped"});
+    return {};
+  }
+
+  /// Raw compact records of one tag (e.g. "node_basic_info").
+  template <class F>
+  result<void> for_each_compact(std::string_view tag, F&& on_rec) {
+    for (const auto& f : files_) {
+      if (f.device || f.module != "compact" || f.tag != tag) continue;
+      MSPROF_TRY(scan(f, compact_size, [&](const unsigned char* p, const place& at) {
+        auto d = decode_compact(p, compact_size, at);
+        if (!d) return warn(f, at.offset, compact_size, d.err().message + "; record skipped");
+        on_rec(*d, f, at);
+      }));
+    }
+    return {};
+  }
+  /// Raw additional records of one tag (e.g. "tensor_info").
+  template <class F>
+  result<void> for_each_additional(std::string_view tag, F&& on_rec) {
+    for (const auto& f : files_) {
+      if (f.device || f.module != "additional" || f.tag != tag) continue;
+      MSPROF_TRY(scan(f, additional_size, [&](const unsigned char* p, const place& at) {
+        auto d = decode_additional(p, additional_size, at);
+        if (!d) return warn(f, at.offset, additional_size, d.err().message + "; record skipped");
+        on_rec(*d, f, at);
+      }));
+    }
+    return {};
+  }
+
+  template <class F> result<void> for_each_node_basic_info(F&& cb) {
+    // RUNTIME copies of the struct lack opState: accept dataLen >= 28.
+    return typed_compact<MsprofNodeBasicInfo>("node_basic_info", 28, cb);
+  }
+  template <class F> result<void> for_each_task_track(F&& cb) { return typed_compact<MsprofRuntimeTrack>("task_track", 32, cb); }
+  template <class F> result<void> for_each_memcpy_info(F&& cb) { return typed_compact<MsprofMemcpyInfo>("memcpy_info", 18, cb); }
+  template <class F> result<void> for_each_hccl_op_info(F&& cb) { return typed_compact<MsprofHcclOPInfo>("hccl_op_info", 26, cb); }
+  template <class F> result<void> for_each_tensor_info(F&& cb) { return typed_additional<MsprofTensorInfo>("tensor_info", 12, cb); }
+  template <class F> result<void> for_each_context_id_info(F&& cb) { return typed_additional<MsprofContextIdInfo>("context_id_info", 12, cb); }
+  template <class F> result<void> for_each_graph_id_map(F&& cb) { return typed_additional<MsprofGraphIdInfo>("graph_id_map", 16, cb); }
+
+  /// mstx events; a message split over several records (res0 = 0, 1, ...,
+  /// same markId and thread, consecutive) is joined back together.
+  template <class F>
+  result<void> for_each_mstx(F&& on_event) {
+    mstx_event pending;
+    bool have = false;
+    auto emit = [&] {
+      if (have) on_event(static_cast<const mstx_event&>(pending));
+      have = false;
+    };
+    for (const auto& f : files_) {
+      if (f.device || f.module != "additional" || f.tag != "msproftx") continue;
+      MSPROF_TRY(scan(f, additional_size, [&](const unsigned char* p, const place& at) {
+        auto d = decode_additional(p, additional_size, at);
+        if (!d) return warn(f, at.offset, additional_size, d.err().message + "; record skipped");
+        const auto tx = load<MsprofTxInfo>(d->data);
+        const std::string_view text = tx_segment_text(tx);
+        if (tx.res0 != 0 && have && pending.stamp.markId == tx.stampInfo.markId && pending.thread_id == d->head.threadId &&
+            tx.res0 == pending.segments) {
+          if (pending.message.size() + text.size() <= 64 * 1024) pending.message.append(text.data(), text.size());
+          ++pending.segments;
+          return;
+        }
+        if (tx.res0 != 0)
+          warn(f, at.offset, additional_size, "msproftx segment " + std::to_string(tx.res0) + " of markId " +
+                                                  std::to_string(tx.stampInfo.markId) + " without its previous segment; kept alone");
+        emit();
+        pending = mstx_event{};
+        pending.info_type = tx.infoType;
+        pending.thread_id = d->head.threadId;
+        pending.stamp = tx.stampInfo;
+        pending.message.assign(text.data(), text.size());
+        pending.segments = 1;
+        pending.aging = f.aging;
+        have = true;
+      }));
+    }
+    emit();
+    return {};
+  }
+
+  /// STARS ACSQ task logs of device `dev` (stars_soc).
+  template <class F>
+  result<void> for_each_acsq(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, "stars_soc", acsq_size, [&](const unsigned char* p, const data_file& f, const place& at) {
+      auto d = decode_acsq(p, acsq_size, at);
+      if (!d) return warn(f, at.offset, acsq_size, d.err().message + "; record skipped");
+      cb(static_cast<const StarsAcsqLog&>(*d), at);
+    });
+  }
+  /// Per-task PMU records (ffts_profile ContextPmu).
+  template <class F>
+  result<void> for_each_pmu(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, "ffts_profile", context_pmu_size, [&](const unsigned char* p, const data_file& f, const place& at) {
+      auto d = decode_context_pmu(p, context_pmu_size, at);
+      if (!d) return warn(f, at.offset, context_pmu_size, d.err().message + "; record skipped");
+      cb(static_cast<const ContextPmu&>(*d), at);
+    });
+  }
+  /// ts_track step-trace records.
+  template <class F>
+  result<void> for_each_ts_track(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, "ts_track", ts_track_size, [&](const unsigned char* p, const data_file& f, const place& at) {
+      auto d = decode_ts_track(p, ts_track_size, at);
+      if (!d) return warn(f, at.offset, ts_track_size, d.err().message + "; record skipped");
+      cb(static_cast<const TsTrackStepTrace&>(*d), at);
+    });
+  }
+
+ private:
+  static bool is_dir(const std::string& p) {
+    struct stat st{};
+    return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  }
+  static result<void> list_dir(const std::string& p, std::vector<std::string>& out) {
+    DIR* d = ::opendir(p.c_str());
+    if (!d) return make_error(errc::io, p + ": cannot list directory");
+    while (dirent* e = ::readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") out.push_back(std::move(n));
+    }
+    ::closedir(d);
+    std::sort(out.begin(), out.end());
+    return {};
+  }
+
+  void warn(const data_file& f, std::uint64_t off, std::uint64_t bytes, std::string msg) {
+    warnings_.push_back({f.path, off, bytes, std::move(msg)});
+  }
+
+  template <class F>
+  result<void> scan(const data_file& f, std::size_t rs, F&& on) {
+    std::string_view file = f.path;
+    auto rep = scan_file(f.path, rs, [&](const unsigned char* p, std::uint64_t off) { on(p, place{file, off}); });
+    if (!rep) {
+      warn(f, 0, f.size, rep.err().message + "; file skipped");
+      return {};
+    }
+    if (rep->tail_bytes) {
+      const std::uint64_t off = rep->records * rs;
+      warn(f, off, rep->tail_bytes,
+           f.path + ": truncated record at byte offset " + std::to_string(off) + ": " + std::to_string(rep->tail_bytes) +
+               " of " + std::to_string(rs) + " bytes present; the " + std::to_string(rep->records) +
+               " whole record(s) before it are kept, the tail is skipped");
+    }
+    return {};
+  }
+
+  template <class T, class F>
+  result<void> typed_compact(std::string_view tag, std::size_t min_len, F& cb) {
+    return for_each_compact(tag, [&](const compact_record& r, const data_file& f, const place& at) {
+      auto p = decode_payload<T>(r, at, min_len);
+      if (!p) return warn(f, at.offset, compact_size, p.err().message + "; record skipped");
+      cb(host_record<T>{r.head, *p, f.aging});
+    });
+  }
+  template <class T, class F>
+  result<void> typed_additional(std::string_view tag, std::size_t min_len, F& cb) {
+    return for_each_additional(tag, [&](const additional_record& r, const data_file& f, const place& at) {
+      auto p = decode_payload<T>(r, at, min_len);
+      if (!p) return warn(f, at.offset, additional_size, p.err().message + "; record skipped");
+      cb(host_record<T>{r.head, *p, f.aging});
+    });
+  }
+  template <class F>
+  result<void> device_stream(std::uint32_t dev, std::string_view stem, std::size_t rs, F&& on) {
+    for (const auto& f : files_) {
+      if (!f.device || f.device_id != dev || f.module != stem) continue;
+      MSPROF_TRY(scan(f, rs, [&](const unsigned char* p, const place& at) { on(p, f, at); }));
+    }
+    return {};
+  }
+
+  result<void> index_data(const std::string& data_dir, bool device, std::uint32_t dev) {
+    if (!is_dir(data_dir)) {
+      warnings_.push_back({data_dir, 0, 0, data_dir + ": missing data directory; no records from here"});
+      return {};
+    }
+    std::vector<std::string> names;
+    MSPROF_TRY(list_dir(data_dir, names));
+    for (const auto& n : names) {
+      if (ends_with(n, ".done") || ends_with(n, ".complete") || ends_with(n, ".zip") || ends_with(n, ".tmp")) continue;
+      data_file f;
+      f.path = data_dir + "/" + n;
+      f.name = n;
+      f.device = device;
+      f.device_id = dev;
+      const std::size_t s = n.rfind(".slice_");
+      std::uint64_t slice = 0;
+      if (s == std::string::npos || !detail::parse_u64(std::string_view(n).substr(s + 7), slice) || slice > 0xFFFFFFFFu) {
+        warnings_.push_back({f.path, 0, 0, f.path + ": not a slice file name (<name>.slice_<N>); ignored"});
+        continue;
+      }
+      f.slice = static_cast<std::uint32_t>(slice);
+      const std::string stem = n.substr(0, s);
+      if (!device) {
+        const std::size_t d1 = stem.find('.');
+        const std::size_t d2 = d1 == std::string::npos ? d1 : stem.find('.', d1 + 1);
+        if (d2 == std::string::npos) {
+          warnings_.push_back({f.path, 0, 0, f.path + ": host file name is not (aging|unaging).<module>.<tag>.slice_<N>; ignored"});
+          continue;
+        }
+        const std::string prefix = stem.substr(0, d1);
+        if (prefix != "aging" && prefix != "unaging") {
+          warnings_.push_back({f.path, 0, 0, f.path + ": host file name does not start with aging. or unaging.; ignored"});
+          continue;
+        }
+        f.aging = prefix == "aging";
+        f.module = stem.substr(d1 + 1, d2 - d1 - 1);
+        f.tag = stem.substr(d2 + 1);
+      } else {
+        const std::string mid = ".data." + std::to_string(dev);
+        if (!ends_with(stem, mid)) {
+          warnings_.push_back({f.path, 0, 0, f.path + ": device file name is not <name>.data." + std::to_string(dev) + ".slice_<N>; ignored"});
+          continue;
+        }
+        f.module = stem.substr(0, stem.size() - mid.size());
+      }
+      struct stat st{};
+      if (::stat(f.path.c_str(), &st) == 0) f.size = static_cast<std::uint64_t>(st.st_size);
+      files_.push_back(std::move(f));
+    }
+    return {};
+  }
+
+  static bool ends_with(std::string_view s, std::string_view suf) {
+    return s.size() >= suf.size() && s.substr(s.size() - suf.size()) == suf;
+  }
+
+  // Reads a small text file; missing is {} with found=false.
+  result<std::string> read_text(const std::string& p, bool& found, std::size_t limit) {
+    found = false;
+    std::FILE* f = std::fopen(p.c_str(), "rb");
+    if (!f) return std::string();
+    found = true;
+    std::string s;
+    char buf[8192];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+      if (s.size() + n > limit) {
+        std::fclose(f);
+        return make_error(errc::bad_size, p + ": larger than " + std::to_string(limit) + " bytes, not a control file");
+      }
+      s.append(buf, n);
+    }
+    const bool bad = std::ferror(f) != 0;
+    std::fclose(f);
+    if (bad) return make_error(errc::io, p + ": read failed");
+    return s;
+  }
+
+  // A control-file problem: warning, or error in strict mode.
+  result<void> control_problem(const std::string& file, const std::string& msg) {
+    if (opt_.strict) return make_error(errc::parse, msg);
+    warnings_.push_back({file, 0, 0, msg + "; defaults used"});
+    return {};
+  }
+
+  result<void> read_json(const std::string& p, json::value& out, bool required) {
+    bool found = false;
+    auto t = read_text(p, found, opt_.max_control_bytes);
+    if (!t) return control_problem(p, t.err().message);
+    if (!found) {
+      if (required) return control_problem(p, p + ": missing");
+      return {};
+    }
+    auto v = json::parse(*t, p);
+    if (!v) return control_problem(p, v.err().message);
+    if (!v->is_object()) return control_problem(p, p + ": top level is not a JSON object");
+    out = std::move(*v);
+    return {};
+  }
+
+  // "key: value" lines of host_start.log / dev_start.log.
+  result<void> read_clock_log(const std::string& p, std::uint64_t& mono, std::uint64_t& cnt, bool required) {
+    bool found = false;
+    auto t = read_text(p, found, 64 * 1024);
+    if (!t) return control_problem(p, t.err().message);
+    if (!found) return required ? control_problem(p, p + ": missing") : result<void>{};
+    bool got_mono = false, got_cnt = false;
+    detail::for_each_line(*t, [&](std::string_view line, std::size_t, std::size_t) {
+      const std::size_t c = line.find(':');
+      if (c == std::string_view::npos) return;
+      std::string_view k = line.substr(0, c), v = line.substr(c + 1);
+      while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+      while (!k.empty() && k.back() == ' ') k.remove_suffix(1);
+      if (k == "clock_monotonic_raw") got_mono = detail::parse_u64(v, mono);
+      else if (k == "cntvct") got_cnt = detail::parse_u64(v, cnt);
+    });
+    if (!got_mono || !got_cnt) return control_problem(p, p + ": needs numeric 'clock_monotonic_raw:' and 'cntvct:' lines");
+    return {};
+  }
+
+  result<void> read_host() {
+    const std::string h = root_ + "/host/";
+    MSPROF_TRY(read_json(h + "info.json", host_.info, true));
+    MSPROF_TRY(read_json(h + "sample.json", host_.sample, false));
+    MSPROF_TRY(read_json(h + "start_info", host_.start_info, true));
+    MSPROF_TRY(read_json(h + "end_info", host_.end_info, false));
+    const auto& cpu0 = host_.info.get("CPU").at(0).get("Frequency");
+    double f = 0;
+    if (cpu0.to_double(f) && f > 0) host_.cpu_frequency_mhz = f;
+    host_.pid = static_cast<std::uint32_t>(host_.info.get("pid").uint_or(0));
+    host_.pid_name = host_.info.get("pid_name").as_string_or("");
+    host_.platform_version = host_.info.get("platform_version").as_string_or("");
+    host_.simulated = host_.info.get("simulated_device").as_string_or("") == "yes";
+    host_.collection_time_begin_us = host_.start_info.get("collectionTimeBegin").uint_or(0);
+    host_.start_monotonic_raw_ns = host_.start_info.get("clockMonotonicRaw").uint_or(0);
+    host_.collection_time_end_us = host_.end_info.get("collectionTimeEnd").uint_or(0);
+    host_.end_monotonic_raw_ns = host_.end_info.get("clockMonotonicRaw").uint_or(0);
+    // host_start.log is needed only to convert cycle counts.
+    MSPROF_TRY(read_clock_log(h + "host_start.log", host_.host_monotonic_raw_ns, host_.host_cntvct,
+                              host_.cpu_frequency_mhz > 0));
+    return {};
+  }
+
+  result<void> read_device(std::uint32_t id) {
+    device_info d;
+    d.id = id;
+    const std::string n = std::to_string(id);
+    const std::string base = root_ + "/device_" + n + "/";
+    MSPROF_TRY(read_json(base + "info.json." + n, d.info, true));
+    MSPROF_TRY(read_json(base + "sample.json", d.sample, false));
+    MSPROF_TRY(read_json(base + "start_info." + n, d.start_info, false));
+    MSPROF_TRY(read_json(base + "end_info." + n, d.end_info, false));
+    const json::value& di = d.info.get("DeviceInfo").at(0);
+    double v = 0;
+    if (di.get("hwts_frequency").to_double(v) && v > 0) d.hwts_frequency_mhz = v;
+    else if (!d.info.is_null()) warnings_.push_back({base + "info.json." + n, 0, 0, base + "info.json." + n + ": DeviceInfo[0].hwts_frequency missing or not a positive number; 50 MHz assumed"});
+    if (di.get("aic_frequency").to_double(v) && v > 0) d.aic_frequency_mhz = v;
+    d.ai_core_num = static_cast<std::uint32_t>(di.get("ai_core_num").uint_or(0));
+    d.aiv_num = static_cast<std::uint32_t>(di.get("aiv_num").uint_or(0));
+    d.simulated = di.get("simulated").as_string_or("") == "yes";
+    d.aic_metrics = d.sample.get("ai_core_metrics").as_string_or("");
+    const std::string ev = d.sample.get("ai_core_profiling_events").as_string_or("");
+    std::size_t pos = 0;
+    while (pos < ev.size() && d.events.size() < 64) {
+      std::size_t c = ev.find(',', pos);
+      if (c == std::string::npos) c = ev.size();
+      const std::string one = ev.substr(pos, c - pos);
+      char* end = nullptr;
+      const unsigned long x = std::strtoul(one.c_str(), &end, 16);
+      if (!one.empty() && end && *end == '\0' && x <= 0xFFFFFFFFul) d.events.push_back(static_cast<std::uint32_t>(x));
+      pos = c + 1;
+    }
+    MSPROF_TRY(read_clock_log(base + "dev_start.log." + n, d.monotonic_raw_ns, d.cntvct, true));
+    devices_.push_back(std::move(d));
+    return {};
+  }
+
+  result<void> load_dictionaries() {
+    std::size_t total = 0;
+    std::vector<std::string> problems;
+    for (const auto& f : files_) {
+      if (f.device || f.module != "additional" || (f.tag != "hash_dic" && f.tag != "type_info_dic")) continue;
+      if (total + f.size > opt_.max_dictionary_bytes) {
+        warn(f, 0, f.size, f.path + ": dictionaries larger than " + std::to_string(opt_.max_dictionary_bytes) + " bytes in total; file skipped");
+        continue;
+      }
+      bool found = false;
+      auto t = read_text(f.path, found, opt_.max_dictionary_bytes - total);
+      if (!t) { warn(f, 0, f.size, t.err().message + "; file skipped"); continue; }
+      total += t->size();
+      if (f.tag == "hash_dic") parse_hash_dic(*t, f.path, hashes_, problems);
+      else parse_type_info_dic(*t, f.path, types_, problems);
+    }
+    for (auto& p : problems) warnings_.push_back({"", 0, 0, std::move(p)});
+    return {};
+  }
+
+  std::string root_;
+  reader_options opt_;
+  host_info host_;
+  std::vector<device_info> devices_;
+  std::vector<data_file> files_;
+  hash_map hashes_;
+  type_map types_;
+  std::vector<warning> warnings_;
+};
+
+}  // namespace codec
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CODEC_READER_HPP

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: MIT
+// A small, bounded, std-only JSON reader and writer for control files
+// (info.json, sample.json, start_info, end_info) and configuration files
+// (acl.json, profiler_config.json). Not for bulk data: converters use simdjson.
+//
+//   auto doc = msprof::json::parse(text, "host/info.json");   // result<value>
+//   if (!doc) { puts(doc.err().what().c_str()); }
+//   std::string f = doc->get("CPU").at(0).get("Frequency").as_string_or("");
+//
+// Objects keep their key order (the files are rewritten and diffed by people),
+// numbers keep their source text (64-bit ids and "1767268800000000" must not
+// lose digits through a double), strings are decoded UTF-8 with \u escapes
+// including surrogate pairs. Depth, size and element counts are limited, and
+// every error names the source, the byte offset and the reason.
+#ifndef MSPROF_CORE_JSON_HPP
+#define MSPROF_CORE_JSON_HPP
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "abi.hpp"
+#include "error.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace json {
+
+enum class kind : unsigned char { null, boolean, number, string, array, object };
+
+/// A parsed JSON value. Cheap to move; copies deep-copy.
+class value {
+ public:
+  using member = std::pair<std::string, value>;
+
+  value() = default;
+  static value make_null() { return value(); }
+  static value make_bool(bool b) { value v; v.kind_ = kind::boolean; v.bool_ = b; return v; }
+  static value make_number(std::string text) { value v; v.kind_ = kind::number; v.text_ = std::move(text); return v; }
+  static value make_string(std::string s) { value v; v.kind_ = kind::string; v.text_ = std::move(s); return v; }
+  static value make_array() { value v; v.kind_ = kind::array; return v; }
+  static value make_object() { value v; v.kind_ = kind::object; return v; }
+
+  kind type() const noexcept { return kind_; }
+  bool is_null() const noexcept { return kind_ == kind::null; }
+  bool is_bool() const noexcept { return kind_ == kind::boolean; }
+  bool is_number() const noexcept { return kind_ == kind::number; }
+  bool is_string() const noexcept { return kind_ == kind::string; }
+  bool is_array() const noexcept { return kind_ == kind::array; }
+  bool is_object() const noexcept { return kind_ == kind::object; }
+
+  bool as_bool() const noexcept { return bool_; }
+  /// Number text as written ("1.50e3") or the decoded string.
+  const std::string& text() const noexcept { return text_; }
+
+  /// Array elements (empty for non-arrays).
+  const std::vector<value>& items() const noexcept { return items_; }
+  /// Object members in source order (empty for non-objects).
+  const std::vector<member>& members() const noexcept { return members_; }
+  std::size_t size() const noexcept { return kind_ == kind::array ? items_.size() : members_.size(); }
+
+  /// Member lookup (first match); nullptr when absent or not an object.
+  const value* find(std::string_view key) const noexcept {
+    for (const auto& m : members_)
+      if (m.first == key) return &m.second;
+    return nullptr;
+  }
+  /// Member or a shared null value, so lookups chain: v.get("a").get("b").
+  const value& get(std::string_view key) const noexcept {
+    const value* p = find(key);
+    return p ? *p : null_ref();
+  }
+  /// Array element or null.
+  const value& at(std::size_t i) const noexcept { return i < items_.size() ? items_[i] : null_ref(); }
+
+  /// A string value, or `fallback` when the value is not a string.
+  std::string as_string_or(std::string fallback) const {
+    return kind_ == kind::string ? text_ : std::move(fallback);
+  }
+
+  /// Integer from a number, or from a string holding only a decimal integer
+  /// (CANN writes many numbers as strings: "pid": "6060"). False otherwise or
+  /// on overflow.
+  bool to_int64(std::int64_t& out) const noexcept {
+    if (kind_ != kind::number && kind_ != kind::string) return false;
+    return parse_int(text_, out);
+  }
+  bool to_uint64(std::uint64_t& out) const noexcept {
+    if (kind_ != kind::number && kind_ != kind::string) return false;
+    const std::string& s = text_;
+    if (s.empty() || s.size() > 20) return false;
+    std::uint64_t v = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return false;
+      const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+      if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return false;
+      v = v * 10 + d;
+    }
+    out = v;
+    return true;
+  }
+  /// Double from a number or numeric string; false if not a finite number.
+  bool to_double(double& out) const noexcept {
+    if (kind_ != kind::number && kind_ != kind::string) return false;
+    if (text_.empty() || text_.size() > 64) return false;
+    char buf[72];
+    text_.copy(buf, text_.size());
+    buf[text_.size()] = '\0';
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(buf, &end);
+    if (end != buf + text_.size() || errno == ERANGE) return false;
+    if (!(d == d) || d > std::numeric_limits<double>::max() || d < -std::numeric_limits<double>::max()) return false;
+    out = d;
+    return true;
+  }
+  std::int64_t int_or(std::int64_t fallback) const noexcept {
+    std::int64_t v = 0;
+    return to_int64(v) ? v : fallback;
+  }
+  std::uint64_t uint_or(std::uint64_t fallback) const noexcept {
+    std::uint64_t v = 0;
+    return to_uint64(v) ? v : fallback;
+  }
+
+  // Building (used by tests and by code that rewrites configs).
+  value& push_back(value v) { items_.push_back(std::move(v)); return items_.back(); }
+  value& set(std::string key, value v) {
+    for (auto& m : members_)
+      if (m.first == key) { m.second = std::move(v); return m.second; }
+    members_.emplace_back(std::move(key), std::move(v));
+    return members_.back().second;
+  }
+
+ private:
+  friend class parser;
+  static const value& null_ref() noexcept {
+    static const value n;
+    return n;
+  }
+  static bool parse_int(const std::string& s, std::int64_t& out) noexcept {
+    if (s.empty() || s.size() > 20) return false;
+    std::size_t i = 0;
+    bool neg = false;
+    if (s[0] == '-') { neg = true; i = 1; if (s.size() == 1) return false; }
+    std::uint64_t v = 0;
+    for (; i < s.size(); ++i) {
+      const char c = s[i];
+      if (c < '0' || c > '9') return false;
+      const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+      if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10) return false;
+      v = v * 10 + d;
+    }
+    const std::uint64_t lim = neg ? static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1
+                                  : static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    if (v > lim) return false;
+    out = neg ? static_cast<std::int64_t>(0 - v) : static_cast<std::int64_t>(v);
+    return true;
+  }
+
+  kind kind_ = kind::null;
+  bool bool_ = false;
+  std::string text_;
+  std::vector<value> items_;
+  std::vector<member> members_;
+};
+
+/// Limits that keep hostile input bounded.
+struct limits {
+  std::size_t max_bytes = 16u << 20;     ///< input size
+  std::size_t max_depth = 64;            ///< nesting of arrays/objects
+  std::size_t max_elements = 1u << 20;   ///< total values
+  std::size_t max_string = 1u << 20;     ///< bytes in one string
+};
+
+class parser {
+ public:
+  parser(std::string_view text, std::string_view source, const limits& lim)
+      : s_(text), source_(source), lim_(lim) {}
+
+  result<value> run() {
+    if (s_.size() > lim_.max_bytes)
+      return fail(0, "input is " + std::to_string(s_.size()) + " bytes, limit " + std::to_string(lim_.max_bytes));
+    // Skip a UTF-8 BOM some editors write into config files.
+    if (s_.size() >= 3 && static_cast<unsigned char>(s_[0]) == 0xEF && static_cast<unsigned char>(s_[1]) == 0xBB &&
+        static_cast<unsigned char>(s_[2]) == 0xBF)
+      pos_ = 3;
+    value root;
+    if (!parse_value(root, 0)) return err_;
+    skip_ws();
+    if (pos_ != s_.size()) return fail(pos_, "unexpected text after the JSON value");
+    return root;
+  }
+
+ private:
+  error fail(std::size_t at, const std::string& why) {
+    err_ = make_error(errc::parse, std::string(source_) + ": JSON at byte offset " + std::to_string(at) + ": " + why);
+    return err_;
+  }
+  bool failb(std::size_t at, const std::string& why) { fail(at, why); return false; }
+
+  void skip_ws() noexcept {
+    while (pos_ < s_.size()) {
+      const char c = s_[pos_];
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+      ++pos_;
+    }
+  }
+
+  bool parse_value(value& out, std::size_t depth) {
+    if (++elements_ > lim_.max_elements) return failb(pos_, "more than " + std::to_string(lim_.max_elements) + " values");
+    skip_ws();
+    if (pos_ >= s_.size()) return failb(pos_, "unexpected end of input, expected a value");
+    const char c = s_[pos_];
+    switch (c) {
+      case '{': return parse_object(out, depth + 1);
+      case '[': return parse_array(out, depth + 1);
+      case '"': out.kind_ = kind::string; return parse_string(out.text_);
+      case 't': return literal("true", out, kind::boolean, true);
+      case 'f': return literal("false", out, kind::boolean, false);
+      case 'n': return literal("null", out, kind::null, false);
+      default:
+        if (c == '-' || (c >= '0' && c <= '9')) return parse_number(out);
+        return failb(pos_, std::string("unexpected character '") + printable(c) + "'");
+    }
+  }
+
+  static std::string printable(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) return std::string(1, c);
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02X", u);
+    return buf;
+  }
+
+  bool literal(std::string_view word, value& out, kind k, bool b) {
+    if (s_.substr(pos_, word.size()) != word) return failb(pos_, "invalid literal, expected '" + std::string(word) + "'");
+    pos_ += word.size();
+    out.kind_ = k;
+    out.bool_ = b;
+    return true;
+  }
+
+  bool parse_number(value& out) {
+    const std::size_t start = pos_;
+    auto digit = [&] { return pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9'; };
+    if (s_[pos_] == '-') ++pos_;
+    if (!digit()) return failb(pos_, "invalid number: expected a digit");
+    if (s_[pos_] == '0') {
+      ++pos_;
+      if (digit()) return failb(pos_, "invalid number: leading zero");
+    } else {
+      while (digit()) ++pos_;
+    }
+    if (pos_ < s_.size() && s_[pos_] == '.') {
+      ++pos_;
+      if (!digit()) return failb(pos_, "invalid number: expected a digit after '.'");
+      while (digit()) ++pos_;
+    }
+    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
+      if (!digit()) return failb(pos_, "invalid number: expected an exponent digit");
+      while (digit()) ++pos_;
+    }
+    if (pos_ - start > 256) return failb(start, "number longer than 256 characters");
+    out.kind_ = kind::number;
+    out.text_.assign(s_.data() + start, pos_ - start);
+    return true;
+  }
+
+  bool hex4(std::uint32_t& v) {
+    if (s_.size() - pos_ < 4) return failb(pos_, "truncated \\u escape");
+    v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = s_[pos_++];
+      v <<= 4;
+      if (c >= '0' && c <= '9') v |= static_cast<std::uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f') v |= static_cast<std::uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') v |= static_cast<std::uint32_t>(c - 'A' + 10);
+      else return failb(pos_ - 1, "invalid hex digit in \\u escape");
+    }
+    return true;
+  }
+
+  static void put_utf8(std::string& o, std::uint32_t cp) {
+    if (cp < 0x80) {
+      o += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      o += static_cast<char>(0xC0 | (cp >> 6));
+      o += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      o += static_cast<char>(0xE0 | (cp >> 12));
+      o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      o += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      o += static_cast<char>(0xF0 | (cp >> 18));
+      o += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      o += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      o += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+
+  bool parse_string(std::string& out) {
+    const std::size_t open = pos_;
+    ++pos_;  // opening quote
+    out.clear();
+    for (;;) {
+      if (pos_ >= s_.size()) return failb(open, "unterminated string");
+      if (out.size() > lim_.max_string) return failb(open, "string longer than " + std::to_string(lim_.max_string) + " bytes");
+      const char c = s_[pos_];
+      if (c == '"') { ++pos_; return true; }
+      if (static_cast<unsigned char>(c) < 0x20) return failb(pos_, "control character in string");
+      if (c != '\\') { out += c; ++pos_; continue; }
+      ++pos_;
+      if (pos_ >= s_.size()) return failb(pos_, "truncated escape");
+      const char e = s_[pos_++];
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          const std::size_t at = pos_ - 2;
+          std::uint32_t cp = 0;
+          if (!hex4(cp)) return false;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (s_.size() - pos_ < 2 || s_[pos_] != '\\' || s_[pos_ + 1] != 'u')
+              return failb(at, "high surrogate without a following low surrogate");
+            pos_ += 2;
+            std::uint32_t lo = 0;
+            if (!hex4(lo)) return false;
+            if (lo < 0xDC00 || lo > 0xDFFF) return failb(at, "high surrogate followed by a non-low surrogate");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            return failb(at, "lone low surrogate");
+          }
+          put_utf8(out, cp);
+          break;
+        }
+        default: return failb(pos_ - 1, std::string("invalid escape '\\") + printable(e) + "'");
+      }
+    }
+  }
+
+  bool parse_array(value& out, std::size_t depth) {
+    if (depth > lim_.max_depth) return failb(pos_, "nesting deeper than " + std::to_string(lim_.max_depth));
+    out.kind_ = kind::array;
+    ++pos_;
+    skip_ws();
+    if (pos_ < s_.size() && s_[pos_] == ']') { ++pos_; return true; }
+    for (;;) {
+      out.items_.emplace_back();
+      if (!parse_value(out.items_.back(), depth)) return false;
+      skip_ws();
+      if (pos_ >= s_.size()) return failb(pos_, "unterminated array");
+      if (s_[pos_] == ',') { ++pos_; continue; }
+      if (s_[pos_] == ']') { ++pos_; return true; }
+      return failb(pos_, "expected ',' or ']' in array");
+    }
+  }
+
+  bool parse_object(value& out, std::size_t depth) {
+    if (depth > lim_.max_depth) return failb(pos_, "nesting deeper than " + std::to_string(lim_.max_depth));
+    out.kind_ = kind::object;
+    ++pos_;
+    skip_ws();
+    if (pos_ < s_.size() && s_[pos_] == '}') { ++pos_; return true; }
+    for (;;) {
+      skip_ws();
+      if (pos_ >= s_.size()) return failb(pos_, "unterminated object");
+      if (s_[pos_] != '"') return failb(pos_, "expected a string key in object");
+      std::string key;
+      if (!parse_string(key)) return false;
+      skip_ws();
+      if (pos_ >= s_.size() || s_[pos_] != ':') return failb(pos_, "expected ':' after object key");
+      ++pos_;
+      out.members_.emplace_back(std::move(key), value());
+      if (!parse_value(out.members_.back().second, depth)) return false;
+      skip_ws();
+      if (pos_ >= s_.size()) return failb(pos_, "unterminated object");
+      if (s_[pos_] == ',') { ++pos_; continue; }
+      if (s_[pos_] == '}') { ++pos_; return true; }
+      return failb(pos_, "expected ',' or '}' in object");
+    }
+  }
+
+  std::string_view s_;
+  std::string_view source_;
+  limits lim_;
+  std::size_t pos_ = 0;
+  std::size_t elements_ = 0;
+  error err_;
+};
+
+/// Parses `text`; `source` (a file name) prefixes every error message.
+inline result<value> parse(std::string_view text, std::string_view source = "<json>", const limits& lim = {}) {
+  return parser(text, source, lim).run();
+}
+
+/// Appends `s` as a JSON string literal (quotes, escapes; UTF-8 passes through).
+inline void append_quoted(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+/// Serializes a value compactly with CANN's separators (", " and ": "), which
+/// is how the control files look on disk.
+inline void dump(const value& v, std::string& out) {
+  switch (v.type()) {
+    case kind::null: out += "null"; break;
+    case kind::boolean: out += v.as_bool() ? "true" : "false"; break;
+    case kind::number: out += v.text(); break;
+    case kind::string: append_quoted(out, v.text()); break;
+    case kind::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& e : v.items()) {
+        if (!first) out += ", ";
+        first = false;
+        dump(e, out);
+      }
+      out += ']';
+      break;
+    }
+    case kind::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& m : v.members()) {
+        if (!first) out += ", ";
+        first = false;
+        append_quoted(out, m.first);
+        out += ": ";
+        dump(m.second, out);
+      }
+      out += '}';
+      break;
+    }
+  }
+}
+inline std::string dump(const value& v) {
+  std::string s;
+  dump(v, s);
+  return s;
+}
+
+/// Streaming writer for emitting JSON text without building a DOM:
+///   json::writer w; w.begin_object(); w.key("a"); w.number(1); w.end_object();
+/// Separators follow CANN's control files (", " and ": ").
+class writer {
+ public:
+  void begin_object() { pre(); out_ += '{'; first_.push_back(true); }
+  void end_object() { out_ += '}'; pop(); }
+  void begin_array() { pre(); out_ += '['; first_.push_back(true); }
+  void end_array() { out_ += ']'; pop(); }
+  void key(std::string_view k) {
+    sep();
+    append_quoted(out_, k);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void string(std::string_view s) { pre(); append_quoted(out_, s); }
+  void number(std::int64_t v) { pre(); out_ += std::to_string(v); }
+  void number(std::uint64_t v) { pre(); out_ += std::to_string(v); }
+  void number(int v) { number(static_cast<std::int64_t>(v)); }
+  void number(unsigned v) { number(static_cast<std::uint64_t>(v)); }
+  /// A number given as text (must be a valid JSON number).
+  void raw_number(std::string_view text) { pre(); out_ += text; }
+  void boolean(bool b) { pre(); out_ += b ? "true" : "false"; }
+  void null() { pre(); out_ += "null"; }
+  void value(const json::value& v) { pre(); dump(v, out_); }
+  /// key + string in one call, the common case for control files.
+  void member(std::string_view k, std::string_view s) { key(k); string(s); }
+  void member(std::string_view k, const char* s) { key(k); string(s); }
+  void member(std::string_view k, std::int64_t v) { key(k); number(v); }
+  void member(std::string_view k, int v) { key(k); number(v); }
+  void member(std::string_view k, std::uint64_t v) { key(k); number(v); }
+  void member(std::string_view k, unsigned v) { key(k); number(v); }
+
+  const std::string& str() const noexcept { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void sep() {
+    if (!first_.empty()) {
+      if (!first_.back()) out_ += ", ";
+      first_.back() = false;
+    }
+  }
+  void pre() {
+    if (after_key_) { after_key_ = false; return; }
+    sep();
+  }
+  void pop() {
+    if (!first_.empty()) first_.pop_back();
+  }
+  std::string out_;
+  std::vector<bool> first_;
+  bool after_key_ = false;
+};
+
+}  // namespace json
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CORE_JSON_HPP

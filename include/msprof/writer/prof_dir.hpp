@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: MIT
+// Writes a CANN-compatible PROF_ directory (ascend-formats.md §3):
+//
+//   writer::prof_dir_options o;  o.parent = "out"; o.devices.push_back({});
+//   auto d = writer::prof_dir::create(o);            // result<prof_dir>
+//   d->append(writer::stream::api_event(false), rec, 40);   // whole records
+//   d->hash("MatMul_1");                                 // hash_dic entry once
+//   d->flush();                                          // on disk now
+//   d->close();                                          // .done files, end_info
+//
+// Layout: PROF_<6 digits>_<yyyymmddHHMMSSmmm>_<16 A-Z>/{host,device_<id>}/data/
+// with host files "(aging|unaging).<module>.<tag>.slice_<N>" and device files
+// "<name>.data.<dev>.slice_<N>"; a new slice when the next record would pass
+// slice_bytes (2 MiB, like CANN's sliceFileMaxKbyte); every finished slice gets
+// "<file>.done" = "filesize:N\nstarttime:<ns>\nendtime  :<ns>\n".
+//
+// Durability: appends go to a per-file buffer that holds whole records only;
+// flush() hands every buffer to the kernel with write(2) (and fdatasync when
+// asked), so a process killed at any time leaves whole records up to the last
+// flush (plus possibly whole records written since). A failed write (ENOSPC)
+// is cut back to the last whole record, collection stops, the loss is counted.
+//
+// Storage limit: before data would pass storage_limit_bytes, the oldest
+// finished aging slices are deleted (unaging and never-aged files are kept); if
+// that is not enough, collection stops cleanly with a counted loss.
+//
+// Thread-safe: one mutex (the drain thread and the simulated device both append).
+#ifndef MSPROF_WRITER_PROF_DIR_HPP
+#define MSPROF_WRITER_PROF_DIR_HPP
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "../codec/dictionary.hpp"
+#include "../codec/format.hpp"
+#include "../codec/hash.hpp"
+#include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "../core/json.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace writer {
+
+constexpr std::uint64_t default_slice_bytes = 2048u * 1024u;  ///< CANN sliceFileMaxKbyte = 2048
+
+/// One output stream = one family of slice files.
+struct stream {
+  bool device = false;
+  std::uint32_t device_id = 0;
+  bool aging = false;          ///< host: "aging." (may be deleted by the storage limit) or "unaging."
+  std::string module;          ///< host: api_event | compact | additional ; device: file name stem
+  std::string tag;             ///< host: data | node_basic_info | task_track | msproftx | ...
+  std::size_t record_size = 0; ///< appends are split only at multiples of this; 0 = text
+
+  /// File name without ".slice_<N>".
+  std::string base_name() const {
+    if (device) return module + ".data." + std::to_string(device_id);
+    return std::string(aging ? "aging." : "unaging.") + module + "." + tag;
+  }
+  bool operator<(const stream& o) const { return std::tie(device, device_id, aging, module, tag) < std::tie(o.device, o.device_id, o.aging, o.module, o.tag); }
+
+  // The streams CANN and the parser use.
+  static stream api_event(bool aging) { return {false, 0, aging, "api_event", "data", codec::api_size}; }
+  static stream compact(bool aging, std::string tag) { return {false, 0, aging, "compact", std::move(tag), codec::compact_size}; }
+  static stream additional(bool aging, std::string tag) { return {false, 0, aging, "additional", std::move(tag), codec::additional_size}; }
+  static stream node_basic_info(bool aging) { return compact(aging, "node_basic_info"); }
+  static stream task_track(bool aging) { return compact(aging, "task_track"); }
+  static stream memcpy_info(bool aging) { return compact(aging, "memcpy_info"); }
+  static stream hccl_op_info(bool aging) { return compact(aging, "hccl_op_info"); }
+  static stream tensor_info(bool aging) { return additional(aging, "tensor_info"); }
+  static stream context_id_info(bool aging) { return additional(aging, "context_id_info"); }
+  static stream graph_id_map(bool aging) { return additional(aging, "graph_id_map"); }
+  static stream msproftx(bool aging) { return additional(aging, "msproftx"); }
+  static stream stars_soc(std::uint32_t dev) { return {true, dev, false, "stars_soc", "", codec::acsq_size}; }
+  static stream ffts_profile(std::uint32_t dev) { return {true, dev, false, "ffts_profile", "", codec::context_pmu_size}; }
+  static stream ts_track(std::uint32_t dev) { return {true, dev, false, "ts_track", "", codec::ts_track_size}; }
+};
+
+/// What a device directory says about the device (info.json.<id>, sample.json).
+struct device_options {
+  std::uint32_t id = 0;
+  bool simulated = true;                         ///< written as "simulated": "yes"
+  std::string aic_metrics = "PipeUtilization";
+  std::string events = "0x8,0xa,0x9,0xb,0xc,0xd,0x54,0x55";
+  std::uint32_t hwts_frequency_mhz = 50;
+  std::uint32_t aic_frequency_mhz = 1800;
+  std::uint32_t ai_core_num = 24;
+  std::uint32_t aiv_num = 48;
+  std::uint64_t cntvct = 0;                      ///< device counter at monotonic_raw_ns (dev_start.log)
+};
+
+struct prof_dir_options {
+  std::string parent = ".";                      ///< PROF_ directory is created inside (made if missing)
+  std::string name;                              ///< exact directory name (tests); empty = generated
+  std::uint64_t slice_bytes = default_slice_bytes;
+  std::uint64_t storage_limit_bytes = 0;         ///< 0 = no limit
+  std::size_t buffer_bytes = 64 * 1024;          ///< per-file buffer; flushed when full
+  bool sync_on_flush = false;                    ///< fdatasync in flush() (power loss, not just kill)
+  std::uint32_t pid = 0;                         ///< 0 = getpid()
+  std::string pid_name;                          ///< info.json pid_name
+  double cpu_frequency_mhz = 0;                  ///< 0: host records hold CLOCK_MONOTONIC_RAW ns
+  std::uint64_t host_cntvct = 0;                 ///< host counter at monotonic_raw_ns (cycles mode)
+  std::uint64_t monotonic_raw_ns = 0;            ///< 0 = now
+  std::uint64_t wall_us = 0;                     ///< 0 = now (gettimeofday µs)
+  std::vector<device_options> devices;
+  std::map<std::string, std::string> host_sample; ///< extra host sample.json keys
+};
+
+struct writer_stats {
+  std::uint64_t records = 0;       ///< records written (appended and not lost)
+  std::uint64_t bytes = 0;         ///< data bytes currently counted against the limit
+  std::uint64_t lost_records = 0;  ///< records dropped after a stop
+  std::uint64_t removed_slices = 0;///< aging slices deleted by the storage limit
+  bool stopped = false;
+  std::string stop_reason;         ///< clear message when stopped
+};
+
+namespace detail {
+
+inline std::uint64_t mono_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+inline std::uint64_t wall_us() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+inline std::string sys_err() { return std::strerror(errno); }
+
+/// "YYYY-MM-DD HH:MM:SS.ffffff" in UTC from µs since the epoch.
+inline std::string date_text(std::uint64_t us) {
+  const std::time_t s = static_cast<std::time_t>(us / 1000000);
+  std::tm tm{};
+  gmtime_r(&s, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d.%06u", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<unsigned>(us % 1000000));
+  return buf;
+}
+
+inline result<void> make_dir(const std::string& p) {
+  if (::mkdir(p.c_str(), 0750) != 0 && errno != EEXIST)
+    return make_error(errc::io, p + ": cannot create directory: " + sys_err());
+  struct stat st{};
+  if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return make_error(errc::io, p + ": exists and is not a directory");
+  if (::chmod(p.c_str(), 0750) != 0) return make_error(errc::io, p + ": cannot set mode 0750: " + sys_err());
+  return {};
+}
+
+inline result<void> make_dirs(const std::string& p) {
+  std::string cur;
+  std::size_t i = 0;
+  while (i <= p.size()) {
+    const std::size_t j = p.find('/', i);
+    const std::size_t end = j == std::string::npos ? p.size() : j;
+    cur = p.substr(0, end);
+    if (!cur.empty() && cur != "." && cur != "..") {
+      struct stat st{};
+      if (::stat(cur.c_str(), &st) != 0) {
+        if (::mkdir(cur.c_str(), 0750) != 0 && errno != EEXIST)
+          return make_error(errc::io, cur + ": cannot create directory: " + sys_err());
+      } else if (!S_ISDIR(st.st_mode)) {
+        return make_error(errc::io, cur + ": exists and is not a directory");
+      }
+    }
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  return {};
+}
+
+inline result<void> write_all(int fd, const char* p, std::size_t n, const std::string& path) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return make_error(errno == ENOSPC || errno == EDQUOT ? errc::limit : errc::io, path + ": write failed: " + sys_err());
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return {};
+}
+
+/// Writes a whole small file atomically (tmp + rename), mode 0640.
+inline result<void> write_file(const std::string& path, std::string_view text) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+  if (fd < 0) return make_error(errc::io, tmp + ": cannot create: " + sys_err());
+  ::fchmod(fd, 0640);
+  auto r = write_all(fd, text.data(), text.size(), tmp);
+  ::close(fd);
+  if (!r) { ::unlink(tmp.c_str()); return r; }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return make_error(errc::io, path + ": cannot rename from .tmp: " + sys_err());
+  }
+  return {};
+}
+
+/// Files the storage limit never deletes (CANN file_ageing.cpp noAgeingFile_).
+inline bool never_aged(std::string_view name) {
+  static const char* const keep[] = {"unaging", "hash_dic", "info.json", "start_info", "end_info", "host_start",
+                                     "dev_start", "sample.json", "ts_track", "model_load_info", "task_desc_info",
+                                     "id_map_info", "fusion_op_info", "tensor_data_info", "training_trace"};
+  for (const char* k : keep)
+    if (name.find(k) != std::string_view::npos) return true;
+  return false;
+}
+
+struct open_slice {
+  int fd = -1;
+  std::string dir;            ///< host/data or device_N/data
+  std::string base;           ///< file name without .slice_N
+  std::size_t record_size = 0;
+  unsigned index = 0;
+  std::uint64_t size = 0;     ///< bytes handed to the kernel
+  std::uint64_t start_ns = 0;
+  std::string buf;            ///< whole records not yet written
+  std::string path() const { return dir + "/" + base + ".slice_" + std::to_string(index); }
+};
+
+}  // namespace detail
+
+class prof_dir {
+ public:
+  prof_dir() = default;  ///< an empty handle (result<prof_dir> needs it); use create()
+  prof_dir(prof_dir&&) noexcept = default;
+  prof_dir& operator=(prof_dir&&) noexcept = default;
+  ~prof_dir() {
+    if (s_) (void)close();
+  }
+
+  /// Creates the directory tree and the start-time control files.
+  static result<prof_dir> create(const prof_dir_options& opt) {
+    prof_dir d;
+    d.s_ = std::make_unique<state>();
+    state& s = *d.s_;
+    s.opt = opt;
+    if (s.opt.slice_bytes == 0) return make_error(errc::invalid_argument, "prof_dir: slice_bytes must be > 0");
+    if (s.opt.pid == 0) s.opt.pid = static_cast<std::uint32_t>(::getpid());
+    if (s.opt.monotonic_raw_ns == 0) s.opt.monotonic_raw_ns = detail::mono_ns();
+    if (s.opt.wall_us == 0) s.opt.wall_us = detail::wall_us();
+    if (s.opt.cpu_frequency_mhz <= 0 && s.opt.host_cntvct == 0) s.opt.host_cntvct = s.opt.monotonic_raw_ns;
+    MSPROF_TRY(detail::make_dirs(opt.parent));
+    std::string name = opt.name.empty() ? generate_name(s.opt) : opt.name;
+    s.root = (opt.parent.empty() ? std::string(".") : opt.parent) + "/" + name;
+    if (::mkdir(s.root.c_str(), 0750) != 0)
+      return make_error(errc::io, s.root + ": cannot create PROF directory: " + detail::sys_err());
+    MSPROF_TRY(detail::make_dir(s.root));
+    MSPROF_TRY(detail::make_dir(s.root + "/host"));
+    MSPROF_TRY(detail::make_dir(s.root + "/host/data"));
+    for (const auto& dev : s.opt.devices) {
+      const std::string dd = s.root + "/device_" + std::to_string(dev.id);
+      MSPROF_TRY(detail::make_dir(dd));
+      MSPROF_TRY(detail::make_dir(dd + "/data"));
+    }
+    MSPROF_TRY(d.write_start_files());
+    return d;
+  }
+
+  explicit operator bool() const noexcept { return s_ != nullptr; }
+  /// The PROF_ directory path.
+  const std::string& path() const noexcept { return s_->root; }
+  const prof_dir_options& options() const noexcept { return s_->opt; }
+
+  /// Appends whole records (n must be a multiple of st.record_size when that
+  /// is non-zero). After a stop the records are counted as lost and the
+  /// error says why (errc::limit).
+  result<void> append(const stream& st, const void* data, std::size_t n) {
+    std::lock_guard<std::mutex> lk(s_->mu);
+    return append_locked(st, static_cast<const char*>(data), n);
+  }
+
+  /// The DoubleHash of `s`, adding "<hash>:<s>" to hash_dic the first time.
+  std::uint64_t hash(std::string_view str) {
+    const std::uint64_t h = codec::double_hash(str);
+    std::lock_guard<std::mutex> lk(s_->mu);
+    if (s_->hashes.insert(h).second) {
+      const std::string line = codec::format_hash_line(h, str);
+      (void)append_locked(hash_stream(), line.data(), line.size());
+    }
+    return h;
+  }
+
+  /// Registers "<level>_<type>:<name>" in type_info_dic (once per key).
+  result<void> register_type(std::uint16_t level, std::uint32_t type, std::string_view name) {
+    std::lock_guard<std::mutex> lk(s_->mu);
+    const std::uint64_t key = (static_cast<std::uint64_t>(level) << 32) | type;
+    if (!s_->types.insert(key).second) return {};
+    const std::string line = codec::format_type_line(level, type, name);
+    return append_locked(type_stream(), line.data(), line.size());
+  }
+
+  /// Hands every buffered record to the kernel (and syncs if asked).
+  result<void> flush() {
+    std::lock_guard<std::mutex> lk(s_->mu);
+    return flush_locked();
+  }
+
+  /// Flushes, finishes every open slice with its .done and writes end_info.
+  /// Idempotent; the destructor calls it.
+  result<void> close() {
+    if (!s_) return {};
+    std::lock_guard<std::mutex> lk(s_->mu);
+    if (s_->closed) return {};
+    result<void> first = flush_locked();
+    for (auto& kv : s_->open) {
+      auto r = finish_slice(kv.second);
+      if (first && !r) first = r;
+    }
+    s_->open.clear();
+    auto r = write_end_files();
+    if (first && !r) first = r;
+    s_->closed = true;
+    return first;
+  }
+
+  writer_stats stats() const {
+    std::lock_guard<std::mutex> lk(s_->mu);
+    return s_->stats;
+  }
+
+ private:
+  struct state {
+    prof_dir_options opt;
+    std::string root;
+    mutable std::mutex mu;
+    std::map<stream, detail::open_slice> open;
+    std::deque<std::string> aging_done;   ///< finished aging slices, oldest first
+    std::map<std::string, std::uint64_t> sizes;  ///< every data file -> bytes (for the limit)
+    std::unordered_set<std::uint64_t> hashes;
+    std::unordered_set<std::uint64_t> types;
+    writer_stats stats;
+    bool closed = false;
+  };
+
+  static stream hash_stream() { return {false, 0, false, "additional", "hash_dic", 0}; }
+  static stream type_stream() { return {false, 0, false, "additional", "type_info_dic", 0}; }
+
+  static std::string generate_name(const prof_dir_options& o) {
+    const std::uint64_t us = o.wall_us;
+    const std::time_t secs = static_cast<std::time_t>(us / 1000000);
+    std::tm tm{};
+    localtime_r(&secs, &tm);
+    char stamp[32];
+    std::snprintf(stamp, sizeof stamp, "%04d%02d%02d%02d%02d%02d%03u", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<unsigned>((us / 1000) % 1000));
+    std::random_device rd;
+    std::mt19937_64 rng((static_cast<std::uint64_t>(rd()) << 32) ^ detail::mono_ns() ^ o.pid);
+    std::string letters(16, 'A');
+    for (auto& c : letters) c = static_cast<char>('A' + rng() % 26);
+    char head[16];
+    std::snprintf(head, sizeof head, "PROF_%06u_", static_cast<unsigned>(o.pid % 1000000));
+    return head + std::string(stamp) + "_" + letters;
+  }
+
+  result<void> stop(const std::string& why) {
+    if (!s_->stats.stopped) {
+      s_->stats.stopped = true;
+      s_->stats.stop_reason = why;
+    }
+    return make_error(errc::limit, s_->stats.stop_reason);
+  }
+
+  result<void> append_locked(const stream& st, const char* p, std::size_t n) {
+    const std::size_t rs = st.record_size;
+    const std::uint64_t nrec = rs ? n / rs : 1;
+    if (s_->closed) {
+      s_->stats.lost_records += nrec;
+      return make_error(errc::invalid_argument, s_->root + ": append after close");
+    }
+    if (rs && n % rs != 0)
+      return make_error(errc::invalid_argument, st.base_name() + ": append of " + std::to_string(n) +
+                                                    " bytes is not a whole number of " + std::to_string(rs) + "-byte records");
+    if (s_->stats.stopped) {
+      s_->stats.lost_records += nrec;
+      return make_error(errc::limit, s_->stats.stop_reason);
+    }
+    // Split into chunks that never straddle a slice boundary.
+    while (n > 0) {
+      auto it = s_->open.find(st);
+      if (it == s_->open.end()) {
+        auto r = open_slice(st, 0);
+        if (!r) { s_->stats.lost_records += rs ? n / rs : 1; return r; }
+        it = s_->open.find(st);
+      }
+      detail::open_slice& sl = it->second;
+      const std::uint64_t used = sl.size + sl.buf.size();
+      std::size_t room = used >= s_->opt.slice_bytes ? 0 : static_cast<std::size_t>(s_->opt.slice_bytes - used);
+      if (rs) room -= room % rs;
+      std::size_t take = n < room ? n : room;
+      if (rs == 0) take = (n <= room || used == 0) ? n : 0;  // text: never split a line
+      if (take == 0 && used == 0) take = rs ? rs : n;       // record larger than a slice: one per slice
+      if (take == 0) {
+        auto r = roll(st);
+        if (!r) { s_->stats.lost_records += rs ? n / rs : 1; return r; }
+        continue;
+      }
+      auto lim = make_room(take);
+      if (!lim) { s_->stats.lost_records += rs ? n / rs : 1; return lim; }
+      sl.buf.append(p, take);
+      s_->sizes[sl.path()] += take;
+      s_->stats.bytes += take;
+      s_->stats.records += rs ? take / rs : 1;
+      if (sl.buf.size() >= s_->opt.buffer_bytes) {
+        auto r = write_buffer(sl);
+        if (!r) return r;
+      }
+      p += take;
+      n -= take;
+    }
+    return {};
+  }
+
+  // Storage limit: delete the oldest finished aging slices until `more` fits.
+  result<void> make_room(std::uint64_t more) {
+    const std::uint64_t lim = s_->opt.storage_limit_bytes;
+    if (lim == 0) return {};
+    while (s_->stats.bytes + more > lim && !s_->aging_done.empty()) {
+      const std::string victim = s_->aging_done.front();
+      s_->aging_done.pop_front();
+      auto it = s_->sizes.find(victim);
+      const std::uint64_t sz = it == s_->sizes.end() ? 0 : it->second;
+      if (::unlink(victim.c_str()) == 0 || errno == ENOENT) {
+        ::unlink((victim + ".done").c_str());
+        s_->stats.bytes -= sz < s_->stats.bytes ? sz : s_->stats.bytes;
+        if (it != s_->sizes.end()) s_->sizes.erase(it);
+        ++s_->stats.removed_slices;
+      }
+    }
+    if (s_->stats.bytes + more > lim)
+      return stop(s_->root + ": storage limit of " + std::to_string(lim) +
+                  " bytes reached and no aging slice left to delete; collection stopped, later records are lost");
+    return {};
+  }
+
+  result<void> open_slice(const stream& st, unsigned index) {
+    detail::open_slice sl;
+    sl.dir = s_->root + (st.device ? "/device_" + std::to_string(st.device_id) + "/data" : std::string("/host/data"));
+    sl.base = st.base_name();
+    sl.record_size = st.record_size;
+    sl.index = index;
+    sl.start_ns = detail::mono_ns();
+    if (st.device) {
+      struct stat sb{};
+      if (::stat(sl.dir.c_str(), &sb) != 0) {
+        MSPROF_TRY(detail::make_dir(s_->root + "/device_" + std::to_string(st.device_id)));
+        MSPROF_TRY(detail::make_dir(sl.dir));
+      }
+    }
+    const std::string p = sl.path();
+    sl.fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0640);
+    if (sl.fd < 0) return stop(p + ": cannot create slice: " + detail::sys_err() + "; collection stopped");
+    ::fchmod(sl.fd, 0640);
+    s_->open[st] = std::move(sl);
+    return {};
+  }
+
+  result<void> roll(const stream& st) {
+    auto it = s_->open.find(st);
+    const unsigned next = it->second.index + 1;
+    auto r = finish_slice(it->second);
+    s_->open.erase(it);
+    if (!r) return r;
+    return open_slice(st, next);
+  }
+
+  result<void> write_buffer(detail::open_slice& sl) {
+    if (sl.buf.empty() || sl.fd < 0) return {};
+    auto r = detail::write_all(sl.fd, sl.buf.data(), sl.buf.size(), sl.path());
+    if (!r) {
+      // Never leave a partial record: cut the file back to what was whole.
+      if (::ftruncate(sl.fd, static_cast<off_t>(sl.size)) != 0) { /* keep the first error */ }
+      const std::uint64_t lost = sl.record_size ? sl.buf.size() / sl.record_size : 1;
+      s_->stats.records -= lost < s_->stats.records ? lost : s_->stats.records;
+      s_->stats.lost_records += lost;
+      sl.buf.clear();
+      return stop(r.err().message + " (" + std::to_string(lost) + " records lost; collection stopped)");
+    }
+    sl.size += sl.buf.size();
+    sl.buf.clear();
+    return {};
+  }
+
+  result<void> finish_slice(detail::open_slice& sl) {
+    auto r = write_buffer(sl);
+    if (sl.fd >= 0) {
+      if (s_->opt.sync_on_flush) ::fdatasync(sl.fd);
+      ::close(sl.fd);
+      sl.fd = -1;
+    }
+    const std::string p = sl.path();
+    std::string done = "filesize:" + std::to_string(sl.size) + "\n";
+    if (sl.record_size) done += "starttime:" + std::to_string(sl.start_ns) + "\nendtime  :" + std::to_string(detail::mono_ns()) + "\n";
+    auto d = detail::write_file(p + ".done", done);
+    if (!detail::never_aged(sl.base)) s_->aging_done.push_back(p);
+    if (!r) return r;
+    return d;
+  }
+
+  result<void> flush_locked() {
+    result<void> first;
+    for (auto& kv : s_->open) {
+      auto r = write_buffer(kv.second);
+      if (first && !r) first = r;
+      if (s_->opt.sync_on_flush && kv.second.fd >= 0) ::fdatasync(kv.second.fd);
+    }
+    return first;
+  }
+
+  // ------------------------------------------------------------ control files
+  std::string info_json(const device_options* dev) const {
+    const auto& o = s_->opt;
+    json::writer w;
+    w.begin_object();
+    w.member("jobInfo", "NA");
+    w.member("version", "1.0");
+    w.member("mac", "00:00:00:00:00:00");
+    w.member("OS", "Linux");
+    const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    w.member("cpuCores", static_cast<std::int64_t>(cores > 0 ? cores : 1));
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+    w.member("hostname", host);
+#if defined(__aarch64__)
+    w.member("hwtype", "aarch64");
+#else
+    w.member("hwtype", "x86_64");
+#endif
+    std::string devs;
+    for (const auto& d : o.devices) devs += (devs.empty() ? "" : ",") + std::to_string(d.id);
+    w.member("devices", dev ? std::to_string(dev->id) : devs);
+    w.member("platform", "");
+    w.member("platform_version", "5");  // Ascend910B: the parser's C++ path
+    w.member("pid", std::to_string(o.pid));
+    const long pages = ::sysconf(_SC_PHYS_PAGES), psz = ::sysconf(_SC_PAGESIZE);
+    w.member("memoryTotal", static_cast<std::int64_t>(pages > 0 && psz > 0 ? pages / 1024 * psz : 0));
+    w.member("cpuNums", 1);
+    w.member("sysClockFreq", 100);
+    w.member("upTime", "1");
+    w.member("netCardNums", 0);
+    w.member("rank_id", -1);
+    w.member("pid_name", o.pid_name);
+    w.member("drvVersion", 467473);
+    w.member("hostUid", "0");
+    w.key("CPU");
+    w.begin_array();
+    w.begin_object();
+    w.member("Id", 0);
+    w.member("Name", "msprof");
+    char freq[32] = "";
+    if (o.cpu_frequency_mhz > 0) std::snprintf(freq, sizeof freq, "%.6g", o.cpu_frequency_mhz);
+    w.member("Frequency", freq);
+    w.member("Logical_CPU_Count", static_cast<std::int64_t>(cores > 0 ? cores : 1));
+    w.member("Type", "host");
+    w.end_object();
+    w.end_array();
+    w.key("DeviceInfo");
+    w.begin_array();
+    for (const auto& d : o.devices) {
+      if (dev && d.id != dev->id) continue;
+      w.begin_object();
+      w.member("id", d.id);
+      w.member("env_type", 3);
+      w.member("ctrl_cpu_id", "ARMv8_Cortex_A55");
+      w.member("ctrl_cpu_core_num", 1);
+      w.member("ctrl_cpu_endian_little", 1);
+      w.member("ts_cpu_core_num", 1);
+      w.member("ai_cpu_core_num", 6);
+      w.member("ai_core_num", d.ai_core_num);
+      w.member("ai_cpu_core_id", 2);
+      w.member("ai_core_id", 0);
+      w.member("aicpu_occupy_bitmap", 252);
+      w.member("ctrl_cpu", "0,1");
+      w.member("ai_cpu", "2,3,4,5,6,7");
+      w.member("aiv_num", d.aiv_num);
+      w.member("hwts_frequency", std::to_string(d.hwts_frequency_mhz));
+      w.member("aic_frequency", std::to_string(d.aic_frequency_mhz));
+      w.member("aiv_frequency", std::to_string(d.aic_frequency_mhz));
+      w.member("simulated", d.simulated ? "yes" : "no");
+      w.end_object();
+    }
+    w.end_array();
+    w.key("netCard");
+    w.begin_array();
+    w.end_array();
+    bool sim = false;
+    for (const auto& d : o.devices) sim = sim || d.simulated;
+    // Never pass simulated data off as hardware: say so at the top level too.
+    w.member("simulated_device", sim ? "yes" : "no");
+    w.member("producer", "msprof (header-only toolkit)");
+    w.end_object();
+    return w.take();
+  }
+
+  std::string start_end(bool start, std::uint64_t wall, std::uint64_t mono) const {
+    json::writer w;
+    w.begin_object();
+    w.member("collectionDateBegin", start ? detail::date_text(wall) : "");
+    w.member("collectionDateEnd", start ? "" : detail::date_text(wall));
+    w.member("collectionTimeBegin", start ? std::to_string(wall) : "");
+    w.member("collectionTimeEnd", start ? "" : std::to_string(wall));
+    w.member("clockMonotonicRaw", std::to_string(mono));
+    w.end_object();
+    return w.take();
+  }
+
+  std::string host_start(const char* header) const {
+    return std::string(header) + "\nclock_monotonic_raw: " + std::to_string(s_->opt.monotonic_raw_ns) +
+           "\ncntvct: " + std::to_string(s_->opt.host_cntvct) + "\ncntvct_diff: 0\n";
+  }
+
+  result<void> write_start_files() {
+    const auto& o = s_->opt;
+    const std::string h = s_->root + "/host/";
+    MSPROF_TRY(detail::write_file(h + "info.json", info_json(nullptr)));
+    {
+      json::writer w;
+      w.begin_object();
+      w.member("devices", "64");
+      w.member("acl", "on");
+      w.member("msproftx", "on");
+      w.member("ai_core_profiling_mode", "task-based");
+      w.member("aiv_profiling_mode", "task-based");
+      w.member("prof_level", "l1");
+      w.member("profLevel", "l1");
+      w.member("llc_profiling", "");
+      w.member("hostProfiling", "off");
+      w.member("taskTime", "l1");
+      w.member("result_dir", o.parent);
+      w.member("runtimeApi", "on");
+      for (const auto& kv : o.host_sample) w.member(kv.first, kv.second);
+      w.end_object();
+      MSPROF_TRY(detail::write_file(h + "sample.json", w.str()));
+    }
+    MSPROF_TRY(detail::write_file(h + "start_info", start_end(true, o.wall_us, o.monotonic_raw_ns)));
+    MSPROF_TRY(detail::write_file(h + "host_start.log", host_start("[Host]")));
+    for (const auto& d : o.devices) {
+      const std::string dd = s_->root + "/device_" + std::to_string(d.id) + "/";
+      const std::string n = std::to_string(d.id);
+      MSPROF_TRY(detail::write_file(dd + "info.json." + n, info_json(&d)));
+      json::writer w;
+      w.begin_object();
+      w.member("devices", n);
+      w.member("ai_core_profiling", "on");
+      w.member("ai_core_metrics", d.aic_metrics);
+      w.member("ai_core_profiling_events", d.events);
+      w.member("ai_core_profiling_mode", "task-based");
+      w.member("aicore_sampling_interval", 10);
+      w.member("aiv_profiling", "on");
+      w.member("aiv_metrics", d.aic_metrics);
+      w.member("aiv_profiling_events", d.events);
+      w.member("aiv_profiling_mode", "task-based");
+      w.member("aiv_sampling_interval", 10);
+      w.member("llc_profiling", "");
+      w.member("hwts_log", "on");
+      w.member("stars_acsq_task", "on");
+      w.member("taskTime", "l1");
+      w.member("prof_level", "l1");
+      w.member("profLevel", "l1");
+      w.member("acl", "on");
+      w.member("msproftx", "on");
+      w.member("result_dir", o.parent);
+      w.member("simulated", d.simulated ? "yes" : "no");
+      w.end_object();
+      MSPROF_TRY(detail::write_file(dd + "sample.json", w.str()));
+      MSPROF_TRY(detail::write_file(dd + "start_info." + n, start_end(true, o.wall_us, o.monotonic_raw_ns)));
+      MSPROF_TRY(detail::write_file(dd + "host_start.log." + n, host_start(("[Device" + n + "]").c_str())));
+      MSPROF_TRY(detail::write_file(dd + "dev_start.log." + n, "clock_monotonic_raw: " + std::to_string(o.monotonic_raw_ns) +
+                                                                   "\ncntvct: " + std::to_string(d.cntvct) + "\n"));
+    }
+    return {};
+  }
+
+  result<void> write_end_files() {
+    const std::uint64_t wall = detail::wall_us(), mono = detail::mono_ns();
+    const std::string text = start_end(false, wall, mono);
+    MSPROF_TRY(detail::write_file(s_->root + "/host/end_info", text));
+    for (const auto& d : s_->opt.devices)
+      MSPROF_TRY(detail::write_file(s_->root + "/device_" + std::to_string(d.id) + "/end_info." + std::to_string(d.id), text));
+    return {};
+  }
+
+  std::unique_ptr<state> s_;
+};
+
+}  // namespace writer
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_WRITER_PROF_DIR_HPP
