@@ -345,6 +345,43 @@ TEST_CASE("cli: launcher runs the application with the injection environment") {
 }
 #endif
 
+#if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+TEST_CASE("cli: launcher end to end: mstx program -> PROF_ dir -> timeline, summaries, db") {
+  sandbox s;
+  const auto out = s.root / "out";
+  auto r = s.run({"--output=" + out.string(), std::string("--application=") + MSPROF_TEST_APP});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  fs::path prof;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) prof = e.path();
+  REQUIRE(!prof.empty());
+  std::string tx_csv, timeline;
+  bool db = false;
+  for (const auto& f : outputs(prof)) {
+    const auto n = f.filename().string();
+    if (n.rfind("msprof_tx_", 0) == 0 && f.extension() == ".csv") tx_csv = slurp(f);
+    if (n.rfind("msprof_2", 0) == 0 && f.extension() == ".json") timeline = slurp(f);
+    db |= f.extension() == ".db";
+  }
+  CHECK(db);
+  CHECK(timeline.find("\"hello launcher\"") != std::string::npos);
+  CHECK(tx_csv.find(",work,default,") != std::string::npos);
+  CHECK(tx_csv.find(",net mark,net,") != std::string::npos);
+
+  // Domain filtering is applied by the injection library from the launcher's flags.
+  const auto out2 = s.root / "out2";
+  r = s.run({"--output=" + out2.string(), "--mstx-domain-exclude=net", std::string("--application=") + MSPROF_TEST_APP});
+  REQUIRE(r.rc == 0);
+  for (const auto& e : fs::directory_iterator(out2))
+    for (const auto& f : outputs(e.path()))
+      if (f.filename().string().rfind("msprof_tx_", 0) == 0 && f.extension() == ".csv") {
+        CHECK(slurp(f).find("net mark") == std::string::npos);
+        CHECK(slurp(f).find("hello launcher") != std::string::npos);
+      }
+}
+#endif
+
 #else
 TEST_CASE("cli: binary not built") { MESSAGE("MSPROF_TEST_CLI not defined; CLI tests skipped"); }
 #endif
