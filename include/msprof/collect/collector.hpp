@@ -213,6 +213,12 @@ class basic_collector {
     return compute_losses();
   }
 
+  // Registered thread buffers (exited threads' buffers are reclaimed by the drain).
+  static std::size_t live_buffers() {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    return buffers().size();
+  }
+
   // Drains now (used by tests and by the session before a step boundary).
   static void flush() {
     std::lock_guard<std::mutex> control(control_mutex());
