@@ -168,6 +168,12 @@ inline bool is_reserved_name(std::string_view n) noexcept {
   return std::binary_search(std::begin(reserved_names), std::end(reserved_names), n);
 }
 
+/// Reserved, or ending in "::UMA" (the engine leaves those out of the trace bounds).
+inline bool needs_name_suffix(std::string_view n) noexcept {
+  constexpr std::string_view uma = "::UMA";
+  return is_reserved_name(n) || (n.size() >= uma.size() && n.substr(n.size() - uma.size()) == uma);
+}
+
 inline constexpr std::string_view zero_width_space = "\xE2\x80\x8B";
 
 template <class Int>
@@ -625,7 +631,7 @@ inline result<plan> make_plan(const std::vector<trace_event>& ev, std::int64_t s
 
 /// A slice/counter/flow name; reserved Chrome names get U+200B appended.
 inline void append_name(std::string& out, const std::string& name, stats& st) {
-  if (!is_reserved_name(name)) {
+  if (!needs_name_suffix(name)) {
     append_string(out, name, st.invalid_utf8);
     return;
   }
