@@ -117,6 +117,18 @@ add('ts 0 is left out of the trace bounds', wrap([X(7, 'zero', 0, 5), X(7, 'late
   expect(r.bounds.min === 10, `bounds.min ${r.bounds.min}`);
 });
 
+add('a slice named like a Chrome event (Paint) makes DevTools read Chrome args: fatal',
+    wrap([X(7, 'outer', 10, 100), X(7, 'Paint', 20, 5)]), r => expect(r.fatal !== null, 'not fatal'));
+
+add('the same name with U+200B appended loads', wrap([X(7, 'outer', 10, 100), X(7, 'Paint\u200b', 20, 5)]), r => {
+  expect(r.fatal === null && r.totals.slices_in_tracks === 2, `fatal ${r.fatal}`);
+});
+
+add('a name ending in ::UMA is left out of the trace bounds',
+    wrap([X(7, 'early::UMA', 5, 200), X(7, 'x', 10, 5)]), r => {
+      expect(r.bounds.min === 10 && r.bounds.max === 15, `bounds ${JSON.stringify(r.bounds)}`);
+    });
+
 add('an event without name is fatal', wrap([X(7, 'x', 10, 5), {ph: 'X', pid: 1, tid: 7, ts: 20, dur: 1}]),
     r => expect(r.fatal !== null, 'not fatal'));
 
