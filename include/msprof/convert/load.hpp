@@ -384,6 +384,16 @@ inline result<model> load_model(const std::string& prof_dir) {
     s.platform_version = json_field(*doc, "platform_version");
     double rank = -1;
     if (detail::parse_double(json_field(*doc, "rank_id"), rank)) s.rank_id = static_cast<std::int64_t>(rank);
+    // Loss counters written by msprof's collector: never let a lossy trace look complete.
+    simdjson::dom::object losses;
+    if (!(*doc)["msprof_losses"].get_object().get(losses)) {
+      for (auto kv : losses) {
+        std::uint64_t n = 0;
+        if (!kv.value.get_uint64().get(n) && n > 0)
+          c.warnings.push_back((ctl / ("info.json" + sfx)).string() + ": the collector reports " + std::to_string(n) +
+                               " " + std::string(kv.key) + " event(s); the trace is incomplete");
+      }
+    }
     simdjson::dom::array cpus;
     if (!(*doc)["CPU"].get_array().get(cpus) && cpus.size() > 0) {
       double f = 0;

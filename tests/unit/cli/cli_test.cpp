@@ -287,6 +287,17 @@ TEST_CASE("cli: damaged or partial collections are exported and the damage repor
     CHECK(r.rc == 0);
     CHECK(r.err.find("no device_<id>/ directory") != std::string::npos);
   }
+  SUBCASE("collector loss counters become warnings") {
+    sandbox s;
+    const auto prof = s.add("mstx_domains");
+    auto info = slurp(prof / "host" / "info.json");
+    info.insert(info.rfind('}'), ", \"msprof_losses\": {\"dropped\": 7, \"rejected\": 0}");
+    std::ofstream(prof / "host" / "info.json", std::ios::trunc) << info;
+    auto r = s.run({"export", "timeline", "-dir", prof.string()});
+    CHECK(r.rc == 0);
+    CHECK(r.err.find("reports 7 dropped event(s)") != std::string::npos);
+    CHECK(r.err.find("rejected") == std::string::npos);
+  }
   SUBCASE("nothing to export is an error, not an empty file") {
     sandbox s;
     const auto prof = s.add("host_api_only");
