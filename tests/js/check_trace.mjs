@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 //
-// check_trace.mjs <trace.json> [--detail]
+// check_trace.mjs <trace.json> [--detail] [--strict]
 //
 // Loads a Chrome trace file the way the DevTools Performance panel does
 // (whole file read as one string, JSON.parse, `traceEvents` of an object or
@@ -20,8 +20,12 @@
 //                  engine linked to at least two events); with --detail also
 //                  `pairs`: the events each bound flow connects
 //
-// Exit status: 0 loaded, 1 fatal load error (report still printed), 2 usage or
-// I/O problem. The engine is the npm package @paulirish/trace_engine pinned in
+// With --strict, `problems` lists every way the load differs from the file:
+// dropped slices, slices missing from tracks, unbound flows, bounds other than
+// the first ts / last ts + dur, depth other than the nesting on integer ns.
+//
+// Exit status: 0 loaded (and, with --strict, no problems), 1 fatal load error
+// or a problem (report still printed), 2 usage or I/O problem. The engine is the npm package @paulirish/trace_engine pinned in
 // package.json (the code DevTools' Performance panel runs). checkTraceText()
 // is exported for selftest.mjs.
 
@@ -39,8 +43,44 @@ if (typeof globalThis.DOMRect === 'undefined') {
 
 const Trace = await import('@paulirish/trace_engine');
 
+/**
+ * What a correct load must give, from the file alone: bounds of the X/I
+ * events as doubles (ts, ts + dur) and the nesting depth per thread computed
+ * on integer ns (start order, longer first; a slice starting at or after the
+ * open one's end closes it).
+ */
+function expectedFromFile(events) {
+  let min = Infinity, max = -Infinity;
+  const perThread = new Map();
+  for (const e of events) {
+    if (e?.ph !== 'X' && e?.ph !== 'I') continue;
+    if (typeof e.ts !== 'number') return null;  // e.g. string ts: nothing sensible to expect
+    const dur = e.ph === 'X' ? (e.dur ?? 0) : 0;
+    if (e.ts !== 0 && !String(e.name).endsWith('::UMA')) {
+      min = Math.min(min, e.ts);
+      max = Math.max(max, e.ts + dur);
+    }
+    const key = `${e.pid}:${e.tid}`;
+    if (!perThread.has(key)) perThread.set(key, []);
+    perThread.get(key).push([Math.round(e.ts * 1000), Math.round(dur * 1000)]);
+  }
+  const depth = new Map();
+  for (const [key, list] of perThread) {
+    list.sort((a, b) => (a[0] - b[0]) || (b[1] - a[1]));
+    const ends = [];
+    let d = 0;
+    for (const [s, du] of list) {
+      while (ends.length && ends[ends.length - 1] <= s) ends.pop();
+      ends.push(s + du);
+      d = Math.max(d, ends.length);
+    }
+    depth.set(key, d);
+  }
+  return {min, max, depth};
+}
+
 /** Checks one trace given as JSON text; returns the report described above. */
-export async function checkTraceText(text, {file = null, detail = false} = {}) {
+export async function checkTraceText(text, {file = null, detail = false, strict = false} = {}) {
   const report = {
     file,
     fatal: null,
@@ -63,6 +103,7 @@ export async function checkTraceText(text, {file = null, detail = false} = {}) {
   }
 
   report.events = events.length;
+  const expected = strict ? expectedFromFile(events) : null;
   const writtenFlows = new Set();
   for (const e of events) {
     const ph = e?.ph;
@@ -120,15 +161,37 @@ export async function checkTraceText(text, {file = null, detail = false} = {}) {
   if (detail) {
     report.flows.pairs = flows.map(f => f.map(e => ({pid: e.pid, tid: e.tid, ts: e.ts, name: e.name, cat: e.cat})));
   }
+  if (strict) {
+    // The issue's acceptance rules for a chrome-form file, in one list.
+    const p = [];
+    const t = report.totals;
+    if (t.dropped) p.push(`${t.dropped} slices dropped`);
+    if (t.slices_in_tracks !== t.x_written) p.push(`${t.slices_in_tracks} slices in tracks, ${t.x_written} X written`);
+    if (report.flows.bound !== report.flows.written) p.push(`${report.flows.bound} of ${report.flows.written} flows bound`);
+    if (!expected) {
+      p.push('ts is not numeric');
+    } else {
+      if (Number.isFinite(expected.min) &&
+          (report.bounds.min !== expected.min || report.bounds.max !== expected.max)) {
+        p.push(`bounds ${report.bounds.min}..${report.bounds.max}, expected ${expected.min}..${expected.max}`);
+      }
+      for (const th of report.threads) {
+        const want = expected.depth.get(`${th.pid}:${th.tid}`) ?? 0;
+        if (th.max_depth !== want) p.push(`pid ${th.pid} tid ${th.tid}: depth ${th.max_depth}, real ${want}`);
+      }
+    }
+    report.problems = p;
+  }
   return report;
 }
 
 async function main() {
   const args = process.argv.slice(2);
   const detail = args.includes('--detail');
-  const files = args.filter(a => a !== '--detail');
+  const strict = args.includes('--strict');
+  const files = args.filter(a => a !== '--detail' && a !== '--strict');
   if (files.length !== 1) {
-    process.stderr.write('usage: node check_trace.mjs <trace.json> [--detail]\n');
+    process.stderr.write('usage: node check_trace.mjs <trace.json> [--detail] [--strict]\n');
     process.exit(2);
   }
   let text;
@@ -146,11 +209,11 @@ async function main() {
     process.stderr.write(`check_trace: cannot read ${files[0]}: ${e.message}\n`);
     process.exit(2);
   }
-  const report = await checkTraceText(text, {file: files[0], detail});
+  const report = await checkTraceText(text, {file: files[0], detail, strict});
   text = null;
   // exitCode, not exit(): exit() would cut a large report short on a pipe.
   process.stdout.write(JSON.stringify(report) + '\n');
-  process.exitCode = report.fatal === null ? 0 : 1;
+  process.exitCode = report.fatal === null && !(report.problems?.length) ? 0 : 1;
 }
 
 // Run as a command unless imported (selftest.mjs imports checkTraceText).

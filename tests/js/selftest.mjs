@@ -141,12 +141,24 @@ add('NaN is refused', '{"traceEvents":[{"name":"x","ph":"X","pid":1,"tid":1,"ts"
 add('a truncated file is refused', wrap([X(7, 'x', 10, 5)]).slice(0, -10),
     r => expect(r.fatal !== null && r.fatal.startsWith('load'), 'not fatal'));
 
+// --strict: the acceptance rules, as the C++ tests apply them.
+const strictCases = [
+  ['strict: a well-formed nested trace has no problems', wrap([X(7, 'o', 10, 100), X(7, 'i', 20, 10)]), 0],
+  ['strict: a partial overlap is a problem', wrap([X(7, 'a', 10, 20), X(7, 'b', 20, 20)]), 1],
+  ['strict: string ts is a problem', wrap([X(7, 'o', '10.000', 100)]), 1],
+];
+for (const [name, text, problems] of strictCases) {
+  add(name, text, () => {});
+  cases[cases.length - 1].strict = problems;
+}
+
 let failed = 0;
 for (const c of cases) {
   let r;
   try {
-    r = await checkTraceText(c.text, {detail: true});
+    r = await checkTraceText(c.text, {detail: true, strict: c.strict !== undefined});
     c.check(r);
+    if (c.strict !== undefined) expect((r.problems.length > 0) === (c.strict > 0), `problems ${JSON.stringify(r.problems)}`);
     process.stdout.write(`ok   ${c.name}\n`);
   } catch (e) {
     failed++;
