@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
-#include <limits>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -53,15 +52,6 @@ struct timeline_writer {
     for (const auto& p : w->parts) files.push_back((out_dir / p.file_name).string());
     if (!w->note_file.empty()) files.push_back((out_dir / w->note_file).string());
     return files;
-  }
-
-  /// Transitional single-text form: the whole trace as one part, no size guard.
-  std::string operator()(const model& m, const std::vector<trace_event>& events) const {
-    options one = opt;
-    one.max_part_bytes = std::numeric_limits<std::uint64_t>::max();
-    auto r = render(events, m.session.start_ns, "chrome_trace", one);
-    if (!r || r->parts.empty()) return {};
-    return std::move(r->parts.front().text);
   }
 };
 
