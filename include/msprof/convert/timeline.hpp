@@ -486,7 +486,19 @@ struct json_sink {
   }
   void dur(std::int64_t ns) {
     buf += ",\"dur\":";
-    buf += dur_us_json(ns);
+    if (ns >= 0 && ns < 1000000000000000LL) {
+      // ns/1000 has at most 3 decimals, so its shortest round-trip form is the
+      // decimal itself without trailing zeros (what dur_us_json prints).
+      append_u64(buf, static_cast<std::uint64_t>(ns) / 1000u);
+      unsigned f = static_cast<unsigned>(static_cast<std::uint64_t>(ns) % 1000u);
+      char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                   static_cast<char>('0' + f % 10)};
+      std::size_t len = 4;
+      while (len > 2 && d[len - 1] == '0') --len;
+      buf.append(d, len);
+    } else {
+      buf += dur_us_json(ns);
+    }
     buf += ",\"ph\":\"X\",\"args\":{";
   }
   void flow(char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts, const char* cat, const std::string& id,

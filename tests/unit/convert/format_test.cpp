@@ -159,3 +159,18 @@ TEST_CASE("timeline: flows link host APIs and device tasks") {
   CHECK(json.find("{\"name\":\"KERNEL_AICORE\",\"pid\":43456,\"tid\":2,\"ts\":\"2.000\",\"dur\":1.0,\"ph\":\"X\"") !=
         std::string::npos);
 }
+
+TEST_CASE("timeline: fast dur digits equal the shortest double form for every ns remainder") {
+  std::string fast;
+  std::function<void()> noop = [] {};
+  cv::detail::json_sink<std::function<void()>> sink{fast, noop};
+  for (std::int64_t ns : {std::int64_t{0}, std::int64_t{1}, std::int64_t{999}, std::int64_t{1000}, std::int64_t{60500},
+                          std::int64_t{12345678901}, std::int64_t{999999999999999}}) {
+    for (std::int64_t k = 0; k < 1000; k += 7) {
+      fast.clear();
+      sink.dur(ns + k);
+      const auto expect = ",\"dur\":" + cv::dur_us_json(ns + k) + ",\"ph\":\"X\",\"args\":{";
+      REQUIRE(fast == expect);
+    }
+  }
+}
