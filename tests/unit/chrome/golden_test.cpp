@@ -190,3 +190,30 @@ TEST_CASE("chrome: msprof export timeline --timeline-format=chrome writes chrome
   for (const auto& d : diff) FAIL_CHECK(d);
 }
 #endif
+
+TEST_CASE("chrome: export_chrome_trace writes mindstudio_profiler_output/chrome_trace_<ts>.json in-process") {
+  const fs::path c = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "mstx_domains";
+  const fs::path work = fs::path(MSPROF_TEST_BINARY_DIR) / "chrome_export_test";
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const fs::path prof = work / prof_input(c).filename();
+  fs::copy(prof_input(c), prof, fs::copy_options::recursive);
+  msprof::convert::export_options eo;
+  eo.timestamp = "20260101120000";
+  auto r = chrome::export_chrome_trace(prof.string(), eo);
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  REQUIRE(r->files.size() == 1);
+  CHECK(r->files[0] == (prof / "mindstudio_profiler_output" / "chrome_trace_20260101120000.json").string());
+  CHECK(r->records == 9);  // 1 API + 8 mstx events (checks.json)
+  const auto t = parse_trace(read_file(r->files[0]), form::chrome);
+  for (const auto& p : t.problems) FAIL_CHECK(p);
+  const auto exact = parse_trace(read_file(c / "expected" / "msprof.json"), form::exact);
+  const auto diff = compare(normalize(exact, form::exact), normalize(t, form::chrome),
+                            static_cast<std::size_t>(t.other.at("clamped_rounding") + t.other.at("clamped_overlap")),
+                            static_cast<std::size_t>(t.other.at("flows_unpaired")));
+  for (const auto& d : diff) FAIL_CHECK(d);
+  // A directory without data is an error naming it, not an empty file.
+  auto bad = chrome::export_chrome_trace((work / "no_such_PROF").string(), eo);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.err().message.find("no_such_PROF") != std::string::npos);
+}
