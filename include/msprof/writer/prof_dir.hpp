@@ -367,14 +367,14 @@ class prof_dir {
     const std::time_t secs = static_cast<std::time_t>(us / 1000000);
     std::tm tm{};
     localtime_r(&secs, &tm);
-    char stamp[32];
+    char stamp[96];
     std::snprintf(stamp, sizeof stamp, "%04d%02d%02d%02d%02d%02d%03u", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                   tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<unsigned>((us / 1000) % 1000));
     std::random_device rd;
     std::mt19937_64 rng((static_cast<std::uint64_t>(rd()) << 32) ^ detail::mono_ns() ^ o.pid);
     std::string letters(16, 'A');
     for (auto& c : letters) c = static_cast<char>('A' + rng() % 26);
-    char head[16];
+    char head[32];
     std::snprintf(head, sizeof head, "PROF_%06u_", static_cast<unsigned>(o.pid % 1000000));
     return head + std::string(stamp) + "_" + letters;
   }

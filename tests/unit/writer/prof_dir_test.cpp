@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+// The PROF_ writer: layout and names, control files the reader (and Huawei's
+// parser) need, slice rollover with .done, modes, storage limit, corruption
+// found by the reader, and a SIGKILLed writer child.
+#include <doctest/doctest.h>
+#include <msprof/codec/encode.hpp>
+#include <msprof/codec/reader.hpp>
+#include <msprof/writer/prof_dir.hpp>
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace codec = msprof::codec;
+namespace writer = msprof::writer;
+
+namespace {
+
+struct temp_dir {
+  std::string path;
+  temp_dir() {
+    std::string t = std::string(MSPROF_TEST_BINARY_DIR) + "/writer_XXXXXX";
+    REQUIRE(mkdtemp(&t[0]) != nullptr);
+    path = t;
+  }
+  ~temp_dir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+std::vector<std::string> list(const std::string& d) {
+  std::vector<std::string> out;
+  if (DIR* p = opendir(d.c_str())) {
+    while (dirent* e = readdir(p))
+      if (e->d_name[0] != '.') out.push_back(e->d_name);
+    closedir(p);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+unsigned mode_of(const std::string& p) {
+  struct stat st{};
+  REQUIRE(stat(p.c_str(), &st) == 0);
+  return st.st_mode & 0777;
+}
+
+codec::api_bytes api(std::uint64_t i) {
+  codec::MsprofApi a;
+  a.level = codec::level::acl;
+  a.type = codec::acl_group::type(codec::acl_group::rts, 1);
+  a.threadId = 1;
+  a.beginTime = 1000 + i;
+  a.endTime = 2000 + i;
+  a.itemId = i;
+  return codec::encode(a);
+}
+
+std::uint64_t count_apis(const std::string& dir, std::vector<codec::warning>* w = nullptr, std::uint64_t* last = nullptr) {
+  auto r = codec::prof_reader::open(dir);
+  REQUIRE(r);
+  std::uint64_t n = 0;
+  REQUIRE(r->for_each_api([&](const codec::api_call& a) {
+    CHECK(a.item_id == n);  // every record, in order, no gaps
+    ++n;
+    if (last) *last = a.item_id;
+  }));
+  if (w) *w = r->warnings();
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("prof_dir: name, layout, modes, control files the reader understands") {
+  temp_dir t;
+  const mode_t old = umask(0);  // modes must not depend on the umask
+  writer::prof_dir_options o;
+  o.parent = t.path + "/out";
+  o.pid = 4242;
+  o.pid_name = "app";
+  o.monotonic_raw_ns = 1000000000000ull;
+  o.wall_us = 1767268800000000ull;
+  writer::device_options dev;
+  dev.id = 0;
+  dev.cntvct = 7000000000ull;
+  o.devices.push_back(dev);
+  auto d = writer::prof_dir::create(o);
+  umask(old);
+  REQUIRE(d);
+  const std::string name = d->path().substr(d->path().rfind('/') + 1);
+  CHECK(std::regex_match(name, std::regex("PROF_004242_[0-9]{17}_[A-Z]{16}")));
+  CHECK(mode_of(d->path()) == 0750);
+  CHECK(mode_of(d->path() + "/host/data") == 0750);
+  CHECK(mode_of(d->path() + "/device_0/data") == 0750);
+  CHECK(mode_of(d->path() + "/host/info.json") == 0640);
+  REQUIRE(d->append(writer::stream::api_event(false), api(0).data(), 40));
+  d->hash("MatMul_1");
+  d->hash("MatMul_1");
+  REQUIRE(d->register_type(codec::level::node, codec::node_type::launch, "launch"));
+  REQUIRE(d->close());
+  CHECK(mode_of(d->path() + "/host/data/unaging.api_event.data.slice_0") == 0640);
+  CHECK(slurp(d->path() + "/host/data/unaging.additional.hash_dic.slice_0") == "4727051265323026290:MatMul_1\n");
+  CHECK(slurp(d->path() + "/host/data/unaging.additional.type_info_dic.slice_0") == "10000_5:launch\n");
+  const std::string done = slurp(d->path() + "/host/data/unaging.api_event.data.slice_0.done");
+  CHECK(std::regex_match(done, std::regex("filesize:40\nstarttime:[0-9]+\nendtime  :[0-9]+\n")));
+  for (const char* f : {"host/info.json", "host/sample.json", "host/start_info", "host/end_info", "host/host_start.log",
+                        "device_0/info.json.0", "device_0/sample.json", "device_0/start_info.0", "device_0/end_info.0",
+                        "device_0/host_start.log.0", "device_0/dev_start.log.0"}) {
+    CAPTURE(f);
+    CHECK(mode_of(d->path() + "/" + f) == 0640);
+  }
+  // Every key of the golden info.json is present (Huawei's parser needs them).
+  auto golden = msprof::json::parse(slurp(std::string(MSPROF_TEST_DATA_DIR) +
+                                          "/golden/ops_pipeutil/input/PROF_000001_20260101120000000_GOLDENCASEAAAAAA/host/info.json"), "g");
+  auto ours = msprof::json::parse(slurp(d->path() + "/host/info.json"), "o");
+  REQUIRE(golden);
+  REQUIRE(ours);
+  for (const auto& m : golden->members()) { CAPTURE(m.first); CHECK(ours->find(m.first) != nullptr); }
+  for (const auto& m : golden->get("DeviceInfo").at(0).members()) { CAPTURE(m.first); CHECK(ours->get("DeviceInfo").at(0).find(m.first) != nullptr); }
+  auto gs = msprof::json::parse(slurp(std::string(MSPROF_TEST_DATA_DIR) +
+                                      "/golden/ops_pipeutil/input/PROF_000001_20260101120000000_GOLDENCASEAAAAAA/device_0/sample.json"), "g");
+  auto os = msprof::json::parse(slurp(d->path() + "/device_0/sample.json"), "o");
+  REQUIRE(gs);
+  REQUIRE(os);
+  for (const auto& m : gs->members()) { CAPTURE(m.first); CHECK(os->find(m.first) != nullptr); }
+
+  auto r = codec::prof_reader::open(d->path());
+  REQUIRE(r);
+  CHECK(r->warnings().empty());
+  CHECK(r->host().simulated);
+  CHECK(r->host().collection_time_begin_us == 1767268800000000ull);
+  CHECK(r->host().pid == 4242);
+  REQUIRE(r->devices().size() == 1);
+  CHECK(r->devices()[0].simulated);
+  CHECK(r->devices()[0].cntvct == 7000000000ull);
+  CHECK(r->lookup(codec::double_hash("MatMul_1")) == "MatMul_1");
+  CHECK(r->type_name(10000, 5) == "launch");
+  CHECK(count_apis(d->path()) == 1);
+}
+
+TEST_CASE("prof_dir: slice rollover at the slice size, whole records per slice, .done for each") {
+  temp_dir t;
+  writer::prof_dir_options o;
+  o.parent = t.path;
+  o.name = "PROF_000001_20260101120000000_AAAAAAAAAAAAAAAA";
+  o.slice_bytes = 1000;  // 25 records of 40 B per slice
+  auto d = writer::prof_dir::create(o);
+  REQUIRE(d);
+  for (std::uint64_t i = 0; i < 60; ++i) REQUIRE(d->append(writer::stream::api_event(false), api(i).data(), 40));
+  REQUIRE(d->close());
+  const std::string data = d->path() + "/host/data/";
+  CHECK(slurp(data + "unaging.api_event.data.slice_0").size() == 1000);
+  CHECK(slurp(data + "unaging.api_event.data.slice_1").size() == 1000);
+  CHECK(slurp(data + "unaging.api_event.data.slice_2").size() == 400);
+  for (int s = 0; s < 3; ++s) CHECK(slurp(data + "unaging.api_event.data.slice_" + std::to_string(s) + ".done").rfind("filesize:", 0) == 0);
+  CHECK(slurp(data + "unaging.api_event.data.slice_2.done").rfind("filesize:400\n", 0) == 0);
+  // 998-byte slices: only whole 40-byte records go in (960 B each).
+  std::vector<codec::warning> w;
+  CHECK(count_apis(d->path(), &w) == 60);
+  CHECK(w.empty());
+}
+
+TEST_CASE("prof_dir: default slice size is 2 MiB") {
+  temp_dir t;
+  writer::prof_dir_options o;
+  o.parent = t.path;
+  CHECK(o.slice_bytes == 2u * 1024 * 1024);
+  auto d = writer::prof_dir::create(o);
+  REQUIRE(d);
+  std::vector<unsigned char> batch;
+  const std::uint64_t n = (2u * 1024 * 1024) / 40 + 10;  // just past one slice
+  for (std::uint64_t i = 0; i < n; ++i) { auto b = api(i); batch.insert(batch.end(), b.begin(), b.end()); }
+  REQUIRE(d->append(writer::stream::api_event(true), batch.data(), batch.size()));
+  REQUIRE(d->close());
+  const std::string data = d->path() + "/host/data/";
+  CHECK(slurp(data + "aging.api_event.data.slice_0").size() == (2u * 1024 * 1024) / 40 * 40);
+  CHECK(slurp(data + "aging.api_event.data.slice_1").size() == ((2u * 1024 * 1024) % 40 / 40 + 10) * 40 + 0);
+  CHECK(count_apis(d->path()) == n);
+}
+
+TEST_CASE("prof_dir: rejects partial records and appends after close") {
+  temp_dir t;
+  writer::prof_dir_options o;
+  o.parent = t.path;
+  auto d = writer::prof_dir::create(o);
+  REQUIRE(d);
+  auto r = d->append(writer::stream::api_event(false), api(0).data(), 39);
+  REQUIRE_FALSE(r);
+  CHECK(r.err().code == msprof::errc::invalid_argument);
+  REQUIRE(d->close());
+  CHECK_FALSE(d->append(writer::stream::api_event(false), api(0).data(), 40));
+  CHECK(d->stats().lost_records == 1);
+}
+
+TEST_CASE("prof_dir: storage limit deletes oldest aging slices, keeps unaging, then stops with a counted loss") {
+  temp_dir t;
+  writer::prof_dir_options o;
+  o.parent = t.path;
+  o.slice_bytes = 400;            // 10 records
+  o.storage_limit_bytes = 2000;   // 50 records
+  auto d = writer::prof_dir::create(o);
+  REQUIRE(d);
+  // 20 unaging records stay; aging ones rotate.
+  for (std::uint64_t i = 0; i < 20; ++i) REQUIRE(d->append(writer::stream::api_event(false), api(i).data(), 40));
+  for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(d->append(writer::stream::msproftx(true), std::string(256, '\0').data(), 256) );
+  auto st = d->stats();
+  CHECK(st.removed_slices > 0);
+  CHECK_FALSE(st.stopped);
+  const auto files = list(d->path() + "/host/data");
+  CHECK(std::find(files.begin(), files.end(), "unaging.api_event.data.slice_0") != files.end());
+  CHECK(std::find(files.begin(), files.end(), "aging.additional.msproftx.slice_0") == files.end());
+  // Fill with unaging data until nothing can be deleted: clean stop.
+  msprof::result<void> last;
+  int appended = 0;
+  for (std::uint64_t i = 0; i < 100 && last; ++i, ++appended) last = d->append(writer::stream::api_event(false), api(20 + i).data(), 40);
+  REQUIRE_FALSE(last);
+  CHECK(last.err().code == msprof::errc::limit);
+  CHECK(last.err().message.find("storage limit") != std::string::npos);
+  st = d->stats();
+  CHECK(st.stopped);
+  CHECK(st.lost_records >= 1);
+  CHECK(st.bytes <= 2000);
+  REQUIRE(d->close());
+  std::vector<codec::warning> w;
+  auto n = count_apis(d->path(), &w);
+  CHECK(n == 20 + static_cast<std::uint64_t>(appended - 1));
+}
+
+TEST_CASE("reader: corrupted slices give warnings naming file and offset, good records kept") {
+  temp_dir t;
+  writer::prof_dir_options o;
+  o.parent = t.path;
+  auto d = writer::prof_dir::create(o);
+  REQUIRE(d);
+  for (std::uint64_t i = 0; i < 5; ++i) REQUIRE(d->append(writer::stream::api_event(false), api(i).data(), 40));
+  REQUIRE(d->close());
+  const std::string f = d->path() + "/host/data/unaging.api_event.data.slice_0";
+  {
+    std::fstream s(f, std::ios::in | std::ios::out | std::ios::binary);
+    s.seekp(80);  // record 2: bad magic
+    s.put('\x00');
+    s.seekp(0, std::ios::end);
+    s.write("garbage", 7);  // partial tail
+  }
+  auto r = codec::prof_reader::open(d->path());
+  REQUIRE(r);
+  std::vector<std::uint64_t> items;
+  REQUIRE(r->for_each_api([&](const codec::api_call& a) { items.push_back(a.item_id); }));
+  CHECK(items == std::vector<std::uint64_t>{0, 1, 3, 4});
+  REQUIRE(r->warnings().size() == 2);
+  CHECK(r->warnings()[0].offset == 80);
+  CHECK(r->warnings()[0].message.find("magic") != std::string::npos);
+  CHECK(r->warnings()[0].file == f);
+  CHECK(r->warnings()[1].offset == 200);
+  CHECK(r->warnings()[1].bytes == 7);
+  // Missing info.json: warning (defaults), error when strict.
+  REQUIRE(std::remove((d->path() + "/host/info.json").c_str()) == 0);
+  auto r2 = codec::prof_reader::open(d->path());
+  REQUIRE(r2);
+  CHECK_FALSE(r2->warnings().empty());
+  codec::reader_options strict;
+  strict.strict = true;
+  auto r3 = codec::prof_reader::open(d->path(), strict);
+  REQUIRE_FALSE(r3);
+  CHECK(r3.err().message.find("info.json") != std::string::npos);
+  CHECK_FALSE(codec::prof_reader::open(t.path + "/nope"));
+}
+
+TEST_CASE("prof_dir: a SIGKILLed writer leaves every flushed record readable") {
+  temp_dir t;
+  int pipefd[2];
+  REQUIRE(pipe(pipefd) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(pipefd[0]);
+    writer::prof_dir_options o;
+    o.parent = t.path;
+    o.name = "PROF_000001_20260101120000000_KILLEDAAAAAAAAAA";
+    o.slice_bytes = 4000;
+    auto d = writer::prof_dir::create(o);
+    if (!d) _exit(3);
+    for (std::uint64_t i = 0;; ++i) {
+      if (!d->append(writer::stream::api_event(false), api(i).data(), 40)) _exit(4);
+      if (i % 7 == 6) {
+        if (!d->flush()) _exit(5);
+        const std::uint64_t flushed = i + 1;
+        if (write(pipefd[1], &flushed, sizeof flushed) != sizeof flushed) _exit(6);
+      }
+    }
+  }
+  close(pipefd[1]);
+  std::uint64_t flushed = 0, v = 0;
+  while (flushed < 3000 && read(pipefd[0], &v, sizeof v) == sizeof v) flushed = v;
+  REQUIRE(kill(child, SIGKILL) == 0);
+  while (read(pipefd[0], &v, sizeof v) == sizeof v) flushed = v;  // drain what it reported before dying
+  close(pipefd[0]);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  const std::string dir = t.path + "/PROF_000001_20260101120000000_KILLEDAAAAAAAAAA";
+  std::vector<codec::warning> w;
+  const auto n = count_apis(dir, &w);
+  CHECK(n >= flushed);          // every flushed record, in order (checked inside)
+  CHECK(n < flushed + 100000);  // sanity
+  CHECK(w.empty());             // records are only written whole
+}
