@@ -450,4 +450,10 @@ MSPROF_END_NAMESPACE
 #  define MSPROF_FUNC_RANGE() MSPROF_FUNC_RANGE_IN(::msprof::default_domain)
 #endif
 
+// One TU of a program defines MSPROF_IMPLEMENT before including this header:
+// it pulls in the collector (threads, drain) and attaches it at startup.
+#if defined(MSPROF_IMPLEMENT) && !defined(MSPROF_DISABLE)
+#  include "collect/collector.hpp"
+#endif
+
 #endif  // MSPROF_MSTX_HPP

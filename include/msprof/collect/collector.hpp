@@ -164,7 +164,9 @@ class basic_collector {
     collected_ = 0;
     reject_base_ = core::total_rejects();
     pid_ = static_cast<std::uint32_t>(::getpid());
-    if (o.attach_in_process) msprof_mstx_attach_v0_1(&api::init);  // fill this module's mstx table
+    attach_in_process_ = o.attach_in_process;
+    if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
+      msprof_mstx_attach_v0_1(core::domain_enabled(0) ? &api::init : &api::init_without_default);
     stop_requested_ = false;
     drain_thread_ = new std::thread(&basic_collector::drain_loop);  // never destroyed while joinable
     running_ = true;
@@ -177,6 +179,7 @@ class basic_collector {
     std::lock_guard<std::mutex> control(control_mutex());
     if (!running_) return;
     collecting_.store(false, std::memory_order_release);
+    if (attach_in_process_) msprof_mstx_attach_v0_1(&api::init_without_default);  // idle: one load + branch
     {
       std::lock_guard<std::mutex> lock(wake_mutex());
       stop_requested_ = true;
@@ -520,6 +523,7 @@ class basic_collector {
   static inline std::atomic<std::size_t> ring_bytes_{Policy::ring_bytes};
   static inline std::atomic<std::uint64_t> lost_threads_{0};
   static inline bool running_ = false;
+  static inline bool attach_in_process_ = true;
   static inline bool stop_requested_ = false;
   static inline std::thread* drain_thread_ = nullptr;
   static inline options opts_{};
@@ -538,6 +542,15 @@ class basic_collector {
 #  define MSPROF_COLLECTOR ::msprof::collect::default_policy
 #endif
 using default_collector = basic_collector<MSPROF_COLLECTOR>;
+
+#if defined(MSPROF_IMPLEMENT) && !defined(MSPROF_DISABLE)
+// The TU that defines MSPROF_IMPLEMENT attaches the collector to this module's
+// mstx table at program start, so domains get real handles before start();
+// mark/range calls stay one load + one branch until start().
+namespace detail {
+static const int implement_attached_ = msprof_mstx_attach_v0_1(&default_collector::api::init_without_default);
+}
+#endif
 
 // The control API the session uses (forwarders to default_collector).
 inline result<void> start(const options& o) { return default_collector::start(o); }

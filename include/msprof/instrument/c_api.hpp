@@ -69,7 +69,13 @@ struct c_api {
 
   // Fills the caller's table; checks outSize before every slot (older msprof
   // numbering had fewer core slots).
-  static int init(mstxGetModuleFuncTableFunc get) noexcept {
+  static int init(mstxGetModuleFuncTableFunc get) noexcept { return init_mode(get, true); }
+  // As init, but the default-domain mark/range slots (and the static-message
+  // extension) stay NULL: while nothing collects, or while "default" is
+  // filtered out, those calls cost one load and one branch in the program.
+  static int init_without_default(mstxGetModuleFuncTableFunc get) noexcept { return init_mode(get, false); }
+
+  static int init_mode(mstxGetModuleFuncTableFunc get, bool default_events) noexcept {
     if (get == nullptr) return MSTX_FAIL;
     auto fill = [get](int module, std::initializer_list<mstxFuncPointer> fns) {
       mstxFuncTable table = nullptr;
@@ -84,13 +90,15 @@ struct c_api {
       return true;
     };
     auto fp = [](auto f) { return reinterpret_cast<mstxFuncPointer>(f); };
-    if (!fill(MSTX_API_MODULE_CORE, {fp(&mark_a), fp(&range_start_a), fp(&range_end), fp(&get_tool_id)}))
+    const mstxFuncPointer none = nullptr;
+    if (!fill(MSTX_API_MODULE_CORE, {default_events ? fp(&mark_a) : none, default_events ? fp(&range_start_a) : none,
+                                     default_events ? fp(&range_end) : none, fp(&get_tool_id)}))
       return MSTX_FAIL;
     fill(MSTX_API_MODULE_CORE_DOMAIN, {fp(&domain_create_a), fp(&domain_destroy), fp(&domain_mark_a),
                                        fp(&domain_range_start_a), fp(&domain_range_end)});
     fill(MSTX_API_MODULE_CORE_MEM, {fp(&mem_heap_register), fp(&mem_heap_unregister), fp(&mem_regions_register),
                                     fp(&mem_regions_unregister), fp(&mem_permissions_assign)});
-    fill(MSPROF_MSTX_MODULE_EXT, {fp(&ext_mark_static), fp(&ext_range_start_static)});
+    if (default_events) fill(MSPROF_MSTX_MODULE_EXT, {fp(&ext_mark_static), fp(&ext_range_start_static)});
     return MSTX_SUCCESS;
   }
 };

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The C++ layer (<msprof/mstx.hpp>) on top of the in-process collector.
+// The C++ layer (<msprof/mstx.hpp>) on top of the in-process collector. This
+// TU is the program's MSPROF_IMPLEMENT TU.
+#define MSPROF_IMPLEMENT
 #include <msprof/mstx.hpp>
 
 #include <doctest/doctest.h>
@@ -133,4 +135,20 @@ TEST_CASE("markf formats with the std-only formatter") {
   CHECK(s.rec->find("iter 42 loss 0.125") != nullptr);
   REQUIRE(s.rec->find("domain t") != nullptr);
   CHECK(s.rec->find("domain t")->domain == "train");
+}
+
+TEST_CASE("MSPROF_IMPLEMENT: domains work before start(), idle calls are one load + branch") {
+  mstxDomainHandle_t d = mstxDomainCreateA("before_start");
+  CHECK(d != nullptr);
+  CHECK(d == mstxDomainCreateA("before_start"));
+  CHECK(static_cast<bool>(msprof_mstx_context_v0_1.markA) == false);  // idle: NULL slot
+  CHECK(mstxRangeStartA("idle", nullptr) == 0);
+  session_guard s;
+  REQUIRE(s.ok);
+  CHECK(static_cast<bool>(msprof_mstx_context_v0_1.markA));
+  mstxDomainMarkA(d, "early handle", nullptr);
+  s.stop();
+  CHECK(static_cast<bool>(msprof_mstx_context_v0_1.markA) == false);
+  REQUIRE(s.rec->find("early handle") != nullptr);
+  CHECK(s.rec->find("early handle")->domain == "before_start");
 }
