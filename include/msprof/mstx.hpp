@@ -76,6 +76,15 @@ inline bool handle_of(mstxDomainHandle_t& out) noexcept {
   }
 }
 
+// One load + branch: is anything behind the slot this domain's calls use?
+template <class D>
+inline bool tool_present() noexcept {
+  if constexpr (std::is_same_v<D, default_domain>)
+    return __atomic_load_n(&msprof_mstx_context_v0_1.markA, __ATOMIC_ACQUIRE) != nullptr;
+  else
+    return __atomic_load_n(&msprof_mstx_context_v0_1.domainMarkA, __ATOMIC_ACQUIRE) != nullptr;
+}
+
 template <class D>
 inline void mark(const char* msg, aclrtStream stream) noexcept {
   mstxDomainHandle_t h;
@@ -85,7 +94,7 @@ inline void mark(const char* msg, aclrtStream stream) noexcept {
 }
 template <class D>
 inline void mark_site(const site& s) noexcept {
-  if (__atomic_load_n(&msprof_mstx_context_v0_1.markA, __ATOMIC_ACQUIRE) == nullptr) return;  // no tool
+  if (!tool_present<D>()) return;
   mstxDomainHandle_t h;
   if (!handle_of<D>(h)) return;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extMarkStatic, __ATOMIC_ACQUIRE)) f(h, s.text, s.size);
@@ -100,7 +109,7 @@ inline mstxRangeId range_start(const char* msg, aclrtStream stream) noexcept {
 }
 template <class D>
 inline mstxRangeId range_start_site(const site& s) noexcept {
-  if (__atomic_load_n(&msprof_mstx_context_v0_1.rangeStartA, __ATOMIC_ACQUIRE) == nullptr) return 0;
+  if (!tool_present<D>()) return 0;
   mstxDomainHandle_t h;
   if (!handle_of<D>(h)) return 0;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extRangeStartStatic, __ATOMIC_ACQUIRE))

@@ -152,3 +152,17 @@ TEST_CASE("MSPROF_IMPLEMENT: domains work before start(), idle calls are one loa
   REQUIRE(s.rec->find("early handle") != nullptr);
   CHECK(s.rec->find("early handle")->domain == "before_start");
 }
+
+TEST_CASE("static literals in a domain still record when the default domain is filtered out") {
+  msprof::collect::options o;
+  o.domain_exclude = {"default"};
+  session_guard s(o);
+  REQUIRE(s.ok);
+  MSPROF_MARK("default literal");
+  MSPROF_MARK_IN(train, "train literal");
+  { MSPROF_RANGE_IN(train, "train literal range"); }
+  s.stop();
+  CHECK(s.rec->find("default literal") == nullptr);
+  CHECK(s.rec->find("train literal") != nullptr);
+  CHECK(s.rec->find("train literal range") != nullptr);
+}
