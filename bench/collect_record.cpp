@@ -120,6 +120,23 @@ int main(int argc, char** argv) {
     std::printf("ratio %s_vs_baseline=%.2f\n", rows[i].name, rows[i].ns[0] / rows[0].ns[0]);
   for (int i = 0; i < 4; ++i) std::printf("ratio %s_2threads_vs_1=%.2f\n", rows[i].name, rows[i].ns[1] / rows[i].ns[0]);
 
+  // Drain alone: records already in the ring, null sink (decode + pairing + dispatch).
+  {
+    collect::options d;
+    d.sink = std::make_shared<null_sink>();
+    d.ring_bytes = std::size_t{128} << 20;
+    d.drain_interval = std::chrono::milliseconds(10000);  // only the explicit flush drains
+    if (!collect::start(d)) return 1;
+    static_mark(n);
+    auto t0 = std::chrono::steady_clock::now();
+    collect::flush();
+    auto t1 = std::chrono::steady_clock::now();
+    collect::stop();
+    double s = std::chrono::duration<double>(t1 - t0).count();
+    std::printf("bench=collect_record case=drain_null_sink events=%ld seconds=%.4f events_per_s=%.0f\n", n, s,
+                static_cast<double>(n) / s);
+  }
+
   // Sustained drain throughput: 256-byte records to a file.
   auto sink = std::make_shared<file_sink>("/tmp/msprof_bench_drain.bin");
   collect::options d;
