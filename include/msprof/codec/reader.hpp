@@ -384,6 +384,9 @@ class prof_reader {
     std::string_view file = f.path;
     auto rep = scan_file(f.path, rs, [&](const unsigned char* p, std::uint64_t off) { on(p, place{file, off}); });
     if (!rep) {
+      // A file that cannot be read at all is an environment problem, not damage
+      // inside the data: exporting without it would lose records silently.
+      if (rep.err().code == errc::io) return rep.err();
       warn(f, 0, f.size, rep.err().message + "; file skipped");
       return {};
     }

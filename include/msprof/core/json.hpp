@@ -200,7 +200,7 @@ class parser {
 
  private:
   error fail(std::size_t at, const std::string& why) {
-    err_ = make_error(errc::parse, std::string(source_) + ": JSON at byte offset " + std::to_string(at) + ": " + why);
+    err_ = make_error(errc::parse, std::string(source_) + ": invalid JSON at byte offset " + std::to_string(at) + ": " + why);
     return err_;
   }
   bool failb(std::size_t at, const std::string& why) { fail(at, why); return false; }

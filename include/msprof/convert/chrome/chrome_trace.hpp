@@ -478,14 +478,22 @@ inline result<plan> make_plan(const std::vector<trace_event>& ev, std::int64_t s
                                                "holds at most 2^50 ns (13 days)",
                                                max_ts - p.origin_ns));
 
-  // Per-thread nesting order: start, longer first, input order.
-  std::sort(slices.begin(), slices.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const auto& x = ev[a];
-    const auto& y = ev[b];
-    return std::tie(x.pid, x.tid, x.ts_ns) < std::tie(y.pid, y.tid, y.ts_ns) ||
-           (std::tie(x.pid, x.tid, x.ts_ns) == std::tie(y.pid, y.tid, y.ts_ns) &&
-            (p.dur[a] > p.dur[b] || (p.dur[a] == p.dur[b] && a < b)));
-  });
+  // Per-thread nesting order: start, longer first, input order. Sorted on a
+  // compact copy of the keys: the events themselves are large and scattered.
+  {
+    struct key {
+      std::uint64_t pid, tid;
+      std::int64_t ts, neg_dur;
+      std::uint32_t index;
+    };
+    std::vector<key> keys;
+    keys.reserve(slices.size());
+    for (auto i : slices) keys.push_back({ev[i].pid, ev[i].tid, ev[i].ts_ns, -p.dur[i], i});
+    std::sort(keys.begin(), keys.end(), [](const key& a, const key& b) {
+      return std::tie(a.pid, a.tid, a.ts, a.neg_dur, a.index) < std::tie(b.pid, b.tid, b.ts, b.neg_dur, b.index);
+    });
+    for (std::size_t k = 0; k < keys.size(); ++k) slices[k] = keys[k].index;
+  }
   struct thread_run {
     std::uint64_t pid, tid;
     std::size_t begin, end;
@@ -614,18 +622,24 @@ inline result<plan> make_plan(const std::vector<trace_event>& ev, std::int64_t s
     }
   }
 
-  // Write order: time, then the per-thread nesting order (parents first).
-  std::vector<std::uint32_t> rank(ev.size(), 0);
-  for (std::size_t k = 0; k < slices.size(); ++k) rank[slices[k]] = static_cast<std::uint32_t>(k);
-  p.order = slices;
-  for (std::size_t k = 0; k < ev.size(); ++k)
-    if (ev[k].ph == 'C') p.order.push_back(static_cast<std::uint32_t>(k));
-  std::stable_sort(p.order.begin(), p.order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (ev[a].ts_ns != ev[b].ts_ns) return ev[a].ts_ns < ev[b].ts_ns;
-    const bool ca = ev[a].ph == 'C', cb = ev[b].ph == 'C';
-    if (ca != cb) return cb;
-    return ca ? a < b : rank[a] < rank[b];
-  });
+  // Write order: time, then the per-thread nesting order (parents first),
+  // counters after slices of the same time, in input order.
+  {
+    struct key {
+      std::int64_t ts;
+      std::uint64_t rank;  // slices: position in nesting order; counters: 2^32 + input index
+      std::uint32_t index;
+    };
+    std::vector<key> keys;
+    keys.reserve(slices.size() + 16);
+    for (std::size_t k = 0; k < slices.size(); ++k) keys.push_back({ev[slices[k]].ts_ns, k, slices[k]});
+    for (std::size_t k = 0; k < ev.size(); ++k)
+      if (ev[k].ph == 'C') keys.push_back({ev[k].ts_ns, (std::uint64_t{1} << 32) + k, static_cast<std::uint32_t>(k)});
+    std::sort(keys.begin(), keys.end(),
+              [](const key& a, const key& b) { return a.ts < b.ts || (a.ts == b.ts && a.rank < b.rank); });
+    p.order.resize(keys.size());
+    for (std::size_t k = 0; k < keys.size(); ++k) p.order[k] = keys[k].index;
+  }
   return p;
 }
 

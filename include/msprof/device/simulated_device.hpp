@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: MIT
+// The simulated Ascend device: the only device-side data source on machines
+// without an NPU. It implements device::backend (what a real backend would
+// implement) and instrument::device_backend (mstx markers with a stream).
+//
+//   writer::prof_dir_options o; o.devices.push_back({});      // simulated = true
+//   auto dir = writer::prof_dir::create(o);
+//   device::simulated_device dev(*dir, {});                   // seed, metrics, ...
+//   auto s = dev.create_stream();                              // result<stream_id>
+//   device::op_desc op{"MatMul_1", "MatMul"};  op.block_dim = 20; op.flops = 2e9;
+//   dev.launch(*s, op);             // host records now, device records async
+//   dev.synchronize();              // device thread drained
+//
+// Each launch writes what CANN writes: an ACL api (aclopExecuteV2), the
+// Node@launch api around node_basic_info + tensor_info + task_track, and a
+// runtime api (rtKernelLaunch). The device thread then writes STARS ACSQ
+// start/end logs and a ContextPmu record per AI Core / AI Vector task, queued
+// behind earlier work on the same stream. Durations come from a roofline cost
+// model (flops, bytes, block dim) with seeded jitter; PMU counters are drawn so
+// that the PipeUtilization metrics derived by the format-doc formulas are
+// consistent (ratios in [0,1], busy cycles <= task cycles, icache misses <=
+// requests). Every output says it is simulated (info.json "simulated").
+#ifndef MSPROF_DEVICE_SIMULATED_DEVICE_HPP
+#define MSPROF_DEVICE_SIMULATED_DEVICE_HPP
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "../codec/encode.hpp"
+#include "../codec/format.hpp"
+#include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "../instrument/sink.hpp"
+#include "../writer/prof_dir.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace device {
+
+using stream_id = std::uint32_t;
+using event_id = std::uint32_t;
+
+struct tensor_desc {
+  std::vector<std::uint32_t> shape;  ///< up to 8 dims are recorded
+  std::uint32_t dtype = 1;           ///< GE data type (0 FLOAT, 1 FLOAT16, 27 BF16, ...)
+  std::uint32_t format = 2;          ///< GE format (2 ND, 29 FRACTAL_NZ, ...)
+};
+
+struct op_desc {
+  std::string name;                  ///< op instance name ("MatMul_1")
+  std::string type;                  ///< op type ("MatMul")
+  std::uint32_t task_type = codec::ge_task::ai_core;  ///< ai_core, ai_vector_core, ai_cpu
+  std::uint32_t block_dim = 1;
+  std::vector<tensor_desc> inputs, outputs;
+  double flops = 0;                  ///< cost model input: floating-point operations
+  double bytes = 0;                  ///< cost model input: bytes moved to/from global memory
+  bool dynamic = false;              ///< dynamic-shape op (aging node_basic_info, "OP State" dynamic)
+  std::string kernel_name;           ///< default: name + "_kernel"
+};
+
+enum class memcpy_kind : std::uint16_t { host_to_device = 1, device_to_host = 2, device_to_device = 3 };
+
+/// What a device backend offers; a real backend would implement the same.
+class backend {
+ public:
+  virtual ~backend() = default;
+  virtual result<stream_id> create_stream() = 0;
+  virtual result<void> launch(stream_id s, const op_desc& op) = 0;
+  virtual result<void> memcpy_async(stream_id s, std::uint64_t bytes, memcpy_kind kind) = 0;
+  virtual result<void> record_event(stream_id s, event_id e) = 0;
+  virtual result<void> wait_event(stream_id s, event_id e) = 0;
+  /// Waits until every queued device task is written.
+  virtual result<void> synchronize() = 0;
+  /// mstx marker on a stream: a zero-length device task carrying `id`.
+  virtual result<void> mark(stream_id s, std::uint64_t id, bool end) = 0;
+};
+
+struct simulated_options {
+  std::uint32_t device_id = 0;         ///< must be in the prof_dir's devices
+  std::uint64_t seed = 1;
+  std::string aic_metrics = "PipeUtilization";  ///< the only group modelled
+  double aic_frequency_mhz = 1800;
+  double hwts_frequency_mhz = 50;
+  std::uint32_t ai_core_num = 24;
+  std::uint32_t aiv_num = 48;
+  double cube_flops_per_core = 8.0e12 / 24;   ///< fp16 peak per AI Core, flop/s
+  double vector_flops_per_core = 0.5e12 / 48; ///< per AI Vector core
+  double memory_bandwidth = 1.6e12;           ///< bytes/s global memory
+  double min_task_us = 2.0;                   ///< fixed per-task overhead
+  double aicpu_task_us = 50.0;                ///< AI CPU ops
+  double launch_latency_us = 5.0;             ///< host submit -> earliest device start
+  double jitter = 0.05;                       ///< ± relative, seeded
+  /// Deterministic host clock: when non-zero every host timestamp comes from a
+  /// virtual clock advancing by this many ns per record (tests, reproducible
+  /// traces); 0 = CLOCK_MONOTONIC_RAW.
+  std::uint64_t virtual_host_step_ns = 0;
+  bool asynchronous = true;                   ///< device records written by a device thread
+};
+
+class simulated_device final : public backend, public instrument::device_backend {
+ public:
+  /// Registers type names and starts the device thread. `out` must outlive
+  /// the device and have device `opt.device_id` (created with it in options).
+  simulated_device(writer::prof_dir& out, simulated_options opt = {}) : out_(out), opt_(std::move(opt)), rng_(opt_.seed) {
+    bool found = false;
+    for (const auto& d : out_.options().devices) {
+      if (d.id == opt_.device_id) {
+        found = true;
+        dev_cntvct_ = d.cntvct;
+        opt_.hwts_frequency_mhz = d.hwts_frequency_mhz;
+        opt_.aic_frequency_mhz = d.aic_frequency_mhz;
+        opt_.ai_core_num = d.ai_core_num;
+        opt_.aiv_num = d.aiv_num;
+        if (!d.aic_metrics.empty()) opt_.aic_metrics = d.aic_metrics;
+      }
+    }
+    if (!found) init_error_ = make_error(errc::invalid_argument, out_.path() + ": simulated device " + std::to_string(opt_.device_id) +
+                                                                     " is not among the PROF directory's devices");
+    else if (opt_.aic_metrics != "PipeUtilization")
+      init_error_ = make_error(errc::unsupported, "simulated device: aic_metrics '" + opt_.aic_metrics +
+                                                      "' is not modelled (only PipeUtilization)");
+    base_mono_ = out_.options().monotonic_raw_ns;
+    virtual_now_ = base_mono_;
+    register_types();
+    if (opt_.asynchronous) worker_ = std::thread([this] { run(); });
+  }
+  simulated_device(const simulated_device&) = delete;
+  simulated_device& operator=(const simulated_device&) = delete;
+  ~simulated_device() override {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+
+  /// Construction problems (unknown device id, unsupported metrics group).
+  const error* init_error() const noexcept { return init_error_.code == errc::ok ? nullptr : &init_error_; }
+
+  result<stream_id> create_stream() override {
+    if (init_error()) return init_error_;
+    const std::uint64_t t0 = host_now();
+    stream_id id;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (next_stream_ >= 2048) return make_error(errc::limit, "simulated device: more than 2047 streams");
+      id = next_stream_++;
+      streams_[id];
+    }
+    MSPROF_TRY(acl_api(0x30002, "aclrtCreateStream", t0, host_now()));
+    return id;
+  }
+
+  result<void> launch(stream_id s, const op_desc& op) override {
+    if (init_error()) return init_error_;
+    if (op.name.empty() || op.type.empty()) return make_error(errc::invalid_argument, "simulated device: op needs a name and a type");
+    if (op.block_dim == 0) return make_error(errc::invalid_argument, "simulated device: op '" + op.name + "' has block_dim 0");
+    if (!(op.flops >= 0) || !(op.bytes >= 0)) return make_error(errc::invalid_argument, "simulated device: op '" + op.name + "' has a negative cost");
+    const std::uint32_t tid = thread_id();
+    const std::uint64_t acl_begin = host_now();
+    const std::uint64_t launch_begin = host_now();
+    const std::uint64_t op_name = out_.hash(op.name);
+    const std::uint64_t op_type = out_.hash(op.type);
+    const std::uint64_t kernel = out_.hash(op.kernel_name.empty() ? op.name + "_kernel" : op.kernel_name);
+    const std::uint64_t ts = host_now();
+
+    codec::MsprofNodeBasicInfo nb;
+    nb.opName = op_name;
+    nb.taskType = op.task_type;
+    nb.opType = op_type;
+    nb.blockNum = op.block_dim;
+    nb.opState = op.dynamic ? 1 : 0;
+    auto nbb = codec::encode_node_basic_info(tid, ts, nb);
+    MSPROF_TRY(out_.append(writer::stream::node_basic_info(op.dynamic), nbb.data(), nbb.size()));
+
+    std::vector<codec::MsprofTensorData> tensors;
+    auto add = [&](const std::vector<tensor_desc>& v, std::uint32_t kind) {
+      for (const auto& t : v) {
+        codec::MsprofTensorData d;
+        d.tensorType = kind;
+        d.format = t.format;
+        d.dataType = t.dtype;
+        for (std::size_t i = 0; i < t.shape.size() && i < 8; ++i) d.shape[i] = t.shape[i];
+        tensors.push_back(d);
+      }
+    };
+    add(op.inputs, 0);
+    add(op.outputs, 1);
+    for (const auto& r : codec::encode_tensor_infos(tid, ts, op_name, tensors))
+      MSPROF_TRY(out_.append(writer::stream::tensor_info(true), r.data(), r.size()));
+
+    const std::uint32_t rt_type = op.task_type == codec::ge_task::ai_cpu ? codec::runtime_task::kernel_aicpu
+                                  : op.task_type == codec::ge_task::ai_vector_core ? codec::runtime_task::kernel_aivec
+                                                                                   : codec::runtime_task::kernel_aicore;
+    const std::uint16_t sqe_type = op.task_type == codec::ge_task::ai_cpu ? codec::sqe::ai_cpu
+                                   : op.task_type == codec::ge_task::ai_vector_core ? codec::sqe::aiv
+                                                                                    : codec::sqe::ai_core;
+    task t;
+    t.kind = task_kind::kernel;
+    t.sqe_type = sqe_type;
+    t.ge_task_type = op.task_type;
+    t.block_dim = op.block_dim;
+    t.flops = op.flops;
+    t.bytes = op.bytes;
+    MSPROF_TRY(submit(s, t, tid, rt_type, kernel, static_cast<std::uint16_t>(std::min<std::uint32_t>(op.block_dim, 0xFFFF)), 0x10001,
+                      "rtKernelLaunch"));
+    const std::uint64_t launch_end = host_now();
+    MSPROF_TRY(api(codec::level::node, codec::node_type::launch, tid, launch_begin, launch_end, op_name));
+    MSPROF_TRY(acl_api(codec::acl_group::type(codec::acl_group::op, 2), "aclopExecuteV2", acl_begin, host_now()));
+    return {};
+  }
+
+  result<void> memcpy_async(stream_id s, std::uint64_t bytes, memcpy_kind kind) override {
+    if (init_error()) return init_error_;
+    const std::uint32_t tid = thread_id();
+    const std::uint64_t b = host_now();
+    codec::MsprofMemcpyInfo m;
+    m.dataSize = bytes;
+    m.maxSize = bytes;
+    m.memcpyDirection = static_cast<std::uint16_t>(kind);
+    auto mb = codec::encode_memcpy_info(tid, host_now(), m);
+    MSPROF_TRY(out_.append(writer::stream::memcpy_info(true), mb.data(), mb.size()));
+    task t;
+    t.kind = task_kind::memcpy;
+    t.sqe_type = codec::sqe::sdma;
+    t.bytes = static_cast<double>(bytes);
+    MSPROF_TRY(submit(s, t, tid, codec::runtime_task::memcpy_async, out_.hash("MEMCPY_ASYNC"), 0, 0x10002, "rtMemcpyAsync"));
+    return acl_api(0x30005, "aclrtMemcpyAsync", b, host_now());
+  }
+
+  result<void> record_event(stream_id s, event_id e) override {
+    if (init_error()) return init_error_;
+    const std::uint32_t tid = thread_id();
+    const std::uint64_t b = host_now();
+    task t;
+    t.kind = task_kind::event_record;
+    t.sqe_type = codec::sqe::event_record;
+    t.event = e;
+    MSPROF_TRY(submit(s, t, tid, codec::runtime_task::event_record, 0, 0, 0x10003, "rtEventRecord"));
+    return acl_api(0x30006, "aclrtRecordEvent", b, host_now());
+  }
+
+  result<void> wait_event(stream_id s, event_id e) override {
+    if (init_error()) return init_error_;
+    const std::uint32_t tid = thread_id();
+    const std::uint64_t b = host_now();
+    task t;
+    t.kind = task_kind::event_wait;
+    t.sqe_type = codec::sqe::event_wait;
+    t.event = e;
+    MSPROF_TRY(submit(s, t, tid, codec::runtime_task::event_wait, 0, 0, 0x10004, "rtStreamWaitEvent"));
+    return acl_api(0x30007, "aclrtStreamWaitEvent", b, host_now());
+  }
+
+  result<void> mark(stream_id s, std::uint64_t id, bool end) override {
+    if (init_error()) return init_error_;
+    task t;
+    t.kind = task_kind::marker;
+    t.sqe_type = codec::sqe::place_holder;
+    return submit(s, t, thread_id(), mstx_marker_task, out_.hash("mstx_marker_" + std::to_string(id) + (end ? "_end" : "")), 0, 0, nullptr);
+  }
+
+  result<void> synchronize() override {
+    const std::uint64_t b = host_now();
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      if (opt_.asynchronous) done_cv_.wait(lk, [&] { return queue_.empty() && busy_ == 0; });
+      if (write_error_.code != errc::ok) return write_error_;
+    }
+    MSPROF_TRY(out_.flush());
+    return acl_api(0x30004, "aclrtSynchronizeDevice", b, host_now());
+  }
+
+  /// instrument::device_backend: a stream argument of an mstx call. The
+  /// stream pointer is the stream id + 1 cast to a pointer (stream_handle()).
+  void marker(void* stream, std::uint64_t id, bool end) noexcept override {
+    const auto s = static_cast<stream_id>(reinterpret_cast<std::uintptr_t>(stream) - 1);
+    (void)mark(s, id, end);
+  }
+  /// The aclrtStream-like handle of a stream for mstx calls (never null).
+  static void* stream_handle(stream_id s) noexcept { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(s) + 1); }
+
+  /// Device tasks written so far.
+  std::uint64_t tasks_written() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return tasks_written_;
+  }
+
+  /// runtime task type id registered for mstx marker tasks ("MSTX_MARKER").
+  static constexpr std::uint32_t mstx_marker_task = 100;
+
+ private:
+  enum class task_kind { kernel, memcpy, event_record, event_wait, marker };
+  struct task {
+    task_kind kind = task_kind::kernel;
+    stream_id stream = 0;
+    std::uint16_t task_id = 0;
+    std::uint16_t sqe_type = 0;
+    std::uint32_t ge_task_type = 0;
+    std::uint32_t block_dim = 1;
+    double flops = 0, bytes = 0;
+    event_id event = 0;
+    std::uint64_t submit_ns = 0;  ///< host monotonic ns
+  };
+  struct stream_state {
+    std::uint32_t next_task = 0;
+    double ready_ns = 0;  ///< device time (monotonic ns) the stream is free
+  };
+
+  void register_types() {
+    (void)out_.register_type(codec::level::node, codec::node_type::node_basic_info, "node_basic_info");
+    (void)out_.register_type(codec::level::node, codec::node_type::tensor_info, "tensor_info");
+    (void)out_.register_type(codec::level::node, codec::node_type::launch, "launch");
+    (void)out_.register_type(codec::level::runtime, codec::runtime_task::kernel_aicore, "KERNEL_AICORE");
+    (void)out_.register_type(codec::level::runtime, codec::runtime_task::kernel_aicpu, "KERNEL_AICPU");
+    (void)out_.register_type(codec::level::runtime, codec::runtime_task::kernel_aivec, "KERNEL_AIVEC");
+    (void)out_.register_type(codec::level::runtime, codec::runtime_task::event_record, "EVENT_RECORD");
+    (void)out_.register_type(codec::level::runtime, codec::runtime_task::event_wait, "EVENT_WAIT");
+    (void)out_.register_type(codec::level::runtime, codec::runtime_task::memcpy_async, "MEMCPY_ASYNC");
+    (void)out_.register_type(codec::level::runtime, mstx_marker_task, "MSTX_MARKER");
+  }
+
+  std::uint64_t host_now() {
+    if (opt_.virtual_host_step_ns) {
+      std::lock_guard<std::mutex> lk(clock_mu_);
+      virtual_now_ += opt_.virtual_host_step_ns;
+      return virtual_now_;
+    }
+    return writer::detail::mono_ns();
+  }
+  std::uint32_t thread_id() const {
+    if (opt_.virtual_host_step_ns) return 1;  // deterministic traces
+    return static_cast<std::uint32_t>(::syscall(SYS_gettid));
+  }
+
+  result<void> api(std::uint16_t level, std::uint32_t type, std::uint32_t tid, std::uint64_t b, std::uint64_t e, std::uint64_t item) {
+    codec::MsprofApi a;
+    a.level = level;
+    a.type = type;
+    a.threadId = tid;
+    a.beginTime = b;
+    a.endTime = e;
+    a.itemId = item;
+    auto bytes = codec::encode(a);
+    return out_.append(writer::stream::api_event(false), bytes.data(), bytes.size());
+  }
+  result<void> acl_api(std::uint32_t type, const char* name, std::uint64_t b, std::uint64_t e) {
+    MSPROF_TRY(out_.register_type(codec::level::acl, type, name));
+    return api(codec::level::acl, type, thread_id(), b, e, 0);
+  }
+
+  // Host side of every device task: task_track inside a runtime api, then queue.
+  result<void> submit(stream_id s, task t, std::uint32_t tid, std::uint32_t rt_type, std::uint64_t kernel,
+                      std::uint16_t blocks, std::uint32_t rt_api, const char* rt_name) {
+    const std::uint64_t rb = host_now();
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      auto it = streams_.find(s);
+      if (it == streams_.end()) return make_error(errc::invalid_argument, "simulated device: unknown stream " + std::to_string(s));
+      t.stream = s;
+      t.task_id = static_cast<std::uint16_t>(it->second.next_task++ & 0xFFFF);
+    }
+    t.submit_ns = host_now();
+    codec::MsprofRuntimeTrack tr;
+    tr.deviceId = static_cast<std::uint16_t>(opt_.device_id);
+    tr.streamId = static_cast<std::uint16_t>(s);
+    tr.taskId = codec::pack_track_task(t.task_id, 0);
+    tr.taskType = rt_type;
+    tr.kernelName = kernel;
+    tr.set_num_blocks(blocks);
+    auto tb = codec::encode_task_track(tid, t.submit_ns, tr);
+    MSPROF_TRY(out_.append(writer::stream::task_track(true), tb.data(), tb.size()));
+    if (rt_name) {
+      MSPROF_TRY(out_.register_type(codec::level::runtime, rt_api, rt_name));
+      MSPROF_TRY(api(codec::level::runtime, rt_api, tid, rb, host_now(), 0));
+    }
+    if (!opt_.asynchronous) {
+      std::lock_guard<std::mutex> lk(mu_);
+      return execute(t);
+    }
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      queue_.push_back(t);
+    }
+    cv_.notify_one();
+    return {};
+  }
+
+  void run() {
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+      cv_.wait(lk, [&] { return quit_ || !queue_.empty(); });
+      if (queue_.empty()) {
+        if (quit_) return;
+        continue;
+      }
+      task t = queue_.front();
+      queue_.pop_front();
+      ++busy_;
+      auto r = execute(t);
+      if (!r && write_error_.code == errc::ok) write_error_ = r.err();
+      --busy_;
+      if (queue_.empty()) done_cv_.notify_all();
+    }
+  }
+
+  double jitter() {
+    std::uniform_real_distribution<double> u(-opt_.jitter, opt_.jitter);
+    return 1.0 + u(rng_);
+  }
+
+  std::uint64_t to_cycles(double mono_ns) const {
+    const double d = (mono_ns - static_cast<double>(base_mono_)) * opt_.hwts_frequency_mhz / 1e3;
+    return dev_cntvct_ + static_cast<std::uint64_t>(std::llround(d < 0 ? 0 : d));
+  }
+
+  // Device side (called with mu_ held; the rng and stream clocks are only
+  // touched here, in submission order, so output is deterministic per seed).
+  result<void> execute(const task& t) {
+    stream_state& st = streams_[t.stream];
+    double start = std::max(st.ready_ns, static_cast<double>(t.submit_ns) + opt_.launch_latency_us * 1e3);
+    if (t.kind == task_kind::event_wait) {
+      auto it = events_.find(t.event);
+      if (it != events_.end()) start = std::max(start, it->second);
+    }
+    double dur_us = 0;
+    double compute_us = 0, memory_us = 0;
+    switch (t.kind) {
+      case task_kind::kernel: {
+        if (t.ge_task_type == codec::ge_task::ai_cpu) {
+          dur_us = opt_.aicpu_task_us * jitter();
+          break;
+        }
+        const bool vec = t.ge_task_type == codec::ge_task::ai_vector_core;
+        const double cores = vec ? opt_.aiv_num : opt_.ai_core_num;
+        const double used = std::min<double>(t.block_dim, cores);
+        const double per_core = vec ? opt_.vector_flops_per_core : opt_.cube_flops_per_core;
+        const double waves = std::ceil(static_cast<double>(t.block_dim) / cores);
+        compute_us = t.flops / (per_core * used) * 1e6 * waves / std::max(1.0, static_cast<double>(t.block_dim) / used / waves * waves);
+        memory_us = t.bytes / opt_.memory_bandwidth * 1e6;
+        dur_us = (std::max(compute_us, memory_us) + opt_.min_task_us) * jitter();
+        break;
+      }
+      case task_kind::memcpy: dur_us = (t.bytes / (opt_.memory_bandwidth / 8) * 1e6 + 1.0) * jitter(); break;
+      case task_kind::event_record:
+      case task_kind::event_wait: dur_us = 0.5; break;
+      case task_kind::marker: dur_us = 0.02; break;
+    }
+    const double end = start + dur_us * 1e3;
+    st.ready_ns = end;
+    if (t.kind == task_kind::event_record) events_[t.event] = end;
+    const std::uint64_t c0 = to_cycles(start), c1 = std::max(to_cycles(end), c0 + 1);
+
+    codec::StarsAcsqLog l;
+    l.streamId = static_cast<std::uint16_t>(t.stream);
+    l.taskId = t.task_id;
+    l.set_word0(codec::acsq_func_start, 0, t.sqe_type);
+    l.timestamp = c0;
+    auto b0 = codec::encode_device(l);
+    l.set_word0(codec::acsq_func_end, 1, t.sqe_type);
+    l.timestamp = c1;
+    auto b1 = codec::encode_device(l);
+    unsigned char both[128];
+    std::copy(b0.begin(), b0.end(), both);
+    std::copy(b1.begin(), b1.end(), both + 64);
+    MSPROF_TRY(out_.append(writer::stream::stars_soc(opt_.device_id), both, sizeof both));
+
+    if (t.kind == task_kind::kernel && t.ge_task_type != codec::ge_task::ai_cpu) {
+      auto pmu = pipe_utilization(t, c0, c1, compute_us, memory_us);
+      auto pb = codec::encode_device(pmu);
+      MSPROF_TRY(out_.append(writer::stream::ffts_profile(opt_.device_id), pb.data(), pb.size()));
+    }
+    ++tasks_written_;
+    return {};
+  }
+
+  // PipeUtilization counters, in sample.json order 0x8 vec, 0xa cube, 0x9
+  // scalar, 0xb mte1, 0xc mte2, 0xd mte3, 0x54 icache_req, 0x55 icache_miss.
+  // totalCycle = duration * aic_freq * block_num (cycles summed over blocks),
+  // so ratio = counter / totalCycle and time = ratio * duration hold.
+  codec::ContextPmu pipe_utilization(const task& t, std::uint64_t c0, std::uint64_t c1, double compute_us, double memory_us) {
+    codec::ContextPmu p;
+    p.word0 = codec::context_pmu_func;
+    p.streamId = static_cast<std::uint16_t>(t.stream);
+    p.taskId = t.task_id;
+    p.subTaskId = 0xFFFF;
+    const double dur_us = static_cast<double>(c1 - c0) / opt_.hwts_frequency_mhz;
+    const double total = dur_us * opt_.aic_frequency_mhz * t.block_dim;
+    p.totalCycle = static_cast<std::uint64_t>(std::llround(total));
+    auto clamp01 = [](double x) { return x < 0 ? 0.0 : (x > 1 ? 1.0 : x); };
+    std::uniform_real_distribution<double> small(0.01, 0.08);
+    const bool vec = t.ge_task_type == codec::ge_task::ai_vector_core;
+    const double compute_ratio = clamp01(compute_us / dur_us);
+    const double mem_ratio = clamp01(memory_us / dur_us);
+    const double vec_r = vec ? compute_ratio : small(rng_);
+    const double cube_r = vec ? 0.0 : compute_ratio;
+    const double scalar_r = clamp01(0.05 + small(rng_));
+    const double mte1_r = vec ? 0.0 : clamp01(mem_ratio * 0.5);
+    const double mte2_r = mem_ratio;
+    const double mte3_r = clamp01(mem_ratio * 0.3);
+    const double ratios[6] = {vec_r, cube_r, scalar_r, mte1_r, mte2_r, mte3_r};
+    for (int i = 0; i < 6; ++i) p.pmuList[i] = static_cast<std::uint64_t>(std::floor(ratios[i] * total));
+    const std::uint64_t req = static_cast<std::uint64_t>(std::floor(total * 0.02)) + 1;
+    std::uniform_real_distribution<double> miss(0.0, 0.2);
+    p.pmuList[6] = req;
+    p.pmuList[7] = static_cast<std::uint64_t>(std::floor(static_cast<double>(req) * miss(rng_)));
+    p.timeList[0] = c0;
+    p.timeList[1] = c1;
+    return p;
+  }
+
+  writer::prof_dir& out_;
+  simulated_options opt_;
+  std::mt19937_64 rng_;
+  error init_error_;
+  std::uint64_t dev_cntvct_ = 0;
+  std::uint64_t base_mono_ = 0;
+  std::uint64_t virtual_now_ = 0;
+  std::mutex clock_mu_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  std::deque<task> queue_;
+  int busy_ = 0;
+  bool quit_ = false;
+  error write_error_;
+  std::map<stream_id, stream_state> streams_;
+  std::unordered_map<event_id, double> events_;
+  stream_id next_stream_ = 0;
+  std::uint64_t tasks_written_ = 0;
+  std::thread worker_;
+};
+
+}  // namespace device
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_DEVICE_SIMULATED_DEVICE_HPP
