@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The generated single header: up to date, self-sufficient, and the mstx/abi
+# test suites pass when <msprof/mstx.hpp> is the generated file.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+python3 tools/amalgamate.py --output single_include/msprof/mstx.hpp msprof/mstx.hpp
+git diff --exit-code --stat single_include/ || {
+  echo "single_include/ is out of date: run python3 tools/amalgamate.py --output single_include/msprof/mstx.hpp msprof/mstx.hpp"
+  exit 1
+}
+# Every example whose only msprof include is msprof/mstx.hpp builds with -I single_include alone.
+out=$(mktemp -d)
+n=0
+for f in examples/*.cpp; do
+  own=$(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]((msprof|mstx)\/[^>"]+)[>"].*/\1/p' "$f" | sort -u)
+  [ "$own" = "msprof/mstx.hpp" ] || continue
+  echo "single header: $f"
+  g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I single_include "$f" -o "$out/$(basename "$f" .cpp)" -ldl -pthread
+  n=$((n + 1))
+done
+# The collector part (MSPROF_IMPLEMENT) compiles from the single header too.
+printf '#define MSPROF_IMPLEMENT\n#include "msprof/mstx.hpp"\nint main() { MSPROF_FUNC_RANGE(); return msprof::collect::collecting() ? 1 : 0; }\n' >"$out/implement.cpp"
+g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I single_include "$out/implement.cpp" -o "$out/implement" -ldl -pthread
+"$out/implement"
+echo "single header: $n examples + MSPROF_IMPLEMENT compiled with -I single_include only"
+[ "$n" -gt 0 ]
+# The mstx and abi tests against the generated header.
+b=build-ci-single
+cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMSPROF_TEST_SINGLE_HEADER=ON \
+  -DMSPROF_BUILD_BENCH=OFF -DMSPROF_BUILD_EXAMPLES=OFF >/dev/null
+targets=$(cmake --build $b --target help | sed -nE 's/^(test_(mstx|abi)[a-z_]*):.*/\1/p' | sort -u)
+cmake --build $b -j2 --target $targets
+ctest --test-dir $b -R '^test_(mstx|abi)[a-z_]*:' -j2 --output-on-failure
