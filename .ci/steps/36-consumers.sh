@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The two ways to consume msprof (cmake --install + find_package / pkg-config,
+# The ways to consume msprof (cmake --install + find_package / pkg-config,
 # add_subdirectory, meson subproject): tiny projects in tests/package/ build and run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
