@@ -405,8 +405,19 @@ template <class T, std::size_t N, class F>
 inline void each(std::size_t off, T (&a)[N], F& f) {
   for (std::size_t i = 0; i < N; ++i) each(off + i * sizeof(T), a[i], f);
 }
+// Members of the packed structs may be misaligned: binding a reference to one
+// is undefined behaviour, so f sees an aligned copy that is written back.
+template <class M, class X, class F>
+inline void each_packed(X& x, std::size_t off, std::size_t base, F& f) {
+  using byte = std::conditional_t<std::is_const_v<X>, const unsigned char, unsigned char>;
+  byte* raw = reinterpret_cast<byte*>(&x) + off;
+  std::remove_cv_t<M> v;
+  std::memcpy(&v, raw, sizeof v);
+  each(base + off, v, f);
+  if constexpr (!std::is_const_v<X>) std::memcpy(raw, &v, sizeof v);
+}
 }  // namespace detail
-#define MSPROF_DETAIL_F(T, m) detail::each(base + offsetof(T, m), x.m, f)
+#define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
 
 template <class X, class F> inline void fields(X& x, F&& f, std::size_t base = 0);
 

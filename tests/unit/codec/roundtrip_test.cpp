@@ -32,9 +32,9 @@ TEST_CASE("MsprofApi / MsprofEvent bytes and round trip") {
   auto d = codec::decode_api(b.data(), b.size(), {"f", 0});
   REQUIRE(d);
   CHECK_FALSE(d->is_event);
-  CHECK(d->api.beginTime == a.beginTime);
-  CHECK(d->api.endTime == a.endTime);
-  CHECK(d->api.threadId == 6061);
+  CHECK(+d->api.beginTime == a.beginTime);
+  CHECK(+d->api.endTime == a.endTime);
+  CHECK(+d->api.threadId == 6061);
 
   codec::MsprofEvent e;
   e.level = codec::level::node;
@@ -46,8 +46,8 @@ TEST_CASE("MsprofApi / MsprofEvent bytes and round trip") {
   auto de = codec::decode_api(eb.data(), eb.size(), {"f", 40});
   REQUIRE(de);
   CHECK(de->is_event);
-  CHECK(de->event.requestId == 7);
-  CHECK(de->event.timeStamp == 99);
+  CHECK(+de->event.requestId == 7);
+  CHECK(+de->event.timeStamp == 99);
 }
 
 TEST_CASE("compact payloads: node_basic_info, task_track, memcpy_info, hccl_op_info") {
@@ -61,7 +61,7 @@ TEST_CASE("compact payloads: node_basic_info, task_track, memcpy_info, hccl_op_i
   const auto b = codec::encode_node_basic_info(77, 1000, n);
   CHECK(load_le<std::uint32_t>(&b[12]) == 29);           // dataLen
   CHECK(load_le<std::uint32_t>(&b[24 + 8]) == 2);        // taskType @ data+8 (packed)
-  CHECK(load_le<std::uint64_t>(&b[24 + 12]) == n.opType);// opType @ data+12
+  CHECK(load_le<std::uint64_t>(&b[24 + 12]) == +n.opType);// opType @ data+12
   CHECK(load_le<std::uint32_t>(&b[24 + 20]) == 48);      // blockNum @ data+20
   CHECK(b[24 + 28] == 2);                                // opState
   auto r = codec::decode_compact(b.data(), b.size(), {"f", 0});
@@ -70,9 +70,9 @@ TEST_CASE("compact payloads: node_basic_info, task_track, memcpy_info, hccl_op_i
   CHECK(r->head.timeStamp == 1000);
   auto p = codec::decode_payload<codec::MsprofNodeBasicInfo>(*r, {"f", 0});
   REQUIRE(p);
-  CHECK(p->opType == n.opType);
-  CHECK(p->blockNum == 48);
-  CHECK(p->opState == 2);
+  CHECK(+p->opType == +n.opType);
+  CHECK(+p->blockNum == 48);
+  CHECK(+p->opState == 2);
 
   codec::MsprofRuntimeTrack t;
   t.deviceId = 0;
@@ -90,7 +90,7 @@ TEST_CASE("compact payloads: node_basic_info, task_track, memcpy_info, hccl_op_i
   auto tp = codec::decode_payload<codec::MsprofRuntimeTrack>(*tr, {"f", 0});
   REQUIRE(tp);
   CHECK(tp->num_blocks() == 20);
-  CHECK(tp->kernelName == 123456789);
+  CHECK(+tp->kernelName == 123456789);
   CHECK((tp->taskId & 0xFFFF) == 10);
 
   codec::MsprofMemcpyInfo m;
@@ -102,8 +102,8 @@ TEST_CASE("compact payloads: node_basic_info, task_track, memcpy_info, hccl_op_i
   REQUIRE(mr);
   auto mp = codec::decode_payload<codec::MsprofMemcpyInfo>(*mr, {"f", 0});
   REQUIRE(mp);
-  CHECK(mp->dataSize == 4096);
-  CHECK(mp->memcpyDirection == 1);
+  CHECK(+mp->dataSize == 4096);
+  CHECK(+mp->memcpyDirection == 1);
 
   codec::MsprofHcclOPInfo h;
   h.flags = 3;
@@ -117,8 +117,8 @@ TEST_CASE("compact payloads: node_basic_info, task_track, memcpy_info, hccl_op_i
   REQUIRE(hr);
   auto hp = codec::decode_payload<codec::MsprofHcclOPInfo>(*hr, {"f", 0});
   REQUIRE(hp);
-  CHECK(hp->count == 1024);
-  CHECK(hp->groupName == 66);
+  CHECK(+hp->count == 1024);
+  CHECK(+hp->groupName == 66);
 }
 
 TEST_CASE("additional payloads: tensor_info split, context_id_info, graph_id_map") {
@@ -139,12 +139,12 @@ TEST_CASE("additional payloads: tensor_info split, context_id_info, graph_id_map
     CHECK(r->head.timeStamp == 77);
     auto p = codec::decode_payload<codec::MsprofTensorInfo>(*r, {"f", 0});
     REQUIRE(p);
-    CHECK(p->opName == 999);
+    CHECK(std::uint64_t{p->opName} == 999);  // a copy: packed members may be misaligned
     for (std::uint32_t i = 0; i < p->tensorNum; ++i) back.push_back(p->tensorData[i]);
   }
   REQUIRE(back.size() == 7);
-  CHECK(back[6].shape[0] == 7);
-  CHECK(back[6].tensorType == 1);
+  CHECK(+back[6].shape[0] == 7);
+  CHECK(+back[6].tensorType == 1);
   CHECK(load_le<std::uint32_t>(&recs[0][24 + 12 + 44 + 12]) == 2);  // tensor 1 shape[0] at data+12+44+12
 
   codec::MsprofContextIdInfo c;
@@ -157,7 +157,7 @@ TEST_CASE("additional payloads: tensor_info split, context_id_info, graph_id_map
   REQUIRE(cr);
   auto cp = codec::decode_payload<codec::MsprofContextIdInfo>(*cr, {"f", 0});
   REQUIRE(cp);
-  CHECK(cp->ctxIds[54] == 12);
+  CHECK(+cp->ctxIds[54] == 12);
 
   codec::MsprofGraphIdInfo g;
   g.modelName = 8;
@@ -169,7 +169,7 @@ TEST_CASE("additional payloads: tensor_info split, context_id_info, graph_id_map
   REQUIRE(gr);
   auto gp = codec::decode_payload<codec::MsprofGraphIdInfo>(*gr, {"f", 0});
   REQUIRE(gp);
-  CHECK(gp->modelId == 10);
+  CHECK(+gp->modelId == 10);
 }
 
 TEST_CASE("mstx: MsprofTxInfo segments and offsets") {
@@ -193,7 +193,7 @@ TEST_CASE("mstx: MsprofTxInfo segments and offsets") {
     auto r = codec::decode_additional(b.data(), b.size(), {"f", 0});
     REQUIRE(r);
     const auto tx = codec::load<codec::MsprofTxInfo>(r->data);
-    CHECK(tx.stampInfo.endTime == 2000);
+    CHECK(+tx.stampInfo.endTime == 2000);
     joined += std::string(codec::tx_segment_text(tx));
   }
   CHECK(joined == msg);
@@ -231,7 +231,7 @@ TEST_CASE("device records: ACSQ, ContextPmu, ts_track") {
   CHECK(load_le<std::uint64_t>(&pb[120]) == 2);
   auto pd = codec::decode_context_pmu(pb.data(), pb.size(), {"f", 0});
   REQUIRE(pd);
-  CHECK(pd->pmuList[3] == 4000);
+  CHECK(std::uint64_t{pd->pmuList[3]} == 4000);
 
   codec::TsTrackStepTrace t;
   t.funcType = codec::ts_track_step_func;
@@ -244,7 +244,7 @@ TEST_CASE("device records: ACSQ, ContextPmu, ts_track") {
   auto td = codec::decode_ts_track(tb.data(), tb.size(), {"f", 0});
   REQUIRE(td);
   CHECK(td->stream_id() == 0x7FF);
-  CHECK(td->tagId == 60000);
+  CHECK(+td->tagId == 60000);
   CHECK(load_le<std::uint16_t>(&tb[36]) == 60000);
 }
 
