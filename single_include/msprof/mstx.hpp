@@ -2763,7 +2763,7 @@ class basic_collector {
     if (has_msg) {
       if (is_static)
         std::memcpy(p + record_fixed_bytes, &e.msg.data, sizeof(const char*));
-      else
+      else if (e.msg.size != 0)  // an empty message may have a null pointer
         std::memcpy(p + record_fixed_bytes, e.msg.data, e.msg.size);
     }
     commit(b);
