@@ -2184,7 +2184,6 @@ struct tx_record {
   std::uint64_t start = 0;
   std::uint64_t end = 0;         // == start for marks
   std::string_view domain;       // "default" for the default domain
-  std::uint64_t domain_hash = 0; // 0: the sink hashes `domain` itself (hash_dic)
   std::string_view message;      // valid only during the call
   bool has_stream = false;       // a device marker was issued with the same id
 };
@@ -2527,6 +2526,10 @@ struct options {
   // Fill this module's mstx table in-process (msprof_mstx_attach_v0_1). The
   // injection library sets false: its table is the instrumented program's.
   bool attach_in_process = true;
+  // Use this calibration (from collect::calibrate) instead of measuring one:
+  // the PROF_ directory's info.json / host_start.log must describe exactly the
+  // clock the records use, and they are written before start().
+  std::optional<clock_calibration> calibration;
 };
 
 struct loss_counters {
@@ -2589,7 +2592,12 @@ class basic_collector {
       return true;
     }();
     (void)atfork;
-    calibration_ = calibrate(clock::prefer_counter());
+    if (o.calibration) {
+      calibration_ = *o.calibration;
+      detail::use_counter.store(calibration_.counter, std::memory_order_relaxed);
+    } else {
+      calibration_ = calibrate(clock::prefer_counter());
+    }
     auto st = core::set_filter(o.domain_include, o.domain_exclude);
     if (st.include_wins_warning && o.warn)
       o.warn("mstx domain include and exclude lists both given: include wins, exclude ignored");

@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "prof_output.hpp"
+#include <msprof/collect/output_path.hpp>
+#include <msprof/collect/prof_record_sink.hpp>
 
 namespace {
 
@@ -51,21 +52,39 @@ bool parse_storage_limit(const char* v, std::uint64_t& bytes) {
 
 void log(const std::string& msg) { std::fprintf(stderr, "[msprof mstx] %s\n", msg.c_str()); }
 
-std::shared_ptr<msprof_injection::prof_output>& output() {
-  static auto* p = new std::shared_ptr<msprof_injection::prof_output>();  // outlives static destructors
+// The output of this process's collection; lives until exit.
+struct output {
+  msprof::writer::prof_dir dir;
+  std::shared_ptr<collect::prof_record_sink> sink;
+};
+
+std::unique_ptr<output>& current() {
+  static auto* p = new std::unique_ptr<output>();  // outlives static destructors
   return *p;
 }
 
 void stop_at_exit() {
-  auto out = output();
+  auto& out = current();
   if (!out) return;
   collect::stop();
-  out->finish(collect::calibration(), collect::losses());
-  auto l = collect::losses();
-  if (l.dropped + out->storage_dropped() + l.unfinished + l.unknown_end != 0)
-    log("losses: dropped " + std::to_string(l.dropped) + ", storage limit " + std::to_string(out->storage_dropped()) +
+  const collect::loss_counters l = collect::losses();
+  if (auto r = out->sink->finish(l); !r) log(r.err().message);
+  const std::uint64_t storage = out->dir.stats().lost_records;
+  if (l.dropped + storage + l.unfinished + l.unknown_end != 0)
+    log("losses: dropped " + std::to_string(l.dropped) + ", storage limit " + std::to_string(storage) +
         ", unfinished ranges " + std::to_string(l.unfinished) + ", unmatched ends " + std::to_string(l.unknown_end));
-  output().reset();
+  out.reset();
+}
+
+std::string process_name() {
+  char buf[256] = {};
+  FILE* f = std::fopen("/proc/self/comm", "r");
+  if (f == nullptr) return "app";
+  if (std::fgets(buf, sizeof buf, f) == nullptr) buf[0] = '\0';
+  std::fclose(f);
+  std::string s(buf);
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
 }
 
 }  // namespace
@@ -73,24 +92,40 @@ void stop_at_exit() {
 extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetModuleFuncTableFunc get) {
   static std::mutex m;
   std::lock_guard<std::mutex> lock(m);
-  if (output()) return collect::default_collector::api::init(get);  // a second module of the same process
+  if (current()) return collect::default_collector::api::init(get);  // a second module of the same process
   std::uint64_t limit = 0;
   if (!parse_storage_limit(std::getenv("MSPROF_STORAGE_LIMIT"), limit)) {
     log("MSPROF_STORAGE_LIMIT must look like <n>MB; collection disabled");
     return MSTX_FAIL;
   }
-  const char* metrics = std::getenv("MSPROF_AIC_METRICS");
-  auto out = std::make_shared<msprof_injection::prof_output>();
-  std::string error;
   const char* dir = std::getenv("MSPROF_OUTPUT");
-  if (!out->open(dir != nullptr ? dir : "", limit, metrics != nullptr ? metrics : "PipeUtilization", error)) {
-    log(error + "; collection disabled");
+  if (dir == nullptr || *dir == '\0') {
+    log("MSPROF_OUTPUT is not set; collection disabled");
     return MSTX_FAIL;
   }
+  if (auto bad = msprof::collect::check_output_path(dir); !bad.empty()) {
+    log(bad + "; collection disabled");
+    return MSTX_FAIL;
+  }
+  const collect::clock_calibration cal = collect::calibrate(true);
+  msprof::writer::prof_dir_options po = collect::prof_dir_options_for(cal);
+  po.parent = dir;
+  po.storage_limit_bytes = limit;
+  po.pid_name = process_name();
+  if (const char* metrics = std::getenv("MSPROF_AIC_METRICS")) po.host_sample["ai_core_metrics"] = metrics;
+  auto created = msprof::writer::prof_dir::create(po);
+  if (!created) {
+    log(created.err().message + "; collection disabled");
+    return MSTX_FAIL;
+  }
+  auto out = std::make_unique<output>();
+  out->dir = std::move(*created);
+  out->sink = std::make_shared<collect::prof_record_sink>(out->dir);
   collect::options o;
   o.domain_include = split_list(std::getenv("MSPROF_MSTX_DOMAIN_INCLUDE"));
   o.domain_exclude = split_list(std::getenv("MSPROF_MSTX_DOMAIN_EXCLUDE"));
-  o.sink = out;
+  o.sink = out->sink;
+  o.calibration = cal;
   o.warn = [](const std::string& w) { log(w); };
   o.attach_in_process = false;  // the table to fill is the caller's
   if (collect::default_collector::api::init(get) != MSTX_SUCCESS) {
@@ -102,7 +137,7 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     log(r.err().message + "; collection disabled");
     return MSTX_FAIL;
   }
-  output() = out;
+  current() = std::move(out);
   std::atexit(stop_at_exit);
   return MSTX_SUCCESS;
 }

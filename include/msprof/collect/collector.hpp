@@ -80,6 +80,10 @@ struct options {
   // Fill this module's mstx table in-process (msprof_mstx_attach_v0_1). The
   // injection library sets false: its table is the instrumented program's.
   bool attach_in_process = true;
+  // Use this calibration (from collect::calibrate) instead of measuring one:
+  // the PROF_ directory's info.json / host_start.log must describe exactly the
+  // clock the records use, and they are written before start().
+  std::optional<clock_calibration> calibration;
 };
 
 struct loss_counters {
@@ -142,7 +146,12 @@ class basic_collector {
       return true;
     }();
     (void)atfork;
-    calibration_ = calibrate(clock::prefer_counter());
+    if (o.calibration) {
+      calibration_ = *o.calibration;
+      detail::use_counter.store(calibration_.counter, std::memory_order_relaxed);
+    } else {
+      calibration_ = calibrate(clock::prefer_counter());
+    }
     auto st = core::set_filter(o.domain_include, o.domain_exclude);
     if (st.include_wins_warning && o.warn)
       o.warn("mstx domain include and exclude lists both given: include wins, exclude ignored");

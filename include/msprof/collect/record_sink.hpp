@@ -28,7 +28,6 @@ struct tx_record {
   std::uint64_t start = 0;
   std::uint64_t end = 0;         // == start for marks
   std::string_view domain;       // "default" for the default domain
-  std::uint64_t domain_hash = 0; // 0: the sink hashes `domain` itself (hash_dic)
   std::string_view message;      // valid only during the call
   bool has_stream = false;       // a device marker was issued with the same id
 };

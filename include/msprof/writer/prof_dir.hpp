@@ -322,6 +322,15 @@ class prof_dir {
     return flush_locked();
   }
 
+  /// Records the collector's loss counters (name -> count) in host/info.json
+  /// "msprof_losses", where the converters report them; the storage limit's
+  /// own losses are added as "storage_limit_dropped". Call before close().
+  result<void> record_losses(const std::vector<std::pair<std::string, std::uint64_t>>& losses) {
+    std::lock_guard<std::mutex> lk(s_->mu);
+    s_->losses = losses;
+    return detail::write_file(s_->root + "/host/info.json", info_json(nullptr));
+  }
+
   /// Flushes, finishes every open slice with its .done and writes end_info.
   /// Idempotent; the destructor calls it.
   result<void> close() {
@@ -356,6 +365,7 @@ class prof_dir {
     std::unordered_set<std::uint64_t> hashes;
     std::unordered_set<std::uint64_t> types;
     writer_stats stats;
+    std::vector<std::pair<std::string, std::uint64_t>> losses;  ///< set by record_losses()
     bool closed = false;
   };
 
@@ -574,7 +584,7 @@ class prof_dir {
     w.member("Id", 0);
     w.member("Name", "msprof");
     char freq[32] = "";
-    if (o.cpu_frequency_mhz > 0) std::snprintf(freq, sizeof freq, "%.6g", o.cpu_frequency_mhz);
+    if (o.cpu_frequency_mhz > 0) std::snprintf(freq, sizeof freq, "%.6f", o.cpu_frequency_mhz);  // µs-exact over hours
     w.member("Frequency", freq);
     w.member("Logical_CPU_Count", static_cast<std::int64_t>(cores > 0 ? cores : 1));
     w.member("Type", "host");
@@ -614,6 +624,13 @@ class prof_dir {
     // Never pass simulated data off as hardware: say so at the top level too.
     w.member("simulated_device", sim ? "yes" : "no");
     w.member("producer", "msprof (header-only toolkit)");
+    if (!dev && !s_->losses.empty()) {
+      w.key("msprof_losses");
+      w.begin_object();
+      for (const auto& [name, n] : s_->losses) w.member(name, n);
+      w.member("storage_limit_dropped", s_->stats.lost_records);
+      w.end_object();
+    }
     w.end_object();
     return w.take();
   }

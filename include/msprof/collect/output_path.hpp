@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// msprof's rules for output directories, shared by the session, the config
+// files and the injection library: letters, digits, '_', '-', '/' and '.'
+// only (msprof allows no spaces or shell characters; '.' is accepted so that
+// relative paths such as ./out work), and no symbolic link anywhere along the
+// path (profiling data must not be redirected). The writer then creates
+// directories 0750 and files 0640 whatever the umask.
+#ifndef MSPROF_COLLECT_OUTPUT_PATH_HPP
+#define MSPROF_COLLECT_OUTPUT_PATH_HPP
+
+#include <sys/stat.h>
+
+#include <string>
+#include <string_view>
+
+#include "../core/abi.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace collect {
+
+/// Empty when `path` may be used as an output directory, else the reason.
+inline std::string check_output_path(std::string_view path) {
+  if (path.empty()) return "output path is empty";
+  if (path.size() > 4096) return "output path is longer than 4096 characters";
+  for (char c : path) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '/' || c == '.';
+    if (!ok)
+      return "output path '" + std::string(path) + "': character '" + std::string(1, c) +
+             "' is not allowed (only letters, digits, _ - . /)";
+  }
+  // Every existing prefix must be a real directory, never a symbolic link.
+  for (std::size_t end = 1; end <= path.size(); ++end) {
+    if (end != path.size() && path[end] != '/') continue;
+    const std::string prefix(path.substr(0, end));
+    struct stat st {};
+    if (::lstat(prefix.c_str(), &st) != 0) break;  // the rest will be created
+    if (S_ISLNK(st.st_mode)) return "output path '" + std::string(path) + "': '" + prefix + "' is a symbolic link";
+    if (!S_ISDIR(st.st_mode)) return "output path '" + std::string(path) + "': '" + prefix + "' is not a directory";
+  }
+  return {};
+}
+
+}  // namespace collect
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_COLLECT_OUTPUT_PATH_HPP

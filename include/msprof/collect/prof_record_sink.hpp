@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+// The collector's output side: encodes what the drain hands over as CANN's
+// host records and appends them to a writer::prof_dir.
+//
+//   mstx mark / range  -> MsprofTxInfo in MsprofAdditionalInfo (level 20500,
+//                         aging.additional.msproftx), domain names in hash_dic
+//   step begin/end     -> a range "ProfilerStep#<n>" in domain "ProfilerStep"
+//                         (markId = step number), like torch_npu's step slices
+//   memory records     -> not part of CANN's host formats: counted in
+//                         info.json msprof_losses "mem_not_exported"
+//
+// Append errors (storage limit, full disk) are counted by the writer, which
+// stops cleanly and keeps every finished slice; finish() records all counters.
+#ifndef MSPROF_COLLECT_PROF_RECORD_SINK_HPP
+#define MSPROF_COLLECT_PROF_RECORD_SINK_HPP
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../codec/encode.hpp"
+#include "../core/abi.hpp"
+#include "../writer/prof_dir.hpp"
+#include "clock.hpp"
+#include "collector.hpp"
+#include "record_sink.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace collect {
+
+/// The prof_dir options that describe `cal` (host clock mode in info.json and
+/// host_start.log); the caller fills parent, devices, limits.
+inline writer::prof_dir_options prof_dir_options_for(const clock_calibration& cal) {
+  writer::prof_dir_options o;
+  o.monotonic_raw_ns = cal.monotonic_raw_ns;
+  if (cal.counter) {
+    o.cpu_frequency_mhz = cal.frequency_mhz;
+    o.host_cntvct = cal.counter_ticks;
+  }
+  return o;
+}
+
+class prof_record_sink final : public record_sink {
+ public:
+  explicit prof_record_sink(writer::prof_dir& dir) : dir_(dir) {
+    (void)dir_.register_type(codec::level::tx, codec::tx_type::msproftx, "msproftx");
+  }
+
+  void write_tx(const tx_record& r) override {
+    codec::MsprofStampInfo st;
+    st.dataTag = 120;  // MSPROFTX
+    st.processId = r.pid;
+    st.threadId = r.tid;
+    st.eventType = r.event_type;
+    st.startTime = r.start;
+    st.endTime = r.end;
+    st.markId = r.id;
+    st.domain = dir_.hash(r.domain.empty() ? "default" : r.domain);  // and its hash_dic line, once
+    for (const auto& rec : codec::encode_tx(r.tid, st, r.message)) append(rec);
+  }
+
+  void write_mem(const mem_record&) override { mem_not_exported_.fetch_add(1, std::memory_order_relaxed); }
+
+  void write_step(const step_record& s) override {
+    const std::string message = "ProfilerStep#" + std::to_string(s.step);
+    tx_record r;
+    r.id = s.step;
+    r.event_type = 2;  // start/stop
+    r.pid = static_cast<std::uint32_t>(dir_.options().pid);
+    r.tid = r.end_tid = s.tid;
+    r.start = s.start;
+    r.end = s.end;
+    r.domain = "ProfilerStep";
+    r.message = message;
+    write_tx(r);
+    steps_.push_back(s);
+  }
+
+  void flush() override { (void)dir_.flush(); }
+
+  /// The steps seen so far (the session reports them per window).
+  const std::vector<step_record>& steps() const noexcept { return steps_; }
+
+  /// Writes the loss counters into info.json and closes the directory.
+  result<void> finish(const loss_counters& l) {
+    MSPROF_TRY(dir_.record_losses({{"dropped", l.dropped},
+                                   {"rejected", l.rejected},
+                                   {"domain_mismatch", l.domain_mismatch},
+                                   {"unknown_range_ends", l.unknown_end},
+                                   {"unfinished_ranges", l.unfinished},
+                                   {"lost_threads", l.lost_threads},
+                                   {"mem_not_exported", mem_not_exported_.load()}}));
+    return dir_.close();
+  }
+
+ private:
+  template <class Bytes>
+  void append(const Bytes& b) {
+    // A refused append is counted by the writer (stats().lost_records) and
+    // reported in info.json "storage_limit_dropped"; nothing to add here.
+    (void)dir_.append(writer::stream::msproftx(true), b.data(), b.size());
+  }
+
+  writer::prof_dir& dir_;
+  std::atomic<std::uint64_t> mem_not_exported_{0};
+  std::vector<step_record> steps_;
+};
+
+}  // namespace collect
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_COLLECT_PROF_RECORD_SINK_HPP
