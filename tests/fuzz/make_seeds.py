@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Regenerates the seed corpora in tests/fuzz/corpus/ from tests/golden/ (run
+# from anywhere; existing seed-* files are overwritten, other files - crash
+# reproducers, inputs libFuzzer found - are kept).
+#   decode, dictionary, json   single golden files or their first record
+#   reader, convert_load       whole golden PROF_ directories packed in the
+#                              chunk format of targets.hpp write_prof_dir()
+import pathlib
+import re
+import struct
+
+HERE = pathlib.Path(__file__).resolve().parent
+GOLDEN = HERE.parent / "golden"
+CORPUS = HERE / "corpus"
+
+# Must list the files in the order of kProfFiles in targets.hpp.
+PROF_FILES = re.findall(r'^\s+"([^"]+)",$',
+                        (HERE / "targets.hpp").read_text().split("kProfFiles[] = {")[1].split("};")[0], re.M)
+
+
+def prof_dirs():
+    return sorted(GOLDEN.glob("*/input/PROF_*"))
+
+
+def write(target, name, data):
+    d = CORPUS / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / ("seed-" + name)).write_bytes(data)
+
+
+def pack(prof):
+    out = b""
+    for i, rel in enumerate(PROF_FILES):
+        f = prof / rel
+        if f.is_file():
+            data = f.read_bytes()
+            for k in range(0, max(len(data), 1), 0xFFFF):
+                part = data[k:k + 0xFFFF]
+                out += struct.pack("<BH", i, len(part)) + part
+    return out
+
+
+def main():
+    for prof in prof_dirs():
+        case = prof.parent.parent.name
+        packed = pack(prof)
+        write("reader", case, packed)
+        write("convert_load", case, packed)
+        data = prof / "host" / "data"
+        dev = prof / "device_0" / "data"
+        records = {  # file -> record size
+            data / "unaging.api_event.data.slice_0": 40,
+            data / "unaging.compact.node_basic_info.slice_0": 64,
+            data / "aging.compact.task_track.slice_0": 64,
+            data / "aging.additional.tensor_info.slice_0": 256,
+            data / "aging.additional.msproftx.slice_0": 256,
+            dev / "stars_soc.data.0.slice_0": 64,
+            dev / "ffts_profile.data.0.slice_0": 128,
+        }
+        for f, size in records.items():
+            if f.is_file() and f.stat().st_size >= size:
+                write("decode", case + "-" + f.name.split(".slice")[0], f.read_bytes()[:size])
+        for tag in ("hash_dic", "type_info_dic"):
+            f = data / ("unaging.additional." + tag + ".slice_0")
+            if f.is_file():
+                write("dictionary", case + "-" + tag, f.read_bytes())
+        for f in [prof / "host" / n for n in ("info.json", "sample.json", "start_info", "end_info")] + \
+                 [prof / "device_0" / n for n in ("info.json.0", "sample.json")]:
+            if f.is_file():
+                write("json", case + "-" + f.parent.name + "-" + f.name, f.read_bytes())
+    # The escapes and number forms the golden files do not have.
+    write("json", "escapes", rb'{"s": "a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "n": [-0, 1.5e-3, 2E+10, true, false, null], "o": {}}')
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+// Fuzz entry points: one plain function per decoder of untrusted bytes. The
+// libFuzzer mains (fuzz_main.cpp) and the corpus replay (replay.cpp, built by
+// any compiler) call the same functions, so a crash input saved in corpus/
+// stays a regression test everywhere.
+//
+// Contract of every entry: any bytes are accepted; decoders must return a
+// value or an error, never crash, read out of bounds, hang or hit UB. A broken
+// invariant (e.g. a JSON value that does not survive dump/parse) calls
+// std::abort(), which libFuzzer reports as a crash.
+#ifndef MSPROF_TESTS_FUZZ_TARGETS_HPP
+#define MSPROF_TESTS_FUZZ_TARGETS_HPP
+
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <msprof/codec/decode.hpp>
+#include <msprof/codec/dictionary.hpp>
+#include <msprof/codec/reader.hpp>
+#include <msprof/core/json.hpp>
+#ifdef MSPROF_FUZZ_WITH_CONVERT
+#include <msprof/convert/load.hpp>
+#endif
+
+namespace msprof_fuzz {
+
+namespace codec = msprof::codec;
+namespace json = msprof::json;
+namespace fs = std::filesystem;
+
+// Fails loudly on a broken invariant (abort = crash for libFuzzer and replay).
+inline void require(bool ok, const char* what) {
+  if (!ok) {
+    std::fprintf(stderr, "fuzz invariant broken: %s\n", what);
+    std::abort();
+  }
+}
+
+// Reads every field of a decoded struct so ASan/UBSan see each load, and the
+// compiler cannot drop the decode as dead code.
+template <class T>
+inline std::uint64_t touch(const T& v) {
+  std::uint64_t sum = 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(&v);
+  for (std::size_t i = 0; i < sizeof v; ++i) sum = sum * 31 + p[i];
+  return sum;
+}
+inline volatile std::uint64_t sink = 0;
+
+// ------------------------------------------------------------------ decode --
+// Every fixed-size record decoder on the same bytes, at every record-aligned
+// prefix length (short inputs exercise the truncation checks), then the typed
+// payload decoders on whatever compact/additional record decoded.
+inline int decode_records(const std::uint8_t* data, std::size_t size) {
+  const codec::place at{"fuzz", 0};
+  if (auto r = codec::decode_api(data, size, at)) sink = sink + (r->is_event ? touch(r->event) : touch(r->api));
+  if (auto r = codec::decode_acsq(data, size, at)) sink = sink + touch(*r) + r->func_type();
+  if (auto r = codec::decode_context_pmu(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_ts_track(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_compact(data, size, at)) {
+    // The minimum lengths the reader uses (a RUNTIME node_basic_info has 28).
+    if (auto p = codec::decode_payload<codec::MsprofNodeBasicInfo>(*r, at, 28)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofRuntimeTrack>(*r, at, 32)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofMemcpyInfo>(*r, at, 18)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofHcclOPInfo>(*r, at, 26)) sink = sink + touch(*p);
+  }
+  if (auto r = codec::decode_additional(data, size, at)) {
+    if (auto p = codec::decode_payload<codec::MsprofTensorInfo>(*r, at, 12)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofContextIdInfo>(*r, at, 12)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofGraphIdInfo>(*r, at, 16)) sink = sink + touch(*p);
+    const auto tx = codec::load<codec::MsprofTxInfo>(r->data);
+    const std::string_view text = codec::tx_segment_text(tx);
+    require(text.size() <= codec::tx_message_bytes, "tx_segment_text stays inside the message field");
+    sink = sink + text.size();
+  }
+  return 0;
+}
+
+// -------------------------------------------------------------- dictionary --
+// hash_dic and type_info_dic parsers on the same text, once with the default
+// limits and once with tiny ones (first byte) so the limit paths run too.
+inline int dictionaries(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string> problems;
+  codec::hash_map hashes;
+  codec::type_map types;
+  codec::parse_hash_dic(text, "hash_dic", hashes, problems);
+  codec::parse_type_info_dic(text, "type_info_dic", types, problems);
+
+  codec::dictionary_limits tiny;
+  tiny.max_line = size ? 1 + data[0] % 64 : 1;
+  tiny.max_entries = size ? 1 + data[0] % 4 : 1;
+  codec::hash_map few_hashes;
+  codec::type_map few_types;
+  codec::parse_hash_dic(text, "hash_dic", few_hashes, problems, tiny);
+  codec::parse_type_info_dic(text, "type_info_dic", few_types, problems, tiny);
+  require(few_hashes.size() <= tiny.max_entries && few_types.size() <= tiny.max_entries, "dictionary entry limit");
+
+  // A parsed entry written back with the formatter parses to the same entry.
+  for (const auto& [h, s] : hashes) {
+    codec::hash_map again;
+    std::vector<std::string> none;
+    codec::parse_hash_dic(codec::format_hash_line(h, s), "again", again, none);
+    require(none.empty() && again.size() == 1 && again.begin()->second == s, "hash_dic line round trip");
+  }
+  for (const auto& [k, s] : types) {
+    codec::type_map again;
+    std::vector<std::string> none;
+    codec::parse_type_info_dic(codec::format_type_line(k.first, k.second, s), "again", again, none);
+    require(none.empty() && again.size() == 1 && again.begin()->second == s, "type_info_dic line round trip");
+  }
+  return 0;
+}
+
+// -------------------------------------------------------------------- json --
+// Walks a parsed value through every accessor the reader and converter use.
+inline void walk(const json::value& v) {
+  std::int64_t i = 0;
+  std::uint64_t u = 0;
+  double d = 0;
+  sink = sink + v.to_int64(i) + v.to_uint64(u) + v.to_double(d) + v.as_string_or("").size() + v.size();
+  sink = sink + v.get("pid").uint_or(0) + static_cast<std::uint64_t>(v.at(0).int_or(0));
+  for (const auto& e : v.items()) walk(e);
+  for (const auto& m : v.members()) {
+    require(v.find(m.first) != nullptr, "find() sees every member");
+    walk(m.second);
+  }
+}
+
+// parse; then dump must be parsable again and stable (dump(parse(dump(v))) ==
+// dump(v)): the config writer relies on it. Small limits (first byte) run the
+// depth/element/string limit paths.
+inline int json_parse(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (auto v = json::parse(text, "fuzz.json")) {
+    walk(*v);
+    const std::string once = json::dump(*v);
+    auto again = json::parse(once, "dumped.json");
+    require(bool(again), "dump() output parses again");
+    require(json::dump(*again) == once, "dump/parse is stable");
+  } else {
+    require(!v.err().message.empty(), "a parse error has a message");
+  }
+  json::limits tight;
+  tight.max_bytes = size ? 1 + data[0] * 4u : 1;
+  tight.max_depth = size ? data[0] % 8 : 0;
+  tight.max_elements = size ? 1 + data[0] % 16 : 1;
+  tight.max_string = size ? data[0] % 32 : 0;
+  if (auto v = json::parse(text, "tight.json", tight)) walk(*v);
+  return 0;
+}
+
+// ----------------------------------------------------------- PROF_ directory --
+// The input is a list of chunks [file index: 1 byte][length: 2 bytes LE][bytes]
+// appended to the file kProfFiles[index % count]; files without a chunk do not
+// exist. So libFuzzer mutates both the contents and which files are present,
+// and whole golden directories are valid seeds (make_seeds.py packs them).
+inline constexpr const char* kProfFiles[] = {
+    "host/info.json",
+    "host/sample.json",
+    "host/start_info",
+    "host/end_info",
+    "host/host_start.log",
+    "host/data/unaging.api_event.data.slice_0",
+    "host/data/aging.api_event.data.slice_0",
+    "host/data/unaging.api_event.data.slice_1",
+    "host/data/unaging.compact.node_basic_info.slice_0",
+    "host/data/aging.compact.node_basic_info.slice_0",
+    "host/data/aging.compact.task_track.slice_0",
+    "host/data/aging.compact.memcpy_info.slice_0",
+    "host/data/aging.compact.hccl_op_info.slice_0",
+    "host/data/aging.additional.tensor_info.slice_0",
+    "host/data/aging.additional.context_id_info.slice_0",
+    "host/data/aging.additional.graph_id_map.slice_0",
+    "host/data/aging.additional.msproftx.slice_0",
+    "host/data/aging.additional.msproftx.slice_1",
+    "host/data/unaging.additional.hash_dic.slice_0",
+    "host/data/unaging.additional.type_info_dic.slice_0",
+    "device_0/info.json.0",
+    "device_0/sample.json",
+    "device_0/start_info.0",
+    "device_0/end_info.0",
+    "device_0/dev_start.log.0",
+    "device_0/data/stars_soc.data.0.slice_0",
+    "device_0/data/ffts_profile.data.0.slice_0",
+    "device_0/data/ts_track.data.0.slice_0",
+    "device_1/info.json.1",
+    "device_1/dev_start.log.1",
+    "device_1/data/stars_soc.data.1.slice_0",
+};
+inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
+
+// One scratch PROF_ directory per process, emptied for every input. The name
+// holds the pid so parallel fuzzers (-jobs) do not share it.
+inline const fs::path& scratch_dir() {
+  static const fs::path dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    fs::path d = fs::path(tmp && *tmp ? tmp : "/tmp") /
+                 ("msprof_fuzz_" + std::to_string(::getpid())) / "PROF_000001_20260101120000000_FUZZAAAAAAAAAAAA";
+    return d;
+  }();
+  return dir;
+}
+
+// Writes the chunks of `data` under a fresh scratch_dir(); returns its path.
+inline std::string write_prof_dir(const std::uint8_t* data, std::size_t size) {
+  const fs::path& root = scratch_dir();
+  std::error_code ec;
+  fs::remove_all(root, ec);
+  fs::create_directories(root, ec);
+  std::vector<std::string> contents(kProfFileCount);
+  std::vector<bool> present(kProfFileCount, false);
+  std::size_t pos = 0;
+  while (pos < size) {
+    const std::size_t index = data[pos] % kProfFileCount;
+    std::size_t len = 0;
+    if (pos + 3 <= size) len = data[pos + 1] | static_cast<std::size_t>(data[pos + 2]) << 8;
+    pos += 3;
+    if (pos > size) pos = size;
+    len = std::min(len, size - pos);
+    contents[index].append(reinterpret_cast<const char*>(data) + pos, len);
+    present[index] = true;
+    pos += len;
+  }
+  for (std::size_t i = 0; i < kProfFileCount; ++i) {
+    if (!present[i]) continue;
+    const fs::path file = root / kProfFiles[i];
+    fs::create_directories(file.parent_path(), ec);
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << contents[i];
+  }
+  return root.string();
+}
+
+// Runs every streaming pass of the reader over an opened directory.
+inline void read_everything(codec::prof_reader& r) {
+  std::uint64_t n = 0;
+  (void)r.for_each_api([&](const codec::api_call& a) { n += a.begin + a.end + r.type_name(a.level, a.type).size(); });
+  auto count = [&](const auto& rec) { n += touch(rec.payload) + rec.head.timeStamp; };
+  (void)r.for_each_node_basic_info(count);
+  (void)r.for_each_task_track(count);
+  (void)r.for_each_memcpy_info(count);
+  (void)r.for_each_hccl_op_info(count);
+  (void)r.for_each_tensor_info(count);
+  (void)r.for_each_context_id_info(count);
+  (void)r.for_each_graph_id_map(count);
+  (void)r.for_each_mstx([&](const codec::mstx_event& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
+  const auto& host = r.host();
+  n += static_cast<std::uint64_t>(host.to_monotonic_ns(n)) + static_cast<std::uint64_t>(host.wall_offset_ns());
+  for (const auto& d : r.devices()) {
+    (void)r.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
+      n += static_cast<std::uint64_t>(d.to_monotonic_ns(l.timestamp));
+    });
+    (void)r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) { n += touch(p); });
+    (void)r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) { n += touch(t); });
+  }
+  for (const auto& w : r.warnings()) n += w.text().size();
+  sink = sink + n;
+}
+
+// codec::prof_reader::open + every for_each_*; lenient and strict options.
+inline int prof_reader(const std::uint8_t* data, std::size_t size) {
+  const std::string dir = write_prof_dir(data, size);
+  for (const bool strict : {false, true}) {
+    codec::reader_options opt;
+    opt.strict = strict;
+    opt.max_pending_events = 4;  // small, so the "too many unmatched" path runs
+    auto r = codec::prof_reader::open(dir, opt);
+    if (!r) {
+      require(!r.err().message.empty(), "open() errors have a message");
+      continue;
+    }
+    read_everything(*r);
+  }
+  return 0;
+}
+
+#ifdef MSPROF_FUZZ_WITH_CONVERT
+// msprof::convert::load_model: reader (strict) + join into the converter model.
+inline int convert_load(const std::uint8_t* data, std::size_t size) {
+  const std::string dir = write_prof_dir(data, size);
+  auto m = msprof::convert::load_model(dir);
+  if (!m) require(!m.err().message.empty(), "load_model errors have a message");
+  return 0;
+}
+#endif
+
+}  // namespace msprof_fuzz
+
+#endif  // MSPROF_TESTS_FUZZ_TARGETS_HPP
