@@ -129,6 +129,9 @@ class simulated_device final : public backend, public instrument::device_backend
     }
     if (!found) init_error_ = make_error(errc::invalid_argument, out_.path() + ": simulated device " + std::to_string(opt_.device_id) +
                                                                      " is not among the PROF directory's devices");
+    else if (!(opt_.hwts_frequency_mhz > 0) || !(opt_.aic_frequency_mhz > 0))
+      init_error_ = make_error(errc::invalid_argument, "simulated device " + std::to_string(opt_.device_id) +
+                                                           ": hwts and aic frequencies must be > 0 MHz");
     else if (opt_.aic_metrics != "PipeUtilization")
       init_error_ = make_error(errc::unsupported, "simulated device: aic_metrics '" + opt_.aic_metrics +
                                                       "' is not modelled (only PipeUtilization)");
@@ -157,7 +160,7 @@ class simulated_device final : public backend, public instrument::device_backend
     stream_id id;
     {
       std::lock_guard<std::mutex> lk(mu_);
-      if (next_stream_ >= 2048) return make_error(errc::limit, "simulated device: more than 2047 streams");
+      if (next_stream_ >= 2048) return make_error(errc::limit, "simulated device: more than 2048 streams (ids 0..2047)");
       id = next_stream_++;
       streams_[id];
     }
@@ -170,6 +173,7 @@ class simulated_device final : public backend, public instrument::device_backend
     if (op.name.empty() || op.type.empty()) return make_error(errc::invalid_argument, "simulated device: op needs a name and a type");
     if (op.block_dim == 0) return make_error(errc::invalid_argument, "simulated device: op '" + op.name + "' has block_dim 0");
     if (!(op.flops >= 0) || !(op.bytes >= 0)) return make_error(errc::invalid_argument, "simulated device: op '" + op.name + "' has a negative cost");
+    MSPROF_TRY(check_stream(s));  // before any host record: a rejected launch leaves nothing behind
     const std::uint32_t tid = thread_id();
     const std::uint64_t acl_begin = host_now();
     const std::uint64_t launch_begin = host_now();
@@ -226,6 +230,10 @@ class simulated_device final : public backend, public instrument::device_backend
 
   result<void> memcpy_async(stream_id s, std::uint64_t bytes, memcpy_kind kind) override {
     if (init_error()) return init_error_;
+    if (kind != memcpy_kind::host_to_device && kind != memcpy_kind::device_to_host && kind != memcpy_kind::device_to_device)
+      return make_error(errc::invalid_argument, "simulated device: memcpy kind " + std::to_string(static_cast<unsigned>(kind)) +
+                                                    " is not host_to_device, device_to_host or device_to_device");
+    MSPROF_TRY(check_stream(s));  // before the memcpy_info record
     const std::uint32_t tid = thread_id();
     const std::uint64_t b = host_now();
     codec::MsprofMemcpyInfo m;
@@ -275,6 +283,7 @@ class simulated_device final : public backend, public instrument::device_backend
   }
 
   result<void> synchronize() override {
+    if (init_error()) return init_error_;
     const std::uint64_t b = host_now();
     {
       std::unique_lock<std::mutex> lk(mu_);
@@ -288,8 +297,12 @@ class simulated_device final : public backend, public instrument::device_backend
   /// instrument::device_backend: a stream argument of an mstx call. The
   /// stream pointer is the stream id + 1 cast to a pointer (stream_handle()).
   void marker(void* stream, std::uint64_t id, bool end) noexcept override {
+    if (stream == nullptr) return;
     const auto s = static_cast<stream_id>(reinterpret_cast<std::uintptr_t>(stream) - 1);
-    (void)mark(s, id, end);
+    try {
+      (void)mark(s, id, end);
+    } catch (...) {  // std::bad_alloc: an mstx call must never terminate the program
+    }
   }
   /// The aclrtStream-like handle of a stream for mstx calls (never null).
   static void* stream_handle(stream_id s) noexcept { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(s) + 1); }
@@ -368,13 +381,18 @@ class simulated_device final : public backend, public instrument::device_backend
                       std::uint16_t blocks, std::uint32_t rt_api, const char* rt_name) {
     const std::uint64_t rb = host_now();
     {
+      // Task id, submit time and queue position are taken together, so tasks
+      // of one stream reach the device in task id order even when several
+      // host threads launch on it.
       std::lock_guard<std::mutex> lk(mu_);
       auto it = streams_.find(s);
-      if (it == streams_.end()) return make_error(errc::invalid_argument, "simulated device: unknown stream " + std::to_string(s));
+      if (it == streams_.end()) return unknown_stream(s);
       t.stream = s;
       t.task_id = static_cast<std::uint16_t>(it->second.next_task++ & 0xFFFF);
+      t.submit_ns = host_now();
+      if (opt_.asynchronous) queue_.push_back(t);
     }
-    t.submit_ns = host_now();
+    if (opt_.asynchronous) cv_.notify_one();
     codec::MsprofRuntimeTrack tr;
     tr.deviceId = static_cast<std::uint16_t>(opt_.device_id);
     tr.streamId = static_cast<std::uint16_t>(s);
@@ -392,11 +410,15 @@ class simulated_device final : public backend, public instrument::device_backend
       std::lock_guard<std::mutex> lk(mu_);
       return execute(t);
     }
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      queue_.push_back(t);
-    }
-    cv_.notify_one();
+    return {};
+  }
+
+  static error unknown_stream(stream_id s) {
+    return make_error(errc::invalid_argument, "simulated device: unknown stream " + std::to_string(s));
+  }
+  result<void> check_stream(stream_id s) const {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (streams_.find(s) == streams_.end()) return unknown_stream(s);
     return {};
   }
 
@@ -423,6 +445,9 @@ class simulated_device final : public backend, public instrument::device_backend
     return 1.0 + u(rng_);
   }
 
+  double from_cycles(std::uint64_t c) const {
+    return static_cast<double>(base_mono_) + static_cast<double>(c - dev_cntvct_) * 1e3 / opt_.hwts_frequency_mhz;
+  }
   std::uint64_t to_cycles(double mono_ns) const {
     const double d = (mono_ns - static_cast<double>(base_mono_)) * opt_.hwts_frequency_mhz / 1e3;
     return dev_cntvct_ + static_cast<std::uint64_t>(std::llround(d < 0 ? 0 : d));
@@ -446,7 +471,7 @@ class simulated_device final : public backend, public instrument::device_backend
           break;
         }
         const bool vec = t.ge_task_type == codec::ge_task::ai_vector_core;
-        const double cores = vec ? opt_.aiv_num : opt_.ai_core_num;
+        const double cores = std::max<std::uint32_t>(1, vec ? opt_.aiv_num : opt_.ai_core_num);
         const double used = std::min<double>(t.block_dim, cores);
         const double per_core = vec ? opt_.vector_flops_per_core : opt_.cube_flops_per_core;
         const double waves = std::ceil(static_cast<double>(t.block_dim) / cores);
@@ -460,10 +485,13 @@ class simulated_device final : public backend, public instrument::device_backend
       case task_kind::event_wait: dur_us = 0.5; break;
       case task_kind::marker: dur_us = 0.02; break;
     }
-    const double end = start + dur_us * 1e3;
+    const std::uint64_t c0 = to_cycles(start), c1 = std::max(to_cycles(start + dur_us * 1e3), c0 + 1);
+    // The stream (and the event) is free when the recorded end says so: the
+    // end may be rounded up to a whole device cycle, and the next task must
+    // not start inside it (low hwts frequencies, sub-cycle tasks).
+    const double end = std::max(start + dur_us * 1e3, from_cycles(c1));
     st.ready_ns = end;
     if (t.kind == task_kind::event_record) events_[t.event] = end;
-    const std::uint64_t c0 = to_cycles(start), c1 = std::max(to_cycles(end), c0 + 1);
 
     codec::StarsAcsqLog l;
     l.streamId = static_cast<std::uint16_t>(t.stream);
@@ -490,8 +518,10 @@ class simulated_device final : public backend, public instrument::device_backend
 
   // PipeUtilization counters, in sample.json order 0x8 vec, 0xa cube, 0x9
   // scalar, 0xb mte1, 0xc mte2, 0xd mte3, 0x54 icache_req, 0x55 icache_miss.
-  // totalCycle = duration * aic_freq * block_num (cycles summed over blocks),
-  // so ratio = counter / totalCycle and time = ratio * duration hold.
+  // totalCycle = cycles summed over blocks = duration / waves * aic_freq *
+  // block_num (each block runs for one wave, waves = ceil(block_num / cores)),
+  // so the converters' time = totalCycle / freq / block_num * waves is the
+  // task duration, ratio = counter / totalCycle and time = ratio * duration.
   codec::ContextPmu pipe_utilization(const task& t, std::uint64_t c0, std::uint64_t c1, double compute_us, double memory_us) {
     codec::ContextPmu p;
     p.word0 = codec::context_pmu_func;
@@ -499,7 +529,9 @@ class simulated_device final : public backend, public instrument::device_backend
     p.taskId = t.task_id;
     p.subTaskId = 0xFFFF;
     const double dur_us = static_cast<double>(c1 - c0) / opt_.hwts_frequency_mhz;
-    const double total = dur_us * opt_.aic_frequency_mhz * t.block_dim;
+    const double cores = std::max<std::uint32_t>(1, t.ge_task_type == codec::ge_task::ai_vector_core ? opt_.aiv_num : opt_.ai_core_num);
+    const double waves = std::ceil(static_cast<double>(t.block_dim) / cores);
+    const double total = dur_us * opt_.aic_frequency_mhz * t.block_dim / waves;
     p.totalCycle = static_cast<std::uint64_t>(std::llround(total));
     auto clamp01 = [](double x) { return x < 0 ? 0.0 : (x > 1 ? 1.0 : x); };
     std::uniform_real_distribution<double> small(0.01, 0.08);
