@@ -7,7 +7,8 @@
 //   auto dir = writer::prof_dir::create(o);
 //   device::simulated_device dev(*dir, {});                   // seed, metrics, ...
 //   auto s = dev.create_stream();                              // result<stream_id>
-//   device::op_desc op{"MatMul_1", "MatMul"};  op.block_dim = 20; op.flops = 2e9;
+//   device::op_desc op;  op.name = "MatMul_1";  op.type = "MatMul";
+//   op.block_dim = 20;  op.flops = 2e9;  op.bytes = 8e6;
 //   dev.launch(*s, op);             // host records now, device records async
 //   dev.synchronize();              // device thread drained
 //
@@ -20,6 +21,7 @@
 // that the PipeUtilization metrics derived by the format-doc formulas are
 // consistent (ratios in [0,1], busy cycles <= task cycles, icache misses <=
 // requests). Every output says it is simulated (info.json "simulated").
+// Details, cost model and PMU derivation: docs/simulated-device.md.
 #ifndef MSPROF_DEVICE_SIMULATED_DEVICE_HPP
 #define MSPROF_DEVICE_SIMULATED_DEVICE_HPP
 
@@ -347,13 +349,29 @@ class simulated_device final : public backend, public instrument::device_backend
     (void)out_.register_type(codec::level::runtime, mstx_marker_task, "MSTX_MARKER");
   }
 
+  // Host record timestamps in the PROF_ directory's host clock: CPU counter
+  // ticks when info.json gives a frequency (the collector's mstx records use
+  // them too), else CLOCK_MONOTONIC_RAW ns.
   std::uint64_t host_now() {
+    std::uint64_t ns;
     if (opt_.virtual_host_step_ns) {
       std::lock_guard<std::mutex> lk(clock_mu_);
       virtual_now_ += opt_.virtual_host_step_ns;
-      return virtual_now_;
+      ns = virtual_now_;
+    } else {
+      ns = writer::detail::mono_ns();
     }
-    return writer::detail::mono_ns();
+    const auto& o = out_.options();
+    if (o.cpu_frequency_mhz <= 0) return ns;
+    const double ticks = (static_cast<double>(ns) - static_cast<double>(o.monotonic_raw_ns)) * o.cpu_frequency_mhz / 1e3;
+    return static_cast<std::uint64_t>(static_cast<double>(o.host_cntvct) + ticks);
+  }
+  // The inverse, for device scheduling (which runs in ns).
+  std::uint64_t host_ns(std::uint64_t host_ts) const {
+    const auto& o = out_.options();
+    if (o.cpu_frequency_mhz <= 0) return host_ts;
+    const double ns = (static_cast<double>(host_ts) - static_cast<double>(o.host_cntvct)) * 1e3 / o.cpu_frequency_mhz;
+    return static_cast<std::uint64_t>(static_cast<double>(o.monotonic_raw_ns) + ns);
   }
   std::uint32_t thread_id() const {
     if (opt_.virtual_host_step_ns) return 1;  // deterministic traces
@@ -380,6 +398,7 @@ class simulated_device final : public backend, public instrument::device_backend
   result<void> submit(stream_id s, task t, std::uint32_t tid, std::uint32_t rt_type, std::uint64_t kernel,
                       std::uint16_t blocks, std::uint32_t rt_api, const char* rt_name) {
     const std::uint64_t rb = host_now();
+    std::uint64_t track_ts = 0;
     {
       // Task id, submit time and queue position are taken together, so tasks
       // of one stream reach the device in task id order even when several
@@ -389,7 +408,8 @@ class simulated_device final : public backend, public instrument::device_backend
       if (it == streams_.end()) return unknown_stream(s);
       t.stream = s;
       t.task_id = static_cast<std::uint16_t>(it->second.next_task++ & 0xFFFF);
-      t.submit_ns = host_now();
+      track_ts = host_now();
+      t.submit_ns = host_ns(track_ts);
       if (opt_.asynchronous) queue_.push_back(t);
     }
     if (opt_.asynchronous) cv_.notify_one();
@@ -400,7 +420,7 @@ class simulated_device final : public backend, public instrument::device_backend
     tr.taskType = rt_type;
     tr.kernelName = kernel;
     tr.set_num_blocks(blocks);
-    auto tb = codec::encode_task_track(tid, t.submit_ns, tr);
+    auto tb = codec::encode_task_track(tid, track_ts, tr);
     MSPROF_TRY(out_.append(writer::stream::task_track(true), tb.data(), tb.size()));
     if (rt_name) {
       MSPROF_TRY(out_.register_type(codec::level::runtime, rt_api, rt_name));
