@@ -3,7 +3,7 @@
 # copy of its seed corpus, and replays tests/fuzz/corpus with g++ (no
 # libFuzzer) so saved inputs are regression tests under the default compiler.
 # Any crash, leak, sanitizer finding or timeout fails the step; the input is
-# kept in $out/artifacts and printed as hex.
+# kept in build-fuzz/fuzz-artifacts/ and its first 512 bytes printed as hex.
 set -euo pipefail
 seconds=${FUZZ_SECONDS:-25}
 targets=(decode dictionary json reader convert_load)
@@ -25,7 +25,9 @@ cmake --build build-fuzz -j2 --target fuzz_all
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tests/fuzz/known_issues.supp"
 export ASAN_OPTIONS="detect_leaks=1"
 export TMPDIR="$out/tmp"  # the reader targets write their scratch PROF_ dirs here
-mkdir -p "$TMPDIR" "$out/artifacts"
+artifacts="$PWD/build-fuzz/fuzz-artifacts"
+rm -rf "$artifacts"
+mkdir -p "$TMPDIR" "$artifacts"
 failed=()
 for t in "${targets[@]}"; do
   corpus="$out/corpus_$t"
@@ -33,7 +35,7 @@ for t in "${targets[@]}"; do
   log="$out/$t.log"
   status=0
   "build-fuzz/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
-    -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" "$corpus" >"$log" 2>&1 || status=$?
+    -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "$corpus" >"$log" 2>&1 || status=$?
   # "#N DONE cov: C ft: F corp: ..." and the INITED line give execs and new coverage.
   inited=$(grep -m1 -oE 'INITED cov: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
   final=$(grep -oE '(DONE|NEW|REDUCE|pulse|INITED) +cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || echo 0)
@@ -47,11 +49,11 @@ for t in "${targets[@]}"; do
     # (|| true: under pipefail a report without one of these lines must not end the step)
     { grep -E 'ERROR:|runtime error|SUMMARY|invariant' "$log" || true; } | head -10 | sed 's/^/    /'
     { grep -E '^ +#[0-9]+ ' "$log" || true; } | head -15 | sed 's/^/    /'
-    for a in "$out/artifacts/$t-"*; do
+    for a in "$artifacts/$t-"*; do
       [ -e "$a" ] || continue
       echo "    input $(basename "$a") ($(stat -c %s "$a") bytes), hex:"
-      od -An -tx1 -v "$a" | head -32 | sed 's/^/     /'
-      echo "    reproduce: build-fuzz/tests/fuzz/fuzz_$t <file with these bytes>"
+      od -An -tx1 -v -N512 "$a" | sed 's/^/     /'
+      echo "    reproduce: build-fuzz/tests/fuzz/fuzz_$t $a"
     done
   fi
 done
