@@ -134,6 +134,13 @@ class simulated_device final : public backend, public instrument::device_backend
     else if (!(opt_.hwts_frequency_mhz > 0) || !(opt_.aic_frequency_mhz > 0))
       init_error_ = make_error(errc::invalid_argument, "simulated device " + std::to_string(opt_.device_id) +
                                                            ": hwts and aic frequencies must be > 0 MHz");
+    else if (!(opt_.jitter >= 0 && opt_.jitter < 1))
+      init_error_ = make_error(errc::invalid_argument, "simulated device: jitter must be in [0, 1) (a relative ± spread), got " +
+                                                           std::to_string(opt_.jitter));
+    else if (!(opt_.cube_flops_per_core > 0) || !(opt_.vector_flops_per_core > 0) || !(opt_.memory_bandwidth > 0) ||
+             !(opt_.min_task_us >= 0) || !(opt_.aicpu_task_us >= 0) || !(opt_.launch_latency_us >= 0))
+      init_error_ = make_error(errc::invalid_argument,
+                               "simulated device: flops per core and memory bandwidth must be > 0, task times and latency >= 0");
     else if (opt_.aic_metrics != "PipeUtilization")
       init_error_ = make_error(errc::unsupported, "simulated device: aic_metrics '" + opt_.aic_metrics +
                                                       "' is not modelled (only PipeUtilization)");

@@ -635,6 +635,52 @@ TEST_CASE("device: aic_metrics other than PipeUtilization and unknown devices ar
   }
 }
 
+TEST_CASE("device: cost model options out of range are init errors") {
+  temp_dir t;
+  auto dir = make_dir(t);
+  auto bad = [&](auto set) {
+    device::simulated_options so;
+    set(so);
+    device::simulated_device dev(dir, so);
+    REQUIRE(dev.init_error() != nullptr);
+    CHECK(dev.init_error()->code == msprof::errc::invalid_argument);
+    CHECK_FALSE(dev.create_stream());
+    return dev.init_error()->message;
+  };
+  CHECK(bad([](auto& o) { o.jitter = 1.5; }).find("jitter") != std::string::npos);  // would give negative durations
+  CHECK(bad([](auto& o) { o.jitter = -0.1; }).find("jitter") != std::string::npos);
+  CHECK(bad([](auto& o) { o.memory_bandwidth = 0; }).find("bandwidth") != std::string::npos);
+  CHECK(bad([](auto& o) { o.cube_flops_per_core = -1; }).find("flops") != std::string::npos);
+  CHECK(bad([](auto& o) { o.min_task_us = -2; }).find(">= 0") != std::string::npos);
+  device::simulated_options fine;
+  fine.jitter = 0;
+  device::simulated_device dev(dir, fine);
+  CHECK(dev.init_error() == nullptr);
+}
+
+TEST_CASE("device: at most 2048 streams per device") {
+  temp_dir t;
+  auto dir = make_dir(t);
+  device::simulated_options so;
+  so.virtual_host_step_ns = 1;  // no clock calls: keeps this fast
+  device::simulated_device dev(dir, so);
+  for (device::stream_id i = 0; i < 2048; ++i) {
+    auto s = dev.create_stream();
+    REQUIRE(s);
+    REQUIRE(*s == i);
+  }
+  auto over = dev.create_stream();
+  REQUIRE_FALSE(over);
+  CHECK(over.err().code == msprof::errc::limit);
+  CHECK(over.err().message.find("2048") != std::string::npos);
+  REQUIRE(dev.launch(2047, op("Last", "Add")));  // the highest id still packs plainly
+  REQUIRE(dev.synchronize());
+  REQUIRE(dir.close());
+  auto d = read_all(dir.path());
+  REQUIRE(d.tasks.size() == 1);
+  CHECK(d.tasks.begin()->first == std::make_pair<std::uint16_t, std::uint16_t>(2047, 0));
+}
+
 TEST_CASE("device: launch errors name the stream or the op") {
   temp_dir t;
   auto dir = make_dir(t);
