@@ -358,7 +358,9 @@ TEST_CASE("device: sub-cycle tasks never overlap at a low hwts frequency") {
   o.devices.push_back(dv);
   auto dir = writer::prof_dir::create(o);
   REQUIRE(dir);
-  device::simulated_device dev(*dir);
+  device::simulated_options so;
+  so.virtual_host_step_ns = 1;  // submits 1 ns apart: the tasks queue back to back
+  device::simulated_device dev(*dir, so);
   auto s = dev.create_stream();
   REQUIRE(s);
   for (int i = 0; i < 40; ++i) {
