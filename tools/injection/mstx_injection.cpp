@@ -76,17 +76,6 @@ void stop_at_exit() {
   out.reset();
 }
 
-std::string process_name() {
-  char buf[256] = {};
-  FILE* f = std::fopen("/proc/self/comm", "r");
-  if (f == nullptr) return "app";
-  if (std::fgets(buf, sizeof buf, f) == nullptr) buf[0] = '\0';
-  std::fclose(f);
-  std::string s(buf);
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
-
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetModuleFuncTableFunc get) {
@@ -111,7 +100,6 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
   msprof::writer::prof_dir_options po = collect::prof_dir_options_for(cal);
   po.parent = dir;
   po.storage_limit_bytes = limit;
-  po.pid_name = process_name();
   if (const char* metrics = std::getenv("MSPROF_AIC_METRICS")) po.host_sample["ai_core_metrics"] = metrics;
   auto created = msprof::writer::prof_dir::create(po);
   if (!created) {

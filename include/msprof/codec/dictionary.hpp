@@ -61,7 +61,7 @@ inline void for_each_line(std::string_view text, F&& on_line) {
   }
 }
 
-inline std::string place(std::string_view file, std::size_t offset, std::size_t line) {
+inline std::string line_place(std::string_view file, std::size_t offset, std::size_t line) {
   return std::string(file) + ": line " + std::to_string(line) + " (byte offset " + std::to_string(offset) + ")";
 }
 }  // namespace detail
@@ -74,17 +74,17 @@ inline void parse_hash_dic(std::string_view text, std::string_view file, hash_ma
   detail::for_each_line(text, [&](std::string_view line, std::size_t off, std::size_t no) {
     if (line.empty()) return;
     if (line.size() > lim.max_line) {
-      problems.push_back(detail::place(file, off, no) + ": line longer than " + std::to_string(lim.max_line) + " bytes, skipped");
+      problems.push_back(detail::line_place(file, off, no) + ": line longer than " + std::to_string(lim.max_line) + " bytes, skipped");
       return;
     }
     const std::size_t colon = line.find(':');
     std::uint64_t h = 0;
     if (colon == std::string_view::npos || !detail::parse_u64(line.substr(0, colon), h)) {
-      problems.push_back(detail::place(file, off, no) + ": expected '<decimal hash>:<string>', skipped");
+      problems.push_back(detail::line_place(file, off, no) + ": expected '<decimal hash>:<string>', skipped");
       return;
     }
     if (out.size() >= lim.max_entries && out.find(h) == out.end()) {
-      problems.push_back(detail::place(file, off, no) + ": more than " + std::to_string(lim.max_entries) + " entries, rest ignored");
+      problems.push_back(detail::line_place(file, off, no) + ": more than " + std::to_string(lim.max_entries) + " entries, rest ignored");
       return;
     }
     out[h] = std::string(line.substr(colon + 1));
@@ -97,7 +97,7 @@ inline void parse_type_info_dic(std::string_view text, std::string_view file, ty
   detail::for_each_line(text, [&](std::string_view line, std::size_t off, std::size_t no) {
     if (line.empty()) return;
     if (line.size() > lim.max_line) {
-      problems.push_back(detail::place(file, off, no) + ": line longer than " + std::to_string(lim.max_line) + " bytes, skipped");
+      problems.push_back(detail::line_place(file, off, no) + ": line longer than " + std::to_string(lim.max_line) + " bytes, skipped");
       return;
     }
     const std::size_t colon = line.find(':');
@@ -106,11 +106,11 @@ inline void parse_type_info_dic(std::string_view text, std::string_view file, ty
     if (colon == std::string_view::npos || us == std::string_view::npos || us > colon ||
         !detail::parse_u64(line.substr(0, us), lv) || !detail::parse_u64(line.substr(us + 1, colon - us - 1), ty) ||
         lv > 0xFFFF || ty > 0xFFFFFFFFu) {
-      problems.push_back(detail::place(file, off, no) + ": expected '<level>_<type>:<name>', skipped");
+      problems.push_back(detail::line_place(file, off, no) + ": expected '<level>_<type>:<name>', skipped");
       return;
     }
     if (out.size() >= lim.max_entries) {
-      problems.push_back(detail::place(file, off, no) + ": more than " + std::to_string(lim.max_entries) + " entries, rest ignored");
+      problems.push_back(detail::line_place(file, off, no) + ": more than " + std::to_string(lim.max_entries) + " entries, rest ignored");
       return;
     }
     out[{static_cast<std::uint16_t>(lv), static_cast<std::uint32_t>(ty)}] = std::string(line.substr(colon + 1));

@@ -177,6 +177,12 @@ class basic_collector {
     if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
       msprof_mstx_attach_v0_1(core::domain_enabled(0) ? &api::init : &api::init_without_default);
     stop_requested_ = false;
+    // Construct the drain's function-local statics here, not on the new thread: their
+    // exit-time registration would otherwise race the caller's own atexit() calls.
+    (void)wake_mutex();
+    (void)wake_cv();
+    (void)drain_mutex();
+    (void)registry_mutex();
     drain_thread_ = new std::thread(&basic_collector::drain_loop);  // never destroyed while joinable
     running_ = true;
     collecting_.store(true, std::memory_order_release);

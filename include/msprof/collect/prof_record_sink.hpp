@@ -15,6 +15,7 @@
 #define MSPROF_COLLECT_PROF_RECORD_SINK_HPP
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -30,14 +31,17 @@
 MSPROF_BEGIN_NAMESPACE
 namespace collect {
 
-/// The prof_dir options that describe `cal` (host clock mode in info.json and
-/// host_start.log); the caller fills parent, devices, limits.
+/// The prof_dir options for records taken with the clock `cal` describes:
+/// info.json frequency, and a (CLOCK_MONOTONIC_RAW, counter) pair for
+/// host_start.log / start_info taken now, derived from the calibration line so
+/// that every window of a session converts with the same clock model.
 inline writer::prof_dir_options prof_dir_options_for(const clock_calibration& cal) {
   writer::prof_dir_options o;
-  o.monotonic_raw_ns = cal.monotonic_raw_ns;
+  o.monotonic_raw_ns = monotonic_raw_ns();
   if (cal.counter) {
     o.cpu_frequency_mhz = cal.frequency_mhz;
-    o.host_cntvct = cal.counter_ticks;
+    const double elapsed_ns = static_cast<double>(o.monotonic_raw_ns) - static_cast<double>(cal.monotonic_raw_ns);
+    o.host_cntvct = cal.counter_ticks + static_cast<std::uint64_t>(std::llround(elapsed_ns * cal.frequency_mhz / 1000.0));
   }
   return o;
 }

@@ -155,20 +155,24 @@ inline model join(raw::collection&& c) {
   // Per-thread index for "innermost API containing t".
   std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_thread;
   for (std::size_t i = 0; i < m.apis.size(); ++i) by_thread[m.apis[i].thread_id].push_back(i);
-  auto find_api = [&](std::uint32_t tid, std::int64_t t) -> std::optional<std::size_t> {
+  // The innermost API on `tid` containing t for which accept(index) holds.
+  auto find_api_where = [&](std::uint32_t tid, std::int64_t t, auto accept) -> std::optional<std::size_t> {
     auto it = by_thread.find(tid);
     if (it == by_thread.end()) return std::nullopt;
     const auto& v = it->second;
     auto ub = std::upper_bound(v.begin(), v.end(), t,
                                [&](std::int64_t x, std::size_t i) { return x < m.apis[i].start_ns; });
-    // Walk back over earlier-starting calls; the first one that still contains t
-    // is the innermost. Bounded so pathological nesting stays linear.
+    // Walk back over earlier-starting calls; containing ones come innermost first.
+    // Bounded so pathological nesting stays linear.
     int budget = 64;
     while (ub != v.begin() && budget-- > 0) {
       --ub;
-      if (m.apis[*ub].end_ns >= t) return *ub;
+      if (m.apis[*ub].end_ns >= t && accept(*ub)) return *ub;
     }
     return std::nullopt;
+  };
+  auto find_api = [&](std::uint32_t tid, std::int64_t t) {
+    return find_api_where(tid, t, [](std::size_t) { return true; });
   };
 
   // Ops by launching API (connection id); ops outside any API by (thread, ts).
@@ -295,8 +299,12 @@ inline model join(raw::collection&& c) {
       auto& api = m.apis[*ai];
       t.connection_id = api.connection_id;
       api.has_device_task = true;
-      auto op = op_by_conn.find(api.connection_id);
-      if (op != op_by_conn.end()) t.op = op->second;
+      // The op belongs to the node-level call, which usually encloses the runtime
+      // call that launched the task (aclnnAdd > rtKernelLaunch): take the innermost
+      // enclosing call that reported one.
+      auto has_op = [&](std::size_t i) { return op_by_conn.count(m.apis[i].connection_id) != 0; };
+      if (auto oi = find_api_where(tr.thread_id, t.track_ns, has_op))
+        t.op = op_by_conn.find(m.apis[*oi].connection_id)->second;
     }
     if (const pmu_counters* pc = pmus.pop(k)) t.pmu = *pc;
     t.global_task_id = m.tasks.size();

@@ -220,7 +220,10 @@ class tool_core {
     e.domain = domain;
     e.stream = stream;
     Sink::range_start(e);
-    if (stream != nullptr) device_marker(stream, e.id, false);
+    if (stream != nullptr) {
+      device_marker(stream, e.id, false);
+      remember_stream(e.id, stream);
+    }
     return e.id;
   }
 
@@ -231,6 +234,7 @@ class tool_core {
     e.id = id;
     e.domain = domain;
     Sink::range_end(e);
+    if (void* stream = forget_stream(id)) device_marker(stream, id, true);
   }
 
   // ----------------------------------------------------------------- memory
@@ -437,6 +441,28 @@ class tool_core {
     }
     return true;
   }
+  // Ranges started on a stream remember it so their end marker lands on the same
+  // stream. Plain ranges pay one relaxed load here.
+  static void remember_stream(std::uint64_t id, void* stream) noexcept {
+    try {
+      std::lock_guard<std::mutex> lock(mutex());
+      stream_ranges()[id] = stream;
+      open_stream_ranges_.fetch_add(1, std::memory_order_relaxed);
+    } catch (...) {
+      reject(reject_reason::registry_full);  // the range is kept; only its device end marker is lost
+    }
+  }
+  static void* forget_stream(std::uint64_t id) noexcept {
+    if (open_stream_ranges_.load(std::memory_order_relaxed) == 0) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex());
+    auto it = stream_ranges().find(id);
+    if (it == stream_ranges().end()) return nullptr;
+    void* stream = it->second;
+    stream_ranges().erase(it);
+    open_stream_ranges_.fetch_sub(1, std::memory_order_relaxed);
+    return stream;
+  }
+
   static void device_marker(void* stream, std::uint64_t id, bool end) noexcept {
     if (auto* d = device_.load(std::memory_order_acquire)) d->marker(stream, id, end);
   }
@@ -484,6 +510,10 @@ class tool_core {
     static std::unordered_map<std::uint64_t, region_info> r;
     return r;
   }
+  static std::unordered_map<std::uint64_t, void*>& stream_ranges() {
+    static std::unordered_map<std::uint64_t, void*> r;
+    return r;
+  }
   static std::unordered_map<std::uintptr_t, std::uint64_t>& region_by_ptr() {
     static std::unordered_map<std::uintptr_t, std::uint64_t> r;
     return r;
@@ -494,6 +524,7 @@ class tool_core {
   static inline std::atomic<std::uint64_t> next_block_{1};
   static inline std::atomic<std::uint64_t> rejects_[static_cast<std::size_t>(reject_reason::count_)]{};
   static inline std::atomic<device_backend*> device_{nullptr};
+  static inline std::atomic<std::size_t> open_stream_ranges_{0};
   static inline std::vector<std::string> include_{};
   static inline std::vector<std::string> exclude_{};
   static inline std::uint64_t next_mem_handle_ = 1;

@@ -119,7 +119,7 @@ struct prof_dir_options {
   std::size_t buffer_bytes = 64 * 1024;          ///< per-file buffer; flushed when full
   bool sync_on_flush = false;                    ///< fdatasync in flush() (power loss, not just kill)
   std::uint32_t pid = 0;                         ///< 0 = getpid()
-  std::string pid_name;                          ///< info.json pid_name
+  std::string pid_name;                          ///< info.json pid_name; empty = /proc/self/comm
   double cpu_frequency_mhz = 0;                  ///< 0: host records hold CLOCK_MONOTONIC_RAW ns
   std::uint64_t host_cntvct = 0;                 ///< host counter at monotonic_raw_ns (cycles mode)
   std::uint64_t monotonic_raw_ns = 0;            ///< 0 = now
@@ -147,6 +147,16 @@ inline std::uint64_t mono_ns() noexcept {
 inline std::uint64_t wall_us() noexcept {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+inline std::string process_name() {
+  char buf[64] = {};
+  if (FILE* f = std::fopen("/proc/self/comm", "r")) {
+    if (std::fgets(buf, sizeof buf, f) == nullptr) buf[0] = '\0';
+    std::fclose(f);
+  }
+  std::string s(buf);
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
 }
 inline std::string sys_err() { return std::strerror(errno); }
 
@@ -265,6 +275,7 @@ class prof_dir {
     if (s.opt.pid == 0) s.opt.pid = static_cast<std::uint32_t>(::getpid());
     if (s.opt.monotonic_raw_ns == 0) s.opt.monotonic_raw_ns = detail::mono_ns();
     if (s.opt.wall_us == 0) s.opt.wall_us = detail::wall_us();
+    if (s.opt.pid_name.empty()) s.opt.pid_name = detail::process_name();
     if (s.opt.cpu_frequency_mhz <= 0 && s.opt.host_cntvct == 0) s.opt.host_cntvct = s.opt.monotonic_raw_ns;
     MSPROF_TRY(detail::make_dirs(opt.parent));
     std::string name = opt.name.empty() ? generate_name(s.opt) : opt.name;

@@ -776,13 +776,7 @@ TEST_CASE("device: mstx markers with a stream become device marker tasks") {
   CHECK(d.pmu.size() == 1);  // markers have no PMU record
 }
 
-// KNOWN BUG in include/msprof/instrument/tool_core.hpp (not the device):
-// range_end() never calls the device backend, so a range started with a
-// stream gets its start marker on the device but never the end marker
-// (device_backend::marker's `end` = true is documented for range ends but
-// nothing passes it). should_fail() flips once tool_core remembers the
-// stream of a range and marks its end; then remove it.
-TEST_CASE("device: an mstx range with a stream puts a start and an end marker on the stream" * doctest::should_fail()) {
+TEST_CASE("device: an mstx range with a stream puts a start and an end marker on the stream") {
   temp_dir t;
   auto dir = make_dir(t);
   device::simulated_device dev(dir);
@@ -923,14 +917,7 @@ TEST_CASE("device: end to end, every simulated task is an Ascend Hardware slice 
   CHECK(std::count(tt.begin(), tt.end(), '\n') == static_cast<long>(1 + e2e_names.size() + 3));
 }
 
-// KNOWN BUG in include/msprof/convert/join.hpp (not the device): a task_track
-// is attached to the *innermost* API containing it, which for CANN data with
-// runtime APIs on (sample.json runtimeApi "on") is rtKernelLaunch, while the op
-// (node_basic_info) is attached to the enclosing Node@launch API. The device
-// task therefore gets no op: no op_summary file, timeline slices named
-// KERNEL_AICORE instead of the op. should_fail() flips to a failure once the
-// join walks out to the enclosing launch API; then remove it.
-TEST_CASE("device: end to end, op_summary rows and timeline slices carry the launched op names" * doctest::should_fail()) {
+TEST_CASE("device: end to end, op_summary rows and timeline slices carry the launched op names") {
   temp_dir t;
   const std::string out = run_e2e(t);
   const std::string csv = slurp(out + "op_summary_T.csv");

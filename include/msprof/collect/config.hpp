@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// What a profiler session collects (torch_npu's profile(...) arguments and
+// experimental_config, MindSpore's Profiler options), and its validation.
+// Names accept torch_npu's spellings: "Level0", "PipeUtilization",
+// "ACL_AICORE_PIPE_UTILIZATION".
+#ifndef MSPROF_COLLECT_CONFIG_HPP
+#define MSPROF_COLLECT_CONFIG_HPP
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "collector.hpp"
+#include "output_path.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace collect {
+
+enum class profiler_level : std::uint8_t { level_none, level0, level1, level2 };
+enum class export_type : std::uint8_t { text, db };
+
+struct session_config {
+  bool cpu = true;                       ///< activity CPU: host-side mstx, steps, API records
+  bool npu = true;                       ///< activity NPU: the (simulated) device's tasks and metrics
+  profiler_level level = profiler_level::level0;
+  std::string aic_metrics = "PipeUtilization";  ///< canonical name (see aic_metrics_names)
+  bool mstx = true;                      ///< collect mstx marks and ranges
+  std::vector<std::string> mstx_domain_include, mstx_domain_exclude;
+  bool record_shapes = false;            ///< tensor shapes of launched ops
+  std::vector<export_type> export_types{export_type::text};
+  bool data_simplification = true;       ///< exporters drop intermediate files
+  std::string output = "./";             ///< parent of the PROF_ directories
+  std::uint64_t storage_limit_mb = 0;    ///< 0 = unlimited
+  std::chrono::milliseconds drain_interval{100};
+  std::optional<overflow_policy> overflow;  ///< runtime override of the collector's policy
+};
+
+/// The AI Core metric groups, canonical name first, then torch_npu's constant.
+inline constexpr std::array<std::array<std::string_view, 2>, 8> aic_metrics_names{{
+    {"PipeUtilization", "ACL_AICORE_PIPE_UTILIZATION"},
+    {"ArithmeticUtilization", "ACL_AICORE_ARITHMETIC_UTILIZATION"},
+    {"Memory", "ACL_AICORE_MEMORY_BANDWIDTH"},
+    {"MemoryL0", "ACL_AICORE_L0B_AND_WIDTH"},
+    {"ResourceConflictRatio", "ACL_AICORE_RESOURCE_CONFLICT_RATIO"},
+    {"MemoryUB", "ACL_AICORE_MEMORY_UB"},
+    {"L2Cache", "ACL_AICORE_L2_CACHE"},
+    {"AiCoreNone", "ACL_AICORE_NONE"},
+}};
+
+/// The canonical metric name for either spelling; empty when unknown.
+inline std::string_view canonical_aic_metrics(std::string_view name) noexcept {
+  for (const auto& n : aic_metrics_names)
+    if (name == n[0] || name == n[1]) return n[0];
+  return {};
+}
+
+inline std::optional<profiler_level> parse_profiler_level(std::string_view s) noexcept {
+  if (s == "Level_none" || s == "LEVEL_NONE") return profiler_level::level_none;
+  if (s == "Level0" || s == "LEVEL0") return profiler_level::level0;
+  if (s == "Level1" || s == "LEVEL1") return profiler_level::level1;
+  if (s == "Level2" || s == "LEVEL2") return profiler_level::level2;
+  return std::nullopt;
+}
+
+constexpr std::string_view to_string(profiler_level l) noexcept {
+  switch (l) {
+    case profiler_level::level_none: return "Level_none";
+    case profiler_level::level0: return "Level0";
+    case profiler_level::level1: return "Level1";
+    case profiler_level::level2: return "Level2";
+  }
+  return "?";
+}
+
+/// Checks a configuration; the message names the field and what it expects.
+inline result<void> validate(const session_config& c) {
+  if (!c.cpu && !c.npu) return make_error(errc::invalid_argument, "config: activities is empty (expected CPU and/or NPU)");
+  if (canonical_aic_metrics(c.aic_metrics) != c.aic_metrics)
+    return make_error(errc::invalid_argument, "config: aic_metrics '" + c.aic_metrics +
+                                                  "' is not one of PipeUtilization, ArithmeticUtilization, Memory, "
+                                                  "MemoryL0, ResourceConflictRatio, MemoryUB, L2Cache, AiCoreNone");
+  if (c.export_types.empty()) return make_error(errc::invalid_argument, "config: export_type is empty (expected text and/or db)");
+  if (auto bad = check_output_path(c.output); !bad.empty()) return make_error(errc::invalid_argument, "config: " + bad);
+  if (c.drain_interval.count() <= 0 || c.drain_interval.count() > 100000)
+    return make_error(errc::invalid_argument, "config: drain interval must be 1..100000 ms");
+  return {};
+}
+
+}  // namespace collect
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_COLLECT_CONFIG_HPP

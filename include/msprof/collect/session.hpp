@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+// A profiler session, modelled on torch_npu.profiler.profile:
+//
+//   collect::session_config cfg;  cfg.output = "./prof";
+//   collect::profiler prof(cfg, collect::schedule{1, 2, 1, 2, 1},
+//                          convert::export_handler());       // or any callable(dir)
+//   prof.start();
+//   auto s = prof.device().create_stream();                   // simulated NPU
+//   for (int i = 0; i < 9; ++i) { train_one_step(prof.device(), *s); prof.step(); }
+//   prof.stop();                                              // also done by ~profiler
+//
+// Each finished active window of the schedule is its own PROF_ directory,
+// handed to on_trace_ready once. Without a schedule every step is recorded
+// and the one directory is handed over at stop(). While a window records,
+// each step is a "ProfilerStep#<n>" range; mstx calls of every thread are
+// collected (domain include/exclude from the config); device work goes to a
+// simulated device whose output says it is simulated. Warm-up steps run the
+// collector into a discarding sink, so its start-up cost stays out of the
+// recorded steps. profiler_metadata.json in each directory holds
+// add_metadata() entries and the environment variables torch_npu records.
+//
+// One session at a time per process (the collector is process-wide).
+// Methods may be called from any thread; they serialise on one mutex.
+#ifndef MSPROF_COLLECT_SESSION_HPP
+#define MSPROF_COLLECT_SESSION_HPP
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "../core/json.hpp"
+#include "../device/simulated_device.hpp"
+#include "../writer/prof_dir.hpp"
+#include "collector.hpp"
+#include "config.hpp"
+#include "prof_record_sink.hpp"
+#include "schedule.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace collect {
+
+namespace detail {
+
+// The collector's sink for a whole session: forwards to the recording
+// window's sink, or drops (warm-up). Only the drain thread and stop() call it.
+class switch_sink final : public record_sink {
+ public:
+  void set(std::shared_ptr<record_sink> target) {
+    std::lock_guard<std::mutex> lk(mu_);
+    target_ = std::move(target);
+  }
+  void write_tx(const tx_record& r) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (target_) target_->write_tx(r);
+  }
+  void write_mem(const mem_record& r) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (target_) target_->write_mem(r);
+  }
+  void write_step(const step_record& r) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (target_) target_->write_step(r);
+  }
+  void flush() override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (target_) target_->flush();
+  }
+
+ private:
+  std::mutex mu_;
+  std::shared_ptr<record_sink> target_;
+};
+
+// The device the program talks to for the whole session: stream ids stay
+// valid across windows; work is recorded on the recording window's simulated
+// device and otherwise accepted and dropped (as a real NPU would run it
+// unprofiled).
+class session_device final : public device::backend, public instrument::device_backend {
+ public:
+  result<device::stream_id> create_stream() override {
+    std::lock_guard<std::mutex> lk(mu_);
+    const device::stream_id s = streams_++;
+    if (target_) MSPROF_TRY(target_->create_stream());
+    return s;
+  }
+  result<void> launch(device::stream_id s, const device::op_desc& op) override {
+    return forward(s, [&](device::simulated_device& d) { return d.launch(s, op); });
+  }
+  result<void> memcpy_async(device::stream_id s, std::uint64_t bytes, device::memcpy_kind kind) override {
+    return forward(s, [&](device::simulated_device& d) { return d.memcpy_async(s, bytes, kind); });
+  }
+  result<void> record_event(device::stream_id s, device::event_id e) override {
+    return forward(s, [&](device::simulated_device& d) { return d.record_event(s, e); });
+  }
+  result<void> wait_event(device::stream_id s, device::event_id e) override {
+    return forward(s, [&](device::simulated_device& d) { return d.wait_event(s, e); });
+  }
+  result<void> synchronize() override {
+    std::lock_guard<std::mutex> lk(mu_);
+    return target_ ? target_->synchronize() : result<void>{};
+  }
+  result<void> mark(device::stream_id s, std::uint64_t id, bool end) override {
+    return forward(s, [&](device::simulated_device& d) { return d.mark(s, id, end); });
+  }
+  void marker(void* stream, std::uint64_t id, bool end) noexcept override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (target_) target_->marker(stream, id, end);
+  }
+
+  // Points the session's streams at a new window's device (or none).
+  result<void> attach(device::simulated_device* d) {
+    std::lock_guard<std::mutex> lk(mu_);
+    target_ = d;
+    if (d == nullptr) return {};
+    for (device::stream_id i = 0; i < streams_; ++i) {
+      auto s = d->create_stream();
+      if (!s) return s.err();
+      if (*s != i) return make_error(errc::unsupported, "session device: the simulated device numbered its streams differently");
+    }
+    return {};
+  }
+
+ private:
+  template <class F>
+  result<void> forward(device::stream_id s, F&& f) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (s >= streams_) return make_error(errc::invalid_argument, "device: unknown stream " + std::to_string(s));
+    return target_ ? f(*target_) : result<void>{};
+  }
+
+  std::mutex mu_;
+  device::simulated_device* target_ = nullptr;
+  device::stream_id streams_ = 0;
+};
+
+// Environment variables torch_npu copies into profiler_metadata.json.
+inline constexpr const char* metadata_env_vars[] = {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC", "HCCL_RDMA_SL",
+                                                    "ACLNN_CACHE_LIMIT"};
+
+}  // namespace detail
+
+class profiler {
+ public:
+  /// Called once per saved PROF_ directory (torch_npu's on_trace_ready).
+  using trace_ready_fn = std::function<void(const std::string& prof_dir)>;
+
+  explicit profiler(session_config cfg = {}, std::optional<collect::schedule> sched = std::nullopt,
+                    trace_ready_fn on_trace_ready = {})
+      : cfg_(std::move(cfg)), schedule_(sched), on_trace_ready_(std::move(on_trace_ready)) {}
+  profiler(const profiler&) = delete;
+  profiler& operator=(const profiler&) = delete;
+  ~profiler() { (void)stop(); }
+
+  /// Where warnings go (default: stderr, prefixed "[msprof] ").
+  void on_warning(std::function<void(const std::string&)> f) { warn_ = std::move(f); }
+
+  /// Step 0 begins: the schedule's action for it takes effect.
+  result<void> start() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (started_) return make_error(errc::invalid_argument, "profiler: already started");
+    MSPROF_TRY(validate(cfg_));
+    started_ = true;
+    step_ = 0;
+    action_ = action_for(0);
+    return enter(profiler_action::none, action_, false);
+  }
+
+  /// Ends the current step and begins the next (torch_npu's prof.step()).
+  result<void> step() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!started_) return make_error(errc::invalid_argument, "profiler: step() before start()");
+    const profiler_action prev = action_;
+    ++step_;
+    action_ = action_for(step_);
+    return enter(prev, action_, false);
+  }
+
+  /// Ends the session: a recording window is saved and handed over.
+  result<void> stop() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!started_) return {};
+    started_ = false;
+    return enter(action_, profiler_action::none, true);
+  }
+
+  std::uint64_t step_num() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return step_;
+  }
+  profiler_action current_action() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return action_;
+  }
+  /// Every PROF_ directory saved so far, oldest first.
+  std::vector<std::string> saved_dirs() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return saved_;
+  }
+  /// The collector's loss counters of the last saved window.
+  loss_counters last_losses() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return last_losses_;
+  }
+
+  /// The (simulated) NPU for the whole session; stream ids stay valid across windows.
+  device::backend& device() noexcept { return device_; }
+  /// The aclrtStream-like handle of stream `s` for mstx calls with a stream.
+  static void* stream_handle(device::stream_id s) noexcept { return device::simulated_device::stream_handle(s); }
+
+  /// A string entry of profiler_metadata.json (later windows keep it).
+  void add_metadata(std::string key, std::string value) {
+    std::lock_guard<std::mutex> lk(mu_);
+    metadata_[std::move(key)] = json::value::make_string(std::move(value));
+  }
+  /// A JSON entry of profiler_metadata.json; `json_text` must be valid JSON.
+  result<void> add_metadata_json(std::string key, std::string_view json_text) {
+    auto v = json::parse(json_text, "add_metadata_json(" + key + ")");
+    if (!v) return v.err();
+    std::lock_guard<std::mutex> lk(mu_);
+    metadata_[std::move(key)] = std::move(*v);
+    return {};
+  }
+
+ private:
+  struct window {
+    writer::prof_dir dir;
+    std::shared_ptr<prof_record_sink> sink;
+    std::unique_ptr<device::simulated_device> npu;  // declared last: destroyed before dir
+  };
+
+  profiler_action action_for(std::uint64_t step) const {
+    return schedule_ ? (*schedule_)(step) : profiler_action::record;
+  }
+
+  void warning(const std::string& w) const {
+    if (warn_) warn_(w);
+    else std::fprintf(stderr, "[msprof] %s\n", w.c_str());
+  }
+
+  // Runs the transition's steps; the first error wins but later cleanup still runs.
+  result<void> enter(profiler_action from, profiler_action to, bool to_end) {
+    result<void> first;
+    auto keep = [&](result<void> r) {
+      if (first && !r) first = std::move(r);
+    };
+    if (is_recording(from) && window_) collect::step_end(step_ - (to_end ? 0 : 1));
+    for (transition_step t : transition(from, to, to_end)) {
+      switch (t) {
+        case transition_step::warn:
+          warning(std::string("incorrect schedule: ") + std::string(to_string(from)) + " followed by " +
+                  std::string(to_string(to)));
+          break;
+        case transition_step::prepare: keep(prepare()); break;
+        case transition_step::discard: collect::stop(); break;
+        case transition_step::start_trace: keep(start_trace()); break;
+        case transition_step::stop_trace: keep(stop_trace()); break;
+        case transition_step::trace_ready: trace_ready(); break;
+      }
+    }
+    if (!to_end && is_recording(to) && window_) collect::step_begin(step_);
+    return first;
+  }
+
+  result<void> prepare() {
+    if (!calibration_) calibration_ = calibrate(true);
+    options o;
+    o.sink = sink_;
+    o.calibration = calibration_;
+    o.domain_include = cfg_.mstx_domain_include;
+    o.domain_exclude = cfg_.mstx_domain_exclude;
+    o.drain_interval = cfg_.drain_interval;
+    o.overflow = cfg_.overflow;
+    o.warn = [this](const std::string& w) { warning(w); };
+    o.attach_in_process = cfg_.mstx && cfg_.cpu;  // off: mstx calls stay unattached (steps still recorded)
+    sink_->set(nullptr);
+    return collect::start(o);
+  }
+
+  bool device_enabled() const { return cfg_.npu && cfg_.level != profiler_level::level_none; }
+
+  result<void> start_trace() {
+    writer::prof_dir_options po = prof_dir_options_for(*calibration_);
+    po.parent = cfg_.output;
+    po.storage_limit_bytes = cfg_.storage_limit_mb << 20;
+    po.host_sample["profiler_level"] = std::string(to_string(cfg_.level));
+    po.host_sample["aic_metrics"] = cfg_.aic_metrics;
+    po.host_sample["msproftx"] = cfg_.mstx ? "on" : "off";
+    if (device_enabled()) {
+      writer::device_options d;
+      d.aic_metrics = cfg_.aic_metrics;
+      po.devices.push_back(d);
+    }
+    auto dir = writer::prof_dir::create(po);
+    if (!dir) return abandon(dir.err());
+    auto w = std::make_unique<window>();
+    w->dir = std::move(*dir);
+    w->sink = std::make_shared<prof_record_sink>(w->dir);
+    if (device_enabled()) {
+      device::simulated_options so;
+      so.seed = 1 + saved_.size();
+      w->npu = std::make_unique<device::simulated_device>(w->dir, so);
+      if (auto r = device_.attach(w->npu.get()); !r) return abandon(r.err());
+      default_collector::core::set_device_backend(&device_);
+    }
+    collect::flush();  // warm-up events still in the rings go to the discarding sink
+    sink_->set(w->sink);
+    window_ = std::move(w);
+    return {};
+  }
+
+  // A window that could not start: no collection until the next prepare.
+  error abandon(error e) {
+    (void)device_.attach(nullptr);
+    collect::stop();
+    return e;
+  }
+
+  result<void> stop_trace() {
+    if (!window_) return {};
+    collect::stop();  // drains every ring into the window
+    sink_->set(nullptr);
+    result<void> first;
+    if (window_->npu) {
+      default_collector::core::set_device_backend(nullptr);
+      first = window_->npu->synchronize();
+      (void)device_.attach(nullptr);
+      window_->npu.reset();
+    }
+    last_losses_ = collect::losses();
+    auto meta = write_metadata(window_->dir.path());
+    if (first && !meta) first = meta;
+    auto fin = window_->sink->finish(last_losses_);
+    if (first && !fin) first = fin;
+    if (last_losses_.total() + last_losses_.lost_threads + window_->dir.stats().lost_records != 0)
+      warning(window_->dir.path() + ": the collector lost events (see host/info.json msprof_losses)");
+    saved_.push_back(window_->dir.path());
+    window_.reset();
+    return first;
+  }
+
+  void trace_ready() {
+    if (!on_trace_ready_ || saved_.empty()) return;
+    try {
+      on_trace_ready_(saved_.back());
+    } catch (const std::exception& e) {
+      warning(saved_.back() + ": on_trace_ready failed: " + e.what());
+    }
+  }
+
+  result<void> write_metadata(const std::string& dir) const {
+    json::writer w;
+    w.begin_object();
+    for (const auto& [k, v] : metadata_) {
+      w.key(k);
+      w.value(v);
+    }
+    bool any_env = false;
+    for (const char* name : detail::metadata_env_vars) {
+      const char* v = std::getenv(name);
+      if (v == nullptr) continue;
+      if (!any_env) {
+        w.key("ENV_VARIABLES");
+        w.begin_object();
+        any_env = true;
+      }
+      w.member(name, v);
+    }
+    if (any_env) w.end_object();
+    w.end_object();
+    return writer::detail::write_file(dir + "/profiler_metadata.json", w.str());
+  }
+
+  session_config cfg_;
+  std::optional<collect::schedule> schedule_;
+  trace_ready_fn on_trace_ready_;
+  std::function<void(const std::string&)> warn_;
+  mutable std::mutex mu_;
+  bool started_ = false;
+  std::uint64_t step_ = 0;
+  profiler_action action_ = profiler_action::none;
+  std::optional<clock_calibration> calibration_;
+  std::shared_ptr<detail::switch_sink> sink_ = std::make_shared<detail::switch_sink>();
+  detail::session_device device_;
+  std::unique_ptr<window> window_;
+  std::vector<std::string> saved_;
+  loss_counters last_losses_;
+  std::map<std::string, json::value> metadata_;
+};
+
+}  // namespace collect
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_COLLECT_SESSION_HPP

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// An on_trace_ready handler that exports each finished PROF_ directory, like
+// torch_npu's tensorboard_trace_handler and MindSpore's analyse(mode=...):
+//
+//   collect::profiler prof(cfg, sched, convert::export_handler());              // sync
+//   collect::profiler prof(cfg, sched, convert::export_handler({}, export_mode::async));
+//
+// sync exports in the calling thread (inside profiler::step()/stop());
+// async exports in a child process so the training loop keeps going; the
+// handler's wait() (also run by the last copy's destructor) reaps the children
+// and reports failures. Errors name the directory and never throw.
+#ifndef MSPROF_CONVERT_EXPORT_HANDLER_HPP
+#define MSPROF_CONVERT_EXPORT_HANDLER_HPP
+
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "export.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+enum class export_mode { sync, async };
+
+class export_handler {
+ public:
+  explicit export_handler(export_options opt = {}, export_mode mode = export_mode::sync)
+      : s_(std::make_shared<state>()) {
+    s_->opt = std::move(opt);
+    s_->mode = mode;
+  }
+
+  /// on_trace_ready: exports `prof_dir` (timeline, summaries, db).
+  void operator()(const std::string& prof_dir) const {
+    if (s_->mode == export_mode::sync) {
+      auto r = export_all(prof_dir, s_->opt);
+      std::lock_guard<std::mutex> lk(s_->mu);
+      if (r) s_->exported.push_back(prof_dir);
+      else s_->failures.push_back(r.err().message);
+      return;
+    }
+    std::fflush(nullptr);  // the child must not flush the parent's buffered output again
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      auto r = export_all(prof_dir, s_->opt);
+      if (!r) std::fprintf(stderr, "[msprof] export of %s failed: %s\n", prof_dir.c_str(), r.err().message.c_str());
+      std::fflush(stderr);
+      ::_exit(r ? 0 : 1);
+    }
+    std::lock_guard<std::mutex> lk(s_->mu);
+    if (pid < 0) s_->failures.push_back(prof_dir + ": cannot start the export process");
+    else s_->children.push_back({pid, prof_dir});
+  }
+
+  /// Waits for every async export; the messages of those that failed.
+  std::vector<std::string> wait() const { return s_->wait(); }
+
+  /// Directories exported successfully so far (sync, or async after wait()).
+  std::vector<std::string> exported() const {
+    std::lock_guard<std::mutex> lk(s_->mu);
+    return s_->exported;
+  }
+
+ private:
+  struct child {
+    pid_t pid;
+    std::string dir;
+  };
+  struct state {
+    export_options opt;
+    export_mode mode = export_mode::sync;
+    std::mutex mu;
+    std::vector<child> children;
+    std::vector<std::string> exported, failures;
+
+    std::vector<std::string> wait() {
+      std::lock_guard<std::mutex> lk(mu);
+      for (const auto& c : children) {
+        int status = 0;
+        const bool ok = ::waitpid(c.pid, &status, 0) == c.pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (ok) exported.push_back(c.dir);
+        else failures.push_back(c.dir + ": export process failed (see its message above)");
+      }
+      children.clear();
+      return failures;
+    }
+    ~state() { (void)wait(); }
+  };
+  std::shared_ptr<state> s_;
+};
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_EXPORT_HANDLER_HPP

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// The profiler session end to end: schedule windows become PROF_ directories
+// holding exactly the recorded steps' marks, steps and device work; metadata;
+// configuration errors; the export handler.
+#include <msprof/collect/session.hpp>
+#include <msprof/convert/export_handler.hpp>
+#include <msprof/mstx.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace collect = msprof::collect;
+namespace convert = msprof::convert;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct temp_dir {
+  fs::path path;
+  temp_dir() {
+    char tmpl[] = "/tmp/msprof_session_XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+convert::model load(const std::string& dir) {
+  auto m = convert::load_model(dir);
+  REQUIRE_MESSAGE(static_cast<bool>(m), (m ? std::string() : m.err().message));
+  return std::move(*m);
+}
+
+// Messages of the mstx events of `m` in `domain`.
+std::multiset<std::string> messages(const convert::model& m, const std::string& domain) {
+  std::multiset<std::string> out;
+  for (const auto& e : m.mstx)
+    if (e.domain == domain) out.insert(e.message);
+  return out;
+}
+
+msprof::device::op_desc op_named(std::string name, std::string type) {
+  msprof::device::op_desc op;
+  op.name = std::move(name);
+  op.type = std::move(type);
+  return op;
+}
+
+collect::session_config config_in(const temp_dir& t) {
+  collect::session_config c;
+  c.output = t.path.string();
+  c.drain_interval = std::chrono::milliseconds(5);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("session: each active window of the schedule is one PROF_ directory with exactly its steps") {
+  temp_dir t;
+  std::vector<std::string> ready;
+  collect::profiler prof(config_in(t), collect::schedule{1, 2, 1, 2, 1},
+                         [&](const std::string& dir) { ready.push_back(dir); });
+  std::vector<std::string> warnings;
+  prof.on_warning([&](const std::string& w) { warnings.push_back(w); });
+  REQUIRE(static_cast<bool>(prof.start()));
+  auto stream = prof.device().create_stream();
+  REQUIRE(static_cast<bool>(stream));
+  for (int step = 0; step < 10; ++step) {
+    const std::string text = "work of step " + std::to_string(step);
+    mstxMarkA(text.c_str(), nullptr);
+    msprof::device::op_desc op = op_named("MatMul_" + std::to_string(step), "MatMul");
+    op.flops = 1e9;
+    REQUIRE(static_cast<bool>(prof.device().launch(*stream, op)));
+    if (step < 9) REQUIRE(static_cast<bool>(prof.step()));
+  }
+  REQUIRE(static_cast<bool>(prof.stop()));
+  CHECK(warnings.empty());
+
+  REQUIRE(ready.size() == 2);
+  CHECK(prof.saved_dirs() == ready);
+  const std::vector<std::vector<int>> window_steps{{3, 4}, {7, 8}};
+  for (std::size_t w = 0; w < 2; ++w) {
+    CAPTURE(ready[w]);
+    CHECK(fs::path(ready[w]).parent_path() == t.path);
+    const convert::model m = load(ready[w]);
+    std::multiset<std::string> want_marks, want_steps;
+    std::set<std::string> want_ops;
+    for (int s : window_steps[w]) {
+      want_marks.insert("work of step " + std::to_string(s));
+      want_steps.insert("ProfilerStep#" + std::to_string(s));
+      want_ops.insert("MatMul_" + std::to_string(s));
+    }
+    CHECK(messages(m, "default") == want_marks);
+    CHECK(messages(m, "ProfilerStep") == want_steps);
+    std::set<std::string> ops;
+    for (const auto& task : m.tasks)
+      if (task.op) ops.insert(task.op->name);
+    CHECK(ops == want_ops);
+    CHECK(m.has_device());
+    CHECK(m.warnings.empty());
+    // Steps are ranges in order, each inside the window's session time.
+    std::int64_t last_end = 0;
+    for (const auto& e : m.mstx) {
+      if (e.domain != "ProfilerStep") continue;
+      CHECK(e.end_ns > e.start_ns);
+      CHECK(e.start_ns >= last_end);
+      last_end = e.end_ns;
+    }
+  }
+}
+
+TEST_CASE("session: without a schedule every step is recorded into one directory handed over at stop()") {
+  temp_dir t;
+  int calls = 0;
+  collect::session_config cfg = config_in(t);
+  cfg.npu = false;
+  collect::profiler prof(cfg, std::nullopt, [&](const std::string&) { ++calls; });
+  REQUIRE(static_cast<bool>(prof.start()));
+  for (int step = 0; step < 3; ++step) {
+    msprof::scoped_range r{"step body"};
+    REQUIRE(static_cast<bool>(prof.step()));
+  }
+  CHECK(calls == 0);
+  REQUIRE(static_cast<bool>(prof.stop()));
+  CHECK(calls == 1);
+  REQUIRE(prof.saved_dirs().size() == 1);
+  const convert::model m = load(prof.saved_dirs()[0]);
+  CHECK_FALSE(m.has_device());
+  CHECK(messages(m, "ProfilerStep") ==
+        std::multiset<std::string>{"ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"});
+  CHECK(messages(m, "default").count("step body") == 3);
+  // A second stop() does nothing; the profiler can start again.
+  CHECK(static_cast<bool>(prof.stop()));
+  CHECK(calls == 1);
+}
+
+TEST_CASE("session: profiler_metadata.json holds metadata and the recorded environment variables") {
+  temp_dir t;
+  ::setenv("HCCL_RDMA_TC", "132", 1);
+  ::unsetenv("HCCL_RDMA_SL");
+  collect::session_config cfg = config_in(t);
+  cfg.npu = false;
+  collect::profiler prof(cfg);
+  prof.add_metadata("model", "resnet50");
+  REQUIRE(static_cast<bool>(prof.add_metadata_json("parallel", R"({"dp": 8, "tp": [1, 2]})")));
+  auto bad = prof.add_metadata_json("broken", "{\"dp\": ");
+  REQUIRE_FALSE(static_cast<bool>(bad));
+  CHECK(bad.err().message.find("add_metadata_json(broken)") != std::string::npos);
+  REQUIRE(static_cast<bool>(prof.start()));
+  REQUIRE(static_cast<bool>(prof.stop()));
+  ::unsetenv("HCCL_RDMA_TC");
+  REQUIRE(prof.saved_dirs().size() == 1);
+  const std::string text = read_text(fs::path(prof.saved_dirs()[0]) / "profiler_metadata.json");
+  auto v = msprof::json::parse(text);
+  REQUIRE(static_cast<bool>(v));
+  CHECK(v->get("model").as_string_or("") == "resnet50");
+  CHECK(v->get("parallel").get("dp").uint_or(0) == 8);
+  CHECK(v->get("parallel").get("tp").size() == 2);
+  CHECK(v->find("broken") == nullptr);
+  CHECK(v->get("ENV_VARIABLES").get("HCCL_RDMA_TC").as_string_or("") == "132");
+  CHECK(v->get("ENV_VARIABLES").find("HCCL_RDMA_SL") == nullptr);
+}
+
+TEST_CASE("session: configuration errors name the field; path rules") {
+  temp_dir t;
+  auto start_error = [&](collect::session_config c) {
+    collect::profiler prof(c);
+    auto r = prof.start();
+    return r ? std::string() : r.err().message;
+  };
+  collect::session_config c = config_in(t);
+  c.aic_metrics = "PipeUtilisation";
+  CHECK(start_error(c).find("aic_metrics 'PipeUtilisation'") != std::string::npos);
+  c = config_in(t);
+  c.cpu = c.npu = false;
+  CHECK(start_error(c).find("activities") != std::string::npos);
+  c = config_in(t);
+  c.output = t.path.string() + "/bad dir";
+  CHECK(start_error(c).find("character ' ' is not allowed") != std::string::npos);
+  c = config_in(t);
+  fs::create_directory_symlink(t.path, t.path / "link");
+  c.output = (t.path / "link" / "out").string();
+  CHECK(start_error(c).find("is a symbolic link") != std::string::npos);
+  CHECK(collect::canonical_aic_metrics("ACL_AICORE_PIPE_UTILIZATION") == "PipeUtilization");
+  CHECK(collect::canonical_aic_metrics("nonsense").empty());
+  CHECK(collect::parse_profiler_level("Level1") == collect::profiler_level::level1);
+  CHECK_FALSE(collect::parse_profiler_level("Level3").has_value());
+}
+
+TEST_CASE("session: directories 0750 and files 0640 whatever the umask") {
+  temp_dir t;
+  const mode_t old = ::umask(077);
+  collect::session_config cfg = config_in(t);
+  cfg.npu = false;
+  {
+    collect::profiler prof(cfg);
+    REQUIRE(static_cast<bool>(prof.start()));
+    mstxMarkA("umask", nullptr);
+    REQUIRE(static_cast<bool>(prof.stop()));
+  }
+  ::umask(old);
+  int checked = 0;
+  for (const auto& e : fs::recursive_directory_iterator(t.path)) {
+    const auto perms = e.status().permissions() & fs::perms::all;
+    CAPTURE(e.path().string());
+    if (e.is_directory()) CHECK(perms == (fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec));
+    else CHECK(perms == (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+    ++checked;
+  }
+  CHECK(checked > 5);
+}
+
+TEST_CASE("session: the export handler exports each window (sync and async)") {
+  for (auto mode : {convert::export_mode::sync, convert::export_mode::async}) {
+    temp_dir t;
+    convert::export_handler handler({}, mode);
+    collect::session_config cfg = config_in(t);
+    collect::profiler prof(cfg, collect::schedule{0, 1, 0, 2}, handler);
+    REQUIRE(static_cast<bool>(prof.start()));
+    auto s = prof.device().create_stream();
+    REQUIRE(static_cast<bool>(s));
+    for (int step = 0; step < 3; ++step) {
+      REQUIRE(static_cast<bool>(prof.device().launch(*s, op_named("Add_" + std::to_string(step), "Add"))));
+      mstxMarkA("exported mark", collect::profiler::stream_handle(*s));
+      REQUIRE(static_cast<bool>(prof.step()));
+    }
+    REQUIRE(static_cast<bool>(prof.stop()));
+    CHECK(handler.wait().empty());
+    const auto dirs = prof.saved_dirs();
+    REQUIRE(dirs.size() == 2);
+    CHECK(handler.exported().size() == 2);
+    for (const auto& d : dirs) {
+      CAPTURE(d);
+      int timelines = 0, op_summaries = 0, dbs = 0;
+      for (const auto& e : fs::directory_iterator(fs::path(d) / "mindstudio_profiler_output")) {
+        const std::string n = e.path().filename().string();
+        timelines += n.rfind("msprof_", 0) == 0 && e.path().extension() == ".json" && n.rfind("msprof_tx", 0) != 0;
+        op_summaries += n.rfind("op_summary_", 0) == 0;
+      }
+      for (const auto& e : fs::directory_iterator(d)) dbs += e.path().extension() == ".db";
+      CHECK(timelines == 1);
+      CHECK(op_summaries == 1);
+      CHECK(dbs == 1);
+    }
+  }
+}
