@@ -296,8 +296,7 @@ int cmd_import(arg_parser& p) {
       continue;
     }
     for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << w << "\n";
-    std::cout << d << ": " << m->apis.size() << " API calls, " << m->tasks.size() << " device tasks, "
-              << m->mstx.size() << " mstx events, " << m->session.devices.size() << " device(s)\n";
+    std::cout << d << ": " << cv::collection_summary(*m) << "\n";
   }
   return rc;
 }

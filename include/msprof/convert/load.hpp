@@ -62,10 +62,13 @@ inline result<model> load_model(const std::string& prof_dir) {
   const std::string info_path = has_host ? prof_dir + "/host/info.json"
                                          : prof_dir + "/device_" + std::to_string(r.devices().front().id) + "/info.json." +
                                                std::to_string(r.devices().front().id);
+  s.simulated_device = h.simulated;
+  for (const auto& d : r.devices()) s.simulated_device = s.simulated_device || d.simulated;
   // Loss counters written by msprof's collector: never let a lossy trace look complete.
   for (const auto& [k, v] : info.get("msprof_losses").members()) {
     std::uint64_t n = 0;
-    if (v.to_uint64(n) && n > 0)
+    if (v.to_uint64(n)) s.losses.emplace_back(k, n);
+    if (n > 0)
       c.warnings.push_back(info_path + ": the collector reports " + std::to_string(n) + " " + k +
                            " event(s); the trace is incomplete");
   }

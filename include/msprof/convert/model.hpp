@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../core/abi.hpp"
@@ -54,6 +55,10 @@ struct session_info {
   std::vector<device_info> devices;
   std::vector<std::string> ai_core_events;  ///< e.g. {"0x8","0xa",...} from device sample.json
   std::string ai_core_metrics;              ///< e.g. "PipeUtilization"
+  /// The collector's loss counters (info.json "msprof_losses"), in file order;
+  /// empty for data from other collectors.
+  std::vector<std::pair<std::string, std::uint64_t>> losses;
+  bool simulated_device = false;  ///< device data from msprof's simulated device
 };
 
 /// A host API call (api_event record, or a begin/end event pair).

@@ -47,8 +47,24 @@ inline std::string render_table(const std::string& title, const table& t, const 
 }
 
 /// All tables for one collection.
+/// One line of what a collection holds: record counts, the collector's losses
+/// ("no losses" only when it counted and lost nothing), simulated device data.
+inline std::string collection_summary(const model& m) {
+  std::string out = std::to_string(m.apis.size()) + " API calls, " + std::to_string(m.tasks.size()) +
+                    " device tasks, " + std::to_string(m.mstx.size()) + " mstx events, " +
+                    std::to_string(m.session.devices.size()) + " device(s)";
+  if (!m.session.losses.empty()) {
+    std::string lost;
+    for (const auto& [what, n] : m.session.losses)
+      if (n > 0) lost += (lost.empty() ? "" : ", ") + what + " " + std::to_string(n);
+    out += lost.empty() ? "; no losses" : "; LOSSES: " + lost;
+  }
+  if (m.session.simulated_device) out += "; device data from the SIMULATED device";
+  return out;
+}
+
 inline std::string show_text(const model& m, std::size_t top = 10, bool color = false) {
-  std::string out = m.session.prof_dir + "\n\n";
+  std::string out = m.session.prof_dir + "\n" + collection_summary(m) + "\n\n";
   auto ops = op_summary(m);
   if (!ops.rows.empty()) {
     std::stable_sort(ops.rows.begin(), ops.rows.end(), [](const auto& a, const auto& b) {
@@ -60,7 +76,13 @@ inline std::string show_text(const model& m, std::size_t top = 10, bool color = 
   auto st = op_statistic(m);
   if (!st.rows.empty()) out += render_table("Op statistic", st, {0, 1, 2, 3, 4, 5, 6, 7, 8}, SIZE_MAX, color);
   auto api = api_statistic(m);
-  if (!api.rows.empty()) out += render_table("API statistic", api, {1, 2, 3, 4, 5, 6, 7, 8}, SIZE_MAX, color);
+  if (!api.rows.empty()) {
+    std::stable_sort(api.rows.begin(), api.rows.end(), [](const auto& a, const auto& b) {
+      return std::stod(a[3]) > std::stod(b[3]);
+    });
+    out += render_table("API statistic (top " + std::to_string(top) + " by total time)", api, {1, 2, 3, 4, 5, 6, 7, 8},
+                        top, color);
+  }
   if (m.has_device()) {
     table f;
     f.header = {"Device", "AI Core Freq(MHz)", "AI Cores", "AIV Cores"};
@@ -70,7 +92,6 @@ inline std::string show_text(const model& m, std::size_t top = 10, bool color = 
     out += render_table("Frequency", f, {0, 1, 2, 3}, SIZE_MAX, color);
   }
   if (ops.rows.empty() && api.rows.empty() && m.mstx.empty()) out += "(no API, task or mstx records)\n";
-  if (!m.mstx.empty()) out += std::to_string(m.mstx.size()) + " mstx events\n";
   return out;
 }
 
