@@ -309,6 +309,7 @@ class profiler {
     if (device_enabled()) {
       device::simulated_options so;
       so.seed = 1 + saved_.size();
+      so.record_shapes = cfg_.record_shapes;
       w->npu = std::make_unique<device::simulated_device>(w->dir, so);
       if (auto r = device_.attach(w->npu.get()); !r) return abandon(r.err());
       default_collector::core::set_device_backend(&device_);

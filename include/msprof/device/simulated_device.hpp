@@ -110,6 +110,7 @@ struct simulated_options {
   /// traces); 0 = CLOCK_MONOTONIC_RAW.
   std::uint64_t virtual_host_step_ns = 0;
   bool asynchronous = true;                   ///< device records written by a device thread
+  bool record_shapes = true;                  ///< tensor_info (op shapes) for each launch
 };
 
 class simulated_device final : public backend, public instrument::device_backend {
@@ -213,8 +214,9 @@ class simulated_device final : public backend, public instrument::device_backend
     };
     add(op.inputs, 0);
     add(op.outputs, 1);
-    for (const auto& r : codec::encode_tensor_infos(tid, ts, op_name, tensors))
-      MSPROF_TRY(out_.append(writer::stream::tensor_info(true), r.data(), r.size()));
+    if (opt_.record_shapes)
+      for (const auto& r : codec::encode_tensor_infos(tid, ts, op_name, tensors))
+        MSPROF_TRY(out_.append(writer::stream::tensor_info(true), r.data(), r.size()));
 
     const std::uint32_t rt_type = op.task_type == codec::ge_task::ai_cpu ? codec::runtime_task::kernel_aicpu
                                   : op.task_type == codec::ge_task::ai_vector_core ? codec::runtime_task::kernel_aivec

@@ -4,6 +4,7 @@
 // configuration errors; the export handler.
 #include <msprof/collect/session.hpp>
 #include <msprof/convert/export_handler.hpp>
+#include <msprof/convert/show.hpp>
 #include <msprof/mstx.hpp>
 
 #include <doctest/doctest.h>
@@ -148,6 +149,35 @@ TEST_CASE("session: without a schedule every step is recorded into one directory
   // A second stop() does nothing; the profiler can start again.
   CHECK(static_cast<bool>(prof.stop()));
   CHECK(calls == 1);
+}
+
+TEST_CASE("session: record_shapes decides whether op shapes are recorded; import says simulated, no losses") {
+  for (const bool shapes : {false, true}) {
+    CAPTURE(shapes);
+    temp_dir t;
+    collect::session_config cfg = config_in(t);
+    cfg.record_shapes = shapes;
+    collect::profiler prof(cfg);
+    REQUIRE(static_cast<bool>(prof.start()));
+    auto stream = prof.device().create_stream();
+    REQUIRE(static_cast<bool>(stream));
+    msprof::device::op_desc op = op_named("Add_0", "Add");
+    msprof::device::tensor_desc x;
+    x.shape = {8, 16};
+    op.inputs = {x, x};
+    op.outputs = {x};
+    REQUIRE(static_cast<bool>(prof.device().launch(*stream, op)));
+    REQUIRE(static_cast<bool>(prof.stop()));
+    REQUIRE(prof.saved_dirs().size() == 1);
+    const convert::model m = load(prof.saved_dirs()[0]);
+    REQUIRE(m.tasks.size() == 1);
+    REQUIRE(m.tasks[0].op);
+    CHECK(m.tasks[0].op->tensors.size() == (shapes ? 3u : 0u));
+    const std::string summary = convert::collection_summary(m);
+    CHECK(summary.find("1 device tasks") != std::string::npos);
+    CHECK(summary.find("; no losses") != std::string::npos);
+    CHECK(summary.find("SIMULATED device") != std::string::npos);
+  }
 }
 
 TEST_CASE("session: profiler_metadata.json holds metadata and the recorded environment variables") {
