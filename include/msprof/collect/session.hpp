@@ -254,7 +254,11 @@ class profiler {
     auto keep = [&](result<void> r) {
       if (first && !r) first = std::move(r);
     };
-    if (is_recording(from) && window_) collect::step_end(step_ - (to_end ? 0 : 1));
+    if (is_recording(from) && window_) {
+      const std::uint64_t ended = step_ - (to_end ? 0 : 1);
+      collect::step_end(ended);
+      if (window_->npu) keep(window_->npu->step_marker(ended, true));  // ts_track step end on the device
+    }
     for (transition_step t : transition(from, to, to_end)) {
       switch (t) {
         case transition_step::warn:
@@ -268,7 +272,10 @@ class profiler {
         case transition_step::trace_ready: trace_ready(); break;
       }
     }
-    if (!to_end && is_recording(to) && window_) collect::step_begin(step_);
+    if (!to_end && is_recording(to) && window_) {
+      collect::step_begin(step_);
+      if (window_->npu) keep(window_->npu->step_marker(step_, false));  // ts_track step start on the device
+    }
     return first;
   }
 

@@ -11,6 +11,7 @@
 #ifndef MSPROF_CONVERT_EXPORT_HPP
 #define MSPROF_CONVERT_EXPORT_HPP
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -18,15 +19,18 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <unistd.h>
 
 #include "../core/error.hpp"
 #include "db.hpp"
+#include "iterations.hpp"
 #include "load.hpp"
 #include "model.hpp"
 #include "summary.hpp"
@@ -155,6 +159,84 @@ inline result<std::filesystem::path> output_dir(const std::string& prof_dir) {
   return dir;
 }
 
+/// "model 4294967295: iterations 1-3, 5" for every model of the collection.
+inline std::string available_iterations(const model& m) {
+  std::map<std::uint32_t, std::set<std::uint32_t>> ids;
+  for (const auto& it : m.iterations) ids[it.model_id].insert(it.iteration_id);
+  std::string out;
+  for (const auto& [model_id, set] : ids) {
+    if (!out.empty()) out += "; ";
+    out += "model " + std::to_string(model_id) + ": iteration" + (set.size() == 1 ? " " : "s ");
+    std::vector<std::uint32_t> v(set.begin(), set.end());
+    for (std::size_t i = 0; i < v.size();) {
+      std::size_t j = i;
+      while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+      if (i) out += ", ";
+      out += std::to_string(v[i]);
+      if (j > i) out += "-" + std::to_string(v[j]);
+      i = j + 1;
+    }
+  }
+  return out;
+}
+
+/// --model-id/--iteration-id/--iteration-count: keeps the iterations
+/// [id, id + count) of the model and the API calls, device tasks and mstx
+/// events of their time range (iteration_range); an iteration that does not
+/// exist is an error naming the ones that do.
+inline result<void> select_iterations(model& m, const export_options& o) {
+  if (!o.model_id || !o.iteration_id)
+    return make_error(errc::invalid_argument, "--model-id and --iteration-id go together");
+  const std::uint32_t model_id = *o.model_id, first = *o.iteration_id;
+  const std::string what = "--model-id=" + std::to_string(model_id) + " --iteration-id=" + std::to_string(first) +
+                           (o.iteration_count > 1 ? " --iteration-count=" + std::to_string(o.iteration_count) : "");
+  if (m.iterations.empty())
+    return make_error(errc::not_found, m.session.prof_dir + ": " + what +
+                                           ": the collection has no step data (no ts_track step-trace records)");
+  std::vector<iteration> chosen;
+  iteration_range r;
+  bool any = false;
+  for (std::uint32_t k = 0; k < o.iteration_count; ++k) {
+    const std::uint64_t id = static_cast<std::uint64_t>(first) + k;
+    const iteration* found = nullptr;
+    for (const auto& it : m.iterations)
+      if (it.model_id == model_id && it.iteration_id == id) found = &it;
+    if (!found)
+      return make_error(errc::not_found, m.session.prof_dir + ": " + what + ": model " + std::to_string(model_id) +
+                                             " has no iteration " + std::to_string(id) + " (available: " +
+                                             available_iterations(m) + ")");
+    // Lower bound: end of the latest iteration (any model, same device) that
+    // ended before this one started; none: from the beginning.
+    std::int64_t lo = INT64_MIN;
+    for (const auto& it : m.iterations)
+      if (it.device_id == found->device_id && it.end_ns < found->start_ns) lo = std::max(lo, it.end_ns);
+    r.lo = any ? std::min(r.lo, lo) : lo;
+    r.hi = any ? std::max(r.hi, found->end_ns) : found->end_ns;
+    any = true;
+    chosen.push_back(*found);
+  }
+  auto out = [&](std::int64_t b, std::int64_t e) { return !r.contains(b, e); };
+  m.apis.erase(std::remove_if(m.apis.begin(), m.apis.end(),
+                              [&](const api_call& a) { return out(a.start_ns, a.end_ns); }),
+               m.apis.end());
+  m.tasks.erase(std::remove_if(m.tasks.begin(), m.tasks.end(),
+                               [&](const device_task& t) { return out(t.start_ns, t.end_ns); }),
+                m.tasks.end());
+  m.mstx.erase(std::remove_if(m.mstx.begin(), m.mstx.end(),
+                              [&](const mstx_event& e) { return out(e.start_ns, e.end_ns); }),
+               m.mstx.end());
+  // HostToDevice flows start only at calls whose task was kept.
+  std::set<std::uint64_t> launched;
+  for (const auto& t : m.tasks)
+    if (t.connection_id) launched.insert(t.connection_id);
+  for (auto& a : m.apis) a.has_device_task = a.has_device_task && launched.count(a.connection_id) != 0;
+  std::stable_sort(chosen.begin(), chosen.end(), [](const iteration& a, const iteration& b) {
+    return std::tie(a.device_id, a.end_ns) < std::tie(b.device_id, b.end_ns);
+  });
+  m.iterations = std::move(chosen);
+  return {};
+}
+
 inline result<model> load_checked(const std::string& prof_dir, const export_options& o) {
   auto m = load_model(prof_dir);
   if (!m) return m.err();
@@ -164,9 +246,7 @@ inline result<model> load_checked(const std::string& prof_dir, const export_opti
     return make_error(errc::invalid_argument, "--iteration-count must be 1..5, got " + std::to_string(o.iteration_count));
   if (o.format != "csv" && o.format != "json")
     return make_error(errc::invalid_argument, "--format must be csv or json, got '" + o.format + "'");
-  if (o.model_id || o.iteration_id)
-    m->warnings.push_back("no step data in " + prof_dir +
-                          ": --model-id/--iteration-id select nothing; the whole collection is exported");
+  if (o.model_id || o.iteration_id) MSPROF_TRY(select_iterations(*m, o));
   if (o.clear) {
     for (const auto& e : std::filesystem::directory_iterator(prof_dir)) {
       std::error_code ec;
@@ -208,6 +288,11 @@ inline result<export_result> export_timeline(const model& m, const export_option
     MSPROF_TRY(detail::write_timeline_file(p, [&](auto& sink) { emit_mstx_events(m, sink); }));
     r.files.push_back(p.string());
   }
+  if (!m.iterations.empty() && detail::wanted(o, "step_trace")) {
+    const auto p = *dir / ("step_trace_" + ts + ".json");
+    MSPROF_TRY(detail::write_timeline_file(p, [&](auto& sink) { emit_step_trace(m, sink); }));
+    r.files.push_back(p.string());
+  }
   return r;
 }
 
@@ -219,11 +304,13 @@ inline std::string readme_text(const std::vector<std::string>& files) {
       "msprof_<ts>.json      timeline (Chrome trace array): CANN APIs, Ascend Hardware tasks, AI Core Freq,\n"
       "                      mstx events, HostToDevice/MsTx flows, Overlap Analysis\n"
       "msprof_tx_<ts>.json   timeline of mstx markers and ranges only\n"
+      "step_trace_<ts>.json  timeline of the iterations (steps) only, when the device recorded step traces\n"
       "op_summary_<ts>       one row per device op: shapes, types, timing, PMU metrics\n"
       "op_statistic_<ts>     ops grouped by type and core type\n"
       "api_statistic_<ts>    host API calls grouped by level and name\n"
       "task_time_<ts>        one row per device task\n"
       "msprof_tx_<ts>        mstx markers and ranges\n"
+      "step_trace_<ts>       one row per iteration (step): FP/BP, iteration end and time, model id\n"
       "Files over 1,000,000 rows are split into <name>_slice_<k>_<ts>.\n"
       "Times are local Unix time in microseconds; time cells end in a TAB so spreadsheets keep precision.\n\n"
       "Files written:\n";

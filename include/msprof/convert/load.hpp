@@ -19,6 +19,7 @@
 
 #include "../codec/reader.hpp"
 #include "../core/error.hpp"
+#include "iterations.hpp"
 #include "join.hpp"
 #include "model.hpp"
 
@@ -136,6 +137,7 @@ inline result<model> load_model(const std::string& prof_dir) {
                          e.stamp.markId, e.stamp.domain, e.message});
     }));
   }
+  std::vector<raw::step_tag_record> step_tags;  // ts_track step trace -> model::iterations
   for (const auto& d : r.devices()) {
     MSPROF_TRY(r.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
       const auto f = l.func_type();
@@ -148,6 +150,10 @@ inline result<model> load_model(const std::string& prof_dir) {
       for (std::size_t k = 0; k < 8; ++k) pm.counters.events[k] = p.pmuList[k];
       c.pmus.push_back(pm);
     }));
+    MSPROF_TRY(r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) {
+      if (t.funcType == codec::ts_track_step_func)
+        step_tags.push_back({d.id, t.modelId, t.indexId, t.tagId, t.timestamp});
+    }));
   }
   for (const auto& w : r.warnings()) c.warnings.push_back(w.message);
   if (!has_host) c.warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
@@ -159,7 +165,11 @@ inline result<model> load_model(const std::string& prof_dir) {
       last = std::max(last, h.to_monotonic_ns(a.end) + s.wall_offset_ns);
     s.end_ns = last;
   }
-  return join(std::move(c));
+  std::vector<raw::step_clock> step_clocks;
+  for (const auto& k : c.clocks) step_clocks.push_back({k.device_id, k.hwts_frequency_mhz, k.cntvct, k.monotonic_raw_ns});
+  model m = join(std::move(c));
+  m.iterations = build_iterations(std::move(step_tags), step_clocks, m.session.wall_offset_ns, m.warnings);
+  return result<model>(std::move(m));
 }
 
 }  // namespace convert

@@ -130,12 +130,28 @@ struct mstx_event {
   std::string domain;
 };
 
+/// One iteration (step) of a device, from its ts_track step-trace records.
+/// Step mode (torch_npu ProfilerStep): tags 60000/60001, model_id 4294967295.
+/// Model mode (graph): tags 0 model start, 1 model end, 4 iteration end,
+/// 2 FP start, 3 BP end; ids count from 1 per model, as the reference does.
+struct iteration {
+  std::uint32_t device_id = 0;
+  std::uint32_t model_id = 0;       ///< 4294967295 = step mode
+  std::uint32_t iteration_id = 0;   ///< step-trace indexId (step mode) or 1.. per model
+  std::int64_t start_ns = 0;        ///< iteration start, local ns
+  std::int64_t end_ns = 0;          ///< iteration end, local ns
+  std::int64_t fp_ns = 0;           ///< FP start, local ns; 0 = none
+  std::int64_t bp_ns = 0;           ///< BP end, local ns; 0 = none
+  std::int64_t data_aug_ns = 0;     ///< FP start - end of the previous iteration (0 = none)
+};
+
 /// Everything the writers need.
 struct model {
   session_info session;
   std::vector<api_call> apis;        ///< sorted by start, connection ids 1..
   std::vector<device_task> tasks;    ///< sorted by launch (global_task_id order)
   std::vector<mstx_event> mstx;      ///< record order
+  std::vector<iteration> iterations; ///< by device, then iteration end
   std::vector<std::string> warnings; ///< e.g. truncated tails, unmatched tasks
 
   bool has_device() const noexcept { return !session.devices.empty(); }

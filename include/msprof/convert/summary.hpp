@@ -343,6 +343,27 @@ inline table msprof_tx(const model& m, bool lazy = false) {
   return t;
 }
 
+/// step_trace: one row per iteration (msprof 9ba1ac7be summary_step_trace_assembler):
+/// FP/BP/Iteration End are local times with the spreadsheet TAB, a missing
+/// FP/BP prints as 0.000 (the reference converts only non-zero times and
+/// prints the 0 as is), durations with 3 decimals. No all-reduce columns: the
+/// all-reduce tags are not read.
+inline table step_trace(const model& m) {
+  table t;
+  t.name = "step_trace";
+  t.header = {"Device_id",          "Iteration ID",      "FP Start(us)",          "BP End(us)",         "Iteration End(us)",
+              "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)", "Model ID"};
+  for (const auto& it : m.iterations) {
+    const bool fp_bp = it.fp_ns != 0 && it.bp_ns != 0;
+    t.rows.push_back({std::to_string(it.device_id), std::to_string(it.iteration_id),
+                      (it.fp_ns ? ts_us(it.fp_ns) : std::string("0.000")) + "\t",
+                      (it.bp_ns ? ts_us(it.bp_ns) : std::string("0.000")) + "\t", ts_us(it.end_ns) + "\t",
+                      ts_us(it.end_ns - it.start_ns), ts_us(fp_bp ? it.bp_ns - it.fp_ns : 0),
+                      ts_us(it.bp_ns ? it.end_ns - it.bp_ns : 0), ts_us(it.data_aug_ns), std::to_string(it.model_id)});
+  }
+  return t;
+}
+
 /// Every summary that has rows, in a fixed order. With lazy = true the
 /// per-record tables stream their rows (the model must outlive the tables).
 inline std::vector<table> all_summaries(const model& m, bool lazy = false) {
@@ -355,6 +376,7 @@ inline std::vector<table> all_summaries(const model& m, bool lazy = false) {
   add(api_statistic(m));
   add(task_time(m, lazy));
   add(msprof_tx(m, lazy));
+  add(step_trace(m));
   return v;
 }
 

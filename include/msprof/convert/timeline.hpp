@@ -72,6 +72,7 @@ struct timeline_parts {
   bool freq = true;
   bool overlap = true;
   bool mstx = true;
+  bool step_trace = true;  ///< Step Trace threads of the Ascend Hardware process (when iterations exist)
 };
 
 namespace detail {
@@ -208,6 +209,101 @@ void emit_mstx_events(const model& m, Emit& out) {
   for (auto tid : tids) detail::add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
 }
 
+/// Step trace events (step_trace_<ts>.json, and a part of msprof_<ts>.json), as
+/// msprof 9ba1ac7be's step_trace_assembler writes them: in the Ascend Hardware
+/// process of the device, thread (int)model_id + 70000 ("Step Trace(Model
+/// ID:<id>)"; step mode's 4294967295 wraps to 69999); per iteration an
+/// "Iteration <id>" slice (cat "Iteration Time") and, when FP and BP exist,
+/// "FP_BP Time <id>", "Iteration Refresh <id>" and the Data_aug flow pair.
+template <class Emit>
+void emit_step_trace(const model& m, Emit& out) {
+  if (m.iterations.empty()) return;
+  const auto& s = m.session;
+  auto tid_of = [](std::uint32_t model_id) {
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(model_id) + 70000);
+  };
+  std::set<std::uint32_t> devs;
+  std::set<std::pair<std::uint64_t, std::uint32_t>> threads;
+  for (const auto& it : m.iterations) {
+    const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, it.device_id);
+    const std::uint32_t tid = tid_of(it.model_id);
+    devs.insert(it.device_id);
+    threads.insert({pid, tid});
+    const std::string id = std::to_string(it.iteration_id);
+    const std::string na = "N/A";
+    trace_event x;
+    x.ph = 'X';
+    x.name = "Iteration " + id;
+    x.pid = pid;
+    x.tid = tid;
+    x.ts_ns = it.start_ns;
+    x.dur_ns = it.end_ns - it.start_ns;
+    x.cat = "Iteration Time";
+    x.args.push_back(trace_arg::num("Iteration ID", it.iteration_id));
+    x.args.push_back(trace_arg::str("FP Start", it.fp_ns ? ts_us(it.fp_ns) : na));
+    x.args.push_back(trace_arg::str("BP End", it.bp_ns ? ts_us(it.bp_ns) : na));
+    x.args.push_back(trace_arg::str("Iteration End", ts_us(it.end_ns)));
+    x.args.push_back(trace_arg::real("Iteration Time(us)", static_cast<double>(it.end_ns - it.start_ns) / 1000.0));
+    out(std::move(x));
+    if (it.fp_ns == 0 || it.bp_ns == 0) continue;
+    trace_event f;
+    f.ph = 'X';
+    f.name = "FP_BP Time " + id;
+    f.pid = pid;
+    f.tid = tid;
+    f.ts_ns = it.fp_ns;
+    f.dur_ns = it.bp_ns - it.fp_ns;
+    f.cat = "FP_BP Time";
+    f.args.push_back(trace_arg::num("Iteration ID", it.iteration_id));
+    f.args.push_back(trace_arg::str("FP Start", ts_us(it.fp_ns)));
+    f.args.push_back(trace_arg::str("BP End", ts_us(it.bp_ns)));
+    f.args.push_back(trace_arg::real("FP_BP Time(us)", static_cast<double>(it.bp_ns - it.fp_ns) / 1000.0));
+    out(std::move(f));
+    trace_event r;
+    r.ph = 'X';
+    r.name = "Iteration Refresh " + id;
+    r.pid = pid;
+    r.tid = tid;
+    r.ts_ns = it.bp_ns;
+    r.dur_ns = it.end_ns - it.bp_ns;
+    r.cat = "Iteration Refresh";
+    r.args.push_back(trace_arg::num("Iteration ID", it.iteration_id));
+    r.args.push_back(trace_arg::str("BP End", ts_us(it.bp_ns)));
+    r.args.push_back(trace_arg::str("Iteration End", ts_us(it.end_ns)));
+    r.args.push_back(trace_arg::real("Iteration Refresh(us)", static_cast<double>(it.end_ns - it.bp_ns) / 1000.0));
+    out(std::move(r));
+    const std::string flow_id = "Data_aug Bound " + std::to_string(pid) + "_" + std::to_string(tid);
+    trace_event a0;
+    a0.ph = 't';
+    a0.name = "Data_aug Bound " + std::to_string(static_cast<std::int64_t>(it.iteration_id) - 1);
+    a0.pid = pid;
+    a0.tid = tid;
+    a0.cat = "Data_aug Bound";
+    a0.id = flow_id;
+    a0.ts_ns = it.fp_ns;
+    a0.args.push_back(trace_arg::num("Iteration ID", it.iteration_id));
+    out(std::move(a0));
+    trace_event a1;
+    a1.ph = 's';
+    a1.name = "Data_aug Bound " + id;
+    a1.pid = pid;
+    a1.tid = tid;
+    a1.cat = "Data_aug Bound";
+    a1.id = flow_id;
+    a1.ts_ns = it.bp_ns + it.data_aug_ns / 2;
+    a1.args.push_back(trace_arg::real("Data_aug Bound(us)", static_cast<double>(it.data_aug_ns) / 1000.0));
+    out(std::move(a1));
+  }
+  for (auto dev : devs)
+    detail::add_process_meta(out, format_pid(s.pid, sort_index::ascend_hardware, dev), "Ascend Hardware",
+                             "NPU " + std::to_string(dev), sort_index::ascend_hardware);
+  for (const auto& [pid, tid] : threads)
+    detail::add_thread_meta(out, pid, tid,
+                            "Step Trace(Model ID:" + std::to_string(static_cast<std::uint32_t>(
+                                                         static_cast<std::int32_t>(tid) - 70000)) + ")",
+                            tid);
+}
+
 /// Every event of msprof_<ts>.json, handed one by one to `out(trace_event&&)`
 /// (streaming: nothing is kept).
 template <class Emit>
@@ -307,6 +403,7 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
   }
 
   if (parts.mstx) emit_mstx_events(m, out);
+  if (parts.step_trace) emit_step_trace(m, out);
 
   // AI Core Freq: msprof 9ba1ac7be emits the counter and its metadata twice.
   if (parts.freq && m.has_device()) {
@@ -385,6 +482,10 @@ inline void append_event_json(std::string& out, const trace_event& e) {
       out += ",\"dur\":";
       out += dur_us_json(e.dur_ns);
       out += ",\"ph\":\"X\"";
+      if (!e.cat.empty()) {  // step trace slices carry a category
+        out += ",\"cat\":";
+        append_json_string(out, e.cat);
+      }
       break;
     case 'C':
       ts();
@@ -402,8 +503,11 @@ inline void append_event_json(std::string& out, const trace_event& e) {
       append_json_string(out, e.id);
       ts();
       if (e.bp_enclosing) out += ",\"bp\":\"e\"";
-      out += '}';
-      return;
+      if (e.args.empty()) {
+        out += '}';
+        return;
+      }
+      break;  // step trace Data_aug flows have args
   }
   out += ",\"args\":{";
   bool first = true;

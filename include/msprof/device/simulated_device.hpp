@@ -318,6 +318,32 @@ class simulated_device final : public backend, public instrument::device_backend
   /// The aclrtStream-like handle of a stream for mstx calls (never null).
   static void* stream_handle(stream_id s) noexcept { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(s) + 1); }
 
+  /// A step boundary as the device records it (torch_npu step mode): a ts_track
+  /// step-trace record (funcType 10) with model_id 4294967295, indexId = `step`
+  /// and tag 60000 (begin) or 60001 (end). It is queued behind the work already
+  /// submitted and stamped when every stream has finished that work (or at
+  /// submit time + launch latency when idle), so a step's tasks lie between
+  /// its begin and end. It occupies no stream. Errors: the device's init error.
+  result<void> step_marker(std::uint64_t step, bool end) {
+    if (init_error()) return init_error_;
+    task t;
+    t.kind = task_kind::step_tag;
+    t.step = step;
+    t.step_end = end;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      t.submit_ns = host_ns(host_now());
+      if (opt_.asynchronous) queue_.push_back(t);
+      else return execute(t);
+    }
+    cv_.notify_one();
+    return {};
+  }
+
+  /// Step-trace tag ids and the step-mode model id of step_marker().
+  static constexpr std::uint16_t step_begin_tag = 60000, step_end_tag = 60001;
+  static constexpr std::uint64_t step_model_id = 4294967295u;
+
   /// Device tasks written so far.
   std::uint64_t tasks_written() const {
     std::lock_guard<std::mutex> lk(mu_);
@@ -328,7 +354,7 @@ class simulated_device final : public backend, public instrument::device_backend
   static constexpr std::uint32_t mstx_marker_task = 100;
 
  private:
-  enum class task_kind { kernel, memcpy, event_record, event_wait, marker };
+  enum class task_kind { kernel, memcpy, event_record, event_wait, marker, step_tag };
   struct task {
     task_kind kind = task_kind::kernel;
     stream_id stream = 0;
@@ -339,6 +365,8 @@ class simulated_device final : public backend, public instrument::device_backend
     double flops = 0, bytes = 0;
     event_id event = 0;
     std::uint64_t submit_ns = 0;  ///< host monotonic ns
+    std::uint64_t step = 0;       ///< step_tag: the step number (indexId)
+    bool step_end = false;        ///< step_tag: end (60001) rather than begin (60000)
   };
   struct stream_state {
     std::uint32_t next_task = 0;
@@ -485,8 +513,9 @@ class simulated_device final : public backend, public instrument::device_backend
   // Device side (called with mu_ held; the rng and stream clocks are only
   // touched here, in submission order, so output is deterministic per seed).
   result<void> execute(const task& t) {
+    if (t.kind == task_kind::step_tag) return write_step_tag(t);
     stream_state& st = streams_[t.stream];
-    double start = std::max(st.ready_ns, static_cast<double>(t.submit_ns) + opt_.launch_latency_us * 1e3);
+    double start = std::max({st.ready_ns, step_floor_ns_, static_cast<double>(t.submit_ns) + opt_.launch_latency_us * 1e3});
     if (t.kind == task_kind::event_wait) {
       auto it = events_.find(t.event);
       if (it != events_.end()) start = std::max(start, it->second);
@@ -513,6 +542,7 @@ class simulated_device final : public backend, public instrument::device_backend
       case task_kind::event_record:
       case task_kind::event_wait: dur_us = 0.5; break;
       case task_kind::marker: dur_us = 0.02; break;
+      case task_kind::step_tag: break;  // handled above
     }
     const std::uint64_t c0 = to_cycles(start), c1 = std::max(to_cycles(start + dur_us * 1e3), c0 + 1);
     // The stream (and the event) is free when the recorded end says so: the
@@ -543,6 +573,25 @@ class simulated_device final : public backend, public instrument::device_backend
     }
     ++tasks_written_;
     return {};
+  }
+
+  // A step-trace record: stamped when all earlier work on every stream is done.
+  result<void> write_step_tag(const task& t) {
+    double at = static_cast<double>(t.submit_ns) + opt_.launch_latency_us * 1e3;
+    for (const auto& [id, st] : streams_) at = std::max(at, st.ready_ns);
+    codec::TsTrackStepTrace r;
+    r.funcType = codec::ts_track_step_func;
+    // One cycle after that work (the trace task runs behind it), and strictly
+    // after the previous tag: a step begins after the last one ended.
+    r.timestamp = std::max(to_cycles(at) + 1, last_step_tag_ + 1);
+    last_step_tag_ = r.timestamp;
+    // Work submitted later starts after the tag on every stream.
+    step_floor_ns_ = std::max(step_floor_ns_, from_cycles(r.timestamp));
+    r.indexId = t.step;
+    r.modelId = step_model_id;
+    r.tagId = t.step_end ? step_end_tag : step_begin_tag;
+    auto b = codec::encode_device(r);
+    return out_.append(writer::stream::ts_track(opt_.device_id), b.data(), b.size());
   }
 
   // PipeUtilization counters, in sample.json order 0x8 vec, 0xa cube, 0x9
@@ -602,6 +651,8 @@ class simulated_device final : public backend, public instrument::device_backend
   std::unordered_map<event_id, double> events_;
   stream_id next_stream_ = 0;
   std::uint64_t tasks_written_ = 0;
+  std::uint64_t last_step_tag_ = 0;  ///< device cycles of the last step-trace record
+  double step_floor_ns_ = 0;         ///< device time of the last step-trace record: later tasks start after it
   std::thread worker_;
 };
 

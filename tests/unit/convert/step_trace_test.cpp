@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+// Step trace: ts_track step-trace records (written by the simulated device at
+// step boundaries) become model::iterations, the step_trace summary, the
+// step_trace_<ts>.json timeline and the Step Trace threads of msprof_<ts>.json;
+// --model-id/--iteration-id/--iteration-count restrict the export to the
+// chosen iterations' time range.
+#include <doctest/doctest.h>
+#include <msprof/codec/encode.hpp>
+#include <msprof/collect/session.hpp>
+#include <msprof/convert/export.hpp>
+#include <msprof/convert/iterations.hpp>
+#include <msprof/device/simulated_device.hpp>
+#include <msprof/writer/prof_dir.hpp>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace codec = msprof::codec;
+namespace writer = msprof::writer;
+namespace device = msprof::device;
+namespace cv = msprof::convert;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct temp_dir {
+  std::string path;
+  temp_dir() {
+    std::string t = std::string(MSPROF_TEST_BINARY_DIR) + "/steptrace_XXXXXX";
+    REQUIRE(mkdtemp(&t[0]) != nullptr);
+    path = t;
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string l; std::getline(ss, l);) out.push_back(l);
+  return out;
+}
+
+std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  for (std::string c; std::getline(ss, c, ',');) out.push_back(c);
+  return out;
+}
+
+device::op_desc op(const std::string& name) {
+  device::op_desc o;
+  o.name = name;
+  o.type = "MatMul";
+  o.block_dim = 8;
+  o.flops = 4e9;
+  o.bytes = 1e6;
+  return o;
+}
+
+/// A PROF_ dir with fixed clocks and a simulated device: `steps` steps, each
+/// with ops "Op_<step>_a" and "Op_<step>_b" between its step markers.
+std::string make_steps(const temp_dir& t, int steps, bool markers = true) {
+  writer::prof_dir_options o;
+  o.parent = t.path;
+  o.name = "PROF_000001_20260101120000000_STEPTRACEAAAAAAA";
+  o.pid = 4242;
+  o.pid_name = "train";
+  o.monotonic_raw_ns = 1000000000000ull;
+  o.wall_us = 1767268800000000ull;
+  writer::device_options d;
+  d.id = 0;
+  d.cntvct = 5000000000ull;
+  o.devices.push_back(d);
+  auto dir = writer::prof_dir::create(o);
+  REQUIRE(dir);
+  {
+    device::simulated_options so;
+    so.virtual_host_step_ns = 1000;
+    device::simulated_device dev(*dir, so);
+    auto s = dev.create_stream();
+    REQUIRE(s);
+    for (int k = 1; k <= steps; ++k) {
+      if (markers) REQUIRE(dev.step_marker(static_cast<std::uint64_t>(k), false));
+      REQUIRE(dev.launch(*s, op("Op_" + std::to_string(k) + "_a")));
+      REQUIRE(dev.launch(*s, op("Op_" + std::to_string(k) + "_b")));
+      if (markers) REQUIRE(dev.step_marker(static_cast<std::uint64_t>(k), true));
+    }
+    REQUIRE(dev.synchronize());
+  }
+  REQUIRE(dir->close());
+  return dir->path();
+}
+
+cv::model load(const std::string& dir) {
+  auto m = cv::load_model(dir);
+  REQUIRE_MESSAGE(static_cast<bool>(m), (m ? std::string() : m.err().message));
+  return std::move(*m);
+}
+
+std::string out_file(const std::string& prof, const std::string& name) {
+  return prof + "/mindstudio_profiler_output/" + name;
+}
+
+/// Op names of op_summary_<ts>.csv.
+std::set<std::string> op_names(const std::string& csv) {
+  std::set<std::string> out;
+  auto ls = lines_of(csv);
+  for (std::size_t i = 1; i < ls.size(); ++i) out.insert(cells_of(ls[i]).at(4));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("step trace: simulated step markers become iterations around their ops") {
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  CHECK(m.warnings.empty());
+  REQUIRE(m.iterations.size() == 3);
+  std::int64_t last_end = 0;
+  for (std::size_t k = 0; k < 3; ++k) {
+    const auto& it = m.iterations[k];
+    CAPTURE(k);
+    CHECK(it.device_id == 0);
+    CHECK(it.model_id == 4294967295u);
+    CHECK(it.iteration_id == k + 1);
+    CHECK(it.end_ns > it.start_ns);
+    CHECK(it.start_ns > last_end);
+    CHECK(it.fp_ns == 0);
+    CHECK(it.bp_ns == 0);
+    last_end = it.end_ns;
+    // The step's ops run between its markers.
+    int inside = 0;
+    for (const auto& task : m.tasks) {
+      if (!task.op || task.op->name.rfind("Op_" + std::to_string(k + 1) + "_", 0) != 0) continue;
+      CHECK(task.start_ns >= it.start_ns);
+      CHECK(task.end_ns <= it.end_ns);
+      ++inside;
+    }
+    CHECK(inside == 2);
+  }
+}
+
+TEST_CASE("step trace: step_trace summary (CSV and JSON) and timeline files") {
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  cv::export_options o;
+  o.timestamp = "20260101120000";
+  auto s = cv::export_summary(prof, o);
+  REQUIRE_MESSAGE(static_cast<bool>(s), (s ? std::string() : s.err().message));
+  const auto csv = slurp(out_file(prof, "step_trace_20260101120000.csv"));
+  const auto ls = lines_of(csv);
+  REQUIRE(ls.size() == 4);
+  CHECK(ls[0] ==
+        "Device_id,Iteration ID,FP Start(us),BP End(us),Iteration End(us),Iteration Time(us),FP to BP Time(us),"
+        "Iteration Refresh(us),Data Aug Bound(us),Model ID");
+  for (std::size_t k = 0; k < 3; ++k) {
+    const auto& it = m.iterations[k];
+    const auto c = cells_of(ls[k + 1]);
+    REQUIRE(c.size() == 10);
+    CHECK(c[0] == "0");
+    CHECK(c[1] == std::to_string(k + 1));
+    CHECK(c[2] == "0.000\t");
+    CHECK(c[3] == "0.000\t");
+    CHECK(c[4] == cv::ts_us(it.end_ns) + "\t");
+    CHECK(c[5] == cv::ts_us(it.end_ns - it.start_ns));
+    CHECK(c[6] == "0.000");
+    CHECK(c[7] == "0.000");
+    CHECK(c[8] == "0.000");
+    CHECK(c[9] == "4294967295");
+  }
+  const auto readme = slurp(out_file(prof, "README.txt"));
+  CHECK(readme.find("step_trace_20260101120000.csv") != std::string::npos);
+
+  cv::export_options j = o;
+  j.format = "json";
+  j.timestamp = "20260101120001";
+  REQUIRE(cv::export_summary(prof, j));
+  const auto js = slurp(out_file(prof, "step_trace_20260101120001.json"));
+  CHECK(js.find("{\"Device_id\":\"0\",\"Iteration ID\":\"1\",\"FP Start(us)\":\"0.000\"") == 1);
+  CHECK(js.find("\"Model ID\":\"4294967295\"") != std::string::npos);
+
+  cv::export_options tl;
+  tl.timestamp = "20260101120002";
+  auto r = cv::export_timeline(prof, tl);
+  REQUIRE(r);
+  const auto st = slurp(out_file(prof, "step_trace_20260101120002.json"));
+  const std::uint64_t pid = (4242ull << 10) | (14u << 5) | 0u;
+  const auto& it1 = m.iterations[0];
+  const std::string want1 = "{\"name\":\"Iteration 1\",\"pid\":" + std::to_string(pid) + ",\"tid\":69999,\"ts\":\"" +
+                            cv::ts_us(it1.start_ns) + "\",\"dur\":" + cv::dur_us_json(it1.end_ns - it1.start_ns) +
+                            ",\"ph\":\"X\",\"cat\":\"Iteration Time\",\"args\":{\"Iteration ID\":1,\"FP Start\":\"N/A\","
+                            "\"BP End\":\"N/A\",\"Iteration End\":\"" +
+                            cv::ts_us(it1.end_ns) + "\",\"Iteration Time(us)\":" +
+                            cv::dur_us_json(it1.end_ns - it1.start_ns) + "}}";
+  CHECK(st.rfind("[" + want1 + ",", 0) == 0);
+  CHECK(st.find("\"Iteration 3\"") != std::string::npos);
+  CHECK(st.find("{\"name\":\"thread_name\",\"pid\":" + std::to_string(pid) +
+                ",\"tid\":69999,\"ph\":\"M\",\"args\":{\"name\":\"Step Trace(Model ID:4294967295)\"}}") !=
+        std::string::npos);
+  CHECK(st.find("{\"name\":\"thread_sort_index\",\"pid\":" + std::to_string(pid) +
+                ",\"tid\":69999,\"ph\":\"M\",\"args\":{\"sort_index\":69999}}") != std::string::npos);
+  CHECK(st.find("MatMul") == std::string::npos);  // iterations only
+  // msprof_<ts>.json carries the Step Trace thread too.
+  const auto all = slurp(out_file(prof, "msprof_20260101120002.json"));
+  CHECK(all.find(want1) != std::string::npos);
+  CHECK(all.find("Op_1_a") != std::string::npos);
+}
+
+TEST_CASE("step trace: no step markers, no step_trace files") {
+  temp_dir t;
+  const auto prof = make_steps(t, 2, /*markers=*/false);
+  CHECK(load(prof).iterations.empty());
+  cv::export_options o;
+  o.timestamp = "20260101120000";
+  auto r = cv::export_all(prof, o);
+  REQUIRE(r);
+  for (const auto& f : r->files) CHECK(f.find("step_trace") == std::string::npos);
+  CHECK_FALSE(fs::exists(out_file(prof, "step_trace_20260101120000.csv")));
+  CHECK_FALSE(fs::exists(out_file(prof, "step_trace_20260101120000.json")));
+
+  o.model_id = 4294967295u;
+  o.iteration_id = 1;
+  auto e = cv::export_summary(prof, o);
+  REQUIRE_FALSE(e);
+  CHECK(e.err().code == msprof::errc::not_found);
+  CHECK(e.err().message.find("no step data") != std::string::npos);
+}
+
+TEST_CASE("step trace: --model-id/--iteration-id/--iteration-count restrict the export to those iterations") {
+  temp_dir t;
+  const auto prof = make_steps(t, 4);
+  cv::export_options o;
+  o.model_id = 4294967295u;
+
+  SUBCASE("one iteration") {
+    o.iteration_id = 2;
+    o.timestamp = "20260101120010";
+    auto r = cv::export_summary(prof, o);
+    REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.err().message));
+    CHECK(op_names(slurp(out_file(prof, "op_summary_20260101120010.csv"))) ==
+          std::set<std::string>{"Op_2_a", "Op_2_b"});
+    const auto st = lines_of(slurp(out_file(prof, "step_trace_20260101120010.csv")));
+    REQUIRE(st.size() == 2);
+    CHECK(cells_of(st[1]).at(1) == "2");
+    const auto tt = lines_of(slurp(out_file(prof, "task_time_20260101120010.csv")));
+    CHECK(tt.size() == 3);
+    for (const auto& w : r->warnings) CHECK(w.find("select nothing") == std::string::npos);
+  }
+  SUBCASE("three iterations") {
+    o.iteration_id = 2;
+    o.iteration_count = 3;
+    o.timestamp = "20260101120011";
+    REQUIRE(cv::export_summary(prof, o));
+    CHECK(op_names(slurp(out_file(prof, "op_summary_20260101120011.csv"))) ==
+          std::set<std::string>{"Op_2_a", "Op_2_b", "Op_3_a", "Op_3_b", "Op_4_a", "Op_4_b"});
+    CHECK(lines_of(slurp(out_file(prof, "step_trace_20260101120011.csv"))).size() == 4);
+  }
+  SUBCASE("the timeline keeps the range's tasks and their launching calls") {
+    o.iteration_id = 3;
+    o.timestamp = "20260101120012";
+    REQUIRE(cv::export_timeline(prof, o));
+    const auto all = slurp(out_file(prof, "msprof_20260101120012.json"));
+    CHECK(all.find("\"Op_3_a\"") != std::string::npos);
+    CHECK(all.find("\"Op_2_b\"") == std::string::npos);
+    CHECK(all.find("\"Op_4_a\"") == std::string::npos);
+    CHECK(all.find("\"Iteration 3\"") != std::string::npos);
+    CHECK(all.find("\"Iteration 2\"") == std::string::npos);
+  }
+  SUBCASE("an iteration that does not exist is an error listing the available ones") {
+    o.iteration_id = 3;
+    o.iteration_count = 3;  // 3, 4, 5: 5 is missing
+    auto r = cv::export_summary(prof, o);
+    REQUIRE_FALSE(r);
+    CHECK(r.err().code == msprof::errc::not_found);
+    CHECK(r.err().message.find("has no iteration 5") != std::string::npos);
+    CHECK(r.err().message.find("model 4294967295: iterations 1-4") != std::string::npos);
+  }
+  SUBCASE("another model id is an error too") {
+    o.model_id = 1;
+    o.iteration_id = 1;
+    auto r = cv::export_db(prof, o);
+    REQUIRE_FALSE(r);
+    CHECK(r.err().message.find("model 1 has no iteration 1") != std::string::npos);
+  }
+}
+
+TEST_CASE("step trace: model-mode tags (model start/end, FP/BP) and unpaired step tags") {
+  std::vector<cv::raw::step_tag_record> tags;
+  auto add = [&](std::uint64_t model, std::uint64_t index, std::uint16_t tag, std::uint64_t cyc) {
+    tags.push_back({0, model, index, tag, cyc});
+  };
+  // Model 7: two iterations via model start, FP, BP, iteration end, FP, BP, model end.
+  add(7, 0, cv::step_tag::model_start, 1000);
+  add(7, 0, cv::step_tag::fp_start, 1010);
+  add(7, 0, cv::step_tag::bp_end, 1050);
+  add(7, 0, cv::step_tag::iteration_end, 1100);
+  add(7, 0, cv::step_tag::fp_start, 1120);
+  add(7, 0, cv::step_tag::bp_end, 1180);
+  add(7, 0, cv::step_tag::model_end, 1200);
+  // Step mode: step 9 has only a start.
+  add(4294967295u, 9, cv::step_tag::step_start, 2000);
+  std::vector<cv::raw::step_clock> clocks{{0, 50, 1000, 5000}};  // 50 MHz: 20 ns per cycle
+  std::vector<std::string> warnings;
+  const auto v = cv::build_iterations(tags, clocks, 0, warnings);
+  REQUIRE(v.size() == 2);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("step 9") != std::string::npos);
+  CHECK(v[0].model_id == 7);
+  CHECK(v[0].iteration_id == 1);
+  CHECK(v[0].start_ns == 5000);
+  CHECK(v[0].fp_ns == 5200);
+  CHECK(v[0].bp_ns == 6000);
+  CHECK(v[0].end_ns == 7000);
+  CHECK(v[0].data_aug_ns == 0);
+  CHECK(v[1].iteration_id == 2);
+  CHECK(v[1].start_ns == 7000);
+  CHECK(v[1].fp_ns == 7400);
+  CHECK(v[1].end_ns == 9000);
+  CHECK(v[1].data_aug_ns == 400);  // FP start - end of iteration 1
+
+  cv::model m;
+  m.session.pid = 1;
+  m.iterations = v;
+  const auto t = cv::step_trace(m);
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[1] == std::vector<std::string>{"0", "2", "7.400\t", "8.600\t", "9.000\t", "2.000", "1.200",
+                                               "0.400", "0.400", "7"});
+  std::vector<cv::trace_event> ev;
+  auto push = [&](cv::trace_event&& e) { ev.push_back(std::move(e)); };
+  cv::emit_step_trace(m, push);
+  std::set<std::string> names;
+  for (const auto& e : ev) names.insert(e.name);
+  CHECK(names.count("FP_BP Time 2") == 1);
+  CHECK(names.count("Iteration Refresh 2") == 1);
+  CHECK(names.count("Data_aug Bound 1") == 1);
+  const auto json = cv::timeline_json(ev);
+  CHECK(json.find("{\"name\":\"Data_aug Bound 1\",\"pid\":") != std::string::npos);
+  CHECK(json.find("\"ph\":\"t\",\"cat\":\"Data_aug Bound\",\"id\":\"Data_aug Bound 1472_70007\",\"ts\":\"7.400\","
+                  "\"args\":{\"Iteration ID\":2}}") != std::string::npos);
+  CHECK(json.find("Step Trace(Model ID:7)") != std::string::npos);
+}
+
+TEST_CASE("step trace: a profiler session's recorded steps are the PROF_ directory's iterations") {
+  temp_dir t;
+  msprof::collect::session_config c;
+  c.output = t.path;
+  c.drain_interval = std::chrono::milliseconds(5);
+  std::vector<std::string> ready;
+  msprof::collect::profiler prof(c, msprof::collect::schedule{1, 3, 1, 1, 0},
+                                 [&](const std::string& dir) { ready.push_back(dir); });
+  REQUIRE(static_cast<bool>(prof.start()));
+  auto stream = prof.device().create_stream();
+  REQUIRE(static_cast<bool>(stream));
+  for (int step = 0; step < 5; ++step) {
+    REQUIRE(static_cast<bool>(prof.device().launch(*stream, op("Step" + std::to_string(step)))));
+    if (step < 4) REQUIRE(static_cast<bool>(prof.step()));
+  }
+  REQUIRE(static_cast<bool>(prof.stop()));
+  REQUIRE(ready.size() == 1);
+  const auto m = load(ready[0]);
+  CHECK(m.warnings.empty());
+  std::vector<std::uint32_t> ids;
+  for (const auto& it : m.iterations) {
+    CHECK(it.model_id == 4294967295u);
+    ids.push_back(it.iteration_id);
+  }
+  // The ProfilerStep#N ranges and the device iterations name the same steps.
+  std::vector<std::uint32_t> steps;
+  for (const auto& e : m.mstx)
+    if (e.domain == "ProfilerStep") steps.push_back(static_cast<std::uint32_t>(std::stoul(e.message.substr(13))));
+  CHECK(!ids.empty());
+  CHECK(ids == steps);
+}
