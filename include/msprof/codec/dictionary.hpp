@@ -5,6 +5,12 @@
 // Parsing is bounded (line length, entry count) and every problem names the
 // file, the line and the byte offset. Malformed lines are reported, not fatal:
 // the caller gets every good entry plus the list of problems.
+//
+// Line ends: '\n', or "\r\n" (one '\r' before the '\n' is dropped, so a file
+// written with CRLF reads the same). The format has no escapes, so a string
+// cannot contain '\n' or end in '\r'; the formatters cut it at the first '\n'
+// and then drop any '\r' at its end. What they write always reads back as
+// exactly the string they wrote.
 #ifndef MSPROF_CODEC_DICTIONARY_HPP
 #define MSPROF_CODEC_DICTIONARY_HPP
 
@@ -117,11 +123,22 @@ inline void parse_type_info_dic(std::string_view text, std::string_view file, ty
   });
 }
 
-/// One hash_dic line. Strings containing '\n' cannot be represented (the
-/// format has no escape); they are cut at the first newline.
-inline std::string format_hash_line(std::uint64_t hash, std::string_view s) {
+namespace detail {
+// The part of `s` a dictionary line can hold: up to the first '\n', without
+// trailing '\r' (a reader would take the last one for a CRLF line end).
+inline std::string_view dictionary_value(std::string_view s) noexcept {
   const std::size_t nl = s.find('\n');
   if (nl != std::string_view::npos) s = s.substr(0, nl);
+  while (!s.empty() && s.back() == '\r') s.remove_suffix(1);
+  return s;
+}
+}  // namespace detail
+
+/// One hash_dic line. Strings containing '\n' or ending in '\r' cannot be
+/// represented (the format has no escape): the string is cut at the first
+/// '\n' and trailing '\r' are dropped (detail::dictionary_value).
+inline std::string format_hash_line(std::uint64_t hash, std::string_view s) {
+  s = detail::dictionary_value(s);
   std::string out = std::to_string(hash);
   out += ':';
   out.append(s.data(), s.size());
@@ -129,10 +146,9 @@ inline std::string format_hash_line(std::uint64_t hash, std::string_view s) {
   return out;
 }
 
-/// One type_info_dic line.
+/// One type_info_dic line; `name` is cut like format_hash_line's string.
 inline std::string format_type_line(std::uint16_t level, std::uint32_t type, std::string_view name) {
-  const std::size_t nl = name.find('\n');
-  if (nl != std::string_view::npos) name = name.substr(0, nl);
+  name = detail::dictionary_value(name);
   std::string out = std::to_string(level) + "_" + std::to_string(type) + ":";
   out.append(name.data(), name.size());
   out += '\n';

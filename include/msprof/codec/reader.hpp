@@ -13,7 +13,10 @@
 // dataLen) is a warning naming file, byte offset and bytes; the good records of
 // that file and of every other file are kept. Missing or unparsable control
 // files are warnings too and defaults apply (ns host clock, 50 MHz device);
-// with reader_options::strict they are errors.
+// with reader_options::strict they are errors. So is a clock value too large
+// to convert to signed 64-bit nanoseconds (collectionTimeBegin above
+// INT64_MAX / 1000 us, clockMonotonicRaw above INT64_MAX ns): every clock
+// conversion goes through the checked arithmetic of `time_ns` below.
 #ifndef MSPROF_CODEC_READER_HPP
 #define MSPROF_CODEC_READER_HPP
 
@@ -25,7 +28,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -71,6 +76,62 @@ struct data_file {
   std::uint64_t size = 0;
 };
 
+/// Checked time arithmetic in signed 64-bit nanoseconds. Clock values and record
+/// timestamps come from files that may be damaged, and a signed overflow is
+/// undefined behaviour, so every clock conversion of the reader and of
+/// convert::load / convert::join goes through these helpers: a result that does
+/// not fit is std::nullopt (or clamped, in the *_saturated forms), never wrapped.
+namespace time_ns {
+inline constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+inline constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
+/// Largest collectionTimeBegin/End (us) whose ns value fits (2262-04-11).
+inline constexpr std::uint64_t max_us = static_cast<std::uint64_t>(max) / 1000;
+
+/// An unsigned count of ns as int64 (nullopt above INT64_MAX).
+inline std::optional<std::int64_t> from_u64(std::uint64_t ns) noexcept {
+  if (ns > static_cast<std::uint64_t>(max)) return std::nullopt;
+  return static_cast<std::int64_t>(ns);
+}
+/// us -> ns (nullopt above max_us).
+inline std::optional<std::int64_t> from_us(std::uint64_t us) noexcept {
+  if (us > max_us) return std::nullopt;
+  return static_cast<std::int64_t>(us) * 1000;
+}
+inline std::optional<std::int64_t> add(std::int64_t a, std::int64_t b) noexcept {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+/// base + round(delta): a clock's reference point plus a converted tick
+/// difference (nullopt for base above INT64_MAX, a non-finite or huge delta, or
+/// a sum that does not fit).
+inline std::optional<std::int64_t> shift(std::uint64_t base, double delta) noexcept {
+  const auto b = from_u64(base);
+  if (!b || !(delta > -9.2e18 && delta < 9.2e18)) return std::nullopt;
+  return add(*b, static_cast<std::int64_t>(std::llround(delta)));
+}
+/// A monotonic time plus the session's wall-clock offset: Unix-epoch ns. A time
+/// before 1970 is rejected as well, so the difference of two wall times (a
+/// duration) always fits in int64.
+inline std::optional<std::int64_t> to_wall(std::int64_t mono, std::int64_t offset) noexcept {
+  const auto r = add(mono, offset);
+  if (!r || *r < 0) return std::nullopt;
+  return r;
+}
+/// x rounded toward zero and clamped to the int64 range (NaN: 0).
+inline std::int64_t saturate(double x) noexcept {
+  if (std::isnan(x)) return 0;
+  if (x >= 9.2e18) return max;
+  if (x <= -9.2e18) return min;
+  return static_cast<std::int64_t>(x);
+}
+/// shift(), clamped when it does not fit.
+inline std::int64_t shift_saturated(std::uint64_t base, double delta) noexcept {
+  if (const auto r = shift(base, delta)) return *r;
+  return saturate(static_cast<double>(base) + delta);
+}
+}  // namespace time_ns
+
 /// Host control information and clock.
 struct host_info {
   json::value info, sample, start_info, end_info;
@@ -86,15 +147,30 @@ struct host_info {
   std::string platform_version;
   bool simulated = false;                  ///< written by our simulated device
 
-  /// Host record timestamp -> CLOCK_MONOTONIC_RAW ns (format doc §2.6).
-  std::int64_t to_monotonic_ns(std::uint64_t t) const noexcept {
-    if (cpu_frequency_mhz <= 0) return static_cast<std::int64_t>(t);
-    const double d = (static_cast<double>(t) - static_cast<double>(host_cntvct)) / cpu_frequency_mhz * 1e3;
-    return static_cast<std::int64_t>(host_monotonic_raw_ns) + static_cast<std::int64_t>(std::llround(d));
+  /// Host record timestamp -> CLOCK_MONOTONIC_RAW ns (format doc §2.6);
+  /// nullopt when a damaged timestamp gives a value outside int64.
+  std::optional<std::int64_t> monotonic_ns(std::uint64_t t) const noexcept {
+    if (cpu_frequency_mhz <= 0) return time_ns::from_u64(t);
+    return time_ns::shift(host_monotonic_raw_ns, tick_delta(t));
   }
-  /// Offset that maps monotonic ns to Unix-epoch ns (start_info pair).
+  /// monotonic_ns(), clamped to the int64 range when it does not fit.
+  std::int64_t to_monotonic_ns(std::uint64_t t) const noexcept {
+    if (cpu_frequency_mhz <= 0) return time_ns::from_u64(t).value_or(time_ns::max);
+    return time_ns::shift_saturated(host_monotonic_raw_ns, tick_delta(t));
+  }
+  /// Offset that maps monotonic ns to Unix-epoch ns (start_info pair). Exact for
+  /// an opened reader (it rejects start_info values out of range); clamped for
+  /// values set by hand that do not fit.
   std::int64_t wall_offset_ns() const noexcept {
-    return static_cast<std::int64_t>(collection_time_begin_us) * 1000 - static_cast<std::int64_t>(start_monotonic_raw_ns);
+    const auto begin = time_ns::from_us(collection_time_begin_us);
+    const auto mono = time_ns::from_u64(start_monotonic_raw_ns);
+    if (begin && mono) return *begin - *mono;  // both in [0, INT64_MAX]: fits
+    return time_ns::saturate(static_cast<double>(collection_time_begin_us) * 1e3 - static_cast<double>(start_monotonic_raw_ns));
+  }
+
+ private:
+  double tick_delta(std::uint64_t t) const noexcept {
+    return (static_cast<double>(t) - static_cast<double>(host_cntvct)) / cpu_frequency_mhz * 1e3;
   }
 };
 
@@ -112,10 +188,18 @@ struct device_info {
   std::vector<std::uint32_t> events;       ///< sample.json ai_core_profiling_events
   bool simulated = false;
 
-  /// Device cycles -> host CLOCK_MONOTONIC_RAW ns.
+  /// Device cycles -> host CLOCK_MONOTONIC_RAW ns; nullopt when it does not fit.
+  std::optional<std::int64_t> monotonic_ns(std::uint64_t cycles) const noexcept {
+    return time_ns::shift(monotonic_raw_ns, cycle_delta(cycles));
+  }
+  /// monotonic_ns(), clamped to the int64 range when it does not fit.
   std::int64_t to_monotonic_ns(std::uint64_t cycles) const noexcept {
-    const double d = (static_cast<double>(cycles) - static_cast<double>(cntvct)) / hwts_frequency_mhz * 1e3;
-    return static_cast<std::int64_t>(monotonic_raw_ns) + static_cast<std::int64_t>(std::llround(d));
+    return time_ns::shift_saturated(monotonic_raw_ns, cycle_delta(cycles));
+  }
+
+ private:
+  double cycle_delta(std::uint64_t cycles) const noexcept {
+    return (static_cast<double>(cycles) - static_cast<double>(cntvct)) / hwts_frequency_mhz * 1e3;
   }
 };
 
@@ -542,7 +626,18 @@ class prof_reader {
       else if (k == "cntvct") got_cnt = detail::parse_u64(v, cnt);
     });
     if (!got_mono || !got_cnt) return control_problem(p, p + ": needs numeric 'clock_monotonic_raw:' and 'cntvct:' lines");
-    return {};
+    return check_clock_value(p, "clock_monotonic_raw", mono, false);
+  }
+
+  // A clock value that cannot become int64 ns (us: collectionTimeBegin/End,
+  // else ns) is a control-file problem; lenient mode goes on with 0 ("missing").
+  result<void> check_clock_value(const std::string& file, const char* key, std::uint64_t& v, bool us) {
+    if (us ? time_ns::from_us(v).has_value() : time_ns::from_u64(v).has_value()) return {};
+    const std::string msg = file + ": " + key + " out of range (" + std::to_string(v) + (us ? " us" : " ns") +
+                            "; at most " + std::to_string(us ? time_ns::max_us : static_cast<std::uint64_t>(time_ns::max)) +
+                            " fits in signed 64-bit nanoseconds)";
+    v = 0;
+    return control_problem(file, msg);
   }
 
   result<void> read_host() {
@@ -562,6 +657,10 @@ class prof_reader {
     host_.start_monotonic_raw_ns = host_.start_info.get("clockMonotonicRaw").uint_or(0);
     host_.collection_time_end_us = host_.end_info.get("collectionTimeEnd").uint_or(0);
     host_.end_monotonic_raw_ns = host_.end_info.get("clockMonotonicRaw").uint_or(0);
+    MSPROF_TRY(check_clock_value(h + "start_info", "collectionTimeBegin", host_.collection_time_begin_us, true));
+    MSPROF_TRY(check_clock_value(h + "start_info", "clockMonotonicRaw", host_.start_monotonic_raw_ns, false));
+    MSPROF_TRY(check_clock_value(h + "end_info", "collectionTimeEnd", host_.collection_time_end_us, true));
+    MSPROF_TRY(check_clock_value(h + "end_info", "clockMonotonicRaw", host_.end_monotonic_raw_ns, false));
     // host_start.log is needed only to convert cycle counts.
     MSPROF_TRY(read_clock_log(h + "host_start.log", host_.host_monotonic_raw_ns, host_.host_cntvct,
                               host_.cpu_frequency_mhz > 0));

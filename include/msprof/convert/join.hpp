@@ -5,6 +5,9 @@
 // tensor_info) attach to the same API, device ACSQ start/end pairs and PMU
 // records attach to task_track records by (stream, task id) in order.
 // Input structs hold raw values; load.hpp fills them from the codec reader.
+// Times use the codec's checked arithmetic (codec::time_ns): a record whose
+// timestamp cannot be placed on the wall clock (a damaged value, outside
+// 1970..2262 as int64 ns) is skipped and counted in one warning per kind.
 #ifndef MSPROF_CONVERT_JOIN_HPP
 #define MSPROF_CONVERT_JOIN_HPP
 
@@ -20,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "../codec/reader.hpp"
 #include "model.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -125,24 +129,36 @@ inline model join(raw::collection&& c) {
   m.session = std::move(c.session);
   m.warnings = std::move(c.warnings);
   const auto wall = m.session.wall_offset_ns;
-  auto host_mono = [&](std::uint64_t v) -> std::int64_t {
+  // nullopt: the time does not fit (counted in bad_time, reported at the end).
+  auto host_mono = [&](std::uint64_t v) -> std::optional<std::int64_t> {
     if (c.host_cpu_frequency_mhz > 0) {
       const double d = (static_cast<double>(v) - static_cast<double>(c.host_cntvct)) / c.host_cpu_frequency_mhz * 1e3;
-      return static_cast<std::int64_t>(c.host_monotonic_raw_ns) + static_cast<std::int64_t>(std::llround(d));
+      return codec::time_ns::shift(c.host_monotonic_raw_ns, d);
     }
-    return static_cast<std::int64_t>(v);
+    return codec::time_ns::from_u64(v);
   };
-  auto host_local = [&](std::uint64_t v) { return host_mono(v) + wall; };
+  auto host_local = [&](std::uint64_t v) -> std::optional<std::int64_t> {
+    const auto mono = host_mono(v);
+    return mono ? codec::time_ns::to_wall(*mono, wall) : std::nullopt;
+  };
+  struct {
+    std::size_t api = 0, node = 0, tensor = 0, acsq = 0, track = 0, mstx = 0;
+  } bad_time;
 
   // API calls, by start time; connection ids 1.. in that order.
   m.apis.reserve(c.apis.size());
   for (const auto& a : c.apis) {
+    const auto start = host_local(a.begin), end = host_local(a.end);
+    if (!start || !end) {
+      ++bad_time.api;
+      continue;
+    }
     api_call x;
     x.level = a.level;
     x.type = a.type;
     x.thread_id = a.thread_id;
-    x.start_ns = host_local(a.begin);
-    x.end_ns = host_local(a.end);
+    x.start_ns = *start;
+    x.end_ns = *end;
     x.name = detail::lookup_type(c, a.level, a.type);
     x.item = detail::lookup_hash(c, a.item_id);
     m.apis.push_back(std::move(x));
@@ -179,7 +195,12 @@ inline model join(raw::collection&& c) {
   std::unordered_map<std::uint64_t, std::shared_ptr<op_info>> op_by_conn;
   std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t> node_key_to_conn;
   for (const auto& n : c.nodes) {
-    auto ai = find_api(n.thread_id, host_local(n.timestamp));
+    const auto at = host_local(n.timestamp);
+    if (!at) {
+      ++bad_time.node;
+      continue;
+    }
+    auto ai = find_api(n.thread_id, *at);
     if (!ai) {
       m.warnings.push_back("node_basic_info of op " + detail::lookup_hash(c, n.op_name) + " (thread " +
                            std::to_string(n.thread_id) + ") lies outside every API call; op ignored");
@@ -201,7 +222,10 @@ inline model join(raw::collection&& c) {
     auto k = node_key_to_conn.find({t.thread_id, t.timestamp, t.op_name});
     if (k != node_key_to_conn.end()) {
       conn = k->second;
-    } else if (auto ai = find_api(t.thread_id, host_local(t.timestamp))) {
+    } else if (const auto at = host_local(t.timestamp); !at) {
+      ++bad_time.tensor;
+      continue;
+    } else if (auto ai = find_api(t.thread_id, *at)) {
       conn = m.apis[*ai].connection_id;
     }
     auto it = op_by_conn.find(conn);
@@ -218,11 +242,16 @@ inline model join(raw::collection&& c) {
       if (k.device_id == dev) return &k;
     return nullptr;
   };
-  auto dev_local = [&](std::uint32_t dev, std::uint64_t cyc) -> std::int64_t {
+  auto dev_local = [&](std::uint32_t dev, std::uint64_t cyc) -> std::optional<std::int64_t> {
     const auto* k = clock_of(dev);
-    if (!k || k->hwts_frequency_mhz <= 0) return static_cast<std::int64_t>(cyc) + wall;
-    const double d = (static_cast<double>(cyc) - static_cast<double>(k->cntvct)) * 1000.0 / k->hwts_frequency_mhz;
-    return static_cast<std::int64_t>(k->monotonic_raw_ns) + static_cast<std::int64_t>(std::llround(d)) + wall;
+    std::optional<std::int64_t> mono;
+    if (!k || k->hwts_frequency_mhz <= 0) {
+      mono = codec::time_ns::from_u64(cyc);
+    } else {
+      const double d = (static_cast<double>(cyc) - static_cast<double>(k->cntvct)) * 1000.0 / k->hwts_frequency_mhz;
+      mono = codec::time_ns::shift(k->monotonic_raw_ns, d);
+    }
+    return mono ? codec::time_ns::to_wall(*mono, wall) : std::nullopt;
   };
   struct span {
     std::int64_t start, end;
@@ -232,8 +261,12 @@ inline model join(raw::collection&& c) {
     // Pair starts and ends per (device, stream, task) in arrival order.
     std::vector<std::pair<std::uint64_t, std::pair<bool, std::int64_t>>> all;
     all.reserve(c.acsqs.size());
-    for (const auto& a : c.acsqs)
-      all.push_back({detail::task_key(a.device_id, a.stream_id, a.task_id), {a.start, dev_local(a.device_id, a.timestamp)}});
+    for (const auto& a : c.acsqs) {
+      if (const auto at = dev_local(a.device_id, a.timestamp))
+        all.push_back({detail::task_key(a.device_id, a.stream_id, a.task_id), {a.start, *at}});
+      else
+        ++bad_time.acsq;
+    }
     std::vector<raw::acsq>().swap(c.acsqs);
     std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::size_t no_start = 0, no_end = 0;
@@ -277,6 +310,12 @@ inline model join(raw::collection&& c) {
   std::size_t unmatched = 0;
   for (std::size_t idx : order) {
     const auto& tr = c.tracks[idx];
+    // Skipped before it takes a device task, which then stays an orphan (UNKNOWN).
+    const auto track_at = host_local(tr.timestamp);
+    if (!track_at) {
+      ++bad_time.track;
+      continue;
+    }
     const std::uint32_t task16 = tr.task_id & 0xFFFFu;
     const auto k = detail::task_key(tr.device_id, tr.stream_id, task16);
     const span* sp = spans.pop(k);
@@ -291,7 +330,7 @@ inline model join(raw::collection&& c) {
     t.batch_id = 0;
     t.start_ns = sp->start;
     t.end_ns = sp->end;
-    t.track_ns = host_local(tr.timestamp);
+    t.track_ns = *track_at;
     t.thread_id = tr.thread_id;
     t.task_type = detail::lookup_type(c, level::runtime, static_cast<std::uint32_t>(tr.task_type));
     t.kernel_name = detail::lookup_hash(c, tr.kernel_name);
@@ -339,19 +378,38 @@ inline model join(raw::collection&& c) {
   // mstx: record order, times converted like host records.
   m.mstx.reserve(c.mstxs.size());
   for (auto& r : c.mstxs) {
+    const auto start_mono = host_mono(r.start), end_mono = host_mono(r.end);
+    const auto start = start_mono ? codec::time_ns::to_wall(*start_mono, wall) : std::nullopt;
+    const auto end = end_mono ? codec::time_ns::to_wall(*end_mono, wall) : std::nullopt;
+    if (!start || !end) {
+      ++bad_time.mstx;
+      continue;
+    }
     mstx_event e;
     e.pid = r.pid;
     e.tid = r.tid;
     e.event_type = r.event_type;
-    e.start_mono_ns = host_mono(r.start);
-    e.end_mono_ns = host_mono(r.end);
-    e.start_ns = e.start_mono_ns + wall;
-    e.end_ns = e.end_mono_ns + wall;
+    e.start_mono_ns = *start_mono;
+    e.end_mono_ns = *end_mono;
+    e.start_ns = *start;
+    e.end_ns = *end;
     e.mark_id = r.mark_id;
     e.message = std::move(r.message);
     e.domain = r.domain == 0 ? "default" : detail::lookup_hash(c, r.domain);
     m.mstx.push_back(std::move(e));
   }
+  auto report_bad_time = [&](std::size_t n, const char* what) {
+    if (n)
+      m.warnings.push_back(std::to_string(n) + " " + what +
+                           " record(s) have a timestamp that cannot be placed on the wall clock (outside 1970..2262 "
+                           "as signed 64-bit ns: damaged data); skipped");
+  };
+  report_bad_time(bad_time.api, "api_event");
+  report_bad_time(bad_time.node, "node_basic_info");
+  report_bad_time(bad_time.tensor, "tensor_info");
+  report_bad_time(bad_time.acsq, "device ACSQ (stars_soc)");
+  report_bad_time(bad_time.track, "task_track");
+  report_bad_time(bad_time.mstx, "msproftx");
   return m;
 }
 

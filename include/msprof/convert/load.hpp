@@ -7,12 +7,16 @@
 // turns truncated tails, bad magic numbers and unreadable slices into warnings
 // naming the file, the byte offset and the bytes affected; they end up in
 // model::warnings. Control files are required (a collection without a clock
-// cannot be placed in time): a missing or unparsable one is an error.
+// cannot be placed in time): a missing or unparsable one is an error, and so is
+// a start_info/end_info time that does not fit in signed 64-bit nanoseconds.
+// Records whose own timestamp cannot be placed on the wall clock are counted
+// and skipped by join() (a warning, see join.hpp).
 #ifndef MSPROF_CONVERT_LOAD_HPP
 #define MSPROF_CONVERT_LOAD_HPP
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,12 +80,27 @@ inline result<model> load_model(const std::string& prof_dir) {
   const std::uint64_t begin_us = start.get("collectionTimeBegin").uint_or(0);
   const std::uint64_t mono_ns = start.get("clockMonotonicRaw").uint_or(0);
   const std::uint64_t end_us = end.get("collectionTimeEnd").uint_or(0);
+  const std::string ctl = has_host ? prof_dir + "/host/" : prof_dir + "/device_" + std::to_string(r.devices().front().id) + "/";
+  const std::string sfx = has_host ? "" : "." + std::to_string(r.devices().front().id);
+  const std::string start_path = ctl + "start_info" + sfx;
   if (begin_us == 0 || mono_ns == 0)
-    return make_error(errc::parse, prof_dir + (has_host ? "/host/start_info" : "/device_<id>/start_info.<id>") +
-                                       ": collectionTimeBegin/clockMonotonicRaw missing or not a number");
-  s.wall_offset_ns = static_cast<std::int64_t>(begin_us) * 1000 - static_cast<std::int64_t>(mono_ns);
-  s.start_ns = static_cast<std::int64_t>(begin_us) * 1000;
-  s.end_ns = end_us ? static_cast<std::int64_t>(end_us) * 1000 : s.start_ns;
+    return make_error(errc::parse, start_path + ": collectionTimeBegin/clockMonotonicRaw missing or not a number");
+  // The reader has checked host/ already; device-only sessions are checked here.
+  const auto begin_ns = codec::time_ns::from_us(begin_us);
+  const auto start_mono = codec::time_ns::from_u64(mono_ns);
+  const auto end_ns = codec::time_ns::from_us(end_us);
+  if (!begin_ns)
+    return make_error(errc::parse, start_path + ": collectionTimeBegin out of range (" + std::to_string(begin_us) +
+                                       " us does not fit in signed 64-bit nanoseconds)");
+  if (!start_mono)
+    return make_error(errc::parse, start_path + ": clockMonotonicRaw out of range (" + std::to_string(mono_ns) +
+                                       " ns does not fit in signed 64-bit nanoseconds)");
+  if (!end_ns)
+    return make_error(errc::parse, ctl + "end_info" + sfx + ": collectionTimeEnd out of range (" + std::to_string(end_us) +
+                                       " us does not fit in signed 64-bit nanoseconds)");
+  s.wall_offset_ns = *begin_ns - *start_mono;  // both in [0, INT64_MAX]: cannot overflow
+  s.start_ns = *begin_ns;
+  s.end_ns = end_us ? *end_ns : s.start_ns;
   if (end_us == 0) c.warnings.push_back(prof_dir + ": collectionTimeEnd missing (session end = last host record)");
   c.host_cpu_frequency_mhz = h.cpu_frequency_mhz;
   c.host_cntvct = h.host_cntvct;
@@ -161,8 +180,12 @@ inline result<model> load_model(const std::string& prof_dir) {
     c.warnings.push_back(prof_dir + ": task_track records but no device_<id>/ directory: no device tasks exported");
   if (end_us == 0) {
     std::int64_t last = s.start_ns;
-    for (const auto& a : c.apis)
-      last = std::max(last, h.to_monotonic_ns(a.end) + s.wall_offset_ns);
+    for (const auto& a : c.apis) {
+      // A call whose times do not fit is skipped here and reported by join().
+      const auto b = h.monotonic_ns(a.begin), e = h.monotonic_ns(a.end);
+      if (!b || !e || !codec::time_ns::to_wall(*b, s.wall_offset_ns)) continue;
+      if (const auto t = codec::time_ns::to_wall(*e, s.wall_offset_ns)) last = std::max(last, *t);
+    }
     s.end_ns = last;
   }
   std::vector<raw::step_clock> step_clocks;
