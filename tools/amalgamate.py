@@ -40,6 +40,7 @@ EXCLUDED = [
     ("collect/config*.hpp", "configuration files (acl.json, dynamic config)"),
     ("collect/acl_json*.hpp", "configuration files"),
     ("collect/dynamic_config*.hpp", "configuration files"),
+    ("collect/dynamic_profiler*.hpp", "dynamic profiling (profiler_config.json polling)"),
     ("collect/profiling_options*.hpp", "configuration files"),
     ("collect/output_path*.hpp", "configuration files"),
     ("collect/metadata*.hpp", "session metadata files"),

@@ -136,7 +136,7 @@ inline void range_end(mstxRangeId) noexcept {}
 
 // ------------------------------------------------ std-only "{}" formatter
 // Replaces each "{}" with the next argument; "{{" and "}}" are literal braces.
-// Output is cut at `cap - 1` bytes (messages are < 156 bytes anyway).
+// Output is cut at `cap - 1` bytes.
 struct fmt_buf {
   char* out;
   std::size_t cap;
@@ -263,10 +263,14 @@ inline void mark(const char* message, aclrtStream stream = nullptr) noexcept {
   mark_in<default_domain>(message, stream);
 }
 
+// The longest message the collector accepts is 155 bytes; formatted marks are
+// cut to fit rather than rejected.
+inline constexpr std::size_t formatted_message_buffer = 156;
+
 template <class D, class... Args>
 inline void markf_in(const char* fmt, const Args&... args) noexcept {
   if constexpr (detail::domain_on<D>()) {
-    char buf[160];
+    char buf[formatted_message_buffer];
     format_to(buf, sizeof buf, fmt, args...);
     mark_in<D>(buf);
   } else {

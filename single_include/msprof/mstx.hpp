@@ -776,7 +776,7 @@ inline void range_end(mstxRangeId) noexcept {}
 
 // ------------------------------------------------ std-only "{}" formatter
 // Replaces each "{}" with the next argument; "{{" and "}}" are literal braces.
-// Output is cut at `cap - 1` bytes (messages are < 156 bytes anyway).
+// Output is cut at `cap - 1` bytes.
 struct fmt_buf {
   char* out;
   std::size_t cap;
@@ -903,10 +903,14 @@ inline void mark(const char* message, aclrtStream stream = nullptr) noexcept {
   mark_in<default_domain>(message, stream);
 }
 
+// The longest message the collector accepts is 155 bytes; formatted marks are
+// cut to fit rather than rejected.
+inline constexpr std::size_t formatted_message_buffer = 156;
+
 template <class D, class... Args>
 inline void markf_in(const char* fmt, const Args&... args) noexcept {
   if constexpr (detail::domain_on<D>()) {
-    char buf[160];
+    char buf[formatted_message_buffer];
     format_to(buf, sizeof buf, fmt, args...);
     mark_in<D>(buf);
   } else {
@@ -1636,7 +1640,7 @@ class tool_core {
     Sink::range_start(e);
     if (stream != nullptr) {
       device_marker(stream, e.id, false);
-      remember_stream(e.id, stream);
+      remember_stream(e.id, domain, stream);
     }
     return e.id;
   }
@@ -1648,7 +1652,7 @@ class tool_core {
     e.id = id;
     e.domain = domain;
     Sink::range_end(e);
-    if (void* stream = forget_stream(id)) device_marker(stream, id, true);
+    if (void* stream = forget_stream(id, domain)) device_marker(stream, id, true);
   }
 
   // ----------------------------------------------------------------- memory
@@ -1856,22 +1860,23 @@ class tool_core {
     return true;
   }
   // Ranges started on a stream remember it so their end marker lands on the same
-  // stream. Plain ranges pay one relaxed load here.
-  static void remember_stream(std::uint64_t id, void* stream) noexcept {
+  // stream. Plain ranges pay one relaxed load here. An end in another domain is
+  // rejected later (drain), so it must not consume the range's stream either.
+  static void remember_stream(std::uint64_t id, std::uint32_t domain, void* stream) noexcept {
     try {
       std::lock_guard<std::mutex> lock(mutex());
-      stream_ranges()[id] = stream;
+      stream_ranges()[id] = stream_range{stream, domain};
       open_stream_ranges_.fetch_add(1, std::memory_order_relaxed);
     } catch (...) {
       reject(reject_reason::registry_full);  // the range is kept; only its device end marker is lost
     }
   }
-  static void* forget_stream(std::uint64_t id) noexcept {
+  static void* forget_stream(std::uint64_t id, std::uint32_t domain) noexcept {
     if (open_stream_ranges_.load(std::memory_order_relaxed) == 0) return nullptr;
     std::lock_guard<std::mutex> lock(mutex());
     auto it = stream_ranges().find(id);
-    if (it == stream_ranges().end()) return nullptr;
-    void* stream = it->second;
+    if (it == stream_ranges().end() || it->second.domain != domain) return nullptr;
+    void* stream = it->second.stream;
     stream_ranges().erase(it);
     open_stream_ranges_.fetch_sub(1, std::memory_order_relaxed);
     return stream;
@@ -1924,8 +1929,12 @@ class tool_core {
     static std::unordered_map<std::uint64_t, region_info> r;
     return r;
   }
-  static std::unordered_map<std::uint64_t, void*>& stream_ranges() {
-    static std::unordered_map<std::uint64_t, void*> r;
+  struct stream_range {
+    void* stream;
+    std::uint32_t domain;
+  };
+  static std::unordered_map<std::uint64_t, stream_range>& stream_ranges() {
+    static std::unordered_map<std::uint64_t, stream_range> r;
     return r;
   }
   static std::unordered_map<std::uintptr_t, std::uint64_t>& region_by_ptr() {
@@ -2565,13 +2574,16 @@ struct options {
 
 struct loss_counters {
   std::uint64_t dropped = 0;           // events lost to full rings (all threads, incl. exited)
-  std::uint64_t rejected = 0;          // refused by the tool core (bad message/domain/descriptor)
-  std::uint64_t domain_mismatch = 0;   // range ends with the wrong domain
+  std::uint64_t rejected = 0;          // calls refused (bad message/domain/descriptor, wrong-domain ends)
+  std::uint64_t domain_mismatch = 0;   // of `rejected`: range ends naming another domain
   std::uint64_t unknown_end = 0;       // ends without a (collected) start
   std::uint64_t unfinished = 0;        // ranges open at stop()
-  std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events dropped)
+  std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
   std::uint64_t collected = 0;         // tx/mem/step records handed to the sink
-  std::uint64_t total() const noexcept { return dropped + unknown_end + unfinished; }
+  /// Calls that are not (completely) in the trace.
+  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished; }
+  /// Nothing lost, refused or left open, and every thread had a buffer.
+  bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
 };
 
 template <class Policy>
@@ -2652,7 +2664,7 @@ class basic_collector {
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
     if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
-      msprof_mstx_attach_v0_1(core::domain_enabled(0) ? &api::init : &api::init_without_default);
+      attach_table(core::domain_enabled(0) ? &api::init : &api::init_without_default);
     stop_requested_ = false;
     // Construct the drain's function-local statics here, not on the new thread: their
     // exit-time registration would otherwise race the caller's own atexit() calls.
@@ -2671,7 +2683,7 @@ class basic_collector {
     std::lock_guard<std::mutex> control(control_mutex());
     if (!running_) return;
     collecting_.store(false, std::memory_order_release);
-    if (attach_in_process_) msprof_mstx_attach_v0_1(&api::init_without_default);  // idle: one load + branch
+    if (attach_in_process_) attach_table(&api::init_without_default);  // default-domain calls: one load + branch
     {
       std::lock_guard<std::mutex> lock(wake_mutex());
       stop_requested_ = true;
@@ -2824,6 +2836,17 @@ class basic_collector {
   static void wake_drain() noexcept {
     wake_.store(true, std::memory_order_relaxed);
     wake_cv().notify_one();
+  }
+
+  // Fills this module's mstx table. Under MSPROF_DISABLE the calls are compiled
+  // out and there is no table: the collector still runs (steps, sinks).
+  template <class Init>
+  static void attach_table(Init init) noexcept {
+#if !defined(MSPROF_DISABLE)
+    msprof_mstx_attach_v0_1(init);
+#else
+    (void)init;
+#endif
   }
 
   // ---------------------------------------------------------- drain side
@@ -3037,8 +3060,9 @@ using default_collector = basic_collector<MSPROF_COLLECTOR>;
 
 #if defined(MSPROF_IMPLEMENT) && !defined(MSPROF_DISABLE)
 // The TU that defines MSPROF_IMPLEMENT attaches the collector to this module's
-// mstx table at program start, so domains get real handles before start();
-// mark/range calls stay one load + one branch until start().
+// mstx table at program start, so domains get real handles before start().
+// Until start(), default-domain calls cost one load + one branch; named-domain
+// calls reach the collector, which returns at its `collecting` check.
 namespace detail {
 static const int implement_attached_ = msprof_mstx_attach_v0_1(&default_collector::api::init_without_default);
 }

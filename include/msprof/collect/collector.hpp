@@ -88,13 +88,16 @@ struct options {
 
 struct loss_counters {
   std::uint64_t dropped = 0;           // events lost to full rings (all threads, incl. exited)
-  std::uint64_t rejected = 0;          // refused by the tool core (bad message/domain/descriptor)
-  std::uint64_t domain_mismatch = 0;   // range ends with the wrong domain
+  std::uint64_t rejected = 0;          // calls refused (bad message/domain/descriptor, wrong-domain ends)
+  std::uint64_t domain_mismatch = 0;   // of `rejected`: range ends naming another domain
   std::uint64_t unknown_end = 0;       // ends without a (collected) start
   std::uint64_t unfinished = 0;        // ranges open at stop()
-  std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events dropped)
+  std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
   std::uint64_t collected = 0;         // tx/mem/step records handed to the sink
-  std::uint64_t total() const noexcept { return dropped + unknown_end + unfinished; }
+  /// Calls that are not (completely) in the trace.
+  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished; }
+  /// Nothing lost, refused or left open, and every thread had a buffer.
+  bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
 };
 
 template <class Policy>
@@ -175,7 +178,7 @@ class basic_collector {
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
     if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
-      msprof_mstx_attach_v0_1(core::domain_enabled(0) ? &api::init : &api::init_without_default);
+      attach_table(core::domain_enabled(0) ? &api::init : &api::init_without_default);
     stop_requested_ = false;
     // Construct the drain's function-local statics here, not on the new thread: their
     // exit-time registration would otherwise race the caller's own atexit() calls.
@@ -194,7 +197,7 @@ class basic_collector {
     std::lock_guard<std::mutex> control(control_mutex());
     if (!running_) return;
     collecting_.store(false, std::memory_order_release);
-    if (attach_in_process_) msprof_mstx_attach_v0_1(&api::init_without_default);  // idle: one load + branch
+    if (attach_in_process_) attach_table(&api::init_without_default);  // default-domain calls: one load + branch
     {
       std::lock_guard<std::mutex> lock(wake_mutex());
       stop_requested_ = true;
@@ -347,6 +350,17 @@ class basic_collector {
   static void wake_drain() noexcept {
     wake_.store(true, std::memory_order_relaxed);
     wake_cv().notify_one();
+  }
+
+  // Fills this module's mstx table. Under MSPROF_DISABLE the calls are compiled
+  // out and there is no table: the collector still runs (steps, sinks).
+  template <class Init>
+  static void attach_table(Init init) noexcept {
+#if !defined(MSPROF_DISABLE)
+    msprof_mstx_attach_v0_1(init);
+#else
+    (void)init;
+#endif
   }
 
   // ---------------------------------------------------------- drain side
@@ -560,8 +574,9 @@ using default_collector = basic_collector<MSPROF_COLLECTOR>;
 
 #if defined(MSPROF_IMPLEMENT) && !defined(MSPROF_DISABLE)
 // The TU that defines MSPROF_IMPLEMENT attaches the collector to this module's
-// mstx table at program start, so domains get real handles before start();
-// mark/range calls stay one load + one branch until start().
+// mstx table at program start, so domains get real handles before start().
+// Until start(), default-domain calls cost one load + one branch; named-domain
+// calls reach the collector, which returns at its `collecting` check.
 namespace detail {
 static const int implement_attached_ = msprof_mstx_attach_v0_1(&default_collector::api::init_without_default);
 }

@@ -58,7 +58,7 @@ struct schedule {
 /// except that a warm-up followed by NONE is simply discarded (torch starts
 /// and stops a trace nobody receives; neither calls on_trace_ready).
 enum class transition_step : std::uint8_t {
-  warn,         ///< the schedule is unusual (e.g. RECORD followed by NONE): say so
+  warn,         ///< the schedule is unusual (RECORD followed by NONE, stop() mid-window): say so
   prepare,      ///< start collecting into a discarding sink (warm-up)
   discard,      ///< stop a warm-up that never recorded (torch starts and stops an unsaved trace)
   start_trace,  ///< open a new PROF_ directory and record into it
@@ -73,9 +73,9 @@ inline std::vector<transition_step> transition(profiler_action from, profiler_ac
   if (to_end) {
     switch (from) {
       case a::none: return {};
-      case a::warmup: return {t::discard};
+      case a::warmup: return {t::warn, t::discard};
       case a::record:
-      case a::record_and_save: return {t::stop_trace, t::trace_ready};
+      case a::record_and_save: return {t::warn, t::stop_trace, t::trace_ready};
     }
   }
   switch (from) {

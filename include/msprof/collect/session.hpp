@@ -262,8 +262,14 @@ class profiler {
     for (transition_step t : transition(from, to, to_end)) {
       switch (t) {
         case transition_step::warn:
-          warning(std::string("incorrect schedule: ") + std::string(to_string(from)) + " followed by " +
-                  std::string(to_string(to)));
+          if (!to_end)
+            warning(std::string("incorrect schedule: ") + std::string(to_string(from)) + " followed by " +
+                    std::string(to_string(to)));
+          else if (schedule_)  // without a schedule every step records: stopping is the normal end
+            warning(std::string("stop() while the schedule's action is ") + std::string(to_string(from)) +
+                    (from == profiler_action::warmup            ? ": nothing was recorded in this cycle"
+                     : from == profiler_action::record          ? ": the window is saved incomplete"
+                                                                : ": perhaps the scheduling cycle has not completed"));
           break;
         case transition_step::prepare: keep(prepare()); break;
         case transition_step::discard: collect::stop(); break;
@@ -350,8 +356,8 @@ class profiler {
     if (first && !meta) first = meta;
     auto fin = window_->sink->finish(last_losses_);
     if (first && !fin) first = fin;
-    if (last_losses_.total() + last_losses_.lost_threads + window_->dir.stats().lost_records != 0)
-      warning(window_->dir.path() + ": the collector lost events (see host/info.json msprof_losses)");
+    if (!last_losses_.complete() || window_->dir.stats().lost_records != 0)
+      warning(window_->dir.path() + ": some calls are not (completely) in the trace (see host/info.json msprof_losses)");
     saved_.push_back(window_->dir.path());
     window_.reset();
     return first;

@@ -14,12 +14,13 @@
 
 MSPROF_BEGIN_NAMESPACE
 
-// Formats into a bounded stack buffer (messages are < 156 bytes) and marks it.
+// Formats into a bounded stack buffer, cut to the longest message the
+// collector accepts (155 bytes), and marks it.
 // Formatting errors are swallowed: instrumentation never throws.
 template <class D, class... Args>
 inline void fmt_mark_in(fmt::format_string<Args...> f, Args&&... args) noexcept {
   if constexpr (detail::domain_on<D>()) {
-    char buf[160];
+    char buf[formatted_message_buffer];
     try {
       auto r = fmt::format_to_n(buf, sizeof buf - 1, f, std::forward<Args>(args)...);
       *r.out = '\0';

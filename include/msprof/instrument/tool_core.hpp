@@ -222,7 +222,7 @@ class tool_core {
     Sink::range_start(e);
     if (stream != nullptr) {
       device_marker(stream, e.id, false);
-      remember_stream(e.id, stream);
+      remember_stream(e.id, domain, stream);
     }
     return e.id;
   }
@@ -234,7 +234,7 @@ class tool_core {
     e.id = id;
     e.domain = domain;
     Sink::range_end(e);
-    if (void* stream = forget_stream(id)) device_marker(stream, id, true);
+    if (void* stream = forget_stream(id, domain)) device_marker(stream, id, true);
   }
 
   // ----------------------------------------------------------------- memory
@@ -442,22 +442,23 @@ class tool_core {
     return true;
   }
   // Ranges started on a stream remember it so their end marker lands on the same
-  // stream. Plain ranges pay one relaxed load here.
-  static void remember_stream(std::uint64_t id, void* stream) noexcept {
+  // stream. Plain ranges pay one relaxed load here. An end in another domain is
+  // rejected later (drain), so it must not consume the range's stream either.
+  static void remember_stream(std::uint64_t id, std::uint32_t domain, void* stream) noexcept {
     try {
       std::lock_guard<std::mutex> lock(mutex());
-      stream_ranges()[id] = stream;
+      stream_ranges()[id] = stream_range{stream, domain};
       open_stream_ranges_.fetch_add(1, std::memory_order_relaxed);
     } catch (...) {
       reject(reject_reason::registry_full);  // the range is kept; only its device end marker is lost
     }
   }
-  static void* forget_stream(std::uint64_t id) noexcept {
+  static void* forget_stream(std::uint64_t id, std::uint32_t domain) noexcept {
     if (open_stream_ranges_.load(std::memory_order_relaxed) == 0) return nullptr;
     std::lock_guard<std::mutex> lock(mutex());
     auto it = stream_ranges().find(id);
-    if (it == stream_ranges().end()) return nullptr;
-    void* stream = it->second;
+    if (it == stream_ranges().end() || it->second.domain != domain) return nullptr;
+    void* stream = it->second.stream;
     stream_ranges().erase(it);
     open_stream_ranges_.fetch_sub(1, std::memory_order_relaxed);
     return stream;
@@ -510,8 +511,12 @@ class tool_core {
     static std::unordered_map<std::uint64_t, region_info> r;
     return r;
   }
-  static std::unordered_map<std::uint64_t, void*>& stream_ranges() {
-    static std::unordered_map<std::uint64_t, void*> r;
+  struct stream_range {
+    void* stream;
+    std::uint32_t domain;
+  };
+  static std::unordered_map<std::uint64_t, stream_range>& stream_ranges() {
+    static std::unordered_map<std::uint64_t, stream_range> r;
     return r;
   }
   static std::unordered_map<std::uintptr_t, std::uint64_t>& region_by_ptr() {

@@ -413,7 +413,7 @@ TEST_CASE("chrome: parts: each under the limit, complete with all metadata, cut 
   for (const auto& d : diff) FAIL_CHECK(d);
 }
 
-TEST_CASE("chrome: parts without steps; a limit below the metadata size is an error") {
+TEST_CASE("chrome: parts without steps / a limit below the metadata size is an error") {
   std::vector<trace_event> ev = {M(1, 0, "process_name", trace_arg::str("name", std::string(3000, 'p')))};
   for (int k = 0; k < 500; ++k) ev.push_back(X(1, 1, 1'000 + k * 100, 50, "s"));
   chrome::options opt;

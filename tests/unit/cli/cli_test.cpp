@@ -153,7 +153,7 @@ TEST_CASE("cli: export of every golden case writes complete files") {
   }
 }
 
-TEST_CASE("cli: a parent of several PROF_ dirs exports each; json summaries") {
+TEST_CASE("cli: a parent of several PROF_ dirs exports each / json summaries") {
   sandbox s;
   const auto a = s.add("ops_pipeutil", "runs");
   const auto b = s.add("mstx_domains", "runs");

@@ -44,7 +44,7 @@ TEST_CASE("ring: capacity rounds to a power of two, records come back in order")
   CHECK(r.empty());
 }
 
-TEST_CASE("ring: full ring refuses, never overwrites; records never split at the wrap") {
+TEST_CASE("ring: full ring refuses, never overwrites / records never split at the wrap") {
   byte_ring r(4096);
   std::uint32_t n = 0;
   while (put(r, 200, n)) ++n;  // 200-byte records: 4096/200 = 20 fit

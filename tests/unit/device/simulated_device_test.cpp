@@ -785,6 +785,9 @@ TEST_CASE("device: an mstx range with a stream puts a start and an end marker on
   using core = msprof::instrument::tool_core<quiet_sink>;
   core::set_device_backend(&dev);
   const auto id = core::range_start(0, "step", true, 4, device::simulated_device::stream_handle(*s));
+  std::uint32_t other = 0;
+  REQUIRE(core::index_of(core::domain_create("device_test_other"), other));
+  core::range_end(other, id);  // wrong domain: rejected later, must not take the end marker
   core::range_end(0, id);
   core::set_device_backend(nullptr);
   CHECK(id != 0);

@@ -131,7 +131,9 @@ TEST_CASE("markf formats with the std-only formatter") {
   REQUIRE(s.ok);
   msprof::markf("iter {} loss {}", 42, 0.125);
   msprof::markf_in<train>("domain {}", "t");
+  msprof::markf("{}{}", std::string(150, 'y').c_str(), 1234567890);  // 160 bytes: cut, not rejected
   s.stop();
+  CHECK(s.rec->find(std::string(150, 'y') + "12345") != nullptr);
   CHECK(s.rec->find("iter 42 loss 0.125") != nullptr);
   REQUIRE(s.rec->find("domain t") != nullptr);
   CHECK(s.rec->find("domain t")->domain == "train");

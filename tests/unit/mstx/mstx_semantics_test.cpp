@@ -123,7 +123,7 @@ TEST_CASE("domains: default refused, same name same handle, destroyed records no
   CHECK(s.rec->find("junk") == nullptr);
 }
 
-TEST_CASE("ending a range with another domain is rejected; the right end still closes it") {
+TEST_CASE("ending a range with another domain is rejected / the right end still closes it") {
   session_guard s;
   REQUIRE(s.ok);
   mstxDomainHandle_t a = mstxDomainCreateA("mm_a");

@@ -22,7 +22,7 @@ TEST_CASE("schedule: torch_npu example wait=1 warmup=1 active=2 repeat=2 skip_fi
   }
 }
 
-TEST_CASE("schedule: repeat 0 cycles forever; active 0 counts as 1; no warmup") {
+TEST_CASE("schedule: repeat 0 cycles forever / active 0 counts as 1 / no warmup") {
   const collect::schedule forever{/*wait*/ 2, /*active*/ 1};
   CHECK(forever(0) == A::none);
   CHECK(forever(1) == A::none);
@@ -61,7 +61,7 @@ TEST_CASE("schedule: transitions follow the action map") {
         V{T::stop_trace, T::trace_ready, T::prepare, T::start_trace});
   // stop() from each state
   CHECK(collect::transition(A::none, A::none, true) == V{});
-  CHECK(collect::transition(A::warmup, A::none, true) == V{T::discard});
-  CHECK(collect::transition(A::record, A::none, true) == V{T::stop_trace, T::trace_ready});
-  CHECK(collect::transition(A::record_and_save, A::none, true) == V{T::stop_trace, T::trace_ready});
+  CHECK(collect::transition(A::warmup, A::none, true) == V{T::warn, T::discard});
+  CHECK(collect::transition(A::record, A::none, true) == V{T::warn, T::stop_trace, T::trace_ready});
+  CHECK(collect::transition(A::record_and_save, A::none, true) == V{T::warn, T::stop_trace, T::trace_ready});
 }

@@ -132,6 +132,8 @@ TEST_CASE("session: without a schedule every step is recorded into one directory
   collect::session_config cfg = config_in(t);
   cfg.npu = false;
   collect::profiler prof(cfg, std::nullopt, [&](const std::string&) { ++calls; });
+  std::vector<std::string> warnings;
+  prof.on_warning([&](const std::string& w) { warnings.push_back(w); });
   REQUIRE(static_cast<bool>(prof.start()));
   for (int step = 0; step < 3; ++step) {
     msprof::scoped_range r{"step body"};
@@ -146,12 +148,32 @@ TEST_CASE("session: without a schedule every step is recorded into one directory
   CHECK(messages(m, "ProfilerStep") ==
         std::multiset<std::string>{"ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"});
   CHECK(messages(m, "default").count("step body") == 3);
+  CHECK(warnings.empty());  // without a schedule, stop() is the normal end of the window
   // A second stop() does nothing; the profiler can start again.
   CHECK(static_cast<bool>(prof.stop()));
   CHECK(calls == 1);
 }
 
-TEST_CASE("session: record_shapes decides whether op shapes are recorded; import says simulated, no losses") {
+TEST_CASE("session: stop() in the middle of a window saves it and warns, as torch_npu does") {
+  temp_dir t;
+  collect::session_config cfg = config_in(t);
+  cfg.npu = false;
+  int ready = 0;
+  collect::profiler prof(cfg, collect::schedule{0, 3}, [&](const std::string&) { ++ready; });
+  std::vector<std::string> warnings;
+  prof.on_warning([&](const std::string& w) { warnings.push_back(w); });
+  REQUIRE(static_cast<bool>(prof.start()));
+  REQUIRE(static_cast<bool>(prof.step()));
+  CHECK(prof.current_action() == collect::profiler_action::record);
+  REQUIRE(static_cast<bool>(prof.stop()));
+  CHECK(ready == 1);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "stop() while the schedule's action is RECORD: the window is saved incomplete");
+  const convert::model m = load(prof.saved_dirs().at(0));
+  CHECK(messages(m, "ProfilerStep") == std::multiset<std::string>{"ProfilerStep#0", "ProfilerStep#1"});
+}
+
+TEST_CASE("session: record_shapes decides whether op shapes are recorded / import says simulated, no losses") {
   for (const bool shapes : {false, true}) {
     CAPTURE(shapes);
     temp_dir t;
@@ -207,7 +229,7 @@ TEST_CASE("session: profiler_metadata.json holds metadata and the recorded envir
   CHECK(v->get("ENV_VARIABLES").find("HCCL_RDMA_SL") == nullptr);
 }
 
-TEST_CASE("session: configuration errors name the field; path rules") {
+TEST_CASE("session: configuration errors name the field / path rules") {
   temp_dir t;
   auto start_error = [&](collect::session_config c) {
     collect::profiler prof(c);
