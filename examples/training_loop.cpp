@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
   cfg.output = "./training_loop_output";
   cfg.aic_metrics = "PipeUtilization";
   cfg.record_shapes = true;
+  cfg.export_types = {msprof::collect::export_type::text, msprof::collect::export_type::db};
   int steps = 6;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--output") == 0 && i + 1 < argc) cfg.output = argv[++i];
@@ -142,7 +143,8 @@ int main(int argc, char** argv) {
   }
   if (steps < 1) return usage();
 
-  msprof::convert::export_handler exporter;  // timeline, summaries and db when a window is saved
+  // Timeline, summaries and db (cfg.export_types) each time a window is saved.
+  msprof::convert::export_handler exporter(msprof::convert::export_options_for(cfg));
   msprof::collect::profiler prof(cfg, msprof::collect::schedule{/*wait*/ 1, /*active*/ 2, /*warmup*/ 1, /*repeat*/ 1},
                                  exporter);
   prof.add_metadata("model", "mlp 1024x1024 -> 16, fp16");

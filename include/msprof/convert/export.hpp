@@ -57,6 +57,8 @@ struct export_options {
                                                  const std::filesystem::path& out_dir, const std::string& ts)>
       chrome_writer;
   bool chrome = false;  ///< --timeline-format=chrome: the chrome form instead of msprof_<ts>.json
+  bool text = true;     ///< export_all: timeline and summaries (torch_npu export_type "text")
+  bool db = true;       ///< export_all: msprof_<ts>.db (export_type "db")
 };
 
 /// What an export wrote.
@@ -460,13 +462,16 @@ inline result<export_result> export_all(const std::string& prof_dir, const expor
   export_result all;
   all.warnings = m->warnings;
   all.records = detail::record_count(*m);
-  for (auto* f : {+[](const model& mm, const export_options& op) { return export_timeline(mm, op); },
-                  +[](const model& mm, const export_options& op) { return export_summary(mm, op); },
-                  +[](const model& mm, const export_options& op) { return export_db(mm, op); }}) {
-    auto r = f(*m, oo);
+  auto keep = [&](result<export_result> r) -> result<void> {
     if (!r) return r.err();
     all.files.insert(all.files.end(), r->files.begin(), r->files.end());
+    return {};
+  };
+  if (oo.text) {
+    MSPROF_TRY(keep(export_timeline(*m, oo)));
+    MSPROF_TRY(keep(export_summary(*m, oo)));
   }
+  if (oo.db) MSPROF_TRY(keep(export_db(*m, oo)));
   return all;
 }
 

@@ -23,12 +23,25 @@
 #include <string>
 #include <vector>
 
+#include "../collect/config.hpp"
 #include "export.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
 enum class export_mode { sync, async };
+
+/// What a session config asks the export to write: export_type text (timeline
+/// and summaries) and/or db; data_simplification deletes intermediate data.
+inline export_options export_options_for(const collect::session_config& c, export_options o = {}) {
+  o.text = o.db = false;
+  for (auto t : c.export_types) {
+    if (t == collect::export_type::text) o.text = true;
+    if (t == collect::export_type::db) o.db = true;
+  }
+  o.clear = c.data_simplification;
+  return o;
+}
 
 class export_handler {
  public:

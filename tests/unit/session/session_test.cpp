@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -310,5 +311,32 @@ TEST_CASE("session: the export handler exports each window (sync and async)") {
       CHECK(op_summaries == 1);
       CHECK(dbs == 1);
     }
+  }
+}
+
+TEST_CASE("session: export_type and data_simplification choose what the export handler writes") {
+  using collect::export_type;
+  const std::vector<std::vector<export_type>> choices{{export_type::text}, {export_type::db},
+                                                      {export_type::text, export_type::db}};
+  for (const auto& types : choices) {
+    temp_dir t;
+    collect::session_config cfg = config_in(t);
+    cfg.npu = false;
+    cfg.export_types = types;
+    const convert::export_options o = convert::export_options_for(cfg);
+    CHECK(o.clear == cfg.data_simplification);
+    convert::export_handler handler(o);
+    collect::profiler prof(cfg, std::nullopt, handler);
+    REQUIRE(static_cast<bool>(prof.start()));
+    mstxMarkA("a mark", nullptr);
+    REQUIRE(static_cast<bool>(prof.stop()));
+    REQUIRE(handler.exported().size() == 1);
+    const fs::path d = handler.exported()[0];
+    const bool text = std::find(types.begin(), types.end(), export_type::text) != types.end();
+    const bool db = std::find(types.begin(), types.end(), export_type::db) != types.end();
+    int dbs = 0;
+    for (const auto& e : fs::directory_iterator(d)) dbs += e.path().extension() == ".db";
+    CHECK(dbs == (db ? 1 : 0));
+    CHECK(fs::exists(d / "mindstudio_profiler_output") == text);
   }
 }
