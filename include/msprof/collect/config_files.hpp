@@ -191,29 +191,19 @@ inline result<std::optional<session_config>> parse_acl_json(std::string_view tex
   bool on = false;
   for (const auto& [key, v] : prof->members()) {
     if (key == "switch") {
-      auto b = r.on_off(key, v);
-      if (!b) return b.err();
-      on = *b;
+      MSPROF_TRY_ASSIGN(on, r.on_off(key, v));
     } else if (key == "output") {
-      auto s = r.string(key, v);
-      if (!s) return s.err();
-      c.output = *s;
+      MSPROF_TRY_ASSIGN(c.output, r.string(key, v));
     } else if (key == "aic_metrics") {
-      auto s = r.aic_metrics(key, v);
-      if (!s) return s.err();
-      c.aic_metrics = *s;
+      MSPROF_TRY_ASSIGN(c.aic_metrics, r.aic_metrics(key, v));
     } else if (key == "task_time") {  // on / off / l0 / l1: device task data
       if (v.is_string() && (v.text() == "on" || v.text() == "l0" || v.text() == "l1")) c.npu = true;
       else if (v.is_string() && v.text() == "off") c.npu = false;
       else return r.expected(key, "\"on\", \"off\", \"l0\" or \"l1\"", v);
     } else if (key == "msproftx") {
-      auto b = r.on_off(key, v);
-      if (!b) return b.err();
-      c.mstx = *b;
+      MSPROF_TRY_ASSIGN(c.mstx, r.on_off(key, v));
     } else if (key == "storage_limit") {
-      auto n = r.storage_limit(key, v);
-      if (!n) return n.err();
-      c.storage_limit_mb = *n;
+      MSPROF_TRY_ASSIGN(c.storage_limit_mb, r.storage_limit(key, v));
     } else if (key == "interval") {  // msprof: the collector's drain interval in ms
       auto n = r.integer(key, v, 1, 100000);
       if (!n) return n.err();
@@ -253,25 +243,15 @@ inline result<session_config> parse_profiling_options(std::string_view text,
   session_config c;
   for (const auto& [key, v] : doc->members()) {
     if (key == "output") {
-      auto s = r.string(key, v);
-      if (!s) return s.err();
-      c.output = *s;
+      MSPROF_TRY_ASSIGN(c.output, r.string(key, v));
     } else if (key == "task_trace") {
-      auto b = r.on_off(key, v);
-      if (!b) return b.err();
-      c.npu = *b;
+      MSPROF_TRY_ASSIGN(c.npu, r.on_off(key, v));
     } else if (key == "aic_metrics") {
-      auto s = r.aic_metrics(key, v);
-      if (!s) return s.err();
-      c.aic_metrics = *s;
+      MSPROF_TRY_ASSIGN(c.aic_metrics, r.aic_metrics(key, v));
     } else if (key == "msproftx") {
-      auto b = r.on_off(key, v);
-      if (!b) return b.err();
-      c.mstx = *b;
+      MSPROF_TRY_ASSIGN(c.mstx, r.on_off(key, v));
     } else if (key == "storage_limit") {
-      auto n = r.storage_limit(key, v);
-      if (!n) return n.err();
-      c.storage_limit_mb = *n;
+      MSPROF_TRY_ASSIGN(c.storage_limit_mb, r.storage_limit(key, v));
     } else if (key == "training_trace" || key == "aicpu" || key == "hccl" || key == "l2") {
       MSPROF_DETAIL_NO_EFFECT(r, key, v, on_off, false);
     } else if (key == "runtime_api") {
@@ -338,13 +318,9 @@ inline result<void> parse_experimental_config(const json::value& exp, const conf
       if (!level) return r.expected(key, "one of Level_none, Level0, Level1, Level2", v);
       c.level = *level;
     } else if (key == "aic_metrics") {
-      auto s = r.aic_metrics(key, v);
-      if (!s) return s.err();
-      c.aic_metrics = *s;
+      MSPROF_TRY_ASSIGN(c.aic_metrics, r.aic_metrics(key, v));
     } else if (key == "data_simplification") {
-      auto b = r.boolean(key, v);
-      if (!b) return b.err();
-      c.data_simplification = *b;
+      MSPROF_TRY_ASSIGN(c.data_simplification, r.boolean(key, v));
     } else if (key == "export_type") {
       auto list = r.strings(key, v, true);
       if (!list) return list.err();
@@ -415,9 +391,7 @@ inline result<dynamic_config> parse_profiler_config(std::string_view text,
         }
       }
     } else if (key == "prof_dir") {
-      auto s = r.string(key, v);
-      if (!s) return s.err();
-      c.output = *s;
+      MSPROF_TRY_ASSIGN(c.output, r.string(key, v));
     } else if (key == "analyse" || key == "async_mode" || key == "record_shapes" || key == "is_rank") {
       auto b = r.boolean(key, v);
       if (!b) return b.err();
@@ -434,9 +408,7 @@ inline result<dynamic_config> parse_profiler_config(std::string_view text,
       if (!n) return n.err();
       d.warmup = static_cast<std::uint64_t>(*n);
     } else if (key == "start_step") {
-      auto n = r.integer(key, v, -1, std::numeric_limits<std::int64_t>::max());
-      if (!n) return n.err();
-      d.start_step = *n;
+      MSPROF_TRY_ASSIGN(d.start_step, r.integer(key, v, -1, std::numeric_limits<std::int64_t>::max()));
     } else if (key == "rank_list") {
       if (!v.is_array()) return r.expected(key, "an array of integers >= 0", v);
       d.rank_list.clear();

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "../../support/temp_dir.hpp"
+
 namespace codec = msprof::codec;
 namespace writer = msprof::writer;
 namespace device = msprof::device;
@@ -30,19 +32,6 @@ namespace cv = msprof::convert;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    std::string t = std::string(MSPROF_TEST_BINARY_DIR) + "/steptrace_XXXXXX";
-    REQUIRE(mkdtemp(&t[0]) != nullptr);
-    path = t;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string slurp(const std::string& p) {
   std::ifstream f(p, std::ios::binary);

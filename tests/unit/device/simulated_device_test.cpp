@@ -24,29 +24,14 @@
 #include <tuple>
 #include <vector>
 
+#include "../../support/temp_dir.hpp"
+
 namespace codec = msprof::codec;
 namespace writer = msprof::writer;
 namespace device = msprof::device;
 namespace cv = msprof::convert;
 
 namespace {
-
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    std::string t = std::string(MSPROF_TEST_BINARY_DIR) + "/device_XXXXXX";
-    REQUIRE(mkdtemp(&t[0]) != nullptr);
-    path = t;
-  }
-  ~temp_dir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 /// A PROF_ directory with one simulated device 0. `fixed` pins every clock
 /// (with simulated_options::virtual_host_step_ns the output is reproducible).
@@ -479,8 +464,8 @@ std::pair<std::string, std::string> run_fixed(std::uint64_t seed, bool asynchron
   }
   REQUIRE(dir.close());
   const std::string data = dir.path() + "/device_0/data/";
-  if (host_api) *host_api = slurp(dir.path() + "/host/data/unaging.api_event.data.slice_0");
-  return {slurp(data + "stars_soc.data.0.slice_0"), slurp(data + "ffts_profile.data.0.slice_0")};
+  if (host_api) *host_api = read_text(dir.path() + "/host/data/unaging.api_event.data.slice_0");
+  return {read_text(data + "stars_soc.data.0.slice_0"), read_text(data + "ffts_profile.data.0.slice_0")};
 }
 
 }  // namespace
@@ -888,7 +873,7 @@ std::string run_e2e(const temp_dir& t) {
 
 /// X slices of the "Ascend Hardware" process: name -> count.
 std::multiset<std::string> hardware_slices(const std::string& out, std::set<std::int64_t>* streams = nullptr) {
-  auto j = msprof::json::parse(slurp(out + "msprof_T.json"), "msprof_T.json");
+  auto j = msprof::json::parse(read_text(out + "msprof_T.json"), "msprof_T.json");
   REQUIRE(j);
   REQUIRE(j->is_array());
   std::int64_t hw_pid = -1;
@@ -916,14 +901,14 @@ TEST_CASE("device: end to end, every simulated task is an Ascend Hardware slice 
   CHECK(slices.size() == e2e_names.size() + 3);  // + memcpy, event record, event wait
   CHECK(streams.size() == 2);
   // One task_time row per device task.
-  const std::string tt = slurp(out + "task_time_T.csv");
+  const std::string tt = read_text(out + "task_time_T.csv");
   CHECK(std::count(tt.begin(), tt.end(), '\n') == static_cast<long>(1 + e2e_names.size() + 3));
 }
 
 TEST_CASE("device: end to end, op_summary rows and timeline slices carry the launched op names") {
   temp_dir t;
   const std::string out = run_e2e(t);
-  const std::string csv = slurp(out + "op_summary_T.csv");
+  const std::string csv = read_text(out + "op_summary_T.csv");
   CHECK(!csv.empty());
   std::vector<std::string> lines;
   {

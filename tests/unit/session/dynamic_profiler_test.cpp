@@ -22,31 +22,14 @@
 #include <thread>
 #include <vector>
 
+#include "../../support/temp_dir.hpp"
+
 namespace collect = msprof::collect;
 namespace convert = msprof::convert;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/msprof_dynamic_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // Replaces the file the way editors that save atomically do (new inode).
 void write_config(const std::string& path, const std::string& text) {
@@ -137,7 +120,7 @@ fs::path find_log(const fs::path& cfg_dir) {
 
 TEST_CASE("dynamic profiler: init writes the template and the log and an edit arms one collection of warmup + active steps") {
   temp_dir t;
-  const fs::path cfg_dir = t.path / "cfg";
+  const fs::path cfg_dir = t / "cfg";
   log_lines log;
   collect::dynamic_profiler dp;
   REQUIRE(static_cast<bool>(dp.init(cfg_dir.string(), fast(log))));
@@ -160,7 +143,7 @@ TEST_CASE("dynamic profiler: init writes the template and the log and an edit ar
   CHECK_FALSE(dp.collecting());
   CHECK(dp.saved_dirs().empty());
 
-  const fs::path out = t.path / "out";
+  const fs::path out = t / "out";
   write_config(dp.config_path(), config_text(out, R"("start_step": -1, "warmup": 1, "active": 2)"));
   REQUIRE(log.wait_for("load json success"));
   step_until_saved(dp, 1);
@@ -194,9 +177,9 @@ TEST_CASE("dynamic profiler: start_step N starts at the step() that makes the co
   temp_dir t;
   log_lines log;
   collect::dynamic_profiler dp;
-  REQUIRE(static_cast<bool>(dp.init((t.path / "cfg").string(), fast(log))));
+  REQUIRE(static_cast<bool>(dp.init((t / "cfg").string(), fast(log))));
   for (int i = 0; i < 3; ++i) dp.step();
-  const fs::path out = t.path / "out";
+  const fs::path out = t / "out";
   // Already passed: logged, dropped.
   write_config(dp.config_path(), config_text(out, R"("start_step": 2)"));
   REQUIRE(log.wait_for("load json success"));
@@ -233,7 +216,7 @@ TEST_CASE("dynamic profiler: a bad file is logged with file and key and type and
   temp_dir t;
   log_lines log;
   collect::dynamic_profiler dp;
-  REQUIRE(static_cast<bool>(dp.init((t.path / "cfg").string(), fast(log))));
+  REQUIRE(static_cast<bool>(dp.init((t / "cfg").string(), fast(log))));
   const std::string path = dp.config_path();
   // Broken JSON, written in place (not atomically).
   {
@@ -250,7 +233,7 @@ TEST_CASE("dynamic profiler: a bad file is logged with file and key and type and
   dp.step();
   CHECK_FALSE(dp.collecting());
   // An unknown key is a warning only.
-  write_config(path, config_text(t.path / "out", R"("start_step": -1, "activ": 3)"));
+  write_config(path, config_text(t / "out", R"("start_step": -1, "activ": 3)"));
   REQUIRE(log.wait_for("load json success"));
   CHECK(log.count("[WARNING] [" + std::to_string(::getpid()) + "] dynamic_profiler.hpp: " + path +
                   ": activ: unknown key, ignored") == 1);
@@ -267,7 +250,7 @@ TEST_CASE("dynamic profiler: a bad file is logged with file and key and type and
 
 TEST_CASE("dynamic profiler: the log is rotated to .1 when it would pass the limit") {
   temp_dir t;
-  const fs::path cfg_dir = t.path / "cfg";
+  const fs::path cfg_dir = t / "cfg";
   log_lines log;
   collect::dynamic_options o = fast(log);
   o.log_max_bytes = 700;
@@ -307,8 +290,8 @@ TEST_CASE("dynamic profiler: analyse hands the directory to the export handler a
     sync_export(dir);
   };
   collect::dynamic_profiler dp;
-  REQUIRE(static_cast<bool>(dp.init((t.path / "cfg").string(), o)));
-  write_config(dp.config_path(), config_text(t.path / "out", R"("start_step": -1, "analyse": true,
+  REQUIRE(static_cast<bool>(dp.init((t / "cfg").string(), o)));
+  write_config(dp.config_path(), config_text(t / "out", R"("start_step": -1, "analyse": true,
                                                                  "metadata": {"model": "toy"})"));
   REQUIRE(log.wait_for("load json success"));
   step_until_saved(dp, 1);
@@ -323,7 +306,7 @@ TEST_CASE("dynamic profiler: analyse hands the directory to the export handler a
   CHECK(meta->get("dynamic_profile").get("config").as_string_or("") == dp.config_path());
 
   // A long collection still running at shutdown() is saved, with a warning.
-  write_config(dp.config_path(), config_text(t.path / "out", R"("start_step": -1, "active": 1000)"));
+  write_config(dp.config_path(), config_text(t / "out", R"("start_step": -1, "active": 1000)"));
   REQUIRE(log.wait_for("load json success", 2));
   dp.step();
   REQUIRE(dp.collecting());
@@ -347,7 +330,7 @@ TEST_CASE("dynamic profiler: PROF_CONFIG_PATH and init errors") {
     CHECK(r.err().message.find("PROF_CONFIG_PATH is not set") != std::string::npos);
   }
   {
-    const std::string dir = (t.path / "env_cfg").string();
+    const std::string dir = (t / "env_cfg").string();
     ::setenv("PROF_CONFIG_PATH", dir.c_str(), 1);
     collect::dynamic_profiler dp;
     REQUIRE(static_cast<bool>(dp.init_from_env()));
@@ -360,12 +343,12 @@ TEST_CASE("dynamic profiler: PROF_CONFIG_PATH and init errors") {
   }
   {
     collect::dynamic_profiler dp;
-    auto r = dp.init((t.path / "a b").string());
+    auto r = dp.init((t / "a b").string());
     REQUIRE_FALSE(static_cast<bool>(r));
     CHECK(r.err().message.find("character ' ' is not allowed") != std::string::npos);
     collect::dynamic_options o;
     o.poll_interval = 0ms;
-    r = dp.init((t.path / "ok").string(), o);
+    r = dp.init((t / "ok").string(), o);
     REQUIRE_FALSE(static_cast<bool>(r));
     CHECK(r.err().message.find("poll_interval") != std::string::npos);
     dp.step();  // not initialised: nothing happens
@@ -373,7 +356,7 @@ TEST_CASE("dynamic profiler: PROF_CONFIG_PATH and init errors") {
   }
   {
     // An existing file is kept as it is (and is the baseline, not a change).
-    const fs::path dir = t.path / "kept";
+    const fs::path dir = t / "kept";
     fs::create_directories(dir);
     write_config((dir / "profiler_config.json").string(), R"({"start_step": -1, "active": 1})");
     log_lines log;

@@ -18,30 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "../../support/temp_dir.hpp"
+
 namespace collect = msprof::collect;
 namespace convert = msprof::convert;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    char tmpl[] = "/tmp/msprof_session_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 convert::model load(const std::string& dir) {
   auto m = convert::load_model(dir);
@@ -66,7 +49,7 @@ msprof::device::op_desc op_named(std::string name, std::string type) {
 
 collect::session_config config_in(const temp_dir& t) {
   collect::session_config c;
-  c.output = t.path.string();
+  c.output = t.path;
   c.drain_interval = std::chrono::milliseconds(5);
   return c;
 }
@@ -244,11 +227,11 @@ TEST_CASE("session: configuration errors name the field / path rules") {
   c.cpu = c.npu = false;
   CHECK(start_error(c).find("activities") != std::string::npos);
   c = config_in(t);
-  c.output = t.path.string() + "/bad dir";
+  c.output = t.path + "/bad dir";
   CHECK(start_error(c).find("character ' ' is not allowed") != std::string::npos);
   c = config_in(t);
-  fs::create_directory_symlink(t.path, t.path / "link");
-  c.output = (t.path / "link" / "out").string();
+  fs::create_directory_symlink(t.path, t / "link");
+  c.output = (t / "link" / "out").string();
   CHECK(start_error(c).find("is a symbolic link") != std::string::npos);
   CHECK(collect::canonical_aic_metrics("ACL_AICORE_PIPE_UTILIZATION") == "PipeUtilization");
   CHECK(collect::canonical_aic_metrics("nonsense").empty());

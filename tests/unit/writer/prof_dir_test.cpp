@@ -21,20 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "../../support/temp_dir.hpp"
+
 namespace codec = msprof::codec;
 namespace writer = msprof::writer;
 
 namespace {
-
-struct temp_dir {
-  std::string path;
-  temp_dir() {
-    std::string t = std::string(MSPROF_TEST_BINARY_DIR) + "/writer_XXXXXX";
-    REQUIRE(mkdtemp(&t[0]) != nullptr);
-    path = t;
-  }
-  ~temp_dir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
-};
 
 std::vector<std::string> list(const std::string& d) {
   std::vector<std::string> out;
