@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "../../support/model_testing.hpp"
 #include "../../support/temp_dir.hpp"
 
 namespace collect = msprof::collect;
@@ -95,19 +96,6 @@ std::uint64_t started_at(const std::string& prof_dir) {
   auto v = msprof::json::parse(read_text(fs::path(prof_dir) / "profiler_metadata.json"));
   REQUIRE(static_cast<bool>(v));
   return v->get("dynamic_profile").get("start_step").uint_or(0);
-}
-
-convert::model load(const std::string& dir) {
-  auto m = convert::load_model(dir);
-  REQUIRE_MESSAGE(static_cast<bool>(m), (m ? std::string() : m.err().message));
-  return std::move(*m);
-}
-
-std::multiset<std::string> messages(const convert::model& m, const std::string& domain) {
-  std::multiset<std::string> out;
-  for (const auto& e : m.mstx)
-    if (e.domain == domain) out.insert(e.message);
-  return out;
 }
 
 fs::path find_log(const fs::path& cfg_dir) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "../../support/model_testing.hpp"
 #include "../../support/temp_dir.hpp"
 
 namespace collect = msprof::collect;
@@ -25,20 +26,6 @@ namespace convert = msprof::convert;
 namespace fs = std::filesystem;
 
 namespace {
-
-convert::model load(const std::string& dir) {
-  auto m = convert::load_model(dir);
-  REQUIRE_MESSAGE(static_cast<bool>(m), (m ? std::string() : m.err().message));
-  return std::move(*m);
-}
-
-// Messages of the mstx events of `m` in `domain`.
-std::multiset<std::string> messages(const convert::model& m, const std::string& domain) {
-  std::multiset<std::string> out;
-  for (const auto& e : m.mstx)
-    if (e.domain == domain) out.insert(e.message);
-  return out;
-}
 
 msprof::device::op_desc op_named(std::string name, std::string type) {
   msprof::device::op_desc op;
