@@ -69,3 +69,9 @@ TEST_CASE("stress: drop-newest with small rings, exact accounting") {
 TEST_CASE("stress: block policy, exact accounting") {
   run(collect::overflow_policy::block, 16384, 2, 4000);
 }
+
+// The scale: 8 thread slots x 1 M events each, every slot a new thread
+// per round of 100 k events, default ring size.
+TEST_CASE("stress: 8 threads x 1 M events, threads replaced every 100 k, exact accounting") {
+  run(collect::overflow_policy::drop_newest, 0, 10, 100000);
+}
