@@ -1255,6 +1255,14 @@ MSPROF_END_NAMESPACE
     if (!msprof_detail_try_) return msprof_detail_try_.err(); \
   } while (0)
 
+/// Assigns the value of `expr` (a result) to `lhs`, or returns its error.
+#define MSPROF_TRY_ASSIGN(lhs, expr)                      \
+  do {                                                    \
+    auto&& msprof_detail_try_ = (expr);                   \
+    if (!msprof_detail_try_) return msprof_detail_try_.err(); \
+    lhs = std::move(*msprof_detail_try_);                 \
+  } while (0)
+
 #endif  // MSPROF_CORE_ERROR_HPP
 // ======== end msprof/core/error.hpp ========
 // ======== begin msprof/core/platform.hpp (inlined) ========
