@@ -96,7 +96,7 @@ template <class D>
 inline void mark_site(const site& s) noexcept {
   if (!tool_present<D>()) return;
   mstxDomainHandle_t h;
-  if (!handle_of<D>(h)) return;
+  if (!handle_of<D>(h) || msprof_mstx_domain_quiet_v0_1(h)) return;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extMarkStatic, __ATOMIC_ACQUIRE)) f(h, s.text, s.size);
   else if (h == nullptr) mstxMarkA(s.text, nullptr);
   else mstxDomainMarkA(h, s.text, nullptr);
@@ -111,7 +111,7 @@ template <class D>
 inline mstxRangeId range_start_site(const site& s) noexcept {
   if (!tool_present<D>()) return 0;
   mstxDomainHandle_t h;
-  if (!handle_of<D>(h)) return 0;
+  if (!handle_of<D>(h) || msprof_mstx_domain_quiet_v0_1(h)) return 0;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extRangeStartStatic, __ATOMIC_ACQUIRE))
     return f(h, s.text, s.size);
   return h == nullptr ? mstxRangeStartA(s.text, nullptr) : mstxDomainRangeStartA(h, s.text, nullptr);

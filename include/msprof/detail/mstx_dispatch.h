@@ -50,6 +50,12 @@ typedef void (*msprof_mstx_memPermissionsAssign_fn)(mstxDomainHandle_t, mstxMemP
 /* msprof extension: (domain, static message, length) — the message outlives the program's use. */
 typedef void (*msprof_mstx_extMarkStatic_fn)(mstxDomainHandle_t, const char*, size_t);
 typedef mstxRangeId (*msprof_mstx_extRangeStartStatic_fn)(mstxDomainHandle_t, const char*, size_t);
+/* msprof extension: the tool's domain handles are the addresses of slots of
+ * `stride` bytes (a power of two) in [*base, *base + span); the first byte of
+ * a slot is non-zero while that domain is filtered out. The dispatch asks once
+ * per publish, so a filtered domain call returns without calling the tool and
+ * without dereferencing a handle outside that array. */
+typedef void (*msprof_mstx_extDomainQuietFlags_fn)(const unsigned char** base, size_t* span, size_t* stride);
 
 /* Layout is versioned by the symbol name; append only within a version. */
 struct msprof_mstx_context_v0_1 {
@@ -72,6 +78,11 @@ struct msprof_mstx_context_v0_1 {
   msprof_mstx_memPermissionsAssign_fn memPermissionsAssign;
   msprof_mstx_extMarkStatic_fn extMarkStatic;
   msprof_mstx_extRangeStartStatic_fn extRangeStartStatic;
+  msprof_mstx_extDomainQuietFlags_fn extDomainQuietFlags;
+  /* From extDomainQuietFlags at publish time (all 0 without it). */
+  const unsigned char* quietBase;
+  size_t quietSpan;
+  size_t quietMask; /* stride - 1 */
 };
 
 /* ------------------------------------------------------------ trampolines */
@@ -101,7 +112,7 @@ MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_context_v0_1 
     msprof_mstx_memHeapRegister_init, msprof_mstx_memHeapUnregister_init,
     msprof_mstx_memRegionsRegister_init, msprof_mstx_memRegionsUnregister_init,
     msprof_mstx_memPermissionsAssign_init, msprof_mstx_extMarkStatic_init,
-    msprof_mstx_extRangeStartStatic_init};
+    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0};
 
 /* The table a tool writes into during InitInjectionMstx / attach (init owns it). */
 MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_staging_v0_1;
@@ -116,7 +127,7 @@ static int msprof_mstx_get_module_func_table_v0_1(mstxFuncModule module, mstxFun
   static mstxFuncPointer* core[6];
   static mstxFuncPointer* domain[7];
   static mstxFuncPointer* mem[7];
-  static mstxFuncPointer* ext[4];
+  static mstxFuncPointer* ext[5];
   mstxFuncPointer** table = NULL;
   unsigned int size = 0;
   if (outTable == NULL || outSize == NULL) return MSTX_FAIL;
@@ -144,7 +155,8 @@ static int msprof_mstx_get_module_func_table_v0_1(mstxFuncModule module, mstxFun
     case MSPROF_MSTX_MODULE_EXT:
       ext[1] = MSPROF_DETAIL_SLOT(extMarkStatic);
       ext[2] = MSPROF_DETAIL_SLOT(extRangeStartStatic);
-      table = ext; size = 3; break;
+      ext[3] = MSPROF_DETAIL_SLOT(extDomainQuietFlags);
+      table = ext; size = 4; break;
     default: return MSTX_FAIL;
   }
   *outTable = table;
@@ -159,6 +171,7 @@ static void msprof_mstx_clear_staging_v0_1(void) {
   s->domainRangeStartA = NULL; s->domainRangeEnd = NULL; s->memHeapRegister = NULL;
   s->memHeapUnregister = NULL; s->memRegionsRegister = NULL; s->memRegionsUnregister = NULL;
   s->memPermissionsAssign = NULL; s->extMarkStatic = NULL; s->extRangeStartStatic = NULL;
+  s->extDomainQuietFlags = NULL;
 }
 
 static void msprof_mstx_publish_v0_1(void) {
@@ -180,6 +193,16 @@ static void msprof_mstx_publish_v0_1(void) {
   MSPROF_DETAIL_STORE(c->memPermissionsAssign, s->memPermissionsAssign);
   MSPROF_DETAIL_STORE(c->extMarkStatic, s->extMarkStatic);
   MSPROF_DETAIL_STORE(c->extRangeStartStatic, s->extRangeStartStatic);
+  {
+    const unsigned char* base = NULL;
+    size_t span = 0, stride = 1;
+    if (s->extDomainQuietFlags) s->extDomainQuietFlags(&base, &span, &stride);
+    if (stride == 0 || (stride & (stride - 1)) != 0) span = 0; /* not a power of two: never skip */
+    MSPROF_DETAIL_STORE(c->quietSpan, (size_t)0); /* no window while base changes */
+    MSPROF_DETAIL_STORE(c->quietBase, base);
+    MSPROF_DETAIL_STORE(c->quietMask, stride - 1);
+    MSPROF_DETAIL_STORE(c->quietSpan, span);
+  }
 }
 
 static void msprof_mstx_init_once_v0_1(void) {
@@ -287,6 +310,15 @@ MSPROF_DETAIL_TRAMP_VOID(extMarkStatic, (mstxDomainHandle_t d, const char* m, si
 MSPROF_DETAIL_TRAMP_RET(mstxRangeId, extRangeStartStatic, (mstxDomainHandle_t d, const char* m, size_t n), (d, m, n))
 
 /* ----------------------------------------------------------- the CANN API */
+/* 1 when `d` is one of the attached tool's domains and that domain is filtered
+ * out: a couple of loads, no call (see extDomainQuietFlags). */
+static inline int msprof_mstx_domain_quiet_v0_1(mstxDomainHandle_t d) {
+  size_t off = (size_t)((uintptr_t)d - (uintptr_t)__atomic_load_n(&MSPROF_DETAIL_CTX.quietBase, __ATOMIC_RELAXED));
+  return off < __atomic_load_n(&MSPROF_DETAIL_CTX.quietSpan, __ATOMIC_RELAXED) &&
+         (off & __atomic_load_n(&MSPROF_DETAIL_CTX.quietMask, __ATOMIC_RELAXED)) == 0 &&
+         __atomic_load_n((const unsigned char*)d, __ATOMIC_RELAXED) != 0;
+}
+
 #define MSPROF_DETAIL_CALL_VOID(field, args)                                   \
   do {                                                                         \
     msprof_mstx_##field##_fn f_ = MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.field); \
@@ -317,10 +349,12 @@ static inline void mstxDomainDestroy(mstxDomainHandle_t domain) {
   MSPROF_DETAIL_CALL_VOID(domainDestroy, (domain));
 }
 static inline void mstxDomainMarkA(mstxDomainHandle_t domain, const char* message, aclrtStream stream) {
+  if (msprof_mstx_domain_quiet_v0_1(domain)) return;
   MSPROF_DETAIL_CALL_VOID(domainMarkA, (domain, message, stream));
 }
 static inline mstxRangeId mstxDomainRangeStartA(mstxDomainHandle_t domain, const char* message,
                                                 aclrtStream stream) {
+  if (msprof_mstx_domain_quiet_v0_1(domain)) return 0;
   MSPROF_DETAIL_CALL_RET(domainRangeStartA, (domain, message, stream));
 }
 static inline void mstxDomainRangeEnd(mstxDomainHandle_t domain, mstxRangeId id) {

@@ -98,7 +98,8 @@ struct c_api {
                                        fp(&domain_range_start_a), fp(&domain_range_end)});
     fill(MSTX_API_MODULE_CORE_MEM, {fp(&mem_heap_register), fp(&mem_heap_unregister), fp(&mem_regions_register),
                                     fp(&mem_regions_unregister), fp(&mem_permissions_assign)});
-    if (default_events) fill(MSPROF_MSTX_MODULE_EXT, {fp(&ext_mark_static), fp(&ext_range_start_static)});
+    fill(MSPROF_MSTX_MODULE_EXT, {default_events ? fp(&ext_mark_static) : none,
+                                  default_events ? fp(&ext_range_start_static) : none, fp(&core::quiet_flags)});
     return MSTX_SUCCESS;
   }
 };

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -127,6 +128,7 @@ class tool_core {
       std::strcpy(slot.name, name);
       slot.enabled.store(filter_allows_locked(name), std::memory_order_relaxed);
       slot.state.store(alive, std::memory_order_release);
+      refresh_quiet(slot);
       names.emplace(name, n);
       domain_count_.store(n + 1, std::memory_order_release);
       Sink::domain_registered(n, slot.name);
@@ -150,6 +152,7 @@ class tool_core {
         return;
       }
       domains_[i].state.store(destroyed, std::memory_order_release);
+      refresh_quiet(domains_[i]);  // calls on it must reach resolve() and be counted
       registry().erase(domains_[i].name);  // the same name later gets a new handle
     } catch (...) {
     }
@@ -173,9 +176,17 @@ class tool_core {
     exclude_ = std::move(exclude);
     ensure_default_locked();
     std::uint32_t n = domain_count_.load(std::memory_order_relaxed);
-    for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t i = 0; i < n; ++i) {
       domains_[i].enabled.store(filter_allows_locked(domains_[i].name), std::memory_order_relaxed);
+      if (i != 0) refresh_quiet(domains_[i]);  // slot 0 (default) has no handle: its byte stays 0
+    }
     return st;
+  }
+  // extDomainQuietFlags: handles are &domains_[i], each slot starts with `quiet`.
+  static void quiet_flags(const unsigned char** base, std::size_t* span, std::size_t* stride) noexcept {
+    *base = reinterpret_cast<const unsigned char*>(&domains_[0]);
+    *span = sizeof domains_;
+    *stride = sizeof(domain_slot);
   }
   static bool domain_enabled(std::uint32_t index) noexcept {
     return domains_[index].enabled.load(std::memory_order_relaxed);
@@ -403,10 +414,17 @@ class tool_core {
  private:
   enum : std::uint8_t { free_slot = 0, alive = 1, destroyed = 2 };
   struct domain_slot {
+    std::atomic<std::uint8_t> quiet{0};  // alive and filtered out; read inline by the mstx header
     std::atomic<std::uint8_t> state{free_slot};
     std::atomic<bool> enabled{true};
     char* name = nullptr;
   };
+  static_assert(std::is_standard_layout_v<domain_slot> && (sizeof(domain_slot) & (sizeof(domain_slot) - 1)) == 0,
+                "the quiet byte is the first byte of a power-of-two slot");
+  static void refresh_quiet(domain_slot& d) noexcept {
+    const bool q = d.state.load(std::memory_order_relaxed) == alive && !d.enabled.load(std::memory_order_relaxed);
+    d.quiet.store(q ? 1 : 0, std::memory_order_relaxed);
+  }
   struct heap_info {
     std::uintptr_t address;
     std::uint64_t size;

@@ -105,6 +105,7 @@ TEST_CASE("domains: default refused, same name same handle, destroyed records no
   mstxDomainMarkA(a, "in a", nullptr);
   auto before = core::rejects(reject_reason::destroyed_domain);
   mstxDomainDestroy(b);
+  CHECK(msprof_mstx_domain_quiet_v0_1(b) == 0);  // so calls on it are still counted
   mstxDomainMarkA(b, "after destroy", nullptr);
   CHECK(mstxDomainRangeStartA(b, "after destroy range", nullptr) == 0);
   CHECK(core::rejects(reject_reason::destroyed_domain) - before == 2);
@@ -163,6 +164,10 @@ void filter_case(std::vector<std::string> inc, std::vector<std::string> exc, boo
   mstxMarkA("d", nullptr);
   mstxDomainMarkA(a, "a", nullptr);
   mstxDomainMarkA(b, "b", nullptr);
+  // A filtered named domain is skipped inline, before any call into the tool.
+  CHECK(msprof_mstx_domain_quiet_v0_1(a) == (want_a ? 0 : 1));
+  CHECK(msprof_mstx_domain_quiet_v0_1(b) == (want_b ? 0 : 1));
+  CHECK(msprof_mstx_domain_quiet_v0_1(nullptr) == 0);
   mstxRangeId r = mstxDomainRangeStartA(a, "ra", nullptr);
   CHECK((r != 0) == want_a);
   mstxDomainRangeEnd(a, r);
