@@ -77,6 +77,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
     if (auto p = codec::decode_payload<codec::MsprofTensorInfo>(*r, at, 12)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofContextIdInfo>(*r, at, 12)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofGraphIdInfo>(*r, at, 16)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MstxMemInfo>(*r, at, 48)) sink = sink + touch(*p);
     const auto tx = codec::load<codec::MsprofTxInfo>(r->data);
     const std::string_view text = codec::tx_segment_text(tx);
     require(text.size() <= codec::tx_message_bytes, "tx_segment_text stays inside the message field");
@@ -262,6 +263,7 @@ inline void read_everything(codec::prof_reader& r) {
   (void)r.for_each_tensor_info(count);
   (void)r.for_each_context_id_info(count);
   (void)r.for_each_graph_id_map(count);
+  (void)r.for_each_mstx_mem(count);
   (void)r.for_each_mstx([&](const codec::mstx_event& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
   const auto& host = r.host();
   n += static_cast<std::uint64_t>(host.to_monotonic_ns(n)) + static_cast<std::uint64_t>(host.wall_offset_ns());

@@ -50,6 +50,7 @@ constexpr std::uint32_t graph_id_map = 0, execute = 1, load = 2, input_copy = 3,
 }  // namespace model_type
 namespace tx_type {
 constexpr std::uint32_t msproftx = 0;
+constexpr std::uint32_t mstx_mem = 1;  ///< msprof's own: MstxMemInfo (not a CANN type)
 }  // namespace tx_type
 
 /// Runtime task types as registered in type_info_dic (level 5000). 0/1/6/98 are
@@ -311,6 +312,27 @@ static_assert(sizeof(MsprofGraphIdInfo) == 16 && offsetof(MsprofGraphIdInfo, gra
                   offsetof(MsprofGraphIdInfo, modelId) == 12,
               "MsprofGraphIdInfo layout");
 
+/// MstxMemInfo (48 B; additional TX/1 "msprof_mstx_mem"). msprof's own record:
+/// CANN's collector keeps no mstx memory registrations, so this file is ours
+/// and Huawei's parser ignores it. One record per heap or region
+/// (un)registration; handles are the collector's ids (>= 1).
+struct MstxMemInfo {
+  std::uint8_t op = 0;  ///< mstx_mem_op
+  std::uint8_t reserved[3] = {};
+  std::uint32_t deviceId = 0;
+  std::uint64_t handle = 0;   ///< heap or region id
+  std::uint64_t heap = 0;     ///< owning heap of a region (0 for heaps)
+  std::uint64_t address = 0;
+  std::uint64_t size = 0;
+  std::uint64_t domain = 0;   ///< hash of the domain name
+};
+static_assert(sizeof(MstxMemInfo) == 48 && offsetof(MstxMemInfo, deviceId) == 4 && offsetof(MstxMemInfo, handle) == 8 &&
+                  offsetof(MstxMemInfo, address) == 24 && offsetof(MstxMemInfo, domain) == 40,
+              "MstxMemInfo layout");
+
+/// MstxMemInfo.op.
+enum class mstx_mem_op : std::uint8_t { heap_register = 0, heap_unregister = 1, region_register = 2, region_unregister = 3 };
+
 // ----------------------------------------------------------- device records --
 #pragma pack(push, 1)
 /// STARS ACSQ task log (64 B, stars_soc.data). word0: funcType bits 0-5
@@ -483,6 +505,11 @@ template <class F> inline void fields_of(MsprofTxInfo& x, F& f, std::size_t base
 template <class F> inline void fields_of(MsprofGraphIdInfo& x, F& f, std::size_t base) {
   MSPROF_DETAIL_F(MsprofGraphIdInfo, modelName); MSPROF_DETAIL_F(MsprofGraphIdInfo, graphId);
   MSPROF_DETAIL_F(MsprofGraphIdInfo, modelId);
+}
+template <class F> inline void fields_of(MstxMemInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MstxMemInfo, op); MSPROF_DETAIL_F(MstxMemInfo, reserved); MSPROF_DETAIL_F(MstxMemInfo, deviceId);
+  MSPROF_DETAIL_F(MstxMemInfo, handle); MSPROF_DETAIL_F(MstxMemInfo, heap); MSPROF_DETAIL_F(MstxMemInfo, address);
+  MSPROF_DETAIL_F(MstxMemInfo, size); MSPROF_DETAIL_F(MstxMemInfo, domain);
 }
 template <class F> inline void fields_of(StarsAcsqLog& x, F& f, std::size_t base) {
   MSPROF_DETAIL_F(StarsAcsqLog, word0); MSPROF_DETAIL_F(StarsAcsqLog, resv2); MSPROF_DETAIL_F(StarsAcsqLog, streamId);

@@ -372,6 +372,7 @@ class prof_reader {
   template <class F> result<void> for_each_tensor_info(F&& cb) { return typed_additional<MsprofTensorInfo>("tensor_info", 12, cb); }
   template <class F> result<void> for_each_context_id_info(F&& cb) { return typed_additional<MsprofContextIdInfo>("context_id_info", 12, cb); }
   template <class F> result<void> for_each_graph_id_map(F&& cb) { return typed_additional<MsprofGraphIdInfo>("graph_id_map", 16, cb); }
+  template <class F> result<void> for_each_mstx_mem(F&& cb) { return typed_additional<MstxMemInfo>("msprof_mstx_mem", 48, cb); }
 
   /// mstx events; a message split over several records (res0 = 0, 1, ...,
   /// same markId and thread, consecutive) is joined back together.

@@ -6,15 +6,15 @@
 //                         aging.additional.msproftx), domain names in hash_dic
 //   step begin/end     -> a range "ProfilerStep#<n>" in domain "ProfilerStep"
 //                         (markId = step number), like torch_npu's step slices
-//   memory records     -> not part of CANN's host formats: counted in
-//                         info.json msprof_losses "mem_not_exported"
+//   memory records     -> MstxMemInfo (level 20500 type 1, msprof's own record:
+//                         CANN keeps none) in unaging.additional.msprof_mstx_mem,
+//                         unaging so a storage limit never drops them
 //
 // Append errors (storage limit, full disk) are counted by the writer, which
 // stops cleanly and keeps every finished slice; finish() records all counters.
 #ifndef MSPROF_COLLECT_PROF_RECORD_SINK_HPP
 #define MSPROF_COLLECT_PROF_RECORD_SINK_HPP
 
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -50,6 +50,7 @@ class prof_record_sink final : public record_sink {
  public:
   explicit prof_record_sink(writer::prof_dir& dir) : dir_(dir) {
     (void)dir_.register_type(codec::level::tx, codec::tx_type::msproftx, "msproftx");
+    (void)dir_.register_type(codec::level::tx, codec::tx_type::mstx_mem, "msprof_mstx_mem");
   }
 
   void write_tx(const tx_record& r) override {
@@ -65,7 +66,18 @@ class prof_record_sink final : public record_sink {
     for (const auto& rec : codec::encode_tx(r.tid, st, r.message)) append(rec);
   }
 
-  void write_mem(const mem_record&) override { mem_not_exported_.fetch_add(1, std::memory_order_relaxed); }
+  void write_mem(const mem_record& r) override {
+    codec::MstxMemInfo m;
+    m.op = r.op;
+    m.deviceId = r.device_id;
+    m.handle = r.handle;
+    m.heap = r.heap;
+    m.address = r.address;
+    m.size = r.size;
+    m.domain = dir_.hash(r.domain.empty() ? "default" : r.domain);
+    const auto rec = codec::encode_mstx_mem(r.tid, r.timestamp, m);
+    (void)dir_.append(writer::stream::mstx_mem(false), rec.data(), rec.size());
+  }
 
   void write_step(const step_record& s) override {
     const std::string message = "ProfilerStep#" + std::to_string(s.step);
@@ -94,8 +106,7 @@ class prof_record_sink final : public record_sink {
                                    {"domain_mismatch", l.domain_mismatch},
                                    {"unknown_range_ends", l.unknown_end},
                                    {"unfinished_ranges", l.unfinished},
-                                   {"lost_threads", l.lost_threads},
-                                   {"mem_not_exported", mem_not_exported_.load()}}));
+                                   {"lost_threads", l.lost_threads}}));
     return dir_.close();
   }
 
@@ -108,7 +119,6 @@ class prof_record_sink final : public record_sink {
   }
 
   writer::prof_dir& dir_;
-  std::atomic<std::uint64_t> mem_not_exported_{0};
   std::vector<step_record> steps_;
 };
 

@@ -93,6 +93,7 @@ struct stream {
   static stream context_id_info(bool aging) { return additional(aging, "context_id_info"); }
   static stream graph_id_map(bool aging) { return additional(aging, "graph_id_map"); }
   static stream msproftx(bool aging) { return additional(aging, "msproftx"); }
+  static stream mstx_mem(bool aging) { return additional(aging, "msprof_mstx_mem"); }
   static stream stars_soc(std::uint32_t dev) { return {true, dev, false, "stars_soc", "", codec::acsq_size}; }
   static stream ffts_profile(std::uint32_t dev) { return {true, dev, false, "ffts_profile", "", codec::context_pmu_size}; }
   static stream ts_track(std::uint32_t dev) { return {true, dev, false, "ts_track", "", codec::ts_track_size}; }

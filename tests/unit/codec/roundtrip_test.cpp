@@ -172,6 +172,33 @@ TEST_CASE("additional payloads: tensor_info split, context_id_info, graph_id_map
   CHECK(+gp->modelId == 10);
 }
 
+TEST_CASE("mstx memory: MstxMemInfo bytes and round trip") {
+  codec::MstxMemInfo m;
+  m.op = static_cast<std::uint8_t>(codec::mstx_mem_op::region_register);
+  m.deviceId = 3;
+  m.handle = 7;
+  m.heap = 2;
+  m.address = 0xABCD00001000ull;
+  m.size = 4096;
+  m.domain = codec::double_hash("pool");
+  const auto b = codec::encode_mstx_mem(55, 1234, m);
+  CHECK(load_le<std::uint16_t>(&b[2]) == codec::level::tx);
+  CHECK(load_le<std::uint32_t>(&b[4]) == codec::tx_type::mstx_mem);
+  CHECK(load_le<std::uint32_t>(&b[12]) == 48);  // dataLen
+  CHECK(b[24] == 2);                              // op
+  CHECK(load_le<std::uint32_t>(&b[24 + 4]) == 3);
+  CHECK(load_le<std::uint64_t>(&b[24 + 24]) == 0xABCD00001000ull);
+  CHECK(load_le<std::uint64_t>(&b[24 + 40]) == m.domain);
+  auto r = codec::decode_additional(b.data(), b.size(), {"f", 0});
+  REQUIRE(r);
+  CHECK(r->head.timeStamp == 1234);
+  auto p = codec::decode_payload<codec::MstxMemInfo>(*r, {"f", 0}, 48);
+  REQUIRE(p);
+  CHECK(+p->handle == 7);
+  CHECK(+p->heap == 2);
+  CHECK(+p->size == 4096);
+}
+
 TEST_CASE("mstx: MsprofTxInfo segments and offsets") {
   codec::MsprofStampInfo s;
   s.processId = 100;

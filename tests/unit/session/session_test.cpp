@@ -310,3 +310,62 @@ TEST_CASE("session: export_type and data_simplification choose what the export h
     CHECK(fs::exists(d / "mindstudio_profiler_output") == text);
   }
 }
+
+TEST_CASE("session: mstx memory registrations are written to the PROF_ directory and read back") {
+  temp_dir t;
+  collect::session_config cfg = config_in(t);
+  cfg.npu = false;
+  collect::profiler prof(cfg, std::nullopt, nullptr);
+  REQUIRE(static_cast<bool>(prof.start()));
+  static char pool[8192];
+  mstxDomainHandle_t domain = mstxDomainCreateA("allocator");
+  mstxMemVirtualRangeDesc_t range{2, pool, sizeof pool};
+  mstxMemHeapDesc_t desc{MSTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR, MSTX_MEM_TYPE_VIRTUAL_ADDRESS, &range};
+  mstxMemHeapHandle_t heap = mstxMemHeapRegister(domain, &desc);
+  REQUIRE(heap != nullptr);
+  mstxMemVirtualRangeDesc_t region{2, pool + 256, 512};
+  mstxMemRegionHandle_t handle = nullptr;
+  mstxMemRegionsRegisterBatch_t batch{heap, MSTX_MEM_TYPE_VIRTUAL_ADDRESS, 1, &region, &handle};
+  mstxMemRegionsRegister(domain, &batch);
+  REQUIRE(handle != nullptr);
+  mstxMemRegionRef_t ref;
+  ref.refType = MSTX_MEM_REGION_REF_TYPE_HANDLE;
+  ref.handle = handle;
+  mstxMemRegionsUnregisterBatch_t unreg{1, &ref};
+  mstxMemRegionsUnregister(domain, &unreg);
+  mstxMemHeapUnregister(domain, heap);
+  REQUIRE(static_cast<bool>(prof.stop()));
+  REQUIRE(prof.saved_dirs().size() == 1);
+
+  auto r = msprof::codec::prof_reader::open(prof.saved_dirs()[0]);
+  REQUIRE(static_cast<bool>(r));
+  struct seen {
+    int op;
+    std::uint64_t address, size, heap;
+    std::uint32_t device;
+    std::string domain;
+  };
+  std::vector<seen> got;
+  std::uint64_t last_time = 0;
+  REQUIRE(static_cast<bool>(r->for_each_mstx_mem([&](const auto& rec) {
+    const msprof::codec::MstxMemInfo& m = rec.payload;
+    got.push_back({m.op, m.address, m.size, m.heap, m.deviceId, r->lookup(m.domain)});
+    CHECK(rec.head.timeStamp >= last_time);
+    last_time = rec.head.timeStamp;
+  })));
+  const auto base = reinterpret_cast<std::uintptr_t>(pool);
+  REQUIRE(got.size() == 4);
+  CHECK(got[0].op == 0);  // heap register
+  CHECK(got[0].address == base);
+  CHECK(got[0].size == sizeof pool);
+  CHECK(got[1].op == 2);  // region register, inside heap got[0]
+  CHECK(got[1].address == base + 256);
+  CHECK(got[1].size == 512);
+  CHECK(got[1].heap != 0);
+  CHECK(got[2].op == 3);
+  CHECK(got[3].op == 1);
+  for (const auto& g : got) {
+    CHECK(g.device == 2);
+    CHECK(g.domain == "allocator");
+  }
+}
