@@ -24,6 +24,9 @@
 // this std-only header does not include). A change loaded while a collection
 // runs waits for the next step() after it ends.
 //
+// start(file) is torch_npu's dynamic_profile.start(config_path): one
+// collection with that file's settings, beginning at once (no init() needed).
+//
 // Log: <dir>/log/dp_<host>_<pid>_rank_<RANK or -1>.log, torch_npu's line
 // format, rotated to ".1" when it would pass 200 KB (one backup).
 // One dynamic_profiler per process (the collector is process-wide).
@@ -246,11 +249,27 @@ class dynamic_profiler {
     return init(dir, std::move(opt));
   }
 
+  /// torch_npu's dynamic_profile.start(config_path): one collection with the
+  /// profiler_config.json at `config_file`, starting now (its start_step is
+  /// not used) and running warmup + active step() calls. Works with or
+  /// without init(); an error names the file and the key, or says that a
+  /// collection is already running.
+  result<void> start(const std::string& config_file) {
+    std::lock_guard<std::mutex> lk(step_mu_);
+    if (prof_) return make_error(errc::invalid_argument, "dynamic_profiler: start(" + config_file + "): a collection is already running");
+    auto text = detail::read_text_file(config_file);
+    if (!text) return text.err();
+    auto cfg = parse_profiler_config(*text, config_file, [this](const std::string& w) { log("WARNING", w); });
+    if (!cfg) return cfg.err();
+    log("INFO", "Dynamic profiler start() with " + config_file);
+    return begin(std::move(*cfg), step_.load(), config_file);
+  }
+
   /// Ends one training step (torch_npu's dynamic_profile.step()). Never throws;
   /// problems are logged.
   void step() {
     std::lock_guard<std::mutex> lk(step_mu_);
-    if (!initialised_) return;
+    if (!initialised_ && !prof_) return;
     const std::uint64_t now = ++step_;
     std::optional<dynamic_config> cfg;
     {
@@ -271,7 +290,7 @@ class dynamic_profiler {
       if (auto r = prof_->step(); !r) log("ERROR", r.err().what());
       if (--remaining_ == 0) finish("Stop Dynamic Profiler at " + std::to_string(now) + " step.");
     } else if (cfg) {
-      begin(std::move(*cfg), now);
+      (void)begin(std::move(*cfg), now, config_path_);
     }
   }
 
@@ -365,8 +384,8 @@ class dynamic_profiler {
     log("INFO", loaded);
   }
 
-  // On the step() thread, step_mu_ held.
-  void begin(dynamic_config cfg, std::uint64_t now) {
+  // On the step() thread, step_mu_ held. Errors are logged and returned.
+  result<void> begin(dynamic_config cfg, std::uint64_t now, const std::string& config_file) {
     const bool analyse = cfg.analyse, async = cfg.async_mode;
     auto on_ready = [this, analyse, async](const std::string& dir) {
       {
@@ -395,16 +414,17 @@ class dynamic_profiler {
     p->on_warning([this](const std::string& w) { log("WARNING", w); });
     for (const auto& [key, text] : cfg.metadata)
       if (auto r = p->add_metadata_json(key, text); !r) log("WARNING", r.err().what());
-    (void)p->add_metadata_json("dynamic_profile", "{\"config\":" + json_quoted(config_path_) +
+    (void)p->add_metadata_json("dynamic_profile", "{\"config\":" + json_quoted(config_file) +
                                                       ",\"start_step\":" + std::to_string(now) + "}");
     if (auto r = p->start(); !r) {
       log("ERROR", "Dynamic profiler could not start: " + r.err().what());
-      return;
+      return r;
     }
     prof_ = std::move(p);
     remaining_ = cfg.active + cfg.warmup;
     collecting_ = true;
     log("INFO", "Start Dynamic Profiler at " + std::to_string(now) + " step.");
+    return {};
   }
 
   void finish(const std::string& message, std::string_view level = "INFO") {

@@ -357,3 +357,41 @@ TEST_CASE("dynamic profiler: PROF_CONFIG_PATH and init errors") {
     CHECK(log.count("Create profiler_config.json default.") == 0);
   }
 }
+
+TEST_CASE("dynamic profiler: start(config_file) collects from now for warmup + active steps, with or without init") {
+  temp_dir t;
+  const fs::path out = t / "out";
+  const fs::path cfg = t / "start_config.json";
+  write_config(cfg.string(), config_text(out, R"("start_step": 7, "warmup": 0, "active": 2)"));
+  collect::dynamic_profiler dp;  // no init(): torch_npu allows start() alone
+  REQUIRE(static_cast<bool>(dp.start(cfg.string())));
+  CHECK(dp.collecting());
+  auto again = dp.start(cfg.string());
+  REQUIRE_FALSE(static_cast<bool>(again));
+  CHECK(again.err().what().find("already running") != std::string::npos);
+  mstxMarkA("first step body", nullptr);
+  dp.step();
+  CHECK(dp.collecting());
+  mstxMarkA("second step body", nullptr);
+  dp.step();
+  CHECK_FALSE(dp.collecting());  // start_step 7 is not used: 2 active steps from start()
+  mstxMarkA("after the collection", nullptr);
+  dp.step();
+  const auto dirs = dp.saved_dirs();
+  REQUIRE(dirs.size() == 1);
+  CHECK(fs::path(dirs[0]).parent_path() == out);
+  const convert::model m = load(dirs[0]);
+  CHECK(messages(m, "default") == std::multiset<std::string>{"first step body", "second step body"});
+
+  SUBCASE("a missing or bad file is an error naming it, and nothing starts") {
+    auto missing = dp.start((t / "nope.json").string());
+    REQUIRE_FALSE(static_cast<bool>(missing));
+    CHECK(missing.err().what().find("nope.json") != std::string::npos);
+    write_config(cfg.string(), R"({"active": "two"})");
+    auto bad = dp.start(cfg.string());
+    REQUIRE_FALSE(static_cast<bool>(bad));
+    CHECK(bad.err().what().find("start_config.json") != std::string::npos);
+    CHECK(bad.err().what().find("active") != std::string::npos);
+    CHECK_FALSE(dp.collecting());
+  }
+}
