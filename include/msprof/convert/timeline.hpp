@@ -51,6 +51,7 @@ struct trace_event {
 
 /// Process sort indices of msprof 9ba1ac7be (meta_data_event.h).
 namespace sort_index {
+inline constexpr std::uint32_t msprof_losses = 1;  ///< msprof's own: the loss note (only when something was lost)
 inline constexpr std::uint32_t mstx = 6;
 inline constexpr std::uint32_t cann = 7;
 inline constexpr std::uint32_t ascend_hardware = 14;
@@ -73,6 +74,7 @@ struct timeline_parts {
   bool overlap = true;
   bool mstx = true;
   bool step_trace = true;  ///< Step Trace threads of the Ascend Hardware process (when iterations exist)
+  bool losses = true;      ///< the loss note (when the collector counted losses)
 };
 
 namespace detail {
@@ -293,6 +295,31 @@ void emit_step_trace(const model& m, Emit& out) {
                             tid);
 }
 
+/// When the collector lost anything (info.json msprof_losses), one slice over
+/// the whole collection in a process of its own, "msprof collection", named
+/// with the total and carrying each counter as an argument, so nobody reads a
+/// timeline with holes without seeing it.
+template <class Emit>
+void emit_loss_note(const model& m, Emit& out) {
+  trace_event x;
+  std::uint64_t total = 0;
+  for (const auto& [what, n] : m.session.losses) {
+    total += n;
+    if (n > 0) x.args.push_back(trace_arg::num(what, static_cast<std::int64_t>(n)));
+  }
+  if (total == 0) return;
+  const std::uint64_t pid = format_pid(m.session.pid, sort_index::msprof_losses, host_device_bits);
+  detail::add_process_meta(out, pid, "msprof collection", "CPU", sort_index::msprof_losses);
+  detail::add_thread_meta(out, pid, 0, "losses", 0);
+  x.ph = 'X';
+  x.name = "msprof: " + std::to_string(total) + " events lost, the timeline is incomplete";
+  x.pid = pid;
+  x.tid = 0;
+  x.ts_ns = m.session.start_ns;
+  x.dur_ns = std::max<std::int64_t>(0, m.session.end_ns - m.session.start_ns);
+  out(std::move(x));
+}
+
 /// Every event of msprof_<ts>.json, handed one by one to `out(trace_event&&)`
 /// (streaming: nothing is kept).
 template <class Emit>
@@ -393,6 +420,7 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
 
   if (parts.mstx) emit_mstx_events(m, out);
   if (parts.step_trace) emit_step_trace(m, out);
+  if (parts.losses) emit_loss_note(m, out);
 
   // AI Core Freq: msprof 9ba1ac7be emits the counter and its metadata twice.
   if (parts.freq && m.has_device()) {

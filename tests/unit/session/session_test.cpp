@@ -369,3 +369,36 @@ TEST_CASE("session: mstx memory registrations are written to the PROF_ directory
     CHECK(g.domain == "allocator");
   }
 }
+
+TEST_CASE("session: counted losses are visible in the timeline as a slice over the whole collection") {
+  temp_dir t;
+  collect::session_config cfg = config_in(t);
+  cfg.npu = false;
+  collect::profiler prof(cfg, std::nullopt, nullptr);
+  REQUIRE(static_cast<bool>(prof.start()));
+  mstxMarkA("kept", nullptr);
+  mstxMarkA("=rejected: CSV-injection guard", nullptr);
+  mstxMarkA("", nullptr);
+  REQUIRE(static_cast<bool>(prof.stop()));
+  REQUIRE(prof.saved_dirs().size() == 1);
+  const convert::model m = load(prof.saved_dirs()[0]);
+  std::uint64_t rejected = 0;
+  for (const auto& [what, n] : m.session.losses)
+    if (what == "rejected") rejected = n;
+  CHECK(rejected == 2);
+  const auto events = convert::build_timeline(m);
+  const convert::trace_event* note = nullptr;
+  for (const auto& e : events)
+    if (e.ph == 'X' && e.name.rfind("msprof: ", 0) == 0) note = &e;
+  REQUIRE(note != nullptr);
+  CHECK(note->name == "msprof: 2 events lost, the timeline is incomplete");
+  CHECK(note->ts_ns == m.session.start_ns);
+  CHECK(note->ts_ns + note->dur_ns == m.session.end_ns);
+  REQUIRE(note->args.size() == 1);
+  CHECK(note->args[0].key == "rejected");
+  CHECK(note->args[0].i == 2);
+  // Without losses there is no note (the golden comparisons rely on it too).
+  convert::model clean = m;
+  clean.session.losses.clear();
+  for (const auto& e : convert::build_timeline(clean)) CHECK(e.name.rfind("msprof: ", 0) != 0);
+}
