@@ -153,6 +153,13 @@ inline bool wanted(const export_options& o, const std::string& stem) {
   return o.reports.empty() || o.reports.count(stem) != 0;
 }
 
+/// File stem of summary `name`: a JSON summary that shares its name with a
+/// timeline file (msprof_tx, step_trace) is <name>_summary, so that exporting
+/// both (same timestamp) keeps both; the timeline keeps the reference's name.
+inline std::string summary_stem(const std::string& name, bool json) {
+  return json && (name == "msprof_tx" || name == "step_trace") ? name + "_summary" : name;
+}
+
 inline result<std::filesystem::path> output_dir(const std::string& prof_dir) {
   const auto dir = std::filesystem::path(prof_dir) / "mindstudio_profiler_output";
   std::error_code ec;
@@ -311,9 +318,11 @@ inline std::string readme_text(const std::vector<std::string>& files) {
       "op_statistic_<ts>     ops grouped by type and core type\n"
       "api_statistic_<ts>    host API calls grouped by level and name\n"
       "task_time_<ts>        one row per device task\n"
-      "msprof_tx_<ts>        mstx markers and ranges\n"
+      "msprof_tx_<ts>        mstx markers and ranges (JSON: msprof_tx_summary_<ts>.json)\n"
       "step_trace_<ts>       one row per iteration (step): FP/BP, iteration end and time, model id\n"
-      "Files over 1,000,000 rows are split into <name>_slice_<k>_<ts>.\n"
+      "                      (JSON: step_trace_summary_<ts>.json)\n"
+      "Summaries are .csv, or .json with --format json. Files over 1,000,000 rows are split into\n"
+      "<name>_slice_<k>_<ts>.\n"
       "Times are local Unix time in microseconds; time cells end in a TAB so spreadsheets keep precision.\n\n"
       "Files written:\n";
   for (const auto& f : files) s += "  " + std::filesystem::path(f).filename().string() + "\n";
@@ -347,7 +356,8 @@ inline result<export_result> export_summary(const model& m, const export_options
     std::string tmp, final_path;
     result<void> status;
     auto open_slice = [&] {
-      const std::string stem = slices == 1 ? t.name : t.name + "_slice_" + std::to_string(slice);
+      const std::string base = detail::summary_stem(t.name, json);
+      const std::string stem = slices == 1 ? base : base + "_slice_" + std::to_string(slice);
       final_path = (*dir / (stem + "_" + ts + ext)).string();
       tmp = final_path + ".tmp" + std::to_string(::getpid());
       f.emplace(tmp, std::ios::binary | std::ios::trunc);

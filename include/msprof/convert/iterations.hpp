@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -47,60 +46,26 @@ inline constexpr std::uint32_t step_mode_model_id = 4294967295u;
 
 namespace raw {
 
-/// One ts_track step-trace record (funcType 10), timestamp in device cycles.
+/// One ts_track step-trace record (funcType 10). load.hpp places the device
+/// timestamp on the wall clock while reading (codec::device_info::monotonic_ns,
+/// codec::time_ns::to_wall); records it cannot place never get here.
 struct step_tag_record {
   std::uint32_t device_id = 0;
   std::uint64_t model_id = 0;
   std::uint64_t index_id = 0;
   std::uint16_t tag_id = 0;
-  std::uint64_t timestamp = 0;
-};
-
-/// A device's clock pair (dev_start.log) for cycles -> local ns.
-struct step_clock {
-  std::uint32_t device_id = 0;
-  double hwts_frequency_mhz = 50;
-  std::uint64_t cntvct = 0;
-  std::uint64_t monotonic_raw_ns = 0;
+  std::int64_t local_ns = 0;  ///< Unix-epoch ns
 };
 
 }  // namespace raw
 
 /// Builds model::iterations from the records (sorted by device, then end);
-/// problems go to `warnings`. `wall_offset_ns` turns monotonic into local ns.
+/// problems go to `warnings`.
 inline std::vector<iteration> build_iterations(std::vector<raw::step_tag_record> tags,
-                                               const std::vector<raw::step_clock>& clocks, std::int64_t wall_offset_ns,
                                                std::vector<std::string>& warnings) {
-  // Same conversion as the device tasks (join.hpp); records whose time does
-  // not fit in signed 64-bit ns are dropped with a warning.
-  std::size_t unplaceable = 0;
-  auto fits = [](double v) { return std::isfinite(v) && v > -9.2e18 && v < 9.2e18; };
-  auto local = [&](std::uint32_t dev, std::uint64_t cyc) -> std::int64_t {
-    double mono = static_cast<double>(cyc);
-    for (const auto& k : clocks) {
-      if (k.device_id != dev || !(k.hwts_frequency_mhz > 0)) continue;
-      const double d = (static_cast<double>(cyc) - static_cast<double>(k.cntvct)) * 1000.0 / k.hwts_frequency_mhz;
-      mono = static_cast<double>(k.monotonic_raw_ns) + std::nearbyint(d);
-      break;
-    }
-    if (!fits(mono) || !fits(mono + static_cast<double>(wall_offset_ns))) return INT64_MIN;
-    return static_cast<std::int64_t>(mono) + wall_offset_ns;
-  };
-  for (auto& t : tags) {
-    // Place every record once; unplaceable ones are removed here.
-    const std::int64_t v = local(t.device_id, t.timestamp);
-    if (v == INT64_MIN) {
-      ++unplaceable;
-      t.tag_id = 0xFFFF;
-    }
-  }
-  tags.erase(std::remove_if(tags.begin(), tags.end(), [](const auto& t) { return t.tag_id == 0xFFFF; }), tags.end());
-  if (unplaceable)
-    warnings.push_back(std::to_string(unplaceable) +
-                       " step-trace record(s) have a timestamp outside the representable time range; ignored");
   std::vector<iteration> out;
   std::stable_sort(tags.begin(), tags.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.device_id, a.model_id, a.timestamp) < std::tie(b.device_id, b.model_id, b.timestamp);
+    return std::tie(a.device_id, a.model_id, a.local_ns) < std::tie(b.device_id, b.model_id, b.local_ns);
   });
 
   // Step mode: pair start/end by (device, model, index).
@@ -111,7 +76,7 @@ inline std::vector<iteration> build_iterations(std::vector<raw::step_tag_record>
   for (const auto& t : tags) {
     if (t.tag_id != step_tag::step_start && t.tag_id != step_tag::step_end) continue;
     auto& p = steps[{t.device_id, t.model_id, t.index_id}];
-    (t.tag_id == step_tag::step_start ? p.starts : p.ends).push_back(local(t.device_id, t.timestamp));
+    (t.tag_id == step_tag::step_start ? p.starts : p.ends).push_back(t.local_ns);
   }
   for (const auto& [k, p] : steps) {
     const auto& [dev, model_id, index] = k;
@@ -140,7 +105,7 @@ inline std::vector<iteration> build_iterations(std::vector<raw::step_tag_record>
     std::uint32_t next_id = 1;
     for (std::size_t k = i; k < j; ++k) {
       const auto& t = tags[k];
-      const std::int64_t ts = local(t.device_id, t.timestamp);
+      const std::int64_t ts = t.local_ns;
       auto start = [&] {
         cur = iteration{};
         cur.device_id = t.device_id;

@@ -12,7 +12,6 @@
 #define MSPROF_CONVERT_JOIN_HPP
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -39,21 +38,13 @@ struct acsq { std::uint32_t device_id; bool start; std::uint16_t stream_id; std:
 struct pmu { std::uint32_t device_id; std::uint16_t stream_id; std::uint16_t task_id; pmu_counters counters; };
 struct mstx { std::uint32_t pid; std::uint32_t tid; std::uint32_t event_type; std::uint64_t start; std::uint64_t end; std::uint64_t mark_id; std::uint64_t domain; std::string message; };
 
-/// Device clock: device cycles -> host monotonic ns.
-struct device_clock {
-  std::uint32_t device_id = 0;
-  double hwts_frequency_mhz = 50;
-  std::uint64_t cntvct = 0;             ///< dev_start.log cntvct
-  std::uint64_t monotonic_raw_ns = 0;   ///< dev_start.log clock_monotonic_raw
-};
-
 struct collection {
   session_info session;
   double host_cpu_frequency_mhz = 0;  ///< 0: host records are monotonic ns
   std::uint64_t host_cntvct = 0;
   std::uint64_t host_monotonic_raw_ns = 0;
   std::uint64_t start_monotonic_raw_ns = 0;  ///< start_info clockMonotonicRaw
-  std::vector<device_clock> clocks;
+  std::vector<codec::device_info> clocks;  ///< device cycles -> host monotonic ns (by id)
   std::unordered_map<std::uint64_t, std::string> hashes;
   std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types;
   std::vector<api> apis;
@@ -116,6 +107,15 @@ class keyed_fifo {
   std::size_t taken_ = 0;
 };
 
+/// Reports `n` records of `what` skipped because their timestamp cannot be
+/// placed on the wall clock (one warning per kind; load.hpp uses it too).
+inline void warn_bad_time(std::vector<std::string>& warnings, std::size_t n, const std::string& what) {
+  if (n)
+    warnings.push_back(std::to_string(n) + " " + what +
+                       " record(s) have a timestamp that cannot be placed on the wall clock (outside 1970..2262 "
+                       "as signed 64-bit ns: damaged data); skipped");
+}
+
 inline std::uint64_t task_key(std::uint32_t dev, std::uint32_t stream, std::uint32_t task) noexcept {
   return (static_cast<std::uint64_t>(dev & 0xFFFFu) << 32) | (static_cast<std::uint64_t>(stream & 0xFFFFu) << 16) |
          (task & 0xFFFFu);
@@ -168,13 +168,20 @@ inline model join(raw::collection&& c) {
                    [](const api_call& a, const api_call& b) { return a.start_ns < b.start_ns; });
   for (std::size_t i = 0; i < m.apis.size(); ++i) m.apis[i].connection_id = i + 1;
 
+  // Ops by launching API (connection id), filled below.
+  std::unordered_map<std::uint64_t, std::shared_ptr<op_info>> op_by_conn;
   // Per-thread index for "innermost API containing t".
   std::unordered_map<std::uint32_t, std::vector<std::size_t>> by_thread;
   for (std::size_t i = 0; i < m.apis.size(); ++i) by_thread[m.apis[i].thread_id].push_back(i);
-  // The innermost API on `tid` containing t for which accept(index) holds.
-  auto find_api_where = [&](std::uint32_t tid, std::int64_t t, auto accept) -> std::optional<std::size_t> {
+  struct enclosing {
+    std::optional<std::size_t> innermost;  ///< the innermost API on the thread containing t
+    std::optional<std::size_t> with_op;    ///< the innermost of those that reported an op
+  };
+  // One walk finds both (with_op only when want_op).
+  auto find_api = [&](std::uint32_t tid, std::int64_t t, bool want_op) {
+    enclosing r;
     auto it = by_thread.find(tid);
-    if (it == by_thread.end()) return std::nullopt;
+    if (it == by_thread.end()) return r;
     const auto& v = it->second;
     auto ub = std::upper_bound(v.begin(), v.end(), t,
                                [&](std::int64_t x, std::size_t i) { return x < m.apis[i].start_ns; });
@@ -183,16 +190,18 @@ inline model join(raw::collection&& c) {
     int budget = 64;
     while (ub != v.begin() && budget-- > 0) {
       --ub;
-      if (m.apis[*ub].end_ns >= t && accept(*ub)) return *ub;
+      if (m.apis[*ub].end_ns < t) continue;
+      if (!r.innermost) r.innermost = *ub;
+      if (!want_op) break;
+      if (op_by_conn.count(m.apis[*ub].connection_id)) {
+        r.with_op = *ub;
+        break;
+      }
     }
-    return std::nullopt;
-  };
-  auto find_api = [&](std::uint32_t tid, std::int64_t t) {
-    return find_api_where(tid, t, [](std::size_t) { return true; });
+    return r;
   };
 
-  // Ops by launching API (connection id); ops outside any API by (thread, ts).
-  std::unordered_map<std::uint64_t, std::shared_ptr<op_info>> op_by_conn;
+  // node_basic_info key (thread, ts, op name) -> connection id, for tensor_info.
   std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t> node_key_to_conn;
   for (const auto& n : c.nodes) {
     const auto at = host_local(n.timestamp);
@@ -200,7 +209,7 @@ inline model join(raw::collection&& c) {
       ++bad_time.node;
       continue;
     }
-    auto ai = find_api(n.thread_id, *at);
+    const auto ai = find_api(n.thread_id, *at, false).innermost;
     if (!ai) {
       m.warnings.push_back("node_basic_info of op " + detail::lookup_hash(c, n.op_name) + " (thread " +
                            std::to_string(n.thread_id) + ") lies outside every API call; op ignored");
@@ -225,7 +234,7 @@ inline model join(raw::collection&& c) {
     } else if (const auto at = host_local(t.timestamp); !at) {
       ++bad_time.tensor;
       continue;
-    } else if (auto ai = find_api(t.thread_id, *at)) {
+    } else if (const auto ai = find_api(t.thread_id, *at, false).innermost) {
       conn = m.apis[*ai].connection_id;
     }
     auto it = op_by_conn.find(conn);
@@ -237,20 +246,10 @@ inline model join(raw::collection&& c) {
   std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t>().swap(node_key_to_conn);
 
   // Device tasks from ACSQ start/end pairs, matched per (device, stream, task).
-  auto clock_of = [&](std::uint32_t dev) -> const raw::device_clock* {
-    for (const auto& k : c.clocks)
-      if (k.device_id == dev) return &k;
-    return nullptr;
-  };
+  // A device without a clock (hand-built collections only): cycles taken as ns.
   auto dev_local = [&](std::uint32_t dev, std::uint64_t cyc) -> std::optional<std::int64_t> {
-    const auto* k = clock_of(dev);
-    std::optional<std::int64_t> mono;
-    if (!k || k->hwts_frequency_mhz <= 0) {
-      mono = codec::time_ns::from_u64(cyc);
-    } else {
-      const double d = (static_cast<double>(cyc) - static_cast<double>(k->cntvct)) * 1000.0 / k->hwts_frequency_mhz;
-      mono = codec::time_ns::shift(k->monotonic_raw_ns, d);
-    }
+    auto k = std::find_if(c.clocks.begin(), c.clocks.end(), [&](const codec::device_info& d) { return d.id == dev; });
+    const auto mono = k == c.clocks.end() ? codec::time_ns::from_u64(cyc) : k->monotonic_ns(cyc);
     return mono ? codec::time_ns::to_wall(*mono, wall) : std::nullopt;
   };
   struct span {
@@ -334,16 +333,15 @@ inline model join(raw::collection&& c) {
     t.thread_id = tr.thread_id;
     t.task_type = detail::lookup_type(c, level::runtime, static_cast<std::uint32_t>(tr.task_type));
     t.kernel_name = detail::lookup_hash(c, tr.kernel_name);
-    if (auto ai = find_api(tr.thread_id, t.track_ns)) {
-      auto& api = m.apis[*ai];
+    // The op belongs to the node-level call, which usually encloses the runtime
+    // call that launched the task (aclnnAdd > rtKernelLaunch): the innermost
+    // enclosing call that reported one.
+    const auto launch = find_api(tr.thread_id, t.track_ns, true);
+    if (launch.innermost) {
+      auto& api = m.apis[*launch.innermost];
       t.connection_id = api.connection_id;
       api.has_device_task = true;
-      // The op belongs to the node-level call, which usually encloses the runtime
-      // call that launched the task (aclnnAdd > rtKernelLaunch): take the innermost
-      // enclosing call that reported one.
-      auto has_op = [&](std::size_t i) { return op_by_conn.count(m.apis[i].connection_id) != 0; };
-      if (auto oi = find_api_where(tr.thread_id, t.track_ns, has_op))
-        t.op = op_by_conn.find(m.apis[*oi].connection_id)->second;
+      if (launch.with_op) t.op = op_by_conn.find(m.apis[*launch.with_op].connection_id)->second;
     }
     if (const pmu_counters* pc = pmus.pop(k)) t.pmu = *pc;
     t.global_task_id = m.tasks.size();
@@ -398,12 +396,7 @@ inline model join(raw::collection&& c) {
     e.domain = r.domain == 0 ? "default" : detail::lookup_hash(c, r.domain);
     m.mstx.push_back(std::move(e));
   }
-  auto report_bad_time = [&](std::size_t n, const char* what) {
-    if (n)
-      m.warnings.push_back(std::to_string(n) + " " + what +
-                           " record(s) have a timestamp that cannot be placed on the wall clock (outside 1970..2262 "
-                           "as signed 64-bit ns: damaged data); skipped");
-  };
+  auto report_bad_time = [&](std::size_t n, const char* what) { detail::warn_bad_time(m.warnings, n, what); };
   report_bad_time(bad_time.api, "api_event");
   report_bad_time(bad_time.node, "node_basic_info");
   report_bad_time(bad_time.tensor, "tensor_info");

@@ -10,7 +10,9 @@
 // cannot be placed in time): a missing or unparsable one is an error, and so is
 // a start_info/end_info time that does not fit in signed 64-bit nanoseconds.
 // Records whose own timestamp cannot be placed on the wall clock are counted
-// and skipped by join() (a warning, see join.hpp).
+// and skipped by join() (a warning, see join.hpp); step-trace tags are placed
+// here while reading (the same device clock, codec::device_info) and skipped
+// and reported the same way.
 #ifndef MSPROF_CONVERT_LOAD_HPP
 #define MSPROF_CONVERT_LOAD_HPP
 
@@ -116,7 +118,7 @@ inline result<model> load_model(const std::string& prof_dir) {
     s.devices.push_back(di);
     if (s.ai_core_metrics.empty()) s.ai_core_metrics = d.aic_metrics;
     if (s.platform_version.empty()) s.platform_version = detail::json_text_of(d.info.get("platform_version"));
-    c.clocks.push_back({d.id, d.hwts_frequency_mhz, d.cntvct, d.monotonic_raw_ns});
+    c.clocks.push_back(d);
   }
   for (const auto& [k, v] : r.hashes()) c.hashes.emplace(k, v);
   for (const auto& [k, v] : r.types()) c.types.emplace(k, v);
@@ -157,6 +159,7 @@ inline result<model> load_model(const std::string& prof_dir) {
     }));
   }
   std::vector<raw::step_tag_record> step_tags;  // ts_track step trace -> model::iterations
+  std::size_t step_bad_time = 0;                 // step tags that cannot be placed: skipped, like tasks
   for (const auto& d : r.devices()) {
     MSPROF_TRY(r.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
       const auto f = l.func_type();
@@ -170,8 +173,12 @@ inline result<model> load_model(const std::string& prof_dir) {
       c.pmus.push_back(pm);
     }));
     MSPROF_TRY(r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) {
-      if (t.funcType == codec::ts_track_step_func)
-        step_tags.push_back({d.id, t.modelId, t.indexId, t.tagId, t.timestamp});
+      if (t.funcType != codec::ts_track_step_func) return;
+      const auto mono = d.monotonic_ns(t.timestamp);
+      if (const auto at = mono ? codec::time_ns::to_wall(*mono, s.wall_offset_ns) : std::nullopt)
+        step_tags.push_back({d.id, t.modelId, t.indexId, t.tagId, *at});
+      else
+        ++step_bad_time;
     }));
   }
   for (const auto& w : r.warnings()) c.warnings.push_back(w.message);
@@ -188,10 +195,9 @@ inline result<model> load_model(const std::string& prof_dir) {
     }
     s.end_ns = last;
   }
-  std::vector<raw::step_clock> step_clocks;
-  for (const auto& k : c.clocks) step_clocks.push_back({k.device_id, k.hwts_frequency_mhz, k.cntvct, k.monotonic_raw_ns});
   model m = join(std::move(c));
-  m.iterations = build_iterations(std::move(step_tags), step_clocks, m.session.wall_offset_ns, m.warnings);
+  detail::warn_bad_time(m.warnings, step_bad_time, "step-trace (ts_track)");
+  m.iterations = build_iterations(std::move(step_tags), m.warnings);
   return result<model>(std::move(m));
 }
 

@@ -174,6 +174,36 @@ TEST_CASE("cli: a parent of several PROF_ dirs exports each / json summaries") {
   CHECK(op_json);
 }
 
+TEST_CASE("cli: export timeline then summary --format=json keeps both msprof_tx files") {
+  // Same second, same <ts>: the JSON summary must not replace the timeline.
+  sandbox s;
+  const auto prof = s.add("mstx_domains");
+  for (const char* k : {"timeline", "summary"}) {
+    auto r = s.run({"export", k, "-dir", prof.string(), "--format=json"});
+    CAPTURE(r.err);
+    REQUIRE(r.rc == 0);
+  }
+  check_no_junk(prof);
+  int timelines = 0, summaries = 0;
+  for (const auto& f : outputs(prof)) {
+    const auto n = f.filename().string();
+    if (n.rfind("msprof_tx_", 0) != 0 || f.extension() != ".json") continue;
+    CAPTURE(n);
+    const auto t = slurp(f);
+    if (n.rfind("msprof_tx_summary_", 0) == 0) {
+      ++summaries;  // rows keyed by the CSV header
+      CHECK(t.rfind("[{\"Device_id\":", 0) == 0);
+      CHECK(t.find("\"ph\":") == std::string::npos);
+    } else {
+      ++timelines;  // trace events
+      CHECK(t.find("\"ph\":") != std::string::npos);
+      CHECK(t.find("\"Device_id\":") == std::string::npos);
+    }
+  }
+  CHECK(timelines == 1);
+  CHECK(summaries == 1);
+}
+
 TEST_CASE("cli: -reports selects outputs") {
   sandbox s;
   const auto prof = s.add("ops_pipeutil");

@@ -121,7 +121,7 @@ TEST_CASE("summary: statistics and CSV slicing") {
   o.slice_rows = 0;
   r = cv::export_summary(m, o);
   REQUIRE(r.has_value());
-  const auto j = golden::slurp(out / "msprof_tx_T.json");
+  const auto j = golden::slurp(out / "msprof_tx_summary_T.json");  // msprof_tx_T.json is the timeline
   CHECK(j.find("\"Start_time(us)\":\"0.000\"") != std::string::npos);  // no spreadsheet TAB in JSON
 }
 

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -180,18 +181,19 @@ TEST_CASE("step trace: step_trace summary (CSV and JSON) and timeline files") {
   const auto readme = slurp(out_file(prof, "README.txt"));
   CHECK(readme.find("step_trace_20260101120000.csv") != std::string::npos);
 
-  cv::export_options j = o;
-  j.format = "json";
-  j.timestamp = "20260101120001";
-  REQUIRE(cv::export_summary(prof, j));
-  const auto js = slurp(out_file(prof, "step_trace_20260101120001.json"));
-  CHECK(js.find("{\"Device_id\":\"0\",\"Iteration ID\":\"1\",\"FP Start(us)\":\"0.000\"") == 1);
-  CHECK(js.find("\"Model ID\":\"4294967295\"") != std::string::npos);
-
+  // Timeline and JSON summary with the same timestamp: both are kept, the
+  // summary as step_trace_summary_<ts>.json (docs/formats.md).
   cv::export_options tl;
   tl.timestamp = "20260101120002";
   auto r = cv::export_timeline(prof, tl);
   REQUIRE(r);
+  cv::export_options j = tl;
+  j.format = "json";
+  REQUIRE(cv::export_summary(prof, j));
+  const auto js = slurp(out_file(prof, "step_trace_summary_20260101120002.json"));
+  CHECK(js.find("{\"Device_id\":\"0\",\"Iteration ID\":\"1\",\"FP Start(us)\":\"0.000\"") == 1);
+  CHECK(js.find("\"Model ID\":\"4294967295\"") != std::string::npos);
+  CHECK(js.find("\"ph\"") == std::string::npos);
   const auto st = slurp(out_file(prof, "step_trace_20260101120002.json"));
   const std::uint64_t pid = (4242ull << 10) | (14u << 5) | 0u;
   const auto& it1 = m.iterations[0];
@@ -295,22 +297,21 @@ TEST_CASE("step trace: --model-id/--iteration-id/--iteration-count restrict the 
 
 TEST_CASE("step trace: model-mode tags (model start/end, FP/BP) and unpaired step tags") {
   std::vector<cv::raw::step_tag_record> tags;
-  auto add = [&](std::uint64_t model, std::uint64_t index, std::uint16_t tag, std::uint64_t cyc) {
-    tags.push_back({0, model, index, tag, cyc});
+  auto add = [&](std::uint64_t model, std::uint64_t index, std::uint16_t tag, std::int64_t ns) {
+    tags.push_back({0, model, index, tag, ns});
   };
   // Model 7: two iterations via model start, FP, BP, iteration end, FP, BP, model end.
-  add(7, 0, cv::step_tag::model_start, 1000);
-  add(7, 0, cv::step_tag::fp_start, 1010);
-  add(7, 0, cv::step_tag::bp_end, 1050);
-  add(7, 0, cv::step_tag::iteration_end, 1100);
-  add(7, 0, cv::step_tag::fp_start, 1120);
-  add(7, 0, cv::step_tag::bp_end, 1180);
-  add(7, 0, cv::step_tag::model_end, 1200);
+  add(7, 0, cv::step_tag::model_start, 5000);
+  add(7, 0, cv::step_tag::fp_start, 5200);
+  add(7, 0, cv::step_tag::bp_end, 6000);
+  add(7, 0, cv::step_tag::iteration_end, 7000);
+  add(7, 0, cv::step_tag::fp_start, 7400);
+  add(7, 0, cv::step_tag::bp_end, 8600);
+  add(7, 0, cv::step_tag::model_end, 9000);
   // Step mode: step 9 has only a start.
-  add(4294967295u, 9, cv::step_tag::step_start, 2000);
-  std::vector<cv::raw::step_clock> clocks{{0, 50, 1000, 5000}};  // 50 MHz: 20 ns per cycle
+  add(4294967295u, 9, cv::step_tag::step_start, 25000);
   std::vector<std::string> warnings;
-  const auto v = cv::build_iterations(tags, clocks, 0, warnings);
+  const auto v = cv::build_iterations(tags, warnings);
   REQUIRE(v.size() == 2);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("step 9") != std::string::npos);
@@ -379,4 +380,32 @@ TEST_CASE("step trace: a profiler session's recorded steps are the PROF_ directo
     if (e.domain == "ProfilerStep") steps.push_back(static_cast<std::uint32_t>(std::stoul(e.message.substr(13))));
   CHECK(!ids.empty());
   CHECK(ids == steps);
+}
+
+TEST_CASE("step trace: a step tag whose time cannot be placed is skipped and counted, like device tasks") {
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  // The first step-trace record (step 1 start): a cycle count far past the
+  // int64 ns range once converted (timestamp at byte 8 of the 40-byte record).
+  const auto file = prof + "/device_0/data/ts_track.data.0.slice_0";
+  std::string bytes = slurp(file);
+  std::size_t at = 0;
+  while (at + codec::ts_track_size <= bytes.size() &&
+         static_cast<std::uint8_t>(bytes[at + 1]) != codec::ts_track_step_func)
+    at += codec::ts_track_size;
+  REQUIRE(at + codec::ts_track_size <= bytes.size());
+  const std::uint64_t huge = 0xFFFFFFFFFFFFFFF0ull;
+  std::memcpy(&bytes[at + 8], &huge, sizeof huge);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 2);  // step 1 lost its start
+  CHECK(m.iterations[0].iteration_id == 2);
+  bool counted = false, dropped = false;
+  for (const auto& w : m.warnings) {
+    counted |= w.rfind("1 step-trace (ts_track) record(s) have a timestamp that cannot be placed", 0) == 0;
+    dropped |= w.find("step 1 of model 4294967295 has 0 start and 1 end") != std::string::npos;
+  }
+  CHECK(counted);
+  CHECK(dropped);
 }
