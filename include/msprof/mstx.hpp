@@ -85,6 +85,11 @@ inline bool tool_present() noexcept {
     return __atomic_load_n(&msprof_mstx_context_v0_1.domainMarkA, __ATOMIC_ACQUIRE) != nullptr;
 }
 
+// The default domain's filter empties its table slots, so only named domains
+// need the inline "filtered out" check.
+template <class D>
+inline constexpr bool is_default = std::is_same_v<D, default_domain>;
+
 template <class D>
 inline void mark(const char* msg, aclrtStream stream) noexcept {
   mstxDomainHandle_t h;
@@ -96,7 +101,7 @@ template <class D>
 inline void mark_site(const site& s) noexcept {
   if (!tool_present<D>()) return;
   mstxDomainHandle_t h;
-  if (!handle_of<D>(h) || msprof_mstx_domain_quiet_v0_1(h)) return;
+  if (!handle_of<D>(h) || (!is_default<D> && msprof_mstx_domain_quiet_v0_1(h))) return;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extMarkStatic, __ATOMIC_ACQUIRE)) f(h, s.text, s.size);
   else if (h == nullptr) mstxMarkA(s.text, nullptr);
   else mstxDomainMarkA(h, s.text, nullptr);
@@ -111,7 +116,7 @@ template <class D>
 inline mstxRangeId range_start_site(const site& s) noexcept {
   if (!tool_present<D>()) return 0;
   mstxDomainHandle_t h;
-  if (!handle_of<D>(h) || msprof_mstx_domain_quiet_v0_1(h)) return 0;
+  if (!handle_of<D>(h) || (!is_default<D> && msprof_mstx_domain_quiet_v0_1(h))) return 0;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extRangeStartStatic, __ATOMIC_ACQUIRE))
     return f(h, s.text, s.size);
   return h == nullptr ? mstxRangeStartA(s.text, nullptr) : mstxDomainRangeStartA(h, s.text, nullptr);
