@@ -3,6 +3,7 @@
  * Shows default-domain marks and ranges, a named domain, and registering a
  * memory heap and a region so the profiler can attribute device memory.
  * The functions are static inline: nothing to link, no clash with CANN's library.
+ *   cmake --build build --target examples_c_api msprof_cli msprof_mstx
  *   build/bin/msprof --output=out --application=build/bin/examples/c_api */
 #include <msprof/mstx.h>
 

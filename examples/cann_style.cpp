@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // cann_style: a program written against CANN's mstx header exactly as CANN
-// documents it — no msprof-specific code. It builds against msprof's
-// include/mstx/ms_tools_ext.h (or CANN's own), and the msprof launcher profiles
-// it through MSTX_INJECTION_PATH, exporting timeline, summaries and db:
+// documents it, with no msprof-specific code. It builds against msprof's
+// include/mstx/ms_tools_ext.h (or CANN's own); the msprof launcher profiles it
+// through MSTX_INJECTION_PATH and exports timeline, summaries and db:
+//   cmake --build build --target examples_cann_style msprof_cli msprof_mstx
 //   build/bin/msprof --output=out --mstx=on --application=build/bin/examples/cann_style
 #include "mstx/ms_tools_ext.h"
 

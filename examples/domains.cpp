@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // domains: several typed domains, runtime include/exclude, compile-time removal.
 // A domain is a type with a name; `io` and `compute` are recorded, `trace` is
-// compiled out (domain_traits<trace>::enabled = false): its calls generate no code.
-// Filter at run time without rebuilding, e.g. keep only compute:
+// compiled out (domain_traits<trace>::enabled = false; -DEXAMPLE_WITH_TRACE keeps it).
+// Filter at run time without rebuilding (keep only compute, or --mstx-domain-exclude=io):
+//   cmake --build build --target examples_domains msprof_cli msprof_mstx
 //   build/bin/msprof --output=out --mstx-domain-include=compute --application=build/bin/examples/domains
 #include <msprof/mstx.hpp>
 

@@ -3,7 +3,8 @@
 // dynamic_profiler::step(); after 5 steps the program edits its own
 // profiler_config.json (as a user would from another shell), and the poll thread
 // arms a collection: 1 warm-up + 3 active steps, one PROF_ directory, exported.
-// Run: build/bin/examples/dynamic_profile [config dir]   (default ./dynamic_profile_demo; ends in ~2 s)
+//   cmake --build build --target examples_dynamic_profile
+//   build/bin/examples/dynamic_profile [config dir]   (default ./dynamic_profile_demo; ends in under 1 s)
 #include <msprof/collect/dynamic_profiler.hpp>
 #include <msprof/convert/export_handler.hpp>
 #include <msprof/mstx.hpp>

@@ -2,7 +2,8 @@
 // quickstart: marks and ranges in the default domain, with C++ RAII.
 // Shows MSPROF_MARK and msprof::markf (points in time), MSPROF_FUNC_RANGE,
 // MSPROF_RANGE and msprof::scoped_range (ranges that end when the scope does).
-// Without a tool attached every call is one load and one branch. Profile it:
+// Without a tool attached every call is one load and one branch. Build, profile:
+//   cmake --build build --target examples_quickstart msprof_cli msprof_mstx
 //   build/bin/msprof --output=out --application=build/bin/examples/quickstart
 #include <msprof/mstx.hpp>
 

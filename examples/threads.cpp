@@ -3,6 +3,7 @@
 // A producer starts a unique_range per job and hands it over with the job; the
 // worker thread that finishes the job ends it (the range keeps its start thread).
 // range_push/range_pop nest per thread and return the depth like torch_npu.
+//   cmake --build build --target examples_threads msprof_cli msprof_mstx
 //   build/bin/msprof --output=out --application=build/bin/examples/threads
 #include <msprof/mstx.hpp>
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// training_loop: the README demo. A two-layer MLP trains for a few steps on the
+// training_loop: the README demo. A two-layer MLP trains for 6 steps on the
 // simulated NPU under a profiler session: schedule(wait=1, warmup=1, active=2,
 // repeat=1), PipeUtilization metrics, step markers, metadata, mstx ranges on the
-// host, and an export of the saved PROF_ directory when its window ends. Run:
-//   build/bin/examples/training_loop --output out   (then: build/bin/msprof show -dir out/PROF_*)
+// host; on_trace_ready exports the saved PROF_ directory (text and db). Run:
+//   cmake --build build --target examples_training_loop msprof_cli
+//   build/bin/examples/training_loop --output out [--steps N]; build/bin/msprof show -dir out
 #include <msprof/collect/session.hpp>
 #include <msprof/convert/export_handler.hpp>
 #include <msprof/mstx.hpp>

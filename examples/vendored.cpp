@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // vendored: one file compiled against the generated single header alone.
 // Copy single_include/msprof/mstx.hpp into your tree; no build-system support,
-// no other include path, no library to link:
+// no other include path, no library to link (CMake target: examples_vendored):
 //   g++ -std=c++17 -O2 -I single_include examples/vendored.cpp -o vendored -ldl -pthread
 //   build/bin/msprof --output=out --application=./vendored
 #include "msprof/mstx.hpp"
