@@ -197,6 +197,21 @@ inline result<model> load_model(const std::string& prof_dir) {
   }
   model m = join(std::move(c));
   detail::warn_bad_time(m.warnings, step_bad_time, "step-trace (ts_track)");
+  if (has_host) {
+    std::size_t mem_bad_time = 0;
+    MSPROF_TRY(r.for_each_mstx_mem([&](const codec::host_record<codec::MstxMemInfo>& rec) {
+      const codec::MstxMemInfo& p = rec.payload;
+      const auto mono = h.monotonic_ns(rec.head.timeStamp);
+      const auto at = mono ? codec::time_ns::to_wall(*mono, s.wall_offset_ns) : std::nullopt;
+      if (!at) {
+        ++mem_bad_time;
+        return;
+      }
+      m.mstx_mem.push_back({rec.head.threadId, *at, p.op, p.deviceId, p.handle, p.heap, p.address, p.size,
+                            p.domain == 0 ? std::string("default") : r.lookup(p.domain)});
+    }));
+    detail::warn_bad_time(m.warnings, mem_bad_time, "msprof_mstx_mem");
+  }
   m.iterations = build_iterations(std::move(step_tags), m.warnings);
   return result<model>(std::move(m));
 }

@@ -130,6 +130,19 @@ struct mstx_event {
   std::string domain;
 };
 
+/// An mstx heap or region (un)registration (msprof's own msprof_mstx_mem records).
+struct mstx_mem_event {
+  std::uint32_t tid = 0;
+  std::int64_t ts_ns = 0;
+  std::uint8_t op = 0;  ///< codec::mstx_mem_op
+  std::uint32_t device_id = 0;
+  std::uint64_t handle = 0;  ///< heap or region id
+  std::uint64_t heap = 0;    ///< owning heap of a region
+  std::uint64_t address = 0;
+  std::uint64_t size = 0;
+  std::string domain;
+};
+
 /// One iteration (step) of a device, from its ts_track step-trace records.
 /// Step mode (torch_npu ProfilerStep): tags 60000/60001, model_id 4294967295.
 /// Model mode (graph): tags 0 model start, 1 model end, 4 iteration end,
@@ -151,6 +164,7 @@ struct model {
   std::vector<api_call> apis;        ///< sorted by start, connection ids 1..
   std::vector<device_task> tasks;    ///< sorted by launch (global_task_id order)
   std::vector<mstx_event> mstx;      ///< record order
+  std::vector<mstx_mem_event> mstx_mem;  ///< record order
   std::vector<iteration> iterations; ///< by device, then iteration end
   std::vector<std::string> warnings; ///< e.g. truncated tails, unmatched tasks
 

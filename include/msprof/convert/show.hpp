@@ -53,6 +53,7 @@ inline std::string collection_summary(const model& m) {
   std::string out = std::to_string(m.apis.size()) + " API calls, " + std::to_string(m.tasks.size()) +
                     " device tasks, " + std::to_string(m.mstx.size()) + " mstx events, " +
                     std::to_string(m.session.devices.size()) + " device(s)";
+  if (!m.mstx_mem.empty()) out += ", " + std::to_string(m.mstx_mem.size()) + " mstx memory (un)registrations";
   if (!m.session.losses.empty()) {
     std::string lost;
     for (const auto& [what, n] : m.session.losses)

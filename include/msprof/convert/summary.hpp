@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -364,6 +365,45 @@ inline table step_trace(const model& m) {
   return t;
 }
 
+/// mstx_mem: the mstx heap and region (un)registrations, in record order
+/// (msprof's own summary; CANN's tools have none).
+inline table mstx_mem(const model& m) {
+  table t;
+  t.name = "mstx_mem";
+  t.header = {"Timestamp(us)", "tid", "domain", "operation", "handle", "heap", "address", "size(B)", "Device_id"};
+  static const char* const ops[] = {"heap_register", "heap_unregister", "region_register", "region_unregister"};
+  for (const auto& e : m.mstx_mem) {
+    char address[24];
+    std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(e.address));
+    t.rows.push_back({ts_us(e.ts_ns) + "\t", std::to_string(e.tid), e.domain, e.op < 4 ? ops[e.op] : "unknown",
+                      std::to_string(e.handle), e.heap ? std::to_string(e.heap) : "N/A", address,
+                      std::to_string(e.size), std::to_string(e.device_id)});
+  }
+  return t;
+}
+
+/// msprof_losses: the collector's nonzero loss counters (info.json
+/// msprof_losses), so a summary of an incomplete trace says so next to the
+/// other summaries. No rows (no file) when nothing was lost.
+inline table msprof_losses(const model& m) {
+  table t;
+  t.name = "msprof_losses";
+  t.header = {"counter", "events", "meaning"};
+  auto meaning = [](const std::string& k) -> const char* {
+    if (k == "dropped") return "recorded while a thread's buffer was full: not in any output";
+    if (k == "rejected") return "calls refused (bad message, domain, handle or memory descriptor)";
+    if (k == "domain_mismatch") return "range ends in another domain than their start: ignored";
+    if (k == "unknown_range_ends") return "range ends without a recorded start";
+    if (k == "unfinished_ranges") return "ranges still open when collection stopped";
+    if (k == "lost_threads") return "threads whose buffer could not be created: their events are missing";
+    if (k == "storage_limit_dropped") return "records not written because of the storage limit or a full disk";
+    return "";
+  };
+  for (const auto& [k, n] : m.session.losses)
+    if (n > 0) t.rows.push_back({k, std::to_string(n), meaning(k)});
+  return t;
+}
+
 /// Every summary that has rows, in a fixed order. With lazy = true the
 /// per-record tables stream their rows (the model must outlive the tables).
 inline std::vector<table> all_summaries(const model& m, bool lazy = false) {
@@ -377,6 +417,8 @@ inline std::vector<table> all_summaries(const model& m, bool lazy = false) {
   add(task_time(m, lazy));
   add(msprof_tx(m, lazy));
   add(step_trace(m));
+  add(mstx_mem(m));
+  add(msprof_losses(m));
   return v;
 }
 

@@ -5,11 +5,13 @@
 #include <msprof/collect/session.hpp>
 #include <msprof/convert/export_handler.hpp>
 #include <msprof/convert/show.hpp>
+#include <msprof/convert/summary.hpp>
 #include <msprof/mstx.hpp>
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -368,6 +370,30 @@ TEST_CASE("session: mstx memory registrations are written to the PROF_ directory
     CHECK(g.device == 2);
     CHECK(g.domain == "allocator");
   }
+
+  // The converter loads them (wall-clock times inside the collection) and
+  // writes the mstx_mem summary.
+  const convert::model m = load(prof.saved_dirs()[0]);
+  REQUIRE(m.mstx_mem.size() == 4);
+  for (const auto& e : m.mstx_mem) {
+    CHECK(e.ts_ns >= m.session.start_ns);
+    CHECK(e.ts_ns <= m.session.end_ns);
+  }
+  const convert::table* mem = nullptr;
+  const auto tables = convert::all_summaries(m);
+  for (const auto& t : tables)
+    if (t.name == "mstx_mem") mem = &t;
+  REQUIRE(mem != nullptr);
+  REQUIRE(mem->rows.size() == 4);
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(base + 256));
+  const std::vector<std::string>& row = mem->rows[1];
+  CHECK(row[2] == "allocator");
+  CHECK(row[3] == "region_register");
+  CHECK(row[6] == hex);
+  CHECK(row[7] == "512");
+  CHECK(row[8] == "2");
+  CHECK(mem->rows[3][3] == "heap_unregister");
 }
 
 TEST_CASE("session: counted losses are visible in the timeline as a slice over the whole collection") {
@@ -397,8 +423,18 @@ TEST_CASE("session: counted losses are visible in the timeline as a slice over t
   REQUIRE(note->args.size() == 1);
   CHECK(note->args[0].key == "rejected");
   CHECK(note->args[0].i == 2);
+  // The summaries carry them too: msprof_losses, one row per nonzero counter.
+  const auto tables = convert::all_summaries(m);
+  const convert::table* losses = nullptr;
+  for (const auto& t : tables)
+    if (t.name == "msprof_losses") losses = &t;
+  REQUIRE(losses != nullptr);
+  REQUIRE(losses->rows.size() == 1);
+  CHECK(losses->rows[0][0] == "rejected");
+  CHECK(losses->rows[0][1] == "2");
   // Without losses there is no note (the golden comparisons rely on it too).
   convert::model clean = m;
   clean.session.losses.clear();
   for (const auto& e : convert::build_timeline(clean)) CHECK(e.name.rfind("msprof: ", 0) != 0);
+  for (const auto& t : convert::all_summaries(clean)) CHECK(t.name != "msprof_losses");
 }
