@@ -59,6 +59,7 @@ std::vector<unsigned char> header(std::size_t size, std::uint16_t level, std::ui
   put<std::uint32_t>(b, 4, type);
   put<std::uint32_t>(b, 8, tid);
   put<std::uint64_t>(b, 16, ts);
+  if (size != 40) put<std::uint32_t>(b, 12, static_cast<std::uint32_t>(size - 24));  // dataLen (not MsprofApi)
   return b;
 }
 
@@ -174,6 +175,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double t_load = secs(t);
+  // A generator slip (e.g. a wrong dataLen) makes the reader skip records with
+  // a warning each: the numbers would then time a different conversion.
+  if (!m->warnings.empty()) {
+    std::fprintf(stderr, "generated data gave %zu warning(s), first: %s\n", m->warnings.size(), m->warnings[0].c_str());
+    return 1;
+  }
   const double rss_load = peak_rss_mib();
   const double recs = static_cast<double>(m->apis.size() + m->tasks.size() * 6 + m->mstx.size());
   cv::export_options o;
