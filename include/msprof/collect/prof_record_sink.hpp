@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -62,7 +63,7 @@ class prof_record_sink final : public record_sink {
     st.startTime = r.start;
     st.endTime = r.end;
     st.markId = r.id;
-    st.domain = dir_.hash(r.domain.empty() ? "default" : r.domain);  // and its hash_dic line, once
+    st.domain = domain_hash(r.domain);
     for (const auto& rec : codec::encode_tx(r.tid, st, r.message)) append(rec);
   }
 
@@ -74,7 +75,7 @@ class prof_record_sink final : public record_sink {
     m.heap = r.heap;
     m.address = r.address;
     m.size = r.size;
-    m.domain = dir_.hash(r.domain.empty() ? "default" : r.domain);
+    m.domain = domain_hash(r.domain);
     const auto rec = codec::encode_mstx_mem(r.tid, r.timestamp, m);
     (void)dir_.append(writer::stream::mstx_mem(false), rec.data(), rec.size());
   }
@@ -111,6 +112,9 @@ class prof_record_sink final : public record_sink {
   }
 
  private:
+  // The domain's hash, and its hash_dic line (once).
+  std::uint64_t domain_hash(std::string_view domain) { return dir_.hash(domain.empty() ? "default" : domain); }
+
   template <class Bytes>
   void append(const Bytes& b) {
     // A refused append is counted by the writer (stats().lost_records) and
