@@ -355,6 +355,12 @@ typedef void (*msprof_mstx_memPermissionsAssign_fn)(mstxDomainHandle_t, mstxMemP
 /* msprof extension: (domain, static message, length) — the message outlives the program's use. */
 typedef void (*msprof_mstx_extMarkStatic_fn)(mstxDomainHandle_t, const char*, size_t);
 typedef mstxRangeId (*msprof_mstx_extRangeStartStatic_fn)(mstxDomainHandle_t, const char*, size_t);
+/* msprof extension: the tool's domain handles are the addresses of slots of
+ * `stride` bytes (a power of two) in [*base, *base + span); the first byte of
+ * a slot is non-zero while that domain is filtered out. The dispatch asks once
+ * per publish, so a filtered domain call returns without calling the tool and
+ * without dereferencing a handle outside that array. */
+typedef void (*msprof_mstx_extDomainQuietFlags_fn)(const unsigned char** base, size_t* span, size_t* stride);
 
 /* Layout is versioned by the symbol name; append only within a version. */
 struct msprof_mstx_context_v0_1 {
@@ -377,6 +383,11 @@ struct msprof_mstx_context_v0_1 {
   msprof_mstx_memPermissionsAssign_fn memPermissionsAssign;
   msprof_mstx_extMarkStatic_fn extMarkStatic;
   msprof_mstx_extRangeStartStatic_fn extRangeStartStatic;
+  msprof_mstx_extDomainQuietFlags_fn extDomainQuietFlags;
+  /* From extDomainQuietFlags at publish time (all 0 without it). */
+  const unsigned char* quietBase;
+  size_t quietSpan;
+  size_t quietMask; /* stride - 1 */
 };
 
 /* ------------------------------------------------------------ trampolines */
@@ -406,7 +417,7 @@ MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_context_v0_1 
     msprof_mstx_memHeapRegister_init, msprof_mstx_memHeapUnregister_init,
     msprof_mstx_memRegionsRegister_init, msprof_mstx_memRegionsUnregister_init,
     msprof_mstx_memPermissionsAssign_init, msprof_mstx_extMarkStatic_init,
-    msprof_mstx_extRangeStartStatic_init};
+    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0};
 
 /* The table a tool writes into during InitInjectionMstx / attach (init owns it). */
 MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_staging_v0_1;
@@ -421,7 +432,7 @@ static int msprof_mstx_get_module_func_table_v0_1(mstxFuncModule module, mstxFun
   static mstxFuncPointer* core[6];
   static mstxFuncPointer* domain[7];
   static mstxFuncPointer* mem[7];
-  static mstxFuncPointer* ext[4];
+  static mstxFuncPointer* ext[5];
   mstxFuncPointer** table = NULL;
   unsigned int size = 0;
   if (outTable == NULL || outSize == NULL) return MSTX_FAIL;
@@ -449,7 +460,8 @@ static int msprof_mstx_get_module_func_table_v0_1(mstxFuncModule module, mstxFun
     case MSPROF_MSTX_MODULE_EXT:
       ext[1] = MSPROF_DETAIL_SLOT(extMarkStatic);
       ext[2] = MSPROF_DETAIL_SLOT(extRangeStartStatic);
-      table = ext; size = 3; break;
+      ext[3] = MSPROF_DETAIL_SLOT(extDomainQuietFlags);
+      table = ext; size = 4; break;
     default: return MSTX_FAIL;
   }
   *outTable = table;
@@ -464,6 +476,7 @@ static void msprof_mstx_clear_staging_v0_1(void) {
   s->domainRangeStartA = NULL; s->domainRangeEnd = NULL; s->memHeapRegister = NULL;
   s->memHeapUnregister = NULL; s->memRegionsRegister = NULL; s->memRegionsUnregister = NULL;
   s->memPermissionsAssign = NULL; s->extMarkStatic = NULL; s->extRangeStartStatic = NULL;
+  s->extDomainQuietFlags = NULL;
 }
 
 static void msprof_mstx_publish_v0_1(void) {
@@ -485,6 +498,16 @@ static void msprof_mstx_publish_v0_1(void) {
   MSPROF_DETAIL_STORE(c->memPermissionsAssign, s->memPermissionsAssign);
   MSPROF_DETAIL_STORE(c->extMarkStatic, s->extMarkStatic);
   MSPROF_DETAIL_STORE(c->extRangeStartStatic, s->extRangeStartStatic);
+  {
+    const unsigned char* base = NULL;
+    size_t span = 0, stride = 1;
+    if (s->extDomainQuietFlags) s->extDomainQuietFlags(&base, &span, &stride);
+    if (stride == 0 || (stride & (stride - 1)) != 0) span = 0; /* not a power of two: never skip */
+    MSPROF_DETAIL_STORE(c->quietSpan, (size_t)0); /* no window while base changes */
+    MSPROF_DETAIL_STORE(c->quietBase, base);
+    MSPROF_DETAIL_STORE(c->quietMask, stride - 1);
+    MSPROF_DETAIL_STORE(c->quietSpan, span);
+  }
 }
 
 static void msprof_mstx_init_once_v0_1(void) {
@@ -592,6 +615,15 @@ MSPROF_DETAIL_TRAMP_VOID(extMarkStatic, (mstxDomainHandle_t d, const char* m, si
 MSPROF_DETAIL_TRAMP_RET(mstxRangeId, extRangeStartStatic, (mstxDomainHandle_t d, const char* m, size_t n), (d, m, n))
 
 /* ----------------------------------------------------------- the CANN API */
+/* 1 when `d` is one of the attached tool's domains and that domain is filtered
+ * out: a couple of loads, no call (see extDomainQuietFlags). */
+static inline int msprof_mstx_domain_quiet_v0_1(mstxDomainHandle_t d) {
+  size_t off = (size_t)((uintptr_t)d - (uintptr_t)__atomic_load_n(&MSPROF_DETAIL_CTX.quietBase, __ATOMIC_RELAXED));
+  return off < __atomic_load_n(&MSPROF_DETAIL_CTX.quietSpan, __ATOMIC_RELAXED) &&
+         (off & __atomic_load_n(&MSPROF_DETAIL_CTX.quietMask, __ATOMIC_RELAXED)) == 0 &&
+         __atomic_load_n((const unsigned char*)d, __ATOMIC_RELAXED) != 0;
+}
+
 #define MSPROF_DETAIL_CALL_VOID(field, args)                                   \
   do {                                                                         \
     msprof_mstx_##field##_fn f_ = MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.field); \
@@ -622,10 +654,12 @@ static inline void mstxDomainDestroy(mstxDomainHandle_t domain) {
   MSPROF_DETAIL_CALL_VOID(domainDestroy, (domain));
 }
 static inline void mstxDomainMarkA(mstxDomainHandle_t domain, const char* message, aclrtStream stream) {
+  if (msprof_mstx_domain_quiet_v0_1(domain)) return;
   MSPROF_DETAIL_CALL_VOID(domainMarkA, (domain, message, stream));
 }
 static inline mstxRangeId mstxDomainRangeStartA(mstxDomainHandle_t domain, const char* message,
                                                 aclrtStream stream) {
+  if (msprof_mstx_domain_quiet_v0_1(domain)) return 0;
   MSPROF_DETAIL_CALL_RET(domainRangeStartA, (domain, message, stream));
 }
 static inline void mstxDomainRangeEnd(mstxDomainHandle_t domain, mstxRangeId id) {
@@ -725,6 +759,11 @@ inline bool tool_present() noexcept {
     return __atomic_load_n(&msprof_mstx_context_v0_1.domainMarkA, __ATOMIC_ACQUIRE) != nullptr;
 }
 
+// The default domain's filter empties its table slots, so only named domains
+// need the inline "filtered out" check.
+template <class D>
+inline constexpr bool is_default = std::is_same_v<D, default_domain>;
+
 template <class D>
 inline void mark(const char* msg, aclrtStream stream) noexcept {
   mstxDomainHandle_t h;
@@ -736,7 +775,7 @@ template <class D>
 inline void mark_site(const site& s) noexcept {
   if (!tool_present<D>()) return;
   mstxDomainHandle_t h;
-  if (!handle_of<D>(h)) return;
+  if (!handle_of<D>(h) || (!is_default<D> && msprof_mstx_domain_quiet_v0_1(h))) return;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extMarkStatic, __ATOMIC_ACQUIRE)) f(h, s.text, s.size);
   else if (h == nullptr) mstxMarkA(s.text, nullptr);
   else mstxDomainMarkA(h, s.text, nullptr);
@@ -751,7 +790,7 @@ template <class D>
 inline mstxRangeId range_start_site(const site& s) noexcept {
   if (!tool_present<D>()) return 0;
   mstxDomainHandle_t h;
-  if (!handle_of<D>(h)) return 0;
+  if (!handle_of<D>(h) || (!is_default<D> && msprof_mstx_domain_quiet_v0_1(h))) return 0;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extRangeStartStatic, __ATOMIC_ACQUIRE))
     return f(h, s.text, s.size);
   return h == nullptr ? mstxRangeStartA(s.text, nullptr) : mstxDomainRangeStartA(h, s.text, nullptr);
@@ -1334,6 +1373,7 @@ MSPROF_END_NAMESPACE
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -1553,6 +1593,7 @@ class tool_core {
       std::strcpy(slot.name, name);
       slot.enabled.store(filter_allows_locked(name), std::memory_order_relaxed);
       slot.state.store(alive, std::memory_order_release);
+      refresh_quiet(slot);
       names.emplace(name, n);
       domain_count_.store(n + 1, std::memory_order_release);
       Sink::domain_registered(n, slot.name);
@@ -1576,6 +1617,7 @@ class tool_core {
         return;
       }
       domains_[i].state.store(destroyed, std::memory_order_release);
+      refresh_quiet(domains_[i]);  // calls on it must reach resolve() and be counted
       registry().erase(domains_[i].name);  // the same name later gets a new handle
     } catch (...) {
     }
@@ -1599,9 +1641,17 @@ class tool_core {
     exclude_ = std::move(exclude);
     ensure_default_locked();
     std::uint32_t n = domain_count_.load(std::memory_order_relaxed);
-    for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t i = 0; i < n; ++i) {
       domains_[i].enabled.store(filter_allows_locked(domains_[i].name), std::memory_order_relaxed);
+      if (i != 0) refresh_quiet(domains_[i]);  // slot 0 (default) has no handle: its byte stays 0
+    }
     return st;
+  }
+  // extDomainQuietFlags: handles are &domains_[i], each slot starts with `quiet`.
+  static void quiet_flags(const unsigned char** base, std::size_t* span, std::size_t* stride) noexcept {
+    *base = reinterpret_cast<const unsigned char*>(&domains_[0]);
+    *span = sizeof domains_;
+    *stride = sizeof(domain_slot);
   }
   static bool domain_enabled(std::uint32_t index) noexcept {
     return domains_[index].enabled.load(std::memory_order_relaxed);
@@ -1829,10 +1879,17 @@ class tool_core {
  private:
   enum : std::uint8_t { free_slot = 0, alive = 1, destroyed = 2 };
   struct domain_slot {
+    std::atomic<std::uint8_t> quiet{0};  // alive and filtered out; read inline by the mstx header
     std::atomic<std::uint8_t> state{free_slot};
     std::atomic<bool> enabled{true};
     char* name = nullptr;
   };
+  static_assert(std::is_standard_layout_v<domain_slot> && (sizeof(domain_slot) & (sizeof(domain_slot) - 1)) == 0,
+                "the quiet byte is the first byte of a power-of-two slot");
+  static void refresh_quiet(domain_slot& d) noexcept {
+    const bool q = d.state.load(std::memory_order_relaxed) == alive && !d.enabled.load(std::memory_order_relaxed);
+    d.quiet.store(q ? 1 : 0, std::memory_order_relaxed);
+  }
   struct heap_info {
     std::uintptr_t address;
     std::uint64_t size;
@@ -2056,7 +2113,8 @@ struct c_api {
                                        fp(&domain_range_start_a), fp(&domain_range_end)});
     fill(MSTX_API_MODULE_CORE_MEM, {fp(&mem_heap_register), fp(&mem_heap_unregister), fp(&mem_regions_register),
                                     fp(&mem_regions_unregister), fp(&mem_permissions_assign)});
-    if (default_events) fill(MSPROF_MSTX_MODULE_EXT, {fp(&ext_mark_static), fp(&ext_range_start_static)});
+    fill(MSPROF_MSTX_MODULE_EXT, {default_events ? fp(&ext_mark_static) : none,
+                                  default_events ? fp(&ext_range_start_static) : none, fp(&core::quiet_flags)});
     return MSTX_SUCCESS;
   }
 };
