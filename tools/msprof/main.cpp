@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #if __has_include(<msprof/convert/chrome/chrome.hpp>)
@@ -51,7 +53,9 @@ constexpr const char* usage_text =
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
     "  msprof --output=DIR --application=\"cmd args\" [--mstx=on] [--mstx-domain-include=a,b |\n"
     "         --mstx-domain-exclude=a,b] [--aic-metrics=PipeUtilization] [--storage-limit=<n>MB]\n"
+    "         [--export=on|off]\n"
     "      run cmd with mstx collection attached, then export timeline, summaries and db\n"
+    "      (--export=off: only print the PROF_ directory, for a later `msprof export`)\n"
     "  msprof -h | --help | --version\n";
 
 int usage_error(const std::string& msg) {
@@ -342,9 +346,31 @@ std::string self_dir() {
   return p.parent_path().string();
 }
 
+#ifndef MSPROF_BIN_TO_LIBDIR
+#define MSPROF_BIN_TO_LIBDIR "../lib"
+#endif
+
+/// libmsprof_mstx.so beside the launcher: <bindir>/MSPROF_BIN_TO_LIBDIR (the
+/// relative path from the install bindir to the install libdir, set by the build),
+/// then <bindir>/../lib (the build tree). {true, path} or {false, the dirs tried}.
+std::pair<bool, std::string> injection_library() {
+  std::vector<std::string> dirs;
+  for (const char* rel : {MSPROF_BIN_TO_LIBDIR, "../lib"}) {
+    const std::string dir = (fs::path(self_dir()) / rel).lexically_normal().string();
+    if (std::find(dirs.begin(), dirs.end(), dir) != dirs.end()) continue;
+    dirs.push_back(dir);
+    const std::string lib = (fs::path(dir) / "libmsprof_mstx.so").string();
+    std::error_code ec;
+    if (fs::exists(lib, ec)) return {true, lib};
+  }
+  std::string tried;
+  for (const auto& d : dirs) tried += (tried.empty() ? "" : ", ") + d;
+  return {false, tried};
+}
+
 int cmd_launch(arg_parser& p) {
   std::string output, application, include, exclude, metrics, storage;
-  bool mstx = true;
+  bool mstx = true, export_data = true;
   while (!p.done()) {
     bool err = false;
     if (auto v = p.take("output", true, err))
@@ -363,7 +389,8 @@ int cmd_launch(arg_parser& p) {
     else if (auto s = p.take("storage-limit", true, err))
       storage = *s;
     else if (auto ex = p.take("export", true, err)) {
-      if (*ex != "on" && *ex != "off") return usage_error("--export must be on or off");
+      if (*ex != "on" && *ex != "off") return usage_error("--export must be on or off, got '" + *ex + "'");
+      export_data = *ex == "on";
     } else
       return usage_error("unknown option '" + p.args[p.i] + "'");
     if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
@@ -386,8 +413,13 @@ int cmd_launch(arg_parser& p) {
   std::error_code ec;
   fs::create_directories(output, ec);
   if (ec) return fail(output + ": cannot create output directory: " + ec.message());
-  const std::string lib = (fs::path(self_dir()) / ".." / "lib" / "libmsprof_mstx.so").lexically_normal().string();
-  if (mstx && !fs::exists(lib, ec)) return fail(lib + ": injection library not found (install msprof completely)");
+  std::string lib;
+  if (mstx) {
+    const auto found = injection_library();
+    if (!found.first) return fail("injection library libmsprof_mstx.so not found in " + found.second +
+                                  " (install msprof completely)");
+    lib = found.second;
+  }
 
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
@@ -428,9 +460,13 @@ int cmd_launch(arg_parser& p) {
                                  " and left no PROF_ directory in " + output);
     return fail(output + ": the application left no PROF_ directory (did it make any mstx call?)");
   }
-  const int rc = run_export(newest, what::all, cv::export_options{});
+  int rc = 0;
+  if (export_data)
+    rc = run_export(newest, what::all, cv::export_options{});
+  else
+    std::cout << newest << "\n";  // --export=off: collected only; `msprof export ... -dir` it later
   if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
-                               " (data in " + newest + " was exported)");
+                               " (data in " + newest + (export_data ? " was exported)" : ")"));
   return rc;
 }
 

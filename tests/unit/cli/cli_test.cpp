@@ -366,6 +366,9 @@ TEST_CASE("cli: launcher argument checks") {
   CHECK(r.rc == 2);
   r = s.run({"--output=" + s.root.string(), "--application=true", "--storage-limit=5MB"});
   CHECK(r.rc == 2);
+  r = s.run({"--output=" + s.root.string(), "--application=true", "--export=maybe"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--export") != std::string::npos);
 }
 
 #ifdef MSPROF_TEST_INJECTION_LIB
@@ -425,6 +428,28 @@ TEST_CASE("cli: launcher end to end: mstx program -> PROF_ dir -> timeline, summ
         CHECK(slurp(f).find("net mark") == std::string::npos);
         CHECK(slurp(f).find("hello launcher") != std::string::npos);
       }
+}
+#endif
+
+#if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+TEST_CASE("cli: launcher --export=off collects the PROF_ dir without exporting it, --export=on exports") {
+  sandbox s;
+  const std::string app = std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP;
+  for (const bool on : {false, true}) {
+    CAPTURE(on);
+    const auto out = s.root / (on ? "on" : "off");
+    auto r = s.run({"--output=" + out.string(), std::string("--export=") + (on ? "on" : "off"), app});
+    CAPTURE(r.err);
+    REQUIRE(r.rc == 0);
+    fs::path prof;
+    for (const auto& e : fs::directory_iterator(out))
+      if (e.path().filename().string().rfind("PROF_", 0) == 0) prof = e.path();
+    REQUIRE(!prof.empty());
+    CHECK(fs::is_directory(prof / "mindstudio_profiler_output") == on);
+    CHECK(outputs(prof).empty() == !on);
+    if (!on) CHECK(r.out == prof.string() + "\n");  // the collected directory, for a later `msprof export`
+    check_no_junk(prof);
+  }
 }
 #endif
 
