@@ -77,6 +77,14 @@ struct sandbox {
   }
 };
 
+// The PROF_ directory the launcher made under `out` (empty when there is none).
+fs::path prof_dir_in(const fs::path& out) {
+  fs::path prof;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) prof = e.path();
+  return prof;
+}
+
 std::vector<fs::path> outputs(const fs::path& prof) {
   std::vector<fs::path> v;
   std::error_code ec;
@@ -400,9 +408,7 @@ TEST_CASE("cli: launcher end to end: mstx program -> PROF_ dir -> timeline, summ
                   std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP});
   CAPTURE(r.err);
   REQUIRE(r.rc == 0);
-  fs::path prof;
-  for (const auto& e : fs::directory_iterator(out))
-    if (e.path().filename().string().rfind("PROF_", 0) == 0) prof = e.path();
+  const fs::path prof = prof_dir_in(out);
   REQUIRE(!prof.empty());
   std::string tx_csv, timeline;
   bool db = false;
@@ -441,9 +447,7 @@ TEST_CASE("cli: launcher --export=off collects the PROF_ dir without exporting i
     auto r = s.run({"--output=" + out.string(), std::string("--export=") + (on ? "on" : "off"), app});
     CAPTURE(r.err);
     REQUIRE(r.rc == 0);
-    fs::path prof;
-    for (const auto& e : fs::directory_iterator(out))
-      if (e.path().filename().string().rfind("PROF_", 0) == 0) prof = e.path();
+    const fs::path prof = prof_dir_in(out);
     REQUIRE(!prof.empty());
     CHECK(fs::is_directory(prof / "mindstudio_profiler_output") == on);
     CHECK(outputs(prof).empty() == !on);
