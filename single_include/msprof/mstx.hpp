@@ -615,13 +615,20 @@ MSPROF_DETAIL_TRAMP_VOID(extMarkStatic, (mstxDomainHandle_t d, const char* m, si
 MSPROF_DETAIL_TRAMP_RET(mstxRangeId, extRangeStartStatic, (mstxDomainHandle_t d, const char* m, size_t n), (d, m, n))
 
 /* ----------------------------------------------------------- the CANN API */
-/* 1 when `d` is one of the attached tool's domains and that domain is filtered
- * out: a couple of loads, no call (see extDomainQuietFlags). */
-static inline int msprof_mstx_domain_quiet_v0_1(mstxDomainHandle_t d) {
+/* Where the attached tool keeps the "filtered out" byte of domain `d`, or NULL
+ * when `d` is not one of its domains (see extDomainQuietFlags). */
+static inline const unsigned char* msprof_mstx_quiet_byte_v0_1(mstxDomainHandle_t d) {
   size_t off = (size_t)((uintptr_t)d - (uintptr_t)__atomic_load_n(&MSPROF_DETAIL_CTX.quietBase, __ATOMIC_RELAXED));
-  return off < __atomic_load_n(&MSPROF_DETAIL_CTX.quietSpan, __ATOMIC_RELAXED) &&
-         (off & __atomic_load_n(&MSPROF_DETAIL_CTX.quietMask, __ATOMIC_RELAXED)) == 0 &&
-         __atomic_load_n((const unsigned char*)d, __ATOMIC_RELAXED) != 0;
+  if (off < __atomic_load_n(&MSPROF_DETAIL_CTX.quietSpan, __ATOMIC_RELAXED) &&
+      (off & __atomic_load_n(&MSPROF_DETAIL_CTX.quietMask, __ATOMIC_RELAXED)) == 0)
+    return (const unsigned char*)d;
+  return NULL;
+}
+/* 1 when `d` is one of the attached tool's domains and that domain is filtered
+ * out: a few loads, no call. */
+static inline int msprof_mstx_domain_quiet_v0_1(mstxDomainHandle_t d) {
+  const unsigned char* q = msprof_mstx_quiet_byte_v0_1(d);
+  return q != NULL && __atomic_load_n(q, __ATOMIC_RELAXED) != 0;
 }
 
 #define MSPROF_DETAIL_CALL_VOID(field, args)                                   \
@@ -731,23 +738,44 @@ constexpr bool domain_on() noexcept {
 }
 
 #if !defined(MSPROF_DISABLE)
+// Per typed domain: the tool's handle (cached once a tool returned one; NULL,
+// no tool yet, is retried) and where its "filtered out" byte lives (a constant
+// 0 for tools without msprof's domain table), so a filtered call is two loads.
+inline constexpr unsigned char never_quiet = 0;
+template <class D>
+struct domain_cache {
+  static inline mstxDomainHandle_t handle = nullptr;
+  static inline const unsigned char* quiet = &never_quiet;
+};
+
 template <class D>
 inline bool handle_of(mstxDomainHandle_t& out) noexcept {
   if constexpr (std::is_same_v<D, default_domain>) {
     out = nullptr;
     return true;
   } else {
-    // Cached once a tool returned a handle; NULL (no tool yet) is retried.
-    static mstxDomainHandle_t cache = nullptr;
-    mstxDomainHandle_t h = __atomic_load_n(&cache, __ATOMIC_ACQUIRE);
+    using cache = domain_cache<D>;
+    mstxDomainHandle_t h = __atomic_load_n(&cache::handle, __ATOMIC_ACQUIRE);
     if (h == nullptr) {
       h = mstxDomainCreateA(D::name);
       if (h == nullptr) return false;  // never fall back to the default domain
-      __atomic_store_n(&cache, h, __ATOMIC_RELEASE);
+      const unsigned char* q = msprof_mstx_quiet_byte_v0_1(h);
+      __atomic_store_n(&cache::quiet, q != nullptr ? q : &never_quiet, __ATOMIC_RELAXED);
+      __atomic_store_n(&cache::handle, h, __ATOMIC_RELEASE);  // publishes quiet too
     }
     out = h;
     return true;
   }
+}
+
+// A named domain the collector filters out (after handle_of succeeded). The
+// default domain's filter empties its table slots instead: nothing to check.
+template <class D>
+inline bool filtered() noexcept {
+  if constexpr (std::is_same_v<D, default_domain>)
+    return false;
+  else
+    return __atomic_load_n(__atomic_load_n(&domain_cache<D>::quiet, __ATOMIC_RELAXED), __ATOMIC_RELAXED) != 0;
 }
 
 // One load + branch: is anything behind the slot this domain's calls use?
@@ -758,11 +786,6 @@ inline bool tool_present() noexcept {
   else
     return __atomic_load_n(&msprof_mstx_context_v0_1.domainMarkA, __ATOMIC_ACQUIRE) != nullptr;
 }
-
-// The default domain's filter empties its table slots, so only named domains
-// need the inline "filtered out" check.
-template <class D>
-inline constexpr bool is_default = std::is_same_v<D, default_domain>;
 
 template <class D>
 inline void mark(const char* msg, aclrtStream stream) noexcept {
@@ -775,7 +798,7 @@ template <class D>
 inline void mark_site(const site& s) noexcept {
   if (!tool_present<D>()) return;
   mstxDomainHandle_t h;
-  if (!handle_of<D>(h) || (!is_default<D> && msprof_mstx_domain_quiet_v0_1(h))) return;
+  if (!handle_of<D>(h) || filtered<D>()) return;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extMarkStatic, __ATOMIC_ACQUIRE)) f(h, s.text, s.size);
   else if (h == nullptr) mstxMarkA(s.text, nullptr);
   else mstxDomainMarkA(h, s.text, nullptr);
@@ -790,7 +813,7 @@ template <class D>
 inline mstxRangeId range_start_site(const site& s) noexcept {
   if (!tool_present<D>()) return 0;
   mstxDomainHandle_t h;
-  if (!handle_of<D>(h) || (!is_default<D> && msprof_mstx_domain_quiet_v0_1(h))) return 0;
+  if (!handle_of<D>(h) || filtered<D>()) return 0;
   if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extRangeStartStatic, __ATOMIC_ACQUIRE))
     return f(h, s.text, s.size);
   return h == nullptr ? mstxRangeStartA(s.text, nullptr) : mstxDomainRangeStartA(h, s.text, nullptr);

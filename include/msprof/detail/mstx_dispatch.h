@@ -310,13 +310,20 @@ MSPROF_DETAIL_TRAMP_VOID(extMarkStatic, (mstxDomainHandle_t d, const char* m, si
 MSPROF_DETAIL_TRAMP_RET(mstxRangeId, extRangeStartStatic, (mstxDomainHandle_t d, const char* m, size_t n), (d, m, n))
 
 /* ----------------------------------------------------------- the CANN API */
-/* 1 when `d` is one of the attached tool's domains and that domain is filtered
- * out: a couple of loads, no call (see extDomainQuietFlags). */
-static inline int msprof_mstx_domain_quiet_v0_1(mstxDomainHandle_t d) {
+/* Where the attached tool keeps the "filtered out" byte of domain `d`, or NULL
+ * when `d` is not one of its domains (see extDomainQuietFlags). */
+static inline const unsigned char* msprof_mstx_quiet_byte_v0_1(mstxDomainHandle_t d) {
   size_t off = (size_t)((uintptr_t)d - (uintptr_t)__atomic_load_n(&MSPROF_DETAIL_CTX.quietBase, __ATOMIC_RELAXED));
-  return off < __atomic_load_n(&MSPROF_DETAIL_CTX.quietSpan, __ATOMIC_RELAXED) &&
-         (off & __atomic_load_n(&MSPROF_DETAIL_CTX.quietMask, __ATOMIC_RELAXED)) == 0 &&
-         __atomic_load_n((const unsigned char*)d, __ATOMIC_RELAXED) != 0;
+  if (off < __atomic_load_n(&MSPROF_DETAIL_CTX.quietSpan, __ATOMIC_RELAXED) &&
+      (off & __atomic_load_n(&MSPROF_DETAIL_CTX.quietMask, __ATOMIC_RELAXED)) == 0)
+    return (const unsigned char*)d;
+  return NULL;
+}
+/* 1 when `d` is one of the attached tool's domains and that domain is filtered
+ * out: a few loads, no call. */
+static inline int msprof_mstx_domain_quiet_v0_1(mstxDomainHandle_t d) {
+  const unsigned char* q = msprof_mstx_quiet_byte_v0_1(d);
+  return q != NULL && __atomic_load_n(q, __ATOMIC_RELAXED) != 0;
 }
 
 #define MSPROF_DETAIL_CALL_VOID(field, args)                                   \

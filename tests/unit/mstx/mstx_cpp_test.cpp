@@ -168,3 +168,33 @@ TEST_CASE("static literals in a domain still record when the default domain is f
   CHECK(s.rec->find("train literal") != nullptr);
   CHECK(s.rec->find("train literal range") != nullptr);
 }
+
+namespace {
+struct flt_cpp {
+  static constexpr const char* name = "flt_cpp";
+};
+}  // namespace
+
+TEST_CASE("a typed domain filtered out is skipped inline and records again when the filter changes") {
+  msprof::collect::options o;
+  o.domain_exclude = {"flt_cpp"};
+  {
+    session_guard s(o);
+    REQUIRE(s.ok);
+    MSPROF_MARK_IN(flt_cpp, "filtered literal");
+    { MSPROF_RANGE_IN(flt_cpp, "filtered range"); }
+    msprof::mark_in<flt_cpp>("filtered dynamic");
+    CHECK(msprof::detail::filtered<flt_cpp>());  // the cached byte, read without a call
+    s.stop();
+    CHECK(s.rec->find("filtered literal") == nullptr);
+    CHECK(s.rec->find("filtered range") == nullptr);
+    CHECK(s.rec->find("filtered dynamic") == nullptr);
+  }
+  session_guard s;  // no filter: the same cached handle records
+  REQUIRE(s.ok);
+  CHECK_FALSE(msprof::detail::filtered<flt_cpp>());
+  MSPROF_MARK_IN(flt_cpp, "kept literal");
+  s.stop();
+  REQUIRE(s.rec->find("kept literal") != nullptr);
+  CHECK(s.rec->find("kept literal")->domain == "flt_cpp");
+}
