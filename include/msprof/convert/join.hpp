@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -72,40 +71,32 @@ inline std::string lookup_type(const raw::collection& c, std::uint16_t lv, std::
   return it == c.types.end() ? std::to_string(type) : it->second;
 }
 
-/// FIFO queues per key in one sorted vector (a map of deques costs ~1 KiB per key).
-template <class T>
-class keyed_fifo {
- public:
-  void add(std::uint64_t k, T v) { items_.push_back({k, std::move(v)}); }
-  void seal() {
-    std::stable_sort(items_.begin(), items_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    index_.reserve(items_.size());
-    for (std::size_t i = 0; i < items_.size(); ++i) {
-      auto [it, fresh] = index_.try_emplace(items_[i].first, i, i);
-      it->second.second = i + 1;
-      (void)fresh;
-    }
-  }
-  /// The oldest item of `k` not taken yet.
-  const T* pop(std::uint64_t k) {
-    auto it = index_.find(k);
-    if (it == index_.end() || it->second.first == it->second.second) return nullptr;
-    taken_ += 1;
-    return &items_[it->second.first++].second;
-  }
-  /// Items never taken, with their keys.
-  template <class F>
-  void for_each_left(F f) const {
-    for (const auto& [k, r] : index_)
-      for (std::size_t i = r.first; i < r.second; ++i) f(k, items_[i].second);
-  }
-  std::size_t left() const noexcept { return items_.size() - taken_; }
+inline constexpr std::size_t no_match = static_cast<std::size_t>(-1);
 
- private:
-  std::vector<std::pair<std::uint64_t, T>> items_;
-  std::unordered_map<std::uint64_t, std::pair<std::size_t, std::size_t>> index_;
-  std::size_t taken_ = 0;
-};
+/// FIFO matching per key: the i-th element of `a` with some key takes the i-th
+/// element of `b` with that key (each in its own order). Returns, for each
+/// element of `a`, the index of its partner in `b`, or no_match. A sort-merge:
+/// it reads memory in order, where a hash lookup per element missed the cache.
+inline std::vector<std::size_t> match_in_order(const std::vector<std::uint64_t>& a,
+                                               const std::vector<std::uint64_t>& b) {
+  auto by_key = [](const std::vector<std::uint64_t>& keys) {
+    std::vector<std::pair<std::uint64_t, std::size_t>> v(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) v[i] = {keys[i], i};
+    std::sort(v.begin(), v.end());  // (key, position): each key's elements stay in order
+    return v;
+  };
+  const auto sa = by_key(a), sb = by_key(b);
+  std::vector<std::size_t> match(a.size(), no_match);
+  for (std::size_t i = 0, j = 0; i < sa.size() && j < sb.size();) {
+    if (sa[i].first < sb[j].first)
+      ++i;
+    else if (sb[j].first < sa[i].first)
+      ++j;
+    else
+      match[sa[i++].second] = sb[j++].second;
+  }
+  return match;
+}
 
 /// Reports `n` records of `what` skipped because their timestamp cannot be
 /// placed on the wall clock (one warning per kind; load.hpp uses it too).
@@ -145,28 +136,38 @@ inline model join(raw::collection&& c) {
     std::size_t api = 0, node = 0, tensor = 0, acsq = 0, track = 0, mstx = 0;
   } bad_time;
 
-  // API calls, by start time; connection ids 1.. in that order.
-  m.apis.reserve(c.apis.size());
-  for (const auto& a : c.apis) {
-    const auto start = host_local(a.begin), end = host_local(a.end);
-    if (!start || !end) {
-      ++bad_time.api;
-      continue;
+  // API calls, by start time; connection ids 1.. in that order. Sorted as
+  // (start, end, index) triples so the calls themselves are built once, in place.
+  {
+    struct placed {
+      std::int64_t start, end;
+      std::size_t index;
+    };
+    std::vector<placed> order;
+    order.reserve(c.apis.size());
+    for (std::size_t i = 0; i < c.apis.size(); ++i) {
+      const auto start = host_local(c.apis[i].begin), end = host_local(c.apis[i].end);
+      if (start && end)
+        order.push_back({*start, *end, i});
+      else
+        ++bad_time.api;
     }
-    api_call x;
-    x.level = a.level;
-    x.type = a.type;
-    x.thread_id = a.thread_id;
-    x.start_ns = *start;
-    x.end_ns = *end;
-    x.name = detail::lookup_type(c, a.level, a.type);
-    x.item = detail::lookup_hash(c, a.item_id);
-    m.apis.push_back(std::move(x));
+    std::stable_sort(order.begin(), order.end(), [](const placed& a, const placed& b) { return a.start < b.start; });
+    m.apis.resize(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto& a = c.apis[order[i].index];
+      api_call& x = m.apis[i];
+      x.level = a.level;
+      x.type = a.type;
+      x.thread_id = a.thread_id;
+      x.start_ns = order[i].start;
+      x.end_ns = order[i].end;
+      x.name = detail::lookup_type(c, a.level, a.type);
+      x.item = detail::lookup_hash(c, a.item_id);
+      x.connection_id = i + 1;
+    }
   }
   std::vector<raw::api>().swap(c.apis);
-  std::stable_sort(m.apis.begin(), m.apis.end(),
-                   [](const api_call& a, const api_call& b) { return a.start_ns < b.start_ns; });
-  for (std::size_t i = 0; i < m.apis.size(); ++i) m.apis[i].connection_id = i + 1;
 
   // Ops by launching API (connection id), filled below.
   std::unordered_map<std::uint64_t, std::shared_ptr<op_info>> op_by_conn;
@@ -201,8 +202,11 @@ inline model join(raw::collection&& c) {
     return r;
   };
 
-  // node_basic_info key (thread, ts, op name) -> connection id, for tensor_info.
-  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t> node_key_to_conn;
+  // node_basic_info key (thread, ts, op name) -> connection id, for tensor_info;
+  // sorted once below and searched (a tree map here was a third of join's time).
+  using node_key = std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>;
+  std::vector<std::pair<node_key, std::uint64_t>> node_key_to_conn;
+  node_key_to_conn.reserve(c.nodes.size());
   for (const auto& n : c.nodes) {
     const auto at = host_local(n.timestamp);
     if (!at) {
@@ -222,15 +226,20 @@ inline model join(raw::collection&& c) {
     op.block_num = n.block_num;
     op.dynamic = n.dynamic;
     const auto conn = m.apis[*ai].connection_id;
-    node_key_to_conn[{n.thread_id, n.timestamp, n.op_name}] = conn;
+    node_key_to_conn.push_back({{n.thread_id, n.timestamp, n.op_name}, conn});
     op_by_conn[conn] = std::make_shared<op_info>(std::move(op));
   }
   std::vector<raw::node_basic>().swap(c.nodes);
+  // The last node with a key wins, as it would in a map: stable sort, take the last.
+  std::stable_sort(node_key_to_conn.begin(), node_key_to_conn.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& t : c.tensors) {
     std::uint64_t conn = 0;
-    auto k = node_key_to_conn.find({t.thread_id, t.timestamp, t.op_name});
-    if (k != node_key_to_conn.end()) {
-      conn = k->second;
+    const node_key key{t.thread_id, t.timestamp, t.op_name};
+    auto k = std::upper_bound(node_key_to_conn.begin(), node_key_to_conn.end(), key,
+                              [](const node_key& x, const auto& e) { return x < e.first; });
+    if (k != node_key_to_conn.begin() && (k - 1)->first == key) {
+      conn = (k - 1)->second;
     } else if (const auto at = host_local(t.timestamp); !at) {
       ++bad_time.tensor;
       continue;
@@ -243,7 +252,7 @@ inline model join(raw::collection&& c) {
     for (auto& d : t.tensors) it->second->tensors.push_back(std::move(d));
   }
   std::vector<raw::tensor_info>().swap(c.tensors);
-  std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, std::uint64_t>().swap(node_key_to_conn);
+  std::vector<std::pair<node_key, std::uint64_t>>().swap(node_key_to_conn);
 
   // Device tasks from ACSQ start/end pairs, matched per (device, stream, task).
   // A device without a clock (hand-built collections only): cycles taken as ns.
@@ -255,7 +264,8 @@ inline model join(raw::collection&& c) {
   struct span {
     std::int64_t start, end;
   };
-  detail::keyed_fifo<span> spans;
+  std::vector<span> spans;              // by key, each key's in arrival order
+  std::vector<std::uint64_t> span_keys;
   {
     // Pair starts and ends per (device, stream, task) in arrival order.
     std::vector<std::pair<std::uint64_t, std::pair<bool, std::int64_t>>> all;
@@ -277,6 +287,8 @@ inline model join(raw::collection&& c) {
       open.clear();
       head = 0;
     };
+    spans.reserve(all.size() / 2);
+    span_keys.reserve(all.size() / 2);
     for (const auto& [k, e] : all) {
       if (k != cur) {
         close_key();
@@ -285,7 +297,8 @@ inline model join(raw::collection&& c) {
       if (e.first) {
         open.push_back(e.second);
       } else if (head < open.size()) {
-        spans.add(k, {open[head++], e.second});
+        spans.push_back({open[head++], e.second});
+        span_keys.push_back(k);
       } else {
         ++no_start;
       }
@@ -296,73 +309,98 @@ inline model join(raw::collection&& c) {
     if (no_end)
       m.warnings.push_back(std::to_string(no_end) + " device task start record(s) without an end; ignored");
   }
-  spans.seal();
-  detail::keyed_fifo<pmu_counters> pmus;
-  for (const auto& p : c.pmus) pmus.add(detail::task_key(p.device_id, p.stream_id, p.task_id), p.counters);
-  std::vector<raw::pmu>().swap(c.pmus);
-  pmus.seal();
 
-  std::vector<std::size_t> order(c.tracks.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return c.tracks[a].timestamp < c.tracks[b].timestamp; });
-  std::size_t unmatched = 0;
-  for (std::size_t idx : order) {
-    const auto& tr = c.tracks[idx];
-    // Skipped before it takes a device task, which then stays an orphan (UNKNOWN).
-    const auto track_at = host_local(tr.timestamp);
-    if (!track_at) {
-      ++bad_time.track;
-      continue;
+  // Launches in task_track time order; one that cannot be placed is skipped
+  // before it takes a device task, which then stays an orphan (UNKNOWN).
+  struct launch {
+    std::size_t track;
+    std::int64_t at;
+  };
+  std::vector<launch> launches;
+  {
+    std::vector<std::size_t> order(c.tracks.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return c.tracks[a].timestamp < c.tracks[b].timestamp; });
+    launches.reserve(order.size());
+    for (std::size_t idx : order) {
+      if (const auto at = host_local(c.tracks[idx].timestamp))
+        launches.push_back({idx, *at});
+      else
+        ++bad_time.track;
     }
-    const std::uint32_t task16 = tr.task_id & 0xFFFFu;
-    const auto k = detail::task_key(tr.device_id, tr.stream_id, task16);
-    const span* sp = spans.pop(k);
-    if (!sp) {
+  }
+  std::vector<std::uint64_t> launch_keys(launches.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const auto& tr = c.tracks[launches[i].track];
+    launch_keys[i] = detail::task_key(tr.device_id, tr.stream_id, tr.task_id & 0xFFFFu);
+  }
+  const auto span_of = detail::match_in_order(launch_keys, span_keys);
+  std::vector<bool> span_taken(spans.size(), false);
+  std::vector<std::uint64_t> task_keys;  // of m.tasks, for the PMU records
+  std::size_t unmatched = 0;
+  m.tasks.reserve(spans.size());  // every task takes one span, launched or not
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    if (span_of[i] == detail::no_match) {
       ++unmatched;
       continue;
     }
+    const auto& tr = c.tracks[launches[i].track];
+    const span& sp = spans[span_of[i]];
+    span_taken[span_of[i]] = true;
     device_task t;
     t.device_id = tr.device_id;
     t.stream_id = tr.stream_id;
-    t.task_id = task16;
+    t.task_id = tr.task_id & 0xFFFFu;
     t.batch_id = 0;
-    t.start_ns = sp->start;
-    t.end_ns = sp->end;
-    t.track_ns = *track_at;
+    t.start_ns = sp.start;
+    t.end_ns = sp.end;
+    t.track_ns = launches[i].at;
     t.thread_id = tr.thread_id;
     t.task_type = detail::lookup_type(c, level::runtime, static_cast<std::uint32_t>(tr.task_type));
     t.kernel_name = detail::lookup_hash(c, tr.kernel_name);
     // The op belongs to the node-level call, which usually encloses the runtime
     // call that launched the task (aclnnAdd > rtKernelLaunch): the innermost
     // enclosing call that reported one.
-    const auto launch = find_api(tr.thread_id, t.track_ns, true);
-    if (launch.innermost) {
-      auto& api = m.apis[*launch.innermost];
+    const auto launched_by = find_api(tr.thread_id, t.track_ns, true);
+    if (launched_by.innermost) {
+      auto& api = m.apis[*launched_by.innermost];
       t.connection_id = api.connection_id;
       api.has_device_task = true;
-      if (launch.with_op) t.op = op_by_conn.find(m.apis[*launch.with_op].connection_id)->second;
+      if (launched_by.with_op) t.op = op_by_conn.find(m.apis[*launched_by.with_op].connection_id)->second;
     }
-    if (const pmu_counters* pc = pmus.pop(k)) t.pmu = *pc;
     t.global_task_id = m.tasks.size();
     m.tasks.push_back(std::move(t));
+    task_keys.push_back(launch_keys[i]);
   }
   std::vector<raw::task_track>().swap(c.tracks);
   if (unmatched)
     m.warnings.push_back(std::to_string(unmatched) + " task_track record(s) have no device task (no ACSQ start/end)");
+  {
+    // PMU records follow the launched tasks of their (device, stream, task) in order.
+    std::vector<std::uint64_t> pmu_keys(c.pmus.size());
+    for (std::size_t i = 0; i < c.pmus.size(); ++i)
+      pmu_keys[i] = detail::task_key(c.pmus[i].device_id, c.pmus[i].stream_id, c.pmus[i].task_id);
+    const auto pmu_of = detail::match_in_order(task_keys, pmu_keys);
+    for (std::size_t i = 0; i < pmu_of.size(); ++i)
+      if (pmu_of[i] != detail::no_match) m.tasks[i].pmu = c.pmus[pmu_of[i]].counters;
+    std::vector<raw::pmu>().swap(c.pmus);
+  }
   // Device tasks nobody launched (device-only data, lost host slices) are kept,
   // without a connection, so the device side is never silently dropped.
   std::vector<device_task> orphans;
-  spans.for_each_left([&](std::uint64_t k, const span& sp) {
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    if (span_taken[i]) continue;
+    const std::uint64_t k = span_keys[i];
     device_task t;
     t.device_id = static_cast<std::uint32_t>(k >> 32);
     t.stream_id = static_cast<std::uint32_t>((k >> 16) & 0xFFFFu);
     t.task_id = static_cast<std::uint32_t>(k & 0xFFFFu);
-    t.start_ns = sp.start;
-    t.end_ns = sp.end;
+    t.start_ns = spans[i].start;
+    t.end_ns = spans[i].end;
     t.task_type = "UNKNOWN";
     orphans.push_back(std::move(t));
-  });
+  }
   std::stable_sort(orphans.begin(), orphans.end(),
                    [](const device_task& a, const device_task& b) { return a.start_ns < b.start_ns; });
   for (auto& t : orphans) {
