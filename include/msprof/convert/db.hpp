@@ -8,8 +8,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <memory>
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -134,6 +135,7 @@ class table_sink {
   }
   ~table_sink() {
     if (st_) sqlite3_finalize(st_);
+    if (batch_st_) sqlite3_finalize(batch_st_);
   }
   table_sink(const table_sink&) = delete;
   table_sink& operator=(const table_sink&) = delete;
@@ -142,9 +144,28 @@ class table_sink {
   void row(const Args&... args) {
     if (!st_ || !*status_) return;
     int c = 0;
-    (bind(++c, args), ...);
+    (bind(st_, ++c, args), ...);
     if (sqlite3_step(st_) != SQLITE_DONE) fail("insert into");
     sqlite3_reset(st_);
+  }
+  /// Inserts N rows with one statement: SQLite's per-statement work dominated
+  /// tables that get many rows per task (TASK_PMU_INFO: 30).
+  template <std::size_t N, class... Args>
+  void rows(const std::array<std::tuple<Args...>, N>& rs) {
+    if (!st_ || !*status_) return;
+    if (!batch_st_) {
+      std::string sql = "INSERT INTO " + name_ + " VALUES";
+      for (std::size_t r = 0; r < N; ++r) {
+        sql += r ? ",(" : "(";
+        for (std::size_t i = 0; i < ncols_; ++i) sql += i ? ",?" : "?";
+        sql += ")";
+      }
+      if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &batch_st_, nullptr) != SQLITE_OK) return fail("prepare");
+    }
+    int c = 0;
+    for (const auto& r : rs) std::apply([&](const auto&... v) { (bind(batch_st_, ++c, v), ...); }, r);
+    if (sqlite3_step(batch_st_) != SQLITE_DONE) fail("insert into");
+    sqlite3_reset(batch_st_);
   }
   void push_back(const std::vector<db_value>& row) {
     if (!st_ || !*status_) return;
@@ -164,10 +185,10 @@ class table_sink {
   }
 
  private:
-  void bind(int c, std::int64_t v) { sqlite3_bind_int64(st_, c, v); }
-  void bind(int c, double v) { sqlite3_bind_double(st_, c, v); }
-  void bind(int c, const std::string& v) {
-    sqlite3_bind_text(st_, c, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  static void bind(sqlite3_stmt* st, int c, std::int64_t v) { sqlite3_bind_int64(st, c, v); }
+  static void bind(sqlite3_stmt* st, int c, double v) { sqlite3_bind_double(st, c, v); }
+  static void bind(sqlite3_stmt* st, int c, const std::string& v) {
+    sqlite3_bind_text(st, c, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   void fail(const char* what) {
     if (*status_) *status_ = make_error(errc::io, std::string("sqlite ") + what + " " + name_ + ": " + sqlite3_errmsg(db_));
@@ -177,6 +198,7 @@ class table_sink {
   std::size_t ncols_;
   result<void>* status_;
   sqlite3_stmt* st_ = nullptr;
+  sqlite3_stmt* batch_st_ = nullptr;  ///< rows(): N rows per statement
 };
 
 struct db_table_def {
@@ -372,11 +394,14 @@ inline result<void> write_db(const model& m, const std::string& path) {
           vals[3 + 2 * i] = pm.ratio[static_cast<std::size_t>(i)];
         }
         vals[14] = pm.icache_miss_rate;
-        for (int side = 0; side < 2; ++side) {
+        std::array<std::tuple<std::int64_t, std::int64_t, double>, 30> task_rows;
+        for (std::size_t side = 0; side < 2; ++side) {
           const bool on = side == 0 ? aic : aiv;
-          for (int i = 0; i < 15; ++i)
-            p.row(static_cast<std::int64_t>(t.global_task_id), pmu_name_ids[side * 15 + i], on ? vals[i] : 0.0);
+          for (std::size_t i = 0; i < 15; ++i)
+            task_rows[side * 15 + i] = {static_cast<std::int64_t>(t.global_task_id), pmu_name_ids[side * 15 + i],
+                                        on ? vals[i] : 0.0};
         }
+        p.rows(task_rows);
       }
     }
     for (const auto& d : s.devices) {

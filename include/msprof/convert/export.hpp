@@ -23,6 +23,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -480,11 +482,26 @@ inline result<export_result> export_all(const std::string& prof_dir, const expor
     all.files.insert(all.files.end(), r->files.begin(), r->files.end());
     return {};
   };
-  if (oo.text) {
-    MSPROF_TRY(keep(export_timeline(*m, oo)));
-    MSPROF_TRY(keep(export_summary(*m, oo)));
+  // The db is the slowest writer: it runs beside the text files (the model is
+  // only read), inline when no thread can be started.
+  std::optional<result<export_result>> db;
+  std::thread db_writer;
+  if (oo.db) {
+    try {
+      db_writer = std::thread([&] { db.emplace(export_db(*m, oo)); });
+    } catch (const std::system_error&) {
+      db.emplace(export_db(*m, oo));
+    }
   }
-  if (oo.db) MSPROF_TRY(keep(export_db(*m, oo)));
+  result<export_result> timeline = export_result{}, summary = export_result{};
+  if (oo.text) {
+    timeline = export_timeline(*m, oo);
+    if (timeline) summary = export_summary(*m, oo);
+  }
+  if (db_writer.joinable()) db_writer.join();
+  MSPROF_TRY(keep(std::move(timeline)));
+  MSPROF_TRY(keep(std::move(summary)));
+  if (db) MSPROF_TRY(keep(std::move(*db)));
   return all;
 }
 

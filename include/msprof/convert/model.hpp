@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,12 +75,34 @@ struct api_call {
   bool has_device_task = false;     ///< a HostToDevice flow starts here
 };
 
+/// A tensor shape: at most 8 dimensions (tensor_info's fixed array), held
+/// inline so a tensor costs no allocation of its own.
+class tensor_shape {
+ public:
+  tensor_shape() = default;
+  tensor_shape(std::initializer_list<std::uint32_t> dims) {
+    for (auto d : dims) push_back(d);
+  }
+  /// Ignored when all 8 dimensions are taken.
+  void push_back(std::uint32_t d) noexcept {
+    if (rank_ < dims_.size()) dims_[rank_++] = d;
+  }
+  std::size_t size() const noexcept { return rank_; }
+  std::uint32_t operator[](std::size_t i) const noexcept { return dims_[i]; }
+  const std::uint32_t* begin() const noexcept { return dims_.data(); }
+  const std::uint32_t* end() const noexcept { return dims_.data() + rank_; }
+
+ private:
+  std::array<std::uint32_t, 8> dims_{};
+  std::uint8_t rank_ = 0;
+};
+
 /// One tensor of an op (tensor_info).
 struct tensor_desc {
   std::uint32_t kind = 0;  ///< 0 input, 1 output
   std::uint32_t format = 0;
   std::uint32_t data_type = 0;
-  std::vector<std::uint32_t> shape;
+  tensor_shape shape;
 };
 
 /// An op (node_basic_info + tensor_info).

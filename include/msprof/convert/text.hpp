@@ -4,10 +4,11 @@
 #ifndef MSPROF_CONVERT_TEXT_HPP
 #define MSPROF_CONVERT_TEXT_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <string>
 #include <iterator>
+#include <string>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -70,7 +71,10 @@ inline std::string round3_py(double v) {
 
 /// One CSV cell: quoted (with doubled quotes) when it holds , " or a newline.
 inline void append_csv_cell(std::string& out, std::string_view v) {
-  if (v.find_first_of(",\"\n\r") == std::string_view::npos) {
+  // A plain loop: find_first_of searched the 4-character set once per character.
+  const bool plain =
+      std::none_of(v.begin(), v.end(), [](char c) { return c == ',' || c == '"' || c == '\n' || c == '\r'; });
+  if (plain) {
     out.append(v.data(), v.size());
     return;
   }
@@ -82,11 +86,15 @@ inline void append_csv_cell(std::string& out, std::string_view v) {
   out += '"';
 }
 
-/// JSON string literal (UTF-8 passed through; control chars escaped).
-inline void append_json_string(std::string& out, std::string_view v) {
-  out += '"';
-  for (char ch : v) {
-    const auto c = static_cast<unsigned char>(ch);
+/// The inside of a JSON string literal (UTF-8 passed through; control chars
+/// escaped). Plain runs are appended whole: names are long and rarely need escaping.
+inline void append_json_escaped(std::string& out, std::string_view v) {
+  std::size_t plain = 0;  // start of the run not appended yet
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(v.data() + plain, i - plain);
+    plain = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -95,13 +103,16 @@ inline void append_json_string(std::string& out, std::string_view v) {
       case '\t': out += "\\t"; break;
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20)
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-        else
-          out += ch;
+      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
     }
   }
+  out.append(v.data() + plain, v.size() - plain);
+}
+
+/// JSON string literal.
+inline void append_json_string(std::string& out, std::string_view v) {
+  out += '"';
+  append_json_escaped(out, v);
   out += '"';
 }
 

@@ -124,7 +124,7 @@ inline std::uint64_t mstx_connection_id(const mstx_event& e) noexcept { return e
 }  // namespace detail
 
 namespace detail {
-/// Sinks with `fast_json` write the hot events (tasks, APIs, mstx) directly
+/// Sinks with `fast_json` write the hot events (tasks, APIs, mstx, overlap) directly
 /// from the model instead of receiving a trace_event (msprof JSON writer).
 template <class T, class = void>
 struct is_fast_sink : std::false_type {};
@@ -455,6 +455,10 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
       for (int i = 0; i < 4; ++i) detail::add_thread_meta(out, pid, static_cast<std::uint64_t>(i), names[i], i);
       for (const auto& o : iv) {
         if (o.device_id != dev) continue;
+        if constexpr (detail::is_fast_sink<Emit>::value) {
+          out.overlap(o, pid);
+          continue;
+        }
         trace_event x;
         x.ph = 'X';
         x.name = o.compute ? "Computing" : "Free";
@@ -585,6 +589,11 @@ struct json_sink {
   Flush& flush;
   bool first = true;
 
+  /// A literal, its length known at compile time.
+  template <std::size_t N>
+  void put(const char (&s)[N]) {
+    buf.append(s, N - 1);
+  }
   void sep() {
     if (!first) buf += ',';
     first = false;
@@ -594,19 +603,24 @@ struct json_sink {
     sep();
     append_event_json(buf, e);
   }
-  void head(const std::string& name, std::uint64_t pid, std::uint64_t tid, std::int64_t ts) {
-    buf += "{\"name\":";
-    append_json_string(buf, name);
-    buf += ",\"pid\":";
+  /// name, pid, tid, ts; a layer (API calls) prefixes the name: "AscendCL@aclrtMalloc".
+  void head(std::string_view layer, std::string_view name, std::uint64_t pid, std::uint64_t tid, std::int64_t ts) {
+    put("{\"name\":\"");
+    if (!layer.empty()) {
+      buf.append(layer);  // layer names need no escaping
+      buf += '@';
+    }
+    append_json_escaped(buf, name);
+    put("\",\"pid\":");
     append_u64(buf, pid);
-    buf += ",\"tid\":";
+    put(",\"tid\":");
     append_u64(buf, tid);
-    buf += ",\"ts\":\"";
+    put(",\"ts\":\"");
     append_ts_fast(buf, ts);
     buf += '"';
   }
   void dur(std::int64_t ns) {
-    buf += ",\"dur\":";
+    put(",\"dur\":");
     if (ns >= 0 && ns < 1000000000000000LL) {
       // ns/1000 has at most 3 decimals, so its shortest round-trip form is the
       // decimal itself without trailing zeros (what dur_us_json prints).
@@ -620,81 +634,88 @@ struct json_sink {
     } else {
       buf += dur_us_json(ns);
     }
-    buf += ",\"ph\":\"X\",\"args\":{";
+    put(",\"ph\":\"X\",\"args\":{");
   }
-  void flow(char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts, const char* cat, const std::string& id,
-            const char* prefix, bool bp) {
+  /// A flow event; its id is a number written as a string ("HostToDevice<id>").
+  void flow(char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts, std::string_view cat, std::uint64_t id,
+            std::string_view prefix, bool bp) {
     sep();
-    buf += "{\"name\":\"";
-    buf += prefix;
-    buf += id;
-    buf += "\",\"pid\":";
+    put("{\"name\":\"");
+    buf.append(prefix);
+    append_u64(buf, id);
+    put("\",\"pid\":");
     append_u64(buf, pid);
-    buf += ",\"tid\":";
+    put(",\"tid\":");
     append_u64(buf, tid);
-    buf += ",\"ph\":\"";
+    put(",\"ph\":\"");
     buf += ph;
-    buf += "\",\"cat\":\"";
-    buf += cat;
-    buf += "\",\"id\":\"";
-    buf += id;
-    buf += "\",\"ts\":\"";
+    put("\",\"cat\":\"");
+    buf.append(cat);
+    put("\",\"id\":\"");
+    append_u64(buf, id);
+    put("\",\"ts\":\"");
     append_ts_fast(buf, ts);
-    buf += bp ? "\",\"bp\":\"e\"}" : "\"}";
+    if (bp)
+      put("\",\"bp\":\"e\"}");
+    else
+      put("\"}");
   }
   void task(const device_task& t, std::uint64_t pid) {
     sep();
-    head(t.op ? t.op->name : t.task_type, pid, t.stream_id, t.start_ns);
+    head({}, t.op ? std::string_view(t.op->name) : std::string_view(t.task_type), pid, t.stream_id, t.start_ns);
     dur(t.end_ns - t.start_ns);
-    buf += "\"Model Id\":4294967295,\"Task Type\":";
+    put("\"Model Id\":4294967295,\"Task Type\":");
     append_json_string(buf, t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type);
-    buf += ",\"Physic Stream Id\":";
+    put(",\"Physic Stream Id\":");
     append_u64(buf, t.stream_id);
-    buf += ",\"Task Id\":";
+    put(",\"Task Id\":");
     append_u64(buf, t.task_id);
-    buf += ",\"Batch Id\":";
+    put(",\"Batch Id\":");
     append_u64(buf, t.batch_id);
-    buf += ",\"Subtask Id\":4294967295,\"connection_id\":";
+    put(",\"Subtask Id\":4294967295,\"connection_id\":");
     append_u64(buf, t.connection_id);
-    buf += "}}";
+    put("}}");
     if (t.connection_id != 0)
-      flow('f', pid, t.stream_id, t.start_ns, "HostToDevice", host_to_device_id(t.connection_id), "HostToDevice", true);
+      flow('f', pid, t.stream_id, t.start_ns, "HostToDevice", t.connection_id << 32, "HostToDevice", true);
   }
   void api(const api_call& a, std::uint64_t pid) {
     sep();
     const bool acl = a.level == level::acl;
-    std::string name = layer_name(a.level);
-    name += '@';
-    name += a.name;
-    head(name, pid, a.thread_id, a.start_ns);
+    head(layer_name(a.level), a.name, pid, a.thread_id, a.start_ns);
     dur(a.end_ns - a.start_ns);
-    buf += "\"Thread Id\":";
+    put("\"Thread Id\":");
     append_u64(buf, a.thread_id);
-    buf += ",\"Mode\":";
-    append_json_string(buf, acl ? std::string(acl_group_name(a.type)) : a.name);
-    buf += ",\"level\":\"";
-    buf += level_name(a.level);
-    buf += "\",\"id\":";
-    append_json_string(buf, acl ? a.name : std::string("0"));
-    buf += ",\"item_id\":";
-    append_json_string(buf, a.item.empty() ? std::string("0") : a.item);
-    buf += ",\"connection_id\":";
+    put(",\"Mode\":");
+    append_json_string(buf, acl ? std::string_view(acl_group_name(a.type)) : std::string_view(a.name));
+    put(",\"level\":\"");
+    buf.append(level_name(a.level));
+    put("\",\"id\":");
+    append_json_string(buf, acl ? std::string_view(a.name) : std::string_view("0"));
+    put(",\"item_id\":");
+    append_json_string(buf, a.item.empty() ? std::string_view("0") : std::string_view(a.item));
+    put(",\"connection_id\":");
     append_u64(buf, a.connection_id);
-    buf += "}}";
+    put("}}");
   }
   void api_flow(const api_call& a, std::uint64_t pid) {
-    flow('s', pid, a.thread_id, a.start_ns, "HostToDevice", host_to_device_id(a.connection_id), "HostToDevice", false);
+    flow('s', pid, a.thread_id, a.start_ns, "HostToDevice", a.connection_id << 32, "HostToDevice", false);
+  }
+  void overlap(const overlap_interval& o, std::uint64_t pid) {
+    sep();
+    head({}, o.compute ? "Computing" : "Free", pid, o.compute ? 0 : 3, o.start_ns);
+    dur(o.end_ns - o.start_ns);
+    put("}}");
   }
   void mstx(const mstx_event& e, std::uint64_t pid) {
     sep();
-    head(e.message, pid, e.tid, e.start_ns);
+    head({}, e.message, pid, e.tid, e.start_ns);
     dur(e.end_ns - e.start_ns);
-    buf += "\"event_type\":\"";
-    buf += mstx_event_type_name(e.event_type);
-    buf += "\",\"domain\":";
+    put("\"event_type\":\"");
+    buf.append(mstx_event_type_name(e.event_type));
+    put("\",\"domain\":");
     append_json_string(buf, e.domain);
-    buf += "}}";
-    flow('s', pid, e.tid, e.start_ns, "MsTx", std::to_string(mstx_connection_id(e)), "MsTx_", false);
+    put("}}");
+    flow('s', pid, e.tid, e.start_ns, "MsTx", mstx_connection_id(e), "MsTx_", false);
   }
 };
 
