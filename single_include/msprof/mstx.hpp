@@ -1209,6 +1209,7 @@ MSPROF_END_NAMESPACE
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -1694,36 +1695,25 @@ class tool_core {
     return true;
   }
 
+  // The common cases (a static literal, a plain dynamic message) are checked
+  // inline and need no copy buffer; anything else (`{`-messages, literals that
+  // fail the length check, rejects) goes through validate_message out of line.
   static void mark(std::uint32_t domain, const char* msg, bool is_static, std::size_t static_len,
                    void* stream) noexcept {
     if (!Sink::collecting() || !domain_enabled(domain)) return;
     event e;
-    char buf[max_message_bytes];
-    if (!message_of(msg, is_static, static_len, e.msg, buf)) return;
-    e.type = event_type::mark;
-    e.id = next_id();
-    e.domain = domain;
-    e.stream = stream;
-    Sink::mark(e);
-    if (stream != nullptr) device_marker(stream, e.id, false);
+    if (MSPROF_UNLIKELY(!(is_static ? static_literal(msg, static_len, e.msg) : plain_dynamic(msg, e.msg))))
+      return mark_checked(domain, msg, is_static, stream);
+    emit_mark(domain, e, stream);
   }
 
   static std::uint64_t range_start(std::uint32_t domain, const char* msg, bool is_static,
                                    std::size_t static_len, void* stream) noexcept {
     if (!Sink::collecting() || !domain_enabled(domain)) return 0;
     event e;
-    char buf[max_message_bytes];
-    if (!message_of(msg, is_static, static_len, e.msg, buf)) return 0;
-    e.type = event_type::start_stop;
-    e.id = next_id();
-    e.domain = domain;
-    e.stream = stream;
-    Sink::range_start(e);
-    if (stream != nullptr) {
-      device_marker(stream, e.id, false);
-      remember_stream(e.id, domain, stream);
-    }
-    return e.id;
+    if (MSPROF_UNLIKELY(!(is_static ? static_literal(msg, static_len, e.msg) : plain_dynamic(msg, e.msg))))
+      return range_start_checked(domain, msg, is_static, stream);
+    return emit_range_start(domain, e, stream);
   }
 
   static void range_end(std::uint32_t domain, std::uint64_t id) noexcept {
@@ -1733,7 +1723,7 @@ class tool_core {
     e.id = id;
     e.domain = domain;
     Sink::range_end(e);
-    if (void* stream = forget_stream(id, domain)) device_marker(stream, id, true);
+    if (MSPROF_UNLIKELY(open_stream_ranges_.load(std::memory_order_relaxed) != 0)) end_stream_range(id, domain);
   }
 
   // ----------------------------------------------------------------- memory
@@ -1934,18 +1924,65 @@ class tool_core {
     static thread_local id_cache c;
     return c;
   }
-  static bool message_of(const char* msg, bool is_static, std::size_t static_len, message& out,
-                         char* buf) noexcept {
-    if (is_static && msg != nullptr && static_len > 0 && static_len < max_message_bytes &&
-        !detail::bad_first_char(msg[0]) && msg[0] != '{') {
-      out = message{msg, static_cast<std::uint32_t>(static_len), true};  // literal checked by length only
+  // A literal from the static-message API: checked by its length and first byte.
+  MSPROF_INLINE static bool static_literal(const char* msg, std::size_t static_len, message& out) noexcept {
+    if (msg != nullptr && static_len > 0 && static_len < max_message_bytes && !detail::bad_first_char(msg[0]) &&
+        msg[0] != '{') {
+      out = message{msg, static_cast<std::uint32_t>(static_len), true};
       return true;
     }
-    if (!validate_message(msg, is_static, out, buf)) {
-      reject(reject_reason::bad_message);
-      return false;
-    }
+    return false;
+  }
+  // A dynamic message validate_message would accept as it is (no `{`).
+  MSPROF_INLINE static bool plain_dynamic(const char* msg, message& out) noexcept {
+    if (msg == nullptr || detail::bad_first_char(msg[0]) || msg[0] == '{') return false;
+    const std::size_t n = ::strnlen(msg, max_message_bytes);
+    if (n >= max_message_bytes) return false;
+    out = message{msg, static_cast<std::uint32_t>(n), false};
     return true;
+  }
+  MSPROF_INLINE static void emit_mark(std::uint32_t domain, event& e, void* stream) noexcept {
+    e.type = event_type::mark;
+    e.id = next_id();
+    e.domain = domain;
+    e.stream = stream;
+    Sink::mark(e);
+    if (stream != nullptr) device_marker(stream, e.id, false);
+  }
+  MSPROF_INLINE static std::uint64_t emit_range_start(std::uint32_t domain, event& e, void* stream) noexcept {
+    e.type = event_type::start_stop;
+    e.id = next_id();
+    e.domain = domain;
+    e.stream = stream;
+    Sink::range_start(e);
+    if (stream != nullptr) {
+      device_marker(stream, e.id, false);
+      remember_stream(e.id, domain, stream);
+    }
+    return e.id;
+  }
+  MSPROF_NOINLINE static void mark_checked(std::uint32_t domain, const char* msg, bool is_static,
+                                           void* stream) noexcept {
+    event e;
+    char buf[max_message_bytes];
+    if (!validate_message(msg, is_static, e.msg, buf)) {
+      reject(reject_reason::bad_message);
+      return;
+    }
+    emit_mark(domain, e, stream);
+  }
+  MSPROF_NOINLINE static std::uint64_t range_start_checked(std::uint32_t domain, const char* msg, bool is_static,
+                                                           void* stream) noexcept {
+    event e;
+    char buf[max_message_bytes];
+    if (!validate_message(msg, is_static, e.msg, buf)) {
+      reject(reject_reason::bad_message);
+      return 0;
+    }
+    return emit_range_start(domain, e, stream);
+  }
+  MSPROF_NOINLINE static void end_stream_range(std::uint64_t id, std::uint32_t domain) noexcept {
+    if (void* stream = forget_stream(id, domain)) device_marker(stream, id, true);
   }
   // Ranges started on a stream remember it so their end marker lands on the same
   // stream. Plain ranges pay one relaxed load here. An end in another domain is
@@ -2213,7 +2250,9 @@ struct clock_calibration {
 
 namespace detail {
 inline std::atomic<bool> use_counter{false};
-}
+// Out of line so the hot path that inlines auto_clock::now() needs no timespec on its stack.
+MSPROF_NOINLINE inline std::uint64_t monotonic_raw_ns_call() noexcept { return monotonic_raw_ns(); }
+}  // namespace detail
 
 // The clock policies a collector may select at compile time.
 struct counter_clock {  // always the raw counter (only where it is usable)
@@ -2228,7 +2267,7 @@ struct monotonic_raw_clock {
 struct auto_clock {
   static std::uint64_t now() noexcept {
     return MSPROF_LIKELY(detail::use_counter.load(std::memory_order_relaxed)) ? cpu_counter()
-                                                                             : monotonic_raw_ns();
+                                                                             : detail::monotonic_raw_ns_call();
   }
   static bool prefer_counter() noexcept { return true; }
 };
@@ -2456,7 +2495,10 @@ MSPROF_END_NAMESPACE
 // Single-producer single-consumer byte ring for variable-length records.
 // Producer side: no read-modify-write atomics — it owns write_ (release store
 // on commit) and a cached copy of the consumer's position, refreshed only when
-// the cached view says the ring is full. Records are 8-byte aligned, start
+// the cached view says the ring is full. The common case (the record fits
+// before the end of the buffer and in the cached free space) is one compare
+// against `limit_`; wrapping and refreshing the consumer's position happen out
+// of line. Records are 8-byte aligned, start
 // with a 2-byte size in 8-byte units, and are never split across the wrap: a
 // record that does not fit before the end is preceded by a skip marker
 // (size unit 0) that tells the consumer to jump to the start.
@@ -2490,6 +2532,8 @@ class byte_ring {
     data_ = static_cast<unsigned char*>(std::aligned_alloc(64, c));
     if (data_ == nullptr) throw std::bad_alloc();
     std::memset(data_, 0, c);  // touch every page now, not on the hot path
+    limit_ = c;
+    half_mark_ = c / 2;
   }
   ~byte_ring() { std::free(data_); }
   byte_ring(const byte_ring&) = delete;
@@ -2501,31 +2545,32 @@ class byte_ring {
   // Space for `size` bytes (multiple of 8, <= max_record), or nullptr if full.
   // The first 2 bytes of the record must hold size / 8 before commit().
   MSPROF_INLINE unsigned char* try_reserve(std::size_t size) noexcept {
-    std::uint64_t w = write_.load(std::memory_order_relaxed);
-    std::size_t off = static_cast<std::size_t>(w & mask_);
-    std::size_t need = size;
-    if (MSPROF_UNLIKELY(off + size > cap_)) need += cap_ - off;  // skip to the start
-    if (MSPROF_UNLIKELY(w + need - cached_read_ > cap_)) {
-      cached_read_ = read_.load(std::memory_order_acquire);
-      if (w + need - cached_read_ > cap_) return nullptr;
-    }
-    if (MSPROF_UNLIKELY(need != size)) {
-      std::uint16_t skip = 0;
-      std::memcpy(data_ + off, &skip, sizeof skip);
-      w += cap_ - off;
-      off = 0;
-    }
-    pending_ = w + size;
-    return data_ + off;
+    unsigned char* p = try_reserve_fast(size);
+    return MSPROF_LIKELY(p != nullptr) ? p : reserve_edge(size);
   }
-  MSPROF_INLINE void commit() noexcept { write_.store(pending_, std::memory_order_release); }
+  // The fast half alone: nullptr when the record needs a wrap or a refreshed
+  // view of the consumer (try_reserve then decides), never because of a call.
+  MSPROF_INLINE unsigned char* try_reserve_fast(std::size_t size) noexcept {
+    const std::uint64_t w = write_.load(std::memory_order_relaxed);
+    if (MSPROF_UNLIKELY(w + size > limit_)) return nullptr;  // past the end or the cached free space
+    pending_ = w + size;
+    return data_ + (w & mask_);
+  }
+  // Publishes the reserved record; returns the new write position.
+  MSPROF_INLINE std::uint64_t commit() noexcept {
+    const std::uint64_t p = pending_;
+    write_.store(p, std::memory_order_release);
+    return p;
+  }
 
   // Fill level seen by the producer (may overestimate by what the consumer freed).
   std::size_t producer_used() const noexcept {
     return static_cast<std::size_t>(write_.load(std::memory_order_relaxed) - cached_read_);
   }
+  // Write position above which producer_used() > capacity() / 2.
+  std::uint64_t half_mark() const noexcept { return half_mark_; }
   std::size_t refresh_used() noexcept {
-    cached_read_ = read_.load(std::memory_order_acquire);
+    set_cached_read(read_.load(std::memory_order_acquire));
     return producer_used();
   }
 
@@ -2560,12 +2605,49 @@ class byte_ring {
   }
 
  private:
+  // The slow half of try_reserve: the record does not fit before the end of the
+  // buffer (skip marker, restart at offset 0) or not in the cached free space
+  // (refresh the consumer's position; nullptr if the ring is really full).
+  MSPROF_NOINLINE unsigned char* reserve_edge(std::size_t size) noexcept {
+    std::uint64_t w = write_.load(std::memory_order_relaxed);
+    std::size_t off = static_cast<std::size_t>(w & mask_);
+    std::size_t need = size;
+    if (off + size > cap_) need += cap_ - off;  // skip to the start
+    if (w + need - cached_read_ > cap_) {
+      set_cached_read(read_.load(std::memory_order_acquire));
+      if (w + need - cached_read_ > cap_) return nullptr;
+    }
+    if (need != size) {
+      std::uint16_t skip = 0;
+      std::memcpy(data_ + off, &skip, sizeof skip);
+      w += cap_ - off;
+      off = 0;
+    }
+    pending_ = w + size;
+    // Next fast-path bound: the end of this lap of the buffer or of the free space.
+    const std::uint64_t lap_end = (w & ~static_cast<std::uint64_t>(mask_)) + cap_;
+    const std::uint64_t free_end = cached_read_ + cap_;
+    limit_ = lap_end < free_end ? lap_end : free_end;
+    return data_ + off;
+  }
+  void set_cached_read(std::uint64_t r) noexcept {
+    cached_read_ = r;
+    half_mark_ = r + cap_ / 2;
+    const std::uint64_t w = write_.load(std::memory_order_relaxed);
+    const std::uint64_t lap_end = (w & ~static_cast<std::uint64_t>(mask_)) + cap_;
+    const std::uint64_t free_end = r + cap_;
+    limit_ = lap_end < free_end ? lap_end : free_end;
+  }
+
+  // Producer-owned (write_ is also read by the consumer).
   alignas(64) std::atomic<std::uint64_t> write_{0};
+  std::uint64_t limit_ = 0;      // try_reserve's fast path: write + size <= limit_
   std::uint64_t pending_ = 0;
-  std::uint64_t cached_read_ = 0;
   unsigned char* data_ = nullptr;
-  std::size_t cap_ = 0;
   std::size_t mask_ = 0;
+  std::uint64_t half_mark_ = 0;  // cached_read_ + cap_ / 2
+  std::uint64_t cached_read_ = 0;
+  std::size_t cap_ = 0;
   alignas(64) std::atomic<std::uint64_t> read_{0};
 };
 
@@ -2882,37 +2964,108 @@ class basic_collector {
   }
 
   MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
-    b->ring.commit();
-    if (MSPROF_UNLIKELY(b->ring.producer_used() > b->ring.capacity() / 2) && !b->wake_sent) {
-      if (b->ring.refresh_used() > b->ring.capacity() / 2) {
-        b->wake_sent = true;
-        wake_drain();
-      }
+    const std::uint64_t w = b->ring.commit();
+    // producer_used() > capacity / 2, and the drain not woken since the ring last filled
+    if (MSPROF_UNLIKELY(w > b->ring.half_mark()) && !b->wake_sent) maybe_wake(b);
+  }
+  MSPROF_NOINLINE static void maybe_wake(thread_buffer* b) noexcept {
+    if (b->ring.refresh_used() > b->ring.capacity() / 2) {
+      b->wake_sent = true;
+      wake_drain();
     }
   }
 
+  // The hot path makes no call until the record is committed: the thread has a
+  // buffer, the record fits without a wrap or a refresh of the consumer's
+  // position, and (auto_clock) the clock is the CPU counter. Anything else — a
+  // thread's first event, the wrap, a full ring, CLOCK_MONOTONIC_RAW — goes
+  // through write_event_slow, which does the same with every check.
   MSPROF_INLINE static void write_event(record_kind kind, const instrument::event& e) noexcept {
+    const std::size_t size = record_size(kind, e);
+    thread_buffer* b = tl();
+    unsigned char* p = nullptr;
+    if (MSPROF_LIKELY(b != nullptr) && MSPROF_LIKELY(clock_is_inline()))
+      p = b->ring.try_reserve_fast(size);
+    if (MSPROF_UNLIKELY(p == nullptr))  // by value: the caller's event stays in registers
+      return write_event_slow(kind, e.id, e.domain, e.msg.data, e.msg.size, e.stream);
+    fill_record(p, kind, size, e, inline_now());
+    commit(b);
+  }
+  MSPROF_NOINLINE static void write_event_slow(record_kind kind, std::uint64_t id, std::uint32_t domain,
+                                               const char* msg, std::uint32_t msg_size, void* stream) noexcept {
+    instrument::event e;
+    e.id = id;
+    e.domain = domain;
+    e.msg.data = msg;
+    e.msg.size = msg_size;
+    e.stream = stream;
     thread_buffer* b = current();
     if (MSPROF_UNLIKELY(b == nullptr)) return;
-    const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
-    const bool has_msg = kind != record_kind::range_end;
-    std::size_t extra = !has_msg ? 0 : is_static ? 8 : ((e.msg.size + 7u) & ~std::size_t{7});
-    std::size_t size = record_fixed_bytes + extra;
+    const std::size_t size = record_size(kind, e);
     unsigned char* p = reserve(b, size);
     if (MSPROF_UNLIKELY(p == nullptr)) return;
+    fill_record(p, kind, size, e, clock::now());
+    commit(b);
+  }
+  MSPROF_INLINE static std::size_t record_size(record_kind kind, const instrument::event& e) noexcept {
+    const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
+    const bool has_msg = kind != record_kind::range_end;
+    return record_fixed_bytes + (!has_msg ? 0 : is_static ? 8 : ((e.msg.size + 7u) & ~std::size_t{7}));
+  }
+  MSPROF_INLINE static void fill_record(unsigned char* p, record_kind kind, std::size_t size,
+                                        const instrument::event& e, std::uint64_t ts) noexcept {
+    const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
+    const bool has_msg = kind != record_kind::range_end;
     record_header h{static_cast<std::uint16_t>(size / 8), kind,
                     static_cast<std::uint8_t>(e.stream != nullptr ? record_flag_stream : 0),
                     static_cast<std::uint16_t>(e.domain), static_cast<std::uint16_t>(has_msg ? e.msg.size : 0)};
-    std::uint64_t v[2] = {clock::now(), e.id};
+    std::uint64_t v[2] = {ts, e.id};
     std::memcpy(p, &h, sizeof h);
     std::memcpy(p + sizeof h, v, sizeof v);
     if (has_msg) {
       if (is_static)
         std::memcpy(p + record_fixed_bytes, &e.msg.data, sizeof(const char*));
       else if (e.msg.size != 0)  // an empty message may have a null pointer
-        std::memcpy(p + record_fixed_bytes, e.msg.data, e.msg.size);
+        copy_message(p + record_fixed_bytes, e.msg.data, e.msg.size);
     }
-    commit(b);
+  }
+  // memcpy of n <= max_message_bytes bytes without a library call for n <= 64:
+  // two overlapping fixed-size copies read and write exactly [0, n).
+  MSPROF_INLINE static void copy_message(unsigned char* d, const char* s, std::size_t n) noexcept {
+    if (n >= 16) {
+      if (n <= 32) {
+        std::memcpy(d, s, 16);
+        std::memcpy(d + n - 16, s + n - 16, 16);
+      } else if (n <= 64) {
+        std::memcpy(d, s, 32);
+        std::memcpy(d + n - 32, s + n - 32, 32);
+      } else {
+        std::memcpy(d, s, n);
+      }
+    } else if (n >= 8) {
+      std::memcpy(d, s, 8);
+      std::memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+      std::memcpy(d, s, 4);
+      std::memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n != 0) {
+      d[0] = static_cast<unsigned char>(s[0]);
+      d[n / 2] = static_cast<unsigned char>(s[n / 2]);
+      d[n - 1] = static_cast<unsigned char>(s[n - 1]);
+    }
+  }
+  // auto_clock: the counter inline, CLOCK_MONOTONIC_RAW (a call) on the slow path.
+  MSPROF_INLINE static bool clock_is_inline() noexcept {
+    if constexpr (std::is_same_v<clock, auto_clock>)
+      return detail::use_counter.load(std::memory_order_relaxed);
+    else
+      return true;
+  }
+  MSPROF_INLINE static std::uint64_t inline_now() noexcept {
+    if constexpr (std::is_same_v<clock, auto_clock>)
+      return cpu_counter();
+    else
+      return clock::now();
   }
 
   static void write_step(record_kind kind, std::uint64_t step) noexcept {

@@ -64,7 +64,9 @@ struct clock_calibration {
 
 namespace detail {
 inline std::atomic<bool> use_counter{false};
-}
+// Out of line so the hot path that inlines auto_clock::now() needs no timespec on its stack.
+MSPROF_NOINLINE inline std::uint64_t monotonic_raw_ns_call() noexcept { return monotonic_raw_ns(); }
+}  // namespace detail
 
 // The clock policies a collector may select at compile time.
 struct counter_clock {  // always the raw counter (only where it is usable)
@@ -79,7 +81,7 @@ struct monotonic_raw_clock {
 struct auto_clock {
   static std::uint64_t now() noexcept {
     return MSPROF_LIKELY(detail::use_counter.load(std::memory_order_relaxed)) ? cpu_counter()
-                                                                             : monotonic_raw_ns();
+                                                                             : detail::monotonic_raw_ns_call();
   }
   static bool prefer_counter() noexcept { return true; }
 };

@@ -39,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -307,37 +308,108 @@ class basic_collector {
   }
 
   MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
-    b->ring.commit();
-    if (MSPROF_UNLIKELY(b->ring.producer_used() > b->ring.capacity() / 2) && !b->wake_sent) {
-      if (b->ring.refresh_used() > b->ring.capacity() / 2) {
-        b->wake_sent = true;
-        wake_drain();
-      }
+    const std::uint64_t w = b->ring.commit();
+    // producer_used() > capacity / 2, and the drain not woken since the ring last filled
+    if (MSPROF_UNLIKELY(w > b->ring.half_mark()) && !b->wake_sent) maybe_wake(b);
+  }
+  MSPROF_NOINLINE static void maybe_wake(thread_buffer* b) noexcept {
+    if (b->ring.refresh_used() > b->ring.capacity() / 2) {
+      b->wake_sent = true;
+      wake_drain();
     }
   }
 
+  // The hot path makes no call until the record is committed: the thread has a
+  // buffer, the record fits without a wrap or a refresh of the consumer's
+  // position, and (auto_clock) the clock is the CPU counter. Anything else — a
+  // thread's first event, the wrap, a full ring, CLOCK_MONOTONIC_RAW — goes
+  // through write_event_slow, which does the same with every check.
   MSPROF_INLINE static void write_event(record_kind kind, const instrument::event& e) noexcept {
+    const std::size_t size = record_size(kind, e);
+    thread_buffer* b = tl();
+    unsigned char* p = nullptr;
+    if (MSPROF_LIKELY(b != nullptr) && MSPROF_LIKELY(clock_is_inline()))
+      p = b->ring.try_reserve_fast(size);
+    if (MSPROF_UNLIKELY(p == nullptr))  // by value: the caller's event stays in registers
+      return write_event_slow(kind, e.id, e.domain, e.msg.data, e.msg.size, e.stream);
+    fill_record(p, kind, size, e, inline_now());
+    commit(b);
+  }
+  MSPROF_NOINLINE static void write_event_slow(record_kind kind, std::uint64_t id, std::uint32_t domain,
+                                               const char* msg, std::uint32_t msg_size, void* stream) noexcept {
+    instrument::event e;
+    e.id = id;
+    e.domain = domain;
+    e.msg.data = msg;
+    e.msg.size = msg_size;
+    e.stream = stream;
     thread_buffer* b = current();
     if (MSPROF_UNLIKELY(b == nullptr)) return;
-    const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
-    const bool has_msg = kind != record_kind::range_end;
-    std::size_t extra = !has_msg ? 0 : is_static ? 8 : ((e.msg.size + 7u) & ~std::size_t{7});
-    std::size_t size = record_fixed_bytes + extra;
+    const std::size_t size = record_size(kind, e);
     unsigned char* p = reserve(b, size);
     if (MSPROF_UNLIKELY(p == nullptr)) return;
+    fill_record(p, kind, size, e, clock::now());
+    commit(b);
+  }
+  MSPROF_INLINE static std::size_t record_size(record_kind kind, const instrument::event& e) noexcept {
+    const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
+    const bool has_msg = kind != record_kind::range_end;
+    return record_fixed_bytes + (!has_msg ? 0 : is_static ? 8 : ((e.msg.size + 7u) & ~std::size_t{7}));
+  }
+  MSPROF_INLINE static void fill_record(unsigned char* p, record_kind kind, std::size_t size,
+                                        const instrument::event& e, std::uint64_t ts) noexcept {
+    const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
+    const bool has_msg = kind != record_kind::range_end;
     record_header h{static_cast<std::uint16_t>(size / 8), kind,
                     static_cast<std::uint8_t>(e.stream != nullptr ? record_flag_stream : 0),
                     static_cast<std::uint16_t>(e.domain), static_cast<std::uint16_t>(has_msg ? e.msg.size : 0)};
-    std::uint64_t v[2] = {clock::now(), e.id};
+    std::uint64_t v[2] = {ts, e.id};
     std::memcpy(p, &h, sizeof h);
     std::memcpy(p + sizeof h, v, sizeof v);
     if (has_msg) {
       if (is_static)
         std::memcpy(p + record_fixed_bytes, &e.msg.data, sizeof(const char*));
       else if (e.msg.size != 0)  // an empty message may have a null pointer
-        std::memcpy(p + record_fixed_bytes, e.msg.data, e.msg.size);
+        copy_message(p + record_fixed_bytes, e.msg.data, e.msg.size);
     }
-    commit(b);
+  }
+  // memcpy of n <= max_message_bytes bytes without a library call for n <= 64:
+  // two overlapping fixed-size copies read and write exactly [0, n).
+  MSPROF_INLINE static void copy_message(unsigned char* d, const char* s, std::size_t n) noexcept {
+    if (n >= 16) {
+      if (n <= 32) {
+        std::memcpy(d, s, 16);
+        std::memcpy(d + n - 16, s + n - 16, 16);
+      } else if (n <= 64) {
+        std::memcpy(d, s, 32);
+        std::memcpy(d + n - 32, s + n - 32, 32);
+      } else {
+        std::memcpy(d, s, n);
+      }
+    } else if (n >= 8) {
+      std::memcpy(d, s, 8);
+      std::memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+      std::memcpy(d, s, 4);
+      std::memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n != 0) {
+      d[0] = static_cast<unsigned char>(s[0]);
+      d[n / 2] = static_cast<unsigned char>(s[n / 2]);
+      d[n - 1] = static_cast<unsigned char>(s[n - 1]);
+    }
+  }
+  // auto_clock: the counter inline, CLOCK_MONOTONIC_RAW (a call) on the slow path.
+  MSPROF_INLINE static bool clock_is_inline() noexcept {
+    if constexpr (std::is_same_v<clock, auto_clock>)
+      return detail::use_counter.load(std::memory_order_relaxed);
+    else
+      return true;
+  }
+  MSPROF_INLINE static std::uint64_t inline_now() noexcept {
+    if constexpr (std::is_same_v<clock, auto_clock>)
+      return cpu_counter();
+    else
+      return clock::now();
   }
 
   static void write_step(record_kind kind, std::uint64_t step) noexcept {

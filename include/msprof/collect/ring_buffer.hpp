@@ -2,7 +2,10 @@
 // Single-producer single-consumer byte ring for variable-length records.
 // Producer side: no read-modify-write atomics — it owns write_ (release store
 // on commit) and a cached copy of the consumer's position, refreshed only when
-// the cached view says the ring is full. Records are 8-byte aligned, start
+// the cached view says the ring is full. The common case (the record fits
+// before the end of the buffer and in the cached free space) is one compare
+// against `limit_`; wrapping and refreshing the consumer's position happen out
+// of line. Records are 8-byte aligned, start
 // with a 2-byte size in 8-byte units, and are never split across the wrap: a
 // record that does not fit before the end is preceded by a skip marker
 // (size unit 0) that tells the consumer to jump to the start.
@@ -36,6 +39,8 @@ class byte_ring {
     data_ = static_cast<unsigned char*>(std::aligned_alloc(64, c));
     if (data_ == nullptr) throw std::bad_alloc();
     std::memset(data_, 0, c);  // touch every page now, not on the hot path
+    limit_ = c;
+    half_mark_ = c / 2;
   }
   ~byte_ring() { std::free(data_); }
   byte_ring(const byte_ring&) = delete;
@@ -47,31 +52,32 @@ class byte_ring {
   // Space for `size` bytes (multiple of 8, <= max_record), or nullptr if full.
   // The first 2 bytes of the record must hold size / 8 before commit().
   MSPROF_INLINE unsigned char* try_reserve(std::size_t size) noexcept {
-    std::uint64_t w = write_.load(std::memory_order_relaxed);
-    std::size_t off = static_cast<std::size_t>(w & mask_);
-    std::size_t need = size;
-    if (MSPROF_UNLIKELY(off + size > cap_)) need += cap_ - off;  // skip to the start
-    if (MSPROF_UNLIKELY(w + need - cached_read_ > cap_)) {
-      cached_read_ = read_.load(std::memory_order_acquire);
-      if (w + need - cached_read_ > cap_) return nullptr;
-    }
-    if (MSPROF_UNLIKELY(need != size)) {
-      std::uint16_t skip = 0;
-      std::memcpy(data_ + off, &skip, sizeof skip);
-      w += cap_ - off;
-      off = 0;
-    }
-    pending_ = w + size;
-    return data_ + off;
+    unsigned char* p = try_reserve_fast(size);
+    return MSPROF_LIKELY(p != nullptr) ? p : reserve_edge(size);
   }
-  MSPROF_INLINE void commit() noexcept { write_.store(pending_, std::memory_order_release); }
+  // The fast half alone: nullptr when the record needs a wrap or a refreshed
+  // view of the consumer (try_reserve then decides), never because of a call.
+  MSPROF_INLINE unsigned char* try_reserve_fast(std::size_t size) noexcept {
+    const std::uint64_t w = write_.load(std::memory_order_relaxed);
+    if (MSPROF_UNLIKELY(w + size > limit_)) return nullptr;  // past the end or the cached free space
+    pending_ = w + size;
+    return data_ + (w & mask_);
+  }
+  // Publishes the reserved record; returns the new write position.
+  MSPROF_INLINE std::uint64_t commit() noexcept {
+    const std::uint64_t p = pending_;
+    write_.store(p, std::memory_order_release);
+    return p;
+  }
 
   // Fill level seen by the producer (may overestimate by what the consumer freed).
   std::size_t producer_used() const noexcept {
     return static_cast<std::size_t>(write_.load(std::memory_order_relaxed) - cached_read_);
   }
+  // Write position above which producer_used() > capacity() / 2.
+  std::uint64_t half_mark() const noexcept { return half_mark_; }
   std::size_t refresh_used() noexcept {
-    cached_read_ = read_.load(std::memory_order_acquire);
+    set_cached_read(read_.load(std::memory_order_acquire));
     return producer_used();
   }
 
@@ -106,12 +112,49 @@ class byte_ring {
   }
 
  private:
+  // The slow half of try_reserve: the record does not fit before the end of the
+  // buffer (skip marker, restart at offset 0) or not in the cached free space
+  // (refresh the consumer's position; nullptr if the ring is really full).
+  MSPROF_NOINLINE unsigned char* reserve_edge(std::size_t size) noexcept {
+    std::uint64_t w = write_.load(std::memory_order_relaxed);
+    std::size_t off = static_cast<std::size_t>(w & mask_);
+    std::size_t need = size;
+    if (off + size > cap_) need += cap_ - off;  // skip to the start
+    if (w + need - cached_read_ > cap_) {
+      set_cached_read(read_.load(std::memory_order_acquire));
+      if (w + need - cached_read_ > cap_) return nullptr;
+    }
+    if (need != size) {
+      std::uint16_t skip = 0;
+      std::memcpy(data_ + off, &skip, sizeof skip);
+      w += cap_ - off;
+      off = 0;
+    }
+    pending_ = w + size;
+    // Next fast-path bound: the end of this lap of the buffer or of the free space.
+    const std::uint64_t lap_end = (w & ~static_cast<std::uint64_t>(mask_)) + cap_;
+    const std::uint64_t free_end = cached_read_ + cap_;
+    limit_ = lap_end < free_end ? lap_end : free_end;
+    return data_ + off;
+  }
+  void set_cached_read(std::uint64_t r) noexcept {
+    cached_read_ = r;
+    half_mark_ = r + cap_ / 2;
+    const std::uint64_t w = write_.load(std::memory_order_relaxed);
+    const std::uint64_t lap_end = (w & ~static_cast<std::uint64_t>(mask_)) + cap_;
+    const std::uint64_t free_end = r + cap_;
+    limit_ = lap_end < free_end ? lap_end : free_end;
+  }
+
+  // Producer-owned (write_ is also read by the consumer).
   alignas(64) std::atomic<std::uint64_t> write_{0};
+  std::uint64_t limit_ = 0;      // try_reserve's fast path: write + size <= limit_
   std::uint64_t pending_ = 0;
-  std::uint64_t cached_read_ = 0;
   unsigned char* data_ = nullptr;
-  std::size_t cap_ = 0;
   std::size_t mask_ = 0;
+  std::uint64_t half_mark_ = 0;  // cached_read_ + cap_ / 2
+  std::uint64_t cached_read_ = 0;
+  std::size_t cap_ = 0;
   alignas(64) std::atomic<std::uint64_t> read_{0};
 };
 

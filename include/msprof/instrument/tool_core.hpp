@@ -206,36 +206,25 @@ class tool_core {
     return true;
   }
 
+  // The common cases (a static literal, a plain dynamic message) are checked
+  // inline and need no copy buffer; anything else (`{`-messages, literals that
+  // fail the length check, rejects) goes through validate_message out of line.
   static void mark(std::uint32_t domain, const char* msg, bool is_static, std::size_t static_len,
                    void* stream) noexcept {
     if (!Sink::collecting() || !domain_enabled(domain)) return;
     event e;
-    char buf[max_message_bytes];
-    if (!message_of(msg, is_static, static_len, e.msg, buf)) return;
-    e.type = event_type::mark;
-    e.id = next_id();
-    e.domain = domain;
-    e.stream = stream;
-    Sink::mark(e);
-    if (stream != nullptr) device_marker(stream, e.id, false);
+    if (MSPROF_UNLIKELY(!(is_static ? static_literal(msg, static_len, e.msg) : plain_dynamic(msg, e.msg))))
+      return mark_checked(domain, msg, is_static, stream);
+    emit_mark(domain, e, stream);
   }
 
   static std::uint64_t range_start(std::uint32_t domain, const char* msg, bool is_static,
                                    std::size_t static_len, void* stream) noexcept {
     if (!Sink::collecting() || !domain_enabled(domain)) return 0;
     event e;
-    char buf[max_message_bytes];
-    if (!message_of(msg, is_static, static_len, e.msg, buf)) return 0;
-    e.type = event_type::start_stop;
-    e.id = next_id();
-    e.domain = domain;
-    e.stream = stream;
-    Sink::range_start(e);
-    if (stream != nullptr) {
-      device_marker(stream, e.id, false);
-      remember_stream(e.id, domain, stream);
-    }
-    return e.id;
+    if (MSPROF_UNLIKELY(!(is_static ? static_literal(msg, static_len, e.msg) : plain_dynamic(msg, e.msg))))
+      return range_start_checked(domain, msg, is_static, stream);
+    return emit_range_start(domain, e, stream);
   }
 
   static void range_end(std::uint32_t domain, std::uint64_t id) noexcept {
@@ -245,7 +234,7 @@ class tool_core {
     e.id = id;
     e.domain = domain;
     Sink::range_end(e);
-    if (void* stream = forget_stream(id, domain)) device_marker(stream, id, true);
+    if (MSPROF_UNLIKELY(open_stream_ranges_.load(std::memory_order_relaxed) != 0)) end_stream_range(id, domain);
   }
 
   // ----------------------------------------------------------------- memory
@@ -446,18 +435,65 @@ class tool_core {
     static thread_local id_cache c;
     return c;
   }
-  static bool message_of(const char* msg, bool is_static, std::size_t static_len, message& out,
-                         char* buf) noexcept {
-    if (is_static && msg != nullptr && static_len > 0 && static_len < max_message_bytes &&
-        !detail::bad_first_char(msg[0]) && msg[0] != '{') {
-      out = message{msg, static_cast<std::uint32_t>(static_len), true};  // literal checked by length only
+  // A literal from the static-message API: checked by its length and first byte.
+  MSPROF_INLINE static bool static_literal(const char* msg, std::size_t static_len, message& out) noexcept {
+    if (msg != nullptr && static_len > 0 && static_len < max_message_bytes && !detail::bad_first_char(msg[0]) &&
+        msg[0] != '{') {
+      out = message{msg, static_cast<std::uint32_t>(static_len), true};
       return true;
     }
-    if (!validate_message(msg, is_static, out, buf)) {
-      reject(reject_reason::bad_message);
-      return false;
-    }
+    return false;
+  }
+  // A dynamic message validate_message would accept as it is (no `{`).
+  MSPROF_INLINE static bool plain_dynamic(const char* msg, message& out) noexcept {
+    if (msg == nullptr || detail::bad_first_char(msg[0]) || msg[0] == '{') return false;
+    const std::size_t n = ::strnlen(msg, max_message_bytes);
+    if (n >= max_message_bytes) return false;
+    out = message{msg, static_cast<std::uint32_t>(n), false};
     return true;
+  }
+  MSPROF_INLINE static void emit_mark(std::uint32_t domain, event& e, void* stream) noexcept {
+    e.type = event_type::mark;
+    e.id = next_id();
+    e.domain = domain;
+    e.stream = stream;
+    Sink::mark(e);
+    if (stream != nullptr) device_marker(stream, e.id, false);
+  }
+  MSPROF_INLINE static std::uint64_t emit_range_start(std::uint32_t domain, event& e, void* stream) noexcept {
+    e.type = event_type::start_stop;
+    e.id = next_id();
+    e.domain = domain;
+    e.stream = stream;
+    Sink::range_start(e);
+    if (stream != nullptr) {
+      device_marker(stream, e.id, false);
+      remember_stream(e.id, domain, stream);
+    }
+    return e.id;
+  }
+  MSPROF_NOINLINE static void mark_checked(std::uint32_t domain, const char* msg, bool is_static,
+                                           void* stream) noexcept {
+    event e;
+    char buf[max_message_bytes];
+    if (!validate_message(msg, is_static, e.msg, buf)) {
+      reject(reject_reason::bad_message);
+      return;
+    }
+    emit_mark(domain, e, stream);
+  }
+  MSPROF_NOINLINE static std::uint64_t range_start_checked(std::uint32_t domain, const char* msg, bool is_static,
+                                                           void* stream) noexcept {
+    event e;
+    char buf[max_message_bytes];
+    if (!validate_message(msg, is_static, e.msg, buf)) {
+      reject(reject_reason::bad_message);
+      return 0;
+    }
+    return emit_range_start(domain, e, stream);
+  }
+  MSPROF_NOINLINE static void end_stream_range(std::uint64_t id, std::uint32_t domain) noexcept {
+    if (void* stream = forget_stream(id, domain)) device_marker(stream, id, true);
   }
   // Ranges started on a stream remember it so their end marker lands on the same
   // stream. Plain ranges pay one relaxed load here. An end in another domain is
