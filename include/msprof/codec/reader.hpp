@@ -132,20 +132,11 @@ inline std::int64_t shift_saturated(std::uint64_t base, double delta) noexcept {
 }
 }  // namespace time_ns
 
-/// Host control information and clock.
-struct host_info {
-  json::value info, sample, start_info, end_info;
+/// The host clock (host_start.log): record timestamps -> CLOCK_MONOTONIC_RAW ns.
+struct host_clock {
   double cpu_frequency_mhz = 0;            ///< 0: host timestamps are CLOCK_MONOTONIC_RAW ns
   std::uint64_t host_cntvct = 0;           ///< host_start.log cntvct
   std::uint64_t host_monotonic_raw_ns = 0; ///< host_start.log clock_monotonic_raw
-  std::uint64_t collection_time_begin_us = 0;  ///< start_info collectionTimeBegin
-  std::uint64_t collection_time_end_us = 0;    ///< end_info collectionTimeEnd (0 if absent)
-  std::uint64_t start_monotonic_raw_ns = 0;    ///< start_info clockMonotonicRaw
-  std::uint64_t end_monotonic_raw_ns = 0;      ///< end_info clockMonotonicRaw
-  std::uint32_t pid = 0;
-  std::string pid_name;
-  std::string platform_version;
-  bool simulated = false;                  ///< written by our simulated device
 
   /// Host record timestamp -> CLOCK_MONOTONIC_RAW ns (format doc §2.6);
   /// nullopt when a damaged timestamp gives a value outside int64.
@@ -158,6 +149,25 @@ struct host_info {
     if (cpu_frequency_mhz <= 0) return time_ns::from_u64(t).value_or(time_ns::max);
     return time_ns::shift_saturated(host_monotonic_raw_ns, tick_delta(t));
   }
+
+ private:
+  double tick_delta(std::uint64_t t) const noexcept {
+    return (static_cast<double>(t) - static_cast<double>(host_cntvct)) / cpu_frequency_mhz * 1e3;
+  }
+};
+
+/// Host control information and clock.
+struct host_info : host_clock {
+  json::value info, sample, start_info, end_info;
+  std::uint64_t collection_time_begin_us = 0;  ///< start_info collectionTimeBegin
+  std::uint64_t collection_time_end_us = 0;    ///< end_info collectionTimeEnd (0 if absent)
+  std::uint64_t start_monotonic_raw_ns = 0;    ///< start_info clockMonotonicRaw
+  std::uint64_t end_monotonic_raw_ns = 0;      ///< end_info clockMonotonicRaw
+  std::uint32_t pid = 0;
+  std::string pid_name;
+  std::string platform_version;
+  bool simulated = false;                  ///< written by our simulated device
+
   /// Offset that maps monotonic ns to Unix-epoch ns (start_info pair). Exact for
   /// an opened reader (it rejects start_info values out of range); clamped for
   /// values set by hand that do not fit.
@@ -166,11 +176,6 @@ struct host_info {
     const auto mono = time_ns::from_u64(start_monotonic_raw_ns);
     if (begin && mono) return *begin - *mono;  // both in [0, INT64_MAX]: fits
     return time_ns::saturate(static_cast<double>(collection_time_begin_us) * 1e3 - static_cast<double>(start_monotonic_raw_ns));
-  }
-
- private:
-  double tick_delta(std::uint64_t t) const noexcept {
-    return (static_cast<double>(t) - static_cast<double>(host_cntvct)) / cpu_frequency_mhz * 1e3;
   }
 };
 

@@ -39,10 +39,7 @@ struct mstx { std::uint32_t pid; std::uint32_t tid; std::uint32_t event_type; st
 
 struct collection {
   session_info session;
-  double host_cpu_frequency_mhz = 0;  ///< 0: host records are monotonic ns
-  std::uint64_t host_cntvct = 0;
-  std::uint64_t host_monotonic_raw_ns = 0;
-  std::uint64_t start_monotonic_raw_ns = 0;  ///< start_info clockMonotonicRaw
+  codec::host_clock host_clock;  ///< host record timestamps -> monotonic ns
   std::vector<codec::device_info> clocks;  ///< device cycles -> host monotonic ns (by id)
   std::unordered_map<std::uint64_t, std::string> hashes;
   std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types;
@@ -121,13 +118,7 @@ inline model join(raw::collection&& c) {
   m.warnings = std::move(c.warnings);
   const auto wall = m.session.wall_offset_ns;
   // nullopt: the time does not fit (counted in bad_time, reported at the end).
-  auto host_mono = [&](std::uint64_t v) -> std::optional<std::int64_t> {
-    if (c.host_cpu_frequency_mhz > 0) {
-      const double d = (static_cast<double>(v) - static_cast<double>(c.host_cntvct)) / c.host_cpu_frequency_mhz * 1e3;
-      return codec::time_ns::shift(c.host_monotonic_raw_ns, d);
-    }
-    return codec::time_ns::from_u64(v);
-  };
+  auto host_mono = [&](std::uint64_t v) { return c.host_clock.monotonic_ns(v); };
   auto host_local = [&](std::uint64_t v) -> std::optional<std::int64_t> {
     const auto mono = host_mono(v);
     return mono ? codec::time_ns::to_wall(*mono, wall) : std::nullopt;

@@ -104,10 +104,7 @@ inline result<model> load_model(const std::string& prof_dir) {
   s.start_ns = *begin_ns;
   s.end_ns = end_us ? *end_ns : s.start_ns;
   if (end_us == 0) c.warnings.push_back(prof_dir + ": collectionTimeEnd missing (session end = last host record)");
-  c.host_cpu_frequency_mhz = h.cpu_frequency_mhz;
-  c.host_cntvct = h.host_cntvct;
-  c.host_monotonic_raw_ns = h.host_monotonic_raw_ns;
-  c.start_monotonic_raw_ns = mono_ns;
+  c.host_clock = h;  // the clock part of host/'s control files
 
   for (const auto& d : r.devices()) {
     device_info di;
