@@ -4,8 +4,7 @@
 // 1 and 2 threads; then sustained drain throughput to a file.
 // Output: `bench=collect_record case=<name> threads=<t> ns_per_event=<x> ...`
 // and `ratio <name>=<x>` lines.
-#include <msprof/collect/collector.hpp>
-#include <msprof/mstx.hpp>
+#include "collect_bodies.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -40,11 +39,6 @@ struct file_sink : collect::record_sink {
   }
 };
 
-struct baseline_rec {
-  std::uint64_t ts, id, payload;
-};
-constexpr std::size_t baseline_slots = (std::size_t{1} << 20) / sizeof(baseline_rec);
-
 double run_threads(int threads, long n, void (*body)(long)) {
   std::vector<std::thread> ts;
   std::vector<double> ns(static_cast<std::size_t>(threads));
@@ -62,33 +56,10 @@ double run_threads(int threads, long n, void (*body)(long)) {
   return sum / threads;
 }
 
-void baseline(long n) {
-  static thread_local baseline_rec* buf = [] {
-    auto* b = new baseline_rec[baseline_slots];
-    std::memset(static_cast<void*>(b), 0, sizeof(baseline_rec) * baseline_slots);  // prefault
-    return b;
-  }();
-  static thread_local std::size_t pos = 0;
-  for (long i = 0; i < n; ++i) {
-    baseline_rec& r = buf[pos++ & (baseline_slots - 1)];
-    r.ts = collect::cpu_counter();
-    r.id = static_cast<std::uint64_t>(i);
-    r.payload = 42;
-    asm volatile("" ::: "memory");
-  }
-}
-void static_mark(long n) {
-  for (long i = 0; i < n; ++i) MSPROF_MARK("static mark");
-}
-void static_range(long n) {  // one begin + one end = 2 events
-  for (long i = 0; i < n / 2; ++i) {
-    MSPROF_RANGE("static range");
-  }
-}
-void dynamic_mark(long n) {
-  static const char msg[] = "dynamic message of 32 bytes....";  // 31 chars + NUL
-  for (long i = 0; i < n; ++i) mstxMarkA(msg, nullptr);
-}
+using bench_bodies::baseline;
+using bench_bodies::dynamic_mark;
+using bench_bodies::static_mark;
+using bench_bodies::static_range;
 }  // namespace
 
 int main(int argc, char** argv) {

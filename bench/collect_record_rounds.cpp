@@ -8,8 +8,7 @@
 // Usage: bench_collect_record_rounds [n=1000000] [rounds=15]
 // Output: `bench=collect_record_rounds case=<name> ns_per_event_median=<x> ns_min=<x>
 //          ratio_median=<x> ratio_min=<x> ratio_max=<x>`
-#include <msprof/collect/collector.hpp>
-#include <msprof/mstx.hpp>
+#include "collect_bodies.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -26,39 +25,10 @@ struct null_sink : collect::record_sink {
   void write_tx(const collect::tx_record&) override {}
 };
 
-// The same bodies as bench/collect_record.cpp.
-struct baseline_rec {
-  std::uint64_t ts, id, payload;
-};
-constexpr std::size_t baseline_slots = (std::size_t{1} << 20) / sizeof(baseline_rec);
-
-void baseline(long n) {
-  static thread_local baseline_rec* buf = [] {
-    auto* b = new baseline_rec[baseline_slots];
-    std::memset(static_cast<void*>(b), 0, sizeof(baseline_rec) * baseline_slots);  // prefault
-    return b;
-  }();
-  static thread_local std::size_t pos = 0;
-  for (long i = 0; i < n; ++i) {
-    baseline_rec& r = buf[pos++ & (baseline_slots - 1)];
-    r.ts = collect::cpu_counter();
-    r.id = static_cast<std::uint64_t>(i);
-    r.payload = 42;
-    asm volatile("" ::: "memory");
-  }
-}
-void static_mark(long n) {
-  for (long i = 0; i < n; ++i) MSPROF_MARK("static mark");
-}
-void static_range(long n) {  // one begin + one end = 2 events
-  for (long i = 0; i < n / 2; ++i) {
-    MSPROF_RANGE("static range");
-  }
-}
-void dynamic_mark(long n) {
-  static const char msg[] = "dynamic message of 32 bytes....";  // 31 chars + NUL
-  for (long i = 0; i < n; ++i) mstxMarkA(msg, nullptr);
-}
+using bench_bodies::baseline;
+using bench_bodies::dynamic_mark;
+using bench_bodies::static_mark;
+using bench_bodies::static_range;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
