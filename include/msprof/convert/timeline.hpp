@@ -104,9 +104,8 @@ void add_thread_meta(Emit& out, std::uint64_t pid, std::uint64_t tid, const std:
   add_meta(out, "thread_sort_index", pid, tid, trace_arg::num("sort_index", sort));
 }
 
-inline std::string host_to_device_id(std::uint64_t connection_id) {
-  return std::to_string(connection_id << 32);
-}
+/// Id of the HostToDevice flow from an API call to its device task.
+inline std::uint64_t host_to_device_id(std::uint64_t connection_id) noexcept { return connection_id << 32; }
 
 inline const char* mstx_event_type_name(std::uint32_t t) noexcept {
   switch (t) {
@@ -354,7 +353,7 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
       if (t.connection_id != 0) {
         trace_event f;
         f.ph = 'f';
-        f.id = detail::host_to_device_id(t.connection_id);
+        f.id = std::to_string(detail::host_to_device_id(t.connection_id));
         f.name = "HostToDevice" + f.id;
         f.pid = pid;
         f.tid = t.stream_id;
@@ -408,7 +407,7 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
       }
       trace_event f;
       f.ph = 's';
-      f.id = detail::host_to_device_id(a.connection_id);
+      f.id = std::to_string(detail::host_to_device_id(a.connection_id));
       f.name = "HostToDevice" + f.id;
       f.pid = pid;
       f.tid = a.thread_id;
@@ -676,7 +675,8 @@ struct json_sink {
     append_u64(buf, t.connection_id);
     put("}}");
     if (t.connection_id != 0)
-      flow('f', pid, t.stream_id, t.start_ns, "HostToDevice", t.connection_id << 32, "HostToDevice", true);
+      flow('f', pid, t.stream_id, t.start_ns, "HostToDevice", host_to_device_id(t.connection_id), "HostToDevice",
+           true);
   }
   void api(const api_call& a, std::uint64_t pid) {
     sep();
@@ -698,7 +698,8 @@ struct json_sink {
     put("}}");
   }
   void api_flow(const api_call& a, std::uint64_t pid) {
-    flow('s', pid, a.thread_id, a.start_ns, "HostToDevice", a.connection_id << 32, "HostToDevice", false);
+    flow('s', pid, a.thread_id, a.start_ns, "HostToDevice", host_to_device_id(a.connection_id), "HostToDevice",
+         false);
   }
   void overlap(const overlap_interval& o, std::uint64_t pid) {
     sep();

@@ -23,7 +23,7 @@ TEST_CASE("join: match_in_order pairs the i-th element of a key with the i-th of
   CHECK(cv::detail::match_in_order(a, {}) == std::vector<std::size_t>(a.size(), cv::detail::no_match));
 }
 
-TEST_CASE("join: a reused task id takes its spans and PMU records in launch order; leftovers are reported") {
+TEST_CASE("join: a reused task id takes its spans and PMU records in launch order, leftovers are reported") {
   namespace raw = cv::raw;
   raw::collection c;  // host and device clocks in ns, wall offset 0
   c.apis.push_back({cv::level::runtime, 1, 1, 100, 5000, 0});
