@@ -118,6 +118,10 @@ inline std::optional<std::int64_t> to_wall(std::int64_t mono, std::int64_t offse
   if (!r || *r < 0) return std::nullopt;
   return r;
 }
+/// to_wall() of a conversion that may already have failed (nullopt stays nullopt).
+inline std::optional<std::int64_t> to_wall(std::optional<std::int64_t> mono, std::int64_t offset) noexcept {
+  return mono ? to_wall(*mono, offset) : std::nullopt;
+}
 /// x rounded toward zero and clamped to the int64 range (NaN: 0).
 inline std::int64_t saturate(double x) noexcept {
   if (std::isnan(x)) return 0;

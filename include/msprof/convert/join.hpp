@@ -119,10 +119,7 @@ inline model join(raw::collection&& c) {
   const auto wall = m.session.wall_offset_ns;
   // nullopt: the time does not fit (counted in bad_time, reported at the end).
   auto host_mono = [&](std::uint64_t v) { return c.host_clock.monotonic_ns(v); };
-  auto host_local = [&](std::uint64_t v) -> std::optional<std::int64_t> {
-    const auto mono = host_mono(v);
-    return mono ? codec::time_ns::to_wall(*mono, wall) : std::nullopt;
-  };
+  auto host_local = [&](std::uint64_t v) { return codec::time_ns::to_wall(host_mono(v), wall); };
   struct {
     std::size_t api = 0, node = 0, tensor = 0, acsq = 0, track = 0, mstx = 0;
   } bad_time;
@@ -249,8 +246,7 @@ inline model join(raw::collection&& c) {
   // A device without a clock (hand-built collections only): cycles taken as ns.
   auto dev_local = [&](std::uint32_t dev, std::uint64_t cyc) -> std::optional<std::int64_t> {
     auto k = std::find_if(c.clocks.begin(), c.clocks.end(), [&](const codec::device_info& d) { return d.id == dev; });
-    const auto mono = k == c.clocks.end() ? codec::time_ns::from_u64(cyc) : k->monotonic_ns(cyc);
-    return mono ? codec::time_ns::to_wall(*mono, wall) : std::nullopt;
+    return codec::time_ns::to_wall(k == c.clocks.end() ? codec::time_ns::from_u64(cyc) : k->monotonic_ns(cyc), wall);
   };
   struct span {
     std::int64_t start, end;
@@ -406,8 +402,7 @@ inline model join(raw::collection&& c) {
   m.mstx.reserve(c.mstxs.size());
   for (auto& r : c.mstxs) {
     const auto start_mono = host_mono(r.start), end_mono = host_mono(r.end);
-    const auto start = start_mono ? codec::time_ns::to_wall(*start_mono, wall) : std::nullopt;
-    const auto end = end_mono ? codec::time_ns::to_wall(*end_mono, wall) : std::nullopt;
+    const auto start = codec::time_ns::to_wall(start_mono, wall), end = codec::time_ns::to_wall(end_mono, wall);
     if (!start || !end) {
       ++bad_time.mstx;
       continue;

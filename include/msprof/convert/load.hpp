@@ -171,8 +171,7 @@ inline result<model> load_model(const std::string& prof_dir) {
     }));
     MSPROF_TRY(r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) {
       if (t.funcType != codec::ts_track_step_func) return;
-      const auto mono = d.monotonic_ns(t.timestamp);
-      if (const auto at = mono ? codec::time_ns::to_wall(*mono, s.wall_offset_ns) : std::nullopt)
+      if (const auto at = codec::time_ns::to_wall(d.monotonic_ns(t.timestamp), s.wall_offset_ns))
         step_tags.push_back({d.id, t.modelId, t.indexId, t.tagId, *at});
       else
         ++step_bad_time;
@@ -182,24 +181,15 @@ inline result<model> load_model(const std::string& prof_dir) {
   if (!has_host) c.warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
   if (has_host && r.devices().empty() && !c.tracks.empty())
     c.warnings.push_back(prof_dir + ": task_track records but no device_<id>/ directory: no device tasks exported");
-  if (end_us == 0) {
-    std::int64_t last = s.start_ns;
-    for (const auto& a : c.apis) {
-      // A call whose times do not fit is skipped here and reported by join().
-      const auto b = h.monotonic_ns(a.begin), e = h.monotonic_ns(a.end);
-      if (!b || !e || !codec::time_ns::to_wall(*b, s.wall_offset_ns)) continue;
-      if (const auto t = codec::time_ns::to_wall(*e, s.wall_offset_ns)) last = std::max(last, *t);
-    }
-    s.end_ns = last;
-  }
   model m = join(std::move(c));
+  if (end_us == 0)  // the calls join() could place, so no time is converted twice
+    for (const auto& a : m.apis) m.session.end_ns = std::max(m.session.end_ns, a.end_ns);
   detail::warn_bad_time(m.warnings, step_bad_time, "step-trace (ts_track)");
   if (has_host) {
     std::size_t mem_bad_time = 0;
     MSPROF_TRY(r.for_each_mstx_mem([&](const codec::host_record<codec::MstxMemInfo>& rec) {
       const codec::MstxMemInfo& p = rec.payload;
-      const auto mono = h.monotonic_ns(rec.head.timeStamp);
-      const auto at = mono ? codec::time_ns::to_wall(*mono, s.wall_offset_ns) : std::nullopt;
+      const auto at = codec::time_ns::to_wall(h.monotonic_ns(rec.head.timeStamp), m.session.wall_offset_ns);
       if (!at) {
         ++mem_bad_time;
         return;
