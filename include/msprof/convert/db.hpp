@@ -139,15 +139,6 @@ class table_sink {
   }
   table_sink(const table_sink&) = delete;
   table_sink& operator=(const table_sink&) = delete;
-  /// Binds and inserts one row of int64/double/string values without building a vector.
-  template <class... Args>
-  void row(const Args&... args) {
-    if (!st_ || !*status_) return;
-    int c = 0;
-    (bind(st_, ++c, args), ...);
-    if (sqlite3_step(st_) != SQLITE_DONE) fail("insert into");
-    sqlite3_reset(st_);
-  }
   /// Inserts N rows with one statement: SQLite's per-statement work dominated
   /// tables that get many rows per task (TASK_PMU_INFO: 30).
   template <std::size_t N, class... Args>
@@ -169,17 +160,8 @@ class table_sink {
   }
   void push_back(const std::vector<db_value>& row) {
     if (!st_ || !*status_) return;
-    for (std::size_t i = 0; i < ncols_ && i < row.size(); ++i) {
-      const int c = static_cast<int>(i + 1);
-      if (auto* iv = std::get_if<std::int64_t>(&row[i]))
-        sqlite3_bind_int64(st_, c, *iv);
-      else if (auto* dv = std::get_if<double>(&row[i]))
-        sqlite3_bind_double(st_, c, *dv);
-      else {
-        const auto& t = std::get<std::string>(row[i]);
-        sqlite3_bind_text(st_, c, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
-      }
-    }
+    for (std::size_t i = 0; i < ncols_ && i < row.size(); ++i)
+      std::visit([&](const auto& v) { bind(st_, static_cast<int>(i + 1), v); }, row[i]);
     if (sqlite3_step(st_) != SQLITE_DONE) fail("insert into");
     sqlite3_reset(st_);
   }
