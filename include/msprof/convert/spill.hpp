@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+// spill_sorter: an external merge sort of (key, payload) rows, so a writer can
+// put rows that arrive in any order (windows of the model, see model.hpp) into
+// its output order with memory bounded by a budget instead of by the number of
+// rows. Rows stay in memory until the budget is reached; then they are sorted
+// and written as one run to an unnamed temporary file; drain() merges the runs.
+// Small exports never touch the disk.
+#ifndef MSPROF_CONVERT_SPILL_HPP
+#define MSPROF_CONVERT_SPILL_HPP
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../core/error.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// Bytes a spill_sorter keeps in memory before it writes a sorted run.
+inline constexpr std::size_t spill_budget_default = 16u << 20;
+
+/// Rows ordered by `Key` (a trivially copyable struct with operator<); equal keys keep push order.
+template <class Key>
+class spill_sorter {
+  static_assert(std::is_trivially_copyable_v<Key>, "spill_sorter keys are written to disk as bytes: use a struct of numbers with operator< "
+                "(std::pair and std::tuple are not trivially copyable)");
+
+ public:
+  /// Runs go to an unnamed temporary file created in `dir` on the first spill.
+  explicit spill_sorter(std::string dir, std::size_t budget = spill_budget_default)
+      : dir_(std::move(dir)), budget_(budget) {}
+  spill_sorter(const spill_sorter&) = delete;
+  spill_sorter& operator=(const spill_sorter&) = delete;
+  ~spill_sorter() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  /// Adds a row; `payload` is copied.
+  void push(const Key& key, std::string_view payload) {
+    rows_.push_back({key, seq_++, arena_.size(), static_cast<std::uint32_t>(payload.size())});
+    arena_.append(payload);
+    ++size_;
+    if (arena_.size() + rows_.size() * sizeof(row) >= budget_) spill();
+  }
+
+  /// Rows pushed and not yet drained.
+  std::size_t size() const noexcept { return size_; }
+
+  /// Calls fn(const Key&, std::string_view) for every row in order, then empties the sorter.
+  template <class Fn>
+  result<void> drain(Fn&& fn) {
+    if (runs_.empty()) {  // everything fit in memory
+      sort_rows();
+      for (const row& r : rows_) fn(r.key, std::string_view(arena_).substr(r.offset, r.size));
+      clear_memory();
+    } else {
+      spill();  // the rest becomes a run too: one merge path
+      if (status_) merge(fn);
+    }
+    size_ = 0;
+    runs_.clear();  // the file keeps growing: later runs are written after these
+    auto s = std::move(status_);
+    status_ = {};
+    return s;
+  }
+
+ private:
+  struct row {
+    Key key;
+    std::uint64_t seq;
+    std::size_t offset;
+    std::uint32_t size;
+  };
+  // On disk a row is: Key bytes, u64 seq, u32 payload size, payload.
+  static constexpr std::size_t head_size = sizeof(Key) + sizeof(std::uint64_t) + sizeof(std::uint32_t);
+  struct run {
+    std::uint64_t offset, bytes;
+  };
+
+  static bool before(const Key& a, std::uint64_t sa, const Key& b, std::uint64_t sb) {
+    if (a < b) return true;
+    if (b < a) return false;
+    return sa < sb;
+  }
+  void sort_rows() {
+    std::sort(rows_.begin(), rows_.end(), [](const row& a, const row& b) { return before(a.key, a.seq, b.key, b.seq); });
+  }
+  void clear_memory() {
+    rows_.clear();
+    arena_.clear();
+  }
+  std::string file_label() const { return dir_ + "/.msprof_sort_* (temporary sort file)"; }
+  void fail(const std::string& what) {
+    if (status_) status_ = make_error(errc::io, file_label() + ": " + what + ": " + std::strerror(errno));
+  }
+
+  void spill() {
+    if (rows_.empty()) return;
+    if (fd_ < 0 && status_) {
+      std::string path = dir_ + "/.msprof_sort_XXXXXX";
+      fd_ = ::mkstemp(path.data());
+      if (fd_ < 0)
+        fail("cannot create");
+      else
+        ::unlink(path.c_str());  // unnamed: gone with the descriptor, even after a crash
+    }
+    if (!status_) {  // the error is reported by drain(); memory still stays bounded
+      clear_memory();
+      return;
+    }
+    sort_rows();
+    const std::uint64_t start = written_;
+    std::string buf;
+    buf.reserve(1u << 20);
+    auto flush = [&] {
+      for (std::size_t done = 0; done < buf.size() && status_;) {
+        const auto n = ::write(fd_, buf.data() + done, buf.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          fail("cannot write (disk full?)");
+          break;
+        }
+        done += static_cast<std::size_t>(n);
+      }
+      written_ += buf.size();
+      buf.clear();
+    };
+    for (const row& r : rows_) {
+      const std::size_t at = buf.size();
+      buf.resize(at + head_size);
+      std::memcpy(&buf[at], &r.key, sizeof(Key));
+      std::memcpy(&buf[at + sizeof(Key)], &r.seq, sizeof r.seq);
+      std::memcpy(&buf[at + sizeof(Key) + sizeof r.seq], &r.size, sizeof r.size);
+      buf.append(arena_, r.offset, r.size);
+      if (buf.size() >= (1u << 20)) flush();
+    }
+    flush();
+    runs_.push_back({start, written_ - start});
+    clear_memory();
+  }
+
+  /// Reads one run sequentially through a buffer.
+  class run_reader {
+   public:
+    run_reader(int fd, run r) : fd_(fd), pos_(r.offset), end_(r.offset + r.bytes) {}
+    /// Next row into key/seq/payload; false at the end of the run or on a read error (`error` set).
+    bool next(bool& error) {
+      if (pos_ == end_ && at_ == buf_.size()) return false;
+      if (!fill(head_size, error)) return false;
+      std::uint32_t size = 0;
+      std::memcpy(&key, &buf_[at_], sizeof(Key));
+      std::memcpy(&seq, &buf_[at_ + sizeof(Key)], sizeof seq);
+      std::memcpy(&size, &buf_[at_ + sizeof(Key) + sizeof seq], sizeof size);
+      at_ += head_size;
+      if (!fill(size, error)) return false;
+      payload = std::string_view(buf_).substr(at_, size);
+      at_ += size;
+      return true;
+    }
+    Key key{};
+    std::uint64_t seq = 0;
+    std::string_view payload;
+
+   private:
+    // Makes `n` unread bytes available at at_.
+    bool fill(std::size_t n, bool& error) {
+      if (buf_.size() - at_ >= n) return true;
+      buf_.erase(0, at_);
+      at_ = 0;
+      while (buf_.size() < n) {
+        const std::size_t want = static_cast<std::size_t>(
+            std::min<std::uint64_t>(end_ - pos_, std::max<std::size_t>(n - buf_.size(), 64u << 10)));
+        if (want == 0) break;
+        const std::size_t have = buf_.size();
+        buf_.resize(have + want);
+        const auto got = ::pread(fd_, &buf_[have], want, static_cast<off_t>(pos_));
+        if (got < 0 && errno == EINTR) {
+          buf_.resize(have);
+          continue;
+        }
+        if (got <= 0) {
+          buf_.resize(have);
+          break;
+        }
+        buf_.resize(have + static_cast<std::size_t>(got));
+        pos_ += static_cast<std::uint64_t>(got);
+      }
+      if (buf_.size() >= n) return true;
+      error = true;
+      return false;
+    }
+    int fd_;
+    std::uint64_t pos_, end_;
+    std::string buf_;
+    std::size_t at_ = 0;
+  };
+
+  template <class Fn>
+  void merge(Fn& fn) {
+    std::vector<run_reader> readers;
+    readers.reserve(runs_.size());
+    for (const run& r : runs_) readers.emplace_back(fd_, r);
+    auto later = [&](std::size_t a, std::size_t b) {
+      return before(readers[b].key, readers[b].seq, readers[a].key, readers[a].seq);
+    };
+    std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heads(later);
+    bool error = false;
+    for (std::size_t i = 0; i < readers.size(); ++i)
+      if (readers[i].next(error)) heads.push(i);
+    while (!heads.empty() && !error) {
+      const std::size_t i = heads.top();
+      heads.pop();
+      fn(readers[i].key, readers[i].payload);
+      if (readers[i].next(error)) heads.push(i);
+    }
+    if (error) {
+      errno = EIO;
+      fail("cannot read back a sorted run (file truncated?)");
+    }
+  }
+
+  std::string dir_;
+  std::size_t budget_;
+  std::vector<row> rows_;
+  std::string arena_;
+  std::uint64_t seq_ = 0;
+  std::size_t size_ = 0;
+  int fd_ = -1;
+  std::uint64_t written_ = 0;
+  std::vector<run> runs_;
+  result<void> status_;
+};
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_SPILL_HPP
