@@ -15,7 +15,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <queue>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -60,16 +59,34 @@ class spill_sorter {
   /// Calls fn(const Key&, std::string_view) for every row in order, then empties the sorter.
   template <class Fn>
   result<void> drain(Fn&& fn) {
+    Key key{};
+    std::string_view payload;
+    while (next(key, payload)) fn(key, payload);
+    return take_status();
+  }
+
+  /// Pull form of drain(): the next row in order (payload valid until the next
+  /// call); false when all rows were read, then the sorter is empty and takes
+  /// pushes again. No push() while rows are being read. A false return may be
+  /// an error: take_status() tells.
+  bool next(Key& key, std::string_view& payload) {
+    if (!reading_) start_reading();
     if (runs_.empty()) {  // everything fit in memory
-      sort_rows();
-      for (const row& r : rows_) fn(r.key, std::string_view(arena_).substr(r.offset, r.size));
-      clear_memory();
-    } else {
-      spill();  // the rest becomes a run too: one merge path
-      if (status_) merge(fn);
+      if (pos_ < rows_.size()) {
+        const row& r = rows_[pos_++];
+        key = r.key;
+        payload = std::string_view(arena_).substr(r.offset, r.size);
+        return true;
+      }
+    } else if (status_ && merge_next(key, payload)) {
+      return true;
     }
-    size_ = 0;
-    runs_.clear();  // the file keeps growing: later runs are written after these
+    stop_reading();
+    return false;
+  }
+
+  /// The first error of the last pushes and reads (ok if none); resets it.
+  result<void> take_status() {
     auto s = std::move(status_);
     status_ = {};
     return s;
@@ -206,28 +223,55 @@ class spill_sorter {
     std::size_t at_ = 0;
   };
 
-  template <class Fn>
-  void merge(Fn& fn) {
-    std::vector<run_reader> readers;
-    readers.reserve(runs_.size());
-    for (const run& r : runs_) readers.emplace_back(fd_, r);
-    auto later = [&](std::size_t a, std::size_t b) {
-      return before(readers[b].key, readers[b].seq, readers[a].key, readers[a].seq);
-    };
-    std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heads(later);
-    bool error = false;
-    for (std::size_t i = 0; i < readers.size(); ++i)
-      if (readers[i].next(error)) heads.push(i);
-    while (!heads.empty() && !error) {
-      const std::size_t i = heads.top();
-      heads.pop();
-      fn(readers[i].key, readers[i].payload);
-      if (readers[i].next(error)) heads.push(i);
+  void start_reading() {
+    reading_ = true;
+    pos_ = 0;
+    if (runs_.empty()) {
+      sort_rows();
+      return;
     }
-    if (error) {
+    spill();  // the rest becomes a run too: one merge path
+    readers_.clear();
+    readers_.reserve(runs_.size());
+    for (const run& r : runs_) readers_.emplace_back(fd_, r);
+    heads_.clear();
+    for (std::size_t i = 0; i < readers_.size() && status_; ++i) advance(i);
+    current_ = none;
+  }
+  void stop_reading() {
+    reading_ = false;
+    size_ = 0;
+    clear_memory();
+    runs_.clear();  // the file keeps growing: later runs are written after these
+    readers_.clear();
+    heads_.clear();
+  }
+  // Reads reader i's next row into the heap of run heads.
+  void advance(std::size_t i) {
+    bool error = false;
+    if (readers_[i].next(error)) {
+      heads_.push_back(i);
+      std::push_heap(heads_.begin(), heads_.end(), later());
+    } else if (error) {
       errno = EIO;
       fail("cannot read back a sorted run (file truncated?)");
     }
+  }
+  auto later() {
+    return [this](std::size_t a, std::size_t b) {
+      return before(readers_[b].key, readers_[b].seq, readers_[a].key, readers_[a].seq);
+    };
+  }
+  bool merge_next(Key& key, std::string_view& payload) {
+    if (current_ != none) advance(current_);  // its previous payload is no longer needed
+    current_ = none;
+    if (heads_.empty() || !status_) return false;
+    std::pop_heap(heads_.begin(), heads_.end(), later());
+    current_ = heads_.back();
+    heads_.pop_back();
+    key = readers_[current_].key;
+    payload = readers_[current_].payload;
+    return true;
   }
 
   std::string dir_;
@@ -240,6 +284,13 @@ class spill_sorter {
   std::uint64_t written_ = 0;
   std::vector<run> runs_;
   result<void> status_;
+  // Reading state.
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  bool reading_ = false;
+  std::size_t pos_ = 0;  // next in-memory row
+  std::vector<run_reader> readers_;
+  std::vector<std::size_t> heads_;  // heap of readers by their current row
+  std::size_t current_ = none;      // reader whose row next() returned last
 };
 
 }  // namespace convert
