@@ -3,12 +3,12 @@
 //
 //   convert_throughput [records=1000000] [dir=/tmp/msprof_bench_prof]
 //
-// Generates a collection (per op: Node@launch API, node_basic_info,
-// tensor_info, task_track, ACSQ start + end, ContextPmu; one mstx range per 8
-// ops), then times load+join, timeline, summaries and db separately and prints
-// records/s, MB/s (input bytes) and peak RSS in one table. The generator writes
-// raw bytes directly (bench-only); layouts as in docs/formats.md / the codec.
+// Generates a collection (tests/support/generated_prof.hpp), then times
+// load+join, timeline, summaries and db separately and prints records/s, MB/s
+// (input bytes) and peak RSS in one table.
 #include <msprof/convert/export.hpp>
+
+#include "../tests/support/generated_prof.hpp"
 
 #include <sys/resource.h>
 
@@ -25,133 +25,6 @@ namespace cv = msprof::convert;
 
 namespace {
 
-template <class T>
-void put(std::vector<unsigned char>& b, std::size_t off, T v) {
-  std::memcpy(b.data() + off, &v, sizeof v);
-}
-
-struct slice_writer {
-  slice_writer(fs::path d, std::string s, std::size_t r) : dir(std::move(d)), stem(std::move(s)), rec(r) {}
-  fs::path dir;
-  std::string stem;
-  std::size_t rec;
-  int n = 0;
-  std::size_t in_file = 0;
-  std::ofstream f;
-  std::uint64_t total = 0;
-  void write(const std::vector<unsigned char>& r) {
-    if (!f.is_open() || in_file + rec > (2u << 20)) {
-      if (f.is_open()) f.close();
-      f.open(dir / (stem + ".slice_" + std::to_string(n++)), std::ios::binary);
-      in_file = 0;
-    }
-    f.write(reinterpret_cast<const char*>(r.data()), static_cast<std::streamsize>(rec));
-    in_file += rec;
-    total += rec;
-  }
-};
-
-std::vector<unsigned char> header(std::size_t size, std::uint16_t level, std::uint32_t type, std::uint32_t tid,
-                                  std::uint64_t ts) {
-  std::vector<unsigned char> b(size, 0);
-  put<std::uint16_t>(b, 0, 0x5A5A);
-  put<std::uint16_t>(b, 2, level);
-  put<std::uint32_t>(b, 4, type);
-  put<std::uint32_t>(b, 8, tid);
-  put<std::uint64_t>(b, 16, ts);
-  if (size != 40) put<std::uint32_t>(b, 12, static_cast<std::uint32_t>(size - 24));  // dataLen (not MsprofApi)
-  return b;
-}
-
-std::uint64_t generate(const fs::path& prof, std::uint64_t target_records) {
-  fs::remove_all(prof);
-  const auto host = prof / "host", hdata = host / "data", dev = prof / "device_0", ddata = dev / "data";
-  fs::create_directories(hdata);
-  fs::create_directories(ddata);
-  std::ofstream(host / "info.json")
-      << R"({"pid": "1000", "pid_name": "bench", "hostname": "bench", "hostUid": "0", "platform_version": "5", "rank_id": -1, "CPU": [{"Frequency": ""}]})";
-  std::ofstream(host / "start_info") << R"({"collectionTimeBegin": "1767268800000000", "clockMonotonicRaw": "1000000000000"})";
-  std::ofstream(host / "end_info") << R"({"collectionTimeEnd": "1767268900000000"})";
-  std::ofstream(dev / "info.json.0")
-      << R"({"platform_version": "5", "DeviceInfo": [{"id": 0, "ai_core_num": 24, "aiv_num": 48, "hwts_frequency": "50", "aic_frequency": "1800"}]})";
-  std::ofstream(dev / "dev_start.log.0") << "clock_monotonic_raw: 1000000000000\ncntvct: 7000000000\n";
-  std::ofstream(dev / "sample.json") << R"({"ai_core_metrics": "PipeUtilization"})";
-  std::ofstream(hdata / "unaging.additional.type_info_dic.slice_0")
-      << "10000_5:launch\n5000_0:KERNEL_AICORE\n";
-  std::ofstream(hdata / "unaging.additional.hash_dic.slice_0") << "1:MatMul\n2:MatMul_kernel\n3:default\n";
-
-  slice_writer api{hdata, "unaging.api_event.data", 40}, node{hdata, "unaging.compact.node_basic_info", 64},
-      tensor{hdata, "unaging.additional.tensor_info", 256}, track{hdata, "unaging.compact.task_track", 64},
-      tx{hdata, "aging.additional.msproftx", 256}, acsq{ddata, "stars_soc.data.0", 64},
-      pmu{ddata, "ffts_profile.data.0", 128};
-  std::uint64_t records = 0, op = 0;
-  const std::uint32_t tid = 1001;
-  while (records < target_records) {
-    const std::uint64_t t0 = 1000000000000ull + op * 10000;  // host ns
-    const std::uint16_t stream = static_cast<std::uint16_t>(op % 4);
-    const std::uint16_t task = static_cast<std::uint16_t>(op / 4);
-    auto a = header(40, 10000, 5, tid, t0);
-    put<std::uint64_t>(a, 24, t0 + 5000);
-    put<std::uint64_t>(a, 32, 1);
-    api.write(a);
-    auto n = header(64, 10000, 0, tid, t0 + 100);
-    put<std::uint64_t>(n, 24, 1);
-    put<std::uint32_t>(n, 32, 0);
-    put<std::uint64_t>(n, 36, 1);
-    put<std::uint32_t>(n, 44, 24);
-    node.write(n);
-    auto te = header(256, 10000, 1, tid, t0 + 100);
-    put<std::uint64_t>(te, 24, 1);
-    put<std::uint32_t>(te, 32, 2);
-    for (int k = 0; k < 2; ++k) {
-      put<std::uint32_t>(te, 36 + 44 * k, static_cast<std::uint32_t>(k));
-      put<std::uint32_t>(te, 36 + 44 * k + 4, 2);
-      put<std::uint32_t>(te, 36 + 44 * k + 8, 1);
-      put<std::uint32_t>(te, 36 + 44 * k + 12, 128);
-      put<std::uint32_t>(te, 36 + 44 * k + 16, 256);
-    }
-    tensor.write(te);
-    auto tr = header(64, 5000, 0, tid, t0 + 4000);
-    put<std::uint16_t>(tr, 26, stream);
-    put<std::uint32_t>(tr, 28, task);
-    put<std::uint64_t>(tr, 40, 2);
-    track.write(tr);
-    const std::uint64_t cyc = 7000000000ull + op * 500 + 1000;
-    for (int e = 0; e < 2; ++e) {
-      std::vector<unsigned char> s(64, 0);
-      put<std::uint16_t>(s, 0, static_cast<std::uint16_t>(e));
-      put<std::uint16_t>(s, 4, stream);
-      put<std::uint16_t>(s, 6, task);
-      put<std::uint64_t>(s, 8, cyc + static_cast<std::uint64_t>(e) * 400);
-      acsq.write(s);
-    }
-    std::vector<unsigned char> p(128, 0);
-    put<std::uint16_t>(p, 0, 0x28);
-    put<std::uint16_t>(p, 4, stream);
-    put<std::uint16_t>(p, 6, task);
-    put<std::uint64_t>(p, 32, 1440000);
-    for (int k = 0; k < 8; ++k) put<std::uint64_t>(p, 48 + 8 * k, 1000u * static_cast<unsigned>(k + 1));
-    pmu.write(p);
-    records += 7;
-    if (op % 8 == 0) {
-      auto m = header(256, 20500, 0, tid, t0 + 6000);
-      put<std::uint16_t>(m, 24, 1);
-      put<std::uint32_t>(m, 36, 1000);
-      put<std::uint32_t>(m, 40, tid);
-      put<std::uint32_t>(m, 48, 2);
-      put<std::uint64_t>(m, 64, t0);
-      put<std::uint64_t>(m, 72, t0 + 6000);
-      put<std::uint64_t>(m, 80, op / 8 + 1);
-      put<std::uint64_t>(m, 88, 3);
-      std::memcpy(m.data() + 100, "bench range", 11);
-      tx.write(m);
-      ++records;
-    }
-    ++op;
-  }
-  return api.total + node.total + tensor.total + track.total + tx.total + acsq.total + pmu.total;
-}
-
 double peak_rss_mib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -164,7 +37,7 @@ int main(int argc, char** argv) {
   const std::uint64_t target = argc > 1 ? std::stoull(argv[1]) : 1000000;
   const fs::path dir = argc > 2 ? fs::path(argv[2]) : fs::temp_directory_path() / "msprof_bench_prof";
   const fs::path prof = dir / "PROF_000001_20260101000000000_BENCHBENCHBENCHAA";
-  const std::uint64_t bytes = generate(prof, target);
+  const std::uint64_t bytes = generated_prof::generate(prof, target);
   using clk = std::chrono::steady_clock;
   auto secs = [](clk::time_point a) { return std::chrono::duration<double>(clk::now() - a).count(); };
 

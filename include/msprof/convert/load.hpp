@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// load_model(prof_dir): reads a PROF_ directory through the codec's streaming
-// reader (codec/reader.hpp: control files, clocks, dictionaries, every record
-// stream, bounds-checked) and joins the records into the converter model.
+// load_windows(prof_dir, options, on_window): reads a PROF_ directory through
+// the codec's streaming reader (codec/reader.hpp: control files, clocks,
+// dictionaries, every record stream, bounds-checked) and joins the records
+// (join.hpp's stream_join) into the converter model, handed out in windows so
+// memory does not grow with the number of records. load_model() collects the
+// windows into one model.
 //
 // Damage is reported, never hidden: the reader keeps every whole record and
 // turns truncated tails, bad magic numbers and unreadable slices into warnings
@@ -10,9 +13,9 @@
 // cannot be placed in time): a missing or unparsable one is an error, and so is
 // a start_info/end_info time that does not fit in signed 64-bit nanoseconds.
 // Records whose own timestamp cannot be placed on the wall clock are counted
-// and skipped by join() (a warning, see join.hpp); step-trace tags are placed
-// here while reading (the same device clock, codec::device_info) and skipped
-// and reported the same way.
+// and skipped (a warning, see join.hpp); step-trace tags are placed here while
+// reading (the same device clock, codec::device_info) and skipped and reported
+// the same way.
 #ifndef MSPROF_CONVERT_LOAD_HPP
 #define MSPROF_CONVERT_LOAD_HPP
 
@@ -27,6 +30,7 @@
 #include "../core/error.hpp"
 #include "iterations.hpp"
 #include "join.hpp"
+#include "spill.hpp"
 #include "model.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -40,16 +44,27 @@ inline std::string json_text_of(const json::value& v) {
 
 }  // namespace detail
 
-/// Reads and joins one PROF_ directory.
-inline result<model> load_model(const std::string& prof_dir) {
+/// How load_windows() bounds its memory.
+struct load_options {
+  std::size_t window_records = 1u << 20;  ///< API calls + tasks (or mstx events) per window
+  std::size_t spill_budget = spill_budget_default;  ///< per sorted stream of the join
+  std::string spill_dir;  ///< where sorted runs go; "" = the PROF_ directory
+};
+
+/// Reads and joins one PROF_ directory, streaming: on_window(model&) gets the
+/// records window by window (model.hpp, "Windows"; API calls and tasks first,
+/// then mstx, then mstx_mem). Returns the final model: session (with its end),
+/// iterations and warnings, no records.
+template <class Fn>
+result<model> load_windows(const std::string& prof_dir, const load_options& lo, Fn&& on_window) {
   codec::reader_options ro;
   ro.strict = true;  // control files: an error, not silently defaulted clocks
   auto rd = codec::prof_reader::open(prof_dir, ro);
   if (!rd) return rd.err();
   auto& r = *rd;
 
-  raw::collection c;
-  auto& s = c.session;
+  session_info s;
+  std::vector<std::string> warnings;
   s.prof_dir = prof_dir;
   const auto& h = r.host();
   const bool has_host = !h.info.is_null();
@@ -76,7 +91,7 @@ inline result<model> load_model(const std::string& prof_dir) {
     std::uint64_t n = 0;
     if (v.to_uint64(n)) s.losses.emplace_back(k, n);
     if (n > 0)
-      c.warnings.push_back(info_path + ": the collector reports " + std::to_string(n) + " " + k +
+      warnings.push_back(info_path + ": the collector reports " + std::to_string(n) + " " + k +
                            " event(s); the trace is incomplete");
   }
   const std::uint64_t begin_us = start.get("collectionTimeBegin").uint_or(0);
@@ -103,8 +118,7 @@ inline result<model> load_model(const std::string& prof_dir) {
   s.wall_offset_ns = *begin_ns - *start_mono;  // both in [0, INT64_MAX]: cannot overflow
   s.start_ns = *begin_ns;
   s.end_ns = end_us ? *end_ns : s.start_ns;
-  if (end_us == 0) c.warnings.push_back(prof_dir + ": collectionTimeEnd missing (session end = last host record)");
-  c.host_clock = h;  // the clock part of host/'s control files
+  if (end_us == 0) warnings.push_back(prof_dir + ": collectionTimeEnd missing (session end = last host record)");
 
   for (const auto& d : r.devices()) {
     device_info di;
@@ -115,19 +129,22 @@ inline result<model> load_model(const std::string& prof_dir) {
     s.devices.push_back(di);
     if (s.ai_core_metrics.empty()) s.ai_core_metrics = d.aic_metrics;
     if (s.platform_version.empty()) s.platform_version = detail::json_text_of(d.info.get("platform_version"));
-    c.clocks.push_back(d);
   }
-  for (const auto& [k, v] : r.hashes()) c.hashes.emplace(k, v);
-  for (const auto& [k, v] : r.types()) c.types.emplace(k, v);
+  stream_join::options jo;
+  jo.spill_dir = lo.spill_dir.empty() ? prof_dir : lo.spill_dir;
+  jo.spill_budget = lo.spill_budget;
+  jo.window_records = lo.window_records;
+  stream_join j(s, h, r.devices(), {r.hashes().begin(), r.hashes().end()}, {r.types().begin(), r.types().end()}, jo);
 
+  bool any_track = false;
   if (has_host) {
     MSPROF_TRY(r.for_each_api([&](const codec::api_call& a) {
-      c.apis.push_back({a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
+      j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
     }));
     MSPROF_TRY(r.for_each_node_basic_info([&](const codec::host_record<codec::MsprofNodeBasicInfo>& n) {
       // OP State comes from the file, as in the reference: aging. = dynamic.
-      c.nodes.push_back({n.head.timeStamp, n.head.threadId, n.payload.opName, n.payload.taskType, n.payload.opType,
-                         n.payload.blockNum, n.aging});
+      j.add(raw::node_basic{n.head.timeStamp, n.head.threadId, n.payload.opName, n.payload.taskType,
+                            n.payload.opType, n.payload.blockNum, n.aging});
     }));
     MSPROF_TRY(r.for_each_tensor_info([&](const codec::host_record<codec::MsprofTensorInfo>& t) {
       raw::tensor_info ti{t.head.timeStamp, t.head.threadId, t.payload.opName, {}};
@@ -144,15 +161,12 @@ inline result<model> load_model(const std::string& prof_dir) {
         }
         ti.tensors.push_back(std::move(td));
       }
-      c.tensors.push_back(std::move(ti));
+      j.add(ti);
     }));
     MSPROF_TRY(r.for_each_task_track([&](const codec::host_record<codec::MsprofRuntimeTrack>& t) {
-      c.tracks.push_back({t.head.timeStamp, t.head.threadId, t.payload.deviceId, t.payload.streamId, t.payload.taskId,
-                          t.payload.taskType, t.payload.kernelName});
-    }));
-    MSPROF_TRY(r.for_each_mstx([&](const codec::mstx_event& e) {
-      c.mstxs.push_back({e.stamp.processId, e.stamp.threadId, e.stamp.eventType, e.stamp.startTime, e.stamp.endTime,
-                         e.stamp.markId, e.stamp.domain, e.message});
+      any_track = true;
+      j.add(raw::task_track{t.head.timeStamp, t.head.threadId, t.payload.deviceId, t.payload.streamId,
+                            t.payload.taskId, t.payload.taskType, t.payload.kernelName});
     }));
   }
   std::vector<raw::step_tag_record> step_tags;  // ts_track step trace -> model::iterations
@@ -161,13 +175,13 @@ inline result<model> load_model(const std::string& prof_dir) {
     MSPROF_TRY(r.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
       const auto f = l.func_type();
       if (f > 1) return;  // only ACSQ task start (0) / end (1)
-      c.acsqs.push_back({d.id, f == 0, l.streamId, l.taskId, l.timestamp});
+      j.add(raw::acsq{d.id, f == 0, l.streamId, l.taskId, l.timestamp});
     }));
     MSPROF_TRY(r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) {
       raw::pmu pm{d.id, p.streamId, p.taskId, {}};
       pm.counters.total_cycles = p.totalCycle;
       for (std::size_t k = 0; k < 8; ++k) pm.counters.events[k] = p.pmuList[k];
-      c.pmus.push_back(pm);
+      j.add(pm);
     }));
     MSPROF_TRY(r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) {
       if (t.funcType != codec::ts_track_step_func) return;
@@ -177,30 +191,77 @@ inline result<model> load_model(const std::string& prof_dir) {
         ++step_bad_time;
     }));
   }
-  for (const auto& w : r.warnings()) c.warnings.push_back(w.message);
-  if (!has_host) c.warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
-  if (has_host && r.devices().empty() && !c.tracks.empty())
-    c.warnings.push_back(prof_dir + ": task_track records but no device_<id>/ directory: no device tasks exported");
-  model m = join(std::move(c));
-  if (end_us == 0)  // the calls join() could place, so no time is converted twice
-    for (const auto& a : m.apis) m.session.end_ns = std::max(m.session.end_ns, a.end_ns);
-  detail::warn_bad_time(m.warnings, step_bad_time, "step-trace (ts_track)");
+  // Iterations come from the device's step tags alone: every window has them.
+  std::vector<std::string> step_warnings;
+  const std::vector<iteration> iterations = build_iterations(std::move(step_tags), step_warnings);
+  auto handle = [&](model& w) {
+    w.iterations = iterations;
+    on_window(w);
+  };
+  auto joined = j.run(handle);
+  if (!joined) return joined.err();
+  model m = std::move(*joined);
+  if (end_us == 0) m.session.end_ns = std::max(m.session.end_ns, j.last_api_end());
+  std::size_t mstx_bad_time = 0, mem_bad_time = 0;
   if (has_host) {
-    std::size_t mem_bad_time = 0;
+    // mstx and mstx_mem need no join: their own windows, in record order.
+    model w;
+    w.session = m.session;
+    auto flush = [&] {
+      if (!w.mstx.empty() || !w.mstx_mem.empty()) handle(w);
+      w.mstx.clear();
+      w.mstx_mem.clear();
+    };
+    MSPROF_TRY(r.for_each_mstx([&](const codec::mstx_event& e) {
+      const raw::mstx x{e.stamp.processId, e.stamp.threadId, e.stamp.eventType, e.stamp.startTime,
+                        e.stamp.endTime,   e.stamp.markId,   e.stamp.domain,    e.message};
+      auto placed = detail::place_mstx(x, h, s.wall_offset_ns, x.domain == 0 ? "default" : r.lookup(x.domain));
+      if (!placed) {
+        ++mstx_bad_time;
+        return;
+      }
+      w.mstx.push_back(std::move(*placed));
+      if (w.mstx.size() >= lo.window_records) flush();
+    }));
+    flush();
     MSPROF_TRY(r.for_each_mstx_mem([&](const codec::host_record<codec::MstxMemInfo>& rec) {
       const codec::MstxMemInfo& p = rec.payload;
-      const auto at = codec::time_ns::to_wall(h.monotonic_ns(rec.head.timeStamp), m.session.wall_offset_ns);
+      const auto at = codec::time_ns::to_wall(h.monotonic_ns(rec.head.timeStamp), s.wall_offset_ns);
       if (!at) {
         ++mem_bad_time;
         return;
       }
-      m.mstx_mem.push_back({rec.head.threadId, *at, p.op, p.deviceId, p.handle, p.heap, p.address, p.size,
+      w.mstx_mem.push_back({rec.head.threadId, *at, p.op, p.deviceId, p.handle, p.heap, p.address, p.size,
                             p.domain == 0 ? std::string("default") : r.lookup(p.domain)});
+      if (w.mstx_mem.size() >= lo.window_records) flush();
     }));
-    detail::warn_bad_time(m.warnings, mem_bad_time, "msprof_mstx_mem");
+    flush();
   }
-  m.iterations = build_iterations(std::move(step_tags), m.warnings);
+  // The session's own warnings, then the reader's (every file is read by now), then the join's.
+  for (const auto& w : r.warnings()) warnings.push_back(w.message);
+  if (!has_host) warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
+  if (has_host && r.devices().empty() && any_track)
+    warnings.push_back(prof_dir + ": task_track records but no device_<id>/ directory: no device tasks exported");
+  m.warnings.insert(m.warnings.begin(), warnings.begin(), warnings.end());
+  detail::warn_bad_time(m.warnings, mstx_bad_time, "msproftx");
+  detail::warn_bad_time(m.warnings, step_bad_time, "step-trace (ts_track)");
+  detail::warn_bad_time(m.warnings, mem_bad_time, "msprof_mstx_mem");
+  m.warnings.insert(m.warnings.end(), step_warnings.begin(), step_warnings.end());
+  m.iterations = iterations;
   return result<model>(std::move(m));
+}
+
+/// Reads and joins one PROF_ directory into one model (every record in memory:
+/// show, the chrome writer, iteration selection).
+inline result<model> load_model(const std::string& prof_dir, const load_options& lo = {}) {
+  model all;
+  auto m = load_windows(prof_dir, lo, [&](model& w) { detail::append_window(all, w); });
+  if (!m) return m.err();
+  detail::order_by_ids(all);
+  all.session = std::move(m->session);
+  all.iterations = std::move(m->iterations);
+  all.warnings = std::move(m->warnings);
+  return result<model>(std::move(all));
 }
 
 }  // namespace convert

@@ -182,6 +182,22 @@ struct iteration {
 };
 
 /// Everything the writers need.
+///
+/// Windows. To keep memory independent of the number of records, the exporter
+/// hands writers the model in windows (load_windows() in load.hpp): each window
+/// is a `model` holding a part of the records.
+/// - Every API call, device task, mstx event and mstx_mem event is in exactly
+///   one window; records are valid only while the window is being handled.
+/// - Within a window `apis` ascend by connection_id and `tasks` by
+///   global_task_id; across windows there is no order, so writers that need a
+///   global one sort by those ids (connection_id is the global start order,
+///   global_task_id the global task order), through convert/spill.hpp.
+/// - mstx and mstx_mem come in record order, window after window, after every
+///   API call and task.
+/// - connection_id, global_task_id, has_device_task and op are final.
+/// - session and iterations are the same in every window, except
+///   session.end_ns, which is final only in the model returned at the end
+///   (with the warnings; its record vectors are empty).
 struct model {
   session_info session;
   std::vector<api_call> apis;        ///< sorted by start, connection ids 1..

@@ -1,27 +1,18 @@
 // SPDX-License-Identifier: MIT
 // The join's matching rules on hand-made raw collections: per (device, stream,
 // task) key, the i-th launch takes the i-th device span and the i-th PMU record,
-// whatever the order the keys arrive in.
+// whatever the order the keys arrive in; the same with every stream spilled to
+// disk and tiny windows.
 #include <doctest/doctest.h>
 #include <msprof/convert/join.hpp>
 
+#include <algorithm>
+#include <filesystem>
+#include <random>
 #include <tuple>
 #include <vector>
 
 namespace cv = msprof::convert;
-
-TEST_CASE("join: match_in_order pairs the i-th element of a key with the i-th of that key") {
-  const std::vector<std::uint64_t> a{5, 7, 5, 9, 5}, b{7, 5, 5, 8};
-  const auto m = cv::detail::match_in_order(a, b);
-  REQUIRE(m.size() == a.size());
-  CHECK(m[0] == 1);  // first 5 -> first 5 in b
-  CHECK(m[1] == 0);  // 7 -> 7
-  CHECK(m[2] == 2);  // second 5 -> second 5
-  CHECK(m[3] == cv::detail::no_match);  // no 9 in b
-  CHECK(m[4] == cv::detail::no_match);  // b has only two 5s
-  CHECK(cv::detail::match_in_order({}, b).empty());
-  CHECK(cv::detail::match_in_order(a, {}) == std::vector<std::size_t>(a.size(), cv::detail::no_match));
-}
 
 TEST_CASE("join: a reused task id takes its spans and PMU records in launch order, leftovers are reported") {
   namespace raw = cv::raw;
@@ -83,4 +74,127 @@ TEST_CASE("join: tensor shapes hold up to 8 dimensions inline") {
   for (std::uint32_t d = 0; d < 10; ++d) s.push_back(d);
   CHECK(s.size() == 8);  // the record's array has 8: more cannot come from the data
   CHECK(std::vector<std::uint32_t>(s.begin(), s.end()) == std::vector<std::uint32_t>{2, 3, 0, 1, 2, 3, 4, 5});
+}
+
+namespace {
+
+namespace raw = cv::raw;
+
+// A collection with everything the join matches: three threads of nested calls,
+// ops with tensors, task ids reused on two devices and four streams, launches
+// without a device span, spans nobody launched, PMU records for some tasks.
+raw::collection random_collection(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  raw::collection c;
+  c.hashes = {{11, "op_a"}, {12, "Add"}, {21, "kernel_a"}};
+  std::vector<raw::task_track> tracks;
+  for (std::uint64_t i = 0; i < 600; ++i) {
+    const std::uint32_t tid = 1 + static_cast<std::uint32_t>(i % 3);
+    const std::uint64_t t0 = 1000000 + i * 1000 + rng() % 300;
+    c.apis.push_back({cv::level::node, 5, tid, t0, t0 + 900, 0});  // node-level call
+    c.apis.push_back({cv::level::runtime, 6, tid, t0 + 100, t0 + 800, 0});  // runtime call inside
+    if (rng() % 4) {
+      c.nodes.push_back({t0 + 50, tid, 11, 0, 12, 8, false});
+      raw::tensor_info ti{t0 + 60, tid, 11, {}};
+      ti.tensors.push_back({0, 2, 1, {4, 4}});
+      c.tensors.push_back(ti);
+    }
+    const auto dev = static_cast<std::uint16_t>(rng() % 2), stream = static_cast<std::uint16_t>(rng() % 4);
+    const auto task = static_cast<std::uint32_t>(rng() % 16);  // ids reused many times
+    tracks.push_back({t0 + 200 + rng() % 500, tid, dev, stream, task, 0, 21});
+  }
+  // Device spans in launch order per key, interleaved across keys; every tenth
+  // launch gets none; a few spans have no launch.
+  std::stable_sort(tracks.begin(), tracks.end(), [](const auto& a, const auto& b) { return a.timestamp < b.timestamp; });
+  std::uint64_t cyc = 5000000;
+  for (std::size_t i = 0; i < tracks.size(); ++i) {
+    const auto& t = tracks[i];
+    if (i % 10 == 9) continue;
+    c.acsqs.push_back({t.device_id, true, t.stream_id, static_cast<std::uint16_t>(t.task_id), cyc});
+    c.acsqs.push_back({t.device_id, false, t.stream_id, static_cast<std::uint16_t>(t.task_id), cyc + 300});
+    if (i % 3) c.pmus.push_back({t.device_id, t.stream_id, static_cast<std::uint16_t>(t.task_id), {cyc, {}}});
+    cyc += 700;
+  }
+  for (std::uint16_t k = 0; k < 5; ++k) {
+    c.acsqs.push_back({1, true, 7, k, cyc + k});
+    c.acsqs.push_back({1, false, 7, k, cyc + 100 + k});
+  }
+  // task_track records arrive out of time order, as threads write them.
+  std::shuffle(tracks.begin(), tracks.end(), rng);
+  c.tracks = tracks;
+  return c;
+}
+
+void check_same(const cv::model& a, const cv::model& b) {
+  REQUIRE(a.apis.size() == b.apis.size());
+  for (std::size_t i = 0; i < a.apis.size(); ++i) {
+    CAPTURE(i);
+    CHECK(std::tie(a.apis[i].connection_id, a.apis[i].start_ns, a.apis[i].end_ns, a.apis[i].thread_id,
+                   a.apis[i].has_device_task) == std::tie(b.apis[i].connection_id, b.apis[i].start_ns,
+                                                          b.apis[i].end_ns, b.apis[i].thread_id,
+                                                          b.apis[i].has_device_task));
+  }
+  REQUIRE(a.tasks.size() == b.tasks.size());
+  for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+    CAPTURE(i);
+    const auto &x = a.tasks[i], &y = b.tasks[i];
+    CHECK(std::tie(x.global_task_id, x.device_id, x.stream_id, x.task_id, x.start_ns, x.end_ns, x.track_ns,
+                   x.connection_id, x.task_type, x.kernel_name) ==
+          std::tie(y.global_task_id, y.device_id, y.stream_id, y.task_id, y.start_ns, y.end_ns, y.track_ns,
+                   y.connection_id, y.task_type, y.kernel_name));
+    CHECK((x.op == nullptr) == (y.op == nullptr));
+    if (x.op && y.op) CHECK(x.op->tensors.size() == y.op->tensors.size());
+    CHECK(x.pmu.has_value() == y.pmu.has_value());
+    if (x.pmu && y.pmu) CHECK(x.pmu->total_cycles == y.pmu->total_cycles);
+  }
+  CHECK(a.warnings == b.warnings);
+}
+
+}  // namespace
+
+TEST_CASE("join: every stream spilled to disk and one-record windows give the same model") {
+  const auto whole = cv::join(random_collection(3));
+  // The data has what the test is about.
+  CHECK(whole.tasks.size() > 500);
+  CHECK(std::count_if(whole.tasks.begin(), whole.tasks.end(), [](const auto& t) { return t.op != nullptr; }) > 100);
+  CHECK(std::count_if(whole.tasks.begin(), whole.tasks.end(), [](const auto& t) { return t.pmu.has_value(); }) > 100);
+  CHECK(std::count_if(whole.tasks.begin(), whole.tasks.end(), [](const auto& t) { return t.task_type == "UNKNOWN"; }) == 5);
+  for (std::size_t i = 0; i < whole.tasks.size(); ++i) CHECK(whole.tasks[i].global_task_id == i);
+  for (std::size_t i = 0; i < whole.apis.size(); ++i) CHECK(whole.apis[i].connection_id == i + 1);
+  for (const auto& t : whole.tasks) {
+    if (!t.connection_id) continue;
+    const auto& api = whole.apis[t.connection_id - 1];
+    CHECK(api.level == cv::level::runtime);  // the innermost call launched it
+    CHECK(api.start_ns <= t.track_ns);
+    CHECK(t.track_ns <= api.end_ns);
+  }
+  for (std::size_t budget : {std::size_t{64}, std::size_t{4096}}) {
+    for (std::size_t window : {std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+      CAPTURE(budget);
+      CAPTURE(window);
+      cv::stream_join::options o;
+      o.spill_dir = std::filesystem::temp_directory_path().string();
+      o.spill_budget = budget;
+      o.window_records = window;
+      check_same(whole, cv::join(random_collection(3), o));
+    }
+  }
+}
+
+TEST_CASE("join: an op reported after its kernel's launch does not reach that launch") {
+  raw::collection c;
+  c.hashes = {{11, "op_a"}};
+  c.apis.push_back({cv::level::node, 5, 1, 1000, 9000, 0});
+  c.tracks.push_back({2000, 1, 0, 1, 7, 0, 0});
+  c.nodes.push_back({3000, 1, 11, 0, 11, 1, false});  // after the launch
+  c.tracks.push_back({4000, 1, 0, 1, 8, 0, 0});
+  for (std::uint16_t task : {7, 8}) {
+    c.acsqs.push_back({0, true, 1, task, 10000u + task});
+    c.acsqs.push_back({0, false, 1, task, 10100u + task});
+  }
+  const auto m = cv::join(std::move(c));
+  REQUIRE(m.tasks.size() == 2);
+  CHECK(m.tasks[0].op == nullptr);
+  REQUIRE(m.tasks[1].op != nullptr);
+  CHECK(m.tasks[1].op->name == "op_a");
 }
