@@ -271,8 +271,81 @@ inline std::size_t record_count(const model& m) { return m.apis.size() + m.tasks
 
 }  // namespace detail
 
+/// The timeline files of a model handed over in windows (model.hpp): add()
+/// every window, then finish() with the final model. Between windows it holds
+/// the spill budget's worth of events plus sets of devices, streams and
+/// threads; finish() writes the bytes export_timeline writes for the whole
+/// model (not the chrome form, which needs the whole model).
+class timeline_exporter {
+ public:
+  /// Sorted runs of events spill into `prof_dir` once `spill_budget` bytes are held.
+  timeline_exporter(const export_options& o, const std::string& prof_dir,
+                    std::size_t spill_budget = spill_budget_default)
+      : o_(o),
+        prof_dir_(prof_dir),
+        events_(prof_dir.empty() ? "." : prof_dir, spill_budget, detail::wanted(o, "msprof"),
+                detail::wanted(o, "msprof_tx")) {}
+
+  /// The window's records are copied (as their JSON text); the window may go afterwards.
+  result<void> add(const model& window) {
+    events_.add(window);
+    return {};
+  }
+
+  /// Writes msprof_<ts>.json, msprof_tx_<ts>.json and step_trace_<ts>.json;
+  /// `final` gives the session, iterations and warnings (its records are ignored).
+  result<export_result> finish(const model& final) {
+    export_result r;
+    r.warnings = final.warnings;
+    r.records = events_.records();
+    auto dir = detail::output_dir(prof_dir_);
+    if (!dir) return dir.err();
+    const std::string ts = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
+    if (r.records == 0) return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to export");
+    if (detail::wanted(o_, "msprof")) {
+      const auto p = *dir / ("msprof_" + ts + ".json");
+      MSPROF_TRY(write(p, [&](auto& sink) { return events_.write_timeline(final, sink); }));
+      r.files.push_back(p.string());
+    }
+    if (events_.mstx_count() != 0 && detail::wanted(o_, "msprof_tx")) {
+      const auto p = *dir / ("msprof_tx_" + ts + ".json");
+      MSPROF_TRY(write(p, [&](auto& sink) { return events_.write_mstx(final, sink); }));
+      r.files.push_back(p.string());
+    }
+    if (!final.iterations.empty() && detail::wanted(o_, "step_trace")) {
+      const auto p = *dir / ("step_trace_" + ts + ".json");
+      MSPROF_TRY(detail::write_timeline_file(p, [&](auto& sink) { emit_step_trace(final, sink); }));
+      r.files.push_back(p.string());
+    }
+    return r;
+  }
+
+ private:
+  /// write_timeline_file for events read back from disk, which can fail: the
+  /// file is removed again then.
+  template <class Fill>
+  static result<void> write(const std::filesystem::path& p, Fill fill) {
+    result<void> status;
+    MSPROF_TRY(detail::write_timeline_file(p, [&](auto& sink) { status = fill(sink); }));
+    if (!status) {
+      std::error_code ec;
+      std::filesystem::remove(p, ec);
+    }
+    return status;
+  }
+
+  export_options o_;
+  std::string prof_dir_;
+  timeline_collector events_;
+};
+
 /// Timeline files from an already-loaded model.
 inline result<export_result> export_timeline(const model& m, const export_options& o) {
+  if (!o.chrome) {
+    timeline_exporter x(o, m.session.prof_dir);
+    MSPROF_TRY(x.add(m));
+    return x.finish(m);
+  }
   export_result r;
   r.warnings = m.warnings;
   r.records = detail::record_count(m);
@@ -281,29 +354,11 @@ inline result<export_result> export_timeline(const model& m, const export_option
   const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
   if (r.records == 0)
     return make_error(errc::not_found, m.session.prof_dir + ": no API, task or mstx records to export");
-  if (o.chrome) {
-    if (!o.chrome_writer)
-      return make_error(errc::unsupported, "--timeline-format=chrome: the chrome trace writer is not available");
-    auto w = o.chrome_writer(m, build_timeline(m), *dir, ts);
-    if (!w) return w.err();
-    r.files.insert(r.files.end(), w->begin(), w->end());
-    return r;
-  }
-  if (detail::wanted(o, "msprof")) {
-    const auto p = *dir / ("msprof_" + ts + ".json");
-    MSPROF_TRY(detail::write_timeline_file(p, [&](auto& sink) { emit_timeline(m, sink); }));
-    r.files.push_back(p.string());
-  }
-  if (!m.mstx.empty() && detail::wanted(o, "msprof_tx")) {
-    const auto p = *dir / ("msprof_tx_" + ts + ".json");
-    MSPROF_TRY(detail::write_timeline_file(p, [&](auto& sink) { emit_mstx_events(m, sink); }));
-    r.files.push_back(p.string());
-  }
-  if (!m.iterations.empty() && detail::wanted(o, "step_trace")) {
-    const auto p = *dir / ("step_trace_" + ts + ".json");
-    MSPROF_TRY(detail::write_timeline_file(p, [&](auto& sink) { emit_step_trace(m, sink); }));
-    r.files.push_back(p.string());
-  }
+  if (!o.chrome_writer)
+    return make_error(errc::unsupported, "--timeline-format=chrome: the chrome trace writer is not available");
+  auto w = o.chrome_writer(m, build_timeline(m), *dir, ts);
+  if (!w) return w.err();
+  r.files.insert(r.files.end(), w->begin(), w->end());
   return r;
 }
 

@@ -9,13 +9,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "model.hpp"
+#include "spill.hpp"
 #include "text.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -120,6 +123,45 @@ inline const char* mstx_event_type_name(std::uint32_t t) noexcept {
 /// Connection id of an mstx event without a device marker (db_constant.h).
 inline std::uint64_t mstx_connection_id(const mstx_event& e) noexcept { return e.mark_id + 4000000001ull; }
 
+// The metadata of each process (written around its events by emit_timeline
+// and by the timeline exporter, from the sets they collected).
+
+/// Ascend Hardware: one process per device, a thread per stream.
+template <class Emit>
+void add_hardware_meta(Emit& out, const session_info& s,
+                       const std::map<std::uint32_t, std::set<std::uint32_t>>& streams) {
+  for (const auto& [dev, ids] : streams) {
+    const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, dev);
+    add_process_meta(out, pid, "Ascend Hardware", "NPU " + std::to_string(dev), sort_index::ascend_hardware);
+    for (auto st : ids) add_thread_meta(out, pid, st, "Stream " + std::to_string(st), st);
+  }
+}
+
+/// CANN: host threads that called APIs.
+template <class Emit>
+void add_cann_meta(Emit& out, const session_info& s, const std::set<std::uint32_t>& tids) {
+  const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
+  add_process_meta(out, pid, "CANN", "CPU", sort_index::cann);
+  for (auto tid : tids) add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
+}
+
+/// mstx: host threads that marked.
+template <class Emit>
+void add_mstx_meta(Emit& out, const session_info& s, const std::set<std::uint32_t>& tids) {
+  const std::uint64_t pid = format_pid(s.pid, sort_index::mstx, host_device_bits);
+  add_process_meta(out, pid, s.pid_name, "CPU", sort_index::mstx);
+  for (auto tid : tids) add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
+}
+
+/// Overlap Analysis of one device: its four fixed threads.
+template <class Emit>
+void add_overlap_meta(Emit& out, const session_info& s, std::uint32_t dev) {
+  const std::uint64_t pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
+  add_process_meta(out, pid, "Overlap Analysis", "NPU " + std::to_string(dev), sort_index::overlap_analysis);
+  const char* names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
+  for (int i = 0; i < 4; ++i) add_thread_meta(out, pid, static_cast<std::uint64_t>(i), names[i], i);
+}
+
 }  // namespace detail
 
 namespace detail {
@@ -140,6 +182,50 @@ struct overlap_interval {
   bool compute = true;
 };
 
+/// One device's overlap analysis, fed its compute intervals sorted by (start,
+/// end): each merged interval goes to `compute(start, end)` once complete, each
+/// gap between the first task start `lo` and the last task end `hi` that no
+/// interval covers goes to `free(start, end)`; both in time order. Streams, so
+/// the timeline exporter can merge intervals it reads back from disk.
+class overlap_merger {
+ public:
+  overlap_merger(std::int64_t lo, std::int64_t hi) : cur_(lo), hi_(hi) {}
+
+  template <class Compute, class Free>
+  void add(std::int64_t start, std::int64_t end, Compute&& compute, Free&& free) {
+    if (open_ && start <= end_) {
+      end_ = std::max(end_, end);
+      return;
+    }
+    close(compute, free);
+    open_ = true;
+    start_ = start;
+    end_ = end;
+  }
+  /// After the last interval: the rest of the free time (only when some interval was seen).
+  template <class Compute, class Free>
+  void finish(Compute&& compute, Free&& free) {
+    close(compute, free);
+    if (any_ && hi_ > cur_) free(cur_, hi_);
+  }
+
+ private:
+  template <class Compute, class Free>
+  void close(Compute& compute, Free& free) {
+    if (!open_) return;
+    compute(start_, end_);
+    if (start_ > cur_) free(cur_, start_);
+    cur_ = std::max(cur_, end_);
+    any_ = true;
+    open_ = false;
+  }
+
+  std::int64_t cur_, hi_;  ///< end of the covered time so far; last task end
+  std::int64_t start_ = 0, end_ = 0;  ///< the merged interval still growing
+  bool open_ = false, any_ = false;
+};
+
+/// Per device (ascending): its compute intervals merged, then its free gaps.
 inline std::vector<overlap_interval> overlap_analysis(const model& m) {
   std::vector<overlap_interval> out;
   std::set<std::uint32_t> devs;
@@ -154,20 +240,13 @@ inline std::vector<overlap_interval> overlap_analysis(const model& m) {
       if (t.op) iv.emplace_back(t.start_ns, t.end_ns);
     }
     std::sort(iv.begin(), iv.end());
-    std::vector<std::pair<std::int64_t, std::int64_t>> merged;
-    for (const auto& p : iv) {
-      if (!merged.empty() && p.first <= merged.back().second)
-        merged.back().second = std::max(merged.back().second, p.second);
-      else
-        merged.push_back(p);
-    }
-    for (const auto& p : merged) out.push_back({dev, p.first, p.second, true});
-    std::int64_t cur = lo;
-    for (const auto& p : merged) {
-      if (p.first > cur) out.push_back({dev, cur, p.first, false});
-      cur = std::max(cur, p.second);
-    }
-    if (!merged.empty() && hi > cur) out.push_back({dev, cur, hi, false});
+    std::vector<overlap_interval> free;
+    auto on_compute = [&](std::int64_t b, std::int64_t e) { out.push_back({dev, b, e, true}); };
+    auto on_free = [&](std::int64_t b, std::int64_t e) { free.push_back({dev, b, e, false}); };
+    overlap_merger merge(lo, hi);
+    for (const auto& p : iv) merge.add(p.first, p.second, on_compute, on_free);
+    merge.finish(on_compute, on_free);
+    out.insert(out.end(), free.begin(), free.end());
   }
   return out;
 }
@@ -206,8 +285,7 @@ void emit_mstx_events(const model& m, Emit& out) {
     s.ts_ns = e.start_ns;
     out(std::move(s));
   }
-  detail::add_process_meta(out, pid, m.session.pid_name, "CPU", sort_index::mstx);
-  for (auto tid : tids) detail::add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
+  detail::add_mstx_meta(out, m.session, tids);
 }
 
 /// Step trace events (step_trace_<ts>.json, and a part of msprof_<ts>.json), as
@@ -363,12 +441,7 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
         out(std::move(f));
       }
     }
-    for (const auto& [dev, ids] : streams) {
-      const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, dev);
-      detail::add_process_meta(out, pid, "Ascend Hardware", "NPU " + std::to_string(dev),
-                               sort_index::ascend_hardware);
-      for (auto st : ids) detail::add_thread_meta(out, pid, st, "Stream " + std::to_string(st), st);
-    }
+    detail::add_hardware_meta(out, s, streams);
   }
 
   // CANN: host APIs per thread, HostToDevice flow starts.
@@ -376,8 +449,7 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
     const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
     std::set<std::uint32_t> tids;
     for (const auto& a : m.apis) tids.insert(a.thread_id);
-    detail::add_process_meta(out, pid, "CANN", "CPU", sort_index::cann);
-    for (auto tid : tids) detail::add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
+    detail::add_cann_meta(out, s, tids);
     for (const auto& a : m.apis) {
       if constexpr (detail::is_fast_sink<Emit>::value) {
         out.api(a, pid);
@@ -448,10 +520,7 @@ void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) 
     for (const auto& t : m.tasks) devs.insert(t.device_id);
     for (auto dev : devs) {
       const std::uint64_t pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
-      detail::add_process_meta(out, pid, "Overlap Analysis", "NPU " + std::to_string(dev),
-                               sort_index::overlap_analysis);
-      const char* names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
-      for (int i = 0; i < 4; ++i) detail::add_thread_meta(out, pid, static_cast<std::uint64_t>(i), names[i], i);
+      detail::add_overlap_meta(out, s, dev);
       for (const auto& o : iv) {
         if (o.device_id != dev) continue;
         if constexpr (detail::is_fast_sink<Emit>::value) {
@@ -579,8 +648,149 @@ inline void append_ts_fast(std::string& out, std::int64_t ns) {
   out.append(d, 4);
 }
 
-/// Writes msprof JSON, the hot events straight from the model. Produces the same
-/// bytes as append_event_json on build_timeline's events (checked by a test).
+// msprof JSON of the hot events straight from the model, one event each,
+// without separators: the one formatter of json_sink and of the timeline
+// exporter. Same bytes as append_event_json on build_timeline's events (checked
+// by a test).
+
+/// A literal, its length known at compile time.
+template <std::size_t N>
+void append_lit(std::string& out, const char (&s)[N]) {
+  out.append(s, N - 1);
+}
+
+/// name, pid, tid, ts; a layer (API calls) prefixes the name: "AscendCL@aclrtMalloc".
+inline void append_head_json(std::string& out, std::string_view layer, std::string_view name, std::uint64_t pid,
+                             std::uint64_t tid, std::int64_t ts) {
+  append_lit(out, "{\"name\":\"");
+  if (!layer.empty()) {
+    out.append(layer);  // layer names need no escaping
+    out += '@';
+  }
+  append_json_escaped(out, name);
+  append_lit(out, "\",\"pid\":");
+  append_u64(out, pid);
+  append_lit(out, ",\"tid\":");
+  append_u64(out, tid);
+  append_lit(out, ",\"ts\":\"");
+  append_ts_fast(out, ts);
+  out += '"';
+}
+
+/// dur, ph and the opening of args.
+inline void append_dur_json(std::string& out, std::int64_t ns) {
+  append_lit(out, ",\"dur\":");
+  if (ns >= 0 && ns < 1000000000000000LL) {
+    // ns/1000 has at most 3 decimals, so its shortest round-trip form is the
+    // decimal itself without trailing zeros (what dur_us_json prints).
+    append_u64(out, static_cast<std::uint64_t>(ns) / 1000u);
+    unsigned f = static_cast<unsigned>(static_cast<std::uint64_t>(ns) % 1000u);
+    char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                 static_cast<char>('0' + f % 10)};
+    std::size_t len = 4;
+    while (len > 2 && d[len - 1] == '0') --len;
+    out.append(d, len);
+  } else {
+    out += dur_us_json(ns);
+  }
+  append_lit(out, ",\"ph\":\"X\",\"args\":{");
+}
+
+/// A flow event; its id is a number written as a string ("HostToDevice<id>").
+inline void append_flow_json(std::string& out, char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts,
+                             std::string_view cat, std::uint64_t id, std::string_view prefix, bool bp) {
+  append_lit(out, "{\"name\":\"");
+  out.append(prefix);
+  append_u64(out, id);
+  append_lit(out, "\",\"pid\":");
+  append_u64(out, pid);
+  append_lit(out, ",\"tid\":");
+  append_u64(out, tid);
+  append_lit(out, ",\"ph\":\"");
+  out += ph;
+  append_lit(out, "\",\"cat\":\"");
+  out.append(cat);
+  append_lit(out, "\",\"id\":\"");
+  append_u64(out, id);
+  append_lit(out, "\",\"ts\":\"");
+  append_ts_fast(out, ts);
+  if (bp)
+    append_lit(out, "\",\"bp\":\"e\"}");
+  else
+    append_lit(out, "\"}");
+}
+
+inline void append_task_json(std::string& out, const device_task& t, std::uint64_t pid) {
+  append_head_json(out, {}, t.op ? std::string_view(t.op->name) : std::string_view(t.task_type), pid, t.stream_id,
+                   t.start_ns);
+  append_dur_json(out, t.end_ns - t.start_ns);
+  append_lit(out, "\"Model Id\":4294967295,\"Task Type\":");
+  append_json_string(out, t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type);
+  append_lit(out, ",\"Physic Stream Id\":");
+  append_u64(out, t.stream_id);
+  append_lit(out, ",\"Task Id\":");
+  append_u64(out, t.task_id);
+  append_lit(out, ",\"Batch Id\":");
+  append_u64(out, t.batch_id);
+  append_lit(out, ",\"Subtask Id\":4294967295,\"connection_id\":");
+  append_u64(out, t.connection_id);
+  append_lit(out, "}}");
+}
+
+/// The HostToDevice flow end of a task with a connection id.
+inline void append_task_flow_json(std::string& out, const device_task& t, std::uint64_t pid) {
+  append_flow_json(out, 'f', pid, t.stream_id, t.start_ns, "HostToDevice", host_to_device_id(t.connection_id),
+                   "HostToDevice", true);
+}
+
+inline void append_api_json(std::string& out, const api_call& a, std::uint64_t pid) {
+  const bool acl = a.level == level::acl;
+  append_head_json(out, layer_name(a.level), a.name, pid, a.thread_id, a.start_ns);
+  append_dur_json(out, a.end_ns - a.start_ns);
+  append_lit(out, "\"Thread Id\":");
+  append_u64(out, a.thread_id);
+  append_lit(out, ",\"Mode\":");
+  append_json_string(out, acl ? std::string_view(acl_group_name(a.type)) : std::string_view(a.name));
+  append_lit(out, ",\"level\":\"");
+  out.append(level_name(a.level));
+  append_lit(out, "\",\"id\":");
+  append_json_string(out, acl ? std::string_view(a.name) : std::string_view("0"));
+  append_lit(out, ",\"item_id\":");
+  append_json_string(out, a.item.empty() ? std::string_view("0") : std::string_view(a.item));
+  append_lit(out, ",\"connection_id\":");
+  append_u64(out, a.connection_id);
+  append_lit(out, "}}");
+}
+
+/// The HostToDevice flow start of an API call with a device task.
+inline void append_api_flow_json(std::string& out, const api_call& a, std::uint64_t pid) {
+  append_flow_json(out, 's', pid, a.thread_id, a.start_ns, "HostToDevice", host_to_device_id(a.connection_id),
+                   "HostToDevice", false);
+}
+
+inline void append_overlap_json(std::string& out, const overlap_interval& o, std::uint64_t pid) {
+  append_head_json(out, {}, o.compute ? "Computing" : "Free", pid, o.compute ? 0 : 3, o.start_ns);
+  append_dur_json(out, o.end_ns - o.start_ns);
+  append_lit(out, "}}");
+}
+
+inline void append_mstx_json(std::string& out, const mstx_event& e, std::uint64_t pid) {
+  append_head_json(out, {}, e.message, pid, e.tid, e.start_ns);
+  append_dur_json(out, e.end_ns - e.start_ns);
+  append_lit(out, "\"event_type\":\"");
+  out.append(mstx_event_type_name(e.event_type));
+  append_lit(out, "\",\"domain\":");
+  append_json_string(out, e.domain);
+  append_lit(out, "}}");
+}
+
+/// The MsTx flow start of an mstx event.
+inline void append_mstx_flow_json(std::string& out, const mstx_event& e, std::uint64_t pid) {
+  append_flow_json(out, 's', pid, e.tid, e.start_ns, "MsTx", mstx_connection_id(e), "MsTx_", false);
+}
+
+/// Writes msprof JSON: the hot events through the formatters above, the others
+/// through append_event_json; commas between events, `flush()` every MiB.
 template <class Flush>
 struct json_sink {
   static constexpr bool fast_json = true;
@@ -588,11 +798,6 @@ struct json_sink {
   Flush& flush;
   bool first = true;
 
-  /// A literal, its length known at compile time.
-  template <std::size_t N>
-  void put(const char (&s)[N]) {
-    buf.append(s, N - 1);
-  }
   void sep() {
     if (!first) buf += ',';
     first = false;
@@ -602,121 +807,36 @@ struct json_sink {
     sep();
     append_event_json(buf, e);
   }
-  /// name, pid, tid, ts; a layer (API calls) prefixes the name: "AscendCL@aclrtMalloc".
-  void head(std::string_view layer, std::string_view name, std::uint64_t pid, std::uint64_t tid, std::int64_t ts) {
-    put("{\"name\":\"");
-    if (!layer.empty()) {
-      buf.append(layer);  // layer names need no escaping
-      buf += '@';
-    }
-    append_json_escaped(buf, name);
-    put("\",\"pid\":");
-    append_u64(buf, pid);
-    put(",\"tid\":");
-    append_u64(buf, tid);
-    put(",\"ts\":\"");
-    append_ts_fast(buf, ts);
-    buf += '"';
-  }
-  void dur(std::int64_t ns) {
-    put(",\"dur\":");
-    if (ns >= 0 && ns < 1000000000000000LL) {
-      // ns/1000 has at most 3 decimals, so its shortest round-trip form is the
-      // decimal itself without trailing zeros (what dur_us_json prints).
-      append_u64(buf, static_cast<std::uint64_t>(ns) / 1000u);
-      unsigned f = static_cast<unsigned>(static_cast<std::uint64_t>(ns) % 1000u);
-      char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
-                   static_cast<char>('0' + f % 10)};
-      std::size_t len = 4;
-      while (len > 2 && d[len - 1] == '0') --len;
-      buf.append(d, len);
-    } else {
-      buf += dur_us_json(ns);
-    }
-    put(",\"ph\":\"X\",\"args\":{");
-  }
-  /// A flow event; its id is a number written as a string ("HostToDevice<id>").
-  void flow(char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts, std::string_view cat, std::uint64_t id,
-            std::string_view prefix, bool bp) {
+  /// Events already in msprof JSON form (several: separated by commas).
+  void raw(std::string_view json) {
     sep();
-    put("{\"name\":\"");
-    buf.append(prefix);
-    append_u64(buf, id);
-    put("\",\"pid\":");
-    append_u64(buf, pid);
-    put(",\"tid\":");
-    append_u64(buf, tid);
-    put(",\"ph\":\"");
-    buf += ph;
-    put("\",\"cat\":\"");
-    buf.append(cat);
-    put("\",\"id\":\"");
-    append_u64(buf, id);
-    put("\",\"ts\":\"");
-    append_ts_fast(buf, ts);
-    if (bp)
-      put("\",\"bp\":\"e\"}");
-    else
-      put("\"}");
+    buf.append(json);
   }
+  void dur(std::int64_t ns) { append_dur_json(buf, ns); }
   void task(const device_task& t, std::uint64_t pid) {
     sep();
-    head({}, t.op ? std::string_view(t.op->name) : std::string_view(t.task_type), pid, t.stream_id, t.start_ns);
-    dur(t.end_ns - t.start_ns);
-    put("\"Model Id\":4294967295,\"Task Type\":");
-    append_json_string(buf, t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type);
-    put(",\"Physic Stream Id\":");
-    append_u64(buf, t.stream_id);
-    put(",\"Task Id\":");
-    append_u64(buf, t.task_id);
-    put(",\"Batch Id\":");
-    append_u64(buf, t.batch_id);
-    put(",\"Subtask Id\":4294967295,\"connection_id\":");
-    append_u64(buf, t.connection_id);
-    put("}}");
-    if (t.connection_id != 0)
-      flow('f', pid, t.stream_id, t.start_ns, "HostToDevice", host_to_device_id(t.connection_id), "HostToDevice",
-           true);
+    append_task_json(buf, t, pid);
+    if (t.connection_id == 0) return;
+    sep();
+    append_task_flow_json(buf, t, pid);
   }
   void api(const api_call& a, std::uint64_t pid) {
     sep();
-    const bool acl = a.level == level::acl;
-    head(layer_name(a.level), a.name, pid, a.thread_id, a.start_ns);
-    dur(a.end_ns - a.start_ns);
-    put("\"Thread Id\":");
-    append_u64(buf, a.thread_id);
-    put(",\"Mode\":");
-    append_json_string(buf, acl ? std::string_view(acl_group_name(a.type)) : std::string_view(a.name));
-    put(",\"level\":\"");
-    buf.append(level_name(a.level));
-    put("\",\"id\":");
-    append_json_string(buf, acl ? std::string_view(a.name) : std::string_view("0"));
-    put(",\"item_id\":");
-    append_json_string(buf, a.item.empty() ? std::string_view("0") : std::string_view(a.item));
-    put(",\"connection_id\":");
-    append_u64(buf, a.connection_id);
-    put("}}");
+    append_api_json(buf, a, pid);
   }
   void api_flow(const api_call& a, std::uint64_t pid) {
-    flow('s', pid, a.thread_id, a.start_ns, "HostToDevice", host_to_device_id(a.connection_id), "HostToDevice",
-         false);
+    sep();
+    append_api_flow_json(buf, a, pid);
   }
   void overlap(const overlap_interval& o, std::uint64_t pid) {
     sep();
-    head({}, o.compute ? "Computing" : "Free", pid, o.compute ? 0 : 3, o.start_ns);
-    dur(o.end_ns - o.start_ns);
-    put("}}");
+    append_overlap_json(buf, o, pid);
   }
   void mstx(const mstx_event& e, std::uint64_t pid) {
     sep();
-    head({}, e.message, pid, e.tid, e.start_ns);
-    dur(e.end_ns - e.start_ns);
-    put("\"event_type\":\"");
-    buf.append(mstx_event_type_name(e.event_type));
-    put("\",\"domain\":");
-    append_json_string(buf, e.domain);
-    put("}}");
-    flow('s', pid, e.tid, e.start_ns, "MsTx", mstx_connection_id(e), "MsTx_", false);
+    append_mstx_json(buf, e, pid);
+    sep();
+    append_mstx_flow_json(buf, e, pid);
   }
 };
 
@@ -736,6 +856,189 @@ inline std::string timeline_json(const std::vector<trace_event>& events) {
   out += ']';
   return out;
 }
+
+/// The events of msprof_<ts>.json and msprof_tx_<ts>.json gathered from a
+/// model handed over in windows (model.hpp), written at the end in
+/// emit_timeline's order. Each event is formatted once, when its window
+/// arrives, and kept in a spill_sorter under its place in the output; what
+/// stays in memory besides the sorters is one set per device, stream and
+/// thread. Overlap Analysis merges every op task's interval per device: those
+/// go through a sorter of their own as (device, start, end).
+class timeline_collector {
+ public:
+  /// `timeline`/`tx`: which of the two files will be written (the others' rows
+  /// are not kept). The sorters share `budget` and spill into `spill_dir`.
+  timeline_collector(const std::string& spill_dir, std::size_t budget, bool timeline, bool tx)
+      : timeline_(timeline),
+        tx_(tx),
+        events_(spill_dir, budget / 3),
+        tx_events_(spill_dir, budget / 3),
+        compute_(spill_dir, budget / 3) {}
+
+  void add(const model& w) {
+    const auto& s = w.session;
+    records_ += w.apis.size() + w.tasks.size() + w.mstx.size();
+    mstx_ += w.mstx.size();
+    std::string text;
+    if (timeline_) {
+      for (const auto& t : w.tasks) {
+        const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
+        text.clear();
+        detail::append_task_json(text, t, pid);
+        if (t.connection_id != 0) {
+          text += ',';
+          detail::append_task_flow_json(text, t, pid);
+        }
+        events_.push({sections::tasks, t.global_task_id}, text);
+        streams_[t.device_id].insert(t.stream_id);
+        auto span = spans_.try_emplace(t.device_id, task_span{t.start_ns, t.end_ns}).first;
+        span->second.lo = std::min(span->second.lo, t.start_ns);
+        span->second.hi = std::max(span->second.hi, t.end_ns);
+        if (t.op) compute_.push({t.device_id, t.start_ns, t.end_ns}, {});
+      }
+      const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
+      for (const auto& a : w.apis) {
+        text.clear();
+        detail::append_api_json(text, a, pid);
+        events_.push({sections::apis, a.connection_id}, text);
+        api_tids_.insert(a.thread_id);
+        if (!a.has_device_task) continue;
+        text.clear();
+        detail::append_api_flow_json(text, a, pid);
+        events_.push({sections::api_flows, a.connection_id}, text);
+      }
+    }
+    const std::uint64_t pid = format_pid(s.pid, sort_index::mstx, host_device_bits);
+    for (const auto& e : w.mstx) {
+      text.clear();
+      detail::append_mstx_json(text, e, pid);
+      text += ',';
+      detail::append_mstx_flow_json(text, e, pid);
+      if (timeline_) events_.push({sections::mstx, mstx_seq_}, text);
+      if (tx_) tx_events_.push({sections::mstx, mstx_seq_}, text);
+      ++mstx_seq_;
+      mstx_tids_.insert(e.tid);
+    }
+  }
+
+  /// API calls, device tasks and mstx events of all windows.
+  std::size_t records() const noexcept { return records_; }
+  std::size_t mstx_count() const noexcept { return mstx_; }
+
+  /// msprof_<ts>.json's events into a detail::json_sink; `final` gives the
+  /// session (pid, devices, end) and the iterations. Once only.
+  template <class Sink>
+  result<void> write_timeline(const model& final, Sink& sink) {
+    const auto& s = final.session;
+    // The metadata between the sorted sections, written as the rows reach them.
+    std::uint8_t at = sections::tasks;
+    auto reach = [&](std::uint8_t next) {
+      for (; at < next; ++at) {
+        if (at == sections::tasks) {
+          detail::add_hardware_meta(sink, s, streams_);
+          if (!api_tids_.empty()) detail::add_cann_meta(sink, s, api_tids_);
+        }
+        if (at == sections::mstx && !mstx_tids_.empty()) detail::add_mstx_meta(sink, s, mstx_tids_);
+      }
+    };
+    MSPROF_TRY(events_.drain([&](const event_key& k, std::string_view json) {
+      reach(k.section);
+      sink.raw(json);
+    }));
+    reach(sections::end);
+    timeline_parts rest;  // what only the final model knows: step trace, loss note, AI Core Freq
+    rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
+    emit_timeline(final, sink, rest);
+    return write_overlap(s, sink);
+  }
+
+  /// msprof_tx_<ts>.json's events into a detail::json_sink. Once only.
+  template <class Sink>
+  result<void> write_mstx(const model& final, Sink& sink) {
+    MSPROF_TRY(tx_events_.drain([&](const event_key&, std::string_view json) { sink.raw(json); }));
+    if (!mstx_tids_.empty()) detail::add_mstx_meta(sink, final.session, mstx_tids_);
+    return {};
+  }
+
+ private:
+  /// Sections of msprof_<ts>.json that hold records, in file order.
+  struct sections {
+    static constexpr std::uint8_t tasks = 0, apis = 1, api_flows = 2, mstx = 3, end = 4;
+    static constexpr std::uint8_t overlap_free = 5;  ///< events_ reused for one device's free gaps
+  };
+  /// A row's place: its section, then the global task id, connection id or record number.
+  struct event_key {
+    std::uint8_t section;
+    std::uint64_t order;
+    bool operator<(const event_key& o) const noexcept {
+      return section != o.section ? section < o.section : order < o.order;
+    }
+  };
+  struct interval_key {
+    std::uint32_t device;
+    std::int64_t start, end;
+    bool operator<(const interval_key& o) const noexcept {
+      if (device != o.device) return device < o.device;
+      return start != o.start ? start < o.start : end < o.end;
+    }
+  };
+  struct task_span {
+    std::int64_t lo, hi;  ///< first task start, last task end
+  };
+
+  /// Overlap Analysis: per device its metadata, merged compute intervals, then
+  /// its free gaps (held in the drained events_ until the device is complete).
+  template <class Sink>
+  result<void> write_overlap(const session_info& s, Sink& sink) {
+    result<void> status;
+    auto next = spans_.begin();
+    std::optional<overlap_merger> merge;
+    std::uint32_t dev = 0;
+    std::uint64_t pid = 0, gaps = 0;
+    std::string text;
+    auto on_compute = [&](std::int64_t b, std::int64_t e) { sink.overlap({dev, b, e, true}, pid); };
+    auto on_free = [&](std::int64_t b, std::int64_t e) {
+      text.clear();
+      detail::append_overlap_json(text, {dev, b, e, false}, pid);
+      events_.push({sections::overlap_free, gaps++}, text);
+    };
+    auto close = [&] {
+      if (!merge) return;
+      merge->finish(on_compute, on_free);
+      auto r = events_.drain([&](const event_key&, std::string_view json) { sink.raw(json); });
+      if (status && !r) status = std::move(r);
+      merge.reset();
+    };
+    // Opens the devices up to `last` (all when null) in turn, closing each before the next.
+    auto open_until = [&](const std::uint32_t* last) {
+      for (; next != spans_.end() && (!last || next->first <= *last); ++next) {
+        close();
+        dev = next->first;
+        pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
+        detail::add_overlap_meta(sink, s, dev);
+        merge.emplace(next->second.lo, next->second.hi);
+      }
+    };
+    auto r = compute_.drain([&](const interval_key& k, std::string_view) {
+      if (!merge || k.device != dev) open_until(&k.device);
+      merge->add(k.start, k.end, on_compute, on_free);
+    });
+    open_until(nullptr);
+    close();
+    if (!r) return r;
+    return status;
+  }
+
+  bool timeline_, tx_;
+  spill_sorter<event_key> events_;     ///< msprof_<ts>.json's records
+  spill_sorter<event_key> tx_events_;  ///< msprof_tx_<ts>.json's records (section mstx)
+  spill_sorter<interval_key> compute_;  ///< op tasks' intervals, for Overlap Analysis
+  std::map<std::uint32_t, std::set<std::uint32_t>> streams_;  ///< device -> streams with tasks
+  std::map<std::uint32_t, task_span> spans_;                  ///< device -> its tasks' time span
+  std::set<std::uint32_t> api_tids_, mstx_tids_;
+  std::size_t records_ = 0, mstx_ = 0;
+  std::uint64_t mstx_seq_ = 0;
+};
 
 }  // namespace convert
 MSPROF_END_NAMESPACE
