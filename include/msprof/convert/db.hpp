@@ -10,9 +10,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -20,6 +25,7 @@
 
 #include "../core/error.hpp"
 #include "model.hpp"
+#include "spill.hpp"
 #include "summary.hpp"
 #include "timeline.hpp"
 
@@ -35,12 +41,13 @@ class string_ids {
     (void)id("release");
     (void)id("allocate");
   }
-  std::int64_t id(const std::string& s) {
-    auto it = map_.find(s);
+  std::int64_t id(std::string_view s) {
+    key_.assign(s.data(), s.size());  // one buffer for lookups: no allocation per call
+    auto it = map_.find(key_);
     if (it != map_.end()) return it->second;
     const auto n = static_cast<std::int64_t>(values_.size());
-    map_.emplace(s, n);
-    values_.push_back(s);
+    map_.emplace(key_, n);
+    values_.push_back(key_);
     return n;
   }
   const std::vector<std::string>& values() const noexcept { return values_; }
@@ -48,6 +55,7 @@ class string_ids {
  private:
   std::unordered_map<std::string, std::int64_t> map_;
   std::vector<std::string> values_;
+  std::string key_;
 };
 
 using db_value = std::variant<std::int64_t, double, std::string>;
@@ -62,7 +70,9 @@ class sqlite_db {
   sqlite_db& operator=(const sqlite_db&) = delete;
 
   result<void> open() {
-    if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
+    // NOMUTEX: one thread uses the connection; the per-call locking cost ~10 % of the export.
+    if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK)
       return fail("cannot create database");
     return exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
                 "PRAGMA cache_size=-65536; BEGIN");
@@ -158,18 +168,23 @@ class table_sink {
     if (sqlite3_step(batch_st_) != SQLITE_DONE) fail("insert into");
     sqlite3_reset(batch_st_);
   }
-  void push_back(const std::vector<db_value>& row) {
+  /// Inserts one row: the values in column order (integers, doubles, strings).
+  template <class... Args>
+  void row(const Args&... vs) {
     if (!st_ || !*status_) return;
-    for (std::size_t i = 0; i < ncols_ && i < row.size(); ++i)
-      std::visit([&](const auto& v) { bind(st_, static_cast<int>(i + 1), v); }, row[i]);
+    int c = 0;
+    (bind(st_, ++c, vs), ...);
     if (sqlite3_step(st_) != SQLITE_DONE) fail("insert into");
     sqlite3_reset(st_);
   }
 
  private:
-  static void bind(sqlite3_stmt* st, int c, std::int64_t v) { sqlite3_bind_int64(st, c, v); }
+  template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+  static void bind(sqlite3_stmt* st, int c, T v) {
+    sqlite3_bind_int64(st, c, static_cast<sqlite3_int64>(v));
+  }
   static void bind(sqlite3_stmt* st, int c, double v) { sqlite3_bind_double(st, c, v); }
-  static void bind(sqlite3_stmt* st, int c, const std::string& v) {
+  static void bind(sqlite3_stmt* st, int c, std::string_view v) {
     sqlite3_bind_text(st, c, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   void fail(const char* what) {
@@ -275,162 +290,359 @@ inline const char* const* pmu_db_names() {
 
 }  // namespace detail
 
-/// Writes the database to `path` (which must not exist).
-inline result<void> write_db(const model& m, const std::string& path) {
-  detail::sqlite_db db(path);
-  MSPROF_TRY(db.open());
-  detail::string_ids ids;
-  // Tables are created on first use; rows go straight to SQLite.
-  result<void> status;
-  std::vector<std::pair<std::string, std::unique_ptr<detail::table_sink>>> sinks;
-  auto rows_of = [&](const char* name) -> detail::table_sink& {
-    for (auto& d : sinks)
+namespace detail {
+
+/// Compact rows the sorters carry: numbers as their bytes, strings after a u32 length.
+template <class T>
+void put(std::string& b, T v) {
+  b.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+inline void put_str(std::string& b, std::string_view s) {
+  put(b, static_cast<std::uint32_t>(s.size()));
+  b.append(s);
+}
+/// Reads back what put()/put_str() wrote, in the same order.
+struct row_reader {
+  std::string_view in;
+  template <class T>
+  T get() {
+    T v;
+    std::memcpy(&v, in.data(), sizeof v);
+    in.remove_prefix(sizeof v);
+    return v;
+  }
+  std::string_view str() {
+    const auto n = get<std::uint32_t>();
+    const auto s = in.substr(0, n);
+    in.remove_prefix(n);
+    return s;
+  }
+};
+
+// Sort keys. They go to disk as bytes, so they have no padding.
+struct id_key {
+  std::uint64_t id;  ///< connection id (CANN_API) or global task id (TASK, TASK_PMU_INFO)
+  bool operator<(const id_key& o) const noexcept { return id < o.id; }
+};
+/// COMPUTE_TASK_INFO order; the global task id breaks ties as the task order did
+/// in the whole-model writer's stable sort.
+struct compute_key {
+  std::int64_t start_ns;
+  std::uint64_t global_task_id;
+  std::uint32_t device_id, stream_id, task_id, pad;
+  bool operator<(const compute_key& o) const noexcept {
+    return std::tie(device_id, stream_id, task_id, start_ns, global_task_id) <
+           std::tie(o.device_id, o.stream_id, o.task_id, o.start_ns, o.global_task_id);
+  }
+};
+/// A time range on a device (OVERLAP_ANALYSIS): an op's, or a free gap.
+struct interval_key {
+  std::int64_t start_ns, end_ns;
+  std::uint32_t device_id, pad;
+  bool operator<(const interval_key& o) const noexcept {
+    return std::tie(device_id, start_ns, end_ns) < std::tie(o.device_id, o.start_ns, o.end_ns);
+  }
+};
+
+}  // namespace detail
+
+/// Writes the database to `path` (which must not exist) from windows of the
+/// model (model.hpp): add() every window, then finish() with the final model.
+/// MSTX_EVENTS rows go in as they arrive (their strings are the first
+/// registered, so their ids are final at once). Every other table has a global
+/// order: its rows wait in spill_sorters (together they keep about
+/// `spill_budget` bytes in memory, runs go to `spill_dir`) and finish() writes
+/// them, registering their strings, in exactly the order of the whole-model
+/// writer. The SQLite calls are the same whatever the windows, so the file is too.
+class db_window_writer {
+  static constexpr std::size_t sorters = 6;
+
+ public:
+  db_window_writer(std::string path, const std::string& spill_dir, std::size_t spill_budget = spill_budget_default)
+      : db_(std::move(path)),
+        apis_(spill_dir, spill_budget / sorters),
+        tasks_(spill_dir, spill_budget / sorters),
+        pmu_(spill_dir, spill_budget / sorters),
+        compute_(spill_dir, spill_budget / sorters),
+        ops_(spill_dir, spill_budget / sorters),
+        gaps_(spill_dir, spill_budget / sorters) {}
+
+  /// Takes one window; the database is created on the first call.
+  result<void> add(const model& w) {
+    MSPROF_TRY(open());
+    if (!w.mstx.empty()) {
+      auto& r = rows_of("MSTX_EVENTS");
+      for (const auto& e : w.mstx) {
+        const auto msg = ids_.id(e.message);
+        const auto dom = ids_.id(e.domain);
+        r.row(e.start_ns, e.end_ns, e.event_type, 4294967295u, 4294967295u, msg, gtid(w, e.tid), gtid(w, e.tid), dom,
+              detail::mstx_connection_id(e));
+      }
+    }
+    for (const auto& a : w.apis) {
+      buf_.clear();
+      detail::put(buf_, a.start_ns);
+      detail::put(buf_, a.end_ns);
+      detail::put(buf_, a.level);
+      detail::put(buf_, a.thread_id);
+      buf_ += a.name;
+      apis_.push({a.connection_id}, buf_);
+    }
+    for (const auto& t : w.tasks) add_task(w, t);
+    return status_;
+  }
+
+  /// Writes the ordered tables and the rest from the final model (its records
+  /// are ignored) and closes the database.
+  result<void> finish(const model& final) {
+    MSPROF_TRY(open());
+    const auto& s = final.session;
+    // Registration order follows the reference: mstx (done), PMU names, APIs, tasks, compute info.
+    const bool pmu = any_pmu_ && has_pipe_pmu(final);
+    std::int64_t pmu_name_ids[30] = {};
+    if (pmu)
+      for (int i = 0; i < 30; ++i) pmu_name_ids[i] = ids_.id(detail::pmu_db_names()[i]);
+    if (apis_.size()) {
+      auto& r = rows_of("CANN_API");
+      MSPROF_TRY(apis_.drain([&](const detail::id_key& k, std::string_view payload) {
+        detail::row_reader in{payload};
+        const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
+        const auto level = in.get<std::uint16_t>();
+        const auto tid = in.get<std::uint32_t>();
+        r.row(start, end, level, gtid(final, tid), k.id, ids_.id(in.in));
+      }));
+    }
+    if (tasks_.size()) {
+      MSPROF_TRY(write_tasks(final));
+      if (pmu) MSPROF_TRY(write_pmu(pmu_name_ids));
+      for (const auto& d : s.devices) {
+        auto& f = rows_of("AICORE_FREQ");
+        for (auto ts : {s.start_ns, s.end_ns})
+          f.row(d.id, ts, static_cast<std::int64_t>(d.aic_frequency_mhz), -1);
+      }
+      MSPROF_TRY(write_overlap());
+    }
+    rows_of("HOST_INFO").row(s.host_uid, s.hostname);
+    for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
+                        {"SCHEMA_VERSION_MAJOR", "1"},
+                        {"SCHEMA_VERSION_MINOR", "2"},
+                        {"SCHEMA_VERSION_MICRO", "0"}})
+      rows_of("META_DATA").row(std::string_view(k), std::string_view(v));
+    if (final.has_device()) {
+      for (const auto& d : s.devices) {
+        rows_of("NPU_INFO").row(d.id, chip_name(s.platform_version));
+        rows_of("RANK_DEVICE_MAP").row(s.rank_id, d.id);
+      }
+    } else {
+      rows_of("NPU_INFO").row(-1, std::string_view("UNKNOWN"));
+      rows_of("RANK_DEVICE_MAP").row(s.rank_id, -1);
+    }
+    rows_of("SESSION_TIME_INFO").row(s.start_ns, s.end_ns);
+    {
+      auto& r = rows_of("STRING_IDS");
+      const auto& vals = ids_.values();
+      for (std::size_t i = 0; i < vals.size(); ++i) r.row(i, vals[i]);
+    }
+
+    const bool has_task = std::any_of(sinks_.begin(), sinks_.end(), [](const auto& p) { return p.first == "TASK"; });
+    sinks_.clear();  // finalize statements
+    if (!status_) return status_;
+    if (has_task) MSPROF_TRY(db_.exec("CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)"));
+    for (const auto& [name, rows] : detail::db_enums()) {
+      MSPROF_TRY(db_.exec(std::string("CREATE TABLE ") + name + " (id INTEGER PRIMARY KEY, name TEXT)"));
+      std::vector<std::vector<detail::db_value>> v;
+      for (const auto& e : rows) v.push_back({e.id, std::string(e.name)});
+      MSPROF_TRY(db_.insert(name, 2, v));
+    }
+    return db_.close();
+  }
+
+ private:
+  result<void> open() {
+    if (!opened_ && status_) {
+      opened_ = true;
+      auto r = db_.open();
+      if (!r) status_ = r.err();
+    }
+    return status_;
+  }
+
+  /// The table's insert; the table is created on first use, so tables appear
+  /// in the reference's order.
+  detail::table_sink& rows_of(const char* name) {
+    for (auto& d : sinks_)
       if (d.first == name) return *d.second;
     const detail::db_table_def* def = detail::db_tables();
     while (def->name && std::string(def->name) != name) ++def;
-    auto created = db.exec(std::string("CREATE TABLE ") + name + " (" + (def->name ? def->columns : "") + ")");
-    if (!created && status) status = created.err();
-    sinks.emplace_back(name, std::make_unique<detail::table_sink>(db.handle(), name, def->ncols, &status));
-    return *sinks.back().second;
-  };
-  using V = std::vector<detail::db_value>;
-  const auto& s = m.session;
-  const auto pid = static_cast<std::int64_t>(s.pid);
-  auto gtid = [&](std::uint32_t tid) { return static_cast<std::int64_t>((static_cast<std::uint64_t>(s.pid) << 32) | tid); };
+    auto created = db_.exec(std::string("CREATE TABLE ") + name + " (" + (def->name ? def->columns : "") + ")");
+    if (!created && status_) status_ = created.err();
+    sinks_.emplace_back(name, std::make_unique<detail::table_sink>(db_.handle(), name, def->ncols, &status_));
+    return *sinks_.back().second;
+  }
 
-  // Registration order follows the reference: mstx, PMU names, APIs, tasks, compute info.
-  if (!m.mstx.empty()) {
-    auto& r = rows_of("MSTX_EVENTS");
-    for (const auto& e : m.mstx) {
-      const auto msg = ids.id(e.message);
-      const auto dom = ids.id(e.domain);
-      r.push_back(V{e.start_ns, e.end_ns, static_cast<std::int64_t>(e.event_type), std::int64_t{4294967295},
-                    std::int64_t{4294967295}, msg, gtid(e.tid), gtid(e.tid), dom,
-                    static_cast<std::int64_t>(detail::mstx_connection_id(e))});
+  static std::int64_t gtid(const model& m, std::uint32_t tid) {
+    return static_cast<std::int64_t>((static_cast<std::uint64_t>(m.session.pid) << 32) | tid);
+  }
+
+  /// One task's rows for TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO and OVERLAP_ANALYSIS.
+  void add_task(const model& w, const device_task& t) {
+    any_pmu_ = any_pmu_ || t.pmu.has_value();
+    auto span = task_span_.try_emplace(t.device_id, t.start_ns, t.end_ns).first;
+    span->second.first = std::min(span->second.first, t.start_ns);
+    span->second.second = std::max(span->second.second, t.end_ns);
+    buf_.clear();
+    detail::put(buf_, t.start_ns);
+    detail::put(buf_, t.end_ns);
+    detail::put(buf_, t.connection_id);
+    detail::put(buf_, t.device_id);
+    detail::put(buf_, t.stream_id);
+    detail::put(buf_, t.task_id);
+    buf_ += t.task_type;
+    tasks_.push({t.global_task_id}, buf_);
+    if (!t.op) return;
+    const op_info& op = *t.op;
+    ops_.push({t.start_ns, t.end_ns, t.device_id, 0}, {});
+
+    auto dt = [](const tensor_desc& d) { return data_type_name(d.data_type); };
+    auto fm = [](const tensor_desc& d) { return format_name(d.format); };
+    buf_.clear();
+    detail::put(buf_, op.block_num);
+    detail::put(buf_, op.ge_task_type);
+    detail::put(buf_, static_cast<std::uint8_t>(op.dynamic));
+    detail::put_str(buf_, op.name);
+    detail::put_str(buf_, op.type);
+    for (std::uint32_t kind : {0u, 1u}) {
+      detail::put_str(buf_, detail::join_tensors(op, kind, fm));
+      detail::put_str(buf_, detail::join_tensors(op, kind, dt));
+      detail::put_str(buf_, detail::shape_cell(op, kind));
     }
+    compute_.push({t.start_ns, t.global_task_id, t.device_id, t.stream_id, t.task_id, 0}, buf_);
+
+    if (!t.pmu || !has_pipe_pmu(w)) return;
+    const bool aic = detail::is_aic(op.ge_task_type), aiv = detail::is_aiv(op.ge_task_type);
+    const device_info* dev = w.device(t.device_id);
+    if ((!aic && !aiv) || !dev) return;
+    const auto pm = compute_pipe(*t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
+    buf_.clear();
+    detail::put(buf_, static_cast<std::uint8_t>(aic));
+    detail::put(buf_, pm.total_time_us * 1000.0);
+    detail::put(buf_, pm.total_cycles);
+    for (std::size_t i = 0; i < 6; ++i) {
+      detail::put(buf_, pm.time_us[i] * 1000.0);
+      detail::put(buf_, pm.ratio[i]);
+    }
+    detail::put(buf_, pm.icache_miss_rate);
+    pmu_.push({t.global_task_id}, buf_);
   }
-  bool any_pmu = false;
-  for (const auto& t : m.tasks) any_pmu = any_pmu || t.pmu.has_value();
-  std::int64_t pmu_name_ids[30] = {};
-  if (any_pmu && has_pipe_pmu(m))
-    for (int i = 0; i < 30; ++i) pmu_name_ids[i] = ids.id(detail::pmu_db_names()[i]);
-  if (!m.apis.empty()) {
-    auto& r = rows_of("CANN_API");
-    for (const auto& a : m.apis)
-      r.push_back(V{a.start_ns, a.end_ns, static_cast<std::int64_t>(a.level), gtid(a.thread_id),
-                    static_cast<std::int64_t>(a.connection_id), ids.id(a.name)});
-  }
-  if (!m.tasks.empty()) {
+
+  /// TASK by global task id, then COMPUTE_TASK_INFO by (device, stream, task, start).
+  result<void> write_tasks(const model& final) {
     auto& r = rows_of("TASK");
-    for (const auto& t : m.tasks)
-      r.push_back(V{t.start_ns, t.end_ns, static_cast<std::int64_t>(t.device_id),
-                    static_cast<std::int64_t>(t.connection_id), static_cast<std::int64_t>(t.global_task_id), pid,
-                    ids.id(t.task_type), std::int64_t{4294967295}, static_cast<std::int64_t>(t.stream_id),
-                    static_cast<std::int64_t>(t.task_id), std::int64_t{4294967295}});
-    std::vector<const device_task*> ops;
-    for (const auto& t : m.tasks)
-      if (t.op) ops.push_back(&t);
-    std::stable_sort(ops.begin(), ops.end(), [](const device_task* a, const device_task* b) {
-      return std::tie(a->device_id, a->stream_id, a->task_id, a->start_ns) <
-             std::tie(b->device_id, b->stream_id, b->task_id, b->start_ns);
-    });
+    const auto pid = static_cast<std::int64_t>(final.session.pid);
+    MSPROF_TRY(tasks_.drain([&](const detail::id_key& k, std::string_view payload) {
+      detail::row_reader in{payload};
+      const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
+      const auto conn = in.get<std::uint64_t>();
+      const auto device = in.get<std::uint32_t>(), stream = in.get<std::uint32_t>(), task = in.get<std::uint32_t>();
+      r.row(start, end, device, conn, k.id, pid, ids_.id(in.in), 4294967295u, stream, task, 4294967295u);
+    }));
     auto& c = rows_of("COMPUTE_TASK_INFO");
-    for (const device_task* t : ops) {
-      const op_info& op = *t->op;
-      auto dt = [](const tensor_desc& d) { return data_type_name(d.data_type); };
-      auto fm = [](const tensor_desc& d) { return format_name(d.format); };
-      V row;
-      row.push_back(ids.id(op.name));
-      row.push_back(static_cast<std::int64_t>(t->global_task_id));
-      row.push_back(static_cast<std::int64_t>(op.block_num));
-      row.push_back(std::int64_t{0});
-      row.push_back(ids.id(ge_task_type_name(op.ge_task_type)));
-      row.push_back(ids.id(op.type));
-      row.push_back(ids.id(detail::join_tensors(op, 0, fm)));
-      row.push_back(ids.id(detail::join_tensors(op, 0, dt)));
-      row.push_back(ids.id(detail::shape_cell(op, 0)));
-      row.push_back(ids.id(detail::join_tensors(op, 1, fm)));
-      row.push_back(ids.id(detail::join_tensors(op, 1, dt)));
-      row.push_back(ids.id(detail::shape_cell(op, 1)));
-      row.push_back(ids.id(""));
-      row.push_back(ids.id(op.dynamic ? "dynamic" : "static"));
-      row.push_back(ids.id("NO"));
-      row.push_back(ids.id("N/A"));
-      row.push_back(ids.id("N/A"));
-      c.push_back(std::move(row));
-    }
-    if (any_pmu && has_pipe_pmu(m)) {
-      auto& p = rows_of("TASK_PMU_INFO");
-      for (const auto& t : m.tasks) {
-        if (!t.pmu || !t.op) continue;
-        const bool aic = detail::is_aic(t.op->ge_task_type), aiv = detail::is_aiv(t.op->ge_task_type);
-        const device_info* dev = m.device(t.device_id);
-        if ((!aic && !aiv) || !dev) continue;
-        const auto pm =
-            compute_pipe(*t.pmu, t.op->block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
-        double vals[15];
-        vals[0] = pm.total_time_us * 1000.0;
-        vals[1] = pm.total_cycles;
-        for (int i = 0; i < 6; ++i) {
-          vals[2 + 2 * i] = pm.time_us[static_cast<std::size_t>(i)] * 1000.0;
-          vals[3 + 2 * i] = pm.ratio[static_cast<std::size_t>(i)];
-        }
-        vals[14] = pm.icache_miss_rate;
-        std::array<std::tuple<std::int64_t, std::int64_t, double>, 30> task_rows;
-        for (std::size_t side = 0; side < 2; ++side) {
-          const bool on = side == 0 ? aic : aiv;
-          for (std::size_t i = 0; i < 15; ++i)
-            task_rows[side * 15 + i] = {static_cast<std::int64_t>(t.global_task_id), pmu_name_ids[side * 15 + i],
-                                        on ? vals[i] : 0.0};
-        }
-        p.rows(task_rows);
+    return compute_.drain([&](const detail::compute_key& k, std::string_view payload) {
+      detail::row_reader in{payload};
+      const auto block_num = in.get<std::uint32_t>(), ge_task_type = in.get<std::uint32_t>();
+      const bool dynamic = in.get<std::uint8_t>() != 0;
+      const auto name = in.str(), type = in.str();
+      // Braced lists evaluate in order: the strings register in column order.
+      const std::int64_t id[] = {ids_.id(name),     ids_.id(ge_task_type_name(ge_task_type)),
+                                 ids_.id(type),     ids_.id(in.str()),
+                                 ids_.id(in.str()), ids_.id(in.str()),
+                                 ids_.id(in.str()), ids_.id(in.str()),
+                                 ids_.id(in.str()), ids_.id(std::string_view()),
+                                 ids_.id(dynamic ? "dynamic" : "static"), ids_.id("NO"),
+                                 ids_.id("N/A")};
+      c.row(id[0], k.global_task_id, block_num, 0, id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9],
+            id[10], id[11], id[12], id[12]);
+    });
+  }
+
+  /// TASK_PMU_INFO: 30 rows per task (aic then aiv names), by global task id.
+  result<void> write_pmu(const std::int64_t (&name_ids)[30]) {
+    auto& p = rows_of("TASK_PMU_INFO");
+    return pmu_.drain([&](const detail::id_key& k, std::string_view payload) {
+      detail::row_reader in{payload};
+      const bool aic = in.get<std::uint8_t>() != 0;
+      std::array<std::tuple<std::int64_t, std::int64_t, double>, 30> rows;
+      for (std::size_t i = 0; i < 15; ++i) {
+        const double v = in.get<double>();
+        const auto id = static_cast<std::int64_t>(k.id);
+        rows[i] = {id, name_ids[i], aic ? v : 0.0};
+        rows[15 + i] = {id, name_ids[15 + i], aic ? 0.0 : v};
       }
-    }
-    for (const auto& d : s.devices) {
-      auto& f = rows_of("AICORE_FREQ");
-      for (auto ts : {s.start_ns, s.end_ns})
-        f.push_back(V{static_cast<std::int64_t>(d.id), ts, static_cast<std::int64_t>(d.aic_frequency_mhz),
-                      std::int64_t{-1}});
-    }
+      p.rows(rows);
+    });
+  }
+
+  /// OVERLAP_ANALYSIS per device: the merged op intervals, then the free gaps
+  /// between the device's first task start and last task end.
+  result<void> write_overlap() {
     auto& o = rows_of("OVERLAP_ANALYSIS");
     std::int64_t oid = 0;
-    for (const auto& iv : overlap_analysis(m))
-      o.push_back(V{oid++, static_cast<std::int64_t>(iv.device_id), iv.start_ns, iv.end_ns,
-                    std::int64_t{iv.compute ? 0 : 3}});
-  }
-  rows_of("HOST_INFO").push_back(V{s.host_uid, s.hostname});
-  for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
-                      {"SCHEMA_VERSION_MAJOR", "1"},
-                      {"SCHEMA_VERSION_MINOR", "2"},
-                      {"SCHEMA_VERSION_MICRO", "0"}})
-    rows_of("META_DATA").push_back(V{std::string(k), std::string(v)});
-  if (m.has_device()) {
-    for (const auto& d : s.devices) {
-      rows_of("NPU_INFO").push_back(V{static_cast<std::int64_t>(d.id), chip_name(s.platform_version)});
-      rows_of("RANK_DEVICE_MAP").push_back(V{s.rank_id, static_cast<std::int64_t>(d.id)});
+    bool open_interval = false;
+    detail::interval_key cur{};  // merged interval being grown
+    std::int64_t covered = 0;    // end of the device's time before cur: a gap starts here
+    result<void> gaps_status;
+    auto close_interval = [&] {
+      o.row(oid++, cur.device_id, cur.start_ns, cur.end_ns, 0);
+      if (cur.start_ns > covered) gaps_.push({covered, cur.start_ns, cur.device_id, 0}, {});
+      covered = std::max(covered, cur.end_ns);
+    };
+    auto close_device = [&] {
+      const std::int64_t hi = task_span_[cur.device_id].second;
+      if (hi > covered) gaps_.push({covered, hi, cur.device_id, 0}, {});
+      auto g = gaps_.drain([&](const detail::interval_key& k, std::string_view) {
+        o.row(oid++, k.device_id, k.start_ns, k.end_ns, 3);
+      });
+      if (!g && gaps_status) gaps_status = g;
+    };
+    MSPROF_TRY(ops_.drain([&](const detail::interval_key& k, std::string_view) {
+      if (open_interval && k.device_id == cur.device_id && k.start_ns <= cur.end_ns) {
+        cur.end_ns = std::max(cur.end_ns, k.end_ns);
+        return;
+      }
+      if (open_interval) close_interval();
+      if (open_interval && k.device_id != cur.device_id) close_device();
+      if (!open_interval || k.device_id != cur.device_id) covered = task_span_[k.device_id].first;
+      cur = k;
+      open_interval = true;
+    }));
+    if (open_interval) {
+      close_interval();
+      close_device();
     }
-  } else {
-    rows_of("NPU_INFO").push_back(V{std::int64_t{-1}, std::string("UNKNOWN")});
-    rows_of("RANK_DEVICE_MAP").push_back(V{s.rank_id, std::int64_t{-1}});
-  }
-  rows_of("SESSION_TIME_INFO").push_back(V{s.start_ns, s.end_ns});
-  {
-    auto& r = rows_of("STRING_IDS");
-    const auto& vals = ids.values();
-    for (std::size_t i = 0; i < vals.size(); ++i) r.push_back(V{static_cast<std::int64_t>(i), vals[i]});
+    return gaps_status;
   }
 
-  const bool has_task = std::any_of(sinks.begin(), sinks.end(), [](const auto& p) { return p.first == "TASK"; });
-  sinks.clear();  // finalize statements
-  if (!status) return status;
-  if (has_task) MSPROF_TRY(db.exec("CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)"));
-  for (const auto& [name, rows] : detail::db_enums()) {
-    MSPROF_TRY(db.exec(std::string("CREATE TABLE ") + name + " (id INTEGER PRIMARY KEY, name TEXT)"));
-    std::vector<std::vector<detail::db_value>> v;
-    for (const auto& e : rows) v.push_back(V{e.id, std::string(e.name)});
-    MSPROF_TRY(db.insert(name, 2, v));
-  }
-  return db.close();
+  detail::sqlite_db db_;
+  bool opened_ = false;
+  result<void> status_;  ///< the first failure; every later call returns it
+  detail::string_ids ids_;
+  std::vector<std::pair<std::string, std::unique_ptr<detail::table_sink>>> sinks_;
+  bool any_pmu_ = false;
+  /// Per device: first task start, last task end (OVERLAP_ANALYSIS's free time).
+  std::map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> task_span_;
+  spill_sorter<detail::id_key> apis_, tasks_, pmu_;
+  spill_sorter<detail::compute_key> compute_;
+  spill_sorter<detail::interval_key> ops_, gaps_;
+  std::string buf_;  ///< the payload being built
+};
+
+/// Writes the whole model to `path` (which must not exist) as one window.
+inline result<void> write_db(const model& m, const std::string& path,
+                             std::size_t spill_budget = spill_budget_default) {
+  const auto dir = std::filesystem::path(path).parent_path();
+  db_window_writer w(path, dir.empty() ? "." : dir.string(), spill_budget);
+  MSPROF_TRY(w.add(m));
+  return w.finish(m);
 }
 
 }  // namespace convert

@@ -478,28 +478,67 @@ inline result<export_result> export_summary(const model& m, const export_options
   return r;
 }
 
+/// msprof_<ts>.db from windows of the model (model.hpp): add() every window,
+/// then finish() with the final model. Written as <PROF>/msprof_<ts>.db.tmp<pid>
+/// and renamed when complete; an exporter dropped before finish() removes it.
+/// Sorted runs spill into the PROF_ directory.
+class db_exporter {
+ public:
+  db_exporter(const export_options& o, const std::string& prof_dir, std::size_t spill_budget = spill_budget_default)
+      : path_(std::filesystem::path(prof_dir) /
+              ("msprof_" + (o.timestamp.empty() ? detail::now_stamp() : o.timestamp) + ".db")),
+        tmp_(path_.string() + ".tmp" + std::to_string(::getpid())),
+        writer_(tmp_, prof_dir, spill_budget) {
+    remove_tmp();  // a leftover of a crashed export; the writer creates the file on its first call
+  }
+  db_exporter(const db_exporter&) = delete;
+  db_exporter& operator=(const db_exporter&) = delete;
+  ~db_exporter() {
+    if (!finished_) remove_tmp();
+  }
+
+  result<void> add(const model& window) {
+    records_ += detail::record_count(window);
+    return writer_.add(window);
+  }
+
+  result<export_result> finish(const model& final) {
+    finished_ = true;
+    auto w = writer_.finish(final);
+    std::error_code ec;
+    if (!w) {
+      remove_tmp();
+      return w.err();
+    }
+    std::filesystem::rename(tmp_, path_, ec);
+    if (ec) {
+      remove_tmp();
+      return make_error(errc::io, path_.string() + ": cannot rename temporary file: " + ec.message());
+    }
+    export_result r;
+    r.warnings = final.warnings;
+    r.records = records_;
+    r.files.push_back(path_.string());
+    return r;
+  }
+
+ private:
+  void remove_tmp() const {
+    std::error_code ec;
+    std::filesystem::remove(tmp_, ec);
+  }
+  std::filesystem::path path_;
+  std::string tmp_;
+  db_window_writer writer_;
+  std::size_t records_ = 0;
+  bool finished_ = false;
+};
+
 /// The SQLite db from an already-loaded model.
 inline result<export_result> export_db(const model& m, const export_options& o) {
-  export_result r;
-  r.warnings = m.warnings;
-  r.records = detail::record_count(m);
-  const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
-  const auto p = std::filesystem::path(m.session.prof_dir) / ("msprof_" + ts + ".db");
-  const auto tmp = p.string() + ".tmp" + std::to_string(::getpid());
-  std::error_code ec;
-  std::filesystem::remove(tmp, ec);
-  auto w = write_db(m, tmp);
-  if (!w) {
-    std::filesystem::remove(tmp, ec);
-    return w.err();
-  }
-  std::filesystem::rename(tmp, p, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return make_error(errc::io, p.string() + ": cannot rename temporary file: " + ec.message());
-  }
-  r.files.push_back(p.string());
-  return r;
+  db_exporter x(o, m.session.prof_dir);
+  MSPROF_TRY(x.add(m));
+  return x.finish(m);
 }
 
 /// Loads `prof_dir` and writes the timeline files.
