@@ -627,7 +627,7 @@ class summary_exporter {
   result<void> write_groups(const std::string& name, const std::vector<std::string>& header, const Groups& g,
                             std::vector<std::string>& files) {
     file f(*this, name, header, g.size());
-    g.template rows<row_text>([&](const auto& format) { f.format_row(format); });
+    g.rows([&](const auto& format) { f.format_row(format); });
     return f.close(files);
   }
   const std::vector<std::string>* keys(const std::vector<std::string>& k) const { return k.empty() ? nullptr : &k; }

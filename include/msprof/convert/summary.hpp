@@ -86,7 +86,7 @@ class row_text {
     next();
     quote();
     append_ts_us(out_, ns);
-    out_ += keys_ ? '"' : '\t';
+    out_ += keys_ ? '"' : '\t';  // JSON: the closing quote instead of the TAB
   }
   void us(std::int64_t ns) {
     next();
@@ -141,6 +141,15 @@ class cell_list {
  private:
   table::row& cells_;
 };
+
+/// Appends a row to `t`: format(sink) writes its cells.
+template <class Format>
+void add_row(table& t, const Format& format) {
+  table::row r;
+  cell_list s(r);
+  format(s);
+  t.rows.push_back(std::move(r));
+}
 
 /// CSV or JSON text of one row of already formatted cells.
 inline void append_row_text(std::string& out, const table::row& cells, const std::vector<std::string>* json_keys) {
@@ -358,14 +367,12 @@ inline table op_summary(const model& m) {
   t.header = op_summary_header(pipe);
   const device_task* prev = nullptr;
   for (const device_task* task : op_summary_tasks(m)) {
-    table::row r;
-    r.reserve(t.header.size());
-    cell_list s(r);
-    op_summary_head(s, *task);
-    op_summary_wait(s, prev && prev->device_id == task->device_id ? std::optional(prev->end_ns) : std::nullopt,
-                    task->start_ns);
-    op_summary_tail(s, *task, m.device(task->device_id), pipe);
-    t.rows.push_back(std::move(r));
+    add_row(t, [&](auto& s) {
+      op_summary_head(s, *task);
+      op_summary_wait(s, prev && prev->device_id == task->device_id ? std::optional(prev->end_ns) : std::nullopt,
+                      task->start_ns);
+      op_summary_tail(s, *task, m.device(task->device_id), pipe);
+    });
     prev = task;
   }
   return t;
@@ -393,8 +400,9 @@ class op_statistic_groups {
     ++g.count;
     device_total_[g.device] += dur_us;
   }
-  /// Rows by device, then total time (largest first), then group key.
-  template <class Sink, class Row>
+  /// Calls row(format) per row, by device, then total time (largest first),
+  /// then group key; format(sink) writes the row's cells.
+  template <class Row>
   void rows(Row&& row) const {
     std::vector<std::pair<const key*, const agg*>> v;
     for (const auto& [k, id] : ids_) v.emplace_back(&k, &groups_[id]);
@@ -404,7 +412,7 @@ class op_statistic_groups {
     });
     for (const auto& [k, g] : v) {
       const double all = device_total_.at(g->device);
-      row([&, k = k, g = g](Sink& s) {
+      row([&, k = k, g = g](auto& s) {
         s.num(g->device);
         s.str(std::get<1>(*k));
         s.raw(std::get<2>(*k));
@@ -436,24 +444,13 @@ inline std::vector<std::string> op_statistic_header() {
           "Avg Time(us)", "Max Time(us)", "Ratio(%)"};
 }
 
-/// Rows of a table from a rows(row) producer whose `row` takes a formatter of Sink.
-template <class Rows>
-void collect_rows(table& t, Rows&& rows) {
-  rows([&](const auto& format) {
-    table::row r;
-    cell_list s(r);
-    format(s);
-    t.rows.push_back(std::move(r));
-  });
-}
-
 inline table op_statistic(const model& m) {
   table t;
   t.name = "op_statistic";
   t.header = op_statistic_header();
   op_statistic_groups g;
   for (const device_task* task : op_summary_tasks(m)) g.add(g.group_of(*task), detail::dur_us(task->start_ns, task->end_ns));
-  collect_rows(t, [&](auto&& row) { g.rows<cell_list>(row); });
+  g.rows([&](const auto& format) { add_row(t, format); });
   return t;
 }
 
@@ -484,12 +481,12 @@ class api_statistic_groups {
     const double avg = g.sum / static_cast<double>(g.count);
     g.var_sum += (dur_us - avg) * (dur_us - avg);
   }
-  /// Rows by level name, then API name.
-  template <class Sink, class Row>
+  /// Calls row(format) per row, by level name, then API name.
+  template <class Row>
   void rows(Row&& row) const {
     for (const auto& [k, id] : ids_) {
       const agg& g = groups_[id];
-      row([&, k = &k](Sink& s) {
+      row([&, k = &k](auto& s) {
         const double n = static_cast<double>(g.count);
         s.raw("host");
         s.raw(k->first);
@@ -532,7 +529,7 @@ inline table api_statistic(const model& m) {
   }
   for (std::size_t i = 0; i < m.apis.size(); ++i)
     g.add_deviation(ids[i], detail::dur_us(m.apis[i].start_ns, m.apis[i].end_ns));
-  collect_rows(t, [&](auto&& row) { g.rows<cell_list>(row); });
+  g.rows([&](const auto& format) { add_row(t, format); });
   return t;
 }
 
@@ -571,12 +568,7 @@ inline table task_time(const model& m) {
   std::stable_sort(v.begin(), v.end(), [](const device_task* a, const device_task* b) {
     return std::tie(a->device_id, a->start_ns) < std::tie(b->device_id, b->start_ns);
   });
-  for (const device_task* task : v) {
-    table::row r;
-    cell_list s(r);
-    task_time_row(s, *task);
-    t.rows.push_back(std::move(r));
-  }
+  for (const device_task* task : v) add_row(t, [&](auto& s) { task_time_row(s, *task); });
   return t;
 }
 
@@ -620,12 +612,7 @@ inline table msprof_tx(const model& m) {
   for (const auto& e : m.mstx) v.push_back(&e);
   std::stable_sort(v.begin(), v.end(), [](const mstx_event* a, const mstx_event* b) { return a->start_ns < b->start_ns; });
   const bool raw = msprof_tx_raw_clock(m);
-  for (const mstx_event* e : v) {
-    table::row r;
-    cell_list s(r);
-    msprof_tx_row(s, *e, raw);
-    t.rows.push_back(std::move(r));
-  }
+  for (const mstx_event* e : v) add_row(t, [&](auto& s) { msprof_tx_row(s, *e, raw); });
   return t;
 }
 
@@ -660,12 +647,7 @@ inline table step_trace(const model& m) {
   table t;
   t.name = "step_trace";
   t.header = step_trace_header();
-  for (const auto& it : m.iterations) {
-    table::row r;
-    cell_list s(r);
-    step_trace_row(s, it);
-    t.rows.push_back(std::move(r));
-  }
+  for (const auto& it : m.iterations) add_row(t, [&](auto& s) { step_trace_row(s, it); });
   return t;
 }
 
@@ -700,12 +682,7 @@ inline table mstx_mem(const model& m) {
   table t;
   t.name = "mstx_mem";
   t.header = mstx_mem_header();
-  for (const auto& e : m.mstx_mem) {
-    table::row r;
-    cell_list s(r);
-    mstx_mem_row(s, e);
-    t.rows.push_back(std::move(r));
-  }
+  for (const auto& e : m.mstx_mem) add_row(t, [&](auto& s) { mstx_mem_row(s, e); });
   return t;
 }
 
