@@ -391,91 +391,324 @@ inline std::string readme_text(const std::vector<std::string>& files) {
 
 }  // namespace detail
 
+/// Summary files from a model handed over in windows (model.hpp, add() once
+/// per window, then finish()). Rows of the per-record tables (op_summary,
+/// task_time, msprof_tx, mstx_mem) are formatted for o.format as they arrive
+/// and put into file order by spill_sorters, which share the spill budget; the
+/// API call durations go through one too, because the statistics add them up
+/// in call order. op_statistic and api_statistic are per-group aggregates fed
+/// while finish() drains the sorters in file order, so every double is
+/// computed as with the whole model. finish() writes every file.
+class summary_exporter {
+ public:
+  summary_exporter(const export_options& o, const std::string& prof_dir,
+                   std::size_t spill_budget = spill_budget_default)
+      : o_(o),
+        prof_dir_(prof_dir),
+        budget_(spill_budget / sorters),
+        op_rows_(prof_dir, budget_),
+        task_rows_(prof_dir, budget_),
+        tx_rows_(prof_dir, budget_),
+        mem_rows_(prof_dir, budget_),
+        api_rows_(prof_dir, budget_) {
+    if (o.format == "json") {
+      op_keys_ = row_text::json_keys(op_summary_header(true));
+      task_keys_ = row_text::json_keys(task_time_header());
+      tx_keys_ = row_text::json_keys(msprof_tx_header());
+      mem_keys_ = row_text::json_keys(mstx_mem_header());
+    }
+  }
+
+  result<void> add(const model& w) {
+    records_ += detail::record_count(w);
+    for (const auto& a : w.apis) {
+      const api_row r{api_groups_.group_of(a), a.end_ns - a.start_ns};
+      api_rows_.push({a.connection_id}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
+    }
+    const bool pipe = has_pipe_pmu(w);
+    std::string& b = scratch_;
+    for (const auto& t : w.tasks) {
+      const task_key k{t.device_id, t.start_ns, t.global_task_id};
+      b.clear();
+      row_text s(b, keys(task_keys_));
+      s.open();
+      task_time_row(s, t);
+      s.close();
+      task_rows_.push(k, b);
+      if (!in_op_summary(t)) continue;
+      // The wait cell needs the previous row: formatted when finish() drains.
+      b.assign(sizeof(op_row), '\0');
+      row_text o(b, keys(op_keys_));
+      o.open();
+      op_summary_head(o, t);
+      const op_row h{t.end_ns, op_groups_.group_of(t), static_cast<std::uint32_t>(b.size() - sizeof(op_row))};
+      std::memcpy(&b[0], &h, sizeof h);
+      o.open(op_summary_wait_col + 1);
+      op_summary_tail(o, t, w.device(t.device_id), pipe);
+      o.close();
+      op_rows_.push(k, b);
+    }
+    const bool raw_clock = msprof_tx_raw_clock(w);
+    for (const auto& e : w.mstx) {
+      b.clear();
+      row_text s(b, keys(tx_keys_));
+      s.open();
+      msprof_tx_row(s, e, raw_clock);
+      s.close();
+      tx_rows_.push({e.start_ns, arrivals_++}, b);
+    }
+    for (const auto& e : w.mstx_mem) {
+      b.clear();
+      row_text s(b, keys(mem_keys_));
+      s.open();
+      mstx_mem_row(s, e);
+      s.close();
+      mem_rows_.push({arrivals_++}, b);
+    }
+    return {};
+  }
+
+  result<export_result> finish(const model& final) {
+    export_result r;
+    r.warnings = final.warnings;
+    r.records = records_;
+    auto dir = detail::output_dir(prof_dir_);
+    if (!dir) return dir.err();
+    dir_ = *dir;
+    ts_ = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
+    const table losses = msprof_losses(final);
+    if (op_rows_.size() + api_rows_.size() + task_rows_.size() + tx_rows_.size() + final.iterations.size() +
+            mem_rows_.size() + losses.size() ==
+        0)
+      return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to summarize");
+
+    {  // op_summary; op_statistic adds the durations up in its row order
+      file f(*this, "op_summary", op_summary_header(has_pipe_pmu(final)), op_rows_.size());
+      std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
+      MSPROF_TRY(op_rows_.drain([&](const task_key& k, std::string_view p) {
+        op_row h;
+        std::memcpy(&h, p.data(), sizeof h);
+        op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
+        std::string& b = f.row();
+        b.append(p.substr(sizeof h, h.head_size));
+        row_text s(b, keys(op_keys_));
+        s.open(op_summary_wait_col);
+        op_summary_wait(s, prev && prev->first == k.device_id ? std::optional(prev->second) : std::nullopt,
+                        k.start_ns);
+        b.append(p.substr(sizeof h + h.head_size));
+        prev = {k.device_id, h.end_ns};
+      }));
+      MSPROF_TRY(f.close(r.files));
+    }
+    MSPROF_TRY(write_groups("op_statistic", op_statistic_header(), op_groups_, r.files));
+    {  // api_statistic: sums in call order, then the deviations, again in call order
+      spill_sorter<call_key> again(prof_dir_, budget_);
+      MSPROF_TRY(api_rows_.drain([&](const call_key& k, std::string_view p) {
+        api_row a;
+        std::memcpy(&a, p.data(), sizeof a);
+        api_groups_.add(static_cast<std::uint32_t>(a.group), static_cast<double>(a.dur_ns) / 1000.0);
+        again.push(k, p);
+      }));
+      MSPROF_TRY(again.drain([&](const call_key&, std::string_view p) {
+        api_row a;
+        std::memcpy(&a, p.data(), sizeof a);
+        api_groups_.add_deviation(static_cast<std::uint32_t>(a.group), static_cast<double>(a.dur_ns) / 1000.0);
+      }));
+    }
+    MSPROF_TRY(write_groups("api_statistic", api_statistic_header(), api_groups_, r.files));
+    MSPROF_TRY(write_sorted("task_time", task_time_header(), task_rows_, r.files));
+    MSPROF_TRY(write_sorted("msprof_tx", msprof_tx_header(), tx_rows_, r.files));
+    {
+      file f(*this, "step_trace", step_trace_header(), final.iterations.size());
+      for (const auto& it : final.iterations) f.format_row([&](auto& s) { step_trace_row(s, it); });
+      MSPROF_TRY(f.close(r.files));
+    }
+    MSPROF_TRY(write_sorted("mstx_mem", mstx_mem_header(), mem_rows_, r.files));
+    {
+      file f(*this, losses.name, losses.header, losses.size());
+      for (const auto& row : losses.rows) f.format_row([&](auto& s) {
+          for (const auto& c : row) s.str(c);
+        });
+      MSPROF_TRY(f.close(r.files));
+    }
+    const auto readme = dir_ / "README.txt";
+    MSPROF_TRY(detail::write_file_atomic(readme, detail::readme_text(r.files)));
+    r.files.push_back(readme.string());
+    return r;
+  }
+
+ private:
+  static constexpr std::size_t sorters = 5;  // they share the budget
+
+  struct task_key {  // op_summary and task_time order
+    std::uint32_t device_id;
+    std::int64_t start_ns;
+    std::uint64_t global_task_id;
+    bool operator<(const task_key& o) const {
+      return std::tie(device_id, start_ns, global_task_id) < std::tie(o.device_id, o.start_ns, o.global_task_id);
+    }
+  };
+  struct tx_key {  // msprof_tx: by start, then record order
+    std::int64_t start_ns;
+    std::uint64_t arrival;
+    bool operator<(const tx_key& o) const { return std::tie(start_ns, arrival) < std::tie(o.start_ns, o.arrival); }
+  };
+  struct arrival_key {  // mstx_mem: record order
+    std::uint64_t arrival;
+    bool operator<(const arrival_key& o) const { return arrival < o.arrival; }
+  };
+  struct call_key {  // API calls: start order
+    std::uint64_t connection_id;
+    bool operator<(const call_key& o) const { return connection_id < o.connection_id; }
+  };
+  /// Head of an op_summary payload, followed by the text before the wait cell, then the text after it.
+  struct op_row {
+    std::int64_t end_ns;
+    std::uint32_t group;  ///< op_statistic group
+    std::uint32_t head_size;
+  };
+  struct api_row {  // no padding: the bytes go to disk as they are
+    std::uint64_t group;
+    std::int64_t dur_ns;
+  };
+
+  /// The files of one summary: <stem>[_slice_<k>]_<ts>.<ext>, o.slice_rows rows
+  /// each (the row count is known before the first row, so are the names);
+  /// none for an unwanted or empty summary. Each written under a temporary name
+  /// and renamed when complete.
+  class file {
+   public:
+    file(summary_exporter& x, const std::string& name, const std::vector<std::string>& header, std::size_t rows)
+        : x_(x), name_(name), header_(header), on_(rows != 0 && detail::wanted(x.o_, name)),
+          per_(x.o_.slice_rows == 0 ? SIZE_MAX : x.o_.slice_rows), slices_(rows <= per_ ? 1 : (rows + per_ - 1) / per_) {
+      if (json() && on_) keys_ = row_text::json_keys(header);
+    }
+    ~file() {
+      std::error_code ec;
+      if (f_) std::filesystem::remove(tmp_, ec);  // close() was not reached
+    }
+
+    /// The buffer to append the next row's text to.
+    std::string& row() {
+      if (!on_) {
+        buf_.clear();
+        return buf_;
+      }
+      if (!f_ || in_slice_ == per_) {
+        if (f_) close_slice();
+        open_slice();
+      }
+      if (buf_.size() >= (1u << 20)) flush();
+      if (json() && in_slice_) buf_ += ',';
+      ++in_slice_;
+      return buf_;
+    }
+    /// A row from a formatter (summary.hpp) of this summary's columns.
+    template <class Format>
+    void format_row(Format&& format) {
+      row_text s(row(), json() ? &keys_ : nullptr);
+      s.open();
+      format(s);
+      s.close();
+    }
+    /// Finishes the last file; the paths written go to `files`.
+    result<void> close(std::vector<std::string>& files) {
+      if (f_) close_slice();
+      files.insert(files.end(), written_.begin(), written_.end());
+      return status_;
+    }
+
+   private:
+    bool json() const { return x_.o_.format == "json"; }
+    void open_slice() {
+      const std::string base = detail::summary_stem(name_, json());
+      const std::string stem = slices_ == 1 ? base : base + "_slice_" + std::to_string(slice_);
+      final_ = (x_.dir_ / (stem + "_" + x_.ts_ + (json() ? ".json" : ".csv"))).string();
+      tmp_ = final_ + ".tmp" + std::to_string(::getpid());
+      f_.emplace(tmp_, std::ios::binary | std::ios::trunc);
+      if (!*f_ && status_) status_ = make_error(errc::io, tmp_ + ": cannot create file");
+      buf_.clear();
+      in_slice_ = 0;
+      if (json())
+        buf_ += '[';
+      else
+        append_row_text(buf_, header_, nullptr);
+    }
+    void flush() {
+      if (status_ && !buf_.empty()) {
+        f_->write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        if (!*f_) status_ = make_error(errc::io, tmp_ + ": write failed (disk full?)");
+      }
+      buf_.clear();
+    }
+    void close_slice() {
+      if (json()) buf_ += ']';
+      flush();
+      f_->close();
+      f_.reset();
+      std::error_code ec;
+      if (status_) {
+        std::filesystem::rename(tmp_, final_, ec);
+        if (ec) status_ = make_error(errc::io, final_ + ": cannot rename temporary file: " + ec.message());
+      }
+      if (status_)
+        written_.push_back(final_);
+      else
+        std::filesystem::remove(tmp_, ec);
+      ++slice_;
+    }
+
+    summary_exporter& x_;
+    std::string name_;
+    std::vector<std::string> header_;
+    bool on_;
+    std::size_t per_, slices_;
+    std::vector<std::string> keys_;
+    std::optional<std::ofstream> f_;
+    std::string buf_, tmp_, final_;
+    std::size_t slice_ = 0, in_slice_ = 0;
+    std::vector<std::string> written_;
+    result<void> status_;
+  };
+
+  template <class Key>
+  result<void> write_sorted(const std::string& name, const std::vector<std::string>& header,
+                            spill_sorter<Key>& rows, std::vector<std::string>& files) {
+    file f(*this, name, header, rows.size());
+    MSPROF_TRY(rows.drain([&](const Key&, std::string_view text) { f.row().append(text); }));
+    return f.close(files);
+  }
+  template <class Groups>
+  result<void> write_groups(const std::string& name, const std::vector<std::string>& header, const Groups& g,
+                            std::vector<std::string>& files) {
+    file f(*this, name, header, g.size());
+    g.rows([&](const auto& format) { f.format_row(format); });
+    return f.close(files);
+  }
+  const std::vector<std::string>* keys(const std::vector<std::string>& k) const { return k.empty() ? nullptr : &k; }
+
+  export_options o_;
+  std::string prof_dir_;
+  std::size_t budget_;
+  std::vector<std::string> op_keys_, task_keys_, tx_keys_, mem_keys_;  // JSON object keys; empty for CSV
+  spill_sorter<task_key> op_rows_, task_rows_;
+  spill_sorter<tx_key> tx_rows_;
+  spill_sorter<arrival_key> mem_rows_;
+  spill_sorter<call_key> api_rows_;
+  op_statistic_groups op_groups_;
+  api_statistic_groups api_groups_;
+  std::size_t records_ = 0;
+  std::uint64_t arrivals_ = 0;  // mstx and mstx_mem records so far
+  std::string scratch_;
+  std::filesystem::path dir_;  // set by finish()
+  std::string ts_;
+};
+
 /// Summary files from an already-loaded model.
 inline result<export_result> export_summary(const model& m, const export_options& o) {
-  export_result r;
-  r.warnings = m.warnings;
-  r.records = detail::record_count(m);
-  auto dir = detail::output_dir(m.session.prof_dir);
-  if (!dir) return dir.err();
-  const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
-  const auto tables = all_summaries(m, /*lazy=*/true);
-  if (tables.empty())
-    return make_error(errc::not_found, m.session.prof_dir + ": no API, task or mstx records to summarize");
-  const bool json = o.format == "json";
-  const std::string ext = json ? ".json" : ".csv";
-  const std::size_t per = o.slice_rows == 0 ? SIZE_MAX : o.slice_rows;
-  for (const auto& t : tables) {
-    if (!detail::wanted(o, t.name)) continue;
-    const std::size_t n = t.size();
-    const std::size_t slices = n <= per ? 1 : (n + per - 1) / per;
-    // Rows stream from the model into one slice file after another.
-    std::size_t row_index = 0, slice = 0;
-    std::string buf;
-    std::optional<std::ofstream> f;
-    std::string tmp, final_path;
-    result<void> status;
-    auto open_slice = [&] {
-      const std::string base = detail::summary_stem(t.name, json);
-      const std::string stem = slices == 1 ? base : base + "_slice_" + std::to_string(slice);
-      final_path = (*dir / (stem + "_" + ts + ext)).string();
-      tmp = final_path + ".tmp" + std::to_string(::getpid());
-      f.emplace(tmp, std::ios::binary | std::ios::trunc);
-      if (!*f) status = make_error(errc::io, tmp + ": cannot create file");
-      buf.clear();
-      if (json)
-        buf += '[';
-      else
-        append_csv_row(buf, t.header);
-    };
-    auto flush = [&] {
-      if (status && f && !buf.empty()) {
-        f->write(buf.data(), static_cast<std::streamsize>(buf.size()));
-        if (!*f) status = make_error(errc::io, tmp + ": write failed (disk full?)");
-      }
-      buf.clear();
-    };
-    auto close_slice = [&] {
-      if (json) buf += ']';
-      flush();
-      f->close();
-      std::error_code ec;
-      if (status) {
-        std::filesystem::rename(tmp, final_path, ec);
-        if (ec) status = make_error(errc::io, final_path + ": cannot rename temporary file: " + ec.message());
-      }
-      if (!status) std::filesystem::remove(tmp, ec);
-      if (status) r.files.push_back(final_path);
-      f.reset();
-      ++slice;
-    };
-    open_slice();
-    std::size_t in_slice = 0;
-    t.for_each([&](const table::row& row) {
-      if (!status) return;
-      if (in_slice == per) {
-        close_slice();
-        if (!status) return;
-        open_slice();
-        in_slice = 0;
-      }
-      if (json) {
-        if (in_slice) buf += ',';
-        append_json_row(buf, t.header, row);
-      } else {
-        append_csv_row(buf, row);
-      }
-      ++in_slice;
-      ++row_index;
-      if (buf.size() >= (1u << 20)) flush();
-    });
-    if (f) close_slice();
-    if (!status) return status.err();
-  }
-  const auto readme = *dir / "README.txt";
-  MSPROF_TRY(detail::write_file_atomic(readme, detail::readme_text(r.files)));
-  r.files.push_back(readme.string());
-  return r;
+  summary_exporter x(o, m.session.prof_dir);
+  MSPROF_TRY(x.add(m));
+  return x.finish(m);
 }
 
 /// msprof_<ts>.db from windows of the model (model.hpp): add() every window,
