@@ -248,23 +248,57 @@ inline result<void> select_iterations(model& m, const export_options& o) {
   return {};
 }
 
-inline result<model> load_checked(const std::string& prof_dir, const export_options& o) {
-  auto m = load_model(prof_dir);
-  if (!m) return m.err();
-  if (o.strict && !m->warnings.empty())
-    return make_error(errc::truncated, prof_dir + ": " + m->warnings.front() + " (strict mode)");
+/// The option checks every export makes before it reads anything.
+inline result<void> check_options(const export_options& o) {
   if (o.iteration_count < 1 || o.iteration_count > 5)
     return make_error(errc::invalid_argument, "--iteration-count must be 1..5, got " + std::to_string(o.iteration_count));
   if (o.format != "csv" && o.format != "json")
     return make_error(errc::invalid_argument, "--format must be csv or json, got '" + o.format + "'");
+  return {};
+}
+
+/// --strict: the first warning of the load is an error.
+inline result<void> check_strict(const std::string& prof_dir, const model& m, const export_options& o) {
+  if (o.strict && !m.warnings.empty())
+    return make_error(errc::truncated, prof_dir + ": " + m.warnings.front() + " (strict mode)");
+  return {};
+}
+
+/// --clear: the intermediate sqlite/ directories go.
+inline void clear_intermediates(const std::string& prof_dir, const export_options& o) {
+  if (!o.clear) return;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(prof_dir, ec)) {
+    std::error_code ec2;
+    if (e.is_directory(ec2)) std::filesystem::remove_all(e.path() / "sqlite", ec2);
+  }
+}
+
+/// The whole model, for the exports that need it (iteration selection, the chrome form).
+inline result<model> load_checked(const std::string& prof_dir, const export_options& o) {
+  auto m = load_model(prof_dir);
+  if (!m) return m.err();
+  MSPROF_TRY(check_strict(prof_dir, *m, o));
+  MSPROF_TRY(check_options(o));
   if (o.model_id || o.iteration_id) MSPROF_TRY(select_iterations(*m, o));
-  if (o.clear) {
-    for (const auto& e : std::filesystem::directory_iterator(prof_dir)) {
-      std::error_code ec;
-      if (e.is_directory(ec)) std::filesystem::remove_all(e.path() / "sqlite", ec);
+  clear_intermediates(prof_dir, o);
+  return m;
+}
+
+/// Runs `side` on a second thread while `main` runs here (inline when no thread
+/// can be started): the db, the slowest writer, goes beside the text files.
+template <class Side, class Main>
+void beside(bool with_side, Side&& side, Main&& main) {
+  std::thread t;
+  if (with_side) {
+    try {
+      t = std::thread([&] { side(); });
+    } catch (const std::system_error&) {
+      side();
     }
   }
-  return m;
+  main();
+  if (t.joinable()) t.join();
 }
 
 inline std::size_t record_count(const model& m) { return m.apis.size() + m.tasks.size() + m.mstx.size(); }
@@ -774,62 +808,117 @@ inline result<export_result> export_db(const model& m, const export_options& o) 
   return x.finish(m);
 }
 
+/// Which files an export writes.
+struct export_parts {
+  bool timeline = false;
+  bool summary = false;
+  bool db = false;
+};
+
+namespace detail {
+
+/// Collects the files of the parts, reported in part order (timeline, summaries, db).
+struct part_results {
+  std::optional<result<export_result>> timeline, summary, db;
+  result<export_result> merged(export_result all) && {
+    for (auto* r : {&timeline, &summary, &db}) {
+      if (!*r) continue;
+      if (!**r) return (**r).err();
+      all.files.insert(all.files.end(), (**r)->files.begin(), (**r)->files.end());
+    }
+    return all;
+  }
+};
+
+/// The parts from a model loaded whole.
+inline result<export_result> export_whole(const model& m, const export_options& o, export_parts p) {
+  part_results r;
+  beside(
+      p.db, [&] { r.db.emplace(export_db(m, o)); },
+      [&] {
+        if (p.timeline) r.timeline.emplace(export_timeline(m, o));
+        if (p.summary && (!r.timeline || *r.timeline)) r.summary.emplace(export_summary(m, o));
+      });
+  export_result all;
+  all.warnings = m.warnings;
+  all.records = record_count(m);
+  return std::move(r).merged(std::move(all));
+}
+
+}  // namespace detail
+
+/// Loads `prof_dir` and writes the chosen parts, all with one timestamp.
+/// Memory does not grow with the number of records: the model comes in windows
+/// (load_windows) and each writer keeps sorted runs on disk (spill.hpp) and a
+/// few small sets. Iteration selection and the chrome form need the whole
+/// model, and load it.
+inline result<export_result> export_parts_of(const std::string& prof_dir, const export_options& o, export_parts p) {
+  export_options oo = o;
+  if (oo.timestamp.empty()) oo.timestamp = detail::now_stamp();
+  if (oo.model_id || oo.iteration_id || (p.timeline && oo.chrome)) {
+    auto m = detail::load_checked(prof_dir, oo);
+    if (!m) return m.err();
+    return detail::export_whole(*m, oo, p);
+  }
+  MSPROF_TRY(detail::check_options(oo));
+  std::optional<timeline_exporter> timeline;
+  std::optional<summary_exporter> summary;
+  std::optional<db_exporter> db;
+  if (p.timeline) timeline.emplace(oo, prof_dir);
+  if (p.summary) summary.emplace(oo, prof_dir);
+  if (p.db) db.emplace(oo, prof_dir);
+  // A writer's first error; it gets no more windows.
+  result<void> text_status, db_status;
+  auto add = [](auto& writer, const model& w, result<void>& status) {
+    if (writer && status) status = writer->add(w);
+  };
+  std::size_t records = 0;
+  auto loaded = load_windows(prof_dir, load_options{}, [&](model& w) {
+    records += detail::record_count(w);
+    detail::beside(
+        db.has_value(), [&] { add(db, w, db_status); },
+        [&] {
+          add(timeline, w, text_status);
+          add(summary, w, text_status);
+        });
+  });
+  if (!loaded) return loaded.err();
+  MSPROF_TRY(text_status);
+  MSPROF_TRY(db_status);
+  MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
+  detail::clear_intermediates(prof_dir, oo);
+  detail::part_results r;
+  detail::beside(
+      db.has_value(), [&] { r.db.emplace(db->finish(*loaded)); },
+      [&] {
+        if (timeline) r.timeline.emplace(timeline->finish(*loaded));
+        if (summary && (!r.timeline || *r.timeline)) r.summary.emplace(summary->finish(*loaded));
+      });
+  export_result all;
+  all.warnings = loaded->warnings;
+  all.records = records;
+  return std::move(r).merged(std::move(all));
+}
+
 /// Loads `prof_dir` and writes the timeline files.
 inline result<export_result> export_timeline(const std::string& prof_dir, const export_options& o = {}) {
-  auto m = detail::load_checked(prof_dir, o);
-  if (!m) return m.err();
-  return export_timeline(*m, o);
+  return export_parts_of(prof_dir, o, {true, false, false});
 }
 
 /// Loads `prof_dir` and writes the summary files.
 inline result<export_result> export_summary(const std::string& prof_dir, const export_options& o = {}) {
-  auto m = detail::load_checked(prof_dir, o);
-  if (!m) return m.err();
-  return export_summary(*m, o);
+  return export_parts_of(prof_dir, o, {false, true, false});
 }
 
 /// Loads `prof_dir` and writes msprof_<ts>.db.
 inline result<export_result> export_db(const std::string& prof_dir, const export_options& o = {}) {
-  auto m = detail::load_checked(prof_dir, o);
-  if (!m) return m.err();
-  return export_db(*m, o);
+  return export_parts_of(prof_dir, o, {false, false, true});
 }
 
-/// Loads once and writes timeline, summaries and db (the launcher's default).
+/// Loads once and writes timeline, summaries and db (the launcher's default;
+/// export_options::text and ::db choose).
 inline result<export_result> export_all(const std::string& prof_dir, const export_options& o = {}) {
-  auto m = detail::load_checked(prof_dir, o);
-  if (!m) return m.err();
-  export_options oo = o;
-  if (oo.timestamp.empty()) oo.timestamp = detail::now_stamp();
-  export_result all;
-  all.warnings = m->warnings;
-  all.records = detail::record_count(*m);
-  auto keep = [&](result<export_result> r) -> result<void> {
-    if (!r) return r.err();
-    all.files.insert(all.files.end(), r->files.begin(), r->files.end());
-    return {};
-  };
-  // The db is the slowest writer: it runs beside the text files (the model is
-  // only read), inline when no thread can be started.
-  std::optional<result<export_result>> db;
-  std::thread db_writer;
-  if (oo.db) {
-    try {
-      db_writer = std::thread([&] { db.emplace(export_db(*m, oo)); });
-    } catch (const std::system_error&) {
-      db.emplace(export_db(*m, oo));
-    }
-  }
-  result<export_result> timeline = export_result{}, summary = export_result{};
-  if (oo.text) {
-    timeline = export_timeline(*m, oo);
-    if (timeline) summary = export_summary(*m, oo);
-  }
-  if (db_writer.joinable()) db_writer.join();
-  MSPROF_TRY(keep(std::move(timeline)));
-  MSPROF_TRY(keep(std::move(summary)));
-  if (db) MSPROF_TRY(keep(std::move(*db)));
-  return all;
+  return export_parts_of(prof_dir, o, {o.text, o.text, o.db});
 }
 
 /// PROF_ directories named by `dir`: itself if it is one, else its PROF_* children.

@@ -46,7 +46,7 @@ inline std::string json_text_of(const json::value& v) {
 
 /// How load_windows() bounds its memory.
 struct load_options {
-  std::size_t window_records = 1u << 20;  ///< API calls + tasks (or mstx events) per window
+  std::size_t window_records = 1u << 16;  ///< API calls + tasks (or mstx events) per window: ~20 MB
   std::size_t spill_budget = spill_budget_default;  ///< per sorted stream of the join
   std::string spill_dir;  ///< where sorted runs go; "" = the PROF_ directory
 };

@@ -170,7 +170,7 @@ class spill_sorter {
   /// Reads one run sequentially through a buffer.
   class run_reader {
    public:
-    run_reader(int fd, run r) : fd_(fd), pos_(r.offset), end_(r.offset + r.bytes) {}
+    run_reader(int fd, run r, std::size_t chunk) : fd_(fd), pos_(r.offset), end_(r.offset + r.bytes), chunk_(chunk) {}
     /// Next row into key/seq/payload; false at the end of the run or on a read error (`error` set).
     bool next(bool& error) {
       if (pos_ == end_ && at_ == buf_.size()) return false;
@@ -197,7 +197,7 @@ class spill_sorter {
       at_ = 0;
       while (buf_.size() < n) {
         const std::size_t want = static_cast<std::size_t>(
-            std::min<std::uint64_t>(end_ - pos_, std::max<std::size_t>(n - buf_.size(), 64u << 10)));
+            std::min<std::uint64_t>(end_ - pos_, std::max(n - buf_.size(), chunk_)));
         if (want == 0) break;
         const std::size_t have = buf_.size();
         buf_.resize(have + want);
@@ -219,6 +219,7 @@ class spill_sorter {
     }
     int fd_;
     std::uint64_t pos_, end_;
+    std::size_t chunk_;  // bytes read ahead at a time
     std::string buf_;
     std::size_t at_ = 0;
   };
@@ -233,7 +234,10 @@ class spill_sorter {
     spill();  // the rest becomes a run too: one merge path
     readers_.clear();
     readers_.reserve(runs_.size());
-    for (const run& r : runs_) readers_.emplace_back(fd_, r);
+    // The read-ahead of all runs together stays within the budget, however
+    // many runs there are (64 KiB each at most, 4 KiB at least).
+    const std::size_t chunk = std::clamp<std::size_t>(budget_ / runs_.size(), 4u << 10, 64u << 10);
+    for (const run& r : runs_) readers_.emplace_back(fd_, r, chunk);
     heads_.clear();
     for (std::size_t i = 0; i < readers_.size() && status_; ++i) advance(i);
     current_ = none;
