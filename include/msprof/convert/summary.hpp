@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/compile.h>
+
 #include "model.hpp"
 #include "spill.hpp"  // for the exporter (export.hpp)
 #include "text.hpp"
@@ -47,7 +49,8 @@ struct table {
 // A row formatter calls, once per column in header order: str (any text),
 // raw (text that never needs CSV quoting or JSON escaping: numbers, fixed
 // names), num, ts (a time cell: µs with 3 decimals and the spreadsheet TAB),
-// us (µs with 3 decimals, no TAB) or fixed (a double with `prec` decimals).
+// us (µs with 3 decimals, no TAB), fixed3 / fixed6 (a double with 3 / 6
+// decimals) or round3 (round3_py: 3 decimals, trailing zeros but one dropped).
 
 /// Writes a row as CSV text (cells joined by ',', quoted when needed, ending in
 /// a newline) or as a JSON object keyed by the header (time cells without
@@ -94,10 +97,27 @@ class row_text {
     append_ts_us(out_, ns);
     quote();
   }
-  void fixed(double v, int prec) {
+  // Compiled format strings: parsing "{:.3f}" at run time cost more than the number.
+  void fixed3(double v) {
     next();
     quote();
-    fmt::format_to(std::back_inserter(out_), "{:.{}f}", v, prec);
+    fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{:.3f}"), v);
+    quote();
+  }
+  void fixed6(double v) {
+    next();
+    quote();
+    fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{:.6f}"), v);
+    quote();
+  }
+  /// round3_py (text.hpp), formatted in place (the PMU cells: 20 a row).
+  void round3(double v) {
+    next();
+    quote();
+    const std::size_t at = out_.size();
+    fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{:.3f}"), v);
+    while (out_.size() - at > 2 && out_.back() == '0' && out_[out_.size() - 2] != '.') out_.pop_back();
+    if (std::string_view(out_).substr(at) == "-0.0") out_.erase(at, 1);
     quote();
   }
 
@@ -136,7 +156,9 @@ class cell_list {
   void num(std::uint64_t v) { cells_.push_back(std::to_string(v)); }
   void ts(std::int64_t ns) { cells_.push_back(ts_us(ns) + '\t'); }
   void us(std::int64_t ns) { cells_.push_back(ts_us(ns)); }
-  void fixed(double v, int prec) { cells_.push_back(fmt::format("{:.{}f}", v, prec)); }
+  void fixed3(double v) { cells_.push_back(fmt::format("{:.3f}", v)); }
+  void fixed6(double v) { cells_.push_back(fmt::format("{:.6f}", v)); }
+  void round3(double v) { cells_.push_back(round3_py(v)); }
 
  private:
   table::row& cells_;
@@ -297,7 +319,7 @@ void op_summary_head(Sink& s, const device_task& t) {
   s.raw(op.dynamic ? "dynamic" : "static");
   s.raw(ge_task_type_name(op.ge_task_type));
   s.ts(t.start_ns);
-  s.fixed(detail::dur_us(t.start_ns, t.end_ns), 3);
+  s.fixed3(detail::dur_us(t.start_ns, t.end_ns));
 }
 
 /// The wait cell: start minus the end of the previous op of the same device
@@ -306,7 +328,7 @@ template <class Sink>
 void op_summary_wait(Sink& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns) {
   if (!prev_end_ns) return s.raw("0");
   const double wait = detail::dur_us(*prev_end_ns, start_ns);
-  s.fixed(wait > 0 ? wait : 0.0, 6);
+  s.fixed6(wait > 0 ? wait : 0.0);
 }
 
 /// op_summary columns after the wait cell (the PMU ones when `pipe`; `dev` is
@@ -338,18 +360,17 @@ void op_summary_tail(Sink& s, const device_task& t, const device_info* dev, bool
   static constexpr std::size_t aic_pipes[] = {1, 2, 3, 4, 5};
   static constexpr std::size_t aiv_pipes[] = {0, 2, 4, 5};
   auto side = [&](bool on, const auto& pipes) {
-    if (on) {
-      s.raw(round3_py(pm.total_time_us));
+    auto value = [&](double v) { on ? s.round3(v) : s.raw("0.0"); };
+    value(pm.total_time_us);
+    if (on)
       s.num(t.pmu->total_cycles);
-    } else {
-      s.raw("0.0");
+    else
       s.raw("0");
-    }
     for (std::size_t i : pipes) {
-      s.raw(on ? round3_py(pm.time_us[i]) : "0.0");
-      s.raw(on ? round3_py(pm.ratio[i]) : "0.0");
+      value(pm.time_us[i]);
+      value(pm.ratio[i]);
     }
-    s.raw(on ? round3_py(pm.icache_miss_rate) : "0.0");
+    value(pm.icache_miss_rate);
   };
   side(aic, aic_pipes);
   side(aiv, aiv_pipes);
@@ -357,7 +378,7 @@ void op_summary_tail(Sink& s, const device_task& t, const device_info* dev, bool
   double cube = 0;
   if (aic && dur > 0)
     cube = static_cast<double>(t.pmu->total_cycles) / (dev->aic_frequency_mhz * dev->ai_core_num * dur) * 100.0;
-  s.fixed(cube, 3);
+  s.fixed3(cube);
 }
 
 inline table op_summary(const model& m) {
@@ -553,7 +574,7 @@ void task_time_row(Sink& s, const device_task& t) {
     s.str(t.task_type);
   s.num(t.stream_id);
   s.num(t.task_id);
-  s.fixed(detail::dur_us(t.start_ns, t.end_ns), 3);
+  s.fixed3(detail::dur_us(t.start_ns, t.end_ns));
   s.ts(t.start_ns);
   s.ts(t.end_ns);
 }
