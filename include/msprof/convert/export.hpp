@@ -32,6 +32,7 @@
 
 #include "../core/error.hpp"
 #include "db.hpp"
+#include "spill.hpp"
 #include "iterations.hpp"
 #include "load.hpp"
 #include "model.hpp"
@@ -61,6 +62,10 @@ struct export_options {
   bool chrome = false;  ///< --timeline-format=chrome: the chrome form instead of msprof_<ts>.json
   bool text = true;     ///< export_all: timeline and summaries (torch_npu export_type "text")
   bool db = true;       ///< export_all: msprof_<ts>.db (export_type "db")
+  /// Bytes each sorted stream of the join and of each writer holds in memory
+  /// before it spills a run to disk (spill.hpp): with the window size, what
+  /// bounds an export's memory.
+  std::size_t spill_budget = spill_budget_default;
 };
 
 /// What an export wrote.
@@ -864,16 +869,18 @@ inline result<export_result> export_parts_of(const std::string& prof_dir, const 
   std::optional<timeline_exporter> timeline;
   std::optional<summary_exporter> summary;
   std::optional<db_exporter> db;
-  if (p.timeline) timeline.emplace(oo, prof_dir);
-  if (p.summary) summary.emplace(oo, prof_dir);
-  if (p.db) db.emplace(oo, prof_dir);
+  if (p.timeline) timeline.emplace(oo, prof_dir, oo.spill_budget);
+  if (p.summary) summary.emplace(oo, prof_dir, oo.spill_budget);
+  if (p.db) db.emplace(oo, prof_dir, oo.spill_budget);
   // A writer's first error; it gets no more windows.
   result<void> text_status, db_status;
   auto add = [](auto& writer, const model& w, result<void>& status) {
     if (writer && status) status = writer->add(w);
   };
   std::size_t records = 0;
-  auto loaded = load_windows(prof_dir, load_options{}, [&](model& w) {
+  load_options lo;
+  lo.spill_budget = oo.spill_budget;
+  auto loaded = load_windows(prof_dir, lo, [&](model& w) {
     records += detail::record_count(w);
     detail::beside(
         db.has_value(), [&] { add(db, w, db_status); },

@@ -103,6 +103,7 @@ class spill_sorter {
   static constexpr std::size_t head_size = sizeof(Key) + sizeof(std::uint64_t) + sizeof(std::uint32_t);
   struct run {
     std::uint64_t offset, bytes;
+    std::size_t level;  // times its rows were merged
   };
 
   static bool before(const Key& a, std::uint64_t sa, const Key& b, std::uint64_t sb) {
@@ -137,34 +138,75 @@ class spill_sorter {
       return;
     }
     sort_rows();
-    const std::uint64_t start = written_;
-    std::string buf;
-    buf.reserve(1u << 20);
-    auto flush = [&] {
-      for (std::size_t done = 0; done < buf.size() && status_;) {
-        const auto n = ::write(fd_, buf.data() + done, buf.size() - done);
+    run_writer out(*this);
+    for (const row& r : rows_) out.add(r.key, r.seq, std::string_view(arena_).substr(r.offset, r.size));
+    runs_.push_back(out.finish(0));
+    clear_memory();
+    // Too many runs to merge within the budget: the newest ones of a level
+    // become one run of the next level, so every row is rewritten only
+    // log(rows) times and the final merge reads few runs.
+    for (;;) {
+      const std::size_t n = runs_.size(), level = runs_.back().level;
+      std::size_t first = n;
+      while (first > 0 && runs_[first - 1].level == level) --first;
+      if (n - first < max_runs() || !status_) break;
+      merge_runs(first, level + 1);
+    }
+  }
+
+  /// Runs merged at once: their read-ahead (4 KiB at least) stays within the budget.
+  std::size_t max_runs() const noexcept { return std::max<std::size_t>(16, budget_ / (4u << 10)); }
+
+  /// Appends rows to the file as one run.
+  class run_writer {
+   public:
+    explicit run_writer(spill_sorter& s) : s_(s), start_(s.written_) { buf_.reserve(1u << 20); }
+    void add(const Key& key, std::uint64_t seq, std::string_view payload) {
+      const std::size_t at = buf_.size();
+      const auto size = static_cast<std::uint32_t>(payload.size());
+      buf_.resize(at + head_size);
+      std::memcpy(&buf_[at], &key, sizeof(Key));
+      std::memcpy(&buf_[at + sizeof(Key)], &seq, sizeof seq);
+      std::memcpy(&buf_[at + sizeof(Key) + sizeof seq], &size, sizeof size);
+      buf_.append(payload);
+      if (buf_.size() >= (1u << 20)) flush();
+    }
+    run finish(std::size_t level) {
+      flush();
+      return {start_, s_.written_ - start_, level};
+    }
+
+   private:
+    void flush() {
+      for (std::size_t done = 0; done < buf_.size() && s_.status_;) {
+        const auto n = ::write(s_.fd_, buf_.data() + done, buf_.size() - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-          fail("cannot write (disk full?)");
+          s_.fail("cannot write (disk full?)");
           break;
         }
         done += static_cast<std::size_t>(n);
       }
-      written_ += buf.size();
-      buf.clear();
-    };
-    for (const row& r : rows_) {
-      const std::size_t at = buf.size();
-      buf.resize(at + head_size);
-      std::memcpy(&buf[at], &r.key, sizeof(Key));
-      std::memcpy(&buf[at + sizeof(Key)], &r.seq, sizeof r.seq);
-      std::memcpy(&buf[at + sizeof(Key) + sizeof r.seq], &r.size, sizeof r.size);
-      buf.append(arena_, r.offset, r.size);
-      if (buf.size() >= (1u << 20)) flush();
+      s_.written_ += buf_.size();
+      buf_.clear();
     }
-    flush();
-    runs_.push_back({start, written_ - start});
-    clear_memory();
+    spill_sorter& s_;
+    std::uint64_t start_;
+    std::string buf_;
+  };
+
+  /// Replaces runs_[first..] by their merge, one run of `level`.
+  void merge_runs(std::size_t first, std::size_t level) {
+    open_readers(first);
+    run_writer out(*this);
+    Key key{};
+    std::string_view payload;
+    while (merge_next(key, payload)) out.add(key, readers_[current_].seq, payload);
+    runs_.resize(first);
+    runs_.push_back(out.finish(level));
+    readers_.clear();
+    heads_.clear();
+    current_ = none;
   }
 
   /// Reads one run sequentially through a buffer.
@@ -232,15 +274,20 @@ class spill_sorter {
       return;
     }
     spill();  // the rest becomes a run too: one merge path
+    open_readers(0);
+  }
+  /// Readers of runs_[first..], each at its first row.
+  void open_readers(std::size_t first) {
     readers_.clear();
-    readers_.reserve(runs_.size());
-    // The read-ahead of all runs together stays within the budget, however
-    // many runs there are (64 KiB each at most, 4 KiB at least).
-    const std::size_t chunk = std::clamp<std::size_t>(budget_ / runs_.size(), 4u << 10, 64u << 10);
-    for (const run& r : runs_) readers_.emplace_back(fd_, r, chunk);
     heads_.clear();
-    for (std::size_t i = 0; i < readers_.size() && status_; ++i) advance(i);
     current_ = none;
+    const std::size_t n = runs_.size() - first;
+    readers_.reserve(n);
+    // The read-ahead of all runs together stays within the budget (64 KiB
+    // each at most, 4 KiB at least; max_runs() keeps their number down).
+    const std::size_t chunk = std::clamp<std::size_t>(budget_ / n, 4u << 10, 64u << 10);
+    for (std::size_t i = first; i < runs_.size(); ++i) readers_.emplace_back(fd_, runs_[i], chunk);
+    for (std::size_t i = 0; i < readers_.size() && status_; ++i) advance(i);
   }
   void stop_reading() {
     reading_ = false;
