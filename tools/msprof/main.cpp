@@ -279,6 +279,15 @@ int cmd_export(arg_parser& p) {
   return run_export(dir, w, opt);
 }
 
+/// import and show only read: their sorted runs go to the temporary directory.
+cv::load_options read_only() {
+  cv::load_options lo;
+  std::error_code ec;
+  lo.spill_dir = fs::temp_directory_path(ec).string();
+  if (ec) lo.spill_dir = "/tmp";
+  return lo;
+}
+
 int cmd_import(arg_parser& p) {
   std::string dir;
   while (!p.done()) {
@@ -294,14 +303,15 @@ int cmd_import(arg_parser& p) {
   if (dirs.empty()) return fail(dir + ": no PROF_ directory found");
   int rc = 0;
   for (const auto& d : dirs) {
-    auto m = cv::load_model(d);
+    cv::collection_counts n;
+    auto m = cv::load_windows(d, read_only(), [&](cv::model& w) { n.add(w); });
     if (!m) {
       std::cerr << "msprof: error: " << m.err().what() << "\n";
       rc = 1;
       continue;
     }
     for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << w << "\n";
-    std::cout << d << ": " << cv::collection_summary(*m) << "\n";
+    std::cout << d << ": " << cv::collection_summary(*m, n) << "\n";
   }
   return rc;
 }
@@ -327,14 +337,16 @@ int cmd_show(arg_parser& p) {
   if (dirs.empty()) return fail(dir + ": no PROF_ directory found");
   int rc = 0;
   for (const auto& d : dirs) {
-    auto m = cv::load_model(d);
-    if (!m) {
-      std::cerr << "msprof: error: " << m.err().what() << "\n";
+    cv::show_collector c(top, read_only().spill_dir);
+    auto m = cv::load_windows(d, read_only(), [&](cv::model& w) { c.add(w); });
+    auto text = m ? c.text(*m, isatty(STDOUT_FILENO) != 0) : msprof::result<std::string>(m.err());
+    if (!text) {
+      std::cerr << "msprof: error: " << text.err().what() << "\n";
       rc = 1;
       continue;
     }
     for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << w << "\n";
-    std::cout << cv::show_text(*m, top, isatty(STDOUT_FILENO) != 0);
+    std::cout << *text;
   }
   return rc;
 }

@@ -26,6 +26,7 @@
 #include <system_error>
 #include <thread>
 #include <tuple>
+#include <unordered_set>
 #include <vector>
 
 #include <unistd.h>
@@ -197,59 +198,81 @@ inline std::string available_iterations(const model& m) {
 }
 
 /// --model-id/--iteration-id/--iteration-count: keeps the iterations
-/// [id, id + count) of the model and the API calls, device tasks and mstx
-/// events of their time range (iteration_range); an iteration that does not
-/// exist is an error naming the ones that do.
-inline result<void> select_iterations(model& m, const export_options& o) {
-  if (!o.model_id || !o.iteration_id)
-    return make_error(errc::invalid_argument, "--model-id and --iteration-id go together");
-  const std::uint32_t model_id = *o.model_id, first = *o.iteration_id;
-  const std::string what = "--model-id=" + std::to_string(model_id) + " --iteration-id=" + std::to_string(first) +
-                           (o.iteration_count > 1 ? " --iteration-count=" + std::to_string(o.iteration_count) : "");
-  if (m.iterations.empty())
-    return make_error(errc::not_found, m.session.prof_dir + ": " + what +
-                                           ": the collection has no step data (no ts_track step-trace records)");
-  std::vector<iteration> chosen;
-  iteration_range r;
-  bool any = false;
-  for (std::uint32_t k = 0; k < o.iteration_count; ++k) {
-    const std::uint64_t id = static_cast<std::uint64_t>(first) + k;
-    const iteration* found = nullptr;
-    for (const auto& it : m.iterations)
-      if (it.model_id == model_id && it.iteration_id == id) found = &it;
-    if (!found)
-      return make_error(errc::not_found, m.session.prof_dir + ": " + what + ": model " + std::to_string(model_id) +
-                                             " has no iteration " + std::to_string(id) + " (available: " +
-                                             available_iterations(m) + ")");
-    // Lower bound: end of the latest iteration (any model, same device) that
-    // ended before this one started; none: from the beginning.
-    std::int64_t lo = INT64_MIN;
-    for (const auto& it : m.iterations)
-      if (it.device_id == found->device_id && it.end_ns < found->start_ns) lo = std::max(lo, it.end_ns);
-    r.lo = any ? std::min(r.lo, lo) : lo;
-    r.hi = any ? std::max(r.hi, found->end_ns) : found->end_ns;
-    any = true;
-    chosen.push_back(*found);
+/// [id, id + count) of a model and the API calls, device tasks and mstx events
+/// of their time range (iteration_range), window by window (load_windows), so
+/// selecting iterations streams like a whole export.
+class iteration_filter {
+ public:
+  /// Picks the iterations from `m`'s (any window has them all); one that does
+  /// not exist is an error naming the ones that do.
+  static result<iteration_filter> choose(const model& m, const export_options& o) {
+    if (!o.model_id || !o.iteration_id)
+      return make_error(errc::invalid_argument, "--model-id and --iteration-id go together");
+    const std::uint32_t model_id = *o.model_id, first = *o.iteration_id;
+    const std::string what = "--model-id=" + std::to_string(model_id) + " --iteration-id=" + std::to_string(first) +
+                             (o.iteration_count > 1 ? " --iteration-count=" + std::to_string(o.iteration_count) : "");
+    if (m.iterations.empty())
+      return make_error(errc::not_found, m.session.prof_dir + ": " + what +
+                                             ": the collection has no step data (no ts_track step-trace records)");
+    iteration_filter f;
+    bool any = false;
+    for (std::uint32_t k = 0; k < o.iteration_count; ++k) {
+      const std::uint64_t id = static_cast<std::uint64_t>(first) + k;
+      const iteration* found = nullptr;
+      for (const auto& it : m.iterations)
+        if (it.model_id == model_id && it.iteration_id == id) found = &it;
+      if (!found)
+        return make_error(errc::not_found, m.session.prof_dir + ": " + what + ": model " + std::to_string(model_id) +
+                                               " has no iteration " + std::to_string(id) + " (available: " +
+                                               available_iterations(m) + ")");
+      // Lower bound: end of the latest iteration (any model, same device) that
+      // ended before this one started; none: from the beginning.
+      std::int64_t lo = INT64_MIN;
+      for (const auto& it : m.iterations)
+        if (it.device_id == found->device_id && it.end_ns < found->start_ns) lo = std::max(lo, it.end_ns);
+      f.range_.lo = any ? std::min(f.range_.lo, lo) : lo;
+      f.range_.hi = any ? std::max(f.range_.hi, found->end_ns) : found->end_ns;
+      any = true;
+      f.chosen_.push_back(*found);
+    }
+    std::stable_sort(f.chosen_.begin(), f.chosen_.end(), [](const iteration& a, const iteration& b) {
+      return std::tie(a.device_id, a.end_ns) < std::tie(b.device_id, b.end_ns);
+    });
+    return f;
   }
-  auto out = [&](std::int64_t b, std::int64_t e) { return !r.contains(b, e); };
-  m.apis.erase(std::remove_if(m.apis.begin(), m.apis.end(),
-                              [&](const api_call& a) { return out(a.start_ns, a.end_ns); }),
-               m.apis.end());
-  m.tasks.erase(std::remove_if(m.tasks.begin(), m.tasks.end(),
-                               [&](const device_task& t) { return out(t.start_ns, t.end_ns); }),
-                m.tasks.end());
-  m.mstx.erase(std::remove_if(m.mstx.begin(), m.mstx.end(),
-                              [&](const mstx_event& e) { return out(e.start_ns, e.end_ns); }),
-               m.mstx.end());
-  // HostToDevice flows start only at calls whose task was kept.
-  std::set<std::uint64_t> launched;
-  for (const auto& t : m.tasks)
-    if (t.connection_id) launched.insert(t.connection_id);
-  for (auto& a : m.apis) a.has_device_task = a.has_device_task && launched.count(a.connection_id) != 0;
-  std::stable_sort(chosen.begin(), chosen.end(), [](const iteration& a, const iteration& b) {
-    return std::tie(a.device_id, a.end_ns) < std::tie(b.device_id, b.end_ns);
-  });
-  m.iterations = std::move(chosen);
+
+  /// Keeps the window's records of the range and the chosen iterations. A
+  /// HostToDevice flow starts only at a call whose task was kept; a call's
+  /// tasks come in its own window or an earlier one (model.hpp, "Windows"), so
+  /// only the kept tasks of calls still to come are remembered.
+  void apply(model& w) {
+    auto out = [&](std::int64_t b, std::int64_t e) { return !range_.contains(b, e); };
+    w.tasks.erase(std::remove_if(w.tasks.begin(), w.tasks.end(),
+                                 [&](const device_task& t) { return out(t.start_ns, t.end_ns); }),
+                  w.tasks.end());
+    for (const auto& t : w.tasks)
+      if (t.connection_id) launched_.insert(t.connection_id);
+    for (auto& a : w.apis) a.has_device_task = launched_.erase(a.connection_id) != 0 && a.has_device_task;
+    w.apis.erase(std::remove_if(w.apis.begin(), w.apis.end(),
+                                [&](const api_call& a) { return out(a.start_ns, a.end_ns); }),
+                 w.apis.end());
+    w.mstx.erase(std::remove_if(w.mstx.begin(), w.mstx.end(),
+                                [&](const mstx_event& e) { return out(e.start_ns, e.end_ns); }),
+                 w.mstx.end());
+    w.iterations = chosen_;
+  }
+
+ private:
+  std::vector<iteration> chosen_;
+  iteration_range range_;
+  std::unordered_set<std::uint64_t> launched_;  // connection ids of kept tasks whose call has not come yet
+};
+
+/// The iteration selection on a whole model.
+inline result<void> select_iterations(model& m, const export_options& o) {
+  auto f = iteration_filter::choose(m, o);
+  if (!f) return f.err();
+  f->apply(m);
   return {};
 }
 
@@ -279,7 +302,7 @@ inline void clear_intermediates(const std::string& prof_dir, const export_option
   }
 }
 
-/// The whole model, for the exports that need it (iteration selection, the chrome form).
+/// The whole model, for the chrome form.
 inline result<model> load_checked(const std::string& prof_dir, const export_options& o) {
   auto m = load_model(prof_dir);
   if (!m) return m.err();
@@ -449,7 +472,7 @@ class summary_exporter {
         task_rows_(prof_dir, budget_),
         tx_rows_(prof_dir, budget_),
         mem_rows_(prof_dir, budget_),
-        api_rows_(prof_dir, budget_) {
+        api_(prof_dir, budget_) {
     if (o.format == "json") {
       op_keys_ = row_text::json_keys(op_summary_header(true));
       task_keys_ = row_text::json_keys(task_time_header());
@@ -460,10 +483,7 @@ class summary_exporter {
 
   result<void> add(const model& w) {
     records_ += detail::record_count(w);
-    for (const auto& a : w.apis) {
-      const api_row r{api_groups_.group_of(a), a.end_ns - a.start_ns};
-      api_rows_.push({a.connection_id}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
-    }
+    for (const auto& a : w.apis) api_.add(a);
     const bool pipe = has_pipe_pmu(w);
     std::string& b = scratch_;
     for (const auto& t : w.tasks) {
@@ -516,7 +536,7 @@ class summary_exporter {
     dir_ = *dir;
     ts_ = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
     const table losses = msprof_losses(final);
-    if (op_rows_.size() + api_rows_.size() + task_rows_.size() + tx_rows_.size() + final.iterations.size() +
+    if (op_rows_.size() + api_.size() + task_rows_.size() + tx_rows_.size() + final.iterations.size() +
             mem_rows_.size() + losses.size() ==
         0)
       return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to summarize");
@@ -540,21 +560,8 @@ class summary_exporter {
       MSPROF_TRY(f.close(r.files));
     }
     MSPROF_TRY(write_groups("op_statistic", op_statistic_header(), op_groups_, r.files));
-    {  // api_statistic: sums in call order, then the deviations, again in call order
-      spill_sorter<call_key> again(prof_dir_, budget_);
-      MSPROF_TRY(api_rows_.drain([&](const call_key& k, std::string_view p) {
-        api_row a;
-        std::memcpy(&a, p.data(), sizeof a);
-        api_groups_.add(static_cast<std::uint32_t>(a.group), static_cast<double>(a.dur_ns) / 1000.0);
-        again.push(k, p);
-      }));
-      MSPROF_TRY(again.drain([&](const call_key&, std::string_view p) {
-        api_row a;
-        std::memcpy(&a, p.data(), sizeof a);
-        api_groups_.add_deviation(static_cast<std::uint32_t>(a.group), static_cast<double>(a.dur_ns) / 1000.0);
-      }));
-    }
-    MSPROF_TRY(write_groups("api_statistic", api_statistic_header(), api_groups_, r.files));
+    MSPROF_TRY(api_.finish());
+    MSPROF_TRY(write_groups("api_statistic", api_statistic_header(), api_.groups(), r.files));
     MSPROF_TRY(write_sorted("task_time", task_time_header(), task_rows_, r.files));
     MSPROF_TRY(write_sorted("msprof_tx", msprof_tx_header(), tx_rows_, r.files));
     {
@@ -596,19 +603,11 @@ class summary_exporter {
     std::uint64_t arrival;
     bool operator<(const arrival_key& o) const { return arrival < o.arrival; }
   };
-  struct call_key {  // API calls: start order
-    std::uint64_t connection_id;
-    bool operator<(const call_key& o) const { return connection_id < o.connection_id; }
-  };
   /// Head of an op_summary payload, followed by the text before the wait cell, then the text after it.
   struct op_row {
     std::int64_t end_ns;
     std::uint32_t group;  ///< op_statistic group
     std::uint32_t head_size;
-  };
-  struct api_row {  // no padding: the bytes go to disk as they are
-    std::uint64_t group;
-    std::int64_t dur_ns;
   };
 
   /// The files of one summary: <stem>[_slice_<k>]_<ts>.<ext>, o.slice_rows rows
@@ -733,9 +732,8 @@ class summary_exporter {
   spill_sorter<task_key> op_rows_, task_rows_;
   spill_sorter<tx_key> tx_rows_;
   spill_sorter<arrival_key> mem_rows_;
-  spill_sorter<call_key> api_rows_;
+  api_statistic_stream api_;
   op_statistic_groups op_groups_;
-  api_statistic_groups api_groups_;
   std::size_t records_ = 0;
   std::uint64_t arrivals_ = 0;  // mstx and mstx_mem records so far
   std::string scratch_;
@@ -855,17 +853,27 @@ inline result<export_result> export_whole(const model& m, const export_options& 
 /// Loads `prof_dir` and writes the chosen parts, all with one timestamp.
 /// Memory does not grow with the number of records: the model comes in windows
 /// (load_windows) and each writer keeps sorted runs on disk (spill.hpp) and a
-/// few small sets. Iteration selection and the chrome form need the whole
-/// model, and load it.
+/// few small sets; iteration selection filters each window. The chrome form
+/// needs the whole model, and loads it.
 inline result<export_result> export_parts_of(const std::string& prof_dir, const export_options& o, export_parts p) {
   export_options oo = o;
   if (oo.timestamp.empty()) oo.timestamp = detail::now_stamp();
-  if (oo.model_id || oo.iteration_id || (p.timeline && oo.chrome)) {
+  if (p.timeline && oo.chrome) {
     auto m = detail::load_checked(prof_dir, oo);
     if (!m) return m.err();
     return detail::export_whole(*m, oo, p);
   }
   MSPROF_TRY(detail::check_options(oo));
+  const bool select = oo.model_id || oo.iteration_id;
+  std::optional<detail::iteration_filter> filter;
+  result<void> filter_status;  // the selection's error: no more windows
+  auto choose = [&](const model& m) {
+    auto f = detail::iteration_filter::choose(m, oo);
+    if (f)
+      filter.emplace(std::move(*f));
+    else
+      filter_status = f.err();
+  };
   std::optional<timeline_exporter> timeline;
   std::optional<summary_exporter> summary;
   std::optional<db_exporter> db;
@@ -881,6 +889,11 @@ inline result<export_result> export_parts_of(const std::string& prof_dir, const 
   load_options lo;
   lo.spill_budget = oo.spill_budget;
   auto loaded = load_windows(prof_dir, lo, [&](model& w) {
+    if (select) {
+      if (!filter && filter_status) choose(w);
+      if (!filter) return;
+      filter->apply(w);
+    }
     records += detail::record_count(w);
     detail::beside(
         db.has_value(), [&] { add(db, w, db_status); },
@@ -890,9 +903,14 @@ inline result<export_result> export_parts_of(const std::string& prof_dir, const 
         });
   });
   if (!loaded) return loaded.err();
+  MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
+  if (select) {
+    if (!filter && filter_status) choose(*loaded);  // no windows
+    MSPROF_TRY(filter_status);
+    filter->apply(*loaded);
+  }
   MSPROF_TRY(text_status);
   MSPROF_TRY(db_status);
-  MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
   detail::clear_intermediates(prof_dir, oo);
   detail::part_results r;
   detail::beside(

@@ -29,7 +29,7 @@
 #include <fmt/compile.h>
 
 #include "model.hpp"
-#include "spill.hpp"  // for the exporter (export.hpp)
+#include "spill.hpp"
 #include "text.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -553,6 +553,55 @@ inline table api_statistic(const model& m) {
   g.rows([&](const auto& format) { add_row(t, format); });
   return t;
 }
+
+/// api_statistic fed window by window (load_windows): the calls go through a
+/// sorter so both passes see them in call (connection id) order.
+class api_statistic_stream {
+ public:
+  api_statistic_stream(std::string spill_dir, std::size_t budget)
+      : spill_dir_(std::move(spill_dir)), budget_(budget), calls_(spill_dir_, budget) {}
+
+  void add(const api_call& a) {
+    const row r{groups_.group_of(a), a.end_ns - a.start_ns};
+    calls_.push({a.connection_id}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
+  }
+  /// Calls added and not yet finished.
+  std::size_t size() const noexcept { return calls_.size(); }
+  /// Runs both passes; groups() then holds the statistics.
+  result<void> finish() {
+    spill_sorter<call_key> again(spill_dir_, budget_);
+    MSPROF_TRY(calls_.drain([&](const call_key& k, std::string_view p) {
+      const row r = row_of(p);
+      groups_.add(static_cast<std::uint32_t>(r.group), static_cast<double>(r.dur_ns) / 1000.0);
+      again.push(k, p);
+    }));
+    return again.drain([&](const call_key&, std::string_view p) {
+      const row r = row_of(p);
+      groups_.add_deviation(static_cast<std::uint32_t>(r.group), static_cast<double>(r.dur_ns) / 1000.0);
+    });
+  }
+  const api_statistic_groups& groups() const noexcept { return groups_; }
+
+ private:
+  struct call_key {
+    std::uint64_t connection_id;
+    bool operator<(const call_key& o) const { return connection_id < o.connection_id; }
+  };
+  struct row {  // no padding: the bytes go to disk as they are
+    std::uint64_t group;
+    std::int64_t dur_ns;
+  };
+  static row row_of(std::string_view p) {
+    row r;
+    std::memcpy(&r, p.data(), sizeof r);
+    return r;
+  }
+
+  std::string spill_dir_;
+  std::size_t budget_;
+  spill_sorter<call_key> calls_;
+  api_statistic_groups groups_;
+};
 
 /// task_time -----------------------------------------------------------------
 

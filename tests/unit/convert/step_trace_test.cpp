@@ -19,9 +19,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../../support/temp_dir.hpp"
@@ -293,6 +295,61 @@ TEST_CASE("step trace: --model-id/--iteration-id/--iteration-count restrict the 
     REQUIRE_FALSE(r);
     CHECK(r.err().message.find("model 1 has no iteration 1") != std::string::npos);
   }
+}
+
+TEST_CASE("step trace: iteration selection window by window equals the selection on the whole model") {
+  temp_dir t;
+  const auto prof = make_steps(t, 4);
+  auto everything_of = [](const cv::model& m) {
+    std::string s = cv::timeline_json(cv::build_timeline(m));
+    for (const auto& tab : cv::all_summaries(m)) s += cv::csv_text(tab);
+    return s;
+  };
+  std::size_t all_flows = 0;
+  for (const auto& [first, count] : {std::pair{1u, 1u}, {2u, 1u}, {2u, 3u}, {4u, 1u}}) {
+    CAPTURE(first);
+    CAPTURE(count);
+    cv::export_options o;
+    o.model_id = 4294967295u;
+    o.iteration_id = first;
+    o.iteration_count = count;
+    auto whole = load(prof);
+    REQUIRE(cv::detail::select_iterations(whole, o));
+    REQUIRE_FALSE(whole.tasks.empty());
+
+    cv::load_options lo;
+    lo.window_records = 1;  // a call and its tasks land in different windows
+    std::optional<cv::detail::iteration_filter> filter;
+    cv::model streamed;
+    auto final_model = cv::load_windows(prof, lo, [&](cv::model& w) {
+      if (!filter) {
+        auto f = cv::detail::iteration_filter::choose(w, o);
+        REQUIRE(f);
+        filter.emplace(std::move(*f));
+      }
+      filter->apply(w);
+      CHECK(w.iterations.size() == count);
+      cv::detail::append_window(streamed, w);
+    });
+    REQUIRE(final_model);
+    cv::detail::order_by_ids(streamed);
+    streamed.session = final_model->session;
+    filter->apply(*final_model);
+    streamed.iterations = final_model->iterations;
+    streamed.warnings = final_model->warnings;
+    CHECK(everything_of(streamed) == everything_of(whole));
+    // A flow for each kept task whose launching call was kept too.
+    std::set<std::uint64_t> calls;
+    std::size_t flows = 0, launched = 0;
+    for (const auto& a : streamed.apis) {
+      calls.insert(a.connection_id);
+      flows += a.has_device_task;
+    }
+    for (const auto& k : streamed.tasks) launched += calls.count(k.connection_id);
+    CHECK(flows == launched);
+    all_flows += flows;
+  }
+  CHECK(all_flows > 0);
 }
 
 TEST_CASE("step trace: model-mode tags (model start/end, FP/BP) and unpaired step tags") {
