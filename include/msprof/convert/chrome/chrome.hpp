@@ -16,18 +16,13 @@
 #ifndef MSPROF_CONVERT_CHROME_CHROME_HPP
 #define MSPROF_CONVERT_CHROME_CHROME_HPP
 
-#include <cstdint>
-#include <ctime>
 #include <filesystem>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "../../core/error.hpp"
 #include "../export.hpp"
-#include "../load.hpp"
-#include "../model.hpp"
 #include "../timeline.hpp"
 #include "chrome_trace.hpp"
 
@@ -59,34 +54,13 @@ struct timeline_writer {
 inline timeline_writer writer(options opt = {}) { return timeline_writer{std::move(opt)}; }
 
 /// Loads `prof_dir` and writes only the chrome form of its timeline into
-/// `<prof_dir>/mindstudio_profiler_output/`.
+/// `<prof_dir>/mindstudio_profiler_output/` (export_timeline with the chrome hook).
 inline result<export_result> export_chrome_trace(const std::string& prof_dir, const export_options& eo = {},
                                                  const options& co = {}) {
-  auto m = load_model(prof_dir);
-  if (!m) return m.err();
-  export_result r;
-  r.warnings = m->warnings;
-  if (eo.strict && !r.warnings.empty())
-    return make_error(errc::truncated, prof_dir + ": " + r.warnings.front() + " (strict mode)");
-  r.records = m->apis.size() + m->tasks.size() + m->mstx.size();
-  if (r.records == 0) return make_error(errc::not_found, prof_dir + ": no API, task or mstx records to export");
-  const auto dir = std::filesystem::path(prof_dir) / "mindstudio_profiler_output";
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return make_error(errc::io, dir.string() + ": cannot create output directory: " + ec.message());
-  std::string ts = eo.timestamp;
-  if (ts.empty()) {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    localtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%d%H%M%S", &tm);
-    ts = buf;
-  }
-  auto files = writer(co)(*m, build_timeline(*m), dir, ts);
-  if (!files) return files.err();
-  r.files = std::move(*files);
-  return r;
+  export_options o = eo;
+  o.chrome = true;
+  o.chrome_writer = writer(co);
+  return export_timeline(prof_dir, o);
 }
 
 }  // namespace chrome
