@@ -83,6 +83,13 @@ int main(int argc, char** argv) {
   const double t_all = secs(t);
   const double rss_all = static_cast<double>(child_usage.ru_maxrss) / 1024.0;
 
+  // `msprof export timeline`: streaming, load included.
+  t = clk::now();
+  cv::export_options streamed;
+  streamed.timestamp = "bench_timeline";
+  const bool timeline_ok = static_cast<bool>(cv::export_timeline(prof.string(), streamed));
+  const double t_timeline_streamed = secs(t);
+
   t = clk::now();
   auto m = cv::load_model(prof.string());
   if (!m) {
@@ -128,7 +135,7 @@ int main(int argc, char** argv) {
   t = clk::now();
   auto r3 = cv::export_db(*m, o);
   const double t_db = secs(t);
-  if (!r1 || !r2 || !r3 || !all_ok) {
+  if (!r1 || !r2 || !r3 || !all_ok || !timeline_ok) {
     std::fprintf(stderr, "export failed\n");
     return 1;
   }
@@ -142,9 +149,9 @@ int main(int argc, char** argv) {
   row("timeline (after load)", t_tl);
   row("summaries (after load)", t_sum);
   row("db (after load)", t_db);
-  row("timeline incl. load", t_load + t_tl);
+  row("timeline incl. load", t_timeline_streamed);
   row("all three incl. load", t_all);
-  std::printf("(the stages \"after load\" write from the whole model in memory; \"all three incl. load\" streams)\n");
+  std::printf("(the stages \"after load\" give the exporters the loaded model as one window; the \"incl. load\" ones are the streaming exports from the directory)\n");
   std::printf("timeline output: %.1f MB, %.0f MB/s written; writing as many bytes with fwrite alone: %.3f s, %.0f MB/s\n",
               static_cast<double>(tl_bytes) / 1e6, static_cast<double>(tl_bytes) / 1e6 / t_tl, t_floor,
               static_cast<double>(tl_bytes) / 1e6 / t_floor);

@@ -487,7 +487,7 @@ class summary_exporter {
     const bool pipe = has_pipe_pmu(w);
     std::string& b = scratch_;
     for (const auto& t : w.tasks) {
-      const task_key k{t.device_id, t.start_ns, t.global_task_id};
+      const auto k = task_row_key::of(t);
       b.clear();
       row_text s(b, keys(task_keys_));
       s.open();
@@ -544,7 +544,7 @@ class summary_exporter {
     {  // op_summary; op_statistic adds the durations up in its row order
       file f(*this, "op_summary", op_summary_header(has_pipe_pmu(final)), op_rows_.size());
       std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
-      MSPROF_TRY(op_rows_.drain([&](const task_key& k, std::string_view p) {
+      MSPROF_TRY(op_rows_.drain([&](const task_row_key& k, std::string_view p) {
         op_row h;
         std::memcpy(&h, p.data(), sizeof h);
         op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
@@ -586,14 +586,6 @@ class summary_exporter {
  private:
   static constexpr std::size_t sorters = 5;  // they share the budget
 
-  struct task_key {  // op_summary and task_time order
-    std::uint32_t device_id;
-    std::int64_t start_ns;
-    std::uint64_t global_task_id;
-    bool operator<(const task_key& o) const {
-      return std::tie(device_id, start_ns, global_task_id) < std::tie(o.device_id, o.start_ns, o.global_task_id);
-    }
-  };
   struct tx_key {  // msprof_tx: by start, then record order
     std::int64_t start_ns;
     std::uint64_t arrival;
@@ -729,7 +721,7 @@ class summary_exporter {
   std::string prof_dir_;
   std::size_t budget_;
   std::vector<std::string> op_keys_, task_keys_, tx_keys_, mem_keys_;  // JSON object keys; empty for CSV
-  spill_sorter<task_key> op_rows_, task_rows_;
+  spill_sorter<task_row_key> op_rows_, task_rows_;
   spill_sorter<tx_key> tx_rows_;
   spill_sorter<arrival_key> mem_rows_;
   api_statistic_stream api_;

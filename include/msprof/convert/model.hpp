@@ -194,6 +194,8 @@ struct iteration {
 ///   global_task_id the global task order), through convert/spill.hpp.
 /// - mstx and mstx_mem come in record order, window after window, after every
 ///   API call and task.
+/// - A device task comes in the window of the API call that launched it (its
+///   connection_id) or in an earlier one: the call is handed out when it ends.
 /// - connection_id, global_task_id, has_device_task and op are final.
 /// - session and iterations are the same in every window, except
 ///   session.end_ns, which is final only in the model returned at the end

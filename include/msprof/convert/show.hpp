@@ -106,7 +106,7 @@ class show_collector {
     for (const auto& a : w.apis) api_.add(a);
     for (const auto& t : w.tasks) {
       if (!in_op_summary(t)) continue;
-      const op_key k{t.device_id, t.start_ns, t.global_task_id};
+      const auto k = task_row_key::of(t);
       const op_entry e{op_groups_.group_of(t), detail::dur_us(t.start_ns, t.end_ns)};
       ops_.push(k, std::string_view(reinterpret_cast<const char*>(&e), sizeof e));
       keep_if_top(k, t, w);
@@ -126,7 +126,7 @@ class show_collector {
     }
     table st;
     st.header = op_statistic_header();
-    MSPROF_TRY(ops_.drain([&](const op_key&, std::string_view p) {
+    MSPROF_TRY(ops_.drain([&](const task_row_key&, std::string_view p) {
       op_entry e;
       std::memcpy(&e, p.data(), sizeof e);
       op_groups_.add(e.group, e.dur_us);
@@ -157,21 +157,13 @@ class show_collector {
   }
 
  private:
-  struct op_key {  // op_summary row order
-    std::uint32_t device_id;
-    std::int64_t start_ns;
-    std::uint64_t global_task_id;
-    bool operator<(const op_key& o) const {
-      return std::tie(device_id, start_ns, global_task_id) < std::tie(o.device_id, o.start_ns, o.global_task_id);
-    }
-  };
   struct op_entry {
     std::uint32_t group;  ///< op_statistic group
     double dur_us;
   };
   struct top_op {
     std::int64_t dur_ns;
-    op_key key;
+    task_row_key key;
     table::row row;  ///< op_summary cells
   };
   /// Longer first; equal durations in op_summary order.
@@ -179,7 +171,7 @@ class show_collector {
     return a.dur_ns != b.dur_ns ? a.dur_ns > b.dur_ns : a.key < b.key;
   }
   /// top_ops_ is a heap whose front ranks last: it goes when a better op comes.
-  void keep_if_top(const op_key& k, const device_task& t, const model& w) {
+  void keep_if_top(const task_row_key& k, const device_task& t, const model& w) {
     if (top_ == 0) return;
     top_op o{t.end_ns - t.start_ns, k, {}};
     if (top_ops_.size() == top_) {
@@ -198,7 +190,7 @@ class show_collector {
   std::size_t top_;
   collection_counts counts_;
   std::vector<top_op> top_ops_;
-  spill_sorter<op_key> ops_;
+  spill_sorter<task_row_key> ops_;
   op_statistic_groups op_groups_;
   api_statistic_stream api_;
 };

@@ -276,6 +276,17 @@ inline bool has_pipe_pmu(const model& m) { return m.session.ai_core_metrics == "
 /// A task that has an op_summary row.
 inline bool in_op_summary(const device_task& t) { return t.op && detail::in_op_summary(*t.op); }
 
+/// A task's place in op_summary and task_time: by device, then start time, then launch.
+struct task_row_key {
+  std::uint32_t device_id;
+  std::int64_t start_ns;
+  std::uint64_t global_task_id;
+  static task_row_key of(const device_task& t) noexcept { return {t.device_id, t.start_ns, t.global_task_id}; }
+  bool operator<(const task_row_key& o) const noexcept {
+    return std::tie(device_id, start_ns, global_task_id) < std::tie(o.device_id, o.start_ns, o.global_task_id);
+  }
+};
+
 /// Tasks of op_summary order: ops only, by device, then start time, then launch.
 inline std::vector<const device_task*> op_summary_tasks(const model& m) {
   std::vector<const device_task*> v;

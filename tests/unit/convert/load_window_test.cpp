@@ -47,6 +47,8 @@ TEST_CASE("load_windows: any window size and spill budget give the model of one 
         CHECK(w.apis.size() + w.tasks.size() <= window);
         for (std::size_t i = 1; i < w.apis.size(); ++i) CHECK(w.apis[i - 1].connection_id < w.apis[i].connection_id);
         for (std::size_t i = 1; i < w.tasks.size(); ++i) CHECK(w.tasks[i - 1].global_task_id < w.tasks[i].global_task_id);
+        // A task never comes after the window of the call that launched it.
+        for (const auto& k : w.tasks) CHECK((k.connection_id == 0 || conns.count(k.connection_id) == 0));
         for (const auto& a : w.apis) CHECK(conns.insert(a.connection_id).second);
         for (const auto& k : w.tasks) CHECK(tasks.insert(k.global_task_id).second);
         mstx_started |= !w.mstx.empty();
