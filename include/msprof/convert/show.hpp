@@ -15,9 +15,8 @@
 #include <vector>
 
 #include "../core/error.hpp"
-#include "spill.hpp"
-
 #include "model.hpp"
+#include "spill.hpp"
 #include "summary.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -113,7 +112,7 @@ class show_collector {
     }
   }
 
-  /// The tables, after the last window; `final` is load_windows()' model.
+  /// The tables, after the last window; `final` is load_windows()' model. Once only.
   result<std::string> text(const model& final, bool color) {
     std::string out = final.session.prof_dir + "\n" + collection_summary(final, counts_) + "\n\n";
     if (ops_.size() != 0) {
