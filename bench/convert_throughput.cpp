@@ -9,11 +9,10 @@
 // memory; prints records/s, MB/s (input bytes) and peak RSS in one table.
 #include <msprof/convert/export.hpp>
 
+#include "../tests/support/child_peak_rss.hpp"
 #include "../tests/support/generated_prof.hpp"
 
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -69,19 +68,12 @@ int main(int argc, char** argv) {
   // export of all three (the db beside timeline and summaries), in a child so
   // its peak RSS is its own.
   t = clk::now();
-  std::fflush(nullptr);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    cv::export_options all;
-    all.timestamp = "bench_all";
-    ::_exit(cv::export_all(prof.string(), all) ? 0 : 1);
-  }
-  int status = 1;
-  rusage child_usage{};
-  const bool all_ok = child > 0 && ::wait4(child, &status, 0, &child_usage) == child && WIFEXITED(status) &&
-                      WEXITSTATUS(status) == 0;
+  const child_run all = run_in_child([&] {
+    cv::export_options o;
+    o.timestamp = "bench_all";
+    return static_cast<bool>(cv::export_all(prof.string(), o));
+  });
   const double t_all = secs(t);
-  const double rss_all = static_cast<double>(child_usage.ru_maxrss) / 1024.0;
 
   // `msprof export timeline`: streaming, load included.
   t = clk::now();
@@ -135,7 +127,7 @@ int main(int argc, char** argv) {
   t = clk::now();
   auto r3 = cv::export_db(*m, o);
   const double t_db = secs(t);
-  if (!r1 || !r2 || !r3 || !all_ok || !timeline_ok) {
+  if (!r1 || !r2 || !r3 || !all.ok || !timeline_ok) {
     std::fprintf(stderr, "export failed\n");
     return 1;
   }
@@ -157,7 +149,7 @@ int main(int argc, char** argv) {
               static_cast<double>(tl_bytes) / 1e6 / t_floor);
   std::printf("decoded %llu records in the decode-only pass\n", static_cast<unsigned long long>(decoded));
   std::printf("peak RSS: streaming export of all three %.1f MiB; whole model %.1f MiB after load, %.1f MiB at the end\n",
-              rss_all, rss_load, peak_rss_mib());
+              all.peak_mib, rss_load, peak_rss_mib());
   std::error_code ec;
   fs::remove_all(dir, ec);
   return 0;

@@ -337,8 +337,9 @@ int cmd_show(arg_parser& p) {
   if (dirs.empty()) return fail(dir + ": no PROF_ directory found");
   int rc = 0;
   for (const auto& d : dirs) {
-    cv::show_collector c(top, read_only().spill_dir);
-    auto m = cv::load_windows(d, read_only(), [&](cv::model& w) { c.add(w); });
+    const cv::load_options lo = read_only();
+    cv::show_collector c(top, lo.spill_dir);
+    auto m = cv::load_windows(d, lo, [&](cv::model& w) { c.add(w); });
     auto text = m ? c.text(*m, isatty(STDOUT_FILENO) != 0) : msprof::result<std::string>(m.err());
     if (!text) {
       std::cerr << "msprof: error: " << text.err().what() << "\n";

@@ -6,13 +6,13 @@
 // sizes spill, so both reach the bound the budget sets.
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "../../support/child_peak_rss.hpp"
 #include "../../support/generated_prof.hpp"
 #include "../../support/temp_dir.hpp"
 
@@ -34,29 +34,6 @@ std::size_t lines_of(const std::filesystem::path& p) {
   return n;
 }
 
-struct run {
-  double peak_mib = 0;
-  bool ok = false;
-};
-
-run export_in_child(const std::filesystem::path& prof) {
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    cv::export_options o;
-    o.timestamp = "T";
-    o.spill_budget = 1u << 20;  // already reached by 1 M records: the bound shows at both sizes
-    const auto r = cv::export_all(prof.string(), o);
-    if (!r) std::fprintf(stderr, "%s\n", r.err().what().c_str());
-    ::_exit(r ? 0 : 1);
-  }
-  int status = 0;
-  rusage u{};
-  REQUIRE(::wait4(pid, &status, 0, &u) == pid);
-  return {static_cast<double>(u.ru_maxrss) / 1024.0, WIFEXITED(status) && WEXITSTATUS(status) == 0};
-}
-
 }  // namespace
 
 TEST_CASE("streaming export: 5 M raw records need no more memory than 1 M") {
@@ -65,11 +42,18 @@ TEST_CASE("streaming export: 5 M raw records need no more memory than 1 M") {
   return;
 #endif
   temp_dir d("msprof_memory");
-  run small, large;
+  child_run small, large;
   for (std::uint64_t records : {1000000u, 5000000u}) {
     const auto prof = d / ("PROF_000001_20260101000000000_MEMORY" + std::to_string(records));
     generated_prof::generate(prof, records);
-    const run r = export_in_child(prof);
+    const child_run r = run_in_child([&] {
+      cv::export_options o;
+      o.timestamp = "T";
+      o.spill_budget = 1u << 20;  // already reached by 1 M records: the bound shows at both sizes
+      const auto e = cv::export_all(prof.string(), o);
+      if (!e) std::fprintf(stderr, "%s\n", e.err().what().c_str());
+      return static_cast<bool>(e);
+    });
     REQUIRE(r.ok);
     // Everything was exported: one task_time row per op, the timeline closed.
     const auto out = prof / "mindstudio_profiler_output";

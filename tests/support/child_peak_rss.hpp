@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// Runs a piece of work in a forked child so that its peak RSS is its own (the
+// streaming-memory test and the conversion benchmark).
+#ifndef MSPROF_TESTS_SUPPORT_CHILD_PEAK_RSS_HPP
+#define MSPROF_TESTS_SUPPORT_CHILD_PEAK_RSS_HPP
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+struct child_run {
+  bool ok = false;      ///< the child ran and work() returned true
+  double peak_mib = 0;  ///< the child's peak RSS
+};
+
+/// Calls work() (returning bool) in a child process and waits for it.
+template <class Work>
+child_run run_in_child(Work&& work) {
+  std::fflush(nullptr);  // nothing buffered is written twice
+  const pid_t pid = ::fork();
+  if (pid < 0) return {};
+  if (pid == 0) ::_exit(work() ? 0 : 1);
+  int status = 0;
+  rusage usage{};
+  if (::wait4(pid, &status, 0, &usage) != pid) return {};
+  return {WIFEXITED(status) && WEXITSTATUS(status) == 0, static_cast<double>(usage.ru_maxrss) / 1024.0};
+}
+
+#endif  // MSPROF_TESTS_SUPPORT_CHILD_PEAK_RSS_HPP
