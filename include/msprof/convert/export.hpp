@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -21,7 +20,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -332,81 +330,6 @@ void beside(bool with_side, Side&& side, Main&& main) {
 }
 
 inline std::size_t record_count(const model& m) { return m.apis.size() + m.tasks.size() + m.mstx.size(); }
-
-/// Hands windows to `consume` on a second thread, in order, while the caller
-/// joins the next one: the join and the writers share the two cores. One
-/// window waits at most, so memory stays bounded (three windows: being joined,
-/// waiting, being written). Without a thread, consume runs in push().
-template <class Consume>
-class window_pipe {
- public:
-  explicit window_pipe(Consume consume) : consume_(std::move(consume)) {
-    try {
-      worker_ = std::thread([this] { run(); });
-    } catch (const std::system_error&) {
-    }
-  }
-  window_pipe(const window_pipe&) = delete;
-  window_pipe& operator=(const window_pipe&) = delete;
-  ~window_pipe() { close(); }
-
-  /// Takes the window's records (`w` gets emptied buffers back).
-  void push(model& w) {
-    if (!worker_.joinable()) return consume_(w);
-    std::unique_lock<std::mutex> lock(mutex_);
-    taken_.wait(lock, [&] { return !full_; });
-    slot_.session = w.session;
-    slot_.iterations = w.iterations;
-    swap_records(w, slot_);
-    full_ = true;
-    ready_.notify_one();
-  }
-  /// Returns when every pushed window has been consumed.
-  void close() {
-    if (!worker_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      closed_ = true;
-    }
-    ready_.notify_one();
-    worker_.join();
-  }
-
- private:
-  static void swap_records(model& a, model& b) {
-    a.apis.swap(b.apis);
-    a.tasks.swap(b.tasks);
-    a.mstx.swap(b.mstx);
-    a.mstx_mem.swap(b.mstx_mem);
-  }
-  void run() {
-    model w;
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        ready_.wait(lock, [&] { return full_ || closed_; });
-        if (!full_) return;
-        std::swap(w.session, slot_.session);
-        std::swap(w.iterations, slot_.iterations);
-        swap_records(w, slot_);
-        full_ = false;
-      }
-      taken_.notify_one();
-      consume_(w);
-      w.apis.clear();
-      w.tasks.clear();
-      w.mstx.clear();
-      w.mstx_mem.clear();
-    }
-  }
-
-  Consume consume_;
-  std::mutex mutex_;
-  std::condition_variable ready_, taken_;
-  model slot_;
-  bool full_ = false, closed_ = false;
-  std::thread worker_;  // last: started once the rest is built
-};
 
 }  // namespace detail
 
@@ -957,14 +880,6 @@ inline result<export_result> export_parts_of(const std::string& prof_dir, const 
   std::size_t records = 0;
   load_options lo;
   lo.spill_budget = oo.spill_budget;
-  detail::window_pipe writers([&](const model& w) {
-    detail::beside(
-        db.has_value(), [&] { add(db, w, db_status); },
-        [&] {
-          add(timeline, w, text_status);
-          add(summary, w, text_status);
-        });
-  });
   auto loaded = load_windows(prof_dir, lo, [&](model& w) {
     if (select) {
       if (!filter && filter_status) choose(w);
@@ -972,9 +887,13 @@ inline result<export_result> export_parts_of(const std::string& prof_dir, const 
       filter->apply(w);
     }
     records += detail::record_count(w);
-    writers.push(w);
+    detail::beside(
+        db.has_value(), [&] { add(db, w, db_status); },
+        [&] {
+          add(timeline, w, text_status);
+          add(summary, w, text_status);
+        });
   });
-  writers.close();
   if (!loaded) return loaded.err();
   MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
   if (select) {
