@@ -5,8 +5,8 @@
 // arms a collection: 1 warm-up + 3 active steps, one PROF_ directory, exported.
 //   cmake --build build --target examples_dynamic_profile
 //   build/bin/examples/dynamic_profile [config dir]   (default ./dynamic_profile_demo; ends in under 1 s)
-#include <msprof/collect/dynamic_profiler.hpp>
-#include <msprof/convert/export_handler.hpp>
+#include <msprof/session/dynamic_profiler.hpp>
+#include <msprof/session/export_handler.hpp>
 #include <msprof/mstx.hpp>
 
 #include <chrono>

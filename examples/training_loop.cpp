@@ -5,8 +5,8 @@
 // host; on_trace_ready exports the saved PROF_ directory (text and db). Run:
 //   cmake --build build --target examples_training_loop msprof_cli
 //   build/bin/examples/training_loop --output out [--steps N]; build/bin/msprof show -dir out
-#include <msprof/collect/session.hpp>
-#include <msprof/convert/export_handler.hpp>
+#include <msprof/session/session.hpp>
+#include <msprof/session/export_handler.hpp>
 #include <msprof/mstx.hpp>
 
 #include <cstdio>

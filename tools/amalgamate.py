@@ -32,20 +32,10 @@ EXCLUDED = [
     ("convert/*", "converters: need fmt, simdjson and SQLite"),
     ("ext/*", "optional integrations with third-party libraries (fmt)"),
     ("codec/*", "raw-data codec: used by the collector sink and converters, not by instrumentation"),
-    ("writer/*", "PROF_ directory writer: collection back end"),
+    ("prof/*", "the PROF_ directory: writer and reader (collection back end, converters)"),
     ("device/*", "simulated device: tests and demos"),
     ("core/json.hpp", "JSON reader/writer for control and config files"),
-    ("collect/session*.hpp", "session control plane"),
-    ("collect/schedule*.hpp", "session control plane"),
-    ("collect/config*.hpp", "configuration files (acl.json, dynamic config)"),
-    ("collect/acl_json*.hpp", "configuration files"),
-    ("collect/dynamic_config*.hpp", "configuration files"),
-    ("collect/dynamic_profiler*.hpp", "dynamic profiling (profiler_config.json polling)"),
-    ("collect/profiling_options*.hpp", "configuration files"),
-    ("collect/output_path*.hpp", "configuration files"),
-    ("collect/metadata*.hpp", "session metadata files"),
-    ("collect/export_handler*.hpp", "session export (needs the converters)"),
-    ("collect/prof_record_sink*.hpp", "record sink writing a PROF_ directory (needs codec + writer)"),
+    ("session/*", "session layer: sessions, schedules, config files, output paths, export handler"),
 ]
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"](.*)$')

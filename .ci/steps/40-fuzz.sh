@@ -1,7 +1,7 @@
 # Fuzzing (docs/fuzzing.md): builds the libFuzzer targets with clang
 # (-fsanitize=fuzzer,address,undefined), runs each for FUZZ_SECONDS (25) on a
-# copy of its seed corpus, and replays tests/fuzz/corpus with g++ (no
-# libFuzzer) so saved inputs are regression tests under the default compiler.
+# copy of its seed corpus. (The saved corpus is replayed with g++ as the
+# fuzz:replay test of the ASan+UBSan step, so saved inputs are regression tests.)
 # Any crash, leak, sanitizer finding or timeout fails the step; the input is
 # kept in build-fuzz/fuzz-artifacts/ and its first 512 bytes printed as hex.
 set -euo pipefail
@@ -9,12 +9,6 @@ seconds=${FUZZ_SECONDS:-25}
 targets=(decode dictionary json reader convert_load)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-
-# Replay with the default compiler (g++), like the ordinary test build.
-cmake -S . -B build-ci-fuzz-replay -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMSPROF_FUZZ=ON \
-  -DMSPROF_BUILD_BENCH=OFF -DMSPROF_BUILD_EXAMPLES=OFF -DMSPROF_BUILD_TOOLS=OFF >/dev/null
-cmake --build build-ci-fuzz-replay -j2 --target fuzz_replay
-ctest --test-dir build-ci-fuzz-replay -R '^fuzz:replay$' --output-on-failure
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang -DMSPROF_FUZZ=ON \
   -DMSPROF_BUILD_BENCH=OFF -DMSPROF_BUILD_EXAMPLES=OFF -DMSPROF_BUILD_TOOLS=OFF >/dev/null

@@ -1224,6 +1224,7 @@ MSPROF_END_NAMESPACE
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -1267,6 +1268,24 @@ struct error {
   std::string what() const { return std::string("[msprof.") + errc_name(code) + "] " + message; }
 };
 
+/// Thrown by result<T>::value() on an error (when exceptions are on).
+struct bad_result_access : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+/// The value of a failed result was asked for: a bug in the caller.
+[[noreturn]] inline void bad_result_access(const error& e) {
+  const std::string what = "msprof: value() of a failed result: " + e.what();
+#if MSPROF_USE_EXCEPTIONS
+  throw ::msprof::bad_result_access(what);
+#else
+  std::fprintf(stderr, "%s\n", what.c_str());
+  std::abort();
+#endif
+}
+}  // namespace detail
+
 /// A value or an error. [[nodiscard]] so a failure cannot be ignored by accident.
 template <class T>
 class [[nodiscard]] result {
@@ -1276,16 +1295,27 @@ class [[nodiscard]] result {
 
   bool has_value() const noexcept { return ok_; }
   explicit operator bool() const noexcept { return ok_; }
-  T& value() & { return value_; }
-  const T& value() const& { return value_; }
-  T&& value() && { return std::move(value_); }
-  T& operator*() & { return value_; }
-  const T& operator*() const& { return value_; }
-  T* operator->() { return &value_; }
-  const T* operator->() const { return &value_; }
+  /// The value; on an error, throws (MSPROF_USE_EXCEPTIONS) or aborts, naming it.
+  T& value() & { return check(), value_; }
+  const T& value() const& { return check(), value_; }
+  T&& value() && { return check(), std::move(value_); }
+  /// Unchecked access, as std::optional's; checked when MSPROF_DEVELOPMENT_CHECKS.
+  T& operator*() & { return dev_check(), value_; }
+  const T& operator*() const& { return dev_check(), value_; }
+  T* operator->() { return dev_check(), &value_; }
+  const T* operator->() const { return dev_check(), &value_; }
   const error& err() const noexcept { return error_; }
 
  private:
+  void check() const {
+    if (!ok_) detail::bad_result_access(error_);
+  }
+  void dev_check() const {
+#if MSPROF_DEVELOPMENT_CHECKS
+    check();
+#endif
+  }
+
   bool ok_;
   T value_{};
   error error_{};
@@ -2750,9 +2780,10 @@ struct loss_counters {
   std::uint64_t unknown_end = 0;       // ends without a (collected) start
   std::uint64_t unfinished = 0;        // ranges open at stop()
   std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
-  std::uint64_t collected = 0;         // tx/mem/step records handed to the sink
+  std::uint64_t sink_failed = 0;       // tx/mem/step records the sink failed to take (it threw)
+  std::uint64_t collected = 0;         // tx/mem/step records the sink took
   /// Calls that are not (completely) in the trace.
-  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished; }
+  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished + sink_failed; }
   /// Nothing lost, refused or left open, and every thread had a buffer.
   bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
 };
@@ -2831,6 +2862,7 @@ class basic_collector {
     pairer_.reset();
     exited_dropped_ = 0;
     collected_ = 0;
+    sink_failed_ = 0;
     reject_base_ = core::total_rejects();
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
@@ -3154,12 +3186,19 @@ class basic_collector {
     deliver(r);
   }
 
-  static void deliver(const tx_record& r) {
-    ++collected_;
+  /// Hands one record to the sink: collected when it took it, lost (sink_failed)
+  /// when it threw; the drain thread goes on either way.
+  template <class Write>
+  static void deliver(Write&& write) noexcept {
     try {
-      if (opts_.sink) opts_.sink->write_tx(r);
+      if (opts_.sink) write(*opts_.sink);
+      ++collected_;
     } catch (...) {
+      ++sink_failed_;
     }
+  }
+  static void deliver(const tx_record& r) {
+    deliver([&](record_sink& s) { s.write_tx(r); });
   }
 
   static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {
@@ -3223,8 +3262,7 @@ class basic_collector {
         r.address = m[2];
         r.size = m[3];
         r.device_id = static_cast<std::uint32_t>(m[4]);
-        ++collected_;
-        if (opts_.sink) opts_.sink->write_mem(r);
+        deliver([&](record_sink& s) { s.write_mem(r); });
         break;
       }
       case record_kind::step_begin:
@@ -3234,8 +3272,7 @@ class basic_collector {
         auto it = steps_.find(id);
         if (it != steps_.end()) {
           it->second.end = ts;
-          ++collected_;
-          if (opts_.sink) opts_.sink->write_step(it->second);
+          deliver([&](record_sink& s) { s.write_step(it->second); });
           steps_.erase(it);
         }
         break;
@@ -3261,6 +3298,7 @@ class basic_collector {
     l.unfinished = pc.unfinished;
     l.rejected = core::total_rejects() - reject_base_ + pc.domain_mismatch;
     l.lost_threads = lost_threads_.load(std::memory_order_relaxed);
+    l.sink_failed = sink_failed_;
     l.collected = collected_;
     return l;
   }
@@ -3290,6 +3328,7 @@ class basic_collector {
   static inline std::unordered_map<thread_buffer*, std::uint64_t> base_dropped_{};
   static inline std::uint64_t exited_dropped_ = 0;
   static inline std::uint64_t collected_ = 0;
+  static inline std::uint64_t sink_failed_ = 0;
   static inline std::uint64_t reject_base_ = 0;
   static inline std::uint32_t pid_ = 0;
   static inline loss_counters final_losses_{};

@@ -25,7 +25,7 @@
 
 #include <msprof/codec/decode.hpp>
 #include <msprof/codec/dictionary.hpp>
-#include <msprof/codec/reader.hpp>
+#include <msprof/prof/reader.hpp>
 #include <msprof/core/json.hpp>
 #ifdef MSPROF_FUZZ_WITH_CONVERT
 #include <msprof/convert/load.hpp>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds and runs the consumer projects: after `cmake --install` via
-# find_package(msprof) and via pkg-config (msprof.pc), via add_subdirectory(), and
+# find_package(msprof) and via pkg-config (msprof.pc, msprof_convert.pc), via add_subdirectory(), and
 # as a meson subproject. The install goes to another prefix than the configured one
 # with a Debian-style libdir (lib/<multiarch>): msprof.pc and the installed
 # launcher (bin/msprof -> libmsprof_mstx.so) must both still work.
@@ -33,6 +33,11 @@ mkdir -p "$work/pc"
 # shellcheck disable=SC2046
 g++ -std=c++17 $(pkg-config --cflags msprof) "$src/tests/package/consumer.cpp" -o "$work/pc/consumer" $(pkg-config --libs msprof) -ldl -pthread
 "$work/pc/consumer"
+echo "== pkg-config msprof_convert (libmsprof_convert.a)"
+[ -f "$(pkg-config --variable=libdir msprof_convert)/libmsprof_convert.a" ]
+# shellcheck disable=SC2046
+g++ -std=c++17 $(pkg-config --cflags msprof_convert) "$src/tests/package/convert_consumer.cpp" -o "$work/pc/convert_consumer" $(pkg-config --libs msprof_convert) -ldl -pthread
+"$work/pc/convert_consumer"
 echo "== installed launcher finds lib/x86_64-linux-gnu/libmsprof_mstx.so (--export=off)"
 # shellcheck disable=SC2046
 g++ -std=c++17 $(pkg-config --cflags msprof) "$src/tests/unit/cli/cli_test_app.cpp" -o "$work/pc/mstx_app" -ldl -pthread

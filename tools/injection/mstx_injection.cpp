@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <msprof/collect/output_path.hpp>
-#include <msprof/collect/prof_record_sink.hpp>
+#include <msprof/session/output_path.hpp>
+#include <msprof/session/prof_record_sink.hpp>
 
 namespace {
 

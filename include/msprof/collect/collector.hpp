@@ -94,9 +94,10 @@ struct loss_counters {
   std::uint64_t unknown_end = 0;       // ends without a (collected) start
   std::uint64_t unfinished = 0;        // ranges open at stop()
   std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
-  std::uint64_t collected = 0;         // tx/mem/step records handed to the sink
+  std::uint64_t sink_failed = 0;       // tx/mem/step records the sink failed to take (it threw)
+  std::uint64_t collected = 0;         // tx/mem/step records the sink took
   /// Calls that are not (completely) in the trace.
-  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished; }
+  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished + sink_failed; }
   /// Nothing lost, refused or left open, and every thread had a buffer.
   bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
 };
@@ -175,6 +176,7 @@ class basic_collector {
     pairer_.reset();
     exited_dropped_ = 0;
     collected_ = 0;
+    sink_failed_ = 0;
     reject_base_ = core::total_rejects();
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
@@ -498,12 +500,19 @@ class basic_collector {
     deliver(r);
   }
 
-  static void deliver(const tx_record& r) {
-    ++collected_;
+  /// Hands one record to the sink: collected when it took it, lost (sink_failed)
+  /// when it threw; the drain thread goes on either way.
+  template <class Write>
+  static void to_sink(Write&& write) noexcept {
     try {
-      if (opts_.sink) opts_.sink->write_tx(r);
+      if (opts_.sink) write(*opts_.sink);
+      ++collected_;
     } catch (...) {
+      ++sink_failed_;
     }
+  }
+  static void deliver(const tx_record& r) {
+    to_sink([&](record_sink& s) { s.write_tx(r); });
   }
 
   static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {
@@ -567,8 +576,7 @@ class basic_collector {
         r.address = m[2];
         r.size = m[3];
         r.device_id = static_cast<std::uint32_t>(m[4]);
-        ++collected_;
-        if (opts_.sink) opts_.sink->write_mem(r);
+        to_sink([&](record_sink& s) { s.write_mem(r); });
         break;
       }
       case record_kind::step_begin:
@@ -578,8 +586,7 @@ class basic_collector {
         auto it = steps_.find(id);
         if (it != steps_.end()) {
           it->second.end = ts;
-          ++collected_;
-          if (opts_.sink) opts_.sink->write_step(it->second);
+          to_sink([&](record_sink& s) { s.write_step(it->second); });
           steps_.erase(it);
         }
         break;
@@ -605,6 +612,7 @@ class basic_collector {
     l.unfinished = pc.unfinished;
     l.rejected = core::total_rejects() - reject_base_ + pc.domain_mismatch;
     l.lost_threads = lost_threads_.load(std::memory_order_relaxed);
+    l.sink_failed = sink_failed_;
     l.collected = collected_;
     return l;
   }
@@ -634,6 +642,7 @@ class basic_collector {
   static inline std::unordered_map<thread_buffer*, std::uint64_t> base_dropped_{};
   static inline std::uint64_t exited_dropped_ = 0;
   static inline std::uint64_t collected_ = 0;
+  static inline std::uint64_t sink_failed_ = 0;
   static inline std::uint64_t reject_base_ = 0;
   static inline std::uint32_t pid_ = 0;
   static inline loss_counters final_losses_{};

@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "../codec/reader.hpp"
+#include "../prof/reader.hpp"
 #include "model.hpp"
 #include "spill.hpp"
 

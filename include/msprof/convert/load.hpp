@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "../codec/reader.hpp"
+#include "../prof/reader.hpp"
 #include "../core/error.hpp"
 #include "iterations.hpp"
 #include "join.hpp"

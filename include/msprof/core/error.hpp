@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -51,6 +52,24 @@ struct error {
   std::string what() const { return std::string("[msprof.") + errc_name(code) + "] " + message; }
 };
 
+/// Thrown by result<T>::value() on an error (when exceptions are on).
+struct bad_result_access : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+/// The value of a failed result was asked for: a bug in the caller.
+[[noreturn]] inline void bad_result_access(const error& e) {
+  const std::string what = "msprof: value() of a failed result: " + e.what();
+#if MSPROF_USE_EXCEPTIONS
+  throw ::msprof::bad_result_access(what);
+#else
+  std::fprintf(stderr, "%s\n", what.c_str());
+  std::abort();
+#endif
+}
+}  // namespace detail
+
 /// A value or an error. [[nodiscard]] so a failure cannot be ignored by accident.
 template <class T>
 class [[nodiscard]] result {
@@ -60,16 +79,27 @@ class [[nodiscard]] result {
 
   bool has_value() const noexcept { return ok_; }
   explicit operator bool() const noexcept { return ok_; }
-  T& value() & { return value_; }
-  const T& value() const& { return value_; }
-  T&& value() && { return std::move(value_); }
-  T& operator*() & { return value_; }
-  const T& operator*() const& { return value_; }
-  T* operator->() { return &value_; }
-  const T* operator->() const { return &value_; }
+  /// The value; on an error, throws (MSPROF_USE_EXCEPTIONS) or aborts, naming it.
+  T& value() & { return check(), value_; }
+  const T& value() const& { return check(), value_; }
+  T&& value() && { return check(), std::move(value_); }
+  /// Unchecked access, as std::optional's; checked when MSPROF_DEVELOPMENT_CHECKS.
+  T& operator*() & { return dev_check(), value_; }
+  const T& operator*() const& { return dev_check(), value_; }
+  T* operator->() { return dev_check(), &value_; }
+  const T* operator->() const { return dev_check(), &value_; }
   const error& err() const noexcept { return error_; }
 
  private:
+  void check() const {
+    if (!ok_) detail::bad_result_access(error_);
+  }
+  void dev_check() const {
+#if MSPROF_DEVELOPMENT_CHECKS
+    check();
+#endif
+  }
+
   bool ok_;
   T value_{};
   error error_{};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// A small, bounded, std-only JSON reader and writer for control files
-// (info.json, sample.json, start_info, end_info) and configuration files
-// (acl.json, profiler_config.json). Not for bulk data: converters use simdjson.
+// A small, bounded, std-only JSON reader and writer for the files collection
+// writes and reads: PROF_ control files (info.json, sample.json, start_info,
+// end_info) and configuration files (acl.json, profiler_config.json). It stays
+// std-only because the collector and sessions are header-only without simdjson.
 //
 //   auto doc = msprof::json::parse(text, "host/info.json");   // result<value>
 //   if (!doc) { puts(doc.err().what().c_str()); }

@@ -47,7 +47,7 @@
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
 #include "../instrument/sink.hpp"
-#include "../writer/prof_dir.hpp"
+#include "../prof/writer.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace device {

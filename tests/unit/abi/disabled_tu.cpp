@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Built with MSPROF_DISABLE: every call site compiles to nothing.
 #define MSPROF_DISABLE
-#include <msprof/collect/session.hpp>  // the collector and sessions build disabled too
+#include <msprof/session/session.hpp>  // the collector and sessions build disabled too
 #include <msprof/mstx.hpp>
 
 #include <type_traits>

@@ -3,7 +3,7 @@
 // (checks.json "generator_counts"), values match the scenario in
 // tests/golden/README.md, and truncated_tail keeps every whole record.
 #include <doctest/doctest.h>
-#include <msprof/codec/reader.hpp>
+#include <msprof/prof/reader.hpp>
 
 #include <dirent.h>
 

@@ -4,7 +4,7 @@
 // checks on clock values, and dictionary strings ending in '\r'.
 #include <doctest/doctest.h>
 #include <msprof/codec/dictionary.hpp>
-#include <msprof/codec/reader.hpp>
+#include <msprof/prof/reader.hpp>
 
 #include <cmath>
 #include <limits>

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -74,4 +75,30 @@ TEST_CASE("stress: block policy, exact accounting") {
 // per round of 100 k events, default ring size.
 TEST_CASE("stress: 8 threads x 1 M events, threads replaced every 100 k, exact accounting") {
   run(collect::overflow_policy::drop_newest, 0, 10, 100000);
+}
+
+namespace {
+/// Takes every other record and throws on the others.
+struct flaky_sink : collect::record_sink {
+  std::uint64_t calls = 0, taken = 0;
+  void write_tx(const collect::tx_record&) override {
+    if (calls++ % 2 == 1) throw std::runtime_error("disk full");
+    ++taken;
+  }
+};
+}  // namespace
+
+TEST_CASE("a sink that throws: its records are counted as lost, not as collected") {
+  auto sink = std::make_shared<flaky_sink>();
+  collect::options o;
+  o.sink = sink;
+  REQUIRE(static_cast<bool>(collect::start(o)));
+  for (int i = 0; i < 10; ++i) MSPROF_MARK("flaky");
+  collect::stop();
+  const auto l = collect::losses();
+  CHECK(sink->calls == 10);
+  CHECK(l.collected == sink->taken);
+  CHECK(l.sink_failed == 5);
+  CHECK(l.total() >= 5);
+  CHECK_FALSE(l.complete());
 }

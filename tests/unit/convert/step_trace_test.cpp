@@ -6,11 +6,11 @@
 // chosen iterations' time range.
 #include <doctest/doctest.h>
 #include <msprof/codec/encode.hpp>
-#include <msprof/collect/session.hpp>
+#include <msprof/session/session.hpp>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/iterations.hpp>
 #include <msprof/device/simulated_device.hpp>
-#include <msprof/writer/prof_dir.hpp>
+#include <msprof/prof/writer.hpp>
 
 #include <unistd.h>
 

@@ -4,11 +4,11 @@
 // ordering, events, memcpy, determinism, PMU consistency, labelling, errors,
 // the mstx marker path, and an end-to-end export through the converters.
 #include <doctest/doctest.h>
-#include <msprof/codec/reader.hpp>
+#include <msprof/prof/reader.hpp>
 #include <msprof/convert/export.hpp>
 #include <msprof/device/simulated_device.hpp>
 #include <msprof/instrument/tool_core.hpp>
-#include <msprof/writer/prof_dir.hpp>
+#include <msprof/prof/writer.hpp>
 
 #include <unistd.h>
 

@@ -2,7 +2,7 @@
 // acl.json, TensorFlow profiling_options and profiler_config.json: every key
 // maps to its session_config field; a bad file is one error naming file, key
 // and expected type; unknown keys and keys without effect are warnings.
-#include <msprof/collect/config_files.hpp>
+#include <msprof/session/config_files.hpp>
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -3,8 +3,8 @@
 // edit of profiler_config.json arms one collection of warmup + active steps
 // (start_step -1, 0 and N), bad files are logged and change nothing, the
 // log is rotated, analyse hands the directory to the export handler.
-#include <msprof/collect/dynamic_profiler.hpp>
-#include <msprof/convert/export_handler.hpp>
+#include <msprof/session/dynamic_profiler.hpp>
+#include <msprof/session/export_handler.hpp>
 #include <msprof/mstx.hpp>
 
 #include <doctest/doctest.h>

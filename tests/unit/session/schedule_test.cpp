@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The schedule state machine against torch_npu's documented example and the
 // action map between states.
-#include <msprof/collect/schedule.hpp>
+#include <msprof/session/schedule.hpp>
 
 #include <doctest/doctest.h>
 

@@ -2,8 +2,8 @@
 // The profiler session end to end: schedule windows become PROF_ directories
 // holding exactly the recorded steps' marks, steps and device work; metadata;
 // configuration errors; the export handler.
-#include <msprof/collect/session.hpp>
-#include <msprof/convert/export_handler.hpp>
+#include <msprof/session/session.hpp>
+#include <msprof/session/export_handler.hpp>
 #include <msprof/convert/show.hpp>
 #include <msprof/convert/summary.hpp>
 #include <msprof/mstx.hpp>

@@ -4,8 +4,8 @@
 // found by the reader, and a SIGKILLed writer child.
 #include <doctest/doctest.h>
 #include <msprof/codec/encode.hpp>
-#include <msprof/codec/reader.hpp>
-#include <msprof/writer/prof_dir.hpp>
+#include <msprof/prof/reader.hpp>
+#include <msprof/prof/writer.hpp>
 
 #include <dirent.h>
 #include <signal.h>

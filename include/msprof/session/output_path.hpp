@@ -5,8 +5,8 @@
 // relative paths such as ./out work), and no symbolic link anywhere along the
 // path (profiling data must not be redirected). The writer then creates
 // directories 0750 and files 0640 whatever the umask.
-#ifndef MSPROF_COLLECT_OUTPUT_PATH_HPP
-#define MSPROF_COLLECT_OUTPUT_PATH_HPP
+#ifndef MSPROF_SESSION_OUTPUT_PATH_HPP
+#define MSPROF_SESSION_OUTPUT_PATH_HPP
 
 #include <sys/stat.h>
 
@@ -44,4 +44,4 @@ inline std::string check_output_path(std::string_view path) {
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_COLLECT_OUTPUT_PATH_HPP
+#endif  // MSPROF_SESSION_OUTPUT_PATH_HPP

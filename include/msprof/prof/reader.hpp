@@ -17,8 +17,8 @@
 // to convert to signed 64-bit nanoseconds (collectionTimeBegin above
 // INT64_MAX / 1000 us, clockMonotonicRaw above INT64_MAX ns): every clock
 // conversion goes through the checked arithmetic of `time_ns` below.
-#ifndef MSPROF_CODEC_READER_HPP
-#define MSPROF_CODEC_READER_HPP
+#ifndef MSPROF_PROF_READER_HPP
+#define MSPROF_PROF_READER_HPP
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -40,9 +40,9 @@
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
 #include "../core/json.hpp"
-#include "decode.hpp"
-#include "dictionary.hpp"
-#include "format.hpp"
+#include "../codec/decode.hpp"
+#include "../codec/dictionary.hpp"
+#include "../codec/format.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace codec {
@@ -744,4 +744,4 @@ class prof_reader {
 }  // namespace codec
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_CODEC_READER_HPP
+#endif  // MSPROF_PROF_READER_HPP

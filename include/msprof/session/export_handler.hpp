@@ -9,8 +9,8 @@
 // async exports in a child process so the training loop keeps going; the
 // handler's wait() (also run by the last copy's destructor) reaps the children
 // and reports failures. Errors name the directory and never throw.
-#ifndef MSPROF_CONVERT_EXPORT_HANDLER_HPP
-#define MSPROF_CONVERT_EXPORT_HANDLER_HPP
+#ifndef MSPROF_SESSION_EXPORT_HANDLER_HPP
+#define MSPROF_SESSION_EXPORT_HANDLER_HPP
 
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "../collect/config.hpp"
-#include "export.hpp"
+#include "config.hpp"
+#include "../convert/export.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -113,4 +113,4 @@ class export_handler {
 }  // namespace convert
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_CONVERT_EXPORT_HANDLER_HPP
+#endif  // MSPROF_SESSION_EXPORT_HANDLER_HPP

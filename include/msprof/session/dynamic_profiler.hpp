@@ -30,8 +30,8 @@
 // Log: <dir>/log/dp_<host>_<pid>_rank_<RANK or -1>.log, torch_npu's line
 // format, rotated to ".1" when it would pass 200 KB (one backup).
 // One dynamic_profiler per process (the collector is process-wide).
-#ifndef MSPROF_COLLECT_DYNAMIC_PROFILER_HPP
-#define MSPROF_COLLECT_DYNAMIC_PROFILER_HPP
+#ifndef MSPROF_SESSION_DYNAMIC_PROFILER_HPP
+#define MSPROF_SESSION_DYNAMIC_PROFILER_HPP
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -57,7 +57,7 @@
 
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
-#include "../writer/prof_dir.hpp"
+#include "../prof/writer.hpp"
 #include "config_files.hpp"
 #include "output_path.hpp"
 #include "schedule.hpp"
@@ -466,4 +466,4 @@ class dynamic_profiler {
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_COLLECT_DYNAMIC_PROFILER_HPP
+#endif  // MSPROF_SESSION_DYNAMIC_PROFILER_HPP

@@ -21,8 +21,8 @@
 //
 // One session at a time per process (the collector is process-wide).
 // Methods may be called from any thread; they serialise on one mutex.
-#ifndef MSPROF_COLLECT_SESSION_HPP
-#define MSPROF_COLLECT_SESSION_HPP
+#ifndef MSPROF_SESSION_SESSION_HPP
+#define MSPROF_SESSION_SESSION_HPP
 
 #include <unistd.h>
 
@@ -41,8 +41,8 @@
 #include "../core/error.hpp"
 #include "../core/json.hpp"
 #include "../device/simulated_device.hpp"
-#include "../writer/prof_dir.hpp"
-#include "collector.hpp"
+#include "../prof/writer.hpp"
+#include "../collect/collector.hpp"
 #include "config.hpp"
 #include "prof_record_sink.hpp"
 #include "schedule.hpp"
@@ -415,4 +415,4 @@ class profiler {
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_COLLECT_SESSION_HPP
+#endif  // MSPROF_SESSION_SESSION_HPP

@@ -25,8 +25,8 @@
 // that is not enough, collection stops cleanly with a counted loss.
 //
 // Thread-safe: one mutex (the drain thread and the simulated device both append).
-#ifndef MSPROF_WRITER_PROF_DIR_HPP
-#define MSPROF_WRITER_PROF_DIR_HPP
+#ifndef MSPROF_PROF_WRITER_HPP
+#define MSPROF_PROF_WRITER_HPP
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -741,4 +741,4 @@ class prof_dir {
 }  // namespace writer
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_WRITER_PROF_DIR_HPP
+#endif  // MSPROF_PROF_WRITER_HPP

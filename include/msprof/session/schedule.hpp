@@ -6,8 +6,8 @@
 //   s(0) == profiler_action::none ... s(4) == profiler_action::record_and_save
 //
 // Step numbers count from 0 at start(); each profiler::step() adds one.
-#ifndef MSPROF_COLLECT_SCHEDULE_HPP
-#define MSPROF_COLLECT_SCHEDULE_HPP
+#ifndef MSPROF_SESSION_SCHEDULE_HPP
+#define MSPROF_SESSION_SCHEDULE_HPP
 
 #include <cstdint>
 #include <string_view>
@@ -101,4 +101,4 @@ inline std::vector<transition_step> transition(profiler_action from, profiler_ac
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_COLLECT_SCHEDULE_HPP
+#endif  // MSPROF_SESSION_SCHEDULE_HPP

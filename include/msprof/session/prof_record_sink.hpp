@@ -12,8 +12,8 @@
 //
 // Append errors (storage limit, full disk) are counted by the writer, which
 // stops cleanly and keeps every finished slice; finish() records all counters.
-#ifndef MSPROF_COLLECT_PROF_RECORD_SINK_HPP
-#define MSPROF_COLLECT_PROF_RECORD_SINK_HPP
+#ifndef MSPROF_SESSION_PROF_RECORD_SINK_HPP
+#define MSPROF_SESSION_PROF_RECORD_SINK_HPP
 
 #include <cmath>
 #include <cstdint>
@@ -24,10 +24,10 @@
 
 #include "../codec/encode.hpp"
 #include "../core/abi.hpp"
-#include "../writer/prof_dir.hpp"
-#include "clock.hpp"
-#include "collector.hpp"
-#include "record_sink.hpp"
+#include "../prof/writer.hpp"
+#include "../collect/clock.hpp"
+#include "../collect/collector.hpp"
+#include "../collect/record_sink.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace collect {
@@ -107,7 +107,8 @@ class prof_record_sink final : public record_sink {
                                    {"domain_mismatch", l.domain_mismatch},
                                    {"unknown_range_ends", l.unknown_end},
                                    {"unfinished_ranges", l.unfinished},
-                                   {"lost_threads", l.lost_threads}}));
+                                   {"lost_threads", l.lost_threads},
+                                   {"sink_failed", l.sink_failed}}));
     return dir_.close();
   }
 
@@ -129,4 +130,4 @@ class prof_record_sink final : public record_sink {
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_COLLECT_PROF_RECORD_SINK_HPP
+#endif  // MSPROF_SESSION_PROF_RECORD_SINK_HPP

@@ -14,8 +14,8 @@
 // and keys msprof cannot honour (set to anything but their default) go to the
 // warning callback (default: stderr, "[msprof] ..."); they never fail the file.
 // docs/configuration.md lists every key, its type, default and effect.
-#ifndef MSPROF_COLLECT_CONFIG_FILES_HPP
-#define MSPROF_COLLECT_CONFIG_FILES_HPP
+#ifndef MSPROF_SESSION_CONFIG_FILES_HPP
+#define MSPROF_SESSION_CONFIG_FILES_HPP
 
 #include <cstdint>
 #include <cstdio>
@@ -441,4 +441,4 @@ inline result<dynamic_config> parse_profiler_config(std::string_view text,
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_COLLECT_CONFIG_FILES_HPP
+#endif  // MSPROF_SESSION_CONFIG_FILES_HPP
