@@ -1182,7 +1182,7 @@ MSPROF_END_NAMESPACE
 // Producers (instrumented threads) write fixed-layout records into their own
 // SPSC byte ring (thread_buffer.hpp); a drain thread empties all rings every
 // drain_interval (default 100 ms) and whenever a ring passes half full,
-// pairs ranges (drain.hpp) and hands finished events to options::sink.
+// pairs ranges (range_pairer.hpp) and hands finished events to options::sink.
 // Producers never wait for the drain unless the overflow policy is `block`
 // (bounded by block_timeout). Every loss is counted (losses()).
 //
@@ -1415,7 +1415,7 @@ MSPROF_END_NAMESPACE
 // - runtime include/exclude filter by name ("default" = default domain); both
 //   given -> include wins and a warning is reported.
 // - range/domain match and cross-thread ends are checked where ranges are
-//   paired (collect/drain.hpp, range_pairer), off the hot path.
+//   paired (collect/range_pairer.hpp), off the hot path.
 // Nothing here throws or reports errors to the instrumented program.
 #ifndef MSPROF_INSTRUMENT_TOOL_CORE_HPP
 #define MSPROF_INSTRUMENT_TOOL_CORE_HPP
@@ -2339,12 +2339,12 @@ MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_COLLECT_CLOCK_HPP
 // ======== end msprof/collect/clock.hpp ========
-// ======== begin msprof/collect/drain.hpp (inlined) ========
-// Drain side: decodes ring records and pairs range starts with their ends
+// ======== begin msprof/collect/range_pairer.hpp (inlined) ========
+// The range pairer (drain thread only): pairs range starts with their ends
 // (possibly from another thread), checking that an end names the domain the
-// range started in. Runs on the drain thread only.
-#ifndef MSPROF_COLLECT_DRAIN_HPP
-#define MSPROF_COLLECT_DRAIN_HPP
+// range started in. The drain loop that feeds it is in collector.hpp.
+#ifndef MSPROF_COLLECT_RANGE_PAIRER_HPP
+#define MSPROF_COLLECT_RANGE_PAIRER_HPP
 
 #include <cstdint>
 #include <string>
@@ -2504,8 +2504,8 @@ class range_pairer {
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_COLLECT_DRAIN_HPP
-// ======== end msprof/collect/drain.hpp ========
+#endif  // MSPROF_COLLECT_RANGE_PAIRER_HPP
+// ======== end msprof/collect/range_pairer.hpp ========
 // #include "record_sink.hpp"  (already inlined above: msprof/collect/record_sink.hpp)
 // ======== begin msprof/collect/thread_buffer.hpp (inlined) ========
 // Per-thread buffer: one byte_ring plus the counters only its thread writes,
@@ -2706,17 +2706,17 @@ enum class record_kind : std::uint8_t {
   step_end,
 };
 
-struct record_header {
+struct ring_header {
   std::uint16_t units;  // record size / 8 (written first; 0 = ring skip marker)
   record_kind kind;
   std::uint8_t flags;   // bit 0: a stream was given; memory: mem_op in bits 4..7
   std::uint16_t domain;
   std::uint16_t msg_len;
 };
-static_assert(sizeof(record_header) == 8, "record header is 8 bytes");
+static_assert(sizeof(ring_header) == 8, "ring header is 8 bytes");
 
 inline constexpr std::uint8_t record_flag_stream = 1;
-inline constexpr std::size_t record_fixed_bytes = sizeof(record_header) + 16;
+inline constexpr std::size_t record_fixed_bytes = sizeof(ring_header) + 16;
 
 inline std::uint32_t current_tid() noexcept { return static_cast<std::uint32_t>(::syscall(SYS_gettid)); }
 
@@ -2808,7 +2808,7 @@ class basic_collector {
       if (b == nullptr) return;
       unsigned char* p = reserve(b, record_fixed_bytes + 40);
       if (p == nullptr) return;
-      record_header h{static_cast<std::uint16_t>((record_fixed_bytes + 40) / 8), record_kind::memory,
+      ring_header h{static_cast<std::uint16_t>((record_fixed_bytes + 40) / 8), record_kind::memory,
                       static_cast<std::uint8_t>(static_cast<unsigned>(e.op) << 4),
                       static_cast<std::uint16_t>(e.domain), 0};
       std::uint64_t v[7] = {clock::now(), 0, e.handle, e.heap, e.address, e.size, e.device_id};
@@ -3048,7 +3048,7 @@ class basic_collector {
                                         const instrument::event& e, std::uint64_t ts) noexcept {
     const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
     const bool has_msg = kind != record_kind::range_end;
-    record_header h{static_cast<std::uint16_t>(size / 8), kind,
+    ring_header h{static_cast<std::uint16_t>(size / 8), kind,
                     static_cast<std::uint8_t>(e.stream != nullptr ? record_flag_stream : 0),
                     static_cast<std::uint16_t>(e.domain), static_cast<std::uint16_t>(has_msg ? e.msg.size : 0)};
     std::uint64_t v[2] = {ts, e.id};
@@ -3189,7 +3189,7 @@ class basic_collector {
   /// Hands one record to the sink: collected when it took it, lost (sink_failed)
   /// when it threw; the drain thread goes on either way.
   template <class Write>
-  static void deliver(Write&& write) noexcept {
+  static void to_sink(Write&& write) noexcept {
     try {
       if (opts_.sink) write(*opts_.sink);
       ++collected_;
@@ -3198,11 +3198,11 @@ class basic_collector {
     }
   }
   static void deliver(const tx_record& r) {
-    deliver([&](record_sink& s) { s.write_tx(r); });
+    to_sink([&](record_sink& s) { s.write_tx(r); });
   }
 
   static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {
-    record_header h;
+    ring_header h;
     std::memcpy(&h, p, sizeof h);
     std::uint64_t v[2];
     std::memcpy(v, p + sizeof h, sizeof v);
@@ -3262,7 +3262,7 @@ class basic_collector {
         r.address = m[2];
         r.size = m[3];
         r.device_id = static_cast<std::uint32_t>(m[4]);
-        deliver([&](record_sink& s) { s.write_mem(r); });
+        to_sink([&](record_sink& s) { s.write_mem(r); });
         break;
       }
       case record_kind::step_begin:
@@ -3272,7 +3272,7 @@ class basic_collector {
         auto it = steps_.find(id);
         if (it != steps_.end()) {
           it->second.end = ts;
-          deliver([&](record_sink& s) { s.write_step(it->second); });
+          to_sink([&](record_sink& s) { s.write_step(it->second); });
           steps_.erase(it);
         }
         break;

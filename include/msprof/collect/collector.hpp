@@ -12,7 +12,7 @@
 // Producers (instrumented threads) write fixed-layout records into their own
 // SPSC byte ring (thread_buffer.hpp); a drain thread empties all rings every
 // drain_interval (default 100 ms) and whenever a ring passes half full,
-// pairs ranges (drain.hpp) and hands finished events to options::sink.
+// pairs ranges (range_pairer.hpp) and hands finished events to options::sink.
 // Producers never wait for the drain unless the overflow policy is `block`
 // (bounded by block_timeout). Every loss is counted (losses()).
 //
@@ -48,7 +48,7 @@
 #include "../core/platform.hpp"
 #include "../instrument/c_api.hpp"
 #include "clock.hpp"
-#include "drain.hpp"
+#include "range_pairer.hpp"
 #include "record_sink.hpp"
 #include "thread_buffer.hpp"
 
@@ -122,7 +122,7 @@ class basic_collector {
       if (b == nullptr) return;
       unsigned char* p = reserve(b, record_fixed_bytes + 40);
       if (p == nullptr) return;
-      record_header h{static_cast<std::uint16_t>((record_fixed_bytes + 40) / 8), record_kind::memory,
+      ring_header h{static_cast<std::uint16_t>((record_fixed_bytes + 40) / 8), record_kind::memory,
                       static_cast<std::uint8_t>(static_cast<unsigned>(e.op) << 4),
                       static_cast<std::uint16_t>(e.domain), 0};
       std::uint64_t v[7] = {clock::now(), 0, e.handle, e.heap, e.address, e.size, e.device_id};
@@ -362,7 +362,7 @@ class basic_collector {
                                         const instrument::event& e, std::uint64_t ts) noexcept {
     const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
     const bool has_msg = kind != record_kind::range_end;
-    record_header h{static_cast<std::uint16_t>(size / 8), kind,
+    ring_header h{static_cast<std::uint16_t>(size / 8), kind,
                     static_cast<std::uint8_t>(e.stream != nullptr ? record_flag_stream : 0),
                     static_cast<std::uint16_t>(e.domain), static_cast<std::uint16_t>(has_msg ? e.msg.size : 0)};
     std::uint64_t v[2] = {ts, e.id};
@@ -516,7 +516,7 @@ class basic_collector {
   }
 
   static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {
-    record_header h;
+    ring_header h;
     std::memcpy(&h, p, sizeof h);
     std::uint64_t v[2];
     std::memcpy(v, p + sizeof h, sizeof v);

@@ -33,17 +33,17 @@ enum class record_kind : std::uint8_t {
   step_end,
 };
 
-struct record_header {
+struct ring_header {
   std::uint16_t units;  // record size / 8 (written first; 0 = ring skip marker)
   record_kind kind;
   std::uint8_t flags;   // bit 0: a stream was given; memory: mem_op in bits 4..7
   std::uint16_t domain;
   std::uint16_t msg_len;
 };
-static_assert(sizeof(record_header) == 8, "record header is 8 bytes");
+static_assert(sizeof(ring_header) == 8, "ring header is 8 bytes");
 
 inline constexpr std::uint8_t record_flag_stream = 1;
-inline constexpr std::size_t record_fixed_bytes = sizeof(record_header) + 16;
+inline constexpr std::size_t record_fixed_bytes = sizeof(ring_header) + 16;
 
 inline std::uint32_t current_tid() noexcept { return static_cast<std::uint32_t>(::syscall(SYS_gettid)); }
 

@@ -15,7 +15,7 @@
 // - runtime include/exclude filter by name ("default" = default domain); both
 //   given -> include wins and a warning is reported.
 // - range/domain match and cross-thread ends are checked where ranges are
-//   paired (collect/drain.hpp, range_pairer), off the hot path.
+//   paired (collect/range_pairer.hpp), off the hot path.
 // Nothing here throws or reports errors to the instrumented program.
 #ifndef MSPROF_INSTRUMENT_TOOL_CORE_HPP
 #define MSPROF_INSTRUMENT_TOOL_CORE_HPP

@@ -32,7 +32,7 @@
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
 #include "../core/json.hpp"
-#include "config.hpp"
+#include "session_config.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace collect {

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
+#include "session_config.hpp"
 #include "../convert/export.hpp"
 
 MSPROF_BEGIN_NAMESPACE

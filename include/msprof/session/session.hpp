@@ -43,7 +43,7 @@
 #include "../device/simulated_device.hpp"
 #include "../prof/writer.hpp"
 #include "../collect/collector.hpp"
-#include "config.hpp"
+#include "session_config.hpp"
 #include "prof_record_sink.hpp"
 #include "schedule.hpp"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Drain side: decodes ring records and pairs range starts with their ends
+// The range pairer (drain thread only): pairs range starts with their ends
 // (possibly from another thread), checking that an end names the domain the
-// range started in. Runs on the drain thread only.
-#ifndef MSPROF_COLLECT_DRAIN_HPP
-#define MSPROF_COLLECT_DRAIN_HPP
+// range started in. The drain loop that feeds it is in collector.hpp.
+#ifndef MSPROF_COLLECT_RANGE_PAIRER_HPP
+#define MSPROF_COLLECT_RANGE_PAIRER_HPP
 
 #include <cstdint>
 #include <string>
@@ -94,4 +94,4 @@ class range_pairer {
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_COLLECT_DRAIN_HPP
+#endif  // MSPROF_COLLECT_RANGE_PAIRER_HPP

@@ -3,8 +3,8 @@
 // experimental_config, MindSpore's Profiler options), and its validation.
 // Names accept torch_npu's spellings: "Level0", "PipeUtilization",
 // "ACL_AICORE_PIPE_UTILIZATION".
-#ifndef MSPROF_SESSION_CONFIG_HPP
-#define MSPROF_SESSION_CONFIG_HPP
+#ifndef MSPROF_SESSION_SESSION_CONFIG_HPP
+#define MSPROF_SESSION_SESSION_CONFIG_HPP
 
 #include <array>
 #include <chrono>
@@ -95,4 +95,4 @@ inline result<void> validate(const session_config& c) {
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_SESSION_CONFIG_HPP
+#endif  // MSPROF_SESSION_SESSION_CONFIG_HPP
