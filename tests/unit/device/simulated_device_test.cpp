@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <msprof/codec/reader.hpp>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/summary.hpp>
 #include <msprof/device/simulated_device.hpp>
 #include <msprof/instrument/tool_core.hpp>
 #include <msprof/writer/prof_dir.hpp>
