@@ -128,23 +128,18 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   return std::move(r).merged(std::move(all));
 }
 
-/// Loads `prof_dir` and writes the timeline files.
 result<export_result> export_timeline(const std::string& prof_dir, const export_options& o) {
   return export_parts_of(prof_dir, o, {true, false, false});
 }
 
-/// Loads `prof_dir` and writes the summary files.
 result<export_result> export_summary(const std::string& prof_dir, const export_options& o) {
   return export_parts_of(prof_dir, o, {false, true, false});
 }
 
-/// Loads `prof_dir` and writes msprof_<ts>.db.
 result<export_result> export_db(const std::string& prof_dir, const export_options& o) {
   return export_parts_of(prof_dir, o, {false, false, true});
 }
 
-/// Loads once and writes timeline, summaries and db (the launcher's default;
-/// export_options::text and ::db choose).
 result<export_result> export_all(const std::string& prof_dir, const export_options& o) {
   return export_parts_of(prof_dir, o, {o.text, o.text, o.db});
 }

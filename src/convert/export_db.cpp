@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The db exporter: msprof_<ts>.db written under a temporary name beside the
-// PROF_ directory's contents and renamed when complete.
+// The db exporter: <PROF>/msprof_<ts>.db, written under a temporary name and
+// renamed when complete.
 #include "msprof/convert/export_writers.hpp"
 
 #include <filesystem>
@@ -75,7 +75,6 @@ result<void> db_exporter::add(const model& window) { return p_->add(window); }
 
 result<export_result> db_exporter::finish(const model& final) { return p_->finish(final); }
 
-/// The SQLite db from an already-loaded model.
 result<export_result> export_db(const model& m, const export_options& o) {
   db_exporter x(o, m.session.prof_dir);
   MSPROF_TRY(x.add(m));

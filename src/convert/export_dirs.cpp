@@ -9,7 +9,6 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
-/// PROF_ directories named by `dir`: itself if it is one, else its PROF_* children.
 std::vector<std::string> find_prof_dirs(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;

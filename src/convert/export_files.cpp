@@ -24,7 +24,6 @@ std::string now_stamp() {
   return buf;
 }
 
-/// Writes `text` to `path` through a temporary file and a rename.
 result<void> write_file_atomic(const std::filesystem::path& path, const std::string& text) {
   const auto tmp = path.string() + ".tmp" + std::to_string(::getpid());
   {
@@ -51,9 +50,6 @@ bool wanted(const export_options& o, const std::string& stem) {
   return o.reports.empty() || o.reports.count(stem) != 0;
 }
 
-/// File stem of summary `name`: a JSON summary that shares its name with a
-/// timeline file (msprof_tx, step_trace) is <name>_summary, so that exporting
-/// both (same timestamp) keeps both; the timeline keeps the reference's name.
 std::string summary_stem(const std::string& name, bool json) {
   return json && (name == "msprof_tx" || name == "step_trace") ? name + "_summary" : name;
 }

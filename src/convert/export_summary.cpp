@@ -302,7 +302,6 @@ result<void> summary_exporter::add(const model& w) { return p_->add(w); }
 
 result<export_result> summary_exporter::finish(const model& final) { return p_->finish(final); }
 
-/// Summary files from an already-loaded model.
 result<export_result> export_summary(const model& m, const export_options& o) {
   summary_exporter x(o, m.session.prof_dir);
   MSPROF_TRY(x.add(m));

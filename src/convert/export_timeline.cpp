@@ -137,7 +137,6 @@ result<void> timeline_exporter::add(const model& window) { return p_->add(window
 
 result<export_result> timeline_exporter::finish(const model& final) { return p_->finish(final); }
 
-/// Timeline files from an already-loaded model.
 result<export_result> export_timeline(const model& m, const export_options& o) {
   if (!o.chrome) {
     timeline_exporter x(o, m.session.prof_dir);
