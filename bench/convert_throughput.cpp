@@ -7,6 +7,7 @@
 // streaming export of all three outputs (in a child, for its own peak RSS),
 // and load+join, timeline, summaries and db separately from the whole model in
 // memory; prints records/s, MB/s (input bytes) and peak RSS in one table.
+#include <msprof/prof/reader.hpp>
 #include <msprof/convert/export.hpp>
 
 #include "../tests/support/child_peak_rss.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // load_windows(prof_dir, options, on_window): reads a PROF_ directory through
-// the codec's streaming reader (codec/reader.hpp: control files, clocks,
+// the PROF_ reader (prof/reader.hpp: control files, clocks,
 // dictionaries, every record stream, bounds-checked) and joins the records
 // (join.hpp's stream_join) into the converter model, handed out in windows so
 // memory does not grow with the number of records. load_model() collects the
@@ -19,30 +19,16 @@
 #ifndef MSPROF_CONVERT_LOAD_HPP
 #define MSPROF_CONVERT_LOAD_HPP
 
-#include <algorithm>
-#include <cstdint>
-#include <optional>
+#include <cstddef>
+#include <functional>
 #include <string>
-#include <utility>
-#include <vector>
 
-#include "../prof/reader.hpp"
 #include "../core/error.hpp"
-#include "iterations.hpp"
-#include "join.hpp"
-#include "spill.hpp"
 #include "model.hpp"
+#include "spill.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
-namespace detail {
-
-inline std::string json_text_of(const json::value& v) {
-  if (v.is_string() || v.is_number()) return v.text();
-  return {};
-}
-
-}  // namespace detail
 
 /// How load_windows() bounds its memory.
 struct load_options {
@@ -55,214 +41,12 @@ struct load_options {
 /// records window by window (model.hpp, "Windows"; API calls and tasks first,
 /// then mstx, then mstx_mem). Returns the final model: session (with its end),
 /// iterations and warnings, no records.
-template <class Fn>
-result<model> load_windows(const std::string& prof_dir, const load_options& lo, Fn&& on_window) {
-  codec::reader_options ro;
-  ro.strict = true;  // control files: an error, not silently defaulted clocks
-  auto rd = codec::prof_reader::open(prof_dir, ro);
-  if (!rd) return rd.err();
-  auto& r = *rd;
-
-  session_info s;
-  std::vector<std::string> warnings;
-  s.prof_dir = prof_dir;
-  const auto& h = r.host();
-  const bool has_host = !h.info.is_null();
-  // Without host/, the first device's control files describe the session.
-  const json::value& info = has_host ? h.info : r.devices().front().info;
-  const json::value& start = has_host ? h.start_info : r.devices().front().start_info;
-  const json::value& end = has_host ? h.end_info : r.devices().front().end_info;
-  std::uint64_t pid = 0;
-  if (info.get("pid").to_uint64(pid)) s.pid = static_cast<std::uint32_t>(pid);
-  s.pid_name = info.get("pid_name").as_string_or("");
-  s.hostname = info.get("hostname").as_string_or("");
-  s.host_uid = detail::json_text_of(info.get("hostUid"));
-  if (s.host_uid.empty()) s.host_uid = "0";
-  s.platform_version = detail::json_text_of(info.get("platform_version"));
-  std::int64_t rank = -1;
-  if (info.get("rank_id").to_int64(rank)) s.rank_id = rank;
-  const std::string info_path = has_host ? prof_dir + "/host/info.json"
-                                         : prof_dir + "/device_" + std::to_string(r.devices().front().id) + "/info.json." +
-                                               std::to_string(r.devices().front().id);
-  s.simulated_device = h.simulated;
-  for (const auto& d : r.devices()) s.simulated_device = s.simulated_device || d.simulated;
-  // Loss counters written by msprof's collector: never let a lossy trace look complete.
-  for (const auto& [k, v] : info.get("msprof_losses").members()) {
-    std::uint64_t n = 0;
-    if (v.to_uint64(n)) s.losses.emplace_back(k, n);
-    if (n > 0)
-      warnings.push_back(info_path + ": the collector reports " + std::to_string(n) + " " + k +
-                           " event(s); the trace is incomplete");
-  }
-  const std::uint64_t begin_us = start.get("collectionTimeBegin").uint_or(0);
-  const std::uint64_t mono_ns = start.get("clockMonotonicRaw").uint_or(0);
-  const std::uint64_t end_us = end.get("collectionTimeEnd").uint_or(0);
-  const std::string ctl = has_host ? prof_dir + "/host/" : prof_dir + "/device_" + std::to_string(r.devices().front().id) + "/";
-  const std::string sfx = has_host ? "" : "." + std::to_string(r.devices().front().id);
-  const std::string start_path = ctl + "start_info" + sfx;
-  if (begin_us == 0 || mono_ns == 0)
-    return make_error(errc::parse, start_path + ": collectionTimeBegin/clockMonotonicRaw missing or not a number");
-  // The reader has checked host/ already; device-only sessions are checked here.
-  const auto begin_ns = codec::time_ns::from_us(begin_us);
-  const auto start_mono = codec::time_ns::from_u64(mono_ns);
-  const auto end_ns = codec::time_ns::from_us(end_us);
-  if (!begin_ns)
-    return make_error(errc::parse, start_path + ": collectionTimeBegin out of range (" + std::to_string(begin_us) +
-                                       " us does not fit in signed 64-bit nanoseconds)");
-  if (!start_mono)
-    return make_error(errc::parse, start_path + ": clockMonotonicRaw out of range (" + std::to_string(mono_ns) +
-                                       " ns does not fit in signed 64-bit nanoseconds)");
-  if (!end_ns)
-    return make_error(errc::parse, ctl + "end_info" + sfx + ": collectionTimeEnd out of range (" + std::to_string(end_us) +
-                                       " us does not fit in signed 64-bit nanoseconds)");
-  s.wall_offset_ns = *begin_ns - *start_mono;  // both in [0, INT64_MAX]: cannot overflow
-  s.start_ns = *begin_ns;
-  s.end_ns = end_us ? *end_ns : s.start_ns;
-  if (end_us == 0) warnings.push_back(prof_dir + ": collectionTimeEnd missing (session end = last host record)");
-
-  for (const auto& d : r.devices()) {
-    device_info di;
-    di.id = d.id;
-    di.aic_frequency_mhz = d.aic_frequency_mhz;
-    di.ai_core_num = d.ai_core_num ? d.ai_core_num : 1;
-    di.aiv_num = d.aiv_num ? d.aiv_num : 1;
-    s.devices.push_back(di);
-    if (s.ai_core_metrics.empty()) s.ai_core_metrics = d.aic_metrics;
-    if (s.platform_version.empty()) s.platform_version = detail::json_text_of(d.info.get("platform_version"));
-  }
-  stream_join::options jo;
-  jo.spill_dir = lo.spill_dir.empty() ? prof_dir : lo.spill_dir;
-  jo.spill_budget = lo.spill_budget;
-  jo.window_records = lo.window_records;
-  stream_join j(s, h, r.devices(), {r.hashes().begin(), r.hashes().end()}, {r.types().begin(), r.types().end()}, jo);
-
-  bool any_track = false;
-  if (has_host) {
-    MSPROF_TRY(r.for_each_api([&](const codec::api_call& a) {
-      j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
-    }));
-    MSPROF_TRY(r.for_each_node_basic_info([&](const codec::host_record<codec::MsprofNodeBasicInfo>& n) {
-      // OP State comes from the file, as in the reference: aging. = dynamic.
-      j.add(raw::node_basic{n.head.timeStamp, n.head.threadId, n.payload.opName, n.payload.taskType,
-                            n.payload.opType, n.payload.blockNum, n.aging});
-    }));
-    MSPROF_TRY(r.for_each_tensor_info([&](const codec::host_record<codec::MsprofTensorInfo>& t) {
-      raw::tensor_info ti{t.head.timeStamp, t.head.threadId, t.payload.opName, {}};
-      const std::uint32_t n = std::min<std::uint32_t>(t.payload.tensorNum, 5);
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const auto& d = t.payload.tensorData[i];
-        tensor_desc td;
-        td.kind = d.tensorType;
-        td.format = d.format;
-        td.data_type = d.dataType;
-        for (std::uint32_t dim : d.shape) {
-          if (dim == 0) break;
-          td.shape.push_back(dim);
-        }
-        ti.tensors.push_back(std::move(td));
-      }
-      j.add(ti);
-    }));
-    MSPROF_TRY(r.for_each_task_track([&](const codec::host_record<codec::MsprofRuntimeTrack>& t) {
-      any_track = true;
-      j.add(raw::task_track{t.head.timeStamp, t.head.threadId, t.payload.deviceId, t.payload.streamId,
-                            t.payload.taskId, t.payload.taskType, t.payload.kernelName});
-    }));
-  }
-  std::vector<raw::step_tag_record> step_tags;  // ts_track step trace -> model::iterations
-  std::size_t step_bad_time = 0;                 // step tags that cannot be placed: skipped, like tasks
-  for (const auto& d : r.devices()) {
-    MSPROF_TRY(r.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
-      const auto f = l.func_type();
-      if (f > 1) return;  // only ACSQ task start (0) / end (1)
-      j.add(raw::acsq{d.id, f == 0, l.streamId, l.taskId, l.timestamp});
-    }));
-    MSPROF_TRY(r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) {
-      raw::pmu pm{d.id, p.streamId, p.taskId, {}};
-      pm.counters.total_cycles = p.totalCycle;
-      for (std::size_t k = 0; k < 8; ++k) pm.counters.events[k] = p.pmuList[k];
-      j.add(pm);
-    }));
-    MSPROF_TRY(r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) {
-      if (t.funcType != codec::ts_track_step_func) return;
-      if (const auto at = codec::time_ns::to_wall(d.monotonic_ns(t.timestamp), s.wall_offset_ns))
-        step_tags.push_back({d.id, t.modelId, t.indexId, t.tagId, *at});
-      else
-        ++step_bad_time;
-    }));
-  }
-  // Iterations come from the device's step tags alone: every window has them.
-  std::vector<std::string> step_warnings;
-  const std::vector<iteration> iterations = build_iterations(std::move(step_tags), step_warnings);
-  auto handle = [&](model& w) {
-    w.iterations = iterations;
-    on_window(w);
-  };
-  auto joined = j.run(handle);
-  if (!joined) return joined.err();
-  model m = std::move(*joined);
-  if (end_us == 0) m.session.end_ns = std::max(m.session.end_ns, j.last_api_end());
-  std::size_t mstx_bad_time = 0, mem_bad_time = 0;
-  if (has_host) {
-    // mstx and mstx_mem need no join: their own windows, in record order.
-    model w;
-    w.session = m.session;
-    auto flush = [&] {
-      if (!w.mstx.empty() || !w.mstx_mem.empty()) handle(w);
-      w.mstx.clear();
-      w.mstx_mem.clear();
-    };
-    MSPROF_TRY(r.for_each_mstx([&](const codec::mstx_event& e) {
-      const raw::mstx x{e.stamp.processId, e.stamp.threadId, e.stamp.eventType, e.stamp.startTime,
-                        e.stamp.endTime,   e.stamp.markId,   e.stamp.domain,    e.message};
-      auto placed = detail::place_mstx(x, h, s.wall_offset_ns, x.domain == 0 ? "default" : r.lookup(x.domain));
-      if (!placed) {
-        ++mstx_bad_time;
-        return;
-      }
-      w.mstx.push_back(std::move(*placed));
-      if (w.mstx.size() >= lo.window_records) flush();
-    }));
-    flush();
-    MSPROF_TRY(r.for_each_mstx_mem([&](const codec::host_record<codec::MstxMemInfo>& rec) {
-      const codec::MstxMemInfo& p = rec.payload;
-      const auto at = codec::time_ns::to_wall(h.monotonic_ns(rec.head.timeStamp), s.wall_offset_ns);
-      if (!at) {
-        ++mem_bad_time;
-        return;
-      }
-      w.mstx_mem.push_back({rec.head.threadId, *at, p.op, p.deviceId, p.handle, p.heap, p.address, p.size,
-                            p.domain == 0 ? std::string("default") : r.lookup(p.domain)});
-      if (w.mstx_mem.size() >= lo.window_records) flush();
-    }));
-    flush();
-  }
-  // The session's own warnings, then the reader's (every file is read by now), then the join's.
-  for (const auto& w : r.warnings()) warnings.push_back(w.message);
-  if (!has_host) warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
-  if (has_host && r.devices().empty() && any_track)
-    warnings.push_back(prof_dir + ": task_track records but no device_<id>/ directory: no device tasks exported");
-  m.warnings.insert(m.warnings.begin(), warnings.begin(), warnings.end());
-  detail::warn_bad_time(m.warnings, mstx_bad_time, "msproftx");
-  detail::warn_bad_time(m.warnings, step_bad_time, "step-trace (ts_track)");
-  detail::warn_bad_time(m.warnings, mem_bad_time, "msprof_mstx_mem");
-  m.warnings.insert(m.warnings.end(), step_warnings.begin(), step_warnings.end());
-  m.iterations = iterations;
-  return result<model>(std::move(m));
-}
+result<model> load_windows(const std::string& prof_dir, const load_options& lo,
+                           const std::function<void(model&)>& on_window);
 
 /// Reads and joins one PROF_ directory into one model (every record in memory:
 /// show, the chrome writer, iteration selection).
-inline result<model> load_model(const std::string& prof_dir, const load_options& lo = {}) {
-  model all;
-  auto m = load_windows(prof_dir, lo, [&](model& w) { detail::append_window(all, w); });
-  if (!m) return m.err();
-  detail::order_by_ids(all);
-  all.session = std::move(m->session);
-  all.iterations = std::move(m->iterations);
-  all.warnings = std::move(m->warnings);
-  return result<model>(std::move(all));
-}
+result<model> load_model(const std::string& prof_dir, const load_options& lo = {});
 
 }  // namespace convert
 MSPROF_END_NAMESPACE

@@ -5,90 +5,38 @@
 #ifndef MSPROF_CONVERT_SHOW_HPP
 #define MSPROF_CONVERT_SHOW_HPP
 
-#include <algorithm>
-#include <cstdint>
-#include <cstring>
-#include <optional>
+#include <cstddef>
+#include <memory>
 #include <string>
-#include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "../core/error.hpp"
 #include "model.hpp"
 #include "spill.hpp"
-#include "summary.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
+struct table;  // summary.hpp
+
 /// Renders `t` with the chosen columns (indices into its header), at most
 /// `max_rows` rows; `left_out` rows not in `t` are counted with the rest.
-inline std::string render_table(const std::string& title, const table& t, const std::vector<std::size_t>& cols,
-                                std::size_t max_rows, bool bold, std::size_t left_out = 0) {
-  std::vector<std::size_t> w(cols.size(), 0);
-  auto cell = [&](const std::vector<std::string>& row, std::size_t c) {
-    std::string s = c < row.size() ? row[c] : "";
-    if (!s.empty() && s.back() == '\t') s.pop_back();
-    if (s.size() > 40) s = s.substr(0, 37) + "...";
-    return s;
-  };
-  const std::size_t n = std::min(max_rows, t.rows.size());
-  for (std::size_t i = 0; i < cols.size(); ++i) {
-    w[i] = cell(t.header, cols[i]).size();
-    for (std::size_t r = 0; r < n; ++r) w[i] = std::max(w[i], cell(t.rows[r], cols[i]).size());
-  }
-  std::string out = (bold ? "\033[1m" : "") + title + (bold ? "\033[0m" : "") + "\n";
-  auto line = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      const std::string s = cell(row, cols[i]);
-      out += "  ";
-      out += s;
-      if (i + 1 < cols.size()) out.append(w[i] - s.size(), ' ');
-    }
-    out += '\n';
-  };
-  line(t.header);
-  for (std::size_t r = 0; r < n; ++r) line(t.rows[r]);
-  if (t.rows.size() - n + left_out > 0) out += "  ... " + std::to_string(t.rows.size() - n + left_out) + " more rows\n";
-  out += '\n';
-  return out;
-}
+std::string render_table(const std::string& title, const table& t, const std::vector<std::size_t>& cols,
+                         std::size_t max_rows, bool bold, std::size_t left_out = 0);
 
 /// Records in a collection, counted window by window.
 struct collection_counts {
   std::size_t apis = 0, tasks = 0, mstx = 0, mstx_mem = 0;
-  void add(const model& w) noexcept {
-    apis += w.apis.size();
-    tasks += w.tasks.size();
-    mstx += w.mstx.size();
-    mstx_mem += w.mstx_mem.size();
-  }
+  void add(const model& w) noexcept;
 };
 
 /// One line of what a collection holds: record counts, the collector's losses
 /// ("no losses" only when it counted and lost nothing), simulated device data.
 /// `m` gives the session.
-inline std::string collection_summary(const model& m, const collection_counts& n) {
-  std::string out = std::to_string(n.apis) + " API calls, " + std::to_string(n.tasks) + " device tasks, " +
-                    std::to_string(n.mstx) + " mstx events, " + std::to_string(m.session.devices.size()) + " device(s)";
-  if (n.mstx_mem) out += ", " + std::to_string(n.mstx_mem) + " mstx memory (un)registrations";
-  if (!m.session.losses.empty()) {
-    std::string lost;
-    for (const auto& [what, count] : m.session.losses)
-      if (count > 0) lost += (lost.empty() ? "" : ", ") + what + " " + std::to_string(count);
-    out += lost.empty() ? "; no losses" : "; LOSSES: " + lost;
-  }
-  if (m.session.simulated_device) out += "; device data from the SIMULATED device";
-  return out;
-}
+std::string collection_summary(const model& m, const collection_counts& n);
 
 /// The same line for a whole model.
-inline std::string collection_summary(const model& m) {
-  collection_counts n;
-  n.add(m);
-  return collection_summary(m, n);
-}
+std::string collection_summary(const model& m);
 
 /// What `msprof show` prints, gathered window by window (load_windows) so
 /// memory does not grow with the records: the counts, the top ops by duration,
@@ -97,101 +45,19 @@ inline std::string collection_summary(const model& m) {
 class show_collector {
  public:
   /// `top`: rows of the op summary and API statistic shown; sorted runs go to `spill_dir`.
-  show_collector(std::size_t top, const std::string& spill_dir, std::size_t spill_budget = spill_budget_default)
-      : top_(top), ops_(spill_dir, spill_budget / 2), api_(spill_dir, spill_budget / 2) {}
+  show_collector(std::size_t top, const std::string& spill_dir, std::size_t spill_budget = spill_budget_default);
+  ~show_collector();
+  show_collector(const show_collector&) = delete;
+  show_collector& operator=(const show_collector&) = delete;
 
-  void add(const model& w) {
-    counts_.add(w);
-    for (const auto& a : w.apis) api_.add(a);
-    for (const auto& t : w.tasks) {
-      if (!in_op_summary(t)) continue;
-      const auto k = task_row_key::of(t);
-      const op_entry e{op_groups_.group_of(t), detail::dur_us(t.start_ns, t.end_ns)};
-      ops_.push(k, std::string_view(reinterpret_cast<const char*>(&e), sizeof e));
-      keep_if_top(k, t, w);
-    }
-  }
+  void add(const model& w);
 
   /// The tables, after the last window; `final` is load_windows()' model. Once only.
-  result<std::string> text(const model& final, bool color) {
-    std::string out = final.session.prof_dir + "\n" + collection_summary(final, counts_) + "\n\n";
-    if (ops_.size() != 0) {
-      table ops;
-      ops.header = op_summary_header(has_pipe_pmu(final));
-      std::sort_heap(top_ops_.begin(), top_ops_.end(), ranks_before);
-      for (auto& o : top_ops_) ops.rows.push_back(std::move(o.row));
-      out += render_table("Op summary (top " + std::to_string(top_) + " by duration)", ops, {0, 4, 5, 7, 3, 2, 9, 11},
-                          SIZE_MAX, color, ops_.size() - ops.rows.size());
-    }
-    table st;
-    st.header = op_statistic_header();
-    MSPROF_TRY(ops_.drain([&](const task_row_key&, std::string_view p) {
-      op_entry e;
-      std::memcpy(&e, p.data(), sizeof e);
-      op_groups_.add(e.group, e.dur_us);
-    }));
-    op_groups_.rows([&](const auto& format) { add_row(st, format); });
-    if (!st.rows.empty()) out += render_table("Op statistic", st, {0, 1, 2, 3, 4, 5, 6, 7, 8}, SIZE_MAX, color);
-    MSPROF_TRY(api_.finish());
-    table api;
-    api.header = api_statistic_header();
-    api_.groups().rows([&](const auto& format) { add_row(api, format); });
-    if (!api.rows.empty()) {
-      std::stable_sort(api.rows.begin(), api.rows.end(), [](const auto& a, const auto& b) {
-        return std::stod(a[3]) > std::stod(b[3]);
-      });
-      out += render_table("API statistic (top " + std::to_string(top_) + " by total time)", api,
-                          {1, 2, 3, 4, 5, 6, 7, 8}, top_, color);
-    }
-    if (final.has_device()) {
-      table f;
-      f.header = {"Device", "AI Core Freq(MHz)", "AI Cores", "AIV Cores"};
-      for (const auto& d : final.session.devices)
-        f.rows.push_back({std::to_string(d.id), fewest3(d.aic_frequency_mhz), std::to_string(d.ai_core_num),
-                          std::to_string(d.aiv_num)});
-      out += render_table("Frequency", f, {0, 1, 2, 3}, SIZE_MAX, color);
-    }
-    if (st.rows.empty() && api.rows.empty() && counts_.mstx == 0) out += "(no API, task or mstx records)\n";
-    return out;
-  }
+  result<std::string> text(const model& final, bool color);
 
  private:
-  struct op_entry {
-    std::uint32_t group;  ///< op_statistic group
-    double dur_us;
-  };
-  struct top_op {
-    std::int64_t dur_ns;
-    task_row_key key;
-    table::row row;  ///< op_summary cells
-  };
-  /// Longer first; equal durations in op_summary order.
-  static bool ranks_before(const top_op& a, const top_op& b) {
-    return a.dur_ns != b.dur_ns ? a.dur_ns > b.dur_ns : a.key < b.key;
-  }
-  /// top_ops_ is a heap whose front ranks last: it goes when a better op comes.
-  void keep_if_top(const task_row_key& k, const device_task& t, const model& w) {
-    if (top_ == 0) return;
-    top_op o{t.end_ns - t.start_ns, k, {}};
-    if (top_ops_.size() == top_) {
-      if (!ranks_before(o, top_ops_.front())) return;
-      std::pop_heap(top_ops_.begin(), top_ops_.end(), ranks_before);
-      top_ops_.pop_back();
-    }
-    cell_list s(o.row);
-    op_summary_head(s, t);
-    op_summary_wait(s, std::nullopt, t.start_ns);  // not shown
-    op_summary_tail(s, t, w.device(t.device_id), has_pipe_pmu(w));
-    top_ops_.push_back(std::move(o));
-    std::push_heap(top_ops_.begin(), top_ops_.end(), ranks_before);
-  }
-
-  std::size_t top_;
-  collection_counts counts_;
-  std::vector<top_op> top_ops_;
-  spill_sorter<task_row_key> ops_;
-  op_statistic_groups op_groups_;
-  api_statistic_stream api_;
+  struct impl;  // show.cpp: the sorters, statistics and top ops
+  std::unique_ptr<impl> p_;
 };
 
 }  // namespace convert

@@ -4,7 +4,10 @@
 // database has the same tables and the same rows in the same rowid order as
 // the whole-model export (and the same file bytes).
 #include <doctest/doctest.h>
+#include <msprof/convert/db.hpp>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/summary.hpp>
+#include <msprof/convert/timeline.hpp>
 
 #include <algorithm>
 #include <memory>

@@ -2,6 +2,9 @@
 // Number formatting, CSV quoting, slicing and the pid scheme, on hand-made models.
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/summary.hpp>
+#include <msprof/convert/text.hpp>
+#include <msprof/convert/timeline.hpp>
 
 #include <filesystem>
 #include <fstream>

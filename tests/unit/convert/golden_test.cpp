@@ -3,6 +3,7 @@
 // reference's own output (tests/golden/<case>/expected).
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/timeline.hpp>
 
 #include "golden_util.hpp"
 

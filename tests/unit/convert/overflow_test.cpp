@@ -6,6 +6,7 @@
 // counted in a warning. Neither may wrap (signed overflow is UB: this file runs
 // under UBSan in CI's sanitizer step).
 #include <doctest/doctest.h>
+#include <msprof/convert/join.hpp>
 #include <msprof/convert/load.hpp>
 
 #include <cstring>

@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 #include <msprof/convert/load.hpp>
 #include <msprof/convert/show.hpp>
+#include <msprof/convert/summary.hpp>
+#include <msprof/convert/text.hpp>
 
 #include <algorithm>
 #include <filesystem>

@@ -9,6 +9,10 @@
 #include <msprof/session/session.hpp>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/iterations.hpp>
+#include <msprof/convert/join.hpp>
+#include <msprof/convert/summary.hpp>
+#include <msprof/convert/text.hpp>
+#include <msprof/convert/timeline.hpp>
 #include <msprof/device/simulated_device.hpp>
 #include <msprof/prof/writer.hpp>
 

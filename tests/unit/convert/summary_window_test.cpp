@@ -5,6 +5,7 @@
 // must equal the table API's text (one formatter for both).
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/summary.hpp>
 
 #include <algorithm>
 #include <filesystem>

@@ -6,6 +6,7 @@
 // every sorter spills runs to disk and merges them.
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/timeline.hpp>
 
 #include <map>
 #include <random>

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <msprof/prof/reader.hpp>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/summary.hpp>
 #include <msprof/device/simulated_device.hpp>
 #include <msprof/instrument/tool_core.hpp>
 #include <msprof/prof/writer.hpp>

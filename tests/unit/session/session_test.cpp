@@ -2,10 +2,12 @@
 // The profiler session end to end: schedule windows become PROF_ directories
 // holding exactly the recorded steps' marks, steps and device work; metadata;
 // configuration errors; the export handler.
+#include <msprof/prof/reader.hpp>
 #include <msprof/session/session.hpp>
 #include <msprof/session/export_handler.hpp>
 #include <msprof/convert/show.hpp>
 #include <msprof/convert/summary.hpp>
+#include <msprof/convert/timeline.hpp>
 #include <msprof/mstx.hpp>
 
 #include <doctest/doctest.h>

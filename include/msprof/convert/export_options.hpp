@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// What an export is asked to write (export_options, export_parts) and what it
+// reports back (export_result).
+#ifndef MSPROF_CONVERT_EXPORT_OPTIONS_HPP
+#define MSPROF_CONVERT_EXPORT_OPTIONS_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../core/error.hpp"
+#include "model.hpp"
+#include "spill.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+struct trace_event;  // timeline.hpp
+
+/// Options shared by the three exports (CANN msprof flag names in comments).
+struct export_options {
+  std::string format = "csv";                ///< --format csv|json (summaries)
+  std::optional<std::uint32_t> model_id;     ///< --model-id
+  std::optional<std::uint32_t> iteration_id; ///< --iteration-id
+  std::uint32_t iteration_count = 1;         ///< --iteration-count 1..5
+  bool clear = false;                        ///< --clear: delete intermediates
+  std::set<std::string> reports;             ///< -reports: output stems to write (empty = all)
+  std::string timestamp;                     ///< file-name stamp; default: now, YYYYMMDDhhmmss
+  std::size_t slice_rows = 1000000;          ///< CSV rows per file before _slice_<k> splitting
+  bool strict = false;                       ///< warnings (truncated tails...) become errors
+  /// Writer of the viewer-safe Chrome form (convert/chrome/chrome.hpp
+  /// `chrome::writer()`): writes its file(s) into out_dir with stamp ts
+  /// (temporary name + rename) and returns the paths.
+  std::function<result<std::vector<std::string>>(const model&, const std::vector<trace_event>&,
+                                                 const std::filesystem::path& out_dir, const std::string& ts)>
+      chrome_writer;
+  bool chrome = false;  ///< --timeline-format=chrome: the chrome form instead of msprof_<ts>.json
+  bool text = true;     ///< export_all: timeline and summaries (torch_npu export_type "text")
+  bool db = true;       ///< export_all: msprof_<ts>.db (export_type "db")
+  /// Bytes each sorted stream of the join and of each writer holds in memory
+  /// before it spills a run to disk (spill.hpp): with the window size, what
+  /// bounds an export's memory.
+  std::size_t spill_budget = spill_budget_default;
+};
+
+/// What an export wrote.
+struct export_result {
+  std::vector<std::string> files;     ///< paths written (final names)
+  std::vector<std::string> warnings;  ///< data problems that did not stop the export
+  std::size_t records = 0;            ///< API + task + mstx records exported
+};
+
+/// Which files an export writes.
+struct export_parts {
+  bool timeline = false;
+  bool summary = false;
+  bool db = false;
+};
+
+namespace detail {
+
+/// The records an export counts (export_result::records): API calls, tasks, mstx events.
+inline std::size_t record_count(const model& m) { return m.apis.size() + m.tasks.size() + m.mstx.size(); }
+
+}  // namespace detail
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_EXPORT_OPTIONS_HPP

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// The export entry points: one load, the chosen exporters fed window by window
+// (the db on a second thread beside the text files).
+#include "msprof/convert/export.hpp"
+
+#include <optional>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace {
+
+/// Runs `side` on a second thread while `main` runs here (inline when no thread
+/// can be started): the db, the slowest writer, goes beside the text files.
+template <class Side, class Main>
+void beside(bool with_side, Side&& side, Main&& main) {
+  std::thread t;
+  if (with_side) {
+    try {
+      t = std::thread([&] { side(); });
+    } catch (const std::system_error&) {
+      side();
+    }
+  }
+  main();
+  if (t.joinable()) t.join();
+}
+
+/// Collects the files of the parts, reported in part order (timeline, summaries, db).
+struct part_results {
+  std::optional<result<export_result>> timeline, summary, db;
+  result<export_result> merged(export_result all) && {
+    for (auto* r : {&timeline, &summary, &db}) {
+      if (!*r) continue;
+      if (!**r) return (**r).err();
+      all.files.insert(all.files.end(), (**r)->files.begin(), (**r)->files.end());
+    }
+    return all;
+  }
+};
+
+/// The parts from a model loaded whole.
+result<export_result> export_whole(const model& m, const export_options& o, export_parts p) {
+  part_results r;
+  beside(
+      p.db, [&] { r.db.emplace(export_db(m, o)); },
+      [&] {
+        if (p.timeline) r.timeline.emplace(export_timeline(m, o));
+        if (p.summary && (!r.timeline || *r.timeline)) r.summary.emplace(export_summary(m, o));
+      });
+  export_result all;
+  all.warnings = m.warnings;
+  all.records = detail::record_count(m);
+  return std::move(r).merged(std::move(all));
+}
+
+}  // namespace
+
+result<export_result> export_parts_of(const std::string& prof_dir, const export_options& o, export_parts p) {
+  export_options oo = o;
+  if (oo.timestamp.empty()) oo.timestamp = detail::now_stamp();
+  if (p.timeline && oo.chrome) {
+    auto m = detail::load_checked(prof_dir, oo);
+    if (!m) return m.err();
+    return export_whole(*m, oo, p);
+  }
+  MSPROF_TRY(detail::check_options(oo));
+  const bool select = oo.model_id || oo.iteration_id;
+  std::optional<detail::iteration_filter> filter;
+  result<void> filter_status;  // the selection's error: no more windows
+  auto choose = [&](const model& m) {
+    auto f = detail::iteration_filter::choose(m, oo);
+    if (f)
+      filter.emplace(std::move(*f));
+    else
+      filter_status = f.err();
+  };
+  std::optional<timeline_exporter> timeline;
+  std::optional<summary_exporter> summary;
+  std::optional<db_exporter> db;
+  if (p.timeline) timeline.emplace(oo, prof_dir, oo.spill_budget);
+  if (p.summary) summary.emplace(oo, prof_dir, oo.spill_budget);
+  if (p.db) db.emplace(oo, prof_dir, oo.spill_budget);
+  // A writer's first error; it gets no more windows.
+  result<void> text_status, db_status;
+  auto add = [](auto& writer, const model& w, result<void>& status) {
+    if (writer && status) status = writer->add(w);
+  };
+  std::size_t records = 0;
+  load_options lo;
+  lo.spill_budget = oo.spill_budget;
+  auto loaded = load_windows(prof_dir, lo, [&](model& w) {
+    if (select) {
+      if (!filter && filter_status) choose(w);
+      if (!filter) return;
+      filter->apply(w);
+    }
+    records += detail::record_count(w);
+    beside(
+        db.has_value(), [&] { add(db, w, db_status); },
+        [&] {
+          add(timeline, w, text_status);
+          add(summary, w, text_status);
+        });
+  });
+  if (!loaded) return loaded.err();
+  MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
+  if (select) {
+    if (!filter && filter_status) choose(*loaded);  // no windows
+    MSPROF_TRY(filter_status);
+    filter->apply(*loaded);
+  }
+  MSPROF_TRY(text_status);
+  MSPROF_TRY(db_status);
+  detail::clear_intermediates(prof_dir, oo);
+  part_results r;
+  beside(
+      db.has_value(), [&] { r.db.emplace(db->finish(*loaded)); },
+      [&] {
+        if (timeline) r.timeline.emplace(timeline->finish(*loaded));
+        if (summary && (!r.timeline || *r.timeline)) r.summary.emplace(summary->finish(*loaded));
+      });
+  export_result all;
+  all.warnings = loaded->warnings;
+  all.records = records;
+  return std::move(r).merged(std::move(all));
+}
+
+result<export_result> export_timeline(const std::string& prof_dir, const export_options& o) {
+  return export_parts_of(prof_dir, o, {true, false, false});
+}
+
+result<export_result> export_summary(const std::string& prof_dir, const export_options& o) {
+  return export_parts_of(prof_dir, o, {false, true, false});
+}
+
+result<export_result> export_db(const std::string& prof_dir, const export_options& o) {
+  return export_parts_of(prof_dir, o, {false, false, true});
+}
+
+result<export_result> export_all(const std::string& prof_dir, const export_options& o) {
+  return export_parts_of(prof_dir, o, {o.text, o.text, o.db});
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE

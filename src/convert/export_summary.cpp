@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+// The summary exporter: op_summary, op_statistic, api_statistic, task_time,
+// msprof_tx, step_trace, mstx_mem and msprof_losses files, and README.txt.
+#include "msprof/convert/export_writers.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include "msprof/convert/export_files.hpp"
+#include "msprof/convert/summary.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+struct summary_exporter::impl {
+  impl(const export_options& o, const std::string& prof_dir, std::size_t spill_budget)
+      : o_(o),
+        prof_dir_(prof_dir),
+        budget_(spill_budget / sorters),
+        op_rows_(prof_dir, budget_),
+        task_rows_(prof_dir, budget_),
+        tx_rows_(prof_dir, budget_),
+        mem_rows_(prof_dir, budget_),
+        api_(prof_dir, budget_) {
+    if (o.format == "json") {
+      op_keys_ = row_text::json_keys(op_summary_header(true));
+      task_keys_ = row_text::json_keys(task_time_header());
+      tx_keys_ = row_text::json_keys(msprof_tx_header());
+      mem_keys_ = row_text::json_keys(mstx_mem_header());
+    }
+  }
+
+  result<void> add(const model& w) {
+    records_ += detail::record_count(w);
+    for (const auto& a : w.apis) api_.add(a);
+    const bool pipe = has_pipe_pmu(w);
+    std::string& b = scratch_;
+    for (const auto& t : w.tasks) {
+      const auto k = task_row_key::of(t);
+      b.clear();
+      row_text s(b, keys(task_keys_));
+      s.open();
+      task_time_row(s, t);
+      s.close();
+      task_rows_.push(k, b);
+      if (!in_op_summary(t)) continue;
+      // The wait cell needs the previous row: formatted when finish() drains.
+      b.assign(sizeof(op_row), '\0');
+      row_text o(b, keys(op_keys_));
+      o.open();
+      op_summary_head(o, t);
+      const op_row h{t.end_ns, op_groups_.group_of(t), static_cast<std::uint32_t>(b.size() - sizeof(op_row))};
+      std::memcpy(&b[0], &h, sizeof h);
+      o.open(op_summary_wait_col + 1);
+      op_summary_tail(o, t, w.device(t.device_id), pipe);
+      o.close();
+      op_rows_.push(k, b);
+    }
+    const bool raw_clock = msprof_tx_raw_clock(w);
+    for (const auto& e : w.mstx) {
+      b.clear();
+      row_text s(b, keys(tx_keys_));
+      s.open();
+      msprof_tx_row(s, e, raw_clock);
+      s.close();
+      tx_rows_.push({e.start_ns, arrivals_++}, b);
+    }
+    for (const auto& e : w.mstx_mem) {
+      b.clear();
+      row_text s(b, keys(mem_keys_));
+      s.open();
+      mstx_mem_row(s, e);
+      s.close();
+      mem_rows_.push({arrivals_++}, b);
+    }
+    return {};
+  }
+
+  result<export_result> finish(const model& final) {
+    export_result r;
+    r.warnings = final.warnings;
+    r.records = records_;
+    auto dir = detail::output_dir(prof_dir_);
+    if (!dir) return dir.err();
+    dir_ = *dir;
+    ts_ = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
+    const table losses = msprof_losses(final);
+    if (op_rows_.size() + api_.size() + task_rows_.size() + tx_rows_.size() + final.iterations.size() +
+            mem_rows_.size() + losses.size() ==
+        0)
+      return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to summarize");
+
+    {  // op_summary; op_statistic adds the durations up in its row order
+      file f(*this, "op_summary", op_summary_header(has_pipe_pmu(final)), op_rows_.size());
+      std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
+      MSPROF_TRY(op_rows_.drain([&](const task_row_key& k, std::string_view p) {
+        op_row h;
+        std::memcpy(&h, p.data(), sizeof h);
+        op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
+        std::string& b = f.row();
+        b.append(p.substr(sizeof h, h.head_size));
+        row_text s(b, keys(op_keys_));
+        s.open(op_summary_wait_col);
+        op_summary_wait(s, prev && prev->first == k.device_id ? std::optional(prev->second) : std::nullopt,
+                        k.start_ns);
+        b.append(p.substr(sizeof h + h.head_size));
+        prev = {k.device_id, h.end_ns};
+      }));
+      MSPROF_TRY(f.close(r.files));
+    }
+    MSPROF_TRY(write_groups("op_statistic", op_statistic_header(), op_groups_, r.files));
+    MSPROF_TRY(api_.finish());
+    MSPROF_TRY(write_groups("api_statistic", api_statistic_header(), api_.groups(), r.files));
+    MSPROF_TRY(write_sorted("task_time", task_time_header(), task_rows_, r.files));
+    MSPROF_TRY(write_sorted("msprof_tx", msprof_tx_header(), tx_rows_, r.files));
+    {
+      file f(*this, "step_trace", step_trace_header(), final.iterations.size());
+      for (const auto& it : final.iterations) f.format_row([&](auto& s) { step_trace_row(s, it); });
+      MSPROF_TRY(f.close(r.files));
+    }
+    MSPROF_TRY(write_sorted("mstx_mem", mstx_mem_header(), mem_rows_, r.files));
+    {
+      file f(*this, losses.name, losses.header, losses.size());
+      for (const auto& row : losses.rows) f.format_row([&](auto& s) {
+          for (const auto& c : row) s.str(c);
+        });
+      MSPROF_TRY(f.close(r.files));
+    }
+    const auto readme = dir_ / "README.txt";
+    MSPROF_TRY(detail::write_file_atomic(readme, detail::readme_text(r.files)));
+    r.files.push_back(readme.string());
+    return r;
+  }
+
+ private:
+  static constexpr std::size_t sorters = 5;  // they share the budget
+
+  struct tx_key {  // msprof_tx: by start, then record order
+    std::int64_t start_ns;
+    std::uint64_t arrival;
+    bool operator<(const tx_key& o) const { return std::tie(start_ns, arrival) < std::tie(o.start_ns, o.arrival); }
+  };
+  struct arrival_key {  // mstx_mem: record order
+    std::uint64_t arrival;
+    bool operator<(const arrival_key& o) const { return arrival < o.arrival; }
+  };
+  /// Head of an op_summary payload, followed by the text before the wait cell, then the text after it.
+  struct op_row {
+    std::int64_t end_ns;
+    std::uint32_t group;  ///< op_statistic group
+    std::uint32_t head_size;
+  };
+
+  /// The files of one summary: <stem>[_slice_<k>]_<ts>.<ext>, o.slice_rows rows
+  /// each (the row count is known before the first row, so are the names);
+  /// none for an unwanted or empty summary. Each written under a temporary name
+  /// and renamed when complete.
+  class file {
+   public:
+    file(impl& x, const std::string& name, const std::vector<std::string>& header, std::size_t rows)
+        : x_(x), name_(name), header_(header), on_(rows != 0 && detail::wanted(x.o_, name)),
+          per_(x.o_.slice_rows == 0 ? SIZE_MAX : x.o_.slice_rows), slices_(rows <= per_ ? 1 : (rows + per_ - 1) / per_) {
+      if (json() && on_) keys_ = row_text::json_keys(header);
+    }
+    ~file() {
+      std::error_code ec;
+      if (f_) std::filesystem::remove(tmp_, ec);  // close() was not reached
+    }
+
+    /// The buffer to append the next row's text to.
+    std::string& row() {
+      if (!on_) {
+        buf_.clear();
+        return buf_;
+      }
+      if (!f_ || in_slice_ == per_) {
+        if (f_) close_slice();
+        open_slice();
+      }
+      if (buf_.size() >= (1u << 20)) flush();
+      if (json() && in_slice_) buf_ += ',';
+      ++in_slice_;
+      return buf_;
+    }
+    /// A row from a formatter (summary.hpp) of this summary's columns.
+    template <class Format>
+    void format_row(Format&& format) {
+      row_text s(row(), json() ? &keys_ : nullptr);
+      s.open();
+      format(s);
+      s.close();
+    }
+    /// Finishes the last file; the paths written go to `files`.
+    result<void> close(std::vector<std::string>& files) {
+      if (f_) close_slice();
+      files.insert(files.end(), written_.begin(), written_.end());
+      return status_;
+    }
+
+   private:
+    bool json() const { return x_.o_.format == "json"; }
+    void open_slice() {
+      const std::string base = detail::summary_stem(name_, json());
+      const std::string stem = slices_ == 1 ? base : base + "_slice_" + std::to_string(slice_);
+      final_ = (x_.dir_ / (stem + "_" + x_.ts_ + (json() ? ".json" : ".csv"))).string();
+      tmp_ = final_ + ".tmp" + std::to_string(::getpid());
+      f_.emplace(tmp_, std::ios::binary | std::ios::trunc);
+      if (!*f_ && status_) status_ = make_error(errc::io, tmp_ + ": cannot create file");
+      buf_.clear();
+      in_slice_ = 0;
+      if (json())
+        buf_ += '[';
+      else
+        append_row_text(buf_, header_, nullptr);
+    }
+    void flush() {
+      if (status_ && !buf_.empty()) {
+        f_->write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        if (!*f_) status_ = make_error(errc::io, tmp_ + ": write failed (disk full?)");
+      }
+      buf_.clear();
+    }
+    void close_slice() {
+      if (json()) buf_ += ']';
+      flush();
+      f_->close();
+      f_.reset();
+      std::error_code ec;
+      if (status_) {
+        std::filesystem::rename(tmp_, final_, ec);
+        if (ec) status_ = make_error(errc::io, final_ + ": cannot rename temporary file: " + ec.message());
+      }
+      if (status_)
+        written_.push_back(final_);
+      else
+        std::filesystem::remove(tmp_, ec);
+      ++slice_;
+    }
+
+    impl& x_;
+    std::string name_;
+    std::vector<std::string> header_;
+    bool on_;
+    std::size_t per_, slices_;
+    std::vector<std::string> keys_;
+    std::optional<std::ofstream> f_;
+    std::string buf_, tmp_, final_;
+    std::size_t slice_ = 0, in_slice_ = 0;
+    std::vector<std::string> written_;
+    result<void> status_;
+  };
+
+  template <class Key>
+  result<void> write_sorted(const std::string& name, const std::vector<std::string>& header,
+                            spill_sorter<Key>& rows, std::vector<std::string>& files) {
+    file f(*this, name, header, rows.size());
+    MSPROF_TRY(rows.drain([&](const Key&, std::string_view text) { f.row().append(text); }));
+    return f.close(files);
+  }
+  template <class Groups>
+  result<void> write_groups(const std::string& name, const std::vector<std::string>& header, const Groups& g,
+                            std::vector<std::string>& files) {
+    file f(*this, name, header, g.size());
+    g.rows([&](const auto& format) { f.format_row(format); });
+    return f.close(files);
+  }
+  const std::vector<std::string>* keys(const std::vector<std::string>& k) const { return k.empty() ? nullptr : &k; }
+
+  export_options o_;
+  std::string prof_dir_;
+  std::size_t budget_;
+  std::vector<std::string> op_keys_, task_keys_, tx_keys_, mem_keys_;  // JSON object keys; empty for CSV
+  spill_sorter<task_row_key> op_rows_, task_rows_;
+  spill_sorter<tx_key> tx_rows_;
+  spill_sorter<arrival_key> mem_rows_;
+  api_statistic_stream api_;
+  op_statistic_groups op_groups_;
+  std::size_t records_ = 0;
+  std::uint64_t arrivals_ = 0;  // mstx and mstx_mem records so far
+  std::string scratch_;
+  std::filesystem::path dir_;  // set by finish()
+  std::string ts_;
+};
+
+summary_exporter::summary_exporter(const export_options& o, const std::string& prof_dir, std::size_t spill_budget)
+    : p_(std::make_unique<impl>(o, prof_dir, spill_budget)) {}
+
+summary_exporter::~summary_exporter() = default;
+
+result<void> summary_exporter::add(const model& w) { return p_->add(w); }
+
+result<export_result> summary_exporter::finish(const model& final) { return p_->finish(final); }
+
+result<export_result> export_summary(const model& m, const export_options& o) {
+  summary_exporter x(o, m.session.prof_dir);
+  MSPROF_TRY(x.add(m));
+  return x.finish(m);
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
