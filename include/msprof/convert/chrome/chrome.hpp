@@ -18,7 +18,6 @@
 
 #include <filesystem>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "../../core/error.hpp"
@@ -31,7 +30,7 @@ namespace convert {
 namespace chrome {
 
 /// The file stem of the chrome form for an export stamp: "chrome_trace_<ts>".
-inline std::string file_stem(const std::string& ts) { return "chrome_trace_" + ts; }
+std::string file_stem(const std::string& ts);
 
 /// Writes a model's timeline events as the chrome form.
 struct timeline_writer {
@@ -40,28 +39,16 @@ struct timeline_writer {
   /// Writes `<out_dir>/chrome_trace_<ts>.json` (or its parts and note) and
   /// returns the paths written.
   result<std::vector<std::string>> operator()(const model& m, const std::vector<trace_event>& events,
-                                              const std::filesystem::path& out_dir, const std::string& ts) const {
-    auto w = write(events, m.session.start_ns, out_dir, file_stem(ts), opt);
-    if (!w) return w.err();
-    std::vector<std::string> files;
-    for (const auto& p : w->parts) files.push_back((out_dir / p.file_name).string());
-    if (!w->note_file.empty()) files.push_back((out_dir / w->note_file).string());
-    return files;
-  }
+                                              const std::filesystem::path& out_dir, const std::string& ts) const;
 };
 
 /// The hook for convert::export_options::chrome_writer.
-inline timeline_writer writer(options opt = {}) { return timeline_writer{std::move(opt)}; }
+timeline_writer writer(options opt = {});
 
 /// Loads `prof_dir` and writes only the chrome form of its timeline into
 /// `<prof_dir>/mindstudio_profiler_output/` (export_timeline with the chrome hook).
-inline result<export_result> export_chrome_trace(const std::string& prof_dir, const export_options& eo = {},
-                                                 const options& co = {}) {
-  export_options o = eo;
-  o.chrome = true;
-  o.chrome_writer = writer(co);
-  return export_timeline(prof_dir, o);
-}
+result<export_result> export_chrome_trace(const std::string& prof_dir, const export_options& eo = {},
+                                          const options& co = {});
 
 }  // namespace chrome
 }  // namespace convert
