@@ -8,13 +8,10 @@
 #ifndef MSPROF_CONVERT_SPILL_HPP
 #define MSPROF_CONVERT_SPILL_HPP
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -29,6 +26,96 @@ namespace convert {
 /// Bytes a spill_sorter keeps in memory before it writes a sorted run.
 inline constexpr std::size_t spill_budget_default = 16u << 20;
 
+namespace detail {
+
+/// The key-independent half of a spill_sorter (convert/spill.cpp): the
+/// unnamed temporary file, the sorted runs in it, and the first error.
+class spill_file {
+ public:
+  struct run {
+    std::uint64_t offset, bytes;
+    std::size_t level;  // times its rows were merged
+  };
+
+  spill_file(std::string dir, std::size_t budget) : dir_(std::move(dir)), budget_(budget) {}
+  spill_file(const spill_file&) = delete;
+  spill_file& operator=(const spill_file&) = delete;
+  ~spill_file();
+
+  /// Creates the file on the first spill; false once anything failed (the
+  /// error is reported by drain(); memory still stays bounded).
+  bool ready();
+  bool ok() const noexcept { return static_cast<bool>(status_); }
+  /// Records the first error: `what` and errno's text.
+  void fail(const std::string& what);
+  /// The first error of the last pushes and reads (ok if none); resets it.
+  result<void> take_status();
+
+  std::size_t budget() const noexcept { return budget_; }
+  int fd() const noexcept { return fd_; }
+  std::vector<run>& runs() noexcept { return runs_; }
+  /// Appends `n` bytes at the end of the file.
+  void write(const char* data, std::size_t n);
+  std::uint64_t written() const noexcept { return written_; }
+
+  /// Runs merged at once: their read-ahead (4 KiB at least) stays within the budget.
+  std::size_t max_runs() const noexcept;
+  /// Bytes read ahead per run when `n` runs are read together.
+  std::size_t read_chunk(std::size_t n) const noexcept;
+  /// The first of the newest runs of one level when they are too many to
+  /// merge within the budget; runs().size() when no merge is due.
+  std::size_t runs_to_merge() const noexcept;
+
+ private:
+  std::string file_label() const;
+
+  std::string dir_;
+  std::size_t budget_;
+  int fd_ = -1;
+  std::uint64_t written_ = 0;
+  std::vector<run> runs_;
+  result<void> status_;
+};
+
+/// Appends rows to a spill_file as one run. On disk a row is: key bytes, u64
+/// seq, u32 payload size, payload.
+class spill_run_writer {
+ public:
+  explicit spill_run_writer(spill_file& f);
+  void add(const void* key, std::size_t key_size, std::uint64_t seq, std::string_view payload);
+  spill_file::run finish(std::size_t level);
+
+ private:
+  void flush();
+  spill_file& f_;
+  std::uint64_t start_;
+  std::string buf_;
+};
+
+/// Reads one run sequentially through a buffer.
+class spill_run_reader {
+ public:
+  spill_run_reader(int fd, spill_file::run r, std::size_t chunk, std::size_t key_size)
+      : fd_(fd), pos_(r.offset), end_(r.offset + r.bytes), chunk_(chunk), key_size_(key_size) {}
+  /// Next row into `key` (key_size bytes), seq and payload; false at the end of
+  /// the run or on a read error (`error` set).
+  bool next(void* key, bool& error);
+  std::uint64_t seq = 0;
+  std::string_view payload;
+
+ private:
+  // Makes `n` unread bytes available at at_.
+  bool fill(std::size_t n, bool& error);
+  int fd_;
+  std::uint64_t pos_, end_;
+  std::size_t chunk_;  // bytes read ahead at a time
+  std::size_t key_size_;
+  std::string buf_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace detail
+
 /// Rows ordered by `Key` (a trivially copyable struct with operator<); equal keys keep push order.
 template <class Key>
 class spill_sorter {
@@ -37,20 +124,16 @@ class spill_sorter {
 
  public:
   /// Runs go to an unnamed temporary file created in `dir` on the first spill.
-  explicit spill_sorter(std::string dir, std::size_t budget = spill_budget_default)
-      : dir_(std::move(dir)), budget_(budget) {}
+  explicit spill_sorter(std::string dir, std::size_t budget = spill_budget_default) : file_(std::move(dir), budget) {}
   spill_sorter(const spill_sorter&) = delete;
   spill_sorter& operator=(const spill_sorter&) = delete;
-  ~spill_sorter() {
-    if (fd_ >= 0) ::close(fd_);
-  }
 
   /// Adds a row; `payload` is copied.
   void push(const Key& key, std::string_view payload) {
     rows_.push_back({key, seq_++, arena_.size(), static_cast<std::uint32_t>(payload.size())});
     arena_.append(payload);
     ++size_;
-    if (arena_.size() + rows_.size() * sizeof(row) >= budget_) spill();
+    if (arena_.size() + rows_.size() * sizeof(row) >= file_.budget()) spill();
   }
 
   /// Rows pushed and not yet drained.
@@ -71,14 +154,14 @@ class spill_sorter {
   /// an error: take_status() tells.
   bool next(Key& key, std::string_view& payload) {
     if (!reading_) start_reading();
-    if (runs_.empty()) {  // everything fit in memory
+    if (file_.runs().empty()) {  // everything fit in memory
       if (pos_ < rows_.size()) {
         const row& r = rows_[pos_++];
         key = r.key;
         payload = std::string_view(arena_).substr(r.offset, r.size);
         return true;
       }
-    } else if (status_ && merge_next(key, payload)) {
+    } else if (file_.ok() && merge_next(key, payload)) {
       return true;
     }
     stop_reading();
@@ -86,11 +169,7 @@ class spill_sorter {
   }
 
   /// The first error of the last pushes and reads (ok if none); resets it.
-  result<void> take_status() {
-    auto s = std::move(status_);
-    status_ = {};
-    return s;
-  }
+  result<void> take_status() { return file_.take_status(); }
 
  private:
   struct row {
@@ -99,12 +178,7 @@ class spill_sorter {
     std::size_t offset;
     std::uint32_t size;
   };
-  // On disk a row is: Key bytes, u64 seq, u32 payload size, payload.
-  static constexpr std::size_t head_size = sizeof(Key) + sizeof(std::uint64_t) + sizeof(std::uint32_t);
-  struct run {
-    std::uint64_t offset, bytes;
-    std::size_t level;  // times its rows were merged
-  };
+  using run = detail::spill_file::run;
 
   static bool before(const Key& a, std::uint64_t sa, const Key& b, std::uint64_t sb) {
     if (a < b) return true;
@@ -118,182 +192,75 @@ class spill_sorter {
     rows_.clear();
     arena_.clear();
   }
-  std::string file_label() const { return dir_ + "/.msprof_sort_* (temporary sort file)"; }
-  void fail(const std::string& what) {
-    if (status_) status_ = make_error(errc::io, file_label() + ": " + what + ": " + std::strerror(errno));
-  }
 
   void spill() {
     if (rows_.empty()) return;
-    if (fd_ < 0 && status_) {
-      std::string path = dir_ + "/.msprof_sort_XXXXXX";
-      fd_ = ::mkstemp(path.data());
-      if (fd_ < 0)
-        fail("cannot create");
-      else
-        ::unlink(path.c_str());  // unnamed: gone with the descriptor, even after a crash
-    }
-    if (!status_) {  // the error is reported by drain(); memory still stays bounded
+    if (!file_.ready()) {
       clear_memory();
       return;
     }
     sort_rows();
-    run_writer out(*this);
-    for (const row& r : rows_) out.add(r.key, r.seq, std::string_view(arena_).substr(r.offset, r.size));
-    runs_.push_back(out.finish(0));
+    detail::spill_run_writer out(file_);
+    for (const row& r : rows_) out.add(&r.key, sizeof(Key), r.seq, std::string_view(arena_).substr(r.offset, r.size));
+    file_.runs().push_back(out.finish(0));
     clear_memory();
     // Too many runs to merge within the budget: the newest ones of a level
     // become one run of the next level, so every row is rewritten only
     // log(rows) times and the final merge reads few runs.
     for (;;) {
-      const std::size_t n = runs_.size(), level = runs_.back().level;
-      std::size_t first = n;
-      while (first > 0 && runs_[first - 1].level == level) --first;
-      if (n - first < max_runs() || !status_) break;
-      merge_runs(first, level + 1);
+      const std::size_t first = file_.runs_to_merge();
+      if (first == file_.runs().size() || !file_.ok()) break;
+      merge_runs(first, file_.runs().back().level + 1);
     }
   }
 
-  /// Runs merged at once: their read-ahead (4 KiB at least) stays within the budget.
-  std::size_t max_runs() const noexcept { return std::max<std::size_t>(16, budget_ / (4u << 10)); }
-
-  /// Appends rows to the file as one run.
-  class run_writer {
-   public:
-    explicit run_writer(spill_sorter& s) : s_(s), start_(s.written_) { buf_.reserve(1u << 20); }
-    void add(const Key& key, std::uint64_t seq, std::string_view payload) {
-      const std::size_t at = buf_.size();
-      const auto size = static_cast<std::uint32_t>(payload.size());
-      buf_.resize(at + head_size);
-      std::memcpy(&buf_[at], &key, sizeof(Key));
-      std::memcpy(&buf_[at + sizeof(Key)], &seq, sizeof seq);
-      std::memcpy(&buf_[at + sizeof(Key) + sizeof seq], &size, sizeof size);
-      buf_.append(payload);
-      if (buf_.size() >= (1u << 20)) flush();
-    }
-    run finish(std::size_t level) {
-      flush();
-      return {start_, s_.written_ - start_, level};
-    }
-
-   private:
-    void flush() {
-      for (std::size_t done = 0; done < buf_.size() && s_.status_;) {
-        const auto n = ::write(s_.fd_, buf_.data() + done, buf_.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          s_.fail("cannot write (disk full?)");
-          break;
-        }
-        done += static_cast<std::size_t>(n);
-      }
-      s_.written_ += buf_.size();
-      buf_.clear();
-    }
-    spill_sorter& s_;
-    std::uint64_t start_;
-    std::string buf_;
-  };
-
-  /// Replaces runs_[first..] by their merge, one run of `level`.
+  /// Replaces runs[first..] by their merge, one run of `level`.
   void merge_runs(std::size_t first, std::size_t level) {
     open_readers(first);
-    run_writer out(*this);
+    detail::spill_run_writer out(file_);
     Key key{};
     std::string_view payload;
-    while (merge_next(key, payload)) out.add(key, readers_[current_].seq, payload);
-    runs_.resize(first);
-    runs_.push_back(out.finish(level));
+    while (merge_next(key, payload)) out.add(&key, sizeof(Key), readers_[current_].seq, payload);
+    file_.runs().resize(first);
+    file_.runs().push_back(out.finish(level));
     readers_.clear();
     heads_.clear();
     current_ = none;
   }
 
-  /// Reads one run sequentially through a buffer.
-  class run_reader {
-   public:
-    run_reader(int fd, run r, std::size_t chunk) : fd_(fd), pos_(r.offset), end_(r.offset + r.bytes), chunk_(chunk) {}
-    /// Next row into key/seq/payload; false at the end of the run or on a read error (`error` set).
-    bool next(bool& error) {
-      if (pos_ == end_ && at_ == buf_.size()) return false;
-      if (!fill(head_size, error)) return false;
-      std::uint32_t size = 0;
-      std::memcpy(&key, &buf_[at_], sizeof(Key));
-      std::memcpy(&seq, &buf_[at_ + sizeof(Key)], sizeof seq);
-      std::memcpy(&size, &buf_[at_ + sizeof(Key) + sizeof seq], sizeof size);
-      at_ += head_size;
-      if (!fill(size, error)) return false;
-      payload = std::string_view(buf_).substr(at_, size);
-      at_ += size;
-      return true;
-    }
+  /// A run's reader with its current row's key.
+  struct run_reader : detail::spill_run_reader {
+    run_reader(int fd, run r, std::size_t chunk) : spill_run_reader(fd, r, chunk, sizeof(Key)) {}
+    bool next(bool& error) { return spill_run_reader::next(&key, error); }
     Key key{};
-    std::uint64_t seq = 0;
-    std::string_view payload;
-
-   private:
-    // Makes `n` unread bytes available at at_.
-    bool fill(std::size_t n, bool& error) {
-      if (buf_.size() - at_ >= n) return true;
-      buf_.erase(0, at_);
-      at_ = 0;
-      while (buf_.size() < n) {
-        const std::size_t want = static_cast<std::size_t>(
-            std::min<std::uint64_t>(end_ - pos_, std::max(n - buf_.size(), chunk_)));
-        if (want == 0) break;
-        const std::size_t have = buf_.size();
-        buf_.resize(have + want);
-        const auto got = ::pread(fd_, &buf_[have], want, static_cast<off_t>(pos_));
-        if (got < 0 && errno == EINTR) {
-          buf_.resize(have);
-          continue;
-        }
-        if (got <= 0) {
-          buf_.resize(have);
-          break;
-        }
-        buf_.resize(have + static_cast<std::size_t>(got));
-        pos_ += static_cast<std::uint64_t>(got);
-      }
-      if (buf_.size() >= n) return true;
-      error = true;
-      return false;
-    }
-    int fd_;
-    std::uint64_t pos_, end_;
-    std::size_t chunk_;  // bytes read ahead at a time
-    std::string buf_;
-    std::size_t at_ = 0;
   };
 
   void start_reading() {
     reading_ = true;
     pos_ = 0;
-    if (runs_.empty()) {
+    if (file_.runs().empty()) {
       sort_rows();
       return;
     }
     spill();  // the rest becomes a run too: one merge path
     open_readers(0);
   }
-  /// Readers of runs_[first..], each at its first row.
+  /// Readers of runs[first..], each at its first row.
   void open_readers(std::size_t first) {
     readers_.clear();
     heads_.clear();
     current_ = none;
-    const std::size_t n = runs_.size() - first;
-    readers_.reserve(n);
-    // The read-ahead of all runs together stays within the budget (64 KiB
-    // each at most, 4 KiB at least; max_runs() keeps their number down).
-    const std::size_t chunk = std::clamp<std::size_t>(budget_ / n, 4u << 10, 64u << 10);
-    for (std::size_t i = first; i < runs_.size(); ++i) readers_.emplace_back(fd_, runs_[i], chunk);
-    for (std::size_t i = 0; i < readers_.size() && status_; ++i) advance(i);
+    const auto& runs = file_.runs();
+    readers_.reserve(runs.size() - first);
+    const std::size_t chunk = file_.read_chunk(runs.size() - first);
+    for (std::size_t i = first; i < runs.size(); ++i) readers_.emplace_back(file_.fd(), runs[i], chunk);
+    for (std::size_t i = 0; i < readers_.size() && file_.ok(); ++i) advance(i);
   }
   void stop_reading() {
     reading_ = false;
     size_ = 0;
     clear_memory();
-    runs_.clear();  // the file keeps growing: later runs are written after these
+    file_.runs().clear();  // the file keeps growing: later runs are written after these
     readers_.clear();
     heads_.clear();
   }
@@ -305,7 +272,7 @@ class spill_sorter {
       std::push_heap(heads_.begin(), heads_.end(), later());
     } else if (error) {
       errno = EIO;
-      fail("cannot read back a sorted run (file truncated?)");
+      file_.fail("cannot read back a sorted run (file truncated?)");
     }
   }
   auto later() {
@@ -316,7 +283,7 @@ class spill_sorter {
   bool merge_next(Key& key, std::string_view& payload) {
     if (current_ != none) advance(current_);  // its previous payload is no longer needed
     current_ = none;
-    if (heads_.empty() || !status_) return false;
+    if (heads_.empty() || !file_.ok()) return false;
     std::pop_heap(heads_.begin(), heads_.end(), later());
     current_ = heads_.back();
     heads_.pop_back();
@@ -325,16 +292,11 @@ class spill_sorter {
     return true;
   }
 
-  std::string dir_;
-  std::size_t budget_;
+  detail::spill_file file_;
   std::vector<row> rows_;
   std::string arena_;
   std::uint64_t seq_ = 0;
   std::size_t size_ = 0;
-  int fd_ = -1;
-  std::uint64_t written_ = 0;
-  std::vector<run> runs_;
-  result<void> status_;
   // Reading state.
   static constexpr std::size_t none = static_cast<std::size_t>(-1);
   bool reading_ = false;

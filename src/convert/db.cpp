@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: MIT
+// The SQLite writer (convert/db.hpp): the connection, table inserts, the
+// reference's tables and enums, and db_window_writer.
+#include "msprof/convert/db.hpp"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "msprof/convert/summary.hpp"
+#include "msprof/convert/timeline.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace detail {
+namespace {
+
+struct db_table_def {
+  const char* name;
+  const char* columns;  // as in the reference's CREATE TABLE
+  std::size_t ncols;
+};
+
+const db_table_def* db_tables() {
+  static const db_table_def defs[] = {
+      {"AICORE_FREQ", "deviceId INTEGER, timestampNs NUMERIC, freq INTEGER, dieId NUMERIC", 4},
+      {"CANN_API", "startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, name INTEGER", 6},
+      {"COMPUTE_TASK_INFO",
+       "name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockNum INTEGER, mixBlockNum INTEGER, taskType INTEGER, "
+       "opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, outputFormats INTEGER, "
+       "outputDataTypes INTEGER, outputShapes INTEGER, attrInfo INTEGER, opState INTEGER, hf32Eligible INTEGER, "
+       "gridDim INTEGER, blockDim INTEGER",
+       17},
+      {"HOST_INFO", "hostUid TEXT, hostName TEXT", 2},
+      {"META_DATA", "name TEXT, value TEXT", 2},
+      {"MSTX_EVENTS",
+       "startNs INTEGER, endNs INTEGER, eventType INTEGER, rangeId INTEGER, category INTEGER, message INTEGER, "
+       "globalTid INTEGER, endGlobalTid INTEGER, domainId INTEGER, connectionId INTEGER",
+       10},
+      {"NPU_INFO", "id INTEGER, name TEXT", 2},
+      {"OVERLAP_ANALYSIS", "id INTEGER PRIMARY KEY, deviceId INTEGER, startNs NUMERIC, endNs NUMERIC, type INTEGER", 5},
+      {"RANK_DEVICE_MAP", "rankId INTEGER, deviceId INTEGER", 2},
+      {"SESSION_TIME_INFO", "startTimeNs INTEGER, endTimeNs INTEGER", 2},
+      {"STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", 2},
+      {"TASK",
+       "startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId INTEGER, "
+       "globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, taskId INTEGER, modelId INTEGER",
+       11},
+      {"TASK_PMU_INFO", "globalTaskId INTEGER, name INTEGER, value NUMERIC", 3},
+      {nullptr, nullptr, 0}};
+  return defs;
+}
+
+struct enum_row {
+  std::int64_t id;
+  const char* name;
+};
+
+std::vector<std::pair<const char*, std::vector<enum_row>>> db_enums() {
+  const std::vector<enum_row> hccl_tail = {{255, "RESERVED"}, {65534, "N/A"}, {65535, "INVALID_TYPE"}};
+  auto with_tail = [&](std::vector<enum_row> v) {
+    v.insert(v.end(), hccl_tail.begin(), hccl_tail.end());
+    return v;
+  };
+  return {
+      {"ENUM_API_TYPE", {{5000, "runtime"}, {5500, "communication"}, {10000, "node"}, {15000, "model"}, {20000, "acl"}}},
+      {"ENUM_HCCL_DATA_TYPE",
+       {{0, "INT8"}, {1, "INT16"}, {2, "INT32"}, {3, "FP16"}, {4, "FP32"}, {5, "INT64"}, {6, "UINT64"},
+        {7, "UINT8"}, {8, "UINT16"}, {9, "UINT32"}, {10, "FP64"}, {11, "BFP16"}, {12, "INT128"}, {14, "HIF8"},
+        {15, "FP8E4M3"}, {16, "FP8E5M2"}, {17, "FP8E8M0"}, {255, "RESERVED"}, {65534, "N/A"}, {65535, "INVALID_TYPE"}}},
+      {"ENUM_HCCL_LINK_TYPE",
+       with_tail({{0, "ON_CHIP"}, {1, "HCCS"}, {2, "PCIE"}, {3, "ROCE"}, {4, "SIO"}, {5, "HCCS_SW"},
+                  {6, "STANDARD_ROCE"}, {7, "UB"}, {8, "UBoE"}})},
+      {"ENUM_HCCL_RDMA_TYPE", with_tail({{0, "RDMA_SEND_NOTIFY"}, {1, "RDMA_SEND_PAYLOAD"}})},
+      {"ENUM_HCCL_TRANSPORT_TYPE", with_tail({{0, "SDMA"}, {1, "RDMA"}, {2, "LOCAL"}, {3, "UB"}, {4, "ROCE"}})},
+      {"ENUM_MEMCPY_OPERATION",
+       {{0, "host to host"}, {1, "host to device"}, {2, "device to host"}, {3, "device to device"},
+        {4, "managed memory"}, {5, "addr device to device"}, {6, "host to device ex"}, {7, "device to host ex"},
+        {65535, "other"}}},
+      {"ENUM_MODULE",
+       {{0, "SLOG"}, {1, "IDEDD"}, {2, "SCC"}, {3, "HCCL"}, {4, "FMK"}, {5, "CCU"}, {6, "DVPP"}, {7, "RUNTIME"},
+        {8, "CCE"}, {9, "HDC"}, {10, "DRV"}, {11, "NET"}, {22, "DEVMM"}, {23, "KERNEL"}, {24, "LIBMEDIA"},
+        {25, "CCECPU"}, {27, "ROS"}, {28, "HCCP"}, {29, "ROCE"}, {30, "TEFUSION"}, {31, "PROFILING"}, {32, "DP"},
+        {33, "APP"}, {34, "TS"}, {35, "TSDUMP"}, {36, "AICPU"}, {37, "LP"}, {38, "TDT"}, {39, "FE"}, {40, "MD"},
+        {41, "MB"}, {42, "ME"}, {43, "IMU"}, {44, "IMP"}, {45, "GE"}, {47, "CAMERA"}, {48, "ASCENDCL"},
+        {49, "TEEOS"}, {50, "ISP"}, {51, "SIS"}, {52, "HSM"}, {53, "DSS"}, {54, "PROCMGR"}, {55, "BBOX"},
+        {56, "AIVECTOR"}, {57, "TBE"}, {58, "FV"}, {60, "TUNE"}, {61, "HSS"}, {62, "FFTS"}, {63, "OP"},
+        {64, "UDF"}, {65, "HICAID"}, {66, "TSYNC"}, {67, "AUDIO"}, {68, "TPRT"}, {69, "ASCENDCKERNEL"},
+        {70, "ASYS"}, {71, "ATRACE"}, {72, "RTC"}, {73, "SYSMONITOR"}, {74, "AMP"}, {75, "ADETECT"},
+        {76, "MBUFF"}, {77, "CUSTOM"}}},
+      {"ENUM_MSTX_EVENT_TYPE", {{0, "marker"}, {1, "push/pop"}, {2, "start/end"}, {3, "marker_ex"}}},
+      {"ENUM_OVERLAP_ANALYSIS_TYPE",
+       {{0, "COMPUTE"}, {1, "COMMUNICATION"}, {2, "COMM_NOT_OVERLAP_COMP"}, {3, "FREE"}, {65535, "RESERVE"}}},
+  };
+}
+
+const char* const* pmu_db_names() {
+  static const char* const names[] = {
+      "aic_total_time", "aic_total_cycles", "aic_vec_time", "aic_vec_ratio", "aic_mac_time", "aic_mac_ratio",
+      "aic_scalar_time", "aic_scalar_ratio", "aic_mte1_time", "aic_mte1_ratio", "aic_mte2_time", "aic_mte2_ratio",
+      "aic_mte3_time", "aic_mte3_ratio", "aic_icache_miss_rate", "aiv_total_time", "aiv_total_cycles",
+      "aiv_vec_time", "aiv_vec_ratio", "aiv_mac_time", "aiv_mac_ratio", "aiv_scalar_time", "aiv_scalar_ratio",
+      "aiv_mte1_time", "aiv_mte1_ratio", "aiv_mte2_time", "aiv_mte2_ratio", "aiv_mte3_time", "aiv_mte3_ratio",
+      "aiv_icache_miss_rate"};
+  return names;
+}
+
+/// Compact rows the sorters carry: numbers as their bytes, strings after a u32 length.
+template <class T>
+void put(std::string& b, T v) {
+  b.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+void put_str(std::string& b, std::string_view s) {
+  put(b, static_cast<std::uint32_t>(s.size()));
+  b.append(s);
+}
+/// Reads back what put()/put_str() wrote, in the same order.
+struct row_reader {
+  std::string_view in;
+  template <class T>
+  T get() {
+    T v;
+    std::memcpy(&v, in.data(), sizeof v);
+    in.remove_prefix(sizeof v);
+    return v;
+  }
+  std::string_view str() {
+    const auto n = get<std::uint32_t>();
+    const auto s = in.substr(0, n);
+    in.remove_prefix(n);
+    return s;
+  }
+};
+
+}  // namespace
+
+// string_ids ----------------------------------------------------------------
+
+string_ids::string_ids() {
+  (void)id("release");
+  (void)id("allocate");
+}
+
+std::int64_t string_ids::id(std::string_view s) {
+  key_.assign(s.data(), s.size());  // one buffer for lookups: no allocation per call
+  auto it = map_.find(key_);
+  if (it != map_.end()) return it->second;
+  const auto n = static_cast<std::int64_t>(values_.size());
+  map_.emplace(key_, n);
+  values_.push_back(key_);
+  return n;
+}
+
+// sqlite_db -------------------------------------------------------------------
+
+sqlite_db::~sqlite_db() {
+  if (db_) sqlite3_close(db_);
+}
+
+result<void> sqlite_db::open() {
+  // NOMUTEX: one thread uses the connection; the per-call locking cost ~10 % of the export.
+  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK)
+    return fail("cannot create database");
+  return exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
+              "PRAGMA cache_size=-65536; BEGIN");
+}
+
+result<void> sqlite_db::exec(const std::string& sql) {
+  char* msg = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+    std::string m = msg ? msg : "unknown";
+    sqlite3_free(msg);
+    return make_error(errc::io, path_ + ": sqlite: " + m + " in `" + sql.substr(0, 80) + "`");
+  }
+  return {};
+}
+
+result<void> sqlite_db::insert(const std::string& table, std::size_t ncols,
+                               const std::vector<std::vector<db_value>>& rows) {
+  if (rows.empty()) return {};
+  std::string sql = "INSERT INTO " + table + " VALUES(";
+  for (std::size_t i = 0; i < ncols; ++i) sql += i ? ",?" : "?";
+  sql += ")";
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return fail("prepare " + table);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < ncols && i < row.size(); ++i) {
+      const int c = static_cast<int>(i + 1);
+      if (auto* iv = std::get_if<std::int64_t>(&row[i]))
+        sqlite3_bind_int64(st, c, *iv);
+      else if (auto* dv = std::get_if<double>(&row[i]))
+        sqlite3_bind_double(st, c, *dv);
+      else {
+        const auto& s = std::get<std::string>(row[i]);
+        sqlite3_bind_text(st, c, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+      }
+    }
+    if (sqlite3_step(st) != SQLITE_DONE) {
+      sqlite3_finalize(st);
+      return fail("insert into " + table);
+    }
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return {};
+}
+
+result<void> sqlite_db::close() {
+  MSPROF_TRY(exec("COMMIT"));
+  if (sqlite3_close(db_) != SQLITE_OK) return fail("close");
+  db_ = nullptr;
+  return {};
+}
+
+error sqlite_db::fail(const std::string& what) {
+  return make_error(errc::io, path_ + ": sqlite " + what + ": " + (db_ ? sqlite3_errmsg(db_) : "no handle"));
+}
+
+// table_sink ------------------------------------------------------------------
+
+table_sink::table_sink(sqlite3* db, std::string name, std::size_t ncols, result<void>* status)
+    : db_(db), name_(std::move(name)), ncols_(ncols), status_(status) {
+  std::string sql = "INSERT INTO " + name_ + " VALUES(";
+  for (std::size_t i = 0; i < ncols_; ++i) sql += i ? ",?" : "?";
+  sql += ")";
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) fail("prepare");
+}
+
+table_sink::~table_sink() {
+  if (st_) sqlite3_finalize(st_);
+  if (batch_st_) sqlite3_finalize(batch_st_);
+}
+
+template <std::size_t N, class... Args>
+void table_sink::rows(const std::array<std::tuple<Args...>, N>& rs) {
+  if (!st_ || !*status_) return;
+  if (!batch_st_) {
+    std::string sql = "INSERT INTO " + name_ + " VALUES";
+    for (std::size_t r = 0; r < N; ++r) {
+      sql += r ? ",(" : "(";
+      for (std::size_t i = 0; i < ncols_; ++i) sql += i ? ",?" : "?";
+      sql += ")";
+    }
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &batch_st_, nullptr) != SQLITE_OK) return fail("prepare");
+  }
+  int c = 0;
+  for (const auto& r : rs) std::apply([&](const auto&... v) { (bind(batch_st_, ++c, v), ...); }, r);
+  if (sqlite3_step(batch_st_) != SQLITE_DONE) fail("insert into");
+  sqlite3_reset(batch_st_);
+}
+
+template <class... Args>
+void table_sink::row(const Args&... vs) {
+  if (!st_ || !*status_) return;
+  int c = 0;
+  (bind(st_, ++c, vs), ...);
+  if (sqlite3_step(st_) != SQLITE_DONE) fail("insert into");
+  sqlite3_reset(st_);
+}
+
+template <class T, std::enable_if_t<std::is_integral_v<T>, int>>
+void table_sink::bind(sqlite3_stmt* st, int c, T v) {
+  sqlite3_bind_int64(st, c, static_cast<sqlite3_int64>(v));
+}
+void table_sink::bind(sqlite3_stmt* st, int c, double v) { sqlite3_bind_double(st, c, v); }
+void table_sink::bind(sqlite3_stmt* st, int c, std::string_view v) {
+  sqlite3_bind_text(st, c, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+}
+
+void table_sink::fail(const char* what) {
+  if (*status_) *status_ = make_error(errc::io, std::string("sqlite ") + what + " " + name_ + ": " + sqlite3_errmsg(db_));
+}
+
+}  // namespace detail
+
+// db_window_writer ----------------------------------------------------------------
+
+db_window_writer::db_window_writer(std::string path, const std::string& spill_dir, std::size_t spill_budget)
+    : db_(std::move(path)),
+      apis_(spill_dir, spill_budget / sorters),
+      tasks_(spill_dir, spill_budget / sorters),
+      pmu_(spill_dir, spill_budget / sorters),
+      compute_(spill_dir, spill_budget / sorters),
+      ops_(spill_dir, spill_budget / sorters),
+      gaps_(spill_dir, spill_budget / sorters) {}
+
+/// Takes one window; the database is created on the first call.
+result<void> db_window_writer::add(const model& w) {
+  MSPROF_TRY(open());
+  if (!w.mstx.empty()) {
+    auto& r = rows_of("MSTX_EVENTS");
+    for (const auto& e : w.mstx) {
+      const auto msg = ids_.id(e.message);
+      const auto dom = ids_.id(e.domain);
+      r.row(e.start_ns, e.end_ns, e.event_type, 4294967295u, 4294967295u, msg, gtid(w, e.tid), gtid(w, e.tid), dom,
+            detail::mstx_connection_id(e));
+    }
+  }
+  for (const auto& a : w.apis) {
+    buf_.clear();
+    detail::put(buf_, a.start_ns);
+    detail::put(buf_, a.end_ns);
+    detail::put(buf_, a.level);
+    detail::put(buf_, a.thread_id);
+    buf_ += a.name;
+    apis_.push({a.connection_id}, buf_);
+  }
+  for (const auto& t : w.tasks) add_task(w, t);
+  return status_;
+}
+
+/// Writes the ordered tables and the rest from the final model (its records
+/// are ignored) and closes the database.
+result<void> db_window_writer::finish(const model& final) {
+  MSPROF_TRY(open());
+  const auto& s = final.session;
+  // Registration order follows the reference: mstx (done), PMU names, APIs, tasks, compute info.
+  const bool pmu = any_pmu_ && has_pipe_pmu(final);
+  std::int64_t pmu_name_ids[30] = {};
+  if (pmu)
+    for (int i = 0; i < 30; ++i) pmu_name_ids[i] = ids_.id(detail::pmu_db_names()[i]);
+  if (apis_.size()) {
+    auto& r = rows_of("CANN_API");
+    MSPROF_TRY(apis_.drain([&](const detail::id_key& k, std::string_view payload) {
+      detail::row_reader in{payload};
+      const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
+      const auto level = in.get<std::uint16_t>();
+      const auto tid = in.get<std::uint32_t>();
+      r.row(start, end, level, gtid(final, tid), k.id, ids_.id(in.in));
+    }));
+  }
+  if (tasks_.size()) {
+    MSPROF_TRY(write_tasks(final));
+    if (pmu) MSPROF_TRY(write_pmu(pmu_name_ids));
+    for (const auto& d : s.devices) {
+      auto& f = rows_of("AICORE_FREQ");
+      for (auto ts : {s.start_ns, s.end_ns})
+        f.row(d.id, ts, static_cast<std::int64_t>(d.aic_frequency_mhz), -1);
+    }
+    MSPROF_TRY(write_overlap());
+  }
+  rows_of("HOST_INFO").row(s.host_uid, s.hostname);
+  for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
+                      {"SCHEMA_VERSION_MAJOR", "1"},
+                      {"SCHEMA_VERSION_MINOR", "2"},
+                      {"SCHEMA_VERSION_MICRO", "0"}})
+    rows_of("META_DATA").row(std::string_view(k), std::string_view(v));
+  if (final.has_device()) {
+    for (const auto& d : s.devices) {
+      rows_of("NPU_INFO").row(d.id, chip_name(s.platform_version));
+      rows_of("RANK_DEVICE_MAP").row(s.rank_id, d.id);
+    }
+  } else {
+    rows_of("NPU_INFO").row(-1, std::string_view("UNKNOWN"));
+    rows_of("RANK_DEVICE_MAP").row(s.rank_id, -1);
+  }
+  rows_of("SESSION_TIME_INFO").row(s.start_ns, s.end_ns);
+  {
+    auto& r = rows_of("STRING_IDS");
+    const auto& vals = ids_.values();
+    for (std::size_t i = 0; i < vals.size(); ++i) r.row(i, vals[i]);
+  }
+
+  const bool has_task = std::any_of(sinks_.begin(), sinks_.end(), [](const auto& p) { return p.first == "TASK"; });
+  sinks_.clear();  // finalize statements
+  if (!status_) return status_;
+  // SQLite sorts the index in memory up to its cache size, then in temporary
+  // files: a small cache keeps that sort from growing with the task count.
+  if (has_task)
+    MSPROF_TRY(db_.exec("PRAGMA cache_size=-8192; CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)"));
+  for (const auto& [name, rows] : detail::db_enums()) {
+    MSPROF_TRY(db_.exec(std::string("CREATE TABLE ") + name + " (id INTEGER PRIMARY KEY, name TEXT)"));
+    std::vector<std::vector<detail::db_value>> v;
+    for (const auto& e : rows) v.push_back({e.id, std::string(e.name)});
+    MSPROF_TRY(db_.insert(name, 2, v));
+  }
+  return db_.close();
+}
+
+result<void> db_window_writer::open() {
+  if (!opened_ && status_) {
+    opened_ = true;
+    auto r = db_.open();
+    if (!r) status_ = r.err();
+  }
+  return status_;
+}
+
+/// The table's insert; the table is created on first use, so tables appear
+/// in the reference's order.
+detail::table_sink& db_window_writer::rows_of(const char* name) {
+  for (auto& d : sinks_)
+    if (d.first == name) return *d.second;
+  const detail::db_table_def* def = detail::db_tables();
+  while (def->name && std::string(def->name) != name) ++def;
+  auto created = db_.exec(std::string("CREATE TABLE ") + name + " (" + (def->name ? def->columns : "") + ")");
+  if (!created && status_) status_ = created.err();
+  sinks_.emplace_back(name, std::make_unique<detail::table_sink>(db_.handle(), name, def->ncols, &status_));
+  return *sinks_.back().second;
+}
+
+std::int64_t db_window_writer::gtid(const model& m, std::uint32_t tid) {
+  return static_cast<std::int64_t>((static_cast<std::uint64_t>(m.session.pid) << 32) | tid);
+}
+
+/// One task's rows for TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO and OVERLAP_ANALYSIS.
+void db_window_writer::add_task(const model& w, const device_task& t) {
+  any_pmu_ = any_pmu_ || t.pmu.has_value();
+  auto span = task_span_.try_emplace(t.device_id, t.start_ns, t.end_ns).first;
+  span->second.first = std::min(span->second.first, t.start_ns);
+  span->second.second = std::max(span->second.second, t.end_ns);
+  buf_.clear();
+  detail::put(buf_, t.start_ns);
+  detail::put(buf_, t.end_ns);
+  detail::put(buf_, t.connection_id);
+  detail::put(buf_, t.device_id);
+  detail::put(buf_, t.stream_id);
+  detail::put(buf_, t.task_id);
+  buf_ += t.task_type;
+  tasks_.push({t.global_task_id}, buf_);
+  if (!t.op) return;
+  const op_info& op = *t.op;
+  ops_.push({t.start_ns, t.end_ns, t.device_id, 0}, {});
+
+  auto dt = [](const tensor_desc& d) { return data_type_name(d.data_type); };
+  auto fm = [](const tensor_desc& d) { return format_name(d.format); };
+  buf_.clear();
+  detail::put(buf_, op.block_num);
+  detail::put(buf_, op.ge_task_type);
+  detail::put(buf_, static_cast<std::uint8_t>(op.dynamic));
+  detail::put_str(buf_, op.name);
+  detail::put_str(buf_, op.type);
+  for (std::uint32_t kind : {0u, 1u}) {
+    detail::put_str(buf_, detail::join_tensors(op, kind, fm));
+    detail::put_str(buf_, detail::join_tensors(op, kind, dt));
+    detail::put_str(buf_, detail::shape_cell(op, kind));
+  }
+  compute_.push({t.start_ns, t.global_task_id, t.device_id, t.stream_id, t.task_id, 0}, buf_);
+
+  if (!t.pmu || !has_pipe_pmu(w)) return;
+  const bool aic = detail::is_aic(op.ge_task_type), aiv = detail::is_aiv(op.ge_task_type);
+  const device_info* dev = w.device(t.device_id);
+  if ((!aic && !aiv) || !dev) return;
+  const auto pm = compute_pipe(*t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
+  buf_.clear();
+  detail::put(buf_, static_cast<std::uint8_t>(aic));
+  detail::put(buf_, pm.total_time_us * 1000.0);
+  detail::put(buf_, pm.total_cycles);
+  for (std::size_t i = 0; i < 6; ++i) {
+    detail::put(buf_, pm.time_us[i] * 1000.0);
+    detail::put(buf_, pm.ratio[i]);
+  }
+  detail::put(buf_, pm.icache_miss_rate);
+  pmu_.push({t.global_task_id}, buf_);
+}
+
+/// TASK by global task id, then COMPUTE_TASK_INFO by (device, stream, task, start).
+result<void> db_window_writer::write_tasks(const model& final) {
+  auto& r = rows_of("TASK");
+  const auto pid = static_cast<std::int64_t>(final.session.pid);
+  MSPROF_TRY(tasks_.drain([&](const detail::id_key& k, std::string_view payload) {
+    detail::row_reader in{payload};
+    const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
+    const auto conn = in.get<std::uint64_t>();
+    const auto device = in.get<std::uint32_t>(), stream = in.get<std::uint32_t>(), task = in.get<std::uint32_t>();
+    r.row(start, end, device, conn, k.id, pid, ids_.id(in.in), 4294967295u, stream, task, 4294967295u);
+  }));
+  auto& c = rows_of("COMPUTE_TASK_INFO");
+  return compute_.drain([&](const detail::compute_key& k, std::string_view payload) {
+    detail::row_reader in{payload};
+    const auto block_num = in.get<std::uint32_t>(), ge_task_type = in.get<std::uint32_t>();
+    const bool dynamic = in.get<std::uint8_t>() != 0;
+    const auto name = in.str(), type = in.str();
+    // Braced lists evaluate in order: the strings register in column order.
+    const std::int64_t id[] = {ids_.id(name),     ids_.id(ge_task_type_name(ge_task_type)),
+                               ids_.id(type),     ids_.id(in.str()),
+                               ids_.id(in.str()), ids_.id(in.str()),
+                               ids_.id(in.str()), ids_.id(in.str()),
+                               ids_.id(in.str()), ids_.id(std::string_view()),
+                               ids_.id(dynamic ? "dynamic" : "static"), ids_.id("NO"),
+                               ids_.id("N/A")};
+    c.row(id[0], k.global_task_id, block_num, 0, id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9],
+          id[10], id[11], id[12], id[12]);
+  });
+}
+
+/// TASK_PMU_INFO: 30 rows per task (aic then aiv names), by global task id.
+result<void> db_window_writer::write_pmu(const std::int64_t (&name_ids)[30]) {
+  auto& p = rows_of("TASK_PMU_INFO");
+  return pmu_.drain([&](const detail::id_key& k, std::string_view payload) {
+    detail::row_reader in{payload};
+    const bool aic = in.get<std::uint8_t>() != 0;
+    std::array<std::tuple<std::int64_t, std::int64_t, double>, 30> rows;
+    for (std::size_t i = 0; i < 15; ++i) {
+      const double v = in.get<double>();
+      const auto id = static_cast<std::int64_t>(k.id);
+      rows[i] = {id, name_ids[i], aic ? v : 0.0};
+      rows[15 + i] = {id, name_ids[15 + i], aic ? 0.0 : v};
+    }
+    p.rows(rows);
+  });
+}
+
+/// OVERLAP_ANALYSIS per device: the merged op intervals, then the free gaps
+/// between the device's first task start and last task end.
+result<void> db_window_writer::write_overlap() {
+  auto& o = rows_of("OVERLAP_ANALYSIS");
+  std::int64_t oid = 0;
+  bool open_interval = false;
+  detail::interval_key cur{};  // merged interval being grown
+  std::int64_t covered = 0;    // end of the device's time before cur: a gap starts here
+  result<void> gaps_status;
+  auto close_interval = [&] {
+    o.row(oid++, cur.device_id, cur.start_ns, cur.end_ns, 0);
+    if (cur.start_ns > covered) gaps_.push({covered, cur.start_ns, cur.device_id, 0}, {});
+    covered = std::max(covered, cur.end_ns);
+  };
+  auto close_device = [&] {
+    const std::int64_t hi = task_span_[cur.device_id].second;
+    if (hi > covered) gaps_.push({covered, hi, cur.device_id, 0}, {});
+    auto g = gaps_.drain([&](const detail::interval_key& k, std::string_view) {
+      o.row(oid++, k.device_id, k.start_ns, k.end_ns, 3);
+    });
+    if (!g && gaps_status) gaps_status = g;
+  };
+  MSPROF_TRY(ops_.drain([&](const detail::interval_key& k, std::string_view) {
+    if (open_interval && k.device_id == cur.device_id && k.start_ns <= cur.end_ns) {
+      cur.end_ns = std::max(cur.end_ns, k.end_ns);
+      return;
+    }
+    if (open_interval) close_interval();
+    if (open_interval && k.device_id != cur.device_id) close_device();
+    if (!open_interval || k.device_id != cur.device_id) covered = task_span_[k.device_id].first;
+    cur = k;
+    open_interval = true;
+  }));
+  if (open_interval) {
+    close_interval();
+    close_device();
+  }
+  return gaps_status;
+}
+
+result<void> write_db(const model& m, const std::string& path, std::size_t spill_budget) {
+  const auto dir = std::filesystem::path(path).parent_path();
+  db_window_writer w(path, dir.empty() ? "." : dir.string(), spill_budget);
+  MSPROF_TRY(w.add(m));
+  return w.finish(m);
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
