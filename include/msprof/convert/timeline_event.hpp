@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+// The timeline's event model (trace_event, reused by the chrome/ writer), msprof's
+// pid encoding, and the sink the event emitters (timeline.hpp, step_trace.hpp) feed.
+#ifndef MSPROF_CONVERT_TIMELINE_EVENT_HPP
+#define MSPROF_CONVERT_TIMELINE_EVENT_HPP
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "model.hpp"
+#include "overlap.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// One argument value of a trace event.
+struct trace_arg {
+  enum class kind : unsigned char { integer, real, string };
+  std::string key;
+  kind k = kind::integer;
+  std::int64_t i = 0;
+  double d = 0;
+  std::string s;
+
+  static trace_arg num(std::string key, std::int64_t v) { return {std::move(key), kind::integer, v, 0, {}}; }
+  static trace_arg real(std::string key, double v) { return {std::move(key), kind::real, 0, v, {}}; }
+  static trace_arg str(std::string key, std::string v) { return {std::move(key), kind::string, 0, 0, std::move(v)}; }
+};
+
+/// A normalized trace event. `ph` is one of X, M, C, s, f.
+struct trace_event {
+  char ph = 'X';
+  std::string name;
+  std::uint64_t pid = 0;
+  std::uint64_t tid = 0;
+  std::int64_t ts_ns = 0;    ///< X, C, s, f
+  std::int64_t dur_ns = 0;   ///< X
+  std::string cat;           ///< s, f
+  std::string id;            ///< s, f (opaque string)
+  bool bp_enclosing = false; ///< f: "bp":"e"
+  std::vector<trace_arg> args;
+};
+
+/// Process sort indices of msprof 9ba1ac7be (meta_data_event.h).
+namespace sort_index {
+inline constexpr std::uint32_t msprof_losses = 1;  ///< msprof's own: the loss note (only when something was lost)
+inline constexpr std::uint32_t mstx = 6;
+inline constexpr std::uint32_t cann = 7;
+inline constexpr std::uint32_t ascend_hardware = 14;
+inline constexpr std::uint32_t ai_core_freq = 15;
+inline constexpr std::uint32_t overlap_analysis = 31;
+}  // namespace sort_index
+
+/// Host layers use device bits 31.
+inline constexpr std::uint32_t host_device_bits = 31;
+
+inline std::uint64_t format_pid(std::uint32_t pid, std::uint32_t sort, std::uint32_t dev) noexcept {
+  return (static_cast<std::uint64_t>(pid) << 10) | (static_cast<std::uint64_t>(sort & 31u) << 5) | (dev & 31u);
+}
+
+/// Which parts to build.
+struct timeline_parts {
+  bool cann = true;
+  bool hardware = true;
+  bool freq = true;
+  bool overlap = true;
+  bool mstx = true;
+  bool step_trace = true;  ///< Step Trace threads of the Ascend Hardware process (when iterations exist)
+  bool losses = true;      ///< the loss note (when the collector counted losses)
+};
+
+namespace detail {
+/// Sinks with `fast_json` write the hot events (tasks, APIs, mstx, overlap) directly
+/// from the model instead of receiving a trace_event (msprof JSON writer).
+template <class T, class = void>
+struct is_fast_sink : std::false_type {};
+template <class T>
+struct is_fast_sink<T, std::void_t<decltype(T::fast_json)>> : std::true_type {};
+
+/// What the compiled emitters hand their events to, whatever the caller's sink
+/// (`out(trace_event&&)`, or a fast sink): each event as a trace_event, or, when
+/// `fast`, the hot records themselves (the other members are then called only
+/// for a fast sink; their defaults do nothing).
+class event_sink {
+ public:
+  const bool fast;
+
+  virtual void operator()(trace_event&& e) = 0;
+  virtual void task(const device_task& t, std::uint64_t pid);
+  virtual void api(const api_call& a, std::uint64_t pid);
+  virtual void api_flow(const api_call& a, std::uint64_t pid);
+  virtual void overlap(const overlap_interval& o, std::uint64_t pid);
+  virtual void mstx(const mstx_event& e, std::uint64_t pid);
+  /// Events already in msprof JSON form.
+  virtual void raw(std::string_view json);
+
+ protected:
+  explicit event_sink(bool is_fast) noexcept : fast(is_fast) {}
+  event_sink(const event_sink&) = delete;
+  event_sink& operator=(const event_sink&) = delete;
+  ~event_sink() = default;
+};
+
+/// An event_sink over the caller's `Emit` (held by reference).
+template <class Emit, bool Fast = is_fast_sink<Emit>::value>
+class sink_ref final : public event_sink {
+ public:
+  explicit sink_ref(Emit& out) noexcept : event_sink(false), out_(out) {}
+  void operator()(trace_event&& e) override { out_(std::move(e)); }
+
+ private:
+  Emit& out_;
+};
+
+template <class Emit>
+class sink_ref<Emit, true> final : public event_sink {
+ public:
+  explicit sink_ref(Emit& out) noexcept : event_sink(true), out_(out) {}
+  void operator()(trace_event&& e) override { out_(std::move(e)); }
+  void task(const device_task& t, std::uint64_t pid) override { out_.task(t, pid); }
+  void api(const api_call& a, std::uint64_t pid) override { out_.api(a, pid); }
+  void api_flow(const api_call& a, std::uint64_t pid) override { out_.api_flow(a, pid); }
+  void overlap(const overlap_interval& o, std::uint64_t pid) override { out_.overlap(o, pid); }
+  void mstx(const mstx_event& e, std::uint64_t pid) override { out_.mstx(e, pid); }
+  void raw(std::string_view json) override { out_.raw(json); }
+
+ private:
+  Emit& out_;
+};
+
+void add_meta(event_sink& out, const char* name, std::uint64_t pid, std::uint64_t tid, trace_arg a);
+void add_process_meta(event_sink& out, std::uint64_t pid, const std::string& name, const std::string& label,
+                      std::int64_t sort);
+void add_thread_meta(event_sink& out, std::uint64_t pid, std::uint64_t tid, const std::string& name,
+                     std::int64_t sort);
+
+/// Id of the HostToDevice flow from an API call to its device task.
+inline std::uint64_t host_to_device_id(std::uint64_t connection_id) noexcept { return connection_id << 32; }
+
+const char* mstx_event_type_name(std::uint32_t t) noexcept;
+
+/// Connection id of an mstx event without a device marker (db_constant.h).
+inline std::uint64_t mstx_connection_id(const mstx_event& e) noexcept { return e.mark_id + 4000000001ull; }
+
+// The metadata of each process (written around its events by emit_timeline
+// and by the timeline exporter, from the sets they collected).
+
+/// Ascend Hardware: one process per device, a thread per stream.
+void add_hardware_meta(event_sink& out, const session_info& s,
+                       const std::map<std::uint32_t, std::set<std::uint32_t>>& streams);
+/// CANN: host threads that called APIs.
+void add_cann_meta(event_sink& out, const session_info& s, const std::set<std::uint32_t>& tids);
+/// mstx: host threads that marked.
+void add_mstx_meta(event_sink& out, const session_info& s, const std::set<std::uint32_t>& tids);
+/// Overlap Analysis of one device: its four fixed threads.
+void add_overlap_meta(event_sink& out, const session_info& s, std::uint32_t dev);
+
+}  // namespace detail
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_TIMELINE_EVENT_HPP

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+// The timeline's event emitters (timeline.hpp) and the process metadata they
+// share with the step trace and the JSON collector (timeline_event.hpp).
+#include "msprof/convert/timeline.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace detail {
+
+// Only fast sinks receive these (sink_ref<Emit, true> overrides them).
+void event_sink::task(const device_task&, std::uint64_t) {}
+void event_sink::api(const api_call&, std::uint64_t) {}
+void event_sink::api_flow(const api_call&, std::uint64_t) {}
+void event_sink::overlap(const overlap_interval&, std::uint64_t) {}
+void event_sink::mstx(const mstx_event&, std::uint64_t) {}
+void event_sink::raw(std::string_view) {}
+
+void add_meta(event_sink& out, const char* name, std::uint64_t pid, std::uint64_t tid, trace_arg a) {
+  trace_event e;
+  e.ph = 'M';
+  e.name = name;
+  e.pid = pid;
+  e.tid = tid;
+  e.args.push_back(std::move(a));
+  out(std::move(e));
+}
+
+void add_process_meta(event_sink& out, std::uint64_t pid, const std::string& name, const std::string& label,
+                      std::int64_t sort) {
+  add_meta(out, "process_name", pid, 0, trace_arg::str("name", name));
+  add_meta(out, "process_labels", pid, 0, trace_arg::str("labels", label));
+  add_meta(out, "process_sort_index", pid, 0, trace_arg::num("sort_index", sort));
+}
+
+void add_thread_meta(event_sink& out, std::uint64_t pid, std::uint64_t tid, const std::string& name,
+                     std::int64_t sort) {
+  add_meta(out, "thread_name", pid, tid, trace_arg::str("name", name));
+  add_meta(out, "thread_sort_index", pid, tid, trace_arg::num("sort_index", sort));
+}
+
+const char* mstx_event_type_name(std::uint32_t t) noexcept {
+  switch (t) {
+    case 0: return "marker";
+    case 1: return "push/pop";
+    case 2: return "start/end";
+    case 3: return "marker_ex";
+    default: return "unknown";
+  }
+}
+
+/// Ascend Hardware: one process per device, a thread per stream.
+void add_hardware_meta(event_sink& out, const session_info& s,
+                       const std::map<std::uint32_t, std::set<std::uint32_t>>& streams) {
+  for (const auto& [dev, ids] : streams) {
+    const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, dev);
+    add_process_meta(out, pid, "Ascend Hardware", "NPU " + std::to_string(dev), sort_index::ascend_hardware);
+    for (auto st : ids) add_thread_meta(out, pid, st, "Stream " + std::to_string(st), st);
+  }
+}
+
+/// CANN: host threads that called APIs.
+void add_cann_meta(event_sink& out, const session_info& s, const std::set<std::uint32_t>& tids) {
+  const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
+  add_process_meta(out, pid, "CANN", "CPU", sort_index::cann);
+  for (auto tid : tids) add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
+}
+
+/// mstx: host threads that marked.
+void add_mstx_meta(event_sink& out, const session_info& s, const std::set<std::uint32_t>& tids) {
+  const std::uint64_t pid = format_pid(s.pid, sort_index::mstx, host_device_bits);
+  add_process_meta(out, pid, s.pid_name, "CPU", sort_index::mstx);
+  for (auto tid : tids) add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
+}
+
+/// Overlap Analysis of one device: its four fixed threads.
+void add_overlap_meta(event_sink& out, const session_info& s, std::uint32_t dev) {
+  const std::uint64_t pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
+  add_process_meta(out, pid, "Overlap Analysis", "NPU " + std::to_string(dev), sort_index::overlap_analysis);
+  const char* names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
+  for (int i = 0; i < 4; ++i) add_thread_meta(out, pid, static_cast<std::uint64_t>(i), names[i], i);
+}
+
+/// emit_mstx_events' events.
+void mstx_events(const model& m, event_sink& out) {
+  if (m.mstx.empty()) return;
+  const std::uint64_t pid = format_pid(m.session.pid, sort_index::mstx, host_device_bits);
+  std::set<std::uint32_t> tids;
+  for (const auto& e : m.mstx) {
+    tids.insert(e.tid);
+    if (out.fast) {
+      out.mstx(e, pid);
+      continue;
+    }
+    trace_event x;
+    x.ph = 'X';
+    x.name = e.message;
+    x.pid = pid;
+    x.tid = e.tid;
+    x.ts_ns = e.start_ns;
+    x.dur_ns = e.end_ns - e.start_ns;
+    x.args.push_back(trace_arg::str("event_type", detail::mstx_event_type_name(e.event_type)));
+    x.args.push_back(trace_arg::str("domain", e.domain));
+    out(std::move(x));
+    trace_event s;
+    s.ph = 's';
+    const auto id = std::to_string(detail::mstx_connection_id(e));
+    s.name = "MsTx_" + id;
+    s.pid = pid;
+    s.tid = e.tid;
+    s.cat = "MsTx";
+    s.id = id;
+    s.ts_ns = e.start_ns;
+    out(std::move(s));
+  }
+  detail::add_mstx_meta(out, m.session, tids);
+}
+
+/// emit_loss_note's slice.
+void loss_note(const model& m, event_sink& out) {
+  trace_event x;
+  std::uint64_t total = 0;
+  for (const auto& [what, n] : m.session.losses) {
+    total += n;
+    if (n > 0) x.args.push_back(trace_arg::num(what, static_cast<std::int64_t>(n)));
+  }
+  if (total == 0) return;
+  const std::uint64_t pid = format_pid(m.session.pid, sort_index::msprof_losses, host_device_bits);
+  detail::add_process_meta(out, pid, "msprof collection", "CPU", sort_index::msprof_losses);
+  detail::add_thread_meta(out, pid, 0, "losses", 0);
+  x.ph = 'X';
+  x.name = "msprof: " + std::to_string(total) + " events lost, the timeline is incomplete";
+  x.pid = pid;
+  x.tid = 0;
+  x.ts_ns = m.session.start_ns;
+  x.dur_ns = std::max<std::int64_t>(0, m.session.end_ns - m.session.start_ns);
+  out(std::move(x));
+}
+
+/// emit_timeline's events.
+void timeline_events(const model& m, event_sink& out, const timeline_parts& parts) {
+  const auto& s = m.session;
+
+  // Ascend Hardware: one process per device, one thread per stream.
+  if (parts.hardware && !m.tasks.empty()) {
+    std::map<std::uint32_t, std::set<std::uint32_t>> streams;
+    for (const auto& t : m.tasks) {
+      const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
+      streams[t.device_id].insert(t.stream_id);
+      if (out.fast) {
+        out.task(t, pid);
+        continue;
+      }
+      trace_event x;
+      x.ph = 'X';
+      x.name = t.op ? t.op->name : t.task_type;
+      x.pid = pid;
+      x.tid = t.stream_id;
+      x.ts_ns = t.start_ns;
+      x.dur_ns = t.end_ns - t.start_ns;
+      x.args.push_back(trace_arg::num("Model Id", 4294967295LL));
+      x.args.push_back(trace_arg::str("Task Type", t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type));
+      x.args.push_back(trace_arg::num("Physic Stream Id", t.stream_id));
+      x.args.push_back(trace_arg::num("Task Id", t.task_id));
+      x.args.push_back(trace_arg::num("Batch Id", t.batch_id));
+      x.args.push_back(trace_arg::num("Subtask Id", 4294967295LL));
+      x.args.push_back(trace_arg::num("connection_id", static_cast<std::int64_t>(t.connection_id)));
+      out(std::move(x));
+      if (t.connection_id != 0) {
+        trace_event f;
+        f.ph = 'f';
+        f.id = std::to_string(detail::host_to_device_id(t.connection_id));
+        f.name = "HostToDevice" + f.id;
+        f.pid = pid;
+        f.tid = t.stream_id;
+        f.cat = "HostToDevice";
+        f.ts_ns = t.start_ns;
+        f.bp_enclosing = true;
+        out(std::move(f));
+      }
+    }
+    detail::add_hardware_meta(out, s, streams);
+  }
+
+  // CANN: host APIs per thread, HostToDevice flow starts.
+  if (parts.cann && !m.apis.empty()) {
+    const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
+    std::set<std::uint32_t> tids;
+    for (const auto& a : m.apis) tids.insert(a.thread_id);
+    detail::add_cann_meta(out, s, tids);
+    for (const auto& a : m.apis) {
+      if (out.fast) {
+        out.api(a, pid);
+        continue;
+      }
+      trace_event x;
+      x.ph = 'X';
+      x.name = std::string(layer_name(a.level)) + "@" + a.name;
+      x.pid = pid;
+      x.tid = a.thread_id;
+      x.ts_ns = a.start_ns;
+      x.dur_ns = a.end_ns - a.start_ns;
+      x.args.push_back(trace_arg::num("Thread Id", a.thread_id));
+      const bool acl = a.level == level::acl;
+      x.args.push_back(trace_arg::str("Mode", acl ? acl_group_name(a.type) : a.name));
+      x.args.push_back(trace_arg::str("level", level_name(a.level)));
+      x.args.push_back(trace_arg::str("id", acl ? a.name : "0"));
+      x.args.push_back(trace_arg::str("item_id", a.item.empty() ? "0" : a.item));
+      x.args.push_back(trace_arg::num("connection_id", static_cast<std::int64_t>(a.connection_id)));
+      out(std::move(x));
+    }
+    for (const auto& a : m.apis) {
+      if (!a.has_device_task) continue;
+      if (out.fast) {
+        out.api_flow(a, pid);
+        continue;
+      }
+      trace_event f;
+      f.ph = 's';
+      f.id = std::to_string(detail::host_to_device_id(a.connection_id));
+      f.name = "HostToDevice" + f.id;
+      f.pid = pid;
+      f.tid = a.thread_id;
+      f.cat = "HostToDevice";
+      f.ts_ns = a.start_ns;
+      out(std::move(f));
+    }
+  }
+
+  if (parts.mstx) mstx_events(m, out);
+  if (parts.step_trace) step_trace_events(m, out);
+  if (parts.losses) loss_note(m, out);
+
+  // AI Core Freq: msprof 9ba1ac7be emits the counter and its metadata twice.
+  if (parts.freq && m.has_device()) {
+    for (const auto& d : s.devices) {
+      const std::uint64_t pid = format_pid(s.pid, sort_index::ai_core_freq, d.id);
+      for (int twice = 0; twice < 2; ++twice) {
+        for (std::int64_t ts : {s.start_ns, s.end_ns}) {
+          trace_event c;
+          c.ph = 'C';
+          c.name = "AI Core Freq";
+          c.pid = pid;
+          c.tid = 0;
+          c.ts_ns = ts;
+          c.args.push_back(trace_arg::num("MHz", static_cast<std::int64_t>(d.aic_frequency_mhz)));
+          out(std::move(c));
+        }
+        detail::add_process_meta(out, pid, "AI Core Freq", "NPU " + std::to_string(d.id), sort_index::ai_core_freq);
+      }
+    }
+  }
+
+  // Overlap Analysis, whenever there are device tasks.
+  if (parts.overlap && !m.tasks.empty()) {
+    const auto iv = overlap_analysis(m);
+    std::set<std::uint32_t> devs;
+    for (const auto& t : m.tasks) devs.insert(t.device_id);
+    for (auto dev : devs) {
+      const std::uint64_t pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
+      detail::add_overlap_meta(out, s, dev);
+      for (const auto& o : iv) {
+        if (o.device_id != dev) continue;
+        if (out.fast) {
+          out.overlap(o, pid);
+          continue;
+        }
+        trace_event x;
+        x.ph = 'X';
+        x.name = o.compute ? "Computing" : "Free";
+        x.pid = pid;
+        x.tid = o.compute ? 0 : 3;
+        x.ts_ns = o.start_ns;
+        x.dur_ns = o.end_ns - o.start_ns;
+        out(std::move(x));
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+/// mstx events as a vector.
+void build_mstx_events(const model& m, std::vector<trace_event>& v) {
+  auto push = [&](trace_event&& e) { v.push_back(std::move(e)); };
+  emit_mstx_events(m, push);
+}
+
+/// Every event of msprof_<ts>.json as a vector (the chrome writer's input).
+std::vector<trace_event> build_timeline(const model& m, const timeline_parts& parts) {
+  std::vector<trace_event> v;
+  v.reserve(m.apis.size() * 2 + m.tasks.size() * 2 + m.mstx.size() * 2 + 64);
+  auto push = [&](trace_event&& e) { v.push_back(std::move(e)); };
+  emit_timeline(m, push, parts);
+  return v;
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+// msprof's JSON form of the timeline's events: the formatters, timeline_json
+// and the windowed timeline_collector (timeline_json.hpp).
+#include "msprof/convert/timeline_json.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "msprof/convert/text.hpp"
+#include "msprof/convert/timeline.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// Appends one event in msprof's JSON form.
+void append_event_json(std::string& out, const trace_event& e) {
+  out += "{\"name\":";
+  append_json_string(out, e.name);
+  fmt::format_to(std::back_inserter(out), ",\"pid\":{},\"tid\":{}", e.pid, e.tid);
+  auto ts = [&] {
+    out += ",\"ts\":\"";
+    append_ts_us(out, e.ts_ns);
+    out += '"';
+  };
+  switch (e.ph) {
+    case 'X':
+      ts();
+      out += ",\"dur\":";
+      out += dur_us_json(e.dur_ns);
+      out += ",\"ph\":\"X\"";
+      if (!e.cat.empty()) {  // step trace slices carry a category
+        out += ",\"cat\":";
+        append_json_string(out, e.cat);
+      }
+      break;
+    case 'C':
+      ts();
+      out += ",\"ph\":\"C\"";
+      break;
+    case 'M':
+      out += ",\"ph\":\"M\"";
+      break;
+    default:  // flows
+      out += ",\"ph\":\"";
+      out += e.ph;
+      out += "\",\"cat\":";
+      append_json_string(out, e.cat);
+      out += ",\"id\":";
+      append_json_string(out, e.id);
+      ts();
+      if (e.bp_enclosing) out += ",\"bp\":\"e\"";
+      if (e.args.empty()) {
+        out += '}';
+        return;
+      }
+      break;  // step trace Data_aug flows have args
+  }
+  out += ",\"args\":{";
+  bool first = true;
+  for (const auto& a : e.args) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, a.key);
+    out += ':';
+    switch (a.k) {
+      case trace_arg::kind::integer: fmt::format_to(std::back_inserter(out), "{}", a.i); break;
+      case trace_arg::kind::real: out += py_float(a.d); break;
+      case trace_arg::kind::string: append_json_string(out, a.s); break;
+    }
+  }
+  out += "}}";
+}
+
+namespace detail {
+namespace {
+
+void append_u64(std::string& out, std::uint64_t v) {
+  char buf[24];
+  char* p = buf + sizeof buf;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  out.append(p, static_cast<std::size_t>(buf + sizeof buf - p));
+}
+
+void append_ts_fast(std::string& out, std::int64_t ns) {
+  if (ns < 0) {
+    append_ts_us(out, ns);
+    return;
+  }
+  const auto u = static_cast<std::uint64_t>(ns);
+  append_u64(out, u / 1000u);
+  const auto f = static_cast<unsigned>(u % 1000u);
+  const char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                     static_cast<char>('0' + f % 10)};
+  out.append(d, 4);
+}
+
+// msprof JSON of the hot events straight from the model, one event each,
+// without separators: the one formatter of json_sink and of the timeline
+// exporter. Same bytes as append_event_json on build_timeline's events (checked
+// by a test).
+
+/// A literal, its length known at compile time.
+template <std::size_t N>
+void append_lit(std::string& out, const char (&s)[N]) {
+  out.append(s, N - 1);
+}
+
+/// name, pid, tid, ts; a layer (API calls) prefixes the name: "AscendCL@aclrtMalloc".
+void append_head_json(std::string& out, std::string_view layer, std::string_view name, std::uint64_t pid,
+                             std::uint64_t tid, std::int64_t ts) {
+  append_lit(out, "{\"name\":\"");
+  if (!layer.empty()) {
+    out.append(layer);  // layer names need no escaping
+    out += '@';
+  }
+  append_json_escaped(out, name);
+  append_lit(out, "\",\"pid\":");
+  append_u64(out, pid);
+  append_lit(out, ",\"tid\":");
+  append_u64(out, tid);
+  append_lit(out, ",\"ts\":\"");
+  append_ts_fast(out, ts);
+  out += '"';
+}
+
+/// A flow event; its id is a number written as a string ("HostToDevice<id>").
+void append_flow_json(std::string& out, char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts,
+                             std::string_view cat, std::uint64_t id, std::string_view prefix, bool bp) {
+  append_lit(out, "{\"name\":\"");
+  out.append(prefix);
+  append_u64(out, id);
+  append_lit(out, "\",\"pid\":");
+  append_u64(out, pid);
+  append_lit(out, ",\"tid\":");
+  append_u64(out, tid);
+  append_lit(out, ",\"ph\":\"");
+  out += ph;
+  append_lit(out, "\",\"cat\":\"");
+  out.append(cat);
+  append_lit(out, "\",\"id\":\"");
+  append_u64(out, id);
+  append_lit(out, "\",\"ts\":\"");
+  append_ts_fast(out, ts);
+  if (bp)
+    append_lit(out, "\",\"bp\":\"e\"}");
+  else
+    append_lit(out, "\"}");
+}
+
+}  // namespace
+
+void append_dur_json(std::string& out, std::int64_t ns) {
+  append_lit(out, ",\"dur\":");
+  if (ns >= 0 && ns < 1000000000000000LL) {
+    // ns/1000 has at most 3 decimals, so its shortest round-trip form is the
+    // decimal itself without trailing zeros (what dur_us_json prints).
+    append_u64(out, static_cast<std::uint64_t>(ns) / 1000u);
+    unsigned f = static_cast<unsigned>(static_cast<std::uint64_t>(ns) % 1000u);
+    char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                 static_cast<char>('0' + f % 10)};
+    std::size_t len = 4;
+    while (len > 2 && d[len - 1] == '0') --len;
+    out.append(d, len);
+  } else {
+    out += dur_us_json(ns);
+  }
+  append_lit(out, ",\"ph\":\"X\",\"args\":{");
+}
+
+void append_task_json(std::string& out, const device_task& t, std::uint64_t pid) {
+  append_head_json(out, {}, t.op ? std::string_view(t.op->name) : std::string_view(t.task_type), pid, t.stream_id,
+                   t.start_ns);
+  append_dur_json(out, t.end_ns - t.start_ns);
+  append_lit(out, "\"Model Id\":4294967295,\"Task Type\":");
+  append_json_string(out, t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type);
+  append_lit(out, ",\"Physic Stream Id\":");
+  append_u64(out, t.stream_id);
+  append_lit(out, ",\"Task Id\":");
+  append_u64(out, t.task_id);
+  append_lit(out, ",\"Batch Id\":");
+  append_u64(out, t.batch_id);
+  append_lit(out, ",\"Subtask Id\":4294967295,\"connection_id\":");
+  append_u64(out, t.connection_id);
+  append_lit(out, "}}");
+}
+
+void append_task_flow_json(std::string& out, const device_task& t, std::uint64_t pid) {
+  append_flow_json(out, 'f', pid, t.stream_id, t.start_ns, "HostToDevice", host_to_device_id(t.connection_id),
+                   "HostToDevice", true);
+}
+
+void append_api_json(std::string& out, const api_call& a, std::uint64_t pid) {
+  const bool acl = a.level == level::acl;
+  append_head_json(out, layer_name(a.level), a.name, pid, a.thread_id, a.start_ns);
+  append_dur_json(out, a.end_ns - a.start_ns);
+  append_lit(out, "\"Thread Id\":");
+  append_u64(out, a.thread_id);
+  append_lit(out, ",\"Mode\":");
+  append_json_string(out, acl ? std::string_view(acl_group_name(a.type)) : std::string_view(a.name));
+  append_lit(out, ",\"level\":\"");
+  out.append(level_name(a.level));
+  append_lit(out, "\",\"id\":");
+  append_json_string(out, acl ? std::string_view(a.name) : std::string_view("0"));
+  append_lit(out, ",\"item_id\":");
+  append_json_string(out, a.item.empty() ? std::string_view("0") : std::string_view(a.item));
+  append_lit(out, ",\"connection_id\":");
+  append_u64(out, a.connection_id);
+  append_lit(out, "}}");
+}
+
+void append_api_flow_json(std::string& out, const api_call& a, std::uint64_t pid) {
+  append_flow_json(out, 's', pid, a.thread_id, a.start_ns, "HostToDevice", host_to_device_id(a.connection_id),
+                   "HostToDevice", false);
+}
+
+void append_overlap_json(std::string& out, const overlap_interval& o, std::uint64_t pid) {
+  append_head_json(out, {}, o.compute ? "Computing" : "Free", pid, o.compute ? 0 : 3, o.start_ns);
+  append_dur_json(out, o.end_ns - o.start_ns);
+  append_lit(out, "}}");
+}
+
+void append_mstx_json(std::string& out, const mstx_event& e, std::uint64_t pid) {
+  append_head_json(out, {}, e.message, pid, e.tid, e.start_ns);
+  append_dur_json(out, e.end_ns - e.start_ns);
+  append_lit(out, "\"event_type\":\"");
+  out.append(mstx_event_type_name(e.event_type));
+  append_lit(out, "\",\"domain\":");
+  append_json_string(out, e.domain);
+  append_lit(out, "}}");
+}
+
+void append_mstx_flow_json(std::string& out, const mstx_event& e, std::uint64_t pid) {
+  append_flow_json(out, 's', pid, e.tid, e.start_ns, "MsTx", mstx_connection_id(e), "MsTx_", false);
+}
+
+}  // namespace detail
+
+std::string timeline_json(const std::vector<trace_event>& events) {
+  std::string out;
+  out.reserve(events.size() * 160 + 2);
+  out += '[';
+  bool first = true;
+  for (const auto& e : events) {
+    if (!first) out += ',';
+    first = false;
+    append_event_json(out, e);
+  }
+  out += ']';
+  return out;
+}
+
+// ---------------------------------------------------------- timeline_collector
+
+timeline_collector::timeline_collector(const std::string& spill_dir, std::size_t budget, bool timeline, bool tx)
+    : timeline_(timeline),
+      tx_(tx),
+      events_(spill_dir, budget / 3),
+      tx_events_(spill_dir, budget / 3),
+      compute_(spill_dir, budget / 3) {}
+
+timeline_collector::~timeline_collector() = default;
+
+void timeline_collector::add(const model& w) {
+  const auto& s = w.session;
+  records_ += w.apis.size() + w.tasks.size() + w.mstx.size();
+  mstx_ += w.mstx.size();
+  std::string text;
+  if (timeline_) {
+    for (const auto& t : w.tasks) {
+      const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
+      text.clear();
+      detail::append_task_json(text, t, pid);
+      if (t.connection_id != 0) {
+        text += ',';
+        detail::append_task_flow_json(text, t, pid);
+      }
+      events_.push({sections::tasks, t.global_task_id}, text);
+      streams_[t.device_id].insert(t.stream_id);
+      auto span = spans_.try_emplace(t.device_id, task_span{t.start_ns, t.end_ns}).first;
+      span->second.lo = std::min(span->second.lo, t.start_ns);
+      span->second.hi = std::max(span->second.hi, t.end_ns);
+      if (t.op) compute_.push({t.device_id, t.start_ns, t.end_ns}, {});
+    }
+    const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
+    for (const auto& a : w.apis) {
+      text.clear();
+      detail::append_api_json(text, a, pid);
+      events_.push({sections::apis, a.connection_id}, text);
+      api_tids_.insert(a.thread_id);
+      if (!a.has_device_task) continue;
+      text.clear();
+      detail::append_api_flow_json(text, a, pid);
+      events_.push({sections::api_flows, a.connection_id}, text);
+    }
+  }
+  const std::uint64_t pid = format_pid(s.pid, sort_index::mstx, host_device_bits);
+  for (const auto& e : w.mstx) {
+    text.clear();
+    detail::append_mstx_json(text, e, pid);
+    text += ',';
+    detail::append_mstx_flow_json(text, e, pid);
+    if (timeline_) events_.push({sections::mstx, mstx_seq_}, text);
+    if (tx_) tx_events_.push({sections::mstx, mstx_seq_}, text);
+    ++mstx_seq_;
+    mstx_tids_.insert(e.tid);
+  }
+}
+
+result<void> timeline_collector::write_timeline_to(const model& final, detail::event_sink& sink) {
+  const auto& s = final.session;
+  // The metadata between the sorted sections, written as the rows reach them.
+  std::uint8_t at = sections::tasks;
+  auto reach = [&](std::uint8_t next) {
+    for (; at < next; ++at) {
+      if (at == sections::tasks) {
+        detail::add_hardware_meta(sink, s, streams_);
+        if (!api_tids_.empty()) detail::add_cann_meta(sink, s, api_tids_);
+      }
+      if (at == sections::mstx && !mstx_tids_.empty()) detail::add_mstx_meta(sink, s, mstx_tids_);
+    }
+  };
+  MSPROF_TRY(events_.drain([&](const event_key& k, std::string_view json) {
+    reach(k.section);
+    sink.raw(json);
+  }));
+  reach(sections::end);
+  timeline_parts rest;  // what only the final model knows: step trace, loss note, AI Core Freq
+  rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
+  detail::timeline_events(final, sink, rest);
+  return write_overlap(s, sink);
+}
+
+result<void> timeline_collector::write_mstx_to(const model& final, detail::event_sink& sink) {
+  MSPROF_TRY(tx_events_.drain([&](const event_key&, std::string_view json) { sink.raw(json); }));
+  if (!mstx_tids_.empty()) detail::add_mstx_meta(sink, final.session, mstx_tids_);
+  return {};
+}
+
+/// Overlap Analysis: per device its metadata, merged compute intervals, then
+/// its free gaps (held in the drained events_ until the device is complete).
+result<void> timeline_collector::write_overlap(const session_info& s, detail::event_sink& sink) {
+  result<void> status;
+  auto next = spans_.begin();
+  std::optional<overlap_merger> merge;
+  std::uint32_t dev = 0;
+  std::uint64_t pid = 0, gaps = 0;
+  std::string text;
+  auto on_compute = [&](std::int64_t b, std::int64_t e) { sink.overlap({dev, b, e, true}, pid); };
+  auto on_free = [&](std::int64_t b, std::int64_t e) {
+    text.clear();
+    detail::append_overlap_json(text, {dev, b, e, false}, pid);
+    events_.push({sections::overlap_free, gaps++}, text);
+  };
+  auto close = [&] {
+    if (!merge) return;
+    merge->finish(on_compute, on_free);
+    auto r = events_.drain([&](const event_key&, std::string_view json) { sink.raw(json); });
+    if (status && !r) status = std::move(r);
+    merge.reset();
+  };
+  // Opens the devices up to `last` (all when null) in turn, closing each before the next.
+  auto open_until = [&](const std::uint32_t* last) {
+    for (; next != spans_.end() && (!last || next->first <= *last); ++next) {
+      close();
+      dev = next->first;
+      pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
+      detail::add_overlap_meta(sink, s, dev);
+      merge.emplace(next->second.lo, next->second.hi);
+    }
+  };
+  auto r = compute_.drain([&](const interval_key& k, std::string_view) {
+    if (!merge || k.device != dev) open_until(&k.device);
+    merge->add(k.start, k.end, on_compute, on_free);
+  });
+  open_until(nullptr);
+  close();
+  if (!r) return r;
+  return status;
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
