@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: MIT
+// Summary tables (summary.hpp): the sinks, the row formatters and the tables
+// built from them, except the statistics (summary_statistic.cpp).
+#include "msprof/convert/summary.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include "msprof/convert/model.hpp"
+#include "msprof/convert/text.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// Sinks ---------------------------------------------------------------------
+
+void row_text::open(std::size_t from_col) {
+  col_ = from_col;
+  if (keys_ && from_col == 0) out_ += '{';
+}
+void row_text::close() { out_ += keys_ ? '}' : '\n'; }
+
+void row_text::str(std::string_view v) {
+  next();
+  if (!keys_) return append_csv_cell(out_, v);
+  if (!v.empty() && v.back() == '\t') v.remove_suffix(1);
+  append_json_string(out_, v);
+}
+void row_text::raw(std::string_view v) {
+  next();
+  quote();
+  out_ += v;
+  quote();
+}
+void row_text::num(std::uint64_t v) {
+  const fmt::format_int f(v);
+  raw(std::string_view(f.data(), f.size()));
+}
+void row_text::ts(std::int64_t ns) {
+  next();
+  quote();
+  append_ts_us(out_, ns);
+  out_ += keys_ ? '"' : '\t';  // JSON: the closing quote instead of the TAB
+}
+void row_text::us(std::int64_t ns) {
+  next();
+  quote();
+  append_ts_us(out_, ns);
+  quote();
+}
+// Compiled format strings: parsing "{:.3f}" at run time cost more than the number.
+void row_text::fixed3(double v) {
+  next();
+  quote();
+  fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{:.3f}"), v);
+  quote();
+}
+void row_text::fixed6(double v) {
+  next();
+  quote();
+  fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{:.6f}"), v);
+  quote();
+}
+void row_text::round3(double v) {
+  next();
+  quote();
+  const std::size_t at = out_.size();
+  fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{:.3f}"), v);
+  while (out_.size() - at > 2 && out_.back() == '0' && out_[out_.size() - 2] != '.') out_.pop_back();
+  if (std::string_view(out_).substr(at) == "-0.0") out_.erase(at, 1);
+  quote();
+}
+
+std::vector<std::string> row_text::json_keys(const std::vector<std::string>& header) {
+  std::vector<std::string> keys;
+  for (const auto& h : header) {
+    std::string k;
+    append_json_string(k, h);
+    keys.push_back(k + ':');
+  }
+  return keys;
+}
+
+void row_text::next() {
+  if (col_) out_ += ',';
+  if (keys_) out_ += (*keys_)[col_];
+  ++col_;
+}
+void row_text::quote() {
+  if (keys_) out_ += '"';
+}
+
+void cell_list::str(std::string_view v) { cells_.emplace_back(v); }
+void cell_list::raw(std::string_view v) { cells_.emplace_back(v); }
+void cell_list::num(std::uint64_t v) { cells_.push_back(std::to_string(v)); }
+void cell_list::ts(std::int64_t ns) { cells_.push_back(ts_us(ns) + '\t'); }
+void cell_list::us(std::int64_t ns) { cells_.push_back(ts_us(ns)); }
+void cell_list::fixed3(double v) { cells_.push_back(fmt::format("{:.3f}", v)); }
+void cell_list::fixed6(double v) { cells_.push_back(fmt::format("{:.6f}", v)); }
+void cell_list::round3(double v) { cells_.push_back(round3_py(v)); }
+
+void append_row_text(std::string& out, const table::row& cells, const std::vector<std::string>* json_keys) {
+  row_text s(out, json_keys);
+  s.open();
+  for (const auto& c : cells) s.str(c);
+  s.close();
+}
+
+namespace detail {
+
+std::string shape_cell(const op_info& op, std::uint32_t kind) {
+  std::string s = "\"";
+  bool first = true;
+  for (const auto& t : op.tensors) {
+    if (t.kind != kind) continue;
+    if (!first) s += ';';
+    first = false;
+    for (std::size_t i = 0; i < t.shape.size(); ++i) {
+      if (i) s += ',';
+      s += std::to_string(t.shape[i]);
+    }
+  }
+  s += '"';
+  return s;
+}
+
+bool in_op_summary(const op_info& op) {
+  switch (op.ge_task_type) {
+    case 3: case 11: case 256: return false;
+    case 9: return op.name.size() >= 9 && op.name.compare(op.name.size() - 9, 9, "AivKernel") == 0;
+    default: return true;
+  }
+}
+
+}  // namespace detail
+
+pipe_metrics compute_pipe(const pmu_counters& p, std::uint32_t block_num, double freq_mhz, std::uint32_t core_num) {
+  pipe_metrics m;
+  const double block = block_num == 0 ? 1.0 : static_cast<double>(block_num);
+  const double cores = core_num == 0 ? 1.0 : static_cast<double>(core_num);
+  const double waves = std::floor((block + cores - 1) / cores);
+  m.total_cycles = static_cast<double>(p.total_cycles);
+  m.total_time_us = m.total_cycles / freq_mhz / block * waves;
+  // pmuList order in the record: vec, mac, scalar, mte1, mte2, mte3, icache_req, icache_miss.
+  for (int i = 0; i < 6; ++i) {
+    const double c = static_cast<double>(p.events[static_cast<std::size_t>(i)]);
+    // time = ratio * total time: this order reproduces the reference's doubles bit for bit.
+    m.ratio[static_cast<std::size_t>(i)] = p.total_cycles ? c / m.total_cycles : 0.0;
+    m.time_us[static_cast<std::size_t>(i)] = m.ratio[static_cast<std::size_t>(i)] * m.total_time_us;
+  }
+  // miss rate = miss ratio / request ratio (the reference divides the two ratios).
+  const double req = p.total_cycles ? static_cast<double>(p.events[6]) / m.total_cycles : 0.0;
+  const double miss = p.total_cycles ? static_cast<double>(p.events[7]) / m.total_cycles : 0.0;
+  m.icache_miss_rate = req != 0.0 ? miss / req : 0.0;
+  return m;
+}
+
+std::vector<std::string> pipe_header() {
+  return {"aicore_time(us)", "aic_total_cycles", "aic_mac_time(us)", "aic_mac_ratio", "aic_scalar_time(us)",
+          "aic_scalar_ratio", "aic_mte1_time(us)", "aic_mte1_ratio", "aic_mte2_time(us)", "aic_mte2_ratio",
+          "aic_mte3_time(us)", "aic_mte3_ratio", "aic_icache_miss_rate", "aiv_time(us)", "aiv_total_cycles",
+          "aiv_vec_time(us)", "aiv_vec_ratio", "aiv_scalar_time(us)", "aiv_scalar_ratio", "aiv_mte2_time(us)",
+          "aiv_mte2_ratio", "aiv_mte3_time(us)", "aiv_mte3_ratio", "aiv_icache_miss_rate", "cube_utilization(%)"};
+}
+
+bool has_pipe_pmu(const model& m) { return m.session.ai_core_metrics == "PipeUtilization"; }
+
+bool in_op_summary(const device_task& t) { return t.op && detail::in_op_summary(*t.op); }
+
+std::vector<const device_task*> op_summary_tasks(const model& m) {
+  std::vector<const device_task*> v;
+  for (const auto& t : m.tasks)
+    if (in_op_summary(t)) v.push_back(&t);
+  std::stable_sort(v.begin(), v.end(), [](const device_task* a, const device_task* b) {
+    return std::tie(a->device_id, a->start_ns) < std::tie(b->device_id, b->start_ns);
+  });
+  return v;
+}
+
+/// op_summary ----------------------------------------------------------------
+
+std::vector<std::string> op_summary_header(bool pipe) {
+  std::vector<std::string> h = {
+      "Device_id",         "Model ID",         "Task ID",          "Stream ID",         "Op Name",
+      "OP Type",           "OP State",         "Task Type",        "Task Start Time(us)", "Task Duration(us)",
+      "Task Wait Time(us)", "Block Num",       "Mix Block Num",    "HF32 Eligible",     "Input Shapes",
+      "Input Data Types",  "Input Formats",    "Output Shapes",    "Output Data Types", "Output Formats",
+      "Context ID"};
+  if (pipe) {
+    const auto p = pipe_header();
+    h.insert(h.end(), p.begin(), p.end());
+  }
+  return h;
+}
+
+template <class Sink>
+void op_summary_head(Sink& s, const device_task& t) {
+  const op_info& op = *t.op;
+  s.num(t.device_id);
+  s.raw("4294967295");
+  s.num(t.task_id);
+  s.num(t.stream_id);
+  s.str(op.name);
+  s.str(op.type);
+  s.raw(op.dynamic ? "dynamic" : "static");
+  s.raw(ge_task_type_name(op.ge_task_type));
+  s.ts(t.start_ns);
+  s.fixed3(detail::dur_us(t.start_ns, t.end_ns));
+}
+
+template <class Sink>
+void op_summary_wait(Sink& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns) {
+  if (!prev_end_ns) return s.raw("0");
+  const double wait = detail::dur_us(*prev_end_ns, start_ns);
+  s.fixed6(wait > 0 ? wait : 0.0);
+}
+
+template <class Sink>
+void op_summary_tail(Sink& s, const device_task& t, const device_info* dev, bool pipe) {
+  const op_info& op = *t.op;
+  auto data_type = [](const tensor_desc& d) { return data_type_name(d.data_type); };
+  auto format = [](const tensor_desc& d) { return format_name(d.format); };
+  s.num(op.block_num);
+  s.raw("0");
+  s.raw("NO");
+  s.str(detail::shape_cell(op, 0));
+  s.str(detail::join_tensors(op, 0, data_type));
+  s.str(detail::join_tensors(op, 0, format));
+  s.str(detail::shape_cell(op, 1));
+  s.str(detail::join_tensors(op, 1, data_type));
+  s.str(detail::join_tensors(op, 1, format));
+  s.raw("N/A");
+  if (!pipe) return;
+  const bool aic = detail::is_aic(op.ge_task_type), aiv = detail::is_aiv(op.ge_task_type);
+  if (!t.pmu || (!aic && !aiv) || !dev) {
+    for (int i = 0; i < 25; ++i) s.raw("N/A");
+    return;
+  }
+  const auto pm = compute_pipe(*t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
+  // aic side: time, cycles, mac, scalar, mte1, mte2, mte3, icache miss rate;
+  // aiv side: time, cycles, vec, scalar, mte2, mte3, icache miss rate.
+  static constexpr std::size_t aic_pipes[] = {1, 2, 3, 4, 5};
+  static constexpr std::size_t aiv_pipes[] = {0, 2, 4, 5};
+  auto side = [&](bool on, const auto& pipes) {
+    auto value = [&](double v) { on ? s.round3(v) : s.raw("0.0"); };
+    value(pm.total_time_us);
+    if (on)
+      s.num(t.pmu->total_cycles);
+    else
+      s.raw("0");
+    for (std::size_t i : pipes) {
+      value(pm.time_us[i]);
+      value(pm.ratio[i]);
+    }
+    value(pm.icache_miss_rate);
+  };
+  side(aic, aic_pipes);
+  side(aiv, aiv_pipes);
+  const double dur = detail::dur_us(t.start_ns, t.end_ns);
+  double cube = 0;
+  if (aic && dur > 0)
+    cube = static_cast<double>(t.pmu->total_cycles) / (dev->aic_frequency_mhz * dev->ai_core_num * dur) * 100.0;
+  s.fixed3(cube);
+}
+
+table op_summary(const model& m) {
+  table t;
+  t.name = "op_summary";
+  const bool pipe = has_pipe_pmu(m);
+  t.header = op_summary_header(pipe);
+  const device_task* prev = nullptr;
+  for (const device_task* task : op_summary_tasks(m)) {
+    add_row(t, [&](auto& s) {
+      op_summary_head(s, *task);
+      op_summary_wait(s, prev && prev->device_id == task->device_id ? std::optional(prev->end_ns) : std::nullopt,
+                      task->start_ns);
+      op_summary_tail(s, *task, m.device(task->device_id), pipe);
+    });
+    prev = task;
+  }
+  return t;
+}
+
+/// task_time -----------------------------------------------------------------
+
+std::vector<std::string> task_time_header() {
+  return {"Device_id", "kernel_name", "kernel_type", "stream_id", "task_id", "task_time(us)", "task_start(us)",
+          "task_stop(us)"};
+}
+
+template <class Sink>
+void task_time_row(Sink& s, const device_task& t) {
+  s.num(t.device_id);
+  if (t.kernel_name.empty())
+    s.raw("N/A");
+  else
+    s.str(t.kernel_name);
+  if (t.op)
+    s.raw(ge_task_type_name(t.op->ge_task_type));
+  else
+    s.str(t.task_type);
+  s.num(t.stream_id);
+  s.num(t.task_id);
+  s.fixed3(detail::dur_us(t.start_ns, t.end_ns));
+  s.ts(t.start_ns);
+  s.ts(t.end_ns);
+}
+
+table task_time(const model& m) {
+  table t;
+  t.name = "task_time";
+  t.header = task_time_header();
+  std::vector<const device_task*> v;
+  for (const auto& task : m.tasks) v.push_back(&task);
+  std::stable_sort(v.begin(), v.end(), [](const device_task* a, const device_task* b) {
+    return std::tie(a->device_id, a->start_ns) < std::tie(b->device_id, b->start_ns);
+  });
+  for (const device_task* task : v) add_row(t, [&](auto& s) { task_time_row(s, *task); });
+  return t;
+}
+
+/// msprof_tx -----------------------------------------------------------------
+
+std::vector<std::string> msprof_tx_header() {
+  return {"Device_id", "pid", "tid", "category", "event_type", "payload_type", "payload_value",
+          "Start_time(us)", "End_time(us)", "message_type", "message", "domain", "Device Start_time(us)",
+          "Device End_time(us)"};
+}
+
+bool msprof_tx_raw_clock(const model& m) { return m.has_device(); }
+
+template <class Sink>
+void msprof_tx_row(Sink& s, const mstx_event& e, bool raw_clock) {
+  static const char* const types[] = {"marker", "push/pop", "start/end", "marker_ex"};
+  s.raw("host");
+  s.num(e.pid);
+  s.num(e.tid);
+  s.raw("N/A");
+  s.raw(e.event_type < 4 ? types[e.event_type] : "unknown");
+  s.raw("N/A");
+  s.raw("N/A");
+  s.ts(raw_clock ? e.start_mono_ns : e.start_ns);
+  s.ts(raw_clock ? e.end_mono_ns : e.end_ns);
+  s.raw("N/A");
+  s.str(e.message);
+  s.str(e.domain);
+  s.raw("N/A");
+  s.raw("N/A");
+}
+
+table msprof_tx(const model& m) {
+  table t;
+  t.name = "msprof_tx";
+  t.header = msprof_tx_header();
+  std::vector<const mstx_event*> v;
+  for (const auto& e : m.mstx) v.push_back(&e);
+  std::stable_sort(v.begin(), v.end(), [](const mstx_event* a, const mstx_event* b) { return a->start_ns < b->start_ns; });
+  const bool raw = msprof_tx_raw_clock(m);
+  for (const mstx_event* e : v) add_row(t, [&](auto& s) { msprof_tx_row(s, *e, raw); });
+  return t;
+}
+
+/// step_trace ----------------------------------------------------------------
+
+std::vector<std::string> step_trace_header() {
+  return {"Device_id",          "Iteration ID",      "FP Start(us)",          "BP End(us)",         "Iteration End(us)",
+          "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)", "Model ID"};
+}
+
+template <class Sink>
+void step_trace_row(Sink& s, const iteration& it) {
+  const bool fp_bp = it.fp_ns != 0 && it.bp_ns != 0;
+  s.num(it.device_id);
+  s.num(it.iteration_id);
+  s.ts(it.fp_ns);  // 0 prints as 0.000
+  s.ts(it.bp_ns);
+  s.ts(it.end_ns);
+  s.us(it.end_ns - it.start_ns);
+  s.us(fp_bp ? it.bp_ns - it.fp_ns : 0);
+  s.us(it.bp_ns ? it.end_ns - it.bp_ns : 0);
+  s.us(it.data_aug_ns);
+  s.num(it.model_id);
+}
+
+table step_trace(const model& m) {
+  table t;
+  t.name = "step_trace";
+  t.header = step_trace_header();
+  for (const auto& it : m.iterations) add_row(t, [&](auto& s) { step_trace_row(s, it); });
+  return t;
+}
+
+/// mstx_mem ------------------------------------------------------------------
+
+std::vector<std::string> mstx_mem_header() {
+  return {"Timestamp(us)", "tid", "domain", "operation", "handle", "heap", "address", "size(B)", "Device_id"};
+}
+
+template <class Sink>
+void mstx_mem_row(Sink& s, const mstx_mem_event& e) {
+  static const char* const ops[] = {"heap_register", "heap_unregister", "region_register", "region_unregister"};
+  char address[24];
+  std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(e.address));
+  s.ts(e.ts_ns);
+  s.num(e.tid);
+  s.str(e.domain);
+  s.raw(e.op < 4 ? ops[e.op] : "unknown");
+  s.num(e.handle);
+  if (e.heap)
+    s.num(e.heap);
+  else
+    s.raw("N/A");
+  s.raw(address);
+  s.num(e.size);
+  s.num(e.device_id);
+}
+
+table mstx_mem(const model& m) {
+  table t;
+  t.name = "mstx_mem";
+  t.header = mstx_mem_header();
+  for (const auto& e : m.mstx_mem) add_row(t, [&](auto& s) { mstx_mem_row(s, e); });
+  return t;
+}
+
+/// msprof_losses -------------------------------------------------------------
+
+table msprof_losses(const model& m) {
+  table t;
+  t.name = "msprof_losses";
+  t.header = {"counter", "events", "meaning"};
+  auto meaning = [](const std::string& k) -> const char* {
+    if (k == "dropped") return "recorded while a thread's buffer was full: not in any output";
+    if (k == "rejected") return "calls refused (bad message, domain, handle or memory descriptor)";
+    if (k == "domain_mismatch") return "range ends in another domain than their start: ignored";
+    if (k == "unknown_range_ends") return "range ends without a recorded start";
+    if (k == "unfinished_ranges") return "ranges still open when collection stopped";
+    if (k == "lost_threads") return "threads whose buffer could not be created: their events are missing";
+    if (k == "storage_limit_dropped") return "records not written because of the storage limit or a full disk";
+    return "";
+  };
+  for (const auto& [k, n] : m.session.losses)
+    if (n > 0) t.rows.push_back({k, std::to_string(n), meaning(k)});
+  return t;
+}
+
+std::vector<table> all_summaries(const model& m) {
+  std::vector<table> v;
+  auto add = [&](table t) {
+    if (t.size() != 0) v.push_back(std::move(t));
+  };
+  add(op_summary(m));
+  add(op_statistic(m));
+  add(api_statistic(m));
+  add(task_time(m));
+  add(msprof_tx(m));
+  add(step_trace(m));
+  add(mstx_mem(m));
+  add(msprof_losses(m));
+  return v;
+}
+
+std::string csv_text(const table& t, std::size_t first, std::size_t last) {
+  std::string out;
+  append_row_text(out, t.header, nullptr);
+  for (std::size_t i = first; i < t.rows.size() && i < last; ++i) append_row_text(out, t.rows[i], nullptr);
+  return out;
+}
+
+std::string json_text(const table& t, std::size_t first, std::size_t last) {
+  const auto keys = row_text::json_keys(t.header);
+  std::string out = "[";
+  for (std::size_t i = first; i < t.rows.size() && i < last; ++i) {
+    if (i != first) out += ',';
+    append_row_text(out, t.rows[i], &keys);
+  }
+  out += "]";
+  return out;
+}
+
+// The row formatters for the two sinks.
+template void op_summary_head<row_text>(row_text&, const device_task&);
+template void op_summary_wait<row_text>(row_text&, std::optional<std::int64_t>, std::int64_t);
+template void op_summary_tail<row_text>(row_text&, const device_task&, const device_info*, bool);
+template void task_time_row<row_text>(row_text&, const device_task&);
+template void msprof_tx_row<row_text>(row_text&, const mstx_event&, bool);
+template void step_trace_row<row_text>(row_text&, const iteration&);
+template void mstx_mem_row<row_text>(row_text&, const mstx_mem_event&);
+template void op_summary_head<cell_list>(cell_list&, const device_task&);
+template void op_summary_wait<cell_list>(cell_list&, std::optional<std::int64_t>, std::int64_t);
+template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_info*, bool);
+template void task_time_row<cell_list>(cell_list&, const device_task&);
+template void msprof_tx_row<cell_list>(cell_list&, const mstx_event&, bool);
+template void step_trace_row<cell_list>(cell_list&, const iteration&);
+template void mstx_mem_row<cell_list>(cell_list&, const mstx_mem_event&);
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
