@@ -10,10 +10,6 @@
 
 #include "../core/abi.hpp"
 
-// Transitional: timeline.hpp (still header-only here) calls fmt::format_to
-// without including fmt itself. Drop this include once it includes what it uses.
-#include <fmt/format.h>
-
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
