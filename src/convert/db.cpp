@@ -442,7 +442,7 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
 
   if (!t.pmu || !has_pipe_pmu(w)) return;
   const bool aic = detail::is_aic(op.ge_task_type), aiv = detail::is_aiv(op.ge_task_type);
-  const device_info* dev = w.device(t.device_id);
+  const device_spec* dev = w.device(t.device_id);
   if ((!aic && !aiv) || !dev) return;
   const auto pm = compute_pipe(*t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
   buf_.clear();

@@ -43,20 +43,20 @@ void warn_bad_time(std::vector<std::string>& warnings, std::size_t n, const std:
                        "as signed 64-bit ns: damaged data); skipped");
 }
 
-std::optional<mstx_event> place_mstx(const raw::mstx& r, const codec::host_clock& clock, std::int64_t wall,
+std::optional<mstx_event> place_mstx(const codec::mstx_record& r, const codec::host_clock& clock, std::int64_t wall,
                                      const std::string& domain) {
-  const auto start_mono = clock.monotonic_ns(r.start), end_mono = clock.monotonic_ns(r.end);
+  const auto start_mono = clock.monotonic_ns(r.stamp.startTime), end_mono = clock.monotonic_ns(r.stamp.endTime);
   const auto start = codec::time_ns::to_wall(start_mono, wall), end = codec::time_ns::to_wall(end_mono, wall);
   if (!start || !end) return std::nullopt;
   mstx_event e;
-  e.pid = r.pid;
-  e.tid = r.tid;
-  e.event_type = r.event_type;
+  e.pid = r.stamp.processId;
+  e.tid = r.stamp.threadId;
+  e.event_type = r.stamp.eventType;
   e.start_mono_ns = *start_mono;
   e.end_mono_ns = *end_mono;
   e.start_ns = *start;
   e.end_ns = *end;
-  e.mark_id = r.mark_id;
+  e.mark_id = r.stamp.markId;
   e.message = r.message;
   e.domain = domain;
   return e;
@@ -478,8 +478,9 @@ model join(raw::collection&& c, const stream_join::options& o) {
   m.warnings.insert(m.warnings.end(), joined->warnings.begin(), joined->warnings.end());
   std::size_t bad_mstx = 0;
   for (const auto& r : c.mstxs) {
-    auto it = c.hashes.find(r.domain);
-    const std::string domain = r.domain == 0 ? "default" : it == c.hashes.end() ? std::to_string(r.domain) : it->second;
+    auto it = c.hashes.find(r.stamp.domain);
+    const std::string domain =
+        r.stamp.domain == 0 ? "default" : it == c.hashes.end() ? std::to_string(r.stamp.domain) : it->second;
     if (auto e = detail::place_mstx(r, c.host_clock, wall, domain))
       m.mstx.push_back(std::move(*e));
     else

@@ -91,7 +91,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   if (end_us == 0) warnings.push_back(prof_dir + ": collectionTimeEnd missing (session end = last host record)");
 
   for (const auto& d : r.devices()) {
-    device_info di;
+    device_spec di;
     di.id = d.id;
     di.aic_frequency_mhz = d.aic_frequency_mhz;
     di.ai_core_num = d.ai_core_num ? d.ai_core_num : 1;
@@ -108,7 +108,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
 
   bool any_track = false;
   if (has_host) {
-    MSPROF_TRY(r.for_each_api([&](const codec::api_call& a) {
+    MSPROF_TRY(r.for_each_api([&](const codec::api_record& a) {
       j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
     }));
     MSPROF_TRY(r.for_each_node_basic_info([&](const codec::host_record<codec::MsprofNodeBasicInfo>& n) {
@@ -182,10 +182,9 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
       w.mstx.clear();
       w.mstx_mem.clear();
     };
-    MSPROF_TRY(r.for_each_mstx([&](const codec::mstx_event& e) {
-      const raw::mstx x{e.stamp.processId, e.stamp.threadId, e.stamp.eventType, e.stamp.startTime,
-                        e.stamp.endTime,   e.stamp.markId,   e.stamp.domain,    e.message};
-      auto placed = detail::place_mstx(x, h, s.wall_offset_ns, x.domain == 0 ? "default" : r.lookup(x.domain));
+    MSPROF_TRY(r.for_each_mstx([&](const codec::mstx_record& e) {
+      auto placed =
+          detail::place_mstx(e, h, s.wall_offset_ns, e.stamp.domain == 0 ? "default" : r.lookup(e.stamp.domain));
       if (!placed) {
         ++mstx_bad_time;
         return;

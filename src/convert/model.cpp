@@ -8,7 +8,7 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
-const device_info* model::device(std::uint32_t id) const noexcept {
+const device_spec* model::device(std::uint32_t id) const noexcept {
   for (const auto& d : session.devices)
     if (d.id == id) return &d;
   return nullptr;

@@ -230,7 +230,7 @@ void op_summary_wait(Sink& s, std::optional<std::int64_t> prev_end_ns, std::int6
 }
 
 template <class Sink>
-void op_summary_tail(Sink& s, const device_task& t, const device_info* dev, bool pipe) {
+void op_summary_tail(Sink& s, const device_task& t, const device_spec* dev, bool pipe) {
   const op_info& op = *t.op;
   auto data_type = [](const tensor_desc& d) { return data_type_name(d.data_type); };
   auto format = [](const tensor_desc& d) { return format_name(d.format); };
@@ -451,6 +451,7 @@ table msprof_losses(const model& m) {
     if (k == "unfinished_ranges") return "ranges still open when collection stopped";
     if (k == "lost_threads") return "threads whose buffer could not be created: their events are missing";
     if (k == "storage_limit_dropped") return "records not written because of the storage limit or a full disk";
+    if (k == "sink_failed") return "records the output failed to take (an error writing them): not in any output";
     return "";
   };
   for (const auto& [k, n] : m.session.losses)
@@ -495,14 +496,14 @@ std::string json_text(const table& t, std::size_t first, std::size_t last) {
 // The row formatters for the two sinks.
 template void op_summary_head<row_text>(row_text&, const device_task&);
 template void op_summary_wait<row_text>(row_text&, std::optional<std::int64_t>, std::int64_t);
-template void op_summary_tail<row_text>(row_text&, const device_task&, const device_info*, bool);
+template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, bool);
 template void task_time_row<row_text>(row_text&, const device_task&);
 template void msprof_tx_row<row_text>(row_text&, const mstx_event&, bool);
 template void step_trace_row<row_text>(row_text&, const iteration&);
 template void mstx_mem_row<row_text>(row_text&, const mstx_mem_event&);
 template void op_summary_head<cell_list>(cell_list&, const device_task&);
 template void op_summary_wait<cell_list>(cell_list&, std::optional<std::int64_t>, std::int64_t);
-template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_info*, bool);
+template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_spec*, bool);
 template void task_time_row<cell_list>(cell_list&, const device_task&);
 template void msprof_tx_row<cell_list>(cell_list&, const mstx_event&, bool);
 template void step_trace_row<cell_list>(cell_list&, const iteration&);

@@ -255,7 +255,7 @@ inline std::string write_prof_dir(const std::uint8_t* data, std::size_t size) {
 // Runs every streaming pass of the reader over an opened directory.
 inline void read_everything(codec::prof_reader& r) {
   std::uint64_t n = 0;
-  (void)r.for_each_api([&](const codec::api_call& a) { n += a.begin + a.end + r.type_name(a.level, a.type).size(); });
+  (void)r.for_each_api([&](const codec::api_record& a) { n += a.begin + a.end + r.type_name(a.level, a.type).size(); });
   auto count = [&](const auto& rec) { n += touch(rec.payload) + rec.head.timeStamp; };
   (void)r.for_each_node_basic_info(count);
   (void)r.for_each_task_track(count);
@@ -265,7 +265,7 @@ inline void read_everything(codec::prof_reader& r) {
   (void)r.for_each_context_id_info(count);
   (void)r.for_each_graph_id_map(count);
   (void)r.for_each_mstx_mem(count);
-  (void)r.for_each_mstx([&](const codec::mstx_event& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
+  (void)r.for_each_mstx([&](const codec::mstx_record& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
   const auto& host = r.host();
   n += static_cast<std::uint64_t>(host.to_monotonic_ns(n)) + static_cast<std::uint64_t>(host.wall_offset_ns());
   n += static_cast<std::uint64_t>(host.monotonic_ns(n).value_or(0));

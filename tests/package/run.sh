@@ -12,7 +12,7 @@ work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 work=$(cd "$work" && pwd -P)  # the launcher reports paths through /proc/self/exe
 rm -rf "$work/configured-prefix" "$work/build" "$work/prefix" "$work/fp" "$work/sub" "$work/pc" "$work/ms" "$work/launch"
-cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$work/configured-prefix" \
+cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_INSTALL_PREFIX="$work/configured-prefix" \
   -DCMAKE_INSTALL_LIBDIR=lib/x86_64-linux-gnu \
   -DMSPROF_BUILD_TESTS=OFF -DMSPROF_BUILD_BENCH=OFF -DMSPROF_BUILD_EXAMPLES=OFF -DMSPROF_BUILD_TOOLS=ON >/dev/null
 cmake --build "$work/build" -j2

@@ -55,7 +55,6 @@ struct task_track { std::uint64_t timestamp; std::uint32_t thread_id; std::uint1
 /// One ACSQ log record (funcType 0 start, 1 end); timestamp in device cycles.
 struct acsq { std::uint32_t device_id; bool start; std::uint16_t stream_id; std::uint16_t task_id; std::uint64_t timestamp; };
 struct pmu { std::uint32_t device_id; std::uint16_t stream_id; std::uint16_t task_id; pmu_counters counters; };
-struct mstx { std::uint32_t pid; std::uint32_t tid; std::uint32_t event_type; std::uint64_t start; std::uint64_t end; std::uint64_t mark_id; std::uint64_t domain; std::string message; };
 
 /// A whole collection in memory: the input of join(), for tests and small tools.
 struct collection {
@@ -70,7 +69,7 @@ struct collection {
   std::vector<task_track> tracks;
   std::vector<acsq> acsqs;
   std::vector<pmu> pmus;
-  std::vector<mstx> mstxs;
+  std::vector<codec::mstx_record> mstxs;
   std::vector<std::string> warnings;
 };
 
@@ -83,7 +82,7 @@ namespace detail {
 void warn_bad_time(std::vector<std::string>& warnings, std::size_t n, const std::string& what);
 
 /// An mstx record on the wall clock; nullopt when its times cannot be placed.
-std::optional<mstx_event> place_mstx(const raw::mstx& r, const codec::host_clock& clock, std::int64_t wall,
+std::optional<mstx_event> place_mstx(const codec::mstx_record& r, const codec::host_clock& clock, std::int64_t wall,
                                      const std::string& domain);
 
 /// Moves a window's records to the end of `all` (collecting a whole model).

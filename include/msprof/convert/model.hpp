@@ -34,7 +34,7 @@ inline constexpr std::uint16_t runtime = 5000;
 }  // namespace level
 
 /// One NPU of the collection (device_<id>/info.json.<id>).
-struct device_info {
+struct device_spec {
   std::uint32_t id = 0;
   double aic_frequency_mhz = 1800;  ///< also the AI Core Freq counter value
   std::uint32_t ai_core_num = 1;
@@ -53,7 +53,7 @@ struct session_info {
   std::int64_t start_ns = 0;   ///< collectionTimeBegin, local ns
   std::int64_t end_ns = 0;     ///< collectionTimeEnd, local ns
   std::int64_t wall_offset_ns = 0;  ///< local ns = monotonic ns + this
-  std::vector<device_info> devices;
+  std::vector<device_spec> devices;
   std::vector<std::string> ai_core_events;  ///< e.g. {"0x8","0xa",...} from device sample.json
   std::string ai_core_metrics;              ///< e.g. "PipeUtilization"
   /// The collector's loss counters (info.json "msprof_losses"), in file order;
@@ -211,7 +211,7 @@ struct model {
 
   bool has_device() const noexcept { return !session.devices.empty(); }
   /// The device with this id; nullptr when the session has none.
-  const device_info* device(std::uint32_t id) const noexcept;
+  const device_spec* device(std::uint32_t id) const noexcept;
 };
 
 /// Display names -------------------------------------------------------------

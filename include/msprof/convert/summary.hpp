@@ -202,7 +202,7 @@ void op_summary_wait(Sink& s, std::optional<std::int64_t> prev_end_ns, std::int6
 /// op_summary columns after the wait cell (the PMU ones when `pipe`; `dev` is
 /// the task's device, nullptr when unknown).
 template <class Sink>
-void op_summary_tail(Sink& s, const device_task& t, const device_info* dev, bool pipe);
+void op_summary_tail(Sink& s, const device_task& t, const device_spec* dev, bool pipe);
 
 table op_summary(const model& m);
 
@@ -385,14 +385,14 @@ std::string json_text(const table& t, std::size_t first = 0, std::size_t last = 
 // The two sinks' instantiations are in summary.cpp and summary_statistic.cpp.
 extern template void op_summary_head<row_text>(row_text&, const device_task&);
 extern template void op_summary_wait<row_text>(row_text&, std::optional<std::int64_t>, std::int64_t);
-extern template void op_summary_tail<row_text>(row_text&, const device_task&, const device_info*, bool);
+extern template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, bool);
 extern template void task_time_row<row_text>(row_text&, const device_task&);
 extern template void msprof_tx_row<row_text>(row_text&, const mstx_event&, bool);
 extern template void step_trace_row<row_text>(row_text&, const iteration&);
 extern template void mstx_mem_row<row_text>(row_text&, const mstx_mem_event&);
 extern template void op_summary_head<cell_list>(cell_list&, const device_task&);
 extern template void op_summary_wait<cell_list>(cell_list&, std::optional<std::int64_t>, std::int64_t);
-extern template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_info*, bool);
+extern template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_spec*, bool);
 extern template void task_time_row<cell_list>(cell_list&, const device_task&);
 extern template void msprof_tx_row<cell_list>(cell_list&, const mstx_event&, bool);
 extern template void step_trace_row<cell_list>(cell_list&, const iteration&);

@@ -4,7 +4,7 @@
 // number of records; only the dictionaries are held).
 //
 //   auto r = codec::prof_reader::open("PROF_000001_...");      // result<prof_reader>
-//   r->for_each_api([&](const codec::api_call& a) { ... });     // result<void>
+//   r->for_each_api([&](const codec::api_record& a) { ... });     // result<void>
 //   r->for_each_acsq(0, [&](const codec::StarsAcsqLog& l, const codec::place&) { ... });
 //   for (auto& w : r->warnings()) puts(w.text().c_str());       // truncated tails etc.
 //
@@ -213,7 +213,7 @@ struct device_info {
 };
 
 /// One API call (an MsprofApi, or two paired MsprofEvent halves).
-struct api_call {
+struct api_record {
   std::uint16_t level = 0;
   std::uint32_t type = 0;
   std::uint32_t thread_id = 0;
@@ -234,7 +234,7 @@ struct host_record {
 };
 
 /// One mstx event (segments joined).
-struct mstx_event {
+struct mstx_record {
   std::uint16_t info_type = 0;
   std::uint32_t thread_id = 0;  ///< header threadId
   MsprofStampInfo stamp;        ///< message field: first segment only; use `message`
@@ -319,7 +319,7 @@ class prof_reader {
         if (!d->is_event) {
           const auto& a = d->api;
           if (a.beginTime == 0) return;  // CANN drops these too
-          on_api(api_call{a.level, a.type, a.threadId, a.reserve, a.beginTime, a.endTime, a.itemId, false, f.aging});
+          on_api(api_record{a.level, a.type, a.threadId, a.reserve, a.beginTime, a.endTime, a.itemId, false, f.aging});
           return;
         }
         const auto& e = d->event;
@@ -334,7 +334,7 @@ class prof_reader {
         const std::uint64_t b = it->second.first;
         open_events.erase(it);
         if (b == 0) return;
-        on_api(api_call{e.level, e.type, e.threadId, e.requestId, b, e.timeStamp, e.itemId, true, f.aging});
+        on_api(api_record{e.level, e.type, e.threadId, e.requestId, b, e.timeStamp, e.itemId, true, f.aging});
       }));
     }
     if (!open_events.empty())
@@ -387,10 +387,10 @@ class prof_reader {
   /// same markId and thread, consecutive) is joined back together.
   template <class F>
   result<void> for_each_mstx(F&& on_event) {
-    mstx_event pending;
+    mstx_record pending;
     bool have = false;
     auto emit = [&] {
-      if (have) on_event(static_cast<const mstx_event&>(pending));
+      if (have) on_event(static_cast<const mstx_record&>(pending));
       have = false;
     };
     for (const auto& f : files_) {
@@ -410,7 +410,7 @@ class prof_reader {
           warn(f, at.offset, additional_size, "msproftx segment " + std::to_string(tx.res0) + " of markId " +
                                                   std::to_string(tx.stampInfo.markId) + " without its previous segment; kept alone");
         emit();
-        pending = mstx_event{};
+        pending = mstx_record{};
         pending.info_type = tx.infoType;
         pending.thread_id = d->head.threadId;
         pending.stamp = tx.stampInfo;

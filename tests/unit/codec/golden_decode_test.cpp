@@ -41,8 +41,8 @@ std::string slurp(const std::string& p) {
 
 struct counts {
   std::map<std::string, std::uint64_t> n;
-  std::vector<codec::api_call> apis;
-  std::vector<codec::mstx_event> mstx;
+  std::vector<codec::api_record> apis;
+  std::vector<codec::mstx_record> mstx;
   std::vector<codec::StarsAcsqLog> acsq;
   std::vector<codec::host_record<codec::MsprofNodeBasicInfo>> nodes;
 };
@@ -50,11 +50,11 @@ struct counts {
 counts decode_all(codec::prof_reader& r) {
   counts c;
   for (const char* k : {"api", "node_basic_info", "tensor_info", "task_track", "mstx", "mstx_records", "acsq", "pmu"}) c.n[k] = 0;
-  REQUIRE(r.for_each_api([&](const codec::api_call& a) { ++c.n["api"]; c.apis.push_back(a); }));
+  REQUIRE(r.for_each_api([&](const codec::api_record& a) { ++c.n["api"]; c.apis.push_back(a); }));
   REQUIRE(r.for_each_node_basic_info([&](const auto& x) { ++c.n["node_basic_info"]; c.nodes.push_back(x); }));
   REQUIRE(r.for_each_tensor_info([&](const auto&) { ++c.n["tensor_info"]; }));
   REQUIRE(r.for_each_task_track([&](const auto&) { ++c.n["task_track"]; }));
-  REQUIRE(r.for_each_mstx([&](const codec::mstx_event& e) {
+  REQUIRE(r.for_each_mstx([&](const codec::mstx_record& e) {
     ++c.n["mstx"];
     c.n["mstx_records"] += e.segments;
     c.mstx.push_back(e);

@@ -184,9 +184,19 @@ TEST_CASE("F2: join() skips and counts every kind of record whose time does not 
   c.tracks.push_back({t0 + 300, 1, 0, 1, 7, 0, 0});
   c.tracks.push_back({huge, 1, 0, 1, 9, 0, 0});
   // mstx: one good, two bad.
-  c.mstxs.push_back({1, 1, 0, t0 + 10, t0 + 20, 1, 0, "ok"});
-  c.mstxs.push_back({1, 1, 0, huge, huge, 2, 0, "bad"});
-  c.mstxs.push_back({1, 1, 0, static_cast<std::uint64_t>(INT64_MAX), t0, 3, 0, "bad"});
+  auto mstx = [](std::uint64_t start, std::uint64_t end, std::uint64_t mark_id, const char* message) {
+    msprof::codec::mstx_record r;
+    r.stamp.processId = 1;
+    r.stamp.threadId = 1;
+    r.stamp.startTime = start;
+    r.stamp.endTime = end;
+    r.stamp.markId = mark_id;
+    r.message = message;
+    return r;
+  };
+  c.mstxs.push_back(mstx(t0 + 10, t0 + 20, 1, "ok"));
+  c.mstxs.push_back(mstx(huge, huge, 2, "bad"));
+  c.mstxs.push_back(mstx(static_cast<std::uint64_t>(INT64_MAX), t0, 3, "bad"));
 
   const cv::model m = cv::join(std::move(c));
   CHECK(m.apis.size() == 1);

@@ -81,7 +81,7 @@ struct dev_task {
 /// Everything the directory holds, decoded.
 struct dump {
   codec::prof_reader r;
-  std::vector<codec::api_call> apis;
+  std::vector<codec::api_record> apis;
   std::vector<codec::host_record<codec::MsprofNodeBasicInfo>> nodes;
   std::vector<codec::host_record<codec::MsprofTensorInfo>> tensors;
   std::vector<codec::host_record<codec::MsprofRuntimeTrack>> tracks;
@@ -90,9 +90,9 @@ struct dump {
   std::vector<codec::ContextPmu> pmu;
   std::map<std::pair<std::uint16_t, std::uint16_t>, dev_task> tasks;  ///< (stream, task) after unpacking
 
-  std::string api_name(const codec::api_call& a) const { return r.type_name(a.level, a.type); }
-  std::vector<codec::api_call> apis_named(const std::string& n) const {
-    std::vector<codec::api_call> v;
+  std::string api_name(const codec::api_record& a) const { return r.type_name(a.level, a.type); }
+  std::vector<codec::api_record> apis_named(const std::string& n) const {
+    std::vector<codec::api_record> v;
     for (const auto& a : apis)
       if (api_name(a) == n) v.push_back(a);
     return v;
@@ -113,7 +113,7 @@ dump read_all(const std::string& path) {
   auto rr = codec::prof_reader::open(path);
   REQUIRE(rr);
   dump d{std::move(*rr), {}, {}, {}, {}, {}, {}, {}, {}};
-  REQUIRE(d.r.for_each_api([&](const codec::api_call& a) { d.apis.push_back(a); }));
+  REQUIRE(d.r.for_each_api([&](const codec::api_record& a) { d.apis.push_back(a); }));
   REQUIRE(d.r.for_each_node_basic_info([&](const auto& n) { d.nodes.push_back(n); }));
   REQUIRE(d.r.for_each_tensor_info([&](const auto& n) { d.tensors.push_back(n); }));
   REQUIRE(d.r.for_each_task_track([&](const auto& n) { d.tracks.push_back(n); }));
@@ -140,7 +140,7 @@ dump read_all(const std::string& path) {
 /// Device cycles -> host monotonic ns through the directory's own clock files.
 std::int64_t mono(const dump& d, std::uint64_t cycles) { return d.r.device(0)->to_monotonic_ns(cycles); }
 
-bool inside(const codec::api_call& a, std::uint64_t t) { return a.begin <= t && t <= a.end; }
+bool inside(const codec::api_record& a, std::uint64_t t) { return a.begin <= t && t <= a.end; }
 
 }  // namespace
 

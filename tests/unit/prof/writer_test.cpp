@@ -67,7 +67,7 @@ std::uint64_t count_apis(const std::string& dir, std::vector<codec::warning>* w 
   auto r = codec::prof_reader::open(dir);
   REQUIRE(r);
   std::uint64_t n = 0;
-  REQUIRE(r->for_each_api([&](const codec::api_call& a) {
+  REQUIRE(r->for_each_api([&](const codec::api_record& a) {
     CHECK(a.item_id == n);  // every record, in order, no gaps
     ++n;
     if (last) *last = a.item_id;
@@ -252,7 +252,7 @@ TEST_CASE("reader: corrupted slices give warnings naming file and offset, good r
   auto r = codec::prof_reader::open(d->path());
   REQUIRE(r);
   std::vector<std::uint64_t> items;
-  REQUIRE(r->for_each_api([&](const codec::api_call& a) { items.push_back(a.item_id); }));
+  REQUIRE(r->for_each_api([&](const codec::api_record& a) { items.push_back(a.item_id); }));
   CHECK(items == std::vector<std::uint64_t>{0, 1, 3, 4});
   REQUIRE(r->warnings().size() == 2);
   CHECK(r->warnings()[0].offset == 80);
