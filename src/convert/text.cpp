@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "msprof/core/json.hpp"
+
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
@@ -72,26 +74,7 @@ void append_csv_cell(std::string& out, std::string_view v) {
   out += '"';
 }
 
-void append_json_escaped(std::string& out, std::string_view v) {
-  std::size_t plain = 0;  // start of the run not appended yet
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const auto c = static_cast<unsigned char>(v[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(v.data() + plain, i - plain);
-    plain = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-    }
-  }
-  out.append(v.data() + plain, v.size() - plain);
-}
+void append_json_escaped(std::string& out, std::string_view v) { json::append_escaped(out, v); }
 
 void append_json_string(std::string& out, std::string_view v) {
   out += '"';

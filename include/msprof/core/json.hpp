@@ -409,10 +409,16 @@ inline result<value> parse(std::string_view text, std::string_view source = "<js
   return parser(text, source, lim).run();
 }
 
-/// Appends `s` as a JSON string literal (quotes, escapes; UTF-8 passes through).
-inline void append_quoted(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
+/// Appends `s` escaped for the inside of a JSON string: `"` `\\` and control
+/// characters (short forms where JSON has them, else \u00XX); UTF-8 passes
+/// through. The one escaper of the control files and the converters' text outputs.
+inline void append_escaped(std::string& out, std::string_view s) {
+  std::size_t plain = 0;  // start of the run not appended yet
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + plain, i - plain);
+    plain = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -421,16 +427,20 @@ inline void append_quoted(std::string& out, std::string_view s) {
       case '\t': out += "\\t"; break;
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += buf;
-        } else {
-          out += c;
-        }
+      default: {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+        out += buf;
+      }
     }
   }
+  out.append(s.data() + plain, s.size() - plain);
+}
+
+/// Appends `s` as a JSON string literal (quotes, escapes; UTF-8 passes through).
+inline void append_quoted(std::string& out, std::string_view s) {
+  out += '"';
+  append_escaped(out, s);
   out += '"';
 }
 
