@@ -40,20 +40,19 @@ void op_statistic_groups::add(std::uint32_t group, double dur_us) {
 
 std::vector<op_statistic_groups::sorted_row> op_statistic_groups::sorted_rows() const {
   std::vector<sorted_row> v;
-  for (const auto& [k, id] : ids_) v.push_back({&k, &groups_[id], 0.0});
+  for (const auto& [k, id] : ids_) v.push_back({&k, &groups_[id]});
   std::stable_sort(v.begin(), v.end(), [](const sorted_row& a, const sorted_row& b) {
     if (a.g->device != b.g->device) return a.g->device < b.g->device;
     return a.g->total > b.g->total;
   });
-  for (auto& r : v) r.all = device_total_.at(r.g->device);
   return v;
 }
 
 template <class Sink>
-void op_statistic_groups::write_row(Sink& s, const sorted_row& r) {
+void op_statistic_groups::write_row(Sink& s, const sorted_row& r) const {
   const key* k = r.k;
   const agg* g = r.g;
-  const double all = r.all;
+  const double all = device_total_.at(g->device);
   s.num(g->device);
   s.str(std::get<1>(*k));
   s.raw(std::get<2>(*k));
@@ -166,8 +165,8 @@ api_statistic_stream::row api_statistic_stream::row_of(std::string_view p) {
 }
 
 // The statistics rows for the two sinks.
-template void op_statistic_groups::write_row<row_text>(row_text&, const sorted_row&);
-template void op_statistic_groups::write_row<cell_list>(cell_list&, const sorted_row&);
+template void op_statistic_groups::write_row<row_text>(row_text&, const sorted_row&) const;
+template void op_statistic_groups::write_row<cell_list>(cell_list&, const sorted_row&) const;
 template void api_statistic_groups::write_row<row_text>(row_text&, const key&, const agg&);
 template void api_statistic_groups::write_row<cell_list>(cell_list&, const key&, const agg&);
 

@@ -219,7 +219,7 @@ class op_statistic_groups {
   /// then group key; format(sink) writes the row's cells.
   template <class Row>
   void rows(Row&& row) const {
-    for (const auto& r : sorted_rows()) row([r = &r](auto& s) { write_row(s, *r); });
+    for (const auto& r : sorted_rows()) row([self = this, r = &r](auto& s) { self->write_row(s, *r); });
   }
   std::size_t size() const noexcept { return groups_.size(); }
 
@@ -233,13 +233,12 @@ class op_statistic_groups {
   struct sorted_row {
     const key* k;
     const agg* g;
-    double all;  ///< the device's total time
   };
   /// The groups in row order.
   std::vector<sorted_row> sorted_rows() const;
   /// Writes one row's cells (summary_statistic.cpp: row_text and cell_list).
   template <class Sink>
-  static void write_row(Sink& s, const sorted_row& r);
+  void write_row(Sink& s, const sorted_row& r) const;
 
   std::map<key, std::uint32_t> ids_;
   std::vector<agg> groups_;
@@ -397,8 +396,8 @@ extern template void task_time_row<cell_list>(cell_list&, const device_task&);
 extern template void msprof_tx_row<cell_list>(cell_list&, const mstx_event&, bool);
 extern template void step_trace_row<cell_list>(cell_list&, const iteration&);
 extern template void mstx_mem_row<cell_list>(cell_list&, const mstx_mem_event&);
-extern template void op_statistic_groups::write_row<row_text>(row_text&, const sorted_row&);
-extern template void op_statistic_groups::write_row<cell_list>(cell_list&, const sorted_row&);
+extern template void op_statistic_groups::write_row<row_text>(row_text&, const sorted_row&) const;
+extern template void op_statistic_groups::write_row<cell_list>(cell_list&, const sorted_row&) const;
 extern template void api_statistic_groups::write_row<row_text>(row_text&, const key&, const agg&);
 extern template void api_statistic_groups::write_row<cell_list>(cell_list&, const key&, const agg&);
 
