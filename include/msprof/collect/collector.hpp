@@ -123,8 +123,8 @@ class basic_collector {
       unsigned char* p = reserve(b, record_fixed_bytes + 40);
       if (p == nullptr) return;
       ring_header h{static_cast<std::uint16_t>((record_fixed_bytes + 40) / 8), record_kind::memory,
-                      static_cast<std::uint8_t>(static_cast<unsigned>(e.op) << 4),
-                      static_cast<std::uint16_t>(e.domain), 0};
+                    static_cast<std::uint8_t>(static_cast<unsigned>(e.op) << 4),
+                    static_cast<std::uint16_t>(e.domain), 0};
       std::uint64_t v[7] = {clock::now(), 0, e.handle, e.heap, e.address, e.size, e.device_id};
       std::memcpy(p, &h, sizeof h);
       std::memcpy(p + sizeof h, v, sizeof v);
@@ -363,8 +363,8 @@ class basic_collector {
     const bool is_static = kind == record_kind::mark_static || kind == record_kind::range_start_static;
     const bool has_msg = kind != record_kind::range_end;
     ring_header h{static_cast<std::uint16_t>(size / 8), kind,
-                    static_cast<std::uint8_t>(e.stream != nullptr ? record_flag_stream : 0),
-                    static_cast<std::uint16_t>(e.domain), static_cast<std::uint16_t>(has_msg ? e.msg.size : 0)};
+                  static_cast<std::uint8_t>(e.stream != nullptr ? record_flag_stream : 0),
+                  static_cast<std::uint16_t>(e.domain), static_cast<std::uint16_t>(has_msg ? e.msg.size : 0)};
     std::uint64_t v[2] = {ts, e.id};
     std::memcpy(p, &h, sizeof h);
     std::memcpy(p + sizeof h, v, sizeof v);
