@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   auto t = clk::now();
   std::uint64_t decoded = 0;
   {
-    auto rd = msprof::codec::prof_reader::open(prof.string());
+    auto rd = msprof::prof::prof_reader::open(prof.string());
     if (!rd) {
       std::fprintf(stderr, "%s\n", rd.err().what().c_str());
       return 1;

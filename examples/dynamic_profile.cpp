@@ -15,23 +15,23 @@
 #include <string>
 #include <thread>
 
-namespace collect = msprof::collect;
+namespace session = msprof::session;
 
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : "./dynamic_profile_demo";
-  msprof::convert::export_handler exporter;  // "analyse": true exports in the loop's thread
-  collect::dynamic_options opt;
+  msprof::session::export_handler exporter;  // "analyse": true exports in the loop's thread
+  session::dynamic_options opt;
   opt.poll_interval = std::chrono::milliseconds(100);  // torch_npu polls every 2 s; a demo cannot wait that long
   opt.analyse = [&](const std::string& prof_dir, bool) { exporter(prof_dir); };
   opt.on_log = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
 
-  collect::dynamic_profiler dp;  // or dp.init_from_env(opt) with PROF_CONFIG_PATH=<dir>
+  session::dynamic_profiler dp;  // or dp.init_from_env(opt) with PROF_CONFIG_PATH=<dir>
   if (auto r = dp.init(dir, opt); !r) {
     std::fprintf(stderr, "%s\n", r.err().what().c_str());
     return 1;
   }
 
-  collect::profiler* seen = nullptr;
+  session::profiler* seen = nullptr;
   msprof::device::stream_id stream = 0;
   for (int step = 0; step < 40; ++step) {
     if (step == 5) {  // what a user does by hand while the job runs
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     {
       msprof::scoped_range r{"forward + backward"};
       // Device work goes to the running collection's simulated NPU (none between collections).
-      collect::profiler* p = dp.active_profiler();
+      session::profiler* p = dp.active_profiler();
       if (p != seen) {
         seen = p;
         if (p != nullptr) stream = p->device().create_stream().value();

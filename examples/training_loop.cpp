@@ -64,7 +64,7 @@ double matmul_flops(double m, double k, double n) { return 2 * m * k * n; }
 
 class trainer {
  public:
-  trainer(msprof::collect::profiler& prof, msprof::device::stream_id compute, msprof::device::stream_id copy)
+  trainer(msprof::session::profiler& prof, msprof::device::stream_id compute, msprof::device::stream_id copy)
       : prof_(prof), compute_(compute), copy_(copy) {}
 
   bool step(int n) {
@@ -119,7 +119,7 @@ class trainer {
            launch(op("adam/ApplyAdam_fc2", "ApplyAdam", {w2, w2, w2}, w2, 10 * elements(w2)));
   }
 
-  msprof::collect::profiler& prof_;
+  msprof::session::profiler& prof_;
   msprof::device::stream_id compute_, copy_;
 };
 
@@ -131,11 +131,11 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  msprof::collect::session_config cfg;
+  msprof::session::session_config cfg;
   cfg.output = "./training_loop_output";
   cfg.aic_metrics = "PipeUtilization";
   cfg.record_shapes = true;
-  cfg.export_types = {msprof::collect::export_type::text, msprof::collect::export_type::db};
+  cfg.export_types = {msprof::session::export_type::text, msprof::session::export_type::db};
   int steps = 6;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--output") == 0 && i + 1 < argc) cfg.output = argv[++i];
@@ -145,8 +145,8 @@ int main(int argc, char** argv) {
   if (steps < 1) return usage();
 
   // Timeline, summaries and db (cfg.export_types) each time a window is saved.
-  msprof::convert::export_handler exporter(msprof::convert::export_options_for(cfg));
-  msprof::collect::profiler prof(cfg, msprof::collect::schedule{/*wait*/ 1, /*active*/ 2, /*warmup*/ 1, /*repeat*/ 1},
+  msprof::session::export_handler exporter(msprof::session::export_options_for(cfg));
+  msprof::session::profiler prof(cfg, msprof::session::schedule{/*wait*/ 1, /*active*/ 2, /*warmup*/ 1, /*repeat*/ 1},
                                  exporter);
   prof.add_metadata("model", "mlp 1024x1024 -> 16, fp16");
   if (auto r = prof.add_metadata_json("hyperparameters", R"({"batch": 256, "lr": 0.001, "optimizer": "adam"})"); !r)

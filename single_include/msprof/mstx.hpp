@@ -1172,7 +1172,7 @@ MSPROF_END_NAMESPACE
 // The hot-path collector and its control API (what the session drives).
 //
 //   collect::options o;                 // include/exclude, overflow, drain interval, sink
-//   o.sink = std::make_shared<my_record_sink>(...);   // writes into a writer::prof_dir
+//   o.sink = std::make_shared<my_record_sink>(...);   // writes into a prof::prof_dir
 //   if (auto r = collect::start(o); !r) { ...r.err()... }
 //   ... mstx calls on any thread ...
 //   collect::step_begin(1); ... collect::step_end(1);
@@ -1464,7 +1464,7 @@ MSPROF_END_NAMESPACE
 //
 // The default collector's sink is collect::collector_sink (collect/collector.hpp).
 // Tests use recording sinks. A stream argument is passed through in
-// event::stream; the core also calls the device backend (device_backend below).
+// event::stream; the core also calls the device backend (stream_marker below).
 #ifndef MSPROF_INSTRUMENT_SINK_HPP
 #define MSPROF_INSTRUMENT_SINK_HPP
 
@@ -1529,12 +1529,12 @@ enum class reject_reason : std::uint8_t {
 
 // Device side of a stream argument: the core calls marker() for a non-null
 // stream (range start and range end both call it, with the same id), which a
-// device backend turns into a device-side marker task (the simulated device
+// device (device::backend) turns into a device-side marker task (the simulated device
 // implements it). Not on the host-only hot path. Set with
-// tool_core<S>::set_device_backend(); it must outlive the collection.
-class device_backend {
+// tool_core<S>::set_stream_marker(); it must outlive the collection.
+class stream_marker {
  public:
-  virtual ~device_backend() = default;
+  virtual ~stream_marker() = default;
   // `end` is false for a mark or range start, true for a range end.
   virtual void marker(void* stream, std::uint64_t id, bool end) noexcept = 0;
 };
@@ -1917,7 +1917,7 @@ class tool_core {
     for (auto& r : rejects_) n += r.load(std::memory_order_relaxed);
     return n;
   }
-  static void set_device_backend(device_backend* d) noexcept { device_.store(d, std::memory_order_release); }
+  static void set_stream_marker(stream_marker* d) noexcept { marker_.store(d, std::memory_order_release); }
 
  private:
   enum : std::uint8_t { free_slot = 0, alive = 1, destroyed = 2 };
@@ -2038,7 +2038,7 @@ class tool_core {
   }
 
   static void device_marker(void* stream, std::uint64_t id, bool end) noexcept {
-    if (auto* d = device_.load(std::memory_order_acquire)) d->marker(stream, id, end);
+    if (auto* d = marker_.load(std::memory_order_acquire)) d->marker(stream, id, end);
   }
   static void emit_memory(std::uint32_t domain, const mem_event& e) noexcept {
     if (Sink::collecting() && domain_enabled(domain)) Sink::memory(e);
@@ -2101,7 +2101,7 @@ class tool_core {
   static inline std::atomic<std::uint32_t> domain_count_{0};
   static inline std::atomic<std::uint64_t> next_block_{1};
   static inline std::atomic<std::uint64_t> rejects_[static_cast<std::size_t>(reject_reason::count_)]{};
-  static inline std::atomic<device_backend*> device_{nullptr};
+  static inline std::atomic<stream_marker*> marker_{nullptr};
   static inline std::atomic<std::size_t> open_stream_ranges_{0};
   static inline std::vector<std::string> include_{};
   static inline std::vector<std::string> exclude_{};
@@ -2356,7 +2356,7 @@ MSPROF_END_NAMESPACE
 // What the drain thread hands to the output side: finished, paired mstx
 // events and memory records, in plain structs. A record_sink implementation
 // encodes them (codec encoders: MsprofTxInfo in MsprofAdditionalInfo, level
-// 20500, file aging.additional.msproftx) and appends them to a writer::prof_dir.
+// 20500, file aging.additional.msproftx) and appends them to a prof::prof_dir.
 // Called only from the drain thread (and from stop()), never concurrently, so
 // a virtual call is fine here.
 #ifndef MSPROF_COLLECT_RECORD_SINK_HPP

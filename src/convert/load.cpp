@@ -27,9 +27,9 @@ std::string json_text_of(const json::value& v) {
 
 result<model> load_windows(const std::string& prof_dir, const load_options& lo,
                            const std::function<void(model&)>& on_window) {
-  codec::reader_options ro;
+  prof::reader_options ro;
   ro.strict = true;  // control files: an error, not silently defaulted clocks
-  auto rd = codec::prof_reader::open(prof_dir, ro);
+  auto rd = prof::prof_reader::open(prof_dir, ro);
   if (!rd) return rd.err();
   auto& r = *rd;
 
@@ -73,9 +73,9 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   if (begin_us == 0 || mono_ns == 0)
     return make_error(errc::parse, start_path + ": collectionTimeBegin/clockMonotonicRaw missing or not a number");
   // The reader has checked host/ already; device-only sessions are checked here.
-  const auto begin_ns = codec::time_ns::from_us(begin_us);
-  const auto start_mono = codec::time_ns::from_u64(mono_ns);
-  const auto end_ns = codec::time_ns::from_us(end_us);
+  const auto begin_ns = prof::time_ns::from_us(begin_us);
+  const auto start_mono = prof::time_ns::from_u64(mono_ns);
+  const auto end_ns = prof::time_ns::from_us(end_us);
   if (!begin_ns)
     return make_error(errc::parse, start_path + ": collectionTimeBegin out of range (" + std::to_string(begin_us) +
                                        " us does not fit in signed 64-bit nanoseconds)");
@@ -108,15 +108,15 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
 
   bool any_track = false;
   if (has_host) {
-    MSPROF_TRY(r.for_each_api([&](const codec::api_record& a) {
+    MSPROF_TRY(r.for_each_api([&](const prof::api_record& a) {
       j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
     }));
-    MSPROF_TRY(r.for_each_node_basic_info([&](const codec::host_record<codec::MsprofNodeBasicInfo>& n) {
+    MSPROF_TRY(r.for_each_node_basic_info([&](const prof::host_record<codec::MsprofNodeBasicInfo>& n) {
       // OP State comes from the file, as in the reference: aging. = dynamic.
       j.add(raw::node_basic{n.head.timeStamp, n.head.threadId, n.payload.opName, n.payload.taskType,
                             n.payload.opType, n.payload.blockNum, n.aging});
     }));
-    MSPROF_TRY(r.for_each_tensor_info([&](const codec::host_record<codec::MsprofTensorInfo>& t) {
+    MSPROF_TRY(r.for_each_tensor_info([&](const prof::host_record<codec::MsprofTensorInfo>& t) {
       raw::tensor_info ti{t.head.timeStamp, t.head.threadId, t.payload.opName, {}};
       const std::uint32_t n = std::min<std::uint32_t>(t.payload.tensorNum, 5);
       for (std::uint32_t i = 0; i < n; ++i) {
@@ -133,7 +133,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
       }
       j.add(ti);
     }));
-    MSPROF_TRY(r.for_each_task_track([&](const codec::host_record<codec::MsprofRuntimeTrack>& t) {
+    MSPROF_TRY(r.for_each_task_track([&](const prof::host_record<codec::MsprofRuntimeTrack>& t) {
       any_track = true;
       j.add(raw::task_track{t.head.timeStamp, t.head.threadId, t.payload.deviceId, t.payload.streamId,
                             t.payload.taskId, t.payload.taskType, t.payload.kernelName});
@@ -155,7 +155,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     }));
     MSPROF_TRY(r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) {
       if (t.funcType != codec::ts_track_step_func) return;
-      if (const auto at = codec::time_ns::to_wall(d.monotonic_ns(t.timestamp), s.wall_offset_ns))
+      if (const auto at = prof::time_ns::to_wall(d.monotonic_ns(t.timestamp), s.wall_offset_ns))
         step_tags.push_back({d.id, t.modelId, t.indexId, t.tagId, *at});
       else
         ++step_bad_time;
@@ -182,7 +182,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
       w.mstx.clear();
       w.mstx_mem.clear();
     };
-    MSPROF_TRY(r.for_each_mstx([&](const codec::mstx_record& e) {
+    MSPROF_TRY(r.for_each_mstx([&](const prof::mstx_record& e) {
       auto placed =
           detail::place_mstx(e, h, s.wall_offset_ns, e.stamp.domain == 0 ? "default" : r.lookup(e.stamp.domain));
       if (!placed) {
@@ -193,9 +193,9 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
       if (w.mstx.size() >= lo.window_records) flush();
     }));
     flush();
-    MSPROF_TRY(r.for_each_mstx_mem([&](const codec::host_record<codec::MstxMemInfo>& rec) {
+    MSPROF_TRY(r.for_each_mstx_mem([&](const prof::host_record<codec::MstxMemInfo>& rec) {
       const codec::MstxMemInfo& p = rec.payload;
-      const auto at = codec::time_ns::to_wall(h.monotonic_ns(rec.head.timeStamp), s.wall_offset_ns);
+      const auto at = prof::time_ns::to_wall(h.monotonic_ns(rec.head.timeStamp), s.wall_offset_ns);
       if (!at) {
         ++mem_bad_time;
         return;

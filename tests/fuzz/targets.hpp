@@ -33,6 +33,7 @@
 
 namespace msprof_fuzz {
 
+namespace prof = msprof::prof;
 namespace codec = msprof::codec;
 namespace json = msprof::json;
 namespace fs = std::filesystem;
@@ -253,9 +254,9 @@ inline std::string write_prof_dir(const std::uint8_t* data, std::size_t size) {
 }
 
 // Runs every streaming pass of the reader over an opened directory.
-inline void read_everything(codec::prof_reader& r) {
+inline void read_everything(prof::prof_reader& r) {
   std::uint64_t n = 0;
-  (void)r.for_each_api([&](const codec::api_record& a) { n += a.begin + a.end + r.type_name(a.level, a.type).size(); });
+  (void)r.for_each_api([&](const prof::api_record& a) { n += a.begin + a.end + r.type_name(a.level, a.type).size(); });
   auto count = [&](const auto& rec) { n += touch(rec.payload) + rec.head.timeStamp; };
   (void)r.for_each_node_basic_info(count);
   (void)r.for_each_task_track(count);
@@ -265,7 +266,7 @@ inline void read_everything(codec::prof_reader& r) {
   (void)r.for_each_context_id_info(count);
   (void)r.for_each_graph_id_map(count);
   (void)r.for_each_mstx_mem(count);
-  (void)r.for_each_mstx([&](const codec::mstx_record& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
+  (void)r.for_each_mstx([&](const prof::mstx_record& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
   const auto& host = r.host();
   n += static_cast<std::uint64_t>(host.to_monotonic_ns(n)) + static_cast<std::uint64_t>(host.wall_offset_ns());
   n += static_cast<std::uint64_t>(host.monotonic_ns(n).value_or(0));
@@ -281,14 +282,14 @@ inline void read_everything(codec::prof_reader& r) {
   sink = sink + n;
 }
 
-// codec::prof_reader::open + every for_each_*; lenient and strict options.
+// prof::prof_reader::open + every for_each_*; lenient and strict options.
 inline int prof_reader(const std::uint8_t* data, std::size_t size) {
   const std::string dir = write_prof_dir(data, size);
   for (const bool strict : {false, true}) {
-    codec::reader_options opt;
+    prof::reader_options opt;
     opt.strict = strict;
     opt.max_pending_events = 4;  // small, so the "too many unmatched" path runs
-    auto r = codec::prof_reader::open(dir, opt);
+    auto r = prof::prof_reader::open(dir, opt);
     if (!r) {
       require(!r.err().message.empty(), "open() errors have a message");
       continue;

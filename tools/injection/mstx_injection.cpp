@@ -17,6 +17,7 @@
 
 namespace {
 
+namespace session = msprof::session;
 namespace collect = msprof::collect;
 
 std::vector<std::string> split_list(const char* v) {
@@ -54,8 +55,8 @@ void log(const std::string& msg) { std::fprintf(stderr, "[msprof mstx] %s\n", ms
 
 // The output of this process's collection; lives until exit.
 struct output {
-  msprof::writer::prof_dir dir;
-  std::shared_ptr<collect::prof_record_sink> sink;
+  msprof::prof::prof_dir dir;
+  std::shared_ptr<session::prof_record_sink> sink;
 };
 
 std::unique_ptr<output>& current() {
@@ -92,23 +93,23 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     log("MSPROF_OUTPUT is not set; collection disabled");
     return MSTX_FAIL;
   }
-  if (auto bad = msprof::collect::check_output_path(dir); !bad.empty()) {
+  if (auto bad = msprof::session::check_output_path(dir); !bad.empty()) {
     log(bad + "; collection disabled");
     return MSTX_FAIL;
   }
   const collect::clock_calibration cal = collect::calibrate(true);
-  msprof::writer::prof_dir_options po = collect::prof_dir_options_for(cal);
+  msprof::prof::prof_dir_options po = session::prof_dir_options_for(cal);
   po.parent = dir;
   po.storage_limit_bytes = limit;
   if (const char* metrics = std::getenv("MSPROF_AIC_METRICS")) po.host_sample["ai_core_metrics"] = metrics;
-  auto created = msprof::writer::prof_dir::create(po);
+  auto created = msprof::prof::prof_dir::create(po);
   if (!created) {
     log(created.err().message + "; collection disabled");
     return MSTX_FAIL;
   }
   auto out = std::make_unique<output>();
   out->dir = std::move(*created);
-  out->sink = std::make_shared<collect::prof_record_sink>(out->dir);
+  out->sink = std::make_shared<session::prof_record_sink>(out->dir);
   collect::options o;
   o.domain_include = split_list(std::getenv("MSPROF_MSTX_DOMAIN_INCLUDE"));
   o.domain_exclude = split_list(std::getenv("MSPROF_MSTX_DOMAIN_EXCLUDE"));

@@ -317,7 +317,7 @@ static_assert(sizeof(MsprofGraphIdInfo) == 16 && offsetof(MsprofGraphIdInfo, gra
 /// and Huawei's parser ignores it. One record per heap or region
 /// (un)registration; handles are the collector's ids (>= 1).
 struct MstxMemInfo {
-  std::uint8_t op = 0;  ///< mstx_mem_op
+  std::uint8_t op = 0;  ///< instrument::mem_op (its values are this field's)
   std::uint8_t reserved[3] = {};
   std::uint32_t deviceId = 0;
   std::uint64_t handle = 0;   ///< heap or region id
@@ -329,9 +329,6 @@ struct MstxMemInfo {
 static_assert(sizeof(MstxMemInfo) == 48 && offsetof(MstxMemInfo, deviceId) == 4 && offsetof(MstxMemInfo, handle) == 8 &&
                   offsetof(MstxMemInfo, address) == 24 && offsetof(MstxMemInfo, domain) == 40,
               "MstxMemInfo layout");
-
-/// MstxMemInfo.op.
-enum class mstx_mem_op : std::uint8_t { heap_register = 0, heap_unregister = 1, region_register = 2, region_unregister = 3 };
 
 // ----------------------------------------------------------- device records --
 #pragma pack(push, 1)

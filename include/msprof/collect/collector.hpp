@@ -2,7 +2,7 @@
 // The hot-path collector and its control API (what the session drives).
 //
 //   collect::options o;                 // include/exclude, overflow, drain interval, sink
-//   o.sink = std::make_shared<my_record_sink>(...);   // writes into a writer::prof_dir
+//   o.sink = std::make_shared<my_record_sink>(...);   // writes into a prof::prof_dir
 //   if (auto r = collect::start(o); !r) { ...r.err()... }
 //   ... mstx calls on any thread ...
 //   collect::step_begin(1); ... collect::step_end(1);

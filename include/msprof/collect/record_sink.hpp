@@ -2,7 +2,7 @@
 // What the drain thread hands to the output side: finished, paired mstx
 // events and memory records, in plain structs. A record_sink implementation
 // encodes them (codec encoders: MsprofTxInfo in MsprofAdditionalInfo, level
-// 20500, file aging.additional.msproftx) and appends them to a writer::prof_dir.
+// 20500, file aging.additional.msproftx) and appends them to a prof::prof_dir.
 // Called only from the drain thread (and from stop()), never concurrently, so
 // a virtual call is fine here.
 #ifndef MSPROF_COLLECT_RECORD_SINK_HPP

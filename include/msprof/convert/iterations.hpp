@@ -43,8 +43,8 @@ inline constexpr std::uint32_t step_mode_model_id = 4294967295u;
 namespace raw {
 
 /// One ts_track step-trace record (funcType 10). load.hpp places the device
-/// timestamp on the wall clock while reading (codec::device_info::monotonic_ns,
-/// codec::time_ns::to_wall); records it cannot place never get here.
+/// timestamp on the wall clock while reading (prof::device_info::monotonic_ns,
+/// prof::time_ns::to_wall); records it cannot place never get here.
 struct step_tag_record {
   std::uint32_t device_id = 0;
   std::uint64_t model_id = 0;

@@ -18,7 +18,7 @@
 // needs them (device order follows launch order closely, so little waits), and
 // hands out windows of finished API calls and tasks.
 //
-// Times use the codec's checked arithmetic (codec::time_ns): a record whose
+// Times use the codec's checked arithmetic (prof::time_ns): a record whose
 // timestamp cannot be placed on the wall clock (a damaged value, outside
 // 1970..2262 as int64 ns) is skipped and counted in one warning per kind.
 #ifndef MSPROF_CONVERT_JOIN_HPP
@@ -59,8 +59,8 @@ struct pmu { std::uint32_t device_id; std::uint16_t stream_id; std::uint16_t tas
 /// A whole collection in memory: the input of join(), for tests and small tools.
 struct collection {
   session_info session;
-  codec::host_clock host_clock;  ///< host record timestamps -> monotonic ns
-  std::vector<codec::device_info> clocks;  ///< device cycles -> host monotonic ns (by id)
+  prof::host_clock host_clock;  ///< host record timestamps -> monotonic ns
+  std::vector<prof::device_info> clocks;  ///< device cycles -> host monotonic ns (by id)
   std::unordered_map<std::uint64_t, std::string> hashes;
   std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types;
   std::vector<api> apis;
@@ -69,7 +69,7 @@ struct collection {
   std::vector<task_track> tracks;
   std::vector<acsq> acsqs;
   std::vector<pmu> pmus;
-  std::vector<codec::mstx_record> mstxs;
+  std::vector<prof::mstx_record> mstxs;
   std::vector<std::string> warnings;
 };
 
@@ -82,7 +82,7 @@ namespace detail {
 void warn_bad_time(std::vector<std::string>& warnings, std::size_t n, const std::string& what);
 
 /// An mstx record on the wall clock; nullopt when its times cannot be placed.
-std::optional<mstx_event> place_mstx(const codec::mstx_record& r, const codec::host_clock& clock, std::int64_t wall,
+std::optional<mstx_event> place_mstx(const prof::mstx_record& r, const prof::host_clock& clock, std::int64_t wall,
                                      const std::string& domain);
 
 /// Moves a window's records to the end of `all` (collecting a whole model).
@@ -103,7 +103,7 @@ class stream_join {
     std::size_t window_records = 1u << 20;  ///< API calls + tasks per window
   };
 
-  stream_join(session_info session, codec::host_clock host_clock, std::vector<codec::device_info> clocks,
+  stream_join(session_info session, prof::host_clock host_clock, std::vector<prof::device_info> clocks,
               std::unordered_map<std::uint64_t, std::string> hashes,
               std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types, options o);
 
@@ -243,8 +243,8 @@ class stream_join {
   result<model> finish();
 
   session_info session_;
-  codec::host_clock host_clock_;
-  std::vector<codec::device_info> clocks_;
+  prof::host_clock host_clock_;
+  std::vector<prof::device_info> clocks_;
   std::unordered_map<std::uint64_t, std::string> hashes_;
   std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types_;
   options opt_;

@@ -14,7 +14,7 @@
 // a start_info/end_info time that does not fit in signed 64-bit nanoseconds.
 // Records whose own timestamp cannot be placed on the wall clock are counted
 // and skipped (a warning, see join.hpp); step-trace tags are placed here while
-// reading (the same device clock, codec::device_info) and skipped and reported
+// reading (the same device clock, prof::device_info) and skipped and reported
 // the same way.
 #ifndef MSPROF_CONVERT_LOAD_HPP
 #define MSPROF_CONVERT_LOAD_HPP

@@ -157,7 +157,7 @@ struct mstx_event {
 struct mstx_mem_event {
   std::uint32_t tid = 0;
   std::int64_t ts_ns = 0;
-  std::uint8_t op = 0;  ///< codec::mstx_mem_op
+  std::uint8_t op = 0;  ///< instrument::mem_op
   std::uint32_t device_id = 0;
   std::uint64_t handle = 0;  ///< heap or region id
   std::uint64_t heap = 0;    ///< owning heap of a region

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The simulated Ascend device: the only device-side data source on machines
 // without an NPU. It implements device::backend (what a real backend would
-// implement) and instrument::device_backend (mstx markers with a stream).
+// implement) and instrument::stream_marker (mstx markers with a stream).
 //
-//   writer::prof_dir_options o; o.devices.push_back({});      // simulated = true
-//   auto dir = writer::prof_dir::create(o);
+//   prof::prof_dir_options o; o.devices.push_back({});      // simulated = true
+//   auto dir = prof::prof_dir::create(o);
 //   device::simulated_device dev(*dir, {});                   // seed, metrics, ...
 //   auto s = dev.create_stream();                              // result<stream_id>
 //   device::op_desc op;  op.name = "MatMul_1";  op.type = "MatMul";
@@ -113,11 +113,11 @@ struct simulated_options {
   bool record_shapes = true;                  ///< tensor_info (op shapes) for each launch
 };
 
-class simulated_device final : public backend, public instrument::device_backend {
+class simulated_device final : public backend, public instrument::stream_marker {
  public:
   /// Registers type names and starts the device thread. `out` must outlive
   /// the device and have device `opt.device_id` (created with it in options).
-  simulated_device(writer::prof_dir& out, simulated_options opt = {}) : out_(out), opt_(std::move(opt)), rng_(opt_.seed) {
+  simulated_device(prof::prof_dir& out, simulated_options opt = {}) : out_(out), opt_(std::move(opt)), rng_(opt_.seed) {
     bool found = false;
     for (const auto& d : out_.options().devices) {
       if (d.id == opt_.device_id) {
@@ -199,7 +199,7 @@ class simulated_device final : public backend, public instrument::device_backend
     nb.blockNum = op.block_dim;
     nb.opState = op.dynamic ? 1 : 0;
     auto nbb = codec::encode_node_basic_info(tid, ts, nb);
-    MSPROF_TRY(out_.append(writer::stream::node_basic_info(op.dynamic), nbb.data(), nbb.size()));
+    MSPROF_TRY(out_.append(prof::stream::node_basic_info(op.dynamic), nbb.data(), nbb.size()));
 
     std::vector<codec::MsprofTensorData> tensors;
     auto add = [&](const std::vector<tensor_desc>& v, std::uint32_t kind) {
@@ -216,7 +216,7 @@ class simulated_device final : public backend, public instrument::device_backend
     add(op.outputs, 1);
     if (opt_.record_shapes)
       for (const auto& r : codec::encode_tensor_infos(tid, ts, op_name, tensors))
-        MSPROF_TRY(out_.append(writer::stream::tensor_info(true), r.data(), r.size()));
+        MSPROF_TRY(out_.append(prof::stream::tensor_info(true), r.data(), r.size()));
 
     const std::uint32_t rt_type = op.task_type == codec::ge_task::ai_cpu ? codec::runtime_task::kernel_aicpu
                                   : op.task_type == codec::ge_task::ai_vector_core ? codec::runtime_task::kernel_aivec
@@ -252,7 +252,7 @@ class simulated_device final : public backend, public instrument::device_backend
     m.maxSize = bytes;
     m.memcpyDirection = static_cast<std::uint16_t>(kind);
     auto mb = codec::encode_memcpy_info(tid, host_now(), m);
-    MSPROF_TRY(out_.append(writer::stream::memcpy_info(true), mb.data(), mb.size()));
+    MSPROF_TRY(out_.append(prof::stream::memcpy_info(true), mb.data(), mb.size()));
     task t;
     t.kind = task_kind::memcpy;
     t.sqe_type = codec::sqe::sdma;
@@ -305,7 +305,7 @@ class simulated_device final : public backend, public instrument::device_backend
     return acl_api(0x30004, "aclrtSynchronizeDevice", b, host_now());
   }
 
-  /// instrument::device_backend: a stream argument of an mstx call. The
+  /// instrument::stream_marker: a stream argument of an mstx call. The
   /// stream pointer is the stream id + 1 cast to a pointer (stream_handle()).
   void marker(void* stream, std::uint64_t id, bool end) noexcept override {
     if (stream == nullptr) return;
@@ -396,7 +396,7 @@ class simulated_device final : public backend, public instrument::device_backend
       virtual_now_ += opt_.virtual_host_step_ns;
       ns = virtual_now_;
     } else {
-      ns = writer::detail::mono_ns();
+      ns = prof::detail::mono_ns();
     }
     const auto& o = out_.options();
     if (o.cpu_frequency_mhz <= 0) return ns;
@@ -424,7 +424,7 @@ class simulated_device final : public backend, public instrument::device_backend
     a.endTime = e;
     a.itemId = item;
     auto bytes = codec::encode(a);
-    return out_.append(writer::stream::api_event(false), bytes.data(), bytes.size());
+    return out_.append(prof::stream::api_event(false), bytes.data(), bytes.size());
   }
   result<void> acl_api(std::uint32_t type, const char* name, std::uint64_t b, std::uint64_t e) {
     MSPROF_TRY(out_.register_type(codec::level::acl, type, name));
@@ -458,7 +458,7 @@ class simulated_device final : public backend, public instrument::device_backend
     tr.kernelName = kernel;
     tr.set_num_blocks(blocks);
     auto tb = codec::encode_task_track(tid, track_ts, tr);
-    MSPROF_TRY(out_.append(writer::stream::task_track(true), tb.data(), tb.size()));
+    MSPROF_TRY(out_.append(prof::stream::task_track(true), tb.data(), tb.size()));
     if (rt_name) {
       MSPROF_TRY(out_.register_type(codec::level::runtime, rt_api, rt_name));
       MSPROF_TRY(api(codec::level::runtime, rt_api, tid, rb, host_now(), 0));
@@ -564,12 +564,12 @@ class simulated_device final : public backend, public instrument::device_backend
     unsigned char both[128];
     std::copy(b0.begin(), b0.end(), both);
     std::copy(b1.begin(), b1.end(), both + 64);
-    MSPROF_TRY(out_.append(writer::stream::stars_soc(opt_.device_id), both, sizeof both));
+    MSPROF_TRY(out_.append(prof::stream::stars_soc(opt_.device_id), both, sizeof both));
 
     if (t.kind == task_kind::kernel && t.ge_task_type != codec::ge_task::ai_cpu) {
       auto pmu = pipe_utilization(t, c0, c1, compute_us, memory_us);
       auto pb = codec::encode_device(pmu);
-      MSPROF_TRY(out_.append(writer::stream::ffts_profile(opt_.device_id), pb.data(), pb.size()));
+      MSPROF_TRY(out_.append(prof::stream::ffts_profile(opt_.device_id), pb.data(), pb.size()));
     }
     ++tasks_written_;
     return {};
@@ -591,7 +591,7 @@ class simulated_device final : public backend, public instrument::device_backend
     r.modelId = step_model_id;
     r.tagId = t.step_end ? step_end_tag : step_begin_tag;
     auto b = codec::encode_device(r);
-    return out_.append(writer::stream::ts_track(opt_.device_id), b.data(), b.size());
+    return out_.append(prof::stream::ts_track(opt_.device_id), b.data(), b.size());
   }
 
   // PipeUtilization counters, in sample.json order 0x8 vec, 0xa cube, 0x9
@@ -633,7 +633,7 @@ class simulated_device final : public backend, public instrument::device_backend
     return p;
   }
 
-  writer::prof_dir& out_;
+  prof::prof_dir& out_;
   simulated_options opt_;
   std::mt19937_64 rng_;
   error init_error_;

@@ -28,7 +28,7 @@
 //
 // The default collector's sink is collect::collector_sink (collect/collector.hpp).
 // Tests use recording sinks. A stream argument is passed through in
-// event::stream; the core also calls the device backend (device_backend below).
+// event::stream; the core also calls the device backend (stream_marker below).
 #ifndef MSPROF_INSTRUMENT_SINK_HPP
 #define MSPROF_INSTRUMENT_SINK_HPP
 
@@ -93,12 +93,12 @@ enum class reject_reason : std::uint8_t {
 
 // Device side of a stream argument: the core calls marker() for a non-null
 // stream (range start and range end both call it, with the same id), which a
-// device backend turns into a device-side marker task (the simulated device
+// device (device::backend) turns into a device-side marker task (the simulated device
 // implements it). Not on the host-only hot path. Set with
-// tool_core<S>::set_device_backend(); it must outlive the collection.
-class device_backend {
+// tool_core<S>::set_stream_marker(); it must outlive the collection.
+class stream_marker {
  public:
-  virtual ~device_backend() = default;
+  virtual ~stream_marker() = default;
   // `end` is false for a mark or range start, true for a range end.
   virtual void marker(void* stream, std::uint64_t id, bool end) noexcept = 0;
 };

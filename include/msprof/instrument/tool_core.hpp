@@ -398,7 +398,7 @@ class tool_core {
     for (auto& r : rejects_) n += r.load(std::memory_order_relaxed);
     return n;
   }
-  static void set_device_backend(device_backend* d) noexcept { device_.store(d, std::memory_order_release); }
+  static void set_stream_marker(stream_marker* d) noexcept { marker_.store(d, std::memory_order_release); }
 
  private:
   enum : std::uint8_t { free_slot = 0, alive = 1, destroyed = 2 };
@@ -519,7 +519,7 @@ class tool_core {
   }
 
   static void device_marker(void* stream, std::uint64_t id, bool end) noexcept {
-    if (auto* d = device_.load(std::memory_order_acquire)) d->marker(stream, id, end);
+    if (auto* d = marker_.load(std::memory_order_acquire)) d->marker(stream, id, end);
   }
   static void emit_memory(std::uint32_t domain, const mem_event& e) noexcept {
     if (Sink::collecting() && domain_enabled(domain)) Sink::memory(e);
@@ -582,7 +582,7 @@ class tool_core {
   static inline std::atomic<std::uint32_t> domain_count_{0};
   static inline std::atomic<std::uint64_t> next_block_{1};
   static inline std::atomic<std::uint64_t> rejects_[static_cast<std::size_t>(reject_reason::count_)]{};
-  static inline std::atomic<device_backend*> device_{nullptr};
+  static inline std::atomic<stream_marker*> marker_{nullptr};
   static inline std::atomic<std::size_t> open_stream_ranges_{0};
   static inline std::vector<std::string> include_{};
   static inline std::vector<std::string> exclude_{};

@@ -3,8 +3,8 @@
 // record stream through streaming callbacks (memory does not grow with the
 // number of records; only the dictionaries are held).
 //
-//   auto r = codec::prof_reader::open("PROF_000001_...");      // result<prof_reader>
-//   r->for_each_api([&](const codec::api_record& a) { ... });     // result<void>
+//   auto r = prof::prof_reader::open("PROF_000001_...");      // result<prof_reader>
+//   r->for_each_api([&](const prof::api_record& a) { ... });     // result<void>
 //   r->for_each_acsq(0, [&](const codec::StarsAcsqLog& l, const codec::place&) { ... });
 //   for (auto& w : r->warnings()) puts(w.text().c_str());       // truncated tails etc.
 //
@@ -45,7 +45,7 @@
 #include "../codec/format.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace codec {
+namespace prof {
 
 struct reader_options {
   bool strict = false;                          ///< control-file problems are errors
@@ -228,7 +228,7 @@ struct api_record {
 /// A host compact/additional record with its decoded payload.
 template <class T>
 struct host_record {
-  record_header head;
+  codec::record_header head;
   T payload;
   bool aging = false;
 };
@@ -237,7 +237,7 @@ struct host_record {
 struct mstx_record {
   std::uint16_t info_type = 0;
   std::uint32_t thread_id = 0;  ///< header threadId
-  MsprofStampInfo stamp;        ///< message field: first segment only; use `message`
+  codec::MsprofStampInfo stamp;        ///< message field: first segment only; use `message`
   std::string message;          ///< all segments joined
   std::uint16_t segments = 1;
   bool aging = false;
@@ -260,7 +260,7 @@ class prof_reader {
     std::vector<std::uint32_t> devs;
     for (const auto& e : entries) {
       std::uint64_t id = 0;
-      if (e.rfind("device_", 0) == 0 && detail::parse_u64(e.substr(7), id) && id < 0x10000 && is_dir(dir + "/" + e))
+      if (e.rfind("device_", 0) == 0 && codec::detail::parse_u64(e.substr(7), id) && id < 0x10000 && is_dir(dir + "/" + e))
         devs.push_back(static_cast<std::uint32_t>(id));
     }
     std::sort(devs.begin(), devs.end());
@@ -291,8 +291,8 @@ class prof_reader {
     return nullptr;
   }
   const std::vector<data_file>& files() const noexcept { return files_; }
-  const hash_map& hashes() const noexcept { return hashes_; }
-  const type_map& types() const noexcept { return types_; }
+  const codec::hash_map& hashes() const noexcept { return hashes_; }
+  const codec::type_map& types() const noexcept { return types_; }
   /// hash -> string, or the decimal hash when unknown ("" for 0).
   std::string lookup(std::uint64_t h) const {
     if (h == 0) return {};
@@ -313,9 +313,9 @@ class prof_reader {
     std::map<std::tuple<std::uint16_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>, std::pair<std::uint64_t, bool>> open_events;
     for (const auto& f : files_) {
       if (f.device || f.module != "api_event") continue;
-      MSPROF_TRY(scan(f, api_size, [&](const unsigned char* p, const place& at) {
-        auto d = decode_api(p, api_size, at);
-        if (!d) return warn(f, at.offset, api_size, d.err().message + "; record skipped");
+      MSPROF_TRY(scan(f, codec::api_size, [&](const unsigned char* p, const codec::place& at) {
+        auto d = decode_api(p, codec::api_size, at);
+        if (!d) return warn(f, at.offset, codec::api_size, d.err().message + "; record skipped");
         if (!d->is_event) {
           const auto& a = d->api;
           if (a.beginTime == 0) return;  // CANN drops these too
@@ -327,7 +327,7 @@ class prof_reader {
         auto it = open_events.find(key);
         if (it == open_events.end()) {
           if (open_events.size() >= opt_.max_pending_events)
-            return warn(f, at.offset, api_size, "too many unmatched MsprofEvent halves; event skipped");
+            return warn(f, at.offset, codec::api_size, "too many unmatched MsprofEvent halves; event skipped");
           open_events.emplace(key, std::make_pair(e.timeStamp, f.aging));
           return;
         }
@@ -349,9 +349,9 @@ class prof_reader {
   result<void> for_each_compact(std::string_view tag, F&& on_rec) {
     for (const auto& f : files_) {
       if (f.device || f.module != "compact" || f.tag != tag) continue;
-      MSPROF_TRY(scan(f, compact_size, [&](const unsigned char* p, const place& at) {
-        auto d = decode_compact(p, compact_size, at);
-        if (!d) return warn(f, at.offset, compact_size, d.err().message + "; record skipped");
+      MSPROF_TRY(scan(f, codec::compact_size, [&](const unsigned char* p, const codec::place& at) {
+        auto d = decode_compact(p, codec::compact_size, at);
+        if (!d) return warn(f, at.offset, codec::compact_size, d.err().message + "; record skipped");
         on_rec(*d, f, at);
       }));
     }
@@ -362,9 +362,9 @@ class prof_reader {
   result<void> for_each_additional(std::string_view tag, F&& on_rec) {
     for (const auto& f : files_) {
       if (f.device || f.module != "additional" || f.tag != tag) continue;
-      MSPROF_TRY(scan(f, additional_size, [&](const unsigned char* p, const place& at) {
-        auto d = decode_additional(p, additional_size, at);
-        if (!d) return warn(f, at.offset, additional_size, d.err().message + "; record skipped");
+      MSPROF_TRY(scan(f, codec::additional_size, [&](const unsigned char* p, const codec::place& at) {
+        auto d = decode_additional(p, codec::additional_size, at);
+        if (!d) return warn(f, at.offset, codec::additional_size, d.err().message + "; record skipped");
         on_rec(*d, f, at);
       }));
     }
@@ -373,15 +373,15 @@ class prof_reader {
 
   template <class F> result<void> for_each_node_basic_info(F&& cb) {
     // RUNTIME copies of the struct lack opState: accept dataLen >= 28.
-    return typed_compact<MsprofNodeBasicInfo>("node_basic_info", 28, cb);
+    return typed_compact<codec::MsprofNodeBasicInfo>("node_basic_info", 28, cb);
   }
-  template <class F> result<void> for_each_task_track(F&& cb) { return typed_compact<MsprofRuntimeTrack>("task_track", 32, cb); }
-  template <class F> result<void> for_each_memcpy_info(F&& cb) { return typed_compact<MsprofMemcpyInfo>("memcpy_info", 18, cb); }
-  template <class F> result<void> for_each_hccl_op_info(F&& cb) { return typed_compact<MsprofHcclOPInfo>("hccl_op_info", 26, cb); }
-  template <class F> result<void> for_each_tensor_info(F&& cb) { return typed_additional<MsprofTensorInfo>("tensor_info", 12, cb); }
-  template <class F> result<void> for_each_context_id_info(F&& cb) { return typed_additional<MsprofContextIdInfo>("context_id_info", 12, cb); }
-  template <class F> result<void> for_each_graph_id_map(F&& cb) { return typed_additional<MsprofGraphIdInfo>("graph_id_map", 16, cb); }
-  template <class F> result<void> for_each_mstx_mem(F&& cb) { return typed_additional<MstxMemInfo>("msprof_mstx_mem", 48, cb); }
+  template <class F> result<void> for_each_task_track(F&& cb) { return typed_compact<codec::MsprofRuntimeTrack>("task_track", 32, cb); }
+  template <class F> result<void> for_each_memcpy_info(F&& cb) { return typed_compact<codec::MsprofMemcpyInfo>("memcpy_info", 18, cb); }
+  template <class F> result<void> for_each_hccl_op_info(F&& cb) { return typed_compact<codec::MsprofHcclOPInfo>("hccl_op_info", 26, cb); }
+  template <class F> result<void> for_each_tensor_info(F&& cb) { return typed_additional<codec::MsprofTensorInfo>("tensor_info", 12, cb); }
+  template <class F> result<void> for_each_context_id_info(F&& cb) { return typed_additional<codec::MsprofContextIdInfo>("context_id_info", 12, cb); }
+  template <class F> result<void> for_each_graph_id_map(F&& cb) { return typed_additional<codec::MsprofGraphIdInfo>("graph_id_map", 16, cb); }
+  template <class F> result<void> for_each_mstx_mem(F&& cb) { return typed_additional<codec::MstxMemInfo>("msprof_mstx_mem", 48, cb); }
 
   /// mstx events; a message split over several records (res0 = 0, 1, ...,
   /// same markId and thread, consecutive) is joined back together.
@@ -395,10 +395,10 @@ class prof_reader {
     };
     for (const auto& f : files_) {
       if (f.device || f.module != "additional" || f.tag != "msproftx") continue;
-      MSPROF_TRY(scan(f, additional_size, [&](const unsigned char* p, const place& at) {
-        auto d = decode_additional(p, additional_size, at);
-        if (!d) return warn(f, at.offset, additional_size, d.err().message + "; record skipped");
-        const auto tx = load<MsprofTxInfo>(d->data);
+      MSPROF_TRY(scan(f, codec::additional_size, [&](const unsigned char* p, const codec::place& at) {
+        auto d = decode_additional(p, codec::additional_size, at);
+        if (!d) return warn(f, at.offset, codec::additional_size, d.err().message + "; record skipped");
+        const auto tx = codec::load<codec::MsprofTxInfo>(d->data);
         const std::string_view text = tx_segment_text(tx);
         if (tx.res0 != 0 && have && pending.stamp.markId == tx.stampInfo.markId && pending.thread_id == d->head.threadId &&
             tx.res0 == pending.segments) {
@@ -407,7 +407,7 @@ class prof_reader {
           return;
         }
         if (tx.res0 != 0)
-          warn(f, at.offset, additional_size, "msproftx segment " + std::to_string(tx.res0) + " of markId " +
+          warn(f, at.offset, codec::additional_size, "msproftx segment " + std::to_string(tx.res0) + " of markId " +
                                                   std::to_string(tx.stampInfo.markId) + " without its previous segment; kept alone");
         emit();
         pending = mstx_record{};
@@ -427,28 +427,28 @@ class prof_reader {
   /// STARS ACSQ task logs of device `dev` (stars_soc).
   template <class F>
   result<void> for_each_acsq(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, "stars_soc", acsq_size, [&](const unsigned char* p, const data_file& f, const place& at) {
-      auto d = decode_acsq(p, acsq_size, at);
-      if (!d) return warn(f, at.offset, acsq_size, d.err().message + "; record skipped");
-      cb(static_cast<const StarsAcsqLog&>(*d), at);
+    return device_stream(dev, "stars_soc", codec::acsq_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_acsq(p, codec::acsq_size, at);
+      if (!d) return warn(f, at.offset, codec::acsq_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::StarsAcsqLog&>(*d), at);
     });
   }
-  /// Per-task PMU records (ffts_profile ContextPmu).
+  /// Per-task PMU records (ffts_profile codec::ContextPmu).
   template <class F>
   result<void> for_each_pmu(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, "ffts_profile", context_pmu_size, [&](const unsigned char* p, const data_file& f, const place& at) {
-      auto d = decode_context_pmu(p, context_pmu_size, at);
-      if (!d) return warn(f, at.offset, context_pmu_size, d.err().message + "; record skipped");
-      cb(static_cast<const ContextPmu&>(*d), at);
+    return device_stream(dev, "ffts_profile", codec::context_pmu_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_context_pmu(p, codec::context_pmu_size, at);
+      if (!d) return warn(f, at.offset, codec::context_pmu_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::ContextPmu&>(*d), at);
     });
   }
   /// ts_track step-trace records.
   template <class F>
   result<void> for_each_ts_track(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, "ts_track", ts_track_size, [&](const unsigned char* p, const data_file& f, const place& at) {
-      auto d = decode_ts_track(p, ts_track_size, at);
-      if (!d) return warn(f, at.offset, ts_track_size, d.err().message + "; record skipped");
-      cb(static_cast<const TsTrackStepTrace&>(*d), at);
+    return device_stream(dev, "ts_track", codec::ts_track_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_ts_track(p, codec::ts_track_size, at);
+      if (!d) return warn(f, at.offset, codec::ts_track_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::TsTrackStepTrace&>(*d), at);
     });
   }
 
@@ -476,7 +476,7 @@ class prof_reader {
   template <class F>
   result<void> scan(const data_file& f, std::size_t rs, F&& on) {
     std::string_view file = f.path;
-    auto rep = scan_file(f.path, rs, [&](const unsigned char* p, std::uint64_t off) { on(p, place{file, off}); });
+    auto rep = codec::scan_file(f.path, rs, [&](const unsigned char* p, std::uint64_t off) { on(p, codec::place{file, off}); });
     if (!rep) {
       // A file that cannot be read at all is an environment problem, not damage
       // inside the data: exporting without it would lose records silently.
@@ -496,17 +496,17 @@ class prof_reader {
 
   template <class T, class F>
   result<void> typed_compact(std::string_view tag, std::size_t min_len, F& cb) {
-    return for_each_compact(tag, [&](const compact_record& r, const data_file& f, const place& at) {
-      auto p = decode_payload<T>(r, at, min_len);
-      if (!p) return warn(f, at.offset, compact_size, p.err().message + "; record skipped");
+    return for_each_compact(tag, [&](const codec::compact_record& r, const data_file& f, const codec::place& at) {
+      auto p = codec::decode_payload<T>(r, at, min_len);
+      if (!p) return warn(f, at.offset, codec::compact_size, p.err().message + "; record skipped");
       cb(host_record<T>{r.head, *p, f.aging});
     });
   }
   template <class T, class F>
   result<void> typed_additional(std::string_view tag, std::size_t min_len, F& cb) {
-    return for_each_additional(tag, [&](const additional_record& r, const data_file& f, const place& at) {
-      auto p = decode_payload<T>(r, at, min_len);
-      if (!p) return warn(f, at.offset, additional_size, p.err().message + "; record skipped");
+    return for_each_additional(tag, [&](const codec::additional_record& r, const data_file& f, const codec::place& at) {
+      auto p = codec::decode_payload<T>(r, at, min_len);
+      if (!p) return warn(f, at.offset, codec::additional_size, p.err().message + "; record skipped");
       cb(host_record<T>{r.head, *p, f.aging});
     });
   }
@@ -514,7 +514,7 @@ class prof_reader {
   result<void> device_stream(std::uint32_t dev, std::string_view stem, std::size_t rs, F&& on) {
     for (const auto& f : files_) {
       if (!f.device || f.device_id != dev || f.module != stem) continue;
-      MSPROF_TRY(scan(f, rs, [&](const unsigned char* p, const place& at) { on(p, f, at); }));
+      MSPROF_TRY(scan(f, rs, [&](const unsigned char* p, const codec::place& at) { on(p, f, at); }));
     }
     return {};
   }
@@ -535,7 +535,7 @@ class prof_reader {
       f.device_id = dev;
       const std::size_t s = n.rfind(".slice_");
       std::uint64_t slice = 0;
-      if (s == std::string::npos || !detail::parse_u64(std::string_view(n).substr(s + 7), slice) || slice > 0xFFFFFFFFu) {
+      if (s == std::string::npos || !codec::detail::parse_u64(std::string_view(n).substr(s + 7), slice) || slice > 0xFFFFFFFFu) {
         warnings_.push_back({f.path, 0, 0, f.path + ": not a slice file name (<name>.slice_<N>); ignored"});
         continue;
       }
@@ -626,14 +626,14 @@ class prof_reader {
     if (!t) return control_problem(p, t.err().message);
     if (!found) return required ? control_problem(p, p + ": missing") : result<void>{};
     bool got_mono = false, got_cnt = false;
-    detail::for_each_line(*t, [&](std::string_view line, std::size_t, std::size_t) {
+    codec::detail::for_each_line(*t, [&](std::string_view line, std::size_t, std::size_t) {
       const std::size_t c = line.find(':');
       if (c == std::string_view::npos) return;
       std::string_view k = line.substr(0, c), v = line.substr(c + 1);
       while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
       while (!k.empty() && k.back() == ' ') k.remove_suffix(1);
-      if (k == "clock_monotonic_raw") got_mono = detail::parse_u64(v, mono);
-      else if (k == "cntvct") got_cnt = detail::parse_u64(v, cnt);
+      if (k == "clock_monotonic_raw") got_mono = codec::detail::parse_u64(v, mono);
+      else if (k == "cntvct") got_cnt = codec::detail::parse_u64(v, cnt);
     });
     if (!got_mono || !got_cnt) return control_problem(p, p + ": needs numeric 'clock_monotonic_raw:' and 'cntvct:' lines");
     return check_clock_value(p, "clock_monotonic_raw", mono, false);
@@ -724,8 +724,8 @@ class prof_reader {
       auto t = read_text(f.path, found, opt_.max_dictionary_bytes - total);
       if (!t) { warn(f, 0, f.size, t.err().message + "; file skipped"); continue; }
       total += t->size();
-      if (f.tag == "hash_dic") parse_hash_dic(*t, f.path, hashes_, problems);
-      else parse_type_info_dic(*t, f.path, types_, problems);
+      if (f.tag == "hash_dic") codec::parse_hash_dic(*t, f.path, hashes_, problems);
+      else codec::parse_type_info_dic(*t, f.path, types_, problems);
     }
     for (auto& p : problems) warnings_.push_back({"", 0, 0, std::move(p)});
     return {};
@@ -736,12 +736,12 @@ class prof_reader {
   host_info host_;
   std::vector<device_info> devices_;
   std::vector<data_file> files_;
-  hash_map hashes_;
-  type_map types_;
+  codec::hash_map hashes_;
+  codec::type_map types_;
   std::vector<warning> warnings_;
 };
 
-}  // namespace codec
+}  // namespace prof
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_PROF_READER_HPP

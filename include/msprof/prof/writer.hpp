@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Writes a CANN-compatible PROF_ directory (ascend-formats.md §3):
 //
-//   writer::prof_dir_options o;  o.parent = "out"; o.devices.push_back({});
-//   auto d = writer::prof_dir::create(o);            // result<prof_dir>
-//   d->append(writer::stream::api_event(false), rec, 40);   // whole records
+//   prof::prof_dir_options o;  o.parent = "out"; o.devices.push_back({});
+//   auto d = prof::prof_dir::create(o);            // result<prof_dir>
+//   d->append(prof::stream::api_event(false), rec, 40);   // whole records
 //   d->hash("MatMul_1");                                 // hash_dic entry once
 //   d->flush();                                          // on disk now
 //   d->close();                                          // .done files, end_info
@@ -61,7 +61,7 @@
 #include "../core/json.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace writer {
+namespace prof {
 
 constexpr std::uint64_t default_slice_bytes = 2048u * 1024u;  ///< CANN sliceFileMaxKbyte = 2048
 
@@ -738,7 +738,7 @@ class prof_dir {
   std::unique_ptr<state> s_;
 };
 
-}  // namespace writer
+}  // namespace prof
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_PROF_WRITER_HPP

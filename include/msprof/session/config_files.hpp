@@ -2,12 +2,12 @@
 // The configuration files CANN, TensorFlow and torch_npu users already have,
 // read into a session_config with msprof's std-only JSON parser (core/json.hpp):
 //
-//   auto acl = collect::load_acl_json("acl.json");            // the "profiler" section
+//   auto acl = session::load_acl_json("acl.json");            // the "profiler" section
 //   if (!acl) { puts(acl.err().what().c_str()); }             // file, key, expected type
-//   else if (*acl) collect::profiler prof(**acl);             // nullopt: "switch" is off
+//   else if (*acl) session::profiler prof(**acl);             // nullopt: "switch" is off
 //
-//   auto tf = collect::parse_profiling_options(R"({"output":"out","task_trace":"on"})");
-//   auto dyn = collect::parse_profiler_config(text, "cfg/profiler_config.json", warn);
+//   auto tf = session::parse_profiling_options(R"({"output":"out","task_trace":"on"})");
+//   auto dyn = session::parse_profiler_config(text, "cfg/profiler_config.json", warn);
 //
 // One bad value is one error naming the file, the key and what it expects
 // ("acl.json: profiler.aic_metrics: expected a string, got 3"). Unknown keys
@@ -35,7 +35,7 @@
 #include "session_config.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace collect {
+namespace session {
 
 /// Receives one warning (an unknown key, a key without effect).
 using warn_fn = std::function<void(const std::string&)>;
@@ -438,7 +438,7 @@ inline result<dynamic_config> parse_profiler_config(std::string_view text,
 
 #undef MSPROF_DETAIL_NO_EFFECT
 
-}  // namespace collect
+}  // namespace session
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_SESSION_CONFIG_FILES_HPP

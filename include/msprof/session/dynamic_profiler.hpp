@@ -3,7 +3,7 @@
 // training loop calls step(); a collection starts when someone edits
 // <dir>/profiler_config.json while the program runs.
 //
-//   collect::dynamic_profiler dp;
+//   session::dynamic_profiler dp;
 //   if (auto r = dp.init("./prof_cfg"); !r) puts(r.err().what().c_str());  // or dp.init_from_env()
 //   for (;;) { train_one_step(); dp.step(); }
 //
@@ -18,9 +18,9 @@
 // start_step -1 or 0: the collection starts at the next step(); N >= 1: at
 // the step() call that makes the step counter N (the counter is the number of
 // step() calls; an N already passed is logged and dropped). It then runs
-// warmup + active steps as a collect::profiler with schedule{wait 0, active,
+// warmup + active steps as a session::profiler with schedule{wait 0, active,
 // warmup, repeat 1}: one PROF_ directory under prof_dir, handed to
-// options.analyse when "analyse" is true (e.g. convert::export_handler, which
+// options.analyse when "analyse" is true (e.g. session::export_handler, which
 // this std-only header does not include). A change loaded while a collection
 // runs waits for the next step() after it ends.
 //
@@ -64,7 +64,7 @@
 #include "session.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace collect {
+namespace session {
 
 struct dynamic_options {
   /// How often the config file is looked at (torch_npu: 2 s). Tests use a few ms.
@@ -116,7 +116,7 @@ class rotating_log {
         (void)::rename(path_.c_str(), (path_ + ".1").c_str());
         (void)reopen(true);
       }
-      if (fd_ >= 0 && writer::detail::write_all(fd_, line.data(), line.size(), path_)) size_ += line.size();
+      if (fd_ >= 0 && prof::detail::write_all(fd_, line.data(), line.size(), path_)) size_ += line.size();
     }
     if (echo) {
       line.pop_back();
@@ -129,7 +129,7 @@ class rotating_log {
  private:
   result<void> reopen(bool truncate) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0640);
-    if (fd_ < 0) return make_error(errc::io, path_ + ": cannot open the log: " + writer::detail::sys_err());
+    if (fd_ < 0) return make_error(errc::io, path_ + ": cannot open the log: " + prof::detail::sys_err());
     ::fchmod(fd_, 0640);
     struct stat st {};
     size_ = ::fstat(fd_, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
@@ -220,15 +220,15 @@ class dynamic_profiler {
     opt_ = std::move(opt);
     dir_ = dir;
     config_path_ = dir + "/profiler_config.json";
-    MSPROF_TRY(writer::detail::make_dirs(dir));
-    MSPROF_TRY(writer::detail::make_dir(dir + "/log"));
+    MSPROF_TRY(prof::detail::make_dirs(dir));
+    MSPROF_TRY(prof::detail::make_dir(dir + "/log"));
     rank_ = detail::rank_from_env();
     MSPROF_TRY(log_.open(dir + "/log/dp_" + detail::host_name() + "_" + std::to_string(::getpid()) + "_rank_" +
                              std::to_string(rank_) + ".log",
                          opt_.log_max_bytes));
     log("INFO", "Init dynamic profiler, config " + config_path_);
     if (!detail::file_signature::of(config_path_).exists) {
-      if (auto r = writer::detail::write_file(config_path_, profiler_config_template()); !r) {
+      if (auto r = prof::detail::write_file(config_path_, profiler_config_template()); !r) {
         log("ERROR", r.err().what());
         return r;
       }
@@ -463,7 +463,7 @@ class dynamic_profiler {
   bool missing_ = false;
 };
 
-}  // namespace collect
+}  // namespace session
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_SESSION_DYNAMIC_PROFILER_HPP

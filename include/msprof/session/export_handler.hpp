@@ -2,8 +2,8 @@
 // An on_trace_ready handler that exports each finished PROF_ directory, like
 // torch_npu's tensorboard_trace_handler and MindSpore's analyse(mode=...):
 //
-//   collect::profiler prof(cfg, sched, convert::export_handler());              // sync
-//   collect::profiler prof(cfg, sched, convert::export_handler({}, export_mode::async));
+//   session::profiler prof(cfg, sched, session::export_handler());              // sync
+//   session::profiler prof(cfg, sched, session::export_handler({}, export_mode::async));
 //
 // sync exports in the calling thread (inside profiler::step()/stop());
 // async exports in a child process so the training loop keeps going; the
@@ -27,17 +27,17 @@
 #include "../convert/export.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace convert {
+namespace session {
 
 enum class export_mode { sync, async };
 
 /// What a session config asks the export to write: export_type text (timeline
 /// and summaries) and/or db; data_simplification deletes intermediate data.
-inline export_options export_options_for(const collect::session_config& c, export_options o = {}) {
+inline convert::export_options export_options_for(const session::session_config& c, convert::export_options o = {}) {
   o.text = o.db = false;
   for (auto t : c.export_types) {
-    if (t == collect::export_type::text) o.text = true;
-    if (t == collect::export_type::db) o.db = true;
+    if (t == session::export_type::text) o.text = true;
+    if (t == session::export_type::db) o.db = true;
   }
   o.clear = c.data_simplification;
   return o;
@@ -45,7 +45,7 @@ inline export_options export_options_for(const collect::session_config& c, expor
 
 class export_handler {
  public:
-  explicit export_handler(export_options opt = {}, export_mode mode = export_mode::sync)
+  explicit export_handler(convert::export_options opt = {}, export_mode mode = export_mode::sync)
       : s_(std::make_shared<state>()) {
     s_->opt = std::move(opt);
     s_->mode = mode;
@@ -88,7 +88,7 @@ class export_handler {
     std::string dir;
   };
   struct state {
-    export_options opt;
+    convert::export_options opt;
     export_mode mode = export_mode::sync;
     std::mutex mu;
     std::vector<child> children;
@@ -110,7 +110,7 @@ class export_handler {
   std::shared_ptr<state> s_;
 };
 
-}  // namespace convert
+}  // namespace session
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_SESSION_EXPORT_HANDLER_HPP

@@ -16,7 +16,7 @@
 #include "../core/abi.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace collect {
+namespace session {
 
 /// Empty when `path` may be used as an output directory, else the reason.
 inline std::string check_output_path(std::string_view path) {
@@ -41,7 +41,7 @@ inline std::string check_output_path(std::string_view path) {
   return {};
 }
 
-}  // namespace collect
+}  // namespace session
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_SESSION_OUTPUT_PATH_HPP

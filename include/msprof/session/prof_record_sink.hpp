@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The collector's output side: encodes what the drain hands over as CANN's
-// host records and appends them to a writer::prof_dir.
+// host records and appends them to a prof::prof_dir.
 //
 //   mstx mark / range  -> MsprofTxInfo in MsprofAdditionalInfo (level 20500,
 //                         aging.additional.msproftx), domain names in hash_dic
@@ -30,15 +30,15 @@
 #include "../collect/record_sink.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace collect {
+namespace session {
 
 /// The prof_dir options for records taken with the clock `cal` describes:
 /// info.json frequency, and a (CLOCK_MONOTONIC_RAW, counter) pair for
 /// host_start.log / start_info taken now, derived from the calibration line so
 /// that every window of a session converts with the same clock model.
-inline writer::prof_dir_options prof_dir_options_for(const clock_calibration& cal) {
-  writer::prof_dir_options o;
-  o.monotonic_raw_ns = monotonic_raw_ns();
+inline prof::prof_dir_options prof_dir_options_for(const collect::clock_calibration& cal) {
+  prof::prof_dir_options o;
+  o.monotonic_raw_ns = collect::monotonic_raw_ns();
   if (cal.counter) {
     o.cpu_frequency_mhz = cal.frequency_mhz;
     const double elapsed_ns = static_cast<double>(o.monotonic_raw_ns) - static_cast<double>(cal.monotonic_raw_ns);
@@ -47,14 +47,14 @@ inline writer::prof_dir_options prof_dir_options_for(const clock_calibration& ca
   return o;
 }
 
-class prof_record_sink final : public record_sink {
+class prof_record_sink final : public collect::record_sink {
  public:
-  explicit prof_record_sink(writer::prof_dir& dir) : dir_(dir) {
+  explicit prof_record_sink(prof::prof_dir& dir) : dir_(dir) {
     (void)dir_.register_type(codec::level::tx, codec::tx_type::msproftx, "msproftx");
     (void)dir_.register_type(codec::level::tx, codec::tx_type::mstx_mem, "msprof_mstx_mem");
   }
 
-  void write_tx(const tx_record& r) override {
+  void write_tx(const collect::tx_record& r) override {
     codec::MsprofStampInfo st;
     st.dataTag = 120;  // MSPROFTX
     st.processId = r.pid;
@@ -67,7 +67,7 @@ class prof_record_sink final : public record_sink {
     for (const auto& rec : codec::encode_tx(r.tid, st, r.message)) append(rec);
   }
 
-  void write_mem(const mem_record& r) override {
+  void write_mem(const collect::mem_record& r) override {
     codec::MstxMemInfo m;
     m.op = r.op;
     m.deviceId = r.device_id;
@@ -77,12 +77,12 @@ class prof_record_sink final : public record_sink {
     m.size = r.size;
     m.domain = domain_hash(r.domain);
     const auto rec = codec::encode_mstx_mem(r.tid, r.timestamp, m);
-    (void)dir_.append(writer::stream::mstx_mem(false), rec.data(), rec.size());
+    (void)dir_.append(prof::stream::mstx_mem(false), rec.data(), rec.size());
   }
 
-  void write_step(const step_record& s) override {
+  void write_step(const collect::step_record& s) override {
     const std::string message = "ProfilerStep#" + std::to_string(s.step);
-    tx_record r;
+    collect::tx_record r;
     r.id = s.step;
     r.event_type = 2;  // start/stop
     r.pid = static_cast<std::uint32_t>(dir_.options().pid);
@@ -98,10 +98,10 @@ class prof_record_sink final : public record_sink {
   void flush() override { (void)dir_.flush(); }
 
   /// The steps seen so far (the session reports them per window).
-  const std::vector<step_record>& steps() const noexcept { return steps_; }
+  const std::vector<collect::step_record>& steps() const noexcept { return steps_; }
 
   /// Writes the loss counters into info.json and closes the directory.
-  result<void> finish(const loss_counters& l) {
+  result<void> finish(const collect::loss_counters& l) {
     MSPROF_TRY(dir_.record_losses({{"dropped", l.dropped},
                                    {"rejected", l.rejected},
                                    {"domain_mismatch", l.domain_mismatch},
@@ -120,14 +120,14 @@ class prof_record_sink final : public record_sink {
   void append(const Bytes& b) {
     // A refused append is counted by the writer (stats().lost_records) and
     // reported in info.json "storage_limit_dropped"; nothing to add here.
-    (void)dir_.append(writer::stream::msproftx(true), b.data(), b.size());
+    (void)dir_.append(prof::stream::msproftx(true), b.data(), b.size());
   }
 
-  writer::prof_dir& dir_;
-  std::vector<step_record> steps_;
+  prof::prof_dir& dir_;
+  std::vector<collect::step_record> steps_;
 };
 
-}  // namespace collect
+}  // namespace session
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_SESSION_PROF_RECORD_SINK_HPP

@@ -16,7 +16,7 @@
 #include "../core/abi.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace collect {
+namespace session {
 
 enum class profiler_action : std::uint8_t { none = 0, warmup = 1, record = 2, record_and_save = 3 };
 
@@ -98,7 +98,7 @@ inline std::vector<transition_step> transition(profiler_action from, profiler_ac
   return {};
 }
 
-}  // namespace collect
+}  // namespace session
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_SESSION_SCHEDULE_HPP

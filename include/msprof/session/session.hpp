@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // A profiler session, modelled on torch_npu.profiler.profile:
 //
-//   collect::session_config cfg;  cfg.output = "./prof";
-//   collect::profiler prof(cfg, collect::schedule{1, 2, 1, 2, 1},
-//                          convert::export_handler());       // or any callable(dir)
+//   session::session_config cfg;  cfg.output = "./prof";
+//   session::profiler prof(cfg, session::schedule{1, 2, 1, 2, 1},
+//                          session::export_handler());       // or any callable(dir)
 //   prof.start();
 //   auto s = prof.device().create_stream();                   // simulated NPU
 //   for (int i = 0; i < 9; ++i) { train_one_step(prof.device(), *s); prof.step(); }
@@ -48,27 +48,27 @@
 #include "schedule.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace collect {
+namespace session {
 
 namespace detail {
 
 // The collector's sink for a whole session: forwards to the recording
 // window's sink, or drops (warm-up). Only the drain thread and stop() call it.
-class switch_sink final : public record_sink {
+class switch_sink final : public collect::record_sink {
  public:
-  void set(std::shared_ptr<record_sink> target) {
+  void set(std::shared_ptr<collect::record_sink> target) {
     std::lock_guard<std::mutex> lk(mu_);
     target_ = std::move(target);
   }
-  void write_tx(const tx_record& r) override {
+  void write_tx(const collect::tx_record& r) override {
     std::lock_guard<std::mutex> lk(mu_);
     if (target_) target_->write_tx(r);
   }
-  void write_mem(const mem_record& r) override {
+  void write_mem(const collect::mem_record& r) override {
     std::lock_guard<std::mutex> lk(mu_);
     if (target_) target_->write_mem(r);
   }
-  void write_step(const step_record& r) override {
+  void write_step(const collect::step_record& r) override {
     std::lock_guard<std::mutex> lk(mu_);
     if (target_) target_->write_step(r);
   }
@@ -79,14 +79,14 @@ class switch_sink final : public record_sink {
 
  private:
   std::mutex mu_;
-  std::shared_ptr<record_sink> target_;
+  std::shared_ptr<collect::record_sink> target_;
 };
 
 // The device the program talks to for the whole session: stream ids stay
 // valid across windows; work is recorded on the recording window's simulated
 // device and otherwise accepted and dropped (as a real NPU would run it
 // unprofiled).
-class session_device final : public device::backend, public instrument::device_backend {
+class session_device final : public device::backend, public instrument::stream_marker {
  public:
   result<device::stream_id> create_stream() override {
     std::lock_guard<std::mutex> lk(mu_);
@@ -155,7 +155,7 @@ class profiler {
   /// Called once per saved PROF_ directory (torch_npu's on_trace_ready).
   using trace_ready_fn = std::function<void(const std::string& prof_dir)>;
 
-  explicit profiler(session_config cfg = {}, std::optional<collect::schedule> sched = std::nullopt,
+  explicit profiler(session_config cfg = {}, std::optional<session::schedule> sched = std::nullopt,
                     trace_ready_fn on_trace_ready = {})
       : cfg_(std::move(cfg)), schedule_(sched), on_trace_ready_(std::move(on_trace_ready)) {}
   profiler(const profiler&) = delete;
@@ -208,7 +208,7 @@ class profiler {
     return saved_;
   }
   /// The collector's loss counters of the last saved window.
-  loss_counters last_losses() const {
+  collect::loss_counters last_losses() const {
     std::lock_guard<std::mutex> lk(mu_);
     return last_losses_;
   }
@@ -234,7 +234,7 @@ class profiler {
 
  private:
   struct window {
-    writer::prof_dir dir;
+    prof::prof_dir dir;
     std::shared_ptr<prof_record_sink> sink;
     std::unique_ptr<device::simulated_device> npu;  // declared last: destroyed before dir
   };
@@ -286,8 +286,8 @@ class profiler {
   }
 
   result<void> prepare() {
-    if (!calibration_) calibration_ = calibrate(true);
-    options o;
+    if (!calibration_) calibration_ = collect::calibrate(true);
+    collect::options o;
     o.sink = sink_;
     o.calibration = calibration_;
     o.domain_include = cfg_.mstx_domain_include;
@@ -303,18 +303,18 @@ class profiler {
   bool device_enabled() const { return cfg_.npu && cfg_.level != profiler_level::level_none; }
 
   result<void> start_trace() {
-    writer::prof_dir_options po = prof_dir_options_for(*calibration_);
+    prof::prof_dir_options po = prof_dir_options_for(*calibration_);
     po.parent = cfg_.output;
     po.storage_limit_bytes = cfg_.storage_limit_mb << 20;
     po.host_sample["profiler_level"] = std::string(to_string(cfg_.level));
     po.host_sample["aic_metrics"] = cfg_.aic_metrics;
     po.host_sample["msproftx"] = cfg_.mstx ? "on" : "off";
     if (device_enabled()) {
-      writer::device_options d;
+      prof::device_options d;
       d.aic_metrics = cfg_.aic_metrics;
       po.devices.push_back(d);
     }
-    auto dir = writer::prof_dir::create(po);
+    auto dir = prof::prof_dir::create(po);
     if (!dir) return abandon(dir.err());
     auto w = std::make_unique<window>();
     w->dir = std::move(*dir);
@@ -325,7 +325,7 @@ class profiler {
       so.record_shapes = cfg_.record_shapes;
       w->npu = std::make_unique<device::simulated_device>(w->dir, so);
       if (auto r = device_.attach(w->npu.get()); !r) return abandon(r.err());
-      default_collector::core::set_device_backend(&device_);
+      collect::default_collector::core::set_stream_marker(&device_);
     }
     collect::flush();  // warm-up events still in the rings go to the discarding sink
     sink_->set(w->sink);
@@ -346,7 +346,7 @@ class profiler {
     sink_->set(nullptr);
     result<void> first;
     if (window_->npu) {
-      default_collector::core::set_device_backend(nullptr);
+      collect::default_collector::core::set_stream_marker(nullptr);
       first = window_->npu->synchronize();
       (void)device_.attach(nullptr);
       window_->npu.reset();
@@ -392,27 +392,27 @@ class profiler {
     }
     if (any_env) w.end_object();
     w.end_object();
-    return writer::detail::write_file(dir + "/profiler_metadata.json", w.str());
+    return prof::detail::write_file(dir + "/profiler_metadata.json", w.str());
   }
 
   session_config cfg_;
-  std::optional<collect::schedule> schedule_;
+  std::optional<session::schedule> schedule_;
   trace_ready_fn on_trace_ready_;
   std::function<void(const std::string&)> warn_;
   mutable std::mutex mu_;
   bool started_ = false;
   std::uint64_t step_ = 0;
   profiler_action action_ = profiler_action::none;
-  std::optional<clock_calibration> calibration_;
+  std::optional<collect::clock_calibration> calibration_;
   std::shared_ptr<detail::switch_sink> sink_ = std::make_shared<detail::switch_sink>();
   detail::session_device device_;
   std::unique_ptr<window> window_;
   std::vector<std::string> saved_;
-  loss_counters last_losses_;
+  collect::loss_counters last_losses_;
   std::map<std::string, json::value> metadata_;
 };
 
-}  // namespace collect
+}  // namespace session
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_SESSION_SESSION_HPP

@@ -20,7 +20,7 @@
 #include "output_path.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace collect {
+namespace session {
 
 enum class profiler_level : std::uint8_t { level_none, level0, level1, level2 };
 enum class export_type : std::uint8_t { text, db };
@@ -38,7 +38,7 @@ struct session_config {
   std::string output = "./";             ///< parent of the PROF_ directories
   std::uint64_t storage_limit_mb = 0;    ///< 0 = unlimited
   std::chrono::milliseconds drain_interval{100};
-  std::optional<overflow_policy> overflow;  ///< runtime override of the collector's policy
+  std::optional<collect::overflow_policy> overflow;  ///< runtime override of the collector's policy
 };
 
 /// The AI Core metric groups, canonical name first, then torch_npu's constant.
@@ -92,7 +92,7 @@ inline result<void> validate(const session_config& c) {
   return {};
 }
 
-}  // namespace collect
+}  // namespace session
 MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_SESSION_SESSION_CONFIG_HPP

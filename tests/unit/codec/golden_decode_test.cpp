@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+namespace prof = msprof::prof;
 namespace codec = msprof::codec;
 namespace json = msprof::json;
 
@@ -41,20 +42,20 @@ std::string slurp(const std::string& p) {
 
 struct counts {
   std::map<std::string, std::uint64_t> n;
-  std::vector<codec::api_record> apis;
-  std::vector<codec::mstx_record> mstx;
+  std::vector<prof::api_record> apis;
+  std::vector<prof::mstx_record> mstx;
   std::vector<codec::StarsAcsqLog> acsq;
-  std::vector<codec::host_record<codec::MsprofNodeBasicInfo>> nodes;
+  std::vector<prof::host_record<codec::MsprofNodeBasicInfo>> nodes;
 };
 
-counts decode_all(codec::prof_reader& r) {
+counts decode_all(prof::prof_reader& r) {
   counts c;
   for (const char* k : {"api", "node_basic_info", "tensor_info", "task_track", "mstx", "mstx_records", "acsq", "pmu"}) c.n[k] = 0;
-  REQUIRE(r.for_each_api([&](const codec::api_record& a) { ++c.n["api"]; c.apis.push_back(a); }));
+  REQUIRE(r.for_each_api([&](const prof::api_record& a) { ++c.n["api"]; c.apis.push_back(a); }));
   REQUIRE(r.for_each_node_basic_info([&](const auto& x) { ++c.n["node_basic_info"]; c.nodes.push_back(x); }));
   REQUIRE(r.for_each_tensor_info([&](const auto&) { ++c.n["tensor_info"]; }));
   REQUIRE(r.for_each_task_track([&](const auto&) { ++c.n["task_track"]; }));
-  REQUIRE(r.for_each_mstx([&](const codec::mstx_record& e) {
+  REQUIRE(r.for_each_mstx([&](const prof::mstx_record& e) {
     ++c.n["mstx"];
     c.n["mstx_records"] += e.segments;
     c.mstx.push_back(e);
@@ -71,7 +72,7 @@ counts decode_all(codec::prof_reader& r) {
 TEST_CASE("golden: record counts equal the generator's for every case") {
   for (const char* name : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed"}) {
     CAPTURE(name);
-    auto r = codec::prof_reader::open(golden_prof(name));
+    auto r = prof::prof_reader::open(golden_prof(name));
     REQUIRE(r);
     auto c = decode_all(*r);
     auto checks = json::parse(slurp(std::string(MSPROF_TEST_DATA_DIR) + "/golden/" + name + "/checks.json"), "checks.json");
@@ -87,7 +88,7 @@ TEST_CASE("golden: record counts equal the generator's for every case") {
 }
 
 TEST_CASE("golden: control files and clocks (README common input facts)") {
-  auto r = codec::prof_reader::open(golden_prof("ops_pipeutil"));
+  auto r = prof::prof_reader::open(golden_prof("ops_pipeutil"));
   REQUIRE(r);
   const auto& h = r->host();
   CHECK(h.cpu_frequency_mhz == 0);  // "Frequency": "" -> ns mode
@@ -112,10 +113,10 @@ TEST_CASE("golden: control files and clocks (README common input facts)") {
 }
 
 TEST_CASE("golden: ops_pipeutil values") {
-  auto r = codec::prof_reader::open(golden_prof("ops_pipeutil"));
+  auto r = prof::prof_reader::open(golden_prof("ops_pipeutil"));
   REQUIRE(r);
   auto c = decode_all(*r);
-  std::map<std::string, codec::host_record<codec::MsprofNodeBasicInfo>> by_name;
+  std::map<std::string, prof::host_record<codec::MsprofNodeBasicInfo>> by_name;
   for (const auto& n : c.nodes) by_name[r->lookup(n.payload.opName)] = n;
   REQUIRE(by_name.count("MatMul_1"));
   CHECK(by_name["MatMul_1"].payload.blockNum == 20);
@@ -139,7 +140,7 @@ TEST_CASE("golden: ops_pipeutil values") {
 }
 
 TEST_CASE("golden: mstx_domains joins the 2-segment message and keeps UTF-8") {
-  auto r = codec::prof_reader::open(golden_prof("mstx_domains"));
+  auto r = prof::prof_reader::open(golden_prof("mstx_domains"));
   REQUIRE(r);
   auto c = decode_all(*r);
   bool long_found = false, utf8 = false;
@@ -159,7 +160,7 @@ TEST_CASE("golden: mstx_domains joins the 2-segment message and keeps UTF-8") {
 }
 
 TEST_CASE("golden: truncated_tail keeps every whole record and reports both cut tails") {
-  auto r = codec::prof_reader::open(golden_prof("truncated_tail"));
+  auto r = prof::prof_reader::open(golden_prof("truncated_tail"));
   REQUIRE(r);
   auto c = decode_all(*r);
   CHECK(c.n["api"] == 3);

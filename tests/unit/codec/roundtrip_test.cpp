@@ -7,6 +7,7 @@
 #include <msprof/codec/dictionary.hpp>
 #include <msprof/codec/encode.hpp>
 #include <msprof/codec/hash.hpp>
+#include <msprof/instrument/sink.hpp>
 
 #include <cstring>
 #include <string>
@@ -174,7 +175,7 @@ TEST_CASE("additional payloads: tensor_info split, context_id_info, graph_id_map
 
 TEST_CASE("mstx memory: MstxMemInfo bytes and round trip") {
   codec::MstxMemInfo m;
-  m.op = static_cast<std::uint8_t>(codec::mstx_mem_op::region_register);
+  m.op = static_cast<std::uint8_t>(msprof::instrument::mem_op::region_register);
   m.deviceId = 3;
   m.handle = 7;
   m.heap = 2;

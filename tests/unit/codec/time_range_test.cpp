@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Regression tests for fuzz findings F1 and F3 (docs/fuzzing.md) at the codec
-// level: the checked time arithmetic (codec::time_ns), the reader's range
+// level: the checked time arithmetic (prof::time_ns), the reader's range
 // checks on clock values, and dictionary strings ending in '\r'.
 #include <doctest/doctest.h>
 #include <msprof/codec/dictionary.hpp>
@@ -11,8 +11,9 @@
 
 #include "../../fuzz/targets.hpp"
 
+namespace prof = msprof::prof;
 namespace codec = msprof::codec;
-namespace tn = msprof::codec::time_ns;
+namespace tn = msprof::prof::time_ns;
 namespace fs = std::filesystem;
 
 namespace {
@@ -39,7 +40,7 @@ struct reproducer {
   }
 };
 
-bool has_warning(const codec::prof_reader& r, const std::string& part) {
+bool has_warning(const prof::prof_reader& r, const std::string& part) {
   for (const auto& w : r.warnings())
     if (w.message.find(part) != std::string::npos) return true;
   return false;
@@ -85,7 +86,7 @@ TEST_CASE("time_ns: checked conversions report what does not fit in int64 ns") {
 }
 
 TEST_CASE("time_ns: host and device clocks are checked, and clamped in to_monotonic_ns") {
-  codec::host_info h;  // cpu_frequency_mhz 0: records are monotonic ns
+  prof::host_info h;  // cpu_frequency_mhz 0: records are monotonic ns
   CHECK(h.monotonic_ns(42) == 42);
   CHECK_FALSE(h.monotonic_ns(0xFFFFFFFFFFFFFFFFull).has_value());
   CHECK(h.to_monotonic_ns(0xFFFFFFFFFFFFFFFFull) == kMax);
@@ -103,7 +104,7 @@ TEST_CASE("time_ns: host and device clocks are checked, and clamped in to_monoto
   h.collection_time_begin_us = 18446744073709551ull;  // set by hand; the reader rejects it
   CHECK(h.wall_offset_ns() == kMax);
 
-  codec::device_info d;
+  prof::device_info d;
   d.hwts_frequency_mhz = 50;
   d.cntvct = 0;
   d.monotonic_raw_ns = 1000;
@@ -114,15 +115,15 @@ TEST_CASE("time_ns: host and device clocks are checked, and clamped in to_monoto
 
 TEST_CASE("F3: the reader rejects a collectionTimeBegin that overflows int64 ns (fuzz reproducer)") {
   reproducer r("reader", "finding-F3-collection-time-begin-overflow");
-  codec::reader_options strict;
+  prof::reader_options strict;
   strict.strict = true;
-  auto s = codec::prof_reader::open(r.dir, strict);
+  auto s = prof::prof_reader::open(r.dir, strict);
   REQUIRE_FALSE(s);
   CHECK(s.err().message.find(r.dir + "/host/start_info: collectionTimeBegin out of range (18446744073709551 us") !=
         std::string::npos);
 
   // Lenient: a warning, and the value is treated as missing.
-  auto l = codec::prof_reader::open(r.dir);
+  auto l = prof::prof_reader::open(r.dir);
   REQUIRE(l);
   CHECK(has_warning(*l, "/host/start_info: collectionTimeBegin out of range"));
   CHECK(l->host().collection_time_begin_us == 0);
@@ -133,12 +134,12 @@ TEST_CASE("F3: clock_monotonic_raw above INT64_MAX in host_start.log is a contro
   reproducer r("reader", "seed-host_api_only");
   std::ofstream(r.dir + "/host/host_start.log", std::ios::trunc)
       << "clock_monotonic_raw: 9223372036854775808\ncntvct: 1\n";
-  codec::reader_options strict;
+  prof::reader_options strict;
   strict.strict = true;
-  auto s = codec::prof_reader::open(r.dir, strict);
+  auto s = prof::prof_reader::open(r.dir, strict);
   REQUIRE_FALSE(s);
   CHECK(s.err().message.find(r.dir + "/host/host_start.log: clock_monotonic_raw out of range") != std::string::npos);
-  auto l = codec::prof_reader::open(r.dir);
+  auto l = prof::prof_reader::open(r.dir);
   REQUIRE(l);
   CHECK(has_warning(*l, "/host/host_start.log: clock_monotonic_raw out of range (9223372036854775808 ns"));
   CHECK(l->host().host_monotonic_raw_ns == 0);

@@ -185,7 +185,7 @@ TEST_CASE("F2: join() skips and counts every kind of record whose time does not 
   c.tracks.push_back({huge, 1, 0, 1, 9, 0, 0});
   // mstx: one good, two bad.
   auto mstx = [](std::uint64_t start, std::uint64_t end, std::uint64_t mark_id, const char* message) {
-    msprof::codec::mstx_record r;
+    msprof::prof::mstx_record r;
     r.stamp.processId = 1;
     r.stamp.threadId = 1;
     r.stamp.startTime = start;

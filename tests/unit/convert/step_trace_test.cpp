@@ -33,7 +33,7 @@
 #include "../../support/temp_dir.hpp"
 
 namespace codec = msprof::codec;
-namespace writer = msprof::writer;
+namespace prof = msprof::prof;
 namespace device = msprof::device;
 namespace cv = msprof::convert;
 namespace fs = std::filesystem;
@@ -74,18 +74,18 @@ device::op_desc op(const std::string& name) {
 /// A PROF_ dir with fixed clocks and a simulated device: `steps` steps, each
 /// with ops "Op_<step>_a" and "Op_<step>_b" between its step markers.
 std::string make_steps(const temp_dir& t, int steps, bool markers = true) {
-  writer::prof_dir_options o;
+  prof::prof_dir_options o;
   o.parent = t.path;
   o.name = "PROF_000001_20260101120000000_STEPTRACEAAAAAAA";
   o.pid = 4242;
   o.pid_name = "train";
   o.monotonic_raw_ns = 1000000000000ull;
   o.wall_us = 1767268800000000ull;
-  writer::device_options d;
+  prof::device_options d;
   d.id = 0;
   d.cntvct = 5000000000ull;
   o.devices.push_back(d);
-  auto dir = writer::prof_dir::create(o);
+  auto dir = prof::prof_dir::create(o);
   REQUIRE(dir);
   {
     device::simulated_options so;
@@ -413,11 +413,11 @@ TEST_CASE("step trace: model-mode tags (model start/end, FP/BP) and unpaired ste
 
 TEST_CASE("step trace: a profiler session's recorded steps are the PROF_ directory's iterations") {
   temp_dir t;
-  msprof::collect::session_config c;
+  msprof::session::session_config c;
   c.output = t.path;
   c.drain_interval = std::chrono::milliseconds(5);
   std::vector<std::string> ready;
-  msprof::collect::profiler prof(c, msprof::collect::schedule{1, 3, 1, 1, 0},
+  msprof::session::profiler prof(c, msprof::session::schedule{1, 3, 1, 1, 0},
                                  [&](const std::string& dir) { ready.push_back(dir); });
   REQUIRE(static_cast<bool>(prof.start()));
   auto stream = prof.device().create_stream();

@@ -28,7 +28,7 @@
 #include "../../support/temp_dir.hpp"
 
 namespace codec = msprof::codec;
-namespace writer = msprof::writer;
+namespace prof = msprof::prof;
 namespace device = msprof::device;
 namespace cv = msprof::convert;
 
@@ -36,9 +36,9 @@ namespace {
 
 /// A PROF_ directory with one simulated device 0. `fixed` pins every clock
 /// (with simulated_options::virtual_host_step_ns the output is reproducible).
-writer::prof_dir make_dir(const temp_dir& t, const std::string& name = "PROF_000001_20260101120000000_SIMULATEDDEVICEAA",
+prof::prof_dir make_dir(const temp_dir& t, const std::string& name = "PROF_000001_20260101120000000_SIMULATEDDEVICEAA",
                           bool fixed = false, std::uint32_t ai_core_num = 24) {
-  writer::prof_dir_options o;
+  prof::prof_dir_options o;
   o.parent = t.path;
   o.name = name;
   o.pid = 4242;
@@ -47,12 +47,12 @@ writer::prof_dir make_dir(const temp_dir& t, const std::string& name = "PROF_000
     o.monotonic_raw_ns = 1000000000000ull;
     o.wall_us = 1767268800000000ull;
   }
-  writer::device_options d;
+  prof::device_options d;
   d.id = 0;
   d.cntvct = 5000000000ull;
   d.ai_core_num = ai_core_num;
   o.devices.push_back(d);
-  auto r = writer::prof_dir::create(o);
+  auto r = prof::prof_dir::create(o);
   REQUIRE(r);
   return std::move(*r);
 }
@@ -80,19 +80,19 @@ struct dev_task {
 
 /// Everything the directory holds, decoded.
 struct dump {
-  codec::prof_reader r;
-  std::vector<codec::api_record> apis;
-  std::vector<codec::host_record<codec::MsprofNodeBasicInfo>> nodes;
-  std::vector<codec::host_record<codec::MsprofTensorInfo>> tensors;
-  std::vector<codec::host_record<codec::MsprofRuntimeTrack>> tracks;
-  std::vector<codec::host_record<codec::MsprofMemcpyInfo>> memcpys;
+  prof::prof_reader r;
+  std::vector<prof::api_record> apis;
+  std::vector<prof::host_record<codec::MsprofNodeBasicInfo>> nodes;
+  std::vector<prof::host_record<codec::MsprofTensorInfo>> tensors;
+  std::vector<prof::host_record<codec::MsprofRuntimeTrack>> tracks;
+  std::vector<prof::host_record<codec::MsprofMemcpyInfo>> memcpys;
   std::vector<codec::StarsAcsqLog> acsq;
   std::vector<codec::ContextPmu> pmu;
   std::map<std::pair<std::uint16_t, std::uint16_t>, dev_task> tasks;  ///< (stream, task) after unpacking
 
-  std::string api_name(const codec::api_record& a) const { return r.type_name(a.level, a.type); }
-  std::vector<codec::api_record> apis_named(const std::string& n) const {
-    std::vector<codec::api_record> v;
+  std::string api_name(const prof::api_record& a) const { return r.type_name(a.level, a.type); }
+  std::vector<prof::api_record> apis_named(const std::string& n) const {
+    std::vector<prof::api_record> v;
     for (const auto& a : apis)
       if (api_name(a) == n) v.push_back(a);
     return v;
@@ -110,10 +110,10 @@ struct dump {
 };
 
 dump read_all(const std::string& path) {
-  auto rr = codec::prof_reader::open(path);
+  auto rr = prof::prof_reader::open(path);
   REQUIRE(rr);
   dump d{std::move(*rr), {}, {}, {}, {}, {}, {}, {}, {}};
-  REQUIRE(d.r.for_each_api([&](const codec::api_record& a) { d.apis.push_back(a); }));
+  REQUIRE(d.r.for_each_api([&](const prof::api_record& a) { d.apis.push_back(a); }));
   REQUIRE(d.r.for_each_node_basic_info([&](const auto& n) { d.nodes.push_back(n); }));
   REQUIRE(d.r.for_each_tensor_info([&](const auto& n) { d.tensors.push_back(n); }));
   REQUIRE(d.r.for_each_task_track([&](const auto& n) { d.tracks.push_back(n); }));
@@ -140,7 +140,7 @@ dump read_all(const std::string& path) {
 /// Device cycles -> host monotonic ns through the directory's own clock files.
 std::int64_t mono(const dump& d, std::uint64_t cycles) { return d.r.device(0)->to_monotonic_ns(cycles); }
 
-bool inside(const codec::api_record& a, std::uint64_t t) { return a.begin <= t && t <= a.end; }
+bool inside(const prof::api_record& a, std::uint64_t t) { return a.begin <= t && t <= a.end; }
 
 }  // namespace
 
@@ -337,12 +337,12 @@ TEST_CASE("device: wait_event orders the waiting stream after the recorded task"
 
 TEST_CASE("device: sub-cycle tasks never overlap at a low hwts frequency") {
   temp_dir t;
-  writer::prof_dir_options o;
+  prof::prof_dir_options o;
   o.parent = t.path;
-  writer::device_options dv;
+  prof::device_options dv;
   dv.hwts_frequency_mhz = 1;  // 1 µs per device cycle: markers (20 ns) and events (0.5 µs) round up
   o.devices.push_back(dv);
-  auto dir = writer::prof_dir::create(o);
+  auto dir = prof::prof_dir::create(o);
   REQUIRE(dir);
   device::simulated_options so;
   so.virtual_host_step_ns = 1;  // submits 1 ns apart: the tasks queue back to back
@@ -557,7 +557,7 @@ TEST_CASE("device: info.json and sample.json say simulated") {
     REQUIRE(dev.synchronize());
   }
   REQUIRE(dir.close());
-  auto r = codec::prof_reader::open(dir.path());
+  auto r = prof::prof_reader::open(dir.path());
   REQUIRE(r);
   CHECK(r->host().simulated);
   CHECK(r->host().info.get("simulated_device").as_string_or("") == "yes");
@@ -570,12 +570,12 @@ TEST_CASE("device: info.json and sample.json say simulated") {
 TEST_CASE("device: aic_metrics other than PipeUtilization and unknown devices are clear errors") {
   SUBCASE("metrics from the PROF directory's device options") {
     temp_dir t;
-    writer::prof_dir_options o;
+    prof::prof_dir_options o;
     o.parent = t.path;
-    writer::device_options dv;
+    prof::device_options dv;
     dv.aic_metrics = "Memory";
     o.devices.push_back(dv);
-    auto dir = writer::prof_dir::create(o);
+    auto dir = prof::prof_dir::create(o);
     REQUIRE(dir);
     device::simulated_device dev(*dir);
     REQUIRE(dev.init_error() != nullptr);
@@ -597,12 +597,12 @@ TEST_CASE("device: aic_metrics other than PipeUtilization and unknown devices ar
   }
   SUBCASE("metrics from simulated_options when the directory leaves them empty") {
     temp_dir t;
-    writer::prof_dir_options o;
+    prof::prof_dir_options o;
     o.parent = t.path;
-    writer::device_options dv;
+    prof::device_options dv;
     dv.aic_metrics = "";
     o.devices.push_back(dv);
-    auto dir = writer::prof_dir::create(o);
+    auto dir = prof::prof_dir::create(o);
     REQUIRE(dir);
     device::simulated_options so;
     so.aic_metrics = "ArithmeticUtilization";
@@ -727,16 +727,16 @@ TEST_CASE("device: mstx markers with a stream become device marker tasks") {
   auto s = dev.create_stream();
   REQUIRE(s);
   REQUIRE(dev.launch(*s, op("A", "Add")));
-  // Directly through the instrument::device_backend interface...
-  msprof::instrument::device_backend& be = dev;
+  // Directly through the instrument::stream_marker interface...
+  msprof::instrument::stream_marker& be = dev;
   be.marker(device::simulated_device::stream_handle(*s), 41, false);
   be.marker(device::simulated_device::stream_handle(*s), 41, true);
   // ... and through the mstx tool core, as an instrumented program would.
   using core = msprof::instrument::tool_core<quiet_sink>;
-  core::set_device_backend(&dev);
+  core::set_stream_marker(&dev);
   core::mark(0, "on_stream", true, 9, device::simulated_device::stream_handle(*s));
   core::mark(0, "host_only", true, 9, nullptr);  // no stream: no device task
-  core::set_device_backend(nullptr);
+  core::set_stream_marker(nullptr);
   be.marker(nullptr, 1, false);  // a null stream is ignored, never a crash
   REQUIRE(dev.synchronize());
   CHECK(dev.tasks_written() == 4);
@@ -769,13 +769,13 @@ TEST_CASE("device: an mstx range with a stream puts a start and an end marker on
   auto s = dev.create_stream();
   REQUIRE(s);
   using core = msprof::instrument::tool_core<quiet_sink>;
-  core::set_device_backend(&dev);
+  core::set_stream_marker(&dev);
   const auto id = core::range_start(0, "step", true, 4, device::simulated_device::stream_handle(*s));
   std::uint32_t other = 0;
   REQUIRE(core::index_of(core::domain_create("device_test_other"), other));
   core::range_end(other, id);  // wrong domain: rejected later, must not take the end marker
   core::range_end(0, id);
-  core::set_device_backend(nullptr);
+  core::set_stream_marker(nullptr);
   CHECK(id != 0);
   REQUIRE(dev.synchronize());
   REQUIRE(dir.close());

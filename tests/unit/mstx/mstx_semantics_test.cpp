@@ -216,7 +216,7 @@ TEST_CASE("8 threads create domains concurrently") {
 }
 
 namespace {
-struct fake_device : msprof::instrument::device_backend {
+struct fake_device : msprof::instrument::stream_marker {
   std::vector<std::pair<std::uint64_t, bool>> calls;
   void* last = nullptr;
   void marker(void* stream, std::uint64_t id, bool end) noexcept override {
@@ -228,14 +228,14 @@ struct fake_device : msprof::instrument::device_backend {
 
 TEST_CASE("a stream argument issues a device marker with the event id") {
   fake_device dev;
-  core::set_device_backend(&dev);
+  core::set_stream_marker(&dev);
   session_guard s;
   REQUIRE(s.ok);
   int stream_obj = 0;
   mstxMarkA("on stream", &stream_obj);
   mstxMarkA("host only", nullptr);
   s.stop();
-  core::set_device_backend(nullptr);
+  core::set_stream_marker(nullptr);
   auto* r = s.rec->find("on stream");
   REQUIRE(r != nullptr);
   CHECK(r->stream);

@@ -24,7 +24,7 @@
 #include "../../support/temp_dir.hpp"
 
 namespace codec = msprof::codec;
-namespace writer = msprof::writer;
+namespace prof = msprof::prof;
 
 namespace {
 
@@ -63,11 +63,11 @@ codec::api_bytes api(std::uint64_t i) {
   return codec::encode(a);
 }
 
-std::uint64_t count_apis(const std::string& dir, std::vector<codec::warning>* w = nullptr, std::uint64_t* last = nullptr) {
-  auto r = codec::prof_reader::open(dir);
+std::uint64_t count_apis(const std::string& dir, std::vector<prof::warning>* w = nullptr, std::uint64_t* last = nullptr) {
+  auto r = prof::prof_reader::open(dir);
   REQUIRE(r);
   std::uint64_t n = 0;
-  REQUIRE(r->for_each_api([&](const codec::api_record& a) {
+  REQUIRE(r->for_each_api([&](const prof::api_record& a) {
     CHECK(a.item_id == n);  // every record, in order, no gaps
     ++n;
     if (last) *last = a.item_id;
@@ -81,17 +81,17 @@ std::uint64_t count_apis(const std::string& dir, std::vector<codec::warning>* w 
 TEST_CASE("prof_dir: name, layout, modes, control files the reader understands") {
   temp_dir t;
   const mode_t old = umask(0);  // modes must not depend on the umask
-  writer::prof_dir_options o;
+  prof::prof_dir_options o;
   o.parent = t.path + "/out";
   o.pid = 4242;
   o.pid_name = "app";
   o.monotonic_raw_ns = 1000000000000ull;
   o.wall_us = 1767268800000000ull;
-  writer::device_options dev;
+  prof::device_options dev;
   dev.id = 0;
   dev.cntvct = 7000000000ull;
   o.devices.push_back(dev);
-  auto d = writer::prof_dir::create(o);
+  auto d = prof::prof_dir::create(o);
   umask(old);
   REQUIRE(d);
   const std::string name = d->path().substr(d->path().rfind('/') + 1);
@@ -100,7 +100,7 @@ TEST_CASE("prof_dir: name, layout, modes, control files the reader understands")
   CHECK(mode_of(d->path() + "/host/data") == 0750);
   CHECK(mode_of(d->path() + "/device_0/data") == 0750);
   CHECK(mode_of(d->path() + "/host/info.json") == 0640);
-  REQUIRE(d->append(writer::stream::api_event(false), api(0).data(), 40));
+  REQUIRE(d->append(prof::stream::api_event(false), api(0).data(), 40));
   d->hash("MatMul_1");
   d->hash("MatMul_1");
   REQUIRE(d->register_type(codec::level::node, codec::node_type::launch, "launch"));
@@ -131,7 +131,7 @@ TEST_CASE("prof_dir: name, layout, modes, control files the reader understands")
   REQUIRE(os);
   for (const auto& m : gs->members()) { CAPTURE(m.first); CHECK(os->find(m.first) != nullptr); }
 
-  auto r = codec::prof_reader::open(d->path());
+  auto r = prof::prof_reader::open(d->path());
   REQUIRE(r);
   CHECK(r->warnings().empty());
   CHECK(r->host().simulated);
@@ -147,13 +147,13 @@ TEST_CASE("prof_dir: name, layout, modes, control files the reader understands")
 
 TEST_CASE("prof_dir: slice rollover at the slice size, whole records per slice, .done for each") {
   temp_dir t;
-  writer::prof_dir_options o;
+  prof::prof_dir_options o;
   o.parent = t.path;
   o.name = "PROF_000001_20260101120000000_AAAAAAAAAAAAAAAA";
   o.slice_bytes = 1000;  // 25 records of 40 B per slice
-  auto d = writer::prof_dir::create(o);
+  auto d = prof::prof_dir::create(o);
   REQUIRE(d);
-  for (std::uint64_t i = 0; i < 60; ++i) REQUIRE(d->append(writer::stream::api_event(false), api(i).data(), 40));
+  for (std::uint64_t i = 0; i < 60; ++i) REQUIRE(d->append(prof::stream::api_event(false), api(i).data(), 40));
   REQUIRE(d->close());
   const std::string data = d->path() + "/host/data/";
   CHECK(slurp(data + "unaging.api_event.data.slice_0").size() == 1000);
@@ -162,22 +162,22 @@ TEST_CASE("prof_dir: slice rollover at the slice size, whole records per slice, 
   for (int s = 0; s < 3; ++s) CHECK(slurp(data + "unaging.api_event.data.slice_" + std::to_string(s) + ".done").rfind("filesize:", 0) == 0);
   CHECK(slurp(data + "unaging.api_event.data.slice_2.done").rfind("filesize:400\n", 0) == 0);
   // 998-byte slices: only whole 40-byte records go in (960 B each).
-  std::vector<codec::warning> w;
+  std::vector<prof::warning> w;
   CHECK(count_apis(d->path(), &w) == 60);
   CHECK(w.empty());
 }
 
 TEST_CASE("prof_dir: default slice size is 2 MiB") {
   temp_dir t;
-  writer::prof_dir_options o;
+  prof::prof_dir_options o;
   o.parent = t.path;
   CHECK(o.slice_bytes == 2u * 1024 * 1024);
-  auto d = writer::prof_dir::create(o);
+  auto d = prof::prof_dir::create(o);
   REQUIRE(d);
   std::vector<unsigned char> batch;
   const std::uint64_t n = (2u * 1024 * 1024) / 40 + 10;  // just past one slice
   for (std::uint64_t i = 0; i < n; ++i) { auto b = api(i); batch.insert(batch.end(), b.begin(), b.end()); }
-  REQUIRE(d->append(writer::stream::api_event(true), batch.data(), batch.size()));
+  REQUIRE(d->append(prof::stream::api_event(true), batch.data(), batch.size()));
   REQUIRE(d->close());
   const std::string data = d->path() + "/host/data/";
   CHECK(slurp(data + "aging.api_event.data.slice_0").size() == (2u * 1024 * 1024) / 40 * 40);
@@ -187,29 +187,29 @@ TEST_CASE("prof_dir: default slice size is 2 MiB") {
 
 TEST_CASE("prof_dir: rejects partial records and appends after close") {
   temp_dir t;
-  writer::prof_dir_options o;
+  prof::prof_dir_options o;
   o.parent = t.path;
-  auto d = writer::prof_dir::create(o);
+  auto d = prof::prof_dir::create(o);
   REQUIRE(d);
-  auto r = d->append(writer::stream::api_event(false), api(0).data(), 39);
+  auto r = d->append(prof::stream::api_event(false), api(0).data(), 39);
   REQUIRE_FALSE(r);
   CHECK(r.err().code == msprof::errc::invalid_argument);
   REQUIRE(d->close());
-  CHECK_FALSE(d->append(writer::stream::api_event(false), api(0).data(), 40));
+  CHECK_FALSE(d->append(prof::stream::api_event(false), api(0).data(), 40));
   CHECK(d->stats().lost_records == 1);
 }
 
 TEST_CASE("prof_dir: storage limit deletes oldest aging slices, keeps unaging, then stops with a counted loss") {
   temp_dir t;
-  writer::prof_dir_options o;
+  prof::prof_dir_options o;
   o.parent = t.path;
   o.slice_bytes = 400;            // 10 records
   o.storage_limit_bytes = 2000;   // 50 records
-  auto d = writer::prof_dir::create(o);
+  auto d = prof::prof_dir::create(o);
   REQUIRE(d);
   // 20 unaging records stay; aging ones rotate.
-  for (std::uint64_t i = 0; i < 20; ++i) REQUIRE(d->append(writer::stream::api_event(false), api(i).data(), 40));
-  for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(d->append(writer::stream::msproftx(true), std::string(256, '\0').data(), 256) );
+  for (std::uint64_t i = 0; i < 20; ++i) REQUIRE(d->append(prof::stream::api_event(false), api(i).data(), 40));
+  for (std::uint64_t i = 0; i < 100; ++i) REQUIRE(d->append(prof::stream::msproftx(true), std::string(256, '\0').data(), 256) );
   auto st = d->stats();
   CHECK(st.removed_slices > 0);
   CHECK_FALSE(st.stopped);
@@ -219,7 +219,7 @@ TEST_CASE("prof_dir: storage limit deletes oldest aging slices, keeps unaging, t
   // Fill with unaging data until nothing can be deleted: clean stop.
   msprof::result<void> last;
   int appended = 0;
-  for (std::uint64_t i = 0; i < 100 && last; ++i, ++appended) last = d->append(writer::stream::api_event(false), api(20 + i).data(), 40);
+  for (std::uint64_t i = 0; i < 100 && last; ++i, ++appended) last = d->append(prof::stream::api_event(false), api(20 + i).data(), 40);
   REQUIRE_FALSE(last);
   CHECK(last.err().code == msprof::errc::limit);
   CHECK(last.err().message.find("storage limit") != std::string::npos);
@@ -228,18 +228,18 @@ TEST_CASE("prof_dir: storage limit deletes oldest aging slices, keeps unaging, t
   CHECK(st.lost_records >= 1);
   CHECK(st.bytes <= 2000);
   REQUIRE(d->close());
-  std::vector<codec::warning> w;
+  std::vector<prof::warning> w;
   auto n = count_apis(d->path(), &w);
   CHECK(n == 20 + static_cast<std::uint64_t>(appended - 1));
 }
 
 TEST_CASE("reader: corrupted slices give warnings naming file and offset, good records kept") {
   temp_dir t;
-  writer::prof_dir_options o;
+  prof::prof_dir_options o;
   o.parent = t.path;
-  auto d = writer::prof_dir::create(o);
+  auto d = prof::prof_dir::create(o);
   REQUIRE(d);
-  for (std::uint64_t i = 0; i < 5; ++i) REQUIRE(d->append(writer::stream::api_event(false), api(i).data(), 40));
+  for (std::uint64_t i = 0; i < 5; ++i) REQUIRE(d->append(prof::stream::api_event(false), api(i).data(), 40));
   REQUIRE(d->close());
   const std::string f = d->path() + "/host/data/unaging.api_event.data.slice_0";
   {
@@ -249,10 +249,10 @@ TEST_CASE("reader: corrupted slices give warnings naming file and offset, good r
     s.seekp(0, std::ios::end);
     s.write("garbage", 7);  // partial tail
   }
-  auto r = codec::prof_reader::open(d->path());
+  auto r = prof::prof_reader::open(d->path());
   REQUIRE(r);
   std::vector<std::uint64_t> items;
-  REQUIRE(r->for_each_api([&](const codec::api_record& a) { items.push_back(a.item_id); }));
+  REQUIRE(r->for_each_api([&](const prof::api_record& a) { items.push_back(a.item_id); }));
   CHECK(items == std::vector<std::uint64_t>{0, 1, 3, 4});
   REQUIRE(r->warnings().size() == 2);
   CHECK(r->warnings()[0].offset == 80);
@@ -262,15 +262,15 @@ TEST_CASE("reader: corrupted slices give warnings naming file and offset, good r
   CHECK(r->warnings()[1].bytes == 7);
   // Missing info.json: warning (defaults), error when strict.
   REQUIRE(std::remove((d->path() + "/host/info.json").c_str()) == 0);
-  auto r2 = codec::prof_reader::open(d->path());
+  auto r2 = prof::prof_reader::open(d->path());
   REQUIRE(r2);
   CHECK_FALSE(r2->warnings().empty());
-  codec::reader_options strict;
+  prof::reader_options strict;
   strict.strict = true;
-  auto r3 = codec::prof_reader::open(d->path(), strict);
+  auto r3 = prof::prof_reader::open(d->path(), strict);
   REQUIRE_FALSE(r3);
   CHECK(r3.err().message.find("info.json") != std::string::npos);
-  CHECK_FALSE(codec::prof_reader::open(t.path + "/nope"));
+  CHECK_FALSE(prof::prof_reader::open(t.path + "/nope"));
 }
 
 TEST_CASE("prof_dir: a SIGKILLed writer leaves every flushed record readable") {
@@ -281,14 +281,14 @@ TEST_CASE("prof_dir: a SIGKILLed writer leaves every flushed record readable") {
   REQUIRE(child >= 0);
   if (child == 0) {
     close(pipefd[0]);
-    writer::prof_dir_options o;
+    prof::prof_dir_options o;
     o.parent = t.path;
     o.name = "PROF_000001_20260101120000000_KILLEDAAAAAAAAAA";
     o.slice_bytes = 4000;
-    auto d = writer::prof_dir::create(o);
+    auto d = prof::prof_dir::create(o);
     if (!d) _exit(3);
     for (std::uint64_t i = 0;; ++i) {
-      if (!d->append(writer::stream::api_event(false), api(i).data(), 40)) _exit(4);
+      if (!d->append(prof::stream::api_event(false), api(i).data(), 40)) _exit(4);
       if (i % 7 == 6) {
         if (!d->flush()) _exit(5);
         const std::uint64_t flushed = i + 1;
@@ -306,7 +306,7 @@ TEST_CASE("prof_dir: a SIGKILLed writer leaves every flushed record readable") {
   REQUIRE(waitpid(child, &status, 0) == child);
   REQUIRE(WIFSIGNALED(status));
   const std::string dir = t.path + "/PROF_000001_20260101120000000_KILLEDAAAAAAAAAA";
-  std::vector<codec::warning> w;
+  std::vector<prof::warning> w;
   const auto n = count_apis(dir, &w);
   CHECK(n >= flushed);          // every flushed record, in order (checked inside)
   CHECK(n < flushed + 100000);  // sanity

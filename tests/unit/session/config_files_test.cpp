@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-namespace collect = msprof::collect;
+namespace session = msprof::session;
 namespace fs = std::filesystem;
 
 namespace {
 
 struct warnings {
   std::vector<std::string> list;
-  collect::warn_fn fn() {
+  session::warn_fn fn() {
     return [this](const std::string& w) { list.push_back(w); };
   }
   bool any_contains(const std::string& s) const {
@@ -39,7 +39,7 @@ std::string error_of(const msprof::result<T>& r) {
 
 TEST_CASE("config files: acl.json profiler section maps onto session_config") {
   warnings w;
-  auto r = collect::parse_acl_json(R"({
+  auto r = session::parse_acl_json(R"({
     "dump": {"dump_path": "/tmp/dump"},
     "profiler": {
       "switch": "on",
@@ -56,7 +56,7 @@ TEST_CASE("config files: acl.json profiler section maps onto session_config") {
                                    "acl.json", w.fn());
   REQUIRE_MESSAGE(static_cast<bool>(r), error_of(r));
   REQUIRE(r->has_value());
-  const collect::session_config& c = **r;
+  const session::session_config& c = **r;
   CHECK(c.output == "prof_out");
   CHECK(c.aic_metrics == "Memory");
   CHECK(c.drain_interval == std::chrono::milliseconds(20));
@@ -68,7 +68,7 @@ TEST_CASE("config files: acl.json profiler section maps onto session_config") {
 
   // Keys without effect warn when set away from their default; unknown keys warn.
   w.list.clear();
-  r = collect::parse_acl_json(
+  r = session::parse_acl_json(
       R"({"profiler": {"switch": "on", "aicpu": "on", "fp_point": "conv1", "acl_api": "off", "hbm_freq": 10}})",
       "acl.json", w.fn());
   REQUIRE(static_cast<bool>(r));
@@ -79,21 +79,21 @@ TEST_CASE("config files: acl.json profiler section maps onto session_config") {
   CHECK(w.any_contains("acl.json: profiler.hbm_freq: unknown key"));
 
   // Off, or no profiler section: no session.
-  r = collect::parse_acl_json(R"({"profiler": {"switch": "off", "output": "x"}})");
+  r = session::parse_acl_json(R"({"profiler": {"switch": "off", "output": "x"}})");
   REQUIRE(static_cast<bool>(r));
   CHECK_FALSE(r->has_value());
-  r = collect::parse_acl_json(R"({"err_msg_mode": "1"})");
+  r = session::parse_acl_json(R"({"err_msg_mode": "1"})");
   REQUIRE(static_cast<bool>(r));
   CHECK_FALSE(r->has_value());
   w.list.clear();
-  r = collect::parse_acl_json(R"({"profiler": {"output": "x"}})", "acl.json", w.fn());
+  r = session::parse_acl_json(R"({"profiler": {"output": "x"}})", "acl.json", w.fn());
   REQUIRE(static_cast<bool>(r));
   CHECK_FALSE(r->has_value());
   CHECK(w.list == std::vector<std::string>{"acl.json: profiler.switch is missing: profiling is off (expected \"on\")"});
 }
 
 TEST_CASE("config files: acl.json errors name the file and the key and the expected type") {
-  auto err = [](const char* text) { return error_of(collect::parse_acl_json(text, "acl.json", [](const std::string&) {})); };
+  auto err = [](const char* text) { return error_of(session::parse_acl_json(text, "acl.json", [](const std::string&) {})); };
   CHECK(err(R"({"profiler": {"switch": "on", "aic_metrics": 3}})") ==
         "acl.json: profiler.aic_metrics: expected a string, got 3");
   CHECK(err(R"({"profiler": {"switch": "yes"}})") == "acl.json: profiler.switch: expected \"on\" or \"off\", got \"yes\"");
@@ -116,7 +116,7 @@ TEST_CASE("config files: acl.json errors name the file and the key and the expec
   CHECK(long_value.find("...") != std::string::npos);
   CHECK(long_value.size() < 140);
   // JSON syntax errors name the file and the offset.
-  const auto syntax = collect::parse_acl_json(R"({"profiler": {"switch": "on",}})", "conf/acl.json");
+  const auto syntax = session::parse_acl_json(R"({"profiler": {"switch": "on",}})", "conf/acl.json");
   REQUIRE_FALSE(static_cast<bool>(syntax));
   CHECK(syntax.err().code == msprof::errc::parse);
   CHECK(syntax.err().message.find("conf/acl.json") != std::string::npos);
@@ -130,18 +130,18 @@ TEST_CASE("config files: load_acl_json reads the file and names its path") {
     std::ofstream f(path);
     f << R"({"profiler": {"switch": "on", "output": "out", "aic_metrics": 7}})";
   }
-  auto bad = collect::load_acl_json(path);
+  auto bad = session::load_acl_json(path);
   REQUIRE_FALSE(static_cast<bool>(bad));
   CHECK(bad.err().message == path + ": profiler.aic_metrics: expected a string, got 7");
   {
     std::ofstream f(path);
     f << R"({"profiler": {"switch": "on", "output": "out"}})";
   }
-  auto good = collect::load_acl_json(path);
+  auto good = session::load_acl_json(path);
   REQUIRE(static_cast<bool>(good));
   REQUIRE(good->has_value());
   CHECK((*good)->output == "out");
-  auto missing = collect::load_acl_json((dir / "none.json").string());
+  auto missing = session::load_acl_json((dir / "none.json").string());
   REQUIRE_FALSE(static_cast<bool>(missing));
   CHECK(missing.err().code == msprof::errc::not_found);
   CHECK(missing.err().message.find("none.json") != std::string::npos);
@@ -150,7 +150,7 @@ TEST_CASE("config files: load_acl_json reads the file and names its path") {
 
 TEST_CASE("config files: TensorFlow profiling_options") {
   warnings w;
-  auto r = collect::parse_profiling_options(
+  auto r = session::parse_profiling_options(
       R"({"output": "/tmp/tf_prof", "training_trace": "on", "task_trace": "on", "aic_metrics": "ArithmeticUtilization",
           "fp_point": "resnet_model/conv2d/Conv2Dresnet_model/batch_normalization/FusedBatchNormV3_Reduce",
           "bp_point": "gradients/AddN_70", "msproftx": "off", "storage_limit": "300MB"})",
@@ -164,24 +164,24 @@ TEST_CASE("config files: TensorFlow profiling_options") {
   CHECK(w.list.size() == 3);  // training_trace on, fp_point, bp_point: no effect
   CHECK(w.any_contains("profiling_options: training_trace: \"on\" has no effect"));
 
-  r = collect::parse_profiling_options(R"({"task_trace": "off", "hccl": "off", "job_id": "7"})", "profiling_options",
+  r = session::parse_profiling_options(R"({"task_trace": "off", "hccl": "off", "job_id": "7"})", "profiling_options",
                                        w.fn());
   REQUIRE(static_cast<bool>(r));
   CHECK_FALSE(r->npu);
   CHECK(w.any_contains("profiling_options: job_id: unknown key, ignored"));
 
-  CHECK(error_of(collect::parse_profiling_options(R"({"task_trace": true})")) ==
+  CHECK(error_of(session::parse_profiling_options(R"({"task_trace": true})")) ==
         "profiling_options: task_trace: expected \"on\" or \"off\", got true");
-  CHECK(error_of(collect::parse_profiling_options(R"({"output": null})")) ==
+  CHECK(error_of(session::parse_profiling_options(R"({"output": null})")) ==
         "profiling_options: output: expected a string, got null");
-  CHECK(error_of(collect::parse_profiling_options(R"({"fp_point": 1})")) ==
+  CHECK(error_of(session::parse_profiling_options(R"({"fp_point": 1})")) ==
         "profiling_options: fp_point: expected a string, got 1");
-  CHECK(error_of(collect::parse_profiling_options("output=/tmp")).find("profiling_options") != std::string::npos);
+  CHECK(error_of(session::parse_profiling_options("output=/tmp")).find("profiling_options") != std::string::npos);
 }
 
 TEST_CASE("config files: the profiler_config.json template parses to torch_npu's defaults without warnings") {
   warnings w;
-  auto r = collect::parse_profiler_config(collect::profiler_config_template(), "profiler_config.json", w.fn());
+  auto r = session::parse_profiler_config(session::profiler_config_template(), "profiler_config.json", w.fn());
   REQUIRE_MESSAGE(static_cast<bool>(r), error_of(r));
   CHECK(w.list.empty());
   CHECK(r->start_step == 0);
@@ -194,12 +194,12 @@ TEST_CASE("config files: the profiler_config.json template parses to torch_npu's
   CHECK(r->session.npu);
   CHECK(r->session.output == "./");
   CHECK(r->session.aic_metrics == "AiCoreNone");
-  CHECK(r->session.level == collect::profiler_level::level0);
+  CHECK(r->session.level == session::profiler_level::level0);
   CHECK_FALSE(r->session.mstx);
   CHECK(r->session.data_simplification);
-  CHECK(r->session.export_types == std::vector<collect::export_type>{collect::export_type::text});
+  CHECK(r->session.export_types == std::vector<session::export_type>{session::export_type::text});
   // An empty object is the same configuration.
-  auto empty = collect::parse_profiler_config("{}");
+  auto empty = session::parse_profiler_config("{}");
   REQUIRE(static_cast<bool>(empty));
   CHECK(empty->session.aic_metrics == "AiCoreNone");
   CHECK(empty->active == 1);
@@ -207,7 +207,7 @@ TEST_CASE("config files: the profiler_config.json template parses to torch_npu's
 
 TEST_CASE("config files: profiler_config.json keys") {
   warnings w;
-  auto r = collect::parse_profiler_config(R"({
+  auto r = session::parse_profiler_config(R"({
     "activities": ["CPU"],
     "prof_dir": "./dyn_out",
     "analyse": true,
@@ -247,9 +247,9 @@ TEST_CASE("config files: profiler_config.json keys") {
   CHECK(r->start_step == 10);
   CHECK(r->is_rank);
   CHECK(r->rank_list == std::vector<std::int64_t>{0, 3});
-  CHECK(r->session.level == collect::profiler_level::level1);
+  CHECK(r->session.level == session::profiler_level::level1);
   CHECK(r->session.aic_metrics == "L2Cache");
-  CHECK(r->session.export_types == std::vector<collect::export_type>{collect::export_type::text, collect::export_type::db});
+  CHECK(r->session.export_types == std::vector<session::export_type>{session::export_type::text, session::export_type::db});
   CHECK_FALSE(r->session.data_simplification);
   CHECK(r->session.mstx);
   CHECK(r->session.mstx_domain_include == std::vector<std::string>{"compute"});
@@ -264,11 +264,11 @@ TEST_CASE("config files: profiler_config.json keys") {
   CHECK(w.any_contains("cfg/profiler_config.json: future_key: unknown key, ignored"));
 
   // msprof_tx alone also enables mstx; export_type may be one string.
-  r = collect::parse_profiler_config(R"({"experimental_config": {"msprof_tx": true, "export_type": "db"}})");
+  r = session::parse_profiler_config(R"({"experimental_config": {"msprof_tx": true, "export_type": "db"}})");
   REQUIRE(static_cast<bool>(r));
   CHECK(r->session.mstx);
-  CHECK(r->session.export_types == std::vector<collect::export_type>{collect::export_type::db});
-  r = collect::parse_profiler_config(R"({"start_step": -1, "activities": []})");
+  CHECK(r->session.export_types == std::vector<session::export_type>{session::export_type::db});
+  r = session::parse_profiler_config(R"({"start_step": -1, "activities": []})");
   REQUIRE(static_cast<bool>(r));
   CHECK(r->start_step == -1);
   CHECK((r->session.cpu && r->session.npu));
@@ -276,7 +276,7 @@ TEST_CASE("config files: profiler_config.json keys") {
 
 TEST_CASE("config files: profiler_config.json errors name the file and the key and the expected type") {
   auto err = [](const char* text) {
-    return error_of(collect::parse_profiler_config(text, "profiler_config.json", [](const std::string&) {}));
+    return error_of(session::parse_profiler_config(text, "profiler_config.json", [](const std::string&) {}));
   };
   CHECK(err(R"({"active": 0})") == "profiler_config.json: active: expected an integer from 1 to 1000000, got 0");
   CHECK(err(R"({"active": 1.5})") == "profiler_config.json: active: expected an integer from 1 to 1000000, got 1.5");

@@ -25,7 +25,7 @@
 #include "../../support/model_testing.hpp"
 #include "../../support/temp_dir.hpp"
 
-namespace collect = msprof::collect;
+namespace session = msprof::session;
 namespace convert = msprof::convert;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -67,8 +67,8 @@ struct log_lines {
   }
 };
 
-collect::dynamic_options fast(log_lines& log) {
-  collect::dynamic_options o;
+session::dynamic_options fast(log_lines& log) {
+  session::dynamic_options o;
   o.poll_interval = 20ms;
   o.on_log = log.fn();
   return o;
@@ -81,7 +81,7 @@ std::string config_text(const fs::path& out, const std::string& extra) {
 
 // Steps (with one mark each, named after the step() call that follows it)
 // until the profiler has saved `dirs` directories and stopped.
-void step_until_saved(collect::dynamic_profiler& dp, std::size_t dirs) {
+void step_until_saved(session::dynamic_profiler& dp, std::size_t dirs) {
   for (int i = 0; i < 1000; ++i) {
     if (dp.saved_dirs().size() >= dirs && !dp.collecting()) return;
     const std::string text = "before call " + std::to_string(dp.step_num() + 1);
@@ -110,12 +110,12 @@ TEST_CASE("dynamic profiler: init writes the template and the log and an edit ar
   temp_dir t;
   const fs::path cfg_dir = t / "cfg";
   log_lines log;
-  collect::dynamic_profiler dp;
+  session::dynamic_profiler dp;
   REQUIRE(static_cast<bool>(dp.init(cfg_dir.string(), fast(log))));
   CHECK(dp.config_path() == (cfg_dir / "profiler_config.json").string());
   // The template is torch_npu's, and parses without warnings.
   const std::string tmpl = read_text(dp.config_path());
-  CHECK(tmpl == collect::profiler_config_template());
+  CHECK(tmpl == session::profiler_config_template());
   CHECK((fs::status(dp.config_path()).permissions() & fs::perms::all) ==
         (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
   // Log name: dp_<host>_<pid>_rank_<rank>.log
@@ -164,7 +164,7 @@ TEST_CASE("dynamic profiler: init writes the template and the log and an edit ar
 TEST_CASE("dynamic profiler: start_step N starts at the step() that makes the counter N and a passed N is dropped") {
   temp_dir t;
   log_lines log;
-  collect::dynamic_profiler dp;
+  session::dynamic_profiler dp;
   REQUIRE(static_cast<bool>(dp.init((t / "cfg").string(), fast(log))));
   for (int i = 0; i < 3; ++i) dp.step();
   const fs::path out = t / "out";
@@ -203,7 +203,7 @@ TEST_CASE("dynamic profiler: start_step N starts at the step() that makes the co
 TEST_CASE("dynamic profiler: a bad file is logged with file and key and type and the profiler keeps running") {
   temp_dir t;
   log_lines log;
-  collect::dynamic_profiler dp;
+  session::dynamic_profiler dp;
   REQUIRE(static_cast<bool>(dp.init((t / "cfg").string(), fast(log))));
   const std::string path = dp.config_path();
   // Broken JSON, written in place (not atomically).
@@ -240,9 +240,9 @@ TEST_CASE("dynamic profiler: the log is rotated to .1 when it would pass the lim
   temp_dir t;
   const fs::path cfg_dir = t / "cfg";
   log_lines log;
-  collect::dynamic_options o = fast(log);
+  session::dynamic_options o = fast(log);
   o.log_max_bytes = 700;
-  collect::dynamic_profiler dp;
+  session::dynamic_profiler dp;
   REQUIRE(static_cast<bool>(dp.init(cfg_dir.string(), o)));
   for (int i = 0; i < 6; ++i) {
     write_config(dp.config_path(), R"({"active": )" + std::to_string(i + 1) + R"(, "start_step": 100000})");
@@ -270,14 +270,14 @@ TEST_CASE("dynamic profiler: the log is rotated to .1 when it would pass the lim
 TEST_CASE("dynamic profiler: analyse hands the directory to the export handler and shutdown saves a running collection") {
   temp_dir t;
   log_lines log;
-  collect::dynamic_options o = fast(log);
-  convert::export_handler sync_export;
+  session::dynamic_options o = fast(log);
+  session::export_handler sync_export;
   std::vector<std::pair<std::string, bool>> calls;
   o.analyse = [&](const std::string& dir, bool async) {
     calls.emplace_back(dir, async);
     sync_export(dir);
   };
-  collect::dynamic_profiler dp;
+  session::dynamic_profiler dp;
   REQUIRE(static_cast<bool>(dp.init((t / "cfg").string(), o)));
   write_config(dp.config_path(), config_text(t / "out", R"("start_step": -1, "analyse": true,
                                                                  "metadata": {"model": "toy"})"));
@@ -312,7 +312,7 @@ TEST_CASE("dynamic profiler: PROF_CONFIG_PATH and init errors") {
   temp_dir t;
   ::unsetenv("PROF_CONFIG_PATH");
   {
-    collect::dynamic_profiler dp;
+    session::dynamic_profiler dp;
     auto r = dp.init_from_env();
     REQUIRE_FALSE(static_cast<bool>(r));
     CHECK(r.err().message.find("PROF_CONFIG_PATH is not set") != std::string::npos);
@@ -320,7 +320,7 @@ TEST_CASE("dynamic profiler: PROF_CONFIG_PATH and init errors") {
   {
     const std::string dir = (t / "env_cfg").string();
     ::setenv("PROF_CONFIG_PATH", dir.c_str(), 1);
-    collect::dynamic_profiler dp;
+    session::dynamic_profiler dp;
     REQUIRE(static_cast<bool>(dp.init_from_env()));
     ::unsetenv("PROF_CONFIG_PATH");
     CHECK(fs::exists(fs::path(dir) / "profiler_config.json"));
@@ -330,11 +330,11 @@ TEST_CASE("dynamic profiler: PROF_CONFIG_PATH and init errors") {
     CHECK(again.err().message.find("already called") != std::string::npos);
   }
   {
-    collect::dynamic_profiler dp;
+    session::dynamic_profiler dp;
     auto r = dp.init((t / "a b").string());
     REQUIRE_FALSE(static_cast<bool>(r));
     CHECK(r.err().message.find("character ' ' is not allowed") != std::string::npos);
-    collect::dynamic_options o;
+    session::dynamic_options o;
     o.poll_interval = 0ms;
     r = dp.init((t / "ok").string(), o);
     REQUIRE_FALSE(static_cast<bool>(r));
@@ -348,7 +348,7 @@ TEST_CASE("dynamic profiler: PROF_CONFIG_PATH and init errors") {
     fs::create_directories(dir);
     write_config((dir / "profiler_config.json").string(), R"({"start_step": -1, "active": 1})");
     log_lines log;
-    collect::dynamic_profiler dp;
+    session::dynamic_profiler dp;
     REQUIRE(static_cast<bool>(dp.init(dir.string(), fast(log))));
     CHECK(read_text(dir / "profiler_config.json") == R"({"start_step": -1, "active": 1})");
     std::this_thread::sleep_for(80ms);
@@ -363,7 +363,7 @@ TEST_CASE("dynamic profiler: start(config_file) collects from now for warmup + a
   const fs::path out = t / "out";
   const fs::path cfg = t / "start_config.json";
   write_config(cfg.string(), config_text(out, R"("start_step": 7, "warmup": 0, "active": 2)"));
-  collect::dynamic_profiler dp;  // no init(): torch_npu allows start() alone
+  session::dynamic_profiler dp;  // no init(): torch_npu allows start() alone
   REQUIRE(static_cast<bool>(dp.start(cfg.string())));
   CHECK(dp.collecting());
   auto again = dp.start(cfg.string());

@@ -25,7 +25,7 @@
 #include "../../support/model_testing.hpp"
 #include "../../support/temp_dir.hpp"
 
-namespace collect = msprof::collect;
+namespace session = msprof::session;
 namespace convert = msprof::convert;
 namespace fs = std::filesystem;
 
@@ -38,8 +38,8 @@ msprof::device::op_desc op_named(std::string name, std::string type) {
   return op;
 }
 
-collect::session_config config_in(const temp_dir& t) {
-  collect::session_config c;
+session::session_config config_in(const temp_dir& t) {
+  session::session_config c;
   c.output = t.path;
   c.drain_interval = std::chrono::milliseconds(5);
   return c;
@@ -50,7 +50,7 @@ collect::session_config config_in(const temp_dir& t) {
 TEST_CASE("session: each active window of the schedule is one PROF_ directory with exactly its steps") {
   temp_dir t;
   std::vector<std::string> ready;
-  collect::profiler prof(config_in(t), collect::schedule{1, 2, 1, 2, 1},
+  session::profiler prof(config_in(t), session::schedule{1, 2, 1, 2, 1},
                          [&](const std::string& dir) { ready.push_back(dir); });
   std::vector<std::string> warnings;
   prof.on_warning([&](const std::string& w) { warnings.push_back(w); });
@@ -104,9 +104,9 @@ TEST_CASE("session: each active window of the schedule is one PROF_ directory wi
 TEST_CASE("session: without a schedule every step is recorded into one directory handed over at stop()") {
   temp_dir t;
   int calls = 0;
-  collect::session_config cfg = config_in(t);
+  session::session_config cfg = config_in(t);
   cfg.npu = false;
-  collect::profiler prof(cfg, std::nullopt, [&](const std::string&) { ++calls; });
+  session::profiler prof(cfg, std::nullopt, [&](const std::string&) { ++calls; });
   std::vector<std::string> warnings;
   prof.on_warning([&](const std::string& w) { warnings.push_back(w); });
   REQUIRE(static_cast<bool>(prof.start()));
@@ -131,15 +131,15 @@ TEST_CASE("session: without a schedule every step is recorded into one directory
 
 TEST_CASE("session: stop() in the middle of a window saves it and warns, as torch_npu does") {
   temp_dir t;
-  collect::session_config cfg = config_in(t);
+  session::session_config cfg = config_in(t);
   cfg.npu = false;
   int ready = 0;
-  collect::profiler prof(cfg, collect::schedule{0, 3}, [&](const std::string&) { ++ready; });
+  session::profiler prof(cfg, session::schedule{0, 3}, [&](const std::string&) { ++ready; });
   std::vector<std::string> warnings;
   prof.on_warning([&](const std::string& w) { warnings.push_back(w); });
   REQUIRE(static_cast<bool>(prof.start()));
   REQUIRE(static_cast<bool>(prof.step()));
-  CHECK(prof.current_action() == collect::profiler_action::record);
+  CHECK(prof.current_action() == session::profiler_action::record);
   REQUIRE(static_cast<bool>(prof.stop()));
   CHECK(ready == 1);
   REQUIRE(warnings.size() == 1);
@@ -152,9 +152,9 @@ TEST_CASE("session: record_shapes decides whether op shapes are recorded / impor
   for (const bool shapes : {false, true}) {
     CAPTURE(shapes);
     temp_dir t;
-    collect::session_config cfg = config_in(t);
+    session::session_config cfg = config_in(t);
     cfg.record_shapes = shapes;
-    collect::profiler prof(cfg);
+    session::profiler prof(cfg);
     REQUIRE(static_cast<bool>(prof.start()));
     auto stream = prof.device().create_stream();
     REQUIRE(static_cast<bool>(stream));
@@ -181,9 +181,9 @@ TEST_CASE("session: profiler_metadata.json holds metadata and the recorded envir
   temp_dir t;
   ::setenv("HCCL_RDMA_TC", "132", 1);
   ::unsetenv("HCCL_RDMA_SL");
-  collect::session_config cfg = config_in(t);
+  session::session_config cfg = config_in(t);
   cfg.npu = false;
-  collect::profiler prof(cfg);
+  session::profiler prof(cfg);
   prof.add_metadata("model", "resnet50");
   REQUIRE(static_cast<bool>(prof.add_metadata_json("parallel", R"({"dp": 8, "tp": [1, 2]})")));
   auto bad = prof.add_metadata_json("broken", "{\"dp\": ");
@@ -206,12 +206,12 @@ TEST_CASE("session: profiler_metadata.json holds metadata and the recorded envir
 
 TEST_CASE("session: configuration errors name the field / path rules") {
   temp_dir t;
-  auto start_error = [&](collect::session_config c) {
-    collect::profiler prof(c);
+  auto start_error = [&](session::session_config c) {
+    session::profiler prof(c);
     auto r = prof.start();
     return r ? std::string() : r.err().message;
   };
-  collect::session_config c = config_in(t);
+  session::session_config c = config_in(t);
   c.aic_metrics = "PipeUtilisation";
   CHECK(start_error(c).find("aic_metrics 'PipeUtilisation'") != std::string::npos);
   c = config_in(t);
@@ -224,19 +224,19 @@ TEST_CASE("session: configuration errors name the field / path rules") {
   fs::create_directory_symlink(t.path, t / "link");
   c.output = (t / "link" / "out").string();
   CHECK(start_error(c).find("is a symbolic link") != std::string::npos);
-  CHECK(collect::canonical_aic_metrics("ACL_AICORE_PIPE_UTILIZATION") == "PipeUtilization");
-  CHECK(collect::canonical_aic_metrics("nonsense").empty());
-  CHECK(collect::parse_profiler_level("Level1") == collect::profiler_level::level1);
-  CHECK_FALSE(collect::parse_profiler_level("Level3").has_value());
+  CHECK(session::canonical_aic_metrics("ACL_AICORE_PIPE_UTILIZATION") == "PipeUtilization");
+  CHECK(session::canonical_aic_metrics("nonsense").empty());
+  CHECK(session::parse_profiler_level("Level1") == session::profiler_level::level1);
+  CHECK_FALSE(session::parse_profiler_level("Level3").has_value());
 }
 
 TEST_CASE("session: directories 0750 and files 0640 whatever the umask") {
   temp_dir t;
   const mode_t old = ::umask(077);
-  collect::session_config cfg = config_in(t);
+  session::session_config cfg = config_in(t);
   cfg.npu = false;
   {
-    collect::profiler prof(cfg);
+    session::profiler prof(cfg);
     REQUIRE(static_cast<bool>(prof.start()));
     mstxMarkA("umask", nullptr);
     REQUIRE(static_cast<bool>(prof.stop()));
@@ -254,17 +254,17 @@ TEST_CASE("session: directories 0750 and files 0640 whatever the umask") {
 }
 
 TEST_CASE("session: the export handler exports each window (sync and async)") {
-  for (auto mode : {convert::export_mode::sync, convert::export_mode::async}) {
+  for (auto mode : {session::export_mode::sync, session::export_mode::async}) {
     temp_dir t;
-    convert::export_handler handler({}, mode);
-    collect::session_config cfg = config_in(t);
-    collect::profiler prof(cfg, collect::schedule{0, 1, 0, 2}, handler);
+    session::export_handler handler({}, mode);
+    session::session_config cfg = config_in(t);
+    session::profiler prof(cfg, session::schedule{0, 1, 0, 2}, handler);
     REQUIRE(static_cast<bool>(prof.start()));
     auto s = prof.device().create_stream();
     REQUIRE(static_cast<bool>(s));
     for (int step = 0; step < 3; ++step) {
       REQUIRE(static_cast<bool>(prof.device().launch(*s, op_named("Add_" + std::to_string(step), "Add"))));
-      mstxMarkA("exported mark", collect::profiler::stream_handle(*s));
+      mstxMarkA("exported mark", session::profiler::stream_handle(*s));
       REQUIRE(static_cast<bool>(prof.step()));
     }
     REQUIRE(static_cast<bool>(prof.stop()));
@@ -289,18 +289,18 @@ TEST_CASE("session: the export handler exports each window (sync and async)") {
 }
 
 TEST_CASE("session: export_type and data_simplification choose what the export handler writes") {
-  using collect::export_type;
+  using session::export_type;
   const std::vector<std::vector<export_type>> choices{{export_type::text}, {export_type::db},
                                                       {export_type::text, export_type::db}};
   for (const auto& types : choices) {
     temp_dir t;
-    collect::session_config cfg = config_in(t);
+    session::session_config cfg = config_in(t);
     cfg.npu = false;
     cfg.export_types = types;
-    const convert::export_options o = convert::export_options_for(cfg);
+    const convert::export_options o = session::export_options_for(cfg);
     CHECK(o.clear == cfg.data_simplification);
-    convert::export_handler handler(o);
-    collect::profiler prof(cfg, std::nullopt, handler);
+    session::export_handler handler(o);
+    session::profiler prof(cfg, std::nullopt, handler);
     REQUIRE(static_cast<bool>(prof.start()));
     mstxMarkA("a mark", nullptr);
     REQUIRE(static_cast<bool>(prof.stop()));
@@ -317,9 +317,9 @@ TEST_CASE("session: export_type and data_simplification choose what the export h
 
 TEST_CASE("session: mstx memory registrations are written to the PROF_ directory and read back") {
   temp_dir t;
-  collect::session_config cfg = config_in(t);
+  session::session_config cfg = config_in(t);
   cfg.npu = false;
-  collect::profiler prof(cfg, std::nullopt, nullptr);
+  session::profiler prof(cfg, std::nullopt, nullptr);
   REQUIRE(static_cast<bool>(prof.start()));
   static char pool[8192];
   mstxDomainHandle_t domain = mstxDomainCreateA("allocator");
@@ -341,7 +341,7 @@ TEST_CASE("session: mstx memory registrations are written to the PROF_ directory
   REQUIRE(static_cast<bool>(prof.stop()));
   REQUIRE(prof.saved_dirs().size() == 1);
 
-  auto r = msprof::codec::prof_reader::open(prof.saved_dirs()[0]);
+  auto r = msprof::prof::prof_reader::open(prof.saved_dirs()[0]);
   REQUIRE(static_cast<bool>(r));
   struct seen {
     int op;
@@ -400,9 +400,9 @@ TEST_CASE("session: mstx memory registrations are written to the PROF_ directory
 
 TEST_CASE("session: counted losses are visible in the timeline as a slice over the whole collection") {
   temp_dir t;
-  collect::session_config cfg = config_in(t);
+  session::session_config cfg = config_in(t);
   cfg.npu = false;
-  collect::profiler prof(cfg, std::nullopt, nullptr);
+  session::profiler prof(cfg, std::nullopt, nullptr);
   REQUIRE(static_cast<bool>(prof.start()));
   mstxMarkA("kept", nullptr);
   mstxMarkA("=rejected: CSV-injection guard", nullptr);
