@@ -11,7 +11,7 @@ bash scripts/bootstrap.sh
 build=${MSPROF_BUILD_DIR:-build}
 out=${MSPROF_DEMO_OUTPUT:-$root/demo_output}
 
-echo "== building msprof and the example (build dir: $build)"
+echo "== building msprof and the example (build dir: $build; a few minutes the first time)"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=${MSPROF_BUILD_TYPE:-RelWithDebInfo} >/dev/null
 targets=(msprof_cli msprof_mstx)
 have_training_loop=0
@@ -21,7 +21,24 @@ if [ -f examples/training_loop.cpp ]; then
 else
   targets+=(examples_cann_style)
 fi
-cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >/dev/null
+# Progress while it builds: ninja's own status line on a terminal, otherwise a
+# line every 10 s; the whole log is kept and its end shown if the build fails.
+build_log=$build/demo-build.log
+if [ -t 1 ]; then
+  cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+elif ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" 2>&1 | tee "$build_log" | {
+  last=-10
+  while IFS= read -r line; do
+    if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]] && { ((SECONDS - last >= 10)) || [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; }; then
+      echo "   ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]} build steps done (${SECONDS} s)"
+      last=$SECONDS
+    fi
+  done
+}; then
+  tail -40 "$build_log" >&2
+  echo "demo: the build failed (whole log: $build_log)" >&2
+  exit 1
+fi
 msprof=$build/bin/msprof
 example_bin() {
   for p in "$build/bin/examples/$1" "$build/examples/examples_$1"; do
@@ -97,5 +114,5 @@ chrome=$(ls "$last"/mindstudio_profiler_output/chrome_trace_*.json 2>/dev/null |
 echo
 echo "== open the timeline"
 [ -n "$timeline" ] && echo "  MindStudio Insight: open $timeline (or the whole $last)"
-[ -n "$chrome" ] && echo "  Chrome / Perfetto:  https://ui.perfetto.dev or chrome://tracing -> open $chrome"
+[ -n "$chrome" ] && echo "  Chrome DevTools:    F12, Performance, \"Load profile\" -> $chrome (or https://ui.perfetto.dev)"
 echo "  Terminal:           $msprof show -dir $last"

@@ -4,11 +4,16 @@
 #include "msprof/convert/show.hpp"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "msprof/convert/summary.hpp"
@@ -75,13 +80,155 @@ std::string collection_summary(const model& m) {
   return collection_summary(m, n);
 }
 
+namespace detail {
+
+/// What `nsys stats` gives NVTX users, for mstx: ranges grouped by domain and
+/// message (count, total, average, median, min, max, share of the range time),
+/// marks counted by domain and message, and both per thread. The names stay in
+/// memory (one entry per distinct domain and message); the durations go through
+/// a sorter on disk for the medians, so memory does not grow with the events.
+class mstx_statistics {
+ public:
+  mstx_statistics(const std::string& spill_dir, std::size_t spill_budget) : durations_(spill_dir, spill_budget) {}
+
+  void add(const mstx_event& e) {
+    const bool mark = e.event_type == 0 || e.event_type == 3;
+    const std::uint32_t g = group_of(e.domain, e.message);
+    thread_counts& th = threads_[{e.pid, e.tid}];
+    if (mark) {
+      ++groups_[g].marks;
+      ++th.marks;
+      return;
+    }
+    const std::int64_t ns = std::max<std::int64_t>(0, e.end_ns - e.start_ns);
+    group& gr = groups_[g];
+    ++gr.ranges;
+    gr.total_ns += ns;
+    gr.min_ns = std::min(gr.min_ns, ns);
+    gr.max_ns = std::max(gr.max_ns, ns);
+    ++th.ranges;
+    th.total_ns += ns;
+    durations_.push({g, ns}, {});
+  }
+
+  bool empty() const noexcept { return groups_.empty(); }
+
+  /// The range, mark and thread tables; `top` rows of the first two.
+  result<std::string> tables(std::size_t top, bool color) {
+    MSPROF_TRY(find_medians());
+    std::int64_t all_ns = 0;
+    for (const group& g : groups_) all_ns += g.total_ns;
+    std::vector<std::uint32_t> order(groups_.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::string out;
+
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return groups_[a].total_ns != groups_[b].total_ns ? groups_[a].total_ns > groups_[b].total_ns : a < b;
+    });
+    table ranges;
+    ranges.header = {"Time(%)", "Total(us)", "Count", "Avg(us)", "Med(us)", "Min(us)", "Max(us)", "Domain", "Range"};
+    std::size_t range_groups = 0;
+    for (std::uint32_t i : order) {
+      const group& g = groups_[i];
+      if (g.ranges == 0) continue;
+      if (range_groups++ >= top) continue;
+      ranges.rows.push_back({percent(g.total_ns, all_ns), dur_us_fixed3(g.total_ns), std::to_string(g.ranges),
+                             dur_us_fixed3(g.total_ns / static_cast<std::int64_t>(g.ranges)),
+                             dur_us_fixed3(g.median_ns), dur_us_fixed3(g.min_ns), dur_us_fixed3(g.max_ns), g.domain,
+                             g.message});
+    }
+    if (range_groups != 0)
+      out += render_table("mstx ranges (top " + std::to_string(top) + " by total time)", ranges,
+                          {0, 1, 2, 3, 4, 5, 6, 7, 8}, SIZE_MAX, color, range_groups - ranges.rows.size());
+
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return groups_[a].marks != groups_[b].marks ? groups_[a].marks > groups_[b].marks : a < b;
+    });
+    table marks;
+    marks.header = {"Count", "Domain", "Mark"};
+    std::size_t mark_groups = 0;
+    for (std::uint32_t i : order) {
+      const group& g = groups_[i];
+      if (g.marks == 0) continue;
+      if (mark_groups++ >= top) continue;
+      marks.rows.push_back({std::to_string(g.marks), g.domain, g.message});
+    }
+    if (mark_groups != 0)
+      out += render_table("mstx marks (top " + std::to_string(top) + " by count)", marks, {0, 1, 2}, SIZE_MAX, color,
+                          mark_groups - marks.rows.size());
+
+    table threads;
+    threads.header = {"PID", "TID", "Ranges", "Marks", "Range time(us)"};
+    for (const auto& [id, c] : threads_)
+      threads.rows.push_back({std::to_string(id.first), std::to_string(id.second), std::to_string(c.ranges),
+                              std::to_string(c.marks), dur_us_fixed3(c.total_ns)});
+    out += render_table("mstx by thread (nested ranges count in full)", threads, {0, 1, 2, 3, 4}, SIZE_MAX, color);
+    return out;
+  }
+
+ private:
+  struct group {
+    std::string domain, message;
+    std::uint64_t ranges = 0, marks = 0;
+    std::int64_t total_ns = 0, min_ns = std::numeric_limits<std::int64_t>::max(), max_ns = 0, median_ns = 0;
+  };
+  struct thread_counts {
+    std::uint64_t ranges = 0, marks = 0;
+    std::int64_t total_ns = 0;
+  };
+  struct duration_key {
+    std::uint32_t group;
+    std::int64_t ns;
+    bool operator<(const duration_key& o) const noexcept { return group != o.group ? group < o.group : ns < o.ns; }
+  };
+
+  std::uint32_t group_of(const std::string& domain, const std::string& message) {
+    std::string key = domain;
+    key += '\0';
+    key += message;
+    auto [it, added] = index_.try_emplace(std::move(key), static_cast<std::uint32_t>(groups_.size()));
+    if (added) groups_.push_back({domain, message});
+    return it->second;
+  }
+
+  /// The middle duration of each group (the mean of the two middle ones, to
+  /// the ns below, for an even count), from the durations in sorted order.
+  result<void> find_medians() {
+    std::uint32_t current = std::numeric_limits<std::uint32_t>::max();
+    std::uint64_t seen = 0;
+    return durations_.drain([&](const duration_key& k, std::string_view) {
+      if (k.group != current) current = k.group, seen = 0;
+      group& g = groups_[k.group];
+      const std::uint64_t lower = (g.ranges - 1) / 2, upper = g.ranges / 2;
+      if (seen == lower) g.median_ns = k.ns;
+      if (seen == upper && upper != lower) g.median_ns += (k.ns - g.median_ns) / 2;
+      ++seen;
+    });
+  }
+
+  static std::string percent(std::int64_t part, std::int64_t whole) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    return b;
+  }
+
+  std::unordered_map<std::string, std::uint32_t> index_;  // domain NUL message -> groups_ index
+  std::vector<group> groups_;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, thread_counts> threads_;  // (pid, tid)
+  spill_sorter<duration_key> durations_;
+};
+
+}  // namespace detail
+
 /// show_collector's state.
 struct show_collector::impl {
   impl(std::size_t top, const std::string& spill_dir, std::size_t spill_budget)
-      : top_(top), ops_(spill_dir, spill_budget / 2), api_(spill_dir, spill_budget / 2) {}
+      : top_(top), ops_(spill_dir, spill_budget / 3), api_(spill_dir, spill_budget / 3),
+        mstx_(spill_dir, spill_budget / 3) {}
 
   void add(const model& w) {
     counts_.add(w);
+    for (const auto& e : w.mstx) mstx_.add(e);
     for (const auto& a : w.apis) api_.add(a);
     for (const auto& t : w.tasks) {
       if (!in_op_summary(t)) continue;
@@ -122,6 +269,11 @@ struct show_collector::impl {
       });
       out += render_table("API statistic (top " + std::to_string(top_) + " by total time)", api,
                           {1, 2, 3, 4, 5, 6, 7, 8}, top_, color);
+    }
+    if (!mstx_.empty()) {
+      auto mstx = mstx_.tables(top_, color);
+      if (!mstx) return mstx.err();
+      out += *mstx;
     }
     if (final.has_device()) {
       table f;
@@ -171,6 +323,7 @@ struct show_collector::impl {
   spill_sorter<task_row_key> ops_;
   op_statistic_groups op_groups_;
   api_statistic_stream api_;
+  detail::mstx_statistics mstx_;
 };
 
 show_collector::show_collector(std::size_t top, const std::string& spill_dir, std::size_t spill_budget)

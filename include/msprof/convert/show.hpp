@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `msprof show`: the summaries as aligned terminal tables (op summary top-N by
-// duration, op statistic, API statistic, AI Core frequency), gathered window
-// by window.
+// duration, op statistic, API statistic, mstx ranges, marks and threads, AI
+// Core frequency), gathered window by window.
 #ifndef MSPROF_CONVERT_SHOW_HPP
 #define MSPROF_CONVERT_SHOW_HPP
 
@@ -40,8 +40,10 @@ std::string collection_summary(const model& m);
 
 /// What `msprof show` prints, gathered window by window (load_windows) so
 /// memory does not grow with the records: the counts, the top ops by duration,
-/// and the op and API statistics, summed in the order of the summary files (op
-/// rows and calls go through sorters on disk) so the numbers are theirs.
+/// the op and API statistics, summed in the order of the summary files (op
+/// rows and calls go through sorters on disk) so the numbers are theirs, and
+/// the mstx ranges by domain and message (count, total, average, median, min,
+/// max, share of time), marks and threads.
 class show_collector {
  public:
   /// `top`: rows of the op summary and API statistic shown; sorted runs go to `spill_dir`.

@@ -457,6 +457,32 @@ TEST_CASE("cli: launcher --export=off collects the PROF_ dir without exporting i
 }
 #endif
 
+#if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_FIRST_PROGRAM)
+TEST_CASE("cli: a new user's path: README's first program through the launcher, then show's mstx tables") {
+  sandbox s;
+  const auto out = s.root / "out";
+  auto r = s.run({"--output=" + out.string(),
+                  std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_FIRST_PROGRAM});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  REQUIRE(!prof_dir_in(out).empty());
+  r = s.run({"show", "-dir", out.string()});
+  CAPTURE(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("0 API calls, 0 device tasks, 9 mstx events") != std::string::npos);
+  // Three ranges in each group, three marks; the columns before Count are times.
+  auto row_of = [&](const std::string& tail) {
+    const auto at = r.out.find(tail + "\n");
+    return at == std::string::npos ? std::string() : r.out.substr(r.out.rfind('\n', at) + 1, at - r.out.rfind('\n', at) - 1 + tail.size());
+  };
+  const std::string load = row_of("io       load_batch"), decode = row_of("default  decode");
+  CHECK(load.find("  3  ") != std::string::npos);
+  CHECK(decode.find("  3  ") != std::string::npos);
+  for (const char* mark : {"batch 0", "batch 1", "batch 2"}) CHECK(row_of(std::string("1      default  ") + mark) != "");
+  CHECK(r.out.find("Ranges  Marks") != std::string::npos);
+}
+#endif
+
 #else
 TEST_CASE("cli: binary not built") { MESSAGE("MSPROF_TEST_CLI not defined; CLI tests skipped"); }
 #endif

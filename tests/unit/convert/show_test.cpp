@@ -10,8 +10,11 @@
 #include <msprof/convert/text.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "../../support/generated_prof.hpp"
 #include "../../support/temp_dir.hpp"
@@ -21,6 +24,86 @@ namespace cv = msprof::convert;
 namespace fs = std::filesystem;
 
 namespace {
+
+/// The mstx tables from the whole model, with every duration in memory.
+std::string whole_model_mstx(const cv::model& m, std::size_t top) {
+  struct group {
+    std::size_t first;  // position of its first event
+    std::string domain, message;
+    std::vector<std::int64_t> ns;
+    std::uint64_t marks = 0;
+  };
+  std::map<std::pair<std::string, std::string>, group> groups;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::int64_t>> thread_ranges, thread_marks;
+  for (std::size_t i = 0; i < m.mstx.size(); ++i) {
+    const auto& e = m.mstx[i];
+    auto& g = groups.try_emplace({e.domain, e.message}, group{i, e.domain, e.message, {}, 0}).first->second;
+    if (e.event_type == 0 || e.event_type == 3) {
+      ++g.marks;
+      thread_marks[{e.pid, e.tid}].push_back(0);
+    } else {
+      g.ns.push_back(std::max<std::int64_t>(0, e.end_ns - e.start_ns));
+      thread_ranges[{e.pid, e.tid}].push_back(g.ns.back());
+      thread_marks[{e.pid, e.tid}];
+    }
+  }
+  if (groups.empty()) return "";
+  std::vector<group*> order;
+  std::int64_t all = 0;
+  for (auto& [k, g] : groups) {
+    order.push_back(&g);
+    std::sort(g.ns.begin(), g.ns.end());
+    for (auto v : g.ns) all += v;
+  }
+  auto total = [](const group* g) {
+    std::int64_t s = 0;
+    for (auto v : g->ns) s += v;
+    return s;
+  };
+  std::string out;
+  std::sort(order.begin(), order.end(), [&](const group* a, const group* b) {
+    return total(a) != total(b) ? total(a) > total(b) : a->first < b->first;
+  });
+  cv::table ranges;
+  ranges.header = {"Time(%)", "Total(us)", "Count", "Avg(us)", "Med(us)", "Min(us)", "Max(us)", "Domain", "Range"};
+  std::size_t n = 0;
+  for (const group* g : order) {
+    if (g->ns.empty()) continue;
+    if (n++ >= top) continue;
+    const std::size_t c = g->ns.size();
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f", all > 0 ? 100.0 * double(total(g)) / double(all) : 0.0);
+    const std::int64_t med = g->ns[(c - 1) / 2] + (g->ns[c / 2] - g->ns[(c - 1) / 2]) / 2;
+    ranges.rows.push_back({pct, cv::dur_us_fixed3(total(g)), std::to_string(c),
+                           cv::dur_us_fixed3(total(g) / std::int64_t(c)), cv::dur_us_fixed3(med),
+                           cv::dur_us_fixed3(g->ns.front()), cv::dur_us_fixed3(g->ns.back()), g->domain, g->message});
+  }
+  if (n) out += cv::render_table("mstx ranges (top " + std::to_string(top) + " by total time)", ranges,
+                                 {0, 1, 2, 3, 4, 5, 6, 7, 8}, SIZE_MAX, false, n - ranges.rows.size());
+  std::sort(order.begin(), order.end(), [](const group* a, const group* b) {
+    return a->marks != b->marks ? a->marks > b->marks : a->first < b->first;
+  });
+  cv::table marks;
+  marks.header = {"Count", "Domain", "Mark"};
+  n = 0;
+  for (const group* g : order) {
+    if (g->marks == 0) continue;
+    if (n++ >= top) continue;
+    marks.rows.push_back({std::to_string(g->marks), g->domain, g->message});
+  }
+  if (n) out += cv::render_table("mstx marks (top " + std::to_string(top) + " by count)", marks, {0, 1, 2}, SIZE_MAX,
+                                 false, n - marks.rows.size());
+  cv::table threads;
+  threads.header = {"PID", "TID", "Ranges", "Marks", "Range time(us)"};
+  for (const auto& [id, mk] : thread_marks) {
+    const auto& r = thread_ranges[id];
+    std::int64_t s = 0;
+    for (auto v : r) s += v;
+    threads.rows.push_back({std::to_string(id.first), std::to_string(id.second), std::to_string(r.size()),
+                            std::to_string(mk.size()), cv::dur_us_fixed3(s)});
+  }
+  return out + cv::render_table("mstx by thread (nested ranges count in full)", threads, {0, 1, 2, 3, 4}, SIZE_MAX, false);
+}
 
 /// The tables from the whole model, as the command printed them before it streamed.
 std::string whole_model_show(const cv::model& m, std::size_t top) {
@@ -41,6 +124,7 @@ std::string whole_model_show(const cv::model& m, std::size_t top) {
     out += cv::render_table("API statistic (top " + std::to_string(top) + " by total time)", api,
                             {1, 2, 3, 4, 5, 6, 7, 8}, top, false);
   }
+  out += whole_model_mstx(m, top);
   if (m.has_device()) {
     cv::table f;
     f.header = {"Device", "AI Core Freq(MHz)", "AI Cores", "AIV Cores"};
@@ -94,4 +178,45 @@ TEST_CASE("show: a generated collection of 20 k records, spilled, equals the who
   REQUIRE(whole->tasks.size() > 1000);
   for (std::size_t top : {1, 25})
     CHECK(streamed_show(prof.string(), top, 500, 4096) == whole_model_show(*whole, top));
+}
+
+TEST_CASE("show: mstx ranges by domain and message with count, total, average, median, min, max and share") {
+  cv::model m;
+  m.session.prof_dir = "PROF_X";
+  auto range = [&](std::uint32_t tid, const char* domain, const char* msg, std::int64_t us) {
+    cv::mstx_event e;
+    e.pid = 10;
+    e.tid = tid;
+    e.event_type = 2;
+    e.start_ns = 1000000;
+    e.end_ns = e.start_ns + us * 1000;
+    e.domain = domain;
+    e.message = msg;
+    m.mstx.push_back(e);
+  };
+  for (std::int64_t us : {10, 1, 3, 2}) range(11, "train", "step", us);  // median of 4: (2 + 3) / 2
+  range(12, "io", "load", 4);
+  cv::mstx_event mark;
+  mark.pid = 10;
+  mark.tid = 12;
+  mark.event_type = 0;
+  mark.domain = "io";
+  mark.message = "ready";
+  m.mstx.push_back(mark);
+  m.mstx.push_back(mark);
+
+  cv::show_collector c(10, fs::temp_directory_path().string());
+  c.add(m);
+  auto text = c.text(m, false);
+  REQUIRE(text);
+  CAPTURE(*text);
+  CHECK(text->find("0 API calls, 0 device tasks, 7 mstx events") != std::string::npos);
+  CHECK(text->find("  Time(%)  Total(us)  Count  Avg(us)  Med(us)  Min(us)  Max(us)  Domain  Range\n"
+                   "  80.0     16.000     4      4.000    2.500    1.000    10.000   train   step\n"
+                   "  20.0     4.000      1      4.000    4.000    4.000    4.000    io      load\n") != std::string::npos);
+  CHECK(text->find("mstx marks (top 10 by count)\n  Count  Domain  Mark\n  2      io      ready\n") != std::string::npos);
+  CHECK(text->find("  PID  TID  Ranges  Marks  Range time(us)\n"
+                   "  10   11   4       0      16.000\n"
+                   "  10   12   1       2      4.000\n") != std::string::npos);
+  CHECK(text->find("(no API, task or mstx records)") == std::string::npos);
 }
