@@ -1389,18 +1389,10 @@ MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_CORE_PLATFORM_HPP
 // ======== end msprof/core/platform.hpp ========
-// ======== begin msprof/instrument/c_api.hpp (inlined) ========
-// The tool core behind the mstx C function table: implementations of every
-// mstx API (plus msprof's static-message extension) and `init`, which fills a
-// table through the Ascend/mstx getModuleFuncTable protocol. The same `init`
-// serves InitInjectionMstx (libmsprof_mstx.so) and the in-process attach
-// (msprof_mstx_attach_v0_1) under MSPROF_IMPLEMENT.
-#ifndef MSPROF_INSTRUMENT_C_API_HPP
-#define MSPROF_INSTRUMENT_C_API_HPP
-
 // ======== begin msprof/instrument/tool_core.hpp (inlined) ========
 // The mstx tool core: every rule of the mstx API as msprof implements it, in
-// front of a compile-time Sink (see sink.hpp).
+// front of a compile-time Sink (see sink.hpp), and c_api, which fills the mstx
+// C function table with it.
 //
 // - ids: one process-wide counter starting at 1, shared by marks and ranges.
 //   Threads take blocks of ids from it (one RMW per block, not per event), so a
@@ -2108,15 +2100,11 @@ class tool_core {
   static inline std::uint64_t next_mem_handle_ = 1;
 };
 
-}  // namespace instrument
-MSPROF_END_NAMESPACE
-
-#endif  // MSPROF_INSTRUMENT_TOOL_CORE_HPP
-// ======== end msprof/instrument/tool_core.hpp ========
-
-MSPROF_BEGIN_NAMESPACE
-namespace instrument {
-
+// The tool core behind the mstx C function table: implementations of every
+// mstx API (plus msprof's static-message extension) and `init`, which fills a
+// table through the Ascend/mstx getModuleFuncTable protocol. The same `init`
+// serves InitInjectionMstx (libmsprof_mstx.so) and the in-process attach
+// (msprof_mstx_attach_v0_1) under MSPROF_IMPLEMENT.
 template <class Sink>
 struct c_api {
   using core = tool_core<Sink>;
@@ -2212,8 +2200,8 @@ struct c_api {
 }  // namespace instrument
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_INSTRUMENT_C_API_HPP
-// ======== end msprof/instrument/c_api.hpp ========
+#endif  // MSPROF_INSTRUMENT_TOOL_CORE_HPP
+// ======== end msprof/instrument/tool_core.hpp ========
 // ======== begin msprof/collect/clock.hpp (inlined) ========
 // Host timestamps the way CANN takes them: the raw CPU counter (invariant TSC
 // on x86_64, cntvct_el0 on aarch64) when it is usable, otherwise

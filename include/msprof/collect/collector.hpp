@@ -46,7 +46,7 @@
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
 #include "../core/platform.hpp"
-#include "../instrument/c_api.hpp"
+#include "../instrument/tool_core.hpp"
 #include "clock.hpp"
 #include "range_pairer.hpp"
 #include "record_sink.hpp"
