@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A consumer of msprof::convert (fmt, simdjson, SQLite come with it): loading a
+// A consumer of msprof::convert (fmt and SQLite come with it): loading a
 // directory that does not exist must fail with an error naming it.
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/load.hpp>
