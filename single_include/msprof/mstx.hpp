@@ -1180,7 +1180,7 @@ MSPROF_END_NAMESPACE
 //   collect::loss_counters l = collect::losses();
 //
 // Producers (instrumented threads) write fixed-layout records into their own
-// SPSC byte ring (thread_buffer.hpp); a drain thread empties all rings every
+// SPSC byte ring (ring_buffer.hpp); a drain thread empties all rings every
 // drain_interval (default 100 ms) and whenever a ring passes half full,
 // pairs ranges (range_pairer.hpp) and hands finished events to options::sink.
 // Producers never wait for the drain unless the overflow policy is `block`
@@ -2495,20 +2495,6 @@ MSPROF_END_NAMESPACE
 #endif  // MSPROF_COLLECT_RANGE_PAIRER_HPP
 // ======== end msprof/collect/range_pairer.hpp ========
 // #include "record_sink.hpp"  (already inlined above: msprof/collect/record_sink.hpp)
-// ======== begin msprof/collect/thread_buffer.hpp (inlined) ========
-// Per-thread buffer: one byte_ring plus the counters only its thread writes,
-// and the layout of the records the hot path puts into it.
-#ifndef MSPROF_COLLECT_THREAD_BUFFER_HPP
-#define MSPROF_COLLECT_THREAD_BUFFER_HPP
-
-#include <atomic>
-#include <cstdint>
-#include <cstring>
-
-#include <sys/syscall.h>
-#include <unistd.h>
-
-// #include "../core/abi.hpp"  (already inlined above: msprof/core/abi.hpp)
 // ======== begin msprof/collect/ring_buffer.hpp (inlined) ========
 // Single-producer single-consumer byte ring for variable-length records.
 // Producer side: no read-modify-write atomics — it owns write_ (release store
@@ -2520,6 +2506,9 @@ MSPROF_END_NAMESPACE
 // with a 2-byte size in 8-byte units, and are never split across the wrap: a
 // record that does not fit before the end is preceded by a skip marker
 // (size unit 0) that tells the consumer to jump to the start.
+//
+// Below the ring: the layout of the records the hot path puts into it, and the
+// per-thread buffer (one ring plus the counters only its thread writes).
 #ifndef MSPROF_COLLECT_RING_BUFFER_HPP
 #define MSPROF_COLLECT_RING_BUFFER_HPP
 
@@ -2529,6 +2518,9 @@ MSPROF_END_NAMESPACE
 #include <cstdlib>
 #include <cstring>
 #include <new>
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // #include "../core/abi.hpp"  (already inlined above: msprof/core/abi.hpp)
 // #include "../core/platform.hpp"  (already inlined above: msprof/core/platform.hpp)
@@ -2669,15 +2661,6 @@ class byte_ring {
   alignas(64) std::atomic<std::uint64_t> read_{0};
 };
 
-}  // namespace collect
-MSPROF_END_NAMESPACE
-
-#endif  // MSPROF_COLLECT_RING_BUFFER_HPP
-// ======== end msprof/collect/ring_buffer.hpp ========
-
-MSPROF_BEGIN_NAMESPACE
-namespace collect {
-
 // Every record starts with this 8-byte header, then u64 timestamp, u64 id.
 //   mark/range start, static message: + u64 pointer to the literal (no copy)
 //   mark/range start, dynamic message: + msg_len bytes, padded to 8
@@ -2723,8 +2706,8 @@ struct thread_buffer {
 }  // namespace collect
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_COLLECT_THREAD_BUFFER_HPP
-// ======== end msprof/collect/thread_buffer.hpp ========
+#endif  // MSPROF_COLLECT_RING_BUFFER_HPP
+// ======== end msprof/collect/ring_buffer.hpp ========
 
 MSPROF_BEGIN_NAMESPACE
 namespace collect {

@@ -10,7 +10,7 @@
 //   collect::loss_counters l = collect::losses();
 //
 // Producers (instrumented threads) write fixed-layout records into their own
-// SPSC byte ring (thread_buffer.hpp); a drain thread empties all rings every
+// SPSC byte ring (ring_buffer.hpp); a drain thread empties all rings every
 // drain_interval (default 100 ms) and whenever a ring passes half full,
 // pairs ranges (range_pairer.hpp) and hands finished events to options::sink.
 // Producers never wait for the drain unless the overflow policy is `block`
@@ -50,7 +50,7 @@
 #include "clock.hpp"
 #include "range_pairer.hpp"
 #include "record_sink.hpp"
-#include "thread_buffer.hpp"
+#include "ring_buffer.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace collect {
