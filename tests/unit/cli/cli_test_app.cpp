@@ -35,13 +35,15 @@ bool child_exited(pid_t pid) {
 }
 
 int fork_init() {
-  std::atomic<bool> first_done{false}, stop{false};
+  std::atomic<bool> entering{false}, first_done{false}, stop{false};
   std::thread t([&] {
+    entering.store(true);
     mstxMarkA("first call", nullptr);  // runs the injection's initialisation
     first_done.store(true);
     while (!stop.load()) mstxMarkA("spin", nullptr);
   });
   int forks = 0, during_init = 0;
+  while (!entering.load()) std::this_thread::yield();  // fork while the first call runs
   for (; forks < 400; ++forks) {
     const bool in_init = !first_done.load();
     const pid_t pid = ::fork();
