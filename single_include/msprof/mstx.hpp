@@ -2886,6 +2886,7 @@ class basic_collector {
     static const bool atfork = [] {
       ::pthread_atfork(nullptr, nullptr, [] {
         forked_child_.store(true, std::memory_order_release);
+        fork_noted_.store(false, std::memory_order_relaxed);  // each child says it once
         collecting_.store(false, std::memory_order_relaxed);
       });
       return true;
@@ -3000,12 +3001,11 @@ class basic_collector {
  private:
   // The first mstx call of a fork()ed child: say once that it is not recorded.
   MSPROF_NOINLINE static void note_forked_child() noexcept {
-    static std::atomic<bool> said{false};
-    if (said.exchange(true, std::memory_order_relaxed)) return;
+    if (fork_noted_.exchange(true, std::memory_order_relaxed)) return;
     char line[200];
     const int n = std::snprintf(line, sizeof line,
-                                "[msprof] pid %d, fork()ed from pid %u: its mstx calls are not recorded "
-                                "(only the profiled process %u is)\n",
+                                "[msprof] pid %d, fork()ed from profiled pid %u: its mstx calls are not recorded "
+                                "(only pid %u is)\n",
                                 static_cast<int>(::getpid()), pid_, pid_);
     if (n > 0) {
       const ssize_t w = ::write(2, line, static_cast<std::size_t>(n) < sizeof line ? static_cast<std::size_t>(n) : sizeof line - 1);
@@ -3247,7 +3247,7 @@ class basic_collector {
       try {
         opts_.sink->update_losses(l);
       } catch (...) {
-        ++sink_failed_;
+        // Not a lost event: the next pass writes the counters again.
       }
       opts_.sink->flush();
     }
@@ -3401,6 +3401,7 @@ class basic_collector {
 
   static inline std::atomic<bool> collecting_{false};
   static inline std::atomic<bool> forked_child_{false};
+  static inline std::atomic<bool> fork_noted_{false};
   static inline std::atomic<bool> wake_{false};
   static inline std::atomic<overflow_policy> overflow_{Policy::overflow};
   static inline std::atomic<std::uint64_t> block_timeout_ns_{2'000'000};
