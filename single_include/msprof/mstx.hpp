@@ -313,6 +313,12 @@ static inline void mstxMemPermissionsAssign(mstxDomainHandle_t d, mstxMemPermiss
  * COMPLETE | FAILED, others yield), which loads MSTX_INJECTION_PATH if set and
  * then publishes the final slots (tool functions or NULL) with release stores.
  * Afterwards a call is one acquire load (a plain load on x86) and one branch.
+ *
+ * fork(): the initialiser and the attach lock are claimed with the owner's
+ * pid, so a child forked while another thread of its parent was initialising
+ * (or attaching) never waits for a thread that does not exist in the child:
+ * the child takes the init over as FAILED (no tool, calls are no-ops, one line
+ * on stderr when a tool was configured) or takes the attach lock over.
  */
 #ifndef MSPROF_DETAIL_MSTX_DISPATCH_H
 #define MSPROF_DETAIL_MSTX_DISPATCH_H
@@ -325,6 +331,7 @@ static inline void mstxMemPermissionsAssign(mstxDomainHandle_t d, mstxMemPermiss
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if !defined(__GNUC__)
 #  error "msprof/mstx.h needs GCC or Clang (weak hidden link-once globals)"
@@ -366,7 +373,7 @@ typedef void (*msprof_mstx_extDomainQuietFlags_fn)(const unsigned char** base, s
 struct msprof_mstx_context_v0_1 {
   int state;    /* 0 uninited, 1 initializing, 2 complete, 3 failed (no tool) */
   int injected; /* 1 when MSTX_INJECTION_PATH supplied the tool */
-  int lock;     /* serialises attach/detach */
+  int lock;     /* serialises attach/detach: 0 or the pid of the holder */
   msprof_mstx_markA_fn markA;
   msprof_mstx_rangeStartA_fn rangeStartA;
   msprof_mstx_rangeEnd_fn rangeEnd;
@@ -388,6 +395,7 @@ struct msprof_mstx_context_v0_1 {
   const unsigned char* quietBase;
   size_t quietSpan;
   size_t quietMask; /* stride - 1 */
+  int initPid;      /* pid of the process whose thread claimed the init (0: unclaimed) */
 };
 
 /* ------------------------------------------------------------ trampolines */
@@ -417,7 +425,7 @@ MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_context_v0_1 
     msprof_mstx_memHeapRegister_init, msprof_mstx_memHeapUnregister_init,
     msprof_mstx_memRegionsRegister_init, msprof_mstx_memRegionsUnregister_init,
     msprof_mstx_memPermissionsAssign_init, msprof_mstx_extMarkStatic_init,
-    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0};
+    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0, 0};
 
 /* The table a tool writes into during InitInjectionMstx / attach (init owns it). */
 MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_staging_v0_1;
@@ -510,13 +518,30 @@ static void msprof_mstx_publish_v0_1(void) {
   }
 }
 
+/* A fork()ed child whose parent was initialising: that thread does not exist
+ * here, so the child publishes no tool (its calls are no-ops) and says so. */
+static void msprof_mstx_init_in_forked_child_v0_1(void) {
+  static const char note[] =
+      "[msprof mstx] fork() during mstx initialisation in the parent: this child records no mstx events\n";
+  const char* path = getenv("MSTX_INJECTION_PATH");
+  msprof_mstx_clear_staging_v0_1();
+  MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.injected, 0);
+  msprof_mstx_publish_v0_1();
+  MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.state, 3);
+  if (path != NULL && path[0] != '\0') {
+    ssize_t w = write(2, note, sizeof note - 1);
+    (void)w;
+  }
+}
+
 static void msprof_mstx_init_once_v0_1(void) {
-  int expected = 0;
+  int owner = 0, me;
   if (MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.state) >= 2) return;
-  if (__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.state, &expected, 1, 0, __ATOMIC_ACQ_REL,
-                                  __ATOMIC_ACQUIRE)) {
+  me = (int)getpid();
+  if (__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.initPid, &owner, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     int ok = 0;
     const char* path = getenv("MSTX_INJECTION_PATH");
+    MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.state, 1);
     msprof_mstx_clear_staging_v0_1();
     if (path != NULL && path[0] != '\0') {
       void* handle = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
@@ -531,16 +556,30 @@ static void msprof_mstx_init_once_v0_1(void) {
     MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.injected, ok);
     msprof_mstx_publish_v0_1();
     MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.state, ok ? 2 : 3);
-  } else {
-    while (MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.state) == 1) sched_yield();
+    return;
+  }
+  while (MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.state) < 2) {
+    owner = MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.initPid);
+    if (owner != me) { /* claimed in the parent before fork(): take it over, once */
+      if (__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.initPid, &owner, me, 0, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE))
+        msprof_mstx_init_in_forked_child_v0_1();
+      continue;
+    }
+    sched_yield();
   }
 }
 
 static void msprof_mstx_lock_v0_1(void) {
-  int expected = 0;
-  while (!__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.lock, &expected, 1, 0, __ATOMIC_ACQUIRE,
-                                      __ATOMIC_RELAXED)) {
-    expected = 0;
+  const int me = (int)getpid();
+  for (;;) {
+    int held = 0;
+    if (__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.lock, &held, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return;
+    /* Held by a thread of the parent at fork(): it never unlocks in this process. */
+    if (held != me &&
+        __atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.lock, &held, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return;
     sched_yield();
   }
 }
@@ -1189,9 +1228,14 @@ MSPROF_END_NAMESPACE
 // Compile-time policy: MSPROF_COLLECTOR names a collector_policy<Clock,
 // RingBytes, Overflow>; default_policy = auto_clock, 1 MiB rings, drop_newest.
 //
+// Losses survive a crash: after every drain pass the sink gets the counters
+// so far (record_sink::update_losses; open ranges counted as unfinished).
+//
 // fork(): the child never inherits a running collector. Its calls record
-// nothing and start() in the child fails (errc::unsupported);
-// the parent is unaffected.
+// nothing (its first call says so on stderr, once), start() in the child
+// fails (errc::unsupported), and stop()/flush()/losses() in the child touch
+// nothing of the parent's (no drain thread to join, no lock a parent thread
+// may have held at fork). The parent is unaffected.
 #ifndef MSPROF_COLLECT_COLLECTOR_HPP
 #define MSPROF_COLLECT_COLLECTOR_HPP
 
@@ -1202,6 +1246,7 @@ MSPROF_END_NAMESPACE
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -2395,6 +2440,21 @@ struct step_record {
   std::uint32_t tid = 0;
 };
 
+struct loss_counters {
+  std::uint64_t dropped = 0;           // events lost to full rings (all threads, incl. exited)
+  std::uint64_t rejected = 0;          // calls refused (bad message/domain/descriptor, wrong-domain ends)
+  std::uint64_t domain_mismatch = 0;   // of `rejected`: range ends naming another domain
+  std::uint64_t unknown_end = 0;       // ends without a (collected) start
+  std::uint64_t unfinished = 0;        // ranges open at stop()
+  std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
+  std::uint64_t sink_failed = 0;       // tx/mem/step records the sink failed to take (it threw)
+  std::uint64_t collected = 0;         // tx/mem/step records the sink took
+  /// Calls that are not (completely) in the trace.
+  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished + sink_failed; }
+  /// Nothing lost, refused or left open, and every thread had a buffer.
+  bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
+};
+
 class record_sink {
  public:
   virtual ~record_sink() = default;
@@ -2403,6 +2463,9 @@ class record_sink {
   virtual void write_step(const step_record&) {}
   // End of one drain pass (or of stop()): make appended data durable.
   virtual void flush() {}
+  // After every drain pass: the losses so far (ranges open now counted as
+  // unfinished). A sink persists them so that a killed run still has them.
+  virtual void update_losses(const loss_counters&) {}
 };
 
 }  // namespace collect
@@ -2477,6 +2540,8 @@ class range_pairer {
     open_.clear();
   }
   const pairing_counters& counters() const noexcept { return counters_; }
+  /// Ranges started and not (yet) ended.
+  std::uint64_t open_ranges() const noexcept { return open_.size(); }
   void reset() {
     open_.clear();
     pending_.clear();
@@ -2744,21 +2809,6 @@ struct options {
   std::optional<clock_calibration> calibration;
 };
 
-struct loss_counters {
-  std::uint64_t dropped = 0;           // events lost to full rings (all threads, incl. exited)
-  std::uint64_t rejected = 0;          // calls refused (bad message/domain/descriptor, wrong-domain ends)
-  std::uint64_t domain_mismatch = 0;   // of `rejected`: range ends naming another domain
-  std::uint64_t unknown_end = 0;       // ends without a (collected) start
-  std::uint64_t unfinished = 0;        // ranges open at stop()
-  std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
-  std::uint64_t sink_failed = 0;       // tx/mem/step records the sink failed to take (it threw)
-  std::uint64_t collected = 0;         // tx/mem/step records the sink took
-  /// Calls that are not (completely) in the trace.
-  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished + sink_failed; }
-  /// Nothing lost, refused or left open, and every thread had a buffer.
-  bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
-};
-
 template <class Policy>
 class basic_collector {
  public:
@@ -2766,7 +2816,11 @@ class basic_collector {
 
   // --------------------------------------------------- sink for the tool core
   struct sink {
-    static bool collecting() noexcept { return collecting_.load(std::memory_order_relaxed); }
+    static bool collecting() noexcept {
+      if (MSPROF_LIKELY(collecting_.load(std::memory_order_relaxed))) return true;
+      if (MSPROF_UNLIKELY(forked_child_.load(std::memory_order_relaxed))) note_forked_child();
+      return false;
+    }
     static void mark(const instrument::event& e) noexcept {
       write_event(e.msg.is_static ? record_kind::mark_static : record_kind::mark_dynamic, e);
     }
@@ -2794,7 +2848,7 @@ class basic_collector {
 
   // ------------------------------------------------------------ control
   static result<void> start(const options& o) {
-    if (forked_child_.load(std::memory_order_acquire))
+    if (forked_child())
       return make_error(errc::unsupported,
                         "collector: start() in a fork()ed child; the child does not inherit a collector");
     if (!o.sink) return make_error(errc::invalid_argument, "collector: options.sink is required");
@@ -2803,6 +2857,7 @@ class basic_collector {
     static const bool atfork = [] {
       ::pthread_atfork(nullptr, nullptr, [] {
         forked_child_.store(true, std::memory_order_release);
+        fork_noted_.store(false, std::memory_order_relaxed);  // each child says it once
         collecting_.store(false, std::memory_order_relaxed);
       });
       return true;
@@ -2854,6 +2909,7 @@ class basic_collector {
 
   // Stops collecting, drains every ring, pairs what is left and flushes the sink.
   static void stop() {
+    if (forked_child()) return;  // the parent's collector: nothing of it is ours to stop
     std::lock_guard<std::mutex> control(control_mutex());
     if (!running_) return;
     collecting_.store(false, std::memory_order_release);
@@ -2876,6 +2932,7 @@ class basic_collector {
 
   static bool collecting() noexcept { return collecting_.load(std::memory_order_relaxed); }
   static bool running() {
+    if (forked_child()) return false;
     std::lock_guard<std::mutex> control(control_mutex());
     return running_;
   }
@@ -2888,6 +2945,7 @@ class basic_collector {
 
   // Losses of the current (or, after stop(), the last) session.
   static loss_counters losses() {
+    if (forked_child()) return {};
     std::lock_guard<std::mutex> control(control_mutex());
     if (!running_) return final_losses_;
     std::lock_guard<std::mutex> d(drain_mutex());
@@ -2896,17 +2954,36 @@ class basic_collector {
 
   // Registered thread buffers (exited threads' buffers are reclaimed by the drain).
   static std::size_t live_buffers() {
+    if (forked_child()) return 0;
     std::lock_guard<std::mutex> lock(registry_mutex());
     return buffers().size();
   }
 
   // Drains now (used by tests and by the session before a step boundary).
   static void flush() {
+    if (forked_child()) return;
     std::lock_guard<std::mutex> control(control_mutex());
     if (running_) drain_once();
   }
 
+  /// True in a process fork()ed from one where start() was called.
+  static bool forked_child() noexcept { return forked_child_.load(std::memory_order_acquire); }
+
  private:
+  // The first mstx call of a fork()ed child: say once that it is not recorded.
+  MSPROF_NOINLINE static void note_forked_child() noexcept {
+    if (fork_noted_.exchange(true, std::memory_order_relaxed)) return;
+    char line[200];
+    const int n = std::snprintf(line, sizeof line,
+                                "[msprof] pid %d, fork()ed from profiled pid %u: its mstx calls are not recorded "
+                                "(only pid %u is)\n",
+                                static_cast<int>(::getpid()), pid_, pid_);
+    if (n > 0) {
+      const ssize_t w = ::write(2, line, static_cast<std::size_t>(n) < sizeof line ? static_cast<std::size_t>(n) : sizeof line - 1);
+      (void)w;
+    }
+  }
+
   // ---------------------------------------------------------- hot path
   static thread_buffer*& tl() noexcept {
     static thread_local thread_buffer* p = nullptr;
@@ -3134,7 +3211,17 @@ class basic_collector {
         delete b;
       }
     }
-    if (opts_.sink) opts_.sink->flush();
+    if (opts_.sink) {
+      // Losses so far, persisted by the sink: a killed run still reports them.
+      loss_counters l = compute_losses();
+      l.unfinished += pairer_.open_ranges();
+      try {
+        opts_.sink->update_losses(l);
+      } catch (...) {
+        // Not a lost event: the next pass writes the counters again.
+      }
+      opts_.sink->flush();
+    }
   }
 
   static std::string_view domain_name(std::uint16_t d) {
@@ -3278,11 +3365,14 @@ class basic_collector {
   static std::mutex& registry_mutex() { static std::mutex m; return m; }
   static std::mutex& drain_mutex() { static std::mutex m; return m; }
   static std::mutex& wake_mutex() { static std::mutex m; return m; }
-  static std::condition_variable& wake_cv() { static std::condition_variable c; return c; }
+  // Never destroyed: a fork()ed child inherits the drain thread's wait on it,
+  // and destroying a condition variable with a waiter blocks forever (glibc).
+  static std::condition_variable& wake_cv() { static auto* c = new std::condition_variable(); return *c; }
   static std::vector<thread_buffer*>& buffers() { static auto* v = new std::vector<thread_buffer*>(); return *v; }
 
   static inline std::atomic<bool> collecting_{false};
   static inline std::atomic<bool> forked_child_{false};
+  static inline std::atomic<bool> fork_noted_{false};
   static inline std::atomic<bool> wake_{false};
   static inline std::atomic<overflow_policy> overflow_{Policy::overflow};
   static inline std::atomic<std::uint64_t> block_timeout_ns_{2'000'000};

@@ -88,7 +88,20 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   s.wall_offset_ns = *begin_ns - *start_mono;  // both in [0, INT64_MAX]: cannot overflow
   s.start_ns = *begin_ns;
   s.end_ns = end_us ? *end_ns : s.start_ns;
-  if (end_us == 0) warnings.push_back(prof_dir + ": collectionTimeEnd missing (session end = last host record)");
+  if (end_us == 0) {
+    // A collection that never stopped: say so, and how much is known lost.
+    s.unfinished = true;
+    std::uint64_t known = 0;
+    for (const auto& kv : s.losses) known += kv.second;
+    std::string w = prof_dir + ": the collection did not finish (no collectionTimeEnd in " + ctl + "end_info" + sfx +
+                    ": the program was killed or crashed); session end = last record; ";
+    if (s.losses.empty())
+      w += "no loss counters were saved, the losses are unknown";
+    else
+      w += "the loss counters saved during the run count " + std::to_string(known) +
+           " event(s) lost; events of the last drain interval before the end are missing and not counted";
+    warnings.push_back(std::move(w));
+  }
 
   for (const auto& d : r.devices()) {
     device_spec di;

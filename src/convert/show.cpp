@@ -70,6 +70,8 @@ std::string collection_summary(const model& m, const collection_counts& n) {
       if (count > 0) lost += (lost.empty() ? "" : ", ") + what + " " + std::to_string(count);
     out += lost.empty() ? "; no losses" : "; LOSSES: " + lost;
   }
+  if (m.session.unfinished && !m.session.losses.empty())
+    out += "; UNFINISHED collection (program killed or crashed): losses are the last saved counters";
   if (m.session.simulated_device) out += "; device data from the SIMULATED device";
   return out;
 }

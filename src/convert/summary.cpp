@@ -450,12 +450,16 @@ table msprof_losses(const model& m) {
     if (k == "unknown_range_ends") return "range ends without a recorded start";
     if (k == "unfinished_ranges") return "ranges still open when collection stopped";
     if (k == "lost_threads") return "threads whose buffer could not be created: their events are missing";
-    if (k == "storage_limit_dropped") return "records not written because of the storage limit or a full disk";
+    if (k == "storage_limit_dropped") return "events deleted with old slices by the storage limit, or not written (limit reached, full disk)";
     if (k == "sink_failed") return "records the output failed to take (an error writing them): not in any output";
     return "";
   };
   for (const auto& [k, n] : m.session.losses)
     if (n > 0) t.rows.push_back({k, std::to_string(n), meaning(k)});
+  if (m.session.unfinished && !m.session.losses.empty())
+    t.rows.push_back({"collection_unfinished", "unknown",
+                      "the program ended without stopping collection (killed or crashed): the counters above are the "
+                      "last ones saved; events of the last drain interval are missing and not counted"});
   return t;
 }
 

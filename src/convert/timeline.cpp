@@ -132,12 +132,15 @@ void loss_note(const model& m, event_sink& out) {
     total += n;
     if (n > 0) x.args.push_back(trace_arg::num(what, static_cast<std::int64_t>(n)));
   }
-  if (total == 0) return;
+  const bool unfinished = m.session.unfinished && !m.session.losses.empty();
+  if (total == 0 && !unfinished) return;
   const std::uint64_t pid = format_pid(m.session.pid, sort_index::msprof_losses, host_device_bits);
   detail::add_process_meta(out, pid, "msprof collection", "CPU", sort_index::msprof_losses);
   detail::add_thread_meta(out, pid, 0, "losses", 0);
   x.ph = 'X';
-  x.name = "msprof: " + std::to_string(total) + " events lost, the timeline is incomplete";
+  x.name = unfinished ? "msprof: collection unfinished (program killed or crashed), at least " + std::to_string(total) +
+                            " events lost, the timeline is incomplete"
+                      : "msprof: " + std::to_string(total) + " events lost, the timeline is incomplete";
   x.pid = pid;
   x.tid = 0;
   x.ts_ns = m.session.start_ns;

@@ -4,7 +4,9 @@
 // call InitInjectionMstx(getModuleFuncTable). Configuration comes from the
 // launcher's environment (BRIEF interface 5): MSPROF_OUTPUT,
 // MSPROF_MSTX_DOMAIN_INCLUDE / _EXCLUDE (comma lists), MSPROF_AIC_METRICS,
-// MSPROF_STORAGE_LIMIT (<n>MB). Collection stops and is flushed at exit.
+// MSPROF_STORAGE_LIMIT (<n>MB). Collection stops and is flushed at exit; the
+// loss counters are in info.json from the first drain pass on (a killed run
+// keeps them). A fork()ed child is not recorded (collector.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -67,10 +69,13 @@ std::unique_ptr<output>& current() {
 void stop_at_exit() {
   auto& out = current();
   if (!out) return;
+  // A fork()ed child exiting: the collector and the PROF_ directory are the
+  // parent's (its first mstx call said it is not recorded); leave them alone.
+  if (collect::default_collector::forked_child()) return;
   collect::stop();
   const collect::loss_counters l = collect::losses();
   if (auto r = out->sink->finish(l); !r) log(r.err().message);
-  const std::uint64_t storage = out->dir.stats().lost_records;
+  const std::uint64_t storage = out->dir.stats().lost_events;
   if (l.dropped + storage + l.unfinished + l.unknown_end != 0)
     log("losses: dropped " + std::to_string(l.dropped) + ", storage limit " + std::to_string(storage) +
         ", unfinished ranges " + std::to_string(l.unfinished) + ", unmatched ends " + std::to_string(l.unknown_end));

@@ -19,9 +19,14 @@
 // Compile-time policy: MSPROF_COLLECTOR names a collector_policy<Clock,
 // RingBytes, Overflow>; default_policy = auto_clock, 1 MiB rings, drop_newest.
 //
+// Losses survive a crash: after every drain pass the sink gets the counters
+// so far (record_sink::update_losses; open ranges counted as unfinished).
+//
 // fork(): the child never inherits a running collector. Its calls record
-// nothing and start() in the child fails (errc::unsupported);
-// the parent is unaffected.
+// nothing (its first call says so on stderr, once), start() in the child
+// fails (errc::unsupported), and stop()/flush()/losses() in the child touch
+// nothing of the parent's (no drain thread to join, no lock a parent thread
+// may have held at fork). The parent is unaffected.
 #ifndef MSPROF_COLLECT_COLLECTOR_HPP
 #define MSPROF_COLLECT_COLLECTOR_HPP
 
@@ -32,6 +37,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -87,21 +93,6 @@ struct options {
   std::optional<clock_calibration> calibration;
 };
 
-struct loss_counters {
-  std::uint64_t dropped = 0;           // events lost to full rings (all threads, incl. exited)
-  std::uint64_t rejected = 0;          // calls refused (bad message/domain/descriptor, wrong-domain ends)
-  std::uint64_t domain_mismatch = 0;   // of `rejected`: range ends naming another domain
-  std::uint64_t unknown_end = 0;       // ends without a (collected) start
-  std::uint64_t unfinished = 0;        // ranges open at stop()
-  std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
-  std::uint64_t sink_failed = 0;       // tx/mem/step records the sink failed to take (it threw)
-  std::uint64_t collected = 0;         // tx/mem/step records the sink took
-  /// Calls that are not (completely) in the trace.
-  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished + sink_failed; }
-  /// Nothing lost, refused or left open, and every thread had a buffer.
-  bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
-};
-
 template <class Policy>
 class basic_collector {
  public:
@@ -109,7 +100,11 @@ class basic_collector {
 
   // --------------------------------------------------- sink for the tool core
   struct sink {
-    static bool collecting() noexcept { return collecting_.load(std::memory_order_relaxed); }
+    static bool collecting() noexcept {
+      if (MSPROF_LIKELY(collecting_.load(std::memory_order_relaxed))) return true;
+      if (MSPROF_UNLIKELY(forked_child_.load(std::memory_order_relaxed))) note_forked_child();
+      return false;
+    }
     static void mark(const instrument::event& e) noexcept {
       write_event(e.msg.is_static ? record_kind::mark_static : record_kind::mark_dynamic, e);
     }
@@ -137,7 +132,7 @@ class basic_collector {
 
   // ------------------------------------------------------------ control
   static result<void> start(const options& o) {
-    if (forked_child_.load(std::memory_order_acquire))
+    if (forked_child())
       return make_error(errc::unsupported,
                         "collector: start() in a fork()ed child; the child does not inherit a collector");
     if (!o.sink) return make_error(errc::invalid_argument, "collector: options.sink is required");
@@ -146,6 +141,7 @@ class basic_collector {
     static const bool atfork = [] {
       ::pthread_atfork(nullptr, nullptr, [] {
         forked_child_.store(true, std::memory_order_release);
+        fork_noted_.store(false, std::memory_order_relaxed);  // each child says it once
         collecting_.store(false, std::memory_order_relaxed);
       });
       return true;
@@ -197,6 +193,7 @@ class basic_collector {
 
   // Stops collecting, drains every ring, pairs what is left and flushes the sink.
   static void stop() {
+    if (forked_child()) return;  // the parent's collector: nothing of it is ours to stop
     std::lock_guard<std::mutex> control(control_mutex());
     if (!running_) return;
     collecting_.store(false, std::memory_order_release);
@@ -219,6 +216,7 @@ class basic_collector {
 
   static bool collecting() noexcept { return collecting_.load(std::memory_order_relaxed); }
   static bool running() {
+    if (forked_child()) return false;
     std::lock_guard<std::mutex> control(control_mutex());
     return running_;
   }
@@ -231,6 +229,7 @@ class basic_collector {
 
   // Losses of the current (or, after stop(), the last) session.
   static loss_counters losses() {
+    if (forked_child()) return {};
     std::lock_guard<std::mutex> control(control_mutex());
     if (!running_) return final_losses_;
     std::lock_guard<std::mutex> d(drain_mutex());
@@ -239,17 +238,36 @@ class basic_collector {
 
   // Registered thread buffers (exited threads' buffers are reclaimed by the drain).
   static std::size_t live_buffers() {
+    if (forked_child()) return 0;
     std::lock_guard<std::mutex> lock(registry_mutex());
     return buffers().size();
   }
 
   // Drains now (used by tests and by the session before a step boundary).
   static void flush() {
+    if (forked_child()) return;
     std::lock_guard<std::mutex> control(control_mutex());
     if (running_) drain_once();
   }
 
+  /// True in a process fork()ed from one where start() was called.
+  static bool forked_child() noexcept { return forked_child_.load(std::memory_order_acquire); }
+
  private:
+  // The first mstx call of a fork()ed child: say once that it is not recorded.
+  MSPROF_NOINLINE static void note_forked_child() noexcept {
+    if (fork_noted_.exchange(true, std::memory_order_relaxed)) return;
+    char line[200];
+    const int n = std::snprintf(line, sizeof line,
+                                "[msprof] pid %d, fork()ed from profiled pid %u: its mstx calls are not recorded "
+                                "(only pid %u is)\n",
+                                static_cast<int>(::getpid()), pid_, pid_);
+    if (n > 0) {
+      const ssize_t w = ::write(2, line, static_cast<std::size_t>(n) < sizeof line ? static_cast<std::size_t>(n) : sizeof line - 1);
+      (void)w;
+    }
+  }
+
   // ---------------------------------------------------------- hot path
   static thread_buffer*& tl() noexcept {
     static thread_local thread_buffer* p = nullptr;
@@ -477,7 +495,17 @@ class basic_collector {
         delete b;
       }
     }
-    if (opts_.sink) opts_.sink->flush();
+    if (opts_.sink) {
+      // Losses so far, persisted by the sink: a killed run still reports them.
+      loss_counters l = compute_losses();
+      l.unfinished += pairer_.open_ranges();
+      try {
+        opts_.sink->update_losses(l);
+      } catch (...) {
+        // Not a lost event: the next pass writes the counters again.
+      }
+      opts_.sink->flush();
+    }
   }
 
   static std::string_view domain_name(std::uint16_t d) {
@@ -621,11 +649,14 @@ class basic_collector {
   static std::mutex& registry_mutex() { static std::mutex m; return m; }
   static std::mutex& drain_mutex() { static std::mutex m; return m; }
   static std::mutex& wake_mutex() { static std::mutex m; return m; }
-  static std::condition_variable& wake_cv() { static std::condition_variable c; return c; }
+  // Never destroyed: a fork()ed child inherits the drain thread's wait on it,
+  // and destroying a condition variable with a waiter blocks forever (glibc).
+  static std::condition_variable& wake_cv() { static auto* c = new std::condition_variable(); return *c; }
   static std::vector<thread_buffer*>& buffers() { static auto* v = new std::vector<thread_buffer*>(); return *v; }
 
   static inline std::atomic<bool> collecting_{false};
   static inline std::atomic<bool> forked_child_{false};
+  static inline std::atomic<bool> fork_noted_{false};
   static inline std::atomic<bool> wake_{false};
   static inline std::atomic<overflow_policy> overflow_{Policy::overflow};
   static inline std::atomic<std::uint64_t> block_timeout_ns_{2'000'000};

@@ -79,6 +79,8 @@ class range_pairer {
     open_.clear();
   }
   const pairing_counters& counters() const noexcept { return counters_; }
+  /// Ranges started and not (yet) ended.
+  std::uint64_t open_ranges() const noexcept { return open_.size(); }
   void reset() {
     open_.clear();
     pending_.clear();

@@ -53,6 +53,21 @@ struct step_record {
   std::uint32_t tid = 0;
 };
 
+struct loss_counters {
+  std::uint64_t dropped = 0;           // events lost to full rings (all threads, incl. exited)
+  std::uint64_t rejected = 0;          // calls refused (bad message/domain/descriptor, wrong-domain ends)
+  std::uint64_t domain_mismatch = 0;   // of `rejected`: range ends naming another domain
+  std::uint64_t unknown_end = 0;       // ends without a (collected) start
+  std::uint64_t unfinished = 0;        // ranges open at stop()
+  std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
+  std::uint64_t sink_failed = 0;       // tx/mem/step records the sink failed to take (it threw)
+  std::uint64_t collected = 0;         // tx/mem/step records the sink took
+  /// Calls that are not (completely) in the trace.
+  std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished + sink_failed; }
+  /// Nothing lost, refused or left open, and every thread had a buffer.
+  bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
+};
+
 class record_sink {
  public:
   virtual ~record_sink() = default;
@@ -61,6 +76,9 @@ class record_sink {
   virtual void write_step(const step_record&) {}
   // End of one drain pass (or of stop()): make appended data durable.
   virtual void flush() {}
+  // After every drain pass: the losses so far (ranges open now counted as
+  // unfinished). A sink persists them so that a killed run still has them.
+  virtual void update_losses(const loss_counters&) {}
 };
 
 }  // namespace collect

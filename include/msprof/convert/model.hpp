@@ -59,6 +59,9 @@ struct session_info {
   /// The collector's loss counters (info.json "msprof_losses"), in file order;
   /// empty for data from other collectors.
   std::vector<std::pair<std::string, std::uint64_t>> losses;
+  /// No collectionTimeEnd: the collection never stopped (the program was
+  /// killed or crashed); `losses` are then the counters last saved in the run.
+  bool unfinished = false;
   bool simulated_device = false;  ///< device data from msprof's simulated device
 };
 

@@ -8,6 +8,12 @@
  * COMPLETE | FAILED, others yield), which loads MSTX_INJECTION_PATH if set and
  * then publishes the final slots (tool functions or NULL) with release stores.
  * Afterwards a call is one acquire load (a plain load on x86) and one branch.
+ *
+ * fork(): the initialiser and the attach lock are claimed with the owner's
+ * pid, so a child forked while another thread of its parent was initialising
+ * (or attaching) never waits for a thread that does not exist in the child:
+ * the child takes the init over as FAILED (no tool, calls are no-ops, one line
+ * on stderr when a tool was configured) or takes the attach lock over.
  */
 #ifndef MSPROF_DETAIL_MSTX_DISPATCH_H
 #define MSPROF_DETAIL_MSTX_DISPATCH_H
@@ -20,6 +26,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if !defined(__GNUC__)
 #  error "msprof/mstx.h needs GCC or Clang (weak hidden link-once globals)"
@@ -61,7 +68,7 @@ typedef void (*msprof_mstx_extDomainQuietFlags_fn)(const unsigned char** base, s
 struct msprof_mstx_context_v0_1 {
   int state;    /* 0 uninited, 1 initializing, 2 complete, 3 failed (no tool) */
   int injected; /* 1 when MSTX_INJECTION_PATH supplied the tool */
-  int lock;     /* serialises attach/detach */
+  int lock;     /* serialises attach/detach: 0 or the pid of the holder */
   msprof_mstx_markA_fn markA;
   msprof_mstx_rangeStartA_fn rangeStartA;
   msprof_mstx_rangeEnd_fn rangeEnd;
@@ -83,6 +90,7 @@ struct msprof_mstx_context_v0_1 {
   const unsigned char* quietBase;
   size_t quietSpan;
   size_t quietMask; /* stride - 1 */
+  int initPid;      /* pid of the process whose thread claimed the init (0: unclaimed) */
 };
 
 /* ------------------------------------------------------------ trampolines */
@@ -112,7 +120,7 @@ MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_context_v0_1 
     msprof_mstx_memHeapRegister_init, msprof_mstx_memHeapUnregister_init,
     msprof_mstx_memRegionsRegister_init, msprof_mstx_memRegionsUnregister_init,
     msprof_mstx_memPermissionsAssign_init, msprof_mstx_extMarkStatic_init,
-    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0};
+    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0, 0};
 
 /* The table a tool writes into during InitInjectionMstx / attach (init owns it). */
 MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_staging_v0_1;
@@ -205,13 +213,30 @@ static void msprof_mstx_publish_v0_1(void) {
   }
 }
 
+/* A fork()ed child whose parent was initialising: that thread does not exist
+ * here, so the child publishes no tool (its calls are no-ops) and says so. */
+static void msprof_mstx_init_in_forked_child_v0_1(void) {
+  static const char note[] =
+      "[msprof mstx] fork() during mstx initialisation in the parent: this child records no mstx events\n";
+  const char* path = getenv("MSTX_INJECTION_PATH");
+  msprof_mstx_clear_staging_v0_1();
+  MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.injected, 0);
+  msprof_mstx_publish_v0_1();
+  MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.state, 3);
+  if (path != NULL && path[0] != '\0') {
+    ssize_t w = write(2, note, sizeof note - 1);
+    (void)w;
+  }
+}
+
 static void msprof_mstx_init_once_v0_1(void) {
-  int expected = 0;
+  int owner = 0, me;
   if (MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.state) >= 2) return;
-  if (__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.state, &expected, 1, 0, __ATOMIC_ACQ_REL,
-                                  __ATOMIC_ACQUIRE)) {
+  me = (int)getpid();
+  if (__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.initPid, &owner, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     int ok = 0;
     const char* path = getenv("MSTX_INJECTION_PATH");
+    MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.state, 1);
     msprof_mstx_clear_staging_v0_1();
     if (path != NULL && path[0] != '\0') {
       void* handle = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
@@ -226,16 +251,30 @@ static void msprof_mstx_init_once_v0_1(void) {
     MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.injected, ok);
     msprof_mstx_publish_v0_1();
     MSPROF_DETAIL_STORE(MSPROF_DETAIL_CTX.state, ok ? 2 : 3);
-  } else {
-    while (MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.state) == 1) sched_yield();
+    return;
+  }
+  while (MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.state) < 2) {
+    owner = MSPROF_DETAIL_LOAD(MSPROF_DETAIL_CTX.initPid);
+    if (owner != me) { /* claimed in the parent before fork(): take it over, once */
+      if (__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.initPid, &owner, me, 0, __ATOMIC_ACQ_REL,
+                                      __ATOMIC_ACQUIRE))
+        msprof_mstx_init_in_forked_child_v0_1();
+      continue;
+    }
+    sched_yield();
   }
 }
 
 static void msprof_mstx_lock_v0_1(void) {
-  int expected = 0;
-  while (!__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.lock, &expected, 1, 0, __ATOMIC_ACQUIRE,
-                                      __ATOMIC_RELAXED)) {
-    expected = 0;
+  const int me = (int)getpid();
+  for (;;) {
+    int held = 0;
+    if (__atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.lock, &held, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return;
+    /* Held by a thread of the parent at fork(): it never unlocks in this process. */
+    if (held != me &&
+        __atomic_compare_exchange_n(&MSPROF_DETAIL_CTX.lock, &held, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      return;
     sched_yield();
   }
 }

@@ -22,18 +22,27 @@
 //
 // Storage limit: before data would pass storage_limit_bytes, the oldest
 // finished aging slices are deleted (unaging and never-aged files are kept); if
-// that is not enough, collection stops cleanly with a counted loss.
+// that is not enough, collection stops cleanly with a counted loss. Losses are
+// counted in events (stats().lost_events): append() says how many events its
+// records are (default one per record), the events of a deleted slice and of
+// a refused append are lost; one event's records never straddle two slices.
+//
+// fork(): a prof_dir belongs to the process that created it. In a fork()ed
+// child every call is a no-op (append/flush/close fail with errc::unsupported)
+// and never takes the mutex a parent thread may have held at fork().
 //
 // Thread-safe: one mutex (the drain thread and the simulated device both append).
 #ifndef MSPROF_PROF_WRITER_HPP
 #define MSPROF_PROF_WRITER_HPP
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -133,6 +142,7 @@ struct writer_stats {
   std::uint64_t records = 0;       ///< records written (appended and not lost)
   std::uint64_t bytes = 0;         ///< data bytes currently counted against the limit
   std::uint64_t lost_records = 0;  ///< records dropped after a stop
+  std::uint64_t lost_events = 0;   ///< events in deleted aging slices and in refused appends
   std::uint64_t removed_slices = 0;///< aging slices deleted by the storage limit
   bool stopped = false;
   std::string stop_reason;         ///< clear message when stopped
@@ -160,6 +170,13 @@ inline std::string process_name() {
   return s;
 }
 inline std::string sys_err() { return std::strerror(errno); }
+
+/// Incremented in every fork()ed child (pthread_atfork, registered by the first
+/// prof_dir::create): a prof_dir made in another generation is the parent's.
+inline std::atomic<unsigned>& fork_generation() noexcept {
+  static std::atomic<unsigned> g{0};
+  return g;
+}
 
 /// "YYYY-MM-DD HH:MM:SS.ffffff" in UTC from µs since the epoch.
 inline std::string date_text(std::uint64_t us) {
@@ -251,6 +268,8 @@ struct open_slice {
   unsigned index = 0;
   std::uint64_t size = 0;     ///< bytes handed to the kernel
   std::uint64_t start_ns = 0;
+  std::uint64_t events = 0;   ///< events whose first record is in this slice (incl. buf)
+  std::uint64_t buf_events = 0;  ///< of `events`: those in buf
   std::string buf;            ///< whole records not yet written
   std::string path() const { return dir + "/" + base + ".slice_" + std::to_string(index); }
 };
@@ -268,10 +287,16 @@ class prof_dir {
 
   /// Creates the directory tree and the start-time control files.
   static result<prof_dir> create(const prof_dir_options& opt) {
+    static const bool atfork = [] {
+      return ::pthread_atfork(nullptr, nullptr,
+                              [] { detail::fork_generation().fetch_add(1, std::memory_order_relaxed); }) == 0;
+    }();
+    (void)atfork;
     prof_dir d;
     d.s_ = std::make_unique<state>();
     state& s = *d.s_;
     s.opt = opt;
+    s.generation = detail::fork_generation().load(std::memory_order_relaxed);
     if (s.opt.slice_bytes == 0) return make_error(errc::invalid_argument, "prof_dir: slice_bytes must be > 0");
     if (s.opt.pid == 0) s.opt.pid = static_cast<std::uint32_t>(::getpid());
     if (s.opt.monotonic_raw_ns == 0) s.opt.monotonic_raw_ns = detail::mono_ns();
@@ -303,14 +328,19 @@ class prof_dir {
   /// Appends whole records (n must be a multiple of st.record_size when that
   /// is non-zero). After a stop the records are counted as lost and the
   /// error says why (errc::limit).
-  result<void> append(const stream& st, const void* data, std::size_t n) {
+  /// `events`: how many events the records are (all of them start here; the
+  /// records of one event are kept in one slice when they fit); default: one
+  /// per record, none for text.
+  result<void> append(const stream& st, const void* data, std::size_t n, std::uint64_t events = per_record) {
+    MSPROF_TRY(check_owner());
     std::lock_guard<std::mutex> lk(s_->mu);
-    return append_locked(st, static_cast<const char*>(data), n);
+    return append_locked(st, static_cast<const char*>(data), n, events);
   }
 
   /// The DoubleHash of `s`, adding "<hash>:<s>" to hash_dic the first time.
   std::uint64_t hash(std::string_view str) {
     const std::uint64_t h = codec::double_hash(str);
+    if (!check_owner()) return h;
     std::lock_guard<std::mutex> lk(s_->mu);
     if (s_->hashes.insert(h).second) {
       const std::string line = codec::format_hash_line(h, str);
@@ -321,6 +351,7 @@ class prof_dir {
 
   /// Registers "<level>_<type>:<name>" in type_info_dic (once per key).
   result<void> register_type(std::uint16_t level, std::uint32_t type, std::string_view name) {
+    MSPROF_TRY(check_owner());
     std::lock_guard<std::mutex> lk(s_->mu);
     const std::uint64_t key = (static_cast<std::uint64_t>(level) << 32) | type;
     if (!s_->types.insert(key).second) return {};
@@ -330,14 +361,18 @@ class prof_dir {
 
   /// Hands every buffered record to the kernel (and syncs if asked).
   result<void> flush() {
+    MSPROF_TRY(check_owner());
     std::lock_guard<std::mutex> lk(s_->mu);
     return flush_locked();
   }
 
   /// Records the collector's loss counters (name -> count) in host/info.json
   /// "msprof_losses", where the converters report them; the storage limit's
-  /// own losses are added as "storage_limit_dropped". Call before close().
+  /// own losses (events) are added as "storage_limit_dropped". Rewrites
+  /// info.json atomically (tmp + rename): the collector calls it during the
+  /// run whenever a counter changed, so a killed run keeps its last counters.
   result<void> record_losses(const std::vector<std::pair<std::string, std::uint64_t>>& losses) {
+    MSPROF_TRY(check_owner());
     std::lock_guard<std::mutex> lk(s_->mu);
     s_->losses = losses;
     return detail::write_file(s_->root + "/host/info.json", info_json(nullptr));
@@ -347,6 +382,7 @@ class prof_dir {
   /// Idempotent; the destructor calls it.
   result<void> close() {
     if (!s_) return {};
+    MSPROF_TRY(check_owner());
     std::lock_guard<std::mutex> lk(s_->mu);
     if (s_->closed) return {};
     result<void> first = flush_locked();
@@ -372,14 +408,23 @@ class prof_dir {
     std::string root;
     mutable std::mutex mu;
     std::map<stream, detail::open_slice> open;
-    std::deque<std::string> aging_done;   ///< finished aging slices, oldest first
+    std::deque<std::pair<std::string, std::uint64_t>> aging_done;  ///< finished aging slices (path, events), oldest first
     std::map<std::string, std::uint64_t> sizes;  ///< every data file -> bytes (for the limit)
     std::unordered_set<std::uint64_t> hashes;
     std::unordered_set<std::uint64_t> types;
     writer_stats stats;
     std::vector<std::pair<std::string, std::uint64_t>> losses;  ///< set by record_losses()
     bool closed = false;
+    unsigned generation = 0;  ///< detail::fork_generation() at create
   };
+
+  static constexpr std::uint64_t per_record = ~std::uint64_t{0};
+
+  /// errc::unsupported in a fork()ed child: the directory is the parent's.
+  result<void> check_owner() const {
+    if (s_->generation == detail::fork_generation().load(std::memory_order_relaxed)) return {};
+    return make_error(errc::unsupported, s_->root + ": belongs to the process that created it, not to a fork()ed child");
+  }
 
   static stream hash_stream() { return {false, 0, false, "additional", "hash_dic", 0}; }
   static stream type_stream() { return {false, 0, false, "additional", "type_info_dic", 0}; }
@@ -409,18 +454,22 @@ class prof_dir {
     return make_error(errc::limit, s_->stats.stop_reason);
   }
 
-  result<void> append_locked(const stream& st, const char* p, std::size_t n) {
+  result<void> append_locked(const stream& st, const char* p, std::size_t n, std::uint64_t events = per_record) {
     const std::size_t rs = st.record_size;
-    const std::uint64_t nrec = rs ? n / rs : 1;
+    const bool group = events != per_record;  // the caller's events: all start in the first record
+    auto lose = [&](std::size_t bytes) {  // the rest, from p, is not written
+      s_->stats.lost_records += rs ? bytes / rs : 1;
+      s_->stats.lost_events += group ? events : rs ? bytes / rs : 0;
+    };
     if (s_->closed) {
-      s_->stats.lost_records += nrec;
+      lose(n);
       return make_error(errc::invalid_argument, s_->root + ": append after close");
     }
     if (rs && n % rs != 0)
       return make_error(errc::invalid_argument, st.base_name() + ": append of " + std::to_string(n) +
                                                     " bytes is not a whole number of " + std::to_string(rs) + "-byte records");
     if (s_->stats.stopped) {
-      s_->stats.lost_records += nrec;
+      lose(n);
       return make_error(errc::limit, s_->stats.stop_reason);
     }
     // Split into chunks that never straddle a slice boundary.
@@ -428,7 +477,7 @@ class prof_dir {
       auto it = s_->open.find(st);
       if (it == s_->open.end()) {
         auto r = open_slice(st, 0);
-        if (!r) { s_->stats.lost_records += rs ? n / rs : 1; return r; }
+        if (!r) { lose(n); return r; }
         it = s_->open.find(st);
       }
       detail::open_slice& sl = it->second;
@@ -437,15 +486,20 @@ class prof_dir {
       if (rs) room -= room % rs;
       std::size_t take = n < room ? n : room;
       if (rs == 0) take = (n <= room || used == 0) ? n : 0;  // text: never split a line
+      if (group && take < n && used > 0 && n <= s_->opt.slice_bytes) take = 0;  // one event, one slice
       if (take == 0 && used == 0) take = rs ? rs : n;       // record larger than a slice: one per slice
       if (take == 0) {
         auto r = roll(st);
-        if (!r) { s_->stats.lost_records += rs ? n / rs : 1; return r; }
+        if (!r) { lose(n); return r; }
         continue;
       }
       auto lim = make_room(take);
-      if (!lim) { s_->stats.lost_records += rs ? n / rs : 1; return lim; }
+      if (!lim) { lose(n); return lim; }
+      const std::uint64_t ev = group ? events : rs ? take / rs : 0;
       sl.buf.append(p, take);
+      sl.events += ev;
+      sl.buf_events += ev;
+      if (group) events = 0;  // counted with the chunk that holds the first record
       s_->sizes[sl.path()] += take;
       s_->stats.bytes += take;
       s_->stats.records += rs ? take / rs : 1;
@@ -464,7 +518,8 @@ class prof_dir {
     const std::uint64_t lim = s_->opt.storage_limit_bytes;
     if (lim == 0) return {};
     while (s_->stats.bytes + more > lim && !s_->aging_done.empty()) {
-      const std::string victim = s_->aging_done.front();
+      const std::string victim = s_->aging_done.front().first;
+      const std::uint64_t victim_events = s_->aging_done.front().second;
       s_->aging_done.pop_front();
       auto it = s_->sizes.find(victim);
       const std::uint64_t sz = it == s_->sizes.end() ? 0 : it->second;
@@ -473,6 +528,7 @@ class prof_dir {
         s_->stats.bytes -= sz < s_->stats.bytes ? sz : s_->stats.bytes;
         if (it != s_->sizes.end()) s_->sizes.erase(it);
         ++s_->stats.removed_slices;
+        s_->stats.lost_events += victim_events;
       }
     }
     if (s_->stats.bytes + more > lim)
@@ -521,11 +577,15 @@ class prof_dir {
       const std::uint64_t lost = sl.record_size ? sl.buf.size() / sl.record_size : 1;
       s_->stats.records -= lost < s_->stats.records ? lost : s_->stats.records;
       s_->stats.lost_records += lost;
+      s_->stats.lost_events += sl.buf_events;
+      sl.events -= sl.buf_events;
+      sl.buf_events = 0;
       sl.buf.clear();
       return stop(r.err().message + " (" + std::to_string(lost) + " records lost; collection stopped)");
     }
     sl.size += sl.buf.size();
     sl.buf.clear();
+    sl.buf_events = 0;
     return {};
   }
 
@@ -540,7 +600,7 @@ class prof_dir {
     std::string done = "filesize:" + std::to_string(sl.size) + "\n";
     if (sl.record_size) done += "starttime:" + std::to_string(sl.start_ns) + "\nendtime  :" + std::to_string(detail::mono_ns()) + "\n";
     auto d = detail::write_file(p + ".done", done);
-    if (!detail::never_aged(sl.base)) s_->aging_done.push_back(p);
+    if (!detail::never_aged(sl.base)) s_->aging_done.emplace_back(p, sl.events);
     if (!r) return r;
     return d;
   }
@@ -640,7 +700,7 @@ class prof_dir {
       w.key("msprof_losses");
       w.begin_object();
       for (const auto& [name, n] : s_->losses) w.member(name, n);
-      w.member("storage_limit_dropped", s_->stats.lost_records);
+      w.member("storage_limit_dropped", s_->stats.lost_events);
       w.end_object();
     }
     w.end_object();

@@ -10,8 +10,11 @@
 //                         CANN keeps none) in unaging.additional.msprof_mstx_mem,
 //                         unaging so a storage limit never drops them
 //
-// Append errors (storage limit, full disk) are counted by the writer, which
-// stops cleanly and keeps every finished slice; finish() records all counters.
+// Append errors (storage limit, full disk) are counted by the writer in events
+// (one mstx event = its MsprofTxInfo records, kept in one slice), which stops
+// cleanly and keeps every finished slice. The loss counters go to info.json
+// after every drain pass in which one changed (update_losses, so a killed run
+// keeps them) and at the end (finish()).
 #ifndef MSPROF_SESSION_PROF_RECORD_SINK_HPP
 #define MSPROF_SESSION_PROF_RECORD_SINK_HPP
 
@@ -64,7 +67,13 @@ class prof_record_sink final : public collect::record_sink {
     st.endTime = r.end;
     st.markId = r.id;
     st.domain = domain_hash(r.domain);
-    for (const auto& rec : codec::encode_tx(r.tid, st, r.message)) append(rec);
+    // One append per event: its records are counted as one event, in one slice.
+    scratch_.clear();
+    for (const auto& rec : codec::encode_tx(r.tid, st, r.message))
+      scratch_.append(reinterpret_cast<const char*>(rec.data()), rec.size());
+    // A refused append is counted by the writer (stats().lost_events) and
+    // reported in info.json "storage_limit_dropped"; nothing to add here.
+    (void)dir_.append(prof::stream::msproftx(true), scratch_.data(), scratch_.size(), 1);
   }
 
   void write_mem(const collect::mem_record& r) override {
@@ -77,7 +86,7 @@ class prof_record_sink final : public collect::record_sink {
     m.size = r.size;
     m.domain = domain_hash(r.domain);
     const auto rec = codec::encode_mstx_mem(r.tid, r.timestamp, m);
-    (void)dir_.append(prof::stream::mstx_mem(false), rec.data(), rec.size());
+    (void)dir_.append(prof::stream::mstx_mem(false), rec.data(), rec.size(), 1);
   }
 
   void write_step(const collect::step_record& s) override {
@@ -100,15 +109,22 @@ class prof_record_sink final : public collect::record_sink {
   /// The steps seen so far (the session reports them per window).
   const std::vector<collect::step_record>& steps() const noexcept { return steps_; }
 
-  /// Writes the loss counters into info.json and closes the directory.
+  /// The losses so far (drain thread): info.json is rewritten when a counter
+  /// (or the writer's storage_limit_dropped) changed since the last write.
+  void update_losses(const collect::loss_counters& l) override {
+    auto list = loss_list(l);
+    const std::uint64_t storage = dir_.stats().lost_events;
+    if (written_ && list == last_ && storage == last_storage_) return;
+    if (dir_.record_losses(list)) {
+      written_ = true;
+      last_ = std::move(list);
+      last_storage_ = storage;
+    }
+  }
+
+  /// Writes the final loss counters into info.json and closes the directory.
   result<void> finish(const collect::loss_counters& l) {
-    MSPROF_TRY(dir_.record_losses({{"dropped", l.dropped},
-                                   {"rejected", l.rejected},
-                                   {"domain_mismatch", l.domain_mismatch},
-                                   {"unknown_range_ends", l.unknown_end},
-                                   {"unfinished_ranges", l.unfinished},
-                                   {"lost_threads", l.lost_threads},
-                                   {"sink_failed", l.sink_failed}}));
+    MSPROF_TRY(dir_.record_losses(loss_list(l)));
     return dir_.close();
   }
 
@@ -116,15 +132,23 @@ class prof_record_sink final : public collect::record_sink {
   // The domain's hash, and its hash_dic line (once).
   std::uint64_t domain_hash(std::string_view domain) { return dir_.hash(domain.empty() ? "default" : domain); }
 
-  template <class Bytes>
-  void append(const Bytes& b) {
-    // A refused append is counted by the writer (stats().lost_records) and
-    // reported in info.json "storage_limit_dropped"; nothing to add here.
-    (void)dir_.append(prof::stream::msproftx(true), b.data(), b.size());
+  using loss_list_t = std::vector<std::pair<std::string, std::uint64_t>>;
+  static loss_list_t loss_list(const collect::loss_counters& l) {
+    return {{"dropped", l.dropped},
+            {"rejected", l.rejected},
+            {"domain_mismatch", l.domain_mismatch},
+            {"unknown_range_ends", l.unknown_end},
+            {"unfinished_ranges", l.unfinished},
+            {"lost_threads", l.lost_threads},
+            {"sink_failed", l.sink_failed}};
   }
 
   prof::prof_dir& dir_;
   std::vector<collect::step_record> steps_;
+  std::string scratch_;       // one event's records
+  loss_list_t last_;          // the counters info.json holds
+  std::uint64_t last_storage_ = 0;
+  bool written_ = false;
 };
 
 }  // namespace session

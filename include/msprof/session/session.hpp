@@ -76,6 +76,10 @@ class switch_sink final : public collect::record_sink {
     std::lock_guard<std::mutex> lk(mu_);
     if (target_) target_->flush();
   }
+  void update_losses(const collect::loss_counters& l) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (target_) target_->update_losses(l);
+  }
 
  private:
   std::mutex mu_;
@@ -356,7 +360,7 @@ class profiler {
     if (first && !meta) first = meta;
     auto fin = window_->sink->finish(last_losses_);
     if (first && !fin) first = fin;
-    if (!last_losses_.complete() || window_->dir.stats().lost_records != 0)
+    if (!last_losses_.complete() || window_->dir.stats().lost_events != 0)
       warning(window_->dir.path() + ": some calls are not (completely) in the trace (see host/info.json msprof_losses)");
     saved_.push_back(window_->dir.path());
     window_.reset();

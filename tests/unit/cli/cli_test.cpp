@@ -3,6 +3,7 @@
 // tests/golden itself): usage, exit codes, one clear message per failure,
 // partial exports that say so, and no half-written or empty files.
 #include <doctest/doctest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -480,6 +481,101 @@ TEST_CASE("cli: a new user's path: README's first program through the launcher, 
   CHECK(decode.find("  3  ") != std::string::npos);
   for (const char* mark : {"batch 0", "batch 1", "batch 2"}) CHECK(row_of(std::string("1      default  ") + mark) != "");
   CHECK(r.out.find("Ranges  Marks") != std::string::npos);
+}
+#endif
+
+#if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+TEST_CASE("cli: fork() while another thread initialises mstx: no child hangs, the launcher returns") {
+  sandbox s;
+  // The application's own watchdog ends a hung child and exits with 3.
+  auto r = s.run({"--output=" + (s.root / "out").string(), "--export=off",
+                  std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " fork-init"});
+  CAPTURE(r.err);
+  MESSAGE(r.out);
+  CHECK(r.rc == 0);
+  CHECK(r.err.find("hung") == std::string::npos);
+}
+
+TEST_CASE("cli: fork() after initialisation: the child is not recorded and says so, the parent's run is whole") {
+  sandbox s;
+  const auto out = s.root / "out";
+  auto r = s.run({"--output=" + out.string(),
+                  std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " fork-after"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("its mstx calls are not recorded") != std::string::npos);
+  const fs::path prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  CHECK(fs::exists(prof / "host" / "end_info"));
+  r = s.run({"export", "summary", "-dir", prof.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("warning") == std::string::npos);  // nothing lost, nothing unfinished
+  std::string tx;
+  for (const auto& f : outputs(prof))
+    if (f.filename().string().rfind("msprof_tx_", 0) == 0 && f.extension() == ".csv") tx = slurp(f);
+  CHECK(tx.find("parent before fork") != std::string::npos);
+  CHECK(tx.find("parent after fork") != std::string::npos);
+  CHECK(tx.find("child mark") == std::string::npos);
+}
+
+TEST_CASE("cli: kill -9 of a collecting program: export, import and show report the saved losses and the unfinished run") {
+  sandbox s;
+  const auto out = s.root / "out";
+  fs::create_directories(out);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setenv("MSTX_INJECTION_PATH", MSPROF_TEST_INJECTION_LIB, 1);
+    ::setenv("MSPROF_OUTPUT", out.c_str(), 1);
+    ::setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+    ::execl(MSPROF_TEST_APP, MSPROF_TEST_APP, "kill-me", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Kill it once the collector has saved a loss (the refused calls) during the
+  // run; a watchdog of 20 s instead of a sleep.
+  fs::path prof;
+  bool saved = false;
+  for (int i = 0; i < 2000 && !saved; ++i) {
+    if (prof.empty()) prof = prof_dir_in(out);
+    if (!prof.empty()) {
+      const std::string info = slurp(prof / "host" / "info.json");
+      const std::string key = "\"rejected\": ";
+      const auto at = info.find(key);
+      saved = at != std::string::npos && at + key.size() < info.size() && info[at + key.size()] >= '1' &&
+              info[at + key.size()] <= '9';
+    }
+    if (!saved) ::usleep(10000);
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  REQUIRE(saved);
+  CHECK_FALSE(fs::exists(prof / "host" / "end_info"));
+
+  auto r = s.run({"export", "summary", "-dir", prof.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("the collection did not finish") != std::string::npos);
+  CHECK(r.err.find("rejected") != std::string::npos);
+  std::string losses;
+  for (const auto& f : outputs(prof))
+    if (f.filename().string().rfind("msprof_losses_", 0) == 0) losses = slurp(f);
+  CHECK(losses.find("rejected,") != std::string::npos);
+  CHECK(losses.find("unfinished_ranges,1,") != std::string::npos);  // "never ends"
+  CHECK(losses.find("collection_unfinished,unknown,") != std::string::npos);
+  r = s.run({"export", "timeline", "-dir", prof.string()});
+  REQUIRE(r.rc == 0);
+  bool note = false;
+  for (const auto& f : outputs(prof))
+    if (f.filename().string().rfind("msprof_2", 0) == 0 && f.extension() == ".json")
+      note = note || slurp(f).find("collection unfinished (program killed or crashed)") != std::string::npos;
+  CHECK(note);
+  r = s.run({"import", "-dir", prof.string()});
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("UNFINISHED collection") != std::string::npos);
+  CHECK(r.out.find("LOSSES: rejected") != std::string::npos);
+  r = s.run({"export", "summary", "-dir", prof.string(), "--strict"});
+  CHECK(r.rc != 0);  // --strict: the warnings of a killed run are errors
 }
 #endif
 

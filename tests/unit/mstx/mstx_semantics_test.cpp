@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -323,4 +324,62 @@ TEST_CASE("fork: the child does not inherit a working collector") {
   s.stop();
   CHECK(s.rec->find("from child") == nullptr);
   CHECK(s.rec->find("from parent") != nullptr);
+}
+
+namespace {
+// The exit status of `child` run in a fork()ed process; a child that hangs is
+// ended by SIGALRM after 20 s (a watchdog: the suite never hangs), -1.
+template <class F>
+int in_child(F&& child) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::alarm(20);
+    ::_exit(child());
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+}  // namespace
+
+TEST_CASE("fork: a child's stop(), flush() and losses() leave the parent's collection alone") {
+  collect::options o;
+  o.drain_interval = std::chrono::hours(1);  // nothing is drained before stop()
+  session_guard s(o);
+  REQUIRE(s.ok);
+  mstxMarkA("before fork", nullptr);
+  CHECK(in_child([&] {
+          mstxMarkA("in child", nullptr);  // not recorded; says so on stderr once
+          collect::flush();
+          const auto l = collect::losses();
+          collect::stop();  // the parent's drain thread does not exist here
+          // Nothing of the parent's rings went to (the child's copy of) its sink.
+          return l.total() == 0 && !collect::default_collector::running() && s.rec->find("before fork") == nullptr
+                     ? 0 : 1;
+        }) == 0);
+  mstxMarkA("after fork", nullptr);
+  s.stop();
+  CHECK(s.rec->find("before fork") != nullptr);
+  CHECK(s.rec->find("after fork") != nullptr);
+  CHECK(s.rec->find("in child") == nullptr);
+}
+
+TEST_CASE("fork during the first call's initialisation: the child never waits for the parent's initialiser") {
+  // The state a fork() leaves when another thread of the parent is inside the
+  // init: claimed by the parent's pid, still initialising.
+  CHECK(in_child([] {
+          __atomic_store_n(&msprof_mstx_context_v0_1.initPid, static_cast<int>(::getppid()), __ATOMIC_RELAXED);
+          __atomic_store_n(&msprof_mstx_context_v0_1.state, 1, __ATOMIC_RELAXED);
+          msprof_mstx_init_once_v0_1();
+          mstxMarkA("no tool in this child", nullptr);
+          return msprof_mstx_context_v0_1.state == 3 && msprof_mstx_context_v0_1.markA == nullptr ? 0 : 1;
+        }) == 0);
+  // The attach lock held by a parent thread at fork().
+  CHECK(in_child([] {
+          __atomic_store_n(&msprof_mstx_context_v0_1.lock, static_cast<int>(::getppid()), __ATOMIC_RELAXED);
+          msprof_mstx_lock_v0_1();
+          msprof_mstx_unlock_v0_1();
+          return 0;
+        }) == 0);
 }

@@ -312,3 +312,30 @@ TEST_CASE("prof_dir: a SIGKILLed writer leaves every flushed record readable") {
   CHECK(n < flushed + 100000);  // sanity
   CHECK(w.empty());             // records are only written whole
 }
+
+TEST_CASE("prof_dir in a fork()ed child: the parent's directory is left alone") {
+  temp_dir t;
+  prof::prof_dir_options o;
+  o.parent = t.path;
+  auto d = prof::prof_dir::create(o);
+  REQUIRE(d);
+  REQUIRE(d->append(prof::stream::api_event(false), api(0).data(), 40));
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::alarm(20);  // a watchdog: a child that hangs fails the test, never the suite
+    int code = 0;
+    if (d->append(prof::stream::api_event(false), api(2).data(), 40)) code |= 1;
+    if (d->flush() || d->close()) code |= 2;
+    { prof::prof_dir gone = std::move(*d); }  // its destructor closes: not in the child
+    ::_exit(code);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  struct stat st{};
+  CHECK(::stat((d->path() + "/host/end_info").c_str(), &st) != 0);  // the child did not close it
+  REQUIRE(d->close());
+  CHECK(count_apis(d->path(), nullptr) == 1);
+}
