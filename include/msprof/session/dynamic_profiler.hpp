@@ -232,6 +232,7 @@ class dynamic_profiler {
                              std::to_string(rank_) + ".log",
                          opt_.log_max_bytes));
     log("INFO", "Init dynamic profiler, config " + config_path_);
+    for (const auto& note : config_dir->remove_stale_temps()) log("WARNING", note);  // a killed run's profiler_config.json write
     if (!detail::file_signature::of(config_path_).exists) {
       if (auto r = prof::detail::write_file(config_path_, profiler_config_template()); !r) {
         log("ERROR", r.err().what());
