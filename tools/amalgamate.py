@@ -35,6 +35,7 @@ EXCLUDED = [
     ("prof/*", "the PROF_ directory: writer and reader (collection back end, converters)"),
     ("device/*", "simulated device: tests and demos"),
     ("core/json.hpp", "JSON reader/writer for control and config files"),
+    ("core/output_file.hpp", "file-output layer of the PROF_ writer, session and converters"),
     ("session/*", "session layer: sessions, schedules, config files, output paths, export handler"),
 ]
 

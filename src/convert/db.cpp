@@ -161,7 +161,9 @@ sqlite_db::~sqlite_db() {
 
 result<void> sqlite_db::open() {
   // NOMUTEX: one thread uses the connection; the per-call locking cost ~10 % of the export.
-  if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+  // NOFOLLOW: the exporter creates the file (core/output_file.hpp); a link put in its place is refused.
+  if (sqlite3_open_v2(path_.c_str(), &db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
                       nullptr) != SQLITE_OK)
     return fail("cannot create database");
   return exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "

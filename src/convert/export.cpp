@@ -5,7 +5,9 @@
 
 #include <optional>
 #include <system_error>
+#include <string>
 #include <thread>
+#include <unordered_set>
 #include <utility>
 
 MSPROF_BEGIN_NAMESPACE
@@ -32,10 +34,15 @@ void beside(bool with_side, Side&& side, Main&& main) {
 struct part_results {
   std::optional<result<export_result>> timeline, summary, db;
   result<export_result> merged(export_result all) && {
+    // A part's warnings are the model's (already in `all`) plus its own, such
+    // as the leftover temporaries it removed.
+    std::unordered_set<std::string> seen(all.warnings.begin(), all.warnings.end());
     for (auto* r : {&timeline, &summary, &db}) {
       if (!*r) continue;
       if (!**r) return (**r).err();
       all.files.insert(all.files.end(), (**r)->files.begin(), (**r)->files.end());
+      for (const auto& w : (**r)->warnings)
+        if (seen.insert(w).second) all.warnings.push_back(w);
     }
     return all;
   }
@@ -59,6 +66,8 @@ result<export_result> export_whole(const model& m, const export_options& o, expo
 }  // namespace
 
 result<export_result> export_parts_of(const std::string& prof_dir, const export_options& o, export_parts p) {
+  // One rule for all three exports, before any work: the output directory is a real directory.
+  MSPROF_TRY(detail::check_output_dir(prof_dir));
   export_options oo = o;
   if (oo.timestamp.empty()) oo.timestamp = detail::now_stamp();
   if (p.timeline && oo.chrome) {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The db exporter: <PROF>/msprof_<ts>.db, written under a temporary name and
-// renamed when complete.
+// The db exporter: <PROF>/msprof_<ts>.db, written under a temporary name
+// (core/output_file.hpp) and renamed when complete.
 #include "msprof/convert/export_writers.hpp"
 
-#include <filesystem>
+#include <cstdlib>
+#include <optional>
 #include <string>
-#include <system_error>
-
-#include <unistd.h>
+#include <utility>
+#include <vector>
 
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/export_files.hpp"
@@ -16,54 +16,55 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
 struct db_exporter::impl {
-  impl(const export_options& o, const std::string& prof_dir, std::size_t spill_budget)
-      : path_(std::filesystem::path(prof_dir) /
-              ("msprof_" + (o.timestamp.empty() ? detail::now_stamp() : o.timestamp) + ".db")),
-        tmp_(path_.string() + ".tmp" + std::to_string(::getpid())),
-        writer_(tmp_, prof_dir, spill_budget) {
-    remove_tmp();  // a leftover of a crashed export; the writer creates the file on its first call
-  }
-  impl(const impl&) = delete;
-  impl& operator=(const impl&) = delete;
-  ~impl() {
-    if (!finished_) remove_tmp();
+  impl(const export_options& o, const std::string& prof_dir, std::size_t spill_budget) {
+    auto dir = detail::prof_output_dir(prof_dir, notes_);
+    if (dir) {
+      auto f = outfile::atomic_file::create(
+          *dir, "msprof_" + (o.timestamp.empty() ? detail::now_stamp() : o.timestamp) + ".db");
+      if (f) {
+        // SQLite opens the temporary by name, NOFOLLOW (db.cpp), which refuses a
+        // link anywhere in the path: the name is given below the directory's real path.
+        tmp_ = std::move(*f);
+        std::string path = tmp_.temp_path();
+        if (char* real = ::realpath(dir->path().c_str(), nullptr)) {
+          path = std::string(real) + path.substr(path.rfind('/'));
+          std::free(real);
+        }
+        writer_.emplace(path, prof_dir, spill_budget);
+        return;
+      }
+      status_ = f.err();
+    } else {
+      status_ = dir.err();
+    }
   }
 
   result<void> add(const model& window) {
+    MSPROF_TRY(status_);
     records_ += detail::record_count(window);
-    return writer_.add(window);
+    return writer_->add(window);
   }
 
   result<export_result> finish(const model& final) {
-    finished_ = true;
-    auto w = writer_.finish(final);
-    std::error_code ec;
-    if (!w) {
-      remove_tmp();
-      return w.err();
-    }
-    std::filesystem::rename(tmp_, path_, ec);
-    if (ec) {
-      remove_tmp();
-      return make_error(errc::io, path_.string() + ": cannot rename temporary file: " + ec.message());
-    }
+    MSPROF_TRY(status_);
+    auto w = writer_->finish(final);
+    writer_.reset();  // SQLite has closed the file
+    if (!w) return w.err();  // tmp_ removes the temporary
+    MSPROF_TRY(tmp_.commit());
     export_result r;
     r.warnings = final.warnings;
+    r.warnings.insert(r.warnings.end(), notes_.begin(), notes_.end());
     r.records = records_;
-    r.files.push_back(path_.string());
+    r.files.push_back(tmp_.path());
     return r;
   }
 
  private:
-  void remove_tmp() const {
-    std::error_code ec;
-    std::filesystem::remove(tmp_, ec);
-  }
-  std::filesystem::path path_;
-  std::string tmp_;
-  db_window_writer writer_;
+  std::vector<std::string> notes_;   // temporaries of an interrupted export, removed
+  result<void> status_;
+  outfile::atomic_file tmp_;         // declared before writer_: SQLite closes first
+  std::optional<db_window_writer> writer_;
   std::size_t records_ = 0;
-  bool finished_ = false;
 };
 
 db_exporter::db_exporter(const export_options& o, const std::string& prof_dir, std::size_t spill_budget)

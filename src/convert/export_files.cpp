@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The output files of an export: the file-name stamp, atomic whole-file
-// writes, output stems and directory, README.txt.
+// The output files of an export: the file-name stamp, output stems and
+// directory, README.txt.
 #include "msprof/convert/export_files.hpp"
 
 #include <ctime>
-#include <fstream>
-#include <system_error>
-
-#include <unistd.h>
+#include <utility>
 
 #include "msprof/version.hpp"
 
@@ -24,28 +21,6 @@ std::string now_stamp() {
   return buf;
 }
 
-result<void> write_file_atomic(const std::filesystem::path& path, const std::string& text) {
-  const auto tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return make_error(errc::io, tmp + ": cannot create file");
-    f.write(text.data(), static_cast<std::streamsize>(text.size()));
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      return make_error(errc::io, tmp + ": write failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return make_error(errc::io, path.string() + ": cannot rename temporary file: " + ec.message());
-  }
-  return {};
-}
-
 bool wanted(const export_options& o, const std::string& stem) {
   return o.reports.empty() || o.reports.count(stem) != 0;
 }
@@ -54,12 +29,38 @@ std::string summary_stem(const std::string& name, bool json) {
   return json && (name == "msprof_tx" || name == "step_trace") ? name + "_summary" : name;
 }
 
-result<std::filesystem::path> output_dir(const std::string& prof_dir) {
-  const auto dir = std::filesystem::path(prof_dir) / "mindstudio_profiler_output";
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return make_error(errc::io, dir.string() + ": cannot create output directory: " + ec.message());
-  return dir;
+namespace {
+
+/// The PROF_ directory: the user's path (it may be a link); created when
+/// missing (a model built in memory may name one that does not exist yet).
+result<outfile::dir> open_prof_dir(const std::string& prof_dir) {
+  auto d = outfile::dir::open(prof_dir, true);
+  if (!d && d.err().code == errc::not_found) return outfile::dir::make(prof_dir);
+  return d;
+}
+
+}  // namespace
+
+result<outfile::dir> prof_output_dir(const std::string& prof_dir, std::vector<std::string>& notes) {
+  auto d = open_prof_dir(prof_dir);
+  if (!d) return d.err();
+  for (auto& n : d->remove_stale_temps()) notes.push_back(std::move(n));
+  return d;
+}
+
+result<outfile::dir> output_dir(const std::string& prof_dir, std::vector<std::string>& notes) {
+  auto prof = open_prof_dir(prof_dir);
+  if (!prof) return prof.err();
+  auto d = prof->mkdir("mindstudio_profiler_output");
+  if (!d) return d.err();
+  for (auto& n : d->remove_stale_temps()) notes.push_back(std::move(n));
+  return d;
+}
+
+result<void> check_output_dir(const std::string& prof_dir) {
+  auto d = outfile::dir::open((std::filesystem::path(prof_dir) / "mindstudio_profiler_output").string());
+  if (!d && d.err().code != errc::not_found) return d.err();
+  return {};
 }
 
 std::string readme_text(const std::vector<std::string>& files) {

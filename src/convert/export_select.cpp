@@ -115,8 +115,10 @@ void clear_intermediates(const std::string& prof_dir, const export_options& o) {
   if (!o.clear) return;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(prof_dir, ec)) {
+    // Only real directories: a link's target is outside the PROF_ directory
+    // (remove_all itself removes a link named sqlite, not what it points to).
     std::error_code ec2;
-    if (e.is_directory(ec2)) std::filesystem::remove_all(e.path() / "sqlite", ec2);
+    if (e.is_directory(ec2) && !e.is_symlink(ec2)) std::filesystem::remove_all(e.path() / "sqlite", ec2);
   }
 }
 

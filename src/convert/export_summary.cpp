@@ -5,17 +5,12 @@
 
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <unistd.h>
 
 #include "msprof/convert/export_files.hpp"
 #include "msprof/convert/summary.hpp"
@@ -91,9 +86,9 @@ struct summary_exporter::impl {
     export_result r;
     r.warnings = final.warnings;
     r.records = records_;
-    auto dir = detail::output_dir(prof_dir_);
+    auto dir = detail::output_dir(prof_dir_, r.warnings);
     if (!dir) return dir.err();
-    dir_ = *dir;
+    dir_ = std::move(*dir);
     ts_ = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
     const table losses = msprof_losses(final);
     if (op_rows_.size() + api_.size() + task_rows_.size() + tx_rows_.size() + final.iterations.size() +
@@ -137,9 +132,8 @@ struct summary_exporter::impl {
         });
       MSPROF_TRY(f.close(r.files));
     }
-    const auto readme = dir_ / "README.txt";
-    MSPROF_TRY(detail::write_file_atomic(readme, detail::readme_text(r.files)));
-    r.files.push_back(readme.string());
+    MSPROF_TRY(outfile::write_atomic(dir_, "README.txt", detail::readme_text(r.files)));
+    r.files.push_back(dir_.path_of("README.txt"));
     return r;
   }
 
@@ -173,10 +167,6 @@ struct summary_exporter::impl {
           per_(x.o_.slice_rows == 0 ? SIZE_MAX : x.o_.slice_rows), slices_(rows <= per_ ? 1 : (rows + per_ - 1) / per_) {
       if (json() && on_) keys_ = row_text::json_keys(header);
     }
-    ~file() {
-      std::error_code ec;
-      if (f_) std::filesystem::remove(tmp_, ec);  // close() was not reached
-    }
 
     /// The buffer to append the next row's text to.
     std::string& row() {
@@ -184,8 +174,8 @@ struct summary_exporter::impl {
         buf_.clear();
         return buf_;
       }
-      if (!f_ || in_slice_ == per_) {
-        if (f_) close_slice();
+      if (!opened_ || in_slice_ == per_) {
+        if (opened_) close_slice();
         open_slice();
       }
       if (buf_.size() >= (1u << 20)) flush();
@@ -203,7 +193,7 @@ struct summary_exporter::impl {
     }
     /// Finishes the last file; the paths written go to `files`.
     result<void> close(std::vector<std::string>& files) {
-      if (f_) close_slice();
+      if (opened_) close_slice();
       files.insert(files.end(), written_.begin(), written_.end());
       return status_;
     }
@@ -213,10 +203,17 @@ struct summary_exporter::impl {
     void open_slice() {
       const std::string base = detail::summary_stem(name_, json());
       const std::string stem = slices_ == 1 ? base : base + "_slice_" + std::to_string(slice_);
-      final_ = (x_.dir_ / (stem + "_" + x_.ts_ + (json() ? ".json" : ".csv"))).string();
-      tmp_ = final_ + ".tmp" + std::to_string(::getpid());
-      f_.emplace(tmp_, std::ios::binary | std::ios::trunc);
-      if (!*f_ && status_) status_ = make_error(errc::io, tmp_ + ": cannot create file");
+      const std::string name = stem + "_" + x_.ts_ + (json() ? ".json" : ".csv");
+      final_ = x_.dir_.path_of(name);
+      f_.reset();  // an uncommitted temporary goes
+      if (status_) {
+        auto f = outfile::atomic_file::create(x_.dir_, name);
+        if (f)
+          f_ = std::move(*f);
+        else
+          status_ = f.err();
+      }
+      opened_ = true;
       buf_.clear();
       in_slice_ = 0;
       if (json())
@@ -225,26 +222,16 @@ struct summary_exporter::impl {
         append_row_text(buf_, header_, nullptr);
     }
     void flush() {
-      if (status_ && !buf_.empty()) {
-        f_->write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-        if (!*f_) status_ = make_error(errc::io, tmp_ + ": write failed (disk full?)");
-      }
+      if (status_ && f_ && !buf_.empty()) status_ = f_->write(buf_);
       buf_.clear();
     }
     void close_slice() {
       if (json()) buf_ += ']';
       flush();
-      f_->close();
-      f_.reset();
-      std::error_code ec;
-      if (status_) {
-        std::filesystem::rename(tmp_, final_, ec);
-        if (ec) status_ = make_error(errc::io, final_ + ": cannot rename temporary file: " + ec.message());
-      }
-      if (status_)
-        written_.push_back(final_);
-      else
-        std::filesystem::remove(tmp_, ec);
+      if (status_ && f_) status_ = f_->commit();
+      if (status_) written_.push_back(final_);
+      f_.reset();  // removes the temporary when it was not committed
+      opened_ = false;
       ++slice_;
     }
 
@@ -254,8 +241,9 @@ struct summary_exporter::impl {
     bool on_;
     std::size_t per_, slices_;
     std::vector<std::string> keys_;
-    std::optional<std::ofstream> f_;
-    std::string buf_, tmp_, final_;
+    std::optional<outfile::atomic_file> f_;  // empty after an error
+    bool opened_ = false;                    // a slice is open (f_ may still be empty)
+    std::string buf_, final_;
     std::size_t slice_ = 0, in_slice_ = 0;
     std::vector<std::string> written_;
     result<void> status_;
@@ -289,7 +277,7 @@ struct summary_exporter::impl {
   std::size_t records_ = 0;
   std::uint64_t arrivals_ = 0;  // mstx and mstx_mem records so far
   std::string scratch_;
-  std::filesystem::path dir_;  // set by finish()
+  outfile::dir dir_;  // set by finish()
   std::string ts_;
 };
 

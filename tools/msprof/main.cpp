@@ -4,6 +4,8 @@
 // Huawei's tool, every failure exits non-zero with one message naming the file.
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/show.hpp>
+#include <msprof/core/output_file.hpp>
+#include <msprof/session/output_path.hpp>
 #include <msprof/version.hpp>
 
 #include <simdjson.h>
@@ -424,8 +426,11 @@ int cmd_launch(arg_parser& p) {
       return usage_error("--storage-limit must be <n>MB with n >= 200, got '" + storage + "'");
   }
   std::error_code ec;
-  fs::create_directories(output, ec);
-  if (ec) return fail(output + ": cannot create output directory: " + ec.message());
+  // The collector's rule for MSPROF_OUTPUT, checked here too so that both agree
+  // (docs/configuration.md, "Output safety").
+  const std::string abs_output = fs::absolute(output, ec).string();
+  if (auto bad = msprof::session::check_output_path(abs_output); !bad.empty()) return fail(bad);
+  if (auto made = msprof::outfile::dir::make(abs_output); !made) return fail(made.err().message);
   std::string lib;
   if (mstx) {
     const auto found = injection_library();
@@ -441,7 +446,7 @@ int cmd_launch(arg_parser& p) {
   if (child < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
     if (mstx) setenv("MSTX_INJECTION_PATH", lib.c_str(), 1);
-    setenv("MSPROF_OUTPUT", fs::absolute(output).string().c_str(), 1);
+    setenv("MSPROF_OUTPUT", abs_output.c_str(), 1);
     if (!include.empty()) setenv("MSPROF_MSTX_DOMAIN_INCLUDE", include.c_str(), 1);
     if (!exclude.empty()) setenv("MSPROF_MSTX_DOMAIN_EXCLUDE", exclude.c_str(), 1);
     if (!metrics.empty()) setenv("MSPROF_AIC_METRICS", metrics.c_str(), 1);
@@ -461,7 +466,7 @@ int cmd_launch(arg_parser& p) {
   fs::file_time_type newest_t{};
   for (const auto& e : fs::directory_iterator(output, ec)) {
     const auto name = e.path().filename().string();
-    if (!e.is_directory(ec) || name.rfind("PROF_", 0) != 0 || before.count(name)) continue;
+    if (e.is_symlink(ec) || !e.is_directory(ec) || name.rfind("PROF_", 0) != 0 || before.count(name)) continue;
     const auto t = e.last_write_time(ec);
     if (newest.empty() || t > newest_t || (t == newest_t && name > newest)) {
       newest = e.path().string();

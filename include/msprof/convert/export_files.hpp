@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The output files of an export: their names, the output directory, files
-// written under a temporary name and renamed when complete, and README.txt.
+// The output files of an export: their names, the output directory and
+// README.txt. Every file is written through core/output_file.hpp (temporary
+// name, fsync, rename; never through a link).
 #ifndef MSPROF_CONVERT_EXPORT_FILES_HPP
 #define MSPROF_CONVERT_EXPORT_FILES_HPP
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "../core/error.hpp"
+#include "../core/output_file.hpp"
 #include "export_options.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -18,9 +20,6 @@ namespace detail {
 /// Local time now as a file-name stamp, YYYYMMDDhhmmss.
 std::string now_stamp();
 
-/// Writes `text` to `path` through a temporary file and a rename.
-result<void> write_file_atomic(const std::filesystem::path& path, const std::string& text);
-
 /// Whether the options ask for the output stem `stem` (-reports).
 bool wanted(const export_options& o, const std::string& stem);
 
@@ -29,8 +28,19 @@ bool wanted(const export_options& o, const std::string& stem);
 /// both (same timestamp) keeps both; the timeline keeps the reference's name.
 std::string summary_stem(const std::string& name, bool json);
 
-/// <prof_dir>/mindstudio_profiler_output, created when missing.
-result<std::filesystem::path> output_dir(const std::string& prof_dir);
+/// <prof_dir>/mindstudio_profiler_output, created when missing; a link or a
+/// non-directory there is an error. Temporaries an interrupted export left in
+/// it are removed, each with a note in `notes`.
+result<outfile::dir> output_dir(const std::string& prof_dir, std::vector<std::string>& notes);
+
+/// The same rule before any work, for every export (the db too, which writes
+/// beside it): an existing <prof_dir>/mindstudio_profiler_output must be a
+/// real directory.
+result<void> check_output_dir(const std::string& prof_dir);
+
+/// The PROF_ directory itself, to write the db into (the user's path: it may be
+/// a link; created when missing); temporaries an interrupted export left in it are removed, noted in `notes`.
+result<outfile::dir> prof_output_dir(const std::string& prof_dir, std::vector<std::string>& notes);
 
 /// README.txt of the output directory: what each file holds, then `files`.
 std::string readme_text(const std::vector<std::string>& files);

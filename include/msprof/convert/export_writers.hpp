@@ -74,8 +74,9 @@ class summary_exporter {
 result<export_result> export_summary(const model& m, const export_options& o);
 
 /// msprof_<ts>.db from windows of the model (model.hpp): add() every window,
-/// then finish() with the final model. Written as <PROF>/msprof_<ts>.db.tmp<pid>
-/// and renamed when complete; an exporter dropped before finish() removes it.
+/// then finish() with the final model. Written under a temporary name in the
+/// PROF_ directory (core/output_file.hpp) and renamed when complete; an
+/// exporter dropped before finish() removes it.
 /// Sorted runs spill into the PROF_ directory.
 class db_exporter {
  public:

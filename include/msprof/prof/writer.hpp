@@ -68,6 +68,7 @@
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
 #include "../core/json.hpp"
+#include "../core/output_file.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace prof {
@@ -189,65 +190,20 @@ inline std::string date_text(std::uint64_t us) {
   return buf;
 }
 
+// Files and directories are created through core/output_file.hpp: never
+// through a link, modes 0750/0640 less the umask.
+using outfile::write_all;
+
+/// The directory `p`, created when missing.
 inline result<void> make_dir(const std::string& p) {
-  if (::mkdir(p.c_str(), 0750) != 0 && errno != EEXIST)
-    return make_error(errc::io, p + ": cannot create directory: " + sys_err());
-  struct stat st{};
-  if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return make_error(errc::io, p + ": exists and is not a directory");
-  if (::chmod(p.c_str(), 0750) != 0) return make_error(errc::io, p + ": cannot set mode 0750: " + sys_err());
+  auto d = outfile::dir::make(p);
+  if (!d) return d.err();
   return {};
 }
 
-inline result<void> make_dirs(const std::string& p) {
-  std::string cur;
-  std::size_t i = 0;
-  while (i <= p.size()) {
-    const std::size_t j = p.find('/', i);
-    const std::size_t end = j == std::string::npos ? p.size() : j;
-    cur = p.substr(0, end);
-    if (!cur.empty() && cur != "." && cur != "..") {
-      struct stat st{};
-      if (::stat(cur.c_str(), &st) != 0) {
-        if (::mkdir(cur.c_str(), 0750) != 0 && errno != EEXIST)
-          return make_error(errc::io, cur + ": cannot create directory: " + sys_err());
-      } else if (!S_ISDIR(st.st_mode)) {
-        return make_error(errc::io, cur + ": exists and is not a directory");
-      }
-    }
-    if (j == std::string::npos) break;
-    i = j + 1;
-  }
-  return {};
-}
-
-inline result<void> write_all(int fd, const char* p, std::size_t n, const std::string& path) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return make_error(errno == ENOSPC || errno == EDQUOT ? errc::limit : errc::io, path + ": write failed: " + sys_err());
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return {};
-}
-
-/// Writes a whole small file atomically (tmp + rename), mode 0640.
+/// Writes a whole small file atomically (temporary + fsync + rename).
 inline result<void> write_file(const std::string& path, std::string_view text) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-  if (fd < 0) return make_error(errc::io, tmp + ": cannot create: " + sys_err());
-  ::fchmod(fd, 0640);
-  auto r = write_all(fd, text.data(), text.size(), tmp);
-  ::close(fd);
-  if (!r) { ::unlink(tmp.c_str()); return r; }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return make_error(errc::io, path + ": cannot rename from .tmp: " + sys_err());
-  }
-  return {};
+  return outfile::write_atomic(path, text);
 }
 
 /// Files the storage limit never deletes (CANN file_ageing.cpp noAgeingFile_).
@@ -303,18 +259,19 @@ class prof_dir {
     if (s.opt.wall_us == 0) s.opt.wall_us = detail::wall_us();
     if (s.opt.pid_name.empty()) s.opt.pid_name = detail::process_name();
     if (s.opt.cpu_frequency_mhz <= 0 && s.opt.host_cntvct == 0) s.opt.host_cntvct = s.opt.monotonic_raw_ns;
-    MSPROF_TRY(detail::make_dirs(opt.parent));
+    auto parent = outfile::dir::make(opt.parent.empty() ? std::string(".") : opt.parent);
+    if (!parent) return parent.err();
     std::string name = opt.name.empty() ? generate_name(s.opt) : opt.name;
-    s.root = (opt.parent.empty() ? std::string(".") : opt.parent) + "/" + name;
-    if (::mkdir(s.root.c_str(), 0750) != 0)
-      return make_error(errc::io, s.root + ": cannot create PROF directory: " + detail::sys_err());
-    MSPROF_TRY(detail::make_dir(s.root));
-    MSPROF_TRY(detail::make_dir(s.root + "/host"));
-    MSPROF_TRY(detail::make_dir(s.root + "/host/data"));
+    auto root = parent->mkdir(name, true);
+    if (!root) return root.err();
+    s.root = root->path();
+    auto host = root->mkdir("host");
+    if (!host) return host.err();
+    if (auto r = host->mkdir("data"); !r) return r.err();
     for (const auto& dev : s.opt.devices) {
-      const std::string dd = s.root + "/device_" + std::to_string(dev.id);
-      MSPROF_TRY(detail::make_dir(dd));
-      MSPROF_TRY(detail::make_dir(dd + "/data"));
+      auto dd = root->mkdir("device_" + std::to_string(dev.id));
+      if (!dd) return dd.err();
+      if (auto r = dd->mkdir("data"); !r) return r.err();
     }
     MSPROF_TRY(d.write_start_files());
     return d;
@@ -551,10 +508,11 @@ class prof_dir {
         MSPROF_TRY(detail::make_dir(sl.dir));
       }
     }
-    const std::string p = sl.path();
-    sl.fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0640);
-    if (sl.fd < 0) return stop(p + ": cannot create slice: " + detail::sys_err() + "; collection stopped");
-    ::fchmod(sl.fd, 0640);
+    auto d = outfile::dir::open(sl.dir);
+    if (!d) return stop(d.err().message + "; collection stopped");
+    auto fd = d->create(sl.base + ".slice_" + std::to_string(sl.index), O_APPEND);
+    if (!fd) return stop(fd.err().message + "; collection stopped");
+    sl.fd = fd->release();
     s_->open[st] = std::move(sl);
     return {};
   }

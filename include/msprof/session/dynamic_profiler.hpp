@@ -57,6 +57,7 @@
 
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
+#include "../core/output_file.hpp"
 #include "../prof/writer.hpp"
 #include "config_files.hpp"
 #include "output_path.hpp"
@@ -95,7 +96,7 @@ class rotating_log {
     std::lock_guard<std::mutex> lk(mu_);
     path_ = std::move(path);
     max_ = max_bytes;
-    return reopen(false);
+    return reopen();
   }
 
   void close() {
@@ -113,8 +114,8 @@ class rotating_log {
       if (fd_ >= 0 && max_ > 0 && size_ > 0 && size_ + line.size() >= max_) {
         ::close(fd_);
         fd_ = -1;
-        (void)::rename(path_.c_str(), (path_ + ".1").c_str());
-        (void)reopen(true);
+        (void)::rename(path_.c_str(), (path_ + ".1").c_str());  // rename(2) replaces a link, never follows it
+        (void)reopen();
       }
       if (fd_ >= 0 && prof::detail::write_all(fd_, line.data(), line.size(), path_)) size_ += line.size();
     }
@@ -127,10 +128,13 @@ class rotating_log {
   const std::string& path() const noexcept { return path_; }
 
  private:
-  result<void> reopen(bool truncate) {
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0640);
-    if (fd_ < 0) return make_error(errc::io, path_ + ": cannot open the log: " + prof::detail::sys_err());
-    ::fchmod(fd_, 0640);
+  result<void> reopen() {
+    const std::size_t slash = path_.rfind('/');
+    auto d = outfile::dir::open(slash == std::string::npos ? "." : path_.substr(0, slash));
+    if (!d) return d.err();
+    auto fd = d->append(path_.substr(slash == std::string::npos ? 0 : slash + 1));
+    if (!fd) return fd.err();
+    fd_ = fd->release();
     struct stat st {};
     size_ = ::fstat(fd_, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
     return {};
@@ -220,13 +224,15 @@ class dynamic_profiler {
     opt_ = std::move(opt);
     dir_ = dir;
     config_path_ = dir + "/profiler_config.json";
-    MSPROF_TRY(prof::detail::make_dirs(dir));
-    MSPROF_TRY(prof::detail::make_dir(dir + "/log"));
+    auto config_dir = outfile::dir::make(dir);
+    if (!config_dir) return config_dir.err();
+    if (auto log_dir = config_dir->mkdir("log"); !log_dir) return log_dir.err();
     rank_ = detail::rank_from_env();
     MSPROF_TRY(log_.open(dir + "/log/dp_" + detail::host_name() + "_" + std::to_string(::getpid()) + "_rank_" +
                              std::to_string(rank_) + ".log",
                          opt_.log_max_bytes));
     log("INFO", "Init dynamic profiler, config " + config_path_);
+    for (const auto& note : config_dir->remove_stale_temps()) log("WARNING", note);  // a killed run's profiler_config.json write
     if (!detail::file_signature::of(config_path_).exists) {
       if (auto r = prof::detail::write_file(config_path_, profiler_config_template()); !r) {
         log("ERROR", r.err().what());

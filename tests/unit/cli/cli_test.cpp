@@ -380,6 +380,47 @@ TEST_CASE("cli: launcher argument checks") {
   CHECK(r.err.find("--export") != std::string::npos);
 }
 
+TEST_CASE("cli: output safety: a link or a file at mindstudio_profiler_output: one error, one exit code, all exports") {
+  for (const bool link : {true, false}) {
+    CAPTURE(link);
+    sandbox s;
+    const auto prof = s.add("mstx_domains");
+    const auto out = prof / "mindstudio_profiler_output";
+    fs::create_directory(s.root / "victim");
+    if (link)
+      fs::create_directory_symlink(s.root / "victim", out);
+    else
+      std::ofstream(out) << "not a directory";
+    const std::string why = link ? ": is a symbolic link (msprof does not write through links)"
+                                 : ": exists and is not a directory";
+    for (const char* k : {"timeline", "summary", "db"}) {
+      CAPTURE(k);
+      auto r = s.run({"export", k, "-dir", prof.string()});
+      CHECK(r.rc == 1);
+      CHECK(r.err.find("msprof: error: [msprof.io] " + out.string() + why + "\n") != std::string::npos);
+      CHECK(r.out.empty());
+    }
+    CHECK(fs::is_empty(s.root / "victim"));
+    for (const auto& e : fs::directory_iterator(prof)) CHECK(e.path().extension() != ".db");
+  }
+}
+
+TEST_CASE("cli: output safety: launcher --output that is a symbolic link is refused like MSPROF_OUTPUT") {
+  sandbox s;
+  fs::create_directory(s.root / "victim");
+  const auto out = s.root / "out";
+  fs::create_directory_symlink(s.root / "victim", out);
+  auto r = s.run({"--output=" + out.string(), "--application=true"});
+  CHECK(r.rc == 1);
+  // The collector's words for MSPROF_OUTPUT (session/output_path.hpp).
+  CHECK(r.err == "msprof: error: output path '" + out.string() + "': '" + out.string() + "' is a symbolic link\n");
+  CHECK(fs::is_empty(s.root / "victim"));
+  // A link above --output is the user's own path: followed, for the collector too.
+  r = s.run({"--output=" + (out / "sub").string(), "--application=true"});
+  CHECK(r.err.find("symbolic link") == std::string::npos);
+  CHECK(fs::is_directory(s.root / "victim" / "sub"));
+}
+
 #ifdef MSPROF_TEST_INJECTION_LIB
 TEST_CASE("cli: launcher runs the application with the injection environment") {
   sandbox s;

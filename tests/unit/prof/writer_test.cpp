@@ -145,6 +145,31 @@ TEST_CASE("prof_dir: name, layout, modes, control files the reader understands")
   CHECK(count_apis(d->path()) == 1);
 }
 
+TEST_CASE("prof_dir: a umask stricter than 0750/0640 is kept (umask 077: 0700/0600), never loosened") {
+  temp_dir t;
+  const mode_t old = umask(077);
+  prof::prof_dir_options o;
+  o.parent = t.path + "/out";
+  o.devices.push_back({});
+  auto d = prof::prof_dir::create(o);
+  bool closed = false;
+  if (d) {
+    (void)d->append(prof::stream::api_event(false), api(0).data(), 40);
+    (void)d->append(prof::stream::ts_track(0), std::string(codec::ts_track_size, '\0').data(), codec::ts_track_size);
+    closed = static_cast<bool>(d->close());
+  }
+  umask(old);
+  REQUIRE(d);
+  REQUIRE(closed);
+  int checked = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(t.path + "/out")) {
+    CAPTURE(e.path().string());
+    CHECK(mode_of(e.path().string()) == (e.is_directory() ? 0700u : 0600u));
+    ++checked;
+  }
+  CHECK(checked > 15);
+}
+
 TEST_CASE("prof_dir: slice rollover at the slice size, whole records per slice, .done for each") {
   temp_dir t;
   prof::prof_dir_options o;

@@ -8,6 +8,8 @@
 #include <msprof/mstx.hpp>
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -105,6 +107,23 @@ fs::path find_log(const fs::path& cfg_dir) {
 }
 
 }  // namespace
+
+TEST_CASE("dynamic profiler: init removes the temporary a killed run left in the config directory, and logs it") {
+  temp_dir t;
+  const fs::path cfg_dir = t / "cfg";
+  fs::create_directories(cfg_dir);
+  // pid 999999999 is above any pid_max: that process is gone.
+  const std::string left = "profiler_config.json.999999999.0123456789abcdef.msprof.tmp";
+  std::ofstream(cfg_dir / left) << "{";
+  const timespec old[2] = {{1000000000, 0}, {1000000000, 0}};  // before this process started
+  REQUIRE(::utimensat(AT_FDCWD, (cfg_dir / left).c_str(), old, 0) == 0);
+  log_lines log;
+  session::dynamic_profiler dp;
+  REQUIRE(static_cast<bool>(dp.init(cfg_dir.string(), fast(log))));
+  CHECK_FALSE(fs::exists(cfg_dir / left));
+  CHECK(read_text(find_log(cfg_dir)).find((cfg_dir / left).string() +
+                                          ": removed a temporary file left by an interrupted run") != std::string::npos);
+}
 
 TEST_CASE("dynamic profiler: init writes the template and the log and an edit arms one collection of warmup + active steps") {
   temp_dir t;
