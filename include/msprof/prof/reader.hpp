@@ -11,7 +11,12 @@
 // Slices are read in slice order, both aging. and unaging. prefixes (aging
 // first). Damage inside a file (truncated last record, bad magic, impossible
 // dataLen) is a warning naming file, byte offset and bytes; the good records of
-// that file and of every other file are kept. Missing or unparsable control
+// that file and of every other file are kept; a file gives at most
+// reader_options::max_warnings_per_file such lines plus one count. A slice whose
+// size differs from its <name>.done, and a compact/additional record whose type
+// id is not its slice's kind (skipped), are warnings too. Only regular files
+// are read (opened O_NONBLOCK, checked with fstat: a FIFO never blocks); any
+// other file is an error naming it. Missing or unparsable control
 // files are warnings too and defaults apply (ns host clock, 50 MHz device);
 // with reader_options::strict they are errors. So is a clock value too large
 // to convert to signed 64-bit nanoseconds (collectionTimeBegin above

@@ -408,7 +408,7 @@ TEST_CASE("cli: damaged input is never blocking, unbounded or silent (issue 25)"
     const auto prof = s.add("mstx_domains");
     for (const auto& e : fs::directory_iterator(prof / "host" / "data"))
       if (e.path().extension() != ".done") fs::resize_file(e.path(), 0);
-    for (const char* k : {"timeline", "summary", "db"}) {
+    for (const std::string k : {"timeline", "summary", "db"}) {
       CAPTURE(k);
       auto r = s.run({"export", k, "-dir", prof.string()});
       CHECK(r.rc == 1);
