@@ -48,8 +48,19 @@ struct part_results {
   }
 };
 
+/// The one empty-input rule of every export (timeline, summary, db): a
+/// collection with no record to show is an error, never an empty output.
+/// `records` counts API calls, tasks, mstx events and mstx memory records.
+result<void> check_not_empty(const std::string& prof_dir, std::size_t records, const model& final) {
+  if (records != 0 || !final.iterations.empty()) return {};
+  return make_error(errc::not_found, prof_dir +
+                                         ": nothing to export: no API call, task, mstx event, mstx memory record or "
+                                         "step-trace iteration in any data slice (empty, damaged or missing slices?)");
+}
+
 /// The parts from a model loaded whole.
 result<export_result> export_whole(const model& m, const export_options& o, export_parts p) {
+  MSPROF_TRY(check_not_empty(m.session.prof_dir, detail::record_count(m) + m.mstx_mem.size(), m));
   part_results r;
   beside(
       p.db, [&] { r.db.emplace(export_db(m, o)); },
@@ -97,7 +108,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   auto add = [](auto& writer, const model& w, result<void>& status) {
     if (writer && status) status = writer->add(w);
   };
-  std::size_t records = 0;
+  std::size_t records = 0, mem_records = 0;
   load_options lo;
   lo.spill_budget = oo.spill_budget;
   auto loaded = load_windows(prof_dir, lo, [&](model& w) {
@@ -107,6 +118,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
       filter->apply(w);
     }
     records += detail::record_count(w);
+    mem_records += w.mstx_mem.size();
     beside(
         db.has_value(), [&] { add(db, w, db_status); },
         [&] {
@@ -121,6 +133,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
     MSPROF_TRY(filter_status);
     filter->apply(*loaded);
   }
+  MSPROF_TRY(check_not_empty(prof_dir, records + mem_records, *loaded));
   MSPROF_TRY(text_status);
   MSPROF_TRY(db_status);
   detail::clear_intermediates(prof_dir, oo);

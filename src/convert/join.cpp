@@ -237,6 +237,13 @@ std::string stream_join::hash_name(std::uint64_t h) const {
   auto it = hashes_.find(h);
   return it == hashes_.end() ? std::to_string(h) : it->second;
 }
+std::string stream_join::name_of(std::uint64_t h, const char* kind) {
+  if (h == 0) return {};
+  auto it = hashes_.find(h);
+  if (it != hashes_.end()) return it->second;
+  ++unknown_hashes_[kind];
+  return codec::unknown_hash_text(h);
+}
 std::string stream_join::type_name(std::uint16_t lv, std::uint32_t type) const {
   auto it = types_.find({lv, type});
   return it == types_.end() ? std::to_string(type) : it->second;
@@ -297,8 +304,8 @@ void stream_join::on_node(std::int64_t, const raw::node_basic& n) {
     return;
   }
   auto op = std::make_shared<op_info>();
-  op->name = hash_name(n.op_name);
-  op->type = hash_name(n.op_type);
+  op->name = name_of(n.op_name, "op name");
+  op->type = name_of(n.op_type, "op type");
   op->ge_task_type = n.task_type;
   op->block_num = n.block_num;
   op->dynamic = n.dynamic;
@@ -331,7 +338,7 @@ void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
   t.track_ns = at;
   t.thread_id = tr.thread_id;
   t.task_type = type_name(level::runtime, static_cast<std::uint32_t>(tr.task_type));
-  t.kernel_name = hash_name(tr.kernel_name);
+  t.kernel_name = name_of(tr.kernel_name, "kernel name");
   // The op belongs to the node-level call, which usually encloses the runtime
   // call that launched the task (aclnnAdd > rtKernelLaunch): the innermost
   // enclosing call that reported one.
@@ -429,6 +436,9 @@ result<model> stream_join::finish() {
   model m;
   m.session = session_;
   m.warnings = std::move(warnings_);
+  for (const auto& [kind, n] : unknown_hashes_)
+    m.warnings.push_back(session_.prof_dir + ": " + std::to_string(n) + " " + kind +
+                         " reference(s) to hashes not in host/data/*hash_dic*; shown as \"<unknown hash 0x...>\"");
   const std::size_t no_end = starts_.total();
   if (spans_without_start_)
     m.warnings.push_back(std::to_string(spans_without_start_) + " device task end record(s) without a start; ignored");

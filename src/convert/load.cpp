@@ -185,7 +185,13 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   if (!joined) return joined.err();
   model m = std::move(*joined);
   if (end_us == 0) m.session.end_ns = std::max(m.session.end_ns, j.last_api_end());
-  std::size_t mstx_bad_time = 0, mem_bad_time = 0;
+  std::size_t mstx_bad_time = 0, mem_bad_time = 0, unknown_domains = 0;
+  // A domain hash that hash_dic lacks shows as a visible marker (counted once).
+  auto domain_name = [&](std::uint64_t d) -> std::string {
+    if (d == 0) return "default";
+    if (r.hashes().count(d) == 0) ++unknown_domains;
+    return r.lookup(d);
+  };
   if (has_host) {
     // mstx and mstx_mem need no join: their own windows, in record order.
     model w;
@@ -197,7 +203,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     };
     MSPROF_TRY(r.for_each_mstx([&](const prof::mstx_record& e) {
       auto placed =
-          detail::place_mstx(e, h, s.wall_offset_ns, e.stamp.domain == 0 ? "default" : r.lookup(e.stamp.domain));
+          detail::place_mstx(e, h, s.wall_offset_ns, domain_name(e.stamp.domain));
       if (!placed) {
         ++mstx_bad_time;
         return;
@@ -214,7 +220,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
         return;
       }
       w.mstx_mem.push_back({rec.head.threadId, *at, p.op, p.deviceId, p.handle, p.heap, p.address, p.size,
-                            p.domain == 0 ? std::string("default") : r.lookup(p.domain)});
+                            domain_name(p.domain)});
       if (w.mstx_mem.size() >= lo.window_records) flush();
     }));
     flush();
@@ -224,6 +230,9 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   if (!has_host) warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
   if (has_host && r.devices().empty() && any_track)
     warnings.push_back(prof_dir + ": task_track records but no device_<id>/ directory: no device tasks exported");
+  if (unknown_domains)
+    warnings.push_back(prof_dir + ": " + std::to_string(unknown_domains) +
+                       " mstx domain reference(s) to hashes not in host/data/*hash_dic*; shown as \"<unknown hash 0x...>\"");
   m.warnings.insert(m.warnings.begin(), warnings.begin(), warnings.end());
   detail::warn_bad_time(m.warnings, mstx_bad_time, "msproftx");
   detail::warn_bad_time(m.warnings, step_bad_time, "step-trace (ts_track)");

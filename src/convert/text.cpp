@@ -58,15 +58,53 @@ std::string round3_py(double v) {
   return s;
 }
 
+namespace {
+
+// A decimal number as the exporters print them: [+-]digits[.digits][e[+-]digits].
+bool is_decimal_number(std::string_view v) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9') ++i;
+    return i - from;
+  };
+  if (i < v.size() && (v[i] == '+' || v[i] == '-')) ++i;
+  std::size_t n = digits();
+  if (i < v.size() && v[i] == '.') {
+    ++i;
+    n += digits();
+  }
+  if (n == 0) return false;
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) {
+    ++i;
+    if (i < v.size() && (v[i] == '+' || v[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == v.size();
+}
+
+}  // namespace
+
+bool csv_formula_like(std::string_view v) {
+  if (v.empty()) return false;
+  const char c = v.front();
+  if (c != '=' && c != '+' && c != '-' && c != '@' && c != '\t' && c != '\r') return false;
+  if (v.back() == '\t') v.remove_suffix(1);  // timestamps carry msprof's trailing TAB
+  return !is_decimal_number(v);               // "-1.5" is a number, not a formula
+}
+
 void append_csv_cell(std::string& out, std::string_view v) {
+  const bool formula = csv_formula_like(v);
   // A plain loop: find_first_of searched the 4-character set once per character.
   const bool plain =
       std::none_of(v.begin(), v.end(), [](char c) { return c == ',' || c == '"' || c == '\n' || c == '\r'; });
   if (plain) {
+    if (formula) out += '\'';
     out.append(v.data(), v.size());
     return;
   }
   out += '"';
+  if (formula) out += '\'';
   for (char c : v) {
     if (c == '"') out += '"';
     out += c;

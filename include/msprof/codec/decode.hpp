@@ -6,6 +6,10 @@
 #ifndef MSPROF_CODEC_DECODE_HPP
 #define MSPROF_CODEC_DECODE_HPP
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -136,6 +140,32 @@ inline std::string_view tx_segment_text(const MsprofTxInfo& t) {
   return std::string_view(m, n);
 }
 
+/// Opens `path` for reading only if it is a regular file (after symlinks) and
+/// gives its size. O_NONBLOCK: a FIFO or device named like a data file must
+/// not block the export forever; fstat refuses it before any read. Both a file
+/// that cannot be opened and one that is not regular are errc::io: it cannot
+/// be read as data, and going on without it would lose its records.
+inline result<std::FILE*> open_regular(const std::string& path, std::uint64_t& size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return make_error(errc::io, path + ": cannot open: " + std::strerror(errno));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const char* what = S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory"
+                     : S_ISSOCK(st.st_mode) ? "a socket" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not regular";
+    ::close(fd);
+    return make_error(errc::io, path + ": not a regular file (" + what + "); cannot be read as data");
+  }
+  // Reads of a regular file never block; clear O_NONBLOCK anyway for stdio.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    return make_error(errc::io, path + ": cannot open: " + std::strerror(errno));
+  }
+  size = static_cast<std::uint64_t>(st.st_size);
+  return f;
+}
+
 /// What scan_file found besides whole records.
 struct scan_report {
   std::uint64_t records = 0;
@@ -152,14 +182,12 @@ template <class F>
 inline result<scan_report> scan_file(const std::string& path, std::size_t record_size, F&& on_record,
                                      std::size_t buffer_records = 1024) {
   if (record_size == 0) return make_error(errc::invalid_argument, path + ": record size 0");
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return make_error(errc::io, path + ": cannot open: " + std::strerror(errno));
+  std::uint64_t size = 0;
+  auto opened = open_regular(path, size);
+  if (!opened) return opened.err();
+  std::FILE* f = *opened;
   scan_report rep;
-  if (std::fseek(f, 0, SEEK_END) == 0) {
-    const long sz = std::ftell(f);
-    rep.file_size = sz > 0 ? static_cast<std::uint64_t>(sz) : 0;
-    std::fseek(f, 0, SEEK_SET);
-  }
+  rep.file_size = size;
   std::vector<unsigned char> buf(record_size * (buffer_records ? buffer_records : 1));
   std::uint64_t offset = 0;
   std::size_t have = 0;

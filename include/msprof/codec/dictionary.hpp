@@ -37,6 +37,18 @@ struct dictionary_limits {
 using hash_map = std::unordered_map<std::uint64_t, std::string>;
 using type_map = std::map<std::pair<std::uint16_t, std::uint32_t>, std::string>;
 
+/// What a name shows when its hash is not in hash_dic: a visible marker, never
+/// a bare number that could pass for a name ("<unknown hash 0x1F2E>").
+inline std::string unknown_hash_text(std::uint64_t h) {
+  static const char digits[] = "0123456789ABCDEF";
+  std::string hex;
+  do {
+    hex.insert(hex.begin(), digits[h & 0xF]);
+    h >>= 4;
+  } while (h);
+  return "<unknown hash 0x" + hex + ">";
+}
+
 namespace detail {
 inline bool parse_u64(std::string_view s, std::uint64_t& out) noexcept {
   if (s.empty() || s.size() > 20) return false;

@@ -205,6 +205,9 @@ class stream_join {
   device_spools& spools_of(std::uint32_t dev);
   std::vector<std::uint32_t> devices_in_order() const;
   std::string hash_name(std::uint64_t h) const;
+  // A name referenced by hash (op name/type, kernel): the hash_dic string, or
+  // codec::unknown_hash_text(h), counted per kind for one warning at the end.
+  std::string name_of(std::uint64_t h, const char* kind);
   std::string type_name(std::uint16_t lv, std::uint32_t type) const;
 
   // API calls ----------------------------------------------------------------
@@ -270,6 +273,7 @@ class stream_join {
   result<void> orphans_status_;
   model window_;
   std::vector<std::string> warnings_;
+  std::map<std::string, std::size_t> unknown_hashes_;  // kind -> references to hashes not in hash_dic
   std::size_t unmatched_launches_ = 0, spans_without_start_ = 0, orphan_count_ = 0;
   std::int64_t last_api_end_ = 0;
 };

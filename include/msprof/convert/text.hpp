@@ -35,7 +35,13 @@ std::string fewest3(double v);
 /// Rounded to 3 decimals, but keeping one decimal ("16.0", "0.013") - PMU cells.
 std::string round3_py(double v);
 
-/// One CSV cell: quoted (with doubled quotes) when it holds , " or a newline.
+/// Whether a spreadsheet would run `v` as a formula: it starts with = + - @,
+/// TAB or CR and is not a decimal number ("-1.5" stays a number).
+bool csv_formula_like(std::string_view v);
+
+/// One CSV cell: quoted (with doubled quotes) when it holds , " or a newline;
+/// a csv_formula_like() cell gets a leading single quote (OWASP rule), so a
+/// spreadsheet shows it as text instead of running it.
 void append_csv_cell(std::string& out, std::string_view v);
 
 /// The inside of a JSON string literal (UTF-8 passed through; control chars

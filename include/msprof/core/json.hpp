@@ -409,13 +409,92 @@ inline result<value> parse(std::string_view text, std::string_view source = "<js
   return parser(text, source, lim).run();
 }
 
+/// The one UTF-8 rule of every text output: the length (1..4) of the valid
+/// UTF-8 sequence starting at s[i], or 0 when the byte there does not start one
+/// (stray continuation byte, overlong form, surrogate, above U+10FFFF, cut short).
+inline std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const unsigned c = p[i];
+  if (c < 0x80) return 1;
+  std::size_t len = 0;
+  std::uint32_t cp = 0;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((p[i + k] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (p[i + k] & 0x3F);
+  }
+  if (len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
+  if (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) return 0;
+  return len;
+}
+
+/// U+FFFD REPLACEMENT CHARACTER, what an invalid byte becomes.
+inline constexpr std::string_view utf8_replacement = "\xEF\xBF\xBD";
+
+/// Whether `s` is valid UTF-8 (utf8_length() at every character).
+inline bool utf8_valid(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+/// Replaces every byte of `s` that utf8_length() rejects by U+FFFD; returns
+/// whether anything was replaced.
+inline bool utf8_repair(std::string& s) {
+  if (utf8_valid(s)) return false;
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0) {
+      out += utf8_replacement;
+      ++i;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  s = std::move(out);
+  return true;
+}
+
 /// Appends `s` escaped for the inside of a JSON string: `"` `\\` and control
-/// characters (short forms where JSON has them, else \u00XX); UTF-8 passes
-/// through. The one escaper of the control files and the converters' text outputs.
-inline void append_escaped(std::string& out, std::string_view s) {
+/// characters (short forms where JSON has them, else \u00XX); valid UTF-8
+/// passes through, each invalid byte becomes U+FFFD (so the output is always
+/// JSON). Returns whether a byte was replaced. The one escaper of the control
+/// files and the converters' text outputs.
+inline bool append_escaped(std::string& out, std::string_view s) {
   std::size_t plain = 0;  // start of the run not appended yet
+  bool replaced = false;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const std::size_t n = utf8_length(s, i);
+      if (n != 0) {
+        i += n - 1;
+        continue;
+      }
+      out.append(s.data() + plain, i - plain);
+      plain = i + 1;
+      out += utf8_replacement;
+      replaced = true;
+      continue;
+    }
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     out.append(s.data() + plain, i - plain);
     plain = i + 1;
@@ -435,6 +514,7 @@ inline void append_escaped(std::string& out, std::string_view s) {
     }
   }
   out.append(s.data() + plain, s.size() - plain);
+  return replaced;
 }
 
 /// Appends `s` as a JSON string literal (quotes, escapes; UTF-8 passes through).

@@ -11,7 +11,12 @@
 // Slices are read in slice order, both aging. and unaging. prefixes (aging
 // first). Damage inside a file (truncated last record, bad magic, impossible
 // dataLen) is a warning naming file, byte offset and bytes; the good records of
-// that file and of every other file are kept. Missing or unparsable control
+// that file and of every other file are kept; a file gives at most
+// reader_options::max_warnings_per_file such lines plus one count. A slice whose
+// size differs from its <name>.done, and a compact/additional record whose type
+// id is not its slice's kind (skipped), are warnings too. Only regular files
+// are read (opened O_NONBLOCK, checked with fstat: a FIFO never blocks); any
+// other file is an error naming it. Missing or unparsable control
 // files are warnings too and defaults apply (ns host clock, 50 MHz device);
 // with reader_options::strict they are errors. So is a clock value too large
 // to convert to signed 64-bit nanoseconds (collectionTimeBegin above
@@ -24,6 +29,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -52,6 +58,7 @@ struct reader_options {
   std::size_t max_control_bytes = 16u << 20;    ///< info.json, sample.json, ...
   std::size_t max_dictionary_bytes = 256u << 20;///< all hash_dic slices together
   std::size_t max_pending_events = 1u << 20;    ///< unmatched MsprofEvent halves / mstx segments kept
+  std::size_t max_warnings_per_file = 20;       ///< then one "... and K more problems in FILE" line
 };
 
 /// A problem that did not stop reading: file, byte offset, bytes affected.
@@ -74,6 +81,7 @@ struct data_file {
   std::string tag;           ///< host: data/node_basic_info/...; device: ""
   std::uint32_t slice = 0;
   std::uint64_t size = 0;
+  std::optional<std::uint64_t> done_size;  ///< "filesize:" of <name>.done, when present
 };
 
 /// Checked time arithmetic in signed 64-bit nanoseconds. Clock values and record
@@ -293,11 +301,11 @@ class prof_reader {
   const std::vector<data_file>& files() const noexcept { return files_; }
   const codec::hash_map& hashes() const noexcept { return hashes_; }
   const codec::type_map& types() const noexcept { return types_; }
-  /// hash -> string, or the decimal hash when unknown ("" for 0).
+  /// hash -> string, or codec::unknown_hash_text(h) when hash_dic lacks it ("" for 0).
   std::string lookup(std::uint64_t h) const {
     if (h == 0) return {};
     auto it = hashes_.find(h);
-    return it == hashes_.end() ? std::to_string(h) : it->second;
+    return it == hashes_.end() ? codec::unknown_hash_text(h) : it->second;
   }
   std::string type_name(std::uint16_t lv, std::uint32_t ty) const {
     auto it = types_.find({lv, ty});
@@ -352,6 +360,7 @@ class prof_reader {
       MSPROF_TRY(scan(f, codec::compact_size, [&](const unsigned char* p, const codec::place& at) {
         auto d = decode_compact(p, codec::compact_size, at);
         if (!d) return warn(f, at.offset, codec::compact_size, d.err().message + "; record skipped");
+        if (!type_matches(f, d->head, at, codec::compact_size)) return;
         on_rec(*d, f, at);
       }));
     }
@@ -365,6 +374,7 @@ class prof_reader {
       MSPROF_TRY(scan(f, codec::additional_size, [&](const unsigned char* p, const codec::place& at) {
         auto d = decode_additional(p, codec::additional_size, at);
         if (!d) return warn(f, at.offset, codec::additional_size, d.err().message + "; record skipped");
+        if (!type_matches(f, d->head, at, codec::additional_size)) return;
         on_rec(*d, f, at);
       }));
     }
@@ -389,7 +399,10 @@ class prof_reader {
   result<void> for_each_mstx(F&& on_event) {
     mstx_record pending;
     bool have = false;
+    std::size_t invalid_utf8 = 0;
     auto emit = [&] {
+      // Checked once joined: a character may be split over two segments.
+      if (have && json::utf8_repair(pending.message)) ++invalid_utf8;
       if (have) on_event(static_cast<const mstx_record&>(pending));
       have = false;
     };
@@ -398,6 +411,7 @@ class prof_reader {
       MSPROF_TRY(scan(f, codec::additional_size, [&](const unsigned char* p, const codec::place& at) {
         auto d = decode_additional(p, codec::additional_size, at);
         if (!d) return warn(f, at.offset, codec::additional_size, d.err().message + "; record skipped");
+        if (!type_matches(f, d->head, at, codec::additional_size)) return;
         const auto tx = codec::load<codec::MsprofTxInfo>(d->data);
         const std::string_view text = tx_segment_text(tx);
         if (tx.res0 != 0 && have && pending.stamp.markId == tx.stampInfo.markId && pending.thread_id == d->head.threadId &&
@@ -421,6 +435,10 @@ class prof_reader {
       }));
     }
     emit();
+    if (invalid_utf8)
+      warnings_.push_back({root_ + "/host/data", 0, 0,
+                           root_ + "/host/data: " + std::to_string(invalid_utf8) +
+                               " msproftx message(s) are not valid UTF-8; each invalid byte is shown as U+FFFD"});
     return {};
   }
 
@@ -469,14 +487,29 @@ class prof_reader {
     return {};
   }
 
+  // Per-record problems of the file being scanned are capped: a damaged file
+  // of any size gives at most max_warnings_per_file lines plus one count, so
+  // memory and output stay flat in the amount of damage.
   void warn(const data_file& f, std::uint64_t off, std::uint64_t bytes, std::string msg) {
+    if (scanning_ == &f && ++scan_problems_ > opt_.max_warnings_per_file) return;
     warnings_.push_back({f.path, off, bytes, std::move(msg)});
+  }
+  // Whether a new problem of file `f` would still be printed (saves building
+  // its message when it would not).
+  bool warn_shown(const data_file& f) const noexcept {
+    return scanning_ != &f || scan_problems_ < opt_.max_warnings_per_file;
   }
 
   template <class F>
   result<void> scan(const data_file& f, std::size_t rs, F&& on) {
     std::string_view file = f.path;
+    scanning_ = &f;
+    scan_problems_ = 0;
     auto rep = codec::scan_file(f.path, rs, [&](const unsigned char* p, std::uint64_t off) { on(p, codec::place{file, off}); });
+    scanning_ = nullptr;
+    if (scan_problems_ > opt_.max_warnings_per_file)
+      warnings_.push_back({f.path, 0, f.size,
+                           "... and " + std::to_string(scan_problems_ - opt_.max_warnings_per_file) + " more problems in " + f.path});
     if (!rep) {
       // A file that cannot be read at all is an environment problem, not damage
       // inside the data: exporting without it would lose records silently.
@@ -566,9 +599,76 @@ class prof_reader {
       }
       struct stat st{};
       if (::stat(f.path.c_str(), &st) == 0) f.size = static_cast<std::uint64_t>(st.st_size);
+      check_done(f);
       files_.push_back(std::move(f));
     }
     return {};
+  }
+
+  // The record type id a host compact/additional slice holds, by its tag
+  // (format doc: one type per file); nullopt for tags the reader does not decode.
+  static std::optional<std::uint32_t> expected_type(const data_file& f) {
+    static const std::pair<const char*, std::uint32_t> compact[] = {
+        {"node_basic_info", codec::node_type::node_basic_info}, {"task_track", codec::runtime_task_track_type},
+        {"memcpy_info", codec::runtime_memcpy_info_type},       {"hccl_op_info", codec::node_type::hccl_op_info}};
+    static const std::pair<const char*, std::uint32_t> additional[] = {
+        {"tensor_info", codec::node_type::tensor_info},   {"context_id_info", codec::node_type::context_id_info},
+        {"graph_id_map", codec::model_type::graph_id_map}, {"msproftx", codec::tx_type::msproftx},
+        {"msprof_mstx_mem", codec::tx_type::mstx_mem}};
+    auto find = [&](const auto& table) -> std::optional<std::uint32_t> {
+      for (const auto& [tag, type] : table)
+        if (f.tag == tag) return type;
+      return std::nullopt;
+    };
+    if (f.module == "compact") return find(compact);
+    if (f.module == "additional") return find(additional);
+    return std::nullopt;
+  }
+  // A record whose type id is not the one its slice name implies would be
+  // decoded as the wrong struct: reported and skipped.
+  bool type_matches(const data_file& f, const codec::record_header& h, const codec::place& at, std::size_t rs) {
+    const auto want = expected_type(f);
+    if (!want || h.type == *want) return true;
+    if (warn_shown(f)) {
+      char got[16];
+      std::snprintf(got, sizeof got, "0x%X", static_cast<unsigned>(h.type));
+      warn(f, at.offset, rs, at.str() + ": type id " + got + ", but a " + f.tag + " slice holds type " +
+                                 std::to_string(*want) + "; record skipped");
+    } else {
+      warn(f, at.offset, rs, {});
+    }
+    return false;
+  }
+
+  // A slice's <name>.done records the size the collector wrote ("filesize:N").
+  // A slice shorter or longer than that lost or gained bytes after collection
+  // (cut at a record boundary, emptied, appended to): a warning, since whole
+  // records may be missing without any damage visible in the slice itself.
+  // No .done (a collection still running) is not a problem.
+  void check_done(data_file& f) {
+    const std::string done = f.path + ".done";
+    bool found = false;
+    auto t = read_text(done, found, 4096);
+    if (!found) return;
+    std::uint64_t n = 0;
+    bool got = false;
+    if (t)
+      codec::detail::for_each_line(*t, [&](std::string_view line, std::size_t, std::size_t) {
+        if (!got && line.rfind("filesize:", 0) == 0) got = codec::detail::parse_u64(line.substr(9), n);
+      });
+    if (!got) {
+      warnings_.push_back({done, 0, 0, (t ? done + ": no numeric 'filesize:' line" : t.err().message) +
+                                            "; the size of " + f.path + " is not checked"});
+      return;
+    }
+    f.done_size = n;
+    if (f.size == n) return;
+    const bool shorter = f.size < n;
+    const std::uint64_t diff = shorter ? n - f.size : f.size - n;
+    warnings_.push_back({f.path, std::min(f.size, n), diff,
+                         f.path + ": " + std::to_string(f.size) + " bytes, but its .done says filesize:" + std::to_string(n) +
+                             (shorter ? "; " + std::to_string(diff) + " bytes (records) missing"
+                                      : "; " + std::to_string(diff) + " bytes more than collected")});
   }
 
   static bool ends_with(std::string_view s, std::string_view suf) {
@@ -578,9 +678,13 @@ class prof_reader {
   // Reads a small text file; missing is {} with found=false.
   result<std::string> read_text(const std::string& p, bool& found, std::size_t limit) {
     found = false;
-    std::FILE* f = std::fopen(p.c_str(), "rb");
-    if (!f) return std::string();
+    struct stat st{};
+    if (::stat(p.c_str(), &st) != 0 && errno == ENOENT) return std::string();
     found = true;
+    std::uint64_t size = 0;
+    auto opened = codec::open_regular(p, size);
+    if (!opened) return opened.err();
+    std::FILE* f = *opened;
     std::string s;
     char buf[8192];
     std::size_t n;
@@ -728,6 +832,13 @@ class prof_reader {
       else codec::parse_type_info_dic(*t, f.path, types_, problems);
     }
     for (auto& p : problems) warnings_.push_back({"", 0, 0, std::move(p)});
+    std::size_t invalid_utf8 = 0;
+    for (auto& kv : hashes_) invalid_utf8 += json::utf8_repair(kv.second);
+    for (auto& kv : types_) invalid_utf8 += json::utf8_repair(kv.second);
+    if (invalid_utf8)
+      warnings_.push_back({root_ + "/host/data", 0, 0,
+                           root_ + "/host/data: " + std::to_string(invalid_utf8) +
+                               " hash_dic/type_info_dic string(s) are not valid UTF-8; each invalid byte is shown as U+FFFD"});
     return {};
   }
 
@@ -739,6 +850,8 @@ class prof_reader {
   codec::hash_map hashes_;
   codec::type_map types_;
   std::vector<warning> warnings_;
+  const data_file* scanning_ = nullptr;  ///< the file scan() is reading (for the warning cap)
+  std::uint64_t scan_problems_ = 0;
 };
 
 }  // namespace prof

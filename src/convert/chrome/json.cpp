@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "msprof/core/json.hpp"
+
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace chrome {
@@ -63,32 +65,13 @@ void append_string(std::string& out, std::string_view v, std::size_t& invalid) {
       ++i;
       continue;
     }
-    // Multi-byte sequence: check length, continuation bytes, overlongs, surrogates.
-    std::size_t len = 0;
-    std::uint32_t cp = 0;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      cp = c & 0x07;
-    }
-    bool ok = len != 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      ok = (p[i + k] & 0xC0) == 0x80;
-      cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    if (ok) {
-      ok = !(len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) && !(len == 4 && (cp < 0x10000 || cp > 0x10FFFF));
-    }
-    if (ok) {
+    // Multi-byte sequence: the one UTF-8 rule of every output (core/json.hpp).
+    const std::size_t len = json::utf8_length(v, i);
+    if (len != 0) {
       out.append(v.data() + i, len);
       i += len;
     } else {
-      out += "\xEF\xBF\xBD";
+      out += json::utf8_replacement;
       bad = true;
       ++i;
     }

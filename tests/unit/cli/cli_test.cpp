@@ -343,8 +343,130 @@ TEST_CASE("cli: damaged or partial collections are exported and the damage repor
     fs::remove(prof / "host" / "data" / "unaging.api_event.data.slice_0");
     auto r = s.run({"export", "timeline", "-dir", prof.string()});
     CHECK(r.rc == 1);
-    CHECK(r.err.find("no API, task or mstx records") != std::string::npos);
+    CHECK(r.err.find("nothing to export") != std::string::npos);
     CHECK(outputs(prof).empty());
+  }
+}
+
+namespace {
+
+// Overwrites the first `from` in file `p` by `to` (padded with NULs to its size).
+void replace_bytes(const fs::path& p, std::string_view from, std::string to) {
+  std::string b = slurp(p);
+  const auto at = b.find(from);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(to.size() <= from.size());
+  to.resize(from.size(), '\0');
+  b.replace(at, from.size(), to);
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << b;
+}
+
+std::size_t count_of(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("cli: damaged input is never blocking, unbounded or silent (issue 25)") {
+  SUBCASE("a FIFO named like a slice: a clear error naming it, no hang") {
+    sandbox s;
+    const auto prof = s.add("mstx_domains");
+    const auto fifo = prof / "host" / "data" / "aging.additional.msproftx.slice_1";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    auto r = s.run({"export", "timeline", "-dir", prof.string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find(fifo.string() + ": not a regular file (a FIFO)") != std::string::npos);
+    CHECK(outputs(prof).empty());
+  }
+  SUBCASE("a zero-filled slice: a bounded number of warning lines") {
+    sandbox s;
+    const auto prof = s.add("mstx_domains");
+    const auto zero = prof / "host" / "data" / "aging.additional.msproftx.slice_1";
+    std::ofstream{zero};
+    fs::resize_file(zero, 8u << 20);
+    auto r = s.run({"export", "summary", "-dir", prof.string()});
+    CHECK(r.rc == 0);
+    CHECK(count_of(r.err, "warning:") <= 22);
+    CHECK(r.err.find("... and 32748 more problems in " + zero.string()) != std::string::npos);
+  }
+  SUBCASE("a slice cut at a record boundary or emptied: warning; --strict: error") {
+    for (const std::uintmax_t size : {1024u, 0u}) {
+      sandbox s;
+      const auto prof = s.add("mstx_domains");
+      fs::resize_file(prof / "host" / "data" / "aging.additional.msproftx.slice_0", size);
+      auto r = s.run({"export", "timeline", "-dir", prof.string()});
+      CHECK(r.rc == 0);
+      CHECK(r.err.find("but its .done says filesize:2304") != std::string::npos);
+      r = s.run({"export", "db", "-dir", prof.string(), "--strict"});
+      CHECK(r.rc == 1);
+      CHECK(r.err.find("but its .done says filesize:2304") != std::string::npos);
+    }
+  }
+  SUBCASE("every slice empty: timeline, summary and db agree (exit 1, nothing to export)") {
+    sandbox s;
+    const auto prof = s.add("mstx_domains");
+    for (const auto& e : fs::directory_iterator(prof / "host" / "data"))
+      if (e.path().extension() != ".done") fs::resize_file(e.path(), 0);
+    for (const std::string k : {"timeline", "summary", "db"}) {
+      CAPTURE(k);
+      auto r = s.run({"export", k, "-dir", prof.string()});
+      CHECK(r.rc == 1);
+      CHECK(r.err.find("nothing to export") != std::string::npos);
+      CHECK(outputs(prof).empty());
+    }
+  }
+  SUBCASE("hash_dic missing: a visible marker where domain names belong, and a warning") {
+    sandbox s;
+    const auto prof = s.add("mstx_domains");
+    for (const auto& e : fs::directory_iterator(prof / "host" / "data"))
+      if (e.path().filename().string().find("hash_dic") != std::string::npos) fs::remove(e.path());
+    auto r = s.run({"export", "summary", "-dir", prof.string()});
+    CHECK(r.rc == 0);
+    CHECK(r.err.find("mstx domain reference(s) to hashes not in host/data/*hash_dic*") != std::string::npos);
+    bool marked = false;
+    for (const auto& f : outputs(prof))
+      if (f.filename().string().rfind("msprof_tx_", 0) == 0) marked = slurp(f).find(",<unknown hash 0x") != std::string::npos;
+    CHECK(marked);
+  }
+  SUBCASE("invalid UTF-8 in a message: every JSON output parses and holds U+FFFD") {
+    sandbox s;
+    const auto prof = s.add("mstx_domains");
+    replace_bytes(prof / "host" / "data" / "aging.additional.msproftx.slice_0", "batch 0 load", "bad \xff\xfe ok");
+    auto r = s.run({"export", "timeline", "-dir", prof.string()});
+    REQUIRE(r.rc == 0);
+    CHECK(count_of(r.err, "not valid UTF-8") == 1);
+    REQUIRE(s.run({"export", "summary", "-dir", prof.string(), "--format=json"}).rc == 0);
+    const auto chrome_out = s.root / "chrome";
+    fs::create_directories(chrome_out);
+    fs::copy(prof, chrome_out / prof.filename(), fs::copy_options::recursive);
+    REQUIRE(s.run({"export", "timeline", "-dir", (chrome_out / prof.filename()).string(), "--timeline-format=chrome"}).rc == 0);
+    std::vector<fs::path> jsons;
+    for (const auto& dir : {prof, chrome_out / prof.filename()})
+      for (const auto& f : outputs(dir))
+        if (f.extension() == ".json") jsons.push_back(f);
+    CHECK(jsons.size() >= 4);  // msprof, msprof_tx (timeline and summary), chrome
+    for (const auto& f : jsons) {
+      CAPTURE(f.string());
+      const std::string py = "python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding=\"utf-8\"))' " + quote(f.string());
+      CHECK(std::system(py.c_str()) == 0);
+      if (f.filename().string().rfind("api_statistic", 0) != 0)  // the one JSON output without messages
+        CHECK(slurp(f).find("bad \xEF\xBF\xBD\xEF\xBF\xBD ok") != std::string::npos);
+    }
+  }
+  SUBCASE("messages a spreadsheet would run: the CSV cell starts with a single quote") {
+    sandbox s;
+    const auto prof = s.add("mstx_domains");
+    const auto slice = prof / "host" / "data" / "aging.additional.msproftx.slice_0";
+    replace_bytes(slice, "start of epoch", "=HYPERLINK(1)");
+    replace_bytes(slice, "forward", "\t=1+1");
+    REQUIRE(s.run({"export", "summary", "-dir", prof.string()}).rc == 0);
+    std::string csv;
+    for (const auto& f : outputs(prof))
+      if (f.filename().string().rfind("msprof_tx_", 0) == 0 && f.extension() == ".csv") csv = slurp(f);
+    CHECK(csv.find(",N/A,'=HYPERLINK(1),default,") != std::string::npos);
+    CHECK(csv.find(",N/A,'\t=1+1,default,") != std::string::npos);
   }
 }
 

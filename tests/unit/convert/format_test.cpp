@@ -53,6 +53,39 @@ TEST_CASE("text: CSV cells are quoted only when needed") {
   CHECK(s == "\"a\\\"b\\\\c\\n\\u0001\"");
 }
 
+TEST_CASE("text: CSV cells a spreadsheet would run as a formula get a leading quote, numbers do not") {
+  auto cell = [](std::string_view v) {
+    std::string s;
+    cv::append_csv_cell(s, v);
+    return s;
+  };
+  CHECK(cell("=HYPERLINK(\"http://x\",\"y\")") == "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+  CHECK(cell("\t=1+1") == "'\t=1+1");
+  CHECK(cell("\r=1+1") == "\"'\r=1+1\"");
+  CHECK(cell("+cmd") == "'+cmd");
+  CHECK(cell("-2+3") == "'-2+3");
+  CHECK(cell("@SUM(A1)") == "'@SUM(A1)");
+  // Numbers stay numbers (also msprof's timestamps with their trailing TAB).
+  CHECK(cell("-1.5") == "-1.5");
+  CHECK(cell("+2e-3") == "+2e-3");
+  CHECK(cell("-1767268800000010.000\t") == "-1767268800000010.000\t");
+  CHECK(cell("-") == "'-");
+  CHECK(cell("a=b") == "a=b");
+}
+
+TEST_CASE("text: invalid UTF-8 becomes U+FFFD in JSON strings, valid UTF-8 passes") {
+  std::string s;
+  cv::append_json_string(s, "ok \xff\xfe Gr\xc3\xb6\xc3\x9f" "e \xe6\xa2\xaf \xc3");
+  CHECK(s == "\"ok \xEF\xBF\xBD\xEF\xBF\xBD Gr\xc3\xb6\xc3\x9f" "e \xe6\xa2\xaf \xEF\xBF\xBD\"");
+  s.clear();
+  // Overlong '/', a surrogate, above U+10FFFF: each byte replaced.
+  cv::append_json_escaped(s, "\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80");
+  CHECK(s.find('\xc0') == std::string::npos);
+  CHECK(s.find("\xed\xa0") == std::string::npos);
+  CHECK(s.find("\xf4\x90") == std::string::npos);
+  CHECK(s.find("\xEF\xBF\xBD") != std::string::npos);
+}
+
 TEST_CASE("timeline: pid scheme") {
   CHECK(cv::format_pid(6060, 14, 0) == 6205888u);
   CHECK(cv::format_pid(6060, 7, 31) == 6205695u);
