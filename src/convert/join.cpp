@@ -43,7 +43,7 @@ void warn_bad_time(std::vector<std::string>& warnings, std::size_t n, const std:
                        "as signed 64-bit ns: damaged data); skipped");
 }
 
-std::optional<mstx_event> place_mstx(const prof::mstx_record& r, const prof::host_clock& clock, std::int64_t wall,
+std::optional<mstx_event> place_mstx(const prof::mstx_record& r, const prof::tick_clock& clock, std::int64_t wall,
                                      const std::string& domain) {
   const auto start_mono = clock.monotonic_ns(r.stamp.startTime), end_mono = clock.monotonic_ns(r.stamp.endTime);
   const auto start = prof::time_ns::to_wall(start_mono, wall), end = prof::time_ns::to_wall(end_mono, wall);
@@ -105,7 +105,7 @@ std::size_t stream_join::waiting<T>::total() const {
 
 // stream_join --------------------------------------------------------------------
 
-stream_join::stream_join(session_info session, prof::host_clock host_clock, std::vector<prof::device_info> clocks,
+stream_join::stream_join(session_info session, prof::tick_clock host_clock, std::vector<prof::device_info> clocks,
                          std::unordered_map<std::uint64_t, std::string> hashes,
                          std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types, options o)
     : session_(std::move(session)),
@@ -219,7 +219,7 @@ std::optional<std::int64_t> stream_join::host_local(std::uint64_t v) const {
 }
 std::optional<std::int64_t> stream_join::device_local(std::uint32_t dev, std::uint64_t cyc) const {
   auto k = std::find_if(clocks_.begin(), clocks_.end(), [&](const prof::device_info& d) { return d.id == dev; });
-  return prof::time_ns::to_wall(k == clocks_.end() ? prof::time_ns::from_u64(cyc) : k->monotonic_ns(cyc),
+  return prof::time_ns::to_wall(k == clocks_.end() ? prof::time_ns::from_u64(cyc) : k->clock.monotonic_ns(cyc),
                                  session_.wall_offset_ns);
 }
 stream_join::device_spools& stream_join::spools_of(std::uint32_t dev) {

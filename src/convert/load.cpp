@@ -117,7 +117,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   jo.spill_dir = lo.spill_dir.empty() ? prof_dir : lo.spill_dir;
   jo.spill_budget = lo.spill_budget;
   jo.window_records = lo.window_records;
-  stream_join j(s, h, r.devices(), {r.hashes().begin(), r.hashes().end()}, {r.types().begin(), r.types().end()}, jo);
+  stream_join j(s, h.clock, r.devices(), {r.hashes().begin(), r.hashes().end()}, {r.types().begin(), r.types().end()}, jo);
 
   bool any_track = false;
   if (has_host) {
@@ -168,7 +168,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     }));
     MSPROF_TRY(r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) {
       if (t.funcType != codec::ts_track_step_func) return;
-      if (const auto at = prof::time_ns::to_wall(d.monotonic_ns(t.timestamp), s.wall_offset_ns))
+      if (const auto at = prof::time_ns::to_wall(d.clock.monotonic_ns(t.timestamp), s.wall_offset_ns))
         step_tags.push_back({d.id, t.modelId, t.indexId, t.tagId, *at});
       else
         ++step_bad_time;
@@ -203,7 +203,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     };
     MSPROF_TRY(r.for_each_mstx([&](const prof::mstx_record& e) {
       auto placed =
-          detail::place_mstx(e, h, s.wall_offset_ns, domain_name(e.stamp.domain));
+          detail::place_mstx(e, h.clock, s.wall_offset_ns, domain_name(e.stamp.domain));
       if (!placed) {
         ++mstx_bad_time;
         return;
@@ -214,7 +214,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     flush();
     MSPROF_TRY(r.for_each_mstx_mem([&](const prof::host_record<codec::MstxMemInfo>& rec) {
       const codec::MstxMemInfo& p = rec.payload;
-      const auto at = prof::time_ns::to_wall(h.monotonic_ns(rec.head.timeStamp), s.wall_offset_ns);
+      const auto at = prof::time_ns::to_wall(h.clock.monotonic_ns(rec.head.timeStamp), s.wall_offset_ns);
       if (!at) {
         ++mem_bad_time;
         return;

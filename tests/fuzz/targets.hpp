@@ -268,12 +268,12 @@ inline void read_everything(prof::prof_reader& r) {
   (void)r.for_each_mstx_mem(count);
   (void)r.for_each_mstx([&](const prof::mstx_record& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
   const auto& host = r.host();
-  n += static_cast<std::uint64_t>(host.to_monotonic_ns(n)) + static_cast<std::uint64_t>(host.wall_offset_ns());
-  n += static_cast<std::uint64_t>(host.monotonic_ns(n).value_or(0));
+  n += static_cast<std::uint64_t>(host.clock.to_monotonic_ns(n)) + static_cast<std::uint64_t>(host.wall_offset_ns());
+  n += static_cast<std::uint64_t>(host.clock.monotonic_ns(n).value_or(0));
   for (const auto& d : r.devices()) {
     (void)r.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
-      n += static_cast<std::uint64_t>(d.to_monotonic_ns(l.timestamp)) +
-           static_cast<std::uint64_t>(d.monotonic_ns(l.timestamp).value_or(0));
+      n += static_cast<std::uint64_t>(d.clock.to_monotonic_ns(l.timestamp)) +
+           static_cast<std::uint64_t>(d.clock.monotonic_ns(l.timestamp).value_or(0));
     });
     (void)r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) { n += touch(p); });
     (void)r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) { n += touch(t); });

@@ -59,7 +59,7 @@ struct pmu { std::uint32_t device_id; std::uint16_t stream_id; std::uint16_t tas
 /// A whole collection in memory: the input of join(), for tests and small tools.
 struct collection {
   session_info session;
-  prof::host_clock host_clock;  ///< host record timestamps -> monotonic ns
+  prof::tick_clock host_clock;  ///< host record timestamps -> monotonic ns
   std::vector<prof::device_info> clocks;  ///< device cycles -> host monotonic ns (by id)
   std::unordered_map<std::uint64_t, std::string> hashes;
   std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types;
@@ -82,7 +82,7 @@ namespace detail {
 void warn_bad_time(std::vector<std::string>& warnings, std::size_t n, const std::string& what);
 
 /// An mstx record on the wall clock; nullopt when its times cannot be placed.
-std::optional<mstx_event> place_mstx(const prof::mstx_record& r, const prof::host_clock& clock, std::int64_t wall,
+std::optional<mstx_event> place_mstx(const prof::mstx_record& r, const prof::tick_clock& clock, std::int64_t wall,
                                      const std::string& domain);
 
 /// Moves a window's records to the end of `all` (collecting a whole model).
@@ -103,7 +103,7 @@ class stream_join {
     std::size_t window_records = 1u << 20;  ///< API calls + tasks per window
   };
 
-  stream_join(session_info session, prof::host_clock host_clock, std::vector<prof::device_info> clocks,
+  stream_join(session_info session, prof::tick_clock host_clock, std::vector<prof::device_info> clocks,
               std::unordered_map<std::uint64_t, std::string> hashes,
               std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types, options o);
 
@@ -246,7 +246,7 @@ class stream_join {
   result<model> finish();
 
   session_info session_;
-  prof::host_clock host_clock_;
+  prof::tick_clock host_clock_;
   std::vector<prof::device_info> clocks_;
   std::unordered_map<std::uint64_t, std::string> hashes_;
   std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types_;

@@ -47,6 +47,7 @@
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
 #include "../instrument/sink.hpp"
+#include "../prof/clock.hpp"
 #include "../prof/writer.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -398,17 +399,16 @@ class simulated_device final : public backend, public instrument::stream_marker 
     } else {
       ns = prof::detail::mono_ns();
     }
-    const auto& o = out_.options();
-    if (o.cpu_frequency_mhz <= 0) return ns;
-    const double ticks = (static_cast<double>(ns) - static_cast<double>(o.monotonic_raw_ns)) * o.cpu_frequency_mhz / 1e3;
-    return static_cast<std::uint64_t>(static_cast<double>(o.host_cntvct) + ticks);
+    return host_clock().ticks_at(ns);
   }
   // The inverse, for device scheduling (which runs in ns).
   std::uint64_t host_ns(std::uint64_t host_ts) const {
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(0, host_clock().to_monotonic_ns(host_ts)));
+  }
+  // The host clock the directory's host_start.log describes.
+  prof::tick_clock host_clock() const {
     const auto& o = out_.options();
-    if (o.cpu_frequency_mhz <= 0) return host_ts;
-    const double ns = (static_cast<double>(host_ts) - static_cast<double>(o.host_cntvct)) * 1e3 / o.cpu_frequency_mhz;
-    return static_cast<std::uint64_t>(static_cast<double>(o.monotonic_raw_ns) + ns);
+    return {o.cpu_frequency_mhz, o.host_cntvct, o.monotonic_raw_ns};
   }
   std::uint32_t thread_id() const {
     if (opt_.virtual_host_step_ns) return 1;  // deterministic traces

@@ -21,7 +21,7 @@
 // with reader_options::strict they are errors. So is a clock value too large
 // to convert to signed 64-bit nanoseconds (collectionTimeBegin above
 // INT64_MAX / 1000 us, clockMonotonicRaw above INT64_MAX ns): every clock
-// conversion goes through the checked arithmetic of `time_ns` below.
+// conversion goes through the checked arithmetic of `time_ns` (clock.hpp).
 #ifndef MSPROF_PROF_READER_HPP
 #define MSPROF_PROF_READER_HPP
 
@@ -49,6 +49,7 @@
 #include "../codec/decode.hpp"
 #include "../codec/dictionary.hpp"
 #include "../codec/format.hpp"
+#include "clock.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace prof {
@@ -84,92 +85,10 @@ struct data_file {
   std::optional<std::uint64_t> done_size;  ///< "filesize:" of <name>.done, when present
 };
 
-/// Checked time arithmetic in signed 64-bit nanoseconds. Clock values and record
-/// timestamps come from files that may be damaged, and a signed overflow is
-/// undefined behaviour, so every clock conversion of the reader and of
-/// convert::load / convert::join goes through these helpers: a result that does
-/// not fit is std::nullopt (or clamped, in the *_saturated forms), never wrapped.
-namespace time_ns {
-inline constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
-inline constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
-/// Largest collectionTimeBegin/End (us) whose ns value fits (2262-04-11).
-inline constexpr std::uint64_t max_us = static_cast<std::uint64_t>(max) / 1000;
-
-/// An unsigned count of ns as int64 (nullopt above INT64_MAX).
-inline std::optional<std::int64_t> from_u64(std::uint64_t ns) noexcept {
-  if (ns > static_cast<std::uint64_t>(max)) return std::nullopt;
-  return static_cast<std::int64_t>(ns);
-}
-/// us -> ns (nullopt above max_us).
-inline std::optional<std::int64_t> from_us(std::uint64_t us) noexcept {
-  if (us > max_us) return std::nullopt;
-  return static_cast<std::int64_t>(us) * 1000;
-}
-inline std::optional<std::int64_t> add(std::int64_t a, std::int64_t b) noexcept {
-  std::int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
-  return r;
-}
-/// base + round(delta): a clock's reference point plus a converted tick
-/// difference (nullopt for base above INT64_MAX, a non-finite or huge delta, or
-/// a sum that does not fit).
-inline std::optional<std::int64_t> shift(std::uint64_t base, double delta) noexcept {
-  const auto b = from_u64(base);
-  if (!b || !(delta > -9.2e18 && delta < 9.2e18)) return std::nullopt;
-  return add(*b, static_cast<std::int64_t>(std::llround(delta)));
-}
-/// A monotonic time plus the session's wall-clock offset: Unix-epoch ns. A time
-/// before 1970 is rejected as well, so the difference of two wall times (a
-/// duration) always fits in int64.
-inline std::optional<std::int64_t> to_wall(std::int64_t mono, std::int64_t offset) noexcept {
-  const auto r = add(mono, offset);
-  if (!r || *r < 0) return std::nullopt;
-  return r;
-}
-/// to_wall() of a conversion that may already have failed (nullopt stays nullopt).
-inline std::optional<std::int64_t> to_wall(std::optional<std::int64_t> mono, std::int64_t offset) noexcept {
-  return mono ? to_wall(*mono, offset) : std::nullopt;
-}
-/// x rounded toward zero and clamped to the int64 range (NaN: 0).
-inline std::int64_t saturate(double x) noexcept {
-  if (std::isnan(x)) return 0;
-  if (x >= 9.2e18) return max;
-  if (x <= -9.2e18) return min;
-  return static_cast<std::int64_t>(x);
-}
-/// shift(), clamped when it does not fit.
-inline std::int64_t shift_saturated(std::uint64_t base, double delta) noexcept {
-  if (const auto r = shift(base, delta)) return *r;
-  return saturate(static_cast<double>(base) + delta);
-}
-}  // namespace time_ns
-
-/// The host clock (host_start.log): record timestamps -> CLOCK_MONOTONIC_RAW ns.
-struct host_clock {
-  double cpu_frequency_mhz = 0;            ///< 0: host timestamps are CLOCK_MONOTONIC_RAW ns
-  std::uint64_t host_cntvct = 0;           ///< host_start.log cntvct
-  std::uint64_t host_monotonic_raw_ns = 0; ///< host_start.log clock_monotonic_raw
-
-  /// Host record timestamp -> CLOCK_MONOTONIC_RAW ns (format doc §2.6);
-  /// nullopt when a damaged timestamp gives a value outside int64.
-  std::optional<std::int64_t> monotonic_ns(std::uint64_t t) const noexcept {
-    if (cpu_frequency_mhz <= 0) return time_ns::from_u64(t);
-    return time_ns::shift(host_monotonic_raw_ns, tick_delta(t));
-  }
-  /// monotonic_ns(), clamped to the int64 range when it does not fit.
-  std::int64_t to_monotonic_ns(std::uint64_t t) const noexcept {
-    if (cpu_frequency_mhz <= 0) return time_ns::from_u64(t).value_or(time_ns::max);
-    return time_ns::shift_saturated(host_monotonic_raw_ns, tick_delta(t));
-  }
-
- private:
-  double tick_delta(std::uint64_t t) const noexcept {
-    return (static_cast<double>(t) - static_cast<double>(host_cntvct)) / cpu_frequency_mhz * 1e3;
-  }
-};
 
 /// Host control information and clock.
-struct host_info : host_clock {
+struct host_info {
+  tick_clock clock;  ///< host_start.log: record timestamps -> CLOCK_MONOTONIC_RAW ns (frequency 0: ns already)
   json::value info, sample, start_info, end_info;
   std::uint64_t collection_time_begin_us = 0;  ///< start_info collectionTimeBegin
   std::uint64_t collection_time_end_us = 0;    ///< end_info collectionTimeEnd (0 if absent)
@@ -194,30 +113,15 @@ struct host_info : host_clock {
 /// Device control information and clock.
 struct device_info {
   std::uint32_t id = 0;
+  tick_clock clock{50, 0, 0};  ///< dev_start.log and hwts_frequency: device cycles -> CLOCK_MONOTONIC_RAW ns
   json::value info, sample, start_info, end_info;
-  double hwts_frequency_mhz = 50;
   double aic_frequency_mhz = 1800;
   std::uint32_t ai_core_num = 0;
   std::uint32_t aiv_num = 0;
-  std::uint64_t cntvct = 0;                ///< dev_start.log cntvct
-  std::uint64_t monotonic_raw_ns = 0;      ///< dev_start.log clock_monotonic_raw
   std::string aic_metrics;                 ///< sample.json ai_core_metrics
   std::vector<std::uint32_t> events;       ///< sample.json ai_core_profiling_events
   bool simulated = false;
 
-  /// Device cycles -> host CLOCK_MONOTONIC_RAW ns; nullopt when it does not fit.
-  std::optional<std::int64_t> monotonic_ns(std::uint64_t cycles) const noexcept {
-    return time_ns::shift(monotonic_raw_ns, cycle_delta(cycles));
-  }
-  /// monotonic_ns(), clamped to the int64 range when it does not fit.
-  std::int64_t to_monotonic_ns(std::uint64_t cycles) const noexcept {
-    return time_ns::shift_saturated(monotonic_raw_ns, cycle_delta(cycles));
-  }
-
- private:
-  double cycle_delta(std::uint64_t cycles) const noexcept {
-    return (static_cast<double>(cycles) - static_cast<double>(cntvct)) / hwts_frequency_mhz * 1e3;
-  }
 };
 
 /// One API call (an MsprofApi, or two paired MsprofEvent halves).
@@ -762,7 +666,7 @@ class prof_reader {
     MSPROF_TRY(read_json(h + "end_info", host_.end_info, false));
     const auto& cpu0 = host_.info.get("CPU").at(0).get("Frequency");
     double f = 0;
-    if (cpu0.to_double(f) && f > 0) host_.cpu_frequency_mhz = f;
+    if (cpu0.to_double(f) && f > 0) host_.clock.frequency_mhz = f;
     host_.pid = static_cast<std::uint32_t>(host_.info.get("pid").uint_or(0));
     host_.pid_name = host_.info.get("pid_name").as_string_or("");
     host_.platform_version = host_.info.get("platform_version").as_string_or("");
@@ -776,8 +680,8 @@ class prof_reader {
     MSPROF_TRY(check_clock_value(h + "end_info", "collectionTimeEnd", host_.collection_time_end_us, true));
     MSPROF_TRY(check_clock_value(h + "end_info", "clockMonotonicRaw", host_.end_monotonic_raw_ns, false));
     // host_start.log is needed only to convert cycle counts.
-    MSPROF_TRY(read_clock_log(h + "host_start.log", host_.host_monotonic_raw_ns, host_.host_cntvct,
-                              host_.cpu_frequency_mhz > 0));
+    MSPROF_TRY(read_clock_log(h + "host_start.log", host_.clock.anchor_ns, host_.clock.anchor_ticks,
+                              host_.clock.frequency_mhz > 0));
     return {};
   }
 
@@ -792,7 +696,7 @@ class prof_reader {
     MSPROF_TRY(read_json(base + "end_info." + n, d.end_info, false));
     const json::value& di = d.info.get("DeviceInfo").at(0);
     double v = 0;
-    if (di.get("hwts_frequency").to_double(v) && v > 0) d.hwts_frequency_mhz = v;
+    if (di.get("hwts_frequency").to_double(v) && v > 0) d.clock.frequency_mhz = v;
     else if (!d.info.is_null()) warnings_.push_back({base + "info.json." + n, 0, 0, base + "info.json." + n + ": DeviceInfo[0].hwts_frequency missing or not a positive number; 50 MHz assumed"});
     if (di.get("aic_frequency").to_double(v) && v > 0) d.aic_frequency_mhz = v;
     d.ai_core_num = static_cast<std::uint32_t>(di.get("ai_core_num").uint_or(0));
@@ -810,7 +714,7 @@ class prof_reader {
       if (!one.empty() && end && *end == '\0' && x <= 0xFFFFFFFFul) d.events.push_back(static_cast<std::uint32_t>(x));
       pos = c + 1;
     }
-    MSPROF_TRY(read_clock_log(base + "dev_start.log." + n, d.monotonic_raw_ns, d.cntvct, true));
+    MSPROF_TRY(read_clock_log(base + "dev_start.log." + n, d.clock.anchor_ns, d.clock.anchor_ticks, true));
     devices_.push_back(std::move(d));
     return {};
   }

@@ -695,10 +695,17 @@ TEST_CASE("cli: kill -9 of a collecting program: export, import and show report 
     ::execl(MSPROF_TEST_APP, MSPROF_TEST_APP, "kill-me", static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  // Kill it once the collector has saved a loss (the refused calls) during the
-  // run; a watchdog of 20 s instead of a sleep.
+  // Kill it once the collector has saved a loss (the refused calls) and some
+  // marks during the run (with no event at all there would be nothing to
+  // export); a watchdog of 20 s instead of a sleep.
   fs::path prof;
   bool saved = false;
+  auto has_marks = [&] {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(prof / "host" / "data", ec))
+      if (e.path().filename().string().find("msproftx.slice_") != std::string::npos && e.file_size(ec) > 0) return true;
+    return false;
+  };
   for (int i = 0; i < 2000 && !saved; ++i) {
     if (prof.empty()) prof = prof_dir_in(out);
     if (!prof.empty()) {
@@ -706,7 +713,7 @@ TEST_CASE("cli: kill -9 of a collecting program: export, import and show report 
       const std::string key = "\"rejected\": ";
       const auto at = info.find(key);
       saved = at != std::string::npos && at + key.size() < info.size() && info[at + key.size()] >= '1' &&
-              info[at + key.size()] <= '9';
+              info[at + key.size()] <= '9' && has_marks();
     }
     if (!saved) ::usleep(10000);
   }

@@ -91,23 +91,23 @@ TEST_CASE("golden: control files and clocks (README common input facts)") {
   auto r = prof::prof_reader::open(golden_prof("ops_pipeutil"));
   REQUIRE(r);
   const auto& h = r->host();
-  CHECK(h.cpu_frequency_mhz == 0);  // "Frequency": "" -> ns mode
+  CHECK(h.clock.frequency_mhz == 0);  // "Frequency": "" -> ns mode
   CHECK(h.collection_time_begin_us == 1767268800000000ull);
   CHECK(h.start_monotonic_raw_ns == 1000000000000ull);
-  CHECK(h.to_monotonic_ns(1000000200000ull) == 1000000200000ll);
+  CHECK(h.clock.to_monotonic_ns(1000000200000ull) == 1000000200000ll);
   CHECK(h.wall_offset_ns() + 1000000000000ll == 1767268800000000000ll);
   CHECK(h.platform_version == "5");
   REQUIRE(r->devices().size() == 1);
   const auto& d = r->devices()[0];
-  CHECK(d.hwts_frequency_mhz == 50);
+  CHECK(d.clock.frequency_mhz == 50);
   CHECK(d.aic_frequency_mhz == 1800);
   CHECK(d.ai_core_num == 24);
   CHECK(d.aiv_num == 48);
-  CHECK(d.cntvct == 7000000000ull);
+  CHECK(d.clock.anchor_ticks == 7000000000ull);
   CHECK(d.aic_metrics == "PipeUtilization");
   CHECK(d.events == std::vector<std::uint32_t>{0x8, 0xa, 0x9, 0xb, 0xc, 0xd, 0x54, 0x55});
   // Device time = 1e12 + (cnt - 7e9)/50*1000 ns.
-  CHECK(d.to_monotonic_ns(7000000050ull) == 1000000001000ll);
+  CHECK(d.clock.to_monotonic_ns(7000000050ull) == 1000000001000ll);
   CHECK(r->type_name(10000, 5) == "launch");
   CHECK(r->type_name(5000, 0) == "KERNEL_AICORE");
 }
@@ -132,8 +132,8 @@ TEST_CASE("golden: ops_pipeutil values") {
   for (const auto& l : c.acsq) {
     const auto key = (static_cast<std::uint32_t>(l.streamId) << 16) | l.taskId;
     if (l.func_type() == codec::acsq_func_start) start[key] = l.timestamp;
-    else durs.push_back(static_cast<double>(r->devices()[0].to_monotonic_ns(l.timestamp) -
-                                            r->devices()[0].to_monotonic_ns(start.at(key))) / 1000.0);
+    else durs.push_back(static_cast<double>(r->devices()[0].clock.to_monotonic_ns(l.timestamp) -
+                                            r->devices()[0].clock.to_monotonic_ns(start.at(key))) / 1000.0);
   }
   std::sort(durs.begin(), durs.end());
   CHECK(durs == std::vector<double>{5, 10, 40, 60.5, 100});

@@ -86,17 +86,17 @@ TEST_CASE("time_ns: checked conversions report what does not fit in int64 ns") {
 }
 
 TEST_CASE("time_ns: host and device clocks are checked, and clamped in to_monotonic_ns") {
-  prof::host_info h;  // cpu_frequency_mhz 0: records are monotonic ns
-  CHECK(h.monotonic_ns(42) == 42);
-  CHECK_FALSE(h.monotonic_ns(0xFFFFFFFFFFFFFFFFull).has_value());
-  CHECK(h.to_monotonic_ns(0xFFFFFFFFFFFFFFFFull) == kMax);
-  h.cpu_frequency_mhz = 100;
-  h.host_cntvct = 1000;
-  h.host_monotonic_raw_ns = 5000;
-  CHECK(h.monotonic_ns(1100) == 6000);
-  CHECK(h.to_monotonic_ns(1100) == 6000);
-  CHECK_FALSE(h.monotonic_ns(0xFFFFFFFFFFFFFFFFull).has_value());  // 1.8e20 ns
-  CHECK(h.to_monotonic_ns(0xFFFFFFFFFFFFFFFFull) == kMax);
+  prof::host_info h;  // clock frequency 0: records are monotonic ns
+  CHECK(h.clock.monotonic_ns(42) == 42);
+  CHECK_FALSE(h.clock.monotonic_ns(0xFFFFFFFFFFFFFFFFull).has_value());
+  CHECK(h.clock.to_monotonic_ns(0xFFFFFFFFFFFFFFFFull) == kMax);
+  h.clock.frequency_mhz = 100;
+  h.clock.anchor_ticks = 1000;
+  h.clock.anchor_ns = 5000;
+  CHECK(h.clock.monotonic_ns(1100) == 6000);
+  CHECK(h.clock.to_monotonic_ns(1100) == 6000);
+  CHECK_FALSE(h.clock.monotonic_ns(0xFFFFFFFFFFFFFFFFull).has_value());  // 1.8e20 ns
+  CHECK(h.clock.to_monotonic_ns(0xFFFFFFFFFFFFFFFFull) == kMax);
 
   h.collection_time_begin_us = 1767268800000000ull;
   h.start_monotonic_raw_ns = 1000000000000ull;
@@ -105,12 +105,12 @@ TEST_CASE("time_ns: host and device clocks are checked, and clamped in to_monoto
   CHECK(h.wall_offset_ns() == kMax);
 
   prof::device_info d;
-  d.hwts_frequency_mhz = 50;
-  d.cntvct = 0;
-  d.monotonic_raw_ns = 1000;
-  CHECK(d.monotonic_ns(50) == 2000);
-  CHECK_FALSE(d.monotonic_ns(0xFFFFFFFFFFFFFFFFull).has_value());
-  CHECK(d.to_monotonic_ns(0xFFFFFFFFFFFFFFFFull) == kMax);
+  d.clock.frequency_mhz = 50;
+  d.clock.anchor_ticks = 0;
+  d.clock.anchor_ns = 1000;
+  CHECK(d.clock.monotonic_ns(50) == 2000);
+  CHECK_FALSE(d.clock.monotonic_ns(0xFFFFFFFFFFFFFFFFull).has_value());
+  CHECK(d.clock.to_monotonic_ns(0xFFFFFFFFFFFFFFFFull) == kMax);
 }
 
 TEST_CASE("F3: the reader rejects a collectionTimeBegin that overflows int64 ns (fuzz reproducer)") {
@@ -142,7 +142,7 @@ TEST_CASE("F3: clock_monotonic_raw above INT64_MAX in host_start.log is a contro
   auto l = prof::prof_reader::open(r.dir);
   REQUIRE(l);
   CHECK(has_warning(*l, "/host/host_start.log: clock_monotonic_raw out of range (9223372036854775808 ns"));
-  CHECK(l->host().host_monotonic_raw_ns == 0);
+  CHECK(l->host().clock.anchor_ns == 0);
 }
 
 TEST_CASE("F1: dictionary strings ending in CR are cut by the formatters, what they write reads back exactly") {

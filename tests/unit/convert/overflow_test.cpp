@@ -161,7 +161,7 @@ TEST_CASE("F2: join() skips and counts every kind of record whose time does not 
   c.session.start_ns = 1767268800000000000ll;
   c.session.end_ns = c.session.start_ns + 1000000000;
   c.clocks.emplace_back();  // device 0: 50 MHz, cycle 0 at monotonic 1000 s
-  c.clocks.back().monotonic_raw_ns = 1000000000000ull;
+  c.clocks.back().clock.anchor_ns = 1000000000000ull;
   const std::uint64_t t0 = 1000000000000ull, huge = 0x6F6F6F6F6F6F6F6Full, top = 0xFFFFFFFFFFFFFFFFull;
   // One good API call on thread 1, two bad ones.
   c.apis.push_back({cv::level::acl, 1, 1, t0 + 100, t0 + 900, 0});

@@ -138,7 +138,7 @@ dump read_all(const std::string& path) {
 }
 
 /// Device cycles -> host monotonic ns through the directory's own clock files.
-std::int64_t mono(const dump& d, std::uint64_t cycles) { return d.r.device(0)->to_monotonic_ns(cycles); }
+std::int64_t mono(const dump& d, std::uint64_t cycles) { return d.r.device(0)->clock.to_monotonic_ns(cycles); }
 
 bool inside(const prof::api_record& a, std::uint64_t t) { return a.begin <= t && t <= a.end; }
 
@@ -531,7 +531,7 @@ TEST_CASE("device: PipeUtilization counters are consistent (ratios in [0,1], bus
     const auto m = cv::compute_pipe(cv::pmu_counters{p.totalCycle, {p.pmuList[0], p.pmuList[1], p.pmuList[2], p.pmuList[3],
                                                                      p.pmuList[4], p.pmuList[5], p.pmuList[6], p.pmuList[7]}},
                                     sh.blocks, di->aic_frequency_mhz, cores);
-    const double dur_us = static_cast<double>(p.timeList[1] - p.timeList[0]) / di->hwts_frequency_mhz;
+    const double dur_us = static_cast<double>(p.timeList[1] - p.timeList[0]) / di->clock.frequency_mhz;
     CHECK(m.total_time_us <= dur_us * 1.001 + 0.01);
     CHECK(m.total_time_us >= dur_us * 0.5);
     for (int k = 0; k < 6; ++k) CHECK(m.time_us[static_cast<std::size_t>(k)] <= dur_us * 1.001 + 0.01);

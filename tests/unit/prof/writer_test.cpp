@@ -139,7 +139,7 @@ TEST_CASE("prof_dir: name, layout, modes, control files the reader understands")
   CHECK(r->host().pid == 4242);
   REQUIRE(r->devices().size() == 1);
   CHECK(r->devices()[0].simulated);
-  CHECK(r->devices()[0].cntvct == 7000000000ull);
+  CHECK(r->devices()[0].clock.anchor_ticks == 7000000000ull);
   CHECK(r->lookup(codec::double_hash("MatMul_1")) == "MatMul_1");
   CHECK(r->type_name(10000, 5) == "launch");
   CHECK(count_apis(d->path()) == 1);
