@@ -146,7 +146,7 @@ class simulated_device final : public backend, public instrument::stream_marker 
     else if (opt_.aic_metrics != "PipeUtilization")
       init_error_ = make_error(errc::unsupported, "simulated device: aic_metrics '" + opt_.aic_metrics +
                                                       "' is not modelled (only PipeUtilization)");
-    base_mono_ = out_.options().monotonic_raw_ns;
+    base_mono_ = out_.options().host_clock.anchor_ns;
     virtual_now_ = base_mono_;
     register_types();
     if (opt_.asynchronous) worker_ = std::thread([this] { run(); });
@@ -406,10 +406,7 @@ class simulated_device final : public backend, public instrument::stream_marker 
     return static_cast<std::uint64_t>(std::max<std::int64_t>(0, host_clock().to_monotonic_ns(host_ts)));
   }
   // The host clock the directory's host_start.log describes.
-  prof::tick_clock host_clock() const {
-    const auto& o = out_.options();
-    return {o.cpu_frequency_mhz, o.host_cntvct, o.monotonic_raw_ns};
-  }
+  const prof::tick_clock& host_clock() const { return out_.options().host_clock; }
   std::uint32_t thread_id() const {
     if (opt_.virtual_host_step_ns) return 1;  // deterministic traces
     return static_cast<std::uint32_t>(::syscall(SYS_gettid));

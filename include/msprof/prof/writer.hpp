@@ -69,6 +69,7 @@
 #include "../core/error.hpp"
 #include "../core/json.hpp"
 #include "../core/output_file.hpp"
+#include "clock.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace prof {
@@ -119,7 +120,7 @@ struct device_options {
   std::uint32_t aic_frequency_mhz = 1800;
   std::uint32_t ai_core_num = 24;
   std::uint32_t aiv_num = 48;
-  std::uint64_t cntvct = 0;                      ///< device counter at monotonic_raw_ns (dev_start.log)
+  std::uint64_t cntvct = 0;                      ///< device counter at host_clock.anchor_ns (dev_start.log)
 };
 
 struct prof_dir_options {
@@ -131,9 +132,9 @@ struct prof_dir_options {
   bool sync_on_flush = false;                    ///< fdatasync in flush() (power loss, not just kill)
   std::uint32_t pid = 0;                         ///< 0 = getpid()
   std::string pid_name;                          ///< info.json pid_name; empty = /proc/self/comm
-  double cpu_frequency_mhz = 0;                  ///< 0: host records hold CLOCK_MONOTONIC_RAW ns
-  std::uint64_t host_cntvct = 0;                 ///< host counter at monotonic_raw_ns (cycles mode)
-  std::uint64_t monotonic_raw_ns = 0;            ///< 0 = now
+  /// host_start.log: frequency 0 = host records hold CLOCK_MONOTONIC_RAW ns;
+  /// anchor_ns 0 = now (also start_info's and every dev_start.log's anchor).
+  tick_clock host_clock;
   std::uint64_t wall_us = 0;                     ///< 0 = now (gettimeofday µs)
   std::vector<device_options> devices;
   std::map<std::string, std::string> host_sample; ///< extra host sample.json keys
@@ -255,10 +256,10 @@ class prof_dir {
     s.generation = detail::fork_generation().load(std::memory_order_relaxed);
     if (s.opt.slice_bytes == 0) return make_error(errc::invalid_argument, "prof_dir: slice_bytes must be > 0");
     if (s.opt.pid == 0) s.opt.pid = static_cast<std::uint32_t>(::getpid());
-    if (s.opt.monotonic_raw_ns == 0) s.opt.monotonic_raw_ns = detail::mono_ns();
+    if (s.opt.host_clock.anchor_ns == 0) s.opt.host_clock.anchor_ns = detail::mono_ns();
     if (s.opt.wall_us == 0) s.opt.wall_us = detail::wall_us();
     if (s.opt.pid_name.empty()) s.opt.pid_name = detail::process_name();
-    if (s.opt.cpu_frequency_mhz <= 0 && s.opt.host_cntvct == 0) s.opt.host_cntvct = s.opt.monotonic_raw_ns;
+    if (s.opt.host_clock.frequency_mhz <= 0 && s.opt.host_clock.anchor_ticks == 0) s.opt.host_clock.anchor_ticks = s.opt.host_clock.anchor_ns;
     auto parent = outfile::dir::make(opt.parent.empty() ? std::string(".") : opt.parent);
     if (!parent) return parent.err();
     std::string name = opt.name.empty() ? generate_name(s.opt) : opt.name;
@@ -614,7 +615,7 @@ class prof_dir {
     w.member("Id", 0);
     w.member("Name", "msprof");
     char freq[32] = "";
-    if (o.cpu_frequency_mhz > 0) std::snprintf(freq, sizeof freq, "%.6f", o.cpu_frequency_mhz);  // µs-exact over hours
+    if (o.host_clock.frequency_mhz > 0) std::snprintf(freq, sizeof freq, "%.6f", o.host_clock.frequency_mhz);  // µs-exact over hours
     w.member("Frequency", freq);
     w.member("Logical_CPU_Count", static_cast<std::int64_t>(cores > 0 ? cores : 1));
     w.member("Type", "host");
@@ -678,8 +679,8 @@ class prof_dir {
   }
 
   std::string host_start(const char* header) const {
-    return std::string(header) + "\nclock_monotonic_raw: " + std::to_string(s_->opt.monotonic_raw_ns) +
-           "\ncntvct: " + std::to_string(s_->opt.host_cntvct) + "\ncntvct_diff: 0\n";
+    return std::string(header) + "\nclock_monotonic_raw: " + std::to_string(s_->opt.host_clock.anchor_ns) +
+           "\ncntvct: " + std::to_string(s_->opt.host_clock.anchor_ticks) + "\ncntvct_diff: 0\n";
   }
 
   result<void> write_start_files() {
@@ -705,7 +706,7 @@ class prof_dir {
       w.end_object();
       MSPROF_TRY(detail::write_file(h + "sample.json", w.str()));
     }
-    MSPROF_TRY(detail::write_file(h + "start_info", start_end(true, o.wall_us, o.monotonic_raw_ns)));
+    MSPROF_TRY(detail::write_file(h + "start_info", start_end(true, o.wall_us, o.host_clock.anchor_ns)));
     MSPROF_TRY(detail::write_file(h + "host_start.log", host_start("[Host]")));
     for (const auto& d : o.devices) {
       const std::string dd = s_->root + "/device_" + std::to_string(d.id) + "/";
@@ -736,9 +737,9 @@ class prof_dir {
       w.member("simulated", d.simulated ? "yes" : "no");
       w.end_object();
       MSPROF_TRY(detail::write_file(dd + "sample.json", w.str()));
-      MSPROF_TRY(detail::write_file(dd + "start_info." + n, start_end(true, o.wall_us, o.monotonic_raw_ns)));
+      MSPROF_TRY(detail::write_file(dd + "start_info." + n, start_end(true, o.wall_us, o.host_clock.anchor_ns)));
       MSPROF_TRY(detail::write_file(dd + "host_start.log." + n, host_start(("[Device" + n + "]").c_str())));
-      MSPROF_TRY(detail::write_file(dd + "dev_start.log." + n, "clock_monotonic_raw: " + std::to_string(o.monotonic_raw_ns) +
+      MSPROF_TRY(detail::write_file(dd + "dev_start.log." + n, "clock_monotonic_raw: " + std::to_string(o.host_clock.anchor_ns) +
                                                                    "\ncntvct: " + std::to_string(d.cntvct) + "\n"));
     }
     return {};

@@ -41,11 +41,11 @@ namespace session {
 /// that every window of a session converts with the same clock model.
 inline prof::prof_dir_options prof_dir_options_for(const collect::clock_calibration& cal) {
   prof::prof_dir_options o;
-  o.monotonic_raw_ns = collect::monotonic_raw_ns();
+  o.host_clock.anchor_ns = collect::monotonic_raw_ns();
   if (cal.counter) {
-    o.cpu_frequency_mhz = cal.frequency_mhz;
-    const double elapsed_ns = static_cast<double>(o.monotonic_raw_ns) - static_cast<double>(cal.monotonic_raw_ns);
-    o.host_cntvct = cal.counter_ticks + static_cast<std::uint64_t>(std::llround(elapsed_ns * cal.frequency_mhz / 1000.0));
+    o.host_clock.frequency_mhz = cal.frequency_mhz;
+    const double elapsed_ns = static_cast<double>(o.host_clock.anchor_ns) - static_cast<double>(cal.monotonic_raw_ns);
+    o.host_clock.anchor_ticks = cal.counter_ticks + static_cast<std::uint64_t>(std::llround(elapsed_ns * cal.frequency_mhz / 1000.0));
   }
   return o;
 }

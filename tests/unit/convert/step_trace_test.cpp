@@ -79,7 +79,7 @@ std::string make_steps(const temp_dir& t, int steps, bool markers = true) {
   o.name = "PROF_000001_20260101120000000_STEPTRACEAAAAAAA";
   o.pid = 4242;
   o.pid_name = "train";
-  o.monotonic_raw_ns = 1000000000000ull;
+  o.host_clock.anchor_ns = 1000000000000ull;
   o.wall_us = 1767268800000000ull;
   prof::device_options d;
   d.id = 0;

@@ -44,7 +44,7 @@ prof::prof_dir make_dir(const temp_dir& t, const std::string& name = "PROF_00000
   o.pid = 4242;
   o.pid_name = "sim_app";
   if (fixed) {
-    o.monotonic_raw_ns = 1000000000000ull;
+    o.host_clock.anchor_ns = 1000000000000ull;
     o.wall_us = 1767268800000000ull;
   }
   prof::device_options d;

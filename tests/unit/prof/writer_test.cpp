@@ -85,7 +85,7 @@ TEST_CASE("prof_dir: name, layout, modes, control files the reader understands")
   o.parent = t.path + "/out";
   o.pid = 4242;
   o.pid_name = "app";
-  o.monotonic_raw_ns = 1000000000000ull;
+  o.host_clock.anchor_ns = 1000000000000ull;
   o.wall_us = 1767268800000000ull;
   prof::device_options dev;
   dev.id = 0;
