@@ -9,7 +9,7 @@ bash scripts/demo.sh | tee "$log"
 grep -q '^== collected' "$log"
 grep -q 'PROF_' "$log"
 grep -q 'msprof_[0-9]*\.json' "$log"
-grep -q 'Chrome / Perfetto' "$log"
+grep -q 'Chrome DevTools' "$log"
 if [ -f examples/training_loop.cpp ]; then
   grep -q 'Op summary' "$log"
   grep -q 'API statistic' "$log"
