@@ -50,6 +50,7 @@
 #include "../codec/dictionary.hpp"
 #include "../codec/format.hpp"
 #include "clock.hpp"
+#include "layout.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace prof {
@@ -166,13 +167,14 @@ class prof_reader {
     struct stat st{};
     if (::stat(dir.c_str(), &st) != 0) return make_error(errc::not_found, dir + ": no such directory");
     if (!S_ISDIR(st.st_mode)) return make_error(errc::invalid_argument, dir + ": not a directory");
-    const bool has_host = is_dir(dir + "/host");
+    const bool has_host = is_dir(dir + "/" + layout::host_dir);
     std::vector<std::string> entries;
     MSPROF_TRY(list_dir(dir, entries));
     std::vector<std::uint32_t> devs;
     for (const auto& e : entries) {
       std::uint64_t id = 0;
-      if (e.rfind("device_", 0) == 0 && codec::detail::parse_u64(e.substr(7), id) && id < 0x10000 && is_dir(dir + "/" + e))
+      const std::size_t pl = std::string_view(layout::device_dir_prefix).size();
+      if (e.rfind(layout::device_dir_prefix, 0) == 0 && codec::detail::parse_u64(e.substr(pl), id) && id < 0x10000 && is_dir(dir + "/" + e))
         devs.push_back(static_cast<std::uint32_t>(id));
     }
     std::sort(devs.begin(), devs.end());
@@ -180,11 +182,11 @@ class prof_reader {
       return make_error(errc::not_found, dir + ": not a PROF_ directory (no host/ and no device_<id>/)");
     if (has_host) {
       MSPROF_TRY(r.read_host());
-      MSPROF_TRY(r.index_data(dir + "/host/data", false, 0));
+      MSPROF_TRY(r.index_data(r.host_data_dir(), false, 0));
     }
     for (auto id : devs) {
       MSPROF_TRY(r.read_device(id));
-      MSPROF_TRY(r.index_data(dir + "/device_" + std::to_string(id) + "/data", true, id));
+      MSPROF_TRY(r.index_data(dir + "/" + layout::device_dir(id) + "/" + layout::data_dir, true, id));
     }
     std::sort(r.files_.begin(), r.files_.end(), [](const data_file& a, const data_file& b) {
       return std::tie(a.device, a.device_id, a.module, a.tag, b.aging, a.slice) <
@@ -250,7 +252,7 @@ class prof_reader {
       }));
     }
     if (!open_events.empty())
-      warnings_.push_back({root_ + "/host/data", 0, 0,
+      warnings_.push_back({host_data_dir(), 0, 0,
                            root_ + "/host/data: " + std::to_string(open_events.size()) +
                                " MsprofEvent begin half(s) without a matching end were skipped"});
     return {};
@@ -340,7 +342,7 @@ class prof_reader {
     }
     emit();
     if (invalid_utf8)
-      warnings_.push_back({root_ + "/host/data", 0, 0,
+      warnings_.push_back({host_data_dir(), 0, 0,
                            root_ + "/host/data: " + std::to_string(invalid_utf8) +
                                " msproftx message(s) are not valid UTF-8; each invalid byte is shown as U+FFFD"});
     return {};
@@ -349,7 +351,7 @@ class prof_reader {
   /// STARS ACSQ task logs of device `dev` (stars_soc).
   template <class F>
   result<void> for_each_acsq(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, "stars_soc", codec::acsq_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+    return device_stream(dev, layout::stars_soc, codec::acsq_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
       auto d = decode_acsq(p, codec::acsq_size, at);
       if (!d) return warn(f, at.offset, codec::acsq_size, d.err().message + "; record skipped");
       cb(static_cast<const codec::StarsAcsqLog&>(*d), at);
@@ -358,7 +360,7 @@ class prof_reader {
   /// Per-task PMU records (ffts_profile codec::ContextPmu).
   template <class F>
   result<void> for_each_pmu(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, "ffts_profile", codec::context_pmu_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+    return device_stream(dev, layout::ffts_profile, codec::context_pmu_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
       auto d = decode_context_pmu(p, codec::context_pmu_size, at);
       if (!d) return warn(f, at.offset, codec::context_pmu_size, d.err().message + "; record skipped");
       cb(static_cast<const codec::ContextPmu&>(*d), at);
@@ -367,7 +369,7 @@ class prof_reader {
   /// ts_track step-trace records.
   template <class F>
   result<void> for_each_ts_track(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, "ts_track", codec::ts_track_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+    return device_stream(dev, layout::ts_track, codec::ts_track_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
       auto d = decode_ts_track(p, codec::ts_track_size, at);
       if (!d) return warn(f, at.offset, codec::ts_track_size, d.err().message + "; record skipped");
       cb(static_cast<const codec::TsTrackStepTrace&>(*d), at);
@@ -464,43 +466,21 @@ class prof_reader {
     std::vector<std::string> names;
     MSPROF_TRY(list_dir(data_dir, names));
     for (const auto& n : names) {
-      if (ends_with(n, ".done") || ends_with(n, ".complete") || ends_with(n, ".zip") || ends_with(n, ".tmp")) continue;
+      if (ends_with(n, layout::done_suffix) || ends_with(n, ".complete") || ends_with(n, ".zip") || ends_with(n, ".tmp")) continue;
       data_file f;
       f.path = data_dir + "/" + n;
       f.name = n;
       f.device = device;
       f.device_id = dev;
-      const std::size_t s = n.rfind(".slice_");
-      std::uint64_t slice = 0;
-      if (s == std::string::npos || !codec::detail::parse_u64(std::string_view(n).substr(s + 7), slice) || slice > 0xFFFFFFFFu) {
-        warnings_.push_back({f.path, 0, 0, f.path + ": not a slice file name (<name>.slice_<N>); ignored"});
+      const auto parsed = stream::parse(n, device, dev);
+      if (parsed.problem) {
+        warnings_.push_back({f.path, 0, 0, f.path + ": " + parsed.problem + "; ignored"});
         continue;
       }
-      f.slice = static_cast<std::uint32_t>(slice);
-      const std::string stem = n.substr(0, s);
-      if (!device) {
-        const std::size_t d1 = stem.find('.');
-        const std::size_t d2 = d1 == std::string::npos ? d1 : stem.find('.', d1 + 1);
-        if (d2 == std::string::npos) {
-          warnings_.push_back({f.path, 0, 0, f.path + ": host file name is not (aging|unaging).<module>.<tag>.slice_<N>; ignored"});
-          continue;
-        }
-        const std::string prefix = stem.substr(0, d1);
-        if (prefix != "aging" && prefix != "unaging") {
-          warnings_.push_back({f.path, 0, 0, f.path + ": host file name does not start with aging. or unaging.; ignored"});
-          continue;
-        }
-        f.aging = prefix == "aging";
-        f.module = stem.substr(d1 + 1, d2 - d1 - 1);
-        f.tag = stem.substr(d2 + 1);
-      } else {
-        const std::string mid = ".data." + std::to_string(dev);
-        if (!ends_with(stem, mid)) {
-          warnings_.push_back({f.path, 0, 0, f.path + ": device file name is not <name>.data." + std::to_string(dev) + ".slice_<N>; ignored"});
-          continue;
-        }
-        f.module = stem.substr(0, stem.size() - mid.size());
-      }
+      f.slice = parsed.slice;
+      f.aging = parsed.s.aging;
+      f.module = parsed.s.module;
+      f.tag = parsed.s.tag;
       struct stat st{};
       if (::stat(f.path.c_str(), &st) == 0) f.size = static_cast<std::uint64_t>(st.st_size);
       check_done(f);
@@ -512,22 +492,10 @@ class prof_reader {
   // The record type id a host compact/additional slice holds, by its tag
   // (format doc: one type per file); nullopt for tags the reader does not decode.
   static std::optional<std::uint32_t> expected_type(const data_file& f) {
-    static const std::pair<const char*, std::uint32_t> compact[] = {
-        {"node_basic_info", codec::node_type::node_basic_info}, {"task_track", codec::runtime_task_track_type},
-        {"memcpy_info", codec::runtime_memcpy_info_type},       {"hccl_op_info", codec::node_type::hccl_op_info}};
-    static const std::pair<const char*, std::uint32_t> additional[] = {
-        {"tensor_info", codec::node_type::tensor_info},   {"context_id_info", codec::node_type::context_id_info},
-        {"graph_id_map", codec::model_type::graph_id_map}, {"msproftx", codec::tx_type::msproftx},
-        {"msprof_mstx_mem", codec::tx_type::mstx_mem}};
-    auto find = [&](const auto& table) -> std::optional<std::uint32_t> {
-      for (const auto& [tag, type] : table)
-        if (f.tag == tag) return type;
-      return std::nullopt;
-    };
-    if (f.module == "compact") return find(compact);
-    if (f.module == "additional") return find(additional);
-    return std::nullopt;
+    if (f.device) return std::nullopt;
+    return layout::record_type(f.module, f.tag);
   }
+
   // A record whose type id is not the one its slice name implies would be
   // decoded as the wrong struct: reported and skipped.
   bool type_matches(const data_file& f, const codec::record_header& h, const codec::place& at, std::size_t rs) {
@@ -550,7 +518,7 @@ class prof_reader {
   // records may be missing without any damage visible in the slice itself.
   // No .done (a collection still running) is not a problem.
   void check_done(data_file& f) {
-    const std::string done = f.path + ".done";
+    const std::string done = f.path + layout::done_suffix;
     bool found = false;
     auto t = read_text(done, found, 4096);
     if (!found) return;
@@ -659,11 +627,11 @@ class prof_reader {
   }
 
   result<void> read_host() {
-    const std::string h = root_ + "/host/";
-    MSPROF_TRY(read_json(h + "info.json", host_.info, true));
-    MSPROF_TRY(read_json(h + "sample.json", host_.sample, false));
-    MSPROF_TRY(read_json(h + "start_info", host_.start_info, true));
-    MSPROF_TRY(read_json(h + "end_info", host_.end_info, false));
+    const std::string h = root_ + "/" + layout::host_dir + "/";
+    MSPROF_TRY(read_json(h + layout::info_json, host_.info, true));
+    MSPROF_TRY(read_json(h + layout::sample_json, host_.sample, false));
+    MSPROF_TRY(read_json(h + layout::start_info, host_.start_info, true));
+    MSPROF_TRY(read_json(h + layout::end_info, host_.end_info, false));
     const auto& cpu0 = host_.info.get("CPU").at(0).get("Frequency");
     double f = 0;
     if (cpu0.to_double(f) && f > 0) host_.clock.frequency_mhz = f;
@@ -675,12 +643,12 @@ class prof_reader {
     host_.start_monotonic_raw_ns = host_.start_info.get("clockMonotonicRaw").uint_or(0);
     host_.collection_time_end_us = host_.end_info.get("collectionTimeEnd").uint_or(0);
     host_.end_monotonic_raw_ns = host_.end_info.get("clockMonotonicRaw").uint_or(0);
-    MSPROF_TRY(check_clock_value(h + "start_info", "collectionTimeBegin", host_.collection_time_begin_us, true));
-    MSPROF_TRY(check_clock_value(h + "start_info", "clockMonotonicRaw", host_.start_monotonic_raw_ns, false));
-    MSPROF_TRY(check_clock_value(h + "end_info", "collectionTimeEnd", host_.collection_time_end_us, true));
-    MSPROF_TRY(check_clock_value(h + "end_info", "clockMonotonicRaw", host_.end_monotonic_raw_ns, false));
+    MSPROF_TRY(check_clock_value(h + layout::start_info, "collectionTimeBegin", host_.collection_time_begin_us, true));
+    MSPROF_TRY(check_clock_value(h + layout::start_info, "clockMonotonicRaw", host_.start_monotonic_raw_ns, false));
+    MSPROF_TRY(check_clock_value(h + layout::end_info, "collectionTimeEnd", host_.collection_time_end_us, true));
+    MSPROF_TRY(check_clock_value(h + layout::end_info, "clockMonotonicRaw", host_.end_monotonic_raw_ns, false));
     // host_start.log is needed only to convert cycle counts.
-    MSPROF_TRY(read_clock_log(h + "host_start.log", host_.clock.anchor_ns, host_.clock.anchor_ticks,
+    MSPROF_TRY(read_clock_log(h + layout::host_start_log, host_.clock.anchor_ns, host_.clock.anchor_ticks,
                               host_.clock.frequency_mhz > 0));
     return {};
   }
@@ -688,16 +656,18 @@ class prof_reader {
   result<void> read_device(std::uint32_t id) {
     device_info d;
     d.id = id;
-    const std::string n = std::to_string(id);
-    const std::string base = root_ + "/device_" + n + "/";
-    MSPROF_TRY(read_json(base + "info.json." + n, d.info, true));
-    MSPROF_TRY(read_json(base + "sample.json", d.sample, false));
-    MSPROF_TRY(read_json(base + "start_info." + n, d.start_info, false));
-    MSPROF_TRY(read_json(base + "end_info." + n, d.end_info, false));
+    const std::string base = root_ + "/" + layout::device_dir(id) + "/";
+    MSPROF_TRY(read_json(base + layout::for_device(layout::info_json, id), d.info, true));
+    MSPROF_TRY(read_json(base + layout::sample_json, d.sample, false));
+    MSPROF_TRY(read_json(base + layout::for_device(layout::start_info, id), d.start_info, false));
+    MSPROF_TRY(read_json(base + layout::for_device(layout::end_info, id), d.end_info, false));
     const json::value& di = d.info.get("DeviceInfo").at(0);
     double v = 0;
     if (di.get("hwts_frequency").to_double(v) && v > 0) d.clock.frequency_mhz = v;
-    else if (!d.info.is_null()) warnings_.push_back({base + "info.json." + n, 0, 0, base + "info.json." + n + ": DeviceInfo[0].hwts_frequency missing or not a positive number; 50 MHz assumed"});
+    else if (!d.info.is_null()) {
+      const std::string info = base + layout::for_device(layout::info_json, id);
+      warnings_.push_back({info, 0, 0, info + ": DeviceInfo[0].hwts_frequency missing or not a positive number; 50 MHz assumed"});
+    }
     if (di.get("aic_frequency").to_double(v) && v > 0) d.aic_frequency_mhz = v;
     d.ai_core_num = static_cast<std::uint32_t>(di.get("ai_core_num").uint_or(0));
     d.aiv_num = static_cast<std::uint32_t>(di.get("aiv_num").uint_or(0));
@@ -714,7 +684,7 @@ class prof_reader {
       if (!one.empty() && end && *end == '\0' && x <= 0xFFFFFFFFul) d.events.push_back(static_cast<std::uint32_t>(x));
       pos = c + 1;
     }
-    MSPROF_TRY(read_clock_log(base + "dev_start.log." + n, d.clock.anchor_ns, d.clock.anchor_ticks, true));
+    MSPROF_TRY(read_clock_log(base + layout::for_device(layout::dev_start_log, id), d.clock.anchor_ns, d.clock.anchor_ticks, true));
     devices_.push_back(std::move(d));
     return {};
   }
@@ -723,7 +693,7 @@ class prof_reader {
     std::size_t total = 0;
     std::vector<std::string> problems;
     for (const auto& f : files_) {
-      if (f.device || f.module != "additional" || (f.tag != "hash_dic" && f.tag != "type_info_dic")) continue;
+      if (f.device || f.module != layout::additional || (f.tag != layout::tag::hash_dic && f.tag != layout::tag::type_info_dic)) continue;
       if (total + f.size > opt_.max_dictionary_bytes) {
         warn(f, 0, f.size, f.path + ": dictionaries larger than " + std::to_string(opt_.max_dictionary_bytes) + " bytes in total; file skipped");
         continue;
@@ -740,13 +710,14 @@ class prof_reader {
     for (auto& kv : hashes_) invalid_utf8 += json::utf8_repair(kv.second);
     for (auto& kv : types_) invalid_utf8 += json::utf8_repair(kv.second);
     if (invalid_utf8)
-      warnings_.push_back({root_ + "/host/data", 0, 0,
+      warnings_.push_back({host_data_dir(), 0, 0,
                            root_ + "/host/data: " + std::to_string(invalid_utf8) +
                                " hash_dic/type_info_dic string(s) are not valid UTF-8; each invalid byte is shown as U+FFFD"});
     return {};
   }
 
   std::string root_;
+  std::string host_data_dir() const { return root_ + "/" + layout::host_dir + "/" + layout::data_dir; }
   reader_options opt_;
   host_info host_;
   std::vector<device_info> devices_;

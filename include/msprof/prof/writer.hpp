@@ -8,9 +8,7 @@
 //   d->flush();                                          // on disk now
 //   d->close();                                          // .done files, end_info
 //
-// Layout: PROF_<6 digits>_<yyyymmddHHMMSSmmm>_<16 A-Z>/{host,device_<id>}/data/
-// with host files "(aging|unaging).<module>.<tag>.slice_<N>" and device files
-// "<name>.data.<dev>.slice_<N>"; a new slice when the next record would pass
+// Layout: the names in layout.hpp; a new slice when the next record would pass
 // slice_bytes (2 MiB, like CANN's sliceFileMaxKbyte); every finished slice gets
 // "<file>.done" = "filesize:N\nstarttime:<ns>\nendtime  :<ns>\n".
 //
@@ -70,45 +68,12 @@
 #include "../core/json.hpp"
 #include "../core/output_file.hpp"
 #include "clock.hpp"
+#include "layout.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace prof {
 
 constexpr std::uint64_t default_slice_bytes = 2048u * 1024u;  ///< CANN sliceFileMaxKbyte = 2048
-
-/// One output stream = one family of slice files.
-struct stream {
-  bool device = false;
-  std::uint32_t device_id = 0;
-  bool aging = false;          ///< host: "aging." (may be deleted by the storage limit) or "unaging."
-  std::string module;          ///< host: api_event | compact | additional ; device: file name stem
-  std::string tag;             ///< host: data | node_basic_info | task_track | msproftx | ...
-  std::size_t record_size = 0; ///< appends are split only at multiples of this; 0 = text
-
-  /// File name without ".slice_<N>".
-  std::string base_name() const {
-    if (device) return module + ".data." + std::to_string(device_id);
-    return std::string(aging ? "aging." : "unaging.") + module + "." + tag;
-  }
-  bool operator<(const stream& o) const { return std::tie(device, device_id, aging, module, tag) < std::tie(o.device, o.device_id, o.aging, o.module, o.tag); }
-
-  // The streams CANN and the parser use.
-  static stream api_event(bool aging) { return {false, 0, aging, "api_event", "data", codec::api_size}; }
-  static stream compact(bool aging, std::string tag) { return {false, 0, aging, "compact", std::move(tag), codec::compact_size}; }
-  static stream additional(bool aging, std::string tag) { return {false, 0, aging, "additional", std::move(tag), codec::additional_size}; }
-  static stream node_basic_info(bool aging) { return compact(aging, "node_basic_info"); }
-  static stream task_track(bool aging) { return compact(aging, "task_track"); }
-  static stream memcpy_info(bool aging) { return compact(aging, "memcpy_info"); }
-  static stream hccl_op_info(bool aging) { return compact(aging, "hccl_op_info"); }
-  static stream tensor_info(bool aging) { return additional(aging, "tensor_info"); }
-  static stream context_id_info(bool aging) { return additional(aging, "context_id_info"); }
-  static stream graph_id_map(bool aging) { return additional(aging, "graph_id_map"); }
-  static stream msproftx(bool aging) { return additional(aging, "msproftx"); }
-  static stream mstx_mem(bool aging) { return additional(aging, "msprof_mstx_mem"); }
-  static stream stars_soc(std::uint32_t dev) { return {true, dev, false, "stars_soc", "", codec::acsq_size}; }
-  static stream ffts_profile(std::uint32_t dev) { return {true, dev, false, "ffts_profile", "", codec::context_pmu_size}; }
-  static stream ts_track(std::uint32_t dev) { return {true, dev, false, "ts_track", "", codec::ts_track_size}; }
-};
 
 /// What a device directory says about the device (info.json.<id>, sample.json).
 struct device_options {
@@ -209,8 +174,9 @@ inline result<void> write_file(const std::string& path, std::string_view text) {
 
 /// Files the storage limit never deletes (CANN file_ageing.cpp noAgeingFile_).
 inline bool never_aged(std::string_view name) {
-  static const char* const keep[] = {"unaging", "hash_dic", "info.json", "start_info", "end_info", "host_start",
-                                     "dev_start", "sample.json", "ts_track", "model_load_info", "task_desc_info",
+  static const char* const keep[] = {layout::unaging, layout::tag::hash_dic, layout::info_json, layout::start_info,
+                                     layout::end_info, "host_start", "dev_start", layout::sample_json, layout::ts_track,
+                                     "model_load_info", "task_desc_info",
                                      "id_map_info", "fusion_op_info", "tensor_data_info", "training_trace"};
   for (const char* k : keep)
     if (name.find(k) != std::string_view::npos) return true;
@@ -228,7 +194,7 @@ struct open_slice {
   std::uint64_t events = 0;   ///< events whose first record is in this slice (incl. buf)
   std::uint64_t buf_events = 0;  ///< of `events`: those in buf
   std::string buf;            ///< whole records not yet written
-  std::string path() const { return dir + "/" + base + ".slice_" + std::to_string(index); }
+  std::string path() const { return dir + "/" + layout::slice_file(base, index); }
 };
 
 }  // namespace detail
@@ -266,13 +232,13 @@ class prof_dir {
     auto root = parent->mkdir(name, true);
     if (!root) return root.err();
     s.root = root->path();
-    auto host = root->mkdir("host");
+    auto host = root->mkdir(layout::host_dir);
     if (!host) return host.err();
-    if (auto r = host->mkdir("data"); !r) return r.err();
+    if (auto r = host->mkdir(layout::data_dir); !r) return r.err();
     for (const auto& dev : s.opt.devices) {
-      auto dd = root->mkdir("device_" + std::to_string(dev.id));
+      auto dd = root->mkdir(layout::device_dir(dev.id));
       if (!dd) return dd.err();
-      if (auto r = dd->mkdir("data"); !r) return r.err();
+      if (auto r = dd->mkdir(layout::data_dir); !r) return r.err();
     }
     MSPROF_TRY(d.write_start_files());
     return d;
@@ -333,7 +299,7 @@ class prof_dir {
     MSPROF_TRY(check_owner());
     std::lock_guard<std::mutex> lk(s_->mu);
     s_->losses = losses;
-    return detail::write_file(s_->root + "/host/info.json", info_json(nullptr));
+    return detail::write_file(s_->root + "/" + layout::host_dir + "/" + layout::info_json, info_json(nullptr));
   }
 
   /// Flushes, finishes every open slice with its .done and writes end_info.
@@ -384,8 +350,8 @@ class prof_dir {
     return make_error(errc::unsupported, s_->root + ": belongs to the process that created it, not to a fork()ed child");
   }
 
-  static stream hash_stream() { return {false, 0, false, "additional", "hash_dic", 0}; }
-  static stream type_stream() { return {false, 0, false, "additional", "type_info_dic", 0}; }
+  static stream hash_stream() { return stream::dictionary(layout::tag::hash_dic); }
+  static stream type_stream() { return stream::dictionary(layout::tag::type_info_dic); }
 
   static std::string generate_name(const prof_dir_options& o) {
     const std::uint64_t us = o.wall_us;
@@ -482,7 +448,7 @@ class prof_dir {
       auto it = s_->sizes.find(victim);
       const std::uint64_t sz = it == s_->sizes.end() ? 0 : it->second;
       if (::unlink(victim.c_str()) == 0 || errno == ENOENT) {
-        ::unlink((victim + ".done").c_str());
+        ::unlink((victim + layout::done_suffix).c_str());
         s_->stats.bytes -= sz < s_->stats.bytes ? sz : s_->stats.bytes;
         if (it != s_->sizes.end()) s_->sizes.erase(it);
         ++s_->stats.removed_slices;
@@ -497,7 +463,7 @@ class prof_dir {
 
   result<void> open_slice(const stream& st, unsigned index) {
     detail::open_slice sl;
-    sl.dir = s_->root + (st.device ? "/device_" + std::to_string(st.device_id) + "/data" : std::string("/host/data"));
+    sl.dir = s_->root + "/" + (st.device ? layout::device_dir(st.device_id) : layout::host_dir) + "/" + layout::data_dir;
     sl.base = st.base_name();
     sl.record_size = st.record_size;
     sl.index = index;
@@ -511,7 +477,7 @@ class prof_dir {
     }
     auto d = outfile::dir::open(sl.dir);
     if (!d) return stop(d.err().message + "; collection stopped");
-    auto fd = d->create(sl.base + ".slice_" + std::to_string(sl.index), O_APPEND);
+    auto fd = d->create(layout::slice_file(sl.base, sl.index), O_APPEND);
     if (!fd) return stop(fd.err().message + "; collection stopped");
     sl.fd = fd->release();
     s_->open[st] = std::move(sl);
@@ -558,7 +524,7 @@ class prof_dir {
     const std::string p = sl.path();
     std::string done = "filesize:" + std::to_string(sl.size) + "\n";
     if (sl.record_size) done += "starttime:" + std::to_string(sl.start_ns) + "\nendtime  :" + std::to_string(detail::mono_ns()) + "\n";
-    auto d = detail::write_file(p + ".done", done);
+    auto d = detail::write_file(p + layout::done_suffix, done);
     if (!detail::never_aged(sl.base)) s_->aging_done.emplace_back(p, sl.events);
     if (!r) return r;
     return d;
@@ -685,8 +651,8 @@ class prof_dir {
 
   result<void> write_start_files() {
     const auto& o = s_->opt;
-    const std::string h = s_->root + "/host/";
-    MSPROF_TRY(detail::write_file(h + "info.json", info_json(nullptr)));
+    const std::string h = s_->root + "/" + layout::host_dir + "/";
+    MSPROF_TRY(detail::write_file(h + layout::info_json, info_json(nullptr)));
     {
       json::writer w;
       w.begin_object();
@@ -704,14 +670,14 @@ class prof_dir {
       w.member("runtimeApi", "on");
       for (const auto& kv : o.host_sample) w.member(kv.first, kv.second);
       w.end_object();
-      MSPROF_TRY(detail::write_file(h + "sample.json", w.str()));
+      MSPROF_TRY(detail::write_file(h + layout::sample_json, w.str()));
     }
-    MSPROF_TRY(detail::write_file(h + "start_info", start_end(true, o.wall_us, o.host_clock.anchor_ns)));
-    MSPROF_TRY(detail::write_file(h + "host_start.log", host_start("[Host]")));
+    MSPROF_TRY(detail::write_file(h + layout::start_info, start_end(true, o.wall_us, o.host_clock.anchor_ns)));
+    MSPROF_TRY(detail::write_file(h + layout::host_start_log, host_start("[Host]")));
     for (const auto& d : o.devices) {
-      const std::string dd = s_->root + "/device_" + std::to_string(d.id) + "/";
+      const std::string dd = s_->root + "/" + layout::device_dir(d.id) + "/";
       const std::string n = std::to_string(d.id);
-      MSPROF_TRY(detail::write_file(dd + "info.json." + n, info_json(&d)));
+      MSPROF_TRY(detail::write_file(dd + layout::for_device(layout::info_json, d.id), info_json(&d)));
       json::writer w;
       w.begin_object();
       w.member("devices", n);
@@ -736,10 +702,10 @@ class prof_dir {
       w.member("result_dir", o.parent);
       w.member("simulated", d.simulated ? "yes" : "no");
       w.end_object();
-      MSPROF_TRY(detail::write_file(dd + "sample.json", w.str()));
-      MSPROF_TRY(detail::write_file(dd + "start_info." + n, start_end(true, o.wall_us, o.host_clock.anchor_ns)));
-      MSPROF_TRY(detail::write_file(dd + "host_start.log." + n, host_start(("[Device" + n + "]").c_str())));
-      MSPROF_TRY(detail::write_file(dd + "dev_start.log." + n, "clock_monotonic_raw: " + std::to_string(o.host_clock.anchor_ns) +
+      MSPROF_TRY(detail::write_file(dd + layout::sample_json, w.str()));
+      MSPROF_TRY(detail::write_file(dd + layout::for_device(layout::start_info, d.id), start_end(true, o.wall_us, o.host_clock.anchor_ns)));
+      MSPROF_TRY(detail::write_file(dd + layout::for_device(layout::host_start_log, d.id), host_start(("[Device" + n + "]").c_str())));
+      MSPROF_TRY(detail::write_file(dd + layout::for_device(layout::dev_start_log, d.id), "clock_monotonic_raw: " + std::to_string(o.host_clock.anchor_ns) +
                                                                    "\ncntvct: " + std::to_string(d.cntvct) + "\n"));
     }
     return {};
@@ -748,9 +714,9 @@ class prof_dir {
   result<void> write_end_files() {
     const std::uint64_t wall = detail::wall_us(), mono = detail::mono_ns();
     const std::string text = start_end(false, wall, mono);
-    MSPROF_TRY(detail::write_file(s_->root + "/host/end_info", text));
+    MSPROF_TRY(detail::write_file(s_->root + "/" + layout::host_dir + "/" + layout::end_info, text));
     for (const auto& d : s_->opt.devices)
-      MSPROF_TRY(detail::write_file(s_->root + "/device_" + std::to_string(d.id) + "/end_info." + std::to_string(d.id), text));
+      MSPROF_TRY(detail::write_file(s_->root + "/" + layout::device_dir(d.id) + "/" + layout::for_device(layout::end_info, d.id), text));
     return {};
   }
 

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// The names of a PROF_ directory (ascend-formats.md §3), in one place: the
+// writer (writer.hpp) builds them and the reader (reader.hpp) parses them with
+// the same table, so the two halves of the contract cannot drift apart.
+//
+//   PROF_<6 digits>_<yyyymmddHHMMSSmmm>_<16 A-Z>/
+//     host/      info.json sample.json start_info end_info host_start.log
+//       data/    (aging|unaging).<module>.<tag>.slice_<N>   + <file>.done
+//     device_<id>/  info.json.<id> sample.json start_info.<id> end_info.<id> dev_start.log.<id>
+//       data/    <module>.data.<id>.slice_<N>               + <file>.done
+#ifndef MSPROF_PROF_LAYOUT_HPP
+#define MSPROF_PROF_LAYOUT_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include "../codec/dictionary.hpp"
+#include "../codec/format.hpp"
+#include "../core/abi.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace prof {
+namespace layout {
+
+// Folders.
+inline constexpr char host_dir[] = "host";
+inline constexpr char data_dir[] = "data";
+inline constexpr char device_dir_prefix[] = "device_";
+inline std::string device_dir(std::uint32_t id) { return device_dir_prefix + std::to_string(id); }
+
+// Control files. A device folder's names carry ".<id>" (for_device), except sample.json.
+inline constexpr char info_json[] = "info.json";
+inline constexpr char sample_json[] = "sample.json";
+inline constexpr char start_info[] = "start_info";
+inline constexpr char end_info[] = "end_info";
+inline constexpr char host_start_log[] = "host_start.log";
+inline constexpr char dev_start_log[] = "dev_start.log";
+inline std::string for_device(const char* name, std::uint32_t id) {
+  return name + ("." + std::to_string(id));
+}
+
+// Slices and their completion files.
+inline constexpr char slice_infix[] = ".slice_";
+inline constexpr char done_suffix[] = ".done";
+inline std::string slice_file(std::string_view base, std::uint32_t index) {
+  return std::string(base) + slice_infix + std::to_string(index);
+}
+
+// Host slice name parts: (aging|unaging).<module>.<tag>.
+inline constexpr char aging[] = "aging";
+inline constexpr char unaging[] = "unaging";
+inline constexpr char api_event[] = "api_event";    ///< module (its tag is "data")
+inline constexpr char compact[] = "compact";        ///< module
+inline constexpr char additional[] = "additional";  ///< module
+namespace tag {  // compact and additional tags
+inline constexpr char node_basic_info[] = "node_basic_info";
+inline constexpr char task_track[] = "task_track";
+inline constexpr char memcpy_info[] = "memcpy_info";
+inline constexpr char hccl_op_info[] = "hccl_op_info";
+inline constexpr char tensor_info[] = "tensor_info";
+inline constexpr char context_id_info[] = "context_id_info";
+inline constexpr char graph_id_map[] = "graph_id_map";
+inline constexpr char msproftx[] = "msproftx";
+inline constexpr char mstx_mem[] = "msprof_mstx_mem";
+inline constexpr char hash_dic[] = "hash_dic";            ///< text
+inline constexpr char type_info_dic[] = "type_info_dic";  ///< text
+}  // namespace tag
+
+/// The record type every host compact/additional slice of a tag holds (one type a file).
+struct tag_record {
+  std::string_view module;
+  std::string_view tag;
+  std::uint32_t type;
+};
+inline constexpr tag_record tag_records[] = {
+    {compact, tag::node_basic_info, codec::node_type::node_basic_info},
+    {compact, tag::task_track, codec::runtime_task_track_type},
+    {compact, tag::memcpy_info, codec::runtime_memcpy_info_type},
+    {compact, tag::hccl_op_info, codec::node_type::hccl_op_info},
+    {additional, tag::tensor_info, codec::node_type::tensor_info},
+    {additional, tag::context_id_info, codec::node_type::context_id_info},
+    {additional, tag::graph_id_map, codec::model_type::graph_id_map},
+    {additional, tag::msproftx, codec::tx_type::msproftx},
+    {additional, tag::mstx_mem, codec::tx_type::mstx_mem},
+};
+/// The record type of a host slice family; nullopt for families of other records or text.
+inline std::optional<std::uint32_t> record_type(std::string_view module, std::string_view tag) {
+  for (const auto& r : tag_records)
+    if (r.module == module && r.tag == tag) return r.type;
+  return std::nullopt;
+}
+
+// Device slice name stems: <module>.data.<id>.
+inline constexpr char stars_soc[] = "stars_soc";
+inline constexpr char ffts_profile[] = "ffts_profile";
+inline constexpr char ts_track[] = "ts_track";
+
+}  // namespace layout
+
+/// One output stream = one family of slice files.
+struct stream {
+  bool device = false;
+  std::uint32_t device_id = 0;
+  bool aging = false;          ///< host: "aging." (may be deleted by the storage limit) or "unaging."
+  std::string module;          ///< host: api_event | compact | additional ; device: file name stem
+  std::string tag;             ///< host: data | node_basic_info | task_track | msproftx | ...
+  std::size_t record_size = 0; ///< appends are split only at multiples of this; 0 = text
+
+  /// File name without ".slice_<N>".
+  std::string base_name() const {
+    if (device) return module + ".data." + std::to_string(device_id);
+    return (aging ? layout::aging : layout::unaging) + ("." + module) + "." + tag;
+  }
+  bool operator<(const stream& o) const { return std::tie(device, device_id, aging, module, tag) < std::tie(o.device, o.device_id, o.aging, o.module, o.tag); }
+
+  // The streams CANN and the parser use.
+  static stream api_event(bool aging) { return {false, 0, aging, layout::api_event, "data", codec::api_size}; }
+  static stream compact(bool aging, std::string_view tag) { return {false, 0, aging, layout::compact, std::string(tag), codec::compact_size}; }
+  static stream additional(bool aging, std::string_view tag) { return {false, 0, aging, layout::additional, std::string(tag), codec::additional_size}; }
+  static stream node_basic_info(bool aging) { return compact(aging, layout::tag::node_basic_info); }
+  static stream task_track(bool aging) { return compact(aging, layout::tag::task_track); }
+  static stream memcpy_info(bool aging) { return compact(aging, layout::tag::memcpy_info); }
+  static stream hccl_op_info(bool aging) { return compact(aging, layout::tag::hccl_op_info); }
+  static stream tensor_info(bool aging) { return additional(aging, layout::tag::tensor_info); }
+  static stream context_id_info(bool aging) { return additional(aging, layout::tag::context_id_info); }
+  static stream graph_id_map(bool aging) { return additional(aging, layout::tag::graph_id_map); }
+  static stream msproftx(bool aging) { return additional(aging, layout::tag::msproftx); }
+  static stream mstx_mem(bool aging) { return additional(aging, layout::tag::mstx_mem); }
+  /// hash_dic / type_info_dic: text, never aged.
+  static stream dictionary(std::string_view tag) { return {false, 0, false, layout::additional, std::string(tag), 0}; }
+  static stream stars_soc(std::uint32_t dev) { return device_stream(dev, layout::stars_soc, codec::acsq_size); }
+  static stream ffts_profile(std::uint32_t dev) { return device_stream(dev, layout::ffts_profile, codec::context_pmu_size); }
+  static stream ts_track(std::uint32_t dev) { return device_stream(dev, layout::ts_track, codec::ts_track_size); }
+
+  /// The inverse of base_name() plus the slice index: the stream a data file
+  /// `name` (in host/data, or in device_<dev>/data when `device`) belongs to.
+  /// An error names what is wrong with the name.
+  struct parsed;
+  static parsed parse(std::string_view name, bool device, std::uint32_t dev);
+
+ private:
+  static stream device_stream(std::uint32_t dev, std::string_view module, std::size_t size) {
+    return {true, dev, false, std::string(module), "", size};
+  }
+};
+
+struct stream::parsed {
+  stream s;
+  std::uint32_t slice = 0;
+  const char* problem = nullptr;  ///< why the name is not a slice name; nullptr when it is
+};
+
+inline stream::parsed stream::parse(std::string_view name, bool device, std::uint32_t dev) {
+  parsed p;
+  p.s.device = device;
+  p.s.device_id = dev;
+  const std::string_view infix = layout::slice_infix;
+  const std::size_t s = name.rfind(infix);
+  std::uint64_t slice = 0;
+  if (s == std::string_view::npos || !codec::detail::parse_u64(name.substr(s + infix.size()), slice) ||
+      slice > 0xFFFFFFFFu) {
+    p.problem = "not a slice file name (<name>.slice_<N>)";
+    return p;
+  }
+  p.slice = static_cast<std::uint32_t>(slice);
+  const std::string_view stem = name.substr(0, s);
+  if (device) {
+    const std::string mid = ".data." + std::to_string(dev);
+    if (stem.size() < mid.size() || stem.substr(stem.size() - mid.size()) != mid) {
+      p.problem = "device file name is not <name>.data.<device id>.slice_<N>";
+      return p;
+    }
+    p.s.module = std::string(stem.substr(0, stem.size() - mid.size()));
+    return p;
+  }
+  const std::size_t d1 = stem.find('.');
+  const std::size_t d2 = d1 == std::string_view::npos ? d1 : stem.find('.', d1 + 1);
+  if (d2 == std::string_view::npos) {
+    p.problem = "host file name is not (aging|unaging).<module>.<tag>.slice_<N>";
+    return p;
+  }
+  const std::string_view prefix = stem.substr(0, d1);
+  if (prefix != layout::aging && prefix != layout::unaging) {
+    p.problem = "host file name does not start with aging. or unaging.";
+    return p;
+  }
+  p.s.aging = prefix == layout::aging;
+  p.s.module = std::string(stem.substr(d1 + 1, d2 - d1 - 1));
+  p.s.tag = std::string(stem.substr(d2 + 1));
+  return p;
+}
+
+}  // namespace prof
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_PROF_LAYOUT_HPP
