@@ -1436,7 +1436,7 @@ MSPROF_END_NAMESPACE
 // ======== end msprof/core/platform.hpp ========
 // ======== begin msprof/instrument/tool_core.hpp (inlined) ========
 // The mstx tool core: every rule of the mstx API as msprof implements it, in
-// front of a compile-time Sink (see sink.hpp), and c_api, which fills the mstx
+// front of a compile-time Recorder (see event.hpp), and c_api, which fills the mstx
 // C function table with it.
 //
 // - ids: one process-wide counter starting at 1, shared by marks and ranges.
@@ -1471,18 +1471,18 @@ MSPROF_END_NAMESPACE
 // #include "../core/abi.hpp"  (already inlined above: msprof/core/abi.hpp)
 // #include "../core/platform.hpp"  (already inlined above: msprof/core/platform.hpp)
 // #include "../mstx.h"  (already inlined above: msprof/mstx.h)
-// ======== begin msprof/instrument/sink.hpp (inlined) ========
+// ======== begin msprof/instrument/event.hpp (inlined) ========
 // The compile-time interface between the mstx tool core and a collector.
 //
 // The tool core (instrument/tool_core.hpp) implements every mstx rule: message
 // validation, event ids from one process-wide counter starting at 1, the
 // domain registry, the runtime include/exclude filter, range/domain checks
-// and the reject counters. It hands each *accepted* event to a Sink type
+// and the reject counters. It hands each *accepted* event to a Recorder type
 // chosen at compile time: plain static member functions, no virtual call on
-// the hot path. A Sink looks like this (all noexcept, called on the
+// the hot path. A Recorder looks like this (all noexcept, called on the
 // instrumented thread unless noted):
 //
-//   struct my_sink {
+//   struct my_recorder {
 //     // One relaxed load. false => the core records nothing: range start
 //     // returns 0, ends are ignored, ids are not consumed.
 //     static bool collecting() noexcept;
@@ -1499,11 +1499,11 @@ MSPROF_END_NAMESPACE
 //     static void domain_registered(std::uint32_t index, const char* name) noexcept;
 //   };
 //
-// The default collector's sink is collect::collector_sink (collect/collector.hpp).
-// Tests use recording sinks. A stream argument is passed through in
+// The collector's recorder is collect::collector::recorder (collect/collector.hpp).
+// Tests use recorders of their own. A stream argument is passed through in
 // event::stream; the core also calls the device backend (stream_marker below).
-#ifndef MSPROF_INSTRUMENT_SINK_HPP
-#define MSPROF_INSTRUMENT_SINK_HPP
+#ifndef MSPROF_INSTRUMENT_EVENT_HPP
+#define MSPROF_INSTRUMENT_EVENT_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -1576,8 +1576,8 @@ class stream_marker {
   virtual void marker(void* stream, std::uint64_t id, bool end) noexcept = 0;
 };
 
-// A sink that records nothing (used for "compiled but no collector" builds).
-struct null_sink {
+// A recorder that records nothing (used for "compiled but no collector" builds).
+struct null_recorder {
   static bool collecting() noexcept { return false; }
   static void mark(const event&) noexcept {}
   static void range_start(const event&) noexcept {}
@@ -1589,8 +1589,8 @@ struct null_sink {
 }  // namespace instrument
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_INSTRUMENT_SINK_HPP
-// ======== end msprof/instrument/sink.hpp ========
+#endif  // MSPROF_INSTRUMENT_EVENT_HPP
+// ======== end msprof/instrument/event.hpp ========
 
 MSPROF_BEGIN_NAMESPACE
 namespace instrument {
@@ -1611,7 +1611,7 @@ struct filter_status {
   bool include_wins_warning = false;  // both lists were given; exclude was ignored
 };
 
-template <class Sink>
+template <class Recorder>
 class tool_core {
  public:
   // ------------------------------------------------------------- messages
@@ -1687,7 +1687,7 @@ class tool_core {
       refresh_quiet(slot);
       names.emplace(name, n);
       domain_count_.store(n + 1, std::memory_order_release);
-      Sink::domain_registered(n, slot.name);
+      Recorder::domain_registered(n, slot.name);
       return handle_of(n);
     } catch (...) {
       reject(reject_reason::registry_full);
@@ -1767,7 +1767,7 @@ class tool_core {
   // fail the length check, rejects) goes through validate_message out of line.
   static void mark(std::uint32_t domain, const char* msg, bool is_static, std::size_t static_len,
                    void* stream) noexcept {
-    if (!Sink::collecting() || !domain_enabled(domain)) return;
+    if (!Recorder::collecting() || !domain_enabled(domain)) return;
     event e;
     if (MSPROF_UNLIKELY(!(is_static ? static_literal(msg, static_len, e.msg) : plain_dynamic(msg, e.msg))))
       return mark_checked(domain, msg, is_static, stream);
@@ -1776,7 +1776,7 @@ class tool_core {
 
   static std::uint64_t range_start(std::uint32_t domain, const char* msg, bool is_static,
                                    std::size_t static_len, void* stream) noexcept {
-    if (!Sink::collecting() || !domain_enabled(domain)) return 0;
+    if (!Recorder::collecting() || !domain_enabled(domain)) return 0;
     event e;
     if (MSPROF_UNLIKELY(!(is_static ? static_literal(msg, static_len, e.msg) : plain_dynamic(msg, e.msg))))
       return range_start_checked(domain, msg, is_static, stream);
@@ -1784,12 +1784,12 @@ class tool_core {
   }
 
   static void range_end(std::uint32_t domain, std::uint64_t id) noexcept {
-    if (id == 0 || !Sink::collecting() || !domain_enabled(domain)) return;
+    if (id == 0 || !Recorder::collecting() || !domain_enabled(domain)) return;
     event e;
     e.type = event_type::start_stop;
     e.id = id;
     e.domain = domain;
-    Sink::range_end(e);
+    Recorder::range_end(e);
     if (MSPROF_UNLIKELY(open_stream_ranges_.load(std::memory_order_relaxed) != 0)) end_stream_range(id, domain);
   }
 
@@ -2013,7 +2013,7 @@ class tool_core {
     e.id = next_id();
     e.domain = domain;
     e.stream = stream;
-    Sink::mark(e);
+    Recorder::mark(e);
     if (stream != nullptr) device_marker(stream, e.id, false);
   }
   MSPROF_INLINE static std::uint64_t emit_range_start(std::uint32_t domain, event& e, void* stream) noexcept {
@@ -2021,7 +2021,7 @@ class tool_core {
     e.id = next_id();
     e.domain = domain;
     e.stream = stream;
-    Sink::range_start(e);
+    Recorder::range_start(e);
     if (stream != nullptr) {
       device_marker(stream, e.id, false);
       remember_stream(e.id, domain, stream);
@@ -2078,7 +2078,7 @@ class tool_core {
     if (auto* d = marker_.load(std::memory_order_acquire)) d->marker(stream, id, end);
   }
   static void emit_memory(std::uint32_t domain, const mem_event& e) noexcept {
-    if (Sink::collecting() && domain_enabled(domain)) Sink::memory(e);
+    if (Recorder::collecting() && domain_enabled(domain)) Recorder::memory(e);
   }
   static std::uint64_t lookup_region_locked(const mstxMemRegionRef_t& ref) {
     if (ref.refType == MSTX_MEM_REGION_REF_TYPE_HANDLE)
@@ -2103,7 +2103,7 @@ class tool_core {
     domains_[0].enabled.store(filter_allows_locked(default_name), std::memory_order_relaxed);
     domains_[0].state.store(alive, std::memory_order_release);
     domain_count_.store(1, std::memory_order_release);
-    Sink::domain_registered(0, default_name);
+    Recorder::domain_registered(0, default_name);
   }
   static std::mutex& mutex() noexcept {
     static std::mutex m;
@@ -2150,9 +2150,9 @@ class tool_core {
 // table through the Ascend/mstx getModuleFuncTable protocol. The same `init`
 // serves InitInjectionMstx (libmsprof_mstx.so) and the in-process attach
 // (msprof_mstx_attach_v0_1) under MSPROF_IMPLEMENT.
-template <class Sink>
+template <class Recorder>
 struct c_api {
-  using core = tool_core<Sink>;
+  using core = tool_core<Recorder>;
 
   static void mark_a(const char* m, aclrtStream s) noexcept { core::mark(0, m, false, 0, s); }
   static mstxRangeId range_start_a(const char* m, aclrtStream s) noexcept {
@@ -2814,8 +2814,8 @@ class basic_collector {
  public:
   using clock = typename Policy::clock;
 
-  // --------------------------------------------------- sink for the tool core
-  struct sink {
+  // ------------------------------------------------- recorder for the tool core
+  struct recorder {
     static bool collecting() noexcept {
       if (MSPROF_LIKELY(collecting_.load(std::memory_order_relaxed))) return true;
       if (MSPROF_UNLIKELY(forked_child_.load(std::memory_order_relaxed))) note_forked_child();
@@ -2843,8 +2843,8 @@ class basic_collector {
     }
     static void domain_registered(std::uint32_t, const char*) noexcept {}
   };
-  using core = instrument::tool_core<sink>;
-  using api = instrument::c_api<sink>;
+  using core = instrument::tool_core<recorder>;
+  using api = instrument::c_api<recorder>;
 
   // ------------------------------------------------------------ control
   static result<void> start(const options& o) {

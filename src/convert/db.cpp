@@ -221,9 +221,9 @@ error sqlite_db::fail(const std::string& what) {
   return make_error(errc::io, path_ + ": sqlite " + what + ": " + (db_ ? sqlite3_errmsg(db_) : "no handle"));
 }
 
-// table_sink ------------------------------------------------------------------
+// table_writer ------------------------------------------------------------------
 
-table_sink::table_sink(sqlite3* db, std::string name, std::size_t ncols, result<void>* status)
+table_writer::table_writer(sqlite3* db, std::string name, std::size_t ncols, result<void>* status)
     : db_(db), name_(std::move(name)), ncols_(ncols), status_(status) {
   std::string sql = "INSERT INTO " + name_ + " VALUES(";
   for (std::size_t i = 0; i < ncols_; ++i) sql += i ? ",?" : "?";
@@ -231,13 +231,13 @@ table_sink::table_sink(sqlite3* db, std::string name, std::size_t ncols, result<
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) fail("prepare");
 }
 
-table_sink::~table_sink() {
+table_writer::~table_writer() {
   if (st_) sqlite3_finalize(st_);
   if (batch_st_) sqlite3_finalize(batch_st_);
 }
 
 template <std::size_t N, class... Args>
-void table_sink::rows(const std::array<std::tuple<Args...>, N>& rs) {
+void table_writer::rows(const std::array<std::tuple<Args...>, N>& rs) {
   if (!st_ || !*status_) return;
   if (!batch_st_) {
     std::string sql = "INSERT INTO " + name_ + " VALUES";
@@ -255,7 +255,7 @@ void table_sink::rows(const std::array<std::tuple<Args...>, N>& rs) {
 }
 
 template <class... Args>
-void table_sink::row(const Args&... vs) {
+void table_writer::row(const Args&... vs) {
   if (!st_ || !*status_) return;
   int c = 0;
   (bind(st_, ++c, vs), ...);
@@ -264,15 +264,15 @@ void table_sink::row(const Args&... vs) {
 }
 
 template <class T, std::enable_if_t<std::is_integral_v<T>, int>>
-void table_sink::bind(sqlite3_stmt* st, int c, T v) {
+void table_writer::bind(sqlite3_stmt* st, int c, T v) {
   sqlite3_bind_int64(st, c, static_cast<sqlite3_int64>(v));
 }
-void table_sink::bind(sqlite3_stmt* st, int c, double v) { sqlite3_bind_double(st, c, v); }
-void table_sink::bind(sqlite3_stmt* st, int c, std::string_view v) {
+void table_writer::bind(sqlite3_stmt* st, int c, double v) { sqlite3_bind_double(st, c, v); }
+void table_writer::bind(sqlite3_stmt* st, int c, std::string_view v) {
   sqlite3_bind_text(st, c, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
 }
 
-void table_sink::fail(const char* what) {
+void table_writer::fail(const char* what) {
   if (*status_) *status_ = make_error(errc::io, std::string("sqlite ") + what + " " + name_ + ": " + sqlite3_errmsg(db_));
 }
 
@@ -366,8 +366,8 @@ result<void> db_window_writer::finish(const model& final) {
     for (std::size_t i = 0; i < vals.size(); ++i) r.row(i, vals[i]);
   }
 
-  const bool has_task = std::any_of(sinks_.begin(), sinks_.end(), [](const auto& p) { return p.first == "TASK"; });
-  sinks_.clear();  // finalize statements
+  const bool has_task = std::any_of(tables_.begin(), tables_.end(), [](const auto& p) { return p.first == "TASK"; });
+  tables_.clear();  // finalize statements
   if (!status_) return status_;
   // SQLite sorts the index in memory up to its cache size, then in temporary
   // files: a small cache keeps that sort from growing with the task count.
@@ -393,15 +393,15 @@ result<void> db_window_writer::open() {
 
 /// The table's insert; the table is created on first use, so tables appear
 /// in the reference's order.
-detail::table_sink& db_window_writer::rows_of(const char* name) {
-  for (auto& d : sinks_)
+detail::table_writer& db_window_writer::rows_of(const char* name) {
+  for (auto& d : tables_)
     if (d.first == name) return *d.second;
   const detail::db_table_def* def = detail::db_tables();
   while (def->name && std::string(def->name) != name) ++def;
   auto created = db_.exec(std::string("CREATE TABLE ") + name + " (" + (def->name ? def->columns : "") + ")");
   if (!created && status_) status_ = created.err();
-  sinks_.emplace_back(name, std::make_unique<detail::table_sink>(db_.handle(), name, def->ncols, &status_));
-  return *sinks_.back().second;
+  tables_.emplace_back(name, std::make_unique<detail::table_writer>(db_.handle(), name, def->ncols, &status_));
+  return *tables_.back().second;
 }
 
 std::int64_t db_window_writer::gtid(const model& m, std::uint32_t tid) {

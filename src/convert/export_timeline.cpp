@@ -40,8 +40,8 @@ template <class EmitAll>
 result<void> write_timeline_file(const outfile::dir& d, const std::string& name, EmitAll emit_all) {
   return write_stream_atomic(d, name, [&](std::string& buf, auto& flush) -> result<void> {
     buf += '[';
-    detail::json_sink<std::remove_reference_t<decltype(flush)>> sink{buf, flush};
-    MSPROF_TRY(emit_all(sink));
+    detail::json_output<std::remove_reference_t<decltype(flush)>> dest{buf, flush};
+    MSPROF_TRY(emit_all(dest));
     buf += ']';
     return {};
   });
@@ -74,18 +74,18 @@ struct timeline_exporter::impl {
     if (r.records == 0) return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to export");
     if (detail::wanted(o_, "msprof")) {
       const std::string name = "msprof_" + ts + ".json";
-      MSPROF_TRY(write_timeline_file(*dir, name, [&](auto& sink) { return events_.write_timeline(final, sink); }));
+      MSPROF_TRY(write_timeline_file(*dir, name, [&](auto& dest) { return events_.write_timeline(final, dest); }));
       r.files.push_back(dir->path_of(name));
     }
     if (events_.mstx_count() != 0 && detail::wanted(o_, "msprof_tx")) {
       const std::string name = "msprof_tx_" + ts + ".json";
-      MSPROF_TRY(write_timeline_file(*dir, name, [&](auto& sink) { return events_.write_mstx(final, sink); }));
+      MSPROF_TRY(write_timeline_file(*dir, name, [&](auto& dest) { return events_.write_mstx(final, dest); }));
       r.files.push_back(dir->path_of(name));
     }
     if (!final.iterations.empty() && detail::wanted(o_, "step_trace")) {
       const std::string name = "step_trace_" + ts + ".json";
-      MSPROF_TRY(write_timeline_file(*dir, name, [&](auto& sink) {
-        emit_step_trace(final, sink);
+      MSPROF_TRY(write_timeline_file(*dir, name, [&](auto& dest) {
+        emit_step_trace(final, dest);
         return result<void>();
       }));
       r.files.push_back(dir->path_of(name));

@@ -14,7 +14,7 @@ namespace convert {
 namespace detail {
 
 // The layout follows msprof's step_trace_assembler (see emit_step_trace).
-void step_trace_events(const model& m, event_sink& out) {
+void step_trace_events(const model& m, event_output& out) {
   if (m.iterations.empty()) return;
   const auto& s = m.session;
   auto tid_of = [](std::uint32_t model_id) {

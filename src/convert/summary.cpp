@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Summary tables (summary.hpp): the sinks, the row formatters and the tables
+// Summary tables (summary.hpp): the cell writers, the row formatters and the tables
 // built from them, except the statistics (summary_statistic.cpp).
 #include "msprof/convert/summary.hpp"
 
@@ -26,7 +26,7 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
-/// Sinks ---------------------------------------------------------------------
+/// Cell writers -------------------------------------------------------------
 
 void row_text::open(std::size_t from_col) {
   col_ = from_col;
@@ -207,8 +207,8 @@ std::vector<std::string> op_summary_header(bool pipe) {
   return h;
 }
 
-template <class Sink>
-void op_summary_head(Sink& s, const device_task& t) {
+template <class Cells>
+void op_summary_head(Cells& s, const device_task& t) {
   const op_info& op = *t.op;
   s.num(t.device_id);
   s.raw("4294967295");
@@ -222,15 +222,15 @@ void op_summary_head(Sink& s, const device_task& t) {
   s.fixed3(detail::dur_us(t.start_ns, t.end_ns));
 }
 
-template <class Sink>
-void op_summary_wait(Sink& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns) {
+template <class Cells>
+void op_summary_wait(Cells& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns) {
   if (!prev_end_ns) return s.raw("0");
   const double wait = detail::dur_us(*prev_end_ns, start_ns);
   s.fixed6(wait > 0 ? wait : 0.0);
 }
 
-template <class Sink>
-void op_summary_tail(Sink& s, const device_task& t, const device_spec* dev, bool pipe) {
+template <class Cells>
+void op_summary_tail(Cells& s, const device_task& t, const device_spec* dev, bool pipe) {
   const op_info& op = *t.op;
   auto data_type = [](const tensor_desc& d) { return data_type_name(d.data_type); };
   auto format = [](const tensor_desc& d) { return format_name(d.format); };
@@ -302,8 +302,8 @@ std::vector<std::string> task_time_header() {
           "task_stop(us)"};
 }
 
-template <class Sink>
-void task_time_row(Sink& s, const device_task& t) {
+template <class Cells>
+void task_time_row(Cells& s, const device_task& t) {
   s.num(t.device_id);
   if (t.kernel_name.empty())
     s.raw("N/A");
@@ -343,8 +343,8 @@ std::vector<std::string> msprof_tx_header() {
 
 bool msprof_tx_raw_clock(const model& m) { return m.has_device(); }
 
-template <class Sink>
-void msprof_tx_row(Sink& s, const mstx_event& e, bool raw_clock) {
+template <class Cells>
+void msprof_tx_row(Cells& s, const mstx_event& e, bool raw_clock) {
   static const char* const types[] = {"marker", "push/pop", "start/end", "marker_ex"};
   s.raw("host");
   s.num(e.pid);
@@ -381,8 +381,8 @@ std::vector<std::string> step_trace_header() {
           "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)", "Model ID"};
 }
 
-template <class Sink>
-void step_trace_row(Sink& s, const iteration& it) {
+template <class Cells>
+void step_trace_row(Cells& s, const iteration& it) {
   const bool fp_bp = it.fp_ns != 0 && it.bp_ns != 0;
   s.num(it.device_id);
   s.num(it.iteration_id);
@@ -410,8 +410,8 @@ std::vector<std::string> mstx_mem_header() {
   return {"Timestamp(us)", "tid", "domain", "operation", "handle", "heap", "address", "size(B)", "Device_id"};
 }
 
-template <class Sink>
-void mstx_mem_row(Sink& s, const mstx_mem_event& e) {
+template <class Cells>
+void mstx_mem_row(Cells& s, const mstx_mem_event& e) {
   static const char* const ops[] = {"heap_register", "heap_unregister", "region_register", "region_unregister"};
   char address[24];
   std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(e.address));
@@ -497,7 +497,7 @@ std::string json_text(const table& t, std::size_t first, std::size_t last) {
   return out;
 }
 
-// The row formatters for the two sinks.
+// The row formatters for the two cell writers.
 template void op_summary_head<row_text>(row_text&, const device_task&);
 template void op_summary_wait<row_text>(row_text&, std::optional<std::int64_t>, std::int64_t);
 template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, bool);

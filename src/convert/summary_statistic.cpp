@@ -48,8 +48,8 @@ std::vector<op_statistic_groups::sorted_row> op_statistic_groups::sorted_rows() 
   return v;
 }
 
-template <class Sink>
-void op_statistic_groups::write_row(Sink& s, const sorted_row& r) const {
+template <class Cells>
+void op_statistic_groups::write_row(Cells& s, const sorted_row& r) const {
   const key* k = r.k;
   const agg* g = r.g;
   const double all = device_total_.at(g->device);
@@ -102,8 +102,8 @@ void api_statistic_groups::add_deviation(std::uint32_t group, double dur_us) {
   g.var_sum += (dur_us - avg) * (dur_us - avg);
 }
 
-template <class Sink>
-void api_statistic_groups::write_row(Sink& s, const key& k, const agg& g) {
+template <class Cells>
+void api_statistic_groups::write_row(Cells& s, const key& k, const agg& g) {
   const double n = static_cast<double>(g.count);
   s.raw("host");
   s.raw(k.first);
@@ -164,7 +164,7 @@ api_statistic_stream::row api_statistic_stream::row_of(std::string_view p) {
   return r;
 }
 
-// The statistics rows for the two sinks.
+// The statistics rows for the two cell writers.
 template void op_statistic_groups::write_row<row_text>(row_text&, const sorted_row&) const;
 template void op_statistic_groups::write_row<cell_list>(cell_list&, const sorted_row&) const;
 template void api_statistic_groups::write_row<row_text>(row_text&, const key&, const agg&);

@@ -16,15 +16,15 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace detail {
 
-// Only fast sinks receive these (sink_ref<Emit, true> overrides them).
-void event_sink::task(const device_task&, std::uint64_t) {}
-void event_sink::api(const api_call&, std::uint64_t) {}
-void event_sink::api_flow(const api_call&, std::uint64_t) {}
-void event_sink::overlap(const overlap_interval&, std::uint64_t) {}
-void event_sink::mstx(const mstx_event&, std::uint64_t) {}
-void event_sink::raw(std::string_view) {}
+// Only fast outputs receive these (output_ref<Emit, true> overrides them).
+void event_output::task(const device_task&, std::uint64_t) {}
+void event_output::api(const api_call&, std::uint64_t) {}
+void event_output::api_flow(const api_call&, std::uint64_t) {}
+void event_output::overlap(const overlap_interval&, std::uint64_t) {}
+void event_output::mstx(const mstx_event&, std::uint64_t) {}
+void event_output::raw(std::string_view) {}
 
-void add_meta(event_sink& out, const char* name, std::uint64_t pid, std::uint64_t tid, trace_arg a) {
+void add_meta(event_output& out, const char* name, std::uint64_t pid, std::uint64_t tid, trace_arg a) {
   trace_event e;
   e.ph = 'M';
   e.name = name;
@@ -34,14 +34,14 @@ void add_meta(event_sink& out, const char* name, std::uint64_t pid, std::uint64_
   out(std::move(e));
 }
 
-void add_process_meta(event_sink& out, std::uint64_t pid, const std::string& name, const std::string& label,
+void add_process_meta(event_output& out, std::uint64_t pid, const std::string& name, const std::string& label,
                       std::int64_t sort) {
   add_meta(out, "process_name", pid, 0, trace_arg::str("name", name));
   add_meta(out, "process_labels", pid, 0, trace_arg::str("labels", label));
   add_meta(out, "process_sort_index", pid, 0, trace_arg::num("sort_index", sort));
 }
 
-void add_thread_meta(event_sink& out, std::uint64_t pid, std::uint64_t tid, const std::string& name,
+void add_thread_meta(event_output& out, std::uint64_t pid, std::uint64_t tid, const std::string& name,
                      std::int64_t sort) {
   add_meta(out, "thread_name", pid, tid, trace_arg::str("name", name));
   add_meta(out, "thread_sort_index", pid, tid, trace_arg::num("sort_index", sort));
@@ -58,7 +58,7 @@ const char* mstx_event_type_name(std::uint32_t t) noexcept {
 }
 
 /// Ascend Hardware: one process per device, a thread per stream.
-void add_hardware_meta(event_sink& out, const session_info& s,
+void add_hardware_meta(event_output& out, const session_info& s,
                        const std::map<std::uint32_t, std::set<std::uint32_t>>& streams) {
   for (const auto& [dev, ids] : streams) {
     const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, dev);
@@ -68,21 +68,21 @@ void add_hardware_meta(event_sink& out, const session_info& s,
 }
 
 /// CANN: host threads that called APIs.
-void add_cann_meta(event_sink& out, const session_info& s, const std::set<std::uint32_t>& tids) {
+void add_cann_meta(event_output& out, const session_info& s, const std::set<std::uint32_t>& tids) {
   const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
   add_process_meta(out, pid, "CANN", "CPU", sort_index::cann);
   for (auto tid : tids) add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
 }
 
 /// mstx: host threads that marked.
-void add_mstx_meta(event_sink& out, const session_info& s, const std::set<std::uint32_t>& tids) {
+void add_mstx_meta(event_output& out, const session_info& s, const std::set<std::uint32_t>& tids) {
   const std::uint64_t pid = format_pid(s.pid, sort_index::mstx, host_device_bits);
   add_process_meta(out, pid, s.pid_name, "CPU", sort_index::mstx);
   for (auto tid : tids) add_thread_meta(out, pid, tid, "Thread " + std::to_string(tid), tid);
 }
 
 /// Overlap Analysis of one device: its four fixed threads.
-void add_overlap_meta(event_sink& out, const session_info& s, std::uint32_t dev) {
+void add_overlap_meta(event_output& out, const session_info& s, std::uint32_t dev) {
   const std::uint64_t pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
   add_process_meta(out, pid, "Overlap Analysis", "NPU " + std::to_string(dev), sort_index::overlap_analysis);
   const char* names[] = {"Computing", "Communication", "Communication(Not Overlapped)", "Free"};
@@ -90,7 +90,7 @@ void add_overlap_meta(event_sink& out, const session_info& s, std::uint32_t dev)
 }
 
 /// emit_mstx_events' events.
-void mstx_events(const model& m, event_sink& out) {
+void mstx_events(const model& m, event_output& out) {
   if (m.mstx.empty()) return;
   const std::uint64_t pid = format_pid(m.session.pid, sort_index::mstx, host_device_bits);
   std::set<std::uint32_t> tids;
@@ -125,7 +125,7 @@ void mstx_events(const model& m, event_sink& out) {
 }
 
 /// emit_loss_note's slice.
-void loss_note(const model& m, event_sink& out) {
+void loss_note(const model& m, event_output& out) {
   trace_event x;
   std::uint64_t total = 0;
   for (const auto& [what, n] : m.session.losses) {
@@ -149,7 +149,7 @@ void loss_note(const model& m, event_sink& out) {
 }
 
 /// emit_timeline's events.
-void timeline_events(const model& m, event_sink& out, const timeline_parts& parts) {
+void timeline_events(const model& m, event_output& out, const timeline_parts& parts) {
   const auto& s = m.session;
 
   // Ascend Hardware: one process per device, one thread per stream.

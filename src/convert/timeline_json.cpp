@@ -107,7 +107,7 @@ void append_ts_fast(std::string& out, std::int64_t ns) {
 }
 
 // msprof JSON of the hot events straight from the model, one event each,
-// without separators: the one formatter of json_sink and of the timeline
+// without separators: the one formatter of json_output and of the timeline
 // exporter. Same bytes as append_event_json on build_timeline's events (checked
 // by a test).
 
@@ -318,46 +318,46 @@ void timeline_collector::add(const model& w) {
   }
 }
 
-result<void> timeline_collector::write_timeline_to(const model& final, detail::event_sink& sink) {
+result<void> timeline_collector::write_timeline_to(const model& final, detail::event_output& dest) {
   const auto& s = final.session;
   // The metadata between the sorted sections, written as the rows reach them.
   std::uint8_t at = sections::tasks;
   auto reach = [&](std::uint8_t next) {
     for (; at < next; ++at) {
       if (at == sections::tasks) {
-        detail::add_hardware_meta(sink, s, streams_);
-        if (!api_tids_.empty()) detail::add_cann_meta(sink, s, api_tids_);
+        detail::add_hardware_meta(dest, s, streams_);
+        if (!api_tids_.empty()) detail::add_cann_meta(dest, s, api_tids_);
       }
-      if (at == sections::mstx && !mstx_tids_.empty()) detail::add_mstx_meta(sink, s, mstx_tids_);
+      if (at == sections::mstx && !mstx_tids_.empty()) detail::add_mstx_meta(dest, s, mstx_tids_);
     }
   };
   MSPROF_TRY(events_.drain([&](const event_key& k, std::string_view json) {
     reach(k.section);
-    sink.raw(json);
+    dest.raw(json);
   }));
   reach(sections::end);
   timeline_parts rest;  // what only the final model knows: step trace, loss note, AI Core Freq
   rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
-  detail::timeline_events(final, sink, rest);
-  return write_overlap(s, sink);
+  detail::timeline_events(final, dest, rest);
+  return write_overlap(s, dest);
 }
 
-result<void> timeline_collector::write_mstx_to(const model& final, detail::event_sink& sink) {
-  MSPROF_TRY(tx_events_.drain([&](const event_key&, std::string_view json) { sink.raw(json); }));
-  if (!mstx_tids_.empty()) detail::add_mstx_meta(sink, final.session, mstx_tids_);
+result<void> timeline_collector::write_mstx_to(const model& final, detail::event_output& dest) {
+  MSPROF_TRY(tx_events_.drain([&](const event_key&, std::string_view json) { dest.raw(json); }));
+  if (!mstx_tids_.empty()) detail::add_mstx_meta(dest, final.session, mstx_tids_);
   return {};
 }
 
 /// Overlap Analysis: per device its metadata, merged compute intervals, then
 /// its free gaps (held in the drained events_ until the device is complete).
-result<void> timeline_collector::write_overlap(const session_info& s, detail::event_sink& sink) {
+result<void> timeline_collector::write_overlap(const session_info& s, detail::event_output& dest) {
   result<void> status;
   auto next = spans_.begin();
   std::optional<overlap_merger> merge;
   std::uint32_t dev = 0;
   std::uint64_t pid = 0, gaps = 0;
   std::string text;
-  auto on_compute = [&](std::int64_t b, std::int64_t e) { sink.overlap({dev, b, e, true}, pid); };
+  auto on_compute = [&](std::int64_t b, std::int64_t e) { dest.overlap({dev, b, e, true}, pid); };
   auto on_free = [&](std::int64_t b, std::int64_t e) {
     text.clear();
     detail::append_overlap_json(text, {dev, b, e, false}, pid);
@@ -366,7 +366,7 @@ result<void> timeline_collector::write_overlap(const session_info& s, detail::ev
   auto close = [&] {
     if (!merge) return;
     merge->finish(on_compute, on_free);
-    auto r = events_.drain([&](const event_key&, std::string_view json) { sink.raw(json); });
+    auto r = events_.drain([&](const event_key&, std::string_view json) { dest.raw(json); });
     if (status && !r) status = std::move(r);
     merge.reset();
   };
@@ -376,7 +376,7 @@ result<void> timeline_collector::write_overlap(const session_info& s, detail::ev
       close();
       dev = next->first;
       pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
-      detail::add_overlap_meta(sink, s, dev);
+      detail::add_overlap_meta(dest, s, dev);
       merge.emplace(next->second.lo, next->second.hi);
     }
   };

@@ -98,8 +98,8 @@ class basic_collector {
  public:
   using clock = typename Policy::clock;
 
-  // --------------------------------------------------- sink for the tool core
-  struct sink {
+  // ------------------------------------------------- recorder for the tool core
+  struct recorder {
     static bool collecting() noexcept {
       if (MSPROF_LIKELY(collecting_.load(std::memory_order_relaxed))) return true;
       if (MSPROF_UNLIKELY(forked_child_.load(std::memory_order_relaxed))) note_forked_child();
@@ -127,8 +127,8 @@ class basic_collector {
     }
     static void domain_registered(std::uint32_t, const char*) noexcept {}
   };
-  using core = instrument::tool_core<sink>;
-  using api = instrument::c_api<sink>;
+  using core = instrument::tool_core<recorder>;
+  using api = instrument::c_api<recorder>;
 
   // ------------------------------------------------------------ control
   static result<void> start(const options& o) {

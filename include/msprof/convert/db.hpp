@@ -66,12 +66,12 @@ class sqlite_db {
 };
 
 /// Rows go straight into a prepared INSERT (nothing is buffered).
-class table_sink {
+class table_writer {
  public:
-  table_sink(sqlite3* db, std::string name, std::size_t ncols, result<void>* status);
-  ~table_sink();
-  table_sink(const table_sink&) = delete;
-  table_sink& operator=(const table_sink&) = delete;
+  table_writer(sqlite3* db, std::string name, std::size_t ncols, result<void>* status);
+  ~table_writer();
+  table_writer(const table_writer&) = delete;
+  table_writer& operator=(const table_writer&) = delete;
   /// Inserts N rows with one statement: SQLite's per-statement work dominated
   /// tables that get many rows per task (TASK_PMU_INFO: 30).
   template <std::size_t N, class... Args>
@@ -147,7 +147,7 @@ class db_window_writer {
 
   /// The table's insert; the table is created on first use, so tables appear
   /// in the reference's order.
-  detail::table_sink& rows_of(const char* name);
+  detail::table_writer& rows_of(const char* name);
 
   static std::int64_t gtid(const model& m, std::uint32_t tid);
 
@@ -168,7 +168,7 @@ class db_window_writer {
   bool opened_ = false;
   result<void> status_;  ///< the first failure; every later call returns it
   detail::string_ids ids_;
-  std::vector<std::pair<std::string, std::unique_ptr<detail::table_sink>>> sinks_;
+  std::vector<std::pair<std::string, std::unique_ptr<detail::table_writer>>> tables_;
   bool any_pmu_ = false;
   /// Per device: first task start, last task end (OVERLAP_ANALYSIS's free time).
   std::map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> task_span_;

@@ -11,8 +11,8 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
 namespace detail {
-/// emit_step_trace's events into an event_sink.
-void step_trace_events(const model& m, event_sink& out);
+/// emit_step_trace's events into an event_output.
+void step_trace_events(const model& m, event_output& out);
 }  // namespace detail
 
 /// Step trace events (step_trace_<ts>.json, and a part of msprof_<ts>.json), as
@@ -23,8 +23,8 @@ void step_trace_events(const model& m, event_sink& out);
 /// "FP_BP Time <id>", "Iteration Refresh <id>" and the Data_aug flow pair.
 template <class Emit>
 void emit_step_trace(const model& m, Emit& out) {
-  detail::sink_ref<Emit> sink(out);
-  detail::step_trace_events(m, sink);
+  detail::output_ref<Emit> dest(out);
+  detail::step_trace_events(m, dest);
 }
 
 }  // namespace convert

@@ -5,12 +5,12 @@
 //
 // Each table's cells are formatted in one place, a row formatter
 // (op_summary_head/_wait/_tail, task_time_row, ...) that writes through a
-// sink: row_text writes the row straight into CSV or JSON text (the exporter,
+// cell writer: row_text writes the row straight into CSV or JSON text (the exporter,
 // export.hpp), cell_list collects the cells as strings (the `table` API, for
 // `msprof show` and tests). The per-group statistics are computed by
 // op_statistic_groups / api_statistic_groups, fed in row order by both.
 //
-// Definitions: src/convert/summary.cpp (sinks, row formatters, tables) and
+// Definitions: src/convert/summary.cpp (cell writers, row formatters, tables) and
 // src/convert/summary_statistic.cpp (op_statistic, api_statistic).
 #ifndef MSPROF_CONVERT_SUMMARY_HPP
 #define MSPROF_CONVERT_SUMMARY_HPP
@@ -44,7 +44,7 @@ struct table {
   std::size_t size() const noexcept { return rows.size(); }
 };
 
-/// Sinks ---------------------------------------------------------------------
+/// Cell writers -------------------------------------------------------------
 // A row formatter calls, once per column in header order: str (any text),
 // raw (text that never needs CSV quoting or JSON escaping: numbers, fixed
 // names), num, ts (a time cell: µs with 3 decimals and the spreadsheet TAB),
@@ -104,7 +104,7 @@ class cell_list {
   table::row& cells_;
 };
 
-/// Appends a row to `t`: format(sink) writes its cells.
+/// Appends a row to `t`: format(cells) writes its cells.
 template <class Format>
 void add_row(table& t, const Format& format) {
   table::row r;
@@ -186,23 +186,23 @@ std::vector<std::string> op_summary_header(bool pipe);
 /// Column of "Task Wait Time(us)", the one cell that depends on the previous row.
 inline constexpr std::size_t op_summary_wait_col = 10;
 
-// The row formatters below are defined in summary.cpp for the two sinks,
+// The row formatters below are defined in summary.cpp for the two cell writers,
 // row_text and cell_list (explicit instantiations; the extern templates at the
 // end of this file).
 
 /// op_summary columns before the wait cell.
-template <class Sink>
-void op_summary_head(Sink& s, const device_task& t);
+template <class Cells>
+void op_summary_head(Cells& s, const device_task& t);
 
 /// The wait cell: start minus the end of the previous op of the same device
 /// (prev_end_ns; none for a device's first op), never negative.
-template <class Sink>
-void op_summary_wait(Sink& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns);
+template <class Cells>
+void op_summary_wait(Cells& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns);
 
 /// op_summary columns after the wait cell (the PMU ones when `pipe`; `dev` is
 /// the task's device, nullptr when unknown).
-template <class Sink>
-void op_summary_tail(Sink& s, const device_task& t, const device_spec* dev, bool pipe);
+template <class Cells>
+void op_summary_tail(Cells& s, const device_task& t, const device_spec* dev, bool pipe);
 
 table op_summary(const model& m);
 
@@ -216,7 +216,7 @@ class op_statistic_groups {
   std::uint32_t group_of(const device_task& t);
   void add(std::uint32_t group, double dur_us);
   /// Calls row(format) per row, by device, then total time (largest first),
-  /// then group key; format(sink) writes the row's cells.
+  /// then group key; format(cells) writes the row's cells.
   template <class Row>
   void rows(Row&& row) const {
     for (const auto& r : sorted_rows()) row([self = this, r = &r](auto& s) { self->write_row(s, *r); });
@@ -237,8 +237,8 @@ class op_statistic_groups {
   /// The groups in row order.
   std::vector<sorted_row> sorted_rows() const;
   /// Writes one row's cells (summary_statistic.cpp: row_text and cell_list).
-  template <class Sink>
-  void write_row(Sink& s, const sorted_row& r) const;
+  template <class Cells>
+  void write_row(Cells& s, const sorted_row& r) const;
 
   std::map<key, std::uint32_t> ids_;
   std::vector<agg> groups_;
@@ -275,8 +275,8 @@ class api_statistic_groups {
     double sum = 0, mn = 0, mx = 0, var_sum = 0;
   };
   /// Writes one row's cells (summary_statistic.cpp: row_text and cell_list).
-  template <class Sink>
-  static void write_row(Sink& s, const key& k, const agg& g);
+  template <class Cells>
+  static void write_row(Cells& s, const key& k, const agg& g);
 
   std::map<key, std::uint32_t> ids_;
   std::vector<agg> groups_;
@@ -320,8 +320,8 @@ class api_statistic_stream {
 
 std::vector<std::string> task_time_header();
 
-template <class Sink>
-void task_time_row(Sink& s, const device_task& t);
+template <class Cells>
+void task_time_row(Cells& s, const device_task& t);
 
 /// Rows by device, then start time, then launch.
 table task_time(const model& m);
@@ -334,8 +334,8 @@ std::vector<std::string> msprof_tx_header();
 /// host times are printed on the raw monotonic clock, without the wall offset.
 bool msprof_tx_raw_clock(const model& m);
 
-template <class Sink>
-void msprof_tx_row(Sink& s, const mstx_event& e, bool raw_clock);
+template <class Cells>
+void msprof_tx_row(Cells& s, const mstx_event& e, bool raw_clock);
 
 /// Rows by start time, then record order.
 table msprof_tx(const model& m);
@@ -349,8 +349,8 @@ table msprof_tx(const model& m);
 /// all-reduce tags are not read.
 std::vector<std::string> step_trace_header();
 
-template <class Sink>
-void step_trace_row(Sink& s, const iteration& it);
+template <class Cells>
+void step_trace_row(Cells& s, const iteration& it);
 
 table step_trace(const model& m);
 
@@ -360,8 +360,8 @@ table step_trace(const model& m);
 /// (msprof's own summary; CANN's tools have none).
 std::vector<std::string> mstx_mem_header();
 
-template <class Sink>
-void mstx_mem_row(Sink& s, const mstx_mem_event& e);
+template <class Cells>
+void mstx_mem_row(Cells& s, const mstx_mem_event& e);
 
 table mstx_mem(const model& m);
 
@@ -381,7 +381,7 @@ std::string csv_text(const table& t, std::size_t first = 0, std::size_t last = S
 /// JSON text of a table: an array of objects keyed by the header.
 std::string json_text(const table& t, std::size_t first = 0, std::size_t last = SIZE_MAX);
 
-// The two sinks' instantiations are in summary.cpp and summary_statistic.cpp.
+// The two cell writers' instantiations are in summary.cpp and summary_statistic.cpp.
 extern template void op_summary_head<row_text>(row_text&, const device_task&);
 extern template void op_summary_wait<row_text>(row_text&, std::optional<std::int64_t>, std::int64_t);
 extern template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, bool);

@@ -23,18 +23,18 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
 namespace detail {
-/// The emitters below, into an event_sink.
-void mstx_events(const model& m, event_sink& out);
-void loss_note(const model& m, event_sink& out);
-void timeline_events(const model& m, event_sink& out, const timeline_parts& parts);
+/// The emitters below, into an event_output.
+void mstx_events(const model& m, event_output& out);
+void loss_note(const model& m, event_output& out);
+void timeline_events(const model& m, event_output& out, const timeline_parts& parts);
 }  // namespace detail
 
 /// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json),
 /// handed one by one to `out(trace_event&&)`.
 template <class Emit>
 void emit_mstx_events(const model& m, Emit& out) {
-  detail::sink_ref<Emit> sink(out);
-  detail::mstx_events(m, sink);
+  detail::output_ref<Emit> dest(out);
+  detail::mstx_events(m, dest);
 }
 
 /// When the collector lost anything (info.json msprof_losses), one slice over
@@ -43,16 +43,16 @@ void emit_mstx_events(const model& m, Emit& out) {
 /// timeline with holes without seeing it.
 template <class Emit>
 void emit_loss_note(const model& m, Emit& out) {
-  detail::sink_ref<Emit> sink(out);
-  detail::loss_note(m, sink);
+  detail::output_ref<Emit> dest(out);
+  detail::loss_note(m, dest);
 }
 
 /// Every event of msprof_<ts>.json, handed one by one to `out(trace_event&&)`
 /// (streaming: nothing is kept).
 template <class Emit>
 void emit_timeline(const model& m, Emit& out, const timeline_parts& parts = {}) {
-  detail::sink_ref<Emit> sink(out);
-  detail::timeline_events(m, sink, parts);
+  detail::output_ref<Emit> dest(out);
+  detail::timeline_events(m, dest, parts);
 }
 
 /// mstx events as a vector.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The timeline's event model (trace_event, reused by the chrome/ writer), msprof's
-// pid encoding, and the sink the event emitters (timeline.hpp, step_trace.hpp) feed.
+// pid encoding, and the event_output the event emitters (timeline.hpp, step_trace.hpp) feed.
 #ifndef MSPROF_CONVERT_TIMELINE_EVENT_HPP
 #define MSPROF_CONVERT_TIMELINE_EVENT_HPP
 
@@ -76,18 +76,18 @@ struct timeline_parts {
 };
 
 namespace detail {
-/// Sinks with `fast_json` write the hot events (tasks, APIs, mstx, overlap) directly
+/// Outputs with `fast_json` write the hot events (tasks, APIs, mstx, overlap) directly
 /// from the model instead of receiving a trace_event (msprof JSON writer).
 template <class T, class = void>
-struct is_fast_sink : std::false_type {};
+struct is_fast_output : std::false_type {};
 template <class T>
-struct is_fast_sink<T, std::void_t<decltype(T::fast_json)>> : std::true_type {};
+struct is_fast_output<T, std::void_t<decltype(T::fast_json)>> : std::true_type {};
 
-/// What the compiled emitters hand their events to, whatever the caller's sink
-/// (`out(trace_event&&)`, or a fast sink): each event as a trace_event, or, when
+/// What the compiled emitters hand their events to, whatever the caller's output
+/// (`out(trace_event&&)`, or a fast output): each event as a trace_event, or, when
 /// `fast`, the hot records themselves (the other members are then called only
-/// for a fast sink; their defaults do nothing).
-class event_sink {
+/// for a fast output; their defaults do nothing).
+class event_output {
  public:
   const bool fast;
 
@@ -101,17 +101,17 @@ class event_sink {
   virtual void raw(std::string_view json);
 
  protected:
-  explicit event_sink(bool is_fast) noexcept : fast(is_fast) {}
-  event_sink(const event_sink&) = delete;
-  event_sink& operator=(const event_sink&) = delete;
-  ~event_sink() = default;
+  explicit event_output(bool is_fast) noexcept : fast(is_fast) {}
+  event_output(const event_output&) = delete;
+  event_output& operator=(const event_output&) = delete;
+  ~event_output() = default;
 };
 
-/// An event_sink over the caller's `Emit` (held by reference).
-template <class Emit, bool Fast = is_fast_sink<Emit>::value>
-class sink_ref final : public event_sink {
+/// An event_output over the caller's `Emit` (held by reference).
+template <class Emit, bool Fast = is_fast_output<Emit>::value>
+class output_ref final : public event_output {
  public:
-  explicit sink_ref(Emit& out) noexcept : event_sink(false), out_(out) {}
+  explicit output_ref(Emit& out) noexcept : event_output(false), out_(out) {}
   void operator()(trace_event&& e) override { out_(std::move(e)); }
 
  private:
@@ -119,9 +119,9 @@ class sink_ref final : public event_sink {
 };
 
 template <class Emit>
-class sink_ref<Emit, true> final : public event_sink {
+class output_ref<Emit, true> final : public event_output {
  public:
-  explicit sink_ref(Emit& out) noexcept : event_sink(true), out_(out) {}
+  explicit output_ref(Emit& out) noexcept : event_output(true), out_(out) {}
   void operator()(trace_event&& e) override { out_(std::move(e)); }
   void task(const device_task& t, std::uint64_t pid) override { out_.task(t, pid); }
   void api(const api_call& a, std::uint64_t pid) override { out_.api(a, pid); }
@@ -134,10 +134,10 @@ class sink_ref<Emit, true> final : public event_sink {
   Emit& out_;
 };
 
-void add_meta(event_sink& out, const char* name, std::uint64_t pid, std::uint64_t tid, trace_arg a);
-void add_process_meta(event_sink& out, std::uint64_t pid, const std::string& name, const std::string& label,
+void add_meta(event_output& out, const char* name, std::uint64_t pid, std::uint64_t tid, trace_arg a);
+void add_process_meta(event_output& out, std::uint64_t pid, const std::string& name, const std::string& label,
                       std::int64_t sort);
-void add_thread_meta(event_sink& out, std::uint64_t pid, std::uint64_t tid, const std::string& name,
+void add_thread_meta(event_output& out, std::uint64_t pid, std::uint64_t tid, const std::string& name,
                      std::int64_t sort);
 
 /// Id of the HostToDevice flow from an API call to its device task.
@@ -152,14 +152,14 @@ inline std::uint64_t mstx_connection_id(const mstx_event& e) noexcept { return e
 // and by the timeline exporter, from the sets they collected).
 
 /// Ascend Hardware: one process per device, a thread per stream.
-void add_hardware_meta(event_sink& out, const session_info& s,
+void add_hardware_meta(event_output& out, const session_info& s,
                        const std::map<std::uint32_t, std::set<std::uint32_t>>& streams);
 /// CANN: host threads that called APIs.
-void add_cann_meta(event_sink& out, const session_info& s, const std::set<std::uint32_t>& tids);
+void add_cann_meta(event_output& out, const session_info& s, const std::set<std::uint32_t>& tids);
 /// mstx: host threads that marked.
-void add_mstx_meta(event_sink& out, const session_info& s, const std::set<std::uint32_t>& tids);
+void add_mstx_meta(event_output& out, const session_info& s, const std::set<std::uint32_t>& tids);
 /// Overlap Analysis of one device: its four fixed threads.
-void add_overlap_meta(event_sink& out, const session_info& s, std::uint32_t dev);
+void add_overlap_meta(event_output& out, const session_info& s, std::uint32_t dev);
 
 }  // namespace detail
 

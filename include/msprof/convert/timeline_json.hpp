@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // msprof's own JSON form of the timeline's events (msprof_<ts>.json,
 // msprof_tx_<ts>.json, step_trace_<ts>.json): the formatters, the streaming
-// sink, and the collector that gathers a model handed over in windows.
+// output, and the collector that gathers a model handed over in windows.
 #ifndef MSPROF_CONVERT_TIMELINE_JSON_HPP
 #define MSPROF_CONVERT_TIMELINE_JSON_HPP
 
@@ -28,7 +28,7 @@ void append_event_json(std::string& out, const trace_event& e);
 namespace detail {
 
 // msprof JSON of the hot events straight from the model, one event each,
-// without separators: the one formatter of json_sink and of the timeline
+// without separators: the one formatter of json_output and of the timeline
 // exporter. Same bytes as append_event_json on build_timeline's events (checked
 // by a test).
 
@@ -48,7 +48,7 @@ void append_mstx_flow_json(std::string& out, const mstx_event& e, std::uint64_t 
 /// Writes msprof JSON: the hot events through the formatters above, the others
 /// through append_event_json; commas between events, `flush()` every MiB.
 template <class Flush>
-struct json_sink {
+struct json_output {
   static constexpr bool fast_json = true;
   std::string& buf;
   Flush& flush;
@@ -121,20 +121,20 @@ class timeline_collector {
   std::size_t records() const noexcept { return records_; }
   std::size_t mstx_count() const noexcept { return mstx_; }
 
-  /// msprof_<ts>.json's events into a detail::json_sink; `final` gives the
+  /// msprof_<ts>.json's events into a detail::json_output; `final` gives the
   /// session (pid, devices, end) and the iterations. Once only.
-  template <class Sink>
-  result<void> write_timeline(const model& final, Sink& sink) {
-    static_assert(detail::is_fast_sink<Sink>::value, "write_timeline writes into a detail::json_sink");
-    detail::sink_ref<Sink> out(sink);
+  template <class Output>
+  result<void> write_timeline(const model& final, Output& dest) {
+    static_assert(detail::is_fast_output<Output>::value, "write_timeline writes into a detail::json_output");
+    detail::output_ref<Output> out(dest);
     return write_timeline_to(final, out);
   }
 
-  /// msprof_tx_<ts>.json's events into a detail::json_sink. Once only.
-  template <class Sink>
-  result<void> write_mstx(const model& final, Sink& sink) {
-    static_assert(detail::is_fast_sink<Sink>::value, "write_mstx writes into a detail::json_sink");
-    detail::sink_ref<Sink> out(sink);
+  /// msprof_tx_<ts>.json's events into a detail::json_output. Once only.
+  template <class Output>
+  result<void> write_mstx(const model& final, Output& dest) {
+    static_assert(detail::is_fast_output<Output>::value, "write_mstx writes into a detail::json_output");
+    detail::output_ref<Output> out(dest);
     return write_mstx_to(final, out);
   }
 
@@ -164,11 +164,11 @@ class timeline_collector {
     std::int64_t lo, hi;  ///< first task start, last task end
   };
 
-  result<void> write_timeline_to(const model& final, detail::event_sink& sink);
-  result<void> write_mstx_to(const model& final, detail::event_sink& sink);
+  result<void> write_timeline_to(const model& final, detail::event_output& dest);
+  result<void> write_mstx_to(const model& final, detail::event_output& dest);
   /// Overlap Analysis: per device its metadata, merged compute intervals, then
   /// its free gaps (held in the drained events_ until the device is complete).
-  result<void> write_overlap(const session_info& s, detail::event_sink& sink);
+  result<void> write_overlap(const session_info& s, detail::event_output& dest);
 
   bool timeline_, tx_;
   spill_sorter<event_key> events_;     ///< msprof_<ts>.json's records

@@ -46,7 +46,7 @@
 #include "../codec/format.hpp"
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
-#include "../instrument/sink.hpp"
+#include "../instrument/event.hpp"
 #include "../prof/clock.hpp"
 #include "../prof/writer.hpp"
 

@@ -4,12 +4,12 @@
 // The tool core (instrument/tool_core.hpp) implements every mstx rule: message
 // validation, event ids from one process-wide counter starting at 1, the
 // domain registry, the runtime include/exclude filter, range/domain checks
-// and the reject counters. It hands each *accepted* event to a Sink type
+// and the reject counters. It hands each *accepted* event to a Recorder type
 // chosen at compile time: plain static member functions, no virtual call on
-// the hot path. A Sink looks like this (all noexcept, called on the
+// the hot path. A Recorder looks like this (all noexcept, called on the
 // instrumented thread unless noted):
 //
-//   struct my_sink {
+//   struct my_recorder {
 //     // One relaxed load. false => the core records nothing: range start
 //     // returns 0, ends are ignored, ids are not consumed.
 //     static bool collecting() noexcept;
@@ -26,11 +26,11 @@
 //     static void domain_registered(std::uint32_t index, const char* name) noexcept;
 //   };
 //
-// The default collector's sink is collect::collector_sink (collect/collector.hpp).
-// Tests use recording sinks. A stream argument is passed through in
+// The collector's recorder is collect::collector::recorder (collect/collector.hpp).
+// Tests use recorders of their own. A stream argument is passed through in
 // event::stream; the core also calls the device backend (stream_marker below).
-#ifndef MSPROF_INSTRUMENT_SINK_HPP
-#define MSPROF_INSTRUMENT_SINK_HPP
+#ifndef MSPROF_INSTRUMENT_EVENT_HPP
+#define MSPROF_INSTRUMENT_EVENT_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -103,8 +103,8 @@ class stream_marker {
   virtual void marker(void* stream, std::uint64_t id, bool end) noexcept = 0;
 };
 
-// A sink that records nothing (used for "compiled but no collector" builds).
-struct null_sink {
+// A recorder that records nothing (used for "compiled but no collector" builds).
+struct null_recorder {
   static bool collecting() noexcept { return false; }
   static void mark(const event&) noexcept {}
   static void range_start(const event&) noexcept {}
@@ -116,4 +116,4 @@ struct null_sink {
 }  // namespace instrument
 MSPROF_END_NAMESPACE
 
-#endif  // MSPROF_INSTRUMENT_SINK_HPP
+#endif  // MSPROF_INSTRUMENT_EVENT_HPP

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The mstx tool core: every rule of the mstx API as msprof implements it, in
-// front of a compile-time Sink (see sink.hpp), and c_api, which fills the mstx
+// front of a compile-time Recorder (see event.hpp), and c_api, which fills the mstx
 // C function table with it.
 //
 // - ids: one process-wide counter starting at 1, shared by marks and ranges.
@@ -35,7 +35,7 @@
 #include "../core/abi.hpp"
 #include "../core/platform.hpp"
 #include "../mstx.h"
-#include "sink.hpp"
+#include "event.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace instrument {
@@ -56,7 +56,7 @@ struct filter_status {
   bool include_wins_warning = false;  // both lists were given; exclude was ignored
 };
 
-template <class Sink>
+template <class Recorder>
 class tool_core {
  public:
   // ------------------------------------------------------------- messages
@@ -132,7 +132,7 @@ class tool_core {
       refresh_quiet(slot);
       names.emplace(name, n);
       domain_count_.store(n + 1, std::memory_order_release);
-      Sink::domain_registered(n, slot.name);
+      Recorder::domain_registered(n, slot.name);
       return handle_of(n);
     } catch (...) {
       reject(reject_reason::registry_full);
@@ -212,7 +212,7 @@ class tool_core {
   // fail the length check, rejects) goes through validate_message out of line.
   static void mark(std::uint32_t domain, const char* msg, bool is_static, std::size_t static_len,
                    void* stream) noexcept {
-    if (!Sink::collecting() || !domain_enabled(domain)) return;
+    if (!Recorder::collecting() || !domain_enabled(domain)) return;
     event e;
     if (MSPROF_UNLIKELY(!(is_static ? static_literal(msg, static_len, e.msg) : plain_dynamic(msg, e.msg))))
       return mark_checked(domain, msg, is_static, stream);
@@ -221,7 +221,7 @@ class tool_core {
 
   static std::uint64_t range_start(std::uint32_t domain, const char* msg, bool is_static,
                                    std::size_t static_len, void* stream) noexcept {
-    if (!Sink::collecting() || !domain_enabled(domain)) return 0;
+    if (!Recorder::collecting() || !domain_enabled(domain)) return 0;
     event e;
     if (MSPROF_UNLIKELY(!(is_static ? static_literal(msg, static_len, e.msg) : plain_dynamic(msg, e.msg))))
       return range_start_checked(domain, msg, is_static, stream);
@@ -229,12 +229,12 @@ class tool_core {
   }
 
   static void range_end(std::uint32_t domain, std::uint64_t id) noexcept {
-    if (id == 0 || !Sink::collecting() || !domain_enabled(domain)) return;
+    if (id == 0 || !Recorder::collecting() || !domain_enabled(domain)) return;
     event e;
     e.type = event_type::start_stop;
     e.id = id;
     e.domain = domain;
-    Sink::range_end(e);
+    Recorder::range_end(e);
     if (MSPROF_UNLIKELY(open_stream_ranges_.load(std::memory_order_relaxed) != 0)) end_stream_range(id, domain);
   }
 
@@ -458,7 +458,7 @@ class tool_core {
     e.id = next_id();
     e.domain = domain;
     e.stream = stream;
-    Sink::mark(e);
+    Recorder::mark(e);
     if (stream != nullptr) device_marker(stream, e.id, false);
   }
   MSPROF_INLINE static std::uint64_t emit_range_start(std::uint32_t domain, event& e, void* stream) noexcept {
@@ -466,7 +466,7 @@ class tool_core {
     e.id = next_id();
     e.domain = domain;
     e.stream = stream;
-    Sink::range_start(e);
+    Recorder::range_start(e);
     if (stream != nullptr) {
       device_marker(stream, e.id, false);
       remember_stream(e.id, domain, stream);
@@ -523,7 +523,7 @@ class tool_core {
     if (auto* d = marker_.load(std::memory_order_acquire)) d->marker(stream, id, end);
   }
   static void emit_memory(std::uint32_t domain, const mem_event& e) noexcept {
-    if (Sink::collecting() && domain_enabled(domain)) Sink::memory(e);
+    if (Recorder::collecting() && domain_enabled(domain)) Recorder::memory(e);
   }
   static std::uint64_t lookup_region_locked(const mstxMemRegionRef_t& ref) {
     if (ref.refType == MSTX_MEM_REGION_REF_TYPE_HANDLE)
@@ -548,7 +548,7 @@ class tool_core {
     domains_[0].enabled.store(filter_allows_locked(default_name), std::memory_order_relaxed);
     domains_[0].state.store(alive, std::memory_order_release);
     domain_count_.store(1, std::memory_order_release);
-    Sink::domain_registered(0, default_name);
+    Recorder::domain_registered(0, default_name);
   }
   static std::mutex& mutex() noexcept {
     static std::mutex m;
@@ -595,9 +595,9 @@ class tool_core {
 // table through the Ascend/mstx getModuleFuncTable protocol. The same `init`
 // serves InitInjectionMstx (libmsprof_mstx.so) and the in-process attach
 // (msprof_mstx_attach_v0_1) under MSPROF_IMPLEMENT.
-template <class Sink>
+template <class Recorder>
 struct c_api {
-  using core = tool_core<Sink>;
+  using core = tool_core<Recorder>;
 
   static void mark_a(const char* m, aclrtStream s) noexcept { core::mark(0, m, false, 0, s); }
   static mstxRangeId range_start_a(const char* m, aclrtStream s) noexcept {

@@ -21,7 +21,7 @@ namespace chrome {
 namespace detail {
 
 result<output> render_to(const std::vector<trace_event>& ev, std::int64_t session_start_ns, std::string_view stem,
-                         const options& opt, const chunk_sink& sink) {
+                         const options& opt, const chunk_output& emit_chunk) {
   auto planned = make_plan(ev, session_start_ns, opt);
   if (!planned) return planned.err();
   plan& p = *planned;
@@ -139,7 +139,7 @@ result<output> render_to(const std::vector<trace_event>& ev, std::int64_t sessio
     std::size_t events = 0;
     auto emit = [&](std::string& chunk) -> bool {
       bytes += chunk.size();
-      const bool ok = sink(k, std::string_view(chunk));
+      const bool ok = emit_chunk(k, std::string_view(chunk));
       chunk.clear();
       return ok;
     };
@@ -162,7 +162,7 @@ result<output> render_to(const std::vector<trace_event>& ev, std::int64_t sessio
       if (first) b.remove_prefix(2);  // no metadata before it: drop the leading ",\n"
       first = false;
       bytes += b.size();
-      if (!sink(k, b)) return make_error(errc::io, fmt::format("{}: write failed", names[k]));
+      if (!emit_chunk(k, b)) return make_error(errc::io, fmt::format("{}: write failed", names[k]));
       events += p.order.size() + 2 * p.flows.size();
     }
     bool have_range = false;

@@ -7,7 +7,7 @@
 #include <msprof/codec/dictionary.hpp>
 #include <msprof/codec/encode.hpp>
 #include <msprof/codec/hash.hpp>
-#include <msprof/instrument/sink.hpp>
+#include <msprof/instrument/event.hpp>
 
 #include <cstring>
 #include <string>

@@ -199,7 +199,7 @@ TEST_CASE("timeline: flows link host APIs and device tasks") {
 TEST_CASE("timeline: fast dur digits equal the shortest double form for every ns remainder") {
   std::string fast;
   std::function<void()> noop = [] {};
-  cv::detail::json_sink<std::function<void()>> sink{fast, noop};
+  cv::detail::json_output<std::function<void()>> sink{fast, noop};
   for (std::int64_t ns : {std::int64_t{0}, std::int64_t{1}, std::int64_t{999}, std::int64_t{1000}, std::int64_t{60500},
                           std::int64_t{12345678901}, std::int64_t{999999999999999}}) {
     for (std::int64_t k = 0; k < 1000; k += 7) {

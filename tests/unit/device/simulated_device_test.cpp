@@ -709,7 +709,7 @@ TEST_CASE("device: launch errors name the stream or the op") {
 
 namespace {
 
-struct quiet_sink {
+struct quiet_recorder {
   static bool collecting() noexcept { return true; }
   static void mark(const msprof::instrument::event&) noexcept {}
   static void range_start(const msprof::instrument::event&) noexcept {}
@@ -732,7 +732,7 @@ TEST_CASE("device: mstx markers with a stream become device marker tasks") {
   be.marker(device::simulated_device::stream_handle(*s), 41, false);
   be.marker(device::simulated_device::stream_handle(*s), 41, true);
   // ... and through the mstx tool core, as an instrumented program would.
-  using core = msprof::instrument::tool_core<quiet_sink>;
+  using core = msprof::instrument::tool_core<quiet_recorder>;
   core::set_stream_marker(&dev);
   core::mark(0, "on_stream", true, 9, device::simulated_device::stream_handle(*s));
   core::mark(0, "host_only", true, 9, nullptr);  // no stream: no device task
@@ -768,7 +768,7 @@ TEST_CASE("device: an mstx range with a stream puts a start and an end marker on
   device::simulated_device dev(dir);
   auto s = dev.create_stream();
   REQUIRE(s);
-  using core = msprof::instrument::tool_core<quiet_sink>;
+  using core = msprof::instrument::tool_core<quiet_recorder>;
   core::set_stream_marker(&dev);
   const auto id = core::range_start(0, "step", true, 4, device::simulated_device::stream_handle(*s));
   std::uint32_t other = 0;
