@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A fresh directory under the test build directory, removed with everything in
-// it when the test ends; and reading a whole file.
+// it when the test ends; reading a whole file, and damaging one in place.
 #ifndef MSPROF_TESTS_SUPPORT_TEMP_DIR_HPP
 #define MSPROF_TESTS_SUPPORT_TEMP_DIR_HPP
 
@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 struct temp_dir {
   std::string path;  ///< absolute, no trailing slash
@@ -35,6 +36,17 @@ inline std::string read_text(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// Overwrites the first `from` in file `p` by `to` (padded with NULs to its size).
+inline void replace_bytes(const std::filesystem::path& p, std::string_view from, std::string to) {
+  std::string b = read_text(p);
+  const auto at = b.find(from);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(to.size() <= from.size());
+  to.resize(from.size(), '\0');
+  b.replace(at, from.size(), to);
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << b;
 }
 
 #endif  // MSPROF_TESTS_SUPPORT_TEMP_DIR_HPP

@@ -136,7 +136,6 @@ inline std::string process_name() {
   while (!s.empty() && s.back() == '\n') s.pop_back();
   return s;
 }
-inline std::string sys_err() { return std::strerror(errno); }
 
 /// Incremented in every fork()ed child (pthread_atfork, registered by the first
 /// prof_dir::create): a prof_dir made in another generation is the parent's.

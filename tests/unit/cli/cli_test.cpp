@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "../../support/temp_dir.hpp"
+
 namespace fs = std::filesystem;
 
 #ifdef MSPROF_TEST_CLI
@@ -349,17 +351,6 @@ TEST_CASE("cli: damaged or partial collections are exported and the damage repor
 }
 
 namespace {
-
-// Overwrites the first `from` in file `p` by `to` (padded with NULs to its size).
-void replace_bytes(const fs::path& p, std::string_view from, std::string to) {
-  std::string b = slurp(p);
-  const auto at = b.find(from);
-  REQUIRE(at != std::string::npos);
-  REQUIRE(to.size() <= from.size());
-  to.resize(from.size(), '\0');
-  b.replace(at, from.size(), to);
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << b;
-}
 
 std::size_t count_of(const std::string& s, const std::string& what) {
   std::size_t n = 0;

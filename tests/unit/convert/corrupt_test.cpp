@@ -12,6 +12,7 @@
 #include <random>
 
 #include "golden_util.hpp"
+#include "../../support/temp_dir.hpp"
 
 namespace cv = msprof::convert;
 namespace fs = std::filesystem;
@@ -80,17 +81,6 @@ TEST_CASE("corrupt inputs never crash the converters") {
 namespace {
 
 const char* const tx_slice = "host/data/aging.additional.msproftx.slice_0";
-
-// Overwrites the first `from` in file `p` by `to` (padded with NULs to its size).
-void replace_bytes(const fs::path& p, std::string_view from, std::string to) {
-  std::string b = golden::slurp(p);
-  const auto at = b.find(from);
-  REQUIRE(at != std::string::npos);
-  REQUIRE(to.size() <= from.size());
-  to.resize(from.size(), '\0');
-  b.replace(at, from.size(), to);
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << b;
-}
 
 std::string all_warnings(const msprof::prof::prof_reader& r) {
   std::string s;
