@@ -45,7 +45,7 @@ result<iteration_filter> iteration_filter::choose(const model& m, const export_o
                            (o.iteration_count > 1 ? " --iteration-count=" + std::to_string(o.iteration_count) : "");
   if (m.iterations.empty())
     return make_error(errc::not_found, m.session.prof_dir + ": " + what +
-                                           ": the collection has no step data (no ts_track step-trace records)");
+                                           ": the collection has no step data (the program marked no steps or iterations, so there is nothing to select)");
   iteration_filter f;
   bool any = false;
   for (std::uint32_t k = 0; k < o.iteration_count; ++k) {

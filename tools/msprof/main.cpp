@@ -60,14 +60,42 @@ constexpr const char* usage_text =
     "      (--export=off: only print the PROF_ directory, for a later `msprof export`)\n"
     "  msprof -h | --help | --version\n";
 
+/// A command line msprof cannot run: the one line that says why (the whole
+/// usage only when there is no command to explain).
 int usage_error(const std::string& msg) {
-  std::cerr << "msprof: " << msg << "\n" << usage_text;
+  std::cerr << "msprof: " << msg << "\n(msprof --help lists the commands and options)\n";
   return 2;
 }
 
 int fail(const std::string& msg) {
   std::cerr << "msprof: error: " << msg << "\n";
   return 1;
+}
+
+/// The PROF_ directories `dir` names; on none, the one message every command
+/// gives (printed here), with the directory to use when `dir` is inside one.
+std::optional<std::vector<std::string>> prof_dirs_or_fail(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    fail(dir + ": no such directory");
+    return std::nullopt;
+  }
+  if (!fs::is_directory(dir, ec)) {
+    fail(dir + ": not a directory");
+    return std::nullopt;
+  }
+  auto dirs = cv::find_prof_dirs(dir);
+  if (!dirs.empty()) return dirs;
+  std::string msg = dir + ": no PROF_ directory found (expected PROF_* with host/ or device_N/)";
+  const fs::path start = fs::absolute(dir, ec).lexically_normal();
+  for (fs::path q = start; !q.empty() && q != q.root_path(); q = q.parent_path()) {
+    if (q.filename().string().rfind("PROF_", 0) == 0) {
+      msg += "; it is inside the collection " + q.string() + ": give -dir " + q.string();
+      break;
+    }
+  }
+  fail(msg);
+  return std::nullopt;
 }
 
 /// "--name=value", "-name=value", "--name value", "-name value".
@@ -173,11 +201,9 @@ enum class what { timeline, summary, db, all };
 
 /// Exports every PROF_ dir under `dir` in parallel; prints one line per file.
 int run_export(const std::string& dir, what w, const cv::export_options& opt) {
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return fail(dir + ": no such directory");
-  if (!fs::is_directory(dir, ec)) return fail(dir + ": not a directory");
-  const auto dirs = cv::find_prof_dirs(dir);
-  if (dirs.empty()) return fail(dir + ": no PROF_ directory found (expected PROF_* with host/ or device_N/)");
+  const auto found = prof_dirs_or_fail(dir);
+  if (!found) return 1;
+  const auto& dirs = *found;
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
   progress bar(dirs.size());
   std::atomic<std::size_t> next{0};
@@ -301,8 +327,9 @@ int cmd_import(arg_parser& p) {
     if (err) return usage_error("-dir needs a value");
   }
   if (dir.empty()) return usage_error("import needs -dir <PROF_ dir>");
-  const auto dirs = cv::find_prof_dirs(dir);
-  if (dirs.empty()) return fail(dir + ": no PROF_ directory found");
+  const auto found = prof_dirs_or_fail(dir);
+  if (!found) return 1;
+  const auto& dirs = *found;
   int rc = 0;
   for (const auto& d : dirs) {
     cv::collection_counts n;
@@ -335,8 +362,9 @@ int cmd_show(arg_parser& p) {
     if (err) return usage_error("option needs a value");
   }
   if (dir.empty()) return usage_error("show needs -dir <PROF_ dir>");
-  const auto dirs = cv::find_prof_dirs(dir);
-  if (dirs.empty()) return fail(dir + ": no PROF_ directory found");
+  const auto found = prof_dirs_or_fail(dir);
+  if (!found) return 1;
+  const auto& dirs = *found;
   int rc = 0;
   for (const auto& d : dirs) {
     const cv::load_options lo = read_only();
@@ -493,11 +521,18 @@ int cmd_launch(arg_parser& p) {
 int main(int argc, char** argv) {
   arg_parser p;
   for (int i = 1; i < argc; ++i) p.args.emplace_back(argv[i]);
-  if (p.args.empty()) return usage_error("no command given");
+  if (p.args.empty()) {
+    std::cerr << "msprof: no command given\n" << usage_text;
+    return 2;
+  }
   const std::string& first = p.args[0];
-  if (first == "-h" || first == "--help" || first == "help") {
-    std::cout << usage_text;
-    return 0;
+  const bool subcommand = first == "export" || first == "import" || first == "show";
+  for (std::size_t k = 0; k < (subcommand ? p.args.size() : 1); ++k) {  // `msprof export timeline -h` too
+    const std::string& a = p.args[k];
+    if (a == "-h" || a == "--help" || a == "help") {
+      std::cout << usage_text;
+      return 0;
+    }
   }
   if (first == "--version" || first == "-v" || first == "version") {
     std::cout << "msprof " << MSPROF_VERSION_STRING << "\n";
@@ -520,5 +555,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());
   }
-  return usage_error("unknown command '" + first + "'");
+  std::cerr << "msprof: unknown command '" << first << "'\n" << usage_text;
+  return 2;
 }

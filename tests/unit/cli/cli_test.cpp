@@ -136,6 +136,49 @@ TEST_CASE("cli: usage, help and version") {
   r = s.run({"export", "summary"});
   CHECK(r.rc == 2);
   CHECK(r.err.find("-dir") != std::string::npos);
+  // an option error is one line and a pointer to --help, not the whole usage
+  r = s.run({"export", "summary", "-dir", s.root.string(), "--iteration-id=2"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--model-id and --iteration-id go together") != std::string::npos);
+  CHECK(r.err.find("usage:") == std::string::npos);
+  CHECK(r.err.find("msprof --help") != std::string::npos);
+  r = s.run({"export", "timeline", "-h"});
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("usage:") != std::string::npos);
+  r = s.run({"frobnicate"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("unknown command 'frobnicate'") != std::string::npos);
+  CHECK(r.err.find("usage:") != std::string::npos);
+}
+
+TEST_CASE("cli: export, import and show word a wrong -dir the same way, and name the collection a subfolder is in") {
+  sandbox s;
+  const fs::path prof = s.add("host_api_only");
+  const std::string missing = (s.root / "nowhere").string();
+  for (const char* cmd : {"export", "import", "show"}) {
+    CAPTURE(cmd);
+    std::vector<std::string> args{cmd};
+    if (std::string(cmd) == "export") args.push_back("summary");
+    auto with = [&](const std::string& dir) {
+      auto a = args;
+      a.push_back("-dir");
+      a.push_back(dir);
+      return s.run(a);
+    };
+    auto r = with(missing);
+    CHECK(r.rc == 1);
+    CHECK(r.err == "msprof: error: " + missing + ": no such directory\n");
+    r = with((prof / "host").string());
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("no PROF_ directory found") != std::string::npos);
+    CHECK(r.err.find("give -dir " + fs::absolute(prof).lexically_normal().string()) != std::string::npos);
+    const fs::path empty = s.root / (std::string("empty_") + cmd);
+    fs::create_directories(empty);
+    r = with(empty.string());
+    CHECK(r.rc == 1);
+    CHECK(r.err.find(empty.string() + ": no PROF_ directory found (expected PROF_* with host/ or device_N/)") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("cli: export of every golden case writes complete files") {
