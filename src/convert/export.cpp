@@ -37,10 +37,12 @@ struct part_results {
     // A part's warnings are the model's (already in `all`) plus its own, such
     // as the leftover temporaries it removed.
     std::unordered_set<std::string> seen(all.warnings.begin(), all.warnings.end());
+    std::unordered_set<std::string> written;  // README.txt: each text part updates it
     for (auto* r : {&timeline, &summary, &db}) {
       if (!*r) continue;
       if (!**r) return (**r).err();
-      all.files.insert(all.files.end(), (**r)->files.begin(), (**r)->files.end());
+      for (const auto& f : (**r)->files)
+        if (written.insert(f).second) all.files.push_back(f);
       for (const auto& w : (**r)->warnings)
         if (seen.insert(w).second) all.warnings.push_back(w);
     }
@@ -80,7 +82,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   // One rule for all three exports, before any work: the output directory is a real directory.
   MSPROF_TRY(detail::check_output_dir(prof_dir));
   export_options oo = o;
-  if (oo.timestamp.empty()) oo.timestamp = detail::now_stamp();
+  if (oo.timestamp.empty()) oo.timestamp = detail::free_stamp(prof_dir);
   if (p.timeline && oo.chrome) {
     auto m = detail::load_checked(prof_dir, oo);
     if (!m) return m.err();

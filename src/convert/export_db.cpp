@@ -17,7 +17,7 @@ namespace convert {
 
 struct db_exporter::impl {
   impl(const export_options& o, const std::string& prof_dir, std::size_t spill_budget) {
-    auto dir = detail::prof_output_dir(prof_dir, notes_);
+    auto dir = detail::db_output_dir(prof_dir, o, notes_);
     if (dir) {
       auto f = outfile::atomic_file::create(
           *dir, "msprof_" + (o.timestamp.empty() ? detail::now_stamp() : o.timestamp) + ".db");

@@ -86,7 +86,7 @@ struct summary_exporter::impl {
     export_result r;
     r.warnings = final.warnings;
     r.records = records_;
-    auto dir = detail::output_dir(prof_dir_, r.warnings);
+    auto dir = detail::output_dir(prof_dir_, o_, r.warnings);
     if (!dir) return dir.err();
     dir_ = std::move(*dir);
     ts_ = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
@@ -132,8 +132,9 @@ struct summary_exporter::impl {
         });
       MSPROF_TRY(f.close(r.files));
     }
-    MSPROF_TRY(outfile::write_atomic(dir_, "README.txt", detail::readme_text(r.files)));
-    r.files.push_back(dir_.path_of("README.txt"));
+    auto readme = detail::write_readme(dir_, o_, ts_, r.files);
+    if (!readme) return readme.err();
+    r.files.push_back(std::move(*readme));
     return r;
   }
 

@@ -68,7 +68,7 @@ struct timeline_exporter::impl {
     export_result r;
     r.warnings = final.warnings;
     r.records = events_.records();
-    auto dir = detail::output_dir(prof_dir_, r.warnings);
+    auto dir = detail::output_dir(prof_dir_, o_, r.warnings);
     if (!dir) return dir.err();
     const std::string ts = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
     if (r.records == 0) return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to export");
@@ -90,6 +90,9 @@ struct timeline_exporter::impl {
       }));
       r.files.push_back(dir->path_of(name));
     }
+    auto readme = detail::write_readme(*dir, o_, ts, r.files);
+    if (!readme) return readme.err();
+    r.files.push_back(std::move(*readme));
     return r;
   }
 
@@ -118,7 +121,7 @@ result<export_result> export_timeline(const model& m, const export_options& o) {
   export_result r;
   r.warnings = m.warnings;
   r.records = detail::record_count(m);
-  auto dir = detail::output_dir(m.session.prof_dir, r.warnings);
+  auto dir = detail::output_dir(m.session.prof_dir, o, r.warnings);
   if (!dir) return dir.err();
   const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
   if (r.records == 0)
@@ -128,6 +131,9 @@ result<export_result> export_timeline(const model& m, const export_options& o) {
   auto w = o.chrome_writer(m, build_timeline(m), dir->path(), ts);
   if (!w) return w.err();
   r.files.insert(r.files.end(), w->begin(), w->end());
+  auto readme = detail::write_readme(*dir, o, ts, r.files);
+  if (!readme) return readme.err();
+  r.files.push_back(std::move(*readme));
   return r;
 }
 

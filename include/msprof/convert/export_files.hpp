@@ -20,6 +20,14 @@ namespace detail {
 /// Local time now as a file-name stamp, YYYYMMDDhhmmss.
 std::string now_stamp();
 
+/// A stamp for a new export of `prof_dir`: now, or the first second after it
+/// that no file in its output directories carries, so two exports never mix.
+std::string free_stamp(const std::string& prof_dir);
+
+/// The sub-folder of mindstudio_profiler_output that an iteration selection's
+/// outputs go to ("selection_model<M>_iteration<I>[-<J>]"); empty without one.
+std::string selection_dir(const export_options& o);
+
 /// Whether the options ask for the output stem `stem` (-reports).
 bool wanted(const export_options& o, const std::string& stem);
 
@@ -28,22 +36,32 @@ bool wanted(const export_options& o, const std::string& stem);
 /// both (same timestamp) keeps both; the timeline keeps the reference's name.
 std::string summary_stem(const std::string& name, bool json);
 
-/// <prof_dir>/mindstudio_profiler_output, created when missing; a link or a
-/// non-directory there is an error. Temporaries an interrupted export left in
-/// it are removed, each with a note in `notes`.
-result<outfile::dir> output_dir(const std::string& prof_dir, std::vector<std::string>& notes);
+/// <prof_dir>/mindstudio_profiler_output (with an iteration selection, its
+/// selection_dir), created when missing; a link or a non-directory there is an
+/// error. Temporaries an interrupted export left in it are removed, each with a
+/// note in `notes`.
+result<outfile::dir> output_dir(const std::string& prof_dir, const export_options& o, std::vector<std::string>& notes);
 
 /// The same rule before any work, for every export (the db too, which writes
 /// beside it): an existing <prof_dir>/mindstudio_profiler_output must be a
 /// real directory.
 result<void> check_output_dir(const std::string& prof_dir);
 
-/// The PROF_ directory itself, to write the db into (the user's path: it may be
-/// a link; created when missing); temporaries an interrupted export left in it are removed, noted in `notes`.
-result<outfile::dir> prof_output_dir(const std::string& prof_dir, std::vector<std::string>& notes);
+/// Where the db goes: the PROF_ directory itself (the user's path: it may be a
+/// link; created when missing), or output_dir with an iteration selection;
+/// temporaries an interrupted export left in it are removed, noted in `notes`.
+result<outfile::dir> db_output_dir(const std::string& prof_dir, const export_options& o, std::vector<std::string>& notes);
 
-/// README.txt of the output directory: what each file holds, then `files`.
-std::string readme_text(const std::vector<std::string>& files);
+/// README.txt of the output directory: what each kind of file holds, then one
+/// section per export (`stamp`, options, files): `old` is the current README.txt,
+/// whose sections of other stamps are kept.
+std::string readme_text(const std::string& old, const export_options& o, const std::string& stamp,
+                        const std::vector<std::string>& files);
+
+/// Rewrites README.txt in `d` (readme_text over the current one, read without
+/// following a link); the path written.
+result<std::string> write_readme(const outfile::dir& d, const export_options& o, const std::string& stamp,
+                                 const std::vector<std::string>& files);
 
 }  // namespace detail
 }  // namespace convert

@@ -202,8 +202,9 @@ TEST_CASE("chrome: export_chrome_trace writes mindstudio_profiler_output/chrome_
   eo.timestamp = "20260101120000";
   auto r = chrome::export_chrome_trace(prof.string(), eo);
   REQUIRE_MESSAGE(r.has_value(), r.err().what());
-  REQUIRE(r->files.size() == 1);
+  REQUIRE(r->files.size() == 2);
   CHECK(r->files[0] == (prof / "mindstudio_profiler_output" / "chrome_trace_20260101120000.json").string());
+  CHECK(r->files[1] == (prof / "mindstudio_profiler_output" / "README.txt").string());
   CHECK(r->records == 9);  // 1 API + 8 mstx events (checks.json)
   const auto t = parse_trace(read_file(r->files[0]), form::chrome);
   for (const auto& p : t.problems) FAIL_CHECK(p);

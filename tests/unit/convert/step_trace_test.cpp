@@ -254,29 +254,38 @@ TEST_CASE("step trace: --model-id/--iteration-id/--iteration-count restrict the 
     o.timestamp = "20260101120010";
     auto r = cv::export_summary(prof, o);
     REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string() : r.err().message));
-    CHECK(op_names(slurp(out_file(prof, "op_summary_20260101120010.csv"))) ==
+    // a selection's outputs have their own folder, never beside the full ones
+    const std::string sel = "selection_model4294967295_iteration2/";
+    CHECK_FALSE(fs::exists(out_file(prof, "op_summary_20260101120010.csv")));
+    CHECK(op_names(slurp(out_file(prof, sel + "op_summary_20260101120010.csv"))) ==
           std::set<std::string>{"Op_2_a", "Op_2_b"});
-    const auto st = lines_of(slurp(out_file(prof, "step_trace_20260101120010.csv")));
+    const auto st = lines_of(slurp(out_file(prof, sel + "step_trace_20260101120010.csv")));
     REQUIRE(st.size() == 2);
     CHECK(cells_of(st[1]).at(1) == "2");
-    const auto tt = lines_of(slurp(out_file(prof, "task_time_20260101120010.csv")));
+    const auto tt = lines_of(slurp(out_file(prof, sel + "task_time_20260101120010.csv")));
     CHECK(tt.size() == 3);
     for (const auto& w : r->warnings) CHECK(w.find("select nothing") == std::string::npos);
+    // its README says which selection it holds
+    const auto readme = slurp(out_file(prof, sel + "README.txt"));
+    CHECK(readme.find("[20260101120010] msprof") != std::string::npos);
+    CHECK(readme.find("--model-id=4294967295 --iteration-id=2") != std::string::npos);
+    CHECK(readme.find("  op_summary_20260101120010.csv") != std::string::npos);
   }
   SUBCASE("three iterations") {
     o.iteration_id = 2;
     o.iteration_count = 3;
     o.timestamp = "20260101120011";
     REQUIRE(cv::export_summary(prof, o));
-    CHECK(op_names(slurp(out_file(prof, "op_summary_20260101120011.csv"))) ==
+    const std::string sel = "selection_model4294967295_iteration2-4/";
+    CHECK(op_names(slurp(out_file(prof, sel + "op_summary_20260101120011.csv"))) ==
           std::set<std::string>{"Op_2_a", "Op_2_b", "Op_3_a", "Op_3_b", "Op_4_a", "Op_4_b"});
-    CHECK(lines_of(slurp(out_file(prof, "step_trace_20260101120011.csv"))).size() == 4);
+    CHECK(lines_of(slurp(out_file(prof, sel + "step_trace_20260101120011.csv"))).size() == 4);
   }
   SUBCASE("the timeline keeps the range's tasks and their launching calls") {
     o.iteration_id = 3;
     o.timestamp = "20260101120012";
     REQUIRE(cv::export_timeline(prof, o));
-    const auto all = slurp(out_file(prof, "msprof_20260101120012.json"));
+    const auto all = slurp(out_file(prof, "selection_model4294967295_iteration3/msprof_20260101120012.json"));
     CHECK(all.find("\"Op_3_a\"") != std::string::npos);
     CHECK(all.find("\"Op_2_b\"") == std::string::npos);
     CHECK(all.find("\"Op_4_a\"") == std::string::npos);
@@ -469,4 +478,22 @@ TEST_CASE("step trace: a step tag whose time cannot be placed is skipped and cou
   }
   CHECK(counted);
   CHECK(dropped);
+}
+
+TEST_CASE("exports never mix: each export of a directory gets a stamp no earlier file carries") {
+  temp_dir t;
+  const auto prof = make_steps(t, 2);
+  cv::export_options o;  // no timestamp: now, or the next free second
+  REQUIRE(cv::export_summary(prof, o));
+  REQUIRE(cv::export_timeline(prof, o));
+  REQUIRE(cv::export_summary(prof, o));
+  std::set<std::string> stamps;
+  for (const auto& e : fs::directory_iterator(fs::path(prof) / "mindstudio_profiler_output")) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("op_summary_", 0) == 0 || n.rfind("msprof_2", 0) == 0) stamps.insert(n.substr(n.rfind('_') + 1, 14));
+  }
+  CHECK(stamps.size() == 3);  // two summaries and a timeline, in three stamps
+  // README.txt keeps a section per export, each listing its own files
+  const auto readme = slurp(out_file(prof, "README.txt"));
+  for (const auto& s : stamps) CHECK(readme.find("[" + s + "] msprof") != std::string::npos);
 }
