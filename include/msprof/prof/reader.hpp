@@ -13,8 +13,9 @@
 // dataLen) is a warning naming file, byte offset and bytes; the good records of
 // that file and of every other file are kept; a file gives at most
 // reader_options::max_warnings_per_file such lines plus one count. A slice whose
-// size differs from its <name>.done, and a compact/additional record whose type
-// id is not its slice's kind (skipped), are warnings too. Only regular files
+// size differs from its <name>.done, a <name>.done whose slice is missing, and
+// a compact/additional record whose type id is not its slice's kind (skipped),
+// are warnings too. Only regular files
 // are read (opened O_NONBLOCK, checked with fstat: a FIFO never blocks); any
 // other file is an error naming it. Missing or unparsable control
 // files are warnings too and defaults apply (ns host clock, 50 MHz device);
@@ -464,6 +465,13 @@ class prof_reader {
     std::vector<std::string> names;
     MSPROF_TRY(list_dir(data_dir, names));
     for (const auto& n : names) {
+      // A slice's .done without the slice: the slice was deleted after the
+      // collection wrote it, and its records are lost (names are sorted).
+      if (ends_with(n, ".done") && n.find(".slice_") != std::string::npos &&
+          !std::binary_search(names.begin(), names.end(), n.substr(0, n.size() - 5))) {
+        const std::string slice = data_dir + "/" + n.substr(0, n.size() - 5);
+        warnings_.push_back({slice, 0, 0, slice + ": missing, but its .done says it was written; its records are lost"});
+      }
       if (ends_with(n, ".done") || ends_with(n, ".complete") || ends_with(n, ".zip") || ends_with(n, ".tmp")) continue;
       data_file f;
       f.path = data_dir + "/" + n;
