@@ -171,12 +171,20 @@ class progress {
 
 enum class what { timeline, summary, db, all };
 
+/// The PROF_ directories `dir` names; prints a warning for each link skipped.
+std::vector<std::string> find_dirs(const std::string& dir) {
+  std::vector<std::string> skipped;
+  auto dirs = cv::find_prof_dirs(dir, &skipped);
+  for (const auto& w : skipped) std::cerr << "msprof: warning: " << w << "\n";
+  return dirs;
+}
+
 /// Exports every PROF_ dir under `dir` in parallel; prints one line per file.
 int run_export(const std::string& dir, what w, const cv::export_options& opt) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return fail(dir + ": no such directory");
   if (!fs::is_directory(dir, ec)) return fail(dir + ": not a directory");
-  const auto dirs = cv::find_prof_dirs(dir);
+  const auto dirs = find_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no PROF_ directory found (expected PROF_* with host/ or device_N/)");
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
   progress bar(dirs.size());
@@ -301,7 +309,7 @@ int cmd_import(arg_parser& p) {
     if (err) return usage_error("-dir needs a value");
   }
   if (dir.empty()) return usage_error("import needs -dir <PROF_ dir>");
-  const auto dirs = cv::find_prof_dirs(dir);
+  const auto dirs = find_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no PROF_ directory found");
   int rc = 0;
   for (const auto& d : dirs) {
@@ -335,7 +343,7 @@ int cmd_show(arg_parser& p) {
     if (err) return usage_error("option needs a value");
   }
   if (dir.empty()) return usage_error("show needs -dir <PROF_ dir>");
-  const auto dirs = cv::find_prof_dirs(dir);
+  const auto dirs = find_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no PROF_ directory found");
   int rc = 0;
   for (const auto& d : dirs) {

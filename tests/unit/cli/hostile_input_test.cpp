@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Hostile input through the built msprof binary.
+// Hostile input through the built msprof binary: links in a parent directory,
+// and the mutation test.
 //
 // Mutation test (issue 25, docs/formats.md "Damaged input"): seeded random
 // damage to copies of the golden PROF_ directories, exported by the built
@@ -251,6 +252,32 @@ TEST_CASE("cli: mutated PROF_ directories: no crash, no hang, no silent loss") {
   if (!failures.empty())
     FAIL(failures.size() << " problem(s); replay one: MSPROF_MUTATION_SEED=<seed> MSPROF_MUTATION_COUNT=1 test_cli "
                             "-tc='cli: mutated*'");
+}
+
+TEST_CASE("cli: export -dir <parent> skips PROF_* links in it with a warning, and writes nothing through them") {
+  sandbox s;
+  const fs::path real = s.add("mstx_domains", "parent");
+  const fs::path outside = s.add("host_api_only", "outside");
+  fs::create_directory_symlink(outside, s.root / "parent" / "PROF_000002_LINKED");
+  for (const char* kind : {"timeline", "summary", "db"}) {
+    CAPTURE(kind);
+    auto r = s.run({"export", kind, "-dir", (s.root / "parent").string()});
+    CAPTURE(r.err);
+    CHECK(r.rc == 0);
+    CHECK(r.err.find("msprof: warning: " + (s.root / "parent" / "PROF_000002_LINKED").string() +
+                     ": a symbolic link; skipped") != std::string::npos);
+    CHECK_FALSE(outputs(real).empty());
+    CHECK(outputs(outside).empty());
+  }
+  fs::remove_all(real);
+  auto r = s.run({"export", "summary", "-dir", (s.root / "parent").string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("no PROF_ directory found") != std::string::npos);
+  CHECK(outputs(outside).empty());
+  // The PROF_ directory itself may be a link the user gives.
+  r = s.run({"export", "summary", "-dir", (s.root / "parent" / "PROF_000002_LINKED").string()});
+  CHECK(r.rc == 0);
+  CHECK_FALSE(outputs(outside).empty());
 }
 
 #endif  // MSPROF_TEST_CLI
