@@ -13,7 +13,7 @@
 // one `msprof export <kind> -dir <parent>` exports them all.
 //
 // Asserted for every run:
-//   - no crash (a signal) and no hang (killed after the timeout);
+//   - no crash (a signal), no hang (killed after the timeout), no sanitizer report;
 //   - exit code 0 or 1, and 1 exactly when an `msprof: error:` line is printed;
 //   - no temporary (`*.tmp*`) or empty output file is left behind;
 //   - no silent loss: when the mutation changes what a data slice
@@ -194,6 +194,12 @@ std::vector<std::string> check_run(const std::string& kind, int rc, const std::s
   }
   auto is_error = [](const std::string& l) { return l.rfind("msprof: error: ", 0) == 0; };
   auto is_report = [&](const std::string& l) { return is_error(l) || l.rfind("msprof: warning: ", 0) == 0; };
+  // A sanitizer build's report (ASan exits 1, UBSan may go on): never fine.
+  for (const auto& l : lines)
+    if (l.find("Sanitizer") != std::string::npos || l.find("runtime error:") != std::string::npos) {
+      all("sanitizer report: " + l);
+      return bad;
+    }
   const bool any_error = std::any_of(lines.begin(), lines.end(), is_error);
   if ((rc == 1) != any_error)
     all("exit code " + std::to_string(rc) + (any_error ? " with" : " without") + " an `msprof: error:` line");
