@@ -1601,8 +1601,10 @@ inline constexpr std::uint32_t max_domains = 4096;     // index fits the u16 in 
 inline constexpr std::uint64_t id_block = 1024;
 
 namespace detail {
+// Empty, or a first character that makes a spreadsheet run the CSV cell as a
+// formula (TAB and CR too: some spreadsheets skip them and read the rest).
 inline bool bad_first_char(char c) noexcept {
-  return c == '\0' || c == '=' || c == '+' || c == '-' || c == '@';
+  return c == '\0' || c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
 }
 }  // namespace detail
 

@@ -9,7 +9,7 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
-std::vector<std::string> find_prof_dirs(const std::string& dir) {
+std::vector<std::string> find_prof_dirs(const std::string& dir, std::vector<std::string>* skipped) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
   std::error_code ec;
@@ -24,9 +24,14 @@ std::vector<std::string> find_prof_dirs(const std::string& dir) {
     return out;
   }
   for (const auto& e : fs::directory_iterator(p, ec)) {
-    if (e.is_directory(ec) && e.path().filename().string().rfind("PROF_", 0) == 0 && is_prof(e.path()))
-      out.push_back(e.path().string());
+    if (e.path().filename().string().rfind("PROF_", 0) != 0) continue;
+    if (e.is_symlink(ec)) {
+      if (skipped) skipped->push_back(e.path().string() + ": a symbolic link; skipped (not followed inside " + dir + ")");
+      continue;
+    }
+    if (e.is_directory(ec) && is_prof(e.path())) out.push_back(e.path().string());
   }
+  if (skipped) std::sort(skipped->begin(), skipped->end());
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -299,8 +299,9 @@ stream_join::open_api* stream_join::innermost(std::uint32_t tid) {
 void stream_join::on_node(std::int64_t, const raw::node_basic& n) {
   open_api* api = innermost(n.thread_id);
   if (!api) {
-    warnings_.push_back("node_basic_info of op " + hash_name(n.op_name) + " (thread " + std::to_string(n.thread_id) +
-                        ") lies outside every API call; op ignored");
+    if (++ops_outside_calls_ <= opt_.max_warnings_per_kind)
+      warnings_.push_back("node_basic_info of op " + hash_name(n.op_name) + " (thread " + std::to_string(n.thread_id) +
+                          ") lies outside every API call; op ignored");
     return;
   }
   auto op = std::make_shared<op_info>();
@@ -439,6 +440,9 @@ result<model> stream_join::finish() {
   for (const auto& [kind, n] : unknown_hashes_)
     m.warnings.push_back(session_.prof_dir + ": " + std::to_string(n) + " " + kind +
                          " reference(s) to hashes not in host/data/*hash_dic*; shown as \"<unknown hash 0x...>\"");
+  if (ops_outside_calls_ > opt_.max_warnings_per_kind)
+    m.warnings.push_back("... and " + std::to_string(ops_outside_calls_ - opt_.max_warnings_per_kind) +
+                         " more node_basic_info record(s) outside every API call; ops ignored");
   const std::size_t no_end = starts_.total();
   if (spans_without_start_)
     m.warnings.push_back(std::to_string(spans_without_start_) + " device task end record(s) without a start; ignored");

@@ -4,8 +4,8 @@
 # from anywhere; existing seed-* files are overwritten, other files - crash
 # reproducers, inputs libFuzzer found - are kept).
 #   decode, dictionary, json   single golden files or their first record
-#   reader, convert_load       whole golden PROF_ directories packed in the
-#                              chunk format of targets.hpp write_prof_dir()
+#   reader, convert_load,      whole golden PROF_ directories packed in the
+#   export                     chunk format of targets.hpp write_prof_dir()
 import pathlib
 import re
 import struct
@@ -47,6 +47,7 @@ def main():
         packed = pack(prof)
         write("reader", case, packed)
         write("convert_load", case, packed)
+        write("export", case, packed)
         data = prof / "host" / "data"
         dev = prof / "device_0" / "data"
         records = {  # file -> record size

@@ -27,13 +27,9 @@ const entry kEntries[] = {
     {"reader", msprof_fuzz::prof_reader},
 #ifdef MSPROF_FUZZ_WITH_CONVERT
     {"convert_load", msprof_fuzz::convert_load},
+    {"export", msprof_fuzz::export_writers},
 #endif
 };
-
-std::string slurp(const msprof_fuzz::fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 }  // namespace
 
@@ -54,7 +50,7 @@ int main(int argc, char** argv) {
         if (f.is_regular_file()) files.push_back(f.path());
     std::sort(files.begin(), files.end());  // stable order: a failure names the same file every run
     for (const auto& f : files) {
-      const std::string bytes = slurp(f);
+      const std::string bytes = msprof_fuzz::slurp(f);
       std::cerr << "  " << e.name << ": " << f.filename().string() << "\n";
       e.run(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
     }

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +29,9 @@
 #include <msprof/prof/reader.hpp>
 #include <msprof/core/json.hpp>
 #ifdef MSPROF_FUZZ_WITH_CONVERT
+#include <msprof/convert/export.hpp>
 #include <msprof/convert/load.hpp>
+#include <msprof/convert/text.hpp>
 #endif
 
 namespace msprof_fuzz {
@@ -224,6 +227,12 @@ inline const fs::path& scratch_dir() {
   return dir;
 }
 
+// A whole file (replay inputs, outputs to check).
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 // Writes the chunks of `data` under a fresh scratch_dir(); returns its path.
 inline std::string write_prof_dir(const std::uint8_t* data, std::size_t size) {
   const fs::path& root = scratch_dir();
@@ -305,6 +314,61 @@ inline int convert_load(const std::uint8_t* data, std::size_t size) {
   const std::string dir = write_prof_dir(data, size);
   auto m = msprof::convert::load_model(dir);
   if (!m) require(!m.err().message.empty(), "load_model errors have a message");
+  return 0;
+}
+
+// The cells of a CSV text (RFC 4180 quoting, as append_csv_cell writes it).
+inline std::vector<std::string> csv_cells(std::string_view text) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c != '"') cells.back() += c;
+      else if (i + 1 < text.size() && text[i + 1] == '"') cells.back() += text[++i];
+      else quoted = false;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',' || c == '\n') {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+// msprof::convert::export_all (timeline, summaries, db) on the scratch
+// directory, writing into its mindstudio_profiler_output/ and msprof_<ts>.db.
+// A small spill budget makes every writer spill sorted runs to disk; the
+// input's size picks csv or json summaries. Checked on success: every file
+// reported exists, every JSON output parses and is valid UTF-8, and no CSV
+// cell is one a spreadsheet would run as a formula.
+inline int export_writers(const std::uint8_t* data, std::size_t size) {
+  const std::string dir = write_prof_dir(data, size);
+  msprof::convert::export_options o;
+  o.timestamp = "20260101120000";
+  o.format = size % 2 ? "json" : "csv";
+  o.spill_budget = 4096;
+  auto r = msprof::convert::export_all(dir, o);
+  if (!r) {
+    require(!r.err().message.empty(), "export errors have a message");
+    return 0;
+  }
+  json::limits big;
+  big.max_bytes = big.max_elements = std::size_t(1) << 30;
+  for (const auto& f : r->files) {
+    require(fs::is_regular_file(f), "every reported output exists");
+    const fs::path p(f);
+    if (p.extension() == ".json") {
+      const std::string text = slurp(p);
+      require(json::utf8_valid(text), "JSON output is valid UTF-8");
+      require(bool(json::parse(text, f, big)), "JSON output parses");
+    } else if (p.extension() == ".csv") {
+      for (const auto& cell : csv_cells(slurp(p)))
+        require(!msprof::convert::csv_formula_like(cell), "no CSV cell runs as a formula");
+    }
+  }
   return 0;
 }
 #endif

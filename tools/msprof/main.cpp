@@ -72,8 +72,9 @@ int fail(const std::string& msg) {
   return 1;
 }
 
-/// The PROF_ directories `dir` names; on none, the one message every command
-/// gives (printed here), with the directory to use when `dir` is inside one.
+/// The PROF_ directories `dir` names (a warning for each link skipped); on none,
+/// the one message every command gives (printed here), with the directory to use
+/// when `dir` is inside one.
 std::optional<std::vector<std::string>> prof_dirs_or_fail(const std::string& dir) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
@@ -84,7 +85,9 @@ std::optional<std::vector<std::string>> prof_dirs_or_fail(const std::string& dir
     fail(dir + ": not a directory");
     return std::nullopt;
   }
-  auto dirs = cv::find_prof_dirs(dir);
+  std::vector<std::string> skipped;  // PROF_* links in a parent: not followed
+  auto dirs = cv::find_prof_dirs(dir, &skipped);
+  for (const auto& w : skipped) std::cerr << "msprof: warning: " << w << "\n";
   if (!dirs.empty()) return dirs;
   std::string msg = dir + ": no PROF_ directory found (expected PROF_* with host/ or device_N/)";
   const fs::path start = fs::absolute(dir, ec).lexically_normal();

@@ -101,6 +101,9 @@ class stream_join {
     std::string spill_dir = ".";  ///< where sorted runs go when memory runs out
     std::size_t spill_budget = spill_budget_default;  ///< per sorter
     std::size_t window_records = 1u << 20;  ///< API calls + tasks per window
+    /// Per-record warnings of one kind (an op outside every API call): this
+    /// many lines, then one with the count (the reader's cap per file).
+    std::size_t max_warnings_per_kind = prof::reader_options{}.max_warnings_per_file;
   };
 
   stream_join(session_info session, prof::tick_clock host_clock, std::vector<prof::device_info> clocks,
@@ -275,6 +278,7 @@ class stream_join {
   std::vector<std::string> warnings_;
   std::map<std::string, std::size_t> unknown_hashes_;  // kind -> references to hashes not in hash_dic
   std::size_t unmatched_launches_ = 0, spans_without_start_ = 0, orphan_count_ = 0;
+  std::size_t ops_outside_calls_ = 0;  // node_basic_info records no API call contains
   std::int64_t last_api_end_ = 0;
 };
 

@@ -115,22 +115,31 @@ inline std::time_t process_start() {
   return start;
 }
 
-/// The pid in a temporary name "<name>.<pid>.<16 hex>.msprof.tmp", 0 when it is not one.
+/// The pid in a temporary name "<name>.<pid>.<16 hex>.msprof.tmp", or in the
+/// "<name>.tmp<pid>" of msprof before this layer (left by killed runs of it);
+/// 0 when it is neither.
 inline long temp_pid(std::string_view n) {
-  if (n.size() <= temp_suffix.size() || n.substr(n.size() - temp_suffix.size()) != temp_suffix) return 0;
+  auto digits = [](std::string_view d) -> long {
+    if (d.empty() || d.size() > 10) return 0;
+    long pid = 0;
+    for (char c : d) {
+      if (c < '0' || c > '9') return 0;
+      pid = pid * 10 + (c - '0');
+    }
+    return pid;
+  };
+  if (n.size() <= temp_suffix.size() || n.substr(n.size() - temp_suffix.size()) != temp_suffix) {
+    const std::size_t tmp = n.rfind(".tmp");
+    return tmp == std::string_view::npos || tmp == 0 ? 0 : digits(n.substr(tmp + 4));
+  }
   n.remove_suffix(temp_suffix.size());
   if (n.size() < 17 || n[n.size() - 17] != '.') return 0;
   for (char c : n.substr(n.size() - 16))
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return 0;
   n.remove_suffix(17);
   const std::size_t dot = n.rfind('.');
-  if (dot == std::string_view::npos || dot + 1 == n.size() || n.size() - dot > 11) return 0;
-  long pid = 0;
-  for (char c : n.substr(dot + 1)) {
-    if (c < '0' || c > '9') return 0;
-    pid = pid * 10 + (c - '0');
-  }
-  return pid;
+  if (dot == std::string_view::npos || dot + 1 == n.size()) return 0;
+  return digits(n.substr(dot + 1));
 }
 
 }  // namespace detail

@@ -13,8 +13,9 @@
 // dataLen) is a warning naming file, byte offset and bytes; the good records of
 // that file and of every other file are kept; a file gives at most
 // reader_options::max_warnings_per_file such lines plus one count. A slice whose
-// size differs from its <name>.done, and a compact/additional record whose type
-// id is not its slice's kind (skipped), are warnings too. Only regular files
+// size differs from its <name>.done, a <name>.done whose slice is missing, and
+// a compact/additional record whose type id is not its slice's kind (skipped),
+// are warnings too. Only regular files
 // are read (opened O_NONBLOCK, checked with fstat: a FIFO never blocks); any
 // other file is an error naming it. Missing or unparsable control
 // files are warnings too and defaults apply (ns host clock, 50 MHz device);
@@ -466,7 +467,15 @@ class prof_reader {
     std::vector<std::string> names;
     MSPROF_TRY(list_dir(data_dir, names));
     for (const auto& n : names) {
-      if (ends_with(n, layout::done_suffix) || ends_with(n, ".complete") || ends_with(n, ".zip") || ends_with(n, ".tmp")) continue;
+      // A slice's .done without the slice: the slice was deleted after the
+      // collection wrote it, and its records are lost (names are sorted).
+      const std::string_view done = layout::done_suffix;
+      if (ends_with(n, done) && n.find(layout::slice_infix) != std::string::npos &&
+          !std::binary_search(names.begin(), names.end(), n.substr(0, n.size() - done.size()))) {
+        const std::string slice = data_dir + "/" + n.substr(0, n.size() - done.size());
+        warnings_.push_back({slice, 0, 0, slice + ": missing, but its .done says it was written; its records are lost"});
+      }
+      if (ends_with(n, done) || ends_with(n, ".complete") || ends_with(n, ".zip") || ends_with(n, ".tmp")) continue;
       data_file f;
       f.path = data_dir + "/" + n;
       f.name = n;

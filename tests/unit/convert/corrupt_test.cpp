@@ -139,6 +139,26 @@ TEST_CASE("corrupt: a slice shorter than its .done says is reported, and an erro
   }
 }
 
+TEST_CASE("corrupt: a slice deleted while its .done remains is reported, and an error under --strict") {
+  golden::temp_copy t("multi_thread_mixed", "_deleted");
+  const fs::path slice = t.prof / "host/data/aging.additional.tensor_info.slice_0";
+  REQUIRE(fs::exists(slice.string() + ".done"));
+  fs::remove(slice);
+  auto r = msprof::prof::prof_reader::open(t.prof.string());
+  REQUIRE(r);
+  CHECK(all_warnings(*r).find(slice.string() + ": missing, but its .done says it was written; its records are lost") !=
+        std::string::npos);
+  cv::export_options o;
+  o.timestamp = "T";
+  auto lenient = cv::export_summary(t.prof.string(), o);
+  REQUIRE(lenient);
+  CHECK_FALSE(lenient->warnings.empty());
+  o.strict = true;
+  auto strict = cv::export_summary(t.prof.string(), o);
+  REQUIRE_FALSE(strict);
+  CHECK(strict.err().message.find("its records are lost") != std::string::npos);
+}
+
 TEST_CASE("corrupt: a record whose type id is not its slice's kind is reported and skipped") {
   golden::temp_copy t("mstx_domains", "_type");
   {

@@ -198,3 +198,22 @@ TEST_CASE("join: an op reported after its kernel's launch does not reach that la
   REQUIRE(m.tasks[1].op != nullptr);
   CHECK(m.tasks[1].op->name == "op_a");
 }
+
+TEST_CASE("join: ops outside every API call give the first N warnings, then one line with the count") {
+  namespace raw = cv::raw;
+  raw::collection c;
+  c.apis.push_back({cv::level::runtime, 1, 1, 100, 200, 0});
+  for (std::uint64_t i = 0; i < 1000; ++i) c.nodes.push_back({1000 + i, 1, i, 0, 0, 0, false});  // after the call
+  cv::stream_join::options o = cv::in_memory();
+  o.max_warnings_per_kind = 5;
+  const cv::model m = cv::join(std::move(c), o);
+  std::size_t lines = 0;
+  bool count = false;
+  for (const auto& w : m.warnings) {
+    lines += w.find("lies outside every API call") != std::string::npos;
+    count = count || w == "... and 995 more node_basic_info record(s) outside every API call; ops ignored";
+  }
+  CHECK(lines == 5);
+  CHECK(count);
+  CHECK(m.warnings.size() < 10);
+}

@@ -136,18 +136,25 @@ TEST_CASE("outfile: temporaries of a killed run are removed, a running writer's 
   const std::string dead = "a.json." + std::to_string(child) + ".0123456789abcdef.msprof.tmp";
   const std::string live = "b.json." + std::to_string(::getpid()) + ".0123456789abcdef.msprof.tmp";
   const std::string young = "c.json." + std::to_string(child) + ".0123456789abcdef.msprof.tmp";
-  for (const auto& n : {dead, live, young, std::string("user.tmp"), std::string("d.json.12.nothex.msprof.tmp")})
+  const std::string old_form = "e.csv.tmp" + std::to_string(child);  // msprof before the output layer
+  const std::string old_young = "f.csv.tmp" + std::to_string(child);
+  for (const auto& n : {dead, live, young, old_form, old_young, std::string("user.tmp"), std::string("user.tmpx1"),
+                        std::string("d.json.12.nothex.msprof.tmp")})
     write_text(t / "out" / n, "x");
   // Written before this process started: the killed run and (same pid, earlier process) ours.
   const timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
-  for (const auto& n : {dead, live, std::string("user.tmp"), std::string("d.json.12.nothex.msprof.tmp")})
+  for (const auto& n : {dead, live, old_form, std::string("user.tmp"), std::string("user.tmpx1"),
+                        std::string("d.json.12.nothex.msprof.tmp")})
     REQUIRE(::utimensat(AT_FDCWD, (t / "out" / n).c_str(), old, 0) == 0);
   const auto notes = d->remove_stale_temps();
-  REQUIRE(notes.size() == 2);
+  REQUIRE(notes.size() == 3);
   CHECK(notes[0].find("removed a temporary file left by an interrupted run") != std::string::npos);
   CHECK_FALSE(fs::exists(t / "out" / dead));
   CHECK_FALSE(fs::exists(t / "out" / live));  // same pid, but older than this process: an earlier one
   CHECK(fs::exists(t / "out" / young));       // written after this process started: maybe running
+  CHECK_FALSE(fs::exists(t / "out" / old_form));
+  CHECK(fs::exists(t / "out" / old_young));
   CHECK(fs::exists(t / "out" / "user.tmp"));
+  CHECK(fs::exists(t / "out" / "user.tmpx1"));
   CHECK(fs::exists(t / "out" / "d.json.12.nothex.msprof.tmp"));
 }

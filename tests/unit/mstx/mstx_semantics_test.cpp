@@ -28,7 +28,7 @@ TEST_CASE("nothing is recorded and range start returns 0 while not collecting") 
   CHECK(s.rec->find("live") != nullptr);
 }
 
-TEST_CASE("message rules: NULL, empty, leading = + - @ and >= 156 bytes are rejected and counted") {
+TEST_CASE("message rules: NULL, empty, leading = + - @ TAB CR and >= 156 bytes are rejected and counted") {
   session_guard s;
   REQUIRE(s.ok);
   auto before = core::rejects(reject_reason::bad_message);
@@ -38,24 +38,27 @@ TEST_CASE("message rules: NULL, empty, leading = + - @ and >= 156 bytes are reje
   mstxMarkA("+x", nullptr);
   mstxMarkA("-x", nullptr);
   mstxMarkA("@x", nullptr);
+  mstxMarkA("\t=1+1", nullptr);
+  mstxMarkA("\r=1+1", nullptr);
   CHECK(mstxRangeStartA("=cmd", nullptr) == 0);
+  CHECK(mstxRangeStartA("\t=cmd", nullptr) == 0);
   std::string ok155(155, 'a'), bad156(156, 'b');
   mstxMarkA(ok155.c_str(), nullptr);
   mstxMarkA(bad156.c_str(), nullptr);
-  CHECK(core::rejects(reject_reason::bad_message) - before == 8);
+  CHECK(core::rejects(reject_reason::bad_message) - before == 11);
   // `{` messages: backslashes are stripped first, then the length rule applies.
   mstxMarkA("{\"k\\\\\":\\\"v\"}", nullptr);
   std::string brace = "{" + std::string(150, 'c') + std::string(40, '\\') + "}";
   mstxMarkA(brace.c_str(), nullptr);
   std::string brace_long = "{" + std::string(155, 'd') + "}";
   mstxMarkA(brace_long.c_str(), nullptr);
-  CHECK(core::rejects(reject_reason::bad_message) - before == 9);
+  CHECK(core::rejects(reject_reason::bad_message) - before == 12);
   s.stop();
   CHECK(s.rec->find(ok155) != nullptr);
   CHECK(s.rec->find(bad156) == nullptr);
   CHECK(s.rec->find("{\"k\":\"v\"}") != nullptr);
   CHECK(s.rec->find("{" + std::string(150, 'c') + "}") != nullptr);
-  CHECK(collect::losses().rejected >= 9);
+  CHECK(collect::losses().rejected >= 12);
 }
 
 TEST_CASE("range end: id 0 ignored, ranges pair, cross-thread end keeps the start thread") {
@@ -98,6 +101,7 @@ TEST_CASE("domains: default refused, same name same handle, destroyed records no
   CHECK(mstxDomainCreateA("default") == nullptr);
   CHECK(mstxDomainCreateA(nullptr) == nullptr);
   CHECK(mstxDomainCreateA("=evil") == nullptr);
+  CHECK(mstxDomainCreateA("\tevil") == nullptr);
   mstxDomainHandle_t a = mstxDomainCreateA("sem_a");
   REQUIRE(a != nullptr);
   CHECK(mstxDomainCreateA("sem_a") == a);
