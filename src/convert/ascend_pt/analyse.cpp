@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+// ASCEND_PROFILER_OUTPUT/ text files, as torch_npu 9e73e708a writes them: the
+// CANN summaries it copies (op_statistic, api_statistic, task_time), the
+// kernel view (op_summary renamed, with the step of each kernel) and the step
+// times (Overlap Analysis per step). Every file is Python csv.writer text:
+// CRLF line ends, cells quoted when they hold , " or a line break.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "msprof/convert/ascend_pt/analyse.hpp"
+#include "msprof/convert/load.hpp"
+#include "msprof/convert/overlap.hpp"
+#include "msprof/convert/summary.hpp"
+#include "msprof/convert/text.hpp"
+#include "msprof/core/output_file.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace ascend_pt {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// csv.writer text of a header and rows (CRLF).
+std::string csv_crlf(const std::vector<std::string>& header, const std::vector<table::row>& rows) {
+  std::string out;
+  const auto line = [&](const table::row& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i) out += ',';
+      append_csv_cell(out, cells[i]);
+    }
+    out += "\r\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+  return out;
+}
+
+/// The kernel view (torch_npu KernelViewParser): op_summary's columns, 8 of
+/// them renamed; Level0 keeps only those 8 and the shape columns; with steps,
+/// a "Step Id" column first (the step whose device range holds the start,
+/// compared as text as torch_npu does).
+std::optional<table> kernel_details(const model& m, const profiler_info& info, const std::vector<step_range>& steps) {
+  const table s = op_summary(m);
+  if (s.rows.empty()) return std::nullopt;
+  static const std::vector<std::pair<std::string, std::string>> renamed = {
+      {"Device_id", "Device_id"},         {"Op Name", "Name"},
+      {"OP Type", "Type"},                {"Task Type", "Accelerator Core"},
+      {"Task Start Time(us)", "Start Time(us)"}, {"Task Duration(us)", "Duration(us)"},
+      {"Task Wait Time(us)", "Wait Time(us)"},   {"Block Num", "Block Num"}};
+  static const std::vector<std::string> shapes = {"Input Shapes",  "Input Data Types",  "Input Formats",
+                                                  "Output Shapes", "Output Data Types", "Output Formats"};
+  std::vector<std::size_t> cols;
+  const auto col_of = [&](const std::string& h) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < s.header.size(); ++i)
+      if (s.header[i] == h) return i;
+    return std::nullopt;
+  };
+  if (info.level == "Level0") {
+    for (const auto& r : renamed)
+      if (auto c = col_of(r.first)) cols.push_back(*c);
+    for (const auto& h : shapes)
+      if (auto c = col_of(h)) cols.push_back(*c);
+  } else {
+    for (std::size_t i = 0; i < s.header.size(); ++i) cols.push_back(i);
+  }
+  table t;
+  t.name = "kernel_details";
+  if (!steps.empty()) t.header.push_back("Step Id");
+  for (auto c : cols) {
+    std::string h = s.header[c];
+    for (const auto& r : renamed)
+      if (r.first == h) h = r.second;
+    t.header.push_back(std::move(h));
+  }
+  const auto start_col = col_of("Task Start Time(us)");
+  std::vector<std::pair<std::string, std::string>> bounds;
+  for (const auto& st : steps) bounds.emplace_back(ts_us(st.start_ns), ts_us(st.end_ns));
+  for (const auto& row : s.rows) {
+    table::row r;
+    if (!steps.empty()) {
+      const std::string ts = start_col ? row[*start_col] : "0";
+      std::string id;
+      for (std::size_t k = 0; k < steps.size(); ++k)
+        if (bounds[k].first <= ts && ts <= bounds[k].second) {
+          id = steps[k].id;
+          break;
+        }
+      r.push_back(std::move(id));
+    }
+    for (auto c : cols) r.push_back(row[c]);
+    t.rows.push_back(std::move(r));
+  }
+  return t;
+}
+
+/// A Python number of torch_npu's step-time sums: an int until a float is
+/// added, printed the way str() prints it.
+struct py_num {
+  double v = 0;
+  bool is_float = false;
+  void add(double x) {
+    v += x;
+    is_float = true;
+  }
+  std::string str() const { return is_float ? py_float(v) : std::to_string(static_cast<long long>(v)); }
+};
+
+/// A ts or dur cell of the msprof timeline read back as Python float() does.
+double as_py_float(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
+
+/// step_trace_time (torch_npu TraceStepTimeParser) from the timeline's Overlap
+/// Analysis events, per device and step. No communication data yet: those
+/// columns stay 0.
+std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std::vector<step_range>& steps) {
+  const auto intervals = overlap_analysis(m);
+  if (intervals.empty()) return std::nullopt;
+  struct step_state {
+    std::optional<std::string> id;
+    double start = -1, end = -1, fwk_start = -1;
+    double e2e_start = -1, e2e_end = -1, first_task = -1;
+    bool e2e_set = false, first_set = false;
+  };
+  std::vector<step_state> proto;
+  for (const auto& s : steps)
+    proto.push_back({s.id, as_py_float(ts_us(s.start_ns)), as_py_float(ts_us(s.end_ns)), as_py_float(ts_us(s.fwk_start_ns))});
+  if (steps.empty()) proto.push_back({std::nullopt});
+  struct sums {
+    py_num compute, free;
+  };
+  std::map<std::uint32_t, std::vector<step_state>> per_device;
+  // device -> (step id or none, in first-seen order) -> sums
+  std::map<std::uint32_t, std::vector<std::pair<std::optional<std::string>, sums>>> saved;
+  for (const auto& iv : intervals) {
+    auto [it, fresh] = per_device.try_emplace(iv.device_id, proto);
+    auto& list = it->second;
+    const double start = as_py_float(ts_us(iv.start_ns));
+    const double dur = as_py_float(dur_us_json(iv.end_ns - iv.start_ns));
+    std::optional<std::string> cur;
+    for (const auto& st : list)
+      if (st.start <= start && start < st.end) {
+        cur = st.id;
+        break;
+      }
+    for (auto& st : list) {
+      if (st.id != cur) continue;
+      if (!st.e2e_set || start < st.e2e_start) st.e2e_start = start;
+      if (!st.e2e_set || start + dur > st.e2e_end) st.e2e_end = start + dur;
+      st.e2e_set = true;
+      if (iv.compute && (!st.first_set || start < st.first_task)) {
+        st.first_task = start;
+        st.first_set = true;
+      }
+      break;
+    }
+    auto& dev = saved[iv.device_id];
+    auto s = std::find_if(dev.begin(), dev.end(), [&](const auto& p) { return p.first == cur; });
+    if (s == dev.end()) s = dev.insert(dev.end(), {cur, sums{}});
+    (iv.compute ? s->second.compute : s->second.free).add(dur);
+  }
+  std::int64_t first_op = 0;
+  bool has_op = false;
+  for (const auto& o : d.ops)
+    if (!has_op || o.start_ns < first_op) {
+      first_op = o.start_ns;
+      has_op = true;
+    }
+  struct out_row {
+    std::uint32_t device;
+    long long step;
+    table::row cells;
+  };
+  std::vector<out_row> rows;
+  for (const auto& [device, list] : saved) {
+    for (const auto& [id, sm] : list) {
+      if (!steps.empty() && !id) continue;
+      py_num stage, prepare;
+      for (const auto& st : per_device[device]) {
+        if (st.id != id) continue;
+        if (st.e2e_set) stage.add(st.e2e_end - st.e2e_start);
+        const double first = st.first_set ? st.first_task : -1;
+        if (id)
+          prepare.add(first - st.fwk_start);
+        else if (has_op)
+          prepare.add(first - as_py_float(ts_us(first_op)));
+        break;
+      }
+      table::row r = {std::to_string(device), id.value_or(""), sm.compute.str(), "0", "0", "0", sm.free.str(),
+                      stage.str(), "0", "0", prepare.str()};
+      rows.push_back({device, id ? std::atoll(id->c_str()) : 0, std::move(r)});
+    }
+  }
+  if (rows.empty()) return std::nullopt;
+  std::stable_sort(rows.begin(), rows.end(), [&](const out_row& a, const out_row& b) {
+    return steps.empty() ? a.device < b.device : std::make_pair(a.device, a.step) < std::make_pair(b.device, b.step);
+  });
+  table t;
+  t.name = "step_trace_time";
+  t.header = {"Device_id", "Step",  "Computing", "Communication(Not Overlapped)", "Overlapped", "Communication", "Free",
+              "Stage",     "Bubble", "Communication(Not Overlapped and Exclude Receive)", "Preparing"};
+  for (auto& r : rows) t.rows.push_back(std::move(r.cells));
+  return t;
+}
+
+}  // namespace
+
+result<analyse_result> analyse(const std::string& dir, const analyse_options& o) {
+  auto pd = read_pt_dir(dir);
+  if (!pd) return pd.err();
+  std::string type = o.export_type;
+  if (type.empty()) type = pd->info.export_type.empty() ? "text" : pd->info.export_type.front();
+  if (type == "db")
+    return make_error(errc::unsupported, dir + ": --export-type db is not supported yet for *_ascend_pt directories; "
+                                               "use --export-type text");
+  if (type != "text") return make_error(errc::invalid_argument, dir + ": unknown export type '" + type + "' (text or db)");
+
+  load_options lo;
+  std::error_code ec;
+  lo.spill_dir = fs::temp_directory_path(ec).string();
+  if (ec) lo.spill_dir = "/tmp";
+  auto m = load_model(pd->prof_dir, lo);
+  if (!m) return m.err();
+  place_framework(*pd, m->session.wall_offset_ns);
+
+  analyse_result res;
+  res.warnings = std::move(pd->warnings);
+  for (auto& w : m->warnings) res.warnings.push_back(std::move(w));
+  const auto steps = step_ranges(*pd, *m);
+
+  std::vector<table> tables;
+  if (auto k = kernel_details(*m, pd->info, steps)) tables.push_back(std::move(*k));
+  if (pd->info.level == "Level1" || pd->info.level == "Level2") {
+    tables.push_back(op_statistic(*m));
+    tables.push_back(api_statistic(*m));
+  }
+  if (pd->info.level != "Level_none") tables.push_back(task_time(*m));
+  if (auto s = step_trace_time(*m, *pd, steps)) tables.push_back(std::move(*s));
+
+  auto out = outfile::dir::make((fs::path(dir) / "ASCEND_PROFILER_OUTPUT").string());
+  if (!out) return out.err();
+  for (auto& n : out->remove_stale_temps()) res.warnings.push_back(std::move(n));
+  res.output_dir = out->path();
+  const auto write = [&](const std::string& name, const std::string& text) -> result<void> {
+    auto f = outfile::atomic_file::create(*out, name);
+    if (!f) return f.err();
+    MSPROF_TRY(f->write(text));
+    MSPROF_TRY(f->commit());
+    res.files.push_back((fs::path(out->path()) / name).string());
+    return {};
+  };
+  for (const auto& t : tables) {
+    if (t.rows.empty()) continue;  // torch_npu writes no file without rows
+    MSPROF_TRY(write(t.name + ".csv", csv_crlf(t.header, t.rows)));
+  }
+  MSPROF_TRY(write("analyse.done", ""));
+  return res;
+}
+
+}  // namespace ascend_pt
+}  // namespace convert
+MSPROF_END_NAMESPACE
