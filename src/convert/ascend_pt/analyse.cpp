@@ -109,6 +109,7 @@ struct py_num {
     v += x;
     is_float = true;
   }
+  void add_int(long long x) { v += static_cast<double>(x); }
   std::string str() const { return is_float ? py_float(v) : std::to_string(static_cast<long long>(v)); }
 };
 
@@ -208,6 +209,61 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
   return t;
 }
 
+/// Python's `";".join(...)` fields shown one item a line, as torch_npu does.
+std::string lines(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    out += c;
+    if (c == ';') out += "\r\n";
+  }
+  return out;
+}
+
+/// operator_details (torch_npu OperatorViewParser): every framework op but the
+/// ProfilerStep ones, in start order, with host durations from the op tree and
+/// device durations from the kernels bound to it (self) and below it (total).
+std::optional<table> operator_details(const relation& r) {
+  table t;
+  t.name = "operator_details";
+  t.header = {"Name",
+              "Input Shapes",
+              "Call Stack",
+              "Host Self Duration(us)",
+              "Host Total Duration(us)",
+              "Device Self Duration(us)",
+              "Device Total Duration(us)",
+              "Device Self Duration With AICore(us)",
+              "Device Total Duration With AICore(us)"};
+  const auto us = [](std::int64_t ns) { return py_float(as_py_float(ts_us(ns))); };
+  for (std::size_t i = 1; i < r.nodes.size(); ++i) {
+    const op_node& n = r.nodes[i];
+    if (!n.op || n.op->name.find("ProfilerStep#") != std::string::npos) continue;
+    const std::int64_t total = n.op->end_ns - n.op->start_ns;
+    std::int64_t self = total;
+    for (const op_node* c : n.children) self -= c->op->end_ns - c->op->start_ns;
+    py_num dev[4];  // self, total, self AI Core, total AI Core
+    const auto sum = [&](const std::vector<std::int64_t>& ids, py_num& all, py_num& aic) {
+      for (auto id : ids) {
+        const auto it = r.kernels.find(id);
+        if (it == r.kernels.end()) continue;
+        for (const auto& k : it->second) {
+          all.add(k.dur_us);
+          if (k.ai_core)
+            aic.add(k.dur_us);
+          else
+            aic.add_int(0);
+        }
+      }
+    };
+    sum(n.corr_self, dev[0], dev[2]);
+    sum(n.corr_total, dev[1], dev[3]);
+    t.rows.push_back({n.op->name, lines(n.op->input_shapes), lines(n.op->call_stack), us(self), us(total),
+                      dev[0].str(), dev[1].str(), dev[2].str(), dev[3].str()});
+  }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
+}
+
 }  // namespace
 
 result<analyse_result> analyse(const std::string& dir, const analyse_options& o) {
@@ -231,10 +287,12 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   analyse_result res;
   res.warnings = std::move(pd->warnings);
   for (auto& w : m->warnings) res.warnings.push_back(std::move(w));
-  const auto steps = step_ranges(*pd, *m);
+  auto rel = link(*pd, *m);
+  const auto steps = step_ranges(rel, *pd);
 
   std::vector<table> tables;
   if (auto k = kernel_details(*m, pd->info, steps)) tables.push_back(std::move(*k));
+  if (auto od = operator_details(rel)) tables.push_back(std::move(*od));
   if (pd->info.level == "Level1" || pd->info.level == "Level2") {
     tables.push_back(op_statistic(*m));
     tables.push_back(api_statistic(*m));

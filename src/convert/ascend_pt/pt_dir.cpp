@@ -142,7 +142,9 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
   }
   const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
   d.ops.reserve(rec.ops.size());
-  for (auto& o : rec.ops) d.ops.push_back({local(o.start), local(o.end), o.pid, o.start_tid, std::move(o.name)});
+  for (auto& o : rec.ops)
+    d.ops.push_back({local(o.start), local(o.end), o.pid, o.start_tid, std::move(o.name), std::move(o.input_shapes),
+                     std::move(o.call_stack)});
 
   // Task queue: marks in time order; an end pairs with the latest open start
   // of the same thread and name (torch_npu get_task_queue_data).

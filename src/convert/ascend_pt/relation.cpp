@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <cstdlib>
 #include <unordered_map>
+
+#include "msprof/convert/text.hpp"
 
 #include "msprof/convert/ascend_pt/analyse.hpp"
 
@@ -29,23 +32,21 @@ std::map<std::int64_t, std::vector<kernel_ref>> acl_to_npu(const model& m) {
     if (t.connection_id == 0 || !seen.insert(t.connection_id).second) continue;
     const auto it = launch_start.find(t.connection_id);
     if (it == launch_start.end()) continue;
-    out[it->second].push_back({t.start_ns, t.end_ns});
+    kernel_ref k;
+    k.ts = t.start_ns;
+    k.dur_us = std::strtod(dur_us_json(t.end_ns - t.start_ns).c_str(), nullptr);
+    k.end_ns = t.start_ns + static_cast<std::int64_t>(k.dur_us * 1000);
+    k.ai_core = (t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type) == "AI_CORE";
+    out[it->second].push_back(k);
   }
   return out;
 }
 
 namespace {
 
-struct node {
-  const fw_op* op = nullptr;  // nullptr: the root
-  node* parent = nullptr;
-  std::vector<node*> children;
-  std::vector<std::int64_t> corr_total;  // correlation ids (task queue) or launch starts
-};
-
-/// Builds the op tree; returns the nodes (root first) and fills corr_total
-/// from the enqueues.
-std::vector<node> build_tree(const pt_dir& d) {
+/// Builds the op tree and binds each enqueue's correlation id to the op that
+/// holds it (self) and to that op and its ancestors (total).
+std::vector<op_node> build_tree(const pt_dir& d) {
   struct item {
     std::int64_t ts;
     const fw_op* op;
@@ -57,10 +58,10 @@ std::vector<node> build_tree(const pt_dir& d) {
   for (const auto& e : d.enqueue) items.push_back({e.ts, nullptr, &e});
   std::stable_sort(items.begin(), items.end(), [](const item& a, const item& b) { return a.ts < b.ts; });
 
-  std::vector<node> nodes(d.ops.size() + 1);  // fixed size: children point into it
+  std::vector<op_node> nodes(d.ops.size() + 1);  // fixed size: nodes point into it
   std::size_t used = 1;
-  node* root = &nodes[0];
-  node* last = root;
+  op_node* root = &nodes[0];
+  op_node* last = root;
   for (const auto& it : items) {
     while (last) {
       if (last != root && it.ts > last->op->end_ns) {
@@ -68,13 +69,15 @@ std::vector<node> build_tree(const pt_dir& d) {
         continue;
       }
       if (it.op) {
-        node* n = &nodes[used++];
+        op_node* n = &nodes[used++];
         n->op = it.op;
         n->parent = last;
         last->children.push_back(n);
         last = n;
       } else if (last->op && last->op->tid == it.enq->tid) {
-        for (node* p = last; p->parent; p = p->parent) p->corr_total.push_back(static_cast<std::int64_t>(it.enq->corr_id));
+        const auto id = static_cast<std::int64_t>(it.enq->corr_id);
+        last->corr_self.push_back(id);
+        for (op_node* p = last; p->parent; p = p->parent) p->corr_total.push_back(id);
       }
       break;
     }
@@ -103,27 +106,59 @@ std::map<std::int64_t, std::vector<kernel_ref>> kernels_by_corr(const std::vecto
   return out;
 }
 
+/// The child of `n` running at `ts` (the last one starting at or before it, if
+/// it has not ended), or nullptr (torch_npu TorchOpNode.match_child_node).
+op_node* child_at(const op_node& n, std::int64_t ts) {
+  if (n.children.empty()) return nullptr;
+  auto it = std::upper_bound(n.children.begin(), n.children.end(), ts,
+                             [](std::int64_t t, const op_node* c) { return t < c->op->start_ns; });
+  op_node* c = it == n.children.begin() ? n.children.front() : *(it - 1);
+  return c->op->end_ns > ts ? c : nullptr;
+}
+
 }  // namespace
 
-std::vector<step_range> step_ranges(const pt_dir& d, const model& m) {
-  if (!d.info.cpu || d.ops.empty()) return {};
-  const auto acl = acl_to_npu(m);
-  const auto kernels = d.dequeue.empty() ? acl : kernels_by_corr(d.dequeue, acl);
-  if (kernels.empty()) return {};
-  auto nodes = build_tree(d);
-  std::vector<node*> steps;
-  for (node* c : nodes[0].children)
+relation link(const pt_dir& d, const model& m) {
+  relation r;
+  if (!d.info.cpu || d.ops.empty()) return r;
+  r.acl = acl_to_npu(m);
+  r.kernels = d.dequeue.empty() ? r.acl : kernels_by_corr(d.dequeue, r.acl);
+  r.nodes = build_tree(d);
+  if (!d.has_task_queue) {
+    // Without a task queue each launch belongs to the innermost op running at
+    // its start (torch_npu TreeBuilder.update_tree_node_info).
+    for (const auto& [start, ks] : r.acl) {
+      for (op_node* n = child_at(r.nodes[0], start); n;) {
+        n->corr_total.push_back(start);
+        op_node* c = child_at(*n, start);
+        if (!c) n->corr_self.push_back(start);
+        n = c;
+      }
+    }
+  }
+  return r;
+}
+
+std::vector<step_range> step_ranges(relation& r, const pt_dir& d) {
+  if (r.kernels.empty() || r.nodes.empty()) return {};
+  std::vector<op_node*> steps;
+  for (op_node* c : r.nodes[0].children)
     if (c->op->name.find("ProfilerStep#") != std::string::npos) steps.push_back(c);
   if (steps.empty()) return {};
-  if (!d.has_task_queue) {
-    // Launch starts go to the step that holds them.
-    std::stable_sort(steps.begin(), steps.end(), [](const node* a, const node* b) { return a->op->start_ns < b->op->start_ns; });
+  std::vector<std::vector<std::int64_t>> step_ids(steps.size());
+  if (d.has_task_queue) {
+    for (std::size_t k = 0; k < steps.size(); ++k) step_ids[k] = steps[k]->corr_total;
+  } else {
+    // Launch starts go to the step that holds them, ends included
+    // (torch_npu _update_step_node_info, on steps sorted by start).
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const op_node* a, const op_node* b) { return a->op->start_ns < b->op->start_ns; });
     std::size_t k = 0;
-    for (const auto& [start, ks] : acl) {
+    for (const auto& [start, ks] : r.acl) {
       while (k < steps.size()) {
-        node* s = steps[k];
+        const op_node* s = steps[k];
         if (s->op->start_ns <= start && start <= s->op->end_ns) {
-          s->corr_total.push_back(start);
+          step_ids[k].push_back(start);
           break;
         }
         if (start < s->op->start_ns) break;
@@ -132,19 +167,20 @@ std::vector<step_range> step_ranges(const pt_dir& d, const model& m) {
     }
   }
   std::vector<step_range> out;
-  for (node* s : steps) {
-    if (s->corr_total.empty()) continue;  // torch_npu: "no flow events in the step range"
-    std::vector<std::int64_t> ids = s->corr_total;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const op_node* s = steps[k];
+    if (step_ids[k].empty()) continue;  // torch_npu: "no flow events in the step range"
+    std::vector<std::int64_t> ids = step_ids[k];
     std::sort(ids.begin(), ids.end());
     const std::vector<kernel_ref>* first = nullptr;
     const std::vector<kernel_ref>* last = nullptr;
     for (auto id : ids)
-      if (auto it = kernels.find(id); it != kernels.end() && !it->second.empty()) {
+      if (auto it = r.kernels.find(id); it != r.kernels.end() && !it->second.empty()) {
         first = &it->second;
         break;
       }
-    for (auto r = ids.rbegin(); r != ids.rend(); ++r)
-      if (auto it = kernels.find(*r); it != kernels.end() && !it->second.empty()) {
+    for (auto id = ids.rbegin(); id != ids.rend(); ++id)
+      if (auto it = r.kernels.find(*id); it != r.kernels.end() && !it->second.empty()) {
         last = &it->second;
         break;
       }

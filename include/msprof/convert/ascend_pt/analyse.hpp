@@ -48,6 +48,8 @@ struct fw_op {
   std::int64_t start_ns = 0, end_ns = 0;
   std::uint64_t pid = 0, tid = 0;
   std::string name;
+  std::string input_shapes;  ///< ';'-separated, as recorded
+  std::string call_stack;    ///< ';'-separated frames
 };
 
 /// A matched task-queue span (torch.op_mark start/end pair) on the local clock.
@@ -90,17 +92,39 @@ struct step_range {
   std::int64_t fwk_start_ns = 0;  ///< the ProfilerStep op's start
 };
 
-/// A kernel linked to its launch (the HostToDevice flow of the timeline).
+/// A kernel linked to its launch (the HostToDevice flow of the timeline), with
+/// its times as torch_npu reads them back from the timeline JSON.
 struct kernel_ref {
-  std::int64_t ts = 0, end_ns = 0;
+  std::int64_t ts = 0, end_ns = 0;  ///< end = ts + int(dur_us * 1000)
+  double dur_us = 0;
+  bool ai_core = false;  ///< Task Type AI_CORE
 };
 
 /// Kernels by the start of the host API that launched them.
 std::map<std::int64_t, std::vector<kernel_ref>> acl_to_npu(const model& m);
 
+/// A node of the framework op tree (torch_npu TorchOpNode).
+struct op_node {
+  const fw_op* op = nullptr;  ///< nullptr: the root
+  op_node* parent = nullptr;
+  std::vector<op_node*> children;
+  std::vector<std::int64_t> corr_total;  ///< ids bound here or below (correlation ids, or launch starts)
+  std::vector<std::int64_t> corr_self;   ///< ids bound here
+};
+
+/// Framework ops linked to kernels: the op tree (nodes[0] is the root, the
+/// others in start order) and the kernels by correlation id (task queue) or
+/// by launch start (no task queue).
+struct relation {
+  std::vector<op_node> nodes;
+  std::map<std::int64_t, std::vector<kernel_ref>> kernels;
+  std::map<std::int64_t, std::vector<kernel_ref>> acl;
+};
+relation link(const pt_dir& d, const model& m);
+
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
 /// kernels reached through their enqueues (task queue) or launches.
-std::vector<step_range> step_ranges(const pt_dir& d, const model& m);
+std::vector<step_range> step_ranges(relation& r, const pt_dir& d);
 
 /// Options of analyse().
 struct analyse_options {
