@@ -264,6 +264,40 @@ std::optional<table> operator_details(const relation& r) {
   return t;
 }
 
+/// memory_record (torch_npu MemoryViewParser) from the allocator records
+/// alone (no CANN GE/APP memory is read yet): each NPU record in time order as
+/// a PTA row and, GE having nothing to add, an equal PTA+GE row; a workspace
+/// record as one WORKSPACE row. Sizes in MB as Python prints floats.
+std::optional<table> memory_record(const pt_dir& d, const model& m) {
+  constexpr std::int8_t npu = 20;
+  constexpr std::uint8_t workspace = 1;
+  std::vector<const codec::framework::memory_usage*> recs;
+  for (const auto& u : d.memory)
+    if (u.device_type == npu) recs.push_back(&u);
+  std::stable_sort(recs.begin(), recs.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
+  table t;
+  t.name = "memory_record";
+  t.header = {"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)", "Total Active(MB)",
+              "Stream Ptr", "Device Type"};
+  const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
+  for (const auto* u : recs) {
+    // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
+    const long long dev = m.session.devices.size() == 1 ? m.session.devices.front().id : u->device_index;
+    table::row r = {"PTA", ts_us(u->time) + '\t', mb(u->total_allocated), mb(u->total_reserved), mb(u->total_active),
+                    std::to_string(u->stream_ptr), "NPU:" + std::to_string(dev)};
+    if (u->component_type == workspace) {
+      r[0] = "WORKSPACE";
+      t.rows.push_back(std::move(r));
+      continue;
+    }
+    t.rows.push_back(r);
+    r[0] = "PTA+GE";
+    t.rows.push_back(std::move(r));
+  }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
+}
+
 }  // namespace
 
 result<analyse_result> analyse(const std::string& dir, const analyse_options& o) {
@@ -299,6 +333,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   }
   if (pd->info.level != "Level_none") tables.push_back(task_time(*m));
   if (auto s = step_trace_time(*m, *pd, steps)) tables.push_back(std::move(*s));
+  if (auto mr = memory_record(*pd, *m)) tables.push_back(std::move(*mr));
 
   auto out = outfile::dir::make((fs::path(dir) / "ASCEND_PROFILER_OUTPUT").string());
   if (!out) return out.err();

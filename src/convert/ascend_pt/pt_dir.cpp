@@ -146,6 +146,9 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
     d.ops.push_back({local(o.start), local(o.end), o.pid, o.start_tid, std::move(o.name), std::move(o.input_shapes),
                      std::move(o.call_stack)});
 
+  d.memory = std::move(rec.memory);
+  for (auto& u : d.memory) u.time = local(u.time);
+
   // Task queue: marks in time order; an end pairs with the latest open start
   // of the same thread and name (torch_npu get_task_queue_data).
   std::stable_sort(rec.marks.begin(), rec.marks.end(),

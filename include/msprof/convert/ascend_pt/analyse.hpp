@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "../../codec/framework.hpp"
 #include "../../core/error.hpp"
 #include "../model.hpp"
 
@@ -69,6 +70,7 @@ struct pt_dir {
   std::vector<queue_span> enqueue;  ///< in the order their end marks come (time order)
   std::vector<queue_span> dequeue;
   bool has_task_queue = false;      ///< a torch.op_mark file exists
+  std::vector<codec::framework::memory_usage> memory;  ///< torch.memory_usage, `time` on the local clock, file order
   std::vector<std::string> warnings;
 };
 
