@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // ASCEND_PROFILER_OUTPUT/ text files, as torch_npu 9e73e708a writes them: the
 // CANN summaries it copies (op_statistic, api_statistic, task_time), the
-// kernel view (op_summary renamed, with the step of each kernel) and the step
-// times (Overlap Analysis per step). Every file is Python csv.writer text:
+// kernel view (op_summary renamed, with the step of each kernel), the operator
+// view (op tree durations), the step times (Overlap Analysis per step) and the
+// memory views (torch.memory_usage). Every file is Python csv.writer text:
 // CRLF line ends, cells quoted when they hold , " or a line break.
 #include <algorithm>
 #include <cstdlib>
@@ -298,6 +299,161 @@ std::optional<table> memory_record(const pt_dir& d, const model& m) {
   return t;
 }
 
+/// operator_memory (torch_npu MemoryPrepareParser + MemoryViewParser): the
+/// inner allocator's NPU blocks of the first process with records, each block
+/// (malloc, then at most one free and one block-free, per address) as one row
+/// named after the op that allocated it: through the dequeue running at the
+/// malloc to its enqueue and the aten/npu op around that, or else the op of the
+/// allocating thread running at that time. `incomplete` counts as torch_npu's
+/// "N memory record(s) are incomplete".
+std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const model& m, std::size_t& incomplete) {
+  namespace fw = codec::framework;
+  constexpr std::int8_t npu = 20;
+  constexpr std::uint8_t malloc_type = 0, free_type = 1, block_free_type = 2, caching = 0, inner = 0;
+  std::vector<const fw::memory_usage*> sorted;
+  for (const auto& u : d.memory) sorted.push_back(&u);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
+  // Inner-allocator NPU records by process, processes in first-seen order.
+  std::vector<std::pair<std::uint64_t, std::vector<const fw::memory_usage*>>> by_pid;
+  for (const auto* u : sorted) {
+    if (u->device_type != npu || u->allocator_type != inner) continue;
+    auto it = std::find_if(by_pid.begin(), by_pid.end(), [&](const auto& p) { return p.first == u->pid; });
+    if (it == by_pid.end()) it = by_pid.insert(by_pid.end(), {u->pid, {}});
+    it->second.push_back(u);
+  }
+  for (const auto& [pid, records] : by_pid) {
+    std::vector<const op_node*> ops;
+    for (std::size_t i = 1; i < rel.nodes.size(); ++i)
+      if (rel.nodes[i].op && rel.nodes[i].op->pid == pid) ops.push_back(&rel.nodes[i]);
+    if (ops.empty()) continue;  // torch_npu: "Lack of torch ops to connect memory record"
+    std::stable_sort(ops.begin(), ops.end(), [](const op_node* a, const op_node* b) { return a->op->start_ns < b->op->start_ns; });
+    // Blocks: per address (first-seen order), records by time, split as torch_npu's _get_valid_record_entry.
+    std::vector<std::pair<std::int64_t, std::vector<const fw::memory_usage*>>> by_ptr;
+    for (const auto* u : records) {
+      auto it = std::find_if(by_ptr.begin(), by_ptr.end(), [&](const auto& p) { return p.first == u->ptr; });
+      if (it == by_ptr.end()) it = by_ptr.insert(by_ptr.end(), {u->ptr, {}});
+      it->second.push_back(u);
+    }
+    std::vector<std::vector<const fw::memory_usage*>> blocks;
+    for (auto& [ptr, recs] : by_ptr) {
+      std::stable_sort(recs.begin(), recs.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
+      std::size_t l = 0, r = 0;
+      std::vector<const fw::memory_usage*> buf;
+      std::vector<std::uint8_t> types;
+      while (l < recs.size() && r < recs.size()) {
+        if (recs[l]->data_type != malloc_type) {
+          r = ++l;
+        } else if (buf.size() < 3 && std::find(types.begin(), types.end(), recs[r]->data_type) == types.end()) {
+          types.push_back(recs[r]->data_type);
+          buf.push_back(recs[r++]);
+        } else {
+          blocks.push_back(buf);
+          buf.clear();
+          types.clear();
+          l = r;
+        }
+      }
+      if (!buf.empty()) blocks.push_back(buf);
+    }
+    std::stable_sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) { return a[0]->time < b[0]->time; });
+
+    // Ops by thread (start order), without torch_npu's empty_tensor / malloc_workspace.
+    std::map<std::uint64_t, std::vector<const op_node*>> by_tid;
+    for (const op_node* n : ops)
+      if (n->op->name != "empty_tensor" && n->op->name != "malloc_workspace") by_tid[n->op->tid].push_back(n);
+    std::map<std::pair<std::uint64_t, bool>, std::size_t> op_cursor;  // (tid, enqueue?) -> ops at or before
+    const auto last_op_before = [&](std::int64_t ts, std::uint64_t tid, bool enq) -> const op_node* {
+      const auto& list = by_tid[tid];
+      auto& i = op_cursor[{tid, enq}];
+      while (i < list.size() && list[i]->op->start_ns <= ts) ++i;
+      return i == 0 ? nullptr : list[i - 1];
+    };
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<const queue_span*>> deq;
+    std::set<std::uint64_t> deq_pids, deq_tids;
+    for (const auto& q : d.dequeue) {
+      deq[{q.pid, q.tid}].push_back(&q);
+      deq_pids.insert(q.pid);
+      deq_tids.insert(q.tid);
+    }
+    std::map<std::uint64_t, const queue_span*> enq_by_corr;
+    for (const auto& q : d.enqueue) enq_by_corr[q.corr_id] = &q;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> deq_cursor;
+    const auto op_name = [&](const fw::memory_usage& u) -> std::string {
+      const queue_span* dq = nullptr;
+      if (deq_pids.count(u.pid) && deq_tids.count(u.tid)) {
+        const auto& list = deq[{u.pid, u.tid}];
+        auto& i = deq_cursor[{u.pid, u.tid}];
+        while (i < list.size() && list[i]->ts <= u.time) ++i;
+        if (i > 0 && list[i - 1]->ts <= u.time && u.time < list[i - 1]->ts + list[i - 1]->dur) dq = list[i - 1];
+        if (!dq) return "";
+      }
+      if (!dq) {
+        for (const op_node* n = last_op_before(u.time, u.tid, false); n; n = n->parent) {
+          if (!n->op) return "";
+          if (n->op->end_ns >= u.time) return n->op->name;
+        }
+        return "";
+      }
+      const auto e = enq_by_corr.find(dq->corr_id);
+      if (e == enq_by_corr.end()) return "";
+      const queue_span& eq = *e->second;
+      for (const op_node* n = last_op_before(eq.ts + eq.dur, eq.tid, true); n; n = n->parent) {
+        if (!n->op) return "";
+        if (n->op->name.rfind("aten", 0) == 0 || n->op->name.rfind("npu", 0) == 0) return n->op->name;
+      }
+      return "";
+    };
+
+    table t;
+    t.name = "operator_memory";
+    t.header = {"Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)", "Active Release Time(us)",
+                "Duration(us)", "Active Duration(us)", "Allocation Total Allocated(MB)",
+                "Allocation Total Reserved(MB)", "Allocation Total Active(MB)", "Release Total Allocated(MB)",
+                "Release Total Reserved(MB)", "Release Total Active(MB)", "Stream Ptr", "Device Type"};
+    const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
+    const auto at = [](std::int64_t ns) { return ts_us(ns) + '\t'; };
+    for (const auto& b : blocks) {
+      if (b.empty() || b.size() > 3) continue;
+      const auto& a = *b[0];
+      const std::string tag = "NPU:" + std::to_string(m.session.devices.size() == 1 ? static_cast<long long>(m.session.devices.front().id)
+                                                                                      : static_cast<long long>(a.device_index));
+      table::row r = {op_name(a), py_float(static_cast<double>(a.alloc_size) / 1024.0), at(a.time), "", "", "", "",
+                      mb(a.total_allocated), mb(a.total_reserved), mb(a.total_active), "", "", "",
+                      std::to_string(a.stream_ptr), tag};
+      const fw::memory_usage* freed = nullptr;
+      const fw::memory_usage* active = nullptr;
+      if (b.size() == 1) {
+        if (a.component_type == caching) incomplete += 2;
+      } else if (b.size() == 2) {
+        if (a.component_type == caching) incomplete += 1;
+        if (b[1]->data_type == free_type) freed = b[1];
+        if (b[1]->data_type == block_free_type) active = b[1];
+        r[10] = mb(b[1]->total_allocated);
+        r[11] = mb(b[1]->total_reserved);
+        r[12] = mb(b[1]->total_active);
+      } else {
+        freed = b[1]->data_type == free_type ? b[1] : b[2];
+        active = freed == b[1] ? b[2] : b[1];
+        r[10] = mb(freed->total_allocated);
+        r[11] = mb(freed->total_reserved);
+        r[12] = mb(freed->total_active);
+      }
+      if (freed) {
+        r[3] = at(freed->time);
+        r[5] = at(freed->time - a.time);
+      }
+      if (active) {
+        r[4] = at(active->time);
+        r[6] = at(active->time - a.time);
+      }
+      t.rows.push_back(std::move(r));
+    }
+    if (t.rows.empty()) return std::nullopt;
+    return t;  // torch_npu keeps the first process's rows only
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 result<analyse_result> analyse(const std::string& dir, const analyse_options& o) {
@@ -333,7 +489,12 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   }
   if (pd->info.level != "Level_none") tables.push_back(task_time(*m));
   if (auto s = step_trace_time(*m, *pd, steps)) tables.push_back(std::move(*s));
+  std::size_t incomplete = 0;
+  if (auto om = operator_memory(*pd, rel, *m, incomplete)) tables.push_back(std::move(*om));
   if (auto mr = memory_record(*pd, *m)) tables.push_back(std::move(*mr));
+  if (incomplete)
+    res.warnings.push_back(pd->dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
+                           " memory record(s) are incomplete (blocks without their free records)");
 
   auto out = outfile::dir::make((fs::path(dir) / "ASCEND_PROFILER_OUTPUT").string());
   if (!out) return out.err();

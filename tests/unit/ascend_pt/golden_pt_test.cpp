@@ -29,7 +29,7 @@ fs::path copy_case(const temp_dir& tmp, const std::string& c) {
 }
 
 /// Files torch_npu writes that analyse() does not write yet.
-const std::set<std::string> not_yet = {"trace_view.json", "operator_memory.csv"};
+const std::set<std::string> not_yet = {"trace_view.json"};
 
 }  // namespace
 
@@ -41,7 +41,14 @@ TEST_CASE("golden-pt: analyse writes torch_npu's text files byte for byte") {
     auto r = pt::analyse(dir.string(), {"text"});
     REQUIRE_MESSAGE(r.has_value(), r.err().what());
     for (const auto& w : r->warnings) MESSAGE("warning: " << w);
-    CHECK(r->warnings.empty());
+    if (std::string(c) == "pt_memory") {
+      // torch_npu prints "14 memory record(s) are incomplete." for this case too.
+      REQUIRE(r->warnings.size() == 1);
+      CHECK(r->warnings[0] == (dir / "FRAMEWORK" / "torch.memory_usage").string() +
+                                  ": 14 memory record(s) are incomplete (blocks without their free records)");
+    } else {
+      CHECK(r->warnings.empty());
+    }
     const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
     CHECK(fs::path(r->output_dir) == out);
     std::set<std::string> expected;
