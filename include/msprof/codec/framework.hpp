@@ -61,9 +61,9 @@ struct op_range {
   std::uint8_t scope = 0;
   bool is_async = false;
   std::string name;
-  std::string input_dtypes;   ///< ';'-separated
-  std::string input_shapes;   ///< ';'-separated
-  std::string call_stack;     ///< ';'-separated frames
+  std::string input_dtypes;  ///< ';'-separated
+  std::string input_shapes;  ///< ';'-separated
+  std::string call_stack;    ///< ';'-separated frames
   std::string module_hierarchy;
   std::string flops;
   bool has_dtypes = false, has_shapes = false, has_stack = false;
@@ -117,8 +117,8 @@ struct records {
   std::vector<gc_record> gcs;
 };
 
-inline constexpr std::size_t op_range_size = 58, op_mark_size = 40, memory_usage_size = 77,
-                             python_tracer_hash_size = 8, python_tracer_func_size = 33, gc_record_size = 24;
+inline constexpr std::size_t op_range_size = 58, op_mark_size = 40, memory_usage_size = 77, python_tracer_hash_size = 8,
+                             python_tracer_func_size = 33, gc_record_size = 24;
 
 namespace detail {
 
@@ -226,65 +226,69 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
   std::size_t invalid = 0;
   switch (kind) {
     case file_kind::op_range:
-      detail::walk_tlv(p, n, file, 1, op_range_size, warnings, [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
-        op_range r;
-        r.start = load_le<std::int64_t>(v);
-        r.end = load_le<std::int64_t>(v + 8);
-        r.seq = load_le<std::int64_t>(v + 16);
-        r.pid = load_le<std::uint64_t>(v + 24);
-        r.start_tid = load_le<std::uint64_t>(v + 32);
-        r.end_tid = load_le<std::uint64_t>(v + 40);
-        r.fwd_tid = load_le<std::uint64_t>(v + 48);
-        r.scope = v[56];
-        r.is_async = v[57] != 0;
-        detail::fields f;
-        detail::split_fields(v + op_range_size, len - op_range_size, file, off + detail::tlv_head + op_range_size, f,
-                             warnings);
-        r.name = detail::text(f.v[2], invalid);
-        r.input_dtypes = detail::text(f.v[3], invalid);
-        r.input_shapes = detail::text(f.v[4], invalid);
-        r.call_stack = detail::text(f.v[8], invalid);
-        r.module_hierarchy = detail::text(f.v[9], invalid);
-        r.flops = detail::text(f.v[10], invalid);
-        r.has_dtypes = f.has[3];
-        r.has_shapes = f.has[4];
-        r.has_stack = f.has[8];
-        out.ops.push_back(std::move(r));
-      });
+      detail::walk_tlv(p, n, file, 1, op_range_size, warnings,
+                       [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
+                         op_range r;
+                         r.start = load_le<std::int64_t>(v);
+                         r.end = load_le<std::int64_t>(v + 8);
+                         r.seq = load_le<std::int64_t>(v + 16);
+                         r.pid = load_le<std::uint64_t>(v + 24);
+                         r.start_tid = load_le<std::uint64_t>(v + 32);
+                         r.end_tid = load_le<std::uint64_t>(v + 40);
+                         r.fwd_tid = load_le<std::uint64_t>(v + 48);
+                         r.scope = v[56];
+                         r.is_async = v[57] != 0;
+                         detail::fields f;
+                         detail::split_fields(v + op_range_size, len - op_range_size, file,
+                                              off + detail::tlv_head + op_range_size, f, warnings);
+                         r.name = detail::text(f.v[2], invalid);
+                         r.input_dtypes = detail::text(f.v[3], invalid);
+                         r.input_shapes = detail::text(f.v[4], invalid);
+                         r.call_stack = detail::text(f.v[8], invalid);
+                         r.module_hierarchy = detail::text(f.v[9], invalid);
+                         r.flops = detail::text(f.v[10], invalid);
+                         r.has_dtypes = f.has[3];
+                         r.has_shapes = f.has[4];
+                         r.has_stack = f.has[8];
+                         out.ops.push_back(std::move(r));
+                       });
       break;
     case file_kind::op_mark:
-      detail::walk_tlv(p, n, file, 2, op_mark_size, warnings, [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
-        op_mark r;
-        r.time = load_le<std::int64_t>(v);
-        r.category = load_le<std::uint64_t>(v + 8);
-        r.corr_id = load_le<std::uint64_t>(v + 16);
-        r.tid = load_le<std::uint64_t>(v + 24);
-        r.pid = load_le<std::uint64_t>(v + 32);
-        detail::fields f;
-        detail::split_fields(v + op_mark_size, len - op_mark_size, file, off + detail::tlv_head + op_mark_size, f, warnings);
-        r.name = detail::text(f.v[1], invalid);
-        out.marks.push_back(std::move(r));
-      });
+      detail::walk_tlv(p, n, file, 2, op_mark_size, warnings,
+                       [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
+                         op_mark r;
+                         r.time = load_le<std::int64_t>(v);
+                         r.category = load_le<std::uint64_t>(v + 8);
+                         r.corr_id = load_le<std::uint64_t>(v + 16);
+                         r.tid = load_le<std::uint64_t>(v + 24);
+                         r.pid = load_le<std::uint64_t>(v + 32);
+                         detail::fields f;
+                         detail::split_fields(v + op_mark_size, len - op_mark_size, file,
+                                              off + detail::tlv_head + op_mark_size, f, warnings);
+                         r.name = detail::text(f.v[1], invalid);
+                         out.marks.push_back(std::move(r));
+                       });
       break;
     case file_kind::memory_usage:
-      detail::walk_tlv(p, n, file, 3, memory_usage_size, warnings, [&](const unsigned char* v, std::size_t, std::uint64_t) {
-        memory_usage r;
-        r.ptr = load_le<std::int64_t>(v);
-        r.time = load_le<std::int64_t>(v + 8);
-        r.alloc_size = load_le<std::int64_t>(v + 16);
-        r.total_allocated = load_le<std::int64_t>(v + 24);
-        r.total_reserved = load_le<std::int64_t>(v + 32);
-        r.total_active = load_le<std::int64_t>(v + 40);
-        r.stream_ptr = load_le<std::int64_t>(v + 48);
-        r.device_type = static_cast<std::int8_t>(v[56]);
-        r.device_index = static_cast<std::int8_t>(v[57]);
-        r.component_type = v[58];
-        r.data_type = v[59];
-        r.allocator_type = v[60];
-        r.tid = load_le<std::uint64_t>(v + 61);
-        r.pid = load_le<std::uint64_t>(v + 69);
-        out.memory.push_back(r);
-      });
+      detail::walk_tlv(p, n, file, 3, memory_usage_size, warnings,
+                       [&](const unsigned char* v, std::size_t, std::uint64_t) {
+                         memory_usage r;
+                         r.ptr = load_le<std::int64_t>(v);
+                         r.time = load_le<std::int64_t>(v + 8);
+                         r.alloc_size = load_le<std::int64_t>(v + 16);
+                         r.total_allocated = load_le<std::int64_t>(v + 24);
+                         r.total_reserved = load_le<std::int64_t>(v + 32);
+                         r.total_active = load_le<std::int64_t>(v + 40);
+                         r.stream_ptr = load_le<std::int64_t>(v + 48);
+                         r.device_type = static_cast<std::int8_t>(v[56]);
+                         r.device_index = static_cast<std::int8_t>(v[57]);
+                         r.component_type = v[58];
+                         r.data_type = v[59];
+                         r.allocator_type = v[60];
+                         r.tid = load_le<std::uint64_t>(v + 61);
+                         r.pid = load_le<std::uint64_t>(v + 69);
+                         out.memory.push_back(r);
+                       });
       break;
     case file_kind::python_tracer_hash:
       detail::walk_tlv(p, n, file, 4, python_tracer_hash_size, warnings,

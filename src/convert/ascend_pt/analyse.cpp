@@ -5,6 +5,8 @@
 // view (op tree durations), the step times (Overlap Analysis per step) and the
 // memory views (torch.memory_usage). Every file is Python csv.writer text:
 // CRLF line ends, cells quoted when they hold , " or a line break.
+#include "msprof/convert/ascend_pt/analyse.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +15,6 @@
 #include <set>
 #include <utility>
 
-#include "msprof/convert/ascend_pt/analyse.hpp"
 #include "msprof/convert/load.hpp"
 #include "msprof/convert/overlap.hpp"
 #include "msprof/convert/summary.hpp"
@@ -50,11 +51,14 @@ std::string csv_crlf(const std::vector<std::string>& header, const std::vector<t
 std::optional<table> kernel_details(const model& m, const profiler_info& info, const std::vector<step_range>& steps) {
   const table s = op_summary(m);
   if (s.rows.empty()) return std::nullopt;
-  static const std::vector<std::pair<std::string, std::string>> renamed = {
-      {"Device_id", "Device_id"},         {"Op Name", "Name"},
-      {"OP Type", "Type"},                {"Task Type", "Accelerator Core"},
-      {"Task Start Time(us)", "Start Time(us)"}, {"Task Duration(us)", "Duration(us)"},
-      {"Task Wait Time(us)", "Wait Time(us)"},   {"Block Num", "Block Num"}};
+  static const std::vector<std::pair<std::string, std::string>> renamed = {{"Device_id", "Device_id"},
+                                                                           {"Op Name", "Name"},
+                                                                           {"OP Type", "Type"},
+                                                                           {"Task Type", "Accelerator Core"},
+                                                                           {"Task Start Time(us)", "Start Time(us)"},
+                                                                           {"Task Duration(us)", "Duration(us)"},
+                                                                           {"Task Wait Time(us)", "Wait Time(us)"},
+                                                                           {"Block Num", "Block Num"}};
   static const std::vector<std::string> shapes = {"Input Shapes",  "Input Data Types",  "Input Formats",
                                                   "Output Shapes", "Output Data Types", "Output Formats"};
   std::vector<std::size_t> cols;
@@ -131,7 +135,8 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
   };
   std::vector<step_state> proto;
   for (const auto& s : steps)
-    proto.push_back({s.id, as_py_float(ts_us(s.start_ns)), as_py_float(ts_us(s.end_ns)), as_py_float(ts_us(s.fwk_start_ns))});
+    proto.push_back(
+        {s.id, as_py_float(ts_us(s.start_ns)), as_py_float(ts_us(s.end_ns)), as_py_float(ts_us(s.fwk_start_ns))});
   if (steps.empty()) proto.push_back({std::nullopt});
   struct sums {
     py_num compute, free;
@@ -193,8 +198,17 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
           prepare.add(first - as_py_float(ts_us(first_op)));
         break;
       }
-      table::row r = {std::to_string(device), id.value_or(""), sm.compute.str(), "0", "0", "0", sm.free.str(),
-                      stage.str(), "0", "0", prepare.str()};
+      table::row r = {std::to_string(device),
+                      id.value_or(""),
+                      sm.compute.str(),
+                      "0",
+                      "0",
+                      "0",
+                      sm.free.str(),
+                      stage.str(),
+                      "0",
+                      "0",
+                      prepare.str()};
       rows.push_back({device, id ? std::atoll(id->c_str()) : 0, std::move(r)});
     }
   }
@@ -204,8 +218,12 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
   });
   table t;
   t.name = "step_trace_time";
-  t.header = {"Device_id", "Step",  "Computing", "Communication(Not Overlapped)", "Overlapped", "Communication", "Free",
-              "Stage",     "Bubble", "Communication(Not Overlapped and Exclude Receive)", "Preparing"};
+  t.header = {"Device_id",  "Step",
+              "Computing",  "Communication(Not Overlapped)",
+              "Overlapped", "Communication",
+              "Free",       "Stage",
+              "Bubble",     "Communication(Not Overlapped and Exclude Receive)",
+              "Preparing"};
   for (auto& r : rows) t.rows.push_back(std::move(r.cells));
   return t;
 }
@@ -258,8 +276,8 @@ std::optional<table> operator_details(const relation& r) {
     };
     sum(n.corr_self, dev[0], dev[2]);
     sum(n.corr_total, dev[1], dev[3]);
-    t.rows.push_back({n.op->name, lines(n.op->input_shapes), lines(n.op->call_stack), us(self), us(total),
-                      dev[0].str(), dev[1].str(), dev[2].str(), dev[3].str()});
+    t.rows.push_back({n.op->name, lines(n.op->input_shapes), lines(n.op->call_stack), us(self), us(total), dev[0].str(),
+                      dev[1].str(), dev[2].str(), dev[3].str()});
   }
   if (t.rows.empty()) return std::nullopt;
   return t;
@@ -278,14 +296,19 @@ std::optional<table> memory_record(const pt_dir& d, const model& m) {
   std::stable_sort(recs.begin(), recs.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
   table t;
   t.name = "memory_record";
-  t.header = {"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)", "Total Active(MB)",
-              "Stream Ptr", "Device Type"};
+  t.header = {"Component",        "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
+              "Total Active(MB)", "Stream Ptr",    "Device Type"};
   const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
   for (const auto* u : recs) {
     // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
     const long long dev = m.session.devices.size() == 1 ? m.session.devices.front().id : u->device_index;
-    table::row r = {"PTA", ts_us(u->time) + '\t', mb(u->total_allocated), mb(u->total_reserved), mb(u->total_active),
-                    std::to_string(u->stream_ptr), "NPU:" + std::to_string(dev)};
+    table::row r = {"PTA",
+                    ts_us(u->time) + '\t',
+                    mb(u->total_allocated),
+                    mb(u->total_reserved),
+                    mb(u->total_active),
+                    std::to_string(u->stream_ptr),
+                    "NPU:" + std::to_string(dev)};
     if (u->component_type == workspace) {
       r[0] = "WORKSPACE";
       t.rows.push_back(std::move(r));
@@ -326,7 +349,8 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
     for (std::size_t i = 1; i < rel.nodes.size(); ++i)
       if (rel.nodes[i].op && rel.nodes[i].op->pid == pid) ops.push_back(&rel.nodes[i]);
     if (ops.empty()) continue;  // torch_npu: "Lack of torch ops to connect memory record"
-    std::stable_sort(ops.begin(), ops.end(), [](const op_node* a, const op_node* b) { return a->op->start_ns < b->op->start_ns; });
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const op_node* a, const op_node* b) { return a->op->start_ns < b->op->start_ns; });
     // Blocks: per address (first-seen order), records by time, split as torch_npu's _get_valid_record_entry.
     std::vector<std::pair<std::int64_t, std::vector<const fw::memory_usage*>>> by_ptr;
     for (const auto* u : records) {
@@ -355,7 +379,8 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
       }
       if (!buf.empty()) blocks.push_back(buf);
     }
-    std::stable_sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) { return a[0]->time < b[0]->time; });
+    std::stable_sort(blocks.begin(), blocks.end(),
+                     [](const auto& a, const auto& b) { return a[0]->time < b[0]->time; });
 
     // Ops by thread (start order), without torch_npu's empty_tensor / malloc_workspace.
     std::map<std::uint64_t, std::vector<const op_node*>> by_tid;
@@ -406,20 +431,44 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
 
     table t;
     t.name = "operator_memory";
-    t.header = {"Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)", "Active Release Time(us)",
-                "Duration(us)", "Active Duration(us)", "Allocation Total Allocated(MB)",
-                "Allocation Total Reserved(MB)", "Allocation Total Active(MB)", "Release Total Allocated(MB)",
-                "Release Total Reserved(MB)", "Release Total Active(MB)", "Stream Ptr", "Device Type"};
+    t.header = {"Name",
+                "Size(KB)",
+                "Allocation Time(us)",
+                "Release Time(us)",
+                "Active Release Time(us)",
+                "Duration(us)",
+                "Active Duration(us)",
+                "Allocation Total Allocated(MB)",
+                "Allocation Total Reserved(MB)",
+                "Allocation Total Active(MB)",
+                "Release Total Allocated(MB)",
+                "Release Total Reserved(MB)",
+                "Release Total Active(MB)",
+                "Stream Ptr",
+                "Device Type"};
     const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
     const auto at = [](std::int64_t ns) { return ts_us(ns) + '\t'; };
     for (const auto& b : blocks) {
       if (b.empty() || b.size() > 3) continue;
       const auto& a = *b[0];
-      const std::string tag = "NPU:" + std::to_string(m.session.devices.size() == 1 ? static_cast<long long>(m.session.devices.front().id)
-                                                                                      : static_cast<long long>(a.device_index));
-      table::row r = {op_name(a), py_float(static_cast<double>(a.alloc_size) / 1024.0), at(a.time), "", "", "", "",
-                      mb(a.total_allocated), mb(a.total_reserved), mb(a.total_active), "", "", "",
-                      std::to_string(a.stream_ptr), tag};
+      const std::string tag =
+          "NPU:" + std::to_string(m.session.devices.size() == 1 ? static_cast<long long>(m.session.devices.front().id)
+                                                                : static_cast<long long>(a.device_index));
+      table::row r = {op_name(a),
+                      py_float(static_cast<double>(a.alloc_size) / 1024.0),
+                      at(a.time),
+                      "",
+                      "",
+                      "",
+                      "",
+                      mb(a.total_allocated),
+                      mb(a.total_reserved),
+                      mb(a.total_active),
+                      "",
+                      "",
+                      "",
+                      std::to_string(a.stream_ptr),
+                      tag};
       const fw::memory_usage* freed = nullptr;
       const fw::memory_usage* active = nullptr;
       if (b.size() == 1) {
@@ -462,9 +511,11 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   std::string type = o.export_type;
   if (type.empty()) type = pd->info.export_type.empty() ? "text" : pd->info.export_type.front();
   if (type == "db")
-    return make_error(errc::unsupported, dir + ": --export-type db is not supported yet for *_ascend_pt directories; "
-                                               "use --export-type text");
-  if (type != "text") return make_error(errc::invalid_argument, dir + ": unknown export type '" + type + "' (text or db)");
+    return make_error(errc::unsupported, dir +
+                                             ": --export-type db is not supported yet for *_ascend_pt directories; "
+                                             "use --export-type text");
+  if (type != "text")
+    return make_error(errc::invalid_argument, dir + ": unknown export type '" + type + "' (text or db)");
 
   load_options lo;
   std::error_code ec;

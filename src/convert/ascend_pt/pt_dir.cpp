@@ -75,7 +75,8 @@ result<profiler_info> parse_profiler_info(const std::string& text, const std::st
   si.get("start_monotonic").to_int64(pi.start_monotonic);
   doc->get("rank_id").to_int64(pi.rank_id);
   if (pi.syscnt_enable && !(std::fabs(pi.freq) > 1e-15))
-    return make_error(errc::bad_value, file + ": start_info.freq is 0 with syscnt_enable on; framework times cannot be placed");
+    return make_error(errc::bad_value,
+                      file + ": start_info.freq is 0 with syscnt_enable on; framework times cannot be placed");
   return pi;
 }
 
@@ -101,9 +102,11 @@ result<pt_dir> read_pt_dir(const std::string& dir) {
   if (ec) return make_error(errc::io, dir + ": cannot list: " + ec.message());
   std::sort(infos.begin(), infos.end());
   std::sort(profs.begin(), profs.end());
-  if (infos.empty()) return make_error(errc::not_found, dir + ": no profiler_info_{rank}.json (not a torch_npu *_ascend_pt directory)");
+  if (infos.empty())
+    return make_error(errc::not_found, dir + ": no profiler_info_{rank}.json (not a torch_npu *_ascend_pt directory)");
   if (profs.empty())
-    return make_error(errc::not_found, dir + ": no PROF_* directory (the CANN part of the collection); nothing to analyse");
+    return make_error(errc::not_found,
+                      dir + ": no PROF_* directory (the CANN part of the collection); nothing to analyse");
   if (profs.size() > 1)
     d.warnings.push_back(dir + ": " + std::to_string(profs.size()) + " PROF_* directories; only " + profs.front() +
                          " is analysed");
@@ -137,8 +140,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
       d.warnings.push_back(bytes.err().message + "; file skipped");
       continue;
     }
-    fw::decode(kind, reinterpret_cast<const unsigned char*>(bytes->data()), bytes->size(), p.string(), rec,
-               d.warnings);
+    fw::decode(kind, reinterpret_cast<const unsigned char*>(bytes->data()), bytes->size(), p.string(), rec, d.warnings);
   }
   const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
   d.ops.reserve(rec.ops.size());

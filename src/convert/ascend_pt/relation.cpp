@@ -8,14 +8,13 @@
 // the first kernel of its first bound correlation id to the later of its own
 // end and the last kernel's end.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
-#include <cstdlib>
 #include <unordered_map>
 
-#include "msprof/convert/text.hpp"
-
 #include "msprof/convert/ascend_pt/analyse.hpp"
+#include "msprof/convert/text.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -87,8 +86,8 @@ std::vector<op_node> build_tree(const pt_dir& d) {
 
 /// Correlation ids -> kernels: each launch start (ascending) goes to the first
 /// dequeue, in list order, that has not ended before it, if that one encloses it.
-std::map<std::int64_t, std::vector<kernel_ref>> kernels_by_corr(const std::vector<queue_span>& dequeue,
-                                                                const std::map<std::int64_t, std::vector<kernel_ref>>& acl) {
+std::map<std::int64_t, std::vector<kernel_ref>> kernels_by_corr(
+    const std::vector<queue_span>& dequeue, const std::map<std::int64_t, std::vector<kernel_ref>>& acl) {
   std::map<std::int64_t, std::vector<kernel_ref>> out;
   std::size_t i = 0;
   for (const auto& [start, kernels] : acl) {

@@ -3,11 +3,11 @@
 // PROF_, damaged FRAMEWORK files, db export) giving clear errors or warnings
 // that name the file and the byte offset.
 #include <doctest/doctest.h>
-#include <msprof/convert/ascend_pt/analyse.hpp>
-#include <msprof/convert/load.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <msprof/convert/ascend_pt/analyse.hpp>
+#include <msprof/convert/load.hpp>
 #include <string>
 
 #include "../../support/temp_dir.hpp"

@@ -3,9 +3,9 @@
 // file written equals torch_npu's own byte for byte, and the expected files
 // not written yet are exactly the ones docs/torch_npu.md lists.
 #include <doctest/doctest.h>
-#include <msprof/convert/ascend_pt/analyse.hpp>
 
 #include <filesystem>
+#include <msprof/convert/ascend_pt/analyse.hpp>
 #include <set>
 #include <string>
 

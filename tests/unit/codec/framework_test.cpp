@@ -4,10 +4,10 @@
 // struct, cut raw tail) give one warning naming the file and the byte offset
 // while every whole record before (and, where it can, after) is kept.
 #include <doctest/doctest.h>
-#include <msprof/codec/framework.hpp>
 
 #include <cstdint>
 #include <fstream>
+#include <msprof/codec/framework.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -81,8 +81,8 @@ TEST_CASE("framework: file kinds by name prefix, as torch_npu dispatches them") 
 }
 
 TEST_CASE("framework: op_range and op_mark records decode every field") {
-  auto d = decode(fw::file_kind::op_range, op_range(100, 250, 6000, "aten::mm", "128,256;256,512") +
-                                               op_range(300, 400, 6001, "aten::add"));
+  auto d = decode(fw::file_kind::op_range,
+                  op_range(100, 250, 6000, "aten::mm", "128,256;256,512") + op_range(300, 400, 6001, "aten::add"));
   CHECK(d.warnings.empty());
   REQUIRE(d.rec.ops.size() == 2);
   const auto& o = d.rec.ops[0];

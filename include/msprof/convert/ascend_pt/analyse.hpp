@@ -34,14 +34,14 @@ namespace ascend_pt {
 
 /// What profiler_info_{rank}.json says (torch_npu's defaults when a key is missing).
 struct profiler_info {
-  std::string level = "Level0";              ///< experimental_config._profiler_level
+  std::string level = "Level0";                  ///< experimental_config._profiler_level
   std::vector<std::string> export_type{"text"};  ///< experimental_config._export_type
-  bool cpu = true;                           ///< ProfilerActivity.CPU in common_config.activities
-  bool npu = true;                           ///< ProfilerActivity.NPU
-  bool syscnt_enable = false;                ///< start_info: FRAMEWORK times are counter ticks
-  double freq = 100.0;                       ///< start_info.freq (MHz)
-  std::int64_t start_cnt = 0;                ///< start_info.start_cnt
-  std::int64_t start_monotonic = 0;          ///< start_info.start_monotonic (ns)
+  bool cpu = true;                               ///< ProfilerActivity.CPU in common_config.activities
+  bool npu = true;                               ///< ProfilerActivity.NPU
+  bool syscnt_enable = false;                    ///< start_info: FRAMEWORK times are counter ticks
+  double freq = 100.0;                           ///< start_info.freq (MHz)
+  std::int64_t start_cnt = 0;                    ///< start_info.start_cnt
+  std::int64_t start_monotonic = 0;              ///< start_info.start_monotonic (ns)
   std::int64_t rank_id = -1;
 };
 
@@ -63,14 +63,14 @@ struct queue_span {
 
 /// One `*_ascend_pt` directory read: its files, config and framework records.
 struct pt_dir {
-  std::string dir;       ///< the *_ascend_pt directory
-  std::string prof_dir;  ///< its PROF_* directory
-  std::string info_file; ///< profiler_info_{rank}.json
+  std::string dir;        ///< the *_ascend_pt directory
+  std::string prof_dir;   ///< its PROF_* directory
+  std::string info_file;  ///< profiler_info_{rank}.json
   profiler_info info;
   std::vector<fw_op> ops;           ///< torch.op_range, file order
   std::vector<queue_span> enqueue;  ///< in the order their end marks come (time order)
   std::vector<queue_span> dequeue;
-  bool has_task_queue = false;      ///< a torch.op_mark file exists
+  bool has_task_queue = false;                         ///< a torch.op_mark file exists
   std::vector<codec::framework::memory_usage> memory;  ///< torch.memory_usage, `time` on the local clock, file order
   std::vector<std::string> warnings;
 };
@@ -90,7 +90,7 @@ std::int64_t framework_ns(const profiler_info& info, std::int64_t raw) noexcept;
 
 /// A step's device range (torch_npu FwkCANNRelationParser.get_step_range).
 struct step_range {
-  std::string id;          ///< "1" from "ProfilerStep#1"
+  std::string id;  ///< "1" from "ProfilerStep#1"
   std::int64_t start_ns = 0, end_ns = 0;
   std::int64_t fwk_start_ns = 0;  ///< the ProfilerStep op's start
 };
