@@ -141,3 +141,17 @@ TEST_CASE("ascend_pt: step ranges come from the ProfilerStep ops and the kernels
   CHECK(steps[1].start_ns == t0 + 340000);
   CHECK(steps[1].end_ns == t0 + 1250000);
 }
+
+TEST_CASE("ascend_pt: without a task queue each launch belongs to the step running at its start") {
+  temp_dir tmp("pt_noqueue");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  fs::remove(dir / "FRAMEWORK" / "torch.op_mark");
+  auto r = pt::analyse(dir.string());
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  // Launches at 100/140 µs fall in ProfilerStep#1 [60, 168], those at 170/200/220 µs in #2 [170, 1250].
+  const std::string k = read_text(dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv");
+  std::vector<std::string> step_ids;
+  for (std::size_t at = k.find("\r\n") + 2; at < k.size(); at = k.find("\r\n", at) + 2)
+    step_ids.push_back(k.substr(at, k.find(',', at) - at));
+  CHECK(step_ids == std::vector<std::string>{"1", "1", "2", "2", "2"});
+}
