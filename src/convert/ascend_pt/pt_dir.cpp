@@ -41,6 +41,60 @@ result<std::string> read_file(const std::string& path) {
 
 bool starts_with(const std::string& s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
 
+/// A whole number, as Python's int() reads a config value.
+bool whole_number(std::string v, std::int64_t& out) {
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\r' || v.back() == '\t')) v.pop_back();
+  return json::value::make_number(v).to_int64(out);
+}
+
+/// The counter clock as torch_npu's ProfilerConfig takes it: the frequency from
+/// the PROF_'s host/info.json (CPU[0].Frequency; when that file exists but has
+/// no number there, 100 MHz, not profiler_info's), and the counter and
+/// monotonic time of the start from host/host_start.log ([Host] cntvct,
+/// clock_monotonic_raw) when both are numbers; profiler_info's otherwise.
+void counter_clock_from_prof(pt_dir& d) {
+  const fs::path host = fs::path(d.prof_dir) / "host";
+  std::error_code ec;
+  if (fs::is_regular_file(host / "info.json", ec)) {
+    d.info.freq = 100.0;
+    if (auto text = read_file((host / "info.json").string())) {
+      if (auto doc = json::parse(*text, (host / "info.json").string())) {
+        double f = 0;
+        if (doc->get("CPU").at(0).get("Frequency").to_double(f)) d.info.freq = f;
+      }
+    }
+  }
+  if (fs::is_regular_file(host / "host_start.log", ec)) {
+    auto text = read_file((host / "host_start.log").string());
+    if (!text) return;
+    std::string section;
+    std::int64_t mono = 0, cnt = 0;
+    bool has_mono = false, has_cnt = false;
+    std::size_t at = 0;
+    while (at < text->size()) {
+      std::size_t end = text->find('\n', at);
+      if (end == std::string::npos) end = text->size();
+      std::string line = text->substr(at, end - at);
+      at = end + 1;
+      if (!line.empty() && line.front() == '[') {
+        section = line.substr(1, line.find(']') == std::string::npos ? 0 : line.find(']') - 1);
+        continue;
+      }
+      const std::size_t sep = line.find_first_of(":=");
+      if (section != "Host" || sep == std::string::npos) continue;
+      std::string key = line.substr(0, sep), value = line.substr(sep + 1);
+      while (!key.empty() && key.back() == ' ') key.pop_back();
+      while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+      if (key == "clock_monotonic_raw") has_mono = whole_number(value, mono);
+      if (key == "cntvct") has_cnt = whole_number(value, cnt);
+    }
+    if (has_mono && has_cnt) {
+      d.info.start_monotonic = mono;
+      d.info.start_cnt = cnt;
+    }
+  }
+}
+
 }  // namespace
 
 result<profiler_info> parse_profiler_info(const std::string& text, const std::string& file) {
@@ -117,6 +171,7 @@ result<pt_dir> read_pt_dir(const std::string& dir) {
   auto info = parse_profiler_info(*text, d.info_file);
   if (!info) return info.err();
   d.info = std::move(*info);
+  counter_clock_from_prof(d);
   return d;
 }
 

@@ -155,3 +155,40 @@ TEST_CASE("ascend_pt: without a task queue each launch belongs to the step runni
     step_ids.push_back(k.substr(at, k.find(',', at) - at));
   CHECK(step_ids == std::vector<std::string>{"1", "1", "2", "2", "2"});
 }
+
+TEST_CASE("ascend_pt: the counter clock comes from the PROF_ host files when they have it, as torch_npu takes it") {
+  temp_dir tmp("pt_syscnt");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  const fs::path info = dir / "profiler_info_0.json";
+  std::string text = read_text(info);
+  const auto set = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  };
+  set("\"syscnt_enable\": false", "\"syscnt_enable\": true");
+  set("\"freq\": 100", "\"freq\": 50");
+  set("\"start_cnt\": 1000000000000", "\"start_cnt\": 7");
+  std::ofstream(info, std::ios::binary | std::ios::trunc) << text;
+  fs::path prof;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) prof = e.path();
+
+  // host/host_start.log has cntvct and clock_monotonic_raw (both 1e12); host/info.json
+  // has an empty CPU Frequency, so torch_npu uses 100 MHz, not profiler_info's 50.
+  auto d = pt::read_pt_dir(dir.string());
+  REQUIRE(d.has_value());
+  CHECK(d->info.syscnt_enable);
+  CHECK(d->info.freq == 100.0);
+  CHECK(d->info.start_cnt == 1000000000000);
+  CHECK(d->info.start_monotonic == 1000000000000);
+  CHECK(pt::framework_ns(d->info, 1000000000000 + 5) == 1000000000000 + 50);
+
+  // Without those files profiler_info's values hold.
+  fs::remove(prof / "host" / "host_start.log");
+  fs::remove(prof / "host" / "info.json");
+  d = pt::read_pt_dir(dir.string());
+  REQUIRE(d.has_value());
+  CHECK(d->info.freq == 50.0);
+  CHECK(d->info.start_cnt == 7);
+}

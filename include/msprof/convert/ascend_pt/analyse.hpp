@@ -78,11 +78,13 @@ struct pt_dir {
 /// Parses profiler_info JSON text; `file` names it in errors.
 result<profiler_info> parse_profiler_info(const std::string& text, const std::string& file);
 
-/// Reads the directory: profiler_info, FRAMEWORK files (warnings for damage),
-/// the PROF_ directory's place. `wall_offset_ns` (local = monotonic + offset,
-/// the PROF_ start_info's) places framework times. Errors: no profiler_info,
-/// no PROF_ directory.
+/// Reads the directory: profiler_info (its counter clock overridden by the
+/// PROF_'s host/info.json and host/host_start.log, as torch_npu does), the
+/// PROF_ directory's place. Errors: no profiler_info, no PROF_ directory.
 result<pt_dir> read_pt_dir(const std::string& dir);
+
+/// Decodes the FRAMEWORK files (warnings for damage) and places their times:
+/// local = framework_ns(raw) + `wall_offset_ns` (the PROF_ start_info's).
 void place_framework(pt_dir& d, std::int64_t wall_offset_ns);
 
 /// Raw FRAMEWORK time -> monotonic ns (torch_npu: counter ticks when syscnt is on).
