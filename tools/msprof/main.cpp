@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -175,6 +176,24 @@ class progress {
 enum class what { timeline, summary, db, all };
 
 /// Exports every PROF_ dir under `dir` in parallel; prints one line per file.
+/// Runs job(k) for k in [0, n) on up to one thread per core, with the
+/// progress bar: several collections (PROF_ or *_ascend_pt) at once.
+void for_each_dir(std::size_t n, const std::function<void(std::size_t)>& job) {
+  progress bar(n);
+  std::atomic<std::size_t> next{0};
+  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(n)));
+  auto work = [&] {
+    for (std::size_t k; (k = next++) < n;) {
+      job(k);
+      bar.step();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
 int run_export(const std::string& dir, what w, const cv::export_options& opt) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) return fail(dir + ": no such directory");
@@ -182,27 +201,14 @@ int run_export(const std::string& dir, what w, const cv::export_options& opt) {
   const auto dirs = cv::find_prof_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no PROF_ directory found (expected PROF_* with host/ or device_N/)");
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
-  progress bar(dirs.size());
-  std::atomic<std::size_t> next{0};
-  const unsigned workers =
-      std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(dirs.size())));
-  auto work = [&] {
-    for (std::size_t k; (k = next++) < dirs.size();) {
-      switch (w) {
-        case what::timeline: results[k] = cv::export_timeline(dirs[k], opt); break;
-        case what::summary: results[k] = cv::export_summary(dirs[k], opt); break;
-        case what::db: results[k] = cv::export_db(dirs[k], opt); break;
-        case what::all: results[k] = cv::export_all(dirs[k], opt); break;
-      }
-      bar.step();
+  for_each_dir(dirs.size(), [&](std::size_t k) {
+    switch (w) {
+      case what::timeline: results[k] = cv::export_timeline(dirs[k], opt); break;
+      case what::summary: results[k] = cv::export_summary(dirs[k], opt); break;
+      case what::db: results[k] = cv::export_db(dirs[k], opt); break;
+      case what::all: results[k] = cv::export_all(dirs[k], opt); break;
     }
-  };
-  {
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-  }
+  });
   int rc = 0;
   for (std::size_t k = 0; k < dirs.size(); ++k) {
     const auto& r = *results[k];
@@ -518,9 +524,11 @@ int cmd_analyse(arg_parser& p) {
   if (!fs::is_directory(dir, ec)) return fail(dir + ": no such directory");
   const auto dirs = cv::ascend_pt::find_pt_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no *_ascend_pt directory found");
+  std::vector<std::optional<msprof::result<cv::ascend_pt::analyse_result>>> results(dirs.size());
+  for_each_dir(dirs.size(), [&](std::size_t k) { results[k] = cv::ascend_pt::analyse(dirs[k], opt); });
   int rc = 0;
-  for (const auto& d : dirs) {
-    auto r = cv::ascend_pt::analyse(d, opt);
+  for (const auto& res : results) {
+    const auto& r = *res;
     if (!r) {
       std::cerr << "msprof: error: " << r.err().what() << "\n";
       rc = r.err().code == msprof::errc::unsupported && rc == 0 ? 2 : 1;

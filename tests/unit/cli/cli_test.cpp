@@ -764,9 +764,12 @@ fs::path add_pt_case(const sandbox& s, const std::string& c) {
 TEST_CASE("cli: analyse writes ASCEND_PROFILER_OUTPUT for a parent of *_ascend_pt directories") {
   sandbox s;
   const fs::path dir = add_pt_case(s, "pt_text_steps");
+  const fs::path other = add_pt_case(s, "pt_mstx");  // a second rank's directory: analysed alongside
   auto r = s.run({"analyse", "-dir", s.root.string(), "--export-type", "text"});
   CHECK(r.err.empty());
   REQUIRE(r.rc == 0);
+  CHECK(slurp(other / "ASCEND_PROFILER_OUTPUT" / "operator_details.csv") ==
+        slurp(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_mstx" / "expected" / "operator_details.csv"));
   const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
   for (const char* f : {"kernel_details.csv", "operator_details.csv", "op_statistic.csv", "api_statistic.csv",
                         "task_time.csv", "step_trace_time.csv", "analyse.done"}) {
