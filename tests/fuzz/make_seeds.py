@@ -6,6 +6,7 @@
 #   decode, dictionary, json   single golden files or their first record
 #   reader, convert_load,      whole golden PROF_ directories packed in the
 #   export                     chunk format of targets.hpp write_prof_dir()
+#   framework                  the FRAMEWORK files of tests/golden-pt
 import pathlib
 import re
 import struct
@@ -70,6 +71,8 @@ def main():
                  [prof / "device_0" / n for n in ("info.json.0", "sample.json")]:
             if f.is_file():
                 write("json", case + "-" + f.parent.name + "-" + f.name, f.read_bytes())
+    for f in sorted((HERE.parent / "golden-pt").glob("*/input/*_ascend_pt/FRAMEWORK/torch.*")):
+        write("framework", f.parents[3].name + "_" + f.name, f.read_bytes())
     # The escapes and number forms the golden files do not have.
     write("json", "escapes", rb'{"s": "a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "n": [-0, 1.5e-3, 2E+10, true, false, null], "o": {}}')
 

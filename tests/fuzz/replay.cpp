@@ -25,6 +25,7 @@ const entry kEntries[] = {
     {"dictionary", msprof_fuzz::dictionaries},
     {"json", msprof_fuzz::json_parse},
     {"reader", msprof_fuzz::prof_reader},
+    {"framework", msprof_fuzz::framework_decode},
 #ifdef MSPROF_FUZZ_WITH_CONVERT
     {"convert_load", msprof_fuzz::convert_load},
     {"export", msprof_fuzz::export_writers},

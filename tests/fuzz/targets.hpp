@@ -36,6 +36,9 @@
 
 namespace msprof_fuzz {
 
+// FRAMEWORK files (codec/framework.hpp); defined in fuzz_framework.cpp.
+int framework_decode(const std::uint8_t* data, std::size_t size);
+
 namespace prof = msprof::prof;
 namespace codec = msprof::codec;
 namespace json = msprof::json;

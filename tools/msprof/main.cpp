@@ -2,6 +2,7 @@
 // The msprof command: export / import / show on PROF_ directories, and the
 // collection launcher (--application). Flags follow CANN's msprof; unlike
 // Huawei's tool, every failure exits non-zero with one message naming the file.
+#include <msprof/convert/ascend_pt/analyse.hpp>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/show.hpp>
 #include <msprof/core/output_file.hpp>
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -51,6 +53,8 @@ constexpr const char* usage_text =
     "      --timeline-format=msprof|chrome chrome: a viewer-safe Chrome trace instead of msprof_<ts>.json\n"
     "      --timeline-max-size=MiB         split the chrome trace into parts above this size\n"
     "      --strict                        treat data warnings (truncated slices...) as errors\n"
+    "  msprof analyse -dir <*_ascend_pt dir or parent> [--export-type text]\n"
+    "      torch_npu profiler directories: write ASCEND_PROFILER_OUTPUT/ as torch_npu's analysis does\n"
     "  msprof import -dir <dir>            check and load a collection, print what it holds\n"
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
     "  msprof --output=DIR --application=\"cmd args\" [--mstx=on] [--mstx-domain-include=a,b |\n"
@@ -203,32 +207,37 @@ class progress {
 enum class what { timeline, summary, db, all };
 
 /// Exports every PROF_ dir under `dir` in parallel; prints one line per file.
+/// Runs job(k) for k in [0, n) on up to one thread per core, with the
+/// progress bar: several collections (PROF_ or *_ascend_pt) at once.
+void for_each_dir(std::size_t n, const std::function<void(std::size_t)>& job) {
+  progress bar(n);
+  std::atomic<std::size_t> next{0};
+  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(n)));
+  auto work = [&] {
+    for (std::size_t k; (k = next++) < n;) {
+      job(k);
+      bar.step();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
 int run_export(const std::string& dir, what w, const cv::export_options& opt) {
   const auto found = prof_dirs_or_fail(dir);
   if (!found) return 1;
   const auto& dirs = *found;
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
-  progress bar(dirs.size());
-  std::atomic<std::size_t> next{0};
-  const unsigned workers =
-      std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(dirs.size())));
-  auto work = [&] {
-    for (std::size_t k; (k = next++) < dirs.size();) {
-      switch (w) {
-        case what::timeline: results[k] = cv::export_timeline(dirs[k], opt); break;
-        case what::summary: results[k] = cv::export_summary(dirs[k], opt); break;
-        case what::db: results[k] = cv::export_db(dirs[k], opt); break;
-        case what::all: results[k] = cv::export_all(dirs[k], opt); break;
-      }
-      bar.step();
+  for_each_dir(dirs.size(), [&](std::size_t k) {
+    switch (w) {
+      case what::timeline: results[k] = cv::export_timeline(dirs[k], opt); break;
+      case what::summary: results[k] = cv::export_summary(dirs[k], opt); break;
+      case what::db: results[k] = cv::export_db(dirs[k], opt); break;
+      case what::all: results[k] = cv::export_all(dirs[k], opt); break;
     }
-  };
-  {
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-  }
+  });
   int rc = 0;
   for (std::size_t k = 0; k < dirs.size(); ++k) {
     const auto& r = *results[k];
@@ -521,6 +530,47 @@ int cmd_launch(arg_parser& p) {
 
 }  // namespace
 
+/// msprof analyse: torch_npu *_ascend_pt directories (docs/torch_npu.md).
+int cmd_analyse(arg_parser& p) {
+  std::string dir;
+  cv::ascend_pt::analyse_options opt;
+  while (!p.done()) {
+    bool err = false;
+    if (auto v = p.take("dir", true, err))
+      dir = *v;
+    else if (auto t = p.take("export-type", true, err))
+      opt.export_type = *t;
+    else
+      return usage_error("unknown option '" + p.args[p.i] + "'");
+    if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
+  }
+  if (dir.empty()) return usage_error("analyse needs -dir <*_ascend_pt dir>");
+  if (!opt.export_type.empty() && opt.export_type != "text" && opt.export_type != "db")
+    return usage_error("--export-type must be text or db, got '" + opt.export_type + "'");
+  if (opt.export_type == "db") {
+    std::cerr << "msprof: --export-type db is not supported yet by msprof analyse (text only so far; docs/torch_npu.md)\n";
+    return 2;
+  }
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return fail(dir + ": no such directory");
+  const auto dirs = cv::ascend_pt::find_pt_dirs(dir);
+  if (dirs.empty()) return fail(dir + ": no *_ascend_pt directory found");
+  std::vector<std::optional<msprof::result<cv::ascend_pt::analyse_result>>> results(dirs.size());
+  for_each_dir(dirs.size(), [&](std::size_t k) { results[k] = cv::ascend_pt::analyse(dirs[k], opt); });
+  int rc = 0;
+  for (const auto& res : results) {
+    const auto& r = *res;
+    if (!r) {
+      std::cerr << "msprof: error: " << r.err().what() << "\n";
+      rc = r.err().code == msprof::errc::unsupported && rc == 0 ? 2 : 1;
+      continue;
+    }
+    for (const auto& w : r->warnings) std::cerr << "msprof: warning: " << w << "\n";
+    for (const auto& f : r->files) std::cout << f << "\n";
+  }
+  return rc;
+}
+
 int main(int argc, char** argv) {
   arg_parser p;
   for (int i = 1; i < argc; ++i) p.args.emplace_back(argv[i]);
@@ -545,6 +595,10 @@ int main(int argc, char** argv) {
     if (first == "export") {
       p.i = 1;
       return cmd_export(p);
+    }
+    if (first == "analyse" || first == "analyze") {
+      p.i = 1;
+      return cmd_analyse(p);
     }
     if (first == "import") {
       p.i = 1;

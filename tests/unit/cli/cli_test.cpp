@@ -709,6 +709,67 @@ TEST_CASE("cli: kill -9 of a collecting program: export, import and show report 
 }
 #endif
 
+// msprof analyse (docs/torch_npu.md) on copies of tests/golden-pt inputs.
+namespace {
+fs::path add_pt_case(const sandbox& s, const std::string& c) {
+  fs::path dir;
+  for (const auto& e : fs::directory_iterator(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / c / "input")) {
+    dir = s.root / e.path().filename();
+    fs::copy(e.path(), dir, fs::copy_options::recursive);
+  }
+  return dir;
+}
+}  // namespace
+
+TEST_CASE("cli: analyse writes ASCEND_PROFILER_OUTPUT for a parent of *_ascend_pt directories") {
+  sandbox s;
+  const fs::path dir = add_pt_case(s, "pt_text_steps");
+  const fs::path other = add_pt_case(s, "pt_mstx");  // a second rank's directory: analysed alongside
+  auto r = s.run({"analyse", "-dir", s.root.string(), "--export-type", "text"});
+  CHECK(r.err.empty());
+  REQUIRE(r.rc == 0);
+  CHECK(slurp(other / "ASCEND_PROFILER_OUTPUT" / "operator_details.csv") ==
+        slurp(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_mstx" / "expected" / "operator_details.csv"));
+  const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+  for (const char* f : {"kernel_details.csv", "operator_details.csv", "op_statistic.csv", "api_statistic.csv",
+                        "task_time.csv", "step_trace_time.csv", "analyse.done"}) {
+    CAPTURE(f);
+    CHECK(fs::exists(out / f));
+    CHECK(r.out.find((out / f).string()) != std::string::npos);
+  }
+  CHECK(slurp(out / "kernel_details.csv") ==
+        slurp(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_text_steps" / "expected" / "kernel_details.csv"));
+}
+
+TEST_CASE("cli: analyse of a directory with FRAMEWORK but no PROF_ fails with one clear message") {
+  sandbox s;
+  const fs::path dir = add_pt_case(s, "pt_level0");
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) fs::remove_all(e.path());
+  auto r = s.run({"analyse", "-dir", dir.string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.rfind("msprof: error: ", 0) == 0);
+  CHECK(r.err.find(dir.string() + ": no PROF_* directory") != std::string::npos);
+  CHECK(r.err.find("no PROF_* directory", r.err.find('\n')) == std::string::npos);  // said once
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT"));
+}
+
+TEST_CASE("cli: analyse --export-type db is not supported yet (rc 2), no *_ascend_pt is rc 1") {
+  sandbox s;
+  const fs::path dir = add_pt_case(s, "pt_level0");
+  auto r = s.run({"analyse", "-dir", dir.string(), "--export-type", "db"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("not supported yet") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT"));
+  fs::create_directories(s.root / "empty");
+  r = s.run({"analyse", "-dir", (s.root / "empty").string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("no *_ascend_pt directory found") != std::string::npos);
+  r = s.run({"analyse"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("analyse needs -dir") != std::string::npos);
+}
+
 #else
 TEST_CASE("cli: binary not built") { MESSAGE("MSPROF_TEST_CLI not defined; CLI tests skipped"); }
 #endif

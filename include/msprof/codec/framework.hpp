@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+// Bounds-checked decoders of torch_npu's FRAMEWORK raw files (the `FRAMEWORK/`
+// folder of a `*_ascend_pt` directory), as torch_npu's data_reporter writes
+// them (docs/torch_npu.md; facts in shared/reference/torch-npu-formats.md).
+//
+// All little-endian. TLV files hold records <u16 type><u32 len><value>; a
+// value is a fixed struct followed by inner TLV fields (strings). Raw files are
+// back-to-back fixed structs.
+//
+//   file                       record   fixed struct (bytes)  inner fields
+//   torch.op_range             TLV 1    <3q4QB?   (58)         2 name, 3 dtypes, 4 shapes, 8 stack, ...
+//   torch.op_mark              TLV 2    <q4Q      (40)         1 name
+//   torch.memory_usage         TLV 3    <7q2b3B2Q (77)         -
+//   torch.python_tracer_hash   TLV 4    <Q        (8)          1 value
+//   torch.python_tracer_func   raw      <4QB      (33)
+//   torch.gc_record            raw      <3Q       (24)
+//
+// Damage never stops a file: an unknown record type or a short fixed struct
+// skips that record; a length past the end or a cut header ends the file;
+// each gives one warning naming the file and the byte offset. Inner strings
+// that are not UTF-8 are repaired (U+FFFD, json::utf8_repair) and counted.
+#ifndef MSPROF_CODEC_FRAMEWORK_HPP
+#define MSPROF_CODEC_FRAMEWORK_HPP
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/abi.hpp"
+#include "../core/json.hpp"
+#include "decode.hpp"
+#include "format.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace codec {
+namespace framework {
+
+/// The FRAMEWORK files this decoder knows.
+enum class file_kind { op_range, op_mark, memory_usage, python_tracer_func, python_tracer_hash, gc_record, unknown };
+
+/// The kind of a FRAMEWORK file by its name (torch_npu matches name prefixes:
+/// "torch.op_range" also covers "torch.op_range.1").
+inline file_kind kind_of(std::string_view file_name) noexcept {
+  const auto starts = [&](std::string_view p) { return file_name.substr(0, p.size()) == p; };
+  if (starts("torch.op_range")) return file_kind::op_range;
+  if (starts("torch.op_mark")) return file_kind::op_mark;
+  if (starts("torch.memory_usage")) return file_kind::memory_usage;
+  if (starts("torch.python_tracer_func")) return file_kind::python_tracer_func;
+  if (starts("torch.python_tracer_hash")) return file_kind::python_tracer_hash;
+  if (starts("torch.gc_record")) return file_kind::gc_record;
+  return file_kind::unknown;
+}
+
+/// A framework op (torch.op_range). Times are raw (syscnt or monotonic ns).
+struct op_range {
+  std::int64_t start = 0, end = 0, seq = 0;
+  std::uint64_t pid = 0, start_tid = 0, end_tid = 0, fwd_tid = 0;
+  std::uint8_t scope = 0;
+  bool is_async = false;
+  std::string name;
+  std::string input_dtypes;  ///< ';'-separated
+  std::string input_shapes;  ///< ';'-separated
+  std::string call_stack;    ///< ';'-separated frames
+  std::string module_hierarchy;
+  std::string flops;
+  bool has_dtypes = false, has_shapes = false, has_stack = false;
+};
+
+/// Task-queue mark categories (torch.op_mark).
+namespace mark {
+inline constexpr std::uint64_t enqueue_start = 0, enqueue_end = 1, dequeue_start = 2, dequeue_end = 3;
+}
+
+/// A task-queue mark (torch.op_mark).
+struct op_mark {
+  std::int64_t time = 0;
+  std::uint64_t category = 0, corr_id = 0, tid = 0, pid = 0;
+  std::string name;
+};
+
+/// An allocator event (torch.memory_usage).
+struct memory_usage {
+  std::int64_t ptr = 0, time = 0, alloc_size = 0, total_allocated = 0, total_reserved = 0, total_active = 0,
+               stream_ptr = 0;
+  std::int8_t device_type = 0, device_index = 0;
+  std::uint8_t component_type = 0, data_type = 0, allocator_type = 0;
+  std::uint64_t tid = 0, pid = 0;
+};
+
+/// A Python function entry/exit (torch.python_tracer_func).
+struct python_tracer_func {
+  std::uint64_t start = 0, tid = 0, pid = 0, hash_key = 0;
+  std::uint8_t trace_tag = 0;
+};
+
+/// A Python function name by hash (torch.python_tracer_hash).
+struct python_tracer_hash {
+  std::uint64_t key = 0;
+  std::string value;
+};
+
+/// A garbage collection (torch.gc_record).
+struct gc_record {
+  std::uint64_t pid = 0, start = 0, end = 0;
+};
+
+/// Everything decoded from one FRAMEWORK folder.
+struct records {
+  std::vector<op_range> ops;
+  std::vector<op_mark> marks;
+  std::vector<memory_usage> memory;
+  std::vector<python_tracer_func> python_funcs;
+  std::vector<python_tracer_hash> python_hashes;
+  std::vector<gc_record> gcs;
+};
+
+inline constexpr std::size_t op_range_size = 58, op_mark_size = 40, memory_usage_size = 77, python_tracer_hash_size = 8,
+                             python_tracer_func_size = 33, gc_record_size = 24;
+
+namespace detail {
+
+using codec::detail::load_le;
+
+inline constexpr std::size_t tlv_head = 6;  // u16 type + u32 length
+
+/// A value's inner fields by type (1..10); later duplicates win, as in torch_npu.
+struct fields {
+  std::array<std::string_view, 11> v{};
+  std::array<bool, 11> has{};
+};
+
+/// Splits a value's inner TLV fields. False (and a warning) when they run past
+/// the value; the fields read so far are kept.
+inline bool split_fields(const unsigned char* p, std::size_t n, std::string_view file, std::uint64_t base, fields& f,
+                         std::vector<std::string>& warnings) {
+  std::size_t i = 0;
+  while (i < n) {
+    if (n - i < tlv_head) {
+      warnings.push_back(place{file, base + i}.str() + ": inner field header cut after " + std::to_string(n - i) +
+                         " byte(s); the record's remaining fields are lost");
+      return false;
+    }
+    const auto type = load_le<std::uint16_t>(p + i);
+    const auto len = load_le<std::uint32_t>(p + i + 2);
+    if (len > n - i - tlv_head) {
+      warnings.push_back(place{file, base + i}.str() + ": inner field " + std::to_string(type) + " length " +
+                         std::to_string(len) + " runs past its record (" + std::to_string(n - i - tlv_head) +
+                         " byte(s) left); the record's remaining fields are lost");
+      return false;
+    }
+    if (type < f.v.size()) {
+      f.v[type] = std::string_view(reinterpret_cast<const char*>(p + i + tlv_head), len);
+      f.has[type] = true;
+    }
+    i += tlv_head + len;
+  }
+  return true;
+}
+
+/// Walks the outer TLV records of a file: on_value(value, len, offset of the
+/// record) for each record of `type` whose value holds at least `fixed` bytes.
+template <class F>
+void walk_tlv(const unsigned char* p, std::size_t n, std::string_view file, std::uint16_t type, std::size_t fixed,
+              std::vector<std::string>& warnings, F on_value) {
+  std::size_t i = 0;
+  std::size_t wrong_type = 0, short_value = 0;
+  std::uint64_t first_wrong = 0, first_short = 0;
+  while (i < n) {
+    if (n - i < tlv_head) {
+      warnings.push_back(place{file, i}.str() + ": truncated record header (" + std::to_string(n - i) +
+                         " byte(s) at the end of the file); ignored");
+      break;
+    }
+    const auto t = load_le<std::uint16_t>(p + i);
+    const auto len = load_le<std::uint32_t>(p + i + 2);
+    if (len > n - i - tlv_head) {
+      warnings.push_back(place{file, i}.str() + ": length " + std::to_string(len) + " runs past the end of the file (" +
+                         std::to_string(n - i - tlv_head) + " byte(s) left); the rest of the file is ignored");
+      break;
+    }
+    if (t != type) {
+      if (wrong_type++ == 0) first_wrong = i;
+    } else if (len < fixed) {
+      if (short_value++ == 0) first_short = i;
+    } else {
+      on_value(p + i + tlv_head, static_cast<std::size_t>(len), static_cast<std::uint64_t>(i));
+    }
+    i += tlv_head + len;
+  }
+  if (wrong_type)
+    warnings.push_back(place{file, first_wrong}.str() + ": unknown record type (expected " + std::to_string(type) +
+                       "); " + std::to_string(wrong_type) + " such record(s) skipped");
+  if (short_value)
+    warnings.push_back(place{file, first_short}.str() + ": record shorter than its " + std::to_string(fixed) +
+                       "-byte struct; " + std::to_string(short_value) + " such record(s) skipped");
+}
+
+/// Walks a raw file of fixed structs; a cut tail gives a warning.
+template <class F>
+void walk_raw(const unsigned char* p, std::size_t n, std::string_view file, std::size_t size,
+              std::vector<std::string>& warnings, F on_struct) {
+  std::size_t i = 0;
+  for (; n - i >= size; i += size) on_struct(p + i);
+  if (i < n)
+    warnings.push_back(place{file, i}.str() + ": truncated record (" + std::to_string(n - i) + " of " +
+                       std::to_string(size) + " bytes); ignored");
+}
+
+/// Copies an inner field as text, repairing invalid UTF-8.
+inline std::string text(std::string_view v, std::size_t& invalid) {
+  std::string s(v);
+  if (json::utf8_repair(s)) ++invalid;
+  return s;
+}
+
+}  // namespace detail
+
+/// Decodes one FRAMEWORK file's bytes into `out`; problems go to `warnings`,
+/// each naming `file` and a byte offset. Unknown file kinds are not read.
+inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::string_view file, records& out,
+                   std::vector<std::string>& warnings) {
+  using detail::load_le;
+  std::size_t invalid = 0;
+  switch (kind) {
+    case file_kind::op_range:
+      detail::walk_tlv(p, n, file, 1, op_range_size, warnings,
+                       [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
+                         op_range r;
+                         r.start = load_le<std::int64_t>(v);
+                         r.end = load_le<std::int64_t>(v + 8);
+                         r.seq = load_le<std::int64_t>(v + 16);
+                         r.pid = load_le<std::uint64_t>(v + 24);
+                         r.start_tid = load_le<std::uint64_t>(v + 32);
+                         r.end_tid = load_le<std::uint64_t>(v + 40);
+                         r.fwd_tid = load_le<std::uint64_t>(v + 48);
+                         r.scope = v[56];
+                         r.is_async = v[57] != 0;
+                         detail::fields f;
+                         detail::split_fields(v + op_range_size, len - op_range_size, file,
+                                              off + detail::tlv_head + op_range_size, f, warnings);
+                         r.name = detail::text(f.v[2], invalid);
+                         r.input_dtypes = detail::text(f.v[3], invalid);
+                         r.input_shapes = detail::text(f.v[4], invalid);
+                         r.call_stack = detail::text(f.v[8], invalid);
+                         r.module_hierarchy = detail::text(f.v[9], invalid);
+                         r.flops = detail::text(f.v[10], invalid);
+                         r.has_dtypes = f.has[3];
+                         r.has_shapes = f.has[4];
+                         r.has_stack = f.has[8];
+                         out.ops.push_back(std::move(r));
+                       });
+      break;
+    case file_kind::op_mark:
+      detail::walk_tlv(p, n, file, 2, op_mark_size, warnings,
+                       [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
+                         op_mark r;
+                         r.time = load_le<std::int64_t>(v);
+                         r.category = load_le<std::uint64_t>(v + 8);
+                         r.corr_id = load_le<std::uint64_t>(v + 16);
+                         r.tid = load_le<std::uint64_t>(v + 24);
+                         r.pid = load_le<std::uint64_t>(v + 32);
+                         detail::fields f;
+                         detail::split_fields(v + op_mark_size, len - op_mark_size, file,
+                                              off + detail::tlv_head + op_mark_size, f, warnings);
+                         r.name = detail::text(f.v[1], invalid);
+                         out.marks.push_back(std::move(r));
+                       });
+      break;
+    case file_kind::memory_usage:
+      detail::walk_tlv(p, n, file, 3, memory_usage_size, warnings,
+                       [&](const unsigned char* v, std::size_t, std::uint64_t) {
+                         memory_usage r;
+                         r.ptr = load_le<std::int64_t>(v);
+                         r.time = load_le<std::int64_t>(v + 8);
+                         r.alloc_size = load_le<std::int64_t>(v + 16);
+                         r.total_allocated = load_le<std::int64_t>(v + 24);
+                         r.total_reserved = load_le<std::int64_t>(v + 32);
+                         r.total_active = load_le<std::int64_t>(v + 40);
+                         r.stream_ptr = load_le<std::int64_t>(v + 48);
+                         r.device_type = static_cast<std::int8_t>(v[56]);
+                         r.device_index = static_cast<std::int8_t>(v[57]);
+                         r.component_type = v[58];
+                         r.data_type = v[59];
+                         r.allocator_type = v[60];
+                         r.tid = load_le<std::uint64_t>(v + 61);
+                         r.pid = load_le<std::uint64_t>(v + 69);
+                         out.memory.push_back(r);
+                       });
+      break;
+    case file_kind::python_tracer_hash:
+      detail::walk_tlv(p, n, file, 4, python_tracer_hash_size, warnings,
+                       [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
+                         python_tracer_hash r;
+                         r.key = load_le<std::uint64_t>(v);
+                         detail::fields f;
+                         detail::split_fields(v + python_tracer_hash_size, len - python_tracer_hash_size, file,
+                                              off + detail::tlv_head + python_tracer_hash_size, f, warnings);
+                         r.value = detail::text(f.v[1], invalid);
+                         out.python_hashes.push_back(std::move(r));
+                       });
+      break;
+    case file_kind::python_tracer_func:
+      detail::walk_raw(p, n, file, python_tracer_func_size, warnings, [&](const unsigned char* v) {
+        python_tracer_func r;
+        r.start = load_le<std::uint64_t>(v);
+        r.tid = load_le<std::uint64_t>(v + 8);
+        r.pid = load_le<std::uint64_t>(v + 16);
+        r.hash_key = load_le<std::uint64_t>(v + 24);
+        r.trace_tag = v[32];
+        out.python_funcs.push_back(r);
+      });
+      break;
+    case file_kind::gc_record:
+      detail::walk_raw(p, n, file, gc_record_size, warnings, [&](const unsigned char* v) {
+        out.gcs.push_back({load_le<std::uint64_t>(v), load_le<std::uint64_t>(v + 8), load_le<std::uint64_t>(v + 16)});
+      });
+      break;
+    case file_kind::unknown:
+      break;
+  }
+  if (invalid)
+    warnings.push_back(std::string(file) + ": " + std::to_string(invalid) +
+                       " text field(s) are not valid UTF-8; each invalid byte is shown as U+FFFD");
+}
+
+}  // namespace framework
+}  // namespace codec
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CODEC_FRAMEWORK_HPP

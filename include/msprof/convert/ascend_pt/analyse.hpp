@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+// torch_npu framework-profiler directories (`{worker}_{pid}_{ts}_ascend_pt/`:
+// a PROF_ directory, FRAMEWORK/ raw files, profiler_info_{rank}.json) turned
+// into `ASCEND_PROFILER_OUTPUT/` as torch_npu's own offline analysis
+// (torch_npu.profiler.profiler.analyse, Ascend/pytorch 9e73e708a) writes it:
+//
+//   auto r = msprof::convert::ascend_pt::analyse("worker0_6060_..._ascend_pt", {});
+//   if (!r) std::cerr << r.err().what() << '\n';
+//
+// The CANN part is converted in process by the PROF_ converters (load.hpp,
+// summary.hpp); FRAMEWORK files are decoded by codec/framework.hpp. Text export
+// only so far: kernel_details, operator_details, op_statistic, api_statistic,
+// task_time, step_trace_time, memory_record, operator_memory (docs/torch_npu.md
+// lists what is not written yet: trace_view.json, the db).
+//
+// Definitions: src/convert/ascend_pt/ (pt_dir.cpp reads the directory,
+// relation.cpp links framework ops to kernels and steps, analyse.cpp writes).
+#ifndef MSPROF_CONVERT_ASCEND_PT_ANALYSE_HPP
+#define MSPROF_CONVERT_ASCEND_PT_ANALYSE_HPP
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../../codec/framework.hpp"
+#include "../../core/error.hpp"
+#include "../model.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace ascend_pt {
+
+/// What profiler_info_{rank}.json says (torch_npu's defaults when a key is missing).
+struct profiler_info {
+  std::string level = "Level0";                  ///< experimental_config._profiler_level
+  std::vector<std::string> export_type{"text"};  ///< experimental_config._export_type
+  bool cpu = true;                               ///< ProfilerActivity.CPU in common_config.activities
+  bool npu = true;                               ///< ProfilerActivity.NPU
+  bool syscnt_enable = false;                    ///< start_info: FRAMEWORK times are counter ticks
+  double freq = 100.0;                           ///< start_info.freq (MHz)
+  std::int64_t start_cnt = 0;                    ///< start_info.start_cnt
+  std::int64_t start_monotonic = 0;              ///< start_info.start_monotonic (ns)
+  std::int64_t rank_id = -1;
+};
+
+/// A framework op (torch.op_range) on the local clock.
+struct fw_op {
+  std::int64_t start_ns = 0, end_ns = 0;
+  std::uint64_t pid = 0, tid = 0;
+  std::string name;
+  std::string input_shapes;  ///< ';'-separated, as recorded
+  std::string call_stack;    ///< ';'-separated frames
+};
+
+/// A matched task-queue span (torch.op_mark start/end pair) on the local clock.
+struct queue_span {
+  std::int64_t ts = 0, dur = 0;
+  std::uint64_t corr_id = 0, tid = 0, pid = 0;
+  std::string name;
+};
+
+/// One `*_ascend_pt` directory read: its files, config and framework records.
+struct pt_dir {
+  std::string dir;        ///< the *_ascend_pt directory
+  std::string prof_dir;   ///< its PROF_* directory
+  std::string info_file;  ///< profiler_info_{rank}.json
+  profiler_info info;
+  std::vector<fw_op> ops;           ///< torch.op_range, file order
+  std::vector<queue_span> enqueue;  ///< in the order their end marks come (time order)
+  std::vector<queue_span> dequeue;
+  bool has_task_queue = false;                         ///< a torch.op_mark file exists
+  std::vector<codec::framework::memory_usage> memory;  ///< torch.memory_usage, `time` on the local clock, file order
+  std::vector<std::string> warnings;
+};
+
+/// Parses profiler_info JSON text; `file` names it in errors.
+result<profiler_info> parse_profiler_info(const std::string& text, const std::string& file);
+
+/// Reads the directory: profiler_info (its counter clock overridden by the
+/// PROF_'s host/info.json and host/host_start.log, as torch_npu does), the
+/// PROF_ directory's place. Errors: no profiler_info, no PROF_ directory.
+result<pt_dir> read_pt_dir(const std::string& dir);
+
+/// Decodes the FRAMEWORK files (warnings for damage) and places their times:
+/// local = framework_ns(raw) + `wall_offset_ns` (the PROF_ start_info's).
+void place_framework(pt_dir& d, std::int64_t wall_offset_ns);
+
+/// Raw FRAMEWORK time -> monotonic ns (torch_npu: counter ticks when syscnt is on).
+std::int64_t framework_ns(const profiler_info& info, std::int64_t raw) noexcept;
+
+/// A step's device range (torch_npu FwkCANNRelationParser.get_step_range).
+struct step_range {
+  std::string id;  ///< "1" from "ProfilerStep#1"
+  std::int64_t start_ns = 0, end_ns = 0;
+  std::int64_t fwk_start_ns = 0;  ///< the ProfilerStep op's start
+};
+
+/// A kernel linked to its launch (the HostToDevice flow of the timeline), with
+/// its times as torch_npu reads them back from the timeline JSON.
+struct kernel_ref {
+  std::int64_t ts = 0, end_ns = 0;  ///< end = ts + int(dur_us * 1000)
+  double dur_us = 0;
+  bool ai_core = false;  ///< Task Type AI_CORE
+};
+
+/// Kernels by the start of the host API that launched them.
+std::map<std::int64_t, std::vector<kernel_ref>> acl_to_npu(const model& m);
+
+/// A node of the framework op tree (torch_npu TorchOpNode).
+struct op_node {
+  const fw_op* op = nullptr;  ///< nullptr: the root
+  op_node* parent = nullptr;
+  std::vector<op_node*> children;
+  std::vector<std::int64_t> corr_total;  ///< ids bound here or below (correlation ids, or launch starts)
+  std::vector<std::int64_t> corr_self;   ///< ids bound here
+};
+
+/// Framework ops linked to kernels: the op tree (nodes[0] is the root, the
+/// others in start order) and the kernels by correlation id (task queue) or
+/// by launch start (no task queue).
+struct relation {
+  std::vector<op_node> nodes;
+  std::map<std::int64_t, std::vector<kernel_ref>> kernels;
+  std::map<std::int64_t, std::vector<kernel_ref>> acl;
+};
+relation link(const pt_dir& d, const model& m);
+
+/// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
+/// kernels reached through their enqueues (task queue) or launches.
+std::vector<step_range> step_ranges(relation& r, const pt_dir& d);
+
+/// Options of analyse().
+struct analyse_options {
+  /// "text" or "db"; empty: what profiler_info says.
+  std::string export_type;
+};
+
+/// What analyse() wrote.
+struct analyse_result {
+  std::string output_dir;  ///< <dir>/ASCEND_PROFILER_OUTPUT
+  std::vector<std::string> files;
+  std::vector<std::string> warnings;
+};
+
+/// The `*_ascend_pt` directories at `dir`: itself when its name ends in
+/// _ascend_pt, else its subdirectories that do (sorted).
+std::vector<std::string> find_pt_dirs(const std::string& dir);
+
+/// Analyses one `*_ascend_pt` directory into <dir>/ASCEND_PROFILER_OUTPUT.
+result<analyse_result> analyse(const std::string& dir, const analyse_options& o = {});
+
+}  // namespace ascend_pt
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_ASCEND_PT_ANALYSE_HPP

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: MIT
+// ASCEND_PROFILER_OUTPUT/ text files, as torch_npu 9e73e708a writes them: the
+// CANN summaries it copies (op_statistic, api_statistic, task_time), the
+// kernel view (op_summary renamed, with the step of each kernel), the operator
+// view (op tree durations), the step times (Overlap Analysis per step) and the
+// memory views (torch.memory_usage). Every file is Python csv.writer text:
+// CRLF line ends, cells quoted when they hold , " or a line break.
+#include "msprof/convert/ascend_pt/analyse.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "msprof/convert/load.hpp"
+#include "msprof/convert/overlap.hpp"
+#include "msprof/convert/summary.hpp"
+#include "msprof/convert/text.hpp"
+#include "msprof/core/output_file.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace ascend_pt {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// csv.writer text of a header and rows (CRLF).
+std::string csv_crlf(const std::vector<std::string>& header, const std::vector<table::row>& rows) {
+  std::string out;
+  const auto line = [&](const table::row& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i) out += ',';
+      append_csv_cell(out, cells[i]);
+    }
+    out += "\r\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+  return out;
+}
+
+/// The kernel view (torch_npu KernelViewParser): op_summary's columns, 8 of
+/// them renamed; Level0 keeps only those 8 and the shape columns; with steps,
+/// a "Step Id" column first (the step whose device range holds the start,
+/// compared as text as torch_npu does).
+std::optional<table> kernel_details(const model& m, const profiler_info& info, const std::vector<step_range>& steps) {
+  const table s = op_summary(m);
+  if (s.rows.empty()) return std::nullopt;
+  static const std::vector<std::pair<std::string, std::string>> renamed = {{"Device_id", "Device_id"},
+                                                                           {"Op Name", "Name"},
+                                                                           {"OP Type", "Type"},
+                                                                           {"Task Type", "Accelerator Core"},
+                                                                           {"Task Start Time(us)", "Start Time(us)"},
+                                                                           {"Task Duration(us)", "Duration(us)"},
+                                                                           {"Task Wait Time(us)", "Wait Time(us)"},
+                                                                           {"Block Num", "Block Num"}};
+  static const std::vector<std::string> shapes = {"Input Shapes",  "Input Data Types",  "Input Formats",
+                                                  "Output Shapes", "Output Data Types", "Output Formats"};
+  std::vector<std::size_t> cols;
+  const auto col_of = [&](const std::string& h) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < s.header.size(); ++i)
+      if (s.header[i] == h) return i;
+    return std::nullopt;
+  };
+  if (info.level == "Level0") {
+    for (const auto& r : renamed)
+      if (auto c = col_of(r.first)) cols.push_back(*c);
+    for (const auto& h : shapes)
+      if (auto c = col_of(h)) cols.push_back(*c);
+  } else {
+    for (std::size_t i = 0; i < s.header.size(); ++i) cols.push_back(i);
+  }
+  table t;
+  t.name = "kernel_details";
+  if (!steps.empty()) t.header.push_back("Step Id");
+  for (auto c : cols) {
+    std::string h = s.header[c];
+    for (const auto& r : renamed)
+      if (r.first == h) h = r.second;
+    t.header.push_back(std::move(h));
+  }
+  const auto start_col = col_of("Task Start Time(us)");
+  std::vector<std::pair<std::string, std::string>> bounds;
+  for (const auto& st : steps) bounds.emplace_back(ts_us(st.start_ns), ts_us(st.end_ns));
+  for (const auto& row : s.rows) {
+    table::row r;
+    if (!steps.empty()) {
+      const std::string ts = start_col ? row[*start_col] : "0";
+      std::string id;
+      for (std::size_t k = 0; k < steps.size(); ++k)
+        if (bounds[k].first <= ts && ts <= bounds[k].second) {
+          id = steps[k].id;
+          break;
+        }
+      r.push_back(std::move(id));
+    }
+    for (auto c : cols) r.push_back(row[c]);
+    t.rows.push_back(std::move(r));
+  }
+  return t;
+}
+
+/// A Python number of torch_npu's step-time sums: an int until a float is
+/// added, printed the way str() prints it.
+struct py_num {
+  double v = 0;
+  bool is_float = false;
+  void add(double x) {
+    v += x;
+    is_float = true;
+  }
+  void add_int(long long x) { v += static_cast<double>(x); }
+  std::string str() const { return is_float ? py_float(v) : std::to_string(static_cast<long long>(v)); }
+};
+
+/// A ts or dur cell of the msprof timeline read back as Python float() does.
+double as_py_float(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
+
+/// step_trace_time (torch_npu TraceStepTimeParser) from the timeline's Overlap
+/// Analysis events, per device and step. No communication data yet: those
+/// columns stay 0.
+std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std::vector<step_range>& steps) {
+  const auto intervals = overlap_analysis(m);
+  if (intervals.empty()) return std::nullopt;
+  struct step_state {
+    std::optional<std::string> id;
+    double start = -1, end = -1, fwk_start = -1;
+    double e2e_start = -1, e2e_end = -1, first_task = -1;
+    bool e2e_set = false, first_set = false;
+  };
+  std::vector<step_state> proto;
+  for (const auto& s : steps)
+    proto.push_back(
+        {s.id, as_py_float(ts_us(s.start_ns)), as_py_float(ts_us(s.end_ns)), as_py_float(ts_us(s.fwk_start_ns))});
+  if (steps.empty()) proto.push_back({std::nullopt});
+  struct sums {
+    py_num compute, free;
+  };
+  std::map<std::uint32_t, std::vector<step_state>> per_device;
+  // device -> (step id or none, in first-seen order) -> sums
+  std::map<std::uint32_t, std::vector<std::pair<std::optional<std::string>, sums>>> saved;
+  for (const auto& iv : intervals) {
+    auto [it, fresh] = per_device.try_emplace(iv.device_id, proto);
+    auto& list = it->second;
+    const double start = as_py_float(ts_us(iv.start_ns));
+    const double dur = as_py_float(dur_us_json(iv.end_ns - iv.start_ns));
+    std::optional<std::string> cur;
+    for (const auto& st : list)
+      if (st.start <= start && start < st.end) {
+        cur = st.id;
+        break;
+      }
+    for (auto& st : list) {
+      if (st.id != cur) continue;
+      if (!st.e2e_set || start < st.e2e_start) st.e2e_start = start;
+      if (!st.e2e_set || start + dur > st.e2e_end) st.e2e_end = start + dur;
+      st.e2e_set = true;
+      if (iv.compute && (!st.first_set || start < st.first_task)) {
+        st.first_task = start;
+        st.first_set = true;
+      }
+      break;
+    }
+    auto& dev = saved[iv.device_id];
+    auto s = std::find_if(dev.begin(), dev.end(), [&](const auto& p) { return p.first == cur; });
+    if (s == dev.end()) s = dev.insert(dev.end(), {cur, sums{}});
+    (iv.compute ? s->second.compute : s->second.free).add(dur);
+  }
+  std::int64_t first_op = 0;
+  bool has_op = false;
+  for (const auto& o : d.ops)
+    if (!has_op || o.start_ns < first_op) {
+      first_op = o.start_ns;
+      has_op = true;
+    }
+  struct out_row {
+    std::uint32_t device;
+    long long step;
+    table::row cells;
+  };
+  std::vector<out_row> rows;
+  for (const auto& [device, list] : saved) {
+    for (const auto& [id, sm] : list) {
+      if (!steps.empty() && !id) continue;
+      py_num stage, prepare;
+      for (const auto& st : per_device[device]) {
+        if (st.id != id) continue;
+        if (st.e2e_set) stage.add(st.e2e_end - st.e2e_start);
+        const double first = st.first_set ? st.first_task : -1;
+        if (id)
+          prepare.add(first - st.fwk_start);
+        else if (has_op)
+          prepare.add(first - as_py_float(ts_us(first_op)));
+        break;
+      }
+      table::row r = {std::to_string(device),
+                      id.value_or(""),
+                      sm.compute.str(),
+                      "0",
+                      "0",
+                      "0",
+                      sm.free.str(),
+                      stage.str(),
+                      "0",
+                      "0",
+                      prepare.str()};
+      rows.push_back({device, id ? std::atoll(id->c_str()) : 0, std::move(r)});
+    }
+  }
+  if (rows.empty()) return std::nullopt;
+  std::stable_sort(rows.begin(), rows.end(), [&](const out_row& a, const out_row& b) {
+    return steps.empty() ? a.device < b.device : std::make_pair(a.device, a.step) < std::make_pair(b.device, b.step);
+  });
+  table t;
+  t.name = "step_trace_time";
+  t.header = {"Device_id",  "Step",
+              "Computing",  "Communication(Not Overlapped)",
+              "Overlapped", "Communication",
+              "Free",       "Stage",
+              "Bubble",     "Communication(Not Overlapped and Exclude Receive)",
+              "Preparing"};
+  for (auto& r : rows) t.rows.push_back(std::move(r.cells));
+  return t;
+}
+
+/// Python's `";".join(...)` fields shown one item a line, as torch_npu does.
+std::string lines(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    out += c;
+    if (c == ';') out += "\r\n";
+  }
+  return out;
+}
+
+/// operator_details (torch_npu OperatorViewParser): every framework op but the
+/// ProfilerStep ones, in start order, with host durations from the op tree and
+/// device durations from the kernels bound to it (self) and below it (total).
+std::optional<table> operator_details(const relation& r) {
+  table t;
+  t.name = "operator_details";
+  t.header = {"Name",
+              "Input Shapes",
+              "Call Stack",
+              "Host Self Duration(us)",
+              "Host Total Duration(us)",
+              "Device Self Duration(us)",
+              "Device Total Duration(us)",
+              "Device Self Duration With AICore(us)",
+              "Device Total Duration With AICore(us)"};
+  const auto us = [](std::int64_t ns) { return py_float(as_py_float(ts_us(ns))); };
+  for (std::size_t i = 1; i < r.nodes.size(); ++i) {
+    const op_node& n = r.nodes[i];
+    if (!n.op || n.op->name.find("ProfilerStep#") != std::string::npos) continue;
+    const std::int64_t total = n.op->end_ns - n.op->start_ns;
+    std::int64_t self = total;
+    for (const op_node* c : n.children) self -= c->op->end_ns - c->op->start_ns;
+    py_num dev[4];  // self, total, self AI Core, total AI Core
+    const auto sum = [&](const std::vector<std::int64_t>& ids, py_num& all, py_num& aic) {
+      for (auto id : ids) {
+        const auto it = r.kernels.find(id);
+        if (it == r.kernels.end()) continue;
+        for (const auto& k : it->second) {
+          all.add(k.dur_us);
+          if (k.ai_core)
+            aic.add(k.dur_us);
+          else
+            aic.add_int(0);
+        }
+      }
+    };
+    sum(n.corr_self, dev[0], dev[2]);
+    sum(n.corr_total, dev[1], dev[3]);
+    t.rows.push_back({n.op->name, lines(n.op->input_shapes), lines(n.op->call_stack), us(self), us(total), dev[0].str(),
+                      dev[1].str(), dev[2].str(), dev[3].str()});
+  }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
+}
+
+/// memory_record (torch_npu MemoryViewParser) from the allocator records
+/// alone (no CANN GE/APP memory is read yet): each NPU record in time order as
+/// a PTA row and, GE having nothing to add, an equal PTA+GE row; a workspace
+/// record as one WORKSPACE row. Sizes in MB as Python prints floats.
+std::optional<table> memory_record(const pt_dir& d, const model& m) {
+  constexpr std::int8_t npu = 20;
+  constexpr std::uint8_t workspace = 1;
+  std::vector<const codec::framework::memory_usage*> recs;
+  for (const auto& u : d.memory)
+    if (u.device_type == npu) recs.push_back(&u);
+  std::stable_sort(recs.begin(), recs.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
+  table t;
+  t.name = "memory_record";
+  t.header = {"Component",        "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
+              "Total Active(MB)", "Stream Ptr",    "Device Type"};
+  const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
+  for (const auto* u : recs) {
+    // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
+    const long long dev = m.session.devices.size() == 1 ? m.session.devices.front().id : u->device_index;
+    table::row r = {"PTA",
+                    ts_us(u->time) + '\t',
+                    mb(u->total_allocated),
+                    mb(u->total_reserved),
+                    mb(u->total_active),
+                    std::to_string(u->stream_ptr),
+                    "NPU:" + std::to_string(dev)};
+    if (u->component_type == workspace) {
+      r[0] = "WORKSPACE";
+      t.rows.push_back(std::move(r));
+      continue;
+    }
+    t.rows.push_back(r);
+    r[0] = "PTA+GE";
+    t.rows.push_back(std::move(r));
+  }
+  if (t.rows.empty()) return std::nullopt;
+  return t;
+}
+
+/// operator_memory (torch_npu MemoryPrepareParser + MemoryViewParser): the
+/// inner allocator's NPU blocks of the first process with records, each block
+/// (malloc, then at most one free and one block-free, per address) as one row
+/// named after the op that allocated it: through the dequeue running at the
+/// malloc to its enqueue and the aten/npu op around that, or else the op of the
+/// allocating thread running at that time. `incomplete` counts as torch_npu's
+/// "N memory record(s) are incomplete".
+std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const model& m, std::size_t& incomplete) {
+  namespace fw = codec::framework;
+  constexpr std::int8_t npu = 20;
+  constexpr std::uint8_t malloc_type = 0, free_type = 1, block_free_type = 2, caching = 0, inner = 0;
+  std::vector<const fw::memory_usage*> sorted;
+  for (const auto& u : d.memory) sorted.push_back(&u);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
+  // Inner-allocator NPU records by process, processes in first-seen order.
+  std::vector<std::pair<std::uint64_t, std::vector<const fw::memory_usage*>>> by_pid;
+  for (const auto* u : sorted) {
+    if (u->device_type != npu || u->allocator_type != inner) continue;
+    auto it = std::find_if(by_pid.begin(), by_pid.end(), [&](const auto& p) { return p.first == u->pid; });
+    if (it == by_pid.end()) it = by_pid.insert(by_pid.end(), {u->pid, {}});
+    it->second.push_back(u);
+  }
+  for (const auto& [pid, records] : by_pid) {
+    std::vector<const op_node*> ops;
+    for (std::size_t i = 1; i < rel.nodes.size(); ++i)
+      if (rel.nodes[i].op && rel.nodes[i].op->pid == pid) ops.push_back(&rel.nodes[i]);
+    if (ops.empty()) continue;  // torch_npu: "Lack of torch ops to connect memory record"
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const op_node* a, const op_node* b) { return a->op->start_ns < b->op->start_ns; });
+    // Blocks: per address (first-seen order), records by time, split as torch_npu's _get_valid_record_entry.
+    std::vector<std::pair<std::int64_t, std::vector<const fw::memory_usage*>>> by_ptr;
+    for (const auto* u : records) {
+      auto it = std::find_if(by_ptr.begin(), by_ptr.end(), [&](const auto& p) { return p.first == u->ptr; });
+      if (it == by_ptr.end()) it = by_ptr.insert(by_ptr.end(), {u->ptr, {}});
+      it->second.push_back(u);
+    }
+    std::vector<std::vector<const fw::memory_usage*>> blocks;
+    for (auto& [ptr, recs] : by_ptr) {
+      std::stable_sort(recs.begin(), recs.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
+      std::size_t l = 0, r = 0;
+      std::vector<const fw::memory_usage*> buf;
+      std::vector<std::uint8_t> types;
+      while (l < recs.size() && r < recs.size()) {
+        if (recs[l]->data_type != malloc_type) {
+          r = ++l;
+        } else if (buf.size() < 3 && std::find(types.begin(), types.end(), recs[r]->data_type) == types.end()) {
+          types.push_back(recs[r]->data_type);
+          buf.push_back(recs[r++]);
+        } else {
+          blocks.push_back(buf);
+          buf.clear();
+          types.clear();
+          l = r;
+        }
+      }
+      if (!buf.empty()) blocks.push_back(buf);
+    }
+    std::stable_sort(blocks.begin(), blocks.end(),
+                     [](const auto& a, const auto& b) { return a[0]->time < b[0]->time; });
+
+    // Ops by thread (start order), without torch_npu's empty_tensor / malloc_workspace.
+    std::map<std::uint64_t, std::vector<const op_node*>> by_tid;
+    for (const op_node* n : ops)
+      if (n->op->name != "empty_tensor" && n->op->name != "malloc_workspace") by_tid[n->op->tid].push_back(n);
+    std::map<std::pair<std::uint64_t, bool>, std::size_t> op_cursor;  // (tid, enqueue?) -> ops at or before
+    const auto last_op_before = [&](std::int64_t ts, std::uint64_t tid, bool enq) -> const op_node* {
+      const auto& list = by_tid[tid];
+      auto& i = op_cursor[{tid, enq}];
+      while (i < list.size() && list[i]->op->start_ns <= ts) ++i;
+      return i == 0 ? nullptr : list[i - 1];
+    };
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<const queue_span*>> deq;
+    std::set<std::uint64_t> deq_pids, deq_tids;
+    for (const auto& q : d.dequeue) {
+      deq[{q.pid, q.tid}].push_back(&q);
+      deq_pids.insert(q.pid);
+      deq_tids.insert(q.tid);
+    }
+    std::map<std::uint64_t, const queue_span*> enq_by_corr;
+    for (const auto& q : d.enqueue) enq_by_corr[q.corr_id] = &q;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> deq_cursor;
+    const auto op_name = [&](const fw::memory_usage& u) -> std::string {
+      const queue_span* dq = nullptr;
+      if (deq_pids.count(u.pid) && deq_tids.count(u.tid)) {
+        const auto& list = deq[{u.pid, u.tid}];
+        auto& i = deq_cursor[{u.pid, u.tid}];
+        while (i < list.size() && list[i]->ts <= u.time) ++i;
+        if (i > 0 && list[i - 1]->ts <= u.time && u.time < list[i - 1]->ts + list[i - 1]->dur) dq = list[i - 1];
+        if (!dq) return "";
+      }
+      if (!dq) {
+        for (const op_node* n = last_op_before(u.time, u.tid, false); n; n = n->parent) {
+          if (!n->op) return "";
+          if (n->op->end_ns >= u.time) return n->op->name;
+        }
+        return "";
+      }
+      const auto e = enq_by_corr.find(dq->corr_id);
+      if (e == enq_by_corr.end()) return "";
+      const queue_span& eq = *e->second;
+      for (const op_node* n = last_op_before(eq.ts + eq.dur, eq.tid, true); n; n = n->parent) {
+        if (!n->op) return "";
+        if (n->op->name.rfind("aten", 0) == 0 || n->op->name.rfind("npu", 0) == 0) return n->op->name;
+      }
+      return "";
+    };
+
+    table t;
+    t.name = "operator_memory";
+    t.header = {"Name",
+                "Size(KB)",
+                "Allocation Time(us)",
+                "Release Time(us)",
+                "Active Release Time(us)",
+                "Duration(us)",
+                "Active Duration(us)",
+                "Allocation Total Allocated(MB)",
+                "Allocation Total Reserved(MB)",
+                "Allocation Total Active(MB)",
+                "Release Total Allocated(MB)",
+                "Release Total Reserved(MB)",
+                "Release Total Active(MB)",
+                "Stream Ptr",
+                "Device Type"};
+    const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
+    const auto at = [](std::int64_t ns) { return ts_us(ns) + '\t'; };
+    for (const auto& b : blocks) {
+      if (b.empty() || b.size() > 3) continue;
+      const auto& a = *b[0];
+      const std::string tag =
+          "NPU:" + std::to_string(m.session.devices.size() == 1 ? static_cast<long long>(m.session.devices.front().id)
+                                                                : static_cast<long long>(a.device_index));
+      table::row r = {op_name(a),
+                      py_float(static_cast<double>(a.alloc_size) / 1024.0),
+                      at(a.time),
+                      "",
+                      "",
+                      "",
+                      "",
+                      mb(a.total_allocated),
+                      mb(a.total_reserved),
+                      mb(a.total_active),
+                      "",
+                      "",
+                      "",
+                      std::to_string(a.stream_ptr),
+                      tag};
+      const fw::memory_usage* freed = nullptr;
+      const fw::memory_usage* active = nullptr;
+      if (b.size() == 1) {
+        if (a.component_type == caching) incomplete += 2;
+      } else if (b.size() == 2) {
+        if (a.component_type == caching) incomplete += 1;
+        if (b[1]->data_type == free_type) freed = b[1];
+        if (b[1]->data_type == block_free_type) active = b[1];
+        r[10] = mb(b[1]->total_allocated);
+        r[11] = mb(b[1]->total_reserved);
+        r[12] = mb(b[1]->total_active);
+      } else {
+        freed = b[1]->data_type == free_type ? b[1] : b[2];
+        active = freed == b[1] ? b[2] : b[1];
+        r[10] = mb(freed->total_allocated);
+        r[11] = mb(freed->total_reserved);
+        r[12] = mb(freed->total_active);
+      }
+      if (freed) {
+        r[3] = at(freed->time);
+        r[5] = at(freed->time - a.time);
+      }
+      if (active) {
+        r[4] = at(active->time);
+        r[6] = at(active->time - a.time);
+      }
+      t.rows.push_back(std::move(r));
+    }
+    if (t.rows.empty()) return std::nullopt;
+    return t;  // torch_npu keeps the first process's rows only
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+result<analyse_result> analyse(const std::string& dir, const analyse_options& o) {
+  auto pd = read_pt_dir(dir);
+  if (!pd) return pd.err();
+  std::string type = o.export_type;
+  if (type.empty()) type = pd->info.export_type.empty() ? "text" : pd->info.export_type.front();
+  if (type == "db")
+    return make_error(errc::unsupported, dir +
+                                             ": --export-type db is not supported yet for *_ascend_pt directories; "
+                                             "use --export-type text");
+  if (type != "text")
+    return make_error(errc::invalid_argument, dir + ": unknown export type '" + type + "' (text or db)");
+
+  load_options lo;
+  std::error_code ec;
+  lo.spill_dir = fs::temp_directory_path(ec).string();
+  if (ec) lo.spill_dir = "/tmp";
+  auto m = load_model(pd->prof_dir, lo);
+  if (!m) return m.err();
+  place_framework(*pd, m->session.wall_offset_ns);
+
+  analyse_result res;
+  res.warnings = std::move(pd->warnings);
+  for (auto& w : m->warnings) res.warnings.push_back(std::move(w));
+  auto rel = link(*pd, *m);
+  const auto steps = step_ranges(rel, *pd);
+
+  std::vector<table> tables;
+  if (auto k = kernel_details(*m, pd->info, steps)) tables.push_back(std::move(*k));
+  if (auto od = operator_details(rel)) tables.push_back(std::move(*od));
+  if (pd->info.level == "Level1" || pd->info.level == "Level2") {
+    tables.push_back(op_statistic(*m));
+    tables.push_back(api_statistic(*m));
+  }
+  if (pd->info.level != "Level_none") tables.push_back(task_time(*m));
+  if (auto s = step_trace_time(*m, *pd, steps)) tables.push_back(std::move(*s));
+  std::size_t incomplete = 0;
+  if (auto om = operator_memory(*pd, rel, *m, incomplete)) tables.push_back(std::move(*om));
+  if (auto mr = memory_record(*pd, *m)) tables.push_back(std::move(*mr));
+  if (incomplete)
+    res.warnings.push_back(pd->dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
+                           " memory record(s) are incomplete (blocks without their free records)");
+
+  auto out = outfile::dir::make((fs::path(dir) / "ASCEND_PROFILER_OUTPUT").string());
+  if (!out) return out.err();
+  for (auto& n : out->remove_stale_temps()) res.warnings.push_back(std::move(n));
+  res.output_dir = out->path();
+  const auto write = [&](const std::string& name, const std::string& text) -> result<void> {
+    auto f = outfile::atomic_file::create(*out, name);
+    if (!f) return f.err();
+    MSPROF_TRY(f->write(text));
+    MSPROF_TRY(f->commit());
+    res.files.push_back((fs::path(out->path()) / name).string());
+    return {};
+  };
+  for (const auto& t : tables) {
+    if (t.rows.empty()) continue;  // torch_npu writes no file without rows
+    MSPROF_TRY(write(t.name + ".csv", csv_crlf(t.header, t.rows)));
+  }
+  MSPROF_TRY(write("analyse.done", ""));
+  return res;
+}
+
+}  // namespace ascend_pt
+}  // namespace convert
+MSPROF_END_NAMESPACE

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+// Reading a `*_ascend_pt` directory: profiler_info_{rank}.json, the FRAMEWORK
+// files (codec/framework.hpp), the PROF_ directory's place, and the framework
+// clock (torch_npu ProfilerConfig: counter ticks -> ns -> local time).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <utility>
+
+#include "msprof/codec/decode.hpp"
+#include "msprof/codec/framework.hpp"
+#include "msprof/convert/ascend_pt/analyse.hpp"
+#include "msprof/core/json.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace ascend_pt {
+
+namespace fs = std::filesystem;
+namespace fw = codec::framework;
+
+namespace {
+
+/// The whole of a regular file (FRAMEWORK files and profiler_info).
+result<std::string> read_file(const std::string& path) {
+  std::uint64_t size = 0;
+  auto opened = codec::open_regular(path, size);
+  if (!opened) return opened.err();
+  std::FILE* f = *opened;
+  std::string s;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  const bool bad = std::ferror(f) != 0;
+  std::fclose(f);
+  if (bad) return make_error(errc::io, path + ": read failed");
+  return s;
+}
+
+bool starts_with(const std::string& s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
+
+/// A whole number, as Python's int() reads a config value.
+bool whole_number(std::string v, std::int64_t& out) {
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\r' || v.back() == '\t')) v.pop_back();
+  return json::value::make_number(v).to_int64(out);
+}
+
+/// The counter clock as torch_npu's ProfilerConfig takes it: the frequency from
+/// the PROF_'s host/info.json (CPU[0].Frequency; when that file exists but has
+/// no number there, 100 MHz, not profiler_info's), and the counter and
+/// monotonic time of the start from host/host_start.log ([Host] cntvct,
+/// clock_monotonic_raw) when both are numbers; profiler_info's otherwise.
+void counter_clock_from_prof(pt_dir& d) {
+  const fs::path host = fs::path(d.prof_dir) / "host";
+  std::error_code ec;
+  if (fs::is_regular_file(host / "info.json", ec)) {
+    d.info.freq = 100.0;
+    if (auto text = read_file((host / "info.json").string())) {
+      if (auto doc = json::parse(*text, (host / "info.json").string())) {
+        double f = 0;
+        if (doc->get("CPU").at(0).get("Frequency").to_double(f)) d.info.freq = f;
+      }
+    }
+  }
+  if (fs::is_regular_file(host / "host_start.log", ec)) {
+    auto text = read_file((host / "host_start.log").string());
+    if (!text) return;
+    std::string section;
+    std::int64_t mono = 0, cnt = 0;
+    bool has_mono = false, has_cnt = false;
+    std::size_t at = 0;
+    while (at < text->size()) {
+      std::size_t end = text->find('\n', at);
+      if (end == std::string::npos) end = text->size();
+      std::string line = text->substr(at, end - at);
+      at = end + 1;
+      if (!line.empty() && line.front() == '[') {
+        section = line.substr(1, line.find(']') == std::string::npos ? 0 : line.find(']') - 1);
+        continue;
+      }
+      const std::size_t sep = line.find_first_of(":=");
+      if (section != "Host" || sep == std::string::npos) continue;
+      std::string key = line.substr(0, sep), value = line.substr(sep + 1);
+      while (!key.empty() && key.back() == ' ') key.pop_back();
+      while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+      if (key == "clock_monotonic_raw") has_mono = whole_number(value, mono);
+      if (key == "cntvct") has_cnt = whole_number(value, cnt);
+    }
+    if (has_mono && has_cnt) {
+      d.info.start_monotonic = mono;
+      d.info.start_cnt = cnt;
+    }
+  }
+}
+
+}  // namespace
+
+result<profiler_info> parse_profiler_info(const std::string& text, const std::string& file) {
+  auto doc = json::parse(text, file);
+  if (!doc) return doc.err();
+  if (!doc->is_object()) return make_error(errc::parse, file + ": top level is not a JSON object");
+  profiler_info pi;
+  const auto& common = doc->get("config").get("common_config");
+  const auto& exp = doc->get("config").get("experimental_config");
+  if (const auto* acts = common.find("activities"); acts && acts->is_array()) {
+    pi.cpu = pi.npu = false;
+    for (const auto& a : acts->items()) {
+      if (a.as_string_or("") == "ProfilerActivity.CPU") pi.cpu = true;
+      if (a.as_string_or("") == "ProfilerActivity.NPU") pi.npu = true;
+    }
+  }
+  pi.level = exp.get("_profiler_level").as_string_or(pi.level);
+  if (pi.level != "Level0" && pi.level != "Level1" && pi.level != "Level2" && pi.level != "Level_none")
+    return make_error(errc::bad_value, file + ": experimental_config._profiler_level '" + pi.level +
+                                           "' is not Level_none, Level0, Level1 or Level2");
+  if (const auto* et = exp.find("_export_type")) {
+    std::vector<std::string> types;
+    if (et->is_string()) types.push_back(et->text());
+    for (const auto& t : et->items()) types.push_back(t.as_string_or(""));
+    if (!types.empty()) pi.export_type = types;
+  }
+  const auto& si = doc->get("start_info");
+  if (si.get("syscnt_enable").is_bool()) pi.syscnt_enable = si.get("syscnt_enable").as_bool();
+  double freq = 0;
+  if (si.get("freq").to_double(freq)) pi.freq = freq;
+  si.get("start_cnt").to_int64(pi.start_cnt);
+  si.get("start_monotonic").to_int64(pi.start_monotonic);
+  doc->get("rank_id").to_int64(pi.rank_id);
+  if (pi.syscnt_enable && !(std::fabs(pi.freq) > 1e-15))
+    return make_error(errc::bad_value,
+                      file + ": start_info.freq is 0 with syscnt_enable on; framework times cannot be placed");
+  return pi;
+}
+
+std::int64_t framework_ns(const profiler_info& info, std::int64_t raw) noexcept {
+  if (!info.syscnt_enable) return raw;
+  // torch_npu: int((cnt - start_cnt) * (1000 / freq)) + start_monotonic, in doubles.
+  const double ratio = 1000.0 / info.freq;
+  return static_cast<std::int64_t>(static_cast<double>(raw - info.start_cnt) * ratio) + info.start_monotonic;
+}
+
+result<pt_dir> read_pt_dir(const std::string& dir) {
+  pt_dir d;
+  d.dir = dir;
+  std::error_code ec;
+  std::vector<std::string> infos, profs;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (starts_with(name, "profiler_info") && name.size() > 5 && name.substr(name.size() - 5) == ".json" &&
+        it->is_regular_file(ec))
+      infos.push_back(it->path().string());
+    if (starts_with(name, "PROF_") && it->is_directory(ec)) profs.push_back(it->path().string());
+  }
+  if (ec) return make_error(errc::io, dir + ": cannot list: " + ec.message());
+  std::sort(infos.begin(), infos.end());
+  std::sort(profs.begin(), profs.end());
+  if (infos.empty())
+    return make_error(errc::not_found, dir + ": no profiler_info_{rank}.json (not a torch_npu *_ascend_pt directory)");
+  if (profs.empty())
+    return make_error(errc::not_found,
+                      dir + ": no PROF_* directory (the CANN part of the collection); nothing to analyse");
+  if (profs.size() > 1)
+    d.warnings.push_back(dir + ": " + std::to_string(profs.size()) + " PROF_* directories; only " + profs.front() +
+                         " is analysed");
+  d.prof_dir = profs.front();
+  d.info_file = infos.front();
+  auto text = read_file(d.info_file);
+  if (!text) return text.err();
+  auto info = parse_profiler_info(*text, d.info_file);
+  if (!info) return info.err();
+  d.info = std::move(*info);
+  counter_clock_from_prof(d);
+  return d;
+}
+
+void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
+  const fs::path fwk = fs::path(d.dir) / "FRAMEWORK";
+  std::error_code ec;
+  if (!fs::is_directory(fwk, ec)) return;
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(fwk, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  fw::records rec;
+  // torch_npu reads the first file of each kind; later ones (its own names
+  // never repeat a kind) are read too rather than dropped silently.
+  for (const auto& p : files) {
+    const auto kind = fw::kind_of(p.filename().string());
+    if (kind == fw::file_kind::unknown) continue;
+    if (kind == fw::file_kind::op_mark) d.has_task_queue = true;
+    auto bytes = read_file(p.string());
+    if (!bytes) {
+      d.warnings.push_back(bytes.err().message + "; file skipped");
+      continue;
+    }
+    fw::decode(kind, reinterpret_cast<const unsigned char*>(bytes->data()), bytes->size(), p.string(), rec, d.warnings);
+  }
+  const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
+  d.ops.reserve(rec.ops.size());
+  for (auto& o : rec.ops)
+    d.ops.push_back({local(o.start), local(o.end), o.pid, o.start_tid, std::move(o.name), std::move(o.input_shapes),
+                     std::move(o.call_stack)});
+
+  d.memory = std::move(rec.memory);
+  for (auto& u : d.memory) u.time = local(u.time);
+
+  // Task queue: marks in time order; an end pairs with the latest open start
+  // of the same thread and name (torch_npu get_task_queue_data).
+  std::stable_sort(rec.marks.begin(), rec.marks.end(),
+                   [&](const fw::op_mark& a, const fw::op_mark& b) { return local(a.time) < local(b.time); });
+  std::map<std::pair<std::uint64_t, std::string>, std::vector<const fw::op_mark*>> open_enq, open_deq;
+  std::size_t unmatched = 0;
+  for (const auto& m : rec.marks) {
+    const bool enq = m.category == fw::mark::enqueue_start || m.category == fw::mark::enqueue_end;
+    auto& open = enq ? open_enq : open_deq;
+    if (m.category == fw::mark::enqueue_start || m.category == fw::mark::dequeue_start) {
+      open[{m.tid, m.name}].push_back(&m);
+      continue;
+    }
+    if (m.category != fw::mark::enqueue_end && m.category != fw::mark::dequeue_end) continue;
+    auto it = open.find({m.tid, m.name});
+    if (it == open.end() || it->second.empty()) {
+      ++unmatched;
+      continue;
+    }
+    const fw::op_mark* s = it->second.back();
+    it->second.clear();
+    queue_span q{local(s->time), local(m.time) - local(s->time), m.corr_id, m.tid, m.pid, m.name};
+    (enq ? d.enqueue : d.dequeue).push_back(std::move(q));
+  }
+  if (unmatched)
+    d.warnings.push_back((fwk / "torch.op_mark").string() + ": " + std::to_string(unmatched) +
+                         " enqueue/dequeue end mark(s) without a start; ignored");
+}
+
+std::vector<std::string> find_pt_dirs(const std::string& dir) {
+  const auto is_pt = [](const fs::path& p) {
+    const std::string n = p.filename().string();
+    return n.size() > 10 && n.substr(n.size() - 10) == "_ascend_pt";
+  };
+  fs::path p(dir);
+  while (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // "x/" -> "x"
+  std::error_code ec;
+  if (is_pt(p)) return {dir};
+  std::vector<std::string> out;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (is_pt(it->path()) && it->is_directory(ec)) out.push_back(it->path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace ascend_pt
+}  // namespace convert
+MSPROF_END_NAMESPACE

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+// ascend_pt: profiler_info parsing, the framework clock, and bad input (no
+// PROF_, damaged FRAMEWORK files, db export) giving clear errors or warnings
+// that name the file and the byte offset.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <msprof/convert/ascend_pt/analyse.hpp>
+#include <msprof/convert/load.hpp>
+#include <string>
+
+#include "../../support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+namespace pt = msprof::convert::ascend_pt;
+
+namespace {
+
+fs::path copy_case(const temp_dir& tmp, const std::string& c) {
+  const fs::path in = fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / c / "input";
+  fs::path pt_dir;
+  for (const auto& e : fs::directory_iterator(in)) {
+    pt_dir = tmp / e.path().filename().string();
+    fs::copy(e.path(), pt_dir, fs::copy_options::recursive);
+  }
+  for (const auto& e : fs::recursive_directory_iterator(pt_dir))
+    fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+  return pt_dir;
+}
+
+}  // namespace
+
+TEST_CASE("ascend_pt: profiler_info gives level, export type and the counter clock") {
+  auto pi = pt::parse_profiler_info(
+      R"({"config":{"common_config":{"activities":["ProfilerActivity.NPU"]},
+          "experimental_config":{"_profiler_level":"Level2","_export_type":["db","text"]}},
+          "start_info":{"syscnt_enable":true,"freq":50,"start_cnt":1000,"start_monotonic":7000},"rank_id":3})",
+      "profiler_info_3.json");
+  REQUIRE(pi.has_value());
+  CHECK(pi->level == "Level2");
+  CHECK(pi->export_type == std::vector<std::string>{"db", "text"});
+  CHECK_FALSE(pi->cpu);
+  CHECK(pi->npu);
+  CHECK(pi->rank_id == 3);
+  // 50 MHz: 20 ns a tick, counted from start_cnt, on start_monotonic.
+  CHECK(pt::framework_ns(*pi, 1100) == 7000 + 100 * 20);
+  pi->syscnt_enable = false;
+  CHECK(pt::framework_ns(*pi, 1100) == 1100);
+
+  auto defaults = pt::parse_profiler_info("{}", "p.json");
+  REQUIRE(defaults.has_value());
+  CHECK(defaults->level == "Level0");  // torch_npu's default
+  CHECK(defaults->export_type == std::vector<std::string>{"text"});
+
+  auto bad = pt::parse_profiler_info(R"({"config":{"experimental_config":{"_profiler_level":"Level9"}}})", "p.json");
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.err().message.find("p.json") != std::string::npos);
+  CHECK(bad.err().message.find("Level9") != std::string::npos);
+  CHECK_FALSE(pt::parse_profiler_info("[1,", "p.json").has_value());
+}
+
+TEST_CASE("ascend_pt: a directory with FRAMEWORK but no PROF_ is an error naming it") {
+  temp_dir tmp("pt_noprof");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) fs::remove_all(e.path());
+  auto r = pt::analyse(dir.string());
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.err().message.find(dir.string()) != std::string::npos);
+  CHECK(r.err().message.find("no PROF_") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT"));
+}
+
+TEST_CASE("ascend_pt: a truncated FRAMEWORK file is a warning with file and offset, whole records still count") {
+  temp_dir tmp("pt_trunc");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  const fs::path ops = dir / "FRAMEWORK" / "torch.op_range";
+  const auto size = fs::file_size(ops);
+  // Append half a record header and an unknown record type to torch.op_mark too.
+  {
+    std::ofstream f(ops, std::ios::binary | std::ios::app);
+    f.write("\x01\x00\x10", 3);
+  }
+  const fs::path marks = dir / "FRAMEWORK" / "torch.op_mark";
+  const auto marks_size = fs::file_size(marks);
+  {
+    std::string odd("\x63\x00\x02\x00\x00\x00zz", 8);  // type 99, 2 bytes
+    std::ofstream f(marks, std::ios::binary | std::ios::app);
+    f << odd;
+  }
+  auto r = pt::analyse(dir.string());
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  bool ops_warned = false, marks_warned = false;
+  for (const auto& w : r->warnings) {
+    MESSAGE(w);
+    if (w.find(ops.string() + ": record at byte offset " + std::to_string(size)) == 0) ops_warned = true;
+    if (w.find(marks.string() + ": record at byte offset " + std::to_string(marks_size)) == 0 &&
+        w.find("unknown record type") != std::string::npos)
+      marks_warned = true;
+  }
+  CHECK(ops_warned);
+  CHECK(marks_warned);
+  // The damage was at the tails: the kernel view still equals torch_npu's.
+  CHECK(read_text(dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv") ==
+        read_text(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_level0" / "expected" / "kernel_details.csv"));
+}
+
+TEST_CASE("ascend_pt: db export is refused as not supported yet, and nothing is written") {
+  temp_dir tmp("pt_db");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  auto r = pt::analyse(dir.string(), {"db"});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.err().code == msprof::errc::unsupported);
+  CHECK(r.err().message.find("not supported yet") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT"));
+}
+
+TEST_CASE("ascend_pt: step ranges come from the ProfilerStep ops and the kernels their enqueues reach") {
+  temp_dir tmp("pt_steps");
+  const fs::path dir = copy_case(tmp, "pt_text_steps");
+  auto d = pt::read_pt_dir(dir.string());
+  REQUIRE(d.has_value());
+  auto m = msprof::convert::load_model(d->prof_dir);
+  REQUIRE(m.has_value());
+  pt::place_framework(*d, m->session.wall_offset_ns);
+  CHECK(d->ops.size() == 12);
+  CHECK(d->enqueue.size() == 5);
+  CHECK(d->dequeue.size() == 5);
+  auto rel = pt::link(*d, *m);
+  const auto steps = pt::step_ranges(rel, *d);
+  REQUIRE(steps.size() == 2);
+  const std::int64_t t0 = 1767268800000000000;  // the collection start, ns
+  // Step 1: kernels 1-3 (launched at 100/140/170 µs, run 200..330.5 µs); the op ends at 168 µs.
+  CHECK(steps[0].id == "1");
+  CHECK(steps[0].start_ns == t0 + 200000);
+  CHECK(steps[0].end_ns == t0 + 330500);
+  CHECK(steps[0].fwk_start_ns == t0 + 60000);
+  // Step 2: kernels 4-5 run 340..460 µs; the op ends at 1250 µs, later.
+  CHECK(steps[1].id == "2");
+  CHECK(steps[1].start_ns == t0 + 340000);
+  CHECK(steps[1].end_ns == t0 + 1250000);
+}
+
+TEST_CASE("ascend_pt: without a task queue each launch belongs to the step running at its start") {
+  temp_dir tmp("pt_noqueue");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  fs::remove(dir / "FRAMEWORK" / "torch.op_mark");
+  auto r = pt::analyse(dir.string());
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  // Launches at 100/140 µs fall in ProfilerStep#1 [60, 168], those at 170/200/220 µs in #2 [170, 1250].
+  const std::string k = read_text(dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv");
+  std::vector<std::string> step_ids;
+  for (std::size_t at = k.find("\r\n") + 2; at < k.size(); at = k.find("\r\n", at) + 2)
+    step_ids.push_back(k.substr(at, k.find(',', at) - at));
+  CHECK(step_ids == std::vector<std::string>{"1", "1", "2", "2", "2"});
+}
+
+TEST_CASE("ascend_pt: the counter clock comes from the PROF_ host files when they have it, as torch_npu takes it") {
+  temp_dir tmp("pt_syscnt");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  const fs::path info = dir / "profiler_info_0.json";
+  std::string text = read_text(info);
+  const auto set = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  };
+  set("\"syscnt_enable\": false", "\"syscnt_enable\": true");
+  set("\"freq\": 100", "\"freq\": 50");
+  set("\"start_cnt\": 1000000000000", "\"start_cnt\": 7");
+  std::ofstream(info, std::ios::binary | std::ios::trunc) << text;
+  fs::path prof;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) prof = e.path();
+
+  // host/host_start.log has cntvct and clock_monotonic_raw (both 1e12); host/info.json
+  // has an empty CPU Frequency, so torch_npu uses 100 MHz, not profiler_info's 50.
+  auto d = pt::read_pt_dir(dir.string());
+  REQUIRE(d.has_value());
+  CHECK(d->info.syscnt_enable);
+  CHECK(d->info.freq == 100.0);
+  CHECK(d->info.start_cnt == 1000000000000);
+  CHECK(d->info.start_monotonic == 1000000000000);
+  CHECK(pt::framework_ns(d->info, 1000000000000 + 5) == 1000000000000 + 50);
+
+  // Without those files profiler_info's values hold.
+  fs::remove(prof / "host" / "host_start.log");
+  fs::remove(prof / "host" / "info.json");
+  d = pt::read_pt_dir(dir.string());
+  REQUIRE(d.has_value());
+  CHECK(d->info.freq == 50.0);
+  CHECK(d->info.start_cnt == 7);
+}

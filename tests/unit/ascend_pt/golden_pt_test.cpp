@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// Every golden-pt case (tests/golden-pt) through ascend_pt::analyse: each
+// file written equals torch_npu's own byte for byte, and the expected files
+// not written yet are exactly the ones docs/torch_npu.md lists.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <msprof/convert/ascend_pt/analyse.hpp>
+#include <set>
+#include <string>
+
+#include "../../support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+namespace pt = msprof::convert::ascend_pt;
+
+namespace {
+
+/// A copy of tests/golden-pt/<c>/input/<*_ascend_pt> under `tmp`.
+fs::path copy_case(const temp_dir& tmp, const std::string& c) {
+  const fs::path in = fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / c / "input";
+  fs::path pt_dir;
+  for (const auto& e : fs::directory_iterator(in)) {
+    pt_dir = tmp / e.path().filename().string();
+    fs::copy(e.path(), pt_dir, fs::copy_options::recursive);
+  }
+  REQUIRE(!pt_dir.empty());
+  return pt_dir;
+}
+
+/// Files torch_npu writes that analyse() does not write yet.
+const std::set<std::string> not_yet = {"trace_view.json"};
+
+}  // namespace
+
+TEST_CASE("golden-pt: analyse writes torch_npu's text files byte for byte") {
+  for (const char* c : {"pt_text_steps", "pt_level0", "pt_memory", "pt_mstx"}) {
+    CAPTURE(c);
+    temp_dir tmp("golden_pt");
+    const fs::path dir = copy_case(tmp, c);
+    auto r = pt::analyse(dir.string(), {"text"});
+    REQUIRE_MESSAGE(r.has_value(), r.err().what());
+    for (const auto& w : r->warnings) MESSAGE("warning: " << w);
+    if (std::string(c) == "pt_memory") {
+      // torch_npu prints "14 memory record(s) are incomplete." for this case too.
+      REQUIRE(r->warnings.size() == 1);
+      CHECK(r->warnings[0] == (dir / "FRAMEWORK" / "torch.memory_usage").string() +
+                                  ": 14 memory record(s) are incomplete (blocks without their free records)");
+    } else {
+      CHECK(r->warnings.empty());
+    }
+    const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+    CHECK(fs::path(r->output_dir) == out);
+    std::set<std::string> expected;
+    for (const auto& e : fs::directory_iterator(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / c / "expected")) {
+      const std::string name = e.path().filename().string();
+      expected.insert(name);
+      CAPTURE(name);
+      if (not_yet.count(name)) {
+        CHECK_FALSE(fs::exists(out / name));
+        continue;
+      }
+      REQUIRE_MESSAGE(fs::exists(out / name), "not written: " << name);
+      CHECK(read_text(out / name) == read_text(e.path()));
+    }
+    // Nothing written that torch_npu does not write.
+    for (const auto& e : fs::directory_iterator(out)) {
+      CAPTURE(e.path());
+      CHECK(expected.count(e.path().filename().string()) == 1);
+    }
+  }
+}
+
+TEST_CASE("golden-pt: a parent of several *_ascend_pt directories lists each of them") {
+  temp_dir tmp("golden_pt_parent");
+  const fs::path a = copy_case(tmp, "pt_text_steps");
+  fs::create_directories(tmp / "unrelated");
+  const auto dirs = pt::find_pt_dirs(tmp.path);
+  REQUIRE(dirs.size() == 1);
+  CHECK(fs::path(dirs[0]) == a);
+  CHECK(pt::find_pt_dirs(a.string()) == std::vector<std::string>{a.string()});
+}
