@@ -552,7 +552,8 @@ int cmd_analyse(arg_parser& p) {
     return 2;
   }
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return fail(dir + ": no such directory");
+  if (!fs::exists(dir, ec)) return fail(dir + ": no such directory");
+  if (!fs::is_directory(dir, ec)) return fail(dir + ": not a directory");
   const auto dirs = cv::ascend_pt::find_pt_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no *_ascend_pt directory found");
   std::vector<std::optional<msprof::result<cv::ascend_pt::analyse_result>>> results(dirs.size());
@@ -579,7 +580,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string& first = p.args[0];
-  const bool subcommand = first == "export" || first == "import" || first == "show";
+  const bool subcommand =
+      first == "export" || first == "import" || first == "show" || first == "analyse" || first == "analyze";
   for (std::size_t k = 0; k < (subcommand ? p.args.size() : 1); ++k) {  // `msprof export timeline -h` too
     const std::string& a = p.args[k];
     if (a == "-h" || a == "--help" || a == "help") {
