@@ -10,26 +10,10 @@
 #include <msprof/convert/load.hpp>
 #include <string>
 
-#include "../../support/temp_dir.hpp"
+#include "pt_case.hpp"
 
 namespace fs = std::filesystem;
 namespace pt = msprof::convert::ascend_pt;
-
-namespace {
-
-fs::path copy_case(const temp_dir& tmp, const std::string& c) {
-  const fs::path in = fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / c / "input";
-  fs::path pt_dir;
-  for (const auto& e : fs::directory_iterator(in)) {
-    pt_dir = tmp / e.path().filename().string();
-    fs::copy(e.path(), pt_dir, fs::copy_options::recursive);
-  }
-  for (const auto& e : fs::recursive_directory_iterator(pt_dir))
-    fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
-  return pt_dir;
-}
-
-}  // namespace
 
 TEST_CASE("ascend_pt: profiler_info gives level, export type and the counter clock") {
   auto pi = pt::parse_profiler_info(

@@ -9,24 +9,12 @@
 #include <set>
 #include <string>
 
-#include "../../support/temp_dir.hpp"
+#include "pt_case.hpp"
 
 namespace fs = std::filesystem;
 namespace pt = msprof::convert::ascend_pt;
 
 namespace {
-
-/// A copy of tests/golden-pt/<c>/input/<*_ascend_pt> under `tmp`.
-fs::path copy_case(const temp_dir& tmp, const std::string& c) {
-  const fs::path in = fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / c / "input";
-  fs::path pt_dir;
-  for (const auto& e : fs::directory_iterator(in)) {
-    pt_dir = tmp / e.path().filename().string();
-    fs::copy(e.path(), pt_dir, fs::copy_options::recursive);
-  }
-  REQUIRE(!pt_dir.empty());
-  return pt_dir;
-}
 
 /// Files torch_npu writes that analyse() does not write yet.
 const std::set<std::string> not_yet = {"trace_view.json"};
