@@ -82,6 +82,20 @@ namespace {
 
 const char* const tx_slice = "host/data/aging.additional.msproftx.slice_0";
 
+// Damage that loses records: the export goes on with a warning, and --strict
+// refuses it with an error that says `why`.
+void exported_with_warning_then_refused_strict(const fs::path& prof, const std::string& why) {
+  cv::export_options o;
+  o.timestamp = "T";
+  auto lenient = cv::export_summary(prof.string(), o);
+  REQUIRE(lenient);
+  CHECK_FALSE(lenient->warnings.empty());
+  o.strict = true;
+  auto strict = cv::export_summary(prof.string(), o);
+  REQUIRE_FALSE(strict);
+  CHECK(strict.err().message.find(why) != std::string::npos);
+}
+
 std::string all_warnings(const msprof::prof::prof_reader& r) {
   std::string s;
   for (const auto& w : r.warnings()) s += w.message + "\n";
@@ -127,15 +141,7 @@ TEST_CASE("corrupt: a slice shorter than its .done says is reported, and an erro
     CHECK(all_warnings(*r).find((t.prof / tx_slice).string() + ": " + std::to_string(size) +
                                 " bytes, but its .done says filesize:2304; " + std::to_string(2304 - size) +
                                 " bytes (records) missing") != std::string::npos);
-    cv::export_options o;
-    o.timestamp = "T";
-    auto lenient = cv::export_summary(t.prof.string(), o);
-    REQUIRE(lenient);
-    CHECK_FALSE(lenient->warnings.empty());
-    o.strict = true;
-    auto strict = cv::export_summary(t.prof.string(), o);
-    REQUIRE_FALSE(strict);
-    CHECK(strict.err().message.find(".done says filesize:2304") != std::string::npos);
+    exported_with_warning_then_refused_strict(t.prof, ".done says filesize:2304");
   }
 }
 
@@ -148,15 +154,7 @@ TEST_CASE("corrupt: a slice deleted while its .done remains is reported, and an 
   REQUIRE(r);
   CHECK(all_warnings(*r).find(slice.string() + ": missing, but its .done says it was written; its records are lost") !=
         std::string::npos);
-  cv::export_options o;
-  o.timestamp = "T";
-  auto lenient = cv::export_summary(t.prof.string(), o);
-  REQUIRE(lenient);
-  CHECK_FALSE(lenient->warnings.empty());
-  o.strict = true;
-  auto strict = cv::export_summary(t.prof.string(), o);
-  REQUIRE_FALSE(strict);
-  CHECK(strict.err().message.find("its records are lost") != std::string::npos);
+  exported_with_warning_then_refused_strict(t.prof, "its records are lost");
 }
 
 TEST_CASE("corrupt: a record whose type id is not its slice's kind is reported and skipped") {
