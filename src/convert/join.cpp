@@ -373,18 +373,20 @@ void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
   t.kernel_name = name_of(tr.kernel_name, "kernel name");
   // The op belongs to the node-level call, which usually encloses the runtime
   // call that launched the task (aclnnAdd > rtKernelLaunch): the innermost
-  // enclosing call that reported one.
-  bool first = true;
+  // enclosing call that reported one. The task's connection (its HostToDevice
+  // flow) is the reference's too: the innermost enclosing call above the
+  // runtime level (Node@launch for a kernel, aclrtMemcpyAsync for a copy), the
+  // runtime call only when nothing else encloses the task_track.
+  open_api* launcher = nullptr;
   enclosing(tr.thread_id, [&](open_api& a) {
-    if (first) {
-      t.connection_id = a.call.connection_id;
-      a.call.has_device_task = true;
-      first = false;
-    }
-    if (!a.op) return true;
-    t.op = a.op;
-    return false;
+    if (!launcher || launcher->call.level == level::runtime) launcher = &a;
+    if (!t.op && a.op) t.op = a.op;
+    return launcher->call.level == level::runtime || !t.op;
   });
+  if (launcher) {
+    t.connection_id = launcher->call.connection_id;
+    launcher->call.has_device_task = true;
+  }
   if (index < c.pmus) t.pmu = take_pmu(tr.device_id, key);
   t.global_task_id = next_task_++;
   window_.tasks.push_back(std::move(t));

@@ -3,7 +3,9 @@
 // not grow with the number of records (see model.hpp, "Windows"):
 // - API calls get connection ids 1.. in start order;
 // - task_track records (launches) find the API that launched them: the
-//   innermost API on the same thread whose time range contains them;
+//   innermost API on the same thread whose time range contains them, above the
+//   runtime level when one is (Node@launch rather than its rtKernelLaunch, as
+//   the reference links them);
 // - ops (node_basic_info + tensor_info) attach to the innermost API containing
 //   them, and a launch takes the op of the innermost enclosing API that has
 //   reported one by then (ops are reported before their kernels launch);
