@@ -285,7 +285,7 @@ TEST_CASE("device records: ACSQ logs carry the STARS magic, ContextPmu its fftsT
   CHECK(load_le<std::uint16_t>(&b[2]) == 0x6BD3);
   auto d = codec::decode_acsq(b.data(), b.size(), {"f", 0});
   REQUIRE(d);
-  CHECK(d->magicNumber == codec::stars_magic);
+  CHECK(+d->magicNumber == codec::stars_magic);
   CHECK(d->cnt() == 15);
   CHECK(d->task_type() == codec::sqe::sdma);
   // Records without the magic (what msprof wrote before) still decode.
@@ -293,7 +293,7 @@ TEST_CASE("device records: ACSQ logs carry the STARS magic, ContextPmu its fftsT
   old[2] = old[3] = 0;
   auto od = codec::decode_acsq(old.data(), old.size(), {"f", 0});
   REQUIRE(od);
-  CHECK(od->magicNumber == 0);
+  CHECK(+od->magicNumber == 0);
   CHECK(od->func_type() == codec::acsq_func_start);
 
   // fftsType: bits 13-15 of the u16 at offset 20 (golden AIV records: 0x2000).

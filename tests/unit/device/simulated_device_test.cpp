@@ -475,7 +475,7 @@ TEST_CASE("device: every stars_soc and ffts_profile record passes the checks of 
   for (std::size_t i = 0; i < d.acsq.size(); ++i) {
     CAPTURE(i);
     const auto& l = d.acsq[i];
-    CHECK(l.magicNumber == 0x6BD3);
+    CHECK(+l.magicNumber == 0x6BD3);
     CHECK((l.func_type() == codec::acsq_func_start || l.func_type() == codec::acsq_func_end));
     CHECK(l.task_type() <= codec::sqe::last_named);
     if (i > 0) CHECK(l.cnt() == (d.acsq[i - 1].cnt() + 1) % 16);

@@ -58,7 +58,8 @@ TEST_CASE("host clock: counter ticks are written as ns with a whole-µs anchor, 
     r.start = ticks[i];
     r.end = ticks[i] + 2;
     r.domain = "default";
-    r.message = "m" + std::to_string(i);
+    const std::string message = "m" + std::to_string(i);  // a view: valid during write_tx only
+    r.message = message;
     sink.write_tx(r);
   }
   REQUIRE(sink.finish({}));
@@ -80,7 +81,7 @@ TEST_CASE("host clock: counter ticks are written as ns with a whole-µs anchor, 
   CHECK(offset_us == static_cast<double>(offset_ns / 1000));
 
   std::vector<std::uint64_t> written;
-  REQUIRE(r->for_each_mstx([&](const prof::mstx_record& m) { written.push_back(m.stamp.startTime); }));
+  REQUIRE(r->for_each_mstx([&](const prof::mstx_record& m) { written.push_back(+m.stamp.startTime); }));
   REQUIRE(written.size() == ticks.size());
   auto m = convert::load_model(d->path());
   REQUIRE(m);
