@@ -34,6 +34,7 @@ const db_table_def* db_tables() {
        "gridDim INTEGER, blockDim INTEGER",
        17},
       {"HOST_INFO", "hostUid TEXT, hostName TEXT", 2},
+      {"MEMCPY_INFO", "globalTaskId NUMERIC, size NUMERIC, memcpyOperation NUMERIC", 3},
       {"META_DATA", "name TEXT, value TEXT", 2},
       {"MSTX_EVENTS",
        "startNs INTEGER, endNs INTEGER, eventType INTEGER, rangeId INTEGER, category INTEGER, message INTEGER, "
@@ -76,9 +77,9 @@ std::vector<std::pair<const char*, std::vector<enum_row>>> db_enums() {
       {"ENUM_HCCL_RDMA_TYPE", with_tail({{0, "RDMA_SEND_NOTIFY"}, {1, "RDMA_SEND_PAYLOAD"}})},
       {"ENUM_HCCL_TRANSPORT_TYPE", with_tail({{0, "SDMA"}, {1, "RDMA"}, {2, "LOCAL"}, {3, "UB"}, {4, "ROCE"}})},
       {"ENUM_MEMCPY_OPERATION",
-       {{0, "host to host"}, {1, "host to device"}, {2, "device to host"}, {3, "device to device"},
-        {4, "managed memory"}, {5, "addr device to device"}, {6, "host to device ex"}, {7, "device to host ex"},
-        {65535, "other"}}},
+       {{0, memcpy_operation_name(0)}, {1, memcpy_operation_name(1)}, {2, memcpy_operation_name(2)},
+        {3, memcpy_operation_name(3)}, {4, memcpy_operation_name(4)}, {5, memcpy_operation_name(5)},
+        {6, memcpy_operation_name(6)}, {7, memcpy_operation_name(7)}, {65535, memcpy_operation_name(65535)}}},
       {"ENUM_MODULE",
        {{0, "SLOG"}, {1, "IDEDD"}, {2, "SCC"}, {3, "HCCL"}, {4, "FMK"}, {5, "CCU"}, {6, "DVPP"}, {7, "RUNTIME"},
         {8, "CCE"}, {9, "HDC"}, {10, "DRV"}, {11, "NET"}, {22, "DEVMM"}, {23, "KERNEL"}, {24, "LIBMEDIA"},
@@ -423,6 +424,7 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
   detail::put(buf_, t.task_id);
   buf_ += t.task_type;
   tasks_.push({t.global_task_id}, buf_);
+  if (t.memcpy) rows_of("MEMCPY_INFO").row(t.global_task_id, t.memcpy->size, t.memcpy->operation);
   if (!t.op) return;
   const op_info& op = *t.op;
   ops_.push({t.start_ns, t.end_ns, t.device_id, 0}, {});

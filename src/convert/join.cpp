@@ -151,6 +151,13 @@ void stream_join::add(const raw::task_track& t) {
     ++bad_time_.track;
   }
 }
+void stream_join::add(const raw::memcpy_info& m) {
+  any_memcpy_info_ = true;
+  if (const auto at = host_local(m.timestamp))
+    host_events_.push({*at, kind_memcpy}, detail::bytes_of(m));
+  else
+    ++bad_time_.memcpy;
+}
 void stream_join::add(const raw::acsq& a) {
   const auto at = device_local(a.device_id, a.timestamp);
   if (!at) {
@@ -158,7 +165,7 @@ void stream_join::add(const raw::acsq& a) {
     return;
   }
   const auto key = detail::task_key(a.device_id, a.stream_id, a.task_id);
-  spools_of(a.device_id).acsq.push(0, detail::bytes_of(span_edge{key, *at, a.start}));
+  spools_of(a.device_id).acsq.push(0, detail::bytes_of(span_edge{key, *at, a.start, a.sqe_type}));
   // Pairs as run() will, counting only: how many spans each key gets.
   auto& c = counts_[key];
   if (a.start)
@@ -196,6 +203,7 @@ result<model> stream_join::run_windows(const window_fn& on_window) {
     switch (ekey.kind) {
       case kind_node: on_node(ekey.at, detail::from_bytes<raw::node_basic>(event)); break;
       case kind_tensor: on_tensor(ekey.at, event); break;
+      case kind_memcpy: on_memcpy(ekey.at, detail::from_bytes<raw::memcpy_info>(event)); break;
       default: on_track(ekey.at, detail::from_bytes<raw::task_track>(event)); break;
     }
     if (window_.apis.size() + window_.tasks.size() >= opt_.window_records) flush_window(on_window);
@@ -320,11 +328,33 @@ void stream_join::on_tensor(std::int64_t, std::string_view b) {
   for (std::size_t at = sizeof tid; at + sizeof(tensor_desc) <= b.size(); at += sizeof(tensor_desc))
     api->op->tensors.push_back(detail::from_bytes<tensor_desc>(b.substr(at)));
 }
+void stream_join::on_memcpy(std::int64_t at, const raw::memcpy_info& m) {
+  // Earlier ones can match no task_track any more: the sweep is past their time.
+  memcpys_.erase(memcpys_.begin(), memcpys_.lower_bound({at, 0, 0}));
+  memcpys_[{at, m.thread_id, m.timestamp}] = {m.data_size, m.max_size, m.direction};
+}
+memcpy_copy stream_join::take_memcpy(std::int64_t at, const raw::task_track& tr) {
+  memcpy_copy c;  // none found: 0 bytes, operation "other", as the reference
+  auto it = memcpys_.find({at, tr.thread_id, tr.timestamp});
+  if (it == memcpys_.end() || it->second.remain == 0) {
+    ++memcpy_unmatched_;
+    return c;
+  }
+  memcpy_left& m = it->second;
+  c.size = m.remain <= m.max_size ? m.remain : m.max_size;
+  m.remain -= c.size;
+  if (m.direction <= 7) c.operation = m.direction;
+  return c;
+}
 void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
   const std::uint32_t task_id = tr.task_id & 0xFFFFu;
   const auto key = detail::task_key(tr.device_id, tr.stream_id, task_id);
   auto& c = counts_[key];
   const std::uint32_t index = c.launched++;
+  std::string task_type = type_name(level::runtime, static_cast<std::uint32_t>(tr.task_type));
+  // Every MEMCPY_ASYNC launch takes its part of the copy, with a device task or without.
+  std::optional<memcpy_copy> copy;
+  if (any_memcpy_info_ && task_type == "MEMCPY_ASYNC") copy = take_memcpy(at, tr);
   if (index >= c.spans) {  // its key has fewer device spans than launches
     ++unmatched_launches_;
     return;
@@ -336,24 +366,28 @@ void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
   const span sp = take_span(tr.device_id, key);
   t.start_ns = sp.start;
   t.end_ns = sp.end;
+  t.sqe_type = sp.sqe_type;
+  t.memcpy = copy;
   t.track_ns = at;
   t.thread_id = tr.thread_id;
-  t.task_type = type_name(level::runtime, static_cast<std::uint32_t>(tr.task_type));
+  t.task_type = std::move(task_type);
   t.kernel_name = name_of(tr.kernel_name, "kernel name");
   // The op belongs to the node-level call, which usually encloses the runtime
   // call that launched the task (aclnnAdd > rtKernelLaunch): the innermost
-  // enclosing call that reported one.
-  bool first = true;
+  // enclosing call that reported one. The task's connection (its HostToDevice
+  // flow) is the reference's too: the innermost enclosing call above the
+  // runtime level (Node@launch for a kernel, aclrtMemcpyAsync for a copy), the
+  // runtime call only when nothing else encloses the task_track.
+  open_api* launcher = nullptr;
   enclosing(tr.thread_id, [&](open_api& a) {
-    if (first) {
-      t.connection_id = a.call.connection_id;
-      a.call.has_device_task = true;
-      first = false;
-    }
-    if (!a.op) return true;
-    t.op = a.op;
-    return false;
+    if (!launcher || launcher->call.level == level::runtime) launcher = &a;
+    if (!t.op && a.op) t.op = a.op;
+    return launcher->call.level == level::runtime || !t.op;
   });
+  if (launcher) {
+    t.connection_id = launcher->call.connection_id;
+    launcher->call.has_device_task = true;
+  }
   if (index < c.pmus) t.pmu = take_pmu(tr.device_id, key);
   t.global_task_id = next_task_++;
   window_.tasks.push_back(std::move(t));
@@ -368,16 +402,17 @@ bool stream_join::pull_acsq(std::uint32_t dev) {
   const auto e = detail::from_bytes<span_edge>(b);
   auto& c = counts_[e.key];
   if (e.start) {
-    starts_.push(e.key, e.at);
+    starts_.push(e.key, span{e.at, 0, e.sqe_type});
   } else if (starts_.empty(e.key)) {
     ++spans_without_start_;
   } else {
-    const span s{starts_.pop(e.key), e.at};
+    span s = starts_.pop(e.key);
+    s.end = e.at;
     const std::uint32_t index = c.spans_formed++;
     if (index < c.launches)
       ready_.push(e.key, s);
     else
-      orphans_.push({s.start, e.key, index}, detail::bytes_of(s.end));
+      orphans_.push({s.start, e.key, index}, detail::bytes_of(s));
   }
   return true;
 }
@@ -414,8 +449,10 @@ void stream_join::emit_orphans(const window_fn& on_window) {
     t.device_id = static_cast<std::uint32_t>(k.key >> 32);
     t.stream_id = static_cast<std::uint32_t>((k.key >> 16) & 0xFFFFu);
     t.task_id = static_cast<std::uint32_t>(k.key & 0xFFFFu);
-    t.start_ns = k.start;
-    t.end_ns = detail::from_bytes<std::int64_t>(b);
+    const auto s = detail::from_bytes<span>(b);
+    t.start_ns = s.start;
+    t.end_ns = s.end;
+    t.sqe_type = s.sqe_type;
     t.task_type = "UNKNOWN";
     t.global_task_id = next_task_++;
     window_.tasks.push_back(std::move(t));
@@ -453,12 +490,17 @@ result<model> stream_join::finish() {
   if (orphan_count_)
     m.warnings.push_back(std::to_string(orphan_count_) +
                          " device task(s) have no task_track record (no launching API); exported as UNKNOWN");
+  if (memcpy_unmatched_)
+    m.warnings.push_back(std::to_string(memcpy_unmatched_) +
+                         " MEMCPY_ASYNC task(s) have no memcpy_info record with their task_track's thread and "
+                         "timestamp (or it was used up); exported with size 0 and operation \"other\"");
   auto report = [&](std::size_t n, const char* what) { detail::warn_bad_time(m.warnings, n, what); };
   report(bad_time_.api, "api_event");
   report(bad_time_.node, "node_basic_info");
   report(bad_time_.tensor, "tensor_info");
   report(bad_time_.acsq, "device ACSQ (stars_soc)");
   report(bad_time_.track, "task_track");
+  report(bad_time_.memcpy, "memcpy_info");
   return m;
 }
 
@@ -478,6 +520,7 @@ model join(raw::collection&& c, const stream_join::options& o) {
   for (const auto& n : c.nodes) j.add(n);
   for (const auto& t : c.tensors) j.add(t);
   for (const auto& t : c.tracks) j.add(t);
+  for (const auto& m : c.memcpys) j.add(m);
   for (const auto& a : c.acsqs) j.add(a);
   for (const auto& p : c.pmus) j.add(p);
   model m;

@@ -151,6 +151,10 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
       j.add(raw::task_track{t.head.timeStamp, t.head.threadId, t.payload.deviceId, t.payload.streamId,
                             t.payload.taskId, t.payload.taskType, t.payload.kernelName});
     }));
+    MSPROF_TRY(r.for_each_memcpy_info([&](const prof::host_record<codec::MsprofMemcpyInfo>& m) {
+      j.add(raw::memcpy_info{m.head.timeStamp, m.head.threadId, m.payload.dataSize, m.payload.maxSize,
+                             m.payload.memcpyDirection});
+    }));
   }
   std::vector<raw::step_tag_record> step_tags;  // ts_track step trace -> model::iterations
   std::size_t step_bad_time = 0;                 // step tags that cannot be placed: skipped, like tasks
@@ -158,7 +162,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     MSPROF_TRY(r.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
       const auto f = l.func_type();
       if (f > 1) return;  // only ACSQ task start (0) / end (1)
-      j.add(raw::acsq{d.id, f == 0, l.streamId, l.taskId, l.timestamp});
+      j.add(raw::acsq{d.id, f == 0, l.streamId, l.taskId, l.timestamp, l.task_type()});
     }));
     MSPROF_TRY(r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) {
       raw::pmu pm{d.id, p.streamId, p.taskId, {}};

@@ -81,6 +81,25 @@ std::string ge_task_type_name(std::uint32_t t) {
   }
 }
 
+/// STARS SQE type name (the reference's ACSQ task type table).
+std::string sqe_type_name(std::uint16_t t) {
+  static const char* const names[] = {
+      "AI_CORE",         "AI_CPU",     "AIV_SQE",    "PLACE_HOLDER_SQE", "EVENT_RECORD_SQE", "EVENT_WAIT_SQE",
+      "NOTIFY_RECORD_SQE", "NOTIFY_WAIT_SQE", "WRITE_VALUE_SQE", "VQ6_SQE", "TOF_SQE", "SDMA_SQE",
+      "VPC_SQE",         "JPEGE_SQE",  "JPEGD_SQE",  "DSA_SQE",          "ROCCE_SQE",        "PCIE_DMA_SQE",
+      "HOST_CPU_SQE",    "CDQM_SQE",   "C_CORE_SQE"};
+  if (t < sizeof(names) / sizeof(names[0])) return names[t];
+  return "UNKNOWN";
+}
+
+/// ENUM_MEMCPY_OPERATION name.
+const char* memcpy_operation_name(std::uint16_t op) noexcept {
+  static const char* const names[] = {"host to host",      "host to device",   "device to host",
+                                      "device to device",  "managed memory",   "addr device to device",
+                                      "host to device ex", "device to host ex"};
+  return op < sizeof(names) / sizeof(names[0]) ? names[op] : "other";
+}
+
 /// GE data type name.
 std::string data_type_name(std::uint32_t t) {
   static const char* const names[] = {

@@ -24,6 +24,18 @@ void event_output::overlap(const overlap_interval&, std::uint64_t) {}
 void event_output::mstx(const mstx_event&, std::uint64_t) {}
 void event_output::raw(std::string_view) {}
 
+std::string_view task_slice_name(const device_task& t) noexcept {
+  return t.op && !t.is_memcpy_async() ? std::string_view(t.op->name) : std::string_view(t.task_type);
+}
+std::string task_slice_type(const device_task& t) {
+  if (t.is_memcpy_async()) return sqe_type_name(t.sqe_type);
+  return t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type;
+}
+double memcpy_bandwidth(const device_task& t, const memcpy_copy& c) noexcept {
+  const std::int64_t ns = t.end_ns - t.start_ns;
+  return ns > 0 ? static_cast<double>(c.size) / static_cast<double>(ns) : 0.0;
+}
+
 void add_meta(event_output& out, const char* name, std::uint64_t pid, std::uint64_t tid, trace_arg a) {
   trace_event e;
   e.ph = 'M';
@@ -164,18 +176,23 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
       }
       trace_event x;
       x.ph = 'X';
-      x.name = t.op ? t.op->name : t.task_type;
+      x.name = std::string(detail::task_slice_name(t));
       x.pid = pid;
       x.tid = t.stream_id;
       x.ts_ns = t.start_ns;
       x.dur_ns = t.end_ns - t.start_ns;
       x.args.push_back(trace_arg::num("Model Id", 4294967295LL));
-      x.args.push_back(trace_arg::str("Task Type", t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type));
+      x.args.push_back(trace_arg::str("Task Type", detail::task_slice_type(t)));
       x.args.push_back(trace_arg::num("Physic Stream Id", t.stream_id));
       x.args.push_back(trace_arg::num("Task Id", t.task_id));
       x.args.push_back(trace_arg::num("Batch Id", t.batch_id));
       x.args.push_back(trace_arg::num("Subtask Id", 4294967295LL));
       x.args.push_back(trace_arg::num("connection_id", static_cast<std::int64_t>(t.connection_id)));
+      if (t.memcpy) {
+        x.args.push_back(trace_arg::num("size(B)", static_cast<std::int64_t>(t.memcpy->size)));
+        x.args.push_back(trace_arg::real("bandwidth(GB/s)", detail::memcpy_bandwidth(t, *t.memcpy)));
+        x.args.push_back(trace_arg::str("operation", memcpy_operation_name(t.memcpy->operation)));
+      }
       out(std::move(x));
       if (t.connection_id != 0) {
         trace_event f;

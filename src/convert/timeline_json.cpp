@@ -180,11 +180,10 @@ void append_dur_json(std::string& out, std::int64_t ns) {
 }
 
 void append_task_json(std::string& out, const device_task& t, std::uint64_t pid) {
-  append_head_json(out, {}, t.op ? std::string_view(t.op->name) : std::string_view(t.task_type), pid, t.stream_id,
-                   t.start_ns);
+  append_head_json(out, {}, task_slice_name(t), pid, t.stream_id, t.start_ns);
   append_dur_json(out, t.end_ns - t.start_ns);
   append_lit(out, "\"Model Id\":4294967295,\"Task Type\":");
-  append_json_string(out, t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type);
+  append_json_string(out, task_slice_type(t));
   append_lit(out, ",\"Physic Stream Id\":");
   append_u64(out, t.stream_id);
   append_lit(out, ",\"Task Id\":");
@@ -193,6 +192,14 @@ void append_task_json(std::string& out, const device_task& t, std::uint64_t pid)
   append_u64(out, t.batch_id);
   append_lit(out, ",\"Subtask Id\":4294967295,\"connection_id\":");
   append_u64(out, t.connection_id);
+  if (t.memcpy) {
+    append_lit(out, ",\"size(B)\":");
+    append_u64(out, t.memcpy->size);
+    append_lit(out, ",\"bandwidth(GB/s)\":");
+    out += py_float(memcpy_bandwidth(t, *t.memcpy));
+    append_lit(out, ",\"operation\":");
+    append_json_string(out, memcpy_operation_name(t.memcpy->operation));
+  }
   append_lit(out, "}}");
 }
 

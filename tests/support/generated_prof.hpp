@@ -3,7 +3,9 @@
 // conversion benchmark and the streaming-memory test: per op a Node@launch API,
 // node_basic_info, tensor_info, task_track, ACSQ start + end and a ContextPmu
 // record; one mstx range per 8 ops. Raw bytes are written directly; layouts as
-// in docs/formats.md / the codec.
+// in docs/formats.md / the codec, with every field Huawei's parser checks or
+// reads (STARS magic, cnt, PMU timeList, task_track numBlocks), so both tools
+// export the same from it.
 #ifndef MSPROF_TESTS_SUPPORT_GENERATED_PROF_HPP
 #define MSPROF_TESTS_SUPPORT_GENERATED_PROF_HPP
 
@@ -109,22 +111,26 @@ inline std::uint64_t generate(const fs::path& prof, std::uint64_t target_records
     put<std::uint16_t>(tr, 26, stream);
     put<std::uint32_t>(tr, 28, task);
     put<std::uint64_t>(tr, 40, 2);
+    put<std::uint16_t>(tr, 48, 24);  // extInfo numBlocks (Block Num)
     track.write(tr);
     const std::uint64_t cyc = 7000000000ull + op * 500 + 1000;
     for (int e = 0; e < 2; ++e) {
       std::vector<unsigned char> s(64, 0);
-      put<std::uint16_t>(s, 0, static_cast<std::uint16_t>(e));
+      put<std::uint16_t>(s, 0, static_cast<std::uint16_t>(e | ((op * 2 + static_cast<std::uint64_t>(e)) % 16) << 6));  // funcType, cnt
+      put<std::uint16_t>(s, 2, 0x6BD3);  // STARS magic
       put<std::uint16_t>(s, 4, stream);
       put<std::uint16_t>(s, 6, task);
       put<std::uint64_t>(s, 8, cyc + static_cast<std::uint64_t>(e) * 400);
       acsq.write(s);
     }
     std::vector<unsigned char> p(128, 0);
-    put<std::uint16_t>(p, 0, 0x28);
+    put<std::uint16_t>(p, 0, static_cast<std::uint16_t>(0x28 | (op % 16) << 6));  // funcType, cnt
     put<std::uint16_t>(p, 4, stream);
     put<std::uint16_t>(p, 6, task);
     put<std::uint64_t>(p, 32, 1440000);
     for (int k = 0; k < 8; ++k) put<std::uint64_t>(p, 48 + 8 * k, 1000u * static_cast<unsigned>(k + 1));
+    put<std::uint64_t>(p, 112, cyc);  // timeList: the task's start and end
+    put<std::uint64_t>(p, 120, cyc + 400);
     pmu.write(p);
     records += 7;
     if (op % 8 == 0) {

@@ -114,7 +114,7 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
   }
   auto out = std::make_unique<output>();
   out->dir = std::move(*created);
-  out->sink = std::make_shared<session::prof_record_sink>(out->dir);
+  out->sink = std::make_shared<session::prof_record_sink>(out->dir, session::collector_clock(cal));
   collect::options o;
   o.domain_include = split_list(std::getenv("MSPROF_MSTX_DOMAIN_INCLUDE"));
   o.domain_exclude = split_list(std::getenv("MSPROF_MSTX_DOMAIN_EXCLUDE"));

@@ -71,11 +71,23 @@ constexpr std::uint32_t ai_core = 0, ai_cpu = 1, ai_vector_core = 2, write_back 
                         hccl_ai_cpu = 256;
 }  // namespace ge_task
 
-/// STARS SQE types (ACSQ taskType field).
+/// STARS SQE types (ACSQ taskType field). The parser names 0..20 (sqe_name in
+/// convert/model.hpp) and drops device tasks of any other type.
 namespace sqe {
 constexpr std::uint16_t ai_core = 0, ai_cpu = 1, aiv = 2, place_holder = 3, event_record = 4, event_wait = 5,
-                        notify_record = 6, notify_wait = 7, write_value = 8, sdma = 11;
+                        notify_record = 6, notify_wait = 7, write_value = 8, sdma = 11, last_named = 20;
 }  // namespace sqe
+
+/// Magic of every STARS log record (stars_soc.data): the u16 at offset 2. The
+/// parser counts a record without it as invalid and drops it.
+constexpr std::uint16_t stars_magic = 0x6BD3;
+
+/// ContextPmu fftsType (bits 13-15 of the u16 at offset 20): the parser takes
+/// 0 (normal task) as AI Core and every other value but 4 (FFTS+) as AI Vector;
+/// CANN writes 1 for AI Vector tasks.
+namespace ffts_type {
+constexpr std::uint16_t aic = 0, aiv = 1, ffts_plus = 4;
+}  // namespace ffts_type
 
 /// MsprofTxInfo.infoType.
 namespace tx_info_type {
@@ -333,10 +345,11 @@ static_assert(sizeof(MstxMemInfo) == 48 && offsetof(MstxMemInfo, deviceId) == 4 
 // ----------------------------------------------------------- device records --
 #pragma pack(push, 1)
 /// STARS ACSQ task log (64 B, stars_soc.data). word0: funcType bits 0-5
-/// (0 start, 1 end), cnt bits 6-9, taskType (sqe) bits 10-15.
+/// (0 start, 1 end), cnt bits 6-9 (counts records of the file, mod 16),
+/// taskType (sqe) bits 10-15.
 struct StarsAcsqLog {
   std::uint16_t word0 = 0;
-  std::uint16_t resv2 = 0;
+  std::uint16_t magicNumber = stars_magic;
   std::uint16_t streamId = 0;
   std::uint16_t taskId = 0;
   std::uint64_t timestamp = 0;  ///< device cycles (hwts_frequency)
@@ -353,7 +366,8 @@ struct StarsAcsqLog {
 };
 
 /// Per-task AI Core PMU record "ContextPmu" (128 B, ffts_profile.data).
-/// word0 funcType bits 0-5 (0b101000 for a context PMU record), cnt bits 6-9.
+/// word0 funcType bits 0-5 (0b101000 for a context PMU record), cnt bits 6-9
+/// (counts records of the file, mod 16).
 struct ContextPmu {
   std::uint16_t word0 = 0;
   std::uint16_t resv2 = 0;
@@ -371,8 +385,15 @@ struct ContextPmu {
   std::uint64_t timeList[2] = {};  ///< start/end, device cycles
 
   std::uint16_t func_type() const noexcept { return word0 & 0x3F; }
+  std::uint16_t cnt() const noexcept { return (word0 >> 6) & 0xF; }
+  void set_word0(std::uint16_t func, std::uint16_t count) noexcept {
+    word0 = static_cast<std::uint16_t>((func & 0x3F) | ((count & 0xF) << 6));
+  }
   bool overflow() const noexcept { return (word16 >> 10) & 1; }
   std::uint16_t ffts_type() const noexcept { return static_cast<std::uint16_t>(word20 >> 13); }
+  void set_ffts_type(std::uint16_t t) noexcept {
+    word20 = static_cast<std::uint16_t>((word20 & 0x1FFF) | ((t & 0x7) << 13));
+  }
 };
 
 /// ts_track step-trace record (40 B, ts_track.data). streamWord: streamId in
@@ -393,7 +414,7 @@ struct TsTrackStepTrace {
   std::uint16_t stream_id() const noexcept { return streamWord & 0x7FF; }
 };
 #pragma pack(pop)
-static_assert(sizeof(StarsAcsqLog) == 64 && offsetof(StarsAcsqLog, streamId) == 4 && offsetof(StarsAcsqLog, taskId) == 6 &&
+static_assert(sizeof(StarsAcsqLog) == 64 && offsetof(StarsAcsqLog, magicNumber) == 2 && offsetof(StarsAcsqLog, streamId) == 4 && offsetof(StarsAcsqLog, taskId) == 6 &&
                   offsetof(StarsAcsqLog, timestamp) == 8 && offsetof(StarsAcsqLog, resv6) == 20,
               "StarsAcsqLog layout");
 static_assert(sizeof(ContextPmu) == 128 && offsetof(ContextPmu, streamId) == 4 && offsetof(ContextPmu, taskId) == 6 &&
@@ -509,7 +530,7 @@ template <class F> inline void fields_of(MstxMemInfo& x, F& f, std::size_t base)
   MSPROF_DETAIL_F(MstxMemInfo, size); MSPROF_DETAIL_F(MstxMemInfo, domain);
 }
 template <class F> inline void fields_of(StarsAcsqLog& x, F& f, std::size_t base) {
-  MSPROF_DETAIL_F(StarsAcsqLog, word0); MSPROF_DETAIL_F(StarsAcsqLog, resv2); MSPROF_DETAIL_F(StarsAcsqLog, streamId);
+  MSPROF_DETAIL_F(StarsAcsqLog, word0); MSPROF_DETAIL_F(StarsAcsqLog, magicNumber); MSPROF_DETAIL_F(StarsAcsqLog, streamId);
   MSPROF_DETAIL_F(StarsAcsqLog, taskId); MSPROF_DETAIL_F(StarsAcsqLog, timestamp); MSPROF_DETAIL_F(StarsAcsqLog, resv4);
   MSPROF_DETAIL_F(StarsAcsqLog, resv5); MSPROF_DETAIL_F(StarsAcsqLog, resv6);
 }

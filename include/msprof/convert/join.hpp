@@ -3,12 +3,16 @@
 // not grow with the number of records (see model.hpp, "Windows"):
 // - API calls get connection ids 1.. in start order;
 // - task_track records (launches) find the API that launched them: the
-//   innermost API on the same thread whose time range contains them;
+//   innermost API on the same thread whose time range contains them, above the
+//   runtime level when one is (Node@launch rather than its rtKernelLaunch, as
+//   the reference links them);
 // - ops (node_basic_info + tensor_info) attach to the innermost API containing
 //   them, and a launch takes the op of the innermost enclosing API that has
 //   reported one by then (ops are reported before their kernels launch);
 // - per (device, stream, task) key, the i-th launch takes the i-th device span
-//   (ACSQ start/end pair, in arrival order) and the i-th PMU record.
+//   (ACSQ start/end pair, in arrival order) and the i-th PMU record;
+// - a MEMCPY_ASYNC launch takes the memcpy_info record with its thread and
+//   timestamp (the reference's pairing; memcpy_copy in model.hpp).
 //
 // Two passes. add_*() takes every record: host records go into spill_sorters
 // in time order, device records into per-device spools in arrival order, and
@@ -53,7 +57,10 @@ struct node_basic { std::uint64_t timestamp; std::uint32_t thread_id; std::uint6
 struct tensor_info { std::uint64_t timestamp; std::uint32_t thread_id; std::uint64_t op_name; std::vector<tensor_desc> tensors; };
 struct task_track { std::uint64_t timestamp; std::uint32_t thread_id; std::uint16_t device_id; std::uint16_t stream_id; std::uint32_t task_id; std::uint64_t task_type; std::uint64_t kernel_name; };
 /// One ACSQ log record (funcType 0 start, 1 end); timestamp in device cycles.
-struct acsq { std::uint32_t device_id; bool start; std::uint16_t stream_id; std::uint16_t task_id; std::uint64_t timestamp; };
+struct acsq { std::uint32_t device_id; bool start; std::uint16_t stream_id; std::uint16_t task_id; std::uint64_t timestamp; std::uint16_t sqe_type = 0xFFFF; };
+/// One memcpy_info record: the copy of the MEMCPY_ASYNC task(s) whose task_track
+/// has the same thread and timestamp.
+struct memcpy_info { std::uint64_t timestamp; std::uint32_t thread_id; std::uint64_t data_size; std::uint64_t max_size; std::uint16_t direction; };
 struct pmu { std::uint32_t device_id; std::uint16_t stream_id; std::uint16_t task_id; pmu_counters counters; };
 
 /// A whole collection in memory: the input of join(), for tests and small tools.
@@ -67,6 +74,7 @@ struct collection {
   std::vector<node_basic> nodes;
   std::vector<tensor_info> tensors;
   std::vector<task_track> tracks;
+  std::vector<memcpy_info> memcpys;
   std::vector<acsq> acsqs;
   std::vector<pmu> pmus;
   std::vector<prof::mstx_record> mstxs;
@@ -116,6 +124,7 @@ class stream_join {
   void add(const raw::node_basic& n);
   void add(const raw::tensor_info& t);
   void add(const raw::task_track& t);
+  void add(const raw::memcpy_info& m);
   void add(const raw::acsq& a);
   void add(const raw::pmu& p);
 
@@ -135,7 +144,8 @@ class stream_join {
  private:
   /// What run() calls for each window (once per window, not per record).
   using window_fn = std::function<void(model&)>;
-  enum : std::uint8_t { kind_node = 0, kind_tensor = 1, kind_track = 2 };  // order at equal times
+  // Order at equal times: a memcpy_info before the task_track it shares its timestamp with.
+  enum : std::uint8_t { kind_node = 0, kind_tensor = 1, kind_memcpy = 2, kind_track = 3 };
   struct placed_api_key {
     std::int64_t start;
     std::uint8_t pad;
@@ -156,6 +166,7 @@ class stream_join {
     std::uint64_t key;
     std::int64_t at;
     bool start;
+    std::uint16_t sqe_type;
   };
   struct pmu_record {
     std::uint64_t key;
@@ -163,6 +174,13 @@ class stream_join {
   };
   struct span {
     std::int64_t start, end;
+    std::uint16_t sqe_type;  ///< of the start record
+  };
+  /// A memcpy_info waiting for its task_track(s), by (time, thread, raw timestamp).
+  using memcpy_key = std::tuple<std::int64_t, std::uint32_t, std::uint64_t>;
+  struct memcpy_left {
+    std::uint64_t remain, max_size;
+    std::uint16_t direction;
   };
   /// Per (device, stream, task): totals from pass 1, progress in pass 2.
   struct key_counts {
@@ -228,7 +246,11 @@ class stream_join {
 
   void on_node(std::int64_t, const raw::node_basic& n);
   void on_tensor(std::int64_t, std::string_view b);
+  void on_memcpy(std::int64_t at, const raw::memcpy_info& m);
   void on_track(std::int64_t at, const raw::task_track& tr);
+  /// The copy of a MEMCPY_ASYNC launch, the reference's way: its memcpy_info's
+  /// bytes, at most maxSize per task, the rest left to the next task.
+  memcpy_copy take_memcpy(std::int64_t at, const raw::task_track& tr);
 
   // Device spools ----------------------------------------------------------------
 
@@ -259,12 +281,13 @@ class stream_join {
   spill_sorter<host_event_key> host_events_;
   std::map<std::uint32_t, device_spools> spools_;
   std::unordered_map<std::uint64_t, key_counts> counts_;
-  waiting<std::int64_t> starts_;  // ACSQ starts waiting for their end
+  waiting<span> starts_;          // ACSQ starts waiting for their end (end unset)
   waiting<span> ready_;           // spans waiting for their launch
   waiting<pmu_counters> pmu_;     // PMU records waiting for their task
   struct {
-    std::size_t api = 0, node = 0, tensor = 0, acsq = 0, track = 0;
+    std::size_t api = 0, node = 0, tensor = 0, acsq = 0, track = 0, memcpy = 0;
   } bad_time_;
+  bool any_memcpy_info_ = false;  // the collection has memcpy_info: MEMCPY_ASYNC tasks get a copy
   // Pass 2 state.
   std::uint64_t next_connection_ = 1, next_task_ = 0;
   std::unordered_map<std::uint64_t, open_api> open_;                      // by connection id
@@ -277,7 +300,8 @@ class stream_join {
   model window_;
   std::vector<std::string> warnings_;
   std::map<std::string, std::size_t> unknown_hashes_;  // kind -> references to hashes not in hash_dic
-  std::size_t unmatched_launches_ = 0, spans_without_start_ = 0, orphan_count_ = 0;
+  std::map<memcpy_key, memcpy_left> memcpys_;  // memcpy_info at the sweep's time, for its task_track(s)
+  std::size_t unmatched_launches_ = 0, spans_without_start_ = 0, orphan_count_ = 0, memcpy_unmatched_ = 0;
   std::size_t ops_outside_calls_ = 0;  // node_basic_info records no API call contains
   std::int64_t last_api_end_ = 0;
 };

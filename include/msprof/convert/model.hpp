@@ -124,6 +124,14 @@ struct pmu_counters {
   std::array<std::uint64_t, 8> events{};
 };
 
+/// What one MEMCPY_ASYNC task copied: its memcpy_info record, found by the
+/// task_track's thread and timestamp (a copy larger than maxSize is split over
+/// the tasks that share them, as the reference does).
+struct memcpy_copy {
+  std::uint64_t size = 0;           ///< bytes this task copied
+  std::uint16_t operation = 65535;  ///< ENUM_MEMCPY_OPERATION id (0..7); 65535 = other / unknown
+};
+
 /// A device task joined with what launched it.
 struct device_task {
   std::uint32_t device_id = 0;
@@ -140,6 +148,13 @@ struct device_task {
   std::uint64_t global_task_id = 0;
   std::shared_ptr<const op_info> op;  ///< shared by every task of one launch
   std::optional<pmu_counters> pmu;
+  std::uint16_t sqe_type = 0xFFFF;    ///< STARS SQE type of its ACSQ start (0xFFFF: none)
+  /// MEMCPY_ASYNC tasks of a collection with memcpy_info records (the
+  /// reference's size/bandwidth/operation args and MEMCPY_INFO rows).
+  std::optional<memcpy_copy> memcpy;
+
+  /// A runtime memcpy: the timeline names it by the device's SQE type.
+  bool is_memcpy_async() const noexcept { return task_type == "MEMCPY_ASYNC"; }
 };
 
 /// An mstx marker or range.
@@ -230,6 +245,12 @@ const char* acl_group_name(std::uint32_t type) noexcept;
 
 /// GE task type name (node_basic_info.taskType).
 std::string ge_task_type_name(std::uint32_t t);
+
+/// STARS SQE type name ("SDMA_SQE"), "UNKNOWN" outside 0..20.
+std::string sqe_type_name(std::uint16_t t);
+
+/// ENUM_MEMCPY_OPERATION name ("host to device"); "other" outside 0..7.
+const char* memcpy_operation_name(std::uint16_t op) noexcept;
 
 /// GE data type name.
 std::string data_type_name(std::uint32_t t);

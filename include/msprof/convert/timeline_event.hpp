@@ -143,6 +143,14 @@ void add_thread_meta(event_output& out, std::uint64_t pid, std::uint64_t tid, co
 /// Id of the HostToDevice flow from an API call to its device task.
 inline std::uint64_t host_to_device_id(std::uint64_t connection_id) noexcept { return connection_id << 32; }
 
+/// The name and "Task Type" of a device task's slice: its op's name and GE task
+/// type, else its runtime task type for both; a MEMCPY_ASYNC task (even inside
+/// an op's call) is typed by its device SQE type (SDMA_SQE), as the reference.
+std::string_view task_slice_name(const device_task& t) noexcept;
+std::string task_slice_type(const device_task& t);
+/// A memcpy's "bandwidth(GB/s)": bytes per ns, 0 for a zero-length task.
+double memcpy_bandwidth(const device_task& t, const memcpy_copy& c) noexcept;
+
 const char* mstx_event_type_name(std::uint32_t t) noexcept;
 
 /// Connection id of an mstx event without a device marker (db_constant.h).

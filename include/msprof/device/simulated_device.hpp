@@ -16,7 +16,9 @@
 // Node@launch api around node_basic_info + tensor_info + task_track, and a
 // runtime api (rtKernelLaunch). The device thread then writes STARS ACSQ
 // start/end logs and a ContextPmu record per AI Core / AI Vector task, queued
-// behind earlier work on the same stream. Durations come from a roofline cost
+// behind earlier work on the same stream. Every field Huawei's parser checks
+// or reads is set as CANN sets it (STARS magic, cnt, fftsType, memcpy_info
+// keyed by its task_track's thread and timestamp), so it reads what we read. Durations come from a roofline cost
 // model (flops, bytes, block dim) with seeded jitter; PMU counters are drawn so
 // that the PipeUtilization metrics derived by the format-doc formulas are
 // consistent (ratios in [0,1], busy cycles <= task cycles, icache misses <=
@@ -245,20 +247,21 @@ class simulated_device final : public backend, public instrument::stream_marker 
     if (kind != memcpy_kind::host_to_device && kind != memcpy_kind::device_to_host && kind != memcpy_kind::device_to_device)
       return make_error(errc::invalid_argument, "simulated device: memcpy kind " + std::to_string(static_cast<unsigned>(kind)) +
                                                     " is not host_to_device, device_to_host or device_to_device");
-    MSPROF_TRY(check_stream(s));  // before the memcpy_info record
+    MSPROF_TRY(check_stream(s));  // before any host record
     const std::uint32_t tid = thread_id();
     const std::uint64_t b = host_now();
+    // One SDMA task copies it all (maxSize = dataSize); the parser splits a
+    // larger copy over the tasks sharing its memcpy_info.
     codec::MsprofMemcpyInfo m;
     m.dataSize = bytes;
     m.maxSize = bytes;
     m.memcpyDirection = static_cast<std::uint16_t>(kind);
-    auto mb = codec::encode_memcpy_info(tid, host_now(), m);
-    MSPROF_TRY(out_.append(prof::stream::memcpy_info(true), mb.data(), mb.size()));
     task t;
     t.kind = task_kind::memcpy;
     t.sqe_type = codec::sqe::sdma;
     t.bytes = static_cast<double>(bytes);
-    MSPROF_TRY(submit(s, t, tid, codec::runtime_task::memcpy_async, out_.hash("MEMCPY_ASYNC"), 0, 0x10002, "rtMemcpyAsync"));
+    MSPROF_TRY(submit(s, t, tid, codec::runtime_task::memcpy_async, out_.hash("MEMCPY_ASYNC"), 0, 0x10002, "rtMemcpyAsync",
+                      &m));
     return acl_api(0x30005, "aclrtMemcpyAsync", b, host_now());
   }
 
@@ -429,8 +432,11 @@ class simulated_device final : public backend, public instrument::stream_marker 
   }
 
   // Host side of every device task: task_track inside a runtime api, then queue.
+  // A memcpy's memcpy_info gets the task_track's thread and timestamp: the
+  // parser pairs the two by exactly that (MEMCPY_INFO, the memcpy args).
   result<void> submit(stream_id s, task t, std::uint32_t tid, std::uint32_t rt_type, std::uint64_t kernel,
-                      std::uint16_t blocks, std::uint32_t rt_api, const char* rt_name) {
+                      std::uint16_t blocks, std::uint32_t rt_api, const char* rt_name,
+                      const codec::MsprofMemcpyInfo* memcpy = nullptr) {
     const std::uint64_t rb = host_now();
     std::uint64_t track_ts = 0;
     {
@@ -456,6 +462,10 @@ class simulated_device final : public backend, public instrument::stream_marker 
     tr.set_num_blocks(blocks);
     auto tb = codec::encode_task_track(tid, track_ts, tr);
     MSPROF_TRY(out_.append(prof::stream::task_track(true), tb.data(), tb.size()));
+    if (memcpy) {
+      auto mb = codec::encode_memcpy_info(tid, track_ts, *memcpy);
+      MSPROF_TRY(out_.append(prof::stream::memcpy_info(true), mb.data(), mb.size()));
+    }
     if (rt_name) {
       MSPROF_TRY(out_.register_type(codec::level::runtime, rt_api, rt_name));
       MSPROF_TRY(api(codec::level::runtime, rt_api, tid, rb, host_now(), 0));
@@ -549,13 +559,14 @@ class simulated_device final : public backend, public instrument::stream_marker 
     st.ready_ns = end;
     if (t.kind == task_kind::event_record) events_[t.event] = end;
 
+    // The STARS magic is the struct's default; cnt counts the file's records.
     codec::StarsAcsqLog l;
     l.streamId = static_cast<std::uint16_t>(t.stream);
     l.taskId = t.task_id;
-    l.set_word0(codec::acsq_func_start, 0, t.sqe_type);
+    l.set_word0(codec::acsq_func_start, acsq_cnt_++, t.sqe_type);
     l.timestamp = c0;
     auto b0 = codec::encode_device(l);
-    l.set_word0(codec::acsq_func_end, 1, t.sqe_type);
+    l.set_word0(codec::acsq_func_end, acsq_cnt_++, t.sqe_type);
     l.timestamp = c1;
     auto b1 = codec::encode_device(l);
     unsigned char both[128];
@@ -598,19 +609,21 @@ class simulated_device final : public backend, public instrument::stream_marker 
   // so the converters' time = totalCycle / freq / block_num * waves is the
   // task duration, ratio = counter / totalCycle and time = ratio * duration.
   codec::ContextPmu pipe_utilization(const task& t, std::uint64_t c0, std::uint64_t c1, double compute_us, double memory_us) {
+    const bool vec = t.ge_task_type == codec::ge_task::ai_vector_core;
     codec::ContextPmu p;
-    p.word0 = codec::context_pmu_func;
+    p.set_word0(codec::context_pmu_func, pmu_cnt_++);
     p.streamId = static_cast<std::uint16_t>(t.stream);
     p.taskId = t.task_id;
     p.subTaskId = 0xFFFF;
+    // The parser files the counters under AI Core or AI Vector by this field.
+    p.set_ffts_type(vec ? codec::ffts_type::aiv : codec::ffts_type::aic);
     const double dur_us = static_cast<double>(c1 - c0) / opt_.hwts_frequency_mhz;
-    const double cores = std::max<std::uint32_t>(1, t.ge_task_type == codec::ge_task::ai_vector_core ? opt_.aiv_num : opt_.ai_core_num);
+    const double cores = std::max<std::uint32_t>(1, vec ? opt_.aiv_num : opt_.ai_core_num);
     const double waves = std::ceil(static_cast<double>(t.block_dim) / cores);
     const double total = dur_us * opt_.aic_frequency_mhz * t.block_dim / waves;
     p.totalCycle = static_cast<std::uint64_t>(std::llround(total));
     auto clamp01 = [](double x) { return x < 0 ? 0.0 : (x > 1 ? 1.0 : x); };
     std::uniform_real_distribution<double> small(0.01, 0.08);
-    const bool vec = t.ge_task_type == codec::ge_task::ai_vector_core;
     const double compute_ratio = clamp01(compute_us / dur_us);
     const double mem_ratio = clamp01(memory_us / dur_us);
     const double vec_r = vec ? compute_ratio : small(rng_);
@@ -648,6 +661,8 @@ class simulated_device final : public backend, public instrument::stream_marker 
   std::unordered_map<event_id, double> events_;
   stream_id next_stream_ = 0;
   std::uint64_t tasks_written_ = 0;
+  std::uint16_t acsq_cnt_ = 0;       ///< cnt of the next stars_soc record (the parser checks it rises by 1 mod 16)
+  std::uint16_t pmu_cnt_ = 0;        ///< cnt of the next ffts_profile record
   std::uint64_t last_step_tag_ = 0;  ///< device cycles of the last step-trace record
   double step_floor_ns_ = 0;         ///< device time of the last step-trace record: later tasks start after it
   std::thread worker_;

@@ -98,7 +98,8 @@ struct prof_dir_options {
   std::uint32_t pid = 0;                         ///< 0 = getpid()
   std::string pid_name;                          ///< info.json pid_name; empty = /proc/self/comm
   /// host_start.log: frequency 0 = host records hold CLOCK_MONOTONIC_RAW ns;
-  /// anchor_ns 0 = now (also start_info's and every dev_start.log's anchor).
+  /// anchor_ns 0 = now, as a whole µs (also start_info's clockMonotonicRaw and
+  /// every dev_start.log's anchor; give a whole µs here too, see create()).
   tick_clock host_clock;
   std::uint64_t wall_us = 0;                     ///< 0 = now (gettimeofday µs)
   std::vector<device_options> devices;
@@ -221,7 +222,10 @@ class prof_dir {
     s.generation = detail::fork_generation().load(std::memory_order_relaxed);
     if (s.opt.slice_bytes == 0) return make_error(errc::invalid_argument, "prof_dir: slice_bytes must be > 0");
     if (s.opt.pid == 0) s.opt.pid = static_cast<std::uint32_t>(::getpid());
-    if (s.opt.host_clock.anchor_ns == 0) s.opt.host_clock.anchor_ns = detail::mono_ns();
+    // "Now" as a whole µs: Huawei's msprof_tx.csv exporter computes the wall
+    // offset collectionTimeBegin - clockMonotonicRaw / 1000 in float64, which
+    // keeps no sub-µs part at today's epoch (docs/formats.md, "Host clock").
+    if (s.opt.host_clock.anchor_ns == 0) s.opt.host_clock.anchor_ns = detail::mono_ns() / 1000 * 1000;
     if (s.opt.wall_us == 0) s.opt.wall_us = detail::wall_us();
     if (s.opt.pid_name.empty()) s.opt.pid_name = detail::process_name();
     if (s.opt.host_clock.frequency_mhz <= 0 && s.opt.host_clock.anchor_ticks == 0) s.opt.host_clock.anchor_ticks = s.opt.host_clock.anchor_ns;

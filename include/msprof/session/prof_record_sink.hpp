@@ -18,6 +18,7 @@
 #ifndef MSPROF_SESSION_PROF_RECORD_SINK_HPP
 #define MSPROF_SESSION_PROF_RECORD_SINK_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -35,24 +36,36 @@
 MSPROF_BEGIN_NAMESPACE
 namespace session {
 
-/// The prof_dir options for records taken with the clock `cal` describes:
-/// info.json frequency, and a (CLOCK_MONOTONIC_RAW, counter) pair for
-/// host_start.log / start_info taken now, derived from the calibration line so
-/// that every window of a session converts with the same clock model.
-inline prof::prof_dir_options prof_dir_options_for(const collect::clock_calibration& cal) {
-  prof::prof_dir_options o;
-  o.host_clock.anchor_ns = collect::monotonic_raw_ns();
+/// The prof_dir options for a collector whose clock `cal` describes. Host
+/// records hold CLOCK_MONOTONIC_RAW ns (info.json CPU Frequency "", CANN's
+/// "ns mode"): the sink converts the collector's counter ticks (collector_clock)
+/// when it writes them. With ticks in the files Huawei's parser would convert
+/// them itself, truncating to the ns in its C++ exporter and rounding in its
+/// Python msprof_tx.csv, and both would differ from ours by 1 ns for a tick
+/// that falls between two ns; ns leave nothing to convert. The anchor (0: the
+/// writer takes "now" as a whole µs, so clockMonotonicRaw has no sub-µs part
+/// for the parser's float64 offset to lose) is docs/formats.md's "Host clock".
+inline prof::prof_dir_options prof_dir_options_for(const collect::clock_calibration&) {
+  return prof::prof_dir_options{};
+}
+
+/// The collector's timestamps (ticks of the clock `cal` describes) as a
+/// prof::tick_clock: the sink's conversion to ns.
+inline prof::tick_clock collector_clock(const collect::clock_calibration& cal) {
+  prof::tick_clock c;
   if (cal.counter) {
-    o.host_clock.frequency_mhz = cal.frequency_mhz;
-    const double elapsed_ns = static_cast<double>(o.host_clock.anchor_ns) - static_cast<double>(cal.monotonic_raw_ns);
-    o.host_clock.anchor_ticks = cal.counter_ticks + static_cast<std::uint64_t>(std::llround(elapsed_ns * cal.frequency_mhz / 1000.0));
+    c.frequency_mhz = cal.frequency_mhz;
+    c.anchor_ticks = cal.counter_ticks;
+    c.anchor_ns = cal.monotonic_raw_ns;
   }
-  return o;
+  return c;
 }
 
 class prof_record_sink final : public collect::record_sink {
  public:
-  explicit prof_record_sink(prof::prof_dir& dir) : dir_(dir) {
+  /// `ticks`: the collector's clock (collector_clock); its timestamps are
+  /// written as CLOCK_MONOTONIC_RAW ns, as prof_dir_options_for() declares.
+  prof_record_sink(prof::prof_dir& dir, prof::tick_clock ticks) : dir_(dir), ticks_(ticks) {
     (void)dir_.register_type(codec::level::tx, codec::tx_type::msproftx, "msproftx");
     (void)dir_.register_type(codec::level::tx, codec::tx_type::mstx_mem, "msprof_mstx_mem");
   }
@@ -63,8 +76,8 @@ class prof_record_sink final : public collect::record_sink {
     st.processId = r.pid;
     st.threadId = r.tid;
     st.eventType = r.event_type;
-    st.startTime = r.start;
-    st.endTime = r.end;
+    st.startTime = ns(r.start);
+    st.endTime = ns(r.end);
     st.markId = r.id;
     st.domain = domain_hash(r.domain);
     // One append per event: its records are counted as one event, in one slice.
@@ -85,7 +98,7 @@ class prof_record_sink final : public collect::record_sink {
     m.address = r.address;
     m.size = r.size;
     m.domain = domain_hash(r.domain);
-    const auto rec = codec::encode_mstx_mem(r.tid, r.timestamp, m);
+    const auto rec = codec::encode_mstx_mem(r.tid, ns(r.timestamp), m);
     (void)dir_.append(prof::stream::mstx_mem(false), rec.data(), rec.size(), 1);
   }
 
@@ -129,6 +142,11 @@ class prof_record_sink final : public collect::record_sink {
   }
 
  private:
+  // A collector timestamp as CLOCK_MONOTONIC_RAW ns (a tick before the epoch of
+  // CLOCK_MONOTONIC_RAW, impossible, clamps to 0).
+  std::uint64_t ns(std::uint64_t tick) const {
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(0, ticks_.to_monotonic_ns(tick)));
+  }
   // The domain's hash, and its hash_dic line (once).
   std::uint64_t domain_hash(std::string_view domain) { return dir_.hash(domain.empty() ? "default" : domain); }
 
@@ -144,6 +162,7 @@ class prof_record_sink final : public collect::record_sink {
   }
 
   prof::prof_dir& dir_;
+  prof::tick_clock ticks_;    // the collector's clock
   std::vector<collect::step_record> steps_;
   std::string scratch_;       // one event's records
   loss_list_t last_;          // the counters info.json holds

@@ -322,7 +322,7 @@ class profiler {
     if (!dir) return abandon(dir.err());
     auto w = std::make_unique<window>();
     w->dir = std::move(*dir);
-    w->sink = std::make_shared<prof_record_sink>(w->dir);
+    w->sink = std::make_shared<prof_record_sink>(w->dir, collector_clock(*calibration_));
     if (device_enabled()) {
       device::simulated_options so;
       so.seed = 1 + saved_.size();

@@ -276,6 +276,41 @@ TEST_CASE("device records: ACSQ, ContextPmu, ts_track") {
   CHECK(load_le<std::uint16_t>(&tb[36]) == 60000);
 }
 
+TEST_CASE("device records: ACSQ logs carry the STARS magic, ContextPmu its fftsType and cnt") {
+  // The golden raw inputs (ops_pipeutil stars_soc) hold 0x6BD3 in the u16 at
+  // offset 2; Huawei's parser drops ACSQ records without it.
+  codec::StarsAcsqLog l;
+  l.set_word0(codec::acsq_func_start, 15, codec::sqe::sdma);
+  const auto b = codec::encode_device(l);
+  CHECK(load_le<std::uint16_t>(&b[2]) == 0x6BD3);
+  auto d = codec::decode_acsq(b.data(), b.size(), {"f", 0});
+  REQUIRE(d);
+  CHECK(+d->magicNumber == codec::stars_magic);
+  CHECK(d->cnt() == 15);
+  CHECK(d->task_type() == codec::sqe::sdma);
+  // Records without the magic (what msprof wrote before) still decode.
+  auto old = b;
+  old[2] = old[3] = 0;
+  auto od = codec::decode_acsq(old.data(), old.size(), {"f", 0});
+  REQUIRE(od);
+  CHECK(+od->magicNumber == 0);
+  CHECK(od->func_type() == codec::acsq_func_start);
+
+  // fftsType: bits 13-15 of the u16 at offset 20 (golden AIV records: 0x2000).
+  codec::ContextPmu p;
+  p.set_word0(codec::context_pmu_func, 3);
+  p.word20 = 0x1234;  // the reserved low bits are kept
+  p.set_ffts_type(codec::ffts_type::aiv);
+  const auto pb = codec::encode_device(p);
+  CHECK(load_le<std::uint16_t>(&pb[20]) == (0x2000 | 0x1234));
+  CHECK(load_le<std::uint16_t>(&pb[0]) == (0x28 | (3 << 6)));
+  auto pd = codec::decode_context_pmu(pb.data(), pb.size(), {"f", 0});
+  REQUIRE(pd);
+  CHECK(pd->ffts_type() == codec::ffts_type::aiv);
+  CHECK(pd->cnt() == 3);
+  CHECK(pd->func_type() == codec::context_pmu_func);
+}
+
 TEST_CASE("decoders reject short, bad-magic and impossible input with file + offset") {
   unsigned char buf[256] = {};
   auto a = codec::decode_api(buf, 39, {"x.slice_0", 80});

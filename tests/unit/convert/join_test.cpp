@@ -5,6 +5,7 @@
 // disk and tiny windows.
 #include <doctest/doctest.h>
 #include <msprof/convert/join.hpp>
+#include <msprof/convert/timeline.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -65,6 +66,87 @@ TEST_CASE("join: a reused task id takes its spans and PMU records in launch orde
   };
   CHECK(has("1 task_track record(s) have no device task"));
   CHECK(has("1 device task(s) have no task_track record"));
+}
+
+TEST_CASE("join: a MEMCPY_ASYNC launch takes the memcpy_info of its thread and timestamp, maxSize bytes per task") {
+  namespace raw = cv::raw;
+  raw::collection c;
+  c.types[{cv::level::runtime, 9}] = "MEMCPY_ASYNC";
+  c.types[{cv::level::runtime, 0}] = "KERNEL_AICORE";
+  c.apis.push_back({cv::level::runtime, 1, 1, 100, 9000, 0});
+  c.apis.push_back({cv::level::runtime, 1, 2, 100, 9000, 0});
+  // Thread 1: a copy at 1000; a 10000-byte copy at 2000 split over two tasks
+  // (maxSize 6000); a copy at 3000 with no memcpy_info; a kernel at 4000.
+  // Thread 2: a memcpy_info at 1000 (another thread: not task 0's).
+  c.memcpys.push_back({1000, 2, 777, 777, 3});
+  c.memcpys.push_back({1000, 1, 4096, 4096, 1});
+  c.memcpys.push_back({2000, 1, 10000, 6000, 2});
+  c.tracks.push_back({1000, 1, 0, 1, 0, 9, 0});
+  c.tracks.push_back({2000, 1, 0, 1, 1, 9, 0});
+  c.tracks.push_back({2000, 1, 0, 1, 2, 9, 0});
+  c.tracks.push_back({3000, 1, 0, 1, 3, 9, 0});
+  c.tracks.push_back({4000, 1, 0, 1, 4, 0, 0});
+  for (std::uint16_t task = 0; task < 5; ++task) {
+    const std::uint16_t sqe = task < 4 ? 11 : 0;
+    c.acsqs.push_back({0, true, 1, task, 10000u + task * 100u, sqe});
+    c.acsqs.push_back({0, false, 1, task, 10050u + task * 100u, sqe});
+  }
+  const cv::model m = cv::join(std::move(c));
+  REQUIRE(m.tasks.size() == 5);
+  const std::uint64_t size[] = {4096, 6000, 4000, 0};
+  const std::uint16_t op[] = {1, 2, 2, 65535};
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(m.tasks[i].task_type == "MEMCPY_ASYNC");
+    CHECK(m.tasks[i].sqe_type == 11);
+    REQUIRE(m.tasks[i].memcpy);
+    CHECK(m.tasks[i].memcpy->size == size[i]);
+    CHECK(m.tasks[i].memcpy->operation == op[i]);
+  }
+  CHECK(m.tasks[4].sqe_type == 0);
+  CHECK_FALSE(m.tasks[4].memcpy);
+  bool warned = false;
+  for (const auto& w : m.warnings) warned = warned || w.find("1 MEMCPY_ASYNC task(s) have no memcpy_info") != std::string::npos;
+  CHECK(warned);
+
+  // The timeline slice, as the reference's MemcpyAsyncEvent: named by the
+  // runtime type, typed by the SQE type, the copy's args after connection_id;
+  // the event path and the direct JSON path write the same bytes.
+  std::size_t slices = 0;
+  for (const auto& e : cv::build_timeline(m)) {
+    if (e.ph != 'X' || e.name != "MEMCPY_ASYNC") continue;
+    std::string slow;
+    cv::append_event_json(slow, e);
+    const auto& t = m.tasks[slices++];
+    std::string fast;
+    cv::detail::append_task_json(fast, t, e.pid);
+    CHECK(fast == slow);
+    CAPTURE(slow);
+    CHECK(slow.find("\"Task Type\":\"SDMA_SQE\"") != std::string::npos);
+    CHECK(slow.find("\"connection_id\":1,\"size(B)\":" + std::to_string(t.memcpy->size) + ",\"bandwidth(GB/s)\":") !=
+          std::string::npos);
+    CHECK(slow.find(std::string(",\"operation\":\"") + cv::memcpy_operation_name(t.memcpy->operation) + "\"}}") !=
+          std::string::npos);
+  }
+  CHECK(slices == 4);
+  CHECK(cv::memcpy_operation_name(1) == std::string("host to device"));
+  // 4096 bytes in 50 ns: 81.92 GB/s, the reference's B/ns.
+  CHECK(cv::detail::memcpy_bandwidth(m.tasks[0], *m.tasks[0].memcpy) == 4096.0 / 50.0);
+}
+
+TEST_CASE("join: without memcpy_info records a MEMCPY_ASYNC task has no copy (the reference shows no copy args)") {
+  namespace raw = cv::raw;
+  raw::collection c;
+  c.types[{cv::level::runtime, 9}] = "MEMCPY_ASYNC";
+  c.apis.push_back({cv::level::runtime, 1, 1, 100, 9000, 0});
+  c.tracks.push_back({1000, 1, 0, 1, 0, 9, 0});
+  c.acsqs.push_back({0, true, 1, 0, 10000, 11});
+  c.acsqs.push_back({0, false, 1, 0, 10050, 11});
+  const cv::model m = cv::join(std::move(c));
+  REQUIRE(m.tasks.size() == 1);
+  CHECK(m.tasks[0].sqe_type == 11);
+  CHECK_FALSE(m.tasks[0].memcpy);
+  CHECK(m.warnings.empty());
 }
 
 TEST_CASE("join: tensor shapes hold up to 8 dimensions inline") {
@@ -164,7 +246,9 @@ TEST_CASE("join: every stream spilled to disk and one-record windows give the sa
   for (const auto& t : whole.tasks) {
     if (!t.connection_id) continue;
     const auto& api = whole.apis[t.connection_id - 1];
-    CHECK(api.level == cv::level::runtime);  // the innermost call launched it
+    // The reference's launcher: the innermost call above the runtime level
+    // (Node@launch), not the rtKernelLaunch inside it.
+    CHECK(api.level == cv::level::node);
     CHECK(api.start_ns <= t.track_ns);
     CHECK(t.track_ns <= api.end_ns);
   }

@@ -11,6 +11,7 @@
 #include <msprof/instrument/tool_core.hpp>
 #include <msprof/prof/writer.hpp>
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -427,6 +428,10 @@ TEST_CASE("device: memcpy_async writes memcpy_info, a MEMCPY_ASYNC task and an S
     CHECK((d.tracks[i].payload.taskId & 0xFFFF) == i);
     CHECK(inside(mc[i], d.memcpys[i].head.timeStamp));
     CHECK(inside(mc[i], d.tracks[i].head.timeStamp));
+    // Huawei's parser pairs a memcpy_info with its MEMCPY_ASYNC task_track by
+    // (threadId, timeStamp): both must be the task_track's.
+    CHECK(d.memcpys[i].head.timeStamp == d.tracks[i].head.timeStamp);
+    CHECK(d.memcpys[i].head.threadId == d.tracks[i].head.threadId);
     const auto& task = d.tasks.at({static_cast<std::uint16_t>(*s), static_cast<std::uint16_t>(i)});
     CHECK(task.sqe == codec::sqe::sdma);
   }
@@ -435,6 +440,59 @@ TEST_CASE("device: memcpy_async writes memcpy_info, a MEMCPY_ASYNC task and an S
   // The cost grows with the bytes: 256 MiB takes far longer than 4 KiB.
   const auto small = d.tasks.at({static_cast<std::uint16_t>(*s), 0}), big = d.tasks.at({static_cast<std::uint16_t>(*s), 1});
   CHECK((big.end - big.start) > 100 * (small.end - small.start));
+}
+
+TEST_CASE("device: every stars_soc and ffts_profile record passes the checks of Huawei's parser") {
+  // The parser (analysis/csrc StarsSocParser, FftsProfileParser, Chip4PmuParseItem)
+  // drops a stars_soc record without the 0x6BD3 magic, warns when cnt does not
+  // rise by 1 (mod 16) from record to record, drops device tasks whose SQE type
+  // it cannot name, and files PMU counters under AI Core for fftsType 0 and
+  // under AI Vector for the others (4 is FFTS+).
+  temp_dir t;
+  auto dir = make_dir(t);
+  device::simulated_options so;
+  so.asynchronous = false;
+  {
+    device::simulated_device dev(dir, so);
+    auto a = dev.create_stream();
+    auto b = dev.create_stream();
+    REQUIRE(a);
+    REQUIRE(b);
+    for (int i = 0; i < 12; ++i) {  // more than 16 records each: cnt wraps
+      const bool vec = i % 3 == 1;
+      REQUIRE(dev.launch(i % 2 ? *a : *b, op("Op_" + std::to_string(i), vec ? "Add" : "MatMul", 8, 1e9, 1e6,
+                                             vec ? codec::ge_task::ai_vector_core : codec::ge_task::ai_core)));
+    }
+    REQUIRE(dev.launch(*a, op("Cpu_1", "Cast", 1, 0, 0, codec::ge_task::ai_cpu)));
+    REQUIRE(dev.memcpy_async(*b, 4096, device::memcpy_kind::host_to_device));
+    REQUIRE(dev.record_event(*a, 1));
+    REQUIRE(dev.wait_event(*b, 1));
+    REQUIRE(dev.synchronize());
+  }
+  REQUIRE(dir.close());
+  auto d = read_all(dir.path());
+  REQUIRE(d.acsq.size() == 2 * 16);
+  for (std::size_t i = 0; i < d.acsq.size(); ++i) {
+    CAPTURE(i);
+    const auto& l = d.acsq[i];
+    CHECK(+l.magicNumber == 0x6BD3);
+    CHECK((l.func_type() == codec::acsq_func_start || l.func_type() == codec::acsq_func_end));
+    CHECK(l.task_type() <= codec::sqe::last_named);
+    if (i > 0) CHECK(l.cnt() == (d.acsq[i - 1].cnt() + 1) % 16);
+  }
+  REQUIRE(d.pmu.size() == 12);
+  std::size_t aiv = 0;
+  for (std::size_t i = 0; i < d.pmu.size(); ++i) {
+    CAPTURE(i);
+    const auto& p = d.pmu[i];
+    CHECK(p.func_type() == codec::context_pmu_func);
+    if (i > 0) CHECK(p.cnt() == (d.pmu[i - 1].cnt() + 1) % 16);
+    const auto st = codec::unpack_stream_task(p.streamId, p.taskId);
+    const bool vec = d.tasks.at({st.stream_id, st.task_id}).sqe == codec::sqe::aiv;
+    aiv += vec;
+    CHECK(p.ffts_type() == (vec ? codec::ffts_type::aiv : codec::ffts_type::aic));
+  }
+  CHECK(aiv == 4);
 }
 
 namespace {
@@ -926,4 +984,50 @@ TEST_CASE("device: end to end, op_summary rows and timeline slices carry the lau
     CHECK(found);
     CHECK(slices.count(n) == 1);
   }
+}
+
+TEST_CASE("device: end to end, a memcpy is an SDMA_SQE slice with size, bandwidth and operation, and a MEMCPY_INFO row") {
+  temp_dir t;
+  const std::string out = run_e2e(t);
+  const std::string prof_dir = out.substr(0, out.size() - std::string("/mindstudio_profiler_output/").size());
+  auto j = msprof::json::parse(read_text(out + "msprof_T.json"), "msprof_T.json");
+  REQUIRE(j);
+  int found = 0;
+  for (const auto& e : j->items()) {
+    if (e.get("ph").as_string_or("") != "X" || e.get("name").as_string_or("") != "MEMCPY_ASYNC") continue;
+    ++found;
+    const auto& args = e.get("args");
+    CHECK(args.get("Task Type").as_string_or("") == "SDMA_SQE");
+    CHECK(args.get("size(B)").uint_or(0) == (1u << 20));
+    CHECK(args.get("operation").as_string_or("") == "host to device");
+    // bytes per ns of the slice's own duration (µs in "dur")
+    double dur_us = 0, bw = 0;
+    REQUIRE(e.get("dur").to_double(dur_us));
+    REQUIRE(args.get("bandwidth(GB/s)").to_double(bw));
+    CHECK(bw == doctest::Approx((1u << 20) / (dur_us * 1000.0)).epsilon(1e-9));
+  }
+  CHECK(found == 1);
+
+  cv::export_options eo;
+  eo.timestamp = "T";
+  auto db = cv::export_db(prof_dir, eo);
+  REQUIRE(db);
+  std::string path;
+  for (const auto& f : db->files)
+    if (f.size() > 3 && f.compare(f.size() - 3, 3, ".db") == 0) path = f;
+  REQUIRE(!path.empty());
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  std::vector<std::string> rows;
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h,
+                             "SELECT m.size, m.memcpyOperation, s.value FROM MEMCPY_INFO m JOIN TASK t ON "
+                             "t.globalTaskId = m.globalTaskId JOIN STRING_IDS s ON s.id = t.taskType",
+                             -1, &st, nullptr) == SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW)
+    rows.push_back(std::to_string(sqlite3_column_int64(st, 0)) + "," + std::to_string(sqlite3_column_int64(st, 1)) + "," +
+                   reinterpret_cast<const char*>(sqlite3_column_text(st, 2)));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  CHECK(rows == std::vector<std::string>{std::to_string(1u << 20) + ",1,MEMCPY_ASYNC"});
 }

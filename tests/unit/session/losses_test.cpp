@@ -48,7 +48,7 @@ TEST_CASE("storage limit: storage_limit_dropped counts the events of the deleted
   o.storage_limit_bytes = 5 * 4096;  // a few slices survive
   auto d = prof::prof_dir::create(o);
   REQUIRE(d);
-  session::prof_record_sink sink(*d);
+  session::prof_record_sink sink(*d, {});  // the records hold ns already
   const std::uint64_t events = 600;
   for (std::uint64_t i = 1; i <= events; ++i)  // every third event is 2 records (message > 155 bytes)
     sink.write_tx(mark(i, i % 3 == 0 ? std::string(200, 'x') + std::to_string(i) : "m" + std::to_string(i)));
@@ -71,7 +71,7 @@ TEST_CASE("killed run: the counters are in info.json before finish(), and the ex
   o.parent = t.path;
   auto d = prof::prof_dir::create(o);
   REQUIRE(d);
-  session::prof_record_sink sink(*d);
+  session::prof_record_sink sink(*d, {});  // the records hold ns already
   sink.write_tx(mark(1, "before the kill"));
   collect::loss_counters l;
   l.rejected = 3;
