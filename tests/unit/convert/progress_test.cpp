@@ -2,9 +2,16 @@
 // progress_text(): the bytes done of the total in the total's unit, the rate,
 // the time left and the directories, as msprof's progress display shows them.
 #include <doctest/doctest.h>
+#include <msprof/convert/export.hpp>
+#include <msprof/convert/load.hpp>
 #include <msprof/convert/progress.hpp>
 
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
 #include <string>
+
+#include "golden_util.hpp"
 
 using msprof::convert::progress_state;
 using msprof::convert::progress_text;
@@ -39,4 +46,34 @@ TEST_CASE("progress: the start, the end, rounding and no byte total") {
   // No bytes to count (analyse): the directories fill the bar.
   CHECK(progress_text({0, 0, 1.0, 1, 2}) == "[##########..........] (1/2 dirs)");
   CHECK(progress_text({0, 0, 1.0, 0, 0}) == "[....................] (0/0 dirs)");
+}
+
+TEST_CASE("progress: the loader and the exports count every data slice byte they read, data_bytes() is the total") {
+  namespace fs = std::filesystem;
+  for (const char* name : golden::cases) {
+    CAPTURE(name);
+    golden::temp_copy t(name);
+    // Every slice in host/data and device_N/data; the dictionaries are read when the
+    // collection is opened, the record slices by the loader.
+    std::uint64_t all = 0, records = 0;
+    for (const auto& e : fs::recursive_directory_iterator(t.prof)) {
+      const auto n = e.path().filename().string();
+      if (!e.is_regular_file() || e.path().parent_path().filename() != "data" || n.find(".done") != std::string::npos)
+        continue;
+      all += e.file_size();
+      if (n.find("_dic.") == std::string::npos) records += e.file_size();
+    }
+    CHECK(msprof::convert::data_bytes(t.prof.string()) == all);
+    std::atomic<std::uint64_t> read{0};
+    msprof::convert::load_options lo;
+    lo.bytes_read = &read;
+    REQUIRE(msprof::convert::load_windows(t.prof.string(), lo, [](msprof::convert::model&) {}));
+    CHECK(read.load() == records);
+    std::atomic<std::uint64_t> exported{0};
+    msprof::convert::export_options eo;
+    eo.bytes_read = &exported;
+    REQUIRE(msprof::convert::export_timeline(t.prof.string(), eo));
+    CHECK(exported.load() == records);
+  }
+  CHECK(msprof::convert::data_bytes("/nonexistent/PROF_x") == 0);
 }
