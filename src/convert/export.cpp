@@ -113,6 +113,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   std::size_t records = 0, mem_records = 0;
   load_options lo;
   lo.spill_budget = oo.spill_budget;
+  lo.bytes_read = oo.bytes_read;
   auto loaded = load_windows(prof_dir, lo, [&](model& w) {
     if (select) {
       if (!filter && filter_status) choose(w);

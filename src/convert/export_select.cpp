@@ -123,7 +123,9 @@ void clear_intermediates(const std::string& prof_dir, const export_options& o) {
 }
 
 result<model> load_checked(const std::string& prof_dir, const export_options& o) {
-  auto m = load_model(prof_dir);
+  load_options lo;
+  lo.bytes_read = o.bytes_read;
+  auto m = load_model(prof_dir, lo);
   if (!m) return m.err();
   MSPROF_TRY(check_strict(prof_dir, *m, o));
   MSPROF_TRY(check_options(o));

@@ -29,6 +29,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
                            const std::function<void(model&)>& on_window) {
   prof::reader_options ro;
   ro.strict = true;  // control files: an error, not silently defaulted clocks
+  ro.bytes_read = lo.bytes_read;
   auto rd = prof::prof_reader::open(prof_dir, ro);
   if (!rd) return rd.err();
   auto& r = *rd;
@@ -244,6 +245,14 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   m.warnings.insert(m.warnings.end(), step_warnings.begin(), step_warnings.end());
   m.iterations = iterations;
   return result<model>(std::move(m));
+}
+
+std::uint64_t data_bytes(const std::string& prof_dir) {
+  auto rd = prof::prof_reader::open(prof_dir);
+  std::uint64_t n = 0;
+  if (rd)
+    for (const auto& f : rd->files()) n += f.size;
+  return n;
 }
 
 result<model> load_model(const std::string& prof_dir, const load_options& lo) {

@@ -4,6 +4,7 @@
 // Huawei's tool, every failure exits non-zero with one message naming the file.
 #include <msprof/convert/ascend_pt/analyse.hpp>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/progress.hpp>
 #include <msprof/convert/show.hpp>
 #include <msprof/core/output_file.hpp>
 #include <msprof/session/output_path.hpp>
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +26,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -53,6 +56,10 @@ constexpr const char* usage_text =
     "      --timeline-format=msprof|chrome chrome: a viewer-safe Chrome trace instead of msprof_<ts>.json\n"
     "      --timeline-max-size=MiB         split the chrome trace into parts above this size\n"
     "      --strict                        treat data warnings (truncated slices...) as errors\n"
+    "  export, import, show and analyse also take:\n"
+    "      -q, --quiet                     no progress display\n"
+    "      --progress                      progress even when stderr is not a terminal or CI is set\n"
+    "                                      (then a plain line every 2 s instead of a redrawn bar)\n"
     "  msprof analyse -dir <*_ascend_pt dir or parent> [--export-type text]\n"
     "      torch_npu profiler directories: write ASCEND_PROFILER_OUTPUT/ as torch_npu's analysis does\n"
     "  msprof import -dir <dir>            check and load a collection, print what it holds\n"
@@ -64,6 +71,47 @@ constexpr const char* usage_text =
     "      (--export=off: only print the PROF_ directory, for a later `msprof export`)\n"
     "  msprof -h | --help | --version\n";
 
+/// Owns stdout and stderr while a progress bar is drawn: every line msprof
+/// prints goes through say(), which clears the bar, writes the line on its own
+/// and redraws the bar, under one mutex (the bar thread and the workers print).
+class console {
+ public:
+  static console& get() {
+    static console c;
+    return c;
+  }
+  /// `text` (with a newline after it unless it ends in one).
+  void say(std::ostream& out, const std::string& text) {
+    std::lock_guard<std::mutex> lock(m_);
+    clear();
+    out << text;
+    if (text.empty() || text.back() != '\n') out << '\n';
+    if (!bar_.empty()) out.flush();
+    draw();
+  }
+  /// The bar drawn at the bottom of the terminal ("" removes it).
+  void bar(const std::string& text) {
+    std::lock_guard<std::mutex> lock(m_);
+    clear();
+    bar_ = text;
+    draw();
+  }
+
+ private:
+  void clear() {
+    if (!bar_.empty()) std::cerr << '\r' << std::string(bar_.size(), ' ') << '\r';
+  }
+  void draw() {
+    if (!bar_.empty()) std::cerr << bar_ << std::flush;
+  }
+  std::mutex m_;
+  std::string bar_;
+};
+
+void say_warning(const std::string& w) { console::get().say(std::cerr, "msprof: warning: " + w); }
+void say_error(const std::string& e) { console::get().say(std::cerr, "msprof: error: " + e); }
+void say_out(const std::string& line) { console::get().say(std::cout, line); }
+
 /// A command line msprof cannot run: the one line that says why (the whole
 /// usage only when there is no command to explain).
 int usage_error(const std::string& msg) {
@@ -72,7 +120,7 @@ int usage_error(const std::string& msg) {
 }
 
 int fail(const std::string& msg) {
-  std::cerr << "msprof: error: " << msg << "\n";
+  say_error(msg);
   return 1;
 }
 
@@ -91,7 +139,7 @@ std::optional<std::vector<std::string>> prof_dirs_or_fail(const std::string& dir
   }
   std::vector<std::string> skipped;  // PROF_* links in a parent: not followed
   auto dirs = cv::find_prof_dirs(dir, &skipped);
-  for (const auto& w : skipped) std::cerr << "msprof: warning: " << w << "\n";
+  for (const auto& w : skipped) say_warning(w);
   if (!dirs.empty()) return dirs;
   std::string msg = dir + ": no PROF_ directory found (expected PROF_* with host/ or device_N/)";
   const fs::path start = fs::absolute(dir, ec).lexically_normal();
@@ -168,55 +216,118 @@ msprof::result<std::set<std::string>> read_reports(const std::string& path) {
   return out;
 }
 
-/// A progress line on stderr, only when it is a terminal and after 1 s.
+/// --quiet / -q and --progress of export, import, show and analyse.
+struct progress_flags {
+  bool quiet = false;
+  bool force = false;
+  bool take(arg_parser& p, bool& err) {
+    if (auto q = p.take("quiet", false, err); q || (q = p.take("q", false, err))) {
+      quiet = *q != "off";
+      return true;
+    }
+    if (auto f = p.take("progress", false, err)) {
+      force = *f != "off";
+      return true;
+    }
+    return false;
+  }
+};
+
+/// Progress of a run over several collections: bytes of their data slices read
+/// of the total, drawn as a bar on a terminal (stderr, when CI is not set), or
+/// as a plain line every few seconds with --progress when stderr is not one.
 class progress {
  public:
-  explicit progress(std::size_t total) : total_(total) {
-    if (!isatty(STDERR_FILENO)) return;
-    thread_ = std::thread([this] {
-      const auto t0 = std::chrono::steady_clock::now();
-      bool shown = false;
-      while (!stop_.load()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (s < 1.0) continue;
-        shown = true;
-        const std::size_t d = done_.load();
-        const int width = 30;
-        const int fill = total_ ? static_cast<int>(width * d / total_) : 0;
-        std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu PROF dirs %.1fs", fill, "##############################",
-                     width - fill, "", d, total_, s);
-        std::fflush(stderr);
-      }
-      if (shown) std::fprintf(stderr, "\r%60s\r", "");
-    });
+  progress(const progress_flags& f, const std::vector<std::string>& dirs, bool count_bytes)
+      : totals_(dirs.size()), done_(new std::atomic<std::uint64_t>[dirs.size()]()) {
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    if (f.quiet || (!f.force && (!tty || std::getenv("CI")))) return;
+    lines_ = !tty;
+    for (std::size_t k = 0; count_bytes && k < dirs.size(); ++k) totals_[k] = cv::data_bytes(dirs[k]);
+    t0_ = std::chrono::steady_clock::now();
+    thread_ = std::thread([this] { run(); });
   }
   ~progress() {
-    stop_ = true;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    wake_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
-  void step() { ++done_; }
+  std::size_t size() const { return totals_.size(); }
+  /// Where collection k's reader adds the bytes it reads.
+  std::atomic<std::uint64_t>* bytes(std::size_t k) { return &done_[k]; }
+  /// Collection k is done: all of its bytes count (also files it had no need to read).
+  void finish(std::size_t k) {
+    done_[k].store(totals_[k], std::memory_order_relaxed);
+    ++dirs_done_;
+  }
 
  private:
-  std::size_t total_;
-  std::atomic<std::size_t> done_{0};
-  std::atomic<bool> stop_{false};
+  std::string text() const {
+    cv::progress_state st;
+    for (std::size_t k = 0; k < totals_.size(); ++k) {
+      st.done += std::min(done_[k].load(std::memory_order_relaxed), totals_[k]);
+      st.total += totals_[k];
+    }
+    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    st.dirs_done = dirs_done_.load();
+    st.dirs = totals_.size();
+    return cv::progress_text(st);
+  }
+  void run() {
+    // A terminal: redrawn 5 times a second after the first second (short runs
+    // draw nothing). A log: one line every 2 s and the final one.
+    const auto first = std::chrono::seconds(lines_ ? 2 : 1);
+    const auto every = lines_ ? std::chrono::milliseconds(2000) : std::chrono::milliseconds(200);
+    auto next = t0_ + first;
+    std::unique_lock<std::mutex> lock(m_);
+    while (!wake_.wait_until(lock, next, [this] { return stop_; })) {
+      if (lines_)
+        console::get().say(std::cerr, "msprof: progress " + text());
+      else
+        console::get().bar(text());
+      next += every;
+    }
+    if (lines_)
+      console::get().say(std::cerr, "msprof: progress " + text());
+    else
+      console::get().bar("");
+  }
+
+  std::vector<std::uint64_t> totals_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> done_;
+  std::atomic<std::size_t> dirs_done_{0};
+  bool lines_ = false;
+  std::chrono::steady_clock::time_point t0_;
+  std::mutex m_;
+  std::condition_variable wake_;
+  bool stop_ = false;
   std::thread thread_;
 };
 
 enum class what { timeline, summary, db, all };
 
-/// Exports every PROF_ dir under `dir` in parallel; prints one line per file.
-/// Runs job(k) for k in [0, n) on up to one thread per core, with the
-/// progress bar: several collections (PROF_ or *_ascend_pt) at once.
-void for_each_dir(std::size_t n, const std::function<void(std::size_t)>& job) {
-  progress bar(n);
+/// Runs job(k) for every collection k of the progress bar on up to one thread
+/// per core (several collections, PROF_ or *_ascend_pt, at once), and report(k)
+/// in order of k as soon as k and every collection before it are done, so that
+/// warnings and file names appear while the bar still runs.
+void for_each_dir(progress& bar, const std::function<void(std::size_t)>& job,
+                  const std::function<void(std::size_t)>& report) {
+  const std::size_t n = bar.size();
   std::atomic<std::size_t> next{0};
+  std::mutex report_m;
+  std::vector<char> finished(n, 0);
+  std::size_t reported = 0;
   const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(n)));
   auto work = [&] {
     for (std::size_t k; (k = next++) < n;) {
       job(k);
-      bar.step();
+      bar.finish(k);
+      std::lock_guard<std::mutex> lock(report_m);
+      finished[k] = 1;
+      while (reported < n && finished[reported]) report(reported++);
     }
   };
   std::vector<std::thread> pool;
@@ -225,30 +336,35 @@ void for_each_dir(std::size_t n, const std::function<void(std::size_t)>& job) {
   for (auto& t : pool) t.join();
 }
 
-int run_export(const std::string& dir, what w, const cv::export_options& opt) {
+int run_export(const std::string& dir, what w, const cv::export_options& opt, const progress_flags& pf) {
   const auto found = prof_dirs_or_fail(dir);
   if (!found) return 1;
   const auto& dirs = *found;
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
-  for_each_dir(dirs.size(), [&](std::size_t k) {
-    switch (w) {
-      case what::timeline: results[k] = cv::export_timeline(dirs[k], opt); break;
-      case what::summary: results[k] = cv::export_summary(dirs[k], opt); break;
-      case what::db: results[k] = cv::export_db(dirs[k], opt); break;
-      case what::all: results[k] = cv::export_all(dirs[k], opt); break;
-    }
-  });
   int rc = 0;
-  for (std::size_t k = 0; k < dirs.size(); ++k) {
-    const auto& r = *results[k];
-    if (!r) {
-      std::cerr << "msprof: error: " << r.err().what() << "\n";
-      rc = 1;
-      continue;
-    }
-    for (const auto& wmsg : r->warnings) std::cerr << "msprof: warning: " << wmsg << "\n";
-    for (const auto& f : r->files) std::cout << f << "\n";
-  }
+  progress bar(pf, dirs, true);
+  for_each_dir(
+      bar,
+      [&](std::size_t k) {
+        cv::export_options o = opt;
+        o.bytes_read = bar.bytes(k);
+        switch (w) {
+          case what::timeline: results[k] = cv::export_timeline(dirs[k], o); break;
+          case what::summary: results[k] = cv::export_summary(dirs[k], o); break;
+          case what::db: results[k] = cv::export_db(dirs[k], o); break;
+          case what::all: results[k] = cv::export_all(dirs[k], o); break;
+        }
+      },
+      [&](std::size_t k) {
+        const auto& r = *results[k];
+        if (!r) {
+          say_error(r.err().what());
+          rc = 1;
+          return;
+        }
+        for (const auto& wmsg : r->warnings) say_warning(wmsg);
+        for (const auto& f : r->files) say_out(f);
+      });
   return rc;
 }
 
@@ -267,9 +383,11 @@ int cmd_export(arg_parser& p) {
   cv::export_options opt;
   std::string dir;
   std::optional<std::uint32_t> max_mib;
+  progress_flags pf;
   while (!p.done()) {
     bool err = false;
-    if (auto v = p.take("dir", true, err)) {
+    if (pf.take(p, err)) {
+    } else if (auto v = p.take("dir", true, err)) {
       dir = *v;
     } else if (auto v2 = p.take("model-id", true, err)) {
       opt.model_id = parse_u32(*v2);
@@ -316,7 +434,7 @@ int cmd_export(arg_parser& p) {
     opt.chrome_writer = msprof::convert::chrome::writer(co);
   }
 #endif
-  return run_export(dir, w, opt);
+  return run_export(dir, w, opt, pf);
 }
 
 /// import and show only read: their sorted runs go to the temporary directory.
@@ -330,29 +448,36 @@ cv::load_options read_only() {
 
 int cmd_import(arg_parser& p) {
   std::string dir;
+  progress_flags pf;
   while (!p.done()) {
     bool err = false;
-    if (auto v = p.take("dir", true, err))
+    if (pf.take(p, err)) {
+    } else if (auto v = p.take("dir", true, err)) {
       dir = *v;
-    else
+    } else {
       return usage_error("unknown option '" + p.args[p.i] + "'");
-    if (err) return usage_error("-dir needs a value");
+    }
+    if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
   }
   if (dir.empty()) return usage_error("import needs -dir <PROF_ dir>");
   const auto found = prof_dirs_or_fail(dir);
   if (!found) return 1;
   const auto& dirs = *found;
   int rc = 0;
-  for (const auto& d : dirs) {
+  progress bar(pf, dirs, true);
+  for (std::size_t k = 0; k < dirs.size(); ++k) {
     cv::collection_counts n;
-    auto m = cv::load_windows(d, read_only(), [&](cv::model& w) { n.add(w); });
+    cv::load_options lo = read_only();
+    lo.bytes_read = bar.bytes(k);
+    auto m = cv::load_windows(dirs[k], lo, [&](cv::model& w) { n.add(w); });
+    bar.finish(k);
     if (!m) {
-      std::cerr << "msprof: error: " << m.err().what() << "\n";
+      say_error(m.err().what());
       rc = 1;
       continue;
     }
-    for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << w << "\n";
-    std::cout << d << ": " << cv::collection_summary(*m, n) << "\n";
+    for (const auto& w : m->warnings) say_warning(w);
+    say_out(dirs[k] + ": " + cv::collection_summary(*m, n));
   }
   return rc;
 }
@@ -360,9 +485,11 @@ int cmd_import(arg_parser& p) {
 int cmd_show(arg_parser& p) {
   std::string dir;
   std::size_t top = 10;
+  progress_flags pf;
   while (!p.done()) {
     bool err = false;
-    if (auto v = p.take("dir", true, err)) {
+    if (pf.take(p, err)) {
+    } else if (auto v = p.take("dir", true, err)) {
       dir = *v;
     } else if (auto t = p.take("top", true, err)) {
       auto n = parse_u32(*t);
@@ -378,18 +505,21 @@ int cmd_show(arg_parser& p) {
   if (!found) return 1;
   const auto& dirs = *found;
   int rc = 0;
-  for (const auto& d : dirs) {
-    const cv::load_options lo = read_only();
+  progress bar(pf, dirs, true);
+  for (std::size_t k = 0; k < dirs.size(); ++k) {
+    cv::load_options lo = read_only();
+    lo.bytes_read = bar.bytes(k);
     cv::show_collector c(top, lo.spill_dir);
-    auto m = cv::load_windows(d, lo, [&](cv::model& w) { c.add(w); });
+    auto m = cv::load_windows(dirs[k], lo, [&](cv::model& w) { c.add(w); });
     auto text = m ? c.text(*m, isatty(STDOUT_FILENO) != 0) : msprof::result<std::string>(m.err());
+    bar.finish(k);
     if (!text) {
-      std::cerr << "msprof: error: " << text.err().what() << "\n";
+      say_error(text.err().what());
       rc = 1;
       continue;
     }
-    for (const auto& w : m->warnings) std::cerr << "msprof: warning: " << w << "\n";
-    std::cout << *text;
+    for (const auto& w : m->warnings) say_warning(w);
+    if (!text->empty()) say_out(*text);
   }
   return rc;
 }
@@ -520,7 +650,7 @@ int cmd_launch(arg_parser& p) {
   }
   int rc = 0;
   if (export_data)
-    rc = run_export(newest, what::all, cv::export_options{});
+    rc = run_export(newest, what::all, cv::export_options{}, progress_flags{});
   else
     std::cout << newest << "\n";  // --export=off: collected only; `msprof export ... -dir` it later
   if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
@@ -534,14 +664,17 @@ int cmd_launch(arg_parser& p) {
 int cmd_analyse(arg_parser& p) {
   std::string dir;
   cv::ascend_pt::analyse_options opt;
+  progress_flags pf;
   while (!p.done()) {
     bool err = false;
-    if (auto v = p.take("dir", true, err))
+    if (pf.take(p, err)) {
+    } else if (auto v = p.take("dir", true, err)) {
       dir = *v;
-    else if (auto t = p.take("export-type", true, err))
+    } else if (auto t = p.take("export-type", true, err)) {
       opt.export_type = *t;
-    else
+    } else {
       return usage_error("unknown option '" + p.args[p.i] + "'");
+    }
     if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
   }
   if (dir.empty()) return usage_error("analyse needs -dir <*_ascend_pt dir>");
@@ -557,18 +690,21 @@ int cmd_analyse(arg_parser& p) {
   const auto dirs = cv::ascend_pt::find_pt_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no *_ascend_pt directory found");
   std::vector<std::optional<msprof::result<cv::ascend_pt::analyse_result>>> results(dirs.size());
-  for_each_dir(dirs.size(), [&](std::size_t k) { results[k] = cv::ascend_pt::analyse(dirs[k], opt); });
   int rc = 0;
-  for (const auto& res : results) {
-    const auto& r = *res;
-    if (!r) {
-      std::cerr << "msprof: error: " << r.err().what() << "\n";
-      rc = r.err().code == msprof::errc::unsupported && rc == 0 ? 2 : 1;
-      continue;
-    }
-    for (const auto& w : r->warnings) std::cerr << "msprof: warning: " << w << "\n";
-    for (const auto& f : r->files) std::cout << f << "\n";
-  }
+  // Directories done of the total only: analyse reads more than PROF_ data slices.
+  progress bar(pf, dirs, false);
+  for_each_dir(
+      bar, [&](std::size_t k) { results[k] = cv::ascend_pt::analyse(dirs[k], opt); },
+      [&](std::size_t k) {
+        const auto& r = *results[k];
+        if (!r) {
+          say_error(r.err().what());
+          rc = r.err().code == msprof::errc::unsupported && rc == 0 ? 2 : 1;
+          return;
+        }
+        for (const auto& w : r->warnings) say_warning(w);
+        for (const auto& f : r->files) say_out(f);
+      });
   return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -177,10 +178,12 @@ struct scan_report {
 /// on_record(const unsigned char*, std::uint64_t offset) for each whole one.
 /// Memory is one bounded buffer. A trailing partial record is not an error:
 /// it is reported in scan_report::tail_bytes. Files that grow while read
-/// (a live collection) are read up to the size seen at open.
+/// (a live collection) are read up to the size seen at open. `bytes_read`, when
+/// given, gets each chunk's size added as it is read (a progress display).
 template <class F>
 inline result<scan_report> scan_file(const std::string& path, std::size_t record_size, F&& on_record,
-                                     std::size_t buffer_records = 1024) {
+                                     std::size_t buffer_records = 1024,
+                                     std::atomic<std::uint64_t>* bytes_read = nullptr) {
   if (record_size == 0) return make_error(errc::invalid_argument, path + ": record size 0");
   std::uint64_t size = 0;
   auto opened = open_regular(path, size);
@@ -201,6 +204,7 @@ inline result<scan_report> scan_file(const std::string& path, std::size_t record
     }
     left -= got;
     have += got;
+    if (bytes_read) bytes_read->fetch_add(got, std::memory_order_relaxed);
     std::size_t pos = 0;
     while (have - pos >= record_size) {
       on_record(buf.data() + pos, offset);

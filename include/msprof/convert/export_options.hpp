@@ -4,6 +4,7 @@
 #ifndef MSPROF_CONVERT_EXPORT_OPTIONS_HPP
 #define MSPROF_CONVERT_EXPORT_OPTIONS_HPP
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -46,6 +47,8 @@ struct export_options {
   /// before it spills a run to disk (spill.hpp): with the window size, what
   /// bounds an export's memory.
   std::size_t spill_budget = spill_budget_default;
+  /// Progress: bytes of data slices read so far are added here (load_options::bytes_read).
+  std::atomic<std::uint64_t>* bytes_read = nullptr;
 };
 
 /// What an export wrote.

@@ -19,7 +19,9 @@
 #ifndef MSPROF_CONVERT_LOAD_HPP
 #define MSPROF_CONVERT_LOAD_HPP
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -35,7 +37,13 @@ struct load_options {
   std::size_t window_records = 1u << 16;  ///< API calls + tasks (or mstx events) per window: ~20 MB
   std::size_t spill_budget = spill_budget_default;  ///< per sorted stream of the join
   std::string spill_dir;  ///< where sorted runs go; "" = the PROF_ directory
+  /// Progress: bytes of data slices read so far are added here (data_bytes() is the total).
+  std::atomic<std::uint64_t>* bytes_read = nullptr;
 };
+
+/// The size of prof_dir's data slices, what load_windows() reads: a progress
+/// total, found before the work starts (0 when prof_dir cannot be opened).
+std::uint64_t data_bytes(const std::string& prof_dir);
 
 /// Reads and joins one PROF_ directory, streaming: on_window(model&) gets the
 /// records window by window (model.hpp, "Windows"; API calls and tasks first,

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -62,6 +63,8 @@ struct reader_options {
   std::size_t max_dictionary_bytes = 256u << 20;///< all hash_dic slices together
   std::size_t max_pending_events = 1u << 20;    ///< unmatched MsprofEvent halves / mstx segments kept
   std::size_t max_warnings_per_file = 20;       ///< then one "... and K more problems in FILE" line
+  /// Progress: the bytes of data slices read so far are added here (relaxed).
+  std::atomic<std::uint64_t>* bytes_read = nullptr;
 };
 
 /// A problem that did not stop reading: file, byte offset, bytes affected.
@@ -412,7 +415,8 @@ class prof_reader {
     std::string_view file = f.path;
     scanning_ = &f;
     scan_problems_ = 0;
-    auto rep = codec::scan_file(f.path, rs, [&](const unsigned char* p, std::uint64_t off) { on(p, codec::place{file, off}); });
+    auto rep = codec::scan_file(f.path, rs, [&](const unsigned char* p, std::uint64_t off) { on(p, codec::place{file, off}); },
+                                  1024, opt_.bytes_read);
     scanning_ = nullptr;
     if (scan_problems_ > opt_.max_warnings_per_file)
       warnings_.push_back({f.path, 0, f.size,

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -768,6 +769,93 @@ TEST_CASE("cli: analyse --export-type db is not supported yet (rc 2), no *_ascen
   r = s.run({"analyse"});
   CHECK(r.rc == 2);
   CHECK(r.err.find("analyse needs -dir") != std::string::npos);
+}
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+/// Bytes of the data slices of a PROF_ directory (host/data, device_N/data; not .done).
+std::uintmax_t slice_bytes(const fs::path& prof) {
+  std::uintmax_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(prof)) {
+    const auto name = e.path().filename().string();
+    if (e.is_regular_file() && e.path().parent_path().filename() == "data" &&
+        name.find(".done") == std::string::npos && name.find(".complete") == std::string::npos)
+      n += e.file_size();
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("cli: --progress on a pipe: plain lines of bytes done of the total, warnings on lines of their own (issue 20)") {
+  sandbox s;
+  const auto a = s.add("truncated_tail", "two");  // warnings: truncated slices
+  const auto b = s.add("ops_pipeutil", "two");
+  const std::string total = std::to_string(slice_bytes(a) + slice_bytes(b));
+  REQUIRE(std::stoul(total) < 10000);  // shown in bytes
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"export", "timeline", "-dir", (s.root / "two").string(), "--progress"},
+        std::vector<std::string>{"import", "-dir", (s.root / "two").string(), "--progress"},
+        std::vector<std::string>{"show", "--progress", "-dir", (s.root / "two").string()}}) {
+    CAPTURE(cmd[0]);
+    const auto r = s.run(cmd);
+    CAPTURE(r.err);
+    CHECK(r.rc == 0);
+    std::vector<std::string> progress;
+    std::size_t warnings = 0;
+    for (const auto& l : lines_of(r.err)) {
+      CHECK(l.find('\r') == std::string::npos);  // not a terminal: no redraws
+      if (l.rfind("msprof: progress ", 0) == 0) {
+        progress.push_back(l);
+        CHECK(l.find("/" + total + " B") != std::string::npos);
+        CHECK(l.find("warning") == std::string::npos);
+      } else {
+        // Anything else is a whole warning line, never glued to a progress line.
+        CHECK(l.rfind("msprof: warning: ", 0) == 0);
+        CHECK(l.find("progress") == std::string::npos);
+        ++warnings;
+      }
+    }
+    CHECK(warnings > 0);
+    REQUIRE_FALSE(progress.empty());
+    CHECK(progress.back().find("] " + total + "/" + total + " B") != std::string::npos);
+    CHECK(progress.back().find("(2/2 dirs)") != std::string::npos);
+    // stdout is what it is without --progress.
+    if (cmd[0] != "export") {
+      auto plain = cmd;
+      plain.erase(std::find(plain.begin(), plain.end(), "--progress"));
+      CHECK(s.run(plain).out == r.out);
+    }
+  }
+}
+
+TEST_CASE("cli: in a pipe or with -q/--quiet, stderr has only warnings and errors (issue 20)") {
+  sandbox s;
+  const auto prof = s.add("truncated_tail");
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"export", "summary", "-dir", prof.string()},
+        std::vector<std::string>{"export", "db", "-dir", prof.string(), "-q"},
+        std::vector<std::string>{"export", "timeline", "-dir", prof.string(), "--quiet", "--progress"},
+        std::vector<std::string>{"import", "-q", "-dir", prof.string()},
+        std::vector<std::string>{"show", "--quiet", "-dir", prof.string()}}) {
+    const auto r = s.run(cmd);
+    CAPTURE(r.err);
+    CHECK(r.rc == 0);
+    CHECK_FALSE(r.out.empty());
+    CHECK_FALSE(r.err.empty());
+    for (const auto& l : lines_of(r.err)) CHECK(l.rfind("msprof: warning: ", 0) == 0);
+  }
+  // analyse takes the flags too.
+  const auto r = s.run({"analyse", "-q", "-dir", (s.root / "none").string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("no such directory") != std::string::npos);
 }
 
 #else
