@@ -4,7 +4,8 @@
 // call InitInjectionMstx(getModuleFuncTable). Configuration comes from the
 // launcher's environment (BRIEF interface 5): MSPROF_OUTPUT,
 // MSPROF_MSTX_DOMAIN_INCLUDE / _EXCLUDE (comma lists), MSPROF_AIC_METRICS,
-// MSPROF_STORAGE_LIMIT (<n>MB). Collection stops and is flushed at exit; the
+// MSPROF_STORAGE_LIMIT (<n>MB), MSPROF_BUFFER_SIZE / _LIMIT / _FULL
+// (session/buffer_options.hpp). Collection stops and is flushed at exit; the
 // loss counters are in info.json from the first drain pass on (a killed run
 // keeps them). A fork()ed child is not recorded (collector.hpp).
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <msprof/session/buffer_options.hpp>
 #include <msprof/session/output_path.hpp>
 #include <msprof/session/prof_record_sink.hpp>
 
@@ -93,6 +95,18 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     log("MSPROF_STORAGE_LIMIT must look like <n>MB; collection disabled");
     return MSTX_FAIL;
   }
+  session::buffer_options buffers;
+  for (const auto& [which, var] : {std::pair<const char*, const char*>{"size", "MSPROF_BUFFER_SIZE"},
+                                   {"limit", "MSPROF_BUFFER_LIMIT"},
+                                   {"full", "MSPROF_BUFFER_FULL"}}) {
+    const char* v = std::getenv(var);
+    std::string bad = session::parse_buffer_setting(buffers, which, v != nullptr ? v : "", var);
+    if (bad.empty()) bad = session::check_buffer_options(buffers);
+    if (!bad.empty()) {
+      log(bad + "; collection disabled");
+      return MSTX_FAIL;
+    }
+  }
   const char* dir = std::getenv("MSPROF_OUTPUT");
   if (dir == nullptr || *dir == '\0') {
     log("MSPROF_OUTPUT is not set; collection disabled");
@@ -119,6 +133,7 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
   o.domain_include = split_list(std::getenv("MSPROF_MSTX_DOMAIN_INCLUDE"));
   o.domain_exclude = split_list(std::getenv("MSPROF_MSTX_DOMAIN_EXCLUDE"));
   o.sink = out->sink;
+  session::apply(buffers, o);
   o.calibration = cal;
   o.warn = [](const std::string& w) { log(w); };
   o.attach_in_process = false;  // the table to fill is the caller's

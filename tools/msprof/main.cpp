@@ -7,6 +7,7 @@
 #include <msprof/convert/progress.hpp>
 #include <msprof/convert/show.hpp>
 #include <msprof/core/output_file.hpp>
+#include <msprof/session/buffer_options.hpp>
 #include <msprof/session/output_path.hpp>
 #include <msprof/version.hpp>
 
@@ -66,7 +67,7 @@ constexpr const char* usage_text =
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
     "  msprof --output=DIR --application=\"cmd args\" [--mstx=on] [--mstx-domain-include=a,b |\n"
     "         --mstx-domain-exclude=a,b] [--aic-metrics=PipeUtilization] [--storage-limit=<n>MB]\n"
-    "         [--export=on|off]\n"
+    "         [--buffer-size=1MB] [--buffer-limit=256MB] [--buffer-full=grow|block|drop] [--export=on|off]\n"
     "      run cmd with mstx collection attached, then export timeline, summaries and db\n"
     "      (--export=off: only print the PROF_ directory, for a later `msprof export`)\n"
     "  msprof -h | --help | --version\n";
@@ -555,6 +556,8 @@ std::pair<bool, std::string> injection_library() {
 
 int cmd_launch(arg_parser& p) {
   std::string output, application, include, exclude, metrics, storage;
+  std::map<std::string, std::string> buffer_flags;  // "size" / "limit" / "full" -> text
+  msprof::session::buffer_options buffers;
   bool mstx = true, export_data = true;
   while (!p.done()) {
     bool err = false;
@@ -573,6 +576,12 @@ int cmd_launch(arg_parser& p) {
       metrics = *am;
     else if (auto s = p.take("storage-limit", true, err))
       storage = *s;
+    else if (auto bs = p.take("buffer-size", true, err))
+      buffer_flags["size"] = *bs;
+    else if (auto bl = p.take("buffer-limit", true, err))
+      buffer_flags["limit"] = *bl;
+    else if (auto bf = p.take("buffer-full", true, err))
+      buffer_flags["full"] = *bf;
     else if (auto ex = p.take("export", true, err)) {
       if (*ex != "on" && *ex != "off") return usage_error("--export must be on or off, got '" + *ex + "'");
       export_data = *ex == "on";
@@ -595,6 +604,10 @@ int cmd_launch(arg_parser& p) {
     if (!parse_u32(n) || *parse_u32(n) < 200)
       return usage_error("--storage-limit must be <n>MB with n >= 200, got '" + storage + "'");
   }
+  for (const auto& [which, text] : buffer_flags)
+    if (auto bad = msprof::session::parse_buffer_setting(buffers, which, text, "--buffer-" + which); !bad.empty())
+      return usage_error(bad);
+  if (auto bad = msprof::session::check_buffer_options(buffers); !bad.empty()) return usage_error(bad);
   std::error_code ec;
   // The collector's rule for MSPROF_OUTPUT, checked here too so that both agree
   // (docs/configuration.md, "Output safety").
@@ -621,6 +634,9 @@ int cmd_launch(arg_parser& p) {
     if (!exclude.empty()) setenv("MSPROF_MSTX_DOMAIN_EXCLUDE", exclude.c_str(), 1);
     if (!metrics.empty()) setenv("MSPROF_AIC_METRICS", metrics.c_str(), 1);
     if (!storage.empty()) setenv("MSPROF_STORAGE_LIMIT", storage.c_str(), 1);
+    if (buffer_flags.count("size")) setenv("MSPROF_BUFFER_SIZE", buffer_flags["size"].c_str(), 1);
+    if (buffer_flags.count("limit")) setenv("MSPROF_BUFFER_LIMIT", buffer_flags["limit"].c_str(), 1);
+    if (buffer_flags.count("full")) setenv("MSPROF_BUFFER_FULL", buffer_flags["full"].c_str(), 1);
     execl("/bin/sh", "sh", "-c", application.c_str(), static_cast<char*>(nullptr));
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -111,9 +112,10 @@ inline std::vector<additional_bytes> encode_tensor_infos(std::uint32_t tid, std:
 /// An mstx event as msproftx records (level 20500, type 0). `stamp` holds
 /// everything but the message; the message is cut into 156-byte segments, one
 /// record each, with res0 = segment index. The header timestamp is startTime.
-inline std::vector<additional_bytes> encode_tx(std::uint32_t tid, MsprofStampInfo stamp, std::string_view message,
-                                               std::uint16_t info_type = tx_info_type::mark_ex) {
-  std::vector<additional_bytes> out;
+/// Calls out(const additional_bytes&) for each record, in order.
+template <class Out>
+inline void encode_tx_to(std::uint32_t tid, MsprofStampInfo stamp, std::string_view message, Out&& out,
+                         std::uint16_t info_type = tx_info_type::mark_ex) {
   std::size_t pos = 0;
   std::uint16_t seg = 0;
   do {
@@ -122,10 +124,18 @@ inline std::vector<additional_bytes> encode_tx(std::uint32_t tid, MsprofStampInf
     tx.res0 = seg++;
     tx.stampInfo = stamp;
     const std::size_t n = message.size() - pos < tx_message_bytes ? message.size() - pos : tx_message_bytes;
-    for (std::size_t i = 0; i < tx_message_bytes; ++i) tx.stampInfo.message[i] = i < n ? message[pos + i] : '\0';
+    if (n != 0) std::memcpy(tx.stampInfo.message, message.data() + pos, n);
+    std::memset(tx.stampInfo.message + n, 0, tx_message_bytes - n);
     pos += n;
-    out.push_back(encode_additional(level::tx, tx_type::msproftx, tid, stamp.startTime, tx));
+    out(encode_additional(level::tx, tx_type::msproftx, tid, stamp.startTime, tx));
   } while (pos < message.size() && seg != 0);
+}
+
+/// encode_tx_to's records as a vector.
+inline std::vector<additional_bytes> encode_tx(std::uint32_t tid, MsprofStampInfo stamp, std::string_view message,
+                                               std::uint16_t info_type = tx_info_type::mark_ex) {
+  std::vector<additional_bytes> out;
+  encode_tx_to(tid, stamp, message, [&](const additional_bytes& r) { out.push_back(r); }, info_type);
   return out;
 }
 

@@ -13,14 +13,19 @@
 // SPSC byte ring (ring_buffer.hpp); a drain thread empties all rings every
 // drain_interval (default 100 ms) and whenever a ring passes half full,
 // pairs ranges (range_pairer.hpp) and hands finished events to options::sink.
-// Producers never wait for the drain unless the overflow policy is `block`
-// (bounded by block_timeout). Every loss is counted (losses()).
+//
+// A full ring does what the overflow policy says: `grow` (the default) moves
+// the thread to a ring twice as large while all rings together stay within
+// buffer_limit, then waits like `block`; `block` waits for the drain (up to
+// block_timeout, 0 = as long as collection runs); `drop_newest` drops the
+// event. Nothing is lost but by `drop_newest`, a block_timeout or stop(), and
+// every loss is counted (losses()).
 //
 // Compile-time policy: MSPROF_COLLECTOR names a collector_policy<Clock,
-// RingBytes, Overflow>; default_policy = auto_clock, 1 MiB rings, drop_newest.
+// RingBytes, Overflow>; default_policy = auto_clock, 1 MiB rings, grow.
 //
-// Losses survive a crash: after every drain pass the sink gets the counters
-// so far (record_sink::update_losses; open ranges counted as unfinished).
+// Losses survive a crash: at least every drain_interval the sink gets the
+// counters so far (record_sink::update_losses; open ranges counted as unfinished).
 //
 // fork(): the child never inherits a running collector. Its calls record
 // nothing (its first call says so on stderr, once), start() in the child
@@ -63,11 +68,15 @@ namespace collect {
 
 enum class overflow_policy : std::uint8_t {
   drop_newest = 0,  // a full ring drops the new event (counted per thread)
-  block = 1,        // wait up to block_timeout for the drain, then drop (counted)
+  block = 1,        // wait for the drain (up to block_timeout, 0 = no limit), then drop (counted)
+  grow = 2,         // a larger ring while all rings fit in buffer_limit, then as block
 };
 
+/// All rings together, by default: where `grow` stops growing.
+inline constexpr std::size_t default_buffer_limit = std::size_t{64} << 20;
+
 template <class Clock = auto_clock, std::size_t RingBytes = (std::size_t{1} << 20),
-          overflow_policy Overflow = overflow_policy::drop_newest>
+          overflow_policy Overflow = overflow_policy::grow>
 struct collector_policy {
   using clock = Clock;
   static constexpr std::size_t ring_bytes = RingBytes;
@@ -80,8 +89,9 @@ struct options {
   std::vector<std::string> domain_exclude;  // both set: include wins (warning)
   std::optional<overflow_policy> overflow;  // runtime override of the policy
   std::chrono::milliseconds drain_interval{100};
-  std::chrono::microseconds block_timeout{2000};
+  std::chrono::microseconds block_timeout{0};  // block/grow: longest wait for room; 0 = while collecting
   std::size_t ring_bytes = 0;               // 0: the policy's; applies to threads registered later
+  std::size_t buffer_limit = 0;             // all rings together (grow); 0: default_buffer_limit
   std::shared_ptr<record_sink> sink;        // required
   std::function<void(const std::string&)> warn;  // warnings (e.g. include+exclude); may be empty
   // Fill this module's mstx table in-process (msprof_mstx_attach_v0_1). The
@@ -162,10 +172,11 @@ class basic_collector {
                                 std::chrono::duration_cast<std::chrono::nanoseconds>(o.block_timeout).count()),
                             std::memory_order_relaxed);
     ring_bytes_.store(o.ring_bytes != 0 ? o.ring_bytes : Policy::ring_bytes, std::memory_order_relaxed);
+    buffer_limit_.store(o.buffer_limit != 0 ? o.buffer_limit : default_buffer_limit, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(registry_mutex());
       for (auto* b : buffers()) {
-        b->ring.discard();  // leftovers of a previous session
+        b->ring.discard(release_bytes);  // leftovers of a previous session
         base_dropped_[b] = b->dropped.load(std::memory_order_relaxed);
       }
     }
@@ -174,6 +185,7 @@ class basic_collector {
     collected_ = 0;
     sink_failed_ = 0;
     reject_base_ = core::total_rejects();
+    losses_persisted_ns_ = 0;
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
     if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
@@ -183,6 +195,8 @@ class basic_collector {
     // exit-time registration would otherwise race the caller's own atexit() calls.
     (void)wake_mutex();
     (void)wake_cv();
+    (void)space_mutex();
+    (void)space_cv();
     (void)drain_mutex();
     (void)registry_mutex();
     drain_thread_ = new std::thread(&basic_collector::drain_loop);  // never destroyed while joinable
@@ -192,11 +206,13 @@ class basic_collector {
   }
 
   // Stops collecting, drains every ring, pairs what is left and flushes the sink.
+  // A producer waiting for room (block, grow) gives up and counts its event dropped.
   static void stop() {
     if (forked_child()) return;  // the parent's collector: nothing of it is ours to stop
     std::lock_guard<std::mutex> control(control_mutex());
     if (!running_) return;
     collecting_.store(false, std::memory_order_release);
+    notify_space();
     if (attach_in_process_) attach_table(&api::init_without_default);  // default-domain calls: one load + branch
     {
       std::lock_guard<std::mutex> lock(wake_mutex());
@@ -206,7 +222,7 @@ class basic_collector {
     drain_thread_->join();
     delete drain_thread_;
     drain_thread_ = nullptr;
-    drain_once();
+    drain_once(true);
     pairer_.finish();
     if (opts_.sink) opts_.sink->flush();
     final_losses_ = compute_losses();
@@ -247,8 +263,11 @@ class basic_collector {
   static void flush() {
     if (forked_child()) return;
     std::lock_guard<std::mutex> control(control_mutex());
-    if (running_) drain_once();
+    if (running_) drain_once(true);
   }
+
+  /// Bytes of all thread rings now (what buffer_limit bounds for `grow`).
+  static std::size_t buffer_bytes() noexcept { return buffer_bytes_.load(std::memory_order_relaxed); }
 
   /// True in a process fork()ed from one where start() was called.
   static bool forked_child() noexcept { return forked_child_.load(std::memory_order_acquire); }
@@ -293,6 +312,7 @@ class basic_collector {
     if (forked_child_.load(std::memory_order_acquire)) return nullptr;
     try {
       auto* b = new thread_buffer(ring_bytes_.load(std::memory_order_relaxed));
+      buffer_bytes_.fetch_add(b->ring.capacity(), std::memory_order_relaxed);
       {
         std::lock_guard<std::mutex> lock(registry_mutex());
         buffers().push_back(b);
@@ -312,31 +332,65 @@ class basic_collector {
     return MSPROF_LIKELY(p != nullptr) ? p : reserve_slow(b, size);
   }
 
+  // The ring is full: what the overflow policy says.
   MSPROF_NOINLINE static unsigned char* reserve_slow(thread_buffer* b, std::size_t size) noexcept {
-    b->wake_sent = false;
-    wake_drain();
-    if (overflow_.load(std::memory_order_relaxed) == overflow_policy::block) {
-      const std::uint64_t limit = block_timeout_ns_.load(std::memory_order_relaxed);
-      const std::uint64_t t0 = monotonic_raw_ns();
-      while (monotonic_raw_ns() - t0 < limit && collecting_.load(std::memory_order_relaxed)) {
-        std::this_thread::yield();
-        if (unsigned char* p = b->ring.try_reserve(size)) return p;
-      }
-    }
+    const overflow_policy policy = overflow_.load(std::memory_order_relaxed);
+    unsigned char* p = nullptr;
+    if (policy == overflow_policy::grow) p = grow(b, size);
+    if (p == nullptr && policy != overflow_policy::drop_newest) p = wait_for_room(b, size);
+    if (p != nullptr) return p;
+    wake_once_per_pass(b);
     b->count_drop();
     return nullptr;
   }
 
+  // A ring twice as large (at least twice the record), if all rings then fit in buffer_limit.
+  static unsigned char* grow(thread_buffer* b, std::size_t size) noexcept {
+    const std::size_t want = byte_ring::block_bytes(std::max(b->ring.capacity() * 2, size * 2));
+    std::size_t used = buffer_bytes_.load(std::memory_order_relaxed);
+    do {
+      if (used + want > buffer_limit_.load(std::memory_order_relaxed)) return nullptr;
+    } while (!buffer_bytes_.compare_exchange_weak(used, used + want, std::memory_order_relaxed));
+    if (b->ring.grow(want) == 0) {
+      release_bytes(want);
+      return nullptr;
+    }
+    return b->ring.try_reserve(size);
+  }
+
+  // Waits until the drain makes room, collection stops or block_timeout passes.
+  static unsigned char* wait_for_room(thread_buffer* b, std::size_t size) noexcept {
+    const std::uint64_t limit = block_timeout_ns_.load(std::memory_order_relaxed);
+    const std::uint64_t t0 = limit != 0 ? monotonic_raw_ns() : 0;
+    unsigned char* p = nullptr;
+    waiting_.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::unique_lock<std::mutex> lock(space_mutex());
+      while (collecting_.load(std::memory_order_relaxed)) {
+        wake_drain();
+        if ((p = b->ring.try_reserve(size)) != nullptr) break;
+        if (limit != 0 && monotonic_raw_ns() - t0 >= limit) break;
+        // A timed wait: a wake-up lost between the check and the wait costs 1 ms, not a hang.
+        space_cv().wait_for(lock, std::chrono::milliseconds(1));
+      }
+    }
+    waiting_.fetch_sub(1, std::memory_order_relaxed);
+    return p;
+  }
+
   MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
     const std::uint64_t w = b->ring.commit();
-    // producer_used() > capacity / 2, and the drain not woken since the ring last filled
-    if (MSPROF_UNLIKELY(w > b->ring.half_mark()) && !b->wake_sent) maybe_wake(b);
+    if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b);  // producer_used() > capacity / 2
   }
   MSPROF_NOINLINE static void maybe_wake(thread_buffer* b) noexcept {
-    if (b->ring.refresh_used() > b->ring.capacity() / 2) {
-      b->wake_sent = true;
-      wake_drain();
-    }
+    if (b->ring.refresh_used() > b->ring.capacity() / 2) wake_once_per_pass(b);
+  }
+  // Wakes the drain unless this thread already did since its last pass began.
+  static void wake_once_per_pass(thread_buffer* b) noexcept {
+    const std::uint64_t pass = passes_.load(std::memory_order_relaxed);
+    if (b->woken_in_pass == pass + 1) return;
+    b->woken_in_pass = pass + 1;
+    wake_drain();
   }
 
   // The hot path makes no call until the record is committed: the thread has a
@@ -443,6 +497,13 @@ class basic_collector {
     wake_.store(true, std::memory_order_relaxed);
     wake_cv().notify_one();
   }
+  // Producers waiting for room (block, grow) try again.
+  static void notify_space() {
+    if (waiting_.load(std::memory_order_relaxed) == 0) return;
+    std::lock_guard<std::mutex> lock(space_mutex());
+    space_cv().notify_all();
+  }
+  static void release_bytes(std::size_t n) noexcept { buffer_bytes_.fetch_sub(n, std::memory_order_relaxed); }
 
   // Fills this module's mstx table. Under MSPROF_DISABLE the calls are compiled
   // out and there is no table: the collector still runs (steps, sinks).
@@ -469,8 +530,11 @@ class basic_collector {
     }
   }
 
-  static void drain_once() {
+  // One pass over every ring. The loss counters go to the sink when `persist`
+  // or at least drain_interval after they last went.
+  static void drain_once(bool persist = false) {
     std::lock_guard<std::mutex> d(drain_mutex());
+    passes_.fetch_add(1, std::memory_order_relaxed);
     std::vector<thread_buffer*> list;
     {
       std::lock_guard<std::mutex> lock(registry_mutex());
@@ -479,9 +543,10 @@ class basic_collector {
     std::vector<thread_buffer*> reclaim;
     for (thread_buffer* b : list) {
       const bool finished = b->finished.load(std::memory_order_acquire);  // before consuming
-      b->ring.consume([b](const unsigned char* p, std::size_t size) { decode(*b, p, size); });
+      b->ring.consume([b](const unsigned char* p, std::size_t size) { decode(*b, p, size); }, release_bytes);
       if (finished) reclaim.push_back(b);
     }
+    notify_space();
     pairer_.end_pass([](std::uint64_t id, const range_pairer::start_info& s, const range_pairer::end_info& e) {
       emit_range(id, s, e);
     });
@@ -492,10 +557,15 @@ class basic_collector {
         exited_dropped_ += b->dropped.load(std::memory_order_relaxed) - base_dropped(b);
         base_dropped_.erase(b);
         v.erase(std::find(v.begin(), v.end(), b));
+        release_bytes(b->ring.held_bytes());
         delete b;
       }
     }
-    if (opts_.sink) {
+    const std::uint64_t now = monotonic_raw_ns();
+    const auto interval = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(opts_.drain_interval).count());
+    if (opts_.sink && (persist || now - losses_persisted_ns_ >= interval)) {
+      losses_persisted_ns_ = now;
       // Losses so far, persisted by the sink: a killed run still reports them.
       loss_counters l = compute_losses();
       l.unfinished += pairer_.open_ranges();
@@ -649,9 +719,11 @@ class basic_collector {
   static std::mutex& registry_mutex() { static std::mutex m; return m; }
   static std::mutex& drain_mutex() { static std::mutex m; return m; }
   static std::mutex& wake_mutex() { static std::mutex m; return m; }
+  static std::mutex& space_mutex() { static std::mutex m; return m; }
   // Never destroyed: a fork()ed child inherits the drain thread's wait on it,
   // and destroying a condition variable with a waiter blocks forever (glibc).
   static std::condition_variable& wake_cv() { static auto* c = new std::condition_variable(); return *c; }
+  static std::condition_variable& space_cv() { static auto* c = new std::condition_variable(); return *c; }
   static std::vector<thread_buffer*>& buffers() { static auto* v = new std::vector<thread_buffer*>(); return *v; }
 
   static inline std::atomic<bool> collecting_{false};
@@ -659,8 +731,12 @@ class basic_collector {
   static inline std::atomic<bool> fork_noted_{false};
   static inline std::atomic<bool> wake_{false};
   static inline std::atomic<overflow_policy> overflow_{Policy::overflow};
-  static inline std::atomic<std::uint64_t> block_timeout_ns_{2'000'000};
+  static inline std::atomic<std::uint64_t> block_timeout_ns_{0};
   static inline std::atomic<std::size_t> ring_bytes_{Policy::ring_bytes};
+  static inline std::atomic<std::size_t> buffer_limit_{default_buffer_limit};
+  static inline std::atomic<std::size_t> buffer_bytes_{0};   // every thread's ring blocks
+  static inline std::atomic<std::uint64_t> passes_{0};       // drain passes begun
+  static inline std::atomic<std::uint32_t> waiting_{0};      // producers in wait_for_room
   static inline std::atomic<std::uint64_t> lost_threads_{0};
   static inline bool running_ = false;
   static inline bool attach_in_process_ = true;
@@ -675,6 +751,7 @@ class basic_collector {
   static inline std::uint64_t collected_ = 0;
   static inline std::uint64_t sink_failed_ = 0;
   static inline std::uint64_t reject_base_ = 0;
+  static inline std::uint64_t losses_persisted_ns_ = 0;
   static inline std::uint32_t pid_ = 0;
   static inline loss_counters final_losses_{};
 };

@@ -10,6 +10,10 @@
 // record that does not fit before the end is preceded by a skip marker
 // (size unit 0) that tells the consumer to jump to the start.
 //
+// Growth (the collector's `grow` policy): the producer may move to a new,
+// larger block; the old one is chained to it and read to its end first, then
+// freed by the consumer. The hot path sees only its current block.
+//
 // Below the ring: the layout of the records the hot path puts into it, and the
 // per-thread buffer (one ring plus the counters only its thread writes).
 #ifndef MSPROF_COLLECT_RING_BUFFER_HPP
@@ -21,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,22 +42,25 @@ class byte_ring {
   static constexpr std::size_t max_record = 0xffff * align;
 
   // capacity: rounded up to a power of two >= 4 KiB. Storage is prefaulted.
-  explicit byte_ring(std::size_t capacity) {
-    std::size_t c = 4096;
-    while (c < capacity) c <<= 1;
-    cap_ = c;
-    mask_ = c - 1;
-    data_ = static_cast<unsigned char*>(std::aligned_alloc(64, c));
-    if (data_ == nullptr) throw std::bad_alloc();
-    std::memset(data_, 0, c);  // touch every page now, not on the hot path
-    limit_ = c;
-    half_mark_ = c / 2;
+  explicit byte_ring(std::size_t capacity) : byte_ring(new_block(capacity, 0)) {}
+  ~byte_ring() {
+    for (block* b = cb_; b != nullptr;) {
+      block* next = b->next.load(std::memory_order_acquire);
+      free_block(b);
+      b = next;
+    }
   }
-  ~byte_ring() { std::free(data_); }
   byte_ring(const byte_ring&) = delete;
   byte_ring& operator=(const byte_ring&) = delete;
 
+  /// The producer's block size (grows with grow()).
   std::size_t capacity() const noexcept { return cap_; }
+  /// A block size for `capacity`: a power of two >= 4 KiB.
+  static std::size_t block_bytes(std::size_t capacity) noexcept {
+    std::size_t c = 4096;
+    while (c < capacity) c <<= 1;
+    return c;
+  }
 
   // ------------------------------------------------------------ producer
   // Space for `size` bytes (multiple of 8, <= max_record), or nullptr if full.
@@ -76,6 +84,24 @@ class byte_ring {
     return p;
   }
 
+  // Moves the producer to a new, empty block of `capacity` bytes (rounded as in
+  // the constructor); the consumer reads the old block to its end first, so the
+  // order of records is kept. Returns the new block's bytes, 0 when it could
+  // not be allocated (nothing changed then).
+  std::size_t grow(std::size_t capacity) noexcept {
+    const std::uint64_t w = write_.load(std::memory_order_relaxed);
+    const std::size_t c = block_bytes(capacity);
+    // The new block's first position: a multiple of its size, so offsets stay `pos & mask`.
+    block* nb = new_block(c, (w + c - 1) & ~static_cast<std::uint64_t>(c - 1));
+    if (nb == nullptr) return 0;
+    pb_->end = w;
+    pb_->next.store(nb, std::memory_order_release);  // before any record of the new block
+    use_block(nb);
+    write_.store(nb->start, std::memory_order_release);
+    set_cached_read(nb->start);
+    return c;
+  }
+
   // Fill level seen by the producer (may overestimate by what the consumer freed).
   std::size_t producer_used() const noexcept {
     return static_cast<std::size_t>(write_.load(std::memory_order_relaxed) - cached_read_);
@@ -89,35 +115,101 @@ class byte_ring {
 
   // ------------------------------------------------------------ consumer
   // Calls f(const unsigned char* record, std::size_t size) for every committed
-  // record, then frees them. Returns the number of records.
-  template <class F>
-  std::size_t consume(F&& f) {
+  // record, then frees them. Returns the number of records. `freed(bytes)` is
+  // called for every block left behind by grow() once it is read to its end.
+  template <class F, class Freed>
+  std::size_t consume(F&& f, Freed&& freed) {
     std::uint64_t r = read_.load(std::memory_order_relaxed);
-    const std::uint64_t w = write_.load(std::memory_order_acquire);
     std::size_t n = 0;
-    while (r < w) {
-      std::size_t off = static_cast<std::size_t>(r & mask_);
-      std::uint16_t units = 0;
-      std::memcpy(&units, data_ + off, sizeof units);
-      if (units == 0) {  // skip marker
-        r += cap_ - off;
-        continue;
+    for (;;) {
+      // write_ before next: a position in a newer block implies next is visible.
+      const std::uint64_t w = write_.load(std::memory_order_acquire);
+      block* nb = cb_->next.load(std::memory_order_acquire);
+      const std::uint64_t end = nb != nullptr ? cb_->end : w;
+      const std::size_t cap = cb_->cap, mask = cap - 1;
+      while (r < end) {
+        const std::size_t off = static_cast<std::size_t>(r & mask);
+        std::uint16_t units = 0;
+        std::memcpy(&units, cb_->data + off, sizeof units);
+        if (units == 0) {  // skip marker
+          r += cap - off;
+          continue;
+        }
+        const std::size_t size = static_cast<std::size_t>(units) * align;
+        f(static_cast<const unsigned char*>(cb_->data + off), size);
+        r += size;
+        ++n;
       }
-      std::size_t size = static_cast<std::size_t>(units) * align;
-      f(static_cast<const unsigned char*>(data_ + off), size);
-      r += size;
-      ++n;
+      if (nb == nullptr) break;
+      freed(cb_->cap);
+      free_block(cb_);
+      cb_ = nb;
+      r = nb->start;
     }
     read_.store(r, std::memory_order_release);
     return n;
   }
+  template <class F>
+  std::size_t consume(F&& f) {
+    return consume(std::forward<F>(f), [](std::size_t) {});
+  }
   // Drops everything committed so far (consumer side).
-  void discard() noexcept { read_.store(write_.load(std::memory_order_acquire), std::memory_order_release); }
+  template <class Freed>
+  void discard(Freed&& freed) {
+    consume([](const unsigned char*, std::size_t) {}, std::forward<Freed>(freed));
+  }
   bool empty() const noexcept {
     return read_.load(std::memory_order_acquire) == write_.load(std::memory_order_acquire);
   }
+  /// Bytes of every block not yet freed (consumer side, or with no producer left).
+  std::size_t held_bytes() const noexcept {
+    std::size_t n = 0;
+    for (const block* b = cb_; b != nullptr; b = b->next.load(std::memory_order_acquire)) n += b->cap;
+    return n;
+  }
 
  private:
+  // One block of storage. grow() chains a new one: `end` (the producer's last
+  // position in this block) is set before `next` is published.
+  struct block {
+    unsigned char* data = nullptr;
+    std::size_t cap = 0;
+    std::uint64_t start = 0;                 // position of data[0] (a multiple of cap)
+    std::uint64_t end = 0;
+    std::atomic<block*> next{nullptr};
+  };
+  static block* new_block(std::size_t capacity, std::uint64_t start) noexcept {
+    const std::size_t c = block_bytes(capacity);
+    auto* data = static_cast<unsigned char*>(std::aligned_alloc(64, c));
+    if (data == nullptr) return nullptr;
+    auto* b = new (std::nothrow) block;
+    if (b == nullptr) {
+      std::free(data);
+      return nullptr;
+    }
+    std::memset(data, 0, c);  // touch every page now, not on the hot path
+    b->data = data;
+    b->cap = c;
+    b->start = start;
+    return b;
+  }
+  static void free_block(block* b) noexcept {
+    std::free(b->data);
+    delete b;
+  }
+  explicit byte_ring(block* first) {
+    if (first == nullptr) throw std::bad_alloc();
+    cb_ = first;
+    use_block(first);
+    set_cached_read(0);
+  }
+  void use_block(block* b) noexcept {
+    pb_ = b;
+    data_ = b->data;
+    cap_ = b->cap;
+    mask_ = b->cap - 1;
+  }
+
   // The slow half of try_reserve: the record does not fit before the end of the
   // buffer (skip marker, restart at offset 0) or not in the cached free space
   // (refresh the consumer's position; nullptr if the ring is really full).
@@ -143,7 +235,10 @@ class byte_ring {
     limit_ = lap_end < free_end ? lap_end : free_end;
     return data_ + off;
   }
+  // `r`: the consumer's position. Until the consumer reaches the producer's
+  // block, that block is all free (reading an older block frees nothing here).
   void set_cached_read(std::uint64_t r) noexcept {
+    if (r < pb_->start) r = pb_->start;
     cached_read_ = r;
     half_mark_ = r + cap_ / 2;
     const std::uint64_t w = write_.load(std::memory_order_relaxed);
@@ -156,12 +251,15 @@ class byte_ring {
   alignas(64) std::atomic<std::uint64_t> write_{0};
   std::uint64_t limit_ = 0;      // try_reserve's fast path: write + size <= limit_
   std::uint64_t pending_ = 0;
-  unsigned char* data_ = nullptr;
+  unsigned char* data_ = nullptr;  // pb_'s storage, size and mask
   std::size_t mask_ = 0;
   std::uint64_t half_mark_ = 0;  // cached_read_ + cap_ / 2
   std::uint64_t cached_read_ = 0;
   std::size_t cap_ = 0;
+  block* pb_ = nullptr;
+  // Consumer-owned.
   alignas(64) std::atomic<std::uint64_t> read_{0};
+  block* cb_ = nullptr;
 };
 
 // Every record starts with this 8-byte header, then u64 timestamp, u64 id.
@@ -199,7 +297,7 @@ struct thread_buffer {
 
   byte_ring ring;
   std::uint32_t tid;
-  bool wake_sent = false;                    // producer-only
+  std::uint64_t woken_in_pass = 0;           // producer-only: drain pass + 1 when it last woke the drain
   std::atomic<std::uint64_t> dropped{0};     // written by the producer only (load + store)
   std::atomic<bool> finished{false};         // thread exited; drain then reclaims
 

@@ -328,8 +328,9 @@ class dir {
 };
 
 /// A file written under an unpredictable temporary name in its directory and
-/// renamed over `name` by commit() (after fsync); dropped uncommitted, the
-/// temporary is removed.
+/// renamed over `name` by commit() (after fsync, unless told not to: the rename
+/// alone keeps a killed process from leaving half a file, fsync also covers a
+/// power loss); dropped uncommitted, the temporary is removed.
 class atomic_file {
  public:
   atomic_file() = default;
@@ -386,9 +387,9 @@ class atomic_file {
     return commit();
   }
 
-  /// fsync, then renameat over the final name.
-  result<void> commit() {
-    if (::fsync(fd_.get()) != 0) {
+  /// fsync (when `sync`), then renameat over the final name.
+  result<void> commit(bool sync = true) {
+    if (sync && ::fsync(fd_.get()) != 0) {
       const auto e = make_error(errc::io, temp_path_ + ": cannot sync: " + detail::sys_err());
       discard();
       return e;
@@ -426,20 +427,20 @@ class atomic_file {
   std::string name_, temp_, path_, temp_path_;
 };
 
-/// Writes `text` to `name` in `d` atomically.
-inline result<void> write_atomic(const dir& d, const std::string& name, std::string_view text) {
+/// Writes `text` to `name` in `d` atomically (fsynced when `sync`).
+inline result<void> write_atomic(const dir& d, const std::string& name, std::string_view text, bool sync = true) {
   auto f = atomic_file::create(d, name);
   if (!f) return f.err();
   MSPROF_TRY(f->write(text));
-  return f->commit();
+  return f->commit(sync);
 }
 
 /// Writes `text` to `path` atomically; the directory it is in must be a real one.
-inline result<void> write_atomic(const std::string& path, std::string_view text) {
+inline result<void> write_atomic(const std::string& path, std::string_view text, bool sync = true) {
   const std::size_t slash = path.rfind('/');
   auto d = dir::open(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash));
   if (!d) return d.err();
-  return write_atomic(*d, path.substr(slash == std::string::npos ? 0 : slash + 1), text);
+  return write_atomic(*d, path.substr(slash == std::string::npos ? 0 : slash + 1), text, sync);
 }
 
 }  // namespace outfile

@@ -117,6 +117,7 @@ struct stream {
     return (aging ? layout::aging : layout::unaging) + ("." + module) + "." + tag;
   }
   bool operator<(const stream& o) const { return std::tie(device, device_id, aging, module, tag) < std::tie(o.device, o.device_id, o.aging, o.module, o.tag); }
+  bool operator==(const stream& o) const { return std::tie(device, device_id, aging, module, tag) == std::tie(o.device, o.device_id, o.aging, o.module, o.tag); }
 
   // The streams CANN and the parser use.
   static stream api_event(bool aging) { return {false, 0, aging, layout::api_event, "data", codec::api_size}; }

@@ -93,7 +93,7 @@ struct prof_dir_options {
   std::string name;                              ///< exact directory name (tests); empty = generated
   std::uint64_t slice_bytes = default_slice_bytes;
   std::uint64_t storage_limit_bytes = 0;         ///< 0 = no limit
-  std::size_t buffer_bytes = 64 * 1024;          ///< per-file buffer; flushed when full
+  std::size_t buffer_bytes = 1024 * 1024;        ///< per-file buffer; written when full (fewer, larger writes)
   bool sync_on_flush = false;                    ///< fdatasync in flush() (power loss, not just kill)
   std::uint32_t pid = 0;                         ///< 0 = getpid()
   std::string pid_name;                          ///< info.json pid_name; empty = /proc/self/comm
@@ -167,9 +167,9 @@ inline result<void> make_dir(const std::string& p) {
   return {};
 }
 
-/// Writes a whole small file atomically (temporary + fsync + rename).
-inline result<void> write_file(const std::string& path, std::string_view text) {
-  return outfile::write_atomic(path, text);
+/// Writes a whole small file atomically (temporary + rename; fsync when `sync`).
+inline result<void> write_file(const std::string& path, std::string_view text, bool sync = true) {
+  return outfile::write_atomic(path, text, sync);
 }
 
 /// Files the storage limit never deletes (CANN file_ageing.cpp noAgeingFile_).
@@ -302,7 +302,8 @@ class prof_dir {
     MSPROF_TRY(check_owner());
     std::lock_guard<std::mutex> lk(s_->mu);
     s_->losses = losses;
-    return detail::write_file(s_->root + "/" + layout::host_dir + "/" + layout::info_json, info_json(nullptr));
+    return detail::write_file(s_->root + "/" + layout::host_dir + "/" + layout::info_json, info_json(nullptr),
+                              s_->opt.sync_on_flush);
   }
 
   /// Flushes, finishes every open slice with its .done and writes end_info.
@@ -318,6 +319,7 @@ class prof_dir {
       if (first && !r) first = r;
     }
     s_->open.clear();
+    s_->last_open = nullptr;
     auto r = write_end_files();
     if (first && !r) first = r;
     s_->closed = true;
@@ -330,13 +332,19 @@ class prof_dir {
   }
 
  private:
+  struct finished_slice {
+    std::string path;
+    std::uint64_t events = 0;
+    std::uint64_t bytes = 0;
+  };
   struct state {
     prof_dir_options opt;
     std::string root;
     mutable std::mutex mu;
     std::map<stream, detail::open_slice> open;
-    std::deque<std::pair<std::string, std::uint64_t>> aging_done;  ///< finished aging slices (path, events), oldest first
-    std::map<std::string, std::uint64_t> sizes;  ///< every data file -> bytes (for the limit)
+    std::deque<finished_slice> aging_done;  ///< finished aging slices, oldest first
+    stream last_stream;                      ///< append's cache: the stream of last_open
+    detail::open_slice* last_open = nullptr;
     std::unordered_set<std::uint64_t> hashes;
     std::unordered_set<std::uint64_t> types;
     writer_stats stats;
@@ -401,13 +409,17 @@ class prof_dir {
     }
     // Split into chunks that never straddle a slice boundary.
     while (n > 0) {
-      auto it = s_->open.find(st);
-      if (it == s_->open.end()) {
-        auto r = open_slice(st, 0);
-        if (!r) { lose(n); return r; }
-        it = s_->open.find(st);
+      if (s_->last_open == nullptr || !(s_->last_stream == st)) {
+        auto it = s_->open.find(st);
+        if (it == s_->open.end()) {
+          auto r = open_slice(st, 0);
+          if (!r) { lose(n); return r; }
+          it = s_->open.find(st);
+        }
+        s_->last_stream = st;
+        s_->last_open = &it->second;
       }
-      detail::open_slice& sl = it->second;
+      detail::open_slice& sl = *s_->last_open;
       const std::uint64_t used = sl.size + sl.buf.size();
       std::size_t room = used >= s_->opt.slice_bytes ? 0 : static_cast<std::size_t>(s_->opt.slice_bytes - used);
       if (rs) room -= room % rs;
@@ -427,7 +439,6 @@ class prof_dir {
       sl.events += ev;
       sl.buf_events += ev;
       if (group) events = 0;  // counted with the chunk that holds the first record
-      s_->sizes[sl.path()] += take;
       s_->stats.bytes += take;
       s_->stats.records += rs ? take / rs : 1;
       if (sl.buf.size() >= s_->opt.buffer_bytes) {
@@ -445,15 +456,13 @@ class prof_dir {
     const std::uint64_t lim = s_->opt.storage_limit_bytes;
     if (lim == 0) return {};
     while (s_->stats.bytes + more > lim && !s_->aging_done.empty()) {
-      const std::string victim = s_->aging_done.front().first;
-      const std::uint64_t victim_events = s_->aging_done.front().second;
+      const finished_slice f = std::move(s_->aging_done.front());
       s_->aging_done.pop_front();
-      auto it = s_->sizes.find(victim);
-      const std::uint64_t sz = it == s_->sizes.end() ? 0 : it->second;
+      const std::string& victim = f.path;
+      const std::uint64_t victim_events = f.events, sz = f.bytes;
       if (::unlink(victim.c_str()) == 0 || errno == ENOENT) {
         ::unlink((victim + layout::done_suffix).c_str());
         s_->stats.bytes -= sz < s_->stats.bytes ? sz : s_->stats.bytes;
-        if (it != s_->sizes.end()) s_->sizes.erase(it);
         ++s_->stats.removed_slices;
         s_->stats.lost_events += victim_events;
       }
@@ -492,6 +501,7 @@ class prof_dir {
     const unsigned next = it->second.index + 1;
     auto r = finish_slice(it->second);
     s_->open.erase(it);
+    s_->last_open = nullptr;
     if (!r) return r;
     return open_slice(st, next);
   }
@@ -527,8 +537,8 @@ class prof_dir {
     const std::string p = sl.path();
     std::string done = "filesize:" + std::to_string(sl.size) + "\n";
     if (sl.record_size) done += "starttime:" + std::to_string(sl.start_ns) + "\nendtime  :" + std::to_string(detail::mono_ns()) + "\n";
-    auto d = detail::write_file(p + layout::done_suffix, done);
-    if (!detail::never_aged(sl.base)) s_->aging_done.emplace_back(p, sl.events);
+    auto d = detail::write_file(p + layout::done_suffix, done, s_->opt.sync_on_flush);
+    if (!detail::never_aged(sl.base)) s_->aging_done.push_back({p, sl.events, sl.size});
     if (!r) return r;
     return d;
   }

@@ -11,10 +11,10 @@
 //                         unaging so a storage limit never drops them
 //
 // Append errors (storage limit, full disk) are counted by the writer in events
-// (one mstx event = its MsprofTxInfo records, kept in one slice), which stops
-// cleanly and keeps every finished slice. The loss counters go to info.json
-// after every drain pass in which one changed (update_losses, so a killed run
-// keeps them) and at the end (finish()).
+// (mstx calls: a mark is one, a range two; its MsprofTxInfo records are kept
+// in one slice), which stops cleanly and keeps every finished slice. The loss
+// counters go to info.json when one changed, at most every drain interval
+// (update_losses, so a killed run keeps them), and at the end (finish()).
 #ifndef MSPROF_SESSION_PROF_RECORD_SINK_HPP
 #define MSPROF_SESSION_PROF_RECORD_SINK_HPP
 
@@ -82,11 +82,13 @@ class prof_record_sink final : public collect::record_sink {
     st.domain = domain_hash(r.domain);
     // One append per event: its records are counted as one event, in one slice.
     scratch_.clear();
-    for (const auto& rec : codec::encode_tx(r.tid, st, r.message))
+    codec::encode_tx_to(r.tid, st, r.message, [this](const codec::additional_bytes& rec) {
       scratch_.append(reinterpret_cast<const char*>(rec.data()), rec.size());
+    });
     // A refused append is counted by the writer (stats().lost_events) and
     // reported in info.json "storage_limit_dropped"; nothing to add here.
-    (void)dir_.append(prof::stream::msproftx(true), scratch_.data(), scratch_.size(), 1);
+    // A range is two mstx calls (start, end), as the collector counts its losses.
+    (void)dir_.append(tx_stream_, scratch_.data(), scratch_.size(), r.event_type == 0 ? 1 : 2);
   }
 
   void write_mem(const collect::mem_record& r) override {
@@ -99,7 +101,7 @@ class prof_record_sink final : public collect::record_sink {
     m.size = r.size;
     m.domain = domain_hash(r.domain);
     const auto rec = codec::encode_mstx_mem(r.tid, ns(r.timestamp), m);
-    (void)dir_.append(prof::stream::mstx_mem(false), rec.data(), rec.size(), 1);
+    (void)dir_.append(mem_stream_, rec.data(), rec.size(), 1);
   }
 
   void write_step(const collect::step_record& s) override {
@@ -147,8 +149,16 @@ class prof_record_sink final : public collect::record_sink {
   std::uint64_t ns(std::uint64_t tick) const {
     return static_cast<std::uint64_t>(std::max<std::int64_t>(0, ticks_.to_monotonic_ns(tick)));
   }
-  // The domain's hash, and its hash_dic line (once).
-  std::uint64_t domain_hash(std::string_view domain) { return dir_.hash(domain.empty() ? "default" : domain); }
+  // The domain's hash, and its hash_dic line (once). Events of one domain come
+  // in runs: the last one is kept, the rest go to prof_dir::hash.
+  std::uint64_t domain_hash(std::string_view domain) {
+    if (domain.empty()) domain = "default";
+    if (domain != last_domain_) {
+      last_domain_hash_ = dir_.hash(domain);
+      last_domain_.assign(domain);
+    }
+    return last_domain_hash_;
+  }
 
   using loss_list_t = std::vector<std::pair<std::string, std::uint64_t>>;
   static loss_list_t loss_list(const collect::loss_counters& l) {
@@ -163,6 +173,10 @@ class prof_record_sink final : public collect::record_sink {
 
   prof::prof_dir& dir_;
   prof::tick_clock ticks_;    // the collector's clock
+  const prof::stream tx_stream_ = prof::stream::msproftx(true);
+  const prof::stream mem_stream_ = prof::stream::mstx_mem(false);
+  std::string last_domain_ = std::string(1, '\0');  // no domain name is "\0"
+  std::uint64_t last_domain_hash_ = 0;
   std::vector<collect::step_record> steps_;
   std::string scratch_;       // one event's records
   loss_list_t last_;          // the counters info.json holds

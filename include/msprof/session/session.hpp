@@ -297,7 +297,7 @@ class profiler {
     o.domain_include = cfg_.mstx_domain_include;
     o.domain_exclude = cfg_.mstx_domain_exclude;
     o.drain_interval = cfg_.drain_interval;
-    o.overflow = cfg_.overflow;
+    apply(cfg_.buffers, o);
     o.warn = [this](const std::string& w) { warning(w); };
     o.attach_in_process = cfg_.mstx && cfg_.cpu;  // off: mstx calls stay unattached (steps still recorded)
     sink_->set(nullptr);

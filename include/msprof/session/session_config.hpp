@@ -17,6 +17,7 @@
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
 #include "../collect/collector.hpp"
+#include "buffer_options.hpp"
 #include "output_path.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -38,7 +39,7 @@ struct session_config {
   std::string output = "./";             ///< parent of the PROF_ directories
   std::uint64_t storage_limit_mb = 0;    ///< 0 = unlimited
   std::chrono::milliseconds drain_interval{100};
-  std::optional<collect::overflow_policy> overflow;  ///< runtime override of the collector's policy
+  buffer_options buffers;                ///< per-thread size, total limit, what a full buffer does
 };
 
 /// The AI Core metric groups, canonical name first, then torch_npu's constant.
@@ -89,6 +90,10 @@ inline result<void> validate(const session_config& c) {
   if (auto bad = check_output_path(c.output); !bad.empty()) return make_error(errc::invalid_argument, "config: " + bad);
   if (c.drain_interval.count() <= 0 || c.drain_interval.count() > 100000)
     return make_error(errc::invalid_argument, "config: drain interval must be 1..100000 ms");
+  if ((c.buffers.ring_bytes != 0 && c.buffers.ring_bytes < min_buffer_bytes) ||
+      (c.buffers.limit != 0 && c.buffers.limit < min_buffer_bytes))
+    return make_error(errc::invalid_argument, "config: buffer sizes must be at least 4 KiB (0 = default)");
+  if (auto bad = check_buffer_options(c.buffers); !bad.empty()) return make_error(errc::invalid_argument, "config: " + bad);
   return {};
 }
 

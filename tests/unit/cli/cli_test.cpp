@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -709,6 +710,128 @@ TEST_CASE("cli: kill -9 of a collecting program: export, import and show report 
   CHECK(r.rc != 0);  // --strict: the warnings of a killed run are errors
 }
 #endif
+
+namespace {
+// Events in the PROF_ directory's mstx slices: the records of the `burst` ranges
+// (one 256-byte record each, two calls) and the loss counters of info.json.
+struct tx_accounting {
+  std::uint64_t ranges = 0, dropped = 0, unfinished = 0, unknown = 0, storage = 0;
+  std::uint64_t calls() const { return 2 * ranges + dropped + unfinished + unknown + storage; }
+};
+std::uint64_t info_count(const std::string& info, const std::string& key) {
+  const auto at = info.find("\"" + key + "\": ");
+  return at == std::string::npos ? 0 : std::stoull(info.substr(at + key.size() + 4));
+}
+tx_accounting account(const fs::path& prof) {
+  tx_accounting a;
+  for (const auto& e : fs::directory_iterator(prof / "host" / "data"))
+    if (e.path().filename().string().find("msproftx.slice_") != std::string::npos && e.path().extension() != ".done")
+      a.ranges += e.file_size() / 256;
+  const std::string info = slurp(prof / "host" / "info.json");
+  a.dropped = info_count(info, "dropped");
+  a.unfinished = info_count(info, "unfinished_ranges");
+  a.unknown = info_count(info, "unknown_range_ends");
+  a.storage = info_count(info, "storage_limit_dropped");
+  return a;
+}
+}  // namespace
+
+TEST_CASE("cli: buffers: by default a tight loop loses nothing, --buffer-full=drop with a small buffer counts every drop") {
+  sandbox s;
+  const std::string app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " burst 200000";
+  auto r = s.run({"--output=" + (s.root / "default").string(), "--export=off", "--application=" + app});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  REQUIRE(r.out.find("emitted 800000") != std::string::npos);
+  tx_accounting a = account(prof_dir_in(s.root / "default"));
+  CHECK(a.dropped == 0);
+  CHECK(a.ranges == 400000);
+  CHECK(a.calls() == 800000);
+
+  r = s.run({"--output=" + (s.root / "drop").string(), "--export=off", "--buffer-full=drop", "--buffer-size=4KB",
+             "--application=" + app});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  a = account(prof_dir_in(s.root / "drop"));
+  CHECK(a.dropped > 0);  // 4 KiB rings cannot hold a tight loop
+  CHECK(a.calls() == 800000);
+
+  r = s.run({"--output=" + (s.root / "block").string(), "--export=off", "--buffer-full=block", "--buffer-size=4KB",
+             "--application=" + app});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  a = account(prof_dir_in(s.root / "block"));
+  CHECK(a.dropped == 0);
+  CHECK(a.ranges == 400000);
+}
+
+TEST_CASE("cli: buffers: bad sizes and policies are refused by the launcher and by the library") {
+  sandbox s;
+  const std::string app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP;
+  for (const auto& [flag, word] : std::vector<std::pair<std::string, std::string>>{
+           {"--buffer-size=12", "--buffer-size must be a size"},
+           {"--buffer-size=1KB", "at least 4KB"},
+           {"--buffer-limit=lots", "--buffer-limit must be a size"},
+           {"--buffer-full=wait", "--buffer-full must be grow, block or drop"},
+           {"--buffer-limit=1MB", "below one thread's buffer size"}}) {
+    std::vector<std::string> args{"--output=" + (s.root / "out").string(), flag, "--application=" + app};
+    if (flag == "--buffer-limit=1MB") args.insert(args.begin() + 1, "--buffer-size=2MB");
+    const auto r = s.run(args);
+    CAPTURE(flag);
+    CAPTURE(r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find(word) != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(s.root / "out"));
+  // The library itself (a program started without the launcher): collection off, the program runs.
+  const std::string cmd = "MSTX_INJECTION_PATH=" + quote(MSPROF_TEST_INJECTION_LIB) + " MSPROF_OUTPUT=" +
+                          quote((s.root / "lib").string()) + " MSPROF_BUFFER_FULL=sometimes ASAN_OPTIONS=detect_leaks=0 " +
+                          quote(MSPROF_TEST_APP) + " 2>" + quote((s.root / "lib.err").string());
+  CHECK(std::system(cmd.c_str()) == 0);
+  CHECK(slurp(s.root / "lib.err").find("MSPROF_BUFFER_FULL must be grow, block or drop, got 'sometimes'; collection disabled") !=
+        std::string::npos);
+  CHECK((!fs::exists(s.root / "lib") || prof_dir_in(s.root / "lib").empty()));
+}
+
+TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run did not finish") {
+  std::mt19937 rng(20261125);
+  int exported = 0;
+  for (int run = 0; run < 20; ++run) {
+    sandbox s;
+    const auto out = s.root / "out";
+    fs::create_directories(out);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::setenv("MSTX_INJECTION_PATH", MSPROF_TEST_INJECTION_LIB, 1);
+      ::setenv("MSPROF_OUTPUT", out.c_str(), 1);
+      ::setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+      ::execl(MSPROF_TEST_APP, MSPROF_TEST_APP, "ranges", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const int delay_ms = std::uniform_int_distribution<int>(5, 400)(rng);
+    CAPTURE(delay_ms);
+    ::usleep(static_cast<useconds_t>(delay_ms) * 1000);
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    REQUIRE(WIFSIGNALED(status));
+    const fs::path prof = prof_dir_in(out);
+    if (prof.empty()) continue;  // killed before the first call made a directory
+    const auto r = s.run({"export", "summary", "-dir", prof.string()});
+    CAPTURE(r.err);
+    // Exported with a warning, or nothing saved yet: never a crash or a silent success.
+    CHECK((r.rc == 0 || r.rc == 1));
+    if (r.rc == 0) {
+      ++exported;
+      CHECK(r.err.find("the collection did not finish") != std::string::npos);
+    } else {
+      CHECK(r.err.find("nothing to export") != std::string::npos);
+    }
+  }
+  MESSAGE(exported << " of 20 killed runs had saved data to export");
+  CHECK(exported > 0);
+}
 
 // msprof analyse (docs/torch_npu.md) on copies of tests/golden-pt inputs.
 namespace {

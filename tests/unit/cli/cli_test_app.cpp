@@ -6,6 +6,9 @@
 //               when one did not within 20 s: it hung)
 //   fork-after  fork() after initialisation; the child marks and exit()s
 //   kill-me     open a range, then refused calls and marks until killed
+//   burst N     N ranges on each of 2 threads as fast as they go; prints
+//               "emitted E" (E mstx calls, a range being two)
+//   ranges      ranges on 2 threads in bursts with short pauses, until killed
 #include <msprof/mstx.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -80,6 +83,34 @@ int fork_after() {
   return 0;
 }
 
+void on_two_threads(void (*body)(long), long n) {
+  std::thread a(body, n), b(body, n);
+  a.join();
+  b.join();
+}
+
+int burst(long n) {
+  on_two_threads(
+      [](long k) {
+        for (long i = 0; i < k; ++i) mstxRangeEnd(mstxRangeStartA("burst", nullptr));
+      },
+      n);
+  std::printf("emitted %ld\n", 2 * 2 * n);
+  return 0;
+}
+
+int ranges_until_killed() {
+  on_two_threads(
+      [](long) {
+        for (;;) {
+          for (int i = 0; i < 200; ++i) mstxRangeEnd(mstxRangeStartA("until killed", nullptr));
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      },
+      0);
+  return 0;
+}
+
 int kill_me() {
   (void)mstxRangeStartA("never ends", nullptr);
   for (;;) {
@@ -96,6 +127,8 @@ int main(int argc, char** argv) {
   if (mode == "fork-init") return fork_init();
   if (mode == "fork-after") return fork_after();
   if (mode == "kill-me") return kill_me();
+  if (mode == "burst" && argc > 2) return burst(std::atol(argv[2]));
+  if (mode == "ranges") return ranges_until_killed();
   mstxMarkA("hello launcher", nullptr);
   const mstxRangeId r = mstxRangeStartA("work", nullptr);
   std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -88,6 +88,78 @@ TEST_CASE("ring: producer and consumer on two threads lose nothing") {
   CHECK(ordered);
 }
 
+TEST_CASE("ring: grow keeps the order across blocks and frees the old block once it is read") {
+  byte_ring r(4096);
+  std::uint32_t n = 0;
+  while (put(r, 40, n)) ++n;  // the first block is full
+  const std::uint32_t first = n;
+  REQUIRE(r.grow(16384) == 16384);
+  CHECK(r.capacity() == 16384);
+  CHECK(r.held_bytes() == 4096 + 16384);
+  while (put(r, 40, n)) ++n;  // the second block is full too
+  CHECK(n - first == 16384 / 40);
+  std::size_t freed = 0;
+  std::vector<std::uint32_t> tags;
+  r.consume(
+      [&](const unsigned char* p, std::size_t) {
+        std::uint32_t t;
+        std::memcpy(&t, p + 4, 4);
+        tags.push_back(t);
+      },
+      [&](std::size_t bytes) { freed += bytes; });
+  REQUIRE(tags.size() == n);
+  bool ordered = true;
+  for (std::uint32_t i = 0; i < n; ++i) ordered = ordered && tags[i] == i;
+  CHECK(ordered);
+  CHECK(freed == 4096);
+  CHECK(r.held_bytes() == 16384);
+  CHECK(r.empty());
+  REQUIRE(put(r, 40, 7));  // the new block wraps like any ring
+  CHECK(take(r) == std::vector<std::uint32_t>{7});
+}
+
+TEST_CASE("ring: a producer that grows while the consumer reads on another thread loses nothing") {
+  byte_ring r(4096);
+  constexpr std::uint32_t total = 300000;
+  std::atomic<bool> done{false};
+  std::atomic<std::size_t> freed{0};
+  std::vector<std::uint32_t> seen;
+  std::thread consumer([&] {
+    auto read = [&] {
+      r.consume(
+          [&](const unsigned char* p, std::size_t) {
+            std::uint32_t t;
+            std::memcpy(&t, p + 4, 4);
+            seen.push_back(t);
+          },
+          [&](std::size_t bytes) { freed += bytes; });
+    };
+    while (!done.load()) {
+      read();
+      std::this_thread::sleep_for(std::chrono::microseconds(50));  // let the ring fill up
+    }
+    read();
+  });
+  std::size_t grown = 0;
+  for (std::uint32_t i = 0; i < total; ++i) {
+    const std::size_t size = 8 * (2 + i % 7);
+    while (!put(r, size, i)) {
+      if (r.capacity() < (std::size_t{1} << 20))
+        grown += r.grow(r.capacity() * 2);
+      else
+        std::this_thread::yield();
+    }
+  }
+  done = true;
+  consumer.join();
+  REQUIRE(seen.size() == total);
+  bool ordered = true;
+  for (std::uint32_t i = 0; i < total; ++i) ordered = ordered && seen[i] == i;
+  CHECK(ordered);
+  CHECK(grown > 0);
+  CHECK(freed.load() + r.held_bytes() == 4096 + grown);  // every block but the last was freed
+}
+
 TEST_CASE("clock: calibration against CLOCK_MONOTONIC_RAW") {
   auto c = msprof::collect::calibrate(true, 5'000'000);
   if (c.counter) {

@@ -65,6 +65,31 @@ TEST_CASE("storage limit: storage_limit_dropped counts the events of the deleted
   CHECK(info_loss(d->path(), "storage_limit_dropped") == events - kept);
 }
 
+TEST_CASE("storage limit: a deleted range counts as two events, the start and the end call") {
+  temp_dir t;
+  prof::prof_dir_options o;
+  o.parent = t.path;
+  o.slice_bytes = 4096;
+  o.storage_limit_bytes = 3 * 4096;
+  auto d = prof::prof_dir::create(o);
+  REQUIRE(d);
+  session::prof_record_sink sink(*d, {});
+  const std::uint64_t ranges = 300;
+  for (std::uint64_t i = 1; i <= ranges; ++i) {
+    collect::tx_record r = mark(i, "r" + std::to_string(i));
+    r.event_type = 2;  // start/stop
+    r.end = r.start + 5;
+    sink.write_tx(r);
+  }
+  REQUIRE(sink.finish({}));
+  auto r = prof::prof_reader::open(d->path());
+  REQUIRE(r);
+  std::uint64_t kept = 0;
+  REQUIRE(r->for_each_mstx([&](const prof::mstx_record&) { ++kept; }));
+  CHECK(kept < ranges);
+  CHECK(info_loss(d->path(), "storage_limit_dropped") == 2 * (ranges - kept));
+}
+
 TEST_CASE("killed run: the counters are in info.json before finish(), and the export says the run did not finish") {
   temp_dir t;
   prof::prof_dir_options o;
