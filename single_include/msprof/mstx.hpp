@@ -1222,14 +1222,19 @@ MSPROF_END_NAMESPACE
 // SPSC byte ring (ring_buffer.hpp); a drain thread empties all rings every
 // drain_interval (default 100 ms) and whenever a ring passes half full,
 // pairs ranges (range_pairer.hpp) and hands finished events to options::sink.
-// Producers never wait for the drain unless the overflow policy is `block`
-// (bounded by block_timeout). Every loss is counted (losses()).
+//
+// A full ring does what the overflow policy says: `grow` (the default) moves
+// the thread to a ring twice as large while all rings together stay within
+// buffer_limit, then waits like `block`; `block` waits for the drain (up to
+// block_timeout, 0 = as long as collection runs); `drop_newest` drops the
+// event. Nothing is lost but by `drop_newest`, a block_timeout or stop(), and
+// every loss is counted (losses()).
 //
 // Compile-time policy: MSPROF_COLLECTOR names a collector_policy<Clock,
-// RingBytes, Overflow>; default_policy = auto_clock, 1 MiB rings, drop_newest.
+// RingBytes, Overflow>; default_policy = auto_clock, 1 MiB rings, grow.
 //
-// Losses survive a crash: after every drain pass the sink gets the counters
-// so far (record_sink::update_losses; open ranges counted as unfinished).
+// Losses survive a crash: at least every drain_interval the sink gets the
+// counters so far (record_sink::update_losses; open ranges counted as unfinished).
 //
 // fork(): the child never inherits a running collector. Its calls record
 // nothing (its first call says so on stderr, once), start() in the child
@@ -2574,6 +2579,10 @@ MSPROF_END_NAMESPACE
 // record that does not fit before the end is preceded by a skip marker
 // (size unit 0) that tells the consumer to jump to the start.
 //
+// Growth (the collector's `grow` policy): the producer may move to a new,
+// larger block; the old one is chained to it and read to its end first, then
+// freed by the consumer. The hot path sees only its current block.
+//
 // Below the ring: the layout of the records the hot path puts into it, and the
 // per-thread buffer (one ring plus the counters only its thread writes).
 #ifndef MSPROF_COLLECT_RING_BUFFER_HPP
@@ -2585,6 +2594,7 @@ MSPROF_END_NAMESPACE
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -2601,22 +2611,25 @@ class byte_ring {
   static constexpr std::size_t max_record = 0xffff * align;
 
   // capacity: rounded up to a power of two >= 4 KiB. Storage is prefaulted.
-  explicit byte_ring(std::size_t capacity) {
-    std::size_t c = 4096;
-    while (c < capacity) c <<= 1;
-    cap_ = c;
-    mask_ = c - 1;
-    data_ = static_cast<unsigned char*>(std::aligned_alloc(64, c));
-    if (data_ == nullptr) throw std::bad_alloc();
-    std::memset(data_, 0, c);  // touch every page now, not on the hot path
-    limit_ = c;
-    half_mark_ = c / 2;
+  explicit byte_ring(std::size_t capacity) : byte_ring(new_block(capacity, 0)) {}
+  ~byte_ring() {
+    for (block* b = cb_; b != nullptr;) {
+      block* next = b->next.load(std::memory_order_acquire);
+      free_block(b);
+      b = next;
+    }
   }
-  ~byte_ring() { std::free(data_); }
   byte_ring(const byte_ring&) = delete;
   byte_ring& operator=(const byte_ring&) = delete;
 
+  /// The producer's block size (grows with grow()).
   std::size_t capacity() const noexcept { return cap_; }
+  /// A block size for `capacity`: a power of two >= 4 KiB.
+  static std::size_t block_bytes(std::size_t capacity) noexcept {
+    std::size_t c = 4096;
+    while (c < capacity) c <<= 1;
+    return c;
+  }
 
   // ------------------------------------------------------------ producer
   // Space for `size` bytes (multiple of 8, <= max_record), or nullptr if full.
@@ -2640,6 +2653,24 @@ class byte_ring {
     return p;
   }
 
+  // Moves the producer to a new, empty block of `capacity` bytes (rounded as in
+  // the constructor); the consumer reads the old block to its end first, so the
+  // order of records is kept. Returns the new block's bytes, 0 when it could
+  // not be allocated (nothing changed then).
+  std::size_t grow(std::size_t capacity) noexcept {
+    const std::uint64_t w = write_.load(std::memory_order_relaxed);
+    const std::size_t c = block_bytes(capacity);
+    // The new block's first position: a multiple of its size, so offsets stay `pos & mask`.
+    block* nb = new_block(c, (w + c - 1) & ~static_cast<std::uint64_t>(c - 1));
+    if (nb == nullptr) return 0;
+    pb_->end = w;
+    pb_->next.store(nb, std::memory_order_release);  // before any record of the new block
+    use_block(nb);
+    write_.store(nb->start, std::memory_order_release);
+    set_cached_read(nb->start);
+    return c;
+  }
+
   // Fill level seen by the producer (may overestimate by what the consumer freed).
   std::size_t producer_used() const noexcept {
     return static_cast<std::size_t>(write_.load(std::memory_order_relaxed) - cached_read_);
@@ -2653,35 +2684,101 @@ class byte_ring {
 
   // ------------------------------------------------------------ consumer
   // Calls f(const unsigned char* record, std::size_t size) for every committed
-  // record, then frees them. Returns the number of records.
-  template <class F>
-  std::size_t consume(F&& f) {
+  // record, then frees them. Returns the number of records. `freed(bytes)` is
+  // called for every block left behind by grow() once it is read to its end.
+  template <class F, class Freed>
+  std::size_t consume(F&& f, Freed&& freed) {
     std::uint64_t r = read_.load(std::memory_order_relaxed);
-    const std::uint64_t w = write_.load(std::memory_order_acquire);
     std::size_t n = 0;
-    while (r < w) {
-      std::size_t off = static_cast<std::size_t>(r & mask_);
-      std::uint16_t units = 0;
-      std::memcpy(&units, data_ + off, sizeof units);
-      if (units == 0) {  // skip marker
-        r += cap_ - off;
-        continue;
+    for (;;) {
+      // write_ before next: a position in a newer block implies next is visible.
+      const std::uint64_t w = write_.load(std::memory_order_acquire);
+      block* nb = cb_->next.load(std::memory_order_acquire);
+      const std::uint64_t end = nb != nullptr ? cb_->end : w;
+      const std::size_t cap = cb_->cap, mask = cap - 1;
+      while (r < end) {
+        const std::size_t off = static_cast<std::size_t>(r & mask);
+        std::uint16_t units = 0;
+        std::memcpy(&units, cb_->data + off, sizeof units);
+        if (units == 0) {  // skip marker
+          r += cap - off;
+          continue;
+        }
+        const std::size_t size = static_cast<std::size_t>(units) * align;
+        f(static_cast<const unsigned char*>(cb_->data + off), size);
+        r += size;
+        ++n;
       }
-      std::size_t size = static_cast<std::size_t>(units) * align;
-      f(static_cast<const unsigned char*>(data_ + off), size);
-      r += size;
-      ++n;
+      if (nb == nullptr) break;
+      freed(cb_->cap);
+      free_block(cb_);
+      cb_ = nb;
+      r = nb->start;
     }
     read_.store(r, std::memory_order_release);
     return n;
   }
+  template <class F>
+  std::size_t consume(F&& f) {
+    return consume(std::forward<F>(f), [](std::size_t) {});
+  }
   // Drops everything committed so far (consumer side).
-  void discard() noexcept { read_.store(write_.load(std::memory_order_acquire), std::memory_order_release); }
+  template <class Freed>
+  void discard(Freed&& freed) {
+    consume([](const unsigned char*, std::size_t) {}, std::forward<Freed>(freed));
+  }
   bool empty() const noexcept {
     return read_.load(std::memory_order_acquire) == write_.load(std::memory_order_acquire);
   }
+  /// Bytes of every block not yet freed (consumer side, or with no producer left).
+  std::size_t held_bytes() const noexcept {
+    std::size_t n = 0;
+    for (const block* b = cb_; b != nullptr; b = b->next.load(std::memory_order_acquire)) n += b->cap;
+    return n;
+  }
 
  private:
+  // One block of storage. grow() chains a new one: `end` (the producer's last
+  // position in this block) is set before `next` is published.
+  struct block {
+    unsigned char* data = nullptr;
+    std::size_t cap = 0;
+    std::uint64_t start = 0;                 // position of data[0] (a multiple of cap)
+    std::uint64_t end = 0;
+    std::atomic<block*> next{nullptr};
+  };
+  static block* new_block(std::size_t capacity, std::uint64_t start) noexcept {
+    const std::size_t c = block_bytes(capacity);
+    auto* data = static_cast<unsigned char*>(std::aligned_alloc(64, c));
+    if (data == nullptr) return nullptr;
+    auto* b = new (std::nothrow) block;
+    if (b == nullptr) {
+      std::free(data);
+      return nullptr;
+    }
+    std::memset(data, 0, c);  // touch every page now, not on the hot path
+    b->data = data;
+    b->cap = c;
+    b->start = start;
+    return b;
+  }
+  static void free_block(block* b) noexcept {
+    std::free(b->data);
+    delete b;
+  }
+  explicit byte_ring(block* first) {
+    if (first == nullptr) throw std::bad_alloc();
+    cb_ = first;
+    use_block(first);
+    set_cached_read(0);
+  }
+  void use_block(block* b) noexcept {
+    pb_ = b;
+    data_ = b->data;
+    cap_ = b->cap;
+    mask_ = b->cap - 1;
+  }
+
   // The slow half of try_reserve: the record does not fit before the end of the
   // buffer (skip marker, restart at offset 0) or not in the cached free space
   // (refresh the consumer's position; nullptr if the ring is really full).
@@ -2707,7 +2804,10 @@ class byte_ring {
     limit_ = lap_end < free_end ? lap_end : free_end;
     return data_ + off;
   }
+  // `r`: the consumer's position. Until the consumer reaches the producer's
+  // block, that block is all free (reading an older block frees nothing here).
   void set_cached_read(std::uint64_t r) noexcept {
+    if (r < pb_->start) r = pb_->start;
     cached_read_ = r;
     half_mark_ = r + cap_ / 2;
     const std::uint64_t w = write_.load(std::memory_order_relaxed);
@@ -2720,12 +2820,15 @@ class byte_ring {
   alignas(64) std::atomic<std::uint64_t> write_{0};
   std::uint64_t limit_ = 0;      // try_reserve's fast path: write + size <= limit_
   std::uint64_t pending_ = 0;
-  unsigned char* data_ = nullptr;
+  unsigned char* data_ = nullptr;  // pb_'s storage, size and mask
   std::size_t mask_ = 0;
   std::uint64_t half_mark_ = 0;  // cached_read_ + cap_ / 2
   std::uint64_t cached_read_ = 0;
   std::size_t cap_ = 0;
+  block* pb_ = nullptr;
+  // Consumer-owned.
   alignas(64) std::atomic<std::uint64_t> read_{0};
+  block* cb_ = nullptr;
 };
 
 // Every record starts with this 8-byte header, then u64 timestamp, u64 id.
@@ -2763,7 +2866,7 @@ struct thread_buffer {
 
   byte_ring ring;
   std::uint32_t tid;
-  bool wake_sent = false;                    // producer-only
+  std::uint64_t woken_in_pass = 0;           // producer-only: drain pass + 1 when it last woke the drain
   std::atomic<std::uint64_t> dropped{0};     // written by the producer only (load + store)
   std::atomic<bool> finished{false};         // thread exited; drain then reclaims
 
@@ -2781,11 +2884,15 @@ namespace collect {
 
 enum class overflow_policy : std::uint8_t {
   drop_newest = 0,  // a full ring drops the new event (counted per thread)
-  block = 1,        // wait up to block_timeout for the drain, then drop (counted)
+  block = 1,        // wait for the drain (up to block_timeout, 0 = no limit), then drop (counted)
+  grow = 2,         // a larger ring while all rings fit in buffer_limit, then as block
 };
 
+/// All rings together, by default: where `grow` stops growing.
+inline constexpr std::size_t default_buffer_limit = std::size_t{64} << 20;
+
 template <class Clock = auto_clock, std::size_t RingBytes = (std::size_t{1} << 20),
-          overflow_policy Overflow = overflow_policy::drop_newest>
+          overflow_policy Overflow = overflow_policy::grow>
 struct collector_policy {
   using clock = Clock;
   static constexpr std::size_t ring_bytes = RingBytes;
@@ -2798,8 +2905,9 @@ struct options {
   std::vector<std::string> domain_exclude;  // both set: include wins (warning)
   std::optional<overflow_policy> overflow;  // runtime override of the policy
   std::chrono::milliseconds drain_interval{100};
-  std::chrono::microseconds block_timeout{2000};
+  std::chrono::microseconds block_timeout{0};  // block/grow: longest wait for room; 0 = while collecting
   std::size_t ring_bytes = 0;               // 0: the policy's; applies to threads registered later
+  std::size_t buffer_limit = 0;             // all rings together (grow); 0: default_buffer_limit
   std::shared_ptr<record_sink> sink;        // required
   std::function<void(const std::string&)> warn;  // warnings (e.g. include+exclude); may be empty
   // Fill this module's mstx table in-process (msprof_mstx_attach_v0_1). The
@@ -2880,10 +2988,11 @@ class basic_collector {
                                 std::chrono::duration_cast<std::chrono::nanoseconds>(o.block_timeout).count()),
                             std::memory_order_relaxed);
     ring_bytes_.store(o.ring_bytes != 0 ? o.ring_bytes : Policy::ring_bytes, std::memory_order_relaxed);
+    buffer_limit_.store(o.buffer_limit != 0 ? o.buffer_limit : default_buffer_limit, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(registry_mutex());
       for (auto* b : buffers()) {
-        b->ring.discard();  // leftovers of a previous session
+        b->ring.discard(release_bytes);  // leftovers of a previous session
         base_dropped_[b] = b->dropped.load(std::memory_order_relaxed);
       }
     }
@@ -2892,6 +3001,7 @@ class basic_collector {
     collected_ = 0;
     sink_failed_ = 0;
     reject_base_ = core::total_rejects();
+    losses_persisted_ns_ = 0;
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
     if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
@@ -2901,6 +3011,8 @@ class basic_collector {
     // exit-time registration would otherwise race the caller's own atexit() calls.
     (void)wake_mutex();
     (void)wake_cv();
+    (void)space_mutex();
+    (void)space_cv();
     (void)drain_mutex();
     (void)registry_mutex();
     drain_thread_ = new std::thread(&basic_collector::drain_loop);  // never destroyed while joinable
@@ -2910,11 +3022,13 @@ class basic_collector {
   }
 
   // Stops collecting, drains every ring, pairs what is left and flushes the sink.
+  // A producer waiting for room (block, grow) gives up and counts its event dropped.
   static void stop() {
     if (forked_child()) return;  // the parent's collector: nothing of it is ours to stop
     std::lock_guard<std::mutex> control(control_mutex());
     if (!running_) return;
     collecting_.store(false, std::memory_order_release);
+    notify_space();
     if (attach_in_process_) attach_table(&api::init_without_default);  // default-domain calls: one load + branch
     {
       std::lock_guard<std::mutex> lock(wake_mutex());
@@ -2924,7 +3038,7 @@ class basic_collector {
     drain_thread_->join();
     delete drain_thread_;
     drain_thread_ = nullptr;
-    drain_once();
+    drain_once(true);
     pairer_.finish();
     if (opts_.sink) opts_.sink->flush();
     final_losses_ = compute_losses();
@@ -2965,8 +3079,11 @@ class basic_collector {
   static void flush() {
     if (forked_child()) return;
     std::lock_guard<std::mutex> control(control_mutex());
-    if (running_) drain_once();
+    if (running_) drain_once(true);
   }
+
+  /// Bytes of all thread rings now (what buffer_limit bounds for `grow`).
+  static std::size_t buffer_bytes() noexcept { return buffer_bytes_.load(std::memory_order_relaxed); }
 
   /// True in a process fork()ed from one where start() was called.
   static bool forked_child() noexcept { return forked_child_.load(std::memory_order_acquire); }
@@ -3011,6 +3128,7 @@ class basic_collector {
     if (forked_child_.load(std::memory_order_acquire)) return nullptr;
     try {
       auto* b = new thread_buffer(ring_bytes_.load(std::memory_order_relaxed));
+      buffer_bytes_.fetch_add(b->ring.capacity(), std::memory_order_relaxed);
       {
         std::lock_guard<std::mutex> lock(registry_mutex());
         buffers().push_back(b);
@@ -3030,31 +3148,65 @@ class basic_collector {
     return MSPROF_LIKELY(p != nullptr) ? p : reserve_slow(b, size);
   }
 
+  // The ring is full: what the overflow policy says.
   MSPROF_NOINLINE static unsigned char* reserve_slow(thread_buffer* b, std::size_t size) noexcept {
-    b->wake_sent = false;
-    wake_drain();
-    if (overflow_.load(std::memory_order_relaxed) == overflow_policy::block) {
-      const std::uint64_t limit = block_timeout_ns_.load(std::memory_order_relaxed);
-      const std::uint64_t t0 = monotonic_raw_ns();
-      while (monotonic_raw_ns() - t0 < limit && collecting_.load(std::memory_order_relaxed)) {
-        std::this_thread::yield();
-        if (unsigned char* p = b->ring.try_reserve(size)) return p;
-      }
-    }
+    const overflow_policy policy = overflow_.load(std::memory_order_relaxed);
+    unsigned char* p = nullptr;
+    if (policy == overflow_policy::grow) p = grow(b, size);
+    if (p == nullptr && policy != overflow_policy::drop_newest) p = wait_for_room(b, size);
+    if (p != nullptr) return p;
+    wake_once_per_pass(b);
     b->count_drop();
     return nullptr;
   }
 
+  // A ring twice as large (at least twice the record), if all rings then fit in buffer_limit.
+  static unsigned char* grow(thread_buffer* b, std::size_t size) noexcept {
+    const std::size_t want = byte_ring::block_bytes(std::max(b->ring.capacity() * 2, size * 2));
+    std::size_t used = buffer_bytes_.load(std::memory_order_relaxed);
+    do {
+      if (used + want > buffer_limit_.load(std::memory_order_relaxed)) return nullptr;
+    } while (!buffer_bytes_.compare_exchange_weak(used, used + want, std::memory_order_relaxed));
+    if (b->ring.grow(want) == 0) {
+      release_bytes(want);
+      return nullptr;
+    }
+    return b->ring.try_reserve(size);
+  }
+
+  // Waits until the drain makes room, collection stops or block_timeout passes.
+  static unsigned char* wait_for_room(thread_buffer* b, std::size_t size) noexcept {
+    const std::uint64_t limit = block_timeout_ns_.load(std::memory_order_relaxed);
+    const std::uint64_t t0 = limit != 0 ? monotonic_raw_ns() : 0;
+    unsigned char* p = nullptr;
+    waiting_.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::unique_lock<std::mutex> lock(space_mutex());
+      while (collecting_.load(std::memory_order_relaxed)) {
+        wake_drain();
+        if ((p = b->ring.try_reserve(size)) != nullptr) break;
+        if (limit != 0 && monotonic_raw_ns() - t0 >= limit) break;
+        // A timed wait: a wake-up lost between the check and the wait costs 1 ms, not a hang.
+        space_cv().wait_for(lock, std::chrono::milliseconds(1));
+      }
+    }
+    waiting_.fetch_sub(1, std::memory_order_relaxed);
+    return p;
+  }
+
   MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
     const std::uint64_t w = b->ring.commit();
-    // producer_used() > capacity / 2, and the drain not woken since the ring last filled
-    if (MSPROF_UNLIKELY(w > b->ring.half_mark()) && !b->wake_sent) maybe_wake(b);
+    if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b);  // producer_used() > capacity / 2
   }
   MSPROF_NOINLINE static void maybe_wake(thread_buffer* b) noexcept {
-    if (b->ring.refresh_used() > b->ring.capacity() / 2) {
-      b->wake_sent = true;
-      wake_drain();
-    }
+    if (b->ring.refresh_used() > b->ring.capacity() / 2) wake_once_per_pass(b);
+  }
+  // Wakes the drain unless this thread already did since its last pass began.
+  static void wake_once_per_pass(thread_buffer* b) noexcept {
+    const std::uint64_t pass = passes_.load(std::memory_order_relaxed);
+    if (b->woken_in_pass == pass + 1) return;
+    b->woken_in_pass = pass + 1;
+    wake_drain();
   }
 
   // The hot path makes no call until the record is committed: the thread has a
@@ -3161,6 +3313,13 @@ class basic_collector {
     wake_.store(true, std::memory_order_relaxed);
     wake_cv().notify_one();
   }
+  // Producers waiting for room (block, grow) try again.
+  static void notify_space() {
+    if (waiting_.load(std::memory_order_relaxed) == 0) return;
+    std::lock_guard<std::mutex> lock(space_mutex());
+    space_cv().notify_all();
+  }
+  static void release_bytes(std::size_t n) noexcept { buffer_bytes_.fetch_sub(n, std::memory_order_relaxed); }
 
   // Fills this module's mstx table. Under MSPROF_DISABLE the calls are compiled
   // out and there is no table: the collector still runs (steps, sinks).
@@ -3187,8 +3346,11 @@ class basic_collector {
     }
   }
 
-  static void drain_once() {
+  // One pass over every ring. The loss counters go to the sink when `persist`
+  // or at least drain_interval after they last went.
+  static void drain_once(bool persist = false) {
     std::lock_guard<std::mutex> d(drain_mutex());
+    passes_.fetch_add(1, std::memory_order_relaxed);
     std::vector<thread_buffer*> list;
     {
       std::lock_guard<std::mutex> lock(registry_mutex());
@@ -3197,9 +3359,10 @@ class basic_collector {
     std::vector<thread_buffer*> reclaim;
     for (thread_buffer* b : list) {
       const bool finished = b->finished.load(std::memory_order_acquire);  // before consuming
-      b->ring.consume([b](const unsigned char* p, std::size_t size) { decode(*b, p, size); });
+      b->ring.consume([b](const unsigned char* p, std::size_t size) { decode(*b, p, size); }, release_bytes);
       if (finished) reclaim.push_back(b);
     }
+    notify_space();
     pairer_.end_pass([](std::uint64_t id, const range_pairer::start_info& s, const range_pairer::end_info& e) {
       emit_range(id, s, e);
     });
@@ -3210,10 +3373,15 @@ class basic_collector {
         exited_dropped_ += b->dropped.load(std::memory_order_relaxed) - base_dropped(b);
         base_dropped_.erase(b);
         v.erase(std::find(v.begin(), v.end(), b));
+        release_bytes(b->ring.held_bytes());
         delete b;
       }
     }
-    if (opts_.sink) {
+    const std::uint64_t now = monotonic_raw_ns();
+    const auto interval = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(opts_.drain_interval).count());
+    if (opts_.sink && (persist || now - losses_persisted_ns_ >= interval)) {
+      losses_persisted_ns_ = now;
       // Losses so far, persisted by the sink: a killed run still reports them.
       loss_counters l = compute_losses();
       l.unfinished += pairer_.open_ranges();
@@ -3367,9 +3535,11 @@ class basic_collector {
   static std::mutex& registry_mutex() { static std::mutex m; return m; }
   static std::mutex& drain_mutex() { static std::mutex m; return m; }
   static std::mutex& wake_mutex() { static std::mutex m; return m; }
+  static std::mutex& space_mutex() { static std::mutex m; return m; }
   // Never destroyed: a fork()ed child inherits the drain thread's wait on it,
   // and destroying a condition variable with a waiter blocks forever (glibc).
   static std::condition_variable& wake_cv() { static auto* c = new std::condition_variable(); return *c; }
+  static std::condition_variable& space_cv() { static auto* c = new std::condition_variable(); return *c; }
   static std::vector<thread_buffer*>& buffers() { static auto* v = new std::vector<thread_buffer*>(); return *v; }
 
   static inline std::atomic<bool> collecting_{false};
@@ -3377,8 +3547,12 @@ class basic_collector {
   static inline std::atomic<bool> fork_noted_{false};
   static inline std::atomic<bool> wake_{false};
   static inline std::atomic<overflow_policy> overflow_{Policy::overflow};
-  static inline std::atomic<std::uint64_t> block_timeout_ns_{2'000'000};
+  static inline std::atomic<std::uint64_t> block_timeout_ns_{0};
   static inline std::atomic<std::size_t> ring_bytes_{Policy::ring_bytes};
+  static inline std::atomic<std::size_t> buffer_limit_{default_buffer_limit};
+  static inline std::atomic<std::size_t> buffer_bytes_{0};   // every thread's ring blocks
+  static inline std::atomic<std::uint64_t> passes_{0};       // drain passes begun
+  static inline std::atomic<std::uint32_t> waiting_{0};      // producers in wait_for_room
   static inline std::atomic<std::uint64_t> lost_threads_{0};
   static inline bool running_ = false;
   static inline bool attach_in_process_ = true;
@@ -3393,6 +3567,7 @@ class basic_collector {
   static inline std::uint64_t collected_ = 0;
   static inline std::uint64_t sink_failed_ = 0;
   static inline std::uint64_t reject_base_ = 0;
+  static inline std::uint64_t losses_persisted_ns_ = 0;
   static inline std::uint32_t pid_ = 0;
   static inline loss_counters final_losses_{};
 };

@@ -67,7 +67,7 @@ constexpr const char* usage_text =
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
     "  msprof --output=DIR --application=\"cmd args\" [--mstx=on] [--mstx-domain-include=a,b |\n"
     "         --mstx-domain-exclude=a,b] [--aic-metrics=PipeUtilization] [--storage-limit=<n>MB]\n"
-    "         [--buffer-size=1MB] [--buffer-limit=256MB] [--buffer-full=grow|block|drop] [--export=on|off]\n"
+    "         [--buffer-size=1MB] [--buffer-limit=64MB] [--buffer-full=grow|block|drop] [--export=on|off]\n"
     "      run cmd with mstx collection attached, then export timeline, summaries and db\n"
     "      (--export=off: only print the PROF_ directory, for a later `msprof export`)\n"
     "  msprof -h | --help | --version\n";

@@ -22,14 +22,19 @@ bool put(byte_ring& r, std::size_t size, std::uint32_t tag) {
   r.commit();
   return true;
 }
-std::vector<std::uint32_t> take(byte_ring& r) {
+// The tags of every committed record, in order; `freed` adds the bytes of the blocks left behind.
+std::vector<std::uint32_t> take(byte_ring& r, std::size_t* freed = nullptr) {
   std::vector<std::uint32_t> tags;
-  r.consume([&](const unsigned char* p, std::size_t size) {
-    std::uint32_t t;
-    std::memcpy(&t, p + 4, 4);
-    CHECK(size % 8 == 0);
-    tags.push_back(t);
-  });
+  r.consume(
+      [&](const unsigned char* p, std::size_t size) {
+        std::uint32_t t;
+        std::memcpy(&t, p + 4, 4);
+        CHECK(size % 8 == 0);
+        tags.push_back(t);
+      },
+      [&](std::size_t bytes) {
+        if (freed != nullptr) *freed += bytes;
+      });
   return tags;
 }
 }  // namespace
@@ -99,14 +104,7 @@ TEST_CASE("ring: grow keeps the order across blocks and frees the old block once
   while (put(r, 40, n)) ++n;  // the second block is full too
   CHECK(n - first == 16384 / 40);
   std::size_t freed = 0;
-  std::vector<std::uint32_t> tags;
-  r.consume(
-      [&](const unsigned char* p, std::size_t) {
-        std::uint32_t t;
-        std::memcpy(&t, p + 4, 4);
-        tags.push_back(t);
-      },
-      [&](std::size_t bytes) { freed += bytes; });
+  const std::vector<std::uint32_t> tags = take(r, &freed);
   REQUIRE(tags.size() == n);
   bool ordered = true;
   for (std::uint32_t i = 0; i < n; ++i) ordered = ordered && tags[i] == i;
@@ -122,17 +120,12 @@ TEST_CASE("ring: a producer that grows while the consumer reads on another threa
   byte_ring r(4096);
   constexpr std::uint32_t total = 300000;
   std::atomic<bool> done{false};
-  std::atomic<std::size_t> freed{0};
+  std::size_t freed = 0;  // the consumer's; read after join
   std::vector<std::uint32_t> seen;
   std::thread consumer([&] {
     auto read = [&] {
-      r.consume(
-          [&](const unsigned char* p, std::size_t) {
-            std::uint32_t t;
-            std::memcpy(&t, p + 4, 4);
-            seen.push_back(t);
-          },
-          [&](std::size_t bytes) { freed += bytes; });
+      const auto t = take(r, &freed);
+      seen.insert(seen.end(), t.begin(), t.end());
     };
     while (!done.load()) {
       read();
@@ -157,7 +150,7 @@ TEST_CASE("ring: a producer that grows while the consumer reads on another threa
   for (std::uint32_t i = 0; i < total; ++i) ordered = ordered && seen[i] == i;
   CHECK(ordered);
   CHECK(grown > 0);
-  CHECK(freed.load() + r.held_bytes() == 4096 + grown);  // every block but the last was freed
+  CHECK(freed + r.held_bytes() == 4096 + grown);  // every block but the last was freed
 }
 
 TEST_CASE("clock: calibration against CLOCK_MONOTONIC_RAW") {
