@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The concurrency tests under ThreadSanitizer: ring buffers and the collector
-# (test_collect_hot), the mstx tool core (test_mstx*), sessions (test_session*).
+# (test_collect_hot: growth, thread and fork storms), the mstx tool core
+# (test_mstx*), sessions (test_session*), and the launcher's collection cases
+# (test_cli: buffer policies, fork, kill -9), whose programs and injection
+# library are built with TSan too (a race there fails the program, so the case).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=build-ci-tsan
 cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMSPROF_SANITIZE=thread \
   -DMSPROF_BUILD_BENCH=OFF -DMSPROF_BUILD_EXAMPLES=OFF >/dev/null
 targets=$(cmake --build $b --target help | sed -nE 's/^(test_(collect_hot|mstx|session)[a-z_]*):.*/\1/p' | sort -u)
+targets="$targets test_cli msprof_cli msprof_mstx"
 echo "tsan targets:" $targets
 cmake --build $b -j2 --target $targets
 # halt_on_error: a race fails the test even when the test's own checks pass.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
-  ctest --test-dir $b -R '^test_(collect_hot|mstx|session)[a-z_]*:' -j2 --output-on-failure
+  ctest --test-dir $b -R '^test_(collect_hot|mstx|session)[a-z_]*:|^test_cli:cli: (buffers|fork|kill)' -j2 --output-on-failure
