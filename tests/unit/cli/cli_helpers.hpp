@@ -9,10 +9,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "../../support/temp_dir.hpp"
 
 #ifdef MSPROF_TEST_CLI
 namespace msprof_cli_test {
@@ -24,12 +24,7 @@ struct run_result {
   std::string out, err;
 };
 
-inline std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+inline std::string slurp(const fs::path& p) { return read_text(p); }
 
 inline std::string quote(const std::string& s) {
   std::string q = "'";
