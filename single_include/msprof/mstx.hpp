@@ -1234,7 +1234,10 @@ MSPROF_END_NAMESPACE
 // RingBytes, Overflow>; default_policy = auto_clock, 1 MiB rings, grow.
 //
 // Losses survive a crash: at least every drain_interval the sink gets the
-// counters so far (record_sink::update_losses; open ranges counted as unfinished).
+// counters so far (record_sink::update_losses), and every call a thread makes
+// is counted as it happens in storage the sink gives (record_sink::
+// call_counters, a shared file mapping), so a killed run's export can count
+// the calls that were still in memory: calls made = recorded + every loss.
 //
 // fork(): the child never inherits a running collector. Its calls record
 // nothing (its first call says so on stderr, once), start() in the child
@@ -2402,6 +2405,8 @@ MSPROF_END_NAMESPACE
 #ifndef MSPROF_COLLECT_RECORD_SINK_HPP
 #define MSPROF_COLLECT_RECORD_SINK_HPP
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -2454,12 +2459,19 @@ struct loss_counters {
   std::uint64_t unknown_end = 0;       // ends without a (collected) start
   std::uint64_t unfinished = 0;        // ranges open at stop()
   std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
-  std::uint64_t sink_failed = 0;       // tx/mem/step records the sink failed to take (it threw)
+  std::uint64_t sink_failed = 0;       // calls whose record the sink failed to take (it threw); a range is two
   std::uint64_t collected = 0;         // tx/mem/step records the sink took
   /// Calls that are not (completely) in the trace.
   std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished + sink_failed; }
   /// Nothing lost, refused or left open, and every thread had a buffer.
   bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
+};
+
+/// Per-thread call counters that outlive the process (a shared file mapping):
+/// slot 0 counts the threads that got no slot, slots 1.. one thread each.
+struct call_counter_block {
+  std::atomic<std::uint64_t>* slots = nullptr;
+  std::size_t count = 0;
 };
 
 class record_sink {
@@ -2470,9 +2482,13 @@ class record_sink {
   virtual void write_step(const step_record&) {}
   // End of one drain pass (or of stop()): make appended data durable.
   virtual void flush() {}
-  // After every drain pass: the losses so far (ranges open now counted as
-  // unfinished). A sink persists them so that a killed run still has them.
+  // At least every drain interval: the losses so far. A sink persists them so
+  // that a killed run still has them.
   virtual void update_losses(const loss_counters&) {}
+  // Asked once by collect::start() (not on the drain thread): where to count
+  // every thread's calls as they happen, so that even a killed run knows how
+  // many calls were made. Empty: the counts are kept in memory only.
+  virtual call_counter_block call_counters() { return {}; }
 };
 
 }  // namespace collect
@@ -2865,12 +2881,24 @@ struct thread_buffer {
   explicit thread_buffer(std::size_t ring_bytes) : ring(ring_bytes), tid(current_tid()) {}
 
   byte_ring ring;
+  // The calls this thread made (recorded or dropped): a slot of the session's
+  // call counters (record_sink::call_counters), else own_calls. Written by the
+  // producer only (load + store), read after it is gone (another process).
+  std::atomic<std::atomic<std::uint64_t>*> calls{&own_calls};
+  std::atomic<std::uint64_t> own_calls{0};
   std::uint32_t tid;
   std::uint64_t woken_in_pass = 0;           // producer-only: drain pass + 1 when it last woke the drain
   std::atomic<std::uint64_t> dropped{0};     // written by the producer only (load + store)
   std::atomic<bool> finished{false};         // thread exited; drain then reclaims
 
-  void count_drop() noexcept { dropped.store(dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  void count_drop() noexcept {
+    dropped.store(dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    count_call();
+  }
+  MSPROF_INLINE void count_call() noexcept {
+    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_relaxed);
+    c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
 };
 
 }  // namespace collect
@@ -2989,14 +3017,22 @@ class basic_collector {
                             std::memory_order_relaxed);
     ring_bytes_.store(o.ring_bytes != 0 ? o.ring_bytes : Policy::ring_bytes, std::memory_order_relaxed);
     buffer_limit_.store(o.buffer_limit != 0 ? o.buffer_limit : default_buffer_limit, std::memory_order_relaxed);
+    const call_counter_block calls = o.sink->call_counters();
+    call_slot_count_.store(calls.count, std::memory_order_relaxed);
+    next_call_slot_.store(1, std::memory_order_relaxed);  // slot 0: threads without one
+    call_slots_.store(calls.slots, std::memory_order_release);
     {
       std::lock_guard<std::mutex> lock(registry_mutex());
       for (auto* b : buffers()) {
         b->ring.discard(release_bytes);  // leftovers of a previous session
         base_dropped_[b] = b->dropped.load(std::memory_order_relaxed);
+        assign_call_slot(b);
       }
     }
     pairer_.reset();
+    steps_.clear();
+    unmatched_step_ends_ = 0;
+    unfinished_steps_ = 0;
     exited_dropped_ = 0;
     collected_ = 0;
     sink_failed_ = 0;
@@ -3040,6 +3076,8 @@ class basic_collector {
     drain_thread_ = nullptr;
     drain_once(true);
     pairer_.finish();
+    unfinished_steps_ = steps_.size();  // a step begun and never ended: one call with no output
+    steps_.clear();
     if (opts_.sink) opts_.sink->flush();
     final_losses_ = compute_losses();
     running_ = false;
@@ -3129,6 +3167,7 @@ class basic_collector {
     try {
       auto* b = new thread_buffer(ring_bytes_.load(std::memory_order_relaxed));
       buffer_bytes_.fetch_add(b->ring.capacity(), std::memory_order_relaxed);
+      assign_call_slot(b);
       {
         std::lock_guard<std::mutex> lock(registry_mutex());
         buffers().push_back(b);
@@ -3194,8 +3233,24 @@ class basic_collector {
     return p;
   }
 
+  // The thread's slot of the session's call counters (record_sink::call_counters);
+  // past the last slot, its calls are counted in memory only and slot 0 says so.
+  static void assign_call_slot(thread_buffer* b) noexcept {
+    std::atomic<std::uint64_t>* slots = call_slots_.load(std::memory_order_acquire);
+    std::atomic<std::uint64_t>* c = &b->own_calls;
+    if (slots != nullptr) {
+      const std::size_t i = next_call_slot_.fetch_add(1, std::memory_order_relaxed);
+      if (i < call_slot_count_.load(std::memory_order_relaxed))
+        c = &slots[i];
+      else
+        slots[0].fetch_add(1, std::memory_order_relaxed);
+    }
+    b->calls.store(c, std::memory_order_relaxed);
+  }
+
   MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
     const std::uint64_t w = b->ring.commit();
+    b->count_call();
     if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b);  // producer_used() > capacity / 2
   }
   MSPROF_NOINLINE static void maybe_wake(thread_buffer* b) noexcept {
@@ -3383,8 +3438,10 @@ class basic_collector {
     if (opts_.sink && (persist || now - losses_persisted_ns_ >= interval)) {
       losses_persisted_ns_ = now;
       // Losses so far, persisted by the sink: a killed run still reports them.
+      // Ranges open now are not counted as unfinished: they may still end and be
+      // written, and a killed run's export counts the calls it lost from the
+      // call counters instead (what they say minus what is accounted for).
       loss_counters l = compute_losses();
-      l.unfinished += pairer_.open_ranges();
       try {
         opts_.sink->update_losses(l);
       } catch (...) {
@@ -3414,19 +3471,19 @@ class basic_collector {
     deliver(r);
   }
 
-  /// Hands one record to the sink: collected when it took it, lost (sink_failed)
-  /// when it threw; the drain thread goes on either way.
+  /// Hands one record of `calls` mstx calls to the sink: collected when it took
+  /// it, lost (sink_failed, in calls) when it threw; the drain goes on either way.
   template <class Write>
-  static void to_sink(Write&& write) noexcept {
+  static void to_sink(Write&& write, std::uint64_t calls) noexcept {
     try {
       if (opts_.sink) write(*opts_.sink);
       ++collected_;
     } catch (...) {
-      ++sink_failed_;
+      sink_failed_ += calls;
     }
   }
   static void deliver(const tx_record& r) {
-    to_sink([&](record_sink& s) { s.write_tx(r); });
+    to_sink([&](record_sink& s) { s.write_tx(r); }, r.event_type == 0 ? 1 : 2);  // a range: start and end
   }
 
   static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {
@@ -3490,7 +3547,7 @@ class basic_collector {
         r.address = m[2];
         r.size = m[3];
         r.device_id = static_cast<std::uint32_t>(m[4]);
-        to_sink([&](record_sink& s) { s.write_mem(r); });
+        to_sink([&](record_sink& s) { s.write_mem(r); }, 1);
         break;
       }
       case record_kind::step_begin:
@@ -3498,11 +3555,13 @@ class basic_collector {
         break;
       case record_kind::step_end: {
         auto it = steps_.find(id);
-        if (it != steps_.end()) {
-          it->second.end = ts;
-          to_sink([&](record_sink& s) { s.write_step(it->second); });
-          steps_.erase(it);
+        if (it == steps_.end()) {
+          ++unmatched_step_ends_;  // one call with no output, like a range end without its start
+          break;
         }
+        it->second.end = ts;
+        to_sink([&](record_sink& s) { s.write_step(it->second); }, 2);
+        steps_.erase(it);
         break;
       }
     }
@@ -3522,8 +3581,8 @@ class basic_collector {
     }
     const auto& pc = pairer_.counters();
     l.domain_mismatch = pc.domain_mismatch;
-    l.unknown_end = pc.unknown_end;
-    l.unfinished = pc.unfinished;
+    l.unknown_end = pc.unknown_end + unmatched_step_ends_;
+    l.unfinished = pc.unfinished + unfinished_steps_;
     l.rejected = core::total_rejects() - reject_base_ + pc.domain_mismatch;
     l.lost_threads = lost_threads_.load(std::memory_order_relaxed);
     l.sink_failed = sink_failed_;
@@ -3568,6 +3627,11 @@ class basic_collector {
   static inline std::uint64_t sink_failed_ = 0;
   static inline std::uint64_t reject_base_ = 0;
   static inline std::uint64_t losses_persisted_ns_ = 0;
+  static inline std::uint64_t unmatched_step_ends_ = 0;
+  static inline std::uint64_t unfinished_steps_ = 0;
+  static inline std::atomic<std::atomic<std::uint64_t>*> call_slots_{nullptr};
+  static inline std::atomic<std::size_t> call_slot_count_{0};
+  static inline std::atomic<std::size_t> next_call_slot_{1};
   static inline std::uint32_t pid_ = 0;
   static inline loss_counters final_losses_{};
 };

@@ -23,6 +23,44 @@ std::string json_text_of(const json::value& v) {
   return {};
 }
 
+/// The mstx calls the collector counted (host/msprof_calls: `made`) against the
+/// calls whose records are on disk (`written`) and the losses counted in calls.
+/// A killed run (`why` says so): the rest were lost in memory, added to the
+/// losses as lost_at_kill. A finished run: any difference is said. Returns the
+/// warning ("" for none).
+std::string account_calls(session_info& s, std::optional<std::uint64_t> made, std::uint64_t written,
+                          const std::string& why) {
+  std::uint64_t counted = 0, known = 0;
+  for (const auto& [k, n] : s.losses) {
+    known += n;
+    // Calls that reached the collector and are in no record (rejected ones never did).
+    if (k == "dropped" || k == "domain_mismatch" || k == "unknown_range_ends" || k == "unfinished_ranges" ||
+        k == "sink_failed" || k == "storage_limit_dropped")
+      counted += n;
+  }
+  const std::uint64_t accounted = written + counted;
+  const std::string sums = " (" + std::to_string(written) + " in the trace, " + std::to_string(counted) +
+                           " counted lost)";
+  if (!s.unfinished) {
+    if (!made || *made == accounted) return {};
+    return s.prof_dir + ": the collector counted " + std::to_string(*made) + " mstx calls but " +
+           std::to_string(accounted) + " are recorded or counted lost" + sums +
+           (*made > accounted ? ": the difference was made while the collection stopped and is in no output" : "");
+  }
+  if (!made)
+    return why + (s.losses.empty() ? "no loss counters were saved, the losses are unknown"
+                                   : "the loss counters saved during the run count " + std::to_string(known) +
+                                         " event(s) lost; calls still in memory at the end are missing and not counted");
+  if (*made < accounted)
+    return why + std::to_string(*made) + " mstx calls were made, fewer than the " + std::to_string(accounted) +
+           " recorded or counted lost" + sums + ": the counters do not add up";
+  const std::uint64_t lost = *made - accounted;
+  s.losses.emplace_back("lost_at_kill", lost);
+  return why + std::to_string(*made) + " mstx calls were made: " + std::to_string(written) + " are in the trace, " +
+         std::to_string(counted) + " were counted lost during the run and " + std::to_string(lost) +
+         " were lost at the end (lost_at_kill: still in the collector's memory, or dropped after the last save)";
+}
+
 }  // namespace
 
 result<model> load_windows(const std::string& prof_dir, const load_options& lo,
@@ -89,20 +127,10 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   s.wall_offset_ns = *begin_ns - *start_mono;  // both in [0, INT64_MAX]: cannot overflow
   s.start_ns = *begin_ns;
   s.end_ns = end_us ? *end_ns : s.start_ns;
-  if (end_us == 0) {
-    // A collection that never stopped: say so, and how much is known lost.
-    s.unfinished = true;
-    std::uint64_t known = 0;
-    for (const auto& kv : s.losses) known += kv.second;
-    std::string w = prof_dir + ": the collection did not finish (no collectionTimeEnd in " + ctl + "end_info" + sfx +
-                    ": the program was killed or crashed); session end = last record; ";
-    if (s.losses.empty())
-      w += "no loss counters were saved, the losses are unknown";
-    else
-      w += "the loss counters saved during the run count " + std::to_string(known) +
-           " event(s) lost; events of the last drain interval before the end are missing and not counted";
-    warnings.push_back(std::move(w));
-  }
+  // A collection that never stopped: said once the calls written are counted (account_calls).
+  s.unfinished = end_us == 0;
+  const std::string unfinished_why = prof_dir + ": the collection did not finish (no collectionTimeEnd in " + ctl +
+                                     "end_info" + sfx + ": the program was killed or crashed); session end = last record; ";
 
   for (const auto& d : r.devices()) {
     device_spec di;
@@ -191,6 +219,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   model m = std::move(*joined);
   if (end_us == 0) m.session.end_ns = std::max(m.session.end_ns, j.last_api_end());
   std::size_t mstx_bad_time = 0, mem_bad_time = 0, unknown_domains = 0;
+  std::uint64_t calls_written = 0;  // mstx calls whose records are on disk: a range is two, a mark one
   // A domain hash that hash_dic lacks shows as a visible marker (counted once).
   auto domain_name = [&](std::uint64_t d) -> std::string {
     if (d == 0) return "default";
@@ -207,6 +236,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
       w.mstx_mem.clear();
     };
     MSPROF_TRY(r.for_each_mstx([&](const prof::mstx_record& e) {
+      calls_written += e.stamp.eventType == 2 ? 2 : 1;
       auto placed =
           detail::place_mstx(e, h.clock, s.wall_offset_ns, domain_name(e.stamp.domain));
       if (!placed) {
@@ -218,6 +248,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     }));
     flush();
     MSPROF_TRY(r.for_each_mstx_mem([&](const prof::host_record<codec::MstxMemInfo>& rec) {
+      ++calls_written;
       const codec::MstxMemInfo& p = rec.payload;
       const auto at = prof::time_ns::to_wall(h.clock.monotonic_ns(rec.head.timeStamp), s.wall_offset_ns);
       if (!at) {
@@ -230,6 +261,8 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     }));
     flush();
   }
+  if (auto w = account_calls(m.session, h.calls_made, calls_written, unfinished_why); !w.empty())
+    warnings.push_back(std::move(w));
   // The session's own warnings, then the reader's (every file is read by now), then the join's.
   for (const auto& w : r.warnings()) warnings.push_back(w.message);
   if (!has_host) warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");

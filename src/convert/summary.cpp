@@ -451,15 +451,23 @@ table msprof_losses(const model& m) {
     if (k == "unfinished_ranges") return "ranges still open when collection stopped";
     if (k == "lost_threads") return "threads whose buffer could not be created: their events are missing";
     if (k == "storage_limit_dropped") return "events deleted with old slices by the storage limit, or not written (limit reached, full disk)";
-    if (k == "sink_failed") return "records the output failed to take (an error writing them): not in any output";
+    if (k == "sink_failed") return "calls whose records the output failed to take (an error writing them): not in any output";
+    if (k == "lost_at_kill")
+      return "calls made but lost when the program ended without stopping collection: still in the collector's "
+             "memory (unread buffers, ranges still open) or dropped after the counters were last saved";
     return "";
   };
   for (const auto& [k, n] : m.session.losses)
     if (n > 0) t.rows.push_back({k, std::to_string(n), meaning(k)});
+  const bool all_counted = std::any_of(m.session.losses.begin(), m.session.losses.end(),
+                                       [](const auto& l) { return l.first == "lost_at_kill"; });
   if (m.session.unfinished && !m.session.losses.empty())
-    t.rows.push_back({"collection_unfinished", "unknown",
-                      "the program ended without stopping collection (killed or crashed): the counters above are the "
-                      "last ones saved; events of the last drain interval are missing and not counted"});
+    t.rows.push_back({"collection_unfinished", all_counted ? "0" : "unknown",
+                      all_counted ? "the program ended without stopping collection (killed or crashed): lost_at_kill "
+                                    "counts what it lost then, so every call is accounted for"
+                                  : "the program ended without stopping collection (killed or crashed): the counters "
+                                    "above are the last ones saved; calls still in memory at the end are missing "
+                                    "and not counted"});
   return t;
 }
 

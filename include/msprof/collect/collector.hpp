@@ -25,7 +25,10 @@
 // RingBytes, Overflow>; default_policy = auto_clock, 1 MiB rings, grow.
 //
 // Losses survive a crash: at least every drain_interval the sink gets the
-// counters so far (record_sink::update_losses; open ranges counted as unfinished).
+// counters so far (record_sink::update_losses), and every call a thread makes
+// is counted as it happens in storage the sink gives (record_sink::
+// call_counters, a shared file mapping), so a killed run's export can count
+// the calls that were still in memory: calls made = recorded + every loss.
 //
 // fork(): the child never inherits a running collector. Its calls record
 // nothing (its first call says so on stderr, once), start() in the child
@@ -173,14 +176,22 @@ class basic_collector {
                             std::memory_order_relaxed);
     ring_bytes_.store(o.ring_bytes != 0 ? o.ring_bytes : Policy::ring_bytes, std::memory_order_relaxed);
     buffer_limit_.store(o.buffer_limit != 0 ? o.buffer_limit : default_buffer_limit, std::memory_order_relaxed);
+    const call_counter_block calls = o.sink->call_counters();
+    call_slot_count_.store(calls.count, std::memory_order_relaxed);
+    next_call_slot_.store(1, std::memory_order_relaxed);  // slot 0: threads without one
+    call_slots_.store(calls.slots, std::memory_order_release);
     {
       std::lock_guard<std::mutex> lock(registry_mutex());
       for (auto* b : buffers()) {
         b->ring.discard(release_bytes);  // leftovers of a previous session
         base_dropped_[b] = b->dropped.load(std::memory_order_relaxed);
+        assign_call_slot(b);
       }
     }
     pairer_.reset();
+    steps_.clear();
+    unmatched_step_ends_ = 0;
+    unfinished_steps_ = 0;
     exited_dropped_ = 0;
     collected_ = 0;
     sink_failed_ = 0;
@@ -224,6 +235,8 @@ class basic_collector {
     drain_thread_ = nullptr;
     drain_once(true);
     pairer_.finish();
+    unfinished_steps_ = steps_.size();  // a step begun and never ended: one call with no output
+    steps_.clear();
     if (opts_.sink) opts_.sink->flush();
     final_losses_ = compute_losses();
     running_ = false;
@@ -313,6 +326,7 @@ class basic_collector {
     try {
       auto* b = new thread_buffer(ring_bytes_.load(std::memory_order_relaxed));
       buffer_bytes_.fetch_add(b->ring.capacity(), std::memory_order_relaxed);
+      assign_call_slot(b);
       {
         std::lock_guard<std::mutex> lock(registry_mutex());
         buffers().push_back(b);
@@ -378,8 +392,24 @@ class basic_collector {
     return p;
   }
 
+  // The thread's slot of the session's call counters (record_sink::call_counters);
+  // past the last slot, its calls are counted in memory only and slot 0 says so.
+  static void assign_call_slot(thread_buffer* b) noexcept {
+    std::atomic<std::uint64_t>* slots = call_slots_.load(std::memory_order_acquire);
+    std::atomic<std::uint64_t>* c = &b->own_calls;
+    if (slots != nullptr) {
+      const std::size_t i = next_call_slot_.fetch_add(1, std::memory_order_relaxed);
+      if (i < call_slot_count_.load(std::memory_order_relaxed))
+        c = &slots[i];
+      else
+        slots[0].fetch_add(1, std::memory_order_relaxed);
+    }
+    b->calls.store(c, std::memory_order_relaxed);
+  }
+
   MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
     const std::uint64_t w = b->ring.commit();
+    b->count_call();
     if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b);  // producer_used() > capacity / 2
   }
   MSPROF_NOINLINE static void maybe_wake(thread_buffer* b) noexcept {
@@ -567,8 +597,10 @@ class basic_collector {
     if (opts_.sink && (persist || now - losses_persisted_ns_ >= interval)) {
       losses_persisted_ns_ = now;
       // Losses so far, persisted by the sink: a killed run still reports them.
+      // Ranges open now are not counted as unfinished: they may still end and be
+      // written, and a killed run's export counts the calls it lost from the
+      // call counters instead (what they say minus what is accounted for).
       loss_counters l = compute_losses();
-      l.unfinished += pairer_.open_ranges();
       try {
         opts_.sink->update_losses(l);
       } catch (...) {
@@ -598,19 +630,19 @@ class basic_collector {
     deliver(r);
   }
 
-  /// Hands one record to the sink: collected when it took it, lost (sink_failed)
-  /// when it threw; the drain thread goes on either way.
+  /// Hands one record of `calls` mstx calls to the sink: collected when it took
+  /// it, lost (sink_failed, in calls) when it threw; the drain goes on either way.
   template <class Write>
-  static void to_sink(Write&& write) noexcept {
+  static void to_sink(Write&& write, std::uint64_t calls) noexcept {
     try {
       if (opts_.sink) write(*opts_.sink);
       ++collected_;
     } catch (...) {
-      ++sink_failed_;
+      sink_failed_ += calls;
     }
   }
   static void deliver(const tx_record& r) {
-    to_sink([&](record_sink& s) { s.write_tx(r); });
+    to_sink([&](record_sink& s) { s.write_tx(r); }, r.event_type == 0 ? 1 : 2);  // a range: start and end
   }
 
   static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {
@@ -674,7 +706,7 @@ class basic_collector {
         r.address = m[2];
         r.size = m[3];
         r.device_id = static_cast<std::uint32_t>(m[4]);
-        to_sink([&](record_sink& s) { s.write_mem(r); });
+        to_sink([&](record_sink& s) { s.write_mem(r); }, 1);
         break;
       }
       case record_kind::step_begin:
@@ -682,11 +714,13 @@ class basic_collector {
         break;
       case record_kind::step_end: {
         auto it = steps_.find(id);
-        if (it != steps_.end()) {
-          it->second.end = ts;
-          to_sink([&](record_sink& s) { s.write_step(it->second); });
-          steps_.erase(it);
+        if (it == steps_.end()) {
+          ++unmatched_step_ends_;  // one call with no output, like a range end without its start
+          break;
         }
+        it->second.end = ts;
+        to_sink([&](record_sink& s) { s.write_step(it->second); }, 2);
+        steps_.erase(it);
         break;
       }
     }
@@ -706,8 +740,8 @@ class basic_collector {
     }
     const auto& pc = pairer_.counters();
     l.domain_mismatch = pc.domain_mismatch;
-    l.unknown_end = pc.unknown_end;
-    l.unfinished = pc.unfinished;
+    l.unknown_end = pc.unknown_end + unmatched_step_ends_;
+    l.unfinished = pc.unfinished + unfinished_steps_;
     l.rejected = core::total_rejects() - reject_base_ + pc.domain_mismatch;
     l.lost_threads = lost_threads_.load(std::memory_order_relaxed);
     l.sink_failed = sink_failed_;
@@ -752,6 +786,11 @@ class basic_collector {
   static inline std::uint64_t sink_failed_ = 0;
   static inline std::uint64_t reject_base_ = 0;
   static inline std::uint64_t losses_persisted_ns_ = 0;
+  static inline std::uint64_t unmatched_step_ends_ = 0;
+  static inline std::uint64_t unfinished_steps_ = 0;
+  static inline std::atomic<std::atomic<std::uint64_t>*> call_slots_{nullptr};
+  static inline std::atomic<std::size_t> call_slot_count_{0};
+  static inline std::atomic<std::size_t> next_call_slot_{1};
   static inline std::uint32_t pid_ = 0;
   static inline loss_counters final_losses_{};
 };

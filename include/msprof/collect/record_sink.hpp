@@ -8,6 +8,8 @@
 #ifndef MSPROF_COLLECT_RECORD_SINK_HPP
 #define MSPROF_COLLECT_RECORD_SINK_HPP
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -60,12 +62,19 @@ struct loss_counters {
   std::uint64_t unknown_end = 0;       // ends without a (collected) start
   std::uint64_t unfinished = 0;        // ranges open at stop()
   std::uint64_t lost_threads = 0;      // threads that could not get a buffer (their events are not counted)
-  std::uint64_t sink_failed = 0;       // tx/mem/step records the sink failed to take (it threw)
+  std::uint64_t sink_failed = 0;       // calls whose record the sink failed to take (it threw); a range is two
   std::uint64_t collected = 0;         // tx/mem/step records the sink took
   /// Calls that are not (completely) in the trace.
   std::uint64_t total() const noexcept { return dropped + rejected + unknown_end + unfinished + sink_failed; }
   /// Nothing lost, refused or left open, and every thread had a buffer.
   bool complete() const noexcept { return total() == 0 && lost_threads == 0; }
+};
+
+/// Per-thread call counters that outlive the process (a shared file mapping):
+/// slot 0 counts the threads that got no slot, slots 1.. one thread each.
+struct call_counter_block {
+  std::atomic<std::uint64_t>* slots = nullptr;
+  std::size_t count = 0;
 };
 
 class record_sink {
@@ -76,9 +85,13 @@ class record_sink {
   virtual void write_step(const step_record&) {}
   // End of one drain pass (or of stop()): make appended data durable.
   virtual void flush() {}
-  // After every drain pass: the losses so far (ranges open now counted as
-  // unfinished). A sink persists them so that a killed run still has them.
+  // At least every drain interval: the losses so far. A sink persists them so
+  // that a killed run still has them.
   virtual void update_losses(const loss_counters&) {}
+  // Asked once by collect::start() (not on the drain thread): where to count
+  // every thread's calls as they happen, so that even a killed run knows how
+  // many calls were made. Empty: the counts are kept in memory only.
+  virtual call_counter_block call_counters() { return {}; }
 };
 
 }  // namespace collect

@@ -296,12 +296,24 @@ struct thread_buffer {
   explicit thread_buffer(std::size_t ring_bytes) : ring(ring_bytes), tid(current_tid()) {}
 
   byte_ring ring;
+  // The calls this thread made (recorded or dropped): a slot of the session's
+  // call counters (record_sink::call_counters), else own_calls. Written by the
+  // producer only (load + store), read after it is gone (another process).
+  std::atomic<std::atomic<std::uint64_t>*> calls{&own_calls};
+  std::atomic<std::uint64_t> own_calls{0};
   std::uint32_t tid;
   std::uint64_t woken_in_pass = 0;           // producer-only: drain pass + 1 when it last woke the drain
   std::atomic<std::uint64_t> dropped{0};     // written by the producer only (load + store)
   std::atomic<bool> finished{false};         // thread exited; drain then reclaims
 
-  void count_drop() noexcept { dropped.store(dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  void count_drop() noexcept {
+    dropped.store(dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    count_call();
+  }
+  MSPROF_INLINE void count_call() noexcept {
+    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_relaxed);
+    c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
 };
 
 }  // namespace collect

@@ -246,10 +246,12 @@ class dir {
     return dir(unique_fd(fd), path_of(name));
   }
 
-  /// Creates the new file `name` (it must not exist), mode 0640 less the umask;
-  /// `flags` adds e.g. O_APPEND.
+  /// Creates the new file `name` (it must not exist), mode 0640 less the umask,
+  /// write-only; `flags` adds e.g. O_APPEND, or O_RDWR (for a shared mapping).
   result<unique_fd> create(const std::string& name, int flags = 0) const {
-    const int fd = ::openat(fd_.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | flags, file_mode);
+    const int access = (flags & O_ACCMODE) == O_RDWR ? O_RDWR : O_WRONLY;
+    const int fd = ::openat(fd_.get(), name.c_str(), access | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | (flags & ~O_ACCMODE),
+                            file_mode);
     if (fd < 0) {
       const int e = errno;
       return make_error(errc::io, path_of(name) + ": cannot create: " + file_problem(name, e));

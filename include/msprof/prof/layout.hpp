@@ -44,6 +44,15 @@ inline std::string for_device(const char* name, std::uint32_t id) {
   return name + ("." + std::to_string(id));
 }
 
+// host/msprof_calls, msprof's own (CANN has none): the mstx calls the collector
+// took from each thread (recorded or dropped), counted as they happen through a
+// shared mapping, so a killed run still says how many calls were made. Layout:
+// the 8-byte magic, u64 slot count N, N little-endian u64 counters. Slot 0
+// counts the threads that found no free slot (their calls are not counted).
+inline constexpr char call_counts[] = "msprof_calls";
+inline constexpr char call_counts_magic[8] = {'M', 'S', 'P', 'C', 'A', 'L', 'L', '1'};
+inline constexpr std::size_t call_counts_header = 16;
+
 // Slices and their completion files.
 inline constexpr char slice_infix[] = ".slice_";
 inline constexpr char done_suffix[] = ".done";

@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -103,6 +104,10 @@ struct host_info {
   std::string pid_name;
   std::string platform_version;
   bool simulated = false;                  ///< written by our simulated device
+  /// host/msprof_calls: the mstx calls msprof's collector took from all threads
+  /// (recorded or dropped). Empty without the file, when it is damaged (a
+  /// warning), or when some thread had no slot in it.
+  std::optional<std::uint64_t> calls_made;
 
   /// Offset that maps monotonic ns to Unix-epoch ns (start_info pair). Exact for
   /// an opened reader (it rejects start_info values out of range); clamped for
@@ -663,7 +668,36 @@ class prof_reader {
     // host_start.log is needed only to convert cycle counts.
     MSPROF_TRY(read_clock_log(h + layout::host_start_log, host_.clock.anchor_ns, host_.clock.anchor_ticks,
                               host_.clock.frequency_mhz > 0));
+    read_call_counts(h + layout::call_counts);
     return {};
+  }
+
+  // host/msprof_calls (layout.hpp): damage is a warning, never an error.
+  void read_call_counts(const std::string& p) {
+    bool found = false;
+    auto t = read_text(p, found, layout::call_counts_header + (std::size_t{1} << 24) * sizeof(std::uint64_t));
+    if (!found) return;
+    auto problem = [&](const std::string& what) {
+      warnings_.push_back({p, 0, 0, p + ": " + what + "; the number of calls made is unknown"});
+    };
+    if (!t) return problem(t.err().message);
+    const std::string& b = *t;
+    std::uint64_t n = 0;
+    if (b.size() < layout::call_counts_header || b.compare(0, 8, layout::call_counts_magic, 8) != 0)
+      return problem("not a call count file (no " + std::string(layout::call_counts_magic, 8) + " header)");
+    std::memcpy(&n, b.data() + 8, sizeof n);
+    if (n == 0 || (b.size() - layout::call_counts_header) / sizeof(std::uint64_t) != n ||
+        (b.size() - layout::call_counts_header) % sizeof(std::uint64_t) != 0)
+      return problem("holds " + std::to_string(b.size()) + " bytes, not the header and the " + std::to_string(n) +
+                     " counters it announces");
+    std::uint64_t sum = 0, v = 0;
+    std::memcpy(&v, b.data() + layout::call_counts_header, sizeof v);
+    if (v != 0) return problem(std::to_string(v) + " thread(s) had no slot in it");
+    for (std::uint64_t i = 1; i < n; ++i) {
+      std::memcpy(&v, b.data() + layout::call_counts_header + i * sizeof v, sizeof v);
+      if (__builtin_add_overflow(sum, v, &sum)) return problem("its counters overflow 64 bits");
+    }
+    host_.calls_made = sum;
   }
 
   result<void> read_device(std::uint32_t id) {

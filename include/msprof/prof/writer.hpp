@@ -35,6 +35,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -304,6 +305,30 @@ class prof_dir {
     s_->losses = losses;
     return detail::write_file(s_->root + "/" + layout::host_dir + "/" + layout::info_json, info_json(nullptr),
                               s_->opt.sync_on_flush);
+  }
+
+  /// host/msprof_calls (layout.hpp) with `slots` zeroed counters, mapped
+  /// shared: the collector counts each thread's calls in it as they happen. The
+  /// mapping is never unmapped (a thread may still be counting after close());
+  /// its pages are the kernel's, so a killed process leaves the counts on disk.
+  result<std::atomic<std::uint64_t>*> map_call_counts(std::size_t slots) {
+    MSPROF_TRY(check_owner());
+    auto d = outfile::dir::open(s_->root + "/" + layout::host_dir);
+    if (!d) return d.err();
+    auto fd = d->create(layout::call_counts, O_RDWR);
+    if (!fd) return fd.err();
+    const std::size_t bytes = layout::call_counts_header + slots * sizeof(std::uint64_t);
+    const std::string path = d->path_of(layout::call_counts);
+    if (::ftruncate(fd->get(), static_cast<off_t>(bytes)) != 0)
+      return make_error(errc::io, path + ": cannot size: " + std::strerror(errno));
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd->get(), 0);
+    if (p == MAP_FAILED) return make_error(errc::io, path + ": cannot map: " + std::strerror(errno));
+    auto* b = static_cast<unsigned char*>(p);
+    const std::uint64_t n = slots;
+    std::memcpy(b, layout::call_counts_magic, sizeof layout::call_counts_magic);
+    std::memcpy(b + sizeof layout::call_counts_magic, &n, sizeof n);
+    static_assert(sizeof(std::atomic<std::uint64_t>) == sizeof(std::uint64_t), "counters are plain u64 on disk");
+    return reinterpret_cast<std::atomic<std::uint64_t>*>(b + layout::call_counts_header);
   }
 
   /// Flushes, finishes every open slice with its .done and writes end_info.

@@ -121,6 +121,15 @@ class prof_record_sink final : public collect::record_sink {
 
   void flush() override { (void)dir_.flush(); }
 
+  /// host/msprof_calls: 65,536 slots (a sparse 512 KiB file). Without it the
+  /// export of a killed run cannot say how many calls were lost in memory.
+  collect::call_counter_block call_counters() override {
+    constexpr std::size_t slots = 65536;
+    auto m = dir_.map_call_counts(slots);
+    if (!m) return {};
+    return {*m, slots};
+  }
+
   /// The steps seen so far (the session reports them per window).
   const std::vector<collect::step_record>& steps() const noexcept { return steps_; }
 

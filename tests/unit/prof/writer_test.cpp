@@ -340,6 +340,43 @@ TEST_CASE("prof_dir: a SIGKILLed writer leaves every flushed record readable") {
   CHECK(w.empty());             // records are only written whole
 }
 
+TEST_CASE("call counts: counted through the mapping, summed by the reader, damage is a warning") {
+  temp_dir t;
+  prof::prof_dir_options o;
+  o.parent = t.path;
+  auto d = prof::prof_dir::create(o);
+  REQUIRE(d);
+  auto slots = d->map_call_counts(4);
+  REQUIRE(slots);
+  (*slots)[1].store(5);
+  (*slots)[3].store(7);
+  REQUIRE(d->close());
+  CHECK_FALSE(d->map_call_counts(4));  // the file exists already: never replaced
+  const std::string file = d->path() + "/host/msprof_calls";
+  auto r = prof::prof_reader::open(d->path());
+  REQUIRE(r);
+  REQUIRE(r->host().calls_made);
+  CHECK(*r->host().calls_made == 12);
+  CHECK(r->warnings().empty());
+
+  const std::string good = read_text(file);
+  auto damaged = [&](std::string bytes, const char* why) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+    auto rr = prof::prof_reader::open(d->path());
+    REQUIRE(rr);
+    CHECK_FALSE(rr->host().calls_made);
+    REQUIRE(rr->warnings().size() == 1);
+    CHECK(rr->warnings()[0].text().find(why) != std::string::npos);
+    CHECK(rr->warnings()[0].text().find("msprof_calls") != std::string::npos);
+  };
+  damaged(good.substr(0, good.size() - 3), "not the header and the 4 counters");
+  damaged("XSPCALL1" + good.substr(8), "not a call count file");
+  damaged(good.substr(0, 10), "not a call count file");
+  std::string no_slot = good;
+  no_slot[16] = 2;  // two threads had no slot: their calls are not in the file
+  damaged(no_slot, "2 thread(s) had no slot");
+}
+
 TEST_CASE("prof_dir in a fork()ed child: the parent's directory is left alone") {
   temp_dir t;
   prof::prof_dir_options o;
