@@ -37,6 +37,13 @@ std::vector<std::uint32_t> take(byte_ring& r, std::size_t* freed = nullptr) {
       });
   return tags;
 }
+// The tags 0, 1, ..., n - 1, each once, in that order.
+bool in_order(const std::vector<std::uint32_t>& tags, std::uint32_t n) {
+  if (tags.size() != n) return false;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (tags[i] != i) return false;
+  return true;
+}
 }  // namespace
 
 TEST_CASE("ring: capacity rounds to a power of two, records come back in order") {
@@ -87,10 +94,7 @@ TEST_CASE("ring: producer and consumer on two threads lose nothing") {
   }
   done = true;
   consumer.join();
-  REQUIRE(seen.size() == total);
-  bool ordered = true;
-  for (std::uint32_t i = 0; i < total; ++i) ordered = ordered && seen[i] == i;
-  CHECK(ordered);
+  CHECK(in_order(seen, total));
 }
 
 TEST_CASE("ring: grow keeps the order across blocks and frees the old block once it is read") {
@@ -105,10 +109,7 @@ TEST_CASE("ring: grow keeps the order across blocks and frees the old block once
   CHECK(n - first == 16384 / 40);
   std::size_t freed = 0;
   const std::vector<std::uint32_t> tags = take(r, &freed);
-  REQUIRE(tags.size() == n);
-  bool ordered = true;
-  for (std::uint32_t i = 0; i < n; ++i) ordered = ordered && tags[i] == i;
-  CHECK(ordered);
+  CHECK(in_order(tags, n));
   CHECK(freed == 4096);
   CHECK(r.held_bytes() == 16384);
   CHECK(r.empty());
@@ -145,10 +146,7 @@ TEST_CASE("ring: a producer that grows while the consumer reads on another threa
   }
   done = true;
   consumer.join();
-  REQUIRE(seen.size() == total);
-  bool ordered = true;
-  for (std::uint32_t i = 0; i < total; ++i) ordered = ordered && seen[i] == i;
-  CHECK(ordered);
+  CHECK(in_order(seen, total));
   CHECK(grown > 0);
   CHECK(freed + r.held_bytes() == 4096 + grown);  // every block but the last was freed
 }
