@@ -228,6 +228,7 @@ TEST_CASE("timeline: flows link host APIs and device tasks") {
   t.stream_id = 2;
   t.task_type = "KERNEL_AICORE";
   t.connection_id = 1;
+  t.host_flow = true;
   m.tasks.push_back(t);
   const auto ev = cv::build_timeline(m);
   int s = 0, f = 0, freq = 0;
