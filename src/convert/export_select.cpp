@@ -79,7 +79,7 @@ void iteration_filter::apply(model& w) {
                                [&](const device_task& t) { return out(t.start_ns, t.end_ns); }),
                 w.tasks.end());
   for (const auto& t : w.tasks)
-    if (t.connection_id) launched_.insert(t.connection_id);
+    if (t.host_flow) launched_.insert(t.connection_id);
   for (auto& a : w.apis) a.has_device_task = launched_.erase(a.connection_id) != 0 && a.has_device_task;
   w.apis.erase(std::remove_if(w.apis.begin(), w.apis.end(),
                               [&](const api_call& a) { return out(a.start_ns, a.end_ns); }),

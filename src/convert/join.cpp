@@ -62,6 +62,13 @@ std::optional<mstx_event> place_mstx(const prof::mstx_record& r, const prof::tic
   return e;
 }
 
+bool draws_host_flow(std::string_view task_type, const api_call& launcher) {
+  const bool kernel = task_type.substr(0, 6) == "KERNEL" || task_type == "STARS_COMMON" || task_type == "FFTS_PLUS";
+  const bool event =
+      launcher.level == level::acl && (launcher.name == "aclrtRecordEvent" || launcher.name == "aclrtStreamWaitEvent");
+  return kernel || event || task_type == "MEMCPY_ASYNC";
+}
+
 void append_window(model& all, model& w) {
   std::move(w.apis.begin(), w.apis.end(), std::back_inserter(all.apis));
   std::move(w.tasks.begin(), w.tasks.end(), std::back_inserter(all.tasks));
@@ -126,6 +133,7 @@ void stream_join::add(const raw::api& a) {
     return;
   }
   apis_.push({*start, 0}, detail::bytes_of(placed_api{*end, a.level, a.type, a.thread_id, a.item_id}));
+  ++api_count_;
 }
 void stream_join::add(const raw::node_basic& n) {
   if (const auto at = host_local(n.timestamp))
@@ -192,8 +200,8 @@ result<model> stream_join::run_windows(const window_fn& on_window) {
   std::string_view event;
   bool have_event = host_events_.next(ekey, event);
   while (have_api || have_event) {
-    // An API that starts at an event's time contains it: starts go first.
-    if (have_api && (!have_event || akey.start <= ekey.at)) {
+    // A call contains what comes after its start: an event at that time goes first.
+    if (have_api && (!have_event || akey.start < ekey.at)) {
       close_before(akey.start, on_window);
       open(akey.start, detail::from_bytes<placed_api>(api));
       have_api = apis_.next(akey, api);
@@ -301,6 +309,10 @@ stream_join::open_api* stream_join::innermost(std::uint32_t tid) {
   });
   return found;
 }
+std::uint64_t stream_join::thread_root(std::uint32_t tid) {
+  const std::uint64_t next = api_count_ + thread_roots_.size() + 1;
+  return thread_roots_.try_emplace(tid, next).first->second;
+}
 
 // Host events ----------------------------------------------------------------
 
@@ -376,17 +388,20 @@ void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
   // call that launched the task (aclnnAdd > rtKernelLaunch): the innermost
   // enclosing call that reported one. The task's connection (its HostToDevice
   // flow) is the reference's too: the innermost enclosing call above the
-  // runtime level (Node@launch for a kernel, aclrtMemcpyAsync for a copy), the
-  // runtime call only when nothing else encloses the task_track.
+  // runtime level (Node@launch for a kernel, aclrtMemcpyAsync for a copy), else
+  // its thread's id, which names no call (file comment).
   open_api* launcher = nullptr;
   enclosing(tr.thread_id, [&](open_api& a) {
-    if (!launcher || launcher->call.level == level::runtime) launcher = &a;
+    if (!launcher && a.call.level != level::runtime) launcher = &a;
     if (!t.op && a.op) t.op = a.op;
-    return launcher->call.level == level::runtime || !t.op;
+    return !launcher || !t.op;
   });
   if (launcher) {
     t.connection_id = launcher->call.connection_id;
-    launcher->call.has_device_task = true;
+    t.host_flow = detail::draws_host_flow(t.task_type, launcher->call);
+    launcher->call.has_device_task = launcher->call.has_device_task || t.host_flow;
+  } else {
+    t.connection_id = thread_root(tr.thread_id);
   }
   if (index < c.pmus) t.pmu = take_pmu(tr.device_id, key);
   t.global_task_id = next_task_++;

@@ -4,6 +4,8 @@
 #include "msprof/convert/summary.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -81,15 +83,26 @@ table op_statistic(const model& m) {
 
 /// api_statistic -------------------------------------------------------------
 
+namespace {
+
+/// The reference's RoundToDecimalPlaces(v, 3): std::round halves away from
+/// zero, where printing with 3 decimals rounds the exact binary value
+/// (1.9335 -> 1.934 here, 1.933 printed).
+double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
+
+double mean3(double sum, std::size_t count) { return round3(sum / static_cast<double>(count)); }
+
+}  // namespace
+
 std::uint32_t api_statistic_groups::group_of(const api_call& a) {
-  const auto [it, added] =
-      ids_.try_emplace(key{level_name(a.level), a.name}, static_cast<std::uint32_t>(groups_.size()));
+  const auto [it, added] = ids_.try_emplace(key{a.name, a.level}, static_cast<std::uint32_t>(groups_.size()));
   if (added) groups_.emplace_back();
   return it->second;
 }
 
 void api_statistic_groups::add(std::uint32_t group, double dur_us) {
   agg& g = groups_[group];
+  dur_us = round3(dur_us);
   g.mn = g.count ? std::min(g.mn, dur_us) : dur_us;
   g.mx = g.count ? std::max(g.mx, dur_us) : dur_us;
   g.sum += dur_us;
@@ -98,22 +111,21 @@ void api_statistic_groups::add(std::uint32_t group, double dur_us) {
 
 void api_statistic_groups::add_deviation(std::uint32_t group, double dur_us) {
   agg& g = groups_[group];
-  const double avg = g.sum / static_cast<double>(g.count);
-  g.var_sum += (dur_us - avg) * (dur_us - avg);
+  const double d = round3(dur_us) - mean3(g.sum, g.count);
+  g.var_sum += d * d;
 }
 
 template <class Cells>
 void api_statistic_groups::write_row(Cells& s, const key& k, const agg& g) {
-  const double n = static_cast<double>(g.count);
   s.raw("host");
-  s.raw(k.first);
-  s.str(k.second);
+  s.raw(level_name(k.second));
+  s.str(k.first);
   s.raw(fewest3(g.sum));
   s.num(g.count);
-  s.raw(fewest3(g.sum / n));
+  s.raw(fewest3(mean3(g.sum, g.count)));
   s.raw(fewest3(g.mn));
   s.raw(fewest3(g.mx));
-  s.raw(fewest3(g.var_sum / n));
+  s.raw(fewest3(round3(g.var_sum / static_cast<double>(g.count))));
 }
 
 std::vector<std::string> api_statistic_header() {

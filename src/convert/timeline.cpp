@@ -194,7 +194,7 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
         x.args.push_back(trace_arg::str("operation", memcpy_operation_name(t.memcpy->operation)));
       }
       out(std::move(x));
-      if (t.connection_id != 0) {
+      if (t.host_flow) {
         trace_event f;
         f.ph = 'f';
         f.id = std::to_string(detail::host_to_device_id(t.connection_id));

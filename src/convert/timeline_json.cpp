@@ -289,7 +289,7 @@ void timeline_collector::add(const model& w) {
       const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
       text.clear();
       detail::append_task_json(text, t, pid);
-      if (t.connection_id != 0) {
+      if (t.host_flow) {
         text += ',';
         detail::append_task_flow_json(text, t, pid);
       }

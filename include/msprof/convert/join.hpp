@@ -2,10 +2,15 @@
 // Joins decoded raw records into the converter model, streaming, so memory does
 // not grow with the number of records (see model.hpp, "Windows"):
 // - API calls get connection ids 1.. in start order;
-// - task_track records (launches) find the API that launched them: the
-//   innermost API on the same thread whose time range contains them, above the
-//   runtime level when one is (Node@launch rather than its rtKernelLaunch, as
-//   the reference links them);
+// - a call contains what happens after its start, up to and including its end
+//   (the reference's (start, end] when it builds its per-thread call trees);
+// - task_track records (launches) find the API that launched them as the
+//   reference's tree analyzer links them: the innermost API on the same thread
+//   containing them above the runtime level (Node@launch rather than its
+//   rtKernelLaunch; runtime calls are not in its trees). A launch no such call
+//   contains (an mstx marker with a stream, a bare runtime call) takes the id
+//   of its thread (the reference's tree root): above every call's id, naming
+//   no call, one per thread;
 // - ops (node_basic_info + tensor_info) attach to the innermost API containing
 //   them, and a launch takes the op of the innermost enclosing API that has
 //   reported one by then (ops are reported before their kernels launch);
@@ -92,6 +97,12 @@ void warn_bad_time(std::vector<std::string>& warnings, std::size_t n, const std:
 /// An mstx record on the wall clock; nullopt when its times cannot be placed.
 std::optional<mstx_event> place_mstx(const prof::mstx_record& r, const prof::tick_clock& clock, std::int64_t wall,
                                      const std::string& domain);
+
+/// Whether the timeline links a task to the call that launched it with a
+/// HostToDevice flow, as the reference draws them (AscendHardwareAssembler,
+/// its TaskInfo): kernels (compute tasks), copies and the tasks of
+/// aclrtRecordEvent / aclrtStreamWaitEvent; not e.g. an mstx marker.
+bool draws_host_flow(std::string_view task_type, const api_call& launcher);
 
 /// Moves a window's records to the end of `all` (collecting a whole model).
 void append_window(model& all, model& w);
@@ -241,6 +252,9 @@ class stream_join {
   template <class Visit>
   void enclosing(std::uint32_t tid, Visit&& visit);
   open_api* innermost(std::uint32_t tid);
+  /// The connection id of a thread's launches that no call above the runtime
+  /// level contains: api_count_ + 1.., in the order the threads first need one.
+  std::uint64_t thread_root(std::uint32_t tid);
 
   // Host events ----------------------------------------------------------------
 
@@ -288,8 +302,10 @@ class stream_join {
     std::size_t api = 0, node = 0, tensor = 0, acsq = 0, track = 0, memcpy = 0;
   } bad_time_;
   bool any_memcpy_info_ = false;  // the collection has memcpy_info: MEMCPY_ASYNC tasks get a copy
+  std::uint64_t api_count_ = 0;   // calls placed: their ids are 1..api_count_
   // Pass 2 state.
   std::uint64_t next_connection_ = 1, next_task_ = 0;
+  std::unordered_map<std::uint32_t, std::uint64_t> thread_roots_;  // thread -> thread_root()
   std::unordered_map<std::uint64_t, open_api> open_;                      // by connection id
   std::unordered_map<std::uint32_t, std::vector<std::uint64_t>> by_thread_;  // open calls, in start order
   std::priority_queue<std::pair<std::int64_t, std::uint64_t>, std::vector<std::pair<std::int64_t, std::uint64_t>>,

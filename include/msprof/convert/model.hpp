@@ -144,7 +144,11 @@ struct device_task {
   std::uint32_t thread_id = 0;    ///< launching thread
   std::string task_type;          ///< runtime task type name, e.g. KERNEL_AICORE
   std::string kernel_name;        ///< "" when unknown
-  std::uint64_t connection_id = 0;  ///< 0 = no host API found
+  /// The launching API call's connection id; for a task_track that no call
+  /// above the runtime level contains, the id of its thread, which names no
+  /// call (join.hpp); 0 = no task_track.
+  std::uint64_t connection_id = 0;
+  bool host_flow = false;  ///< a HostToDevice flow from that call ends here (detail::draws_host_flow)
   std::uint64_t global_task_id = 0;
   std::shared_ptr<const op_info> op;  ///< shared by every task of one launch
   std::optional<pmu_counters> pmu;

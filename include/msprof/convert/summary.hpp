@@ -251,9 +251,11 @@ table op_statistic(const model& m);
 
 /// api_statistic -------------------------------------------------------------
 
-/// Host API calls grouped by (level, name). The reference's two passes: sums
-/// in call order, then the population variance around the mean, again in call
-/// order.
+/// Host API calls grouped by (level, name), with the reference's arithmetic
+/// (ApiStatisticAssembler::GenerateApiStatistic): every duration rounded to 3
+/// decimals, sums in call order, the mean rounded to 3 decimals, then the
+/// population variance around that rounded mean, rounded to 3 decimals.
+/// Roundings are half away from zero (its RoundToDecimalPlaces).
 class api_statistic_groups {
  public:
   std::uint32_t group_of(const api_call& a);
@@ -261,7 +263,7 @@ class api_statistic_groups {
   void add(std::uint32_t group, double dur_us);
   /// Second pass, after every add().
   void add_deviation(std::uint32_t group, double dur_us);
-  /// Calls row(format) per row, by level name, then API name.
+  /// Calls row(format) per row, by API name (byte order), then level number.
   template <class Row>
   void rows(Row&& row) const {
     for (const auto& [k, id] : ids_) row([k = &k, g = &groups_[id]](auto& s) { write_row(s, *k, *g); });
@@ -269,7 +271,7 @@ class api_statistic_groups {
   std::size_t size() const noexcept { return groups_.size(); }
 
  private:
-  using key = std::pair<std::string, std::string>;
+  using key = std::pair<std::string, std::uint16_t>;  // (API name, level)
   struct agg {
     std::size_t count = 0;
     double sum = 0, mn = 0, mx = 0, var_sum = 0;

@@ -72,7 +72,7 @@ struct json_output {
   void task(const device_task& t, std::uint64_t pid) {
     sep();
     append_task_json(buf, t, pid);
-    if (t.connection_id == 0) return;
+    if (!t.host_flow) return;
     sep();
     append_task_flow_json(buf, t, pid);
   }

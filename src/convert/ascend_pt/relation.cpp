@@ -28,7 +28,7 @@ std::map<std::int64_t, std::vector<kernel_ref>> acl_to_npu(const model& m) {
   std::set<std::uint64_t> seen;
   std::map<std::int64_t, std::vector<kernel_ref>> out;
   for (const auto& t : m.tasks) {
-    if (t.connection_id == 0 || !seen.insert(t.connection_id).second) continue;
+    if (!t.host_flow || !seen.insert(t.connection_id).second) continue;
     const auto it = launch_start.find(t.connection_id);
     if (it == launch_start.end()) continue;
     kernel_ref k;

@@ -128,7 +128,7 @@ TEST_CASE("summary: statistics and CSV slicing") {
   auto m = api_model(dir.prof.string(), 7);
   const auto t = cv::api_statistic(m);
   REQUIRE(t.rows.size() == 2);
-  CHECK(t.rows[0][2] == "aclrtFree");  // sorted by level then name
+  CHECK(t.rows[0][2] == "aclrtFree");  // sorted by API name
   CHECK(t.rows[0][4] == "4");
   // durations of i = 0, 2, 4, 6: 0.5, 1.0, 0.75, 0.5 µs
   CHECK(t.rows[0][3] == "2.75");
@@ -161,6 +161,62 @@ TEST_CASE("summary: statistics and CSV slicing") {
   CHECK(j.find("\"Start_time(us)\":\"0.000\"") != std::string::npos);  // no spreadsheet TAB in JSON
 }
 
+TEST_CASE("summary: api_statistic rounds as the reference (mean and variance of 3-decimal values, half away)") {
+  golden::temp_copy dir("host_api_only", "_api_rounding");
+  cv::model m;
+  m.session.prof_dir = dir.prof.string();
+  m.session.pid = 42;
+  auto call = [&](std::uint16_t level, const char* name, std::int64_t dur_ns) {
+    cv::api_call a;
+    a.level = level;
+    a.type = 1;
+    a.thread_id = 7;
+    a.start_ns = static_cast<std::int64_t>(m.apis.size()) * 100000;
+    a.end_ns = a.start_ns + dur_ns;
+    a.name = name;
+    a.connection_id = m.apis.size() + 1;
+    m.apis.push_back(a);
+  };
+  // 3.867 µs over 2 calls: the mean 1.9335 is 1.93349999.. as a double, so
+  // printing it with 3 decimals gives 1.933; the reference's round() gives 1.934.
+  call(cv::level::acl, "aclrtMalloc", 1933);
+  call(cv::level::acl, "aclrtMalloc", 1934);
+  // The variance is exactly 5.0625: the reference's round() gives 5.063.
+  call(cv::level::acl, "aclrtFree", 24343);
+  call(cv::level::acl, "aclrtFree", 28843);
+  // Rows by API name (byte order: upper case first), then level number.
+  call(cv::level::acl, "launch", 1000);
+  call(cv::level::node, "launch", 2000);
+  call(cv::level::model, "ModelExecute", 3000);
+  const std::vector<std::string> expected = {
+      "Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance",
+      "host,model,ModelExecute,3,1,3,3,3,0",
+      "host,acl,aclrtFree,53.186,2,26.593,24.343,28.843,5.063",
+      "host,acl,aclrtMalloc,3.867,2,1.934,1.933,1.934,0",
+      "host,node,launch,2,1,2,2,2,0",
+      "host,acl,launch,1,1,1,1,1,0",
+  };
+  // The table (msprof show) and the exporter's window-by-window statistics.
+  auto csv_line = [](const std::vector<std::string>& cells) {
+    std::string line;
+    for (const auto& c : cells) line += (line.empty() ? "" : ",") + c;
+    return line;
+  };
+  const auto t = cv::api_statistic(m);
+  std::vector<std::string> rows = {csv_line(t.header)};
+  for (const auto& r : t.rows) rows.push_back(csv_line(r));
+  cv::export_options o;
+  o.timestamp = "T";
+  REQUIRE(cv::export_summary(m, o).has_value());
+  const auto written = golden::lines(golden::slurp(dir.prof / "mindstudio_profiler_output" / "api_statistic_T.csv"));
+  REQUIRE(rows.size() == expected.size());
+  REQUIRE(written.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(rows[i] == expected[i]);
+    CHECK(written[i] == expected[i]);
+  }
+}
+
 TEST_CASE("timeline: flows link host APIs and device tasks") {
   cv::model m = api_model("unused", 1);
   m.mstx.clear();
@@ -172,6 +228,7 @@ TEST_CASE("timeline: flows link host APIs and device tasks") {
   t.stream_id = 2;
   t.task_type = "KERNEL_AICORE";
   t.connection_id = 1;
+  t.host_flow = true;
   m.tasks.push_back(t);
   const auto ev = cv::build_timeline(m);
   int s = 0, f = 0, freq = 0;

@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
+#include <string>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -18,7 +21,8 @@ namespace cv = msprof::convert;
 TEST_CASE("join: a reused task id takes its spans and PMU records in launch order, leftovers are reported") {
   namespace raw = cv::raw;
   raw::collection c;  // host and device clocks in ns, wall offset 0
-  c.apis.push_back({cv::level::runtime, 1, 1, 100, 5000, 0});
+  c.types[{cv::level::runtime, 0}] = "KERNEL_AICORE";
+  c.apis.push_back({cv::level::acl, 1, 1, 100, 5000, 0});
   // Task id 7 on stream 1 launched twice (the id wrapped), task 8 once; the
   // task_track records arrive out of time order.
   c.tracks.push_back({2000, 1, 0, 1, 7, 0, 0});   // second launch of 7
@@ -68,13 +72,73 @@ TEST_CASE("join: a reused task id takes its spans and PMU records in launch orde
   CHECK(has("1 device task(s) have no task_track record"));
 }
 
+TEST_CASE("join: a launch no call above the runtime level contains takes its thread's id, which names no call") {
+  // The reference links a task_track in its per-thread tree of calls, which
+  // leaves out the runtime level: to the innermost call containing it, else to
+  // the root of the thread's tree, an id of no call (an mstx marker with a
+  // stream, called outside every API).
+  namespace raw = cv::raw;
+  raw::collection c;  // host and device clocks in ns, wall offset 0
+  c.types[{cv::level::runtime, 0}] = "KERNEL_AICORE";
+  c.types[{cv::level::runtime, 100}] = "MSTX_MARKER";
+  c.apis.push_back({cv::level::acl, 1, 1, 100, 1000, 0});       // id 1: thread 1
+  c.apis.push_back({cv::level::acl, 1, 2, 150, 1000, 0});       // id 2: thread 2
+  c.apis.push_back({cv::level::runtime, 2, 1, 2000, 3000, 0});  // id 3: thread 1, runtime only
+  c.tracks.push_back({500, 1, 0, 1, 0, 0, 0});     // a kernel in call 1
+  c.tracks.push_back({1500, 1, 0, 1, 1, 100, 0});  // a marker between the calls: thread 1's id
+  c.tracks.push_back({2500, 1, 0, 1, 2, 100, 0});  // a marker only in runtime call 3: thread 1's id
+  c.tracks.push_back({150, 2, 0, 2, 0, 100, 0});   // a marker at call 2's start, so not in it: thread 2's id
+  c.tracks.push_back({1000, 2, 0, 2, 1, 100, 0});  // a marker at call 2's end: in it
+  for (std::uint16_t stream : {1, 2})
+    for (std::uint16_t task = 0; task < 3; ++task) {
+      c.acsqs.push_back({0, true, stream, task, 10000u + task * 100u});
+      c.acsqs.push_back({0, false, stream, task, 10020u + task * 100u});
+    }
+  c.session.devices.push_back({0, 1800, 24, 48});
+  const cv::model m = cv::join(std::move(c));
+  REQUIRE(m.apis.size() == 3);
+  REQUIRE(m.tasks.size() == 6);  // 5 launches and device task (2, 2) that nobody launched
+  auto task = [&](std::uint32_t stream, std::uint32_t id) -> const cv::device_task& {
+    return *std::find_if(m.tasks.begin(), m.tasks.end(),
+                         [&](const cv::device_task& t) { return t.stream_id == stream && t.task_id == id; });
+  };
+  CHECK(task(1, 0).connection_id == 1);
+  CHECK(task(2, 1).connection_id == 2);
+  // Thread ids follow the calls' (1..3), in the order the sweep first needs
+  // them: thread 2 at 150, thread 1 at 1500.
+  CHECK(task(2, 0).connection_id == 4);
+  CHECK(task(1, 1).connection_id == 5);
+  CHECK(task(1, 2).connection_id == 5);
+  CHECK(task(2, 2).connection_id == 0);  // no task_track
+  // HostToDevice flows as the reference draws them: to the kernel, never to a marker.
+  for (const auto& t : m.tasks) {
+    CAPTURE(t.task_id);
+    CHECK(t.host_flow == (t.task_type == "KERNEL_AICORE"));
+  }
+  CHECK(m.apis[0].has_device_task);
+  CHECK_FALSE(m.apis[1].has_device_task);
+  CHECK_FALSE(m.apis[2].has_device_task);
+
+  // The timeline keeps the ids in the slices' args and draws the one flow.
+  std::map<std::string, int> flows;
+  std::set<std::int64_t> marker_ids;
+  for (const auto& e : cv::build_timeline(m)) {
+    if (e.ph == 's' || e.ph == 'f') ++flows[std::string(1, e.ph) + e.id];
+    if (e.ph == 'X' && e.name == "MSTX_MARKER")
+      for (const auto& a : e.args)
+        if (a.key == "connection_id") marker_ids.insert(a.i);
+  }
+  CHECK(flows == std::map<std::string, int>{{"s4294967296", 1}, {"f4294967296", 1}});
+  CHECK(marker_ids == std::set<std::int64_t>{2, 4, 5});
+}
+
 TEST_CASE("join: a MEMCPY_ASYNC launch takes the memcpy_info of its thread and timestamp, maxSize bytes per task") {
   namespace raw = cv::raw;
   raw::collection c;
   c.types[{cv::level::runtime, 9}] = "MEMCPY_ASYNC";
   c.types[{cv::level::runtime, 0}] = "KERNEL_AICORE";
-  c.apis.push_back({cv::level::runtime, 1, 1, 100, 9000, 0});
-  c.apis.push_back({cv::level::runtime, 1, 2, 100, 9000, 0});
+  c.apis.push_back({cv::level::acl, 1, 1, 100, 9000, 0});
+  c.apis.push_back({cv::level::acl, 1, 2, 100, 9000, 0});
   // Thread 1: a copy at 1000; a 10000-byte copy at 2000 split over two tasks
   // (maxSize 6000); a copy at 3000 with no memcpy_info; a kernel at 4000.
   // Thread 2: a memcpy_info at 1000 (another thread: not task 0's).
@@ -244,7 +308,7 @@ TEST_CASE("join: every stream spilled to disk and one-record windows give the sa
   for (std::size_t i = 0; i < whole.tasks.size(); ++i) CHECK(whole.tasks[i].global_task_id == i);
   for (std::size_t i = 0; i < whole.apis.size(); ++i) CHECK(whole.apis[i].connection_id == i + 1);
   for (const auto& t : whole.tasks) {
-    if (!t.connection_id) continue;
+    if (!t.host_flow) continue;
     const auto& api = whole.apis[t.connection_id - 1];
     // The reference's launcher: the innermost call above the runtime level
     // (Node@launch), not the rtKernelLaunch inside it.

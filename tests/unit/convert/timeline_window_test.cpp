@@ -123,6 +123,7 @@ cv::model generated_model(const fs::path& prof) {
     t.end_ns = t.start_ns + static_cast<std::int64_t>(rng() % 40'000);
     t.task_type = i % 3 ? "KERNEL_AICORE" : "EVENT_RECORD";
     t.connection_id = i < 400 && i % 2 == 0 ? i + 1 : 0;
+    t.host_flow = t.connection_id != 0;
     t.global_task_id = i;
     if (t.device_id != 3 && i % 5 != 0) t.op = op;
     m.tasks.push_back(t);
