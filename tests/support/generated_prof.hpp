@@ -64,14 +64,45 @@ inline std::uint64_t generate(const fs::path& prof, std::uint64_t target_records
   const auto host = prof / "host", hdata = host / "data", dev = prof / "device_0", ddata = dev / "data";
   fs::create_directories(hdata);
   fs::create_directories(ddata);
-  std::ofstream(host / "info.json")
-      << R"({"pid": "1000", "pid_name": "bench", "hostname": "bench", "hostUid": "0", "platform_version": "5", "rank_id": -1, "CPU": [{"Frequency": ""}]})";
-  std::ofstream(host / "start_info") << R"({"collectionTimeBegin": "1767268800000000", "clockMonotonicRaw": "1000000000000"})";
-  std::ofstream(host / "end_info") << R"({"collectionTimeEnd": "1767268900000000"})";
-  std::ofstream(dev / "info.json.0")
-      << R"({"platform_version": "5", "DeviceInfo": [{"id": 0, "ai_core_num": 24, "aiv_num": 48, "hwts_frequency": "50", "aic_frequency": "1800"}]})";
+  // Control files as a CANN collection has them (the golden cases' forms with this data's
+  // clock), so Huawei's parser reads a clean copy too (docs/formats.md, compatibility).
+  const std::string info =
+      R"({"jobInfo": "NA", "version": "1.0", "mac": "00:00:00:00:00:00", "OS": "Linux", "cpuCores": 2, )"
+      R"("hostname": "bench", "hwtype": "x86_64", "devices": "0", "platform": "", "platform_version": "5", )"
+      R"("pid": "1000", "memoryTotal": 1048576, "cpuNums": 1, "sysClockFreq": 100, "upTime": "1", "netCardNums": 0, )"
+      R"("rank_id": -1, "pid_name": "bench", "drvVersion": 467473, "hostUid": "0", "CPU": [{"Id": 0, )"
+      R"("Name": "GenuineIntel", "Frequency": "", "Logical_CPU_Count": 2, "Type": "bench"}], "DeviceInfo": [{"id": 0, )"
+      R"("env_type": 3, "ctrl_cpu_id": "ARMv8_Cortex_A55", "ctrl_cpu_core_num": 1, "ctrl_cpu_endian_little": 1, )"
+      R"("ts_cpu_core_num": 1, "ai_cpu_core_num": 6, "ai_core_num": 24, "ai_cpu_core_id": 2, "ai_core_id": 0, )"
+      R"("aicpu_occupy_bitmap": 252, "ctrl_cpu": "0,1", "ai_cpu": "2,3,4,5,6,7", "aiv_num": 48, "hwts_frequency": "50", )"
+      R"("aic_frequency": "1800", "aiv_frequency": "1800"}], "netCard": []})";
+  const std::string start =
+      R"({"collectionDateBegin": "2026-01-01 12:00:00.000000", "collectionDateEnd": "", )"
+      R"("collectionTimeBegin": "1767268800000000", "collectionTimeEnd": "", "clockMonotonicRaw": "1000000000000"})";
+  const std::string end =
+      R"({"collectionDateBegin": "", "collectionDateEnd": "2026-01-01 12:01:40.000000", "collectionTimeBegin": "", )"
+      R"("collectionTimeEnd": "1767268900000000", "clockMonotonicRaw": "1100000000000"})";
+  const std::string host_start = "clock_monotonic_raw: 1000000000000\ncntvct: 1000000000000\ncntvct_diff: 0\n";
+  std::ofstream(host / "info.json") << info;
+  std::ofstream(host / "start_info") << start;
+  std::ofstream(host / "end_info") << end;
+  std::ofstream(host / "host_start.log") << "[Host]\n" << host_start;
+  std::ofstream(host / "sample.json")
+      << R"({"devices": "64", "acl": "on", "msproftx": "on", "ai_core_profiling_mode": "task-based", )"
+         R"("aiv_profiling_mode": "task-based", "prof_level": "l1", "profLevel": "l1", "llc_profiling": "", )"
+         R"("hostProfiling": "off", "taskTime": "l1", "result_dir": "", "runtimeApi": "on"})";
+  std::ofstream(dev / "info.json.0") << info;
+  std::ofstream(dev / "start_info.0") << start;
+  std::ofstream(dev / "end_info.0") << end;
+  std::ofstream(dev / "host_start.log.0") << "[Device0]\n" << host_start;
   std::ofstream(dev / "dev_start.log.0") << "clock_monotonic_raw: 1000000000000\ncntvct: 7000000000\n";
-  std::ofstream(dev / "sample.json") << R"({"ai_core_metrics": "PipeUtilization"})";
+  std::ofstream(dev / "sample.json")
+      << R"({"devices": "0", "ai_core_profiling": "on", "ai_core_metrics": "PipeUtilization", )"
+         R"("ai_core_profiling_events": "0x8,0xa,0x9,0xb,0xc,0xd,0x54,0x55", "ai_core_profiling_mode": "task-based", )"
+         R"("aicore_sampling_interval": 10, "aiv_profiling": "on", "aiv_metrics": "PipeUtilization", )"
+         R"("aiv_profiling_events": "0x8,0xa,0x9,0xb,0xc,0xd,0x54,0x55", "aiv_profiling_mode": "task-based", )"
+         R"("aiv_sampling_interval": 10, "llc_profiling": "", "hwts_log": "on", "stars_acsq_task": "on", )"
+         R"("taskTime": "l1", "prof_level": "l1", "profLevel": "l1", "acl": "on", "msproftx": "on", "result_dir": ""})";
   std::ofstream(hdata / "unaging.additional.type_info_dic.slice_0")
       << "10000_5:launch\n5000_0:KERNEL_AICORE\n";
   std::ofstream(hdata / "unaging.additional.hash_dic.slice_0") << "1:MatMul\n2:MatMul_kernel\n3:default\n";
