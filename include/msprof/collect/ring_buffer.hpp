@@ -112,6 +112,8 @@ class byte_ring {
     set_cached_read(read_.load(std::memory_order_acquire));
     return producer_used();
   }
+  // No half_mark() crossing before write position `pos` (the producer asked already).
+  void postpone_half_mark(std::uint64_t pos) noexcept { half_mark_ = pos; }
 
   // ------------------------------------------------------------ consumer
   // Calls f(const unsigned char* record, std::size_t size) for every committed
