@@ -2697,6 +2697,8 @@ class byte_ring {
     set_cached_read(read_.load(std::memory_order_acquire));
     return producer_used();
   }
+  // No half_mark() crossing before write position `pos` (the producer asked already).
+  void postpone_half_mark(std::uint64_t pos) noexcept { half_mark_ = pos; }
 
   // ------------------------------------------------------------ consumer
   // Calls f(const unsigned char* record, std::size_t size) for every committed
@@ -3251,10 +3253,14 @@ class basic_collector {
   MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
     const std::uint64_t w = b->ring.commit();
     b->count_call();
-    if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b);  // producer_used() > capacity / 2
+    if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b, w);  // producer_used() > capacity / 2
   }
-  MSPROF_NOINLINE static void maybe_wake(thread_buffer* b) noexcept {
-    if (b->ring.refresh_used() > b->ring.capacity() / 2) wake_once_per_pass(b);
+  // Past half full: wake the drain. While it is behind, look again only after another
+  // eighth of the ring, not at every event (reading its position costs a cache miss).
+  MSPROF_NOINLINE static void maybe_wake(thread_buffer* b, std::uint64_t w) noexcept {
+    if (b->ring.refresh_used() <= b->ring.capacity() / 2) return;
+    wake_once_per_pass(b);
+    b->ring.postpone_half_mark(w + b->ring.capacity() / 8);
   }
   // Wakes the drain unless this thread already did since its last pass began.
   static void wake_once_per_pass(thread_buffer* b) noexcept {
