@@ -76,7 +76,8 @@ TEST_CASE("storage limit: a deleted range counts as two events, the start and th
   session::prof_record_sink sink(*d, {});
   const std::uint64_t ranges = 300;
   for (std::uint64_t i = 1; i <= ranges; ++i) {
-    collect::tx_record r = mark(i, "r" + std::to_string(i));
+    const std::string message = "r" + std::to_string(i);  // the record holds a view of it
+    collect::tx_record r = mark(i, message);
     r.event_type = 2;  // start/stop
     r.end = r.start + 5;
     sink.write_tx(r);
