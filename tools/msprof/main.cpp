@@ -58,6 +58,8 @@ constexpr const char* usage_text =
     "      --timeline-max-size=MiB         split the chrome trace into parts above this size\n"
     "      --strict                        treat data warnings (truncated slices...) as errors\n"
     "  export, import, show and analyse also take:\n"
+    "      --collection-dir=<dir>          the long form of -dir (CANN's spelling)\n"
+    "      -h, --help                      this text\n"
     "      -q, --quiet                     no progress display\n"
     "      --progress                      progress even when stderr is not a terminal or CI is set\n"
     "                                      (then a plain line every 2 s instead of a redrawn bar)\n"
@@ -181,6 +183,11 @@ struct arg_parser {
       return std::string();
     }
     return args[i++];
+  }
+  /// -dir, or CANN's long form --collection-dir.
+  std::optional<std::string> take_dir(bool& error) {
+    auto v = take("dir", true, error);
+    return v ? v : take("collection-dir", true, error);
   }
 };
 
@@ -388,7 +395,7 @@ int cmd_export(arg_parser& p) {
   while (!p.done()) {
     bool err = false;
     if (pf.take(p, err)) {
-    } else if (auto v = p.take("dir", true, err)) {
+    } else if (auto v = p.take_dir(err)) {
       dir = *v;
     } else if (auto v2 = p.take("model-id", true, err)) {
       opt.model_id = parse_u32(*v2);
@@ -453,7 +460,7 @@ int cmd_import(arg_parser& p) {
   while (!p.done()) {
     bool err = false;
     if (pf.take(p, err)) {
-    } else if (auto v = p.take("dir", true, err)) {
+    } else if (auto v = p.take_dir(err)) {
       dir = *v;
     } else {
       return usage_error("unknown option '" + p.args[p.i] + "'");
@@ -490,7 +497,7 @@ int cmd_show(arg_parser& p) {
   while (!p.done()) {
     bool err = false;
     if (pf.take(p, err)) {
-    } else if (auto v = p.take("dir", true, err)) {
+    } else if (auto v = p.take_dir(err)) {
       dir = *v;
     } else if (auto t = p.take("top", true, err)) {
       auto n = parse_u32(*t);
@@ -684,7 +691,7 @@ int cmd_analyse(arg_parser& p) {
   while (!p.done()) {
     bool err = false;
     if (pf.take(p, err)) {
-    } else if (auto v = p.take("dir", true, err)) {
+    } else if (auto v = p.take_dir(err)) {
       dir = *v;
     } else if (auto t = p.take("export-type", true, err)) {
       opt.export_type = *t;
