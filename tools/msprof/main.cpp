@@ -184,6 +184,20 @@ struct arg_parser {
     }
     return args[i++];
   }
+  /// The option at args[i] (which starts with '-') as {name, value}: "--name=value",
+  /// "-name value", ... Every launcher option takes a value, as CANN's do.
+  /// `error`: no value follows.
+  std::pair<std::string, std::string> take_any(bool& error) {
+    const std::string& a = args[i++];
+    const std::string body = a.substr(a.rfind("--", 0) == 0 ? 2 : 1);
+    const auto eq = body.find('=');
+    if (eq != std::string::npos) return {body.substr(0, eq), body.substr(eq + 1)};
+    if (i >= args.size()) {
+      error = true;
+      return {body, ""};
+    }
+    return {body, args[i++]};
+  }
   /// -dir, or CANN's long form --collection-dir.
   std::optional<std::string> take_dir(bool& error) {
     auto v = take("dir", true, error);
@@ -561,40 +575,208 @@ std::pair<bool, std::string> injection_library() {
   return {false, tried};
 }
 
+/// What CANN's msprof collects and msprof cannot here, said once per option.
+constexpr const char* no_hardware = "not collected: no such hardware here";
+constexpr const char* no_runtime = "not collected: no CANN runtime here (msprof records the program's mstx calls)";
+constexpr const char* no_host_sampling = "not collected: msprof does not sample the host system";
+constexpr const char* whole_run = "not applied: msprof collects the whole run";
+
+/// A CANN msprof collection option that msprof accepts without acting on it:
+/// its value is checked as CANN checks it and recorded in host/sample.json.
+struct cann_option {
+  const char* name;
+  /// "a|b" one of the words, "lo..hi" a number, "list:a|b" a comma list of the
+  /// words, "devices" all or device ids, "hex" 0x event ids, "pid", "text".
+  const char* values;
+  /// What msprof says when the value asks for data (anything but "off");
+  /// nullptr for a setting of another switch (a frequency, a mode).
+  const char* note;
+};
+
+// Names, values and ranges: CANN's msprof --help and its input parser
+// (docs/cli.md, "CANN's collection options", lists the sources).
+constexpr cann_option cann_options[] = {
+    // Reported by the CANN runtime, GE and HCCL inside the program.
+    {"ascendcl", "on|off", no_runtime},
+    {"runtime-api", "on|off", no_runtime},
+    {"ge-api", "off|l0|l1", no_runtime},
+    {"model-execution", "on|off", no_runtime},
+    {"task-time", "on|off|l0|l1|l2|l3", no_runtime},
+    {"task-trace", "on|off|l0|l1|l2|l3", no_runtime},
+    {"task-memory", "on|off", no_runtime},
+    {"aicore-shape", "on|off", no_runtime},
+    {"hccl", "on|off", no_runtime},
+    {"aicpu", "on|off", no_runtime},
+    // Counted or sampled by the NPU.
+    {"ai-core", "on|off", no_hardware},
+    {"aic-mode", "task-based|sample-based", nullptr},
+    {"aic-freq", "1..100", nullptr},
+    {"ai-vector-core", "on|off", no_hardware},
+    {"aiv-mode", "task-based|sample-based", nullptr},
+    {"aiv-freq", "1..100", nullptr},
+    {"aiv-metrics", "ArithmeticUtilization|PipeUtilization|Memory|MemoryL0|MemoryUB|ResourceConflictRatio", nullptr},
+    {"task-tsfw", "on|off", no_hardware},
+    {"task-block", "on|off|all", no_hardware},
+    {"l2", "on|off", no_hardware},
+    {"npu-events", "hex", nullptr},
+    {"instr-profiling", "on|off", no_hardware},
+    {"instr-profiling-freq", "300..30000", nullptr},
+    {"sys-hardware-mem", "on|off", no_hardware},
+    {"sys-hardware-mem-freq", "1..10000", nullptr},
+    {"llc-profiling", "read|write|capacity|bandwidth", nullptr},
+    {"sys-mem-serviceflow", "text", nullptr},
+    {"sys-cpu-profiling", "on|off", no_hardware},
+    {"sys-cpu-freq", "1..50", nullptr},
+    {"sys-profiling", "on|off", no_hardware},
+    {"sys-sampling-freq", "1..10", nullptr},
+    {"sys-pid-profiling", "on|off", no_hardware},
+    {"sys-pid-sampling-freq", "1..10", nullptr},
+    {"sys-io-profiling", "on|off", no_hardware},
+    {"sys-io-sampling-freq", "1..100", nullptr},
+    {"sys-interconnection-profiling", "on|off", no_hardware},
+    {"sys-interconnection-freq", "1..50", nullptr},
+    {"dvpp-profiling", "on|off", no_hardware},
+    {"dvpp-freq", "1..100", nullptr},
+    {"sys-lp", "on|off", no_hardware},
+    {"sys-lp-freq", "1..100", nullptr},
+    {"sys-period", "1..2592000", nullptr},
+    {"sys-devices", "devices", nullptr},
+    {"optype", "text", nullptr},
+    // The host system, which CANN samples with perf, iotop and ltrace.
+    {"host-sys", "list:cpu|mem|disk|network|osrt", no_host_sampling},
+    {"host-sys-pid", "pid", nullptr},
+    {"host-sys-usage", "list:cpu|mem", no_host_sampling},
+    {"host-sys-usage-freq", "1..50", nullptr},
+    // Collection windows.
+    {"dynamic", "on|off", whole_run},
+    {"delay", "1..4294967295", whole_run},
+    {"duration", "1..4294967295", whole_run},
+};
+
+const cann_option* find_cann_option(const std::string& name) {
+  for (const auto& o : cann_options)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  for (std::size_t e; (e = s.find(sep, b)) != std::string::npos; b = e + 1) out.push_back(s.substr(b, e - b));
+  out.push_back(s.substr(b));
+  return out;
+}
+
+/// "a, b or c".
+std::string or_list(const std::vector<std::string>& words) {
+  std::string out;
+  for (std::size_t k = 0; k < words.size(); ++k)
+    out += (k == 0 ? "" : k + 1 == words.size() ? " or " : ", ") + words[k];
+  return out;
+}
+
+/// "" when `v` is a value the spec of cann_option::values allows, else what it allows.
+std::string cann_value_error(const std::string& spec, const std::string& v) {
+  if (const auto dots = spec.find(".."); dots != std::string::npos) {
+    const std::string lo = spec.substr(0, dots), hi = spec.substr(dots + 2);
+    const auto n = parse_u32(v);
+    if (n && *n >= *parse_u32(lo) && *n <= *parse_u32(hi)) return "";
+    return "a number from " + lo + " to " + hi;
+  }
+  if (spec == "pid") return parse_u32(v) ? "" : "a process id";
+  if (spec == "text")  // ';' separates the options in MSPROF_CANN_OPTIONS
+    return !v.empty() && v.find(';') == std::string::npos ? "" : "a value without ';'";
+  if (spec == "devices") {
+    if (v == "all") return "";
+    for (const auto& id : split(v, ','))
+      if (!parse_u32(id) || *parse_u32(id) > 63) return "all or a comma list of device ids (0 to 63)";
+    return "";
+  }
+  if (spec == "hex") {
+    for (const auto& e : split(v, ','))
+      if (e.size() < 3 || e.size() > 18 || e.compare(0, 2, "0x") != 0 ||
+          e.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
+        return "a comma list of hexadecimal event ids (0x...)";
+    return "";
+  }
+  const bool list = spec.rfind("list:", 0) == 0;
+  const auto allowed = split(list ? spec.substr(5) : spec, '|');
+  for (const auto& w : list ? split(v, ',') : std::vector<std::string>{v})
+    if (std::find(allowed.begin(), allowed.end(), w) == allowed.end())
+      return (list ? "a comma list of " : "") + or_list(allowed);
+  return "";
+}
+
+/// The usage text, with CANN's collection options msprof accepts.
+std::string usage() {
+  std::string text = usage_text;
+  text += "  the launcher also accepts CANN's collection options (docs/cli.md: what each does here):\n";
+  std::string line = "     ";
+  for (const auto& o : cann_options) {
+    std::string values = o.values;
+    if (values.rfind("list:", 0) == 0) values = values.substr(5) + "[,...]";
+    if (values == "devices") values = "all|<id>[,...]";
+    if (values == "hex") values = "0x<event>[,...]";
+    if (values == "pid" || values == "text") values = "<" + values + ">";
+    const std::string item = std::string(" --") + o.name + "=" + values;
+    if (line.size() + item.size() > 110) {
+      text += line + "\n";
+      line = "     ";
+    }
+    line += item;
+  }
+  return text + line + "\n";
+}
+
+int bad_value(const std::string& flag, const std::string& expected, const std::string& got) {
+  return usage_error(flag + " must be " + expected + ", got '" + got + "'");
+}
+
 int cmd_launch(arg_parser& p) {
   std::string output, application, include, exclude, metrics, storage;
   std::map<std::string, std::string> buffer_flags;  // "size" / "limit" / "full" -> text
   msprof::session::buffer_options buffers;
   bool mstx = true, export_data = true;
+  std::vector<std::pair<std::string, std::string>> cann;  // accepted cann_options, in command-line order
   while (!p.done()) {
+    const std::string arg = p.args[p.i];
+    if (arg.empty() || arg[0] != '-') return usage_error("unknown option '" + arg + "'");
     bool err = false;
-    if (auto v = p.take("output", true, err))
-      output = *v;
-    else if (auto a = p.take("application", true, err))
-      application = *a;
-    else if (auto m = p.take("mstx", true, err)) {
-      if (*m != "on" && *m != "off") return usage_error("--mstx must be on or off");
-      mstx = *m == "on";
-    } else if (auto i = p.take("mstx-domain-include", true, err))
-      include = *i;
-    else if (auto e = p.take("mstx-domain-exclude", true, err))
-      exclude = *e;
-    else if (auto am = p.take("aic-metrics", true, err))
-      metrics = *am;
-    else if (auto s = p.take("storage-limit", true, err))
-      storage = *s;
-    else if (auto bs = p.take("buffer-size", true, err))
-      buffer_flags["size"] = *bs;
-    else if (auto bl = p.take("buffer-limit", true, err))
-      buffer_flags["limit"] = *bl;
-    else if (auto bf = p.take("buffer-full", true, err))
-      buffer_flags["full"] = *bf;
-    else if (auto ex = p.take("export", true, err)) {
-      if (*ex != "on" && *ex != "off") return usage_error("--export must be on or off, got '" + *ex + "'");
-      export_data = *ex == "on";
-    } else
-      return usage_error("unknown option '" + p.args[p.i] + "'");
-    if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
+    const auto taken = p.take_any(err);
+    const std::string &name = taken.first, &v = taken.second;
+    const std::string flag = "--" + name;
+    if (err) return usage_error("option '" + arg + "' needs a value");
+    if (name == "output") {
+      output = v;
+    } else if (name == "application") {
+      application = v;
+    } else if (name == "mstx") {
+      if (v != "on" && v != "off") return bad_value(flag, "on or off", v);
+      mstx = v == "on";
+    } else if (name == "mstx-domain-include") {
+      include = v;
+    } else if (name == "mstx-domain-exclude") {
+      exclude = v;
+    } else if (name == "aic-metrics") {
+      metrics = v;
+    } else if (name == "storage-limit") {
+      storage = v;
+    } else if (name == "buffer-size" || name == "buffer-limit" || name == "buffer-full") {
+      buffer_flags[name.substr(7)] = v;
+    } else if (name == "export") {
+      if (v != "on" && v != "off") return bad_value(flag, "on or off", v);
+      export_data = v == "on";
+    } else if (const cann_option* o = find_cann_option(name)) {
+      if (const auto expected = cann_value_error(o->values, v); !expected.empty()) return bad_value(flag, expected, v);
+      // Given twice: the last value counts.
+      auto same = std::find_if(cann.begin(), cann.end(), [&](const auto& kv) { return kv.first == name; });
+      if (same != cann.end())
+        same->second = v;
+      else
+        cann.emplace_back(name, v);
+    } else {
+      return usage_error("unknown option '" + arg + "'");
+    }
   }
   if (application.empty()) return usage_error("--application=\"cmd args\" is required");
   if (output.empty()) output = fs::current_path().string();
@@ -629,6 +811,14 @@ int cmd_launch(arg_parser& p) {
     lib = found.second;
   }
 
+  // Said once, before the program runs: what a CANN user asked for and does not get here.
+  std::string cann_record;  // MSPROF_CANN_OPTIONS: name=value;...
+  for (const auto& [name, v] : cann) {
+    const char* note = find_cann_option(name)->note;
+    if (note != nullptr && v != "off") console::get().say(std::cerr, "msprof: --" + name + "=" + v + ": " + note);
+    cann_record += (cann_record.empty() ? "" : ";") + name + "=" + v;
+  }
+
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
 
@@ -644,6 +834,7 @@ int cmd_launch(arg_parser& p) {
     if (buffer_flags.count("size")) setenv("MSPROF_BUFFER_SIZE", buffer_flags["size"].c_str(), 1);
     if (buffer_flags.count("limit")) setenv("MSPROF_BUFFER_LIMIT", buffer_flags["limit"].c_str(), 1);
     if (buffer_flags.count("full")) setenv("MSPROF_BUFFER_FULL", buffer_flags["full"].c_str(), 1);
+    if (!cann_record.empty()) setenv("MSPROF_CANN_OPTIONS", cann_record.c_str(), 1);
     execl("/bin/sh", "sh", "-c", application.c_str(), static_cast<char*>(nullptr));
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
@@ -735,7 +926,7 @@ int main(int argc, char** argv) {
   arg_parser p;
   for (int i = 1; i < argc; ++i) p.args.emplace_back(argv[i]);
   if (p.args.empty()) {
-    std::cerr << "msprof: no command given\n" << usage_text;
+    std::cerr << "msprof: no command given\n" << usage();
     return 2;
   }
   const std::string& first = p.args[0];
@@ -744,7 +935,7 @@ int main(int argc, char** argv) {
   for (std::size_t k = 0; k < (subcommand ? p.args.size() : 1); ++k) {  // `msprof export timeline -h` too
     const std::string& a = p.args[k];
     if (a == "-h" || a == "--help" || a == "help") {
-      std::cout << usage_text;
+      std::cout << usage();
       return 0;
     }
   }
@@ -773,6 +964,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());
   }
-  std::cerr << "msprof: unknown command '" << first << "'\n" << usage_text;
+  std::cerr << "msprof: unknown command '" << first << "'\n" << usage();
   return 2;
 }

@@ -4,6 +4,7 @@
 // short flags, and -h on every command.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -27,7 +28,190 @@ fs::path add_pt_case(const sandbox& s, const std::string& c) {
   return dir;
 }
 
+/// The app of cli_test_app.cpp (mstx marks and ranges) as the launcher runs it.
+/// detect_leaks=0: see cli_test.cpp, "launcher end to end".
+std::string test_app() {
+#ifdef MSPROF_TEST_APP
+  return std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP;
+#else
+  return "true";
+#endif
+}
+
+/// How often `what` occurs in `text`.
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto k = text.find(what); k != std::string::npos; k = text.find(what, k + what.size())) ++n;
+  return n;
+}
+
+constexpr const char* no_runtime = "not collected: no CANN runtime here";
+constexpr const char* no_hardware = "not collected: no such hardware here";
+constexpr const char* no_host = "not collected: msprof does not sample the host system";
+constexpr const char* whole_run = "not applied: msprof collects the whole run";
+
+/// CANN's collection options whose data msprof does not collect (names, values
+/// and ranges from CANN's msprof --help and input parser; docs/cli.md).
+struct cann_case {
+  const char* option;
+  const char* good;  ///< a value CANN accepts
+  const char* bad;   ///< one it refuses
+  const char* note;  ///< what msprof says about `good` (nullptr: a setting, nothing to say)
+  bool switch_off;   ///< also takes "off", which asks for nothing
+};
+
+const std::vector<cann_case> cann_cases = {
+    {"ascendcl", "on", "yes", no_runtime, true},
+    {"runtime-api", "on", "1", no_runtime, true},
+    {"ge-api", "l1", "l2", no_runtime, true},
+    {"model-execution", "on", "true", no_runtime, true},
+    {"task-time", "l0", "l4", no_runtime, true},
+    {"task-trace", "l2", "full", no_runtime, true},
+    {"task-memory", "on", "ON", no_runtime, true},
+    {"aicore-shape", "on", "x", no_runtime, true},
+    {"hccl", "on", "enable", no_runtime, true},
+    {"aicpu", "on", "of", no_runtime, true},
+    {"ai-core", "on", "1", no_hardware, true},
+    {"aic-mode", "sample-based", "sampled", nullptr, false},
+    {"aic-freq", "50", "101", nullptr, false},
+    {"ai-vector-core", "on", "y", no_hardware, true},
+    {"aiv-mode", "task-based", "task", nullptr, false},
+    {"aiv-freq", "100", "0", nullptr, false},
+    {"aiv-metrics", "MemoryUB", "L2Cache", nullptr, false},
+    {"task-tsfw", "on", "no", no_hardware, true},
+    {"task-block", "all", "some", no_hardware, true},
+    {"l2", "on", "l2", no_hardware, true},
+    {"npu-events", "0x1,0x2a", "12", nullptr, false},
+    {"instr-profiling", "on", "true", no_hardware, true},
+    {"instr-profiling-freq", "300", "299", nullptr, false},
+    {"sys-hardware-mem", "on", "yes", no_hardware, true},
+    {"sys-hardware-mem-freq", "10000", "10001", nullptr, false},
+    {"llc-profiling", "write", "both", nullptr, false},
+    {"sys-mem-serviceflow", "flow1", "a;b", nullptr, false},
+    {"sys-cpu-profiling", "on", "1", no_hardware, true},
+    {"sys-cpu-freq", "50", "51", nullptr, false},
+    {"sys-profiling", "on", "1", no_hardware, true},
+    {"sys-sampling-freq", "10", "11", nullptr, false},
+    {"sys-pid-profiling", "on", "1", no_hardware, true},
+    {"sys-pid-sampling-freq", "1", "0", nullptr, false},
+    {"sys-io-profiling", "on", "1", no_hardware, true},
+    {"sys-io-sampling-freq", "100", "101", nullptr, false},
+    {"sys-interconnection-profiling", "on", "1", no_hardware, true},
+    {"sys-interconnection-freq", "50", "51", nullptr, false},
+    {"dvpp-profiling", "on", "1", no_hardware, true},
+    {"dvpp-freq", "1", "101", nullptr, false},
+    {"sys-lp", "on", "1", no_hardware, true},
+    {"sys-lp-freq", "100", "101", nullptr, false},
+    {"sys-period", "2592000", "2592001", nullptr, false},
+    {"sys-devices", "0,1", "0,x", nullptr, false},
+    {"optype", "Conv2D,MatMul", "a;b", nullptr, false},
+    {"host-sys", "cpu,mem,disk,network,osrt", "cpu,gpu", no_host, false},
+    {"host-sys-pid", "1", "-1", nullptr, false},
+    {"host-sys-usage", "cpu,mem", "disk", no_host, false},
+    {"host-sys-usage-freq", "50", "51", nullptr, false},
+    {"dynamic", "on", "yes", whole_run, true},
+    {"delay", "5", "0", whole_run, false},
+    {"duration", "4294967295", "4294967296", whole_run, false},
+};
+
+std::string flag(const cann_case& c, const std::string& v) { return std::string("--") + c.option + "=" + v; }
+
 }  // namespace
+
+TEST_CASE("cann options: a bad value is one usage line naming the option and what it takes, and nothing runs") {
+  sandbox s;
+  const auto out = s.root / "out";
+  for (const auto& c : cann_cases) {
+    CAPTURE(c.option);
+    const auto r =
+        s.run({"--output=" + out.string(), flag(c, c.bad), "--application=touch " + (s.root / "ran").string()});
+    CHECK(r.rc == 2);
+    CHECK(r.err.rfind(std::string("msprof: --") + c.option + " must be ", 0) == 0);
+    CHECK(r.err.find(std::string(", got '") + c.bad + "'\n") != std::string::npos);
+    CHECK(count(r.err, "\n") == 2);  // the line and the pointer to --help
+    CHECK_FALSE(fs::exists(s.root / "ran"));
+  }
+  // A switch without a value is a usage error too.
+  const auto r = s.run({"--output=" + out.string(), "--application=true", "--sys-hardware-mem"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("option '--sys-hardware-mem' needs a value") != std::string::npos);
+}
+
+#if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+TEST_CASE("cann options: each alone is accepted (exit 0), said once when it asks for data, recorded in sample.json") {
+  sandbox s;
+  int run = 0;
+  for (const auto& c : cann_cases) {
+    for (const std::string& v : {std::string(c.good), std::string(c.switch_off ? "off" : "")}) {
+      if (v.empty()) continue;
+      CAPTURE(c.option);
+      CAPTURE(v);
+      const auto out = s.root / std::to_string(run++);
+      // Both of CANN's spellings: --name=value and --name value.
+      std::vector<std::string> args = {"--output=" + out.string(), "--export=off", "--application=" + test_app()};
+      if (run % 2)
+        args.push_back(flag(c, v));
+      else
+        args.insert(args.end(), {std::string("--") + c.option, v});
+      const auto r = s.run(args);
+      CHECK(r.rc == 0);
+      const bool said = c.note != nullptr && v != "off";
+      CHECK(count(r.err, flag(c, v) + ": ") == (said ? 1u : 0u));
+      if (said) CHECK(r.err.find(flag(c, v) + ": " + c.note) != std::string::npos);
+      // The mstx data is collected as always.
+      const auto prof = prof_dir_in(out);
+      REQUIRE(!prof.empty());
+      CHECK(r.out == prof.string() + "\n");
+      CHECK(slurp(prof / "host" / "sample.json").find("\"" + std::string(c.option) + "\": \"" + v + "\"") !=
+            std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("cann options: a CANN script's collection switches all at once: exit 0, each said once, all recorded") {
+  sandbox s;
+  const auto out = s.root / "out";
+  std::vector<std::string> args = {"--output=" + out.string()};
+  for (const auto& c : cann_cases) args.push_back(flag(c, c.good));
+  args.push_back("--application=" + test_app());
+  const auto r = s.run(args);
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  std::size_t notes = 0;
+  for (const auto& c : cann_cases) {
+    CAPTURE(c.option);
+    CHECK(count(r.err, flag(c, c.good) + ": ") == (c.note != nullptr ? 1u : 0u));
+    notes += c.note != nullptr ? 1 : 0;
+  }
+  CHECK(count(r.err, "\n") == notes);  // nothing else on stderr
+  const auto prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  const std::string sample = slurp(prof / "host" / "sample.json");
+  for (const auto& c : cann_cases) CHECK(count(sample, "\"" + std::string(c.option) + "\": ") == 1);
+  // and exported as usual
+  CHECK(fs::is_directory(prof / "mindstudio_profiler_output"));
+}
+
+TEST_CASE("cann options: MSPROF_CANN_OPTIONS by hand: a malformed entry is said and left out, a key is written once") {
+  sandbox s;
+  const auto out = s.root / "out";
+  const std::string cmd = "env ASAN_OPTIONS=detect_leaks=0 MSTX_INJECTION_PATH=" + quote(MSPROF_TEST_INJECTION_LIB) +
+                          " MSPROF_OUTPUT=" + quote(out.string()) +
+                          " MSPROF_CANN_OPTIONS='l2=on;bogus;Bad=1;acl=off' " + quote(MSPROF_TEST_APP) + " 2>" +
+                          quote((s.root / "err.txt").string());
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const std::string err = slurp(s.root / "err.txt");
+  CHECK(err.find("MSPROF_CANN_OPTIONS: 'bogus' is not <option>=<value>; not recorded") != std::string::npos);
+  CHECK(err.find("MSPROF_CANN_OPTIONS: 'Bad=1' is not <option>=<value>; not recorded") != std::string::npos);
+  const auto prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  const std::string sample = slurp(prof / "host" / "sample.json");
+  CHECK(sample.find("\"l2\": \"on\"") != std::string::npos);
+  CHECK(count(sample, "\"acl\": ") == 1);  // replaces the default "on": one key, valid JSON
+  CHECK(sample.find("\"acl\": \"off\"") != std::string::npos);
+  CHECK(sample.find("bogus") == std::string::npos);
+}
+#endif
 
 TEST_CASE("cann options: --collection-dir is -dir for export, import, show and analyse") {
   sandbox s;
