@@ -67,11 +67,15 @@ constexpr const char* usage_text =
     "      torch_npu profiler directories: write ASCEND_PROFILER_OUTPUT/ as torch_npu's analysis does\n"
     "  msprof import -dir <dir>            check and load a collection, print what it holds\n"
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
-    "  msprof --output=DIR --application=\"cmd args\" [--mstx=on] [--mstx-domain-include=a,b |\n"
-    "         --mstx-domain-exclude=a,b] [--aic-metrics=PipeUtilization] [--storage-limit=<n>MB]\n"
-    "         [--buffer-size=1MB] [--buffer-limit=64MB] [--buffer-full=grow|block|drop] [--export=on|off]\n"
-    "      run cmd with mstx collection attached, then export timeline, summaries and db\n"
-    "      (--export=off: only print the PROF_ directory, for a later `msprof export`)\n"
+    "  msprof [options] --application=\"cmd args\"   or   msprof [options] <program> [args]\n"
+    "      run the program with mstx collection attached, then export timeline, summaries and db\n"
+    "      --output=DIR                    parent of the PROF_ directory (default: the current directory)\n"
+    "      --mstx=on|off, --msproftx=on|off  record the program's mstx calls (default on)\n"
+    "      --mstx-domain-include=a,b | --mstx-domain-exclude=a,b\n"
+    "      --aic-metrics=PipeUtilization   recorded in sample.json\n"
+    "      --storage-limit=<n>MB  --buffer-size=1MB  --buffer-limit=64MB  --buffer-full=grow|block|drop\n"
+    "      --environment=\"K=V;K2=V2\"      environment variables for the program\n"
+    "      --export=on|off                 off: only print the PROF_ directory, for a later `msprof export`\n"
     "  msprof -h | --help | --version\n";
 
 /// Owns stdout and stderr while a progress bar is drawn: every line msprof
@@ -728,6 +732,13 @@ std::string usage() {
   return text + line + "\n";
 }
 
+/// `w` as one word for /bin/sh.
+std::string shell_word(const std::string& w) {
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 int bad_value(const std::string& flag, const std::string& expected, const std::string& got) {
   return usage_error(flag + " must be " + expected + ", got '" + got + "'");
 }
@@ -738,9 +749,18 @@ int cmd_launch(arg_parser& p) {
   msprof::session::buffer_options buffers;
   bool mstx = true, export_data = true;
   std::vector<std::pair<std::string, std::string>> cann;  // accepted cann_options, in command-line order
+  std::vector<std::pair<std::string, std::string>> app_env;  // --environment
+  std::vector<std::string> program;                          // msprof [options] <program> [args]
   while (!p.done()) {
     const std::string arg = p.args[p.i];
-    if (arg.empty() || arg[0] != '-') return usage_error("unknown option '" + arg + "'");
+    if (arg == "-h" || arg == "--help") {
+      std::cout << usage();
+      return 0;
+    }
+    if (arg.empty() || arg[0] != '-') {  // the program and its arguments: the rest is theirs
+      program.assign(p.args.begin() + static_cast<std::ptrdiff_t>(p.i), p.args.end());
+      break;
+    }
     bool err = false;
     const auto taken = p.take_any(err);
     const std::string &name = taken.first, &v = taken.second;
@@ -750,9 +770,17 @@ int cmd_launch(arg_parser& p) {
       output = v;
     } else if (name == "application") {
       application = v;
-    } else if (name == "mstx") {
+    } else if (name == "mstx" || name == "msproftx") {  // msproftx: CANN's name of the switch
       if (v != "on" && v != "off") return bad_value(flag, "on or off", v);
       mstx = v == "on";
+    } else if (name == "environment") {  // CANN's KEY=VALUE;KEY=VALUE for the program
+      for (const auto& kv : split(v, ';')) {
+        const auto eq = kv.find('=');
+        if (eq == 0 || (eq == std::string::npos && !kv.empty())) return bad_value(flag, "KEY=VALUE[;KEY=VALUE...]", v);
+        if (!kv.empty()) app_env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+      }
+    } else if (name == "pid") {
+      return usage_error("--pid: msprof does not attach to a running process; run the program under msprof");
     } else if (name == "mstx-domain-include") {
       include = v;
     } else if (name == "mstx-domain-exclude") {
@@ -778,7 +806,12 @@ int cmd_launch(arg_parser& p) {
       return usage_error("unknown option '" + arg + "'");
     }
   }
-  if (application.empty()) return usage_error("--application=\"cmd args\" is required");
+  if (!program.empty()) {
+    if (!application.empty()) return usage_error("the program is given twice: by --application and after the options");
+    for (const auto& w : program) application += (application.empty() ? "" : " ") + shell_word(w);
+  }
+  if (application.empty())
+    return usage_error("--application=\"cmd args\" (or the program after the options) is required");
   if (output.empty()) output = fs::current_path().string();
   if (!include.empty() && !exclude.empty())
     return usage_error("--mstx-domain-include and --mstx-domain-exclude cannot be used together");
@@ -825,6 +858,7 @@ int cmd_launch(arg_parser& p) {
   const pid_t child = fork();
   if (child < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
+    for (const auto& kv : app_env) setenv(kv.first.c_str(), kv.second.c_str(), 1);  // msprof's own come after
     if (mstx) setenv("MSTX_INJECTION_PATH", lib.c_str(), 1);
     setenv("MSPROF_OUTPUT", abs_output.c_str(), 1);
     if (!include.empty()) setenv("MSPROF_MSTX_DOMAIN_INCLUDE", include.c_str(), 1);

@@ -213,6 +213,84 @@ TEST_CASE("cann options: MSPROF_CANN_OPTIONS by hand: a malformed entry is said 
 }
 #endif
 
+TEST_CASE("cann options: -h and --help on every command, and the help lists every CANN option") {
+  sandbox s;
+  const std::vector<std::vector<std::string>> commands = {
+      {"export", "timeline", "-h"}, {"export", "summary", "--help"},  {"export", "db", "-dir", "x", "-h"},
+      {"import", "-h"},             {"show", "--help"},               {"analyse", "-h"},
+      {"--help"},                   {"--output=x", "-h"},             {"--output=x", "--task-time=on", "--help"}};
+  for (const auto& args : commands) {
+    CAPTURE(args.back());
+    CAPTURE(args.front());
+    const auto r = s.run(args);
+    CHECK(r.rc == 0);
+    CHECK(r.out.find("usage:") != std::string::npos);
+    CHECK(r.err.empty());
+  }
+  CHECK_FALSE(fs::exists(s.root / "x"));  // help runs nothing
+  const auto help = s.run({"--help"}).out;
+  for (const auto& c : cann_cases) CHECK(help.find(std::string("--") + c.option + "=") != std::string::npos);
+  for (const char* o : {"--msproftx=", "--collection-dir=", "--environment="})
+    CHECK(help.find(o) != std::string::npos);
+}
+
+TEST_CASE("cann options: --pid is refused (msprof does not attach), --environment needs KEY=VALUE") {
+  sandbox s;
+  auto r = s.run({"--output=" + s.root.string(), "--dynamic=on", "--pid=4242"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.rfind("msprof: --pid: msprof does not attach to a running process", 0) == 0);
+  r = s.run({"--output=" + s.root.string(), "--environment=A=1;B", "--application=true"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.rfind("msprof: --environment must be KEY=VALUE[;KEY=VALUE...], got 'A=1;B'", 0) == 0);
+  r = s.run({"--output=" + s.root.string(), "--application=true", "true"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("the program is given twice") != std::string::npos);
+  r = s.run({"--output=" + s.root.string(), "--msproftx=yes", "true"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.rfind("msprof: --msproftx must be on or off, got 'yes'", 0) == 0);
+}
+
+#if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+TEST_CASE("cann options: the program after the options, with its arguments as given (CANN's recommended form)") {
+  sandbox s;
+  const auto out = s.root / "out";
+  const auto args_file = s.root / "args.txt";
+  // The program's own options (-h, --output) are its, not msprof's.
+  const auto r = s.run({"--output=" + out.string(), "--export=off", "sh", "-c",
+                        "printf '%s|' \"$@\" > " + quote(args_file.string()) + "; exec " + test_app(), "sh", "a b",
+                        "it's", "-h", "--output=elsewhere"});
+  CAPTURE(r.err);
+  CHECK(r.rc == 0);
+  CHECK(slurp(args_file) == "a b|it's|-h|--output=elsewhere|");
+  const auto prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  CHECK(r.out == prof.string() + "\n");
+  CHECK_FALSE(fs::exists(s.root / "elsewhere"));
+}
+
+TEST_CASE("cann options: --msproftx is CANN's name of --mstx, --environment sets the program's variables") {
+  sandbox s;
+  auto r = s.run({"--output=" + (s.root / "on").string(), "--export=off", "--msproftx=on",
+                  "--application=" + test_app()});
+  CHECK(r.rc == 0);
+  CHECK_FALSE(prof_dir_in(s.root / "on").empty());
+  // off: the program runs without the collector, so there is nothing to export (as --mstx=off)
+  r = s.run({"--output=" + (s.root / "off").string(), "--msproftx=off", "--application=" + test_app()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("no PROF_ directory") != std::string::npos);
+  CHECK(prof_dir_in(s.root / "off").empty());
+  const auto env_file = s.root / "env.txt";
+  r = s.run({"--output=" + (s.root / "env").string(), "--environment=MY_A=1;MY_B=two words;MSPROF_OUTPUT=/nowhere",
+             "--application=env > " + quote(env_file.string())});
+  const auto env = slurp(env_file);
+  CHECK(env.find("\nMY_A=1\n") != std::string::npos);
+  CHECK(env.find("\nMY_B=two words\n") != std::string::npos);
+  // msprof's own variables are not replaced
+  CHECK(env.find("MSPROF_OUTPUT=" + (s.root / "env").string()) != std::string::npos);
+  CHECK(env.find("/nowhere") == std::string::npos);
+}
+#endif
+
 TEST_CASE("cann options: --collection-dir is -dir for export, import, show and analyse") {
   sandbox s;
   const auto prof = s.add("multi_thread_mixed");
