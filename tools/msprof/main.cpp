@@ -76,6 +76,11 @@ constexpr const char* usage_text =
     "      --storage-limit=<n>MB  --buffer-size=1MB  --buffer-limit=64MB  --buffer-full=grow|block|drop\n"
     "      --environment=\"K=V;K2=V2\"      environment variables for the program\n"
     "      --export=on|off                 off: only print the PROF_ directory, for a later `msprof export`\n"
+    "      --type=text|db                  what the export writes: text = timeline, summaries and db; db = the db\n"
+    "      --summary-format=csv|json  --reports=FILE  --clear=on|off  --model-id=N --iteration-id=N  (as export)\n"
+    "  msprof --export=on | --parse=on | --query=on | --analyze=on --output=<PROF_ dir or parent> [--type=...]\n"
+    "      CANN's work on collected data: export it (options as above); parse and query check it and print\n"
+    "      what it holds (as import); analyze: msprof has no communication data to analyse\n"
     "  msprof -h | --help | --version\n";
 
 /// Owns stdout and stderr while a progress bar is drawn: every line msprof
@@ -472,6 +477,8 @@ cv::load_options read_only() {
   return lo;
 }
 
+int import_dirs(const std::string& dir, const progress_flags& pf);
+
 int cmd_import(arg_parser& p) {
   std::string dir;
   progress_flags pf;
@@ -486,6 +493,11 @@ int cmd_import(arg_parser& p) {
     if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
   }
   if (dir.empty()) return usage_error("import needs -dir <PROF_ dir>");
+  return import_dirs(dir, pf);
+}
+
+/// Loads and checks each collection `dir` names; one line each saying what it holds.
+int import_dirs(const std::string& dir, const progress_flags& pf) {
   const auto found = prof_dirs_or_fail(dir);
   if (!found) return 1;
   const auto& dirs = *found;
@@ -743,11 +755,42 @@ int bad_value(const std::string& flag, const std::string& expected, const std::s
   return usage_error(flag + " must be " + expected + ", got '" + got + "'");
 }
 
+/// Options that only a collection uses (not --export=on and the like on collected data).
+bool collection_only(const std::string& name) {
+  static const std::set<std::string> names = {
+      "mstx",          "msproftx",    "mstx-domain-include", "mstx-domain-exclude", "aic-metrics",
+      "storage-limit", "buffer-size", "buffer-limit",        "buffer-full",         "environment"};
+  return names.count(name) != 0 || find_cann_option(name) != nullptr;
+}
+
+/// CANN's `msprof --export=on | --parse=on | --query=on | --analyze=on --output=DIR`
+/// with no program: works on the collections in DIR (a PROF_ directory or its parent).
+int use_collected(const std::string& dir, bool export_on, bool parse, bool query, bool analyze,
+                  const cv::export_options& eo, const std::string& collect_flag) {
+  if (int(export_on) + int(parse) + int(query) + int(analyze) > 1)
+    return usage_error("--export=on, --parse, --query and --analyze go one at a time");
+  if (!collect_flag.empty())
+    return usage_error(collect_flag + " is an option of a collection: give the program to run");
+  if (dir.empty()) return usage_error("give the collection as --output=<PROF_ dir or its parent>");
+  if (export_on) return run_export(dir, what::all, eo, progress_flags{});
+  // msprof reads the raw data directly: parse and query check it and say what it holds.
+  if (parse || query) return import_dirs(dir, progress_flags{});
+  if (!prof_dirs_or_fail(dir)) return 1;
+  console::get().say(std::cerr, "msprof: --analyze=on: nothing to analyse: msprof collects no communication data");
+  return 0;
+}
+
 int cmd_launch(arg_parser& p) {
   std::string output, application, include, exclude, metrics, storage;
   std::map<std::string, std::string> buffer_flags;  // "size" / "limit" / "full" -> text
   msprof::session::buffer_options buffers;
-  bool mstx = true, export_data = true;
+  bool mstx = true, export_data = true, export_on = false, parse = false, query = false, analyze = false;
+  cv::export_options eo;    // --type, --summary-format, --reports, --clear, --model-id, --iteration-id
+  std::string collect_flag;  // the first option that only a collection uses
+  // on|off switches; msproftx is CANN's name of mstx
+  const std::map<std::string, bool*> switches = {
+      {"mstx", &mstx},     {"msproftx", &mstx}, {"export", &export_data}, {"clear", &eo.clear},
+      {"parse", &parse},   {"query", &query},   {"analyze", &analyze}};
   std::vector<std::pair<std::string, std::string>> cann;  // accepted cann_options, in command-line order
   std::vector<std::pair<std::string, std::string>> app_env;  // --environment
   std::vector<std::string> program;                          // msprof [options] <program> [args]
@@ -766,13 +809,34 @@ int cmd_launch(arg_parser& p) {
     const std::string &name = taken.first, &v = taken.second;
     const std::string flag = "--" + name;
     if (err) return usage_error("option '" + arg + "' needs a value");
+    if (collect_flag.empty() && collection_only(name)) collect_flag = flag;
     if (name == "output") {
       output = v;
     } else if (name == "application") {
       application = v;
-    } else if (name == "mstx" || name == "msproftx") {  // msproftx: CANN's name of the switch
+    } else if (const auto sw = switches.find(name); sw != switches.end()) {
       if (v != "on" && v != "off") return bad_value(flag, "on or off", v);
-      mstx = v == "on";
+      *sw->second = v == "on";
+      if (name == "export") export_on = v == "on";
+    } else if (name == "type") {  // CANN: text writes the db as well
+      if (v != "text" && v != "db") return bad_value(flag, "text or db", v);
+      eo.text = v == "text";
+    } else if (name == "summary-format") {
+      if (v != "csv" && v != "json") return bad_value(flag, "csv or json", v);
+      eo.format = v;
+    } else if (name == "reports") {
+      auto r = read_reports(v);
+      if (!r) return fail(r.err().what());
+      eo.reports = *r;
+    } else if (name == "model-id" || name == "iteration-id") {
+      const auto n = parse_u32(v);
+      if (!n) return bad_value(flag, "a number", v);
+      (name == "model-id" ? eo.model_id : eo.iteration_id) = n;
+    } else if (name == "rule") {  // of --analyze
+      if (const auto expected = cann_value_error("list:communication|communication_matrix", v); !expected.empty())
+        return bad_value(flag, expected, v);
+    } else if (name == "python-path") {
+      // CANN's analysis runs in Python; msprof's needs none.
     } else if (name == "environment") {  // CANN's KEY=VALUE;KEY=VALUE for the program
       for (const auto& kv : split(v, ';')) {
         const auto eq = kv.find('=');
@@ -791,9 +855,6 @@ int cmd_launch(arg_parser& p) {
       storage = v;
     } else if (name == "buffer-size" || name == "buffer-limit" || name == "buffer-full") {
       buffer_flags[name.substr(7)] = v;
-    } else if (name == "export") {
-      if (v != "on" && v != "off") return bad_value(flag, "on or off", v);
-      export_data = v == "on";
     } else if (const cann_option* o = find_cann_option(name)) {
       if (const auto expected = cann_value_error(o->values, v); !expected.empty()) return bad_value(flag, expected, v);
       // Given twice: the last value counts.
@@ -810,6 +871,12 @@ int cmd_launch(arg_parser& p) {
     if (!application.empty()) return usage_error("the program is given twice: by --application and after the options");
     for (const auto& w : program) application += (application.empty() ? "" : " ") + shell_word(w);
   }
+  if (eo.model_id.has_value() != eo.iteration_id.has_value())
+    return usage_error("--model-id and --iteration-id go together");
+  if (application.empty() && (export_on || parse || query || analyze))
+    return use_collected(output, export_on, parse, query, analyze, eo, collect_flag);
+  if (parse || query || analyze)
+    return usage_error("--parse, --query and --analyze work on collected data: give --output=<dir> and no program");
   if (application.empty())
     return usage_error("--application=\"cmd args\" (or the program after the options) is required");
   if (output.empty()) output = fs::current_path().string();
@@ -898,7 +965,7 @@ int cmd_launch(arg_parser& p) {
   }
   int rc = 0;
   if (export_data)
-    rc = run_export(newest, what::all, cv::export_options{}, progress_flags{});
+    rc = run_export(newest, what::all, eo, progress_flags{});
   else
     std::cout << newest << "\n";  // --export=off: collected only; `msprof export ... -dir` it later
   if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +

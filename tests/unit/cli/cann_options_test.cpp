@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -288,6 +289,113 @@ TEST_CASE("cann options: --msproftx is CANN's name of --mstx, --environment sets
   // msprof's own variables are not replaced
   CHECK(env.find("MSPROF_OUTPUT=" + (s.root / "env").string()) != std::string::npos);
   CHECK(env.find("/nowhere") == std::string::npos);
+}
+#endif
+
+/// The file names msprof wrote in a PROF_ directory (mindstudio_profiler_output/ and the db).
+std::vector<std::string> written(const fs::path& prof) {
+  std::vector<std::string> names;
+  for (const auto& f : outputs(prof)) names.push_back(f.filename().string());
+  return names;
+}
+
+bool has(const std::vector<std::string>& names, const std::string& prefix, const std::string& ext) {
+  for (const auto& n : names)
+    if (n.rfind(prefix, 0) == 0 && fs::path(n).extension() == ext) return true;
+  return false;
+}
+
+TEST_CASE("cann options: --type, --summary-format, --export and the rest as CANN has them: bad values and mixes") {
+  sandbox s;
+  const std::string out = "--output=" + s.root.string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{out, "--type=csv", "true"}, "msprof: --type must be text or db, got 'csv'"},
+      {{out, "--summary-format=xml", "true"}, "msprof: --summary-format must be csv or json, got 'xml'"},
+      {{out, "--export=yes", "true"}, "msprof: --export must be on or off, got 'yes'"},
+      {{out, "--clear=1", "true"}, "msprof: --clear must be on or off, got '1'"},
+      {{out, "--parse=true"}, "msprof: --parse must be on or off, got 'true'"},
+      {{out, "--query=x"}, "msprof: --query must be on or off, got 'x'"},
+      {{out, "--analyze=x"}, "msprof: --analyze must be on or off, got 'x'"},
+      {{out, "--analyze=on", "--rule=hccl"}, "msprof: --rule must be a comma list of communication or"},
+      {{out, "--model-id=x", "--iteration-id=1", "true"}, "msprof: --model-id must be a number, got 'x'"},
+      {{out, "--model-id=1", "true"}, "msprof: --model-id and --iteration-id go together"},
+      {{out, "--export=on", "--parse=on"}, "msprof: --export=on, --parse, --query and --analyze go one at a time"},
+      {{out, "--export=on", "--ai-core=on"}, "msprof: --ai-core is an option of a collection: give the program"},
+      {{out, "--query=on", "--msproftx=on"}, "msprof: --msproftx is an option of a collection"},
+      {{"--export=on"}, "msprof: give the collection as --output=<PROF_ dir or its parent>"},
+      {{out, "--parse=on", "true"}, "msprof: --parse, --query and --analyze work on collected data"},
+      {{out, "--export=off"}, "msprof: --application=\"cmd args\" (or the program after the options) is required"},
+  };
+  for (const auto& [args, message] : bad) {
+    CAPTURE(message);
+    const auto r = s.run(args);
+    CHECK(r.rc == 2);
+    CHECK(r.err.rfind(message, 0) == 0);
+  }
+}
+
+#if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+TEST_CASE("cann options: --type=db writes the db only, text writes timeline, summaries and db, --summary-format=json") {
+  sandbox s;
+  auto r = s.run({"--output=" + (s.root / "db").string(), "--type=db", "--application=" + test_app()});
+  REQUIRE(r.rc == 0);
+  auto names = written(prof_dir_in(s.root / "db"));
+  CHECK(names.size() == 1);
+  CHECK(has(names, "msprof_", ".db"));
+  r = s.run({"--output=" + (s.root / "text").string(), "--type=text", "--summary-format=json",
+             "--application=" + test_app()});
+  REQUIRE(r.rc == 0);
+  names = written(prof_dir_in(s.root / "text"));
+  CHECK(has(names, "msprof_", ".db"));
+  CHECK(has(names, "msprof_tx_", ".json"));
+  CHECK(has(names, "msprof_tx_summary_", ".json"));  // the JSON summary beside the timeline of the same name
+  CHECK_FALSE(has(names, "msprof_tx_", ".csv"));
+  // --reports as msprof export's -reports
+  const auto reports = s.root / "reports.json";
+  std::ofstream(reports) << R"({"reports": ["msprof_tx"]})";
+  r = s.run({"--output=" + (s.root / "rep").string(), "--reports=" + reports.string(), "--application=" + test_app()});
+  REQUIRE(r.rc == 0);
+  names = written(prof_dir_in(s.root / "rep"));
+  CHECK(has(names, "msprof_tx_", ".csv"));
+  CHECK_FALSE(has(names, "msprof_2", ".json"));
+}
+
+TEST_CASE("cann options: --export=on, --parse=on, --query=on and --analyze=on --output=DIR work on collected data") {
+  sandbox s;
+  const auto out = s.root / "out";
+  auto r = s.run({"--output=" + out.string(), "--export=off", "--application=" + test_app()});
+  REQUIRE(r.rc == 0);
+  const auto prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  REQUIRE(written(prof).empty());
+  // CANN: msprof --export=on --output=<dir> [--type=db]; the parent or the PROF_ directory
+  r = s.run({"--export=on", "--output=" + out.string(), "--type=db"});
+  CAPTURE(r.err);
+  CHECK(r.rc == 0);
+  auto names = written(prof);
+  CHECK(names.size() == 1);
+  CHECK(has(names, "msprof_", ".db"));
+  CHECK(r.out == (prof / names[0]).string() + "\n");
+  r = s.run({"--export=on", "--output=" + prof.string(), "--summary-format=json"});
+  CHECK(r.rc == 0);
+  CHECK(has(written(prof), "msprof_tx_summary_", ".json"));
+  for (const char* mode : {"--parse=on", "--query=on"}) {
+    CAPTURE(mode);
+    r = s.run({mode, "--output=" + out.string()});
+    CHECK(r.rc == 0);
+    CHECK(r.out == prof.string() + ": 0 API calls, 0 device tasks, 3 mstx events, 0 device(s); no losses\n");
+  }
+  r = s.run({"--analyze=on", "--rule=communication,communication_matrix", "--output=" + out.string()});
+  CHECK(r.rc == 0);
+  CHECK(r.err == "msprof: --analyze=on: nothing to analyse: msprof collects no communication data\n");
+  // nothing collected there: the message every command gives
+  fs::create_directories(s.root / "empty");
+  for (const char* mode : {"--export=on", "--parse=on", "--query=on", "--analyze=on"}) {
+    CAPTURE(mode);
+    r = s.run({mode, "--output=" + (s.root / "empty").string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("no PROF_ directory found") != std::string::npos);
+  }
 }
 #endif
 
