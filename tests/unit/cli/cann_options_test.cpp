@@ -373,7 +373,7 @@ TEST_CASE("cann options: --export=on, --parse=on, --query=on and --analyze=on --
   CAPTURE(r.err);
   CHECK(r.rc == 0);
   auto names = written(prof);
-  CHECK(names.size() == 1);
+  REQUIRE(names.size() == 1);
   CHECK(has(names, "msprof_", ".db"));
   CHECK(r.out == (prof / names[0]).string() + "\n");
   r = s.run({"--export=on", "--output=" + prof.string(), "--summary-format=json"});
@@ -398,6 +398,47 @@ TEST_CASE("cann options: --export=on, --parse=on, --query=on and --analyze=on --
   }
 }
 #endif
+
+TEST_CASE("cann options: every name of CANN's msprof command line is known and in docs/cli.md's table") {
+  // CANN's LONG_OPTIONS (msprofbin input_parser.h) with a value it accepts.
+  const std::vector<std::pair<std::string, std::string>> all = {
+      {"output", "o"}, {"storage-limit", "200MB"}, {"application", "true"}, {"environment", "A=1"},
+      {"dynamic", "off"}, {"pid", "1"}, {"delay", "1"}, {"duration", "1"}, {"aic-mode", "task-based"},
+      {"aic-metrics", "PipeUtilization"}, {"aiv-mode", "task-based"}, {"aiv-metrics", "Memory"},
+      {"npu-events", "0x1"}, {"sys-devices", "all"}, {"llc-profiling", "read"}, {"python-path", "/usr/bin/python3"},
+      {"summary-format", "csv"}, {"type", "text"}, {"reports", "r.json"}, {"sys-mem-serviceflow", "x"},
+      {"optype", "Conv2D"}, {"rule", "communication"}, {"ascendcl", "on"}, {"ai-core", "on"},
+      {"ai-vector-core", "on"}, {"model-execution", "on"}, {"runtime-api", "on"}, {"task-tsfw", "on"},
+      {"task-time", "on"}, {"aicore-shape", "on"}, {"ge-api", "l0"}, {"task-trace", "on"}, {"task-memory", "on"},
+      {"aicpu", "on"}, {"msproftx", "on"}, {"mstx-domain-include", "a"}, {"mstx-domain-exclude", "b"},
+      {"sys-cpu-profiling", "on"}, {"sys-profiling", "on"}, {"sys-pid-profiling", "on"}, {"sys-hardware-mem", "on"},
+      {"sys-io-profiling", "on"}, {"sys-interconnection-profiling", "on"}, {"dvpp-profiling", "on"},
+      {"task-block", "on"}, {"sys-lp", "on"}, {"hccl", "on"}, {"instr-profiling", "on"}, {"l2", "on"},
+      {"parse", "on"}, {"query", "on"}, {"export", "on"}, {"clear", "on"}, {"analyze", "on"}, {"aic-freq", "100"},
+      {"aiv-freq", "100"}, {"instr-profiling-freq", "1000"}, {"sys-period", "1"}, {"sys-sampling-freq", "10"},
+      {"sys-pid-sampling-freq", "10"}, {"sys-hardware-mem-freq", "50"}, {"sys-io-sampling-freq", "100"},
+      {"dvpp-freq", "50"}, {"sys-cpu-freq", "50"}, {"sys-interconnection-freq", "50"},
+      {"host-sys-usage-freq", "50"}, {"sys-lp-freq", "100"}, {"iteration-id", "1"}, {"model-id", "1"},
+      {"host-sys", "cpu"}, {"host-sys-pid", "1"}, {"host-sys-usage", "cpu"}};
+  const std::string cli_md = slurp(fs::path(MSPROF_TEST_SOURCE_DIR) / "docs" / "cli.md");
+  const auto section = cli_md.find("\n## CANN's collection options\n");
+  REQUIRE(section != std::string::npos);
+  const std::string doc = cli_md.substr(section, cli_md.find("\n#", section + 1) - section);
+  sandbox s;
+  for (const auto& [name, value] : all) {
+    CAPTURE(name);
+    const auto r = s.run({"--output=" + (s.root / "out").string(), "--" + name + "=" + value});
+    CHECK(r.err.find("unknown option") == std::string::npos);
+    // its row: | `--name` ... | values | here |
+    const auto row = doc.find("\n| `--" + name + "`");
+    REQUIRE(row != std::string::npos);
+    const std::string line = doc.substr(row + 1, doc.find('\n', row + 1) - row - 1);
+    CHECK((line.find("| collected") != std::string::npos || line.find("| applied") != std::string::npos ||
+           line.find("| accepted, not collected here") != std::string::npos ||
+           line.find("| refused") != std::string::npos));
+  }
+  CHECK(doc.find("\n| `--help` |") != std::string::npos);
+}
 
 TEST_CASE("cann options: --collection-dir is -dir for export, import, show and analyse") {
   sandbox s;
