@@ -744,8 +744,10 @@ std::string usage() {
   return text + line + "\n";
 }
 
-/// `w` as one word for /bin/sh.
+/// `w` as one word for /bin/sh (quoted only when it needs to be, so messages show it as typed).
 std::string shell_word(const std::string& w) {
+  const char* plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-@%";
+  if (!w.empty() && w.find_first_not_of(plain) == std::string::npos) return w;
   std::string q = "'";
   for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
