@@ -5,11 +5,13 @@
 // launcher's environment (BRIEF interface 5): MSPROF_OUTPUT,
 // MSPROF_MSTX_DOMAIN_INCLUDE / _EXCLUDE (comma lists), MSPROF_AIC_METRICS,
 // MSPROF_STORAGE_LIMIT (<n>MB), MSPROF_BUFFER_SIZE / _LIMIT / _FULL
-// (session/buffer_options.hpp). Collection stops and is flushed at exit; the
-// loss counters are in info.json from the first drain pass on (a killed run
-// keeps them). A fork()ed child is not recorded (collector.hpp).
+// (session/buffer_options.hpp), MSPROF_CANN_OPTIONS (recorded only). Collection
+// stops and is flushed at exit; the loss counters are in info.json from the
+// first drain pass on (a killed run keeps them). A fork()ed child is not
+// recorded (collector.hpp).
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,12 +26,12 @@ namespace {
 namespace session = msprof::session;
 namespace collect = msprof::collect;
 
-std::vector<std::string> split_list(const char* v) {
+std::vector<std::string> split_list(const char* v, char sep = ',') {
   std::vector<std::string> out;
   if (v == nullptr) return out;
   std::string cur;
   for (const char* p = v;; ++p) {
-    if (*p == ',' || *p == '\0') {
+    if (*p == sep || *p == '\0') {
       while (!cur.empty() && cur.back() == ' ') cur.pop_back();
       std::size_t b = cur.find_first_not_of(' ');
       if (b != std::string::npos) out.push_back(cur.substr(b));
@@ -56,6 +58,22 @@ bool parse_storage_limit(const char* v, std::uint64_t& bytes) {
 }
 
 void log(const std::string& msg) { std::fprintf(stderr, "[msprof mstx] %s\n", msg.c_str()); }
+
+// MSPROF_CANN_OPTIONS (name=value;...): the CANN collection options the launcher
+// accepted without collecting their data, recorded in host/sample.json so that
+// the collection says what was asked for. A malformed entry is left out.
+void record_cann_options(std::map<std::string, std::string>& sample) {
+  for (const auto& item : split_list(std::getenv("MSPROF_CANN_OPTIONS"), ';')) {
+    const auto eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    if (eq == std::string::npos || name.empty() ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos) {
+      log("MSPROF_CANN_OPTIONS: '" + item + "' is not <option>=<value>; not recorded");
+      continue;
+    }
+    sample[name] = item.substr(eq + 1);
+  }
+}
 
 // The output of this process's collection; lives until exit.
 struct output {
@@ -121,6 +139,7 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
   po.parent = dir;
   po.storage_limit_bytes = limit;
   if (const char* metrics = std::getenv("MSPROF_AIC_METRICS")) po.host_sample["ai_core_metrics"] = metrics;
+  record_cann_options(po.host_sample);
   auto created = msprof::prof::prof_dir::create(po);
   if (!created) {
     log(created.err().message + "; collection disabled");

@@ -58,6 +58,8 @@ constexpr const char* usage_text =
     "      --timeline-max-size=MiB         split the chrome trace into parts above this size\n"
     "      --strict                        treat data warnings (truncated slices...) as errors\n"
     "  export, import, show and analyse also take:\n"
+    "      --collection-dir=<dir>          the long form of -dir (CANN's spelling)\n"
+    "      -h, --help                      this text\n"
     "      -q, --quiet                     no progress display\n"
     "      --progress                      progress even when stderr is not a terminal or CI is set\n"
     "                                      (then a plain line every 2 s instead of a redrawn bar)\n"
@@ -65,11 +67,20 @@ constexpr const char* usage_text =
     "      torch_npu profiler directories: write ASCEND_PROFILER_OUTPUT/ as torch_npu's analysis does\n"
     "  msprof import -dir <dir>            check and load a collection, print what it holds\n"
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
-    "  msprof --output=DIR --application=\"cmd args\" [--mstx=on] [--mstx-domain-include=a,b |\n"
-    "         --mstx-domain-exclude=a,b] [--aic-metrics=PipeUtilization] [--storage-limit=<n>MB]\n"
-    "         [--buffer-size=1MB] [--buffer-limit=64MB] [--buffer-full=grow|block|drop] [--export=on|off]\n"
-    "      run cmd with mstx collection attached, then export timeline, summaries and db\n"
-    "      (--export=off: only print the PROF_ directory, for a later `msprof export`)\n"
+    "  msprof [options] --application=\"cmd args\"   or   msprof [options] <program> [args]\n"
+    "      run the program with mstx collection attached, then export timeline, summaries and db\n"
+    "      --output=DIR                    parent of the PROF_ directory (default: the current directory)\n"
+    "      --mstx=on|off, --msproftx=on|off  record the program's mstx calls (default on)\n"
+    "      --mstx-domain-include=a,b | --mstx-domain-exclude=a,b\n"
+    "      --aic-metrics=PipeUtilization   recorded in sample.json\n"
+    "      --storage-limit=<n>MB  --buffer-size=1MB  --buffer-limit=64MB  --buffer-full=grow|block|drop\n"
+    "      --environment=\"K=V;K2=V2\"      environment variables for the program\n"
+    "      --export=on|off                 off: only print the PROF_ directory, for a later `msprof export`\n"
+    "      --type=text|db                  what the export writes: text = timeline, summaries and db; db = the db\n"
+    "      --summary-format=csv|json  --reports=FILE  --clear=on|off  --model-id=N --iteration-id=N  (as export)\n"
+    "  msprof --export=on | --parse=on | --query=on | --analyze=on --output=<PROF_ dir or parent> [--type=...]\n"
+    "      CANN's work on collected data: export it (options as above); parse and query check it and print\n"
+    "      what it holds (as import); analyze: msprof has no communication data to analyse\n"
     "  msprof -h | --help | --version\n";
 
 /// Owns stdout and stderr while a progress bar is drawn: every line msprof
@@ -181,6 +192,25 @@ struct arg_parser {
       return std::string();
     }
     return args[i++];
+  }
+  /// The option at args[i] (which starts with '-') as {name, value}: "--name=value",
+  /// "-name value", ... Every launcher option takes a value, as CANN's do.
+  /// `error`: no value follows.
+  std::pair<std::string, std::string> take_any(bool& error) {
+    const std::string& a = args[i++];
+    const std::string body = a.substr(a.rfind("--", 0) == 0 ? 2 : 1);
+    const auto eq = body.find('=');
+    if (eq != std::string::npos) return {body.substr(0, eq), body.substr(eq + 1)};
+    if (i >= args.size()) {
+      error = true;
+      return {body, ""};
+    }
+    return {body, args[i++]};
+  }
+  /// -dir, or CANN's long form --collection-dir.
+  std::optional<std::string> take_dir(bool& error) {
+    auto v = take("dir", true, error);
+    return v ? v : take("collection-dir", true, error);
   }
 };
 
@@ -388,7 +418,7 @@ int cmd_export(arg_parser& p) {
   while (!p.done()) {
     bool err = false;
     if (pf.take(p, err)) {
-    } else if (auto v = p.take("dir", true, err)) {
+    } else if (auto v = p.take_dir(err)) {
       dir = *v;
     } else if (auto v2 = p.take("model-id", true, err)) {
       opt.model_id = parse_u32(*v2);
@@ -447,13 +477,15 @@ cv::load_options read_only() {
   return lo;
 }
 
+int import_dirs(const std::string& dir, const progress_flags& pf);
+
 int cmd_import(arg_parser& p) {
   std::string dir;
   progress_flags pf;
   while (!p.done()) {
     bool err = false;
     if (pf.take(p, err)) {
-    } else if (auto v = p.take("dir", true, err)) {
+    } else if (auto v = p.take_dir(err)) {
       dir = *v;
     } else {
       return usage_error("unknown option '" + p.args[p.i] + "'");
@@ -461,6 +493,11 @@ int cmd_import(arg_parser& p) {
     if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
   }
   if (dir.empty()) return usage_error("import needs -dir <PROF_ dir>");
+  return import_dirs(dir, pf);
+}
+
+/// Loads and checks each collection `dir` names; one line each saying what it holds.
+int import_dirs(const std::string& dir, const progress_flags& pf) {
   const auto found = prof_dirs_or_fail(dir);
   if (!found) return 1;
   const auto& dirs = *found;
@@ -490,7 +527,7 @@ int cmd_show(arg_parser& p) {
   while (!p.done()) {
     bool err = false;
     if (pf.take(p, err)) {
-    } else if (auto v = p.take("dir", true, err)) {
+    } else if (auto v = p.take_dir(err)) {
       dir = *v;
     } else if (auto t = p.take("top", true, err)) {
       auto n = parse_u32(*t);
@@ -554,42 +591,296 @@ std::pair<bool, std::string> injection_library() {
   return {false, tried};
 }
 
+/// What CANN's msprof collects and msprof cannot here, said once per option.
+constexpr const char* no_hardware = "not collected: no such hardware here";
+constexpr const char* no_runtime = "not collected: no CANN runtime here (msprof records the program's mstx calls)";
+constexpr const char* no_host_sampling = "not collected: msprof does not sample the host system";
+constexpr const char* whole_run = "not applied: msprof collects the whole run";
+
+/// A CANN msprof collection option that msprof accepts without acting on it:
+/// its value is checked as CANN checks it and recorded in host/sample.json.
+struct cann_option {
+  const char* name;
+  /// "a|b" one of the words, "lo..hi" a number, "list:a|b" a comma list of the
+  /// words, "devices" all or device ids, "hex" 0x event ids, "pid", "text".
+  const char* values;
+  /// What msprof says when the value asks for data (anything but "off");
+  /// nullptr for a setting of another switch (a frequency, a mode).
+  const char* note;
+};
+
+// Names, values and ranges: CANN's msprof --help and its input parser
+// (docs/cli.md, "CANN's collection options", lists the sources).
+constexpr cann_option cann_options[] = {
+    // Reported by the CANN runtime, GE and HCCL inside the program.
+    {"ascendcl", "on|off", no_runtime},
+    {"runtime-api", "on|off", no_runtime},
+    {"ge-api", "off|l0|l1", no_runtime},
+    {"model-execution", "on|off", no_runtime},
+    {"task-time", "on|off|l0|l1|l2|l3", no_runtime},
+    {"task-trace", "on|off|l0|l1|l2|l3", no_runtime},
+    {"task-memory", "on|off", no_runtime},
+    {"aicore-shape", "on|off", no_runtime},
+    {"hccl", "on|off", no_runtime},
+    {"aicpu", "on|off", no_runtime},
+    // Counted or sampled by the NPU.
+    {"ai-core", "on|off", no_hardware},
+    {"aic-mode", "task-based|sample-based", nullptr},
+    {"aic-freq", "1..100", nullptr},
+    {"ai-vector-core", "on|off", no_hardware},
+    {"aiv-mode", "task-based|sample-based", nullptr},
+    {"aiv-freq", "1..100", nullptr},
+    {"aiv-metrics", "ArithmeticUtilization|PipeUtilization|Memory|MemoryL0|MemoryUB|ResourceConflictRatio", nullptr},
+    {"task-tsfw", "on|off", no_hardware},
+    {"task-block", "on|off|all", no_hardware},
+    {"l2", "on|off", no_hardware},
+    {"npu-events", "hex", nullptr},
+    {"instr-profiling", "on|off", no_hardware},
+    {"instr-profiling-freq", "300..30000", nullptr},
+    {"sys-hardware-mem", "on|off", no_hardware},
+    {"sys-hardware-mem-freq", "1..10000", nullptr},
+    {"llc-profiling", "read|write|capacity|bandwidth", nullptr},
+    {"sys-mem-serviceflow", "text", nullptr},
+    {"sys-cpu-profiling", "on|off", no_hardware},
+    {"sys-cpu-freq", "1..50", nullptr},
+    {"sys-profiling", "on|off", no_hardware},
+    {"sys-sampling-freq", "1..10", nullptr},
+    {"sys-pid-profiling", "on|off", no_hardware},
+    {"sys-pid-sampling-freq", "1..10", nullptr},
+    {"sys-io-profiling", "on|off", no_hardware},
+    {"sys-io-sampling-freq", "1..100", nullptr},
+    {"sys-interconnection-profiling", "on|off", no_hardware},
+    {"sys-interconnection-freq", "1..50", nullptr},
+    {"dvpp-profiling", "on|off", no_hardware},
+    {"dvpp-freq", "1..100", nullptr},
+    {"sys-lp", "on|off", no_hardware},
+    {"sys-lp-freq", "1..100", nullptr},
+    {"sys-period", "1..2592000", nullptr},
+    {"sys-devices", "devices", nullptr},
+    {"optype", "text", nullptr},
+    // The host system, which CANN samples with perf, iotop and ltrace.
+    {"host-sys", "list:cpu|mem|disk|network|osrt", no_host_sampling},
+    {"host-sys-pid", "pid", nullptr},
+    {"host-sys-usage", "list:cpu|mem", no_host_sampling},
+    {"host-sys-usage-freq", "1..50", nullptr},
+    // Collection windows.
+    {"dynamic", "on|off", whole_run},
+    {"delay", "1..4294967295", whole_run},
+    {"duration", "1..4294967295", whole_run},
+};
+
+const cann_option* find_cann_option(const std::string& name) {
+  for (const auto& o : cann_options)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  for (std::size_t e; (e = s.find(sep, b)) != std::string::npos; b = e + 1) out.push_back(s.substr(b, e - b));
+  out.push_back(s.substr(b));
+  return out;
+}
+
+/// "a, b or c".
+std::string or_list(const std::vector<std::string>& words) {
+  std::string out;
+  for (std::size_t k = 0; k < words.size(); ++k)
+    out += (k == 0 ? "" : k + 1 == words.size() ? " or " : ", ") + words[k];
+  return out;
+}
+
+/// "" when `v` is a value the spec of cann_option::values allows, else what it allows.
+std::string cann_value_error(const std::string& spec, const std::string& v) {
+  if (const auto dots = spec.find(".."); dots != std::string::npos) {
+    const std::string lo = spec.substr(0, dots), hi = spec.substr(dots + 2);
+    const auto n = parse_u32(v);
+    if (n && *n >= *parse_u32(lo) && *n <= *parse_u32(hi)) return "";
+    return "a number from " + lo + " to " + hi;
+  }
+  if (spec == "pid") return parse_u32(v) ? "" : "a process id";
+  if (spec == "text")  // ';' separates the options in MSPROF_CANN_OPTIONS
+    return !v.empty() && v.find(';') == std::string::npos ? "" : "a value without ';'";
+  if (spec == "devices") {
+    if (v == "all") return "";
+    for (const auto& id : split(v, ','))
+      if (!parse_u32(id) || *parse_u32(id) > 63) return "all or a comma list of device ids (0 to 63)";
+    return "";
+  }
+  if (spec == "hex") {
+    for (const auto& e : split(v, ','))
+      if (e.size() < 3 || e.size() > 18 || e.compare(0, 2, "0x") != 0 ||
+          e.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
+        return "a comma list of hexadecimal event ids (0x...)";
+    return "";
+  }
+  const bool list = spec.rfind("list:", 0) == 0;
+  const auto allowed = split(list ? spec.substr(5) : spec, '|');
+  for (const auto& w : list ? split(v, ',') : std::vector<std::string>{v})
+    if (std::find(allowed.begin(), allowed.end(), w) == allowed.end())
+      return (list ? "a comma list of " : "") + or_list(allowed);
+  return "";
+}
+
+/// The usage text, with CANN's collection options msprof accepts.
+std::string usage() {
+  std::string text = usage_text;
+  text += "  the launcher also accepts CANN's collection options (docs/cli.md: what each does here):\n";
+  std::string line = "     ";
+  for (const auto& o : cann_options) {
+    std::string values = o.values;
+    if (values.rfind("list:", 0) == 0) values = values.substr(5) + "[,...]";
+    if (values == "devices") values = "all|<id>[,...]";
+    if (values == "hex") values = "0x<event>[,...]";
+    if (values == "pid" || values == "text") values = "<" + values + ">";
+    const std::string item = std::string(" --") + o.name + "=" + values;
+    if (line.size() + item.size() > 110) {
+      text += line + "\n";
+      line = "     ";
+    }
+    line += item;
+  }
+  return text + line + "\n";
+}
+
+/// `w` as one word for /bin/sh (quoted only when it needs to be, so messages show it as typed).
+std::string shell_word(const std::string& w) {
+  const char* plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-@%";
+  if (!w.empty() && w.find_first_not_of(plain) == std::string::npos) return w;
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+int bad_value(const std::string& flag, const std::string& expected, const std::string& got) {
+  return usage_error(flag + " must be " + expected + ", got '" + got + "'");
+}
+
+/// Options that only a collection uses (not --export=on and the like on collected data).
+bool collection_only(const std::string& name) {
+  static const std::set<std::string> names = {
+      "mstx",          "msproftx",    "mstx-domain-include", "mstx-domain-exclude", "aic-metrics",
+      "storage-limit", "buffer-size", "buffer-limit",        "buffer-full",         "environment"};
+  return names.count(name) != 0 || find_cann_option(name) != nullptr;
+}
+
+/// CANN's `msprof --export=on | --parse=on | --query=on | --analyze=on --output=DIR`
+/// with no program: works on the collections in DIR (a PROF_ directory or its parent).
+int use_collected(const std::string& dir, bool export_on, bool parse, bool query, bool analyze,
+                  const cv::export_options& eo, const std::string& collect_flag) {
+  if (int(export_on) + int(parse) + int(query) + int(analyze) > 1)
+    return usage_error("--export=on, --parse, --query and --analyze go one at a time");
+  if (!collect_flag.empty())
+    return usage_error(collect_flag + " is an option of a collection: give the program to run");
+  if (dir.empty()) return usage_error("give the collection as --output=<PROF_ dir or its parent>");
+  if (export_on) return run_export(dir, what::all, eo, progress_flags{});
+  // msprof reads the raw data directly: parse and query check it and say what it holds.
+  if (parse || query) return import_dirs(dir, progress_flags{});
+  if (!prof_dirs_or_fail(dir)) return 1;
+  console::get().say(std::cerr, "msprof: --analyze=on: nothing to analyse: msprof collects no communication data");
+  return 0;
+}
+
 int cmd_launch(arg_parser& p) {
   std::string output, application, include, exclude, metrics, storage;
   std::map<std::string, std::string> buffer_flags;  // "size" / "limit" / "full" -> text
   msprof::session::buffer_options buffers;
-  bool mstx = true, export_data = true;
+  bool mstx = true, export_data = true, export_on = false, parse = false, query = false, analyze = false;
+  cv::export_options eo;    // --type, --summary-format, --reports, --clear, --model-id, --iteration-id
+  std::string collect_flag;  // the first option that only a collection uses
+  // on|off switches; msproftx is CANN's name of mstx
+  const std::map<std::string, bool*> switches = {
+      {"mstx", &mstx},     {"msproftx", &mstx}, {"export", &export_data}, {"clear", &eo.clear},
+      {"parse", &parse},   {"query", &query},   {"analyze", &analyze}};
+  std::vector<std::pair<std::string, std::string>> cann;  // accepted cann_options, in command-line order
+  std::vector<std::pair<std::string, std::string>> app_env;  // --environment
+  std::vector<std::string> program;                          // msprof [options] <program> [args]
   while (!p.done()) {
+    const std::string arg = p.args[p.i];
+    if (arg == "-h" || arg == "--help") {
+      std::cout << usage();
+      return 0;
+    }
+    if (arg.empty() || arg[0] != '-') {  // the program and its arguments: the rest is theirs
+      program.assign(p.args.begin() + static_cast<std::ptrdiff_t>(p.i), p.args.end());
+      break;
+    }
     bool err = false;
-    if (auto v = p.take("output", true, err))
-      output = *v;
-    else if (auto a = p.take("application", true, err))
-      application = *a;
-    else if (auto m = p.take("mstx", true, err)) {
-      if (*m != "on" && *m != "off") return usage_error("--mstx must be on or off");
-      mstx = *m == "on";
-    } else if (auto i = p.take("mstx-domain-include", true, err))
-      include = *i;
-    else if (auto e = p.take("mstx-domain-exclude", true, err))
-      exclude = *e;
-    else if (auto am = p.take("aic-metrics", true, err))
-      metrics = *am;
-    else if (auto s = p.take("storage-limit", true, err))
-      storage = *s;
-    else if (auto bs = p.take("buffer-size", true, err))
-      buffer_flags["size"] = *bs;
-    else if (auto bl = p.take("buffer-limit", true, err))
-      buffer_flags["limit"] = *bl;
-    else if (auto bf = p.take("buffer-full", true, err))
-      buffer_flags["full"] = *bf;
-    else if (auto ex = p.take("export", true, err)) {
-      if (*ex != "on" && *ex != "off") return usage_error("--export must be on or off, got '" + *ex + "'");
-      export_data = *ex == "on";
-    } else
-      return usage_error("unknown option '" + p.args[p.i] + "'");
-    if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
+    const auto taken = p.take_any(err);
+    const std::string &name = taken.first, &v = taken.second;
+    const std::string flag = "--" + name;
+    if (err) return usage_error("option '" + arg + "' needs a value");
+    if (collect_flag.empty() && collection_only(name)) collect_flag = flag;
+    if (name == "output") {
+      output = v;
+    } else if (name == "application") {
+      application = v;
+    } else if (const auto sw = switches.find(name); sw != switches.end()) {
+      if (v != "on" && v != "off") return bad_value(flag, "on or off", v);
+      *sw->second = v == "on";
+      if (name == "export") export_on = v == "on";
+    } else if (name == "type") {  // CANN: text writes the db as well
+      if (v != "text" && v != "db") return bad_value(flag, "text or db", v);
+      eo.text = v == "text";
+    } else if (name == "summary-format") {
+      if (v != "csv" && v != "json") return bad_value(flag, "csv or json", v);
+      eo.format = v;
+    } else if (name == "reports") {
+      auto r = read_reports(v);
+      if (!r) return fail(r.err().what());
+      eo.reports = *r;
+    } else if (name == "model-id" || name == "iteration-id") {
+      const auto n = parse_u32(v);
+      if (!n) return bad_value(flag, "a number", v);
+      (name == "model-id" ? eo.model_id : eo.iteration_id) = n;
+    } else if (name == "rule") {  // of --analyze
+      if (const auto expected = cann_value_error("list:communication|communication_matrix", v); !expected.empty())
+        return bad_value(flag, expected, v);
+    } else if (name == "python-path") {
+      // CANN's analysis runs in Python; msprof's needs none.
+    } else if (name == "environment") {  // CANN's KEY=VALUE;KEY=VALUE for the program
+      for (const auto& kv : split(v, ';')) {
+        const auto eq = kv.find('=');
+        if (eq == 0 || (eq == std::string::npos && !kv.empty())) return bad_value(flag, "KEY=VALUE[;KEY=VALUE...]", v);
+        if (!kv.empty()) app_env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+      }
+    } else if (name == "pid") {
+      return usage_error("--pid: msprof does not attach to a running process; run the program under msprof");
+    } else if (name == "mstx-domain-include") {
+      include = v;
+    } else if (name == "mstx-domain-exclude") {
+      exclude = v;
+    } else if (name == "aic-metrics") {
+      metrics = v;
+    } else if (name == "storage-limit") {
+      storage = v;
+    } else if (name == "buffer-size" || name == "buffer-limit" || name == "buffer-full") {
+      buffer_flags[name.substr(7)] = v;
+    } else if (const cann_option* o = find_cann_option(name)) {
+      if (const auto expected = cann_value_error(o->values, v); !expected.empty()) return bad_value(flag, expected, v);
+      // Given twice: the last value counts.
+      auto same = std::find_if(cann.begin(), cann.end(), [&](const auto& kv) { return kv.first == name; });
+      if (same != cann.end())
+        same->second = v;
+      else
+        cann.emplace_back(name, v);
+    } else {
+      return usage_error("unknown option '" + arg + "'");
+    }
   }
-  if (application.empty()) return usage_error("--application=\"cmd args\" is required");
+  if (!program.empty()) {
+    if (!application.empty()) return usage_error("the program is given twice: by --application and after the options");
+    for (const auto& w : program) application += (application.empty() ? "" : " ") + shell_word(w);
+  }
+  if (eo.model_id.has_value() != eo.iteration_id.has_value())
+    return usage_error("--model-id and --iteration-id go together");
+  if (application.empty() && (export_on || parse || query || analyze))
+    return use_collected(output, export_on, parse, query, analyze, eo, collect_flag);
+  if (parse || query || analyze)
+    return usage_error("--parse, --query and --analyze work on collected data: give --output=<dir> and no program");
+  if (application.empty())
+    return usage_error("--application=\"cmd args\" (or the program after the options) is required");
   if (output.empty()) output = fs::current_path().string();
   if (!include.empty() && !exclude.empty())
     return usage_error("--mstx-domain-include and --mstx-domain-exclude cannot be used together");
@@ -622,12 +913,21 @@ int cmd_launch(arg_parser& p) {
     lib = found.second;
   }
 
+  // Said once, before the program runs: what a CANN user asked for and does not get here.
+  std::string cann_record;  // MSPROF_CANN_OPTIONS: name=value;...
+  for (const auto& [name, v] : cann) {
+    const char* note = find_cann_option(name)->note;
+    if (note != nullptr && v != "off") console::get().say(std::cerr, "msprof: --" + name + "=" + v + ": " + note);
+    cann_record += (cann_record.empty() ? "" : ";") + name + "=" + v;
+  }
+
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
 
   const pid_t child = fork();
   if (child < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
+    for (const auto& kv : app_env) setenv(kv.first.c_str(), kv.second.c_str(), 1);  // msprof's own come after
     if (mstx) setenv("MSTX_INJECTION_PATH", lib.c_str(), 1);
     setenv("MSPROF_OUTPUT", abs_output.c_str(), 1);
     if (!include.empty()) setenv("MSPROF_MSTX_DOMAIN_INCLUDE", include.c_str(), 1);
@@ -637,6 +937,7 @@ int cmd_launch(arg_parser& p) {
     if (buffer_flags.count("size")) setenv("MSPROF_BUFFER_SIZE", buffer_flags["size"].c_str(), 1);
     if (buffer_flags.count("limit")) setenv("MSPROF_BUFFER_LIMIT", buffer_flags["limit"].c_str(), 1);
     if (buffer_flags.count("full")) setenv("MSPROF_BUFFER_FULL", buffer_flags["full"].c_str(), 1);
+    if (!cann_record.empty()) setenv("MSPROF_CANN_OPTIONS", cann_record.c_str(), 1);
     execl("/bin/sh", "sh", "-c", application.c_str(), static_cast<char*>(nullptr));
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
@@ -666,7 +967,7 @@ int cmd_launch(arg_parser& p) {
   }
   int rc = 0;
   if (export_data)
-    rc = run_export(newest, what::all, cv::export_options{}, progress_flags{});
+    rc = run_export(newest, what::all, eo, progress_flags{});
   else
     std::cout << newest << "\n";  // --export=off: collected only; `msprof export ... -dir` it later
   if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
@@ -684,7 +985,7 @@ int cmd_analyse(arg_parser& p) {
   while (!p.done()) {
     bool err = false;
     if (pf.take(p, err)) {
-    } else if (auto v = p.take("dir", true, err)) {
+    } else if (auto v = p.take_dir(err)) {
       dir = *v;
     } else if (auto t = p.take("export-type", true, err)) {
       opt.export_type = *t;
@@ -728,7 +1029,7 @@ int main(int argc, char** argv) {
   arg_parser p;
   for (int i = 1; i < argc; ++i) p.args.emplace_back(argv[i]);
   if (p.args.empty()) {
-    std::cerr << "msprof: no command given\n" << usage_text;
+    std::cerr << "msprof: no command given\n" << usage();
     return 2;
   }
   const std::string& first = p.args[0];
@@ -737,7 +1038,7 @@ int main(int argc, char** argv) {
   for (std::size_t k = 0; k < (subcommand ? p.args.size() : 1); ++k) {  // `msprof export timeline -h` too
     const std::string& a = p.args[k];
     if (a == "-h" || a == "--help" || a == "help") {
-      std::cout << usage_text;
+      std::cout << usage();
       return 0;
     }
   }
@@ -766,6 +1067,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());
   }
-  std::cerr << "msprof: unknown command '" << first << "'\n" << usage_text;
+  std::cerr << "msprof: unknown command '" << first << "'\n" << usage();
   return 2;
 }

@@ -694,18 +694,22 @@ class prof_dir {
     {
       json::writer w;
       w.begin_object();
-      w.member("devices", "64");
-      w.member("acl", "on");
-      w.member("msproftx", "on");
-      w.member("ai_core_profiling_mode", "task-based");
-      w.member("aiv_profiling_mode", "task-based");
-      w.member("prof_level", "l1");
-      w.member("profLevel", "l1");
-      w.member("llc_profiling", "");
-      w.member("hostProfiling", "off");
-      w.member("taskTime", "l1");
-      w.member("result_dir", o.parent);
-      w.member("runtimeApi", "on");
+      // A host_sample key replaces the default of the same name: each key once.
+      const auto fixed = [&](const char* k, std::string_view v) {
+        if (o.host_sample.count(k) == 0) w.member(k, v);
+      };
+      fixed("devices", "64");
+      fixed("acl", "on");
+      fixed("msproftx", "on");
+      fixed("ai_core_profiling_mode", "task-based");
+      fixed("aiv_profiling_mode", "task-based");
+      fixed("prof_level", "l1");
+      fixed("profLevel", "l1");
+      fixed("llc_profiling", "");
+      fixed("hostProfiling", "off");
+      fixed("taskTime", "l1");
+      fixed("result_dir", o.parent);
+      fixed("runtimeApi", "on");
       for (const auto& kv : o.host_sample) w.member(kv.first, kv.second);
       w.end_object();
       MSPROF_TRY(detail::write_file(h + layout::sample_json, w.str()));
