@@ -28,7 +28,10 @@ def read(path):
 
 def known_flags():
     src = read(os.path.join(ROOT, "tools", "msprof", "main.cpp"))
-    flags = set(re.findall(r'take\("([a-z0-9-]+)"', src))
+    flags = set(re.findall(r'take\("([a-z0-9-]+)"', src))      # arg_parser::take("name", ...)
+    flags |= set(re.findall(r'name == "([a-z0-9-]+)"', src))   # the launcher's option names
+    flags |= set(re.findall(r'\{"([a-z0-9-]+)", "', src))     # its table of CANN's options
+    flags |= set(re.findall(r'\{"([a-z0-9-]+)",\s*&', src))   # its on|off switches
     flags |= set(re.findall(r'"--?([a-z][a-z0-9-]*)', src))
     for js in glob.glob(os.path.join(ROOT, "tests", "js", "*.mjs")):
         flags |= set(re.findall(r"--([a-z][a-z0-9-]*)", read(js)))
@@ -47,6 +50,20 @@ def source_text():
     return "\n".join(parts)
 
 
+SUBCOMMANDS = {"msprof", "export", "import", "show", "analyse", "timeline", "summary", "db", "help", "version"}
+
+
+def msprof_part(span):
+    """The words of a command line up to the program it runs: `msprof --output=o prog --lr 1`
+    stops before `prog`; a word after an option without `=` is that option's value."""
+    words, kept = span.split(), []
+    for w in words:
+        if not w.startswith("-") and w not in SUBCOMMANDS and not (kept and kept[-1].startswith("-") and "=" not in kept[-1]):
+            break
+        kept.append(w)
+    return " ".join(kept)
+
+
 def main():
     flags = known_flags()
     sources = source_text()
@@ -58,7 +75,7 @@ def main():
             for span in SPAN.findall(line):
                 span = span.strip()
                 if span.startswith("msprof ") or LONE.fullmatch(span):
-                    for f in FLAG.findall(span):
+                    for f in FLAG.findall(msprof_part(span)):
                         name = f.lstrip("-")
                         if name not in flags and name not in PLACEHOLDERS:
                             stale.append(f"{rel}:{n}: flag {f} is not an option of msprof ({span})")
