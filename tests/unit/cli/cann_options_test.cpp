@@ -20,15 +20,6 @@ namespace {
 
 using namespace msprof_cli_test;
 
-fs::path add_pt_case(const sandbox& s, const std::string& c) {
-  fs::path dir;
-  for (const auto& e : fs::directory_iterator(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / c / "input")) {
-    dir = s.root / e.path().filename();
-    fs::copy(e.path(), dir, fs::copy_options::recursive);
-  }
-  return dir;
-}
-
 /// The app of cli_test_app.cpp (mstx marks and ranges) as the launcher runs it.
 /// detect_leaks=0: see cli_test.cpp, "launcher end to end".
 std::string test_app() {

@@ -72,6 +72,16 @@ struct sandbox {
   }
 };
 
+/// Copies golden-pt/<c>/input/* (a *_ascend_pt directory) into the sandbox; returns its path.
+inline fs::path add_pt_case(const sandbox& s, const std::string& c) {
+  fs::path dir;
+  for (const auto& e : fs::directory_iterator(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / c / "input")) {
+    dir = s.root / e.path().filename();
+    fs::copy(e.path(), dir, fs::copy_options::recursive);
+  }
+  return dir;
+}
+
 // The PROF_ directory the launcher made under `out` (empty when there is none).
 inline fs::path prof_dir_in(const fs::path& out) {
   fs::path prof;

@@ -866,17 +866,7 @@ TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run
 
 #endif
 
-// msprof analyse (docs/torch_npu.md) on copies of tests/golden-pt inputs.
-namespace {
-fs::path add_pt_case(const sandbox& s, const std::string& c) {
-  fs::path dir;
-  for (const auto& e : fs::directory_iterator(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / c / "input")) {
-    dir = s.root / e.path().filename();
-    fs::copy(e.path(), dir, fs::copy_options::recursive);
-  }
-  return dir;
-}
-}  // namespace
+// msprof analyse (docs/torch_npu.md) on copies of tests/golden-pt inputs (add_pt_case).
 
 TEST_CASE("cli: analyse writes ASCEND_PROFILER_OUTPUT for a parent of *_ascend_pt directories") {
   sandbox s;
