@@ -2429,6 +2429,9 @@ struct tx_record {
   std::string_view domain;       // "default" for the default domain
   std::string_view message;      // valid only during the call
   bool has_stream = false;       // a device marker was issued with the same id
+  /// The mstx calls it stands for: a mark one, a range two (start and end), the
+  /// unit of every loss counter.
+  std::uint64_t calls() const noexcept { return event_type == 0 ? 1 : 2; }
 };
 
 struct mem_record {
@@ -3489,7 +3492,7 @@ class basic_collector {
     }
   }
   static void deliver(const tx_record& r) {
-    to_sink([&](record_sink& s) { s.write_tx(r); }, r.event_type == 0 ? 1 : 2);  // a range: start and end
+    to_sink([&](record_sink& s) { s.write_tx(r); }, r.calls());
   }
 
   static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {

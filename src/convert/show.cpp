@@ -70,10 +70,8 @@ std::string collection_summary(const model& m, const collection_counts& n) {
       if (count > 0) lost += (lost.empty() ? "" : ", ") + what + " " + std::to_string(count);
     out += lost.empty() ? "; no losses" : "; LOSSES: " + lost;
   }
-  const bool all_counted = std::any_of(m.session.losses.begin(), m.session.losses.end(),
-                                       [](const auto& l) { return l.first == "lost_at_kill"; });
   if (m.session.unfinished && !m.session.losses.empty())
-    out += all_counted ? "; UNFINISHED collection (program killed or crashed): lost_at_kill counts the calls lost at the end"
+    out += m.session.all_calls_counted() ? "; UNFINISHED collection (program killed or crashed): lost_at_kill counts the calls lost at the end"
                        : "; UNFINISHED collection (program killed or crashed): losses are the last saved counters";
   if (m.session.simulated_device) out += "; device data from the SIMULATED device";
   return out;

@@ -646,7 +646,7 @@ class basic_collector {
     }
   }
   static void deliver(const tx_record& r) {
-    to_sink([&](record_sink& s) { s.write_tx(r); }, r.event_type == 0 ? 1 : 2);  // a range: start and end
+    to_sink([&](record_sink& s) { s.write_tx(r); }, r.calls());
   }
 
   static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {

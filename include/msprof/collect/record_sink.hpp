@@ -32,6 +32,9 @@ struct tx_record {
   std::string_view domain;       // "default" for the default domain
   std::string_view message;      // valid only during the call
   bool has_stream = false;       // a device marker was issued with the same id
+  /// The mstx calls it stands for: a mark one, a range two (start and end), the
+  /// unit of every loss counter.
+  std::uint64_t calls() const noexcept { return event_type == 0 ? 1 : 2; }
 };
 
 struct mem_record {

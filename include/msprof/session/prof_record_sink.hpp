@@ -87,8 +87,8 @@ class prof_record_sink final : public collect::record_sink {
     });
     // A refused append is counted by the writer (stats().lost_events) and
     // reported in info.json "storage_limit_dropped"; nothing to add here.
-    // A range is two mstx calls (start, end), as the collector counts its losses.
-    (void)dir_.append(tx_stream_, scratch_.data(), scratch_.size(), r.event_type == 0 ? 1 : 2);
+    // Counted in mstx calls, as the collector counts its losses.
+    (void)dir_.append(tx_stream_, scratch_.data(), scratch_.size(), r.calls());
   }
 
   void write_mem(const collect::mem_record& r) override {
