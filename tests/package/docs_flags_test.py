@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The docs name only flags and variables that exist: every option of the `msprof`
 command that README.md and docs/*.md show in backquotes (a `msprof ...` command line, or
-a lone `--option`) must be one the command parses (tools/msprof/main.cpp) or one of the
+a lone `--option`) must be one the command parses (tools/msprof/) or one of the
 trace checker (tests/js/check_trace.mjs), and every `MSPROF_*` / `MSTX_*` variable or
 macro they name must appear in the sources. Renaming or removing a flag or a variable
 without its docs fails here."""
@@ -27,7 +27,7 @@ def read(path):
 
 
 def known_flags():
-    src = read(os.path.join(ROOT, "tools", "msprof", "main.cpp"))
+    src = "\n".join(read(f) for f in sorted(glob.glob(os.path.join(ROOT, "tools", "msprof", "*.[ch]pp"))))
     flags = set(re.findall(r'take\("([a-z0-9-]+)"', src))      # arg_parser::take("name", ...)
     flags |= set(re.findall(r'name == "([a-z0-9-]+)"', src))   # the launcher's option names
     flags |= set(re.findall(r'\{"([a-z0-9-]+)", "', src))     # its table of CANN's options

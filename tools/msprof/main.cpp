@@ -4,7 +4,6 @@
 // Huawei's tool, every failure exits non-zero with one message naming the file.
 #include <msprof/convert/ascend_pt/analyse.hpp>
 #include <msprof/convert/export.hpp>
-#include <msprof/convert/progress.hpp>
 #include <msprof/convert/show.hpp>
 #include <msprof/core/output_file.hpp>
 #include <msprof/session/buffer_options.hpp>
@@ -17,23 +16,22 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <functional>
 #include <iostream>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#include "args.hpp"
+#include "cann_options.hpp"
+#include "console.hpp"
+#include "progress_bar.hpp"
 
 #if __has_include(<msprof/convert/chrome/chrome.hpp>)
 #include <msprof/convert/chrome/chrome.hpp>
@@ -42,6 +40,8 @@
 
 namespace fs = std::filesystem;
 namespace cv = msprof::convert;
+
+using namespace msprof_cli;
 
 namespace {
 
@@ -83,58 +83,6 @@ constexpr const char* usage_text =
     "      what it holds (as import); analyze: msprof has no communication data to analyse\n"
     "  msprof -h | --help | --version\n";
 
-/// Owns stdout and stderr while a progress bar is drawn: every line msprof
-/// prints goes through say(), which clears the bar, writes the line on its own
-/// and redraws the bar, under one mutex (the bar thread and the workers print).
-class console {
- public:
-  static console& get() {
-    static console c;
-    return c;
-  }
-  /// `text` (with a newline after it unless it ends in one).
-  void say(std::ostream& out, const std::string& text) {
-    std::lock_guard<std::mutex> lock(m_);
-    clear();
-    out << text;
-    if (text.empty() || text.back() != '\n') out << '\n';
-    if (!bar_.empty()) out.flush();
-    draw();
-  }
-  /// The bar drawn at the bottom of the terminal ("" removes it).
-  void bar(const std::string& text) {
-    std::lock_guard<std::mutex> lock(m_);
-    clear();
-    bar_ = text;
-    draw();
-  }
-
- private:
-  void clear() {
-    if (!bar_.empty()) std::cerr << '\r' << std::string(bar_.size(), ' ') << '\r';
-  }
-  void draw() {
-    if (!bar_.empty()) std::cerr << bar_ << std::flush;
-  }
-  std::mutex m_;
-  std::string bar_;
-};
-
-void say_warning(const std::string& w) { console::get().say(std::cerr, "msprof: warning: " + w); }
-void say_error(const std::string& e) { console::get().say(std::cerr, "msprof: error: " + e); }
-void say_out(const std::string& line) { console::get().say(std::cout, line); }
-
-/// A command line msprof cannot run: the one line that says why (the whole
-/// usage only when there is no command to explain).
-int usage_error(const std::string& msg) {
-  std::cerr << "msprof: " << msg << "\n(msprof --help lists the commands and options)\n";
-  return 2;
-}
-
-int fail(const std::string& msg) {
-  say_error(msg);
-  return 1;
-}
 
 /// The PROF_ directories `dir` names (a warning for each link skipped); on none,
 /// the one message every command gives (printed here), with the directory to use
@@ -165,65 +113,6 @@ std::optional<std::vector<std::string>> prof_dirs_or_fail(const std::string& dir
   return std::nullopt;
 }
 
-/// "--name=value", "-name=value", "--name value", "-name value".
-struct arg_parser {
-  std::vector<std::string> args;
-  std::size_t i = 0;
-
-  bool done() const { return i >= args.size(); }
-  /// If args[i] is the flag `name` (with one or two dashes), returns its value.
-  std::optional<std::string> take(const std::string& name, bool has_value, bool& error) {
-    const std::string& a = args[i];
-    std::string body;
-    if (a.rfind("--", 0) == 0)
-      body = a.substr(2);
-    else if (a.rfind("-", 0) == 0)
-      body = a.substr(1);
-    else
-      return std::nullopt;
-    const auto eq = body.find('=');
-    const std::string key = body.substr(0, eq);
-    if (key != name) return std::nullopt;
-    ++i;
-    if (!has_value) return eq == std::string::npos ? std::string("on") : body.substr(eq + 1);
-    if (eq != std::string::npos) return body.substr(eq + 1);
-    if (i >= args.size()) {
-      error = true;
-      return std::string();
-    }
-    return args[i++];
-  }
-  /// The option at args[i] (which starts with '-') as {name, value}: "--name=value",
-  /// "-name value", ... Every launcher option takes a value, as CANN's do.
-  /// `error`: no value follows.
-  std::pair<std::string, std::string> take_any(bool& error) {
-    const std::string& a = args[i++];
-    const std::string body = a.substr(a.rfind("--", 0) == 0 ? 2 : 1);
-    const auto eq = body.find('=');
-    if (eq != std::string::npos) return {body.substr(0, eq), body.substr(eq + 1)};
-    if (i >= args.size()) {
-      error = true;
-      return {body, ""};
-    }
-    return {body, args[i++]};
-  }
-  /// -dir, or CANN's long form --collection-dir.
-  std::optional<std::string> take_dir(bool& error) {
-    auto v = take("dir", true, error);
-    return v ? v : take("collection-dir", true, error);
-  }
-};
-
-std::optional<std::uint32_t> parse_u32(const std::string& s) {
-  if (s.empty() || s.size() > 10) return std::nullopt;
-  std::uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  if (v > 0xFFFFFFFFull) return std::nullopt;
-  return static_cast<std::uint32_t>(v);
-}
 
 /// -reports file: {"reports": ["op_summary", ...]} or a bare array.
 msprof::result<std::set<std::string>> read_reports(const std::string& path) {
@@ -247,125 +136,10 @@ msprof::result<std::set<std::string>> read_reports(const std::string& path) {
   return out;
 }
 
-/// --quiet / -q and --progress of export, import, show and analyse.
-struct progress_flags {
-  bool quiet = false;
-  bool force = false;
-  bool take(arg_parser& p, bool& err) {
-    if (auto q = p.take("quiet", false, err); q || (q = p.take("q", false, err))) {
-      quiet = *q != "off";
-      return true;
-    }
-    if (auto f = p.take("progress", false, err)) {
-      force = *f != "off";
-      return true;
-    }
-    return false;
-  }
-};
 
-/// Progress of a run over several collections: bytes of their data slices read
-/// of the total, drawn as a bar on a terminal (stderr, when CI is not set), or
-/// as a plain line every few seconds with --progress when stderr is not one.
-class progress {
- public:
-  progress(const progress_flags& f, const std::vector<std::string>& dirs, bool count_bytes)
-      : totals_(dirs.size()), done_(new std::atomic<std::uint64_t>[dirs.size()]()) {
-    const bool tty = isatty(STDERR_FILENO) != 0;
-    if (f.quiet || (!f.force && (!tty || std::getenv("CI")))) return;
-    lines_ = !tty;
-    for (std::size_t k = 0; count_bytes && k < dirs.size(); ++k) totals_[k] = cv::data_bytes(dirs[k]);
-    t0_ = std::chrono::steady_clock::now();
-    thread_ = std::thread([this] { run(); });
-  }
-  ~progress() {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-  std::size_t size() const { return totals_.size(); }
-  /// Where collection k's reader adds the bytes it reads.
-  std::atomic<std::uint64_t>* bytes(std::size_t k) { return &done_[k]; }
-  /// Collection k is done: all of its bytes count (also files it had no need to read).
-  void finish(std::size_t k) {
-    done_[k].store(totals_[k], std::memory_order_relaxed);
-    ++dirs_done_;
-  }
-
- private:
-  std::string text() const {
-    cv::progress_state st;
-    for (std::size_t k = 0; k < totals_.size(); ++k) {
-      st.done += std::min(done_[k].load(std::memory_order_relaxed), totals_[k]);
-      st.total += totals_[k];
-    }
-    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    st.dirs_done = dirs_done_.load();
-    st.dirs = totals_.size();
-    return cv::progress_text(st);
-  }
-  void run() {
-    // A terminal: redrawn 5 times a second after the first second (short runs
-    // draw nothing). A log: one line every 2 s and the final one.
-    const auto first = std::chrono::seconds(lines_ ? 2 : 1);
-    const auto every = lines_ ? std::chrono::milliseconds(2000) : std::chrono::milliseconds(200);
-    auto next = t0_ + first;
-    std::unique_lock<std::mutex> lock(m_);
-    while (!wake_.wait_until(lock, next, [this] { return stop_; })) {
-      if (lines_)
-        console::get().say(std::cerr, "msprof: progress " + text());
-      else
-        console::get().bar(text());
-      next += every;
-    }
-    if (lines_)
-      console::get().say(std::cerr, "msprof: progress " + text());
-    else
-      console::get().bar("");
-  }
-
-  std::vector<std::uint64_t> totals_;
-  std::unique_ptr<std::atomic<std::uint64_t>[]> done_;
-  std::atomic<std::size_t> dirs_done_{0};
-  bool lines_ = false;
-  std::chrono::steady_clock::time_point t0_;
-  std::mutex m_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;
-};
 
 enum class what { timeline, summary, db, all };
 
-/// Runs job(k) for every collection k of the progress bar on up to one thread
-/// per core (several collections, PROF_ or *_ascend_pt, at once), and report(k)
-/// in order of k as soon as k and every collection before it are done, so that
-/// warnings and file names appear while the bar still runs.
-void for_each_dir(progress& bar, const std::function<void(std::size_t)>& job,
-                  const std::function<void(std::size_t)>& report) {
-  const std::size_t n = bar.size();
-  std::atomic<std::size_t> next{0};
-  std::mutex report_m;
-  std::vector<char> finished(n, 0);
-  std::size_t reported = 0;
-  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(n)));
-  auto work = [&] {
-    for (std::size_t k; (k = next++) < n;) {
-      job(k);
-      bar.finish(k);
-      std::lock_guard<std::mutex> lock(report_m);
-      finished[k] = 1;
-      while (reported < n && finished[reported]) report(reported++);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < workers; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-}
 
 int run_export(const std::string& dir, what w, const cv::export_options& opt, const progress_flags& pf) {
   const auto found = prof_dirs_or_fail(dir);
@@ -591,157 +365,12 @@ std::pair<bool, std::string> injection_library() {
   return {false, tried};
 }
 
-/// What CANN's msprof collects and msprof cannot here, said once per option.
-constexpr const char* no_hardware = "not collected: no such hardware here";
-constexpr const char* no_runtime = "not collected: no CANN runtime here (msprof records the program's mstx calls)";
-constexpr const char* no_host_sampling = "not collected: msprof does not sample the host system";
-constexpr const char* whole_run = "not applied: msprof collects the whole run";
-
-/// A CANN msprof collection option that msprof accepts without acting on it:
-/// its value is checked as CANN checks it and recorded in host/sample.json.
-struct cann_option {
-  const char* name;
-  /// "a|b" one of the words, "lo..hi" a number, "list:a|b" a comma list of the
-  /// words, "devices" all or device ids, "hex" 0x event ids, "pid", "text".
-  const char* values;
-  /// What msprof says when the value asks for data (anything but "off");
-  /// nullptr for a setting of another switch (a frequency, a mode).
-  const char* note;
-};
-
-// Names, values and ranges: CANN's msprof --help and its input parser
-// (docs/cli.md, "CANN's collection options", lists the sources).
-constexpr cann_option cann_options[] = {
-    // Reported by the CANN runtime, GE and HCCL inside the program.
-    {"ascendcl", "on|off", no_runtime},
-    {"runtime-api", "on|off", no_runtime},
-    {"ge-api", "off|l0|l1", no_runtime},
-    {"model-execution", "on|off", no_runtime},
-    {"task-time", "on|off|l0|l1|l2|l3", no_runtime},
-    {"task-trace", "on|off|l0|l1|l2|l3", no_runtime},
-    {"task-memory", "on|off", no_runtime},
-    {"aicore-shape", "on|off", no_runtime},
-    {"hccl", "on|off", no_runtime},
-    {"aicpu", "on|off", no_runtime},
-    // Counted or sampled by the NPU.
-    {"ai-core", "on|off", no_hardware},
-    {"aic-mode", "task-based|sample-based", nullptr},
-    {"aic-freq", "1..100", nullptr},
-    {"ai-vector-core", "on|off", no_hardware},
-    {"aiv-mode", "task-based|sample-based", nullptr},
-    {"aiv-freq", "1..100", nullptr},
-    {"aiv-metrics", "ArithmeticUtilization|PipeUtilization|Memory|MemoryL0|MemoryUB|ResourceConflictRatio", nullptr},
-    {"task-tsfw", "on|off", no_hardware},
-    {"task-block", "on|off|all", no_hardware},
-    {"l2", "on|off", no_hardware},
-    {"npu-events", "hex", nullptr},
-    {"instr-profiling", "on|off", no_hardware},
-    {"instr-profiling-freq", "300..30000", nullptr},
-    {"sys-hardware-mem", "on|off", no_hardware},
-    {"sys-hardware-mem-freq", "1..10000", nullptr},
-    {"llc-profiling", "read|write|capacity|bandwidth", nullptr},
-    {"sys-mem-serviceflow", "text", nullptr},
-    {"sys-cpu-profiling", "on|off", no_hardware},
-    {"sys-cpu-freq", "1..50", nullptr},
-    {"sys-profiling", "on|off", no_hardware},
-    {"sys-sampling-freq", "1..10", nullptr},
-    {"sys-pid-profiling", "on|off", no_hardware},
-    {"sys-pid-sampling-freq", "1..10", nullptr},
-    {"sys-io-profiling", "on|off", no_hardware},
-    {"sys-io-sampling-freq", "1..100", nullptr},
-    {"sys-interconnection-profiling", "on|off", no_hardware},
-    {"sys-interconnection-freq", "1..50", nullptr},
-    {"dvpp-profiling", "on|off", no_hardware},
-    {"dvpp-freq", "1..100", nullptr},
-    {"sys-lp", "on|off", no_hardware},
-    {"sys-lp-freq", "1..100", nullptr},
-    {"sys-period", "1..2592000", nullptr},
-    {"sys-devices", "devices", nullptr},
-    {"optype", "text", nullptr},
-    // The host system, which CANN samples with perf, iotop and ltrace.
-    {"host-sys", "list:cpu|mem|disk|network|osrt", no_host_sampling},
-    {"host-sys-pid", "pid", nullptr},
-    {"host-sys-usage", "list:cpu|mem", no_host_sampling},
-    {"host-sys-usage-freq", "1..50", nullptr},
-    // Collection windows.
-    {"dynamic", "on|off", whole_run},
-    {"delay", "1..4294967295", whole_run},
-    {"duration", "1..4294967295", whole_run},
-};
-
-const cann_option* find_cann_option(const std::string& name) {
-  for (const auto& o : cann_options)
-    if (name == o.name) return &o;
-  return nullptr;
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t b = 0;
-  for (std::size_t e; (e = s.find(sep, b)) != std::string::npos; b = e + 1) out.push_back(s.substr(b, e - b));
-  out.push_back(s.substr(b));
-  return out;
-}
-
-/// "a, b or c".
-std::string or_list(const std::vector<std::string>& words) {
-  std::string out;
-  for (std::size_t k = 0; k < words.size(); ++k)
-    out += (k == 0 ? "" : k + 1 == words.size() ? " or " : ", ") + words[k];
-  return out;
-}
-
-/// "" when `v` is a value the spec of cann_option::values allows, else what it allows.
-std::string cann_value_error(const std::string& spec, const std::string& v) {
-  if (const auto dots = spec.find(".."); dots != std::string::npos) {
-    const std::string lo = spec.substr(0, dots), hi = spec.substr(dots + 2);
-    const auto n = parse_u32(v);
-    if (n && *n >= *parse_u32(lo) && *n <= *parse_u32(hi)) return "";
-    return "a number from " + lo + " to " + hi;
-  }
-  if (spec == "pid") return parse_u32(v) ? "" : "a process id";
-  if (spec == "text")  // ';' separates the options in MSPROF_CANN_OPTIONS
-    return !v.empty() && v.find(';') == std::string::npos ? "" : "a value without ';'";
-  if (spec == "devices") {
-    if (v == "all") return "";
-    for (const auto& id : split(v, ','))
-      if (!parse_u32(id) || *parse_u32(id) > 63) return "all or a comma list of device ids (0 to 63)";
-    return "";
-  }
-  if (spec == "hex") {
-    for (const auto& e : split(v, ','))
-      if (e.size() < 3 || e.size() > 18 || e.compare(0, 2, "0x") != 0 ||
-          e.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
-        return "a comma list of hexadecimal event ids (0x...)";
-    return "";
-  }
-  const bool list = spec.rfind("list:", 0) == 0;
-  const auto allowed = split(list ? spec.substr(5) : spec, '|');
-  for (const auto& w : list ? split(v, ',') : std::vector<std::string>{v})
-    if (std::find(allowed.begin(), allowed.end(), w) == allowed.end())
-      return (list ? "a comma list of " : "") + or_list(allowed);
-  return "";
-}
 
 /// The usage text, with CANN's collection options msprof accepts.
 std::string usage() {
-  std::string text = usage_text;
-  text += "  the launcher also accepts CANN's collection options (docs/cli.md: what each does here):\n";
-  std::string line = "     ";
-  for (const auto& o : cann_options) {
-    std::string values = o.values;
-    if (values.rfind("list:", 0) == 0) values = values.substr(5) + "[,...]";
-    if (values == "devices") values = "all|<id>[,...]";
-    if (values == "hex") values = "0x<event>[,...]";
-    if (values == "pid" || values == "text") values = "<" + values + ">";
-    const std::string item = std::string(" --") + o.name + "=" + values;
-    if (line.size() + item.size() > 110) {
-      text += line + "\n";
-      line = "     ";
-    }
-    line += item;
-  }
-  return text + line + "\n";
+  return std::string(usage_text) +
+         "  the launcher also accepts CANN's collection options (docs/cli.md: what each does here):\n" +
+         cann_usage_lines();
 }
 
 /// `w` as one word for /bin/sh (quoted only when it needs to be, so messages show it as typed).
