@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The chrome trace form in the DevTools trace engine (issue 8): installs the
 # pinned engine (tests/js, npm ci), checks the engine rules the form relies on
-# (selftest.mjs), then runs test_chrome with the engine required, so no case
-# may skip. Reuses the README build (build/) when it exists.
+# (selftest.mjs), then runs test_chrome and the new user's path (test_cli) with
+# the engine required, so no case may skip. Reuses the README build (build/) when it exists.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 (cd tests/js && npm ci --no-audit --no-fund && node selftest.mjs)
@@ -11,5 +11,6 @@ build=${MSPROF_BUILD_DIR:-build}
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" -j2 --target test_chrome
-MSPROF_REQUIRE_ENGINE=1 ctest --test-dir "$build" -R '^test_chrome:' -j2 --output-on-failure
+cmake --build "$build" -j2 --target test_chrome test_cli
+# and the new user's path, whose trace (written by the launcher) the engine must draw
+MSPROF_REQUIRE_ENGINE=1 ctest --test-dir "$build" -R "^test_chrome:|^test_cli:cli: a new user" -j2 --output-on-failure

@@ -32,13 +32,13 @@ void beside(bool with_side, Side&& side, Main&& main) {
 
 /// Collects the files of the parts, reported in part order (timeline, summaries, db).
 struct part_results {
-  std::optional<result<export_result>> timeline, summary, db;
+  std::optional<result<export_result>> timeline, summary, db, chrome;
   result<export_result> merged(export_result all) && {
     // A part's warnings are the model's (already in `all`) plus its own, such
     // as the leftover temporaries it removed.
     std::unordered_set<std::string> seen(all.warnings.begin(), all.warnings.end());
     std::unordered_set<std::string> written;  // README.txt: each text part updates it
-    for (auto* r : {&timeline, &summary, &db}) {
+    for (auto* r : {&timeline, &summary, &db, &chrome}) {
       if (!*r) continue;
       if (!**r) return (**r).err();
       for (const auto& f : (**r)->files)
@@ -74,6 +74,31 @@ result<export_result> export_whole(const model& m, const export_options& o, expo
   all.warnings = m.warnings;
   all.records = detail::record_count(m);
   return std::move(r).merged(std::move(all));
+}
+
+/// export_options::chrome_too: the chrome form of a collection small enough
+/// to load whole, with the export's stamp; above the size, a warning that says
+/// how to write it.
+result<export_result> chrome_beside(const std::string& prof_dir, const export_options& o) {
+  const std::uint64_t bytes = data_bytes(prof_dir);
+  if (bytes > o.chrome_too_max_bytes || !o.chrome_writer) {
+    export_result r;
+    if (o.chrome_writer)
+      r.warnings.push_back(prof_dir + ": no chrome trace written after this run: its " +
+                           std::to_string(bytes >> 20) + " MiB of data are more than the " +
+                           std::to_string(o.chrome_too_max_bytes >> 20) +
+                           " MiB written by default; write it with `msprof export timeline --timeline-format=chrome "
+                           "-dir " + prof_dir + "`");
+    return r;
+  }
+  export_options co = o;
+  co.chrome = true;
+  auto m = detail::load_checked(prof_dir, co);
+  auto r = m ? export_timeline(*m, co) : result<export_result>(m.err());
+  if (r) return r;
+  export_result failed;  // the exact files are written: a missing extra is a warning, not a failed export
+  failed.warnings.push_back(prof_dir + ": no chrome trace written: " + r.err().message);
+  return failed;
 }
 
 }  // namespace
@@ -150,6 +175,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   export_result all;
   all.warnings = loaded->warnings;
   all.records = records;
+  if (p.timeline && oo.chrome_too && !select) r.chrome.emplace(chrome_beside(prof_dir, oo));
   return std::move(r).merged(std::move(all));
 }
 

@@ -117,6 +117,8 @@ std::string readme_text(const std::string& old, const export_options& o, const s
       "                      mstx events, HostToDevice/MsTx flows, Overlap Analysis\n"
       "msprof_tx_<ts>.json   timeline of mstx markers and ranges only\n"
       "step_trace_<ts>.json  timeline of the iterations (steps) only, when the device recorded step traces\n"
+      "chrome_trace_<ts>.json  the timeline in the form Chrome DevTools and the Perfetto UI draw\n"
+      "                      (docs/chrome-trace.md; parts _part<k> above the size limit)\n"
       "op_summary_<ts>       one row per device op: shapes, types, timing, PMU metrics\n"
       "op_statistic_<ts>     ops grouped by type and core type\n"
       "api_statistic_<ts>    host API calls grouped by level and name\n"

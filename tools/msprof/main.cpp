@@ -76,6 +76,8 @@ constexpr const char* usage_text =
     "      --storage-limit=<n>MB  --buffer-size=1MB  --buffer-limit=64MB  --buffer-full=grow|block|drop\n"
     "      --environment=\"K=V;K2=V2\"      environment variables for the program\n"
     "      --export=on|off                 off: only print the PROF_ directory, for a later `msprof export`\n"
+    "      --chrome-trace=on|off           also chrome_trace_<ts>.json, the form Chrome DevTools and Perfetto draw\n"
+    "                                      (default on, for collections up to 32 MiB of data)\n"
     "      --type=text|db                  what the export writes: text = timeline, summaries and db; db = the db\n"
     "      --summary-format=csv|json  --reports=FILE  --clear=on|off  --model-id=N --iteration-id=N  (as export)\n"
     "  msprof --export=on | --parse=on | --query=on | --analyze=on --output=<PROF_ dir or parent> [--type=...]\n"
@@ -169,6 +171,13 @@ int run_export(const std::string& dir, what w, const cv::export_options& opt, co
         }
         for (const auto& wmsg : r->warnings) say_warning(wmsg);
         for (const auto& f : r->files) say_out(f);
+        for (const auto& f : r->files) {
+          if (fs::path(f).filename().string().rfind("chrome_trace_", 0) != 0) continue;
+          console::get().say(std::cerr, "msprof: to look at it, open " + f +
+                                            " in Chrome DevTools (Performance panel, \"Load profile\") or at "
+                                            "https://ui.perfetto.dev; MindStudio Insight reads msprof_*.json and the .db");
+          break;
+        }
       });
   return rc;
 }
@@ -415,13 +424,14 @@ int cmd_launch(arg_parser& p) {
   std::string output, application, include, exclude, metrics, storage;
   std::map<std::string, std::string> buffer_flags;  // "size" / "limit" / "full" -> text
   msprof::session::buffer_options buffers;
-  bool mstx = true, export_data = true, export_on = false, parse = false, query = false, analyze = false;
+  bool mstx = true, export_data = true, export_on = false, parse = false, query = false, analyze = false,
+       chrome_trace = true;
   cv::export_options eo;    // --type, --summary-format, --reports, --clear, --model-id, --iteration-id
   std::string collect_flag;  // the first option that only a collection uses
   // on|off switches; msproftx is CANN's name of mstx
   const std::map<std::string, bool*> switches = {
       {"mstx", &mstx},     {"msproftx", &mstx}, {"export", &export_data}, {"clear", &eo.clear},
-      {"parse", &parse},   {"query", &query},   {"analyze", &analyze}};
+      {"parse", &parse},   {"query", &query},   {"analyze", &analyze}, {"chrome-trace", &chrome_trace}};
   std::vector<std::pair<std::string, std::string>> cann;  // accepted cann_options, in command-line order
   std::vector<std::pair<std::string, std::string>> app_env;  // --environment
   std::vector<std::string> program;                          // msprof [options] <program> [args]
@@ -504,6 +514,10 @@ int cmd_launch(arg_parser& p) {
   }
   if (eo.model_id.has_value() != eo.iteration_id.has_value())
     return usage_error("--model-id and --iteration-id go together");
+#ifdef MSPROF_CLI_HAS_CHROME
+  eo.chrome_too = chrome_trace;  // something a viewer draws, after every run
+  eo.chrome_writer = cv::chrome::writer();
+#endif
   if (application.empty() && (export_on || parse || query || analyze))
     return use_collected(output, export_on, parse, query, analyze, eo, collect_flag);
   if (parse || query || analyze)

@@ -41,6 +41,13 @@ struct export_options {
                                                  const std::filesystem::path& out_dir, const std::string& ts)>
       chrome_writer;
   bool chrome = false;  ///< --timeline-format=chrome: the chrome form instead of msprof_<ts>.json
+  /// The chrome form as well, beside msprof_<ts>.json (the launcher's and the
+  /// session's default: something a viewer draws after every run). Written for
+  /// collections of at most chrome_too_max_bytes of data slices, because that
+  /// form is built in memory (~8 bytes per byte of data); above it the export
+  /// says how to write it.
+  bool chrome_too = false;
+  std::uint64_t chrome_too_max_bytes = std::uint64_t{32} << 20;
   bool text = true;     ///< export_all: timeline and summaries (torch_npu export_type "text")
   bool db = true;       ///< export_all: msprof_<ts>.db (export_type "db")
   /// Bytes each sorted stream of the join and of each writer holds in memory

@@ -5,6 +5,9 @@
 //   session::profiler prof(cfg, sched, session::export_handler());              // sync
 //   session::profiler prof(cfg, sched, session::export_handler({}, export_mode::async));
 //
+// Each export also writes chrome_trace_<ts>.json (the form viewers draw) for
+// collections up to export_options::chrome_too_max_bytes; the third argument
+// false turns that off.//
 // sync exports in the calling thread (inside profiler::step()/stop());
 // async exports in a child process so the training loop keeps going; the
 // handler's wait() (also run by the last copy's destructor) reaps the children
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "session_config.hpp"
+#include "../convert/chrome/chrome.hpp"
 #include "../convert/export.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -45,9 +49,15 @@ inline convert::export_options export_options_for(const session::session_config&
 
 class export_handler {
  public:
-  explicit export_handler(convert::export_options opt = {}, export_mode mode = export_mode::sync)
+  /// `chrome_trace`: also the viewer-safe trace beside the timeline
+  /// (export_options::chrome_too), so every trace gets a file Chrome DevTools
+  /// and the Perfetto UI draw.
+  explicit export_handler(convert::export_options opt = {}, export_mode mode = export_mode::sync,
+                          bool chrome_trace = true)
       : s_(std::make_shared<state>()) {
     s_->opt = std::move(opt);
+    s_->opt.chrome_too = chrome_trace;
+    if (!s_->opt.chrome_writer) s_->opt.chrome_writer = convert::chrome::writer();
     s_->mode = mode;
   }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <msprof/convert/chrome/chrome.hpp>
+#include <msprof/convert/export.hpp>
 #include <msprof/convert/load.hpp>
 #include <msprof/convert/timeline.hpp>
 
@@ -217,4 +218,41 @@ TEST_CASE("chrome: export_chrome_trace writes mindstudio_profiler_output/chrome_
   auto bad = chrome::export_chrome_trace((work / "no_such_PROF").string(), eo);
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.err().message.find("no_such_PROF") != std::string::npos);
+}
+
+TEST_CASE("chrome: export_all with chrome_too writes the chrome form beside the exact files, up to a size") {
+  const fs::path c = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "mstx_domains";
+  const fs::path work = fs::path(MSPROF_TEST_BINARY_DIR) / "chrome_too_test";
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const fs::path prof = work / prof_input(c).filename();
+  fs::copy(prof_input(c), prof, fs::copy_options::recursive);
+  msprof::convert::export_options eo;
+  eo.chrome_too = true;
+  eo.chrome_writer = chrome::writer();
+  eo.timestamp = "20260101120000";
+  auto r = msprof::convert::export_all(prof.string(), eo);
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const fs::path out = prof / "mindstudio_profiler_output";
+  const auto listed = [&](const fs::path& f) {
+    return std::find(r->files.begin(), r->files.end(), f.string()) != r->files.end();
+  };
+  CHECK(listed(out / "msprof_20260101120000.json"));
+  REQUIRE(listed(out / "chrome_trace_20260101120000.json"));
+  CHECK(r->warnings.empty());
+  const auto t = parse_trace(read_file(out / "chrome_trace_20260101120000.json"), form::chrome);
+  for (const auto& p : t.problems) FAIL_CHECK(p);
+  CHECK(read_file(out / "README.txt").find("  chrome_trace_20260101120000.json\n") != std::string::npos);
+
+  // Above the size the form is built in memory for, no file but a warning
+  // that says how to write it.
+  eo.timestamp = "20260101120001";
+  eo.chrome_too_max_bytes = 1;
+  r = msprof::convert::export_all(prof.string(), eo);
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  CHECK(listed(out / "msprof_20260101120001.json"));
+  CHECK_FALSE(fs::exists(out / "chrome_trace_20260101120001.json"));
+  REQUIRE(r->warnings.size() == 1);
+  CHECK(r->warnings[0].find("msprof export timeline --timeline-format=chrome -dir " + prof.string()) !=
+        std::string::npos);
 }

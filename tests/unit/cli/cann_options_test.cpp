@@ -175,7 +175,9 @@ TEST_CASE("cann options: a CANN script's collection switches all at once: exit 0
     CHECK(count(r.err, flag(c, c.good) + ": ") == (c.note != nullptr ? 1u : 0u));
     notes += c.note != nullptr ? 1 : 0;
   }
-  CHECK(count(r.err, "\n") == notes);  // nothing else on stderr
+  // nothing else on stderr but where to open the viewer-safe trace
+  CHECK(count(r.err, "\n") == notes + 1);
+  CHECK(count(r.err, "msprof: to look at it, open ") == 1);
   const auto prof = prof_dir_in(out);
   REQUIRE(!prof.empty());
   const std::string sample = slurp(prof / "host" / "sample.json");

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../../support/temp_dir.hpp"
+#include "../chrome/trace_testing.hpp"
 #include "cli_helpers.hpp"
 
 namespace fs = std::filesystem;
@@ -593,6 +594,7 @@ TEST_CASE("cli: a new user's path: README's first program through the launcher, 
   CAPTURE(r.err);
   REQUIRE(r.rc == 0);
   REQUIRE(!prof_dir_in(out).empty());
+  const std::string launch_err = r.err;
   r = s.run({"show", "-dir", out.string()});
   CAPTURE(r.out);
   REQUIRE(r.rc == 0);
@@ -607,6 +609,43 @@ TEST_CASE("cli: a new user's path: README's first program through the launcher, 
   CHECK(decode.find("  3  ") != std::string::npos);
   for (const char* mark : {"batch 0", "batch 1", "batch 2"}) CHECK(row_of(std::string("1      default  ") + mark) != "");
   CHECK(r.out.find("Ranges  Marks") != std::string::npos);
+
+  // Something to look at: the launcher wrote the viewer-safe trace, said where
+  // to open it, and the DevTools engine draws every slice of it (CI's chrome
+  // step runs this case with the engine required).
+  std::vector<fs::path> traces;
+  for (const auto& e : fs::recursive_directory_iterator(out))
+    if (e.path().filename().string().rfind("chrome_trace_", 0) == 0) traces.push_back(e.path());
+  REQUIRE(traces.size() == 1);
+  CHECK(launch_err.find("open " + traces[0].string()) != std::string::npos);
+  const auto trace = chrome_testing::parse_trace(read_text(traces[0]), chrome_testing::form::chrome);
+  for (const auto& p : trace.problems) FAIL_CHECK(p);
+  std::size_t slices = 0;
+  for (const auto& e : trace.events) slices += e.ph == 'X';
+  CHECK(slices == 9);  // six ranges and three marks (zero-length slices)
+  if (!chrome_testing::engine_skipped())
+    for (const auto& f : chrome_testing::engine_findings(chrome_testing::run_engine(traces[0]), trace)) FAIL_CHECK(f);
+}
+
+TEST_CASE("cli: --chrome-trace=off leaves the viewer-safe trace out, and takes only on or off") {
+  sandbox s;
+  const auto out = s.root / "out";
+  auto r = s.run({"--output=" + out.string(), "--chrome-trace=off",
+                  std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_FIRST_PROGRAM});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  std::size_t traces = 0, timelines = 0;
+  for (const auto& e : fs::recursive_directory_iterator(out)) {
+    const std::string n = e.path().filename().string();
+    traces += n.rfind("chrome_trace_", 0) == 0;
+    timelines += n.rfind("msprof_", 0) == 0 && e.path().extension() == ".json";
+  }
+  CHECK(traces == 0);
+  CHECK(timelines > 0);
+  CHECK(r.err.find("Perfetto") == std::string::npos);
+  r = s.run({"--output=" + out.string(), "--chrome-trace=maybe", MSPROF_TEST_FIRST_PROGRAM});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--chrome-trace must be on or off, got 'maybe'") != std::string::npos);
 }
 #endif
 

@@ -277,14 +277,16 @@ TEST_CASE("session: the export handler exports each window (sync and async)") {
     CHECK(handler.exported().size() == 2);
     for (const auto& d : dirs) {
       CAPTURE(d);
-      int timelines = 0, op_summaries = 0, dbs = 0;
+      int timelines = 0, chrome_traces = 0, op_summaries = 0, dbs = 0;
       for (const auto& e : fs::directory_iterator(fs::path(d) / "mindstudio_profiler_output")) {
         const std::string n = e.path().filename().string();
         timelines += n.rfind("msprof_", 0) == 0 && e.path().extension() == ".json" && n.rfind("msprof_tx", 0) != 0;
+        chrome_traces += n.rfind("chrome_trace_", 0) == 0;
         op_summaries += n.rfind("op_summary_", 0) == 0;
       }
       for (const auto& e : fs::directory_iterator(d)) dbs += e.path().extension() == ".db";
       CHECK(timelines == 1);
+      CHECK(chrome_traces == 1);  // something a viewer draws, by default
       CHECK(op_summaries == 1);
       CHECK(dbs == 1);
     }
