@@ -3,9 +3,11 @@
 // CANN summaries it copies (op_statistic, api_statistic, task_time), the
 // kernel view (op_summary renamed, with the step of each kernel), the operator
 // view (op tree durations), the step times (Overlap Analysis per step) and the
-// memory views (torch.memory_usage). Every file is Python csv.writer text:
-// CRLF line ends, cells quoted when they hold , " or a line break.
+// memory views (torch.memory_usage). Every CSV file is Python csv.writer
+// text: CRLF line ends, cells quoted when they hold , " or a line break. The
+// timeline, trace_view.json, is trace_view.cpp's.
 #include "msprof/convert/ascend_pt/analyse.hpp"
+#include "msprof/convert/ascend_pt/trace_view.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -563,6 +565,8 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     if (t.rows.empty()) continue;  // torch_npu writes no file without rows
     MSPROF_TRY(write(t.name + ".csv", csv_crlf(t.header, t.rows)));
   }
+  MSPROF_TRY(write_trace_view(*out, *pd, *m, rel));
+  res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
   MSPROF_TRY(write("analyse.done", ""));
   return res;
 }
