@@ -230,16 +230,6 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
   return t;
 }
 
-/// Python's `";".join(...)` fields shown one item a line, as torch_npu does.
-std::string lines(const std::string& v) {
-  std::string out;
-  for (char c : v) {
-    out += c;
-    if (c == ';') out += "\r\n";
-  }
-  return out;
-}
-
 /// operator_details (torch_npu OperatorViewParser): every framework op but the
 /// ProfilerStep ones, in start order, with host durations from the op tree and
 /// device durations from the kernels bound to it (self) and below it (total).
@@ -278,8 +268,8 @@ std::optional<table> operator_details(const relation& r) {
     };
     sum(n.corr_self, dev[0], dev[2]);
     sum(n.corr_total, dev[1], dev[3]);
-    t.rows.push_back({n.op->name, lines(n.op->input_shapes), lines(n.op->call_stack), us(self), us(total), dev[0].str(),
-                      dev[1].str(), dev[2].str(), dev[3].str()});
+    t.rows.push_back({n.op->name, item_lines(n.op->input_shapes), item_lines(n.op->call_stack), us(self), us(total),
+                      dev[0].str(), dev[1].str(), dev[2].str(), dev[3].str()});
   }
   if (t.rows.empty()) return std::nullopt;
   return t;
@@ -506,6 +496,15 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
 }
 
 }  // namespace
+
+std::string item_lines(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    out += c;
+    if (c == ';') out += "\r\n";
+  }
+  return out;
+}
 
 result<analyse_result> analyse(const std::string& dir, const analyse_options& o) {
   auto pd = read_pt_dir(dir);

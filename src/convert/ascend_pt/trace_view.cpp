@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "msprof/convert/export_files.hpp"
+#include "msprof/core/json.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/convert/timeline.hpp"
 
@@ -28,53 +29,6 @@ namespace convert {
 namespace ascend_pt {
 
 namespace {
-
-/// One JSON object in json.dumps' layout, closed when it goes out of scope.
-class py_object {
- public:
-  explicit py_object(std::string& out) : out_(out) { out_ += '{'; }
-  ~py_object() { out_ += '}'; }
-  py_object(const py_object&) = delete;
-  py_object& operator=(const py_object&) = delete;
-
-  /// `"k": `; the value follows (a nested py_object over the returned string).
-  std::string& key(std::string_view k) {
-    if (!first_) out_ += ", ";
-    first_ = false;
-    append_json_string(out_, k);
-    out_ += ": ";
-    return out_;
-  }
-  py_object& str(std::string_view k, std::string_view v) {
-    append_json_string(key(k), v);
-    return *this;
-  }
-  py_object& num(std::string_view k, std::int64_t v) {
-    key(k) += std::to_string(v);
-    return *this;
-  }
-  py_object& unum(std::string_view k, std::uint64_t v) {
-    key(k) += std::to_string(v);
-    return *this;
-  }
-  /// torch_npu's convert_ns2us_str: the ns integer with a dot before its last 3 digits.
-  py_object& ts(std::int64_t ns) {
-    std::string& o = key("ts");
-    o += '"';
-    append_ts_us(o, ns);
-    o += '"';
-    return *this;
-  }
-  /// torch_npu's convert_ns2us_float: float(ns / 1000).
-  py_object& dur(std::int64_t ns) {
-    key("dur") += py_float(static_cast<double>(ns) / 1000.0);
-    return *this;
-  }
-
- private:
-  std::string& out_;
-  bool first_ = true;
-};
 
 /// The top-level array, streamed: ", " between events, flushed every MiB.
 class event_list {
@@ -87,6 +41,8 @@ class event_list {
     bare_comma_ = false;
     return buf_;
   }
+  /// One event built by a json::writer (json.dumps' separators too).
+  void add(const json::writer& w) { next() += w.str(); }
   /// TraceViewParser appends its part after the framework part with a bare ",".
   void second_part() { bare_comma_ = true; }
   std::size_t count() const noexcept { return count_; }
@@ -98,42 +54,83 @@ class event_list {
   bool bare_comma_ = false;
 };
 
-/// TraceEventManager.create_x_event: ph, name, pid, tid, ts, dur, cat, args.
+/// torch_npu's convert_ns2us_str: the ns integer with a dot before its last 3 digits.
+void ts_member(json::writer& w, std::int64_t ns) {
+  w.key("ts");
+  w.string(ts_us(ns));
+}
+
+/// torch_npu's convert_ns2us_float: float(ns / 1000).
+void dur_member(json::writer& w, std::int64_t ns) {
+  w.key("dur");
+  w.raw_number(py_float(static_cast<double>(ns) / 1000.0));
+}
+
+/// TraceEventManager.create_x_event: ph, name, pid, tid, ts, dur, cat, args
+/// (`args(w)` writes the members of args). `pid` is signed: GC's may be -1.
 template <class Args>
-void x_event(std::string& out, std::string_view name, std::uint64_t pid, std::uint64_t tid, std::int64_t ts,
+void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::int64_t ts,
              std::int64_t dur, std::string_view cat, Args args) {
-  py_object e(out);
-  e.str("ph", "X").str("name", name).unum("pid", pid).unum("tid", tid).ts(ts).dur(dur).str("cat", cat);
-  py_object a(e.key("args"));
-  args(a);
+  json::writer w;
+  w.begin_object();
+  w.member("ph", "X");
+  w.member("name", name);
+  w.member("pid", pid);
+  w.member("tid", tid);
+  ts_member(w, ts);
+  dur_member(w, dur);
+  w.member("cat", cat);
+  w.key("args");
+  w.begin_object();
+  args(w);
+  w.end_object();
+  w.end_object();
+  ev.add(w);
 }
 
 /// A flow end (torch_to_npu, enqueue_to_dequeue, fwdbwd): ph, bp, name, id, pid, tid, ts, cat.
-void flow(std::string& out, char ph, std::string_view name, std::int64_t id, std::uint64_t pid, std::uint64_t tid,
+void flow(event_list& ev, const char* ph, std::string_view name, std::int64_t id, std::uint64_t pid, std::uint64_t tid,
           std::int64_t ts, std::string_view cat) {
-  py_object e(out);
-  e.str("ph", std::string_view(&ph, 1)).str("bp", "e").str("name", name).num("id", id).unum("pid", pid);
-  e.unum("tid", tid).ts(ts).str("cat", cat);
+  json::writer w;
+  w.begin_object();
+  w.member("ph", ph);
+  w.member("bp", "e");
+  w.member("name", name);
+  w.member("id", id);
+  w.member("pid", pid);
+  w.member("tid", tid);
+  ts_member(w, ts);
+  w.member("cat", cat);
+  w.end_object();
+  ev.add(w);
 }
 
 /// A metadata event: ph, name, pid, tid, args {key: value}.
 template <class Value>
-void meta(std::string& out, std::string_view name, std::int64_t pid, std::uint64_t tid, std::string_view key,
+void meta(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::string_view key,
           const Value& v) {
-  py_object e(out);
-  e.str("ph", "M").str("name", name).num("pid", pid).unum("tid", tid);
-  py_object a(e.key("args"));
+  json::writer w;
+  w.begin_object();
+  w.member("ph", "M");
+  w.member("name", name);
+  w.member("pid", pid);
+  w.member("tid", tid);
+  w.key("args");
+  w.begin_object();
   if constexpr (std::is_convertible_v<Value, std::string_view>)
-    a.str(key, v);
+    w.member(key, std::string_view(v));
   else
-    a.num(key, static_cast<std::int64_t>(v));
+    w.member(key, static_cast<std::int64_t>(v));
+  w.end_object();
+  w.end_object();
+  ev.add(w);
 }
 
 /// The process metadata torch_npu gives its own processes (labels "CPU").
 void process_meta(event_list& ev, std::int64_t pid, std::string_view name, std::int64_t sort) {
-  meta(ev.next(), "process_name", pid, 0, "name", name);
-  meta(ev.next(), "process_labels", pid, 0, "labels", "CPU");
-  meta(ev.next(), "process_sort_index", pid, 0, "sort_index", sort);
+  meta(ev, "process_name", pid, 0, "name", name);
+  meta(ev, "process_labels", pid, 0, "labels", "CPU");
+  meta(ev, "process_sort_index", pid, 0, "sort_index", sort);
 }
 
 /// Threads of the Python process in first-seen order; true: a dequeue thread
@@ -243,36 +240,33 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
       if (!e.set || e.ts < o.start_ns) e = {true, o.pid, o.tid, o.start_ns};
     }
     see_thread(threads, o.tid, false);
-    x_event(ev.next(), o.name, o.pid, o.tid, o.start_ns, o.end_ns - o.start_ns, "cpu_op", [&](py_object& a) {
-      a.num("Sequence number", o.seq).unum("Fwd thread id", o.fwd_tid);
-      // Present fields only, ';' shown as ";\r\n" (TorchOpBean.args).
-      const auto lines = [](std::string s) {
-        for (std::size_t at = 0; (at = s.find(';', at)) != std::string::npos; at += 3) s.insert(at + 1, "\r\n");
-        return s;
-      };
-      if (o.has_shapes) a.str("Input Dims", lines(o.input_shapes));
-      if (o.has_dtypes) a.str("Input type", lines(o.input_dtypes));
-      if (o.has_stack) a.str("Call stack", lines(o.call_stack));
-      if (o.has_module) a.str("Module Hierarchy", o.module_hierarchy);
-      if (o.has_flops) a.str("flops", o.flops);
-    });
+    x_event(ev, o.name, static_cast<std::int64_t>(o.pid), o.tid, o.start_ns, o.end_ns - o.start_ns, "cpu_op",
+            [&](json::writer& a) {
+              a.member("Sequence number", o.seq);
+              a.member("Fwd thread id", o.fwd_tid);
+              // Only the fields the record carried (TorchOpBean.args).
+              if (o.has_shapes) a.member("Input Dims", item_lines(o.input_shapes));
+              if (o.has_dtypes) a.member("Input type", item_lines(o.input_dtypes));
+              if (o.has_stack) a.member("Call stack", item_lines(o.call_stack));
+              if (o.has_module) a.member("Module Hierarchy", o.module_hierarchy);
+              if (o.has_flops) a.member("flops", o.flops);
+            });
   }
   std::map<std::uint64_t, const std::string*> dequeued;  // correlation id -> op name
-  const auto queue_event = [&](const queue_span& q, const std::string& name, const char* cat, char ph) {
-    x_event(ev.next(), name, q.pid, q.tid, q.ts, q.dur, cat,
-            [&](py_object& a) { a.unum("correlation_id", q.corr_id); });
-    flow(ev.next(), ph, "enqueue_to_dequeue", static_cast<std::int64_t>(q.corr_id), q.pid, q.tid, q.ts,
-         "async_task_queue");
+  const auto queue_event = [&](const queue_span& q, const std::string& name, const char* cat, const char* ph) {
+    x_event(ev, name, static_cast<std::int64_t>(q.pid), q.tid, q.ts, q.dur, cat,
+            [&](json::writer& a) { a.member("correlation_id", q.corr_id); });
+    flow(ev, ph, "enqueue_to_dequeue", static_cast<std::int64_t>(q.corr_id), q.pid, q.tid, q.ts, "async_task_queue");
   };
   for (const auto& q : d.dequeue) {
     see_thread(threads, q.tid, true);
-    queue_event(q, "Dequeue@" + q.name, "dequeue", 'f');
+    queue_event(q, "Dequeue@" + q.name, "dequeue", "f");
     dequeued[q.corr_id] = &q.name;
   }
   for (const auto& q : d.enqueue) {
     see_thread(threads, q.tid, false);
     const auto it = dequeued.find(q.corr_id);
-    queue_event(q, it == dequeued.end() ? std::string("Enqueue") : "Enqueue@" + *it->second, "enqueue", 's');
+    queue_event(q, it == dequeued.end() ? std::string("Enqueue") : "Enqueue@" + *it->second, "enqueue", "s");
   }
   const auto functions = python_functions(d);
   for (const auto& f : functions) see_thread(threads, f.tid, false, false);
@@ -282,20 +276,22 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
   std::uint64_t max_tid = 0;
   for (const auto& t : threads) max_tid = std::max(max_tid, t.first);
   for (const auto& [tid, dequeue] : threads) {
-    meta(ev.next(), "thread_name", spid, tid, "name", "Thread " + std::to_string(tid));
+    meta(ev, "thread_name", spid, tid, "name", "Thread " + std::to_string(tid));
     // Dequeue threads sort after every other thread.
-    meta(ev.next(), "thread_sort_index", spid, tid, "sort_index", dequeue ? max_tid + 1 : tid);
+    meta(ev, "thread_sort_index", spid, tid, "sort_index", dequeue ? max_tid + 1 : tid);
   }
   for (const auto& [seq, ends] : fwd) {
     if (!ends[0].set || !ends[1].set || ends[0].tid == ends[1].tid) continue;
-    flow(ev.next(), 's', "fwdbwd", seq, ends[0].pid, ends[0].tid, ends[0].ts, "fwdbwd");
-    flow(ev.next(), 'f', "fwdbwd", seq, ends[1].pid, ends[1].tid, ends[1].ts, "fwdbwd");
+    flow(ev, "s", "fwdbwd", seq, ends[0].pid, ends[0].tid, ends[0].ts, "fwdbwd");
+    flow(ev, "f", "fwdbwd", seq, ends[1].pid, ends[1].tid, ends[1].ts, "fwdbwd");
   }
   for (const auto& f : functions)
-    x_event(ev.next(), f.name, f.pid, f.tid, f.ts, f.end - f.ts, "python_function", [&](py_object& a) {
-      a.unum("Python id", f.id).unum("Python parent id", f.parent);
-      if (f.module_id) a.unum("Python module id", *f.module_id);
-    });
+    x_event(ev, f.name, static_cast<std::int64_t>(f.pid), f.tid, f.ts, f.end - f.ts, "python_function",
+            [&](json::writer& a) {
+              a.member("Python id", f.id);
+              a.member("Python parent id", f.parent);
+              if (f.module_id) a.member("Python module id", *f.module_id);
+            });
   if (!d.gcs.empty()) {
     // pid formatted like CANN's with sort index 1 and the first device (-1
     // without one: Python's `|` with -1 gives -1); tid the raw pid.
@@ -304,19 +300,13 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
       if (m.session.devices.empty()) return -1;
       return static_cast<std::int64_t>((raw << 10) | (gc_sort_index << 5) | m.session.devices.front().id);
     };
-    for (const auto& g : d.gcs) {
-      py_object e(ev.next());
-      e.str("ph", "X").str("name", "GC").num("pid", gc_pid(g.pid)).unum("tid", g.pid).ts(g.start_ns);
-      e.dur(g.end_ns - g.start_ns).str("cat", "GC");
-      py_object a(e.key("args"));
-    }
+    for (const auto& g : d.gcs)
+      x_event(ev, "GC", gc_pid(g.pid), g.pid, g.start_ns, g.end_ns - g.start_ns, "GC", [](json::writer&) {});
     const std::int64_t gpid = gc_pid(d.gcs.front().pid);
     const std::uint64_t gtid = d.gcs.front().pid;
-    meta(ev.next(), "process_name", gpid, 0, "name", "Python GC");
-    meta(ev.next(), "process_labels", gpid, 0, "labels", "CPU");
-    meta(ev.next(), "process_sort_index", gpid, 0, "sort_index", gc_sort_index);
-    meta(ev.next(), "thread_name", gpid, gtid, "name", "Python GC");
-    meta(ev.next(), "thread_sort_index", gpid, gtid, "sort_index", gtid);
+    process_meta(ev, gpid, "Python GC", gc_sort_index);
+    meta(ev, "thread_name", gpid, gtid, "name", "Python GC");
+    meta(ev, "thread_sort_index", gpid, gtid, "sort_index", gtid);
   }
 }
 
@@ -344,9 +334,8 @@ void append_spaced(std::string& out, std::string_view json) {
 /// Event names and args.name values torch_npu drops from the CANN part at
 /// Level0 (ProfilerConfig.LEVEL_TRACE_PRUNE_CONFIG): a name starting with one,
 /// or an args.name equal to one.
-constexpr std::array<std::string_view, 9> level0_prune = {"CANN", "AscendCL", "Runtime",      "GE",
-                                                          "Node", "Model",    "Hccl", "acl_to_npu",
-                                                          "Communication@"};
+constexpr std::array<std::string_view, 9> level0_prune = {"CANN", "AscendCL",   "Runtime",       "GE", "Node", "Model",
+                                                          "Hccl", "acl_to_npu", "Communication@"};
 
 bool pruned(const trace_event& e) {
   for (const auto key : level0_prune) {
@@ -388,8 +377,8 @@ result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const mo
         const auto k = r.kernels.find(id);
         if (k == r.kernels.end()) continue;
         for (const auto& kr : k->second) {
-          flow(ev.next(), 's', "torch_to_npu", kr.ts, o.pid, o.tid, o.start_ns, "async_npu");
-          flow(ev.next(), 'f', "torch_to_npu", kr.ts, kr.pid, kr.tid, kr.ts, "async_npu");
+          flow(ev, "s", "torch_to_npu", kr.ts, o.pid, o.tid, o.start_ns, "async_npu");
+          flow(ev, "f", "torch_to_npu", kr.ts, kr.pid, kr.tid, kr.ts, "async_npu");
         }
       }
     }

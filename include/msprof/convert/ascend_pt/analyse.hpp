@@ -51,9 +51,9 @@ struct fw_op {
   std::int64_t start_ns = 0, end_ns = 0;
   std::uint64_t pid = 0, tid = 0;
   std::string name;
-  std::string input_shapes;  ///< ';'-separated, as recorded
-  std::string call_stack;    ///< ';'-separated frames
-  std::int64_t seq = -1;     ///< autograd sequence number (-1: none)
+  std::string input_shapes;   ///< ';'-separated, as recorded
+  std::string call_stack;     ///< ';'-separated frames
+  std::int64_t seq = -1;      ///< autograd sequence number (-1: none)
   std::uint64_t fwd_tid = 0;  ///< forward thread of a backward op, 0 for a forward op
   std::string input_dtypes;   ///< ';'-separated
   std::string module_hierarchy, flops;
@@ -125,7 +125,7 @@ struct step_range {
 struct kernel_ref {
   std::int64_t ts = 0, end_ns = 0;  ///< end = ts + int(dur_us * 1000)
   double dur_us = 0;
-  bool ai_core = false;  ///< Task Type AI_CORE
+  bool ai_core = false;            ///< Task Type AI_CORE
   std::uint64_t pid = 0, tid = 0;  ///< its slice in the timeline (Ascend Hardware process, stream)
 };
 
@@ -154,6 +154,10 @@ relation link(const pt_dir& d, const model& m);
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
 /// kernels reached through their enqueues (task queue) or launches.
 std::vector<step_range> step_ranges(relation& r, const pt_dir& d);
+
+/// A ';'-separated field (Python's `";".join(...)`) one item a line (";\r\n"),
+/// as torch_npu shows shapes, dtypes and call stacks.
+std::string item_lines(const std::string& v);
 
 /// Options of analyse().
 struct analyse_options {
