@@ -65,7 +65,7 @@ std::string ts_at(long long us) { return std::to_string(1767268800000000LL + us)
 
 }  // namespace
 
-TEST_CASE("trace_multiset: event order and renumbered ids do not matter; a missing, changed or relinked event does") {
+TEST_CASE("trace_multiset: event order and renumbered ids do not matter, a missing, changed or relinked event does") {
   const std::set<std::string> renumbered = {"HostToDevice"};
   const std::string a =
       R"([{"name": "Node@launch", "pid": 1, "tid": 7, "ts": "10.000", "dur": 5.0, "ph": "X", "args": {"connection_id": 1}},)"
@@ -133,7 +133,7 @@ TEST_CASE("trace_view: without a task queue torch_to_npu starts at the innermost
   CHECK(of_cat(events, "async_task_queue").empty());
 }
 
-TEST_CASE("trace_view: the Python tracer's calls, nn.Modules, C calls and open frames; garbage collections") {
+TEST_CASE("trace_view: the Python tracer's calls, nn.Modules, C calls and open frames, and garbage collections") {
   temp_dir tmp("pt_trace_python");
   const fs::path dir = copy_case(tmp, "pt_text_steps");
   // Hashes: a function, two modules of one class (uids 1, 2), a C function; key 9 has none.
