@@ -14,31 +14,10 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace {
 
-/// Streams text to `name` in `d` through a temporary file and a rename:
-/// `fill(buf, flush)` appends to buf, calls flush() now and then (the buffer
-/// stays small) and returns its status; on an error nothing is renamed.
-template <class Fill>
-result<void> write_stream_atomic(const outfile::dir& d, const std::string& name, Fill fill) {
-  auto f = outfile::atomic_file::create(d, name);
-  if (!f) return f.err();
-  std::string buf;
-  buf.reserve(1 << 20);
-  result<void> written;
-  auto flush = [&] {
-    if (written && !buf.empty()) written = f->write(buf);
-    buf.clear();
-  };
-  const result<void> filled = fill(buf, flush);
-  flush();
-  MSPROF_TRY(filled);
-  MSPROF_TRY(written);
-  return f->commit();
-}
-
 /// A timeline JSON array streamed from an emitter that returns its status.
 template <class EmitAll>
 result<void> write_timeline_file(const outfile::dir& d, const std::string& name, EmitAll emit_all) {
-  return write_stream_atomic(d, name, [&](std::string& buf, auto& flush) -> result<void> {
+  return detail::write_stream_atomic(d, name, [&](std::string& buf, auto& flush) -> result<void> {
     buf += '[';
     detail::json_output<std::remove_reference_t<decltype(flush)>> dest{buf, flush};
     MSPROF_TRY(emit_all(dest));

@@ -66,7 +66,7 @@ struct op_range {
   std::string call_stack;    ///< ';'-separated frames
   std::string module_hierarchy;
   std::string flops;
-  bool has_dtypes = false, has_shapes = false, has_stack = false;
+  bool has_dtypes = false, has_shapes = false, has_stack = false, has_module = false, has_flops = false;
 };
 
 /// Task-queue mark categories (torch.op_mark).
@@ -250,6 +250,8 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
                          r.has_dtypes = f.has[3];
                          r.has_shapes = f.has[4];
                          r.has_stack = f.has[8];
+                         r.has_module = f.has[9];
+                         r.has_flops = f.has[10];
                          out.ops.push_back(std::move(r));
                        });
       break;

@@ -17,6 +17,27 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace detail {
 
+/// Streams text to `name` in `d` through a temporary file and a rename:
+/// `fill(buf, flush)` appends to buf, calls flush() now and then (the buffer
+/// stays small) and returns its status; on an error nothing is renamed.
+template <class Fill>
+result<void> write_stream_atomic(const outfile::dir& d, const std::string& name, Fill fill) {
+  auto f = outfile::atomic_file::create(d, name);
+  if (!f) return f.err();
+  std::string buf;
+  buf.reserve(1 << 20);
+  result<void> written;
+  auto flush = [&] {
+    if (written && !buf.empty()) written = f->write(buf);
+    buf.clear();
+  };
+  const result<void> filled = fill(buf, flush);
+  flush();
+  MSPROF_TRY(filled);
+  MSPROF_TRY(written);
+  return f->commit();
+}
+
 /// Local time now as a file-name stamp, YYYYMMDDhhmmss.
 std::string now_stamp();
 

@@ -3,9 +3,11 @@
 // CANN summaries it copies (op_statistic, api_statistic, task_time), the
 // kernel view (op_summary renamed, with the step of each kernel), the operator
 // view (op tree durations), the step times (Overlap Analysis per step) and the
-// memory views (torch.memory_usage). Every file is Python csv.writer text:
-// CRLF line ends, cells quoted when they hold , " or a line break.
+// memory views (torch.memory_usage). Every CSV file is Python csv.writer
+// text: CRLF line ends, cells quoted when they hold , " or a line break. The
+// timeline, trace_view.json, is trace_view.cpp's.
 #include "msprof/convert/ascend_pt/analyse.hpp"
+#include "msprof/convert/ascend_pt/trace_view.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -228,16 +230,6 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
   return t;
 }
 
-/// Python's `";".join(...)` fields shown one item a line, as torch_npu does.
-std::string lines(const std::string& v) {
-  std::string out;
-  for (char c : v) {
-    out += c;
-    if (c == ';') out += "\r\n";
-  }
-  return out;
-}
-
 /// operator_details (torch_npu OperatorViewParser): every framework op but the
 /// ProfilerStep ones, in start order, with host durations from the op tree and
 /// device durations from the kernels bound to it (self) and below it (total).
@@ -276,8 +268,8 @@ std::optional<table> operator_details(const relation& r) {
     };
     sum(n.corr_self, dev[0], dev[2]);
     sum(n.corr_total, dev[1], dev[3]);
-    t.rows.push_back({n.op->name, lines(n.op->input_shapes), lines(n.op->call_stack), us(self), us(total), dev[0].str(),
-                      dev[1].str(), dev[2].str(), dev[3].str()});
+    t.rows.push_back({n.op->name, item_lines(n.op->input_shapes), item_lines(n.op->call_stack), us(self), us(total),
+                      dev[0].str(), dev[1].str(), dev[2].str(), dev[3].str()});
   }
   if (t.rows.empty()) return std::nullopt;
   return t;
@@ -505,6 +497,15 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
 
 }  // namespace
 
+std::string item_lines(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    out += c;
+    if (c == ';') out += "\r\n";
+  }
+  return out;
+}
+
 result<analyse_result> analyse(const std::string& dir, const analyse_options& o) {
   auto pd = read_pt_dir(dir);
   if (!pd) return pd.err();
@@ -563,6 +564,8 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     if (t.rows.empty()) continue;  // torch_npu writes no file without rows
     MSPROF_TRY(write(t.name + ".csv", csv_crlf(t.header, t.rows)));
   }
+  MSPROF_TRY(write_trace_view(*out, *pd, *m, rel));
+  res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
   MSPROF_TRY(write("analyse.done", ""));
   return res;
 }

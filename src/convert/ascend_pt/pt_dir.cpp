@@ -199,9 +199,33 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
   }
   const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
   d.ops.reserve(rec.ops.size());
-  for (auto& o : rec.ops)
-    d.ops.push_back({local(o.start), local(o.end), o.pid, o.start_tid, std::move(o.name), std::move(o.input_shapes),
-                     std::move(o.call_stack)});
+  for (auto& o : rec.ops) {
+    fw_op op;
+    op.start_ns = local(o.start);
+    op.end_ns = local(o.end);
+    op.pid = o.pid;
+    op.tid = o.start_tid;
+    op.name = std::move(o.name);
+    op.input_shapes = std::move(o.input_shapes);
+    op.call_stack = std::move(o.call_stack);
+    op.seq = o.seq;
+    op.fwd_tid = o.fwd_tid;
+    op.input_dtypes = std::move(o.input_dtypes);
+    op.module_hierarchy = std::move(o.module_hierarchy);
+    op.flops = std::move(o.flops);
+    op.has_shapes = o.has_shapes;
+    op.has_dtypes = o.has_dtypes;
+    op.has_stack = o.has_stack;
+    op.has_module = o.has_module;
+    op.has_flops = o.has_flops;
+    d.ops.push_back(std::move(op));
+  }
+  d.python_calls.reserve(rec.python_funcs.size());
+  for (const auto& f : rec.python_funcs)
+    d.python_calls.push_back({local(static_cast<std::int64_t>(f.start)), f.tid, f.pid, f.hash_key, f.trace_tag});
+  for (auto& h : rec.python_hashes) d.python_names[h.key] = std::move(h.value);  // a later duplicate wins
+  for (const auto& g : rec.gcs)
+    d.gcs.push_back({local(static_cast<std::int64_t>(g.start)), local(static_cast<std::int64_t>(g.end)), g.pid});
 
   d.memory = std::move(rec.memory);
   for (auto& u : d.memory) u.time = local(u.time);

@@ -15,6 +15,7 @@
 
 #include "msprof/convert/ascend_pt/analyse.hpp"
 #include "msprof/convert/text.hpp"
+#include "msprof/convert/timeline_event.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -36,6 +37,8 @@ std::map<std::int64_t, std::vector<kernel_ref>> acl_to_npu(const model& m) {
     k.dur_us = std::strtod(dur_us_json(t.end_ns - t.start_ns).c_str(), nullptr);
     k.end_ns = t.start_ns + static_cast<std::int64_t>(k.dur_us * 1000);
     k.ai_core = (t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type) == "AI_CORE";
+    k.pid = format_pid(m.session.pid, sort_index::ascend_hardware, t.device_id);
+    k.tid = t.stream_id;
     out[it->second].push_back(k);
   }
   return out;

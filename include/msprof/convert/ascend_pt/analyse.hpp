@@ -9,12 +9,13 @@
 //
 // The CANN part is converted in process by the PROF_ converters (load.hpp,
 // summary.hpp); FRAMEWORK files are decoded by codec/framework.hpp. Text export
-// only so far: kernel_details, operator_details, op_statistic, api_statistic,
-// task_time, step_trace_time, memory_record, operator_memory (docs/torch_npu.md
-// lists what is not written yet: trace_view.json, the db).
+// only so far: trace_view.json, kernel_details, operator_details, op_statistic,
+// api_statistic, task_time, step_trace_time, memory_record, operator_memory
+// (docs/torch_npu.md lists what is not written yet: the db).
 //
 // Definitions: src/convert/ascend_pt/ (pt_dir.cpp reads the directory,
-// relation.cpp links framework ops to kernels and steps, analyse.cpp writes).
+// relation.cpp links framework ops to kernels and steps, analyse.cpp writes,
+// trace_view.cpp the timeline: trace_view.hpp).
 #ifndef MSPROF_CONVERT_ASCEND_PT_ANALYSE_HPP
 #define MSPROF_CONVERT_ASCEND_PT_ANALYSE_HPP
 
@@ -50,8 +51,27 @@ struct fw_op {
   std::int64_t start_ns = 0, end_ns = 0;
   std::uint64_t pid = 0, tid = 0;
   std::string name;
-  std::string input_shapes;  ///< ';'-separated, as recorded
-  std::string call_stack;    ///< ';'-separated frames
+  std::string input_shapes;   ///< ';'-separated, as recorded
+  std::string call_stack;     ///< ';'-separated frames
+  std::int64_t seq = -1;      ///< autograd sequence number (-1: none)
+  std::uint64_t fwd_tid = 0;  ///< forward thread of a backward op, 0 for a forward op
+  std::string input_dtypes;   ///< ';'-separated
+  std::string module_hierarchy, flops;
+  /// Which optional fields the record carried (the trace shows only those).
+  bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
+};
+
+/// A Python tracer record (torch.python_tracer_func) on the local clock.
+struct py_call {
+  std::int64_t ts = 0;
+  std::uint64_t tid = 0, pid = 0, hash_key = 0;
+  std::uint8_t tag = 0;  ///< 0 Python call, 1 Python return, 2 C call, 3 C return
+};
+
+/// A garbage collection (torch.gc_record) on the local clock.
+struct gc_span {
+  std::int64_t start_ns = 0, end_ns = 0;
+  std::uint64_t pid = 0;
 };
 
 /// A matched task-queue span (torch.op_mark start/end pair) on the local clock.
@@ -72,6 +92,9 @@ struct pt_dir {
   std::vector<queue_span> dequeue;
   bool has_task_queue = false;                         ///< a torch.op_mark file exists
   std::vector<codec::framework::memory_usage> memory;  ///< torch.memory_usage, `time` on the local clock, file order
+  std::vector<py_call> python_calls;                   ///< file order
+  std::map<std::uint64_t, std::string> python_names;   ///< torch.python_tracer_hash: key -> function name
+  std::vector<gc_span> gcs;                            ///< file order
   std::vector<std::string> warnings;
 };
 
@@ -102,7 +125,8 @@ struct step_range {
 struct kernel_ref {
   std::int64_t ts = 0, end_ns = 0;  ///< end = ts + int(dur_us * 1000)
   double dur_us = 0;
-  bool ai_core = false;  ///< Task Type AI_CORE
+  bool ai_core = false;            ///< Task Type AI_CORE
+  std::uint64_t pid = 0, tid = 0;  ///< its slice in the timeline (Ascend Hardware process, stream)
 };
 
 /// Kernels by the start of the host API that launched them.
@@ -130,6 +154,10 @@ relation link(const pt_dir& d, const model& m);
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
 /// kernels reached through their enqueues (task queue) or launches.
 std::vector<step_range> step_ranges(relation& r, const pt_dir& d);
+
+/// A ';'-separated field (Python's `";".join(...)`) one item a line (";\r\n"),
+/// as torch_npu shows shapes, dtypes and call stacks.
+std::string item_lines(const std::string& v);
 
 /// Options of analyse().
 struct analyse_options {

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// ASCEND_PROFILER_OUTPUT/trace_view.json, the timeline torch_npu's offline
+// analysis writes (Ascend/pytorch 9e73e708a: TracePreParser, then
+// TraceViewParser): the framework events ("Python" process: ops, task-queue
+// spans, Python tracer functions; "Python GC"), the CANN timeline of the
+// PROF_ directory (msprof_<ts>.json's events, pruned at Level0) and the flows
+// between them (torch_to_npu, enqueue_to_dequeue, fwdbwd; HostToDevice from
+// CANN).
+//
+//   auto out = msprof::outfile::dir::make(".../ASCEND_PROFILER_OUTPUT");
+//   MSPROF_TRY(write_trace_view(*out, pt, model, link(pt, model)));
+//
+// Definitions: src/convert/ascend_pt/trace_view.cpp.
+#ifndef MSPROF_CONVERT_ASCEND_PT_TRACE_VIEW_HPP
+#define MSPROF_CONVERT_ASCEND_PT_TRACE_VIEW_HPP
+
+#include "../../core/error.hpp"
+#include "../../core/output_file.hpp"
+#include "../model.hpp"
+#include "analyse.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace ascend_pt {
+
+/// Streams trace_view.json into `out` (temporary name, rename when complete):
+/// `d` placed on the PROF_ clock (place_framework), `m` its CANN model, `r`
+/// link(d, m). The layout is Python json.dumps' (", " and ": ").
+result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, const relation& r);
+
+}  // namespace ascend_pt
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_ASCEND_PT_TRACE_VIEW_HPP

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+// trace_view.json as torch_npu 9e73e708a writes it. TracePreParser writes the
+// framework part (FwkFileParser.get_fwk_trace_data) without its closing "]";
+// TraceViewParser appends "," and the CANN part (the msprof timeline JSON,
+// pruned by level) and the torch_to_npu flows without the opening "[". Both
+// are json.dumps text: ", " and ": " separators, UTF-8 as is. The CANN events
+// come from the timeline emitter (the same events as msprof_<ts>.json), each
+// respaced; nothing is kept in memory but the framework-side indexes.
+#include "msprof/convert/ascend_pt/trace_view.hpp"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "msprof/convert/export_files.hpp"
+#include "msprof/core/json.hpp"
+#include "msprof/convert/text.hpp"
+#include "msprof/convert/timeline.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace ascend_pt {
+
+namespace {
+
+/// The top-level array, streamed: ", " between events, flushed every MiB.
+class event_list {
+ public:
+  event_list(std::string& buf, std::function<void()> flush) : buf_(buf), flush_(std::move(flush)) {}
+  /// Where the next event goes.
+  std::string& next() {
+    if (buf_.size() >= (1u << 20)) flush_();
+    if (count_++) buf_ += bare_comma_ ? "," : ", ";
+    bare_comma_ = false;
+    return buf_;
+  }
+  /// One event built by a json::writer (json.dumps' separators too).
+  void add(const json::writer& w) { next() += w.str(); }
+  /// TraceViewParser appends its part after the framework part with a bare ",".
+  void second_part() { bare_comma_ = true; }
+  std::size_t count() const noexcept { return count_; }
+
+ private:
+  std::string& buf_;
+  std::function<void()> flush_;
+  std::size_t count_ = 0;
+  bool bare_comma_ = false;
+};
+
+/// torch_npu's convert_ns2us_str: the ns integer with a dot before its last 3 digits.
+void ts_member(json::writer& w, std::int64_t ns) {
+  w.key("ts");
+  w.string(ts_us(ns));
+}
+
+/// torch_npu's convert_ns2us_float: float(ns / 1000).
+void dur_member(json::writer& w, std::int64_t ns) {
+  w.key("dur");
+  w.raw_number(py_float(static_cast<double>(ns) / 1000.0));
+}
+
+/// TraceEventManager.create_x_event: ph, name, pid, tid, ts, dur, cat, args
+/// (`args(w)` writes the members of args). `pid` is signed: GC's may be -1.
+template <class Args>
+void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::int64_t ts,
+             std::int64_t dur, std::string_view cat, Args args) {
+  json::writer w;
+  w.begin_object();
+  w.member("ph", "X");
+  w.member("name", name);
+  w.member("pid", pid);
+  w.member("tid", tid);
+  ts_member(w, ts);
+  dur_member(w, dur);
+  w.member("cat", cat);
+  w.key("args");
+  w.begin_object();
+  args(w);
+  w.end_object();
+  w.end_object();
+  ev.add(w);
+}
+
+/// A flow end (torch_to_npu, enqueue_to_dequeue, fwdbwd): ph, bp, name, id, pid, tid, ts, cat.
+void flow(event_list& ev, const char* ph, std::string_view name, std::int64_t id, std::uint64_t pid, std::uint64_t tid,
+          std::int64_t ts, std::string_view cat) {
+  json::writer w;
+  w.begin_object();
+  w.member("ph", ph);
+  w.member("bp", "e");
+  w.member("name", name);
+  w.member("id", id);
+  w.member("pid", pid);
+  w.member("tid", tid);
+  ts_member(w, ts);
+  w.member("cat", cat);
+  w.end_object();
+  ev.add(w);
+}
+
+/// A metadata event: ph, name, pid, tid, args {key: value}.
+template <class Value>
+void meta(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::string_view key,
+          const Value& v) {
+  json::writer w;
+  w.begin_object();
+  w.member("ph", "M");
+  w.member("name", name);
+  w.member("pid", pid);
+  w.member("tid", tid);
+  w.key("args");
+  w.begin_object();
+  if constexpr (std::is_convertible_v<Value, std::string_view>)
+    w.member(key, std::string_view(v));
+  else
+    w.member(key, static_cast<std::int64_t>(v));
+  w.end_object();
+  w.end_object();
+  ev.add(w);
+}
+
+/// The process metadata torch_npu gives its own processes (labels "CPU").
+void process_meta(event_list& ev, std::int64_t pid, std::string_view name, std::int64_t sort) {
+  meta(ev, "process_name", pid, 0, "name", name);
+  meta(ev, "process_labels", pid, 0, "labels", "CPU");
+  meta(ev, "process_sort_index", pid, 0, "sort_index", sort);
+}
+
+/// Threads of the Python process in first-seen order; true: a dequeue thread
+/// (a later enqueue or op on it makes it false again, as torch_npu's dict).
+using thread_list = std::vector<std::pair<std::uint64_t, bool>>;
+void see_thread(thread_list& t, std::uint64_t tid, bool dequeue, bool overwrite = true) {
+  auto it = std::find_if(t.begin(), t.end(), [&](const auto& p) { return p.first == tid; });
+  if (it == t.end())
+    t.emplace_back(tid, dequeue);
+  else if (overwrite)
+    it->second = dequeue;
+}
+
+/// A Python function from the tracer's call/return records (PythonTraceParser).
+struct py_function {
+  std::int64_t ts = 0, end = 0;
+  std::uint64_t tid = 0, pid = 0;
+  std::string name;
+  std::size_t id = 0, parent = 0;
+  std::optional<std::size_t> module_id;  ///< an nn.Module call: its number among the modules of that name
+};
+
+/// Replays each thread's calls and returns (torch_npu _replay_stack): a call
+/// opens a frame (id = its index in the thread's records by time, parent =
+/// the frame open below it), a return closes the top one; frames left open end
+/// at the last record's time. A name "<module>######<uid>" is an nn.Module
+/// call, numbered per module name in order of first use.
+std::vector<py_function> python_functions(const pt_dir& d) {
+  std::vector<py_function> out;
+  if (d.python_calls.empty() || d.python_names.empty()) return out;  // torch_npu needs both files
+  std::vector<std::uint64_t> tids;
+  for (const auto& c : d.python_calls)
+    if (std::find(tids.begin(), tids.end(), c.tid) == tids.end()) tids.push_back(c.tid);
+  constexpr std::string_view delimiter = "######";
+  for (const auto tid : tids) {
+    std::vector<const py_call*> calls;
+    for (const auto& c : d.python_calls)
+      if (c.tid == tid) calls.push_back(&c);
+    std::stable_sort(calls.begin(), calls.end(), [](const py_call* a, const py_call* b) { return a->ts < b->ts; });
+    std::vector<py_function> stack;
+    std::map<std::string, std::size_t> module_count;
+    std::map<std::string, std::size_t> module_number;  // uid -> number
+    std::int64_t last = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const py_call& c = *calls[i];
+      if (c.tag == 0 || c.tag == 2) {
+        py_function f;
+        f.ts = c.ts;
+        f.tid = c.tid;
+        f.pid = c.pid;
+        f.id = i;
+        f.parent = stack.empty() ? 0 : stack.back().id;
+        const auto name = d.python_names.find(c.hash_key);
+        f.name = name == d.python_names.end() ? std::to_string(c.hash_key) : name->second;
+        const auto at = f.name.find(delimiter);
+        if (c.tag == 0 && at != std::string::npos) {
+          const std::string module = f.name.substr(0, at), uid = f.name.substr(at + delimiter.size());
+          auto [it, fresh] = module_number.try_emplace(uid, 0);
+          if (fresh) it->second = module_count[module]++;
+          f.module_id = it->second;
+          f.name = "nn.Module: " + module + "_" + std::to_string(it->second);
+        }
+        stack.push_back(std::move(f));
+      } else if ((c.tag == 1 || c.tag == 3) && !stack.empty()) {
+        stack.back().end = c.ts;
+        out.push_back(std::move(stack.back()));
+        stack.pop_back();
+      }
+      last = std::max(last, c.ts);
+    }
+    for (; !stack.empty(); stack.pop_back()) {
+      stack.back().end = last;
+      out.push_back(std::move(stack.back()));
+    }
+  }
+  return out;
+}
+
+/// The framework part (FwkFileParser.get_fwk_trace_data): every op as cpu_op,
+/// dequeue and enqueue spans with their enqueue_to_dequeue flow ends, the
+/// Python process and thread metadata, fwdbwd flows, the Python tracer's
+/// functions, garbage collections.
+void framework_events(event_list& ev, const pt_dir& d, const model& m) {
+  if (!d.info.cpu) return;
+  std::uint64_t pid = 0;
+  if (!d.ops.empty())
+    pid = d.ops.front().pid;
+  else if (!d.enqueue.empty())
+    pid = d.enqueue.front().pid;
+  else if (!d.dequeue.empty())
+    pid = d.dequeue.front().pid;
+  else
+    return;  // torch_npu: "framework data is empty"
+  thread_list threads;
+  // The latest-starting forward (fwd tid 0) and backward op of each sequence number.
+  struct fwd_end {
+    bool set = false;
+    std::uint64_t pid = 0, tid = 0;
+    std::int64_t ts = 0;
+  };
+  std::vector<std::pair<std::int64_t, std::array<fwd_end, 2>>> fwd;
+  for (const auto& o : d.ops) {
+    if (o.seq >= 0) {
+      auto it = std::find_if(fwd.begin(), fwd.end(), [&](const auto& p) { return p.first == o.seq; });
+      if (it == fwd.end()) it = fwd.insert(fwd.end(), {o.seq, {}});
+      fwd_end& e = it->second[o.fwd_tid == 0 ? 0 : 1];
+      if (!e.set || e.ts < o.start_ns) e = {true, o.pid, o.tid, o.start_ns};
+    }
+    see_thread(threads, o.tid, false);
+    x_event(ev, o.name, static_cast<std::int64_t>(o.pid), o.tid, o.start_ns, o.end_ns - o.start_ns, "cpu_op",
+            [&](json::writer& a) {
+              a.member("Sequence number", o.seq);
+              a.member("Fwd thread id", o.fwd_tid);
+              // Only the fields the record carried (TorchOpBean.args).
+              if (o.has_shapes) a.member("Input Dims", item_lines(o.input_shapes));
+              if (o.has_dtypes) a.member("Input type", item_lines(o.input_dtypes));
+              if (o.has_stack) a.member("Call stack", item_lines(o.call_stack));
+              if (o.has_module) a.member("Module Hierarchy", o.module_hierarchy);
+              if (o.has_flops) a.member("flops", o.flops);
+            });
+  }
+  std::map<std::uint64_t, const std::string*> dequeued;  // correlation id -> op name
+  const auto queue_event = [&](const queue_span& q, const std::string& name, const char* cat, const char* ph) {
+    x_event(ev, name, static_cast<std::int64_t>(q.pid), q.tid, q.ts, q.dur, cat,
+            [&](json::writer& a) { a.member("correlation_id", q.corr_id); });
+    flow(ev, ph, "enqueue_to_dequeue", static_cast<std::int64_t>(q.corr_id), q.pid, q.tid, q.ts, "async_task_queue");
+  };
+  for (const auto& q : d.dequeue) {
+    see_thread(threads, q.tid, true);
+    queue_event(q, "Dequeue@" + q.name, "dequeue", "f");
+    dequeued[q.corr_id] = &q.name;
+  }
+  for (const auto& q : d.enqueue) {
+    see_thread(threads, q.tid, false);
+    const auto it = dequeued.find(q.corr_id);
+    queue_event(q, it == dequeued.end() ? std::string("Enqueue") : "Enqueue@" + *it->second, "enqueue", "s");
+  }
+  const auto functions = python_functions(d);
+  for (const auto& f : functions) see_thread(threads, f.tid, false, false);
+
+  const auto spid = static_cast<std::int64_t>(pid);
+  process_meta(ev, spid, "Python", 0);
+  std::uint64_t max_tid = 0;
+  for (const auto& t : threads) max_tid = std::max(max_tid, t.first);
+  for (const auto& [tid, dequeue] : threads) {
+    meta(ev, "thread_name", spid, tid, "name", "Thread " + std::to_string(tid));
+    // Dequeue threads sort after every other thread.
+    meta(ev, "thread_sort_index", spid, tid, "sort_index", dequeue ? max_tid + 1 : tid);
+  }
+  for (const auto& [seq, ends] : fwd) {
+    if (!ends[0].set || !ends[1].set || ends[0].tid == ends[1].tid) continue;
+    flow(ev, "s", "fwdbwd", seq, ends[0].pid, ends[0].tid, ends[0].ts, "fwdbwd");
+    flow(ev, "f", "fwdbwd", seq, ends[1].pid, ends[1].tid, ends[1].ts, "fwdbwd");
+  }
+  for (const auto& f : functions)
+    x_event(ev, f.name, static_cast<std::int64_t>(f.pid), f.tid, f.ts, f.end - f.ts, "python_function",
+            [&](json::writer& a) {
+              a.member("Python id", f.id);
+              a.member("Python parent id", f.parent);
+              if (f.module_id) a.member("Python module id", *f.module_id);
+            });
+  if (!d.gcs.empty()) {
+    // pid formatted like CANN's with sort index 1 and the first device (-1
+    // without one: Python's `|` with -1 gives -1); tid the raw pid.
+    constexpr std::uint32_t gc_sort_index = 1;
+    const auto gc_pid = [&](std::uint64_t raw) -> std::int64_t {
+      if (m.session.devices.empty()) return -1;
+      return static_cast<std::int64_t>((raw << 10) | (gc_sort_index << 5) | m.session.devices.front().id);
+    };
+    for (const auto& g : d.gcs)
+      x_event(ev, "GC", gc_pid(g.pid), g.pid, g.start_ns, g.end_ns - g.start_ns, "GC", [](json::writer&) {});
+    const std::int64_t gpid = gc_pid(d.gcs.front().pid);
+    const std::uint64_t gtid = d.gcs.front().pid;
+    process_meta(ev, gpid, "Python GC", gc_sort_index);
+    meta(ev, "thread_name", gpid, gtid, "name", "Python GC");
+    meta(ev, "thread_sort_index", gpid, gtid, "sort_index", gtid);
+  }
+}
+
+/// Compact JSON (the timeline formatter's) in json.dumps' layout: a space
+/// after each ',' and ':' outside strings.
+void append_spaced(std::string& out, std::string_view json) {
+  bool in_string = false, escaped = false;
+  for (const char c : json) {
+    out += c;
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == ':') {
+      out += ' ';
+    }
+  }
+}
+
+/// Event names and args.name values torch_npu drops from the CANN part at
+/// Level0 (ProfilerConfig.LEVEL_TRACE_PRUNE_CONFIG): a name starting with one,
+/// or an args.name equal to one.
+constexpr std::array<std::string_view, 9> level0_prune = {"CANN", "AscendCL",   "Runtime",       "GE", "Node", "Model",
+                                                          "Hccl", "acl_to_npu", "Communication@"};
+
+bool pruned(const trace_event& e) {
+  for (const auto key : level0_prune) {
+    if (std::string_view(e.name).substr(0, key.size()) == key) return true;
+    for (const auto& a : e.args)
+      if (a.key == "name" && a.k == trace_arg::kind::string && a.s == key) return true;
+  }
+  return false;
+}
+
+/// The CANN events through the timeline emitter, respaced, pruned at Level0.
+struct cann_output {
+  event_list& ev;
+  bool prune;
+  std::string json;
+  void operator()(trace_event&& e) {
+    if (prune && pruned(e)) return;
+    json.clear();
+    append_event_json(json, e);
+    append_spaced(ev.next(), json);
+  }
+};
+
+}  // namespace
+
+result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, const relation& r) {
+  return detail::write_stream_atomic(out, "trace_view.json", [&](std::string& buf, auto& flush) -> result<void> {
+    buf += '[';
+    event_list ev(buf, [&] { flush(); });
+    framework_events(ev, d, m);
+    if (ev.count()) ev.second_part();
+    cann_output cann{ev, d.info.level == "Level0", {}};
+    emit_timeline(m, cann);
+    // torch_to_npu: from each op to the kernels of the launches its own enqueues
+    // (or, without a task queue, its own launches) bound; id = the kernel's ts.
+    for (std::size_t i = 1; i < r.nodes.size(); ++i) {
+      const fw_op& o = *r.nodes[i].op;
+      for (const auto id : r.nodes[i].corr_self) {
+        const auto k = r.kernels.find(id);
+        if (k == r.kernels.end()) continue;
+        for (const auto& kr : k->second) {
+          flow(ev, "s", "torch_to_npu", kr.ts, o.pid, o.tid, o.start_ns, "async_npu");
+          flow(ev, "f", "torch_to_npu", kr.ts, kr.pid, kr.tid, kr.ts, "async_npu");
+        }
+      }
+    }
+    buf += ']';
+    return {};
+  });
+}
+
+}  // namespace ascend_pt
+}  // namespace convert
+MSPROF_END_NAMESPACE
