@@ -21,9 +21,6 @@ namespace ascend_pt {
 namespace fs = std::filesystem;
 namespace fw = codec::framework;
 
-namespace {
-
-/// The whole of a regular file (FRAMEWORK files and profiler_info).
 result<std::string> read_file(const std::string& path) {
   std::uint64_t size = 0;
   auto opened = codec::open_regular(path, size);
@@ -38,6 +35,8 @@ result<std::string> read_file(const std::string& path) {
   if (bad) return make_error(errc::io, path + ": read failed");
   return s;
 }
+
+namespace {
 
 bool starts_with(const std::string& s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
 
@@ -201,7 +200,10 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
   d.ops.reserve(rec.ops.size());
   for (auto& o : rec.ops)
     d.ops.push_back({local(o.start), local(o.end), o.pid, o.start_tid, std::move(o.name), std::move(o.input_shapes),
-                     std::move(o.call_stack)});
+                     std::move(o.call_stack), std::move(o.input_dtypes), o.seq, o.fwd_tid});
+  d.python_funcs = std::move(rec.python_funcs);
+  for (auto& f : d.python_funcs) f.start = static_cast<std::uint64_t>(local(static_cast<std::int64_t>(f.start)));
+  d.python_hashes = std::move(rec.python_hashes);
 
   d.memory = std::move(rec.memory);
   for (auto& u : d.memory) u.time = local(u.time);

@@ -52,6 +52,9 @@ struct fw_op {
   std::string name;
   std::string input_shapes;  ///< ';'-separated, as recorded
   std::string call_stack;    ///< ';'-separated frames
+  std::string input_dtypes;  ///< ';'-separated
+  std::int64_t seq = -1;     ///< sequence number (forward/backward pairs)
+  std::uint64_t fwd_tid = 0;  ///< the forward op's thread (backward ops), else 0
 };
 
 /// A matched task-queue span (torch.op_mark start/end pair) on the local clock.
@@ -72,8 +75,13 @@ struct pt_dir {
   std::vector<queue_span> dequeue;
   bool has_task_queue = false;                         ///< a torch.op_mark file exists
   std::vector<codec::framework::memory_usage> memory;  ///< torch.memory_usage, `time` on the local clock, file order
+  std::vector<codec::framework::python_tracer_func> python_funcs;  ///< `start` on the local clock, file order
+  std::vector<codec::framework::python_tracer_hash> python_hashes;
   std::vector<std::string> warnings;
 };
+
+/// The whole of a regular file (FRAMEWORK files, profiler_info, profiler_metadata).
+result<std::string> read_file(const std::string& path);
 
 /// Parses profiler_info JSON text; `file` names it in errors.
 result<profiler_info> parse_profiler_info(const std::string& text, const std::string& file);
@@ -133,7 +141,7 @@ std::vector<step_range> step_ranges(relation& r, const pt_dir& d);
 
 /// Options of analyse().
 struct analyse_options {
-  /// "text" or "db"; empty: what profiler_info says.
+  /// "text" or "db"; empty: what profiler_info says (one or both).
   std::string export_type;
 };
 
