@@ -8,10 +8,10 @@
 //   if (!r) std::cerr << r.err().what() << '\n';
 //
 // The CANN part is converted in process by the PROF_ converters (load.hpp,
-// summary.hpp); FRAMEWORK files are decoded by codec/framework.hpp. Text export
-// only so far: kernel_details, operator_details, op_statistic, api_statistic,
-// task_time, step_trace_time, memory_record, operator_memory (docs/torch_npu.md
-// lists what is not written yet: trace_view.json, the db).
+// summary.hpp); FRAMEWORK files are decoded by codec/framework.hpp. Text export:
+// kernel_details, operator_details, op_statistic, api_statistic, task_time,
+// step_trace_time, memory_record, operator_memory (docs/torch_npu.md lists what
+// is not written yet: trace_view.json); db export: ascend_pt/db.hpp.
 //
 // Definitions: src/convert/ascend_pt/ (pt_dir.cpp reads the directory,
 // relation.cpp links framework ops to kernels and steps, analyse.cpp writes).
