@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 using detail::db_value;
 using rows = std::vector<std::vector<db_value>>;
 
-constexpr std::int64_t first_string_id = std::int64_t{1} << 28;      // torch_npu START_STRING_ID_FWK_API
+constexpr std::int64_t first_string_id = std::int64_t{1} << 28;       // torch_npu START_STRING_ID_FWK_API
 constexpr std::int64_t first_fwk_connection = std::int64_t{5} << 28;  // START_CONNECTION_ID_FWK_API
 constexpr std::int64_t invalid_string_id = 4294967295;                // DB_INVALID_VALUE: the id of ""
 constexpr std::int64_t node_level = 10000;
@@ -59,8 +59,7 @@ struct fwk_ids {
     std::size_t depth = 0, from = 0;
     for (;;) {
       const std::size_t to = stack.find(';', from);
-      callchain_rows.push_back(
-          {callchains, str(stack.substr(from, to - from)), static_cast<std::int64_t>(depth++)});
+      callchain_rows.push_back({callchains, str(stack.substr(from, to - from)), static_cast<std::int64_t>(depth++)});
       if (to == std::string::npos) break;
       from = to + 1;
     }
@@ -71,8 +70,8 @@ struct fwk_ids {
 /// A PYTORCH_API row being built (torch_npu's api lists).
 struct api {
   std::int64_t start = 0, end = 0, gtid = 0;
-  std::int64_t corr = 0;                 ///< task queue: the raw correlation id
-  std::vector<std::int64_t> connections;  ///< ops: forward/backward and CANN ids
+  std::int64_t corr = 0;                   ///< task queue: the raw correlation id
+  std::vector<std::int64_t> connections;   ///< ops: forward/backward and CANN ids
   db_value connection = std::monostate{};  ///< the CONNECTION_IDS id, or NULL
   std::int64_t name = 0;
   db_value seq = std::monostate{}, fwd_tid = std::monostate{}, dtypes = std::monostate{}, shapes = std::monostate{},
@@ -267,8 +266,8 @@ fwk_api_tables fwk_apis(const pt_dir& d, const model& m) {
   std::vector<cann_call> launches;
   for (const auto& a : m.apis)
     if (a.level == node_level && a.name == "launch")
-      launches.push_back({a.start_ns, a.end_ns, global_tid(m.session.pid, a.thread_id),
-                          static_cast<std::int64_t>(a.connection_id)});
+      launches.push_back(
+          {a.start_ns, a.end_ns, global_tid(m.session.pid, a.thread_id), static_cast<std::int64_t>(a.connection_id)});
   std::stable_sort(launches.begin(), launches.end(),
                    [](const cann_call& a, const cann_call& b) { return a.start < b.start; });
   if (!torch_ops.empty() && !launches.empty()) {
@@ -289,8 +288,8 @@ fwk_api_tables fwk_apis(const pt_dir& d, const model& m) {
   }
   const auto emit = [&](api& a) {
     if (!a.connections.empty()) a.connection = ids.connection(a.connections);
-    out.apis.push_back({std::to_string(a.start), std::to_string(a.end), a.gtid, a.connection, a.name, a.seq,
-                        a.fwd_tid, a.dtypes, a.shapes, a.callchain, a.type});
+    out.apis.push_back({std::to_string(a.start), std::to_string(a.end), a.gtid, a.connection, a.name, a.seq, a.fwd_tid,
+                        a.dtypes, a.shapes, a.callchain, a.type});
   };
   for (auto& a : enq) emit(a);
   for (auto& a : deq) emit(a);
@@ -391,8 +390,8 @@ rows step_trace_rows(const pt_dir& d, const model& m, const relation& rel) {
 /// META_DATA rows torch_npu adds: the analysing process's environment
 /// (its collect_env_vars list) and each profiler_metadata.json member, as json.dumps writes them.
 rows meta_rows(const pt_dir& d, std::vector<std::string>& warnings) {
-  static const char* const env_names[] = {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC",          "HCCL_RDMA_SL",
-                                          "ACLNN_CACHE_LIMIT",       "HOST_CACHE_CAPACITY",   "ASCEND_ENHANCE_ENABLE",
+  static const char* const env_names[] = {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC",           "HCCL_RDMA_SL",
+                                          "ACLNN_CACHE_LIMIT",       "HOST_CACHE_CAPACITY",    "ASCEND_ENHANCE_ENABLE",
                                           "PYTORCH_NPU_ALLOC_CONF",  "ASCEND_LAUNCH_BLOCKING", "HCCL_ALGO"};
   json::value env = json::value::make_object();
   for (const char* n : env_names) {
@@ -433,8 +432,8 @@ result<std::string> write_sqlite(const outfile::dir& out, const std::string& nam
   return (fs::path(out.path()) / name).string();
 }
 
-result<void> create_and_fill(detail::sqlite_db& db, const std::string& table, const char* columns,
-                             std::size_t ncols, const rows& r) {
+result<void> create_and_fill(detail::sqlite_db& db, const std::string& table, const char* columns, std::size_t ncols,
+                             const rows& r) {
   MSPROF_TRY(db.exec("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ")"));
   return db.insert(table, ncols, r);
 }
@@ -520,8 +519,7 @@ result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, cons
                                  11, fwk.apis));
     MSPROF_TRY(db.insert("STRING_IDS", 2, fwk.ids.string_rows));
     if (!fwk.ids.connection_rows.empty())
-      MSPROF_TRY(create_and_fill(db, "CONNECTION_IDS", "id INTEGER, connectionId INTEGER", 2,
-                                 fwk.ids.connection_rows));
+      MSPROF_TRY(create_and_fill(db, "CONNECTION_IDS", "id INTEGER, connectionId INTEGER", 2, fwk.ids.connection_rows));
     if (!fwk.ids.callchain_rows.empty())
       MSPROF_TRY(create_and_fill(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3,
                                  fwk.ids.callchain_rows));

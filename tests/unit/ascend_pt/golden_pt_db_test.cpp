@@ -40,14 +40,17 @@ using database = std::map<std::string, table>;
 /// A cell as text with its storage class, so 1, 1.0 and '1' stay apart.
 std::string cell(sqlite3_stmt* st, int i) {
   switch (sqlite3_column_type(st, i)) {
-    case SQLITE_INTEGER: return "i:" + std::to_string(sqlite3_column_int64(st, i));
+    case SQLITE_INTEGER:
+      return "i:" + std::to_string(sqlite3_column_int64(st, i));
     case SQLITE_FLOAT: {
       char buf[40];
       std::snprintf(buf, sizeof buf, "r:%.17g", sqlite3_column_double(st, i));
       return buf;
     }
-    case SQLITE_NULL: return "null";
-    default: return "t:" + std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
+    case SQLITE_NULL:
+      return "null";
+    default:
+      return "t:" + std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
   }
 }
 
@@ -87,8 +90,8 @@ const std::map<std::string, std::set<std::string>> string_columns = {
     {"CANN_API", {"name"}},
     {"TASK", {"taskType"}},
     {"COMPUTE_TASK_INFO",
-     {"name", "taskType", "opType", "inputFormats", "inputDataTypes", "inputShapes", "outputFormats",
-      "outputDataTypes", "outputShapes", "attrInfo", "opState", "hf32Eligible", "gridDim", "blockDim"}},
+     {"name", "taskType", "opType", "inputFormats", "inputDataTypes", "inputShapes", "outputFormats", "outputDataTypes",
+      "outputShapes", "attrInfo", "opState", "hf32Eligible", "gridDim", "blockDim"}},
     {"TASK_PMU_INFO", {"name"}},
     {"MSTX_EVENTS", {"message", "domainId"}},
     {"PYTORCH_API", {"name", "inputDtypes", "inputShapes"}},
@@ -202,9 +205,9 @@ std::vector<std::string> differences(const database& ours, const database& expec
 /// ENV_VARIABLES holds the analysing process's values of these (torch_npu's
 /// collect_env_vars); the golden run had none set.
 void clear_recorded_env() {
-  for (const char* n : {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC", "HCCL_RDMA_SL", "ACLNN_CACHE_LIMIT",
-                        "HOST_CACHE_CAPACITY", "ASCEND_ENHANCE_ENABLE", "PYTORCH_NPU_ALLOC_CONF",
-                        "ASCEND_LAUNCH_BLOCKING", "HCCL_ALGO"})
+  for (const char* n :
+       {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC", "HCCL_RDMA_SL", "ACLNN_CACHE_LIMIT", "HOST_CACHE_CAPACITY",
+        "ASCEND_ENHANCE_ENABLE", "PYTORCH_NPU_ALLOC_CONF", "ASCEND_LAUNCH_BLOCKING", "HCCL_ALGO"})
     ::unsetenv(n);
 }
 
@@ -241,11 +244,11 @@ TEST_CASE("golden-pt: the db comparison sees a missing, an extra and a changed r
   const auto expected = normalise(
       read_db(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_db" / "expected" / "ascend_pytorch_profiler_0.db"));
   REQUIRE(differences(normalise(read_db(ours)), expected).empty());
-  for (const char* sql : {"DELETE FROM PYTORCH_API WHERE rowid = 3",
-                          "INSERT INTO STEP_TIME SELECT * FROM STEP_TIME LIMIT 1",
-                          "UPDATE CONNECTION_IDS SET connectionId = connectionId + 1 WHERE rowid = 1",
-                          "UPDATE PYTORCH_CALLCHAINS SET stackDepth = 7 WHERE rowid = 2",
-                          "UPDATE TASK SET streamId = 9 WHERE rowid = 1"}) {
+  for (const char* sql :
+       {"DELETE FROM PYTORCH_API WHERE rowid = 3", "INSERT INTO STEP_TIME SELECT * FROM STEP_TIME LIMIT 1",
+        "UPDATE CONNECTION_IDS SET connectionId = connectionId + 1 WHERE rowid = 1",
+        "UPDATE PYTORCH_CALLCHAINS SET stackDepth = 7 WHERE rowid = 2",
+        "UPDATE TASK SET streamId = 9 WHERE rowid = 1"}) {
     CAPTURE(sql);
     const fs::path changed = tmp / "changed.db";
     fs::copy_file(ours, changed, fs::copy_options::overwrite_existing);

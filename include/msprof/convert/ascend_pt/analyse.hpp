@@ -50,10 +50,10 @@ struct fw_op {
   std::int64_t start_ns = 0, end_ns = 0;
   std::uint64_t pid = 0, tid = 0;
   std::string name;
-  std::string input_shapes;  ///< ';'-separated, as recorded
-  std::string call_stack;    ///< ';'-separated frames
-  std::string input_dtypes;  ///< ';'-separated
-  std::int64_t seq = -1;     ///< sequence number (forward/backward pairs)
+  std::string input_shapes;   ///< ';'-separated, as recorded
+  std::string call_stack;     ///< ';'-separated frames
+  std::string input_dtypes;   ///< ';'-separated
+  std::int64_t seq = -1;      ///< sequence number (forward/backward pairs)
   std::uint64_t fwd_tid = 0;  ///< the forward op's thread (backward ops), else 0
 };
 
