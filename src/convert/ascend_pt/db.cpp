@@ -88,7 +88,10 @@ struct cann_call {
 db_value text_or_null(fwk_ids& ids, const std::string& semicolons) {
   if (semicolons.empty()) return std::monostate{};
   std::string s;
-  for (char c : semicolons) s += c == ';' ? std::string(";\r\n") : std::string(1, c);
+  for (char c : semicolons) {
+    s += c;
+    if (c == ';') s += "\r\n";  // torch_npu shows list items one a line
+  }
   return ids.str(s);
 }
 
@@ -249,17 +252,10 @@ fwk_api_tables fwk_apis(const pt_dir& d, const model& m) {
   }
   std::vector<api*> torch_ops, mstx_ops;
   for (std::size_t i = 0; i < ops.size(); ++i) (is_mstx[i] ? mstx_ops : torch_ops).push_back(&ops[i]);
-  for (const auto& c : python_calls(d)) {
-    api a;
-    a.start = c.start_ns;
-    a.end = c.end_ns;
-    a.gtid = global_tid(c.pid, c.tid);
-    a.name = ids.str(c.name);
-    a.type = python_trace;
-    out.apis.push_back({std::to_string(a.start), std::to_string(a.end), a.gtid, std::monostate{}, a.name,
-                        std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{},
-                        a.type});
-  }
+  for (const auto& c : python_calls(d))
+    out.apis.push_back({std::to_string(c.start_ns), std::to_string(c.end_ns), global_tid(c.pid, c.tid),
+                        std::monostate{}, ids.str(c.name), std::monostate{}, std::monostate{}, std::monostate{},
+                        std::monostate{}, std::monostate{}, std::int64_t{python_trace}});
 
   const bool queue = !enq.empty() && !deq.empty();
   // CANN_API exists when the PROF_ data has calls; torch_npu links through node-level launches.
