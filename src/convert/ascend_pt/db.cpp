@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "msprof/convert/db.hpp"
@@ -317,52 +318,58 @@ rows step_trace_rows(const pt_dir& d, const model& m, const relation& rel) {
     std::int64_t start = 0, end = 0, fwk_start = 0;
     bool has_step = false;
   };
-  // Tasks of the node-level calls in [from, to] (all calls when `all`).
-  const auto task_span = [&](std::int64_t from, std::int64_t to, bool all) {
-    std::set<std::uint64_t> conns;
-    for (const auto& a : m.apis)
-      if (a.level == node_level && (all || (from <= a.start_ns && a.end_ns <= to))) conns.insert(a.connection_id);
-    std::optional<std::pair<std::int64_t, std::int64_t>> span;
-    for (const auto& t : m.tasks) {
-      if (!conns.count(t.connection_id)) continue;
-      if (!span) span.emplace(t.start_ns, t.end_ns);
-      span->first = std::min(span->first, t.start_ns);
-      span->second = std::max(span->second, t.end_ns);
+  using span = std::pair<std::int64_t, std::int64_t>;
+  std::unordered_map<std::uint64_t, span> by_call;  // tasks' first start, last end by connection id
+  for (const auto& t : m.tasks) {
+    auto& c = by_call.try_emplace(t.connection_id, t.start_ns, t.end_ns).first->second;
+    c = {std::min(c.first, t.start_ns), std::max(c.second, t.end_ns)};
+  }
+  // Tasks of the node-level calls in [from, to] (m.apis is sorted by start).
+  const auto task_span = [&](std::int64_t from, std::int64_t to) {
+    std::optional<span> out;
+    auto a = std::lower_bound(m.apis.begin(), m.apis.end(), from,
+                              [](const api_call& c, std::int64_t v) { return c.start_ns < v; });
+    for (; a != m.apis.end() && a->start_ns <= to; ++a) {
+      if (a->level != node_level || a->end_ns > to) continue;
+      const auto t = by_call.find(a->connection_id);
+      if (t == by_call.end()) continue;
+      const span& s = t->second;
+      out = out ? span{std::min(out->first, s.first), std::max(out->second, s.second)} : s;
     }
-    return span;
+    return out;
   };
   std::vector<range> ranges;
   const auto steps = step_ops(rel);
   for (const fw_op* s : steps) {
-    const auto span = task_span(s->start_ns, s->end_ns, false);
-    ranges.push_back({step_id(*s), span ? span->first : s->start_ns, std::max(span ? span->second : -1, s->end_ns),
+    const auto tasks = task_span(s->start_ns, s->end_ns);
+    ranges.push_back({step_id(*s), tasks ? tasks->first : s->start_ns, std::max(tasks ? tasks->second : -1, s->end_ns),
                       s->start_ns, true});
   }
   if (steps.empty()) {
-    const auto span = task_span(0, 0, true);
-    ranges.push_back({std::monostate{}, span ? span->first : 0, forever, 0, false});
+    const auto tasks = task_span(std::numeric_limits<std::int64_t>::min(), forever);
+    ranges.push_back({std::monostate{}, tasks ? tasks->first : 0, forever, 0, false});
   }
   std::optional<std::int64_t> first_op;  // the first non-mstx op (torch_npu's torch op list)
   for (const auto& o : d.ops)
     if (o.name.rfind("mstx_", 0) != 0 && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
 
-  std::map<std::uint32_t, std::vector<std::pair<std::int64_t, std::int64_t>>> compute;  // by device
+  std::map<std::uint32_t, std::vector<span>> compute;  // by device, by start
   for (const auto& t : m.tasks)
     if (t.op) compute[t.device_id].emplace_back(t.start_ns, t.end_ns);
   const auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
   rows out;
   for (auto& [device, tasks] : compute) {
+    std::stable_sort(tasks.begin(), tasks.end(), [](const span& a, const span& b) { return a.first < b.first; });
+    const auto starting = [&](std::int64_t v) {
+      return std::lower_bound(tasks.begin(), tasks.end(), v, [](const span& t, std::int64_t x) { return t.first < x; });
+    };
     for (const auto& r : ranges) {
-      std::vector<std::pair<std::int64_t, std::int64_t>> in;
-      for (const auto& t : tasks)
-        if (r.start <= t.first && t.first < r.end) in.push_back(t);
-      std::stable_sort(in.begin(), in.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      std::vector<std::pair<std::int64_t, std::int64_t>> merged;
-      for (const auto& t : in) {
-        if (!merged.empty() && t.first <= merged.back().second)
-          merged.back().second = std::max(merged.back().second, t.second);
+      std::vector<span> merged;
+      for (auto t = starting(r.start), end = starting(r.end); t != end; ++t) {
+        if (!merged.empty() && t->first <= merged.back().second)
+          merged.back().second = std::max(merged.back().second, t->second);
         else
-          merged.push_back(t);
+          merged.push_back(*t);
       }
       std::int64_t busy = 0, free = 0, stage = 0, prepare = 0;
       for (std::size_t i = 0; i < merged.size(); ++i) {
