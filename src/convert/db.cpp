@@ -196,10 +196,10 @@ result<void> sqlite_db::insert(const std::string& table, std::size_t ncols,
         sqlite3_bind_int64(st, c, *iv);
       else if (auto* dv = std::get_if<double>(&row[i]))
         sqlite3_bind_double(st, c, *dv);
-      else {
-        const auto& s = std::get<std::string>(row[i]);
-        sqlite3_bind_text(st, c, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-      }
+      else if (auto* sv = std::get_if<std::string>(&row[i]))
+        sqlite3_bind_text(st, c, sv->data(), static_cast<int>(sv->size()), SQLITE_TRANSIENT);
+      else
+        sqlite3_bind_null(st, c);
     }
     if (sqlite3_step(st) != SQLITE_DONE) {
       sqlite3_finalize(st);

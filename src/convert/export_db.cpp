@@ -3,7 +3,6 @@
 // (core/output_file.hpp) and renamed when complete.
 #include "msprof/convert/export_writers.hpp"
 
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,15 +21,8 @@ struct db_exporter::impl {
       auto f = outfile::atomic_file::create(
           *dir, "msprof_" + (o.timestamp.empty() ? detail::now_stamp() : o.timestamp) + ".db");
       if (f) {
-        // SQLite opens the temporary by name, NOFOLLOW (db.cpp), which refuses a
-        // link anywhere in the path: the name is given below the directory's real path.
         tmp_ = std::move(*f);
-        std::string path = tmp_.temp_path();
-        if (char* real = ::realpath(dir->path().c_str(), nullptr)) {
-          path = std::string(real) + path.substr(path.rfind('/'));
-          std::free(real);
-        }
-        writer_.emplace(path, prof_dir, spill_budget);
+        writer_.emplace(detail::sqlite_path(*dir, tmp_), prof_dir, spill_budget);
         return;
       }
       status_ = f.err();

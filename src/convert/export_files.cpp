@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <set>
 #include <utility>
@@ -87,6 +88,15 @@ result<outfile::dir> db_output_dir(const std::string& prof_dir, const export_opt
   if (!d) return d.err();
   for (auto& n : d->remove_stale_temps()) notes.push_back(std::move(n));
   return d;
+}
+
+std::string sqlite_path(const outfile::dir& d, const outfile::atomic_file& f) {
+  std::string path = f.temp_path();
+  if (char* real = ::realpath(d.path().c_str(), nullptr)) {
+    path = std::string(real) + path.substr(path.rfind('/'));
+    std::free(real);
+  }
+  return path;
 }
 
 result<outfile::dir> output_dir(const std::string& prof_dir, const export_options& o, std::vector<std::string>& notes) {

@@ -63,7 +63,7 @@ constexpr const char* usage_text =
     "      -q, --quiet                     no progress display\n"
     "      --progress                      progress even when stderr is not a terminal or CI is set\n"
     "                                      (then a plain line every 2 s instead of a redrawn bar)\n"
-    "  msprof analyse -dir <*_ascend_pt dir or parent> [--export-type text]\n"
+    "  msprof analyse -dir <*_ascend_pt dir or parent> [--export-type text|db]\n"
     "      torch_npu profiler directories: write ASCEND_PROFILER_OUTPUT/ as torch_npu's analysis does\n"
     "  msprof import -dir <dir>            check and load a collection, print what it holds\n"
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
@@ -640,10 +640,6 @@ int cmd_analyse(arg_parser& p) {
   if (dir.empty()) return usage_error("analyse needs -dir <*_ascend_pt dir>");
   if (!opt.export_type.empty() && opt.export_type != "text" && opt.export_type != "db")
     return usage_error("--export-type must be text or db, got '" + opt.export_type + "'");
-  if (opt.export_type == "db") {
-    std::cerr << "msprof: --export-type db is not supported yet by msprof analyse (text only so far; docs/torch_npu.md)\n";
-    return 2;
-  }
   std::error_code ec;
   if (!fs::exists(dir, ec)) return fail(dir + ": no such directory");
   if (!fs::is_directory(dir, ec)) return fail(dir + ": not a directory");

@@ -44,7 +44,8 @@ class string_ids {
   std::string key_;
 };
 
-using db_value = std::variant<std::int64_t, double, std::string>;
+/// A cell: an integer, a real, text, or NULL (monostate).
+using db_value = std::variant<std::int64_t, double, std::string, std::monostate>;
 
 class sqlite_db {
  public:

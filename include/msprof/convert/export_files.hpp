@@ -73,6 +73,11 @@ result<void> check_output_dir(const std::string& prof_dir);
 /// temporaries an interrupted export left in it are removed, noted in `notes`.
 result<outfile::dir> db_output_dir(const std::string& prof_dir, const export_options& o, std::vector<std::string>& notes);
 
+/// The name SQLite opens for `f`, a temporary in `d`: below the directory's
+/// real path, because SQLite's NOFOLLOW (db.cpp) refuses a link anywhere in
+/// the path, the user's own links included.
+std::string sqlite_path(const outfile::dir& d, const outfile::atomic_file& f);
+
 /// README.txt of the output directory: what each kind of file holds, then one
 /// section per export (`stamp`, options, files): `old` is the current README.txt,
 /// whose sections of other stamps are kept.

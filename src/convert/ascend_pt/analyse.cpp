@@ -17,6 +17,7 @@
 #include <set>
 #include <utility>
 
+#include "msprof/convert/ascend_pt/db.hpp"
 #include "msprof/convert/load.hpp"
 #include "msprof/convert/overlap.hpp"
 #include "msprof/convert/summary.hpp"
@@ -509,14 +510,14 @@ std::string item_lines(const std::string& v) {
 result<analyse_result> analyse(const std::string& dir, const analyse_options& o) {
   auto pd = read_pt_dir(dir);
   if (!pd) return pd.err();
-  std::string type = o.export_type;
-  if (type.empty()) type = pd->info.export_type.empty() ? "text" : pd->info.export_type.front();
-  if (type == "db")
-    return make_error(errc::unsupported, dir +
-                                             ": --export-type db is not supported yet for *_ascend_pt directories; "
-                                             "use --export-type text");
-  if (type != "text")
-    return make_error(errc::invalid_argument, dir + ": unknown export type '" + type + "' (text or db)");
+  // profiler_info may ask for both (torch_npu's _export_type is a list); the option picks one.
+  std::vector<std::string> types = pd->info.export_type;
+  if (!o.export_type.empty()) types = {o.export_type};
+  if (types.empty()) types = {"text"};
+  for (const auto& type : types)
+    if (type != "text" && type != "db")
+      return make_error(errc::invalid_argument, dir + ": unknown export type '" + type + "' (text or db)");
+  const auto wants = [&](const char* t) { return std::find(types.begin(), types.end(), t) != types.end(); };
 
   load_options lo;
   std::error_code ec;
@@ -544,7 +545,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   std::size_t incomplete = 0;
   if (auto om = operator_memory(*pd, rel, *m, incomplete)) tables.push_back(std::move(*om));
   if (auto mr = memory_record(*pd, *m)) tables.push_back(std::move(*mr));
-  if (incomplete)
+  if (incomplete && wants("text"))
     res.warnings.push_back(pd->dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
                            " memory record(s) are incomplete (blocks without their free records)");
 
@@ -561,11 +562,18 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     return {};
   };
   for (const auto& t : tables) {
-    if (t.rows.empty()) continue;  // torch_npu writes no file without rows
+    if (t.rows.empty() || !wants("text")) continue;  // torch_npu writes no file without rows
     MSPROF_TRY(write(t.name + ".csv", csv_crlf(t.header, t.rows)));
   }
-  MSPROF_TRY(write_trace_view(*out, *pd, *m, rel));
-  res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
+  if (wants("text")) {
+    MSPROF_TRY(write_trace_view(*out, *pd, *m, rel));
+    res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
+  }
+  if (wants("db")) {
+    auto dbs = write_dbs(*pd, *m, rel, *out, lo.spill_dir, res.warnings);
+    if (!dbs) return dbs.err();
+    res.files.insert(res.files.end(), dbs->begin(), dbs->end());
+  }
   MSPROF_TRY(write("analyse.done", ""));
   return res;
 }

@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "msprof/codec/decode.hpp"
 #include "msprof/codec/framework.hpp"
@@ -21,9 +24,6 @@ namespace ascend_pt {
 namespace fs = std::filesystem;
 namespace fw = codec::framework;
 
-namespace {
-
-/// The whole of a regular file (FRAMEWORK files and profiler_info).
 result<std::string> read_file(const std::string& path) {
   std::uint64_t size = 0;
   auto opened = codec::open_regular(path, size);
@@ -38,6 +38,8 @@ result<std::string> read_file(const std::string& path) {
   if (bad) return make_error(errc::io, path + ": read failed");
   return s;
 }
+
+namespace {
 
 bool starts_with(const std::string& s, std::string_view p) { return s.compare(0, p.size(), p) == 0; }
 
@@ -274,6 +276,58 @@ std::vector<std::string> find_pt_dirs(const std::string& dir) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+std::vector<py_function> python_functions(const pt_dir& d) {
+  std::vector<py_function> out;
+  if (d.python_calls.empty() || d.python_names.empty()) return out;  // torch_npu needs both files
+  std::vector<std::uint64_t> tids;
+  for (const auto& c : d.python_calls)
+    if (std::find(tids.begin(), tids.end(), c.tid) == tids.end()) tids.push_back(c.tid);
+  constexpr std::string_view delimiter = "######";
+  for (const auto tid : tids) {
+    std::vector<const py_call*> calls;
+    for (const auto& c : d.python_calls)
+      if (c.tid == tid) calls.push_back(&c);
+    std::stable_sort(calls.begin(), calls.end(), [](const py_call* a, const py_call* b) { return a->ts < b->ts; });
+    std::vector<py_function> stack;
+    std::map<std::string, std::size_t> module_count;
+    std::map<std::string, std::size_t> module_number;  // uid -> number
+    std::int64_t last = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const py_call& c = *calls[i];
+      if (c.tag == 0 || c.tag == 2) {
+        py_function f;
+        f.ts = c.ts;
+        f.tid = c.tid;
+        f.pid = c.pid;
+        f.id = i;
+        f.parent = stack.empty() ? 0 : stack.back().id;
+        const auto name = d.python_names.find(c.hash_key);
+        f.name = name == d.python_names.end() ? std::to_string(c.hash_key) : name->second;
+        const auto at = f.name.find(delimiter);
+        if (c.tag == 0 && at != std::string::npos) {
+          const std::string module = f.name.substr(0, at), uid = f.name.substr(at + delimiter.size());
+          auto [it, fresh] = module_number.try_emplace(uid, 0);
+          if (fresh) it->second = module_count[module]++;
+          f.module_id = it->second;
+          f.name = "nn.Module: " + module + "_" + std::to_string(it->second);
+        }
+        stack.push_back(std::move(f));
+      } else if ((c.tag == 1 || c.tag == 3) && !stack.empty()) {
+        stack.back().end = c.ts;
+        out.push_back(std::move(stack.back()));
+        stack.pop_back();
+      }
+      last = std::max(last, c.ts);
+    }
+    for (; !stack.empty(); stack.pop_back()) {
+      stack.back().end = last;
+      out.push_back(std::move(stack.back()));
+    }
+  }
+  return out;
+}
+
 
 }  // namespace ascend_pt
 }  // namespace convert

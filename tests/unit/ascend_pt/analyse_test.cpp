@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ascend_pt: profiler_info parsing, the framework clock, and bad input (no
-// PROF_, damaged FRAMEWORK files, db export) giving clear errors or warnings
-// that name the file and the byte offset.
+// PROF_, damaged FRAMEWORK files) giving clear errors or warnings that name
+// the file and the byte offset; the db export's file names and safe writing.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -90,14 +90,45 @@ TEST_CASE("ascend_pt: a truncated FRAMEWORK file is a warning with file and offs
         read_text(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_level0" / "expected" / "kernel_details.csv"));
 }
 
-TEST_CASE("ascend_pt: db export is refused as not supported yet, and nothing is written") {
+TEST_CASE("ascend_pt: the db export names its file after the rank, without one as torch_npu does") {
   temp_dir tmp("pt_db");
   const fs::path dir = copy_case(tmp, "pt_level0");
   auto r = pt::analyse(dir.string(), {"db"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+  CHECK(fs::exists(out / "ascend_pytorch_profiler_0.db"));
+  CHECK(fs::exists(out / "analysis.db"));
+  CHECK_FALSE(fs::exists(out / "kernel_details.csv"));  // db only: no text files
+
+  // profiler_info without a rank: ascend_pytorch_profiler.db.
+  const fs::path info = dir / "profiler_info_0.json";
+  std::string text = read_text(info);
+  const auto at = text.find("\"rank_id\": 0");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 12, "\"rank_id\": -1");
+  std::ofstream(info, std::ios::binary | std::ios::trunc) << text;
+  fs::remove_all(out);
+  r = pt::analyse(dir.string(), {"db"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  CHECK(fs::exists(out / "ascend_pytorch_profiler.db"));
+  CHECK_FALSE(fs::exists(out / "ascend_pytorch_profiler_0.db"));
+}
+
+TEST_CASE("ascend_pt: a link planted at a db name is refused, its target untouched") {
+  temp_dir tmp("pt_db_link");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+  fs::create_directories(out);
+  const fs::path victim = tmp / "victim.txt";
+  std::ofstream(victim) << "keep";
+  for (const char* name : {"ascend_pytorch_profiler_0.db", "analysis.db"}) fs::create_symlink(victim, out / name);
+  auto r = pt::analyse(dir.string(), {"db"});
   REQUIRE_FALSE(r.has_value());
-  CHECK(r.err().code == msprof::errc::unsupported);
-  CHECK(r.err().message.find("not supported yet") != std::string::npos);
-  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT"));
+  CHECK(r.err().message.find("is a symbolic link") != std::string::npos);
+  CHECK(read_text(victim) == "keep");
+  CHECK(fs::is_symlink(out / "ascend_pytorch_profiler_0.db"));
+  CHECK_FALSE(fs::exists(out / "analyse.done"));
+  for (const auto& e : fs::directory_iterator(out)) CHECK(fs::is_symlink(e.path()));  // no temporary left behind
 }
 
 TEST_CASE("ascend_pt: step ranges come from the ProfilerStep ops and the kernels their enqueues reach") {

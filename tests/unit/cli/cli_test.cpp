@@ -940,13 +940,29 @@ TEST_CASE("cli: analyse of a directory with FRAMEWORK but no PROF_ fails with on
   CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT"));
 }
 
-TEST_CASE("cli: analyse --export-type db is not supported yet (rc 2), no *_ascend_pt is rc 1") {
+TEST_CASE("cli: analyse --export-type db writes the dbs, an unknown type is rc 2, no *_ascend_pt is rc 1") {
   sandbox s;
   const fs::path dir = add_pt_case(s, "pt_level0");
   auto r = s.run({"analyse", "-dir", dir.string(), "--export-type", "db"});
+  CHECK(r.err.empty());
+  REQUIRE(r.rc == 0);
+  const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+  for (const char* f : {"ascend_pytorch_profiler_0.db", "analysis.db", "analyse.done"}) {
+    CAPTURE(f);
+    CHECK(fs::exists(out / f));
+    CHECK(r.out.find((out / f).string()) != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(out / "kernel_details.csv"));
+  // pt_db's profiler_info asks for db: no option needed (its own sandbox: the same directory name).
+  sandbox s2;
+  const fs::path db_case = add_pt_case(s2, "pt_db");
+  r = s2.run({"analyse", "-dir", db_case.string()});
+  REQUIRE(r.rc == 0);
+  CHECK(fs::exists(db_case / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"));
+  CHECK_FALSE(fs::exists(db_case / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"));
+  r = s.run({"analyse", "-dir", dir.string(), "--export-type", "json"});
   CHECK(r.rc == 2);
-  CHECK(r.err.find("not supported yet") != std::string::npos);
-  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT"));
+  CHECK(r.err.find("--export-type must be text or db") != std::string::npos);
   fs::create_directories(s.root / "empty");
   r = s.run({"analyse", "-dir", (s.root / "empty").string()});
   CHECK(r.rc == 1);

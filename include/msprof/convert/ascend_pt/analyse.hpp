@@ -8,10 +8,11 @@
 //   if (!r) std::cerr << r.err().what() << '\n';
 //
 // The CANN part is converted in process by the PROF_ converters (load.hpp,
-// summary.hpp); FRAMEWORK files are decoded by codec/framework.hpp. Text export
-// only so far: trace_view.json, kernel_details, operator_details, op_statistic,
-// api_statistic, task_time, step_trace_time, memory_record, operator_memory
-// (docs/torch_npu.md lists what is not written yet: the db).
+// summary.hpp); FRAMEWORK files are decoded by codec/framework.hpp. Text export:
+// trace_view.json (trace_view.hpp), kernel_details, operator_details,
+// op_statistic, api_statistic, task_time, step_trace_time, memory_record,
+// operator_memory; db export: ascend_pt/db.hpp (docs/torch_npu.md lists what is
+// not written yet).
 //
 // Definitions: src/convert/ascend_pt/ (pt_dir.cpp reads the directory,
 // relation.cpp links framework ops to kernels and steps, analyse.cpp writes,
@@ -98,6 +99,9 @@ struct pt_dir {
   std::vector<std::string> warnings;
 };
 
+/// The whole of a regular file (FRAMEWORK files, profiler_info, profiler_metadata).
+result<std::string> read_file(const std::string& path);
+
 /// Parses profiler_info JSON text; `file` names it in errors.
 result<profiler_info> parse_profiler_info(const std::string& text, const std::string& file);
 
@@ -155,13 +159,32 @@ relation link(const pt_dir& d, const model& m);
 /// kernels reached through their enqueues (task queue) or launches.
 std::vector<step_range> step_ranges(relation& r, const pt_dir& d);
 
+/// A Python function from the tracer's call/return records (torch_npu
+/// PythonTraceParser), on the local clock.
+struct py_function {
+  std::int64_t ts = 0, end = 0;
+  std::uint64_t tid = 0, pid = 0;
+  std::string name;  ///< "nn.Module: <module>_<n>" for a module call
+  std::size_t id = 0, parent = 0;
+  std::optional<std::size_t> module_id;  ///< an nn.Module call: its number among the modules of that name
+};
+
+/// Replays each thread's calls and returns (torch_npu _replay_stack): a call
+/// opens a frame (id = its index in the thread's records by time, parent =
+/// the frame open below it), a return closes the top one; frames left open end
+/// at the last record's time. A name "<module>######<uid>" is an nn.Module
+/// call, numbered per module name in order of first use. Threads in
+/// first-seen order, each thread's functions in the order they return. None
+/// without both tracer files (torch_npu needs both).
+std::vector<py_function> python_functions(const pt_dir& d);
+
 /// A ';'-separated field (Python's `";".join(...)`) one item a line (";\r\n"),
 /// as torch_npu shows shapes, dtypes and call stacks.
 std::string item_lines(const std::string& v);
 
 /// Options of analyse().
 struct analyse_options {
-  /// "text" or "db"; empty: what profiler_info says.
+  /// "text" or "db"; empty: what profiler_info says (one or both).
   std::string export_type;
 };
 

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: MIT
+// ascend_pytorch_profiler_{rank}.db and analysis.db (ascend_pt/db.hpp): the
+// CANN tables by the msprof db writer, then torch_npu's framework tables
+// (its DbParser, FwkApiDbParser, StepInfoDbParser, TraceStepTimeDbParser)
+// added to the same file before it is renamed into place.
+#include "msprof/convert/ascend_pt/db.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "msprof/convert/db.hpp"
+#include "msprof/convert/export_files.hpp"
+#include "msprof/convert/timeline_event.hpp"
+#include "msprof/core/json.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace ascend_pt {
+
+namespace {
+
+namespace fs = std::filesystem;
+using detail::db_value;
+using rows = std::vector<std::vector<db_value>>;
+
+constexpr std::int64_t first_string_id = std::int64_t{1} << 28;       // torch_npu START_STRING_ID_FWK_API
+constexpr std::int64_t first_fwk_connection = std::int64_t{5} << 28;  // START_CONNECTION_ID_FWK_API
+constexpr std::int64_t invalid_string_id = 4294967295;                // DB_INVALID_VALUE: the id of ""
+constexpr std::int64_t node_level = 10000;
+enum api_type : std::int64_t { torch_op = 50001, task_queue = 50002, python_trace = 50003, mstx_op = 50004 };
+
+std::int64_t global_tid(std::uint64_t pid, std::uint64_t tid) { return static_cast<std::int64_t>((pid << 32) | tid); }
+
+/// torch_npu's id managers: strings from 1 << 28 in registration order ("" is
+/// never registered), connection-id lists and call chains numbered from 0.
+struct fwk_ids {
+  std::map<std::string, std::int64_t> strings;
+  rows string_rows, connection_rows, callchain_rows;
+  std::int64_t connections = 0, callchains = 0;
+
+  std::int64_t str(const std::string& s) {
+    if (s.empty()) return invalid_string_id;
+    const auto [it, fresh] = strings.try_emplace(s, first_string_id + static_cast<std::int64_t>(strings.size()));
+    if (fresh) string_rows.push_back({it->second, s});
+    return it->second;
+  }
+  std::int64_t connection(const std::vector<std::int64_t>& ids) {
+    for (auto c : ids) connection_rows.push_back({connections, c});
+    return connections++;
+  }
+  /// A ';'-separated call stack, one row per frame (torch_npu splits the ";\r\n" it made of each ';').
+  std::int64_t callchain(const std::string& stack) {
+    std::size_t depth = 0, from = 0;
+    for (;;) {
+      const std::size_t to = stack.find(';', from);
+      callchain_rows.push_back({callchains, str(stack.substr(from, to - from)), static_cast<std::int64_t>(depth++)});
+      if (to == std::string::npos) break;
+      from = to + 1;
+    }
+    return callchains++;
+  }
+};
+
+/// A PYTORCH_API row being built (torch_npu's api lists).
+struct api {
+  std::int64_t start = 0, end = 0, gtid = 0;
+  std::int64_t corr = 0;                   ///< task queue: the raw correlation id
+  std::vector<std::int64_t> connections;   ///< ops: forward/backward and CANN ids
+  db_value connection = std::monostate{};  ///< the CONNECTION_IDS id, or NULL
+  std::int64_t name = 0;
+  db_value seq = std::monostate{}, fwd_tid = std::monostate{}, dtypes = std::monostate{}, shapes = std::monostate{},
+           callchain = std::monostate{};
+  std::int64_t type = 0;
+};
+
+/// A CANN call a framework op can own: a node-level launch, or an mstx event.
+struct cann_call {
+  std::int64_t start = 0, end = 0, gtid = 0;
+  std::int64_t connection = 0;
+};
+
+db_value text_or_null(fwk_ids& ids, const std::string& semicolons) {
+  if (semicolons.empty()) return std::monostate{};
+  std::string s;
+  for (char c : semicolons) {
+    s += c;
+    if (c == ';') s += "\r\n";  // torch_npu shows list items one a line
+  }
+  return ids.str(s);
+}
+
+/// torch_npu get_torch_op_connection_ids_with_enqueue: the last op (start
+/// order, from `from`) of the enqueue's thread that holds the enqueue gets the
+/// id. Kept as torch_npu does it, including which index it appends to.
+std::size_t bind_enqueue(std::vector<api*>& ops, const api& e, std::size_t from, std::int64_t id) {
+  std::size_t last = from;
+  bool found = false;
+  for (std::size_t i = from; i < ops.size(); ++i) {
+    const api& o = *ops[i];
+    if (e.gtid != o.gtid || e.start > o.end) continue;
+    if (e.start > o.start && e.end < o.end) {
+      found = true;
+      last = i;
+    } else if (found) {
+      break;
+    }
+    if (e.end < o.start) {
+      last = i;
+      break;
+    }
+  }
+  if (found) ops[last]->connections.push_back(id);
+  return last;
+}
+
+/// torch_npu get_torch_op_connection_ids_with_task_queue: a CANN call inside a
+/// dequeue (same thread, strictly inside) belongs to the op holding the
+/// enqueue of the same position among the matched enqueues and dequeues.
+void bind_through_queue(const std::vector<api>& enq, const std::vector<api>& deq, std::vector<api*>& ops,
+                        const std::vector<cann_call>& calls) {
+  std::set<std::int64_t> in_enq, in_deq;
+  for (const auto& e : enq) in_enq.insert(e.corr);
+  for (const auto& q : deq) in_deq.insert(q.corr);
+  std::vector<const api*> enqs, deqs;
+  for (const auto& e : enq)
+    if (in_deq.count(e.corr)) enqs.push_back(&e);
+  for (const auto& q : deq)
+    if (in_enq.count(q.corr)) deqs.push_back(&q);
+  std::size_t last_deq = 0, last_op = 0;
+  for (const auto& c : calls) {
+    for (std::size_t i = last_deq; i < deqs.size() && i < enqs.size(); ++i) {
+      if (c.gtid != deqs[i]->gtid) continue;
+      if (c.start > deqs[i]->start && c.end < deqs[i]->end) {
+        last_deq = i;
+        last_op = bind_enqueue(ops, *enqs[i], last_op, c.connection);
+        break;
+      }
+      if (deqs[i]->start > c.end) {
+        last_deq = i;
+        break;
+      }
+    }
+  }
+}
+
+/// torch_npu get_torch_op_connection_ids_without_task_queue: a launch belongs
+/// to the innermost op of its thread holding it, found when the next op does not.
+void bind_direct(std::vector<api*>& ops, const std::vector<cann_call>& calls) {
+  bool found = false;
+  std::size_t last = 0;
+  for (const auto& c : calls) {
+    for (std::size_t i = last; i < ops.size(); ++i) {
+      const api& o = *ops[i];
+      if (o.gtid != c.gtid || c.start > o.end) continue;
+      if (c.start > o.start && c.end < o.end) {
+        found = true;
+        last = i;
+      } else if (found) {
+        ops[last]->connections.push_back(c.connection);
+        found = false;
+        break;
+      }
+      if (c.end < o.start) {
+        last = i;
+        break;
+      }
+    }
+  }
+}
+
+void by_start(std::vector<api*>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const api* a, const api* b) { return a->start < b->start; });
+}
+
+/// PYTORCH_API and the id tables (torch_npu FwkFileParser.get_fwk_api, then FwkApiDbParser).
+struct fwk_api_tables {
+  fwk_ids ids;
+  rows apis;
+};
+
+fwk_api_tables fwk_apis(const pt_dir& d, const model& m) {
+  fwk_api_tables out;
+  fwk_ids& ids = out.ids;
+  if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return out;
+  const std::uint64_t pid =
+      !d.ops.empty() ? d.ops.front().pid : (!d.enqueue.empty() ? d.enqueue.front().pid : d.dequeue.front().pid);
+  const auto queue_api = [&](const queue_span& q, const std::string& name) {
+    api a;
+    a.start = q.ts;
+    a.end = q.ts + q.dur;
+    a.gtid = global_tid(pid, q.tid);
+    a.corr = static_cast<std::int64_t>(q.corr_id);
+    a.connection = ids.connection({a.corr + first_fwk_connection});
+    a.name = ids.str(name);
+    a.type = task_queue;
+    return a;
+  };
+  std::vector<api> deq, enq;
+  std::map<std::uint64_t, std::string> deq_name;
+  for (const auto& q : d.dequeue) {
+    deq.push_back(queue_api(q, "Dequeue@" + q.name));
+    deq_name[q.corr_id] = q.name;
+  }
+  std::int64_t max_corr = -1;
+  for (const auto& q : d.enqueue) {
+    const auto n = deq_name.find(q.corr_id);
+    enq.push_back(queue_api(q, n == deq_name.end() ? std::string("Enqueue") : "Enqueue@" + n->second));
+    max_corr = std::max(max_corr, static_cast<std::int64_t>(q.corr_id));
+  }
+
+  // Ops in file order; mstx_* ops apart (linked to MSTX_EVENTS, no forward/backward pairs).
+  std::vector<api> ops;
+  std::vector<bool> is_mstx;
+  struct fwd_bwd {
+    std::optional<std::size_t> fwd, bwd;
+  };
+  std::vector<std::pair<std::int64_t, fwd_bwd>> pairs;  // by sequence number, first-seen order
+  for (const auto& o : d.ops) {
+    api a;
+    a.start = o.start_ns;
+    a.end = o.end_ns;
+    a.gtid = global_tid(pid, o.tid);
+    a.name = ids.str(o.name);
+    a.seq = o.seq;
+    a.fwd_tid = static_cast<std::int64_t>(o.fwd_tid);
+    a.dtypes = text_or_null(ids, o.input_dtypes);
+    a.shapes = text_or_null(ids, o.input_shapes);
+    if (!o.call_stack.empty()) a.callchain = ids.callchain(o.call_stack);
+    a.type = torch_op;
+    const bool mstx = o.name.rfind("mstx_", 0) == 0;
+    if (!mstx && o.seq >= 0) {
+      auto p = std::find_if(pairs.begin(), pairs.end(), [&](const auto& e) { return e.first == o.seq; });
+      if (p == pairs.end()) p = pairs.insert(pairs.end(), {o.seq, {}});
+      (o.fwd_tid == 0 ? p->second.fwd : p->second.bwd) = ops.size();
+    }
+    ops.push_back(std::move(a));
+    is_mstx.push_back(mstx);
+  }
+  // Forward/backward ids after the task queue's correlation ids.
+  std::int64_t next_pair = max_corr + 1;
+  for (const auto& [seq, p] : pairs) {
+    if (!p.fwd || !p.bwd) continue;
+    ops[*p.fwd].connections.push_back(next_pair + first_fwk_connection);
+    ops[*p.bwd].connections.push_back(next_pair + first_fwk_connection);
+    ++next_pair;
+  }
+  std::vector<api*> torch_ops, mstx_ops;
+  for (std::size_t i = 0; i < ops.size(); ++i) (is_mstx[i] ? mstx_ops : torch_ops).push_back(&ops[i]);
+  for (const auto& c : python_functions(d))
+    out.apis.push_back({std::to_string(c.ts), std::to_string(c.end), global_tid(c.pid, c.tid),
+                        std::monostate{}, ids.str(c.name), std::monostate{}, std::monostate{}, std::monostate{},
+                        std::monostate{}, std::monostate{}, std::int64_t{python_trace}});
+
+  const bool queue = !enq.empty() && !deq.empty();
+  // CANN_API exists when the PROF_ data has calls; torch_npu links through node-level launches.
+  std::vector<cann_call> launches;
+  for (const auto& a : m.apis)
+    if (a.level == node_level && a.name == "launch")
+      launches.push_back(
+          {a.start_ns, a.end_ns, global_tid(m.session.pid, a.thread_id), static_cast<std::int64_t>(a.connection_id)});
+  std::stable_sort(launches.begin(), launches.end(),
+                   [](const cann_call& a, const cann_call& b) { return a.start < b.start; });
+  if (!torch_ops.empty() && !launches.empty()) {
+    by_start(torch_ops);
+    if (queue)
+      bind_through_queue(enq, deq, torch_ops, launches);
+    else
+      bind_direct(torch_ops, launches);
+  }
+  if (!mstx_ops.empty() && !m.mstx.empty()) {
+    std::vector<cann_call> tx;
+    for (const auto& e : m.mstx)
+      tx.push_back({e.start_ns, e.end_ns, global_tid(m.session.pid, e.tid),
+                    static_cast<std::int64_t>(detail::mstx_connection_id(e))});
+    std::stable_sort(tx.begin(), tx.end(), [](const cann_call& a, const cann_call& b) { return a.start < b.start; });
+    by_start(mstx_ops);
+    if (queue) bind_through_queue(enq, deq, mstx_ops, tx);
+  }
+  const auto emit = [&](api& a) {
+    if (!a.connections.empty()) a.connection = ids.connection(a.connections);
+    out.apis.push_back({std::to_string(a.start), std::to_string(a.end), a.gtid, a.connection, a.name, a.seq, a.fwd_tid,
+                        a.dtypes, a.shapes, a.callchain, a.type});
+  };
+  for (auto& a : enq) emit(a);
+  for (auto& a : deq) emit(a);
+  for (auto* a : torch_ops) emit(*a);
+  for (auto* a : mstx_ops) emit(*a);
+  return out;
+}
+
+/// The ProfilerStep ops at the top of the op tree (torch_npu is_profiler_step).
+std::vector<const fw_op*> step_ops(const relation& rel) {
+  std::vector<const fw_op*> out;
+  if (rel.nodes.empty()) return out;
+  for (const op_node* c : rel.nodes[0].children)
+    if (c->op && c->op->name.find("ProfilerStep#") != std::string::npos) out.push_back(c->op);
+  return out;
+}
+
+std::string step_id(const fw_op& o) { return o.name.substr(o.name.rfind('#') + 1); }
+
+/// StepTraceTime rows (torch_npu StepInfoDbParser.get_step_range, then
+/// TraceStepTimeDbParser) from the CANN data alone: each step's device range
+/// spans the tasks of the node-level calls inside the step op (to at least the
+/// op's end); computing and free time come from the compute tasks starting in
+/// it. No communication data yet: those columns stay 0.
+rows step_trace_rows(const pt_dir& d, const model& m, const relation& rel) {
+  constexpr std::int64_t forever = std::numeric_limits<std::int64_t>::max();
+  struct range {
+    db_value id;
+    std::int64_t start = 0, end = 0, fwk_start = 0;
+    bool has_step = false;
+  };
+  using span = std::pair<std::int64_t, std::int64_t>;
+  std::unordered_map<std::uint64_t, span> by_call;  // tasks' first start, last end by connection id
+  for (const auto& t : m.tasks) {
+    auto& c = by_call.try_emplace(t.connection_id, t.start_ns, t.end_ns).first->second;
+    c = {std::min(c.first, t.start_ns), std::max(c.second, t.end_ns)};
+  }
+  // Tasks of the node-level calls in [from, to] (m.apis is sorted by start).
+  const auto task_span = [&](std::int64_t from, std::int64_t to) {
+    std::optional<span> out;
+    auto a = std::lower_bound(m.apis.begin(), m.apis.end(), from,
+                              [](const api_call& c, std::int64_t v) { return c.start_ns < v; });
+    for (; a != m.apis.end() && a->start_ns <= to; ++a) {
+      if (a->level != node_level || a->end_ns > to) continue;
+      const auto t = by_call.find(a->connection_id);
+      if (t == by_call.end()) continue;
+      const span& s = t->second;
+      out = out ? span{std::min(out->first, s.first), std::max(out->second, s.second)} : s;
+    }
+    return out;
+  };
+  std::vector<range> ranges;
+  const auto steps = step_ops(rel);
+  for (const fw_op* s : steps) {
+    const auto tasks = task_span(s->start_ns, s->end_ns);
+    ranges.push_back({step_id(*s), tasks ? tasks->first : s->start_ns, std::max(tasks ? tasks->second : -1, s->end_ns),
+                      s->start_ns, true});
+  }
+  if (steps.empty()) {
+    const auto tasks = task_span(std::numeric_limits<std::int64_t>::min(), forever);
+    ranges.push_back({std::monostate{}, tasks ? tasks->first : 0, forever, 0, false});
+  }
+  std::optional<std::int64_t> first_op;  // the first non-mstx op (torch_npu's torch op list)
+  for (const auto& o : d.ops)
+    if (o.name.rfind("mstx_", 0) != 0 && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
+
+  std::map<std::uint32_t, std::vector<span>> compute;  // by device, by start
+  for (const auto& t : m.tasks)
+    if (t.op) compute[t.device_id].emplace_back(t.start_ns, t.end_ns);
+  const auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
+  rows out;
+  for (auto& [device, tasks] : compute) {
+    std::stable_sort(tasks.begin(), tasks.end(), [](const span& a, const span& b) { return a.first < b.first; });
+    const auto starting = [&](std::int64_t v) {
+      return std::lower_bound(tasks.begin(), tasks.end(), v, [](const span& t, std::int64_t x) { return t.first < x; });
+    };
+    for (const auto& r : ranges) {
+      std::vector<span> merged;
+      for (auto t = starting(r.start), end = starting(r.end); t != end; ++t) {
+        if (!merged.empty() && t->first <= merged.back().second)
+          merged.back().second = std::max(merged.back().second, t->second);
+        else
+          merged.push_back(*t);
+      }
+      std::int64_t busy = 0, free = 0, stage = 0, prepare = 0;
+      for (std::size_t i = 0; i < merged.size(); ++i) {
+        busy += merged[i].second - merged[i].first;
+        if (i) free += merged[i].first - merged[i - 1].second;
+      }
+      if (!merged.empty()) {
+        std::int64_t hi = merged.front().second;
+        for (const auto& iv : merged) hi = std::max(hi, iv.second);
+        stage = hi - merged.front().first;
+        const std::int64_t first_task = merged.front().first;
+        if (first_task != 0) prepare = first_task - (r.has_step ? r.fwk_start : first_op.value_or(first_task));
+      }
+      out.push_back({static_cast<std::int64_t>(device), r.id, us(busy), 0.0, 0.0, 0.0, us(free), us(stage), 0.0, 0.0,
+                     us(prepare)});
+    }
+  }
+  return out;
+}
+
+/// META_DATA rows torch_npu adds: the analysing process's environment
+/// (its collect_env_vars list) and each profiler_metadata.json member, as json.dumps writes them.
+rows meta_rows(const pt_dir& d, std::vector<std::string>& warnings) {
+  static const char* const env_names[] = {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC",           "HCCL_RDMA_SL",
+                                          "ACLNN_CACHE_LIMIT",       "HOST_CACHE_CAPACITY",    "ASCEND_ENHANCE_ENABLE",
+                                          "PYTORCH_NPU_ALLOC_CONF",  "ASCEND_LAUNCH_BLOCKING", "HCCL_ALGO"};
+  json::value env = json::value::make_object();
+  for (const char* n : env_names) {
+    const char* v = std::getenv(n);
+    env.set(n, json::value::make_string(v ? v : ""));
+  }
+  std::string text;
+  json::dump(env, text);
+  rows out{{std::string("ENV_VARIABLES"), text}};
+  const std::string file = (fs::path(d.dir) / "profiler_metadata.json").string();
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return out;
+  auto body = read_file(file);
+  if (!body) {
+    warnings.push_back(body.err().message + "; its META_DATA rows are left out");
+    return out;
+  }
+  auto doc = json::parse(*body, file);
+  if (!doc || !doc->is_object()) {
+    warnings.push_back((doc ? file + ": not a JSON object" : doc.err().message) + "; its META_DATA rows are left out");
+    return out;
+  }
+  for (const auto& [key, value] : doc->members()) {
+    text.clear();
+    json::dump(value, text);
+    out.push_back({key, text});
+  }
+  return out;
+}
+
+/// Writes one SQLite file into `out` under a temporary name, renamed when `fill` succeeded.
+template <class F>
+result<std::string> write_sqlite(const outfile::dir& out, const std::string& name, F fill) {
+  auto f = outfile::atomic_file::create(out, name);
+  if (!f) return f.err();
+  MSPROF_TRY(fill(detail::sqlite_path(out, *f)));
+  MSPROF_TRY(f->commit());
+  return (fs::path(out.path()) / name).string();
+}
+
+result<void> create_and_fill(detail::sqlite_db& db, const std::string& table, const char* columns, std::size_t ncols,
+                             const rows& r) {
+  MSPROF_TRY(db.exec("CREATE TABLE IF NOT EXISTS " + table + " (" + columns + ")"));
+  return db.insert(table, ncols, r);
+}
+
+}  // namespace
+
+std::string pytorch_db_name(const profiler_info& info) {
+  return info.rank_id == -1 ? std::string("ascend_pytorch_profiler.db")
+                            : "ascend_pytorch_profiler_" + std::to_string(info.rank_id) + ".db";
+}
+
+result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, const relation& rel,
+                                           const outfile::dir& out, const std::string& spill_dir,
+                                           std::vector<std::string>& warnings) {
+  std::vector<std::string> files;
+  auto main_db = write_sqlite(out, pytorch_db_name(d.info), [&](const std::string& path) -> result<void> {
+    {
+      db_window_writer cann(path, spill_dir);
+      MSPROF_TRY(cann.add(m));
+      MSPROF_TRY(cann.finish(m));
+    }
+    detail::sqlite_db db(path);
+    MSPROF_TRY(db.open());
+    // torch_npu's DbParser: the rank of profiler_info with the PROF_'s first device.
+    if (d.info.rank_id != -1 && !m.session.devices.empty()) {
+      MSPROF_TRY(db.exec("DELETE FROM RANK_DEVICE_MAP"));
+      MSPROF_TRY(db.insert("RANK_DEVICE_MAP", 2, {{d.info.rank_id, std::int64_t{m.session.devices.front().id}}}));
+    }
+    MSPROF_TRY(db.insert("META_DATA", 2, meta_rows(d, warnings)));
+
+    auto fwk = fwk_apis(d, m);
+    if (!fwk.apis.empty())
+      MSPROF_TRY(create_and_fill(db, "PYTORCH_API",
+                                 "startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+                                 "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, "
+                                 "inputShapes INTEGER, callchainId INTEGER, type INTEGER",
+                                 11, fwk.apis));
+    MSPROF_TRY(db.insert("STRING_IDS", 2, fwk.ids.string_rows));
+    if (!fwk.ids.connection_rows.empty())
+      MSPROF_TRY(create_and_fill(db, "CONNECTION_IDS", "id INTEGER, connectionId INTEGER", 2, fwk.ids.connection_rows));
+    if (!fwk.ids.callchain_rows.empty())
+      MSPROF_TRY(create_and_fill(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3,
+                                 fwk.ids.callchain_rows));
+    MSPROF_TRY(db.insert("ENUM_API_TYPE", 2,
+                         {{std::int64_t{torch_op}, std::string("op")},
+                          {std::int64_t{task_queue}, std::string("queue")},
+                          {std::int64_t{python_trace}, std::string("trace")},
+                          {std::int64_t{mstx_op}, std::string("mstx")}}));
+    rows steps;
+    for (const fw_op* s : step_ops(rel)) steps.push_back({step_id(*s), s->start_ns, s->end_ns});
+    if (!steps.empty())
+      MSPROF_TRY(create_and_fill(db, "STEP_TIME", "id INTEGER, startNs INTEGER, endNs INTEGER", 3, steps));
+    return db.close();
+  });
+  if (!main_db) return main_db.err();
+  files.push_back(std::move(*main_db));
+
+  // torch_npu finds no step range at Level_none and writes no analysis.db.
+  if (d.info.level == "Level_none") return files;
+  auto analysis = write_sqlite(out, "analysis.db", [&](const std::string& path) -> result<void> {
+    detail::sqlite_db db(path);
+    MSPROF_TRY(db.open());
+    MSPROF_TRY(create_and_fill(db, "StepTraceTime",
+                               "deviceId INTEGER, step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, "
+                               "overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, "
+                               "bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
+                               "preparing NUMERIC",
+                               11, step_trace_rows(d, m, rel)));
+    return db.close();
+  });
+  if (!analysis) return analysis.err();
+  files.push_back(std::move(*analysis));
+  return files;
+}
+
+}  // namespace ascend_pt
+}  // namespace convert
+MSPROF_END_NAMESPACE
