@@ -443,16 +443,20 @@ result<void> create_and_fill(detail::sqlite_db& db, const std::string& table, co
 
 }  // namespace
 
-std::string pytorch_db_name(const profiler_info& info) {
-  return info.rank_id == -1 ? std::string("ascend_pytorch_profiler.db")
-                            : "ascend_pytorch_profiler_" + std::to_string(info.rank_id) + ".db";
+std::string framework_db_name(const pt_dir& d) {
+  fs::path p(d.dir);
+  while (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // "x/" -> "x"
+  const std::string n = p.filename().string();
+  const bool mindspore = n.size() >= 10 && n.compare(n.size() - 10, 10, "_ascend_ms") == 0;
+  const std::string stem = mindspore ? "ascend_mindspore_profiler" : "ascend_pytorch_profiler";
+  return d.info.rank_id == -1 ? stem + ".db" : stem + "_" + std::to_string(d.info.rank_id) + ".db";
 }
 
 result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, const relation& rel,
                                            const outfile::dir& out, const std::string& spill_dir,
                                            std::vector<std::string>& warnings) {
   std::vector<std::string> files;
-  auto main_db = write_sqlite(out, pytorch_db_name(d.info), [&](const std::string& path) -> result<void> {
+  auto main_db = write_sqlite(out, framework_db_name(d), [&](const std::string& path) -> result<void> {
     {
       db_window_writer cann(path, spill_dir);
       MSPROF_TRY(cann.add(m));

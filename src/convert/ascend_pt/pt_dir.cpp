@@ -264,7 +264,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
 std::vector<std::string> find_pt_dirs(const std::string& dir) {
   const auto is_pt = [](const fs::path& p) {
     const std::string n = p.filename().string();
-    return n.size() > 10 && n.substr(n.size() - 10) == "_ascend_pt";
+    return n.size() > 10 && (n.substr(n.size() - 10) == "_ascend_pt" || n.substr(n.size() - 10) == "_ascend_ms");
   };
   fs::path p(dir);
   while (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // "x/" -> "x"

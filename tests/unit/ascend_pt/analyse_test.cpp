@@ -114,6 +114,22 @@ TEST_CASE("ascend_pt: the db export names its file after the rank, without one a
   CHECK_FALSE(fs::exists(out / "ascend_pytorch_profiler_0.db"));
 }
 
+TEST_CASE("ascend_pt: a MindSpore *_ascend_ms directory is found and its db is ascend_mindspore_profiler_{rank}.db") {
+  temp_dir tmp("ms_db");
+  const fs::path pt_dir = copy_case(tmp, "pt_level0");
+  std::string name = pt_dir.filename().string();
+  name.replace(name.size() - 3, 3, "_ms");
+  const fs::path dir = tmp / name;
+  fs::rename(pt_dir, dir);
+  REQUIRE(pt::find_pt_dirs(tmp.path) == std::vector<std::string>{dir.string()});
+  auto r = pt::analyse(dir.string(), {"db"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+  CHECK(fs::exists(out / "ascend_mindspore_profiler_0.db"));
+  CHECK_FALSE(fs::exists(out / "ascend_pytorch_profiler_0.db"));
+  CHECK(fs::exists(out / "analysis.db"));
+}
+
 TEST_CASE("ascend_pt: a link planted at a db name is refused, its target untouched") {
   temp_dir tmp("pt_db_link");
   const fs::path dir = copy_case(tmp, "pt_level0");

@@ -195,8 +195,8 @@ struct analyse_result {
   std::vector<std::string> warnings;
 };
 
-/// The `*_ascend_pt` directories at `dir`: itself when its name ends in
-/// _ascend_pt, else its subdirectories that do (sorted).
+/// The `*_ascend_pt` (torch_npu) and `*_ascend_ms` (MindSpore) directories at
+/// `dir`: itself when its name ends so, else its subdirectories that do (sorted).
 std::vector<std::string> find_pt_dirs(const std::string& dir);
 
 /// Analyses one `*_ascend_pt` directory into <dir>/ASCEND_PROFILER_OUTPUT.

@@ -26,8 +26,9 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace ascend_pt {
 
-/// ascend_pytorch_profiler_{rank}.db, or ascend_pytorch_profiler.db without a rank.
-std::string pytorch_db_name(const profiler_info& info);
+/// ascend_pytorch_profiler_{rank}.db (ascend_mindspore_profiler_{rank}.db for a
+/// MindSpore *_ascend_ms directory), without _{rank} when profiler_info has none.
+std::string framework_db_name(const pt_dir& d);
 
 /// Writes both databases into `out`, each under a temporary name renamed when
 /// complete; returns the paths written. `spill_dir` takes the CANN writer's
