@@ -67,6 +67,7 @@ constexpr const char* usage_text =
     "      torch_npu profiler directories: write ASCEND_PROFILER_OUTPUT/ as torch_npu's analysis does\n"
     "  msprof import -dir <dir>            check and load a collection, print what it holds\n"
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
+    "                                      (*_ascend_pt dirs: framework operators and steps first)\n"
     "  msprof [options] --application=\"cmd args\"   or   msprof [options] <program> [args]\n"
     "      run the program with mstx collection attached, then export timeline, summaries and db\n"
     "      --output=DIR                    parent of the PROF_ directory (default: the current directory)\n"
@@ -322,12 +323,34 @@ int cmd_show(arg_parser& p) {
     if (err) return usage_error("option needs a value");
   }
   if (dir.empty()) return usage_error("show needs -dir <PROF_ dir>");
-  const auto found = prof_dirs_or_fail(dir);
-  if (!found) return 1;
-  const auto& dirs = *found;
+  // torch_npu / MindSpore directories: each one's framework view, then its PROF_ part.
+  const auto framework_dirs = cv::ascend_pt::find_pt_dirs(dir);
+  std::vector<std::string> dirs;
+  if (framework_dirs.empty()) {
+    const auto found = prof_dirs_or_fail(dir);
+    if (!found) return 1;
+    dirs = *found;
+  }
+  for (const auto& f : framework_dirs)
+    for (auto& d : cv::find_prof_dirs(f)) dirs.push_back(std::move(d));
+  const bool bold = isatty(STDOUT_FILENO) != 0;
   int rc = 0;
+  const auto show_framework = [&](const std::string& prof) {
+    const auto parent = fs::path(prof).parent_path().string();
+    if (std::find(framework_dirs.begin(), framework_dirs.end(), parent) == framework_dirs.end()) return;
+    std::vector<std::string> warnings;
+    auto text = cv::ascend_pt::show_text(parent, top, bold, warnings);
+    for (const auto& w : warnings) say_warning(w);
+    if (!text) {
+      say_error(text.err().what());
+      rc = 1;
+      return;
+    }
+    say_out(*text);
+  };
   progress bar(pf, dirs, true);
   for (std::size_t k = 0; k < dirs.size(); ++k) {
+    show_framework(dirs[k]);
     cv::load_options lo = read_only();
     lo.bytes_read = bar.bytes(k);
     cv::show_collector c(top, lo.spill_dir);
@@ -342,6 +365,8 @@ int cmd_show(arg_parser& p) {
     for (const auto& w : m->warnings) say_warning(w);
     if (!text->empty()) say_out(*text);
   }
+  for (const auto& f : framework_dirs)
+    if (cv::find_prof_dirs(f).empty()) rc = fail(f + ": no PROF_* directory (the CANN part of the collection)");
   return rc;
 }
 

@@ -10,6 +10,8 @@
 #include "msprof/convert/ascend_pt/trace_view.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -20,6 +22,7 @@
 #include "msprof/convert/ascend_pt/db.hpp"
 #include "msprof/convert/load.hpp"
 #include "msprof/convert/overlap.hpp"
+#include "msprof/convert/show.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/core/output_file.hpp"
@@ -507,6 +510,61 @@ std::string item_lines(const std::string& v) {
   return out;
 }
 
+namespace {
+
+/// A directory read and linked: what every output is made from. Filled in
+/// place (the relation points into `d`).
+struct linked {
+  pt_dir d;
+  model m;
+  relation rel;
+  std::vector<step_range> steps;
+  std::vector<std::string> warnings;
+};
+
+/// Where the CANN loader's sorted runs go: the temporary directory.
+std::string spill_dir() {
+  std::error_code ec;
+  const auto d = fs::temp_directory_path(ec);
+  return ec ? std::string("/tmp") : d.string();
+}
+
+result<void> read_and_link(result<pt_dir>&& pd, linked& l) {
+  if (!pd) return pd.err();
+  l.d = std::move(*pd);
+  load_options lo;
+  lo.spill_dir = spill_dir();
+  auto m = load_model(l.d.prof_dir, lo);
+  if (!m) return m.err();
+  l.m = std::move(*m);
+  place_framework(l.d, l.m.session.wall_offset_ns);
+  l.warnings = std::move(l.d.warnings);
+  for (auto& w : l.m.warnings) l.warnings.push_back(std::move(w));
+  l.rel = link(l.d, l.m);
+  l.steps = step_ranges(l.rel, l.d);
+  return {};
+}
+
+/// torch_npu's text tables, in its file order; `incomplete` counts the
+/// allocations without their free records.
+std::vector<table> text_tables(linked& l, std::size_t& incomplete) {
+  std::vector<table> tables;
+  const auto& info = l.d.info;
+  if (auto k = kernel_details(l.m, info, l.steps)) tables.push_back(std::move(*k));
+  if (auto od = operator_details(l.rel)) tables.push_back(std::move(*od));
+  if (info.level == "Level1" || info.level == "Level2") {
+    tables.push_back(op_statistic(l.m));
+    tables.push_back(api_statistic(l.m));
+  }
+  if (info.level != "Level_none") tables.push_back(task_time(l.m));
+  if (auto s = step_trace_time(l.m, l.d, l.steps)) tables.push_back(std::move(*s));
+  if (auto om = operator_memory(l.d, l.rel, l.m, incomplete)) tables.push_back(std::move(*om));
+  if (auto mr = memory_record(l.d, l.m)) tables.push_back(std::move(*mr));
+  return tables;
+}
+
+}  // namespace
+
 result<analyse_result> analyse(const std::string& dir, const analyse_options& o) {
   auto pd = read_pt_dir(dir);
   if (!pd) return pd.err();
@@ -519,36 +577,15 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
       return make_error(errc::invalid_argument, dir + ": unknown export type '" + type + "' (text or db)");
   const auto wants = [&](const char* t) { return std::find(types.begin(), types.end(), t) != types.end(); };
 
-  load_options lo;
-  std::error_code ec;
-  lo.spill_dir = fs::temp_directory_path(ec).string();
-  if (ec) lo.spill_dir = "/tmp";
-  auto m = load_model(pd->prof_dir, lo);
-  if (!m) return m.err();
-  place_framework(*pd, m->session.wall_offset_ns);
-
+  linked l;
+  MSPROF_TRY(read_and_link(std::move(pd), l));
   analyse_result res;
-  res.warnings = std::move(pd->warnings);
-  for (auto& w : m->warnings) res.warnings.push_back(std::move(w));
-  auto rel = link(*pd, *m);
-  const auto steps = step_ranges(rel, *pd);
-
-  std::vector<table> tables;
-  if (auto k = kernel_details(*m, pd->info, steps)) tables.push_back(std::move(*k));
-  if (auto od = operator_details(rel)) tables.push_back(std::move(*od));
-  if (pd->info.level == "Level1" || pd->info.level == "Level2") {
-    tables.push_back(op_statistic(*m));
-    tables.push_back(api_statistic(*m));
-  }
-  if (pd->info.level != "Level_none") tables.push_back(task_time(*m));
-  if (auto s = step_trace_time(*m, *pd, steps)) tables.push_back(std::move(*s));
+  res.warnings = std::move(l.warnings);
   std::size_t incomplete = 0;
-  if (auto om = operator_memory(*pd, rel, *m, incomplete)) tables.push_back(std::move(*om));
-  if (auto mr = memory_record(*pd, *m)) tables.push_back(std::move(*mr));
+  const std::vector<table> tables = text_tables(l, incomplete);
   if (incomplete && wants("text"))
-    res.warnings.push_back(pd->dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
+    res.warnings.push_back(l.d.dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
                            " memory record(s) are incomplete (blocks without their free records)");
-
   auto out = outfile::dir::make((fs::path(dir) / "ASCEND_PROFILER_OUTPUT").string());
   if (!out) return out.err();
   for (auto& n : out->remove_stale_temps()) res.warnings.push_back(std::move(n));
@@ -566,16 +603,66 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     MSPROF_TRY(write(t.name + ".csv", csv_crlf(t.header, t.rows)));
   }
   if (wants("text")) {
-    MSPROF_TRY(write_trace_view(*out, *pd, *m, rel));
+    MSPROF_TRY(write_trace_view(*out, l.d, l.m, l.rel));
     res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
   }
   if (wants("db")) {
-    auto dbs = write_dbs(*pd, *m, rel, *out, lo.spill_dir, res.warnings);
+    auto dbs = write_dbs(l.d, l.m, l.rel, *out, spill_dir(), res.warnings);
     if (!dbs) return dbs.err();
     res.files.insert(res.files.end(), dbs->begin(), dbs->end());
   }
   MSPROF_TRY(write("analyse.done", ""));
   return res;
+}
+
+result<std::string> show_text(const std::string& dir, std::size_t top, bool bold, std::vector<std::string>& warnings) {
+  linked l;
+  MSPROF_TRY(read_and_link(read_pt_dir(dir), l));
+  warnings = std::move(l.warnings);
+  std::size_t incomplete = 0;
+  const auto tables = text_tables(l, incomplete);
+  const auto find = [&](const char* name) -> const table* {
+    for (const auto& t : tables)
+      if (t.name == name) return &t;
+    return nullptr;
+  };
+  std::string out = l.d.dir + "\n" + std::to_string(l.d.ops.size()) + " framework ops, " +
+                    std::to_string(l.d.enqueue.size()) + " task-queue enqueues, " + std::to_string(l.steps.size()) +
+                    " steps (" + l.d.info.level + ")\n";
+  if (const table* od = find("operator_details")) {
+    // Calls of one op name together: count and summed durations (operator_details has one row a call).
+    table ops;
+    ops.header = {"Name", "Calls", "Host Total(us)", "Host Self(us)", "Device Total(us)"};
+    std::map<std::string, std::array<double, 4>> by_name;
+    const auto num = [](const std::string& s) { return s.empty() ? 0.0 : std::strtod(s.c_str(), nullptr); };
+    for (const auto& r : od->rows) {
+      auto& a = by_name[r[0]];
+      a[0] += 1;
+      a[1] += num(r[4]);
+      a[2] += num(r[3]);
+      a[3] += num(r[6]);
+    }
+    std::vector<std::pair<std::string, std::array<double, 4>>> sorted(by_name.begin(), by_name.end());
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second[1] > b.second[1]; });
+    const auto fixed3 = [](double v) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.3f", v);
+      return std::string(buf);
+    };
+    for (const auto& [name, a] : sorted)
+      ops.rows.push_back({name, std::to_string(static_cast<std::size_t>(a[0])), fixed3(a[1]), fixed3(a[2]), fixed3(a[3])});
+    out += "\n" + render_table("Framework operators (top " + std::to_string(top) + " by host total time)", ops,
+                               {0, 1, 2, 3, 4}, top, bold);
+  }
+  if (const table* st = find("step_trace_time")) {
+    std::vector<std::size_t> cols;
+    for (const char* want : {"Step", "Computing", "Free", "Stage", "Preparing"})
+      for (std::size_t c = 0; c < st->header.size(); ++c)
+        if (st->header[c] == want) cols.push_back(c);
+    if (out.size() < 2 || out.compare(out.size() - 2, 2, "\n\n") != 0) out += "\n";
+    out += render_table("Steps (us)", *st, cols, top, bold);
+  }
+  return out;
 }
 
 }  // namespace ascend_pt

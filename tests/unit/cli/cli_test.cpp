@@ -927,6 +927,29 @@ TEST_CASE("cli: analyse writes ASCEND_PROFILER_OUTPUT for a parent of *_ascend_p
         slurp(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_text_steps" / "expected" / "kernel_details.csv"));
 }
 
+TEST_CASE("cli: show of *_ascend_pt directories prints each one's framework operators and steps, then its CANN part") {
+  sandbox s;
+  const fs::path dir = add_pt_case(s, "pt_text_steps");
+  auto r = s.run({"show", "-dir", s.root.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CAPTURE(r.out);
+  const auto framework = r.out.find("Framework operators (top 10 by host total time)");
+  const auto steps = r.out.find("Steps (us)");
+  const auto cann = r.out.find("Op summary (top 10 by duration)");
+  REQUIRE(framework != std::string::npos);
+  REQUIRE(steps != std::string::npos);
+  REQUIRE(cann != std::string::npos);
+  CHECK(framework < steps);
+  CHECK(steps < cann);
+  CHECK(r.out.find("12 framework ops, 5 task-queue enqueues, 2 steps (Level1)") != std::string::npos);
+  // aten::matmul: two calls of 20 and 21 us host time, their kernels 40 + 60.5 us on the device
+  CHECK(r.out.find("aten::matmul                              2      41.000          8.000          100.500") !=
+        std::string::npos);
+  CHECK(r.out.find("  1     110.5      20.0  130.5  140.0") != std::string::npos);  // step_trace_time.csv's step 1
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT"));  // show writes nothing
+}
+
 TEST_CASE("cli: analyse of a directory with FRAMEWORK but no PROF_ fails with one clear message") {
   sandbox s;
   const fs::path dir = add_pt_case(s, "pt_level0");

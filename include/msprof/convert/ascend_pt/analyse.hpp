@@ -202,6 +202,13 @@ std::vector<std::string> find_pt_dirs(const std::string& dir);
 /// Analyses one `*_ascend_pt` directory into <dir>/ASCEND_PROFILER_OUTPUT.
 result<analyse_result> analyse(const std::string& dir, const analyse_options& o = {});
 
+/// `msprof show` of one `*_ascend_pt` directory, writing nothing: a line of
+/// counts, the framework operators by host total time (operator_details' calls
+/// of one name together, at most `top`), and the steps (step_trace_time). The
+/// CANN part is shown by convert/show.hpp on its PROF_ directory. `warnings`
+/// gets the reading's warnings.
+result<std::string> show_text(const std::string& dir, std::size_t top, bool bold, std::vector<std::string>& warnings);
+
 }  // namespace ascend_pt
 }  // namespace convert
 MSPROF_END_NAMESPACE
