@@ -151,8 +151,8 @@ struct memory_event {
   std::int64_t stream_ptr = 0;
   std::int8_t device_type = 20;  ///< c10::DeviceType; 20 (PrivateUse1) is the NPU
   std::int8_t device_index = 0;
-  std::uint8_t component_type = 0;  ///< 0 the PyTorch allocator (PTA)
-  std::uint8_t data_type = 0;       ///< 0 a block, 1 a workspace
+  std::uint8_t component_type = 0;  ///< 0 the caching allocator (PTA), 1 a workspace
+  std::uint8_t data_type = 0;       ///< 0 malloc, 1 free, 2 block free
   std::uint8_t allocator_type = 0;  ///< 0 the inner allocator
 };
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "session_config.hpp"
+#include "../convert/ascend_pt/analyse.hpp"
 #include "../convert/export.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -51,10 +52,12 @@ class export_handler {
     s_->mode = mode;
   }
 
-  /// on_trace_ready: exports `prof_dir` (timeline, summaries, db).
+  /// on_trace_ready: exports `prof_dir` (timeline, summaries, db); a
+  /// `*_ascend_pt` / `*_ascend_ms` directory (the framework layouts) is
+  /// analysed into its ASCEND_PROFILER_OUTPUT/ instead (`msprof analyse`).
   void operator()(const std::string& prof_dir) const {
     if (s_->mode == export_mode::sync) {
-      auto r = export_all(prof_dir, s_->opt);
+      auto r = run(prof_dir, s_->opt);
       std::lock_guard<std::mutex> lk(s_->mu);
       if (r) s_->exported.push_back(prof_dir);
       else s_->failures.push_back(r.err().message);
@@ -63,7 +66,7 @@ class export_handler {
     std::fflush(nullptr);  // the child must not flush the parent's buffered output again
     const pid_t pid = ::fork();
     if (pid == 0) {
-      auto r = export_all(prof_dir, s_->opt);
+      auto r = run(prof_dir, s_->opt);
       if (!r) std::fprintf(stderr, "[msprof] export of %s failed: %s\n", prof_dir.c_str(), r.err().message.c_str());
       std::fflush(stderr);
       ::_exit(r ? 0 : 1);
@@ -83,6 +86,20 @@ class export_handler {
   }
 
  private:
+  static result<void> run(const std::string& dir, const convert::export_options& o) {
+    const auto ends = [&](std::string_view suffix) {
+      return dir.size() >= suffix.size() && dir.compare(dir.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (!ends("_ascend_pt") && !ends("_ascend_ms")) {
+      auto r = export_all(dir, o);
+      if (!r) return r.err();
+      return {};
+    }
+    auto r = convert::ascend_pt::analyse(dir, {"text"});  // the only export type analyse writes so far
+    if (!r) return r.err();
+    return {};
+  }
+
   struct child {
     pid_t pid;
     std::string dir;
