@@ -452,9 +452,11 @@ class basic_collector {
     b->calls.store(c, std::memory_order_relaxed);
   }
 
-  MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
+  // `mstx_call`: count it in the call counters (host/msprof_calls), which
+  // account for mstx calls; framework records are not mstx calls.
+  MSPROF_INLINE static void commit(thread_buffer* b, bool mstx_call = true) noexcept {
     const std::uint64_t w = b->ring.commit();
-    b->count_call();
+    if (mstx_call) b->count_call();
     if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b, w);  // producer_used() > capacity / 2
   }
   // Past half full: wake the drain. While it is behind, look again only after another
@@ -574,7 +576,7 @@ class basic_collector {
     unsigned char* p = reserve(b, size);
     if (MSPROF_UNLIKELY(p == nullptr)) return;
     fill(p, size);
-    commit(b);
+    commit(b, false);
   }
 
   static void write_step(record_kind kind, std::uint64_t step) noexcept {

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,6 +82,33 @@ inline std::int64_t rank_from_env() {
     if (*end == '\0' && r >= 0) return r;
   }
   return -1;
+}
+
+/// profiler_metadata.json in `dir`: the `entries` (add_metadata), then the
+/// environment variables torch_npu copies there, under ENV_VARIABLES.
+inline result<void> write_profiler_metadata(const std::string& dir, const std::map<std::string, json::value>& entries) {
+  static constexpr const char* env_vars[] = {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC", "HCCL_RDMA_SL",
+                                             "ACLNN_CACHE_LIMIT"};
+  json::writer w;
+  w.begin_object();
+  for (const auto& [k, v] : entries) {
+    w.key(k);
+    w.value(v);
+  }
+  bool any_env = false;
+  for (const char* name : env_vars) {
+    const char* v = std::getenv(name);
+    if (v == nullptr) continue;
+    if (!any_env) {
+      w.key("ENV_VARIABLES");
+      w.begin_object();
+      any_env = true;
+    }
+    w.member(name, v);
+  }
+  if (any_env) w.end_object();
+  w.end_object();
+  return prof::detail::write_file(dir + "/profiler_metadata.json", w.str());
 }
 
 /// One `*_ascend_pt` directory being written: its root and FRAMEWORK/ files.

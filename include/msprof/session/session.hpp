@@ -161,10 +161,6 @@ class session_device final : public device::backend, public instrument::stream_m
   device::stream_id streams_ = 0;
 };
 
-// Environment variables torch_npu copies into profiler_metadata.json.
-inline constexpr const char* metadata_env_vars[] = {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC", "HCCL_RDMA_SL",
-                                                    "ACLNN_CACHE_LIMIT"};
-
 }  // namespace detail
 
 class profiler {
@@ -414,28 +410,7 @@ class profiler {
     }
   }
 
-  result<void> write_metadata(const std::string& dir) const {
-    json::writer w;
-    w.begin_object();
-    for (const auto& [k, v] : metadata_) {
-      w.key(k);
-      w.value(v);
-    }
-    bool any_env = false;
-    for (const char* name : detail::metadata_env_vars) {
-      const char* v = std::getenv(name);
-      if (v == nullptr) continue;
-      if (!any_env) {
-        w.key("ENV_VARIABLES");
-        w.begin_object();
-        any_env = true;
-      }
-      w.member(name, v);
-    }
-    if (any_env) w.end_object();
-    w.end_object();
-    return prof::detail::write_file(dir + "/profiler_metadata.json", w.str());
-  }
+  result<void> write_metadata(const std::string& dir) const { return write_profiler_metadata(dir, metadata_); }
 
   session_config cfg_;
   std::optional<session::schedule> schedule_;
