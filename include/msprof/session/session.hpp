@@ -18,6 +18,10 @@
 // collector into a discarding sink, so its start-up cost stays out of the
 // recorded steps. profiler_metadata.json in each directory holds
 // add_metadata() entries and the environment variables torch_npu records.
+// With cfg.layout ascend_pt / ascend_ms each window is torch_npu's
+// `{worker}_{pid}_{ts}_ascend_pt/` around its PROF_ directory, with the
+// program's msprof::record_function ops in FRAMEWORK/ (framework_dir.hpp);
+// on_trace_ready then gets that directory.
 //
 // One session at a time per process (the collector is process-wide).
 // Methods may be called from any thread; they serialise on one mutex.
