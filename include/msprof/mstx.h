@@ -132,6 +132,34 @@ typedef int (*mstxInitInjectionFunc)(mstxGetModuleFuncTableFunc getFuncTable);
  * slot 2: range start with a static message. Both take (domain, msg, len). */
 #define MSPROF_MSTX_MODULE_EXT 0x4d50 /* 'MP' */
 
+/* Slots 4-7 of that module: framework records as torch_npu's profiler keeps
+ * them (FRAMEWORK/torch.op_range, torch.op_mark, torch.memory_usage), used by
+ * <msprof/framework.hpp>. Slot 4 (uint64_t (*)(void)) returns the collector's
+ * clock now, 0 while nothing collects; slot 5 takes a finished op (ended now,
+ * on the calling thread), slot 6 a task-queue mark, slot 7 an allocator event.
+ * Strings are (pointer, length) pairs, copied before the call returns. */
+typedef struct msprof_fw_op_v0_1 {
+  uint64_t start;       /* slot 4's clock at the op's start */
+  int64_t seq;          /* sequence number, -1 for none */
+  uint64_t fwd_tid;     /* forward thread id (backward ops), 0 for none */
+  const char* name;
+  size_t name_len;
+  const char* dtypes;   /* empty: not recorded */
+  size_t dtypes_len;
+  const char* shapes;   /* empty: not recorded */
+  size_t shapes_len;
+  const char* stack;    /* empty: not recorded */
+  size_t stack_len;
+  uint8_t scope;        /* at::RecordScope */
+  uint8_t is_async;
+} msprof_fw_op_v0_1;
+
+typedef struct msprof_fw_memory_v0_1 {
+  int64_t ptr, alloc_size, total_allocated, total_reserved, total_active, stream_ptr;
+  int8_t device_type, device_index;
+  uint8_t component_type, data_type, allocator_type;
+} msprof_fw_memory_v0_1;
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "core/abi.hpp"
+#include "framework.hpp"
 #include "mstx.h"
 
 MSPROF_BEGIN_NAMESPACE

@@ -113,6 +113,34 @@
 
 #endif  // MSPROF_CORE_ABI_HPP
 // ======== end msprof/core/abi.hpp ========
+// ======== begin msprof/framework.hpp (inlined) ========
+// Framework records from C++, as torch_npu's profiler keeps them: operator
+// ranges (torch's record_function), task-queue marks and allocator events.
+// A session or launcher with the ascend_pt layout writes them to FRAMEWORK/
+// (torch.op_range, torch.op_mark, torch.memory_usage), which `msprof analyse`
+// and torch_npu's own analysis read (docs/torch_npu.md).
+//
+//   void linear(const Tensor& x) {
+//     msprof::record_function op("aten::linear", {"float;float", "128,256;256,512"});
+//     msprof::scoped_enqueue q("aten::linear", task_id);  // the host thread hands work on
+//     ...
+//   }
+//   void worker(std::uint64_t task_id) { msprof::scoped_dequeue d("aten::linear", task_id); launch(); }
+//   msprof::record_memory({ptr, +bytes, allocated, reserved, active});
+//
+// Costs are those of mstx (<msprof/mstx.hpp>): nothing collecting, one load
+// and one branch per call; collecting, one record in the thread's ring (an op
+// is one record, written when it ends); MSPROF_DISABLE, nothing at all (the
+// types are empty). Strings are copied when the record is written (an op's at
+// its end: its name and attributes must live until then), each cut at 16 KiB.
+// Nothing here reports errors to the program.
+#ifndef MSPROF_FRAMEWORK_HPP
+#define MSPROF_FRAMEWORK_HPP
+
+#include <cstdint>
+#include <string_view>
+
+// #include "core/abi.hpp"  (already inlined above: msprof/core/abi.hpp)
 // ======== begin msprof/mstx.h (inlined) ========
 /* SPDX-License-Identifier: MIT */
 /*
@@ -248,6 +276,34 @@ typedef int (*mstxInitInjectionFunc)(mstxGetModuleFuncTableFunc getFuncTable);
  * slot 2: range start with a static message. Both take (domain, msg, len). */
 #define MSPROF_MSTX_MODULE_EXT 0x4d50 /* 'MP' */
 
+/* Slots 4-7 of that module: framework records as torch_npu's profiler keeps
+ * them (FRAMEWORK/torch.op_range, torch.op_mark, torch.memory_usage), used by
+ * <msprof/framework.hpp>. Slot 4 (uint64_t (*)(void)) returns the collector's
+ * clock now, 0 while nothing collects; slot 5 takes a finished op (ended now,
+ * on the calling thread), slot 6 a task-queue mark, slot 7 an allocator event.
+ * Strings are (pointer, length) pairs, copied before the call returns. */
+typedef struct msprof_fw_op_v0_1 {
+  uint64_t start;       /* slot 4's clock at the op's start */
+  int64_t seq;          /* sequence number, -1 for none */
+  uint64_t fwd_tid;     /* forward thread id (backward ops), 0 for none */
+  const char* name;
+  size_t name_len;
+  const char* dtypes;   /* empty: not recorded */
+  size_t dtypes_len;
+  const char* shapes;   /* empty: not recorded */
+  size_t shapes_len;
+  const char* stack;    /* empty: not recorded */
+  size_t stack_len;
+  uint8_t scope;        /* at::RecordScope */
+  uint8_t is_async;
+} msprof_fw_op_v0_1;
+
+typedef struct msprof_fw_memory_v0_1 {
+  int64_t ptr, alloc_size, total_allocated, total_reserved, total_active, stream_ptr;
+  int8_t device_type, device_index;
+  uint8_t component_type, data_type, allocator_type;
+} msprof_fw_memory_v0_1;
+
 #ifdef __cplusplus
 }
 #endif
@@ -368,6 +424,11 @@ typedef mstxRangeId (*msprof_mstx_extRangeStartStatic_fn)(mstxDomainHandle_t, co
  * per publish, so a filtered domain call returns without calling the tool and
  * without dereferencing a handle outside that array. */
 typedef void (*msprof_mstx_extDomainQuietFlags_fn)(const unsigned char** base, size_t* span, size_t* stride);
+/* msprof extension: framework records (see MSPROF_MSTX_MODULE_EXT in mstx.h). */
+typedef uint64_t (*msprof_mstx_extFwNow_fn)(void);
+typedef void (*msprof_mstx_extFwOp_fn)(const msprof_fw_op_v0_1*);
+typedef void (*msprof_mstx_extFwMark_fn)(uint64_t category, uint64_t corr_id, const char* name, size_t len);
+typedef void (*msprof_mstx_extFwMemory_fn)(const msprof_fw_memory_v0_1*);
 
 /* Layout is versioned by the symbol name; append only within a version. */
 struct msprof_mstx_context_v0_1 {
@@ -396,6 +457,10 @@ struct msprof_mstx_context_v0_1 {
   size_t quietSpan;
   size_t quietMask; /* stride - 1 */
   int initPid;      /* pid of the process whose thread claimed the init (0: unclaimed) */
+  msprof_mstx_extFwNow_fn extFwNow;
+  msprof_mstx_extFwOp_fn extFwOp;
+  msprof_mstx_extFwMark_fn extFwMark;
+  msprof_mstx_extFwMemory_fn extFwMemory;
 };
 
 /* ------------------------------------------------------------ trampolines */
@@ -416,6 +481,10 @@ static void msprof_mstx_memRegionsUnregister_init(mstxDomainHandle_t d, mstxMemR
 static void msprof_mstx_memPermissionsAssign_init(mstxDomainHandle_t d, mstxMemPermissionsAssignBatch_t const* x);
 static void msprof_mstx_extMarkStatic_init(mstxDomainHandle_t d, const char* m, size_t n);
 static mstxRangeId msprof_mstx_extRangeStartStatic_init(mstxDomainHandle_t d, const char* m, size_t n);
+static uint64_t msprof_mstx_extFwNow_init(void);
+static void msprof_mstx_extFwOp_init(const msprof_fw_op_v0_1* op);
+static void msprof_mstx_extFwMark_init(uint64_t category, uint64_t corr_id, const char* name, size_t len);
+static void msprof_mstx_extFwMemory_init(const msprof_fw_memory_v0_1* m);
 
 MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_context_v0_1 = {
     0, 0, 0,
@@ -425,7 +494,9 @@ MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_context_v0_1 
     msprof_mstx_memHeapRegister_init, msprof_mstx_memHeapUnregister_init,
     msprof_mstx_memRegionsRegister_init, msprof_mstx_memRegionsUnregister_init,
     msprof_mstx_memPermissionsAssign_init, msprof_mstx_extMarkStatic_init,
-    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0, 0};
+    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0, 0,
+    msprof_mstx_extFwNow_init, msprof_mstx_extFwOp_init, msprof_mstx_extFwMark_init,
+    msprof_mstx_extFwMemory_init};
 
 /* The table a tool writes into during InitInjectionMstx / attach (init owns it). */
 MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_staging_v0_1;
@@ -440,7 +511,7 @@ static int msprof_mstx_get_module_func_table_v0_1(mstxFuncModule module, mstxFun
   static mstxFuncPointer* core[6];
   static mstxFuncPointer* domain[7];
   static mstxFuncPointer* mem[7];
-  static mstxFuncPointer* ext[5];
+  static mstxFuncPointer* ext[9];
   mstxFuncPointer** table = NULL;
   unsigned int size = 0;
   if (outTable == NULL || outSize == NULL) return MSTX_FAIL;
@@ -469,7 +540,11 @@ static int msprof_mstx_get_module_func_table_v0_1(mstxFuncModule module, mstxFun
       ext[1] = MSPROF_DETAIL_SLOT(extMarkStatic);
       ext[2] = MSPROF_DETAIL_SLOT(extRangeStartStatic);
       ext[3] = MSPROF_DETAIL_SLOT(extDomainQuietFlags);
-      table = ext; size = 4; break;
+      ext[4] = MSPROF_DETAIL_SLOT(extFwNow);
+      ext[5] = MSPROF_DETAIL_SLOT(extFwOp);
+      ext[6] = MSPROF_DETAIL_SLOT(extFwMark);
+      ext[7] = MSPROF_DETAIL_SLOT(extFwMemory);
+      table = ext; size = 8; break;
     default: return MSTX_FAIL;
   }
   *outTable = table;
@@ -484,7 +559,8 @@ static void msprof_mstx_clear_staging_v0_1(void) {
   s->domainRangeStartA = NULL; s->domainRangeEnd = NULL; s->memHeapRegister = NULL;
   s->memHeapUnregister = NULL; s->memRegionsRegister = NULL; s->memRegionsUnregister = NULL;
   s->memPermissionsAssign = NULL; s->extMarkStatic = NULL; s->extRangeStartStatic = NULL;
-  s->extDomainQuietFlags = NULL;
+  s->extDomainQuietFlags = NULL; s->extFwNow = NULL; s->extFwOp = NULL; s->extFwMark = NULL;
+  s->extFwMemory = NULL;
 }
 
 static void msprof_mstx_publish_v0_1(void) {
@@ -506,6 +582,10 @@ static void msprof_mstx_publish_v0_1(void) {
   MSPROF_DETAIL_STORE(c->memPermissionsAssign, s->memPermissionsAssign);
   MSPROF_DETAIL_STORE(c->extMarkStatic, s->extMarkStatic);
   MSPROF_DETAIL_STORE(c->extRangeStartStatic, s->extRangeStartStatic);
+  MSPROF_DETAIL_STORE(c->extFwNow, s->extFwNow);
+  MSPROF_DETAIL_STORE(c->extFwOp, s->extFwOp);
+  MSPROF_DETAIL_STORE(c->extFwMark, s->extFwMark);
+  MSPROF_DETAIL_STORE(c->extFwMemory, s->extFwMemory);
   {
     const unsigned char* base = NULL;
     size_t span = 0, stride = 1;
@@ -652,6 +732,11 @@ MSPROF_DETAIL_TRAMP_VOID(memRegionsUnregister, (mstxDomainHandle_t d, mstxMemReg
 MSPROF_DETAIL_TRAMP_VOID(memPermissionsAssign, (mstxDomainHandle_t d, mstxMemPermissionsAssignBatch_t const* x), (d, x))
 MSPROF_DETAIL_TRAMP_VOID(extMarkStatic, (mstxDomainHandle_t d, const char* m, size_t n), (d, m, n))
 MSPROF_DETAIL_TRAMP_RET(mstxRangeId, extRangeStartStatic, (mstxDomainHandle_t d, const char* m, size_t n), (d, m, n))
+MSPROF_DETAIL_TRAMP_RET(uint64_t, extFwNow, (void), ())
+MSPROF_DETAIL_TRAMP_VOID(extFwOp, (const msprof_fw_op_v0_1* op), (op))
+MSPROF_DETAIL_TRAMP_VOID(extFwMark, (uint64_t category, uint64_t corr_id, const char* name, size_t len),
+                         (category, corr_id, name, len))
+MSPROF_DETAIL_TRAMP_VOID(extFwMemory, (const msprof_fw_memory_v0_1* m), (m))
 
 /* ----------------------------------------------------------- the CANN API */
 /* Where the attached tool keeps the "filtered out" byte of domain `d`, or NULL
@@ -745,6 +830,154 @@ static inline int msprof_mstx_has_static_path_v0_1(void) {
 
 #endif /* MSPROF_MSTX_H */
 // ======== end msprof/mstx.h ========
+
+MSPROF_BEGIN_NAMESPACE
+
+/// What torch's RecordFunction keeps besides the name; every field optional
+/// (an empty string is not recorded, as in torch_npu).
+struct op_attributes {
+  std::string_view input_dtypes;  ///< ';'-separated, e.g. "float;c10::Half"
+  std::string_view input_shapes;  ///< ';'-separated, e.g. "128,256;256,512"
+  std::string_view call_stack;    ///< ';'-separated frames, outermost first
+  std::int64_t sequence_nr = -1;  ///< autograd sequence number; -1 for none
+  std::uint64_t fwd_thread_id = 0;  ///< the forward op's thread, for a backward op; 0 for none
+  std::uint8_t scope = 0;         ///< at::RecordScope (0 = FUNCTION)
+  bool is_async = false;
+};
+
+/// An operator range on the calling thread: starts at construction, recorded
+/// (one torch.op_range record) at destruction. Not copyable, not movable.
+/// \code
+///   msprof::record_function f("aten::mm");
+///   msprof::record_function g(name, {dtypes, shapes, stack, seq});
+/// \endcode
+class record_function {
+ public:
+  explicit record_function(std::string_view name) noexcept : record_function(name, op_attributes{}) {}
+#if !defined(MSPROF_DISABLE)
+  record_function(std::string_view name, const op_attributes& a) noexcept {
+    op_.start = 0;
+    if (auto now = __atomic_load_n(&msprof_mstx_context_v0_1.extFwNow, __ATOMIC_ACQUIRE)) op_.start = now();
+    if (op_.start == 0) return;  // nothing collects
+    op_.seq = a.sequence_nr;
+    op_.fwd_tid = a.fwd_thread_id;
+    op_.name = name.data();
+    op_.name_len = name.size();
+    op_.dtypes = a.input_dtypes.data();
+    op_.dtypes_len = a.input_dtypes.size();
+    op_.shapes = a.input_shapes.data();
+    op_.shapes_len = a.input_shapes.size();
+    op_.stack = a.call_stack.data();
+    op_.stack_len = a.call_stack.size();
+    op_.scope = a.scope;
+    op_.is_async = a.is_async ? 1 : 0;
+  }
+  ~record_function() {
+    if (op_.start == 0) return;
+    if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extFwOp, __ATOMIC_ACQUIRE)) f(&op_);
+  }
+  /// Whether a collector is recording this op.
+  bool active() const noexcept { return op_.start != 0; }
+#else
+  record_function(std::string_view, const op_attributes&) noexcept {}
+  bool active() const noexcept { return false; }
+#endif
+  record_function(const record_function&) = delete;
+  record_function& operator=(const record_function&) = delete;
+  record_function(record_function&&) = delete;
+  record_function& operator=(record_function&&) = delete;
+
+ private:
+#if !defined(MSPROF_DISABLE)
+  msprof_fw_op_v0_1 op_;
+#endif
+};
+
+/// torch_npu's task-queue mark categories (torch.op_mark).
+enum class queue_mark : std::uint64_t { enqueue_start = 0, enqueue_end = 1, dequeue_start = 2, dequeue_end = 3 };
+
+/// One task-queue mark on the calling thread. An enqueue (on the thread that
+/// hands work on) and its dequeue (on the thread that launches it) share
+/// `corr_id`; `name` is the op's.
+inline void mark_queue(queue_mark m, std::uint64_t corr_id, std::string_view name) noexcept {
+#if !defined(MSPROF_DISABLE)
+  if (auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extFwMark, __ATOMIC_ACQUIRE))
+    f(static_cast<std::uint64_t>(m), corr_id, name.data(), name.size());
+#else
+  (void)m;
+  (void)corr_id;
+  (void)name;
+#endif
+}
+
+namespace detail {
+// Start mark at construction, end mark at destruction.
+template <queue_mark Start, queue_mark End>
+class queue_scope {
+ public:
+  queue_scope(std::string_view name, std::uint64_t corr_id) noexcept
+#if !defined(MSPROF_DISABLE)
+      : name_(name), corr_id_(corr_id) {
+    mark_queue(Start, corr_id_, name_);
+  }
+  ~queue_scope() { mark_queue(End, corr_id_, name_); }
+#else
+  {
+    (void)name;
+    (void)corr_id;
+  }
+#endif
+  queue_scope(const queue_scope&) = delete;
+  queue_scope& operator=(const queue_scope&) = delete;
+
+ private:
+#if !defined(MSPROF_DISABLE)
+  std::string_view name_;
+  std::uint64_t corr_id_;
+#endif
+};
+}  // namespace detail
+
+/// An enqueue of a task-queue op (enqueue start/end marks around the scope).
+using scoped_enqueue = detail::queue_scope<queue_mark::enqueue_start, queue_mark::enqueue_end>;
+/// The dequeue of that op on the launching thread (same name and correlation id).
+using scoped_dequeue = detail::queue_scope<queue_mark::dequeue_start, queue_mark::dequeue_end>;
+
+/// An allocator event (torch.memory_usage): `alloc_size` > 0 allocates, < 0
+/// frees; the totals are the allocator's after the event.
+struct memory_event {
+  std::int64_t ptr = 0;
+  std::int64_t alloc_size = 0;
+  std::int64_t total_allocated = 0;
+  std::int64_t total_reserved = 0;
+  std::int64_t total_active = 0;
+  std::int64_t stream_ptr = 0;
+  std::int8_t device_type = 20;  ///< c10::DeviceType; 20 (PrivateUse1) is the NPU
+  std::int8_t device_index = 0;
+  std::uint8_t component_type = 0;  ///< 0 the caching allocator (PTA), 1 a workspace
+  std::uint8_t data_type = 0;       ///< 0 malloc, 1 free, 2 block free
+  std::uint8_t allocator_type = 0;  ///< 0 the inner allocator
+};
+
+/// Records an allocator event on the calling thread, now.
+inline void record_memory(const memory_event& e) noexcept {
+#if !defined(MSPROF_DISABLE)
+  auto f = __atomic_load_n(&msprof_mstx_context_v0_1.extFwMemory, __ATOMIC_ACQUIRE);
+  if (f == nullptr) return;
+  const msprof_fw_memory_v0_1 m{e.ptr,         e.alloc_size,   e.total_allocated, e.total_reserved,
+                                e.total_active, e.stream_ptr,  e.device_type,     e.device_index,
+                                e.component_type, e.data_type, e.allocator_type};
+  f(&m);
+#else
+  (void)e;
+#endif
+}
+
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_FRAMEWORK_HPP
+// ======== end msprof/framework.hpp ========
+// #include "mstx.h"  (already inlined above: msprof/mstx.h)
 
 MSPROF_BEGIN_NAMESPACE
 
@@ -2382,22 +2615,36 @@ MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_COLLECT_CLOCK_HPP
 // ======== end msprof/collect/clock.hpp ========
-// ======== begin msprof/collect/range_pairer.hpp (inlined) ========
-// The range pairer (drain thread only): pairs range starts with their ends
-// (possibly from another thread), checking that an end names the domain the
-// range started in. The drain loop that feeds it is in collector.hpp.
-#ifndef MSPROF_COLLECT_RANGE_PAIRER_HPP
-#define MSPROF_COLLECT_RANGE_PAIRER_HPP
+// ======== begin msprof/collect/framework_ring.hpp (inlined) ========
+// The ring records of framework events (<msprof/framework.hpp>: ops, task-queue
+// marks, allocator events) and their decoding on the drain side. Each record
+// starts like every ring record (ring_header, u64 timestamp, u64 second word),
+// so the ring, the drop counting and the call counters treat them as any other.
+//
+//   fw_op      header: flags bit 0 async;
+//              domain = scope; msg_len = name bytes.  ts = end, word 2 = start.
+//              + i64 seq, u64 fwd_tid, u32 dtypes, shapes, stack bytes, u32 0,
+//              then name, dtypes, shapes, stack, padded to 8.
+//   fw_mark    msg_len = name bytes; ts, word 2 = correlation id;
+//              + u64 category, then the name, padded to 8.
+//   fw_memory  ts, word 2 = 0; + i64 ptr, alloc_size, total_allocated,
+//              total_reserved, total_active, stream_ptr, then the five u8/i8
+//              fields in one u64 (device_type first).
+// Every string is cut at fw_max_field bytes (the record stays far below
+// byte_ring::max_record).
+#ifndef MSPROF_COLLECT_FRAMEWORK_RING_HPP
+#define MSPROF_COLLECT_FRAMEWORK_RING_HPP
 
+#include <cstddef>
 #include <cstdint>
-#include <string>
-#include <unordered_map>
-#include <vector>
+#include <cstring>
+#include <string_view>
 
 // #include "../core/abi.hpp"  (already inlined above: msprof/core/abi.hpp)
+// #include "../mstx.h"  (already inlined above: msprof/mstx.h)
 // ======== begin msprof/collect/record_sink.hpp (inlined) ========
 // What the drain thread hands to the output side: finished, paired mstx
-// events and memory records, in plain structs. A record_sink implementation
+// events, memory records, steps and framework records, in plain structs. A record_sink implementation
 // encodes them (codec encoders: MsprofTxInfo in MsprofAdditionalInfo, level
 // 20500, file aging.additional.msproftx) and appends them to a prof::prof_dir.
 // Called only from the drain thread (and from stop()), never concurrently, so
@@ -2455,6 +2702,41 @@ struct step_record {
   std::uint32_t tid = 0;
 };
 
+// A framework op (msprof::record_function), finished: torch_npu's op_range.
+// Times in the session's clock ticks, like tx_record's.
+struct fw_op_record {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::int64_t seq = -1;         // sequence number, -1 for none
+  std::uint32_t pid = 0;
+  std::uint32_t tid = 0;         // start and end thread (an RAII op ends where it began)
+  std::uint64_t fwd_tid = 0;     // forward thread of a backward op, 0 for none
+  std::uint8_t scope = 0;
+  bool is_async = false;
+  std::string_view name;         // valid only during the call, like the strings below
+  std::string_view dtypes, shapes, stack;  // empty: not recorded
+};
+
+// A task-queue mark (torch_npu's op_mark): category 0/1 enqueue start/end, 2/3 dequeue start/end.
+struct fw_mark_record {
+  std::uint64_t time = 0;
+  std::uint64_t category = 0;
+  std::uint64_t corr_id = 0;
+  std::uint32_t pid = 0;
+  std::uint32_t tid = 0;
+  std::string_view name;
+};
+
+// An allocator event (torch_npu's memory_usage).
+struct fw_memory_record {
+  std::uint64_t time = 0;
+  std::uint32_t pid = 0;
+  std::uint32_t tid = 0;
+  std::int64_t ptr = 0, alloc_size = 0, total_allocated = 0, total_reserved = 0, total_active = 0, stream_ptr = 0;
+  std::int8_t device_type = 0, device_index = 0;
+  std::uint8_t component_type = 0, data_type = 0, allocator_type = 0;
+};
+
 struct loss_counters {
   std::uint64_t dropped = 0;           // events lost to full rings (all threads, incl. exited)
   std::uint64_t rejected = 0;          // calls refused (bad message/domain/descriptor, wrong-domain ends)
@@ -2483,6 +2765,11 @@ class record_sink {
   virtual void write_tx(const tx_record& r) = 0;
   virtual void write_mem(const mem_record&) {}
   virtual void write_step(const step_record&) {}
+  // Framework records (<msprof/framework.hpp>); a sink without a framework
+  // layout ignores them.
+  virtual void write_fw_op(const fw_op_record&) {}
+  virtual void write_fw_mark(const fw_mark_record&) {}
+  virtual void write_fw_memory(const fw_memory_record&) {}
   // End of one drain pass (or of stop()): make appended data durable.
   virtual void flush() {}
   // At least every drain interval: the losses so far. A sink persists them so
@@ -2499,93 +2786,6 @@ MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_COLLECT_RECORD_SINK_HPP
 // ======== end msprof/collect/record_sink.hpp ========
-
-MSPROF_BEGIN_NAMESPACE
-namespace collect {
-
-struct pairing_counters {
-  std::uint64_t domain_mismatch = 0;   // end named another domain: rejected, range stays open
-  std::uint64_t unknown_end = 0;       // end without a start (never started, or start dropped)
-  std::uint64_t unfinished = 0;        // ranges still open at stop()
-};
-
-class range_pairer {
- public:
-  struct start_info {
-    std::uint64_t ts = 0;
-    std::uint32_t tid = 0;
-    std::uint16_t domain = 0;
-    bool stream = false;
-    std::string message;
-  };
-  struct end_info {
-    std::uint64_t ts = 0;
-    std::uint32_t tid = 0;
-    std::uint16_t domain = 0;
-  };
-
-  // A finished range is passed to emit(id, start_info, end_info).
-  void start(std::uint64_t id, start_info s) { open_[id] = std::move(s); }
-
-  template <class Emit>
-  void end(std::uint64_t id, const end_info& e, Emit&& emit) {
-    auto it = open_.find(id);
-    if (it == open_.end()) {
-      pending_.push_back({id, e});  // its start may come later in this pass
-      return;
-    }
-    if (it->second.domain != e.domain) {
-      ++counters_.domain_mismatch;
-      return;
-    }
-    emit(id, it->second, e);
-    open_.erase(it);
-  }
-
-  // End of a drain pass: every start committed before an end has been seen
-  // by now (the end's thread got the id from the start), so leftovers are unknown.
-  template <class Emit>
-  void end_pass(Emit&& emit) {
-    auto pending = std::move(pending_);
-    pending_.clear();
-    for (auto& p : pending) {
-      auto it = open_.find(p.first);
-      if (it == open_.end()) {
-        ++counters_.unknown_end;
-      } else if (it->second.domain != p.second.domain) {
-        ++counters_.domain_mismatch;
-      } else {
-        emit(p.first, it->second, p.second);
-        open_.erase(it);
-      }
-    }
-  }
-
-  void finish() {
-    counters_.unfinished += open_.size();
-    open_.clear();
-  }
-  const pairing_counters& counters() const noexcept { return counters_; }
-  /// Ranges started and not (yet) ended.
-  std::uint64_t open_ranges() const noexcept { return open_.size(); }
-  void reset() {
-    open_.clear();
-    pending_.clear();
-    counters_ = {};
-  }
-
- private:
-  std::unordered_map<std::uint64_t, start_info> open_;
-  std::vector<std::pair<std::uint64_t, end_info>> pending_;
-  pairing_counters counters_;
-};
-
-}  // namespace collect
-MSPROF_END_NAMESPACE
-
-#endif  // MSPROF_COLLECT_RANGE_PAIRER_HPP
-// ======== end msprof/collect/range_pairer.hpp ========
-// #include "record_sink.hpp"  (already inlined above: msprof/collect/record_sink.hpp)
 // ======== begin msprof/collect/ring_buffer.hpp (inlined) ========
 // Single-producer single-consumer byte ring for variable-length records.
 // Producer side: no read-modify-write atomics — it owns write_ (release store
@@ -2857,6 +3057,7 @@ class byte_ring {
 //   mark/range start, dynamic message: + msg_len bytes, padded to 8
 //   range end, step begin/end: nothing more
 //   memory: + u64 handle, heap, address, size, device id
+//   fw_op, fw_mark, fw_memory: framework records (framework_ring.hpp)
 enum class record_kind : std::uint8_t {
   mark_static = 1,
   mark_dynamic,
@@ -2866,6 +3067,9 @@ enum class record_kind : std::uint8_t {
   memory,
   step_begin,
   step_end,
+  fw_op,
+  fw_mark,
+  fw_memory,
 };
 
 struct ring_header {
@@ -2911,6 +3115,245 @@ MSPROF_END_NAMESPACE
 
 #endif  // MSPROF_COLLECT_RING_BUFFER_HPP
 // ======== end msprof/collect/ring_buffer.hpp ========
+
+MSPROF_BEGIN_NAMESPACE
+namespace collect {
+
+/// The longest string a framework record keeps (longer ones are cut).
+inline constexpr std::size_t fw_max_field = 16384;
+
+namespace detail {
+
+inline constexpr std::size_t fw_op_fixed = record_fixed_bytes + 32;
+inline constexpr std::size_t fw_mark_fixed = record_fixed_bytes + 8;
+inline constexpr std::size_t fw_memory_bytes = record_fixed_bytes + 56;
+static_assert(fw_op_fixed % 8 == 0 && fw_mark_fixed % 8 == 0 && fw_memory_bytes % 8 == 0, "ring records are 8-byte units");
+
+inline std::size_t cut(const char* s, std::size_t n) noexcept { return s == nullptr ? 0 : n < fw_max_field ? n : fw_max_field; }
+inline std::size_t pad8(std::size_t n) noexcept { return (n + 7) & ~std::size_t{7}; }
+inline void put_header(unsigned char* p, std::size_t size, record_kind kind, std::uint8_t flags, std::uint16_t domain,
+                       std::uint16_t msg_len, std::uint64_t ts, std::uint64_t word2) noexcept {
+  const ring_header h{static_cast<std::uint16_t>(size / 8), kind, flags, domain, msg_len};
+  const std::uint64_t v[2] = {ts, word2};
+  std::memcpy(p, &h, sizeof h);
+  std::memcpy(p + sizeof h, v, sizeof v);
+}
+inline unsigned char* put_text(unsigned char* p, const char* s, std::size_t n) noexcept {
+  if (n != 0) std::memcpy(p, s, n);
+  return p + n;
+}
+
+}  // namespace detail
+
+/// Ring bytes of a finished op.
+inline std::size_t fw_op_bytes(const msprof_fw_op_v0_1& op) noexcept {
+  using detail::cut;
+  return detail::pad8(detail::fw_op_fixed + cut(op.name, op.name_len) + cut(op.dtypes, op.dtypes_len) +
+                      cut(op.shapes, op.shapes_len) + cut(op.stack, op.stack_len));
+}
+inline void fill_fw_op(unsigned char* p, std::size_t size, const msprof_fw_op_v0_1& op, std::uint64_t end) noexcept {
+  using detail::cut;
+  const std::size_t name = cut(op.name, op.name_len);
+  const std::uint32_t lens[4] = {static_cast<std::uint32_t>(cut(op.dtypes, op.dtypes_len)),
+                                 static_cast<std::uint32_t>(cut(op.shapes, op.shapes_len)),
+                                 static_cast<std::uint32_t>(cut(op.stack, op.stack_len)), 0};
+  detail::put_header(p, size, record_kind::fw_op, op.is_async ? 1 : 0, op.scope, static_cast<std::uint16_t>(name), end,
+                     op.start);
+  unsigned char* q = p + record_fixed_bytes;
+  std::memcpy(q, &op.seq, 8);
+  std::memcpy(q + 8, &op.fwd_tid, 8);
+  std::memcpy(q + 16, lens, sizeof lens);
+  q = detail::put_text(p + detail::fw_op_fixed, op.name, name);
+  q = detail::put_text(q, op.dtypes, lens[0]);
+  q = detail::put_text(q, op.shapes, lens[1]);
+  detail::put_text(q, op.stack, lens[2]);
+}
+
+inline std::size_t fw_mark_bytes(const char* name, std::size_t len) noexcept {
+  return detail::pad8(detail::fw_mark_fixed + detail::cut(name, len));
+}
+inline void fill_fw_mark(unsigned char* p, std::size_t size, std::uint64_t category, std::uint64_t corr_id,
+                         const char* name, std::size_t len, std::uint64_t ts) noexcept {
+  len = detail::cut(name, len);
+  detail::put_header(p, size, record_kind::fw_mark, 0, 0, static_cast<std::uint16_t>(len), ts, corr_id);
+  std::memcpy(p + record_fixed_bytes, &category, 8);
+  detail::put_text(p + detail::fw_mark_fixed, name, len);
+}
+
+inline constexpr std::size_t fw_memory_bytes = detail::fw_memory_bytes;
+inline void fill_fw_memory(unsigned char* p, const msprof_fw_memory_v0_1& m, std::uint64_t ts) noexcept {
+  detail::put_header(p, fw_memory_bytes, record_kind::fw_memory, 0, 0, 0, ts, 0);
+  const std::int64_t v[6] = {m.ptr, m.alloc_size, m.total_allocated, m.total_reserved, m.total_active, m.stream_ptr};
+  std::memcpy(p + record_fixed_bytes, v, sizeof v);
+  const unsigned char b[8] = {static_cast<unsigned char>(m.device_type), static_cast<unsigned char>(m.device_index),
+                              m.component_type, m.data_type, m.allocator_type, 0, 0, 0};
+  std::memcpy(p + record_fixed_bytes + 48, b, sizeof b);
+}
+
+// ------------------------------------------------------------ drain side
+// `p`/`size`: one whole record of the kind (the ring hands whole records). The
+// strings of the result point into the record. False: a damaged record.
+inline bool decode_fw_op(const unsigned char* p, std::size_t size, fw_op_record& r) noexcept {
+  if (size < detail::fw_op_fixed) return false;
+  ring_header h;
+  std::memcpy(&h, p, sizeof h);
+  std::memcpy(&r.end, p + sizeof h, 8);
+  std::memcpy(&r.start, p + sizeof h + 8, 8);
+  const unsigned char* q = p + record_fixed_bytes;
+  std::memcpy(&r.seq, q, 8);
+  std::memcpy(&r.fwd_tid, q + 8, 8);
+  std::uint32_t lens[4];
+  std::memcpy(lens, q + 16, sizeof lens);
+  if (std::size_t{h.msg_len} + lens[0] + lens[1] + lens[2] > size - detail::fw_op_fixed) return false;
+  const char* s = reinterpret_cast<const char*>(p + detail::fw_op_fixed);
+  r.name = {s, h.msg_len};
+  r.dtypes = {s += h.msg_len, lens[0]};
+  r.shapes = {s += lens[0], lens[1]};
+  r.stack = {s + lens[1], lens[2]};
+  r.is_async = (h.flags & 1) != 0;
+  r.scope = static_cast<std::uint8_t>(h.domain);
+  return true;
+}
+
+inline bool decode_fw_mark(const unsigned char* p, std::size_t size, fw_mark_record& r) noexcept {
+  if (size < detail::fw_mark_fixed) return false;
+  ring_header h;
+  std::memcpy(&h, p, sizeof h);
+  if (h.msg_len > size - detail::fw_mark_fixed) return false;
+  std::memcpy(&r.time, p + sizeof h, 8);
+  std::memcpy(&r.corr_id, p + sizeof h + 8, 8);
+  std::memcpy(&r.category, p + record_fixed_bytes, 8);
+  r.name = {reinterpret_cast<const char*>(p + detail::fw_mark_fixed), h.msg_len};
+  return true;
+}
+
+inline bool decode_fw_memory(const unsigned char* p, std::size_t size, fw_memory_record& r) noexcept {
+  if (size < fw_memory_bytes) return false;
+  std::memcpy(&r.time, p + sizeof(ring_header), 8);
+  std::int64_t v[6];
+  std::memcpy(v, p + record_fixed_bytes, sizeof v);
+  r.ptr = v[0];
+  r.alloc_size = v[1];
+  r.total_allocated = v[2];
+  r.total_reserved = v[3];
+  r.total_active = v[4];
+  r.stream_ptr = v[5];
+  const unsigned char* b = p + record_fixed_bytes + 48;
+  r.device_type = static_cast<std::int8_t>(b[0]);
+  r.device_index = static_cast<std::int8_t>(b[1]);
+  r.component_type = b[2];
+  r.data_type = b[3];
+  r.allocator_type = b[4];
+  return true;
+}
+
+}  // namespace collect
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_COLLECT_FRAMEWORK_RING_HPP
+// ======== end msprof/collect/framework_ring.hpp ========
+// ======== begin msprof/collect/range_pairer.hpp (inlined) ========
+// The range pairer (drain thread only): pairs range starts with their ends
+// (possibly from another thread), checking that an end names the domain the
+// range started in. The drain loop that feeds it is in collector.hpp.
+#ifndef MSPROF_COLLECT_RANGE_PAIRER_HPP
+#define MSPROF_COLLECT_RANGE_PAIRER_HPP
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+// #include "../core/abi.hpp"  (already inlined above: msprof/core/abi.hpp)
+// #include "record_sink.hpp"  (already inlined above: msprof/collect/record_sink.hpp)
+
+MSPROF_BEGIN_NAMESPACE
+namespace collect {
+
+struct pairing_counters {
+  std::uint64_t domain_mismatch = 0;   // end named another domain: rejected, range stays open
+  std::uint64_t unknown_end = 0;       // end without a start (never started, or start dropped)
+  std::uint64_t unfinished = 0;        // ranges still open at stop()
+};
+
+class range_pairer {
+ public:
+  struct start_info {
+    std::uint64_t ts = 0;
+    std::uint32_t tid = 0;
+    std::uint16_t domain = 0;
+    bool stream = false;
+    std::string message;
+  };
+  struct end_info {
+    std::uint64_t ts = 0;
+    std::uint32_t tid = 0;
+    std::uint16_t domain = 0;
+  };
+
+  // A finished range is passed to emit(id, start_info, end_info).
+  void start(std::uint64_t id, start_info s) { open_[id] = std::move(s); }
+
+  template <class Emit>
+  void end(std::uint64_t id, const end_info& e, Emit&& emit) {
+    auto it = open_.find(id);
+    if (it == open_.end()) {
+      pending_.push_back({id, e});  // its start may come later in this pass
+      return;
+    }
+    if (it->second.domain != e.domain) {
+      ++counters_.domain_mismatch;
+      return;
+    }
+    emit(id, it->second, e);
+    open_.erase(it);
+  }
+
+  // End of a drain pass: every start committed before an end has been seen
+  // by now (the end's thread got the id from the start), so leftovers are unknown.
+  template <class Emit>
+  void end_pass(Emit&& emit) {
+    auto pending = std::move(pending_);
+    pending_.clear();
+    for (auto& p : pending) {
+      auto it = open_.find(p.first);
+      if (it == open_.end()) {
+        ++counters_.unknown_end;
+      } else if (it->second.domain != p.second.domain) {
+        ++counters_.domain_mismatch;
+      } else {
+        emit(p.first, it->second, p.second);
+        open_.erase(it);
+      }
+    }
+  }
+
+  void finish() {
+    counters_.unfinished += open_.size();
+    open_.clear();
+  }
+  const pairing_counters& counters() const noexcept { return counters_; }
+  /// Ranges started and not (yet) ended.
+  std::uint64_t open_ranges() const noexcept { return open_.size(); }
+  void reset() {
+    open_.clear();
+    pending_.clear();
+    counters_ = {};
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, start_info> open_;
+  std::vector<std::pair<std::uint64_t, end_info>> pending_;
+  pairing_counters counters_;
+};
+
+}  // namespace collect
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_COLLECT_RANGE_PAIRER_HPP
+// ======== end msprof/collect/range_pairer.hpp ========
+// #include "record_sink.hpp"  (already inlined above: msprof/collect/record_sink.hpp)
+// #include "ring_buffer.hpp"  (already inlined above: msprof/collect/ring_buffer.hpp)
 
 MSPROF_BEGIN_NAMESPACE
 namespace collect {
@@ -2985,9 +3428,53 @@ class basic_collector {
       commit(b);
     }
     static void domain_registered(std::uint32_t, const char*) noexcept {}
+
+    // Framework records (<msprof/framework.hpp>, mstx.h's extension slots 4-7).
+    static std::uint64_t fw_now() noexcept { return collecting() ? clock::now() : 0; }
+    static void fw_op(const msprof_fw_op_v0_1* op) noexcept {
+      if (op == nullptr || op->start == 0) return;
+      const std::uint64_t end = clock::now();
+      write_fw(fw_op_bytes(*op), [&](unsigned char* p, std::size_t size) { fill_fw_op(p, size, *op, end); });
+    }
+    static void fw_mark(std::uint64_t category, std::uint64_t corr_id, const char* name, std::size_t len) noexcept {
+      const std::uint64_t ts = clock::now();
+      write_fw(fw_mark_bytes(name, len),
+               [&](unsigned char* p, std::size_t size) { fill_fw_mark(p, size, category, corr_id, name, len, ts); });
+    }
+    static void fw_memory(const msprof_fw_memory_v0_1* m) noexcept {
+      if (m == nullptr) return;
+      const std::uint64_t ts = clock::now();
+      write_fw(fw_memory_bytes, [&](unsigned char* p, std::size_t) { fill_fw_memory(p, *m, ts); });
+    }
   };
   using core = instrument::tool_core<recorder>;
-  using api = instrument::c_api<recorder>;
+  // The mstx C table of this collector: the tool core's, plus the framework
+  // slots while it collects (init, init_default_filtered); init_without_default
+  // (nothing collects) leaves them NULL, so a record_function costs one load
+  // and one branch.
+  struct api : instrument::c_api<recorder> {
+    using base = instrument::c_api<recorder>;
+    static int init(mstxGetModuleFuncTableFunc get) noexcept { return with_framework(get, base::init(get)); }
+    static int init_default_filtered(mstxGetModuleFuncTableFunc get) noexcept {
+      return with_framework(get, base::init_without_default(get));
+    }
+
+   private:
+    static int with_framework(mstxGetModuleFuncTableFunc get, int rc) noexcept {
+      mstxFuncTable table = nullptr;
+      unsigned int size = 0;
+      if (rc != MSTX_SUCCESS || get(static_cast<mstxFuncModule>(MSPROF_MSTX_MODULE_EXT), &table, &size) != MSTX_SUCCESS ||
+          table == nullptr)
+        return rc;
+      const mstxFuncPointer fns[] = {reinterpret_cast<mstxFuncPointer>(&recorder::fw_now),
+                                     reinterpret_cast<mstxFuncPointer>(&recorder::fw_op),
+                                     reinterpret_cast<mstxFuncPointer>(&recorder::fw_mark),
+                                     reinterpret_cast<mstxFuncPointer>(&recorder::fw_memory)};
+      for (unsigned int i = 0; i < 4; ++i)
+        if (4 + i < size && table[4 + i] != nullptr) *table[4 + i] = fns[i];  // an older table has fewer slots
+      return rc;
+    }
+  };
 
   // ------------------------------------------------------------ control
   static result<void> start(const options& o) {
@@ -3046,7 +3533,7 @@ class basic_collector {
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
     if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
-      attach_table(core::domain_enabled(0) ? &api::init : &api::init_without_default);
+      attach_table(core::domain_enabled(0) ? &api::init : &api::init_default_filtered);
     stop_requested_ = false;
     // Construct the drain's function-local statics here, not on the new thread: their
     // exit-time registration would otherwise race the caller's own atexit() calls.
@@ -3253,9 +3740,11 @@ class basic_collector {
     b->calls.store(c, std::memory_order_relaxed);
   }
 
-  MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
+  // `mstx_call`: count it in the call counters (host/msprof_calls), which
+  // account for mstx calls; framework records are not mstx calls.
+  MSPROF_INLINE static void commit(thread_buffer* b, bool mstx_call = true) noexcept {
     const std::uint64_t w = b->ring.commit();
-    b->count_call();
+    if (mstx_call) b->count_call();
     if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b, w);  // producer_used() > capacity / 2
   }
   // Past half full: wake the drain. While it is behind, look again only after another
@@ -3364,6 +3853,18 @@ class basic_collector {
       return cpu_counter();
     else
       return clock::now();
+  }
+
+  // A framework record of `size` bytes, filled by fill(p, size) on this thread's ring.
+  template <class Fill>
+  static void write_fw(std::size_t size, Fill&& fill) noexcept {
+    if (!collecting()) return;
+    thread_buffer* b = current();
+    if (MSPROF_UNLIKELY(b == nullptr)) return;
+    unsigned char* p = reserve(b, size);
+    if (MSPROF_UNLIKELY(p == nullptr)) return;
+    fill(p, size);
+    commit(b, false);
   }
 
   static void write_step(record_kind kind, std::uint64_t step) noexcept {
@@ -3562,6 +4063,30 @@ class basic_collector {
       case record_kind::step_begin:
         steps_[id] = step_record{id, ts, 0, b.tid};
         break;
+      case record_kind::fw_op: {
+        fw_op_record r;
+        if (!decode_fw_op(p, size, r)) break;
+        r.pid = pid_;
+        r.tid = b.tid;
+        to_sink([&](record_sink& s) { s.write_fw_op(r); }, 1);
+        break;
+      }
+      case record_kind::fw_mark: {
+        fw_mark_record r;
+        if (!decode_fw_mark(p, size, r)) break;
+        r.pid = pid_;
+        r.tid = b.tid;
+        to_sink([&](record_sink& s) { s.write_fw_mark(r); }, 1);
+        break;
+      }
+      case record_kind::fw_memory: {
+        fw_memory_record r;
+        if (!decode_fw_memory(p, size, r)) break;
+        r.pid = pid_;
+        r.tid = b.tid;
+        to_sink([&](record_sink& s) { s.write_fw_memory(r); }, 1);
+        break;
+      }
       case record_kind::step_end: {
         auto it = steps_.find(id);
         if (it == steps_.end()) {

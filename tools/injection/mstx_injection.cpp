@@ -5,7 +5,10 @@
 // launcher's environment (BRIEF interface 5): MSPROF_OUTPUT,
 // MSPROF_MSTX_DOMAIN_INCLUDE / _EXCLUDE (comma lists), MSPROF_AIC_METRICS,
 // MSPROF_STORAGE_LIMIT (<n>MB), MSPROF_BUFFER_SIZE / _LIMIT / _FULL
-// (session/buffer_options.hpp), MSPROF_CANN_OPTIONS (recorded only). Collection
+// (session/buffer_options.hpp), MSPROF_CANN_OPTIONS (recorded only),
+// MSPROF_LAYOUT (cann, the default; ascend_pt or ascend_ms: torch_npu's
+// directory around the PROF_ one, with FRAMEWORK/ files of the program's
+// msprof::record_function ops, queue marks and memory events). Collection
 // stops and is flushed at exit; the loss counters are in info.json from the
 // first drain pass on (a killed run keeps them). A fork()ed child is not
 // recorded (collector.hpp).
@@ -14,10 +17,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <msprof/session/buffer_options.hpp>
+#include <msprof/session/framework_dir.hpp>
 #include <msprof/session/output_path.hpp>
 #include <msprof/session/prof_record_sink.hpp>
 
@@ -77,8 +82,11 @@ void record_cann_options(std::map<std::string, std::string>& sample) {
 
 // The output of this process's collection; lives until exit.
 struct output {
+  std::unique_ptr<session::framework_dir> fw;  // MSPROF_LAYOUT ascend_pt / ascend_ms: holds dir
   msprof::prof::prof_dir dir;
   std::shared_ptr<session::prof_record_sink> sink;
+  std::shared_ptr<session::framework_sink> fw_sink;  // forwards to sink
+  session::session_config cfg;  // what profiler_info says
 };
 
 std::unique_ptr<output>& current() {
@@ -94,7 +102,14 @@ void stop_at_exit() {
   if (collect::default_collector::forked_child()) return;
   collect::stop();
   const collect::loss_counters l = collect::losses();
-  if (auto r = out->sink->finish(l); !r) log(r.err().message);
+  if (out->fw) {
+    if (auto r = out->fw->write_profiler_info(out->cfg, std::nullopt, out->dir, session::rank_from_env()); !r)
+      log(r.err().message);
+    if (auto r = session::write_profiler_metadata(out->fw->root(), {}); !r) log(r.err().message);
+    if (out->fw->lost() != 0)
+      log(std::to_string(out->fw->lost()) + " framework record(s) are not in FRAMEWORK/: " + out->fw->stop_reason());
+  }
+  if (auto r = out->fw_sink ? out->fw_sink->finish(l) : out->sink->finish(l); !r) log(r.err().message);
   const std::uint64_t storage = out->dir.stats().lost_events;
   if (l.dropped + storage + l.unfinished + l.unknown_end != 0)
     log("losses: dropped " + std::to_string(l.dropped) + ", storage limit " + std::to_string(storage) +
@@ -134,9 +149,33 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     log(bad + "; collection disabled");
     return MSTX_FAIL;
   }
+  session::session_config cfg;
+  cfg.npu = false;  // no device in a launched program's collection
+  if (const char* layout = std::getenv("MSPROF_LAYOUT"); layout != nullptr && *layout != '\0') {
+    const auto l = session::parse_output_layout(layout);
+    if (!l) {
+      log(std::string("MSPROF_LAYOUT '") + layout + "' is not cann, ascend_pt or ascend_ms; collection disabled");
+      return MSTX_FAIL;
+    }
+    cfg.layout = *l;
+  }
+  cfg.record_shapes = cfg.with_stack = cfg.profile_memory = true;  // the program chose what it records
+  cfg.mstx_domain_include = split_list(std::getenv("MSPROF_MSTX_DOMAIN_INCLUDE"));
+  cfg.mstx_domain_exclude = split_list(std::getenv("MSPROF_MSTX_DOMAIN_EXCLUDE"));
   const collect::clock_calibration cal = collect::calibrate(true);
   msprof::prof::prof_dir_options po = session::prof_dir_options_for(cal);
   po.parent = dir;
+  std::unique_ptr<session::framework_dir> fw;
+  if (cfg.layout != session::output_layout::cann) {
+    auto made = session::framework_dir::create(dir, cfg.layout, "", static_cast<std::uint32_t>(::getpid()),
+                                               msprof::prof::detail::wall_us());
+    if (!made) {
+      log(made.err().message + "; collection disabled");
+      return MSTX_FAIL;
+    }
+    fw = std::make_unique<session::framework_dir>(std::move(*made));
+    po.parent = fw->root();
+  }
   po.storage_limit_bytes = limit;
   if (const char* metrics = std::getenv("MSPROF_AIC_METRICS")) po.host_sample["ai_core_metrics"] = metrics;
   record_cann_options(po.host_sample);
@@ -146,12 +185,19 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     return MSTX_FAIL;
   }
   auto out = std::make_unique<output>();
+  out->fw = std::move(fw);
   out->dir = std::move(*created);
   out->sink = std::make_shared<session::prof_record_sink>(out->dir, session::collector_clock(cal));
   collect::options o;
-  o.domain_include = split_list(std::getenv("MSPROF_MSTX_DOMAIN_INCLUDE"));
-  o.domain_exclude = split_list(std::getenv("MSPROF_MSTX_DOMAIN_EXCLUDE"));
+  o.domain_include = cfg.mstx_domain_include;
+  o.domain_exclude = cfg.mstx_domain_exclude;
   o.sink = out->sink;
+  if (out->fw) {
+    out->fw_sink = std::make_shared<session::framework_sink>(out->sink, *out->fw, session::collector_clock(cal),
+                                                             session::framework_filter{});
+    o.sink = out->fw_sink;
+  }
+  out->cfg = std::move(cfg);
   session::apply(buffers, o);
   o.calibration = cal;
   o.warn = [](const std::string& w) { log(w); };

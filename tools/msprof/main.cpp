@@ -8,6 +8,7 @@
 #include <msprof/core/output_file.hpp>
 #include <msprof/session/buffer_options.hpp>
 #include <msprof/session/output_path.hpp>
+#include <msprof/session/session_config.hpp>
 #include <msprof/version.hpp>
 
 #include <simdjson.h>
@@ -76,6 +77,9 @@ constexpr const char* usage_text =
     "      --aic-metrics=PipeUtilization   recorded in sample.json\n"
     "      --storage-limit=<n>MB  --buffer-size=1MB  --buffer-limit=64MB  --buffer-full=grow|block|drop\n"
     "      --environment=\"K=V;K2=V2\"      environment variables for the program\n"
+    "      --layout=cann|ascend_pt|ascend_ms  ascend_pt: torch_npu's {worker}_{pid}_{ts}_ascend_pt directory around\n"
+    "                                      the PROF_ one (FRAMEWORK/ from msprof::record_function), analysed into\n"
+    "                                      ASCEND_PROFILER_OUTPUT/ after the run; ascend_ms: MindSpore's name\n"
     "      --export=on|off                 off: only print the PROF_ directory, for a later `msprof export`\n"
     "      --chrome-trace=on|off           also chrome_trace_<ts>.json, the form Chrome DevTools and Perfetto draw\n"
     "                                      (default on, for collections up to 32 MiB of data)\n"
@@ -424,8 +428,21 @@ int bad_value(const std::string& flag, const std::string& expected, const std::s
 bool collection_only(const std::string& name) {
   static const std::set<std::string> names = {
       "mstx",          "msproftx",    "mstx-domain-include", "mstx-domain-exclude", "aic-metrics",
-      "storage-limit", "buffer-size", "buffer-limit",        "buffer-full",         "environment"};
+      "storage-limit", "buffer-size", "buffer-limit",        "buffer-full",         "environment",
+      "layout"};
   return names.count(name) != 0 || find_cann_option(name) != nullptr;
+}
+
+/// `msprof analyse` of one *_ascend_pt / *_ascend_ms directory: its warnings and files said.
+int analyse_one(const std::string& dir) {
+  auto r = cv::ascend_pt::analyse(dir);
+  if (!r) {
+    say_error(r.err().what());
+    return r.err().code == msprof::errc::unsupported ? 2 : 1;
+  }
+  for (const auto& w : r->warnings) say_warning(w);
+  for (const auto& f : r->files) say_out(f);
+  return 0;
 }
 
 /// CANN's `msprof --export=on | --parse=on | --query=on | --analyze=on --output=DIR`
@@ -446,7 +463,7 @@ int use_collected(const std::string& dir, bool export_on, bool parse, bool query
 }
 
 int cmd_launch(arg_parser& p) {
-  std::string output, application, include, exclude, metrics, storage;
+  std::string output, application, include, exclude, metrics, storage, layout;
   std::map<std::string, std::string> buffer_flags;  // "size" / "limit" / "full" -> text
   msprof::session::buffer_options buffers;
   bool mstx = true, export_data = true, export_on = false, parse = false, query = false, analyze = false,
@@ -517,6 +534,9 @@ int cmd_launch(arg_parser& p) {
       exclude = v;
     } else if (name == "aic-metrics") {
       metrics = v;
+    } else if (name == "layout") {  // msprof's own: torch_npu's / MindSpore's directory around the PROF_ one
+      if (!msprof::session::parse_output_layout(v)) return bad_value(flag, "cann, ascend_pt or ascend_ms", v);
+      layout = v;
     } else if (name == "storage-limit") {
       storage = v;
     } else if (name == "buffer-size" || name == "buffer-limit" || name == "buffer-full") {
@@ -601,6 +621,7 @@ int cmd_launch(arg_parser& p) {
     if (!include.empty()) setenv("MSPROF_MSTX_DOMAIN_INCLUDE", include.c_str(), 1);
     if (!exclude.empty()) setenv("MSPROF_MSTX_DOMAIN_EXCLUDE", exclude.c_str(), 1);
     if (!metrics.empty()) setenv("MSPROF_AIC_METRICS", metrics.c_str(), 1);
+    if (!layout.empty()) setenv("MSPROF_LAYOUT", layout.c_str(), 1);
     if (!storage.empty()) setenv("MSPROF_STORAGE_LIMIT", storage.c_str(), 1);
     if (buffer_flags.count("size")) setenv("MSPROF_BUFFER_SIZE", buffer_flags["size"].c_str(), 1);
     if (buffer_flags.count("limit")) setenv("MSPROF_BUFFER_LIMIT", buffer_flags["limit"].c_str(), 1);
@@ -616,12 +637,19 @@ int cmd_launch(arg_parser& p) {
   }
   int app_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 
-  // The newest PROF_ directory the run created.
+  // The newest PROF_ directory the run created (with --layout, the newest
+  // *_ascend_pt / *_ascend_ms directory, which holds it).
+  const bool framework = !layout.empty() && layout != "cann" && layout != "prof";
+  const std::string suffix = "_" + layout;
+  const auto made_by_run = [&](const std::string& name) {
+    if (!framework) return name.rfind("PROF_", 0) == 0;
+    return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
   std::string newest;
   fs::file_time_type newest_t{};
   for (const auto& e : fs::directory_iterator(output, ec)) {
     const auto name = e.path().filename().string();
-    if (e.is_symlink(ec) || !e.is_directory(ec) || name.rfind("PROF_", 0) != 0 || before.count(name)) continue;
+    if (e.is_symlink(ec) || !e.is_directory(ec) || !made_by_run(name) || before.count(name)) continue;
     const auto t = e.last_write_time(ec);
     if (newest.empty() || t > newest_t || (t == newest_t && name > newest)) {
       newest = e.path().string();
@@ -634,7 +662,9 @@ int cmd_launch(arg_parser& p) {
     return fail(output + ": the application left no PROF_ directory (did it make any mstx call?)");
   }
   int rc = 0;
-  if (export_data)
+  if (export_data && framework)
+    rc = analyse_one(newest);  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it
+  else if (export_data)
     rc = run_export(newest, what::all, eo, progress_flags{});
   else
     std::cout << newest << "\n";  // --export=off: collected only; `msprof export ... -dir` it later

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Bounds-checked decoders of torch_npu's FRAMEWORK raw files (the `FRAMEWORK/`
+// Bounds-checked decoders (and the encoders) of torch_npu's FRAMEWORK raw files (the `FRAMEWORK/`
 // folder of a `*_ascend_pt` directory), as torch_npu's data_reporter writes
 // them (docs/torch_npu.md; facts in shared/reference/torch-npu-formats.md).
 //
@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstddef>
+#include <utility>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -326,6 +327,86 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
   if (invalid)
     warnings.push_back(std::string(file) + ": " + std::to_string(invalid) +
                        " text field(s) are not valid UTF-8; each invalid byte is shown as U+FFFD");
+}
+
+// ------------------------------------------------------------- encoding
+// The bytes torch_npu's data_reporter writes (csrc/toolkit/profiler/src/
+// data_reporter.cpp): the fixed struct, then the inner fields it has (the name
+// always, the others only when not empty), in type order, all in one TLV.
+
+namespace detail {
+
+using codec::detail::store_le;
+
+template <class T>
+void put(std::string& out, T v) {
+  unsigned char b[sizeof(T)];
+  store_le(b, v);
+  out.append(reinterpret_cast<const char*>(b), sizeof b);
+}
+inline void put_field(std::string& out, std::uint16_t type, std::string_view v) {
+  put(out, type);
+  put(out, static_cast<std::uint32_t>(v.size()));
+  out.append(v.data(), v.size());
+}
+/// Opens a TLV record of `type`; close_tlv() fills its length in.
+inline std::size_t open_tlv(std::string& out, std::uint16_t type) {
+  put(out, type);
+  put(out, std::uint32_t{0});
+  return out.size();
+}
+inline void close_tlv(std::string& out, std::size_t value_at) {
+  store_le(reinterpret_cast<unsigned char*>(&out[value_at - 4]), static_cast<std::uint32_t>(out.size() - value_at));
+}
+
+}  // namespace detail
+
+/// Appends one torch.op_range record (name, dtypes, shapes, stack, module
+/// hierarchy, flops fields; has_* flags are not consulted: empty is absent).
+inline void encode(const op_range& r, std::string& out) {
+  const std::size_t at = detail::open_tlv(out, 1);
+  detail::put(out, r.start);
+  detail::put(out, r.end);
+  detail::put(out, r.seq);
+  detail::put(out, r.pid);
+  detail::put(out, r.start_tid);
+  detail::put(out, r.end_tid);
+  detail::put(out, r.fwd_tid);
+  detail::put(out, r.scope);
+  detail::put(out, static_cast<std::uint8_t>(r.is_async ? 1 : 0));
+  detail::put_field(out, 2, r.name);
+  const std::pair<std::uint16_t, const std::string*> extra[] = {
+      {3, &r.input_dtypes}, {4, &r.input_shapes}, {8, &r.call_stack}, {9, &r.module_hierarchy}, {10, &r.flops}};
+  for (const auto& [type, v] : extra)
+    if (!v->empty()) detail::put_field(out, type, *v);
+  detail::close_tlv(out, at);
+}
+
+/// Appends one torch.op_mark record.
+inline void encode(const op_mark& r, std::string& out) {
+  const std::size_t at = detail::open_tlv(out, 2);
+  detail::put(out, r.time);
+  detail::put(out, r.category);
+  detail::put(out, r.corr_id);
+  detail::put(out, r.tid);
+  detail::put(out, r.pid);
+  detail::put_field(out, 1, r.name);
+  detail::close_tlv(out, at);
+}
+
+/// Appends one torch.memory_usage record.
+inline void encode(const memory_usage& r, std::string& out) {
+  const std::size_t at = detail::open_tlv(out, 3);
+  for (std::int64_t v : {r.ptr, r.time, r.alloc_size, r.total_allocated, r.total_reserved, r.total_active, r.stream_ptr})
+    detail::put(out, v);
+  detail::put(out, r.device_type);
+  detail::put(out, r.device_index);
+  detail::put(out, r.component_type);
+  detail::put(out, r.data_type);
+  detail::put(out, r.allocator_type);
+  detail::put(out, r.tid);
+  detail::put(out, r.pid);
+  detail::close_tlv(out, at);
 }
 
 }  // namespace framework

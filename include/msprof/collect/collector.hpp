@@ -62,6 +62,7 @@
 #include "../core/platform.hpp"
 #include "../instrument/tool_core.hpp"
 #include "clock.hpp"
+#include "framework_ring.hpp"
 #include "range_pairer.hpp"
 #include "record_sink.hpp"
 #include "ring_buffer.hpp"
@@ -139,9 +140,53 @@ class basic_collector {
       commit(b);
     }
     static void domain_registered(std::uint32_t, const char*) noexcept {}
+
+    // Framework records (<msprof/framework.hpp>, mstx.h's extension slots 4-7).
+    static std::uint64_t fw_now() noexcept { return collecting() ? clock::now() : 0; }
+    static void fw_op(const msprof_fw_op_v0_1* op) noexcept {
+      if (op == nullptr || op->start == 0) return;
+      const std::uint64_t end = clock::now();
+      write_fw(fw_op_bytes(*op), [&](unsigned char* p, std::size_t size) { fill_fw_op(p, size, *op, end); });
+    }
+    static void fw_mark(std::uint64_t category, std::uint64_t corr_id, const char* name, std::size_t len) noexcept {
+      const std::uint64_t ts = clock::now();
+      write_fw(fw_mark_bytes(name, len),
+               [&](unsigned char* p, std::size_t size) { fill_fw_mark(p, size, category, corr_id, name, len, ts); });
+    }
+    static void fw_memory(const msprof_fw_memory_v0_1* m) noexcept {
+      if (m == nullptr) return;
+      const std::uint64_t ts = clock::now();
+      write_fw(fw_memory_bytes, [&](unsigned char* p, std::size_t) { fill_fw_memory(p, *m, ts); });
+    }
   };
   using core = instrument::tool_core<recorder>;
-  using api = instrument::c_api<recorder>;
+  // The mstx C table of this collector: the tool core's, plus the framework
+  // slots while it collects (init, init_default_filtered); init_without_default
+  // (nothing collects) leaves them NULL, so a record_function costs one load
+  // and one branch.
+  struct api : instrument::c_api<recorder> {
+    using base = instrument::c_api<recorder>;
+    static int init(mstxGetModuleFuncTableFunc get) noexcept { return with_framework(get, base::init(get)); }
+    static int init_default_filtered(mstxGetModuleFuncTableFunc get) noexcept {
+      return with_framework(get, base::init_without_default(get));
+    }
+
+   private:
+    static int with_framework(mstxGetModuleFuncTableFunc get, int rc) noexcept {
+      mstxFuncTable table = nullptr;
+      unsigned int size = 0;
+      if (rc != MSTX_SUCCESS || get(static_cast<mstxFuncModule>(MSPROF_MSTX_MODULE_EXT), &table, &size) != MSTX_SUCCESS ||
+          table == nullptr)
+        return rc;
+      const mstxFuncPointer fns[] = {reinterpret_cast<mstxFuncPointer>(&recorder::fw_now),
+                                     reinterpret_cast<mstxFuncPointer>(&recorder::fw_op),
+                                     reinterpret_cast<mstxFuncPointer>(&recorder::fw_mark),
+                                     reinterpret_cast<mstxFuncPointer>(&recorder::fw_memory)};
+      for (unsigned int i = 0; i < 4; ++i)
+        if (4 + i < size && table[4 + i] != nullptr) *table[4 + i] = fns[i];  // an older table has fewer slots
+      return rc;
+    }
+  };
 
   // ------------------------------------------------------------ control
   static result<void> start(const options& o) {
@@ -200,7 +245,7 @@ class basic_collector {
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
     if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
-      attach_table(core::domain_enabled(0) ? &api::init : &api::init_without_default);
+      attach_table(core::domain_enabled(0) ? &api::init : &api::init_default_filtered);
     stop_requested_ = false;
     // Construct the drain's function-local statics here, not on the new thread: their
     // exit-time registration would otherwise race the caller's own atexit() calls.
@@ -407,9 +452,11 @@ class basic_collector {
     b->calls.store(c, std::memory_order_relaxed);
   }
 
-  MSPROF_INLINE static void commit(thread_buffer* b) noexcept {
+  // `mstx_call`: count it in the call counters (host/msprof_calls), which
+  // account for mstx calls; framework records are not mstx calls.
+  MSPROF_INLINE static void commit(thread_buffer* b, bool mstx_call = true) noexcept {
     const std::uint64_t w = b->ring.commit();
-    b->count_call();
+    if (mstx_call) b->count_call();
     if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b, w);  // producer_used() > capacity / 2
   }
   // Past half full: wake the drain. While it is behind, look again only after another
@@ -518,6 +565,18 @@ class basic_collector {
       return cpu_counter();
     else
       return clock::now();
+  }
+
+  // A framework record of `size` bytes, filled by fill(p, size) on this thread's ring.
+  template <class Fill>
+  static void write_fw(std::size_t size, Fill&& fill) noexcept {
+    if (!collecting()) return;
+    thread_buffer* b = current();
+    if (MSPROF_UNLIKELY(b == nullptr)) return;
+    unsigned char* p = reserve(b, size);
+    if (MSPROF_UNLIKELY(p == nullptr)) return;
+    fill(p, size);
+    commit(b, false);
   }
 
   static void write_step(record_kind kind, std::uint64_t step) noexcept {
@@ -716,6 +775,30 @@ class basic_collector {
       case record_kind::step_begin:
         steps_[id] = step_record{id, ts, 0, b.tid};
         break;
+      case record_kind::fw_op: {
+        fw_op_record r;
+        if (!decode_fw_op(p, size, r)) break;
+        r.pid = pid_;
+        r.tid = b.tid;
+        to_sink([&](record_sink& s) { s.write_fw_op(r); }, 1);
+        break;
+      }
+      case record_kind::fw_mark: {
+        fw_mark_record r;
+        if (!decode_fw_mark(p, size, r)) break;
+        r.pid = pid_;
+        r.tid = b.tid;
+        to_sink([&](record_sink& s) { s.write_fw_mark(r); }, 1);
+        break;
+      }
+      case record_kind::fw_memory: {
+        fw_memory_record r;
+        if (!decode_fw_memory(p, size, r)) break;
+        r.pid = pid_;
+        r.tid = b.tid;
+        to_sink([&](record_sink& s) { s.write_fw_memory(r); }, 1);
+        break;
+      }
       case record_kind::step_end: {
         auto it = steps_.find(id);
         if (it == steps_.end()) {

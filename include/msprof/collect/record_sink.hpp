@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // What the drain thread hands to the output side: finished, paired mstx
-// events and memory records, in plain structs. A record_sink implementation
+// events, memory records, steps and framework records, in plain structs. A record_sink implementation
 // encodes them (codec encoders: MsprofTxInfo in MsprofAdditionalInfo, level
 // 20500, file aging.additional.msproftx) and appends them to a prof::prof_dir.
 // Called only from the drain thread (and from stop()), never concurrently, so
@@ -58,6 +58,41 @@ struct step_record {
   std::uint32_t tid = 0;
 };
 
+// A framework op (msprof::record_function), finished: torch_npu's op_range.
+// Times in the session's clock ticks, like tx_record's.
+struct fw_op_record {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::int64_t seq = -1;         // sequence number, -1 for none
+  std::uint32_t pid = 0;
+  std::uint32_t tid = 0;         // start and end thread (an RAII op ends where it began)
+  std::uint64_t fwd_tid = 0;     // forward thread of a backward op, 0 for none
+  std::uint8_t scope = 0;
+  bool is_async = false;
+  std::string_view name;         // valid only during the call, like the strings below
+  std::string_view dtypes, shapes, stack;  // empty: not recorded
+};
+
+// A task-queue mark (torch_npu's op_mark): category 0/1 enqueue start/end, 2/3 dequeue start/end.
+struct fw_mark_record {
+  std::uint64_t time = 0;
+  std::uint64_t category = 0;
+  std::uint64_t corr_id = 0;
+  std::uint32_t pid = 0;
+  std::uint32_t tid = 0;
+  std::string_view name;
+};
+
+// An allocator event (torch_npu's memory_usage).
+struct fw_memory_record {
+  std::uint64_t time = 0;
+  std::uint32_t pid = 0;
+  std::uint32_t tid = 0;
+  std::int64_t ptr = 0, alloc_size = 0, total_allocated = 0, total_reserved = 0, total_active = 0, stream_ptr = 0;
+  std::int8_t device_type = 0, device_index = 0;
+  std::uint8_t component_type = 0, data_type = 0, allocator_type = 0;
+};
+
 struct loss_counters {
   std::uint64_t dropped = 0;           // events lost to full rings (all threads, incl. exited)
   std::uint64_t rejected = 0;          // calls refused (bad message/domain/descriptor, wrong-domain ends)
@@ -86,6 +121,11 @@ class record_sink {
   virtual void write_tx(const tx_record& r) = 0;
   virtual void write_mem(const mem_record&) {}
   virtual void write_step(const step_record&) {}
+  // Framework records (<msprof/framework.hpp>); a sink without a framework
+  // layout ignores them.
+  virtual void write_fw_op(const fw_op_record&) {}
+  virtual void write_fw_mark(const fw_mark_record&) {}
+  virtual void write_fw_memory(const fw_memory_record&) {}
   // End of one drain pass (or of stop()): make appended data durable.
   virtual void flush() {}
   // At least every drain interval: the losses so far. A sink persists them so

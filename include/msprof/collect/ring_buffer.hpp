@@ -269,6 +269,7 @@ class byte_ring {
 //   mark/range start, dynamic message: + msg_len bytes, padded to 8
 //   range end, step begin/end: nothing more
 //   memory: + u64 handle, heap, address, size, device id
+//   fw_op, fw_mark, fw_memory: framework records (framework_ring.hpp)
 enum class record_kind : std::uint8_t {
   mark_static = 1,
   mark_dynamic,
@@ -278,6 +279,9 @@ enum class record_kind : std::uint8_t {
   memory,
   step_begin,
   step_end,
+  fw_op,
+  fw_mark,
+  fw_memory,
 };
 
 struct ring_header {

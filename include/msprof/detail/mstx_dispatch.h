@@ -63,6 +63,11 @@ typedef mstxRangeId (*msprof_mstx_extRangeStartStatic_fn)(mstxDomainHandle_t, co
  * per publish, so a filtered domain call returns without calling the tool and
  * without dereferencing a handle outside that array. */
 typedef void (*msprof_mstx_extDomainQuietFlags_fn)(const unsigned char** base, size_t* span, size_t* stride);
+/* msprof extension: framework records (see MSPROF_MSTX_MODULE_EXT in mstx.h). */
+typedef uint64_t (*msprof_mstx_extFwNow_fn)(void);
+typedef void (*msprof_mstx_extFwOp_fn)(const msprof_fw_op_v0_1*);
+typedef void (*msprof_mstx_extFwMark_fn)(uint64_t category, uint64_t corr_id, const char* name, size_t len);
+typedef void (*msprof_mstx_extFwMemory_fn)(const msprof_fw_memory_v0_1*);
 
 /* Layout is versioned by the symbol name; append only within a version. */
 struct msprof_mstx_context_v0_1 {
@@ -91,6 +96,10 @@ struct msprof_mstx_context_v0_1 {
   size_t quietSpan;
   size_t quietMask; /* stride - 1 */
   int initPid;      /* pid of the process whose thread claimed the init (0: unclaimed) */
+  msprof_mstx_extFwNow_fn extFwNow;
+  msprof_mstx_extFwOp_fn extFwOp;
+  msprof_mstx_extFwMark_fn extFwMark;
+  msprof_mstx_extFwMemory_fn extFwMemory;
 };
 
 /* ------------------------------------------------------------ trampolines */
@@ -111,6 +120,10 @@ static void msprof_mstx_memRegionsUnregister_init(mstxDomainHandle_t d, mstxMemR
 static void msprof_mstx_memPermissionsAssign_init(mstxDomainHandle_t d, mstxMemPermissionsAssignBatch_t const* x);
 static void msprof_mstx_extMarkStatic_init(mstxDomainHandle_t d, const char* m, size_t n);
 static mstxRangeId msprof_mstx_extRangeStartStatic_init(mstxDomainHandle_t d, const char* m, size_t n);
+static uint64_t msprof_mstx_extFwNow_init(void);
+static void msprof_mstx_extFwOp_init(const msprof_fw_op_v0_1* op);
+static void msprof_mstx_extFwMark_init(uint64_t category, uint64_t corr_id, const char* name, size_t len);
+static void msprof_mstx_extFwMemory_init(const msprof_fw_memory_v0_1* m);
 
 MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_context_v0_1 = {
     0, 0, 0,
@@ -120,7 +133,9 @@ MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_context_v0_1 
     msprof_mstx_memHeapRegister_init, msprof_mstx_memHeapUnregister_init,
     msprof_mstx_memRegionsRegister_init, msprof_mstx_memRegionsUnregister_init,
     msprof_mstx_memPermissionsAssign_init, msprof_mstx_extMarkStatic_init,
-    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0, 0};
+    msprof_mstx_extRangeStartStatic_init, NULL, NULL, 0, 0, 0,
+    msprof_mstx_extFwNow_init, msprof_mstx_extFwOp_init, msprof_mstx_extFwMark_init,
+    msprof_mstx_extFwMemory_init};
 
 /* The table a tool writes into during InitInjectionMstx / attach (init owns it). */
 MSPROF_DETAIL_LINKONCE struct msprof_mstx_context_v0_1 msprof_mstx_staging_v0_1;
@@ -135,7 +150,7 @@ static int msprof_mstx_get_module_func_table_v0_1(mstxFuncModule module, mstxFun
   static mstxFuncPointer* core[6];
   static mstxFuncPointer* domain[7];
   static mstxFuncPointer* mem[7];
-  static mstxFuncPointer* ext[5];
+  static mstxFuncPointer* ext[9];
   mstxFuncPointer** table = NULL;
   unsigned int size = 0;
   if (outTable == NULL || outSize == NULL) return MSTX_FAIL;
@@ -164,7 +179,11 @@ static int msprof_mstx_get_module_func_table_v0_1(mstxFuncModule module, mstxFun
       ext[1] = MSPROF_DETAIL_SLOT(extMarkStatic);
       ext[2] = MSPROF_DETAIL_SLOT(extRangeStartStatic);
       ext[3] = MSPROF_DETAIL_SLOT(extDomainQuietFlags);
-      table = ext; size = 4; break;
+      ext[4] = MSPROF_DETAIL_SLOT(extFwNow);
+      ext[5] = MSPROF_DETAIL_SLOT(extFwOp);
+      ext[6] = MSPROF_DETAIL_SLOT(extFwMark);
+      ext[7] = MSPROF_DETAIL_SLOT(extFwMemory);
+      table = ext; size = 8; break;
     default: return MSTX_FAIL;
   }
   *outTable = table;
@@ -179,7 +198,8 @@ static void msprof_mstx_clear_staging_v0_1(void) {
   s->domainRangeStartA = NULL; s->domainRangeEnd = NULL; s->memHeapRegister = NULL;
   s->memHeapUnregister = NULL; s->memRegionsRegister = NULL; s->memRegionsUnregister = NULL;
   s->memPermissionsAssign = NULL; s->extMarkStatic = NULL; s->extRangeStartStatic = NULL;
-  s->extDomainQuietFlags = NULL;
+  s->extDomainQuietFlags = NULL; s->extFwNow = NULL; s->extFwOp = NULL; s->extFwMark = NULL;
+  s->extFwMemory = NULL;
 }
 
 static void msprof_mstx_publish_v0_1(void) {
@@ -201,6 +221,10 @@ static void msprof_mstx_publish_v0_1(void) {
   MSPROF_DETAIL_STORE(c->memPermissionsAssign, s->memPermissionsAssign);
   MSPROF_DETAIL_STORE(c->extMarkStatic, s->extMarkStatic);
   MSPROF_DETAIL_STORE(c->extRangeStartStatic, s->extRangeStartStatic);
+  MSPROF_DETAIL_STORE(c->extFwNow, s->extFwNow);
+  MSPROF_DETAIL_STORE(c->extFwOp, s->extFwOp);
+  MSPROF_DETAIL_STORE(c->extFwMark, s->extFwMark);
+  MSPROF_DETAIL_STORE(c->extFwMemory, s->extFwMemory);
   {
     const unsigned char* base = NULL;
     size_t span = 0, stride = 1;
@@ -347,6 +371,11 @@ MSPROF_DETAIL_TRAMP_VOID(memRegionsUnregister, (mstxDomainHandle_t d, mstxMemReg
 MSPROF_DETAIL_TRAMP_VOID(memPermissionsAssign, (mstxDomainHandle_t d, mstxMemPermissionsAssignBatch_t const* x), (d, x))
 MSPROF_DETAIL_TRAMP_VOID(extMarkStatic, (mstxDomainHandle_t d, const char* m, size_t n), (d, m, n))
 MSPROF_DETAIL_TRAMP_RET(mstxRangeId, extRangeStartStatic, (mstxDomainHandle_t d, const char* m, size_t n), (d, m, n))
+MSPROF_DETAIL_TRAMP_RET(uint64_t, extFwNow, (void), ())
+MSPROF_DETAIL_TRAMP_VOID(extFwOp, (const msprof_fw_op_v0_1* op), (op))
+MSPROF_DETAIL_TRAMP_VOID(extFwMark, (uint64_t category, uint64_t corr_id, const char* name, size_t len),
+                         (category, corr_id, name, len))
+MSPROF_DETAIL_TRAMP_VOID(extFwMemory, (const msprof_fw_memory_v0_1* m), (m))
 
 /* ----------------------------------------------------------- the CANN API */
 /* Where the attached tool keeps the "filtered out" byte of domain `d`, or NULL

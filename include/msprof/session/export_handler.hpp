@@ -28,6 +28,7 @@
 
 #include "session_config.hpp"
 #include "../convert/chrome/chrome.hpp"
+#include "../convert/ascend_pt/analyse.hpp"
 #include "../convert/export.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -61,10 +62,12 @@ class export_handler {
     s_->mode = mode;
   }
 
-  /// on_trace_ready: exports `prof_dir` (timeline, summaries, db).
+  /// on_trace_ready: exports `prof_dir` (timeline, summaries, db); a
+  /// `*_ascend_pt` / `*_ascend_ms` directory (the framework layouts) is
+  /// analysed into its ASCEND_PROFILER_OUTPUT/ instead (`msprof analyse`).
   void operator()(const std::string& prof_dir) const {
     if (s_->mode == export_mode::sync) {
-      auto r = export_all(prof_dir, s_->opt);
+      auto r = run(prof_dir, s_->opt);
       std::lock_guard<std::mutex> lk(s_->mu);
       if (r) s_->exported.push_back(prof_dir);
       else s_->failures.push_back(r.err().message);
@@ -73,7 +76,7 @@ class export_handler {
     std::fflush(nullptr);  // the child must not flush the parent's buffered output again
     const pid_t pid = ::fork();
     if (pid == 0) {
-      auto r = export_all(prof_dir, s_->opt);
+      auto r = run(prof_dir, s_->opt);
       if (!r) std::fprintf(stderr, "[msprof] export of %s failed: %s\n", prof_dir.c_str(), r.err().message.c_str());
       std::fflush(stderr);
       ::_exit(r ? 0 : 1);
@@ -93,6 +96,17 @@ class export_handler {
   }
 
  private:
+  static result<void> run(const std::string& dir, const convert::export_options& o) {
+    if (convert::ascend_pt::framework_of(dir) == convert::ascend_pt::framework_kind::none) {
+      auto r = export_all(dir, o);
+      if (!r) return r.err();
+      return {};
+    }
+    auto r = convert::ascend_pt::analyse(dir);  // text and/or db, as its profiler_info says
+    if (!r) return r.err();
+    return {};
+  }
+
   struct child {
     pid_t pid;
     std::string dir;

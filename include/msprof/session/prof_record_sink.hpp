@@ -61,6 +61,12 @@ inline prof::tick_clock collector_clock(const collect::clock_calibration& cal) {
   return c;
 }
 
+/// A collector timestamp as CLOCK_MONOTONIC_RAW ns (a tick before the epoch of
+/// CLOCK_MONOTONIC_RAW, impossible, clamps to 0).
+inline std::uint64_t monotonic_ns(const prof::tick_clock& ticks, std::uint64_t tick) noexcept {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(0, ticks.to_monotonic_ns(tick)));
+}
+
 class prof_record_sink final : public collect::record_sink {
  public:
   /// `ticks`: the collector's clock (collector_clock); its timestamps are
@@ -153,11 +159,7 @@ class prof_record_sink final : public collect::record_sink {
   }
 
  private:
-  // A collector timestamp as CLOCK_MONOTONIC_RAW ns (a tick before the epoch of
-  // CLOCK_MONOTONIC_RAW, impossible, clamps to 0).
-  std::uint64_t ns(std::uint64_t tick) const {
-    return static_cast<std::uint64_t>(std::max<std::int64_t>(0, ticks_.to_monotonic_ns(tick)));
-  }
+  std::uint64_t ns(std::uint64_t tick) const { return monotonic_ns(ticks_, tick); }
   // The domain's hash, and its hash_dic line (once). Events of one domain come
   // in runs: the last one is kept, the rest go to prof_dir::hash.
   std::uint64_t domain_hash(std::string_view domain) {

@@ -18,6 +18,10 @@
 // collector into a discarding sink, so its start-up cost stays out of the
 // recorded steps. profiler_metadata.json in each directory holds
 // add_metadata() entries and the environment variables torch_npu records.
+// With cfg.layout ascend_pt / ascend_ms each window is torch_npu's
+// `{worker}_{pid}_{ts}_ascend_pt/` around its PROF_ directory, with the
+// program's msprof::record_function ops in FRAMEWORK/ (framework_dir.hpp);
+// on_trace_ready then gets that directory.
 //
 // One session at a time per process (the collector is process-wide).
 // Methods may be called from any thread; they serialise on one mutex.
@@ -44,6 +48,7 @@
 #include "../prof/writer.hpp"
 #include "../collect/collector.hpp"
 #include "session_config.hpp"
+#include "framework_dir.hpp"
 #include "prof_record_sink.hpp"
 #include "schedule.hpp"
 
@@ -71,6 +76,18 @@ class switch_sink final : public collect::record_sink {
   void write_step(const collect::step_record& r) override {
     std::lock_guard<std::mutex> lk(mu_);
     if (target_) target_->write_step(r);
+  }
+  void write_fw_op(const collect::fw_op_record& r) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (target_) target_->write_fw_op(r);
+  }
+  void write_fw_mark(const collect::fw_mark_record& r) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (target_) target_->write_fw_mark(r);
+  }
+  void write_fw_memory(const collect::fw_memory_record& r) override {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (target_) target_->write_fw_memory(r);
   }
   void flush() override {
     std::lock_guard<std::mutex> lk(mu_);
@@ -147,10 +164,6 @@ class session_device final : public device::backend, public instrument::stream_m
   device::simulated_device* target_ = nullptr;
   device::stream_id streams_ = 0;
 };
-
-// Environment variables torch_npu copies into profiler_metadata.json.
-inline constexpr const char* metadata_env_vars[] = {"ASCEND_GLOBAL_LOG_LEVEL", "HCCL_RDMA_TC", "HCCL_RDMA_SL",
-                                                    "ACLNN_CACHE_LIMIT"};
 
 }  // namespace detail
 
@@ -238,8 +251,12 @@ class profiler {
 
  private:
   struct window {
+    std::unique_ptr<framework_dir> fw;  // ascend_pt / ascend_ms layouts: the directory holding dir
     prof::prof_dir dir;
     std::shared_ptr<prof_record_sink> sink;
+    std::shared_ptr<framework_sink> fw_sink;  // forwards to sink; writes FRAMEWORK/ in fw
+    /// What on_trace_ready and saved_dirs() name: the framework directory, else the PROF_ one.
+    const std::string& path() const { return fw ? fw->root() : dir.path(); }
     std::unique_ptr<device::simulated_device> npu;  // declared last: destroyed before dir
   };
 
@@ -318,11 +335,25 @@ class profiler {
       d.aic_metrics = cfg_.aic_metrics;
       po.devices.push_back(d);
     }
+    auto w = std::make_unique<window>();
+    if (cfg_.layout != output_layout::cann) {
+      auto fw = framework_dir::create(cfg_.output, cfg_.layout, cfg_.worker_name,
+                                      static_cast<std::uint32_t>(::getpid()), prof::detail::wall_us());
+      if (!fw) return abandon(fw.err());
+      w->fw = std::make_unique<framework_dir>(std::move(*fw));
+      po.parent = w->fw->root();
+    }
     auto dir = prof::prof_dir::create(po);
     if (!dir) return abandon(dir.err());
-    auto w = std::make_unique<window>();
     w->dir = std::move(*dir);
     w->sink = std::make_shared<prof_record_sink>(w->dir, collector_clock(*calibration_));
+    std::shared_ptr<collect::record_sink> target = w->sink;
+    if (w->fw) {
+      w->fw_sink = std::make_shared<framework_sink>(
+          w->sink, *w->fw, collector_clock(*calibration_),
+          framework_filter{cfg_.record_shapes, cfg_.with_stack, cfg_.profile_memory});
+      target = w->fw_sink;
+    }
     if (device_enabled()) {
       device::simulated_options so;
       so.seed = 1 + saved_.size();
@@ -332,7 +363,7 @@ class profiler {
       collect::default_collector::core::set_stream_marker(&device_);
     }
     collect::flush();  // warm-up events still in the rings go to the discarding sink
-    sink_->set(w->sink);
+    sink_->set(std::move(target));
     window_ = std::move(w);
     return {};
   }
@@ -356,13 +387,20 @@ class profiler {
       window_->npu.reset();
     }
     last_losses_ = collect::losses();
-    auto meta = write_metadata(window_->dir.path());
+    auto meta = write_metadata(window_->path());
     if (first && !meta) first = meta;
-    auto fin = window_->sink->finish(last_losses_);
+    if (window_->fw) {
+      auto info = window_->fw->write_profiler_info(cfg_, schedule_, window_->dir, rank_from_env());
+      if (first && !info) first = info;
+    }
+    auto fin = window_->fw_sink ? window_->fw_sink->finish(last_losses_) : window_->sink->finish(last_losses_);
     if (first && !fin) first = fin;
     if (!last_losses_.complete() || window_->dir.stats().lost_events != 0)
       warning(window_->dir.path() + ": some calls are not (completely) in the trace (see host/info.json msprof_losses)");
-    saved_.push_back(window_->dir.path());
+    if (window_->fw && window_->fw->lost() != 0)
+      warning(window_->fw->root() + ": " + std::to_string(window_->fw->lost()) +
+              " framework record(s) are not in FRAMEWORK/: " + window_->fw->stop_reason());
+    saved_.push_back(window_->path());
     window_.reset();
     return first;
   }
@@ -376,28 +414,7 @@ class profiler {
     }
   }
 
-  result<void> write_metadata(const std::string& dir) const {
-    json::writer w;
-    w.begin_object();
-    for (const auto& [k, v] : metadata_) {
-      w.key(k);
-      w.value(v);
-    }
-    bool any_env = false;
-    for (const char* name : detail::metadata_env_vars) {
-      const char* v = std::getenv(name);
-      if (v == nullptr) continue;
-      if (!any_env) {
-        w.key("ENV_VARIABLES");
-        w.begin_object();
-        any_env = true;
-      }
-      w.member(name, v);
-    }
-    if (any_env) w.end_object();
-    w.end_object();
-    return prof::detail::write_file(dir + "/profiler_metadata.json", w.str());
-  }
+  result<void> write_metadata(const std::string& dir) const { return write_profiler_metadata(dir, metadata_); }
 
   session_config cfg_;
   std::optional<session::schedule> schedule_;

@@ -25,6 +25,10 @@ namespace session {
 
 enum class profiler_level : std::uint8_t { level_none, level0, level1, level2 };
 enum class export_type : std::uint8_t { text, db };
+/// What a window's directory looks like: CANN's PROF_ directory alone, or
+/// torch_npu's `{worker}_{pid}_{ts}_ascend_pt/` (MindSpore's `_ascend_ms`)
+/// holding it with FRAMEWORK/, profiler_info and profiler_metadata.json.
+enum class output_layout : std::uint8_t { cann, ascend_pt, ascend_ms };
 
 struct session_config {
   bool cpu = true;                       ///< activity CPU: host-side mstx, steps, API records
@@ -33,7 +37,11 @@ struct session_config {
   std::string aic_metrics = "PipeUtilization";  ///< canonical name (see aic_metrics_names)
   bool mstx = true;                      ///< collect mstx marks and ranges
   std::vector<std::string> mstx_domain_include, mstx_domain_exclude;
-  bool record_shapes = false;            ///< tensor shapes of launched ops
+  bool record_shapes = false;            ///< tensor shapes of launched ops and record_function input shapes/dtypes
+  bool with_stack = false;               ///< record_function call stacks (ascend_pt/ascend_ms layouts)
+  bool profile_memory = false;           ///< allocator events, msprof::record_memory (ascend_pt/ascend_ms)
+  output_layout layout = output_layout::cann;
+  std::string worker_name;               ///< {worker} of an ascend_pt/ascend_ms directory; empty: the host name
   std::vector<export_type> export_types{export_type::text};
   bool data_simplification = true;       ///< exporters drop intermediate files
   std::string output = "./";             ///< parent of the PROF_ directories
@@ -79,6 +87,32 @@ constexpr std::string_view to_string(profiler_level l) noexcept {
   return "?";
 }
 
+inline std::optional<output_layout> parse_output_layout(std::string_view s) noexcept {
+  if (s == "cann" || s == "prof") return output_layout::cann;
+  if (s == "ascend_pt") return output_layout::ascend_pt;
+  if (s == "ascend_ms") return output_layout::ascend_ms;
+  return std::nullopt;
+}
+
+constexpr std::string_view to_string(output_layout l) noexcept {
+  switch (l) {
+    case output_layout::cann: return "cann";
+    case output_layout::ascend_pt: return "ascend_pt";
+    case output_layout::ascend_ms: return "ascend_ms";
+  }
+  return "?";
+}
+
+/// Empty when `name` may be a directory's {worker} part (letters, digits, _ - .), else the reason.
+inline std::string check_worker_name(std::string_view name) {
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+      return "worker_name '" + std::string(name) + "': character '" + std::string(1, c) +
+             "' is not allowed (only letters, digits, _ - .)";
+  if (name == "." || name == "..") return "worker_name '" + std::string(name) + "' is not a name";
+  return {};
+}
+
 /// Checks a configuration; the message names the field and what it expects.
 inline result<void> validate(const session_config& c) {
   if (!c.cpu && !c.npu) return make_error(errc::invalid_argument, "config: activities is empty (expected CPU and/or NPU)");
@@ -88,6 +122,7 @@ inline result<void> validate(const session_config& c) {
                                                   "MemoryL0, ResourceConflictRatio, MemoryUB, L2Cache, AiCoreNone");
   if (c.export_types.empty()) return make_error(errc::invalid_argument, "config: export_type is empty (expected text and/or db)");
   if (auto bad = check_output_path(c.output); !bad.empty()) return make_error(errc::invalid_argument, "config: " + bad);
+  if (auto bad = check_worker_name(c.worker_name); !bad.empty()) return make_error(errc::invalid_argument, "config: " + bad);
   if (c.drain_interval.count() <= 0 || c.drain_interval.count() > 100000)
     return make_error(errc::invalid_argument, "config: drain interval must be 1..100000 ms");
   if ((c.buffers.ring_bytes != 0 && c.buffers.ring_bytes < min_buffer_bytes) ||

@@ -444,10 +444,7 @@ result<void> create_and_fill(detail::sqlite_db& db, const std::string& table, co
 }  // namespace
 
 std::string framework_db_name(const pt_dir& d) {
-  fs::path p(d.dir);
-  while (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // "x/" -> "x"
-  const std::string n = p.filename().string();
-  const bool mindspore = n.size() >= 10 && n.compare(n.size() - 10, 10, "_ascend_ms") == 0;
+  const bool mindspore = framework_of(d.dir) == framework_kind::mindspore;
   const std::string stem = mindspore ? "ascend_mindspore_profiler" : "ascend_pytorch_profiler";
   return d.info.rank_id == -1 ? stem + ".db" : stem + "_" + std::to_string(d.info.rank_id) + ".db";
 }

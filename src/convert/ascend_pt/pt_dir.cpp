@@ -261,15 +261,21 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
                          " enqueue/dequeue end mark(s) without a start; ignored");
 }
 
-std::vector<std::string> find_pt_dirs(const std::string& dir) {
-  const auto is_pt = [](const fs::path& p) {
-    const std::string n = p.filename().string();
-    return n.size() > 10 && (n.substr(n.size() - 10) == "_ascend_pt" || n.substr(n.size() - 10) == "_ascend_ms");
-  };
+framework_kind framework_of(const std::string& dir) {
   fs::path p(dir);
   while (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // "x/" -> "x"
+  const std::string n = p.filename().string();
+  if (n.size() <= 10) return framework_kind::none;
+  const std::string suffix = n.substr(n.size() - 10);
+  return suffix == "_ascend_pt"   ? framework_kind::torch_npu
+         : suffix == "_ascend_ms" ? framework_kind::mindspore
+                                  : framework_kind::none;
+}
+
+std::vector<std::string> find_pt_dirs(const std::string& dir) {
+  const auto is_pt = [](const fs::path& p) { return framework_of(p.string()) != framework_kind::none; };
   std::error_code ec;
-  if (is_pt(p)) return {dir};
+  if (is_pt(dir)) return {dir};
   std::vector<std::string> out;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (is_pt(it->path()) && it->is_directory(ec)) out.push_back(it->path().string());

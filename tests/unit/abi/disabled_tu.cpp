@@ -9,6 +9,8 @@
 static_assert(std::is_empty_v<msprof::scoped_range>, "disabled ranges are empty types");
 static_assert(std::is_empty_v<msprof::unique_range>);
 static_assert(std::is_empty_v<msprof::scoped_range_in<msprof::default_domain>>);
+static_assert(std::is_empty_v<msprof::record_function>, "disabled framework ops are empty types");
+static_assert(std::is_empty_v<msprof::scoped_enqueue> && std::is_empty_v<msprof::scoped_dequeue>);
 
 namespace {
 struct dom {
@@ -35,5 +37,13 @@ long disabled_work() {
   mstxGetToolId(&id);
   sum += static_cast<long>(id);
   sum += static_cast<long>(r.id() + u.id() + rd.id());
+  {
+    msprof::record_function f("disabled op", {"float", "1,2", "a.cpp(1): f"});
+    msprof::scoped_enqueue q("disabled op", 1);
+    msprof::scoped_dequeue d("disabled op", 1);
+    msprof::record_memory({});
+    msprof::mark_queue(msprof::queue_mark::enqueue_start, 2, "disabled op");
+    sum += f.active() ? 1 : 0;
+  }
   return sum;
 }

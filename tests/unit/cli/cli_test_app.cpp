@@ -9,7 +9,12 @@
 //   burst N     N ranges on each of 2 threads as fast as they go; prints
 //               "emitted E" (E mstx calls, a range being two)
 //   ranges      ranges on 2 threads in bursts with short pauses, until killed
+//   framework   two "ProfilerStep#N" steps of msprof::record_function ops: an
+//               op with shapes enqueues to a worker thread, which dequeues and
+//               runs a backward op; an allocation and its frees (--layout tests)
+#include <msprof/framework.hpp>
 #include <msprof/mstx.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -120,6 +126,44 @@ int kill_me() {
   }
 }
 
+int framework() {
+  const auto main_tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+  for (std::uint64_t step = 1; step <= 2; ++step) {
+    const std::string step_name = "ProfilerStep#" + std::to_string(step);
+    msprof::record_function s(step_name);
+    msprof::op_attributes a;
+    a.input_dtypes = "float;float";
+    a.input_shapes = "8,16;16,32";
+    a.call_stack = "app.cpp(1): main";
+    a.sequence_nr = static_cast<std::int64_t>(step);
+    msprof::record_function mm("aten::mm", a);
+    { msprof::scoped_enqueue q("aten::mm", step); }
+    std::thread worker([&] {
+      msprof::scoped_dequeue d("aten::mm", step);
+      msprof::op_attributes b;
+      b.sequence_nr = a.sequence_nr;
+      b.fwd_thread_id = main_tid;
+      msprof::record_function backward("MmBackward0", b);
+      mstxMarkA("launch", nullptr);
+    });
+    worker.join();
+    msprof::memory_event m;
+    m.ptr = 4096;
+    m.alloc_size = 1024;
+    m.total_allocated = m.total_active = 1024;
+    m.total_reserved = 4096;
+    msprof::record_memory(m);
+    m.data_type = 1;  // free
+    m.alloc_size = -1024;
+    m.total_allocated = 0;
+    msprof::record_memory(m);
+    m.data_type = 2;  // block free
+    m.total_active = 0;
+    msprof::record_memory(m);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,6 +173,7 @@ int main(int argc, char** argv) {
   if (mode == "kill-me") return kill_me();
   if (mode == "burst" && argc > 2) return burst(std::atol(argv[2]));
   if (mode == "ranges") return ranges_until_killed();
+  if (mode == "framework") return framework();
   mstxMarkA("hello launcher", nullptr);
   const mstxRangeId r = mstxRangeStartA("work", nullptr);
   std::this_thread::sleep_for(std::chrono::milliseconds(2));

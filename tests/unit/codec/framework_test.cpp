@@ -192,3 +192,25 @@ TEST_CASE("framework: the golden FRAMEWORK files decode without warnings, with t
   CHECK(rec.python_funcs.size() == 4);
   CHECK(rec.python_hashes.size() == 2);
 }
+
+TEST_CASE("framework: encoding the decoded golden op_range, op_mark and memory_usage files gives their bytes back") {
+  const std::string dir = std::string(MSPROF_TEST_DATA_DIR) +
+                          "/golden-pt/pt_memory/input/worker0_6060_20260101120000000_ascend_pt/FRAMEWORK/";
+  for (const char* f : {"torch.op_range", "torch.op_mark", "torch.memory_usage"}) {
+    CAPTURE(f);
+    std::ifstream in(dir + f, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string b = ss.str();
+    REQUIRE(!b.empty());
+    fw::records rec;
+    std::vector<std::string> warnings;
+    fw::decode(fw::kind_of(f), reinterpret_cast<const unsigned char*>(b.data()), b.size(), f, rec, warnings);
+    REQUIRE(warnings.empty());
+    std::string out;
+    for (const auto& r : rec.ops) fw::encode(r, out);
+    for (const auto& r : rec.marks) fw::encode(r, out);
+    for (const auto& r : rec.memory) fw::encode(r, out);
+    CHECK(out == b);
+  }
+}

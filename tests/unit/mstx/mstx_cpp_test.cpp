@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -35,6 +37,10 @@ static_assert(std::is_empty_v<msprof::unique_range_in<noisy>>);
 static_assert(sizeof(msprof::scoped_range) == sizeof(mstxRangeId), "no heap, only the id");
 static_assert(noexcept(msprof::mark("x")));
 static_assert(noexcept(msprof::markf("{}", 1)));
+static_assert(!std::is_copy_constructible_v<msprof::record_function>);
+static_assert(!std::is_move_constructible_v<msprof::record_function>);
+static_assert(std::is_nothrow_constructible_v<msprof::record_function, const char*>);
+static_assert(noexcept(msprof::record_memory({})));
 
 namespace {
 void instrumented_function() { MSPROF_FUNC_RANGE(); }
@@ -197,4 +203,90 @@ TEST_CASE("a typed domain filtered out is skipped inline and records again when 
   s.stop();
   REQUIRE(s.rec->find("kept literal") != nullptr);
   CHECK(s.rec->find("kept literal")->domain == "flt_cpp");
+}
+
+TEST_CASE("record_function, queue marks and memory events: idle one load + branch, collected as framework records") {
+  CHECK(static_cast<bool>(msprof_mstx_context_v0_1.extFwNow) == false);  // idle: NULL slot
+  {
+    msprof::record_function idle("idle op");
+    CHECK_FALSE(idle.active());
+    msprof::scoped_enqueue q("idle op", 1);
+    msprof::record_memory({});
+  }
+  session_guard s;
+  REQUIRE(s.ok);
+  CHECK(static_cast<bool>(msprof_mstx_context_v0_1.extFwNow));
+  const auto main_tid = msprof::collect::current_tid();
+  std::uint32_t worker_tid = 0;
+  {
+    msprof::op_attributes a;
+    a.input_dtypes = "float";
+    a.input_shapes = "4,4";
+    a.call_stack = "a.cpp(1): f;b.cpp(2): g";
+    a.sequence_nr = 7;
+    a.scope = 1;
+    const std::string long_name(20000, 'x');  // cut at collect::fw_max_field
+    msprof::record_function outer("outer op", a);
+    CHECK(outer.active());
+    { msprof::record_function inner(long_name); }
+    msprof::scoped_enqueue q("outer op", 42);
+    std::thread t([&] {
+      worker_tid = msprof::collect::current_tid();
+      msprof::scoped_dequeue d("outer op", 42);
+      msprof::op_attributes b;
+      b.fwd_thread_id = main_tid;
+      msprof::record_function bw("backward op", b);
+    });
+    t.join();
+    msprof::memory_event m;
+    m.ptr = 64;
+    m.alloc_size = -32;
+    m.device_index = 3;
+    m.allocator_type = 1;
+    msprof::record_memory(m);
+  }
+  s.stop();
+  CHECK(static_cast<bool>(msprof_mstx_context_v0_1.extFwNow) == false);
+  auto ops = s.rec->fw_ops();
+  REQUIRE(ops.size() == 3);
+  // Each thread's ops in the order they ended; threads in any order.
+  std::map<std::string, recorded_fw> by_name;
+  for (auto& o : ops) by_name[o.name.substr(0, 20)] = o;
+  const auto& inner = by_name[std::string(20, 'x')];
+  CHECK(inner.name == std::string(msprof::collect::fw_max_field, 'x'));
+  CHECK(inner.op.seq == -1);
+  CHECK(inner.dtypes.empty());
+  const auto& backward = by_name["backward op"];
+  CHECK(backward.op.tid == worker_tid);
+  CHECK(backward.op.fwd_tid == main_tid);
+  const auto& outer = by_name["outer op"];
+  CHECK(outer.op.tid == main_tid);
+  CHECK(outer.op.seq == 7);
+  CHECK(outer.op.scope == 1);
+  CHECK(outer.dtypes == "float");
+  CHECK(outer.shapes == "4,4");
+  CHECK(outer.stack == "a.cpp(1): f;b.cpp(2): g");
+  CHECK(outer.op.start <= inner.op.start);
+  CHECK(inner.op.end <= outer.op.end);
+  const auto marks = s.rec->fw_marks();
+  REQUIRE(marks.size() == 4);
+  std::multiset<std::uint64_t> categories;
+  for (const auto& m : marks) {
+    categories.insert(m.mark.category);
+    CHECK(m.name == "outer op");
+    CHECK(m.mark.corr_id == 42);
+    CHECK(m.mark.tid == (m.mark.category < 2 ? main_tid : worker_tid));
+  }
+  CHECK(categories == std::multiset<std::uint64_t>{0, 1, 2, 3});
+  const auto mem = s.rec->fw_memory();
+  REQUIRE(mem.size() == 1);
+  CHECK(mem[0].ptr == 64);
+  CHECK(mem[0].alloc_size == -32);
+  CHECK(mem[0].device_type == 20);
+  CHECK(mem[0].device_index == 3);
+  CHECK(mem[0].allocator_type == 1);
+  CHECK(mem[0].tid == main_tid);
+  const auto l = msprof::collect::losses();
+  CHECK(l.complete());
+  CHECK(l.collected == 8);
 }

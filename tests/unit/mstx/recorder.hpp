@@ -19,6 +19,13 @@ struct recorded_tx {
   bool stream;
 };
 
+/// A framework op or queue mark with its strings copied.
+struct recorded_fw {
+  msprof::collect::fw_op_record op;  // string views cleared
+  msprof::collect::fw_mark_record mark;
+  std::string name, dtypes, shapes, stack;
+};
+
 class recorder : public msprof::collect::record_sink {
  public:
   void write_tx(const msprof::collect::tx_record& r) override {
@@ -35,7 +42,35 @@ class recorder : public msprof::collect::record_sink {
     std::lock_guard<std::mutex> l(m_);
     steps_.push_back(r);
   }
+  void write_fw_op(const msprof::collect::fw_op_record& r) override {
+    std::lock_guard<std::mutex> l(m_);
+    recorded_fw f{r, {}, std::string(r.name), std::string(r.dtypes), std::string(r.shapes), std::string(r.stack)};
+    f.op.name = f.op.dtypes = f.op.shapes = f.op.stack = {};
+    ops_.push_back(std::move(f));
+  }
+  void write_fw_mark(const msprof::collect::fw_mark_record& r) override {
+    std::lock_guard<std::mutex> l(m_);
+    recorded_fw f{{}, r, std::string(r.name), {}, {}, {}};
+    f.mark.name = {};
+    marks_.push_back(std::move(f));
+  }
+  void write_fw_memory(const msprof::collect::fw_memory_record& r) override {
+    std::lock_guard<std::mutex> l(m_);
+    fw_mem_.push_back(r);
+  }
   void flush() override { ++flushes_; }
+  std::vector<recorded_fw> fw_ops() {
+    std::lock_guard<std::mutex> l(m_);
+    return ops_;
+  }
+  std::vector<recorded_fw> fw_marks() {
+    std::lock_guard<std::mutex> l(m_);
+    return marks_;
+  }
+  std::vector<msprof::collect::fw_memory_record> fw_memory() {
+    std::lock_guard<std::mutex> l(m_);
+    return fw_mem_;
+  }
   std::vector<recorded_tx> tx() {
     std::lock_guard<std::mutex> l(m_);
     return tx_;
@@ -61,6 +96,8 @@ class recorder : public msprof::collect::record_sink {
   std::vector<recorded_tx> tx_;
   std::vector<msprof::collect::mem_record> mem_;
   std::vector<msprof::collect::step_record> steps_;
+  std::vector<recorded_fw> ops_, marks_;
+  std::vector<msprof::collect::fw_memory_record> fw_mem_;
 };
 
 // Starts the default collector with a fresh recorder; stops it at scope end.

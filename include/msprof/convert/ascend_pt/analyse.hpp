@@ -195,6 +195,10 @@ struct analyse_result {
   std::vector<std::string> warnings;
 };
 
+/// Which framework's directory `dir` names, by its suffix (a trailing '/' allowed).
+enum class framework_kind { none, torch_npu /* *_ascend_pt */, mindspore /* *_ascend_ms */ };
+framework_kind framework_of(const std::string& dir);
+
 /// The `*_ascend_pt` (torch_npu) and `*_ascend_ms` (MindSpore) directories at
 /// `dir`: itself when its name ends so, else its subdirectories that do (sorted).
 std::vector<std::string> find_pt_dirs(const std::string& dir);

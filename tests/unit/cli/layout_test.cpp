@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// The launcher's --layout: a program using msprof::record_function run with
+// --layout=ascend_pt leaves torch_npu's {worker}_{pid}_{ts}_ascend_pt directory
+// (PROF_, FRAMEWORK/, profiler_info), analysed into ASCEND_PROFILER_OUTPUT/
+// with its ops and steps on the threads that ran them; ascend_ms names it as
+// MindSpore does; an unknown layout is refused before anything runs.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <msprof/codec/framework.hpp>
+
+#include "cli_helpers.hpp"
+
+namespace fs = std::filesystem;
+namespace fw = msprof::codec::framework;
+
+#if defined(MSPROF_TEST_CLI) && defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+namespace {
+
+using namespace msprof_cli_test;
+
+fs::path only_dir_in(const fs::path& out) {
+  std::vector<fs::path> v;
+  for (const auto& e : fs::directory_iterator(out)) v.push_back(e.path());
+  REQUIRE(v.size() == 1);
+  return v[0];
+}
+
+// As in cli_test.cpp: no LeakSanitizer in the application (its tracer crashes
+// on the injection library's dynamic TLS); no effect without sanitizers.
+std::string app(const std::string& args) {
+  return std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " " + args;
+}
+
+}  // namespace
+
+TEST_CASE("cli: --layout=ascend_pt: record_function ops become an ascend_pt directory analysed into ASCEND_PROFILER_OUTPUT") {
+  sandbox s;
+  const auto out = s.root / "out";
+  auto r = s.run({"--output=" + out.string(), "--layout=ascend_pt", app("framework")});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  const fs::path dir = only_dir_in(out);
+  CHECK(std::regex_match(dir.filename().string(), std::regex(".+_[0-9]+_[0-9]{17}_ascend_pt")));
+  CHECK(!prof_dir_in(dir).empty());
+  CHECK(fs::exists(dir / "profiler_info.json"));
+  CHECK(fs::exists(dir / "profiler_metadata.json"));
+  CHECK(r.out.find("operator_details.csv") != std::string::npos);
+
+  fw::records rec;
+  std::vector<std::string> warnings;
+  for (const char* f : {"torch.op_range", "torch.op_mark", "torch.memory_usage"}) {
+    const std::string b = slurp(dir / "FRAMEWORK" / f);
+    REQUIRE(!b.empty());
+    fw::decode(fw::kind_of(f), reinterpret_cast<const unsigned char*>(b.data()), b.size(), f, rec, warnings);
+  }
+  CHECK(warnings.empty());
+  std::map<std::string, std::vector<const fw::op_range*>> ops;
+  for (const auto& o : rec.ops) ops[o.name].push_back(&o);
+  REQUIRE(ops["aten::mm"].size() == 2);
+  REQUIRE(ops["MmBackward0"].size() == 2);
+  REQUIRE(ops["ProfilerStep#1"].size() == 1);
+  const std::uint64_t main_tid = ops["aten::mm"][0]->start_tid;
+  CHECK(ops["ProfilerStep#1"][0]->start_tid == main_tid);
+  CHECK(ops["aten::mm"][0]->input_shapes == "8,16;16,32");
+  for (const auto* b : ops["MmBackward0"]) {
+    CHECK(b->start_tid != main_tid);
+    CHECK(b->fwd_tid == main_tid);
+  }
+  CHECK(rec.marks.size() == 8);
+  CHECK(rec.memory.size() == 6);
+
+  const auto details = slurp(dir / "ASCEND_PROFILER_OUTPUT" / "operator_details.csv");
+  CHECK(details.find("aten::mm,\"8,16;\r\n16,32\"") != std::string::npos);
+  CHECK(details.find("MmBackward0,") != std::string::npos);
+  CHECK(details.find("ProfilerStep#") == std::string::npos);  // steps are not operators
+  CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "analyse.done"));
+  CHECK(r.err.find("warning") == std::string::npos);  // every call accounted for
+}
+
+TEST_CASE("cli: --layout=ascend_ms names the directory as MindSpore does, --export=off leaves it unanalysed") {
+  sandbox s;
+  const auto out = s.root / "out";
+  auto r = s.run({"--output=" + out.string(), "--layout=ascend_ms", "--export=off", app("framework")});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  const fs::path dir = only_dir_in(out);
+  CHECK(std::regex_match(dir.filename().string(), std::regex(".+_[0-9]+_[0-9]{17}_ascend_ms")));
+  CHECK(r.out.find(dir.string()) != std::string::npos);
+  CHECK(fs::exists(dir / "FRAMEWORK" / "torch.op_range"));
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT"));
+}
+
+TEST_CASE("cli: --layout with an unknown name is a usage error and runs nothing") {
+  sandbox s;
+  const auto out = s.root / "out";
+  auto r = s.run({"--output=" + out.string(), "--layout=ascend", app("framework")});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--layout") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}
+#endif
