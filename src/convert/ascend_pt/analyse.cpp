@@ -35,19 +35,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// csv.writer text of a header and rows (CRLF).
-std::string csv_crlf(const std::vector<std::string>& header, const std::vector<table::row>& rows) {
+/// csv.writer text of a header and rows (CRLF), handed to `put` a MiB at a time.
+template <class Put>
+result<void> csv_crlf(const table& t, Put put) {
   std::string out;
-  const auto line = [&](const table::row& cells) {
+  const auto line = [&](const table::row& cells) -> result<void> {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       if (i) out += ',';
       append_csv_cell(out, cells[i]);
     }
     out += "\r\n";
+    if (out.size() < (1u << 20)) return {};
+    auto r = put(out);
+    out.clear();
+    return r;
   };
-  line(header);
-  for (const auto& r : rows) line(r);
-  return out;
+  MSPROF_TRY(line(t.header));
+  for (const auto& r : t.rows) MSPROF_TRY(line(r));
+  return put(out);
 }
 
 /// The kernel view (torch_npu KernelViewParser): op_summary's columns, 8 of
@@ -545,22 +550,24 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l) {
   return {};
 }
 
-/// torch_npu's text tables, in its file order; `incomplete` counts the
-/// allocations without their free records.
-std::vector<table> text_tables(linked& l, std::size_t& incomplete) {
-  std::vector<table> tables;
+/// torch_npu's text tables, in its file order, each handed to `use` and then
+/// dropped (a big run's operator_details and kernel_details are each a large
+/// part of the memory); `incomplete` counts the allocations without their free
+/// records. `use` returns its status; the first error stops.
+template <class Use>
+result<void> each_text_table(linked& l, std::size_t& incomplete, Use use) {
   const auto& info = l.d.info;
-  if (auto k = kernel_details(l.m, info, l.steps)) tables.push_back(std::move(*k));
-  if (auto od = operator_details(l.rel)) tables.push_back(std::move(*od));
+  const auto give = [&](std::optional<table>&& t) -> result<void> { return t ? use(std::move(*t)) : result<void>(); };
+  MSPROF_TRY(give(kernel_details(l.m, info, l.steps)));
+  MSPROF_TRY(give(operator_details(l.rel)));
   if (info.level == "Level1" || info.level == "Level2") {
-    tables.push_back(op_statistic(l.m));
-    tables.push_back(api_statistic(l.m));
+    MSPROF_TRY(give(op_statistic(l.m)));
+    MSPROF_TRY(give(api_statistic(l.m)));
   }
-  if (info.level != "Level_none") tables.push_back(task_time(l.m));
-  if (auto s = step_trace_time(l.m, l.d, l.steps)) tables.push_back(std::move(*s));
-  if (auto om = operator_memory(l.d, l.rel, l.m, incomplete)) tables.push_back(std::move(*om));
-  if (auto mr = memory_record(l.d, l.m)) tables.push_back(std::move(*mr));
-  return tables;
+  if (info.level != "Level_none") MSPROF_TRY(give(task_time(l.m)));
+  MSPROF_TRY(give(step_trace_time(l.m, l.d, l.steps)));
+  MSPROF_TRY(give(operator_memory(l.d, l.rel, l.m, incomplete)));
+  return give(memory_record(l.d, l.m));
 }
 
 }  // namespace
@@ -581,28 +588,28 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   MSPROF_TRY(read_and_link(std::move(pd), l));
   analyse_result res;
   res.warnings = std::move(l.warnings);
-  std::size_t incomplete = 0;
-  const std::vector<table> tables = text_tables(l, incomplete);
-  if (incomplete && wants("text"))
-    res.warnings.push_back(l.d.dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
-                           " memory record(s) are incomplete (blocks without their free records)");
   auto out = outfile::dir::make((fs::path(dir) / "ASCEND_PROFILER_OUTPUT").string());
   if (!out) return out.err();
   for (auto& n : out->remove_stale_temps()) res.warnings.push_back(std::move(n));
   res.output_dir = out->path();
-  const auto write = [&](const std::string& name, const std::string& text) -> result<void> {
+  // `fill(put)` hands the file's text to put(text) in pieces.
+  const auto write = [&](const std::string& name, auto fill) -> result<void> {
     auto f = outfile::atomic_file::create(*out, name);
     if (!f) return f.err();
-    MSPROF_TRY(f->write(text));
+    MSPROF_TRY(fill([&](const std::string& text) { return f->write(text); }));
     MSPROF_TRY(f->commit());
     res.files.push_back((fs::path(out->path()) / name).string());
     return {};
   };
-  for (const auto& t : tables) {
-    if (t.rows.empty() || !wants("text")) continue;  // torch_npu writes no file without rows
-    MSPROF_TRY(write(t.name + ".csv", csv_crlf(t.header, t.rows)));
-  }
   if (wants("text")) {
+    std::size_t incomplete = 0;
+    MSPROF_TRY(each_text_table(l, incomplete, [&](table&& t) -> result<void> {
+      if (t.rows.empty()) return {};  // torch_npu writes no file without rows
+      return write(t.name + ".csv", [&](auto put) { return csv_crlf(t, put); });
+    }));
+    if (incomplete)
+      res.warnings.push_back(l.d.dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
+                             " memory record(s) are incomplete (blocks without their free records)");
     MSPROF_TRY(write_trace_view(*out, l.d, l.m, l.rel));
     res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
   }
@@ -611,7 +618,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     if (!dbs) return dbs.err();
     res.files.insert(res.files.end(), dbs->begin(), dbs->end());
   }
-  MSPROF_TRY(write("analyse.done", ""));
+  MSPROF_TRY(write("analyse.done", [](auto) { return result<void>(); }));
   return res;
 }
 
@@ -620,7 +627,11 @@ result<std::string> show_text(const std::string& dir, std::size_t top, bool bold
   MSPROF_TRY(read_and_link(read_pt_dir(dir), l));
   warnings = std::move(l.warnings);
   std::size_t incomplete = 0;
-  const auto tables = text_tables(l, incomplete);
+  std::vector<table> tables;  // the two shown
+  MSPROF_TRY(each_text_table(l, incomplete, [&](table&& t) -> result<void> {
+    if (t.name == "operator_details" || t.name == "step_trace_time") tables.push_back(std::move(t));
+    return {};
+  }));
   const auto find = [&](const char* name) -> const table* {
     for (const auto& t : tables)
       if (t.name == name) return &t;
