@@ -63,49 +63,13 @@
 #include "../instrument/tool_core.hpp"
 #include "clock.hpp"
 #include "framework_ring.hpp"
+#include "options.hpp"
 #include "range_pairer.hpp"
 #include "record_sink.hpp"
 #include "ring_buffer.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace collect {
-
-enum class overflow_policy : std::uint8_t {
-  drop_newest = 0,  // a full ring drops the new event (counted per thread)
-  block = 1,        // wait for the drain (up to block_timeout, 0 = no limit), then drop (counted)
-  grow = 2,         // a larger ring while all rings fit in buffer_limit, then as block
-};
-
-/// All rings together, by default: where `grow` stops growing.
-inline constexpr std::size_t default_buffer_limit = std::size_t{64} << 20;
-
-template <class Clock = auto_clock, std::size_t RingBytes = (std::size_t{1} << 20),
-          overflow_policy Overflow = overflow_policy::grow>
-struct collector_policy {
-  using clock = Clock;
-  static constexpr std::size_t ring_bytes = RingBytes;
-  static constexpr overflow_policy overflow = Overflow;
-};
-using default_policy = collector_policy<>;
-
-struct options {
-  std::vector<std::string> domain_include;  // names; "default" = default domain
-  std::vector<std::string> domain_exclude;  // both set: include wins (warning)
-  std::optional<overflow_policy> overflow;  // runtime override of the policy
-  std::chrono::milliseconds drain_interval{100};
-  std::chrono::microseconds block_timeout{0};  // block/grow: longest wait for room; 0 = while collecting
-  std::size_t ring_bytes = 0;               // 0: the policy's; applies to threads registered later
-  std::size_t buffer_limit = 0;             // all rings together (grow); 0: default_buffer_limit
-  std::shared_ptr<record_sink> sink;        // required
-  std::function<void(const std::string&)> warn;  // warnings (e.g. include+exclude); may be empty
-  // Fill this module's mstx table in-process (msprof_mstx_attach_v0_1). The
-  // injection library sets false: its table is the instrumented program's.
-  bool attach_in_process = true;
-  // Use this calibration (from collect::calibrate) instead of measuring one:
-  // the PROF_ directory's info.json / host_start.log must describe exactly the
-  // clock the records use, and they are written before start().
-  std::optional<clock_calibration> calibration;
-};
 
 template <class Policy>
 class basic_collector {
@@ -775,30 +739,11 @@ class basic_collector {
       case record_kind::step_begin:
         steps_[id] = step_record{id, ts, 0, b.tid};
         break;
-      case record_kind::fw_op: {
-        fw_op_record r;
-        if (!decode_fw_op(p, size, r)) break;
-        r.pid = pid_;
-        r.tid = b.tid;
-        to_sink([&](record_sink& s) { s.write_fw_op(r); }, 1);
+      case record_kind::fw_op:
+      case record_kind::fw_mark:
+      case record_kind::fw_memory:
+        deliver_fw(h.kind, p, size, pid_, b.tid, [&](auto&& write) { to_sink(write, 1); });
         break;
-      }
-      case record_kind::fw_mark: {
-        fw_mark_record r;
-        if (!decode_fw_mark(p, size, r)) break;
-        r.pid = pid_;
-        r.tid = b.tid;
-        to_sink([&](record_sink& s) { s.write_fw_mark(r); }, 1);
-        break;
-      }
-      case record_kind::fw_memory: {
-        fw_memory_record r;
-        if (!decode_fw_memory(p, size, r)) break;
-        r.pid = pid_;
-        r.tid = b.tid;
-        to_sink([&](record_sink& s) { s.write_fw_memory(r); }, 1);
-        break;
-      }
       case record_kind::step_end: {
         auto it = steps_.find(id);
         if (it == steps_.end()) {

@@ -159,6 +159,29 @@ inline bool decode_fw_memory(const unsigned char* p, std::size_t size, fw_memory
   return true;
 }
 
+/// Decodes a framework record of `kind` written by thread `tid` of process
+/// `pid` and hands its sink call to `to_sink(write)` (write(record_sink&)).
+template <class ToSink>
+void deliver_fw(record_kind kind, const unsigned char* p, std::size_t size, std::uint32_t pid, std::uint64_t tid,
+                ToSink&& to_sink) noexcept {
+  const auto give = [&](auto& r, bool decoded, auto write) {
+    if (!decoded) return;
+    r.pid = pid;
+    r.tid = tid;
+    to_sink([&](record_sink& s) { write(s, r); });
+  };
+  if (kind == record_kind::fw_op) {
+    fw_op_record r;
+    give(r, decode_fw_op(p, size, r), [](record_sink& s, const fw_op_record& x) { s.write_fw_op(x); });
+  } else if (kind == record_kind::fw_mark) {
+    fw_mark_record r;
+    give(r, decode_fw_mark(p, size, r), [](record_sink& s, const fw_mark_record& x) { s.write_fw_mark(x); });
+  } else if (kind == record_kind::fw_memory) {
+    fw_memory_record r;
+    give(r, decode_fw_memory(p, size, r), [](record_sink& s, const fw_memory_record& x) { s.write_fw_memory(x); });
+  }
+}
+
 }  // namespace collect
 MSPROF_END_NAMESPACE
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "../collect/collector.hpp"
+#include "../collect/options.hpp"
 #include "../core/abi.hpp"
 
 MSPROF_BEGIN_NAMESPACE
