@@ -100,7 +100,8 @@ std::vector<std::pair<const char*, std::vector<enum_row>>> db_enums() {
 /// TASK_PMU_INFO names: total time and cycles, then every metric of the side's calculator.
 std::vector<std::string> pmu_db_names(const pmu_side& side, const char* prefix) {
   std::vector<std::string> v = {std::string(prefix) + "total_time", std::string(prefix) + "total_cycles"};
-  for (std::size_t k = 0; k < side.calc->size; ++k) v.push_back(prefix + std::string(side.calc->metrics[k].name));
+  for (std::size_t k = 0; k < side.calc->size; ++k)
+    v.push_back(prefix + std::string(codec::aic_metrics::output_name(side.calc->metrics[k].name)));
   return v;
 }
 

@@ -175,7 +175,7 @@ bool unsupported(std::string_view column) {
 
 // The op_summary name of a metric column (the reference's ModifySummaryHeaders).
 std::string summary_name(std::string c) {
-  if (const auto x = c.find("_extra"); x != std::string::npos) return c.substr(0, c.size() - 6);
+  if (am::output_name(c).size() != c.size()) return std::string(am::output_name(c));
   if (c.find("time") != std::string::npos) return c + "(us)";
   if (c.find("bw") != std::string::npos) return c + "(GB/s)";
   if (c.find("datas") != std::string::npos) return c + "(KB)";

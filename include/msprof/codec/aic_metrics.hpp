@@ -184,6 +184,14 @@ inline constexpr event events[] = {
     {0x508, load::mte_in, 0.2},   {0x50a, load::mte_in, 0.05},
 };
 
+/// A metric's name in the parser's outputs: without the "_extra" that tells
+/// PipeUtilizationExct's metrics apart in its tables ("mac_ratio_extra" -> "mac_ratio").
+constexpr std::string_view output_name(std::string_view name) noexcept {
+  constexpr std::string_view extra = "_extra";
+  if (name.size() >= extra.size() && name.substr(name.size() - extra.size()) == extra) name.remove_suffix(extra.size());
+  return name;
+}
+
 inline const group* find_group(std::string_view name) noexcept {
   for (const auto& g : groups)
     if (g.name == name) return &g;
