@@ -191,11 +191,20 @@ pmu_side side_of(std::string_view calc, const std::vector<std::uint32_t>& events
 
 }  // namespace
 
+// Every calculator's metrics fit in pmu_values (the db rows rely on it: a value per name).
+static_assert([] {
+  for (const auto& c : am::calculators)
+    if (c.size > std::tuple_size<decltype(pmu_values::metrics)>::value) return false;
+  return true;
+}());
+
 pmu_values compute_pmu(const pmu_side& side, const pmu_counters& p, std::uint32_t block_num, double freq_mhz,
                        std::uint32_t core_num) {
   pmu_values v;
   // The reference's integer MHz, in Hz, and its operation order (metric_calculator.cpp).
-  const double hz = static_cast<double>(static_cast<std::uint64_t>(freq_mhz) * 1000000u);
+  const double hz = freq_mhz >= 1 && freq_mhz < 4294967296.0  // a u32 MHz there; else no time
+                        ? static_cast<double>(static_cast<std::uint64_t>(freq_mhz) * 1000000u)
+                        : 0.0;
   const double cycles = static_cast<double>(p.total_cycles);
   if (block_num && core_num && hz > 0)
     v.total_time_us = cycles * 1e6 / hz / block_num * static_cast<double>((block_num + core_num - 1) / core_num);

@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -159,7 +159,8 @@ class db_window_writer {
   /// TASK by global task id, then COMPUTE_TASK_INFO by (device, stream, task, start).
   result<void> write_tasks(const model& final);
 
-  /// TASK_PMU_INFO: 30 rows per task (aic then aiv names), by global task id.
+  /// TASK_PMU_INFO: a row per name (`aic_names` aic names, then the aiv ones)
+  /// per task, by global task id.
   result<void> write_pmu(const std::vector<std::int64_t>& name_ids, std::size_t aic_names);
 
   /// OVERLAP_ANALYSIS per device: the merged op intervals, then the free gaps
