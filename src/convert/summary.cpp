@@ -233,7 +233,8 @@ pmu_values compute_pmu(const pmu_side& side, const pmu_counters& p, std::uint32_
         for (std::size_t i = 0; i < m.n; ++i) r += counter(side, p, m.events[i]);
         break;
       case am::formula::fops:
-        if (p.total_cycles)
+      case am::formula::data:
+        if (p.total_cycles || m.kind == am::formula::data)
           for (std::size_t i = 0; i < m.n; ++i) r += 1.0 * counter(side, p, m.events[i]) * m.weight[i];
         break;
     }
