@@ -101,7 +101,7 @@ struct summary_exporter::impl {
 
     {  // op_summary; op_statistic adds the durations up in its row order
       file f(*this, "op_summary", op_summary_header(pmu_ ? &*pmu_ : nullptr), op_rows_.size());
-      std::optional<std::tuple<std::uint32_t, std::int64_t, std::int64_t>> prev;  // device, start and end of the previous row
+      std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
       MSPROF_TRY(op_rows_.drain([&](const task_row_key& k, std::string_view p) {
         op_row h;
         std::memcpy(&h, p.data(), sizeof h);
@@ -110,12 +110,10 @@ struct summary_exporter::impl {
         b.append(p.substr(sizeof h, h.head_size));
         row_text s(b, keys(op_keys_));
         s.open(op_summary_wait_col);
-        op_summary_wait(s,
-                        prev && std::get<0>(*prev) == k.device_id ? std::optional(std::pair(std::get<1>(*prev), std::get<2>(*prev)))
-                                                                  : std::nullopt,
+        op_summary_wait(s, prev && prev->first == k.device_id ? std::optional(prev->second) : std::nullopt,
                         k.start_ns);
         b.append(p.substr(sizeof h + h.head_size));
-        prev = {k.device_id, k.start_ns, h.end_ns};
+        prev = {k.device_id, h.end_ns};
       }));
       MSPROF_TRY(f.close(r.files));
     }

@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -308,12 +307,9 @@ void op_summary_head(Cells& s, const device_task& t) {
 }
 
 template <class Cells>
-void op_summary_wait(Cells& s, std::optional<std::pair<std::int64_t, std::int64_t>> prev, std::int64_t start_ns) {
-  if (!prev) return s.raw("0");
-  // The reference subtracts the printed start and duration cells, parsed back
-  // into doubles (at 1.7e15 µs a double's step is 0.25 µs), and prints "%f".
-  auto parsed = [](const std::string& text) { return std::strtod(text.c_str(), nullptr); };
-  const double wait = parsed(ts_us(start_ns)) - parsed(ts_us(prev->first)) - parsed(dur_us_fixed3(prev->second - prev->first));
+void op_summary_wait(Cells& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns) {
+  if (!prev_end_ns) return s.raw("0");
+  const double wait = detail::dur_us(*prev_end_ns, start_ns);
   s.fixed6(wait > 0 ? wait : 0.0);
 }
 
@@ -369,7 +365,7 @@ table op_summary(const model& m) {
   for (const device_task* task : op_summary_tasks(m)) {
     add_row(t, [&](auto& s) {
       op_summary_head(s, *task);
-      op_summary_wait(s, prev && prev->device_id == task->device_id ? std::optional(std::pair(prev->start_ns, prev->end_ns)) : std::nullopt,
+      op_summary_wait(s, prev && prev->device_id == task->device_id ? std::optional(prev->end_ns) : std::nullopt,
                       task->start_ns);
       op_summary_tail(s, *task, m.device(task->device_id), &pmu);
     });
@@ -589,14 +585,14 @@ std::string json_text(const table& t, std::size_t first, std::size_t last) {
 
 // The row formatters for the two cell writers.
 template void op_summary_head<row_text>(row_text&, const device_task&);
-template void op_summary_wait<row_text>(row_text&, std::optional<std::pair<std::int64_t, std::int64_t>>, std::int64_t);
+template void op_summary_wait<row_text>(row_text&, std::optional<std::int64_t>, std::int64_t);
 template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, const pmu_columns*);
 template void task_time_row<row_text>(row_text&, const device_task&);
 template void msprof_tx_row<row_text>(row_text&, const mstx_event&, bool);
 template void step_trace_row<row_text>(row_text&, const iteration&);
 template void mstx_mem_row<row_text>(row_text&, const mstx_mem_event&);
 template void op_summary_head<cell_list>(cell_list&, const device_task&);
-template void op_summary_wait<cell_list>(cell_list&, std::optional<std::pair<std::int64_t, std::int64_t>>, std::int64_t);
+template void op_summary_wait<cell_list>(cell_list&, std::optional<std::int64_t>, std::int64_t);
 template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_spec*, const pmu_columns*);
 template void task_time_row<cell_list>(cell_list&, const device_task&);
 template void msprof_tx_row<cell_list>(cell_list&, const mstx_event&, bool);

@@ -212,9 +212,9 @@ template <class Cells>
 void op_summary_head(Cells& s, const device_task& t);
 
 /// The wait cell: start minus the end of the previous op of the same device
-/// (`prev`: its start and end; none for a device's first op), never negative.
+/// (prev_end_ns; none for a device's first op), never negative.
 template <class Cells>
-void op_summary_wait(Cells& s, std::optional<std::pair<std::int64_t, std::int64_t>> prev, std::int64_t start_ns);
+void op_summary_wait(Cells& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns);
 
 /// op_summary columns after the wait cell (then the PMU ones of `pmu`; `dev`
 /// is the task's device, nullptr when unknown).
@@ -402,14 +402,14 @@ std::string json_text(const table& t, std::size_t first = 0, std::size_t last = 
 
 // The two cell writers' instantiations are in summary.cpp and summary_statistic.cpp.
 extern template void op_summary_head<row_text>(row_text&, const device_task&);
-extern template void op_summary_wait<row_text>(row_text&, std::optional<std::pair<std::int64_t, std::int64_t>>, std::int64_t);
+extern template void op_summary_wait<row_text>(row_text&, std::optional<std::int64_t>, std::int64_t);
 extern template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, const pmu_columns*);
 extern template void task_time_row<row_text>(row_text&, const device_task&);
 extern template void msprof_tx_row<row_text>(row_text&, const mstx_event&, bool);
 extern template void step_trace_row<row_text>(row_text&, const iteration&);
 extern template void mstx_mem_row<row_text>(row_text&, const mstx_mem_event&);
 extern template void op_summary_head<cell_list>(cell_list&, const device_task&);
-extern template void op_summary_wait<cell_list>(cell_list&, std::optional<std::pair<std::int64_t, std::int64_t>>, std::int64_t);
+extern template void op_summary_wait<cell_list>(cell_list&, std::optional<std::int64_t>, std::int64_t);
 extern template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_spec*, const pmu_columns*);
 extern template void task_time_row<cell_list>(cell_list&, const device_task&);
 extern template void msprof_tx_row<cell_list>(cell_list&, const mstx_event&, bool);

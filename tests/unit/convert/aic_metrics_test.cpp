@@ -42,6 +42,22 @@ std::vector<std::string> split(const std::string& line, char sep) {
 
 using pmu_rows = std::map<std::tuple<long long, long long, std::string>, double>;
 
+/// CSV text without the Task Wait Time cells, which msprof computes exactly
+/// from the ns times where the reference is off by up to 0.25 µs (docs/formats.md,
+/// deliberate difference 13). The cells before it hold no quoted comma here.
+std::string without_wait(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < cv::op_summary_wait_col && at != std::string::npos; ++i) at = line.find(',', at + 1);
+    const std::size_t end = at == std::string::npos ? at : line.find(',', at + 1);
+    if (end != std::string::npos) line.erase(at + 1, end - at - 1);
+    out += line + '\n';
+  }
+  return out;
+}
+
 /// TASK_PMU_INFO by (stream, task, name); global task ids are left out (the
 /// reference numbers tasks in its own order).
 pmu_rows task_pmu_info(const golden::fs::path& db_path) {
@@ -78,7 +94,7 @@ pmu_rows expected_task_pmu_info(const std::string& c) {
 
 }  // namespace
 
-TEST_CASE("aic metrics: every group's op_summary is byte-identical to the reference") {
+TEST_CASE("aic metrics: every group's op_summary is byte-identical to the reference (but Task Wait Time)") {
   for (const auto& g : am::groups) {
     const std::string c = case_of(g);
     CAPTURE(c);
@@ -89,7 +105,9 @@ TEST_CASE("aic metrics: every group's op_summary is byte-identical to the refere
     const auto ours = golden::output(t.prof, "op_summary", "csv");
     REQUIRE(!ours.empty());
     const std::string got = golden::slurp(ours);
-    CHECK(got == golden::slurp(golden::case_dir(c) / "expected" / "op_summary.csv"));
+    const std::string want = golden::slurp(golden::case_dir(c) / "expected" / "op_summary.csv");
+    CHECK(without_wait(got) == without_wait(want));
+    CHECK(without_wait(got) != got);  // the wait cells were cut
     // The PMU columns are the ones pmu_columns names (the show and db paths use it too).
     auto m = cv::load_model(t.prof.string());
     REQUIRE(m.has_value());
