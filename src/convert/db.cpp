@@ -97,15 +97,12 @@ std::vector<std::pair<const char*, std::vector<enum_row>>> db_enums() {
   };
 }
 
-const char* const* pmu_db_names() {
-  static const char* const names[] = {
-      "aic_total_time", "aic_total_cycles", "aic_vec_time", "aic_vec_ratio", "aic_mac_time", "aic_mac_ratio",
-      "aic_scalar_time", "aic_scalar_ratio", "aic_mte1_time", "aic_mte1_ratio", "aic_mte2_time", "aic_mte2_ratio",
-      "aic_mte3_time", "aic_mte3_ratio", "aic_icache_miss_rate", "aiv_total_time", "aiv_total_cycles",
-      "aiv_vec_time", "aiv_vec_ratio", "aiv_mac_time", "aiv_mac_ratio", "aiv_scalar_time", "aiv_scalar_ratio",
-      "aiv_mte1_time", "aiv_mte1_ratio", "aiv_mte2_time", "aiv_mte2_ratio", "aiv_mte3_time", "aiv_mte3_ratio",
-      "aiv_icache_miss_rate"};
-  return names;
+/// TASK_PMU_INFO names: total time and cycles, then every metric of the side's calculator.
+std::vector<std::string> pmu_db_names(const pmu_side& side, const char* prefix) {
+  std::vector<std::string> v = {std::string(prefix) + "total_time", std::string(prefix) + "total_cycles"};
+  for (std::size_t k = 0; k < side.calc->size; ++k)
+    v.push_back(prefix + std::string(codec::aic_metrics::output_name(side.calc->metrics[k].name)));
+  return v;
 }
 
 /// Compact rows the sorters carry: numbers as their bytes, strings after a u32 length.
@@ -321,10 +318,14 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(open());
   const auto& s = final.session;
   // Registration order follows the reference: mstx (done), PMU names, APIs, tasks, compute info.
-  const bool pmu = any_pmu_ && has_pipe_pmu(final);
-  std::int64_t pmu_name_ids[30] = {};
-  if (pmu)
-    for (int i = 0; i < 30; ++i) pmu_name_ids[i] = ids_.id(detail::pmu_db_names()[i]);
+  const bool pmu = any_pmu_ && pmu_cols_ && !pmu_cols_->empty();
+  std::vector<std::int64_t> pmu_name_ids;
+  std::size_t aic_names = 0;
+  if (pmu) {
+    for (const auto& n : detail::pmu_db_names(pmu_cols_->aic, "aic_")) pmu_name_ids.push_back(ids_.id(n));
+    aic_names = pmu_name_ids.size();
+    for (const auto& n : detail::pmu_db_names(pmu_cols_->aiv, "aiv_")) pmu_name_ids.push_back(ids_.id(n));
+  }
   if (apis_.size()) {
     auto& r = rows_of("CANN_API");
     MSPROF_TRY(apis_.drain([&](const detail::id_key& k, std::string_view payload) {
@@ -337,7 +338,7 @@ result<void> db_window_writer::finish(const model& final) {
   }
   if (tasks_.size()) {
     MSPROF_TRY(write_tasks(final));
-    if (pmu) MSPROF_TRY(write_pmu(pmu_name_ids));
+    if (pmu) MSPROF_TRY(write_pmu(pmu_name_ids, aic_names));
     for (const auto& d : s.devices) {
       auto& f = rows_of("AICORE_FREQ");
       for (auto ts : {s.start_ns, s.end_ns})
@@ -444,20 +445,20 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
   }
   compute_.push({t.start_ns, t.global_task_id, t.device_id, t.stream_id, t.task_id, 0}, buf_);
 
-  if (!t.pmu || !has_pipe_pmu(w)) return;
+  if (!t.pmu) return;
+  if (!pmu_cols_) pmu_cols_ = pmu_columns::of(w.session);
   const bool aic = detail::is_aic(op.ge_task_type), aiv = detail::is_aiv(op.ge_task_type);
   const device_spec* dev = w.device(t.device_id);
-  if ((!aic && !aiv) || !dev) return;
-  const auto pm = compute_pipe(*t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
+  if (pmu_cols_->empty() || (!aic && !aiv) || !dev) return;
+  const pmu_side& side = aic ? pmu_cols_->aic : pmu_cols_->aiv;
+  const auto v = compute_pmu(side, *t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
+  // Times in ns, as the reference stores them.
   buf_.clear();
   detail::put(buf_, static_cast<std::uint8_t>(aic));
-  detail::put(buf_, pm.total_time_us * 1000.0);
-  detail::put(buf_, pm.total_cycles);
-  for (std::size_t i = 0; i < 6; ++i) {
-    detail::put(buf_, pm.time_us[i] * 1000.0);
-    detail::put(buf_, pm.ratio[i]);
-  }
-  detail::put(buf_, pm.icache_miss_rate);
+  detail::put(buf_, v.total_time_us * 1000.0);
+  detail::put(buf_, static_cast<double>(t.pmu->total_cycles));
+  for (std::size_t k = 0; k < v.size; ++k)
+    detail::put(buf_, side.calc->metrics[k].kind == codec::aic_metrics::formula::time ? v.metrics[k] * 1000.0 : v.metrics[k]);
   pmu_.push({t.global_task_id}, buf_);
 }
 
@@ -491,20 +492,18 @@ result<void> db_window_writer::write_tasks(const model& final) {
   });
 }
 
-/// TASK_PMU_INFO: 30 rows per task (aic then aiv names), by global task id.
-result<void> db_window_writer::write_pmu(const std::int64_t (&name_ids)[30]) {
+/// TASK_PMU_INFO: a row per name (aic then aiv names) per task, by global
+/// task id; the side the task did not run on reads 0.
+result<void> db_window_writer::write_pmu(const std::vector<std::int64_t>& name_ids, std::size_t aic_names) {
   auto& p = rows_of("TASK_PMU_INFO");
   return pmu_.drain([&](const detail::id_key& k, std::string_view payload) {
     detail::row_reader in{payload};
     const bool aic = in.get<std::uint8_t>() != 0;
-    std::array<std::tuple<std::int64_t, std::int64_t, double>, 30> rows;
-    for (std::size_t i = 0; i < 15; ++i) {
-      const double v = in.get<double>();
-      const auto id = static_cast<std::int64_t>(k.id);
-      rows[i] = {id, name_ids[i], aic ? v : 0.0};
-      rows[15 + i] = {id, name_ids[15 + i], aic ? 0.0 : v};
+    const auto id = static_cast<std::int64_t>(k.id);
+    for (std::size_t i = 0; i < name_ids.size(); ++i) {
+      const bool mine = (i < aic_names) == aic;
+      p.row(id, name_ids[i], mine ? in.get<double>() : 0.0);
     }
-    p.rows(rows);
   });
 }
 

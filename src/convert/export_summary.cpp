@@ -29,7 +29,6 @@ struct summary_exporter::impl {
         mem_rows_(prof_dir, budget_),
         api_(prof_dir, budget_) {
     if (o.format == "json") {
-      op_keys_ = row_text::json_keys(op_summary_header(true));
       task_keys_ = row_text::json_keys(task_time_header());
       tx_keys_ = row_text::json_keys(msprof_tx_header());
       mem_keys_ = row_text::json_keys(mstx_mem_header());
@@ -39,7 +38,11 @@ struct summary_exporter::impl {
   result<void> add(const model& w) {
     records_ += detail::record_count(w);
     for (const auto& a : w.apis) api_.add(a);
-    const bool pipe = has_pipe_pmu(w);
+    // Every window has the same session: the PMU columns (and JSON keys) are set once.
+    if (!pmu_) {
+      pmu_ = pmu_columns::of(w.session);
+      if (o_.format == "json") op_keys_ = row_text::json_keys(op_summary_header(&*pmu_));
+    }
     std::string& b = scratch_;
     for (const auto& t : w.tasks) {
       const auto k = task_row_key::of(t);
@@ -58,7 +61,7 @@ struct summary_exporter::impl {
       const op_row h{t.end_ns, op_groups_.group_of(t), static_cast<std::uint32_t>(b.size() - sizeof(op_row))};
       std::memcpy(&b[0], &h, sizeof h);
       o.open(op_summary_wait_col + 1);
-      op_summary_tail(o, t, w.device(t.device_id), pipe);
+      op_summary_tail(o, t, w.device(t.device_id), &*pmu_);
       o.close();
       op_rows_.push(k, b);
     }
@@ -97,7 +100,7 @@ struct summary_exporter::impl {
       return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to summarize");
 
     {  // op_summary; op_statistic adds the durations up in its row order
-      file f(*this, "op_summary", op_summary_header(has_pipe_pmu(final)), op_rows_.size());
+      file f(*this, "op_summary", op_summary_header(pmu_ ? &*pmu_ : nullptr), op_rows_.size());
       std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
       MSPROF_TRY(op_rows_.drain([&](const task_row_key& k, std::string_view p) {
         op_row h;
@@ -270,6 +273,7 @@ struct summary_exporter::impl {
   std::string prof_dir_;
   std::size_t budget_;
   std::vector<std::string> op_keys_, task_keys_, tx_keys_, mem_keys_;  // JSON object keys; empty for CSV
+  std::optional<pmu_columns> pmu_;  // op_summary's PMU columns, from the first window
   spill_sorter<task_row_key> op_rows_, task_rows_;
   spill_sorter<tx_key> tx_rows_;
   spill_sorter<arrival_key> mem_rows_;

@@ -139,7 +139,12 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     di.ai_core_num = d.ai_core_num ? d.ai_core_num : 1;
     di.aiv_num = d.aiv_num ? d.aiv_num : 1;
     s.devices.push_back(di);
-    if (s.ai_core_metrics.empty()) s.ai_core_metrics = d.aic_metrics;
+    if (s.ai_core_metrics.empty() && s.aiv_metrics.empty()) {
+      s.ai_core_metrics = d.aic_metrics;
+      s.aiv_metrics = d.aiv_metrics;
+      s.aic_events = d.events;
+      s.aiv_events = d.aiv_events;
+    }
     if (s.platform_version.empty()) s.platform_version = json_text_of(d.info.get("platform_version"));
   }
   stream_join::options jo;

@@ -247,7 +247,8 @@ struct show_collector::impl {
     std::string out = final.session.prof_dir + "\n" + collection_summary(final, counts_) + "\n\n";
     if (ops_.size() != 0) {
       table ops;
-      ops.header = op_summary_header(has_pipe_pmu(final));
+      const pmu_columns pmu = pmu_columns::of(final.session);
+      ops.header = op_summary_header(&pmu);
       std::sort_heap(top_ops_.begin(), top_ops_.end(), ranks_before);
       for (auto& o : top_ops_) ops.rows.push_back(std::move(o.row));
       out += render_table("Op summary (top " + std::to_string(top_) + " by duration)", ops, {0, 4, 5, 7, 3, 2, 9, 11},
@@ -315,7 +316,8 @@ struct show_collector::impl {
     cell_list s(o.row);
     op_summary_head(s, t);
     op_summary_wait(s, std::nullopt, t.start_ns);  // not shown
-    op_summary_tail(s, t, w.device(t.device_id), has_pipe_pmu(w));
+    if (!pmu_) pmu_ = pmu_columns::of(w.session);
+    op_summary_tail(s, t, w.device(t.device_id), &*pmu_);
     top_ops_.push_back(std::move(o));
     std::push_heap(top_ops_.begin(), top_ops_.end(), ranks_before);
   }
@@ -323,6 +325,7 @@ struct show_collector::impl {
   std::size_t top_;
   collection_counts counts_;
   std::vector<top_op> top_ops_;
+  std::optional<pmu_columns> pmu_;  ///< op_summary PMU columns, from the first window
   spill_sorter<task_row_key> ops_;
   op_statistic_groups op_groups_;
   api_statistic_stream api_;

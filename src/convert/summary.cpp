@@ -78,10 +78,7 @@ void row_text::fixed6(double v) {
 void row_text::round3(double v) {
   next();
   quote();
-  const std::size_t at = out_.size();
-  fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{:.3f}"), v);
-  while (out_.size() - at > 2 && out_.back() == '0' && out_[out_.size() - 2] != '.') out_.pop_back();
-  if (std::string_view(out_).substr(at) == "-0.0") out_.erase(at, 1);
+  out_ += round3_sql(v);
   quote();
 }
 
@@ -111,7 +108,7 @@ void cell_list::ts(std::int64_t ns) { cells_.push_back(ts_us(ns) + '\t'); }
 void cell_list::us(std::int64_t ns) { cells_.push_back(ts_us(ns)); }
 void cell_list::fixed3(double v) { cells_.push_back(fmt::format("{:.3f}", v)); }
 void cell_list::fixed6(double v) { cells_.push_back(fmt::format("{:.6f}", v)); }
-void cell_list::round3(double v) { cells_.push_back(round3_py(v)); }
+void cell_list::round3(double v) { cells_.push_back(round3_sql(v)); }
 
 void append_row_text(std::string& out, const table::row& cells, const std::vector<std::string>* json_keys) {
   row_text s(out, json_keys);
@@ -148,36 +145,126 @@ bool in_op_summary(const op_info& op) {
 
 }  // namespace detail
 
-pipe_metrics compute_pipe(const pmu_counters& p, std::uint32_t block_num, double freq_mhz, std::uint32_t core_num) {
-  pipe_metrics m;
-  const double block = block_num == 0 ? 1.0 : static_cast<double>(block_num);
-  const double cores = core_num == 0 ? 1.0 : static_cast<double>(core_num);
-  const double waves = std::floor((block + cores - 1) / cores);
-  m.total_cycles = static_cast<double>(p.total_cycles);
-  m.total_time_us = m.total_cycles / freq_mhz / block * waves;
-  // pmuList order in the record: vec, mac, scalar, mte1, mte2, mte3, icache_req, icache_miss.
-  for (int i = 0; i < 6; ++i) {
-    const double c = static_cast<double>(p.events[static_cast<std::size_t>(i)]);
-    // time = ratio * total time: this order reproduces the reference's doubles bit for bit.
-    m.ratio[static_cast<std::size_t>(i)] = p.total_cycles ? c / m.total_cycles : 0.0;
-    m.time_us[static_cast<std::size_t>(i)] = m.ratio[static_cast<std::size_t>(i)] * m.total_time_us;
+namespace {
+
+namespace am = codec::aic_metrics;
+
+// The counter of `event`: its first place in the side's event list (the
+// reference maps events to pmuList slots that way); 0 when not listed.
+double counter(const pmu_side& side, const pmu_counters& p, std::uint32_t event) {
+  for (std::size_t i = 0; i < side.events.size() && i < p.events.size(); ++i)
+    if (side.events[i] == event) return static_cast<double>(p.events[i]);
+  return 0.0;
+}
+
+// Columns the reference removes on chip 5 (metric_processor.cpp UNSUPPORTED_HEADER).
+bool unsupported(std::string_view column) {
+  static constexpr std::string_view names[] = {
+      "aic_vec_ratio", "aic_vec_time", "aiv_mac_ratio", "aiv_mac_time", "aiv_mte1_ratio", "aic_ub_read_bw",
+      "aiv_mte1_time", "aic_ub_write_bw", "aiv_l1_read_bw", "aiv_l1_write_bw", "aic_l0c_read_bw",
+      "aic_l0c_write_bw", "aiv_l0a_read_bw", "aiv_l0a_write_bw", "aiv_l0b_read_bw", "aiv_l0b_write_bw",
+      "aiv_l0c_read_bw_cube", "aiv_l0c_write_bw_cube", "aic_ub_read_bw_mte", "aic_ub_write_bw_mte",
+      "aic_ub_read_bw_vector", "aic_ub_write_bw_vector", "aiv_mac_fp16_ratio", "aiv_mac_int8_ratio",
+      "aic_vec_fp32_ratio", "aic_vec_fp16_ratio", "aic_vec_int32_ratio", "aic_vec_misc_ratio",
+      "aic_vec_fp16_128lane_ratio", "aic_vec_fp16_64lane_ratio", "aic_vec_bankgroup_cflt_ratio",
+      "aic_vec_bank_cflt_ratio", "aic_vec_resc_cflt_ratio", "aic_vector_fops", "aiv_cube_fops",
+      "aiv_fixpipe_ratio", "aiv_fixpipe_time"};
+  return std::find(std::begin(names), std::end(names), column) != std::end(names);
+}
+
+// The op_summary name of a metric column (the reference's ModifySummaryHeaders).
+std::string summary_name(std::string c) {
+  if (am::output_name(c).size() != c.size()) return std::string(am::output_name(c));
+  if (c.find("time") != std::string::npos) return c + "(us)";
+  if (c.find("bw") != std::string::npos) return c + "(GB/s)";
+  if (c.find("datas") != std::string::npos) return c + "(KB)";
+  return c;
+}
+
+pmu_side side_of(std::string_view calc, const std::vector<std::uint32_t>& events) {
+  pmu_side s;
+  s.calc = am::find_calculator(calc);
+  s.events = events;
+  return s;
+}
+
+}  // namespace
+
+// Every calculator's metrics fit in pmu_values (the db rows rely on it: a value per name).
+static_assert([] {
+  for (const auto& c : am::calculators)
+    if (c.size > std::tuple_size<decltype(pmu_values::metrics)>::value) return false;
+  return true;
+}());
+
+pmu_values compute_pmu(const pmu_side& side, const pmu_counters& p, std::uint32_t block_num, double freq_mhz,
+                       std::uint32_t core_num) {
+  pmu_values v;
+  // The reference's integer MHz, in Hz, and its operation order (metric_calculator.cpp).
+  const double hz = freq_mhz >= 1 && freq_mhz < 4294967296.0  // a u32 MHz there; else no time
+                        ? static_cast<double>(static_cast<std::uint64_t>(freq_mhz) * 1000000u)
+                        : 0.0;
+  const double cycles = static_cast<double>(p.total_cycles);
+  if (block_num && core_num && hz > 0)
+    v.total_time_us = cycles * 1e6 / hz / block_num * static_cast<double>((block_num + core_num - 1) / core_num);
+  if (!side.calc) return v;
+  v.size = std::min(side.calc->size, v.metrics.size());
+  for (std::size_t k = 0; k < v.size; ++k) {
+    const am::metric& m = side.calc->metrics[k];
+    double r = 0;
+    switch (m.kind) {
+      case am::formula::ratio:
+      case am::formula::time:
+        if (p.total_cycles)
+          for (std::size_t i = 0; i < m.n; ++i) r += 1.0 * counter(side, p, m.events[i]) / cycles;
+        if (m.kind == am::formula::time) r = v.total_time_us * r;
+        break;
+      case am::formula::miss_rate: {
+        const double miss = counter(side, p, m.events[0]), req = counter(side, p, m.events[1]);
+        if (p.total_cycles && miss != 0 && req != 0) r = 1.0 * miss / cycles / (1.0 * req / cycles);
+        break;
+      }
+      case am::formula::bandwidth:
+        if (p.total_cycles && hz > 0)
+          r = 1.0 * counter(side, p, m.events[0]) * m.weight[0] * m.weight[1] / (cycles / hz) / 8589934592.0;
+        break;
+      case am::formula::count:
+        for (std::size_t i = 0; i < m.n; ++i) r += counter(side, p, m.events[i]);
+        break;
+      case am::formula::fops:
+      case am::formula::data:
+        if (p.total_cycles || m.kind == am::formula::data)
+          for (std::size_t i = 0; i < m.n; ++i) r += 1.0 * counter(side, p, m.events[i]) * m.weight[i];
+        break;
+    }
+    v.metrics[k] = r;
   }
-  // miss rate = miss ratio / request ratio (the reference divides the two ratios).
-  const double req = p.total_cycles ? static_cast<double>(p.events[6]) / m.total_cycles : 0.0;
-  const double miss = p.total_cycles ? static_cast<double>(p.events[7]) / m.total_cycles : 0.0;
-  m.icache_miss_rate = req != 0.0 ? miss / req : 0.0;
-  return m;
+  return v;
 }
 
-std::vector<std::string> pipe_header() {
-  return {"aicore_time(us)", "aic_total_cycles", "aic_mac_time(us)", "aic_mac_ratio", "aic_scalar_time(us)",
-          "aic_scalar_ratio", "aic_mte1_time(us)", "aic_mte1_ratio", "aic_mte2_time(us)", "aic_mte2_ratio",
-          "aic_mte3_time(us)", "aic_mte3_ratio", "aic_icache_miss_rate", "aiv_time(us)", "aiv_total_cycles",
-          "aiv_vec_time(us)", "aiv_vec_ratio", "aiv_scalar_time(us)", "aiv_scalar_ratio", "aiv_mte2_time(us)",
-          "aiv_mte2_ratio", "aiv_mte3_time(us)", "aiv_mte3_ratio", "aiv_icache_miss_rate", "cube_utilization(%)"};
+pmu_columns pmu_columns::of(const session_info& s) {
+  pmu_columns c;
+  c.aic = side_of(s.ai_core_metrics, s.aic_events);
+  c.aiv = side_of(s.aiv_metrics, s.aiv_events);
+  // The reference needs both calculators to write any metric (metric_summary_persistence.cpp).
+  if (!c.aic.calc || !c.aiv.calc) return {};
+  auto add = [&](pmu_side& side, const char* prefix, const char* time) {
+    c.header.push_back(time);
+    c.header.push_back(std::string(prefix) + "total_cycles");
+    for (std::size_t k = 0; k < side.calc->size; ++k) {
+      const std::string col = prefix + std::string(side.calc->metrics[k].name);
+      if (unsupported(col)) continue;
+      side.shown.push_back(k);
+      c.header.push_back(summary_name(col));
+    }
+  };
+  add(c.aic, "aic_", "aicore_time(us)");
+  add(c.aiv, "aiv_", "aiv_time(us)");
+  // cube_utilization(%) needs aic_mac_ratio (metric_processor.cpp CheckAndGetCubeUsageRelatedDataIndex).
+  c.cube_utilization = std::find(c.header.begin(), c.header.end(), "aic_mac_ratio") != c.header.end();
+  if (c.cube_utilization) c.header.push_back("cube_utilization(%)");
+  return c;
 }
-
-bool has_pipe_pmu(const model& m) { return m.session.ai_core_metrics == "PipeUtilization"; }
 
 bool in_op_summary(const device_task& t) { return t.op && detail::in_op_summary(*t.op); }
 
@@ -193,17 +280,14 @@ std::vector<const device_task*> op_summary_tasks(const model& m) {
 
 /// op_summary ----------------------------------------------------------------
 
-std::vector<std::string> op_summary_header(bool pipe) {
+std::vector<std::string> op_summary_header(const pmu_columns* pmu) {
   std::vector<std::string> h = {
       "Device_id",         "Model ID",         "Task ID",          "Stream ID",         "Op Name",
       "OP Type",           "OP State",         "Task Type",        "Task Start Time(us)", "Task Duration(us)",
       "Task Wait Time(us)", "Block Num",       "Mix Block Num",    "HF32 Eligible",     "Input Shapes",
       "Input Data Types",  "Input Formats",    "Output Shapes",    "Output Data Types", "Output Formats",
       "Context ID"};
-  if (pipe) {
-    const auto p = pipe_header();
-    h.insert(h.end(), p.begin(), p.end());
-  }
+  if (pmu) h.insert(h.end(), pmu->header.begin(), pmu->header.end());
   return h;
 }
 
@@ -230,7 +314,7 @@ void op_summary_wait(Cells& s, std::optional<std::int64_t> prev_end_ns, std::int
 }
 
 template <class Cells>
-void op_summary_tail(Cells& s, const device_task& t, const device_spec* dev, bool pipe) {
+void op_summary_tail(Cells& s, const device_task& t, const device_spec* dev, const pmu_columns* pmu) {
   const op_info& op = *t.op;
   auto data_type = [](const tensor_desc& d) { return data_type_name(d.data_type); };
   auto format = [](const tensor_desc& d) { return format_name(d.format); };
@@ -244,32 +328,27 @@ void op_summary_tail(Cells& s, const device_task& t, const device_spec* dev, boo
   s.str(detail::join_tensors(op, 1, data_type));
   s.str(detail::join_tensors(op, 1, format));
   s.raw("N/A");
-  if (!pipe) return;
+  if (!pmu || pmu->empty()) return;
   const bool aic = detail::is_aic(op.ge_task_type), aiv = detail::is_aiv(op.ge_task_type);
   if (!t.pmu || (!aic && !aiv) || !dev) {
-    for (int i = 0; i < 25; ++i) s.raw("N/A");
+    for (std::size_t i = 0; i < pmu->header.size(); ++i) s.raw("N/A");
     return;
   }
-  const auto pm = compute_pipe(*t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
-  // aic side: time, cycles, mac, scalar, mte1, mte2, mte3, icache miss rate;
-  // aiv side: time, cycles, vec, scalar, mte2, mte3, icache miss rate.
-  static constexpr std::size_t aic_pipes[] = {1, 2, 3, 4, 5};
-  static constexpr std::size_t aiv_pipes[] = {0, 2, 4, 5};
-  auto side = [&](bool on, const auto& pipes) {
-    auto value = [&](double v) { on ? s.round3(v) : s.raw("0.0"); };
-    value(pm.total_time_us);
+  // The task's own side is computed; the other side reads 0 (the reference stores 0 there).
+  auto side = [&](const pmu_side& sd, bool on) {
+    const pmu_values v = on ? compute_pmu(sd, *t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num)
+                            : pmu_values{};
+    auto value = [&](double x) { on ? s.round3(x) : s.raw("0.0"); };
+    value(v.total_time_us);
     if (on)
       s.num(t.pmu->total_cycles);
     else
       s.raw("0");
-    for (std::size_t i : pipes) {
-      value(pm.time_us[i]);
-      value(pm.ratio[i]);
-    }
-    value(pm.icache_miss_rate);
+    for (std::size_t k : sd.shown) value(v.metrics[k]);
   };
-  side(aic, aic_pipes);
-  side(aiv, aiv_pipes);
+  side(pmu->aic, aic);
+  side(pmu->aiv, aiv);
+  if (!pmu->cube_utilization) return;
   const double dur = detail::dur_us(t.start_ns, t.end_ns);
   double cube = 0;
   if (aic && dur > 0)
@@ -280,15 +359,15 @@ void op_summary_tail(Cells& s, const device_task& t, const device_spec* dev, boo
 table op_summary(const model& m) {
   table t;
   t.name = "op_summary";
-  const bool pipe = has_pipe_pmu(m);
-  t.header = op_summary_header(pipe);
+  const pmu_columns pmu = pmu_columns::of(m.session);
+  t.header = op_summary_header(&pmu);
   const device_task* prev = nullptr;
   for (const device_task* task : op_summary_tasks(m)) {
     add_row(t, [&](auto& s) {
       op_summary_head(s, *task);
       op_summary_wait(s, prev && prev->device_id == task->device_id ? std::optional(prev->end_ns) : std::nullopt,
                       task->start_ns);
-      op_summary_tail(s, *task, m.device(task->device_id), pipe);
+      op_summary_tail(s, *task, m.device(task->device_id), &pmu);
     });
     prev = task;
   }
@@ -507,14 +586,14 @@ std::string json_text(const table& t, std::size_t first, std::size_t last) {
 // The row formatters for the two cell writers.
 template void op_summary_head<row_text>(row_text&, const device_task&);
 template void op_summary_wait<row_text>(row_text&, std::optional<std::int64_t>, std::int64_t);
-template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, bool);
+template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, const pmu_columns*);
 template void task_time_row<row_text>(row_text&, const device_task&);
 template void msprof_tx_row<row_text>(row_text&, const mstx_event&, bool);
 template void step_trace_row<row_text>(row_text&, const iteration&);
 template void mstx_mem_row<row_text>(row_text&, const mstx_mem_event&);
 template void op_summary_head<cell_list>(cell_list&, const device_task&);
 template void op_summary_wait<cell_list>(cell_list&, std::optional<std::int64_t>, std::int64_t);
-template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_spec*, bool);
+template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_spec*, const pmu_columns*);
 template void task_time_row<cell_list>(cell_list&, const device_task&);
 template void msprof_tx_row<cell_list>(cell_list&, const mstx_event&, bool);
 template void step_trace_row<cell_list>(cell_list&, const iteration&);

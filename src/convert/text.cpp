@@ -4,6 +4,9 @@
 #include "msprof/convert/text.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -51,10 +54,51 @@ std::string fewest3(double v) {
   return s;
 }
 
-std::string round3_py(double v) {
-  std::string s = fmt::format("{:.3f}", v);
-  while (s.size() > 2 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
-  if (s == "-0.0") s = "0.0";
+double sql_round3(double v) {
+  // Nothing to round beyond 2^52 (and NaN passes through), as ROUND does.
+  if (!(std::fabs(v) <= 4503599627370496.0)) return v;
+  using ld = long double;
+  ld r = std::fabs(v);
+  std::uint64_t u;
+  std::memcpy(&u, &v, sizeof u);
+  const int ex = -1023 + static_cast<int>((u >> 52) & 0x7ff);
+  // The rounding term is a double, the value a long double (SQLite's printf).
+  double rounder = 5.0e-4;
+  if (3 + ex / 3 < 15) rounder = static_cast<double>(rounder + r * static_cast<ld>(3e-16));
+  r += rounder;
+  // Normalize to [1, 10) with its decimal exponent, then take digits one by one.
+  int exp = 0;
+  if (r > 0) {
+    ld scale = 1;
+    while (r >= static_cast<ld>(1e100) * scale && exp <= 350) { scale *= static_cast<ld>(1e100); exp += 100; }
+    while (r >= static_cast<ld>(1e10) * scale && exp <= 350) { scale *= static_cast<ld>(1e10); exp += 10; }
+    while (r >= 10 * scale && exp <= 350) { scale *= 10; exp++; }
+    r /= scale;
+    while (r < static_cast<ld>(1e-8)) { r *= static_cast<ld>(1e8); exp -= 8; }
+    while (r < 1) { r *= 10; exp--; }
+  }
+  int significant = 26;  // SQLite's "%!" digit budget
+  auto digit = [&]() -> char {
+    if (significant <= 0) return '0';
+    --significant;
+    const int d = static_cast<int>(r);
+    r = (r - d) * 10;
+    return static_cast<char>('0' + d);
+  };
+  std::string text = v < 0 ? "-" : "";
+  if (exp < 0) text += '0';
+  for (int e = exp; e >= 0; --e) text += digit();
+  text += '.';
+  int decimals = 3;
+  for (int e = exp + 1; e < 0 && decimals > 0; ++e, --decimals) text += '0';
+  while (decimals-- > 0) text += digit();
+  const double out = std::strtod(text.c_str(), nullptr);
+  return out == 0 ? 0.0 : out;  // SQLite prints no sign on zero
+}
+
+std::string round3_sql(double v) {
+  std::string s = fmt::format("{:.15g}", sql_round3(v));
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -22,6 +23,7 @@
 #include "../core/error.hpp"
 #include "model.hpp"
 #include "spill.hpp"
+#include "summary.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -158,8 +160,9 @@ class db_window_writer {
   /// TASK by global task id, then COMPUTE_TASK_INFO by (device, stream, task, start).
   result<void> write_tasks(const model& final);
 
-  /// TASK_PMU_INFO: 30 rows per task (aic then aiv names), by global task id.
-  result<void> write_pmu(const std::int64_t (&name_ids)[30]);
+  /// TASK_PMU_INFO: a row per name (`aic_names` aic names, then the aiv ones)
+  /// per task, by global task id.
+  result<void> write_pmu(const std::vector<std::int64_t>& name_ids, std::size_t aic_names);
 
   /// OVERLAP_ANALYSIS per device: the merged op intervals, then the free gaps
   /// between the device's first task start and last task end.
@@ -171,6 +174,7 @@ class db_window_writer {
   detail::string_ids ids_;
   std::vector<std::pair<std::string, std::unique_ptr<detail::table_writer>>> tables_;
   bool any_pmu_ = false;
+  std::optional<pmu_columns> pmu_cols_;  ///< the collection's PMU metrics, from the first task with PMU
   /// Per device: first task start, last task end (OVERLAP_ANALYSIS's free time).
   std::map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> task_span_;
   spill_sorter<detail::id_key> apis_, tasks_, pmu_;

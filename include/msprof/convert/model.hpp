@@ -54,8 +54,11 @@ struct session_info {
   std::int64_t end_ns = 0;     ///< collectionTimeEnd, local ns
   std::int64_t wall_offset_ns = 0;  ///< local ns = monotonic ns + this
   std::vector<device_spec> devices;
-  std::vector<std::string> ai_core_events;  ///< e.g. {"0x8","0xa",...} from device sample.json
-  std::string ai_core_metrics;              ///< e.g. "PipeUtilization"
+  /// The first device's sample.json: ai_core_metrics / aiv_metrics (the
+  /// parser's calculator names, e.g. "PipeUtilizationExct") and their events
+  /// in pmuList order.
+  std::string ai_core_metrics, aiv_metrics;
+  std::vector<std::uint32_t> aic_events, aiv_events;
   /// The collector's loss counters (info.json "msprof_losses"), in file order;
   /// empty for data from other collectors.
   std::vector<std::pair<std::string, std::uint64_t>> losses;

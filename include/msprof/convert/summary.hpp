@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "../codec/aic_metrics.hpp"
 #include "../core/error.hpp"
 #include "model.hpp"
 #include "spill.hpp"
@@ -49,7 +50,7 @@ struct table {
 // raw (text that never needs CSV quoting or JSON escaping: numbers, fixed
 // names), num, ts (a time cell: µs with 3 decimals and the spreadsheet TAB),
 // us (µs with 3 decimals, no TAB), fixed3 / fixed6 (a double with 3 / 6
-// decimals) or round3 (round3_py: 3 decimals, trailing zeros but one dropped).
+// decimals) or round3 (round3_sql: SQLite's ROUND(v, 3) as SQLite prints it).
 
 /// Writes a row as CSV text (cells joined by ',', quoted when needed, ending in
 /// a newline) or as a JSON object keyed by the header (time cells without
@@ -72,7 +73,7 @@ class row_text {
   void us(std::int64_t ns);
   void fixed3(double v);
   void fixed6(double v);
-  /// round3_py (text.hpp), formatted in place (the PMU cells: 20 a row).
+  /// round3_sql (text.hpp): the PMU cells.
   void round3(double v);
 
   /// The JSON object keys of a header.
@@ -144,23 +145,38 @@ inline double dur_us(std::int64_t start_ns, std::int64_t end_ns) {
 
 }  // namespace detail
 
-/// PipeUtilization values of one task, in the order the db stores them
-/// (total_time, total_cycles, then time/ratio for vec, mac, scalar, mte1, mte2,
-/// mte3, then icache_miss_rate). Times in µs.
-struct pipe_metrics {
+/// AI Core PMU values of one task on one side (AI Core or AI Vector): the
+/// task's time (µs) and every metric of the side's calculator in its order
+/// (codec/aic_metrics.hpp), computed as the reference does, double for double.
+struct pmu_values {
   double total_time_us = 0;
-  double total_cycles = 0;
-  std::array<double, 6> time_us{};  ///< vec, mac, scalar, mte1, mte2, mte3
-  std::array<double, 6> ratio{};
-  double icache_miss_rate = 0;
+  std::array<double, 16> metrics{};
+  std::size_t size = 0;
 };
 
-/// Event order of PipeUtilization: 0x8 vec, 0xa mac, 0x9 scalar, 0xb mte1, 0xc mte2, 0xd mte3, 0x54, 0x55.
-pipe_metrics compute_pipe(const pmu_counters& p, std::uint32_t block_num, double freq_mhz, std::uint32_t core_num);
+/// One side's calculator and the events its counters hold (sample.json order).
+struct pmu_side {
+  const codec::aic_metrics::calculator* calc = nullptr;
+  std::vector<std::uint32_t> events;
+  /// The metrics op_summary shows (the reference drops some on chip 5), with
+  /// their column names.
+  std::vector<std::size_t> shown;
+};
 
-std::vector<std::string> pipe_header();
+pmu_values compute_pmu(const pmu_side& side, const pmu_counters& p, std::uint32_t block_num, double freq_mhz,
+                       std::uint32_t core_num);
 
-bool has_pipe_pmu(const model& m);
+/// op_summary's PMU columns for a collection: from the first device's
+/// sample.json metrics names and events, as the reference picks them. Empty
+/// (no columns) when either side has no calculator (AiCoreNone, no device).
+struct pmu_columns {
+  pmu_side aic, aiv;
+  std::vector<std::string> header;
+  bool cube_utilization = false;
+
+  static pmu_columns of(const session_info& s);
+  bool empty() const noexcept { return header.empty(); }
+};
 
 /// A task that has an op_summary row.
 bool in_op_summary(const device_task& t);
@@ -181,7 +197,8 @@ std::vector<const device_task*> op_summary_tasks(const model& m);
 
 /// op_summary ----------------------------------------------------------------
 
-std::vector<std::string> op_summary_header(bool pipe);
+/// `pmu`: the PMU columns (pmu_columns::of), nullptr or empty for none.
+std::vector<std::string> op_summary_header(const pmu_columns* pmu);
 
 /// Column of "Task Wait Time(us)", the one cell that depends on the previous row.
 inline constexpr std::size_t op_summary_wait_col = 10;
@@ -199,10 +216,10 @@ void op_summary_head(Cells& s, const device_task& t);
 template <class Cells>
 void op_summary_wait(Cells& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns);
 
-/// op_summary columns after the wait cell (the PMU ones when `pipe`; `dev` is
-/// the task's device, nullptr when unknown).
+/// op_summary columns after the wait cell (then the PMU ones of `pmu`; `dev`
+/// is the task's device, nullptr when unknown).
 template <class Cells>
-void op_summary_tail(Cells& s, const device_task& t, const device_spec* dev, bool pipe);
+void op_summary_tail(Cells& s, const device_task& t, const device_spec* dev, const pmu_columns* pmu);
 
 table op_summary(const model& m);
 
@@ -386,14 +403,14 @@ std::string json_text(const table& t, std::size_t first = 0, std::size_t last = 
 // The two cell writers' instantiations are in summary.cpp and summary_statistic.cpp.
 extern template void op_summary_head<row_text>(row_text&, const device_task&);
 extern template void op_summary_wait<row_text>(row_text&, std::optional<std::int64_t>, std::int64_t);
-extern template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, bool);
+extern template void op_summary_tail<row_text>(row_text&, const device_task&, const device_spec*, const pmu_columns*);
 extern template void task_time_row<row_text>(row_text&, const device_task&);
 extern template void msprof_tx_row<row_text>(row_text&, const mstx_event&, bool);
 extern template void step_trace_row<row_text>(row_text&, const iteration&);
 extern template void mstx_mem_row<row_text>(row_text&, const mstx_mem_event&);
 extern template void op_summary_head<cell_list>(cell_list&, const device_task&);
 extern template void op_summary_wait<cell_list>(cell_list&, std::optional<std::int64_t>, std::int64_t);
-extern template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_spec*, bool);
+extern template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_spec*, const pmu_columns*);
 extern template void task_time_row<cell_list>(cell_list&, const device_task&);
 extern template void msprof_tx_row<cell_list>(cell_list&, const mstx_event&, bool);
 extern template void step_trace_row<cell_list>(cell_list&, const iteration&);

@@ -32,8 +32,16 @@ std::string dur_us_fixed3(std::int64_t ns);
 /// point ("100.5", "40", "46.636") - op_statistic/api_statistic cells.
 std::string fewest3(double v);
 
-/// Rounded to 3 decimals, but keeping one decimal ("16.0", "0.013") - PMU cells.
-std::string round3_py(double v);
+/// SQLite's ROUND(v, 3) as the reference's SQLite (3.40) computes it: the
+/// value plus 0.0005 (and 3e-16 of itself, for decimal ties that binary cannot
+/// hold exactly), cut after the third decimal, in x87 long double; so an exact
+/// tie rounds up ("0.3125" -> 0.313), away from zero.
+double sql_round3(double v);
+
+/// sql_round3 printed as SQLite prints a REAL (15 significant digits, at least
+/// one decimal: "16.0", "0.013") - the PMU cells, which the reference reads
+/// back from its SQLite table.
+std::string round3_sql(double v);
 
 /// Whether a spreadsheet would run `v` as a formula: it starts with = + - @,
 /// TAB or CR and is not a decimal number ("-1.5" stays a number).

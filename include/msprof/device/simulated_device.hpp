@@ -19,10 +19,12 @@
 // behind earlier work on the same stream. Every field Huawei's parser checks
 // or reads is set as CANN sets it (STARS magic, cnt, fftsType, memcpy_info
 // keyed by its task_track's thread and timestamp), so it reads what we read. Durations come from a roofline cost
-// model (flops, bytes, block dim) with seeded jitter; PMU counters are drawn so
-// that the PipeUtilization metrics derived by the format-doc formulas are
-// consistent (ratios in [0,1], busy cycles <= task cycles, icache misses <=
-// requests). Every output says it is simulated (info.json "simulated").
+// model (flops, bytes, block dim) with seeded jitter; PMU counters are the
+// events CANN programs for the AI Core metric group (codec/aic_metrics.hpp),
+// drawn from the task's compute and memory load so that the metrics the
+// parser derives are consistent (ratios in [0,1], busy cycles <= task cycles,
+// icache misses <= requests); AiCoreNone writes no PMU records.
+// Every output says it is simulated (info.json "simulated").
 // Details, cost model and PMU derivation: docs/simulated-device.md.
 #ifndef MSPROF_DEVICE_SIMULATED_DEVICE_HPP
 #define MSPROF_DEVICE_SIMULATED_DEVICE_HPP
@@ -44,6 +46,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../codec/aic_metrics.hpp"
 #include "../codec/encode.hpp"
 #include "../codec/format.hpp"
 #include "../core/abi.hpp"
@@ -96,7 +99,7 @@ class backend {
 struct simulated_options {
   std::uint32_t device_id = 0;         ///< must be in the prof_dir's devices
   std::uint64_t seed = 1;
-  std::string aic_metrics = "PipeUtilization";  ///< the only group modelled
+  std::string aic_metrics = "PipeUtilization";  ///< a group of codec/aic_metrics.hpp
   double aic_frequency_mhz = 1800;
   double hwts_frequency_mhz = 50;
   std::uint32_t ai_core_num = 24;
@@ -145,9 +148,9 @@ class simulated_device final : public backend, public instrument::stream_marker 
              !(opt_.min_task_us >= 0) || !(opt_.aicpu_task_us >= 0) || !(opt_.launch_latency_us >= 0))
       init_error_ = make_error(errc::invalid_argument,
                                "simulated device: flops per core and memory bandwidth must be > 0, task times and latency >= 0");
-    else if (opt_.aic_metrics != "PipeUtilization")
+    else if (!set_metrics())
       init_error_ = make_error(errc::unsupported, "simulated device: aic_metrics '" + opt_.aic_metrics +
-                                                      "' is not modelled (only PipeUtilization)");
+                                                      "' is not an AI Core metric group (" + group_names() + ")");
     base_mono_ = out_.options().host_clock.anchor_ns;
     virtual_now_ = base_mono_;
     register_types();
@@ -574,8 +577,8 @@ class simulated_device final : public backend, public instrument::stream_marker 
     std::copy(b1.begin(), b1.end(), both + 64);
     MSPROF_TRY(out_.append(prof::stream::stars_soc(opt_.device_id), both, sizeof both));
 
-    if (t.kind == task_kind::kernel && t.ge_task_type != codec::ge_task::ai_cpu) {
-      auto pmu = pipe_utilization(t, c0, c1, compute_us, memory_us);
+    if (t.kind == task_kind::kernel && t.ge_task_type != codec::ge_task::ai_cpu && !aic_events_.empty()) {
+      auto pmu = counters(t, c0, c1, compute_us, memory_us);
       auto pb = codec::encode_device(pmu);
       MSPROF_TRY(out_.append(prof::stream::ffts_profile(opt_.device_id), pb.data(), pb.size()));
     }
@@ -602,13 +605,32 @@ class simulated_device final : public backend, public instrument::stream_marker 
     return out_.append(prof::stream::ts_track(opt_.device_id), b.data(), b.size());
   }
 
-  // PipeUtilization counters, in sample.json order 0x8 vec, 0xa cube, 0x9
-  // scalar, 0xb mte1, 0xc mte2, 0xd mte3, 0x54 icache_req, 0x55 icache_miss.
+  // The group's event lists (AiCoreNone: none, no PMU records).
+  bool set_metrics() {
+    const auto* g = codec::aic_metrics::find_group(opt_.aic_metrics);
+    if (!g) return false;
+    auto add = [](std::vector<const codec::aic_metrics::event*>& v) {
+      return [&v](std::uint32_t id) { v.push_back(codec::aic_metrics::find_event(id)); };
+    };
+    codec::aic_metrics::for_each_event(g->aic_events, add(aic_events_));
+    codec::aic_metrics::for_each_event(g->aiv_events, add(aiv_events_));
+    return true;
+  }
+  static std::string group_names() {
+    std::string s;
+    for (const auto& g : codec::aic_metrics::groups) s += (s.empty() ? "" : ", ") + std::string(g.name);
+    return s;
+  }
+
+  // One ContextPmu record: the group's counters in sample.json event order.
   // totalCycle = cycles summed over blocks = duration / waves * aic_freq *
   // block_num (each block runs for one wave, waves = ceil(block_num / cores)),
   // so the converters' time = totalCycle / freq / block_num * waves is the
-  // task duration, ratio = counter / totalCycle and time = ratio * duration.
-  codec::ContextPmu pipe_utilization(const task& t, std::uint64_t c0, std::uint64_t c1, double compute_us, double memory_us) {
+  // task duration. Each counter is its load's share of totalCycle (busy cycles,
+  // executions, requests: at most one a cycle), so every ratio is in [0, 1] and
+  // events summed by one metric stay <= totalCycle; icache misses <= requests.
+  codec::ContextPmu counters(const task& t, std::uint64_t c0, std::uint64_t c1, double compute_us, double memory_us) {
+    using codec::aic_metrics::load;
     const bool vec = t.ge_task_type == codec::ge_task::ai_vector_core;
     codec::ContextPmu p;
     p.set_word0(codec::context_pmu_func, pmu_cnt_++);
@@ -623,21 +645,27 @@ class simulated_device final : public backend, public instrument::stream_marker 
     const double total = dur_us * opt_.aic_frequency_mhz * t.block_dim / waves;
     p.totalCycle = static_cast<std::uint64_t>(std::llround(total));
     auto clamp01 = [](double x) { return x < 0 ? 0.0 : (x > 1 ? 1.0 : x); };
-    std::uniform_real_distribution<double> small(0.01, 0.08);
+    std::uniform_real_distribution<double> small(0.01, 0.08), miss(0.0, 0.2);
     const double compute_ratio = clamp01(compute_us / dur_us);
     const double mem_ratio = clamp01(memory_us / dur_us);
-    const double vec_r = vec ? compute_ratio : small(rng_);
-    const double cube_r = vec ? 0.0 : compute_ratio;
-    const double scalar_r = clamp01(0.05 + small(rng_));
-    const double mte1_r = vec ? 0.0 : clamp01(mem_ratio * 0.5);
-    const double mte2_r = mem_ratio;
-    const double mte3_r = clamp01(mem_ratio * 0.3);
-    const double ratios[6] = {vec_r, cube_r, scalar_r, mte1_r, mte2_r, mte3_r};
-    for (int i = 0; i < 6; ++i) p.pmuList[i] = static_cast<std::uint64_t>(std::floor(ratios[i] * total));
+    double loads[9] = {};
+    loads[static_cast<int>(load::cube)] = vec ? 0.0 : compute_ratio;  // AI Vector cores have no cube unit
+    loads[static_cast<int>(load::vector)] = vec ? compute_ratio : small(rng_);
+    loads[static_cast<int>(load::scalar)] = clamp01(0.05 + small(rng_));
+    loads[static_cast<int>(load::mte_in)] = mem_ratio;
+    loads[static_cast<int>(load::mte_out)] = clamp01(mem_ratio * 0.3);
+    loads[static_cast<int>(load::local)] = vec ? 0.0 : clamp01(mem_ratio * 0.5);
+    loads[static_cast<int>(load::conflict)] = small(rng_) * 0.5;
     const std::uint64_t req = static_cast<std::uint64_t>(std::floor(total * 0.02)) + 1;
-    std::uniform_real_distribution<double> miss(0.0, 0.2);
-    p.pmuList[6] = req;
-    p.pmuList[7] = static_cast<std::uint64_t>(std::floor(static_cast<double>(req) * miss(rng_)));
+    const double miss_rate = miss(rng_);
+    const auto& events = vec ? aiv_events_ : aic_events_;
+    for (std::size_t i = 0; i < events.size() && i < 8; ++i) {
+      const auto* e = events[i];
+      if (!e) continue;  // not in the table: reads 0
+      if (e->kind == load::icache_req) p.pmuList[i] = req;
+      else if (e->kind == load::icache_miss) p.pmuList[i] = static_cast<std::uint64_t>(std::floor(static_cast<double>(req) * miss_rate));
+      else p.pmuList[i] = static_cast<std::uint64_t>(std::floor(loads[static_cast<int>(e->kind)] * e->share * total));
+    }
     p.timeList[0] = c0;
     p.timeList[1] = c1;
     return p;
@@ -663,6 +691,7 @@ class simulated_device final : public backend, public instrument::stream_marker 
   std::uint64_t tasks_written_ = 0;
   std::uint16_t acsq_cnt_ = 0;       ///< cnt of the next stars_soc record (the parser checks it rises by 1 mod 16)
   std::uint16_t pmu_cnt_ = 0;        ///< cnt of the next ffts_profile record
+  std::vector<const codec::aic_metrics::event*> aic_events_, aiv_events_;  ///< the group's counters (sample.json order)
   std::uint64_t last_step_tag_ = 0;  ///< device cycles of the last step-trace record
   double step_floor_ns_ = 0;         ///< device time of the last step-trace record: later tasks start after it
   std::thread worker_;

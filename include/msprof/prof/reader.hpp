@@ -130,6 +130,8 @@ struct device_info {
   std::uint32_t aiv_num = 0;
   std::string aic_metrics;                 ///< sample.json ai_core_metrics
   std::vector<std::uint32_t> events;       ///< sample.json ai_core_profiling_events
+  std::string aiv_metrics;                 ///< sample.json aiv_metrics
+  std::vector<std::uint32_t> aiv_events;   ///< sample.json aiv_profiling_events
   bool simulated = false;
 
 };
@@ -720,17 +722,22 @@ class prof_reader {
     d.aiv_num = static_cast<std::uint32_t>(di.get("aiv_num").uint_or(0));
     d.simulated = di.get("simulated").as_string_or("") == "yes";
     d.aic_metrics = d.sample.get("ai_core_metrics").as_string_or("");
-    const std::string ev = d.sample.get("ai_core_profiling_events").as_string_or("");
-    std::size_t pos = 0;
-    while (pos < ev.size() && d.events.size() < 64) {
-      std::size_t c = ev.find(',', pos);
-      if (c == std::string::npos) c = ev.size();
-      const std::string one = ev.substr(pos, c - pos);
-      char* end = nullptr;
-      const unsigned long x = std::strtoul(one.c_str(), &end, 16);
-      if (!one.empty() && end && *end == '\0' && x <= 0xFFFFFFFFul) d.events.push_back(static_cast<std::uint32_t>(x));
-      pos = c + 1;
-    }
+    d.aiv_metrics = d.sample.get("aiv_metrics").as_string_or("");
+    auto events = [&](const char* key, std::vector<std::uint32_t>& out) {
+      const std::string ev = d.sample.get(key).as_string_or("");
+      std::size_t pos = 0;
+      while (pos < ev.size() && out.size() < 64) {
+        std::size_t c = ev.find(',', pos);
+        if (c == std::string::npos) c = ev.size();
+        const std::string one = ev.substr(pos, c - pos);
+        char* end = nullptr;
+        const unsigned long x = std::strtoul(one.c_str(), &end, 16);
+        if (!one.empty() && end && *end == '\0' && x <= 0xFFFFFFFFul) out.push_back(static_cast<std::uint32_t>(x));
+        pos = c + 1;
+      }
+    };
+    events("ai_core_profiling_events", d.events);
+    events("aiv_profiling_events", d.aiv_events);
     MSPROF_TRY(read_clock_log(base + layout::for_device(layout::dev_start_log, id), d.clock.anchor_ns, d.clock.anchor_ticks, true));
     devices_.push_back(std::move(d));
     return {};

@@ -61,6 +61,7 @@
 #include <utility>
 #include <vector>
 
+#include "../codec/aic_metrics.hpp"
 #include "../codec/dictionary.hpp"
 #include "../codec/format.hpp"
 #include "../codec/hash.hpp"
@@ -80,8 +81,10 @@ constexpr std::uint64_t default_slice_bytes = 2048u * 1024u;  ///< CANN sliceFil
 struct device_options {
   std::uint32_t id = 0;
   bool simulated = true;                         ///< written as "simulated": "yes"
+  /// AI Core metric group (codec/aic_metrics.hpp): sample.json gets the metrics
+  /// names and events CANN writes for it on Ascend910B; unknown names are
+  /// written as they are, with no events.
   std::string aic_metrics = "PipeUtilization";
-  std::string events = "0x8,0xa,0x9,0xb,0xc,0xd,0x54,0x55";
   std::uint32_t hwts_frequency_mhz = 50;
   std::uint32_t aic_frequency_mhz = 1800;
   std::uint32_t ai_core_num = 24;
@@ -723,14 +726,16 @@ class prof_dir {
       json::writer w;
       w.begin_object();
       w.member("devices", n);
-      w.member("ai_core_profiling", "on");
-      w.member("ai_core_metrics", d.aic_metrics);
-      w.member("ai_core_profiling_events", d.events);
+      const auto* g = codec::aic_metrics::find_group(d.aic_metrics);
+      const bool pmu = !g || !g->aic_events.empty();  // AiCoreNone: counters off
+      w.member("ai_core_profiling", pmu ? "on" : "off");
+      w.member("ai_core_metrics", g ? g->aic_calc : std::string_view(d.aic_metrics));
+      w.member("ai_core_profiling_events", g ? g->aic_events : "");
       w.member("ai_core_profiling_mode", "task-based");
       w.member("aicore_sampling_interval", 10);
-      w.member("aiv_profiling", "on");
-      w.member("aiv_metrics", d.aic_metrics);
-      w.member("aiv_profiling_events", d.events);
+      w.member("aiv_profiling", pmu ? "on" : "off");
+      w.member("aiv_metrics", g ? g->aiv_calc : std::string_view(d.aic_metrics));
+      w.member("aiv_profiling_events", g ? g->aiv_events : "");
       w.member("aiv_profiling_mode", "task-based");
       w.member("aiv_sampling_interval", 10);
       w.member("llc_profiling", "");

@@ -156,7 +156,8 @@ cv::model generated(const fs::path& dir) {
   s.start_ns = 1'000'000;
   s.end_ns = 90'000'000;
   s.devices = {{0, 1800, 24, 48}, {1, 1650, 20, 40}, {3, 1800, 24, 48}};
-  s.ai_core_metrics = "PipeUtilization";
+  s.ai_core_metrics = s.aiv_metrics = "PipeUtilization";
+  s.aic_events = s.aiv_events = {0x8, 0xa, 0x9, 0xb, 0xc, 0xd, 0x54, 0x55};
 
   const char* api_names[] = {"aclnnAdd", "launch", "aclrtMemcpyAsync", "aclnnMatmul_a_name_longer_than_sso"};
   for (std::uint64_t i = 0; i < 80; ++i) {

@@ -5,10 +5,14 @@
 #include <msprof/convert/summary.hpp>
 #include <msprof/convert/text.hpp>
 #include <msprof/convert/timeline.hpp>
+#include <sqlite3.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
+#include <string>
 
 #include "golden_util.hpp"
 
@@ -31,10 +35,18 @@ TEST_CASE("text: reference number forms") {
   CHECK(cv::fewest3(100.0 / 215.5 * 100) == "46.404");
   CHECK(cv::fewest3(10.0 / 215.5 * 100) == "4.64");
   CHECK(cv::fewest3(0.25) == "0.25");
-  CHECK(cv::round3_py(16.0) == "16.0");
-  CHECK(cv::round3_py(2.7777777) == "2.778");
-  CHECK(cv::round3_py(0.0) == "0.0");
-  CHECK(cv::round3_py(0.013) == "0.013");
+  CHECK(cv::round3_sql(16.0) == "16.0");
+  CHECK(cv::round3_sql(2.7777777) == "2.778");
+  CHECK(cv::round3_sql(0.0) == "0.0");
+  CHECK(cv::round3_sql(0.013) == "0.013");
+  // Ties round up as SQLite's ROUND does (the reference reads its PMU cells back
+  // from SQLite), also decimal ties binary holds a hair below (1.0005).
+  CHECK(cv::round3_sql(0.3125) == "0.313");
+  CHECK(cv::round3_sql(0.1875) == "0.188");
+  CHECK(cv::round3_sql(1.0005) == "1.001");
+  CHECK(cv::round3_sql(-2.5005) == "-2.501");
+  CHECK(cv::round3_sql(-0.0001) == "0.0");
+  CHECK(cv::round3_sql(10000000000000.0625) == "10000000000000.1");
   CHECK(cv::py_float(12.5) == "12.5");
 }
 
@@ -266,4 +278,27 @@ TEST_CASE("timeline: fast dur digits equal the shortest double form for every ns
       REQUIRE(fast == expect);
     }
   }
+}
+
+TEST_CASE("format: round3_sql is SQLite's ROUND(v, 3) as text (SQLite before 3.43, whose printf the reference uses)") {
+  if (sqlite3_libversion_number() >= 3043000) return;  // 3.43 rewrote float printing
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(":memory:", &db) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT CAST(ROUND(?, 3) AS TEXT)", -1, &st, nullptr) == SQLITE_OK);
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<std::uint64_t> counts(0, 2000000000);
+  for (int i = 0; i < 20000; ++i) {
+    // PMU-like values: ratios and times of integer counters, and exact ties.
+    const double c = static_cast<double>(counts(rng)), total = static_cast<double>(counts(rng) + 1);
+    const double v = i % 3 == 0 ? c / total : i % 3 == 1 ? c / total * 3078.36 : static_cast<double>(i) / 16.0;
+    sqlite3_reset(st);
+    sqlite3_bind_double(st, 1, v);
+    REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+    const std::string want = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    CAPTURE(v);
+    CHECK(cv::round3_sql(v) == want);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
 }

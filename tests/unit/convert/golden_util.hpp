@@ -39,8 +39,10 @@ struct temp_copy {
   fs::path root;
   fs::path prof;
   explicit temp_copy(const std::string& c, const std::string& tag = "") {
+    std::string flat = c;  // a nested case ("aic_metrics/Memory") gets one flat temp directory
+    std::replace(flat.begin(), flat.end(), '/', '_');
     root = fs::temp_directory_path() /
-           ("msprof_convert_" + c + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+           ("msprof_convert_" + flat + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
     fs::remove_all(root);
     fs::create_directories(root);
     fs::copy(case_dir(c) / "input", root, fs::copy_options::recursive);

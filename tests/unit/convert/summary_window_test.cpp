@@ -158,7 +158,8 @@ cv::model generated(const std::string& prof) {
   cv::model m;
   m.session.prof_dir = prof;
   m.session.pid = 4242;
-  m.session.ai_core_metrics = "PipeUtilization";
+  m.session.ai_core_metrics = m.session.aiv_metrics = "PipeUtilization";
+  m.session.aic_events = m.session.aiv_events = {0x8, 0xa, 0x9, 0xb, 0xc, 0xd, 0x54, 0x55};
   m.session.devices = {{0, 1800, 24, 48}, {1, 1650, 20, 40}, {3, 1800, 24, 48}};
   m.session.losses = {{"dropped", 3}, {"rejected", 0}};
   m.warnings = {"a made-up warning"};

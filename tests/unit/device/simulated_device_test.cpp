@@ -547,60 +547,86 @@ TEST_CASE("device: the same seed gives the same output, another seed other durat
   CHECK(a.second != c.second);
 }
 
-TEST_CASE("device: PipeUtilization counters are consistent (ratios in [0,1], busy <= total)") {
-  temp_dir t;
-  auto dir = make_dir(t);
-  device::simulated_device dev(dir);
-  auto s = dev.create_stream();
-  REQUIRE(s);
-  struct shape { std::uint32_t blocks; double flops, bytes; std::uint32_t ge; };
-  const std::vector<shape> shapes = {{1, 1e6, 1e3, 0},    {8, 2e10, 1e6, 0},  {24, 1e11, 1e9, 0}, {48, 1e11, 1e7, 0},
-                                     {25, 5e10, 1e8, 0},  {100, 1e9, 8e9, 0}, {1, 0, 0, 0},       {48, 1e9, 1e8, 2},
-                                     {96, 1e10, 1e6, 2},  {7, 1e3, 5e9, 2}};
-  for (std::size_t i = 0; i < shapes.size(); ++i)
-    REQUIRE(dev.launch(*s, op("Op_" + std::to_string(i), "Op", shapes[i].blocks, shapes[i].flops, shapes[i].bytes, shapes[i].ge)));
-  REQUIRE(dev.synchronize());
-  REQUIRE(dir.close());
-  auto d = read_all(dir.path());
-  REQUIRE(d.pmu.size() == shapes.size());
-  const auto* di = d.r.device(0);
-  REQUIRE(di != nullptr);
-  CHECK(di->aic_metrics == "PipeUtilization");
-  CHECK(di->events == std::vector<std::uint32_t>{0x8, 0xa, 0x9, 0xb, 0xc, 0xd, 0x54, 0x55});
-  for (std::size_t i = 0; i < d.pmu.size(); ++i) {
-    CAPTURE(i);
-    const auto& p = d.pmu[i];
-    const auto& sh = shapes[p.taskId];
-    CAPTURE(sh.blocks);
-    REQUIRE(p.totalCycle > 0);
-    for (int k = 0; k < 6; ++k) {
-      CAPTURE(k);
-      const double ratio = static_cast<double>(p.pmuList[k]) / static_cast<double>(p.totalCycle);
-      CHECK(ratio >= 0.0);
-      CHECK(ratio <= 1.0);
-      CHECK(p.pmuList[k] <= p.totalCycle);
+TEST_CASE("device: every metric group's counters are consistent (ratios in [0,1], busy <= total)") {
+  namespace am = codec::aic_metrics;
+  for (const auto& g : am::groups) {
+    CAPTURE(g.name);
+    temp_dir t;
+    prof::prof_dir_options o;
+    o.parent = t.path;
+    o.name = "PROF_000001_20260101120000000_SIMULATEDDEVICEAA";
+    prof::device_options dv;
+    dv.aic_metrics = std::string(g.name);
+    o.devices.push_back(dv);
+    auto dir = prof::prof_dir::create(o);
+    REQUIRE(dir);
+    device::simulated_device dev(*dir);
+    REQUIRE(dev.init_error() == nullptr);
+    auto s = dev.create_stream();
+    REQUIRE(s);
+    struct shape { std::uint32_t blocks; double flops, bytes; std::uint32_t ge; };
+    const std::vector<shape> shapes = {{1, 1e6, 1e3, 0},    {8, 2e10, 1e6, 0},  {24, 1e11, 1e9, 0}, {48, 1e11, 1e7, 0},
+                                       {25, 5e10, 1e8, 0},  {100, 1e9, 8e9, 0}, {1, 0, 0, 0},       {48, 1e9, 1e8, 2},
+                                       {96, 1e10, 1e6, 2},  {7, 1e3, 5e9, 2}};
+    for (std::size_t i = 0; i < shapes.size(); ++i)
+      REQUIRE(dev.launch(*s, op("Op_" + std::to_string(i), "Op", shapes[i].blocks, shapes[i].flops, shapes[i].bytes, shapes[i].ge)));
+    REQUIRE(dev.synchronize());
+    REQUIRE(dir->close());
+    auto d = read_all(dir->path());
+    const auto* di = d.r.device(0);
+    REQUIRE(di != nullptr);
+    // sample.json names the parser's calculators and CANN's 910B events.
+    CHECK(di->aic_metrics == g.aic_calc);
+    CHECK(di->aiv_metrics == g.aiv_calc);
+    CHECK(di->sample.get("ai_core_profiling_events").as_string_or("?") == g.aic_events);
+    CHECK(di->sample.get("aiv_profiling_events").as_string_or("?") == g.aiv_events);
+    if (g.aic_events.empty()) {  // AiCoreNone: counters off, no PMU records
+      CHECK(d.pmu.empty());
+      CHECK(di->sample.get("ai_core_profiling").as_string_or("") == "off");
+      continue;
     }
-    CHECK(p.pmuList[7] <= p.pmuList[6]);  // icache misses <= requests
-    CHECK(p.pmuList[6] > 0);
-    // The converters' formulas (format doc §2.8): aicore_time <= task duration,
-    // cube utilization <= 100 %, also when block_dim > core count (waves).
-    const bool vec = sh.ge == codec::ge_task::ai_vector_core;
-    const std::uint32_t cores = vec ? di->aiv_num : di->ai_core_num;
-    const auto m = cv::compute_pipe(cv::pmu_counters{p.totalCycle, {p.pmuList[0], p.pmuList[1], p.pmuList[2], p.pmuList[3],
-                                                                     p.pmuList[4], p.pmuList[5], p.pmuList[6], p.pmuList[7]}},
-                                    sh.blocks, di->aic_frequency_mhz, cores);
-    const double dur_us = static_cast<double>(p.timeList[1] - p.timeList[0]) / di->clock.frequency_mhz;
-    CHECK(m.total_time_us <= dur_us * 1.001 + 0.01);
-    CHECK(m.total_time_us >= dur_us * 0.5);
-    for (int k = 0; k < 6; ++k) CHECK(m.time_us[static_cast<std::size_t>(k)] <= dur_us * 1.001 + 0.01);
-    const double util = static_cast<double>(p.totalCycle) / (di->aic_frequency_mhz * cores * dur_us);
-    CHECK(util <= 1.0 + 1e-6);
-    // Compute-bound cube ops show it in mac (cube) busy cycles; vector ops in vec.
-    if (sh.flops >= 1e10 && sh.bytes <= 1e6) {
-      if (vec) CHECK(p.pmuList[0] > p.totalCycle / 2);
-      else CHECK(p.pmuList[1] > p.totalCycle / 2);
+    REQUIRE(d.pmu.size() == shapes.size());
+    cv::session_info si;
+    si.ai_core_metrics = di->aic_metrics;
+    si.aiv_metrics = di->aiv_metrics;
+    si.aic_events = di->events;
+    si.aiv_events = di->aiv_events;
+    const auto cols = cv::pmu_columns::of(si);
+    REQUIRE_FALSE(cols.empty());
+    for (std::size_t i = 0; i < d.pmu.size(); ++i) {
+      CAPTURE(i);
+      const auto& p = d.pmu[i];
+      const auto& sh = shapes[p.taskId];
+      CAPTURE(sh.blocks);
+      REQUIRE(p.totalCycle > 0);
+      for (auto c : p.pmuList) CHECK(c <= p.totalCycle);
+      const bool vec = sh.ge == codec::ge_task::ai_vector_core;
+      const std::uint32_t cores = vec ? di->aiv_num : di->ai_core_num;
+      const auto& side = vec ? cols.aiv : cols.aic;
+      cv::pmu_counters pc{p.totalCycle, {}};
+      std::copy(std::begin(p.pmuList), std::end(p.pmuList), pc.events.begin());
+      const auto m = cv::compute_pmu(side, pc, sh.blocks, di->aic_frequency_mhz, cores);
+      // The converters' formulas: aicore_time <= task duration, every ratio
+      // (and an events sum) in [0, 1], times <= duration, cube utilization <= 100 %,
+      // also when block_dim > core count (waves).
+      const double dur_us = static_cast<double>(p.timeList[1] - p.timeList[0]) / di->clock.frequency_mhz;
+      CHECK(m.total_time_us <= dur_us * 1.001 + 0.01);
+      CHECK(m.total_time_us >= dur_us * 0.5);
+      for (std::size_t k = 0; k < m.size; ++k) {
+        const auto& metric = side.calc->metrics[k];
+        CAPTURE(metric.name);
+        CHECK(m.metrics[k] >= 0.0);
+        if (metric.kind == am::formula::ratio || metric.kind == am::formula::miss_rate) CHECK(m.metrics[k] <= 1.0);
+        if (metric.kind == am::formula::time) CHECK(m.metrics[k] <= dur_us * 1.001 + 0.01);
+        // Compute-bound cube ops show it in mac (cube) busy cycles; vector ops in vec.
+        if (sh.flops >= 1e10 && sh.bytes <= 1e6 && (metric.name == (vec ? "vec_ratio" : "mac_ratio") ||
+                                                    metric.name == "mac_ratio_extra"))
+          CHECK(m.metrics[k] > 0.5);
+        if (vec && metric.name == "mac_ratio") CHECK(m.metrics[k] == 0.0);  // AI Vector cores have no cube unit
+      }
+      const double util = static_cast<double>(p.totalCycle) / (di->aic_frequency_mhz * cores * dur_us);
+      CHECK(util <= 1.0 + 1e-6);
     }
-    if (vec) CHECK(p.pmuList[1] == 0);  // AI Vector cores have no cube unit
   }
 }
 
@@ -625,21 +651,21 @@ TEST_CASE("device: info.json and sample.json say simulated") {
   CHECK(r->devices()[0].sample.get("simulated").as_string_or("") == "yes");
 }
 
-TEST_CASE("device: aic_metrics other than PipeUtilization and unknown devices are clear errors") {
+TEST_CASE("device: unknown aic_metrics and unknown devices are clear errors") {
   SUBCASE("metrics from the PROF directory's device options") {
     temp_dir t;
     prof::prof_dir_options o;
     o.parent = t.path;
     prof::device_options dv;
-    dv.aic_metrics = "Memory";
+    dv.aic_metrics = "MemoryBandwidth";
     o.devices.push_back(dv);
     auto dir = prof::prof_dir::create(o);
     REQUIRE(dir);
     device::simulated_device dev(*dir);
     REQUIRE(dev.init_error() != nullptr);
     CHECK(dev.init_error()->code == msprof::errc::unsupported);
-    CHECK(dev.init_error()->message.find("'Memory'") != std::string::npos);
-    CHECK(dev.init_error()->message.find("PipeUtilization") != std::string::npos);
+    CHECK(dev.init_error()->message.find("'MemoryBandwidth'") != std::string::npos);
+    CHECK(dev.init_error()->message.find("PipeUtilization, ArithmeticUtilization") != std::string::npos);
     auto s = dev.create_stream();
     REQUIRE_FALSE(s);
     CHECK(s.err().code == msprof::errc::unsupported);
@@ -663,10 +689,10 @@ TEST_CASE("device: aic_metrics other than PipeUtilization and unknown devices ar
     auto dir = prof::prof_dir::create(o);
     REQUIRE(dir);
     device::simulated_options so;
-    so.aic_metrics = "ArithmeticUtilization";
+    so.aic_metrics = "Arithmetic";
     device::simulated_device dev(*dir, so);
     REQUIRE(dev.init_error() != nullptr);
-    CHECK(dev.init_error()->message.find("ArithmeticUtilization") != std::string::npos);
+    CHECK(dev.init_error()->message.find("'Arithmetic'") != std::string::npos);
   }
   SUBCASE("a device the directory does not have") {
     temp_dir t;

@@ -5,6 +5,8 @@
 // log is rotated, analyse hands the directory to the export handler.
 #include <msprof/session/dynamic_profiler.hpp>
 #include <msprof/session/export_handler.hpp>
+#include <msprof/convert/summary.hpp>
+#include <msprof/device/simulated_device.hpp>
 #include <msprof/mstx.hpp>
 
 #include <doctest/doctest.h>
@@ -413,4 +415,55 @@ TEST_CASE("dynamic profiler: start(config_file) collects from now for warmup + a
     CHECK(bad.err().what().find("active") != std::string::npos);
     CHECK_FALSE(dp.collecting());
   }
+}
+
+TEST_CASE("dynamic profiler: torch_npu's template (NPU, AiCoreNone) collects without an error and keeps the step trace") {
+  temp_dir t;
+  const fs::path cfg_dir = t / "cfg";
+  const fs::path out = t / "out";
+  log_lines log;
+  session::dynamic_profiler dp;
+  REQUIRE(static_cast<bool>(dp.init(cfg_dir.string(), fast(log))));
+  // The template as a user arms it: an output directory and when to start.
+  std::string text = session::profiler_config_template();
+  auto set = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  };
+  set(R"("prof_dir": "./")", R"("prof_dir": ")" + out.string() + "\"");
+  set(R"("start_step": 0)", R"("start_step": -1)");
+  set(R"("active": 1)", R"("active": 2)");
+  REQUIRE(text.find(R"("aic_metrics": "AiCoreNone")") != std::string::npos);
+  write_config(dp.config_path(), text);
+  REQUIRE(log.wait_for("load json success"));
+  for (int i = 0; i < 1000 && (dp.saved_dirs().empty() || dp.collecting()); ++i) {
+    if (auto* p = dp.active_profiler()) {  // some device work in each step
+      auto s = p->device().create_stream();
+      REQUIRE(s);
+      msprof::device::op_desc op;
+      op.name = "MatMul_" + std::to_string(i);
+      op.type = "MatMul";
+      op.block_dim = 8;
+      op.flops = 1e9;
+      REQUIRE(static_cast<bool>(p->device().launch(*s, op)));
+    }
+    dp.step();
+    std::this_thread::sleep_for(5ms);
+  }
+  const auto dirs = dp.saved_dirs();
+  REQUIRE(dirs.size() == 1);
+  CHECK(log.count("ERROR") == 0);
+  const convert::model m = load(dirs[0]);
+  CHECK(m.has_device());
+  CHECK_FALSE(m.iterations.empty());  // the device step trace
+  bool any_op = false;
+  for (const auto& task : m.tasks) {
+    any_op |= task.op != nullptr;
+    CHECK_FALSE(task.pmu.has_value());  // counters off
+  }
+  CHECK(any_op);
+  const auto cols = convert::pmu_columns::of(m.session);
+  CHECK(cols.empty());  // op_summary without PMU columns
+  dp.shutdown();
 }
