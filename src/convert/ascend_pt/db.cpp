@@ -358,7 +358,9 @@ rows step_trace_rows(const pt_dir& d, const model& m, const relation& rel) {
     if (t.op) compute[t.device_id].emplace_back(t.start_ns, t.end_ns);
   const auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
   rows out;
-  for (auto& [device, tasks] : compute) {
+  for (auto& device_tasks : compute) {
+    const std::uint32_t device = device_tasks.first;
+    auto& tasks = device_tasks.second;  // a plain reference: lambdas may not capture a structured binding in C++17
     std::stable_sort(tasks.begin(), tasks.end(), [](const span& a, const span& b) { return a.first < b.first; });
     const auto starting = [&](std::int64_t v) {
       return std::lower_bound(tasks.begin(), tasks.end(), v, [](const span& t, std::int64_t x) { return t.first < x; });
