@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <msprof/codec/framework.hpp>
+#include <msprof/core/json.hpp>
 
 #include "cli_helpers.hpp"
 
@@ -82,6 +83,32 @@ TEST_CASE("cli: --layout=ascend_pt: record_function ops become an ascend_pt dire
   CHECK(details.find("ProfilerStep#") == std::string::npos);  // steps are not operators
   CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "analyse.done"));
   CHECK(r.err.find("warning") == std::string::npos);  // every call accounted for
+
+  // trace_view.json: the steps and ops as cpu_op slices on the threads that ran
+  // them, a flow from each enqueue to its dequeue and from each forward op to
+  // its backward op (the launched program has no device: no kernels, no
+  // torch_to_npu flows).
+  auto trace = msprof::json::parse(slurp(dir / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"), "trace_view.json");
+  REQUIRE_MESSAGE(trace.has_value(), trace.err().message);
+  std::map<std::string, std::set<std::uint64_t>> op_threads;
+  std::map<std::string, std::size_t> flow_ends;  // "<name> <ph>"
+  for (const auto& e : trace->items()) {
+    const std::string ph = e.get("ph").as_string_or(""), name = e.get("name").as_string_or("");
+    std::uint64_t tid = 0;
+    e.get("tid").to_uint64(tid);
+    if (ph == "X" && e.get("cat").as_string_or("") == "cpu_op") op_threads[name].insert(tid);
+    if (ph == "s" || ph == "f") ++flow_ends[name + " " + ph];
+  }
+  CHECK(op_threads["ProfilerStep#1"] == std::set<std::uint64_t>{main_tid});
+  CHECK(op_threads["ProfilerStep#2"] == std::set<std::uint64_t>{main_tid});
+  CHECK(op_threads["aten::mm"] == std::set<std::uint64_t>{main_tid});
+  CHECK(op_threads["MmBackward0"] ==
+        std::set<std::uint64_t>{ops["MmBackward0"][0]->start_tid, ops["MmBackward0"][1]->start_tid});
+  for (const char* flow : {"enqueue_to_dequeue", "fwdbwd"}) {
+    CAPTURE(flow);
+    CHECK(flow_ends[std::string(flow) + " s"] == 2);
+    CHECK(flow_ends[std::string(flow) + " f"] == 2);
+  }
 }
 
 TEST_CASE("cli: --layout=ascend_ms names the directory as MindSpore does, --export=off leaves it unanalysed") {

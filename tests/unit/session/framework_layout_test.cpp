@@ -7,6 +7,7 @@
 // operator_details.csv and step_trace_time.csv with those ops and steps.
 #include <msprof/codec/framework.hpp>
 #include <msprof/convert/ascend_pt/analyse.hpp>
+#include <msprof/core/json.hpp>
 #include <msprof/framework.hpp>
 #include <msprof/mstx.hpp>
 #include <msprof/session/export_handler.hpp>
@@ -228,6 +229,32 @@ TEST_CASE("framework layout: record_function, queue marks and memory events beco
   const auto memory = csv(out / "operator_memory.csv");
   REQUIRE(memory.size() == 1 + 2);
   CHECK(memory[1][0] == "aten::matmul");  // the op running on the allocating thread
+
+  // trace_view.json: each op a cpu_op slice on its own thread, the steps on the
+  // thread that called step(), and per step one flow from the enqueue to its
+  // dequeue, one from aten::mm to the kernel its dequeue launched, and one from
+  // the forward op to its backward op.
+  auto trace = msprof::json::parse(slurp(out / "trace_view.json"), "trace_view.json");
+  REQUIRE_MESSAGE(trace.has_value(), trace.err().message);
+  std::map<std::string, std::set<std::uint64_t>> op_threads;
+  std::map<std::string, std::size_t> flow_ends;  // "<name> <ph>"
+  for (const auto& e : trace->items()) {
+    const std::string ph = e.get("ph").as_string_or(""), name = e.get("name").as_string_or("");
+    std::uint64_t tid = 0;
+    e.get("tid").to_uint64(tid);
+    if (ph == "X" && e.get("cat").as_string_or("") == "cpu_op") op_threads[name].insert(tid);
+    if (ph == "s" || ph == "f") ++flow_ends[name + " " + ph];
+  }
+  CHECK(op_threads["aten::matmul"] == std::set<std::uint64_t>{main_tid});
+  CHECK(op_threads["aten::mm"] == std::set<std::uint64_t>{main_tid});
+  CHECK(op_threads["ProfilerStep#0"] == std::set<std::uint64_t>{main_tid});
+  CHECK(op_threads["ProfilerStep#1"] == std::set<std::uint64_t>{main_tid});
+  CHECK(op_threads["MmBackward0"] == workers);
+  for (const char* flow : {"enqueue_to_dequeue", "torch_to_npu", "fwdbwd"}) {
+    CAPTURE(flow);
+    CHECK(flow_ends[std::string(flow) + " s"] == 2);
+    CHECK(flow_ends[std::string(flow) + " f"] == 2);
+  }
 }
 
 TEST_CASE("framework layout: ascend_ms names the directory as MindSpore, and the export handler analyses it") {
