@@ -91,19 +91,21 @@ constexpr const char* usage_text =
     "  msprof -h | --help | --version\n";
 
 
+/// False, said once, when `dir` does not exist or is not a directory (the one
+/// wording of every command that takes -dir).
+bool existing_dir_or_fail(const std::string& dir) {
+  std::error_code ec;
+  const char* wrong = !fs::exists(dir, ec) ? "no such directory" : !fs::is_directory(dir, ec) ? "not a directory" : nullptr;
+  if (wrong) fail(dir + ": " + wrong);
+  return wrong == nullptr;
+}
+
 /// The PROF_ directories `dir` names (a warning for each link skipped); on none,
 /// the one message every command gives (printed here), with the directory to use
 /// when `dir` is inside one.
 std::optional<std::vector<std::string>> prof_dirs_or_fail(const std::string& dir) {
+  if (!existing_dir_or_fail(dir)) return std::nullopt;
   std::error_code ec;
-  if (!fs::exists(dir, ec)) {
-    fail(dir + ": no such directory");
-    return std::nullopt;
-  }
-  if (!fs::is_directory(dir, ec)) {
-    fail(dir + ": not a directory");
-    return std::nullopt;
-  }
   std::vector<std::string> skipped;  // PROF_* links in a parent: not followed
   auto dirs = cv::find_prof_dirs(dir, &skipped);
   for (const auto& w : skipped) say_warning(w);
@@ -154,7 +156,7 @@ int run_export(const std::string& dir, what w, const cv::export_options& opt, co
   const auto& dirs = *found;
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
   int rc = 0;
-  progress bar(pf, dirs, true);
+  progress bar(pf, dirs);
   for_each_dir(
       bar,
       [&](std::size_t k) {
@@ -290,7 +292,7 @@ int import_dirs(const std::string& dir, const progress_flags& pf) {
   if (!found) return 1;
   const auto& dirs = *found;
   int rc = 0;
-  progress bar(pf, dirs, true);
+  progress bar(pf, dirs);
   for (std::size_t k = 0; k < dirs.size(); ++k) {
     cv::collection_counts n;
     cv::load_options lo = read_only();
@@ -352,7 +354,7 @@ int cmd_show(arg_parser& p) {
     }
     say_out(*text);
   };
-  progress bar(pf, dirs, true);
+  progress bar(pf, dirs);
   for (std::size_t k = 0; k < dirs.size(); ++k) {
     show_framework(dirs[k]);
     cv::load_options lo = read_only();
@@ -695,17 +697,19 @@ int cmd_analyse(arg_parser& p) {
   if (dir.empty()) return usage_error("analyse needs -dir <*_ascend_pt dir>");
   if (!opt.export_type.empty() && opt.export_type != "text" && opt.export_type != "db")
     return usage_error("--export-type must be text or db, got '" + opt.export_type + "'");
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return fail(dir + ": no such directory");
-  if (!fs::is_directory(dir, ec)) return fail(dir + ": not a directory");
+  if (!existing_dir_or_fail(dir)) return 1;
   const auto dirs = cv::ascend_pt::find_pt_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no *_ascend_pt directory found");
   std::vector<std::optional<msprof::result<cv::ascend_pt::analyse_result>>> results(dirs.size());
   int rc = 0;
-  // Directories done of the total only: analyse reads more than PROF_ data slices.
-  progress bar(pf, dirs, false);
+  progress bar(pf, dirs, cv::ascend_pt::input_bytes);
   for_each_dir(
-      bar, [&](std::size_t k) { results[k] = cv::ascend_pt::analyse(dirs[k], opt); },
+      bar,
+      [&](std::size_t k) {
+        cv::ascend_pt::analyse_options o = opt;
+        o.bytes_read = bar.bytes(k);
+        results[k] = cv::ascend_pt::analyse(dirs[k], o);
+      },
       [&](std::size_t k) {
         const auto& r = *results[k];
         if (!r) {

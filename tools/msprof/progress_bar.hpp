@@ -29,17 +29,20 @@ namespace msprof_cli {
 
 namespace cv = msprof::convert;
 
-/// Progress of a run over several collections: bytes of their data slices read
-/// of the total, drawn as a bar on a terminal (stderr, when CI is not set), or
-/// as a plain line every few seconds with --progress when stderr is not one.
+/// Progress of a run over several collections: bytes read of the total,
+/// drawn as a bar on a terminal (stderr, when CI is not set), or as a plain
+/// line every few seconds with --progress when stderr is not one.
+/// `bytes_of(dir)` is what the command reads of a collection (cv::data_bytes:
+/// a PROF_ directory's data slices).
 class progress {
  public:
-  progress(const progress_flags& f, const std::vector<std::string>& dirs, bool count_bytes)
+  progress(const progress_flags& f, const std::vector<std::string>& dirs,
+           const std::function<std::uint64_t(const std::string&)>& bytes_of = cv::data_bytes)
       : totals_(dirs.size()), done_(new std::atomic<std::uint64_t>[dirs.size()]()) {
     const bool tty = isatty(STDERR_FILENO) != 0;
     if (f.quiet || (!f.force && (!tty || std::getenv("CI")))) return;
     lines_ = !tty;
-    for (std::size_t k = 0; count_bytes && k < dirs.size(); ++k) totals_[k] = cv::data_bytes(dirs[k]);
+    for (std::size_t k = 0; k < dirs.size(); ++k) totals_[k] = bytes_of(dirs[k]);
     t0_ = std::chrono::steady_clock::now();
     thread_ = std::thread([this] { run(); });
   }

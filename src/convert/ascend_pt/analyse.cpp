@@ -534,15 +534,16 @@ std::string spill_dir() {
   return ec ? std::string("/tmp") : d.string();
 }
 
-result<void> read_and_link(result<pt_dir>&& pd, linked& l) {
+result<void> read_and_link(result<pt_dir>&& pd, linked& l, std::atomic<std::uint64_t>* bytes_read = nullptr) {
   if (!pd) return pd.err();
   l.d = std::move(*pd);
   load_options lo;
   lo.spill_dir = spill_dir();
+  lo.bytes_read = bytes_read;
   auto m = load_model(l.d.prof_dir, lo);
   if (!m) return m.err();
   l.m = std::move(*m);
-  place_framework(l.d, l.m.session.wall_offset_ns);
+  place_framework(l.d, l.m.session.wall_offset_ns, bytes_read);
   l.warnings = std::move(l.d.warnings);
   for (auto& w : l.m.warnings) l.warnings.push_back(std::move(w));
   l.rel = link(l.d, l.m);
@@ -585,7 +586,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   const auto wants = [&](const char* t) { return std::find(types.begin(), types.end(), t) != types.end(); };
 
   linked l;
-  MSPROF_TRY(read_and_link(std::move(pd), l));
+  MSPROF_TRY(read_and_link(std::move(pd), l, o.bytes_read));
   analyse_result res;
   res.warnings = std::move(l.warnings);
   auto out = outfile::dir::make((fs::path(dir) / "ASCEND_PROFILER_OUTPUT").string());

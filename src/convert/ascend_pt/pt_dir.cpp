@@ -3,6 +3,7 @@
 // files (codec/framework.hpp), the PROF_ directory's place, and the framework
 // clock (torch_npu ProfilerConfig: counter ticks -> ns -> local time).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "msprof/codec/decode.hpp"
 #include "msprof/codec/framework.hpp"
 #include "msprof/convert/ascend_pt/analyse.hpp"
+#include "msprof/convert/load.hpp"
 #include "msprof/core/json.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -177,7 +179,7 @@ result<pt_dir> read_pt_dir(const std::string& dir) {
   return d;
 }
 
-void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
+void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read) {
   const fs::path fwk = fs::path(d.dir) / "FRAMEWORK";
   std::error_code ec;
   if (!fs::is_directory(fwk, ec)) return;
@@ -198,6 +200,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns) {
       continue;
     }
     fw::decode(kind, reinterpret_cast<const unsigned char*>(bytes->data()), bytes->size(), p.string(), rec, d.warnings);
+    if (bytes_read) bytes_read->fetch_add(bytes->size(), std::memory_order_relaxed);
   }
   const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
   d.ops.reserve(rec.ops.size());
@@ -270,6 +273,19 @@ framework_kind framework_of(const std::string& dir) {
   return suffix == "_ascend_pt"   ? framework_kind::torch_npu
          : suffix == "_ascend_ms" ? framework_kind::mindspore
                                   : framework_kind::none;
+}
+
+std::uint64_t input_bytes(const std::string& dir) {
+  std::uint64_t n = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (starts_with(name, "PROF_") && it->is_directory(ec) && !it->is_symlink(ec)) n += data_bytes(it->path().string());
+  }
+  for (fs::directory_iterator it(fs::path(dir) / "FRAMEWORK", ec), end; !ec && it != end; it.increment(ec))
+    if (fw::kind_of(it->path().filename().string()) != fw::file_kind::unknown && it->is_regular_file(ec))
+      n += it->file_size(ec);
+  return n;
 }
 
 std::vector<std::string> find_pt_dirs(const std::string& dir) {

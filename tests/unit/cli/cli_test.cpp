@@ -1060,6 +1060,27 @@ TEST_CASE("cli: --progress on a pipe: plain lines of bytes done of the total, wa
   }
 }
 
+TEST_CASE("cli: analyse --progress counts the FRAMEWORK files and the PROF_ data slices it reads") {
+  sandbox s;
+  const fs::path dir = add_pt_case(s, "pt_memory");
+  std::uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(dir / "FRAMEWORK")) total += fs::file_size(e.path());
+  const std::uint64_t framework = total;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) total += slice_bytes(e.path());
+  REQUIRE(framework > 0);
+  REQUIRE(total > framework);
+  const auto r = s.run({"analyse", "-dir", dir.string(), "--progress"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  std::string last;
+  for (const auto& l : lines_of(r.err))
+    if (l.rfind("msprof: progress ", 0) == 0) last = l;
+  const std::string t = std::to_string(total);
+  CHECK(last.find("] " + t + "/" + t + " B") != std::string::npos);
+  CHECK(last.find("(1/1 dirs)") != std::string::npos);
+}
+
 TEST_CASE("cli: in a pipe or with -q/--quiet, stderr has only warnings and errors (issue 20)") {
   sandbox s;
   const auto prof = s.add("truncated_tail");

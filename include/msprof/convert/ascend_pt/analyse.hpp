@@ -20,6 +20,7 @@
 #ifndef MSPROF_CONVERT_ASCEND_PT_ANALYSE_HPP
 #define MSPROF_CONVERT_ASCEND_PT_ANALYSE_HPP
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -112,7 +113,8 @@ result<pt_dir> read_pt_dir(const std::string& dir);
 
 /// Decodes the FRAMEWORK files (warnings for damage) and places their times:
 /// local = framework_ns(raw) + `wall_offset_ns` (the PROF_ start_info's).
-void place_framework(pt_dir& d, std::int64_t wall_offset_ns);
+/// Each file's size is added to `bytes_read` (when given) once it is decoded.
+void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read = nullptr);
 
 /// Raw FRAMEWORK time -> monotonic ns (torch_npu: counter ticks when syscnt is on).
 std::int64_t framework_ns(const profiler_info& info, std::int64_t raw) noexcept;
@@ -186,6 +188,9 @@ std::string item_lines(const std::string& v);
 struct analyse_options {
   /// "text" or "db"; empty: what profiler_info says (one or both).
   std::string export_type;
+  /// Progress: bytes of FRAMEWORK files and PROF_ data slices read so far are
+  /// added here (input_bytes() is the total).
+  std::atomic<std::uint64_t>* bytes_read = nullptr;
 };
 
 /// What analyse() wrote.
@@ -194,6 +199,10 @@ struct analyse_result {
   std::vector<std::string> files;
   std::vector<std::string> warnings;
 };
+
+/// What analyse() reads of `dir`: its PROF_ directories' data slices and its
+/// FRAMEWORK files, in bytes (the progress total).
+std::uint64_t input_bytes(const std::string& dir);
 
 /// Which framework's directory `dir` names, by its suffix (a trailing '/' allowed).
 enum class framework_kind { none, torch_npu /* *_ascend_pt */, mindspore /* *_ascend_ms */ };
