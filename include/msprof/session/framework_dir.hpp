@@ -305,14 +305,33 @@ struct framework_filter {
 
 /// The collector's sink for a framework layout: CANN's records go to the
 /// PROF_ directory's sink, framework records (and each step, as the
-/// "ProfilerStep#<n>" op torch_npu records) to FRAMEWORK/.
+/// "ProfilerStep#<n>" op torch_npu records) to FRAMEWORK/. An mstx call also
+/// becomes the op torch_npu records around its own mstx calls, at the call's
+/// time on the calling thread: "mstx_mark_op", "mstx_range_start_op" and
+/// "mstx_range_end_op".
 class framework_sink final : public collect::record_sink {
  public:
   framework_sink(std::shared_ptr<prof_record_sink> prof, framework_dir& dir, prof::tick_clock ticks,
                  framework_filter filter)
       : prof_(std::move(prof)), dir_(dir), ticks_(ticks), filter_(filter) {}
 
-  void write_tx(const collect::tx_record& r) override { prof_->write_tx(r); }
+  void write_tx(const collect::tx_record& r) override {
+    prof_->write_tx(r);
+    const auto call = [&](const char* name, std::uint64_t at, std::uint32_t tid) {
+      collect::fw_op_record op;
+      op.start = op.end = at;
+      op.pid = r.pid;
+      op.tid = tid;
+      op.name = name;
+      write_fw_op(op);
+    };
+    if (r.event_type == 0) {
+      call("mstx_mark_op", r.start, r.tid);
+    } else {
+      call("mstx_range_start_op", r.start, r.tid);
+      call("mstx_range_end_op", r.end, r.end_tid);
+    }
+  }
   void write_mem(const collect::mem_record& r) override { prof_->write_mem(r); }
   void write_step(const collect::step_record& s) override {
     prof_->write_step(s);

@@ -279,6 +279,48 @@ TEST_CASE("framework layout: ascend_ms names the directory as MindSpore, and the
   CHECK_FALSE(fs::exists(dir / "FRAMEWORK" / "torch.memory_usage"));
 }
 
+TEST_CASE("framework layout: mstx calls are also the framework ops torch_npu records around them") {
+  temp_dir t;
+  session::session_config c;
+  c.output = t.path;
+  c.drain_interval = std::chrono::milliseconds(5);
+  c.layout = session::output_layout::ascend_pt;
+  c.npu = false;
+  std::vector<std::string> ready;
+  session::profiler prof(c, std::nullopt, [&](const std::string& d) { ready.push_back(d); });
+  REQUIRE(static_cast<bool>(prof.start()));
+  const std::uint64_t main_tid = this_tid();
+  mstxMarkA("a mark", nullptr);
+  const mstxRangeId id = mstxRangeStartA("a range", nullptr);
+  std::uint64_t end_tid = 0;
+  std::thread([&] {
+    end_tid = this_tid();
+    mstxRangeEnd(id);  // a range may end on another thread
+  }).join();
+  REQUIRE(static_cast<bool>(prof.stop()));
+  REQUIRE(ready.size() == 1);
+  std::vector<std::string> warnings;
+  const fw::records rec = decode_framework(ready[0], warnings);
+  CHECK(warnings.empty());
+  std::map<std::string, std::vector<const fw::op_range*>> ops;
+  for (const auto& o : rec.ops) ops[o.name].push_back(&o);
+  REQUIRE(ops["mstx_mark_op"].size() == 1);
+  REQUIRE(ops["mstx_range_start_op"].size() == 1);
+  REQUIRE(ops["mstx_range_end_op"].size() == 1);
+  CHECK(ops["mstx_mark_op"][0]->start_tid == main_tid);
+  CHECK(ops["mstx_range_start_op"][0]->start_tid == main_tid);
+  CHECK(ops["mstx_range_end_op"][0]->start_tid == end_tid);
+  for (const char* name : {"mstx_mark_op", "mstx_range_start_op", "mstx_range_end_op"})
+    CHECK(ops[name][0]->start == ops[name][0]->end);  // at the call's time
+  CHECK(ops["mstx_mark_op"][0]->start <= ops["mstx_range_start_op"][0]->start);
+  CHECK(ops["mstx_range_start_op"][0]->start <= ops["mstx_range_end_op"][0]->start);
+  // The PROF_ part keeps the mstx events themselves.
+  auto r = msprof::convert::ascend_pt::analyse(ready[0]);
+  REQUIRE_MESSAGE(r.has_value(), r.err().message);
+  const std::string details = slurp(fs::path(ready[0]) / "ASCEND_PROFILER_OUTPUT" / "operator_details.csv");
+  for (const char* name : {"mstx_mark_op,", "mstx_range_start_op,", "mstx_range_end_op,"}) CHECK(details.find(name) != std::string::npos);
+}
+
 TEST_CASE("framework layout: a bad worker name and an unknown layout name are refused") {
   session::session_config c;
   c.worker_name = "a b";
