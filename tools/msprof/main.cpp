@@ -435,12 +435,11 @@ bool collection_only(const std::string& name) {
   return names.count(name) != 0 || find_cann_option(name) != nullptr;
 }
 
-/// `msprof analyse` of one *_ascend_pt / *_ascend_ms directory: its warnings and files said.
-int analyse_one(const std::string& dir) {
-  auto r = cv::ascend_pt::analyse(dir);
+/// What one `msprof analyse` did, said: its error, or its warnings and files. 1 on an error.
+int say_analysis(const msprof::result<cv::ascend_pt::analyse_result>& r) {
   if (!r) {
     say_error(r.err().what());
-    return r.err().code == msprof::errc::unsupported ? 2 : 1;
+    return 1;
   }
   for (const auto& w : r->warnings) say_warning(w);
   for (const auto& f : r->files) say_out(f);
@@ -665,7 +664,7 @@ int cmd_launch(arg_parser& p) {
   }
   int rc = 0;
   if (export_data && framework)
-    rc = analyse_one(newest);  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it
+    rc = say_analysis(cv::ascend_pt::analyse(newest));  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it
   else if (export_data)
     rc = run_export(newest, what::all, eo, progress_flags{});
   else
@@ -711,14 +710,7 @@ int cmd_analyse(arg_parser& p) {
         results[k] = cv::ascend_pt::analyse(dirs[k], o);
       },
       [&](std::size_t k) {
-        const auto& r = *results[k];
-        if (!r) {
-          say_error(r.err().what());
-          rc = r.err().code == msprof::errc::unsupported && rc == 0 ? 2 : 1;
-          return;
-        }
-        for (const auto& w : r->warnings) say_warning(w);
-        for (const auto& f : r->files) say_out(f);
+        if (say_analysis(*results[k]) != 0) rc = 1;
       });
   return rc;
 }

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -656,13 +655,12 @@ result<std::string> show_text(const std::string& dir, std::size_t top, bool bold
     }
     std::vector<std::pair<std::string, std::array<double, 4>>> sorted(by_name.begin(), by_name.end());
     std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second[1] > b.second[1]; });
-    const auto fixed3 = [](double v) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.3f", v);
-      return std::string(buf);
-    };
-    for (const auto& [name, a] : sorted)
-      ops.rows.push_back({name, std::to_string(static_cast<std::size_t>(a[0])), fixed3(a[1]), fixed3(a[2]), fixed3(a[3])});
+    for (const auto& op : sorted)
+      add_row(ops, [&](auto& s) {
+        s.str(op.first);
+        s.num(static_cast<std::uint64_t>(op.second[0]));
+        for (int k = 1; k < 4; ++k) s.fixed3(op.second[static_cast<std::size_t>(k)]);
+      });
     out += "\n" + render_table("Framework operators (top " + std::to_string(top) + " by host total time)", ops,
                                {0, 1, 2, 3, 4}, top, bold);
   }
