@@ -182,7 +182,9 @@ void append_dur_json(std::string& out, std::int64_t ns) {
 void append_task_json(std::string& out, const device_task& t, std::uint64_t pid) {
   append_head_json(out, {}, task_slice_name(t), pid, t.stream_id, t.start_ns);
   append_dur_json(out, t.end_ns - t.start_ns);
-  append_lit(out, "\"Model Id\":4294967295,\"Task Type\":");
+  append_lit(out, "\"Model Id\":");
+  append_u64(out, t.model_id);
+  append_lit(out, ",\"Task Type\":");
   append_json_string(out, task_slice_type(t));
   append_lit(out, ",\"Physic Stream Id\":");
   append_u64(out, t.stream_id);
