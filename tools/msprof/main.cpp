@@ -150,10 +150,8 @@ msprof::result<std::set<std::string>> read_reports(const std::string& path) {
 enum class what { timeline, summary, db, all };
 
 
-int run_export(const std::string& dir, what w, const cv::export_options& opt, const progress_flags& pf) {
-  const auto found = prof_dirs_or_fail(dir);
-  if (!found) return 1;
-  const auto& dirs = *found;
+/// Exports PROF_ directories, two at a time on two cores; reports in their order.
+int export_dirs(const std::vector<std::string>& dirs, what w, const cv::export_options& opt, const progress_flags& pf) {
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
   int rc = 0;
   progress bar(pf, dirs);
@@ -187,6 +185,11 @@ int run_export(const std::string& dir, what w, const cv::export_options& opt, co
         }
       });
   return rc;
+}
+
+int run_export(const std::string& dir, what w, const cv::export_options& opt, const progress_flags& pf) {
+  const auto found = prof_dirs_or_fail(dir);
+  return found ? export_dirs(*found, w, opt, pf) : 1;
 }
 
 int cmd_export(arg_parser& p) {
@@ -638,39 +641,42 @@ int cmd_launch(arg_parser& p) {
   }
   int app_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 
-  // The newest PROF_ directory the run created (with --layout, the newest
-  // *_ascend_pt / *_ascend_ms directory, which holds it).
+  // Every PROF_ directory the run created, one per process that collected (with
+  // --layout, the *_ascend_pt / *_ascend_ms directories, which hold them), by name.
   const bool framework = !layout.empty() && layout != "cann" && layout != "prof";
   const std::string suffix = "_" + layout;
   const auto made_by_run = [&](const std::string& name) {
     if (!framework) return name.rfind("PROF_", 0) == 0;
     return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  std::string newest;
-  fs::file_time_type newest_t{};
+  std::vector<std::string> made;
   for (const auto& e : fs::directory_iterator(output, ec)) {
     const auto name = e.path().filename().string();
     if (e.is_symlink(ec) || !e.is_directory(ec) || !made_by_run(name) || before.count(name)) continue;
-    const auto t = e.last_write_time(ec);
-    if (newest.empty() || t > newest_t || (t == newest_t && name > newest)) {
-      newest = e.path().string();
-      newest_t = t;
-    }
+    made.push_back(e.path().string());
   }
-  if (newest.empty()) {
+  std::sort(made.begin(), made.end());
+  if (made.empty()) {
     if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
                                  " and left no PROF_ directory in " + output);
     return fail(output + ": the application left no PROF_ directory (did it make any mstx call?)");
   }
+  if (made.size() > 1)
+    console::get().say(std::cerr, "msprof: " + std::to_string(made.size()) + " processes of the application collected: " +
+                                      std::to_string(made.size()) + " directories in " + output +
+                                      (export_data ? ", each exported" : ""));
   int rc = 0;
-  if (export_data && framework)
-    rc = say_analysis(cv::ascend_pt::analyse(newest));  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it
-  else if (export_data)
-    rc = run_export(newest, what::all, eo, progress_flags{});
-  else
-    std::cout << newest << "\n";  // --export=off: collected only; `msprof export ... -dir` it later
+  if (export_data && framework) {
+    for (const auto& d : made)  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it
+      if (say_analysis(cv::ascend_pt::analyse(d)) != 0) rc = 1;
+  } else if (export_data) {
+    rc = export_dirs(made, what::all, eo, progress_flags{});
+  } else {
+    for (const auto& d : made) std::cout << d << "\n";  // --export=off: collected only; `msprof export ... -dir` later
+  }
   if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
-                               " (data in " + newest + (export_data ? " was exported)" : ")"));
+                               " (data in " + (made.size() == 1 ? made[0] : output) +
+                               (export_data ? " was exported)" : ")"));
   return rc;
 }
 

@@ -566,6 +566,33 @@ TEST_CASE("cli: launcher end to end: mstx program -> PROF_ dir -> timeline, summ
 #endif
 
 #if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+TEST_CASE("cli: launcher: every process of the application that collects gets its PROF_ dir, and each is exported") {
+  sandbox s;
+  const std::string app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP;
+  for (const bool on : {true, false}) {
+    CAPTURE(on);
+    const auto out = s.root / (on ? "on" : "off");
+    auto r = s.run({"--output=" + out.string(), std::string("--export=") + (on ? "on" : "off"),
+                    "--application=" + app + " && " + app});
+    CAPTURE(r.err);
+    REQUIRE(r.rc == 0);
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(out)) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    REQUIRE(dirs.size() == 2);
+    CHECK(r.err.find("2 processes of the application collected: 2 directories in " + out.string()) != std::string::npos);
+    for (const auto& d : dirs) {
+      CAPTURE(d);
+      CHECK(d.filename().string().rfind("PROF_", 0) == 0);
+      std::string tx_csv;
+      for (const auto& f : outputs(d))
+        if (f.filename().string().rfind("msprof_tx_", 0) == 0 && f.extension() == ".csv") tx_csv = slurp(f);
+      CHECK((tx_csv.find(",work,default,") != std::string::npos) == on);
+    }
+    if (!on) CHECK(r.out == dirs[0].string() + "\n" + dirs[1].string() + "\n");
+  }
+}
+
 TEST_CASE("cli: launcher --export=off collects the PROF_ dir without exporting it, --export=on exports") {
   sandbox s;
   const std::string app = std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP;
