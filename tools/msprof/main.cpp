@@ -11,7 +11,6 @@
 #include <msprof/session/session_config.hpp>
 #include <msprof/version.hpp>
 
-#include <simdjson.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +32,7 @@
 #include "cann_options.hpp"
 #include "console.hpp"
 #include "progress_bar.hpp"
+#include "reports.hpp"
 
 #if __has_include(<msprof/convert/chrome/chrome.hpp>)
 #include <msprof/convert/chrome/chrome.hpp>
@@ -123,30 +123,6 @@ std::optional<std::vector<std::string>> prof_dirs_or_fail(const std::string& dir
 }
 
 
-/// -reports file: {"reports": ["op_summary", ...]} or a bare array.
-msprof::result<std::set<std::string>> read_reports(const std::string& path) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  auto err = parser.load(path).get(doc);
-  if (err) return msprof::make_error(msprof::errc::parse, path + ": " + simdjson::error_message(err));
-  simdjson::dom::array arr;
-  if (doc.is_object()) {
-    if (doc["reports"].get_array().get(arr))
-      return msprof::make_error(msprof::errc::parse, path + ": expected an array \"reports\"");
-  } else if (doc.get_array().get(arr)) {
-    return msprof::make_error(msprof::errc::parse, path + ": expected an object or an array");
-  }
-  std::set<std::string> out;
-  for (auto v : arr) {
-    std::string_view s;
-    if (v.get_string().get(s)) return msprof::make_error(msprof::errc::parse, path + ": report names must be strings");
-    out.emplace(s);
-  }
-  return out;
-}
-
-
-
 enum class what { timeline, summary, db, all };
 
 
@@ -229,9 +205,7 @@ int cmd_export(arg_parser& p) {
     } else if (auto v6 = p.take("clear", false, err)) {
       opt.clear = *v6 != "off";
     } else if (auto v7 = p.take("reports", true, err)) {
-      auto r = read_reports(*v7);
-      if (!r) return fail(r.err().what());
-      opt.reports = *r;
+      if (auto r = read_reports(*v7, opt); !r) return fail(r.err().what());
     } else if (auto v8 = p.take("timeline-format", true, err)) {
       if (*v8 == "chrome")
         opt.chrome = true;
@@ -512,9 +486,7 @@ int cmd_launch(arg_parser& p) {
       if (v != "csv" && v != "json") return bad_value(flag, "csv or json", v);
       eo.format = v;
     } else if (name == "reports") {
-      auto r = read_reports(v);
-      if (!r) return fail(r.err().what());
-      eo.reports = *r;
+      if (auto r = read_reports(v, eo); !r) return fail(r.err().what());
     } else if (name == "model-id" || name == "iteration-id") {
       const auto n = parse_u32(v);
       if (!n) return bad_value(flag, "a number", v);

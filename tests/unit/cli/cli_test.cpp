@@ -204,6 +204,44 @@ TEST_CASE("cli: -reports selects outputs") {
   CHECK(r.err.find("reports.json") != std::string::npos);
 }
 
+TEST_CASE("cli: -reports with CANN's reports_sample_config.json chooses the processes of msprof.json") {
+  sandbox s;
+  const auto cfg = s.root / "reports_sample_config.json";
+  // The process names in msprof_<ts>.json's metadata (the mstx process is named after the program).
+  auto processes = [&](const fs::path& prof) {
+    std::set<std::string> names;
+    for (const auto& f : outputs(prof)) {
+      if (f.filename().string().rfind("msprof_2", 0) != 0) continue;
+      const std::string text = slurp(f);
+      const std::string key = R"("name":"process_name","pid":)";
+      for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+        const auto name = text.find(R"("args":{"name":")", at) + 16;
+        names.insert(text.substr(name, text.find('"', name) - name));
+      }
+    }
+    return names;
+  };
+  const auto all = s.add("multi_thread_mixed");
+  REQUIRE(s.run({"export", "timeline", "-dir", all.string()}).rc == 0);
+  CHECK(processes(all) == std::set<std::string>{"Ascend Hardware", "CANN", "AI Core Freq", "Overlap Analysis", "mixed_app"});
+
+  const auto some = s.add("multi_thread_mixed", "second");
+  std::ofstream(cfg) << R"({"json_process": {"cann": true, "msproftx": true, "ascend": false, "hbm": true}})";
+  auto r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(processes(some) == std::set<std::string>{"CANN", "mixed_app"});
+
+  std::ofstream(cfg) << R"({"json_process": {"cann": "yes"}})";
+  r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("reports_sample_config.json: json_process.cann: expected true or false") != std::string::npos);
+  std::ofstream(cfg) << R"({"json_process": {"gpu": true}})";
+  r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("json_process.gpu: unknown process") != std::string::npos);
+}
+
 TEST_CASE("cli: bad input gives one clear error naming the file, and no output") {
   SUBCASE("missing directory") {
     sandbox s;
