@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -588,6 +589,9 @@ int cmd_launch(arg_parser& p) {
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
 
+  const auto launch_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now().time_since_epoch())
+                             .count();
   const pid_t child = fork();
   if (child < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
@@ -603,6 +607,10 @@ int cmd_launch(arg_parser& p) {
     if (buffer_flags.count("limit")) setenv("MSPROF_BUFFER_LIMIT", buffer_flags["limit"].c_str(), 1);
     if (buffer_flags.count("full")) setenv("MSPROF_BUFFER_FULL", buffer_flags["full"].c_str(), 1);
     if (!cann_record.empty()) setenv("MSPROF_CANN_OPTIONS", cann_record.c_str(), 1);
+    // --delay / --duration: the window every process of the run collects in, from now.
+    for (const auto& [name, v] : cann)
+      if (name == "delay" || name == "duration") setenv(name == "delay" ? "MSPROF_DELAY" : "MSPROF_DURATION", v.c_str(), 1);
+    setenv("MSPROF_LAUNCH_NS", std::to_string(launch_ns).c_str(), 1);
     execl("/bin/sh", "sh", "-c", application.c_str(), static_cast<char*>(nullptr));
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);

@@ -631,6 +631,38 @@ TEST_CASE("cli: launcher: every process of the application that collects gets it
   }
 }
 
+TEST_CASE("cli: launcher --delay and --duration: only the calls inside the window are collected, and nothing is lost") {
+  sandbox s;
+  const auto out = s.root / "out";
+  // 30 marks 100 ms apart; the window is the second second after launch.
+  auto r = s.run({"--output=" + out.string(), "--delay=1", "--duration=1",
+                  std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " ticks 30"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("not applied") == std::string::npos);
+  CHECK(r.err.find("not (completely) in the trace") == std::string::npos);  // the accounting holds
+  const fs::path prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  std::vector<int> ticks;
+  for (const auto& f : outputs(prof)) {
+    if (f.filename().string().rfind("msprof_tx_", 0) != 0 || f.extension() != ".csv") continue;
+    const std::string csv = slurp(f);
+    for (auto at = csv.find(",tick "); at != std::string::npos; at = csv.find(",tick ", at + 1))
+      ticks.push_back(std::atoi(csv.c_str() + at + 6));
+  }
+  std::sort(ticks.begin(), ticks.end());
+  CAPTURE(ticks.size());
+  // About ten marks (a busy machine moves the edges), consecutive, neither the
+  // first marks (the delay) nor the last (the duration).
+  REQUIRE(ticks.size() >= 5);
+  CHECK(ticks.size() <= 13);
+  CHECK(ticks.front() >= 3);
+  CHECK(ticks.back() <= 26);
+  CHECK(ticks.back() - ticks.front() + 1 == static_cast<int>(ticks.size()));
+  const std::string sample = slurp(prof / "host" / "sample.json");
+  CHECK(sample.find("\"delay\"") != std::string::npos);  // recorded as asked
+}
+
 TEST_CASE("cli: launcher --export=off collects the PROF_ dir without exporting it, --export=on exports") {
   sandbox s;
   const std::string app = std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP;
