@@ -77,6 +77,29 @@ double sql_round3(double v) {
     while (r < static_cast<ld>(1e-8)) { r *= static_cast<ld>(1e8); exp -= 8; }
     while (r < 1) { r *= 10; exp--; }
   }
+  // Up to 15 digits (below 1e12) the digits make an integer that a double
+  // holds exactly, and dividing it by 1000 rounds as strtod rounds the text:
+  // the same value without the text.
+  if (exp <= 11) {
+    const ld r0 = r;
+    std::uint64_t n = 0;
+    bool ok = true;
+    auto take = [&] {
+      const int d = static_cast<int>(r);
+      ok = ok && d >= 0 && d <= 9;  // a digit the text would not have: the slow path decides
+      r = (r - d) * 10;
+      n = n * 10 + static_cast<std::uint64_t>(d);
+    };
+    for (int e = exp; e >= 0; --e) take();
+    int decimals = 3;
+    for (int e = exp + 1; e < 0 && decimals > 0; ++e, --decimals) n *= 10;
+    while (decimals-- > 0) take();
+    if (ok) {
+      const double out = static_cast<double>(n) / 1000.0;
+      return out == 0 ? 0.0 : (v < 0 ? -out : out);
+    }
+    r = r0;
+  }
   int significant = 26;  // SQLite's "%!" digit budget
   auto digit = [&]() -> char {
     if (significant <= 0) return '0';
