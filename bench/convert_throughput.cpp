@@ -202,21 +202,23 @@ int main(int argc, char** argv) {
   std::printf("records: %.0f raw (%.1f MB input), %zu APIs, %zu tasks, %zu mstx; median of %d runs, each in a child\n",
               recs, static_cast<double>(in_bytes) / 1e6, apis, tasks, mstx, runs);
   std::printf("disk rate: %.0f MB/s (fwrite of %.1f MB, 1 MiB blocks)\n", rate / 1e6, static_cast<double>(most) / 1e6);
-  std::printf("%-12s %9s %9s %12s %10s %10s %9s %9s %7s\n", "stage", "s", "s/1M rec", "records/s", "out MB",
-              "peak MiB", "floor s", "min..max", "÷floor");
+  std::printf("%-12s %8s %9s %11s %8s %9s %13s %8s %7s %11s\n", "stage", "s", "s/1M rec", "records/s", "out MB",
+              "peak MiB", "(min..max)", "floor s", "÷floor", "s min..max");
   auto row = [&](const stage& s, bool with_floor) {
     const double t = median(s.secs);
     const double floor = t_decode + static_cast<double>(s.out_bytes) / rate;
-    char range[32];
-    std::snprintf(range, sizeof range, "%.2f..%.2f", *std::min_element(s.secs.begin(), s.secs.end()),
+    char secs[32], rss[32], out[16] = "-", fl[16] = "-", ratio[16] = "-";
+    std::snprintf(secs, sizeof secs, "%.2f..%.2f", *std::min_element(s.secs.begin(), s.secs.end()),
                   *std::max_element(s.secs.begin(), s.secs.end()));
-    if (with_floor)
-      std::printf("%-12s %9.3f %9.3f %12.0f %10.1f %10.1f %9.3f %9s %7.2f%s\n", s.name.c_str(), t, t / recs * 1e6,
-                  recs / t, static_cast<double>(s.out_bytes) / 1e6, median(s.rss), floor, range, t / floor,
-                  s.ok ? "" : "  FAILED");
-    else
-      std::printf("%-12s %9.3f %9.3f %12.0f %10s %10.1f %9s %9s %7s%s\n", s.name.c_str(), t, t / recs * 1e6, recs / t,
-                  "-", median(s.rss), "-", range, "-", s.ok ? "" : "  FAILED");
+    std::snprintf(rss, sizeof rss, "(%.1f..%.1f)", *std::min_element(s.rss.begin(), s.rss.end()),
+                  *std::max_element(s.rss.begin(), s.rss.end()));
+    if (with_floor) {
+      std::snprintf(out, sizeof out, "%.1f", static_cast<double>(s.out_bytes) / 1e6);
+      std::snprintf(fl, sizeof fl, "%.3f", floor);
+      std::snprintf(ratio, sizeof ratio, "%.2f", t / floor);
+    }
+    std::printf("%-12s %8.3f %9.3f %11.0f %8s %9.1f %13s %8s %7s %11s%s\n", s.name.c_str(), t, t / recs * 1e6,
+                recs / t, out, median(s.rss), rss, fl, ratio, secs, s.ok ? "" : "  FAILED");
   };
   row(decode, false);
   row(load, false);
