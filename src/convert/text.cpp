@@ -57,6 +57,22 @@ std::string fewest3(double v) {
 double sql_round3(double v) {
   // Nothing to round beyond 2^52 (and NaN passes through), as ROUND does.
   if (!(std::fabs(v) <= 4503599627370496.0)) return v;
+  // Away from a rounding boundary, plain doubles decide: the thousandths of
+  // |v| + 0.0005, truncated, are floor(|v| * 1000 + 0.5) when that sum is
+  // more than its possible error (a few ulps, the margin has 18) from an
+  // integer. Near one, the digit-by-digit path below decides as SQLite does.
+  {
+    const double x = std::fabs(v) * 1000.0 + 0.5;
+    if (x < 1e15) {
+      const double f = std::floor(x);
+      const double frac = x - f;
+      const double margin = x * 4e-15 + 1e-9;
+      if (frac > margin && frac < 1 - margin) {
+        const double out = f / 1000.0;
+        return out == 0 ? 0.0 : (v < 0 ? -out : out);
+      }
+    }
+  }
   using ld = long double;
   ld r = std::fabs(v);
   std::uint64_t u;
