@@ -48,7 +48,7 @@ namespace {
 
 constexpr const char* usage_text =
     "usage:\n"
-    "  msprof export timeline|summary|db -dir <PROF_ dir or parent> [options]\n"
+    "  msprof export timeline|summary|db[,...] -dir <PROF_ dir or parent> [options]\n"
     "      --model-id=N --iteration-id=N   select one iteration (model-id 4294967295 = step mode)\n"
     "      --iteration-count=N             1..5 iterations from --iteration-id\n"
     "      --format=csv|json               summary file format (default csv); JSON msprof_tx and step_trace\n"
@@ -147,7 +147,12 @@ msprof::result<std::set<std::string>> read_reports(const std::string& path) {
 
 
 
-enum class what { timeline, summary, db, all };
+/// What `export` writes: the kinds named (several in one pass over the data), or
+/// all (the launcher's export after a run; export_options::text and ::db choose).
+struct what {
+  cv::export_parts parts;
+  bool all = false;
+};
 
 
 int run_export(const std::string& dir, what w, const cv::export_options& opt, const progress_flags& pf) {
@@ -162,12 +167,7 @@ int run_export(const std::string& dir, what w, const cv::export_options& opt, co
       [&](std::size_t k) {
         cv::export_options o = opt;
         o.bytes_read = bar.bytes(k);
-        switch (w) {
-          case what::timeline: results[k] = cv::export_timeline(dirs[k], o); break;
-          case what::summary: results[k] = cv::export_summary(dirs[k], o); break;
-          case what::db: results[k] = cv::export_db(dirs[k], o); break;
-          case what::all: results[k] = cv::export_all(dirs[k], o); break;
-        }
+        results[k] = w.all ? cv::export_all(dirs[k], o) : cv::export_parts_of(dirs[k], o, w.parts);
       },
       [&](std::size_t k) {
         const auto& r = *results[k];
@@ -191,16 +191,22 @@ int run_export(const std::string& dir, what w, const cv::export_options& opt, co
 
 int cmd_export(arg_parser& p) {
   if (p.done()) return usage_error("export needs timeline, summary or db");
-  const std::string kind = p.args[p.i++];
+  // timeline, summary, db, or several joined by commas: one pass writes them all.
+  const std::string kinds = p.args[p.i++];
   what w;
-  if (kind == "timeline")
-    w = what::timeline;
-  else if (kind == "summary")
-    w = what::summary;
-  else if (kind == "db")
-    w = what::db;
-  else
-    return usage_error("unknown export type '" + kind + "' (timeline, summary or db)");
+  for (std::size_t from = 0; from <= kinds.size();) {
+    const std::size_t comma = std::min(kinds.find(',', from), kinds.size());
+    const std::string kind = kinds.substr(from, comma - from);
+    if (kind == "timeline")
+      w.parts.timeline = true;
+    else if (kind == "summary")
+      w.parts.summary = true;
+    else if (kind == "db")
+      w.parts.db = true;
+    else
+      return usage_error("unknown export type '" + kind + "' (timeline, summary or db, or several joined by commas)");
+    from = comma + 1;
+  }
   cv::export_options opt;
   std::string dir;
   std::optional<std::uint32_t> max_mib;
@@ -455,7 +461,7 @@ int use_collected(const std::string& dir, bool export_on, bool parse, bool query
   if (!collect_flag.empty())
     return usage_error(collect_flag + " is an option of a collection: give the program to run");
   if (dir.empty()) return usage_error("give the collection as --output=<PROF_ dir or its parent>");
-  if (export_on) return run_export(dir, what::all, eo, progress_flags{});
+  if (export_on) return run_export(dir, what{{}, true}, eo, progress_flags{});
   // msprof reads the raw data directly: parse and query check it and say what it holds.
   if (parse || query) return import_dirs(dir, progress_flags{});
   if (!prof_dirs_or_fail(dir)) return 1;
@@ -666,7 +672,7 @@ int cmd_launch(arg_parser& p) {
   if (export_data && framework)
     rc = say_analysis(cv::ascend_pt::analyse(newest));  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it
   else if (export_data)
-    rc = run_export(newest, what::all, eo, progress_flags{});
+    rc = run_export(newest, what{{}, true}, eo, progress_flags{});
   else
     std::cout << newest << "\n";  // --export=off: collected only; `msprof export ... -dir` it later
   if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
