@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The export entry points: one load, the chosen exporters fed window by window
-// (the db on a second thread beside the text files).
+// on a second thread while the next window loads; at the end the db is
+// finished on a second thread beside the text files.
 #include "msprof/convert/export.hpp"
 
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 #include <system_error>
 #include <string>
@@ -29,6 +32,63 @@ void beside(bool with_side, Side&& side, Main&& main) {
   main();
   if (t.joinable()) t.join();
 }
+
+/// Hands windows from the loading thread to the writers' thread through one
+/// slot: the loader waits while the slot is full, and the writers empty it only
+/// when they are done with the window. So at most two windows exist at once (the
+/// one being loaded and the one being written), whatever the threads' timing.
+class window_handoff {
+ public:
+  /// Loader: waits for the slot, then moves the window's records into it (the
+  /// window keeps its session and iterations, its record vectors are left empty).
+  void put(model& w) {
+    std::unique_lock<std::mutex> l(m_);
+    changed_.wait(l, [&] { return !full_; });
+    slot_.session = w.session;
+    slot_.iterations = w.iterations;
+    slot_.apis = std::move(w.apis);
+    slot_.tasks = std::move(w.tasks);
+    slot_.mstx = std::move(w.mstx);
+    slot_.mstx_mem = std::move(w.mstx_mem);
+    w.apis.clear();
+    w.tasks.clear();
+    w.mstx.clear();
+    w.mstx_mem.clear();
+    full_ = true;
+    changed_.notify_all();
+  }
+  /// Loader: no more windows.
+  void close() {
+    std::lock_guard<std::mutex> l(m_);
+    closed_ = true;
+    changed_.notify_all();
+  }
+  /// Writers: calls write(window) for every window, in order, until close().
+  template <class Write>
+  void drain(Write&& write) {
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> l(m_);
+        changed_.wait(l, [&] { return full_ || closed_; });
+        if (!full_) return;
+      }
+      write(static_cast<const model&>(slot_));  // the loader does not touch a full slot
+      std::lock_guard<std::mutex> l(m_);
+      slot_.apis.clear();
+      slot_.tasks.clear();
+      slot_.mstx.clear();
+      slot_.mstx_mem.clear();
+      full_ = false;
+      changed_.notify_all();
+    }
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable changed_;
+  model slot_;
+  bool full_ = false, closed_ = false;
+};
 
 /// Collects the files of the parts, reported in part order (timeline, summaries, db).
 struct part_results {
@@ -135,6 +195,30 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   auto add = [](auto& writer, const model& w, result<void>& status) {
     if (writer && status) status = writer->add(w);
   };
+  // Every writer gets every window, in load order, on the writers' thread,
+  // while this thread loads the next window.
+  auto write = [&](const model& w) {
+    add(timeline, w, text_status);
+    add(summary, w, text_status);
+    add(db, w, db_status);
+  };
+  window_handoff handoff;
+  std::thread writers;
+  try {
+    writers = std::thread([&] { handoff.drain(write); });
+  } catch (const std::system_error&) {
+    // No second thread: the writers take each window here.
+  }
+  struct stop_writers {  // also when the load throws
+    window_handoff& h;
+    std::thread& t;
+    ~stop_writers() {
+      h.close();
+      if (t.joinable()) t.join();
+    }
+  };
+  std::optional<stop_writers> stop;
+  stop.emplace(stop_writers{handoff, writers});
   std::size_t records = 0, mem_records = 0;
   load_options lo;
   lo.spill_budget = oo.spill_budget;
@@ -147,13 +231,12 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
     }
     records += detail::record_count(w);
     mem_records += w.mstx_mem.size();
-    beside(
-        db.has_value(), [&] { add(db, w, db_status); },
-        [&] {
-          add(timeline, w, text_status);
-          add(summary, w, text_status);
-        });
+    if (writers.joinable())
+      handoff.put(w);
+    else
+      write(w);
   });
+  stop.reset();
   if (!loaded) return loaded.err();
   MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
   if (select) {

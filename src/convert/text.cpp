@@ -57,6 +57,22 @@ std::string fewest3(double v) {
 double sql_round3(double v) {
   // Nothing to round beyond 2^52 (and NaN passes through), as ROUND does.
   if (!(std::fabs(v) <= 4503599627370496.0)) return v;
+  // Away from a rounding boundary, plain doubles decide: the thousandths of
+  // |v| + 0.0005, truncated, are floor(|v| * 1000 + 0.5) when that sum is
+  // more than its possible error (a few ulps, the margin has 18) from an
+  // integer. Near one, the digit-by-digit path below decides as SQLite does.
+  {
+    const double x = std::fabs(v) * 1000.0 + 0.5;
+    if (x < 1e15) {
+      const double f = std::floor(x);
+      const double frac = x - f;
+      const double margin = x * 4e-15 + 1e-9;
+      if (frac > margin && frac < 1 - margin) {
+        const double out = f / 1000.0;
+        return out == 0 ? 0.0 : (v < 0 ? -out : out);
+      }
+    }
+  }
   using ld = long double;
   ld r = std::fabs(v);
   std::uint64_t u;
@@ -76,6 +92,29 @@ double sql_round3(double v) {
     r /= scale;
     while (r < static_cast<ld>(1e-8)) { r *= static_cast<ld>(1e8); exp -= 8; }
     while (r < 1) { r *= 10; exp--; }
+  }
+  // Up to 15 digits (below 1e12) the digits make an integer that a double
+  // holds exactly, and dividing it by 1000 rounds as strtod rounds the text:
+  // the same value without the text.
+  if (exp <= 11) {
+    const ld r0 = r;
+    std::uint64_t n = 0;
+    bool ok = true;
+    auto take = [&] {
+      const int d = static_cast<int>(r);
+      ok = ok && d >= 0 && d <= 9;  // a digit the text would not have: the slow path decides
+      r = (r - d) * 10;
+      n = n * 10 + static_cast<std::uint64_t>(d);
+    };
+    for (int e = exp; e >= 0; --e) take();
+    int decimals = 3;
+    for (int e = exp + 1; e < 0 && decimals > 0; ++e, --decimals) n *= 10;
+    while (decimals-- > 0) take();
+    if (ok) {
+      const double out = static_cast<double>(n) / 1000.0;
+      return out == 0 ? 0.0 : (v < 0 ? -out : out);
+    }
+    r = r0;
   }
   int significant = 26;  // SQLite's "%!" digit budget
   auto digit = [&]() -> char {

@@ -84,12 +84,26 @@ namespace detail {
 namespace {
 
 void append_u64(std::string& out, std::uint64_t v) {
+  // Two digits per division: timestamps have 16 digits, and this runs several times per event.
+  static constexpr char pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
   char buf[24];
   char* p = buf + sizeof buf;
-  do {
-    *--p = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v);
+  while (v >= 100) {
+    const auto k = static_cast<std::size_t>(v % 100) * 2;
+    v /= 100;
+    *--p = pairs[k + 1];
+    *--p = pairs[k];
+  }
+  if (v >= 10) {
+    const auto k = static_cast<std::size_t>(v) * 2;
+    *--p = pairs[k + 1];
+    *--p = pairs[k];
+  } else {
+    *--p = static_cast<char>('0' + v);
+  }
   out.append(p, static_cast<std::size_t>(buf + sizeof buf - p));
 }
 

@@ -13,6 +13,7 @@
 struct child_run {
   bool ok = false;      ///< the child ran and work() returned true
   double peak_mib = 0;  ///< the child's peak RSS
+  double cpu_s = 0;     ///< the child's user + system CPU time (all its threads)
 };
 
 /// Calls work() (returning bool) in a child process and waits for it.
@@ -25,7 +26,9 @@ child_run run_in_child(Work&& work) {
   int status = 0;
   rusage usage{};
   if (::wait4(pid, &status, 0, &usage) != pid) return {};
-  return {WIFEXITED(status) && WEXITSTATUS(status) == 0, static_cast<double>(usage.ru_maxrss) / 1024.0};
+  auto secs = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return {WIFEXITED(status) && WEXITSTATUS(status) == 0, static_cast<double>(usage.ru_maxrss) / 1024.0,
+          secs(usage.ru_utime) + secs(usage.ru_stime)};
 }
 
 #endif  // MSPROF_TESTS_SUPPORT_CHILD_PEAK_RSS_HPP

@@ -49,7 +49,7 @@ namespace {
 
 constexpr const char* usage_text =
     "usage:\n"
-    "  msprof export timeline|summary|db -dir <PROF_ dir or parent> [options]\n"
+    "  msprof export timeline|summary|db[,...] -dir <PROF_ dir or parent> [options]\n"
     "      --model-id=N --iteration-id=N   select one iteration (model-id 4294967295 = step mode)\n"
     "      --iteration-count=N             1..5 iterations from --iteration-id\n"
     "      --format=csv|json               summary file format (default csv); JSON msprof_tx and step_trace\n"
@@ -124,7 +124,12 @@ std::optional<std::vector<std::string>> prof_dirs_or_fail(const std::string& dir
 }
 
 
-enum class what { timeline, summary, db, all };
+/// What `export` writes: the kinds named (several in one pass over the data), or
+/// all (the launcher's export after a run; export_options::text and ::db choose).
+struct what {
+  cv::export_parts parts;
+  bool all = false;
+};
 
 
 /// Exports PROF_ directories, two at a time on two cores; reports in their order.
@@ -137,12 +142,7 @@ int export_dirs(const std::vector<std::string>& dirs, what w, const cv::export_o
       [&](std::size_t k) {
         cv::export_options o = opt;
         o.bytes_read = bar.bytes(k);
-        switch (w) {
-          case what::timeline: results[k] = cv::export_timeline(dirs[k], o); break;
-          case what::summary: results[k] = cv::export_summary(dirs[k], o); break;
-          case what::db: results[k] = cv::export_db(dirs[k], o); break;
-          case what::all: results[k] = cv::export_all(dirs[k], o); break;
-        }
+        results[k] = w.all ? cv::export_all(dirs[k], o) : cv::export_parts_of(dirs[k], o, w.parts);
       },
       [&](std::size_t k) {
         const auto& r = *results[k];
@@ -171,16 +171,22 @@ int run_export(const std::string& dir, what w, const cv::export_options& opt, co
 
 int cmd_export(arg_parser& p) {
   if (p.done()) return usage_error("export needs timeline, summary or db");
-  const std::string kind = p.args[p.i++];
+  // timeline, summary, db, or several joined by commas: one pass writes them all.
+  const std::string kinds = p.args[p.i++];
   what w;
-  if (kind == "timeline")
-    w = what::timeline;
-  else if (kind == "summary")
-    w = what::summary;
-  else if (kind == "db")
-    w = what::db;
-  else
-    return usage_error("unknown export type '" + kind + "' (timeline, summary or db)");
+  for (std::size_t from = 0; from <= kinds.size();) {
+    const std::size_t comma = std::min(kinds.find(',', from), kinds.size());
+    const std::string kind = kinds.substr(from, comma - from);
+    if (kind == "timeline")
+      w.parts.timeline = true;
+    else if (kind == "summary")
+      w.parts.summary = true;
+    else if (kind == "db")
+      w.parts.db = true;
+    else
+      return usage_error("unknown export type '" + kind + "' (timeline, summary or db, or several joined by commas)");
+    from = comma + 1;
+  }
   cv::export_options opt;
   std::string dir;
   std::optional<std::uint32_t> max_mib;
@@ -433,7 +439,7 @@ int use_collected(const std::string& dir, bool export_on, bool parse, bool query
   if (!collect_flag.empty())
     return usage_error(collect_flag + " is an option of a collection: give the program to run");
   if (dir.empty()) return usage_error("give the collection as --output=<PROF_ dir or its parent>");
-  if (export_on) return run_export(dir, what::all, eo, progress_flags{});
+  if (export_on) return run_export(dir, what{{}, true}, eo, progress_flags{});
   // msprof reads the raw data directly: parse and query check it and say what it holds.
   if (parse || query) return import_dirs(dir, progress_flags{});
   if (!prof_dirs_or_fail(dir)) return 1;
@@ -650,7 +656,7 @@ int cmd_launch(arg_parser& p) {
     for (const auto& d : made)  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it
       if (say_analysis(cv::ascend_pt::analyse(d)) != 0) rc = 1;
   } else if (export_data) {
-    rc = export_dirs(made, what::all, eo, progress_flags{});
+    rc = export_dirs(made, what{{}, true}, eo, progress_flags{});
   } else {
     for (const auto& d : made) std::cout << d << "\n";  // --export=off: collected only; `msprof export ... -dir` later
   }

@@ -6,6 +6,7 @@
 #define MSPROF_CONVERT_DB_HPP
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -68,33 +69,55 @@ class sqlite_db {
   sqlite3* db_ = nullptr;
 };
 
-/// Rows go straight into a prepared INSERT (nothing is buffered).
+/// Rows of one table, inserted in the order row() gets them, `batch` rows per
+/// INSERT statement (one prepared multi-row statement reused): SQLite's
+/// per-statement work dominated tables with many small rows (TASK_PMU_INFO:
+/// 30 rows per task). The last rows wait until flush() (or the destructor).
 class table_writer {
  public:
   table_writer(sqlite3* db, std::string name, std::size_t ncols, result<void>* status);
   ~table_writer();
   table_writer(const table_writer&) = delete;
   table_writer& operator=(const table_writer&) = delete;
-  /// Inserts N rows with one statement: SQLite's per-statement work dominated
-  /// tables that get many rows per task (TASK_PMU_INFO: 30).
-  template <std::size_t N, class... Args>
-  void rows(const std::array<std::tuple<Args...>, N>& rs);
-  /// Inserts one row: the values in column order (integers, doubles, strings).
+  /// One row: the values in column order (integers, doubles, strings).
   template <class... Args>
-  void row(const Args&... vs);
+  void row(const Args&... vs) {
+    if (!batch_st_ || !*status_) return;
+    (put(vs), ...);
+    if (++pending_ == batch_) step_batch();
+  }
+  /// Inserts the rows still waiting.
+  void flush();
+  std::uint64_t rows() const noexcept { return rows_; }
+  const std::string& name() const noexcept { return name_; }
 
  private:
+  struct cell {
+    enum kind_t : std::uint8_t { integer, real, text } kind;
+    std::int64_t i;    ///< integer, or the text's offset in text_
+    double d;          ///< real, or the text's length
+  };
   template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
-  static void bind(sqlite3_stmt* st, int c, T v);
-  static void bind(sqlite3_stmt* st, int c, double v);
-  static void bind(sqlite3_stmt* st, int c, std::string_view v);
+  void put(T v) {
+    cells_.push_back({cell::integer, static_cast<std::int64_t>(v), 0});
+  }
+  void put(double v) { cells_.push_back({cell::real, 0, v}); }
+  void put(std::string_view v);
+  void step_batch();
+  /// Binds cells_ [0, rows * ncols) to `st` and runs it.
+  void run(sqlite3_stmt* st, std::size_t rows);
+  sqlite3_stmt* prepare(std::size_t rows);
   void fail(const char* what);
   sqlite3* db_;
   std::string name_;
   std::size_t ncols_;
+  std::size_t batch_;
   result<void>* status_;
-  sqlite3_stmt* st_ = nullptr;
-  sqlite3_stmt* batch_st_ = nullptr;  ///< rows(): N rows per statement
+  sqlite3_stmt* batch_st_ = nullptr;  ///< `batch_` rows per statement
+  std::vector<cell> cells_;           ///< the rows waiting, row after row
+  std::string text_;                  ///< their text values
+  std::size_t pending_ = 0;
+  std::uint64_t rows_ = 0;
 };
 
 // Sort keys. They go to disk as bytes, so they have no padding.
@@ -124,6 +147,13 @@ struct interval_key {
 
 }  // namespace detail
 
+/// A table's rows and the time finish() spent writing it (the bench's rows/s per table).
+struct db_table_stat {
+  std::string table;
+  std::uint64_t rows = 0;
+  double seconds = 0;
+};
+
 /// Writes the database to `path` (which must not exist) from windows of the
 /// model (model.hpp): add() every window, then finish() with the final model.
 /// MSTX_EVENTS rows go in as they arrive (their strings are the first
@@ -145,6 +175,11 @@ class db_window_writer {
   /// are ignored) and closes the database.
   result<void> finish(const model& final);
 
+  /// After finish(): every table's rows, and the seconds finish() spent on the
+  /// ones it writes in order (0 for those written as windows came), then the
+  /// TaskIndex and the enum tables as two more entries.
+  const std::vector<db_table_stat>& table_stats() const noexcept { return stats_; }
+
  private:
   result<void> open();
 
@@ -153,6 +188,12 @@ class db_window_writer {
   detail::table_writer& rows_of(const char* name);
 
   static std::int64_t gtid(const model& m, std::uint32_t tid);
+
+  /// table_stats(): the time since the last lap goes to `what` (a table's
+  /// rows, flushed first, or another step of finish()).
+  db_table_stat& stat_of(const std::string& table);
+  void lap_named(const std::string& what);
+  void lap(detail::table_writer& t);
 
   /// One task's rows for TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO and OVERLAP_ANALYSIS.
   void add_task(const model& w, const device_task& t);
@@ -181,6 +222,8 @@ class db_window_writer {
   spill_sorter<detail::compute_key> compute_;
   spill_sorter<detail::interval_key> ops_, gaps_;
   std::string buf_;  ///< the payload being built
+  std::vector<db_table_stat> stats_;
+  std::chrono::steady_clock::time_point lap_start_;
 };
 
 /// Writes the whole model to `path` (which must not exist) as one window.

@@ -33,8 +33,10 @@ namespace convert {
 /// Loads `prof_dir` and writes the chosen parts, all with one timestamp.
 /// Memory does not grow with the number of records: the model comes in windows
 /// (load_windows) and each writer keeps sorted runs on disk (spill.hpp) and a
-/// few small sets; iteration selection filters each window. The chrome form
-/// needs the whole model, and loads it.
+/// few small sets; iteration selection filters each window. The writers take
+/// each window on a second thread while the next one loads (at most two windows
+/// exist at once), in load order, so the files do not depend on the timing.
+/// The chrome form needs the whole model, and loads it.
 result<export_result> export_parts_of(const std::string& prof_dir, const export_options& o, export_parts p);
 
 /// Loads `prof_dir` and writes the timeline files.

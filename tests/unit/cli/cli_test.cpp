@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -135,6 +136,40 @@ TEST_CASE("cli: export of every golden case writes complete files") {
     CHECK(db);
     CHECK(readme);
   }
+}
+
+TEST_CASE("cli: export of several kinds in one call (one pass) writes what the separate exports write") {
+  sandbox s;
+  const auto one = s.add("ops_pipeutil", "one");
+  const auto three = s.add("ops_pipeutil", "three");
+  auto r = s.run({"export", "timeline,summary,db", "-dir", one.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  for (const char* k : {"timeline", "summary", "db"}) {
+    r = s.run({"export", k, "-dir", three.string()});
+    REQUIRE(r.rc == 0);
+  }
+  check_no_junk(one);
+  // Same files (the stamp aside) with the same bytes, README.txt (stamps, one section per export) and the db aside.
+  auto by_name = [](const fs::path& prof) {
+    std::map<std::string, std::string> m;
+    for (const auto& f : outputs(prof)) {
+      std::string n = f.filename().string();
+      if (n == "README.txt" || f.extension() == ".db") {
+        m[n.substr(0, 7)] = "";
+        continue;
+      }
+      const auto us = n.find_last_of('_');
+      m[n.substr(0, us)] = slurp(f);
+    }
+    return m;
+  };
+  const auto a = by_name(one), b = by_name(three);
+  CHECK(a.size() >= 6);
+  CHECK(a == b);
+  r = s.run({"export", "timeline,sumary", "-dir", one.string()});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("unknown export type 'sumary'") != std::string::npos);
 }
 
 TEST_CASE("cli: a parent of several PROF_ dirs exports each / json summaries") {

@@ -7,6 +7,7 @@
 #include <msprof/convert/timeline.hpp>
 #include <sqlite3.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -227,6 +228,36 @@ TEST_CASE("summary: api_statistic rounds as the reference (mean and variance of 
     CHECK(rows[i] == expected[i]);
     CHECK(written[i] == expected[i]);
   }
+}
+
+TEST_CASE("text: sql_round3 equals SQLite's ROUND(v, 3) below 1e12, ties and random values") {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(":memory:", &db) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT round(?, 3)", -1, &st, nullptr) == SQLITE_OK);
+  std::mt19937_64 g(7);
+  int differ = 0;
+  for (int i = 0; i < 200000; ++i) {
+    double v = 0;
+    switch (i % 3) {
+      case 0: v = std::ldexp(static_cast<double>(g() >> 11), -static_cast<int>(g() % 75)); break;  // any magnitude below 2^53
+      case 1: v = static_cast<double>(g() % 100000000) / 1000.0 + 0.0005; break;                 // ties
+      default: v = static_cast<double>(g() % 10000000000000ull) / 1e4; break;                     // up to 1e9
+    }
+    if (!(v < 1e12)) continue;
+    if (g() & 1) v = -v;
+    sqlite3_bind_double(st, 1, v);
+    REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+    const double want = sqlite3_column_double(st, 0);
+    sqlite3_reset(st);
+    const double got = cv::sql_round3(v);
+    if (got != want) {
+      if (++differ <= 3) CHECK_MESSAGE(got == want, "v = " << v);
+    }
+  }
+  CHECK(differ == 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
 }
 
 TEST_CASE("timeline: flows link host APIs and device tasks") {
