@@ -85,9 +85,11 @@ inline std::string exe_dir() {
 
 inline void note(const init_options& o, const std::string& w) { session::detail::emit_warning(o.warn, w); }
 
-// Records one API call when profiling is on.
-inline void record(acl_state& s, const char* name, codec::soc::api_type t, std::uint64_t start) {
-  if (s.dev) (void)s.dev->record_acl(name, t, start, device::simulated_soc::now_ns(), thread_id());
+// Records one API call when profiling is on; it ends now, or at `end` if later
+// (an execute on a device in virtual time ends with its last task).
+inline void record(acl_state& s, const char* name, codec::soc::api_type t, std::uint64_t start, std::uint64_t end = 0) {
+  const std::uint64_t now = device::simulated_soc::now_ns();
+  if (s.dev) (void)s.dev->record_acl(name, t, start, end > now ? end : now, thread_id());
 }
 
 }  // namespace detail
@@ -190,11 +192,13 @@ inline result<void> execute(std::uint32_t model_id, std::uint64_t pictures = 1) 
   std::unique_lock<std::mutex> lk(s.mu);
   if (s.models.find(model_id) == s.models.end())
     return make_error(errc::invalid_argument, "svp_acl_mdl_execute: model " + std::to_string(model_id) + " is not loaded");
+  std::uint64_t end = 0;
   if (s.dev) {
-    auto end = s.dev->execute(model_id, start, pictures);
-    if (!end) return end.err();
+    auto e = s.dev->execute(model_id, start, pictures);
+    if (!e) return e.err();
+    end = *e + 20000;  // the result's return to the host
   }
-  detail::record(s, "svp_acl_mdl_execute", codec::soc::api_type::model, start);
+  detail::record(s, "svp_acl_mdl_execute", codec::soc::api_type::model, start, end);
   return {};
 }
 
