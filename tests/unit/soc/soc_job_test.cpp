@@ -152,7 +152,7 @@ TEST_CASE("soc job: the same seed and model give the same layers and durations")
   CHECK(d != durs[0]);
 }
 
-TEST_CASE("soc job: interval N samples the 1st, (N+1)th ... inference; 0 samples every one") {
+TEST_CASE("soc job: interval N samples the 1st, (N+1)th ... inference, and 0 samples every one") {
   for (std::uint32_t interval : {0u, 1u, 2u, 3u}) {
     CAPTURE(interval);
     temp_dir t("soc_iv");
