@@ -5,6 +5,7 @@
 #include <msprof/convert/ascend_pt/analyse.hpp>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/show.hpp>
+#include <msprof/convert/soc/import.hpp>
 #include <msprof/core/output_file.hpp>
 #include <msprof/session/buffer_options.hpp>
 #include <msprof/session/output_path.hpp>
@@ -289,6 +290,13 @@ int cmd_import(arg_parser& p) {
     if (err) return usage_error("option '" + p.args[p.i - 1] + "' needs a value");
   }
   if (dir.empty()) return usage_error("import needs -dir <PROF_ dir>");
+  if (cv::soc::is_job_dir(dir)) {  // a SoC JOB directory (docs/soc.md): JOB/sqlite/*.db
+    auto r = cv::soc::import_job(dir);
+    if (!r) return say_error(r.err().what()), 1;
+    for (const auto& w : r->warnings) say_warning(w);
+    for (const auto& f : r->files) say_out(f);
+    return 0;
+  }
   return import_dirs(dir, pf);
 }
 

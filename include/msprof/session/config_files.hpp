@@ -175,8 +175,18 @@ inline result<std::string> read_text_file(const std::string& path) {
 
 }  // namespace detail
 
+/// True when an acl.json "profiler" object is the SoC flow's (SS928-class
+/// boards, docs/soc.md): it has `aacpu` or `aac_metrics`, or a string
+/// `interval` (the SoC's sampling interval; msprof's drain interval is a number).
+inline bool is_soc_profiler(const json::value& profiler) {
+  if (!profiler.is_object()) return false;
+  const json::value* iv = profiler.find("interval");
+  return profiler.find("aacpu") != nullptr || profiler.find("aac_metrics") != nullptr || (iv && iv->is_string());
+}
+
 /// The "profiler" section of CANN's acl.json (aclInit's configuration file).
-/// nullopt: no "profiler" section, or "switch" is not "on". Other top-level
+/// nullopt: no "profiler" section, or "switch" is not "on", or the section is
+/// the SoC flow's (is_soc_profiler: read by parse_soc_acl_json). Other top-level
 /// sections (dump, err_msg_mode, ...) belong to other CANN features and are
 /// ignored. Absent keys keep the session_config defaults.
 inline result<std::optional<session_config>> parse_acl_json(std::string_view text, std::string_view file_name = "acl.json",
@@ -187,6 +197,11 @@ inline result<std::optional<session_config>> parse_acl_json(std::string_view tex
   if (prof == nullptr) return std::optional<session_config>{};
   detail::config_reader r(file_name, "profiler.", warn);
   if (!prof->is_object()) return detail::config_reader(file_name, "", warn).expected("profiler", "an object", *prof);
+  if (is_soc_profiler(*prof)) {
+    r.warn("profiler: a SoC profiling section (aacpu, aac_metrics or a string interval): read by msprof::soc::acl_init "
+           "for SS928-class boards (docs/soc.md); no Ascend 910B session is started from it");
+    return std::optional<session_config>{};
+  }
   session_config c;
   bool on = false;
   for (const auto& [key, v] : prof->members()) {
@@ -229,6 +244,88 @@ inline result<std::optional<session_config>> load_acl_json(const std::string& pa
   auto text = detail::read_text_file(path);
   if (!text) return text.err();
   return parse_acl_json(*text, path, warn);
+}
+
+/// The "profiler" section of an SS928-class SoC's acl.json (docs/soc.md), the
+/// document's keys with its defaults; every value is a string.
+struct soc_profiler_config {
+  std::string output;                   ///< as written; empty: the executable's directory
+  bool aacpu = true;                    ///< collect AA CPU tasks
+  bool acl_api = true;                  ///< collect ACL API calls
+  std::uint32_t interval = 0;           ///< sample every N inferences; 0: every one
+  std::string aac_metrics = "ArithmeticUtilization";  ///< any other value: no AA Core data
+};
+
+/// C5 of the SoC document: a profiling path holds only letters, digits and
+/// `_`, plus `/`, `-` and `.` (the document's own paths use them). The error
+/// names the file, the key and the first other character.
+inline result<void> check_soc_path(std::string_view path, std::string_view file, std::string_view key) {
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(path[i]);
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '/' || c == '-' ||
+        c == '.')
+      continue;
+    char ch[16];
+    if (c >= 0x21 && c < 0x7F) std::snprintf(ch, sizeof ch, "'%c'", c);
+    else std::snprintf(ch, sizeof ch, "byte 0x%02X", c);
+    return make_error(errc::bad_value, std::string(file) + ": " + std::string(key) + ": \"" + std::string(path) +
+                                           "\" has " + ch + " at position " + std::to_string(i) +
+                                           "; a profiling path may hold only letters, digits, '_', '/', '-' and '.'");
+  }
+  return {};
+}
+
+/// The SoC flow's acl.json "profiler" section. nullopt: no section, or
+/// "switch" is missing or anything but "on" (the document: off). The
+/// document's example is accepted as written:
+///   { "profiler":{ "output":"/root/AscendProjects/MyAppTest/profiling", "aacpu":"on",
+///     "aac_metrics":"ArithmeticUtilization", "interval":"0", "acl_api":"on", "switch":"on" } }
+inline result<std::optional<soc_profiler_config>> parse_soc_acl_json(std::string_view text,
+                                                                     std::string_view file_name = "acl.json",
+                                                                     const warn_fn& warn = {}) {
+  auto doc = detail::parse_object(text, file_name);
+  if (!doc) return doc.err();
+  const json::value* prof = doc->find("profiler");
+  if (prof == nullptr) return std::optional<soc_profiler_config>{};
+  if (!prof->is_object()) return detail::config_reader(file_name, "", warn).expected("profiler", "an object", *prof);
+  detail::config_reader r(file_name, "profiler.", warn);
+  soc_profiler_config c;
+  bool on = false;
+  for (const auto& [key, v] : prof->members()) {
+    if (key == "switch") {
+      if (!v.is_string()) return r.expected(key, "a string (\"on\" or \"off\")", v);
+      on = v.text() == "on";
+      if (!on && v.text() != "off") r.warn(r.key_path(key) + ": " + detail::got_text(v) + " is not \"on\": profiling is off");
+    } else if (key == "output") {
+      MSPROF_TRY_ASSIGN(c.output, r.string(key, v));
+      MSPROF_TRY(check_soc_path(c.output, file_name, r.key_path(key)));
+    } else if (key == "aacpu") {
+      MSPROF_TRY_ASSIGN(c.aacpu, r.on_off(key, v));
+    } else if (key == "acl_api") {
+      MSPROF_TRY_ASSIGN(c.acl_api, r.on_off(key, v));
+    } else if (key == "interval") {
+      std::uint64_t n = 0;
+      if (!(v.is_string() || v.is_number()) || !v.to_uint64(n) || n > 100000000)
+        return r.expected(key, "a string holding an integer from 0 to 100000000 (\"0\": every inference)", v);
+      c.interval = static_cast<std::uint32_t>(n);
+    } else if (key == "aac_metrics") {
+      MSPROF_TRY_ASSIGN(c.aac_metrics, r.string(key, v));
+      if (c.aac_metrics != "ArithmeticUtilization")
+        r.warn(r.key_path(key) + ": " + detail::got_text(v) +
+               " is not ArithmeticUtilization: no AA Core data is collected (task times still are)");
+    } else {
+      r.unknown(key);
+    }
+  }
+  if (!on) return std::optional<soc_profiler_config>{};
+  return std::optional<soc_profiler_config>{std::move(c)};
+}
+
+/// Reads and parses a SoC acl.json file; errors name `path`.
+inline result<std::optional<soc_profiler_config>> load_soc_acl_json(const std::string& path, const warn_fn& warn = {}) {
+  auto text = detail::read_text_file(path);
+  if (!text) return text.err();
+  return parse_soc_acl_json(*text, path, warn);
 }
 
 /// TensorFlow (npu_bridge / GE) profiling_options: a JSON object in a string,
