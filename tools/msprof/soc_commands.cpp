@@ -8,6 +8,7 @@
 #include "soc_commands.hpp"
 
 #include <msprof/convert/soc/export.hpp>
+#include <msprof/convert/soc/import.hpp>
 #include <msprof/convert/soc/job.hpp>
 #include <msprof/convert/text.hpp>
 #include <msprof/core/output_file.hpp>
@@ -130,10 +131,18 @@ int say_export(const msprof::result<soc::export_result>& r) {
 
 enum class soc_what { timeline, summary, show };
 
-/// One JOB directory: export or show it.
-int run_on_job(const std::string& dir, soc_what w, const std::string& format) {
+/// One JOB directory: export or show it, importing it first (sqlite/) when it
+/// was not imported yet, or always with `import`.
+int run_on_job(const std::string& dir, soc_what w, const std::string& format, bool import = false) {
   auto j = read_job(dir);
   if (!j) return fail(j.err().what());
+  std::error_code ec;
+  if (import || !fs::is_directory(fs::path(dir) / "sqlite", ec)) {
+    auto db = soc::write_job_db(*j);
+    if (!db) return fail(db.err().what());
+    for (std::size_t k = j->warnings.size(); k < db->warnings.size(); ++k) say_warning(db->warnings[k]);
+    for (const auto& f : db->files) say_out(f);
+  }
   switch (w) {
     case soc_what::timeline: return say_export(soc::export_timeline(*j));
     case soc_what::summary: return say_export(soc::export_summary(*j, format));
@@ -612,7 +621,7 @@ int cmd_collect(const arg_parser& p) {
   for (const auto& d : *moved) {
     say_out(d);
     if (!o.all) continue;
-    if (run_on_job(d, soc_what::timeline, "csv") != 0 || run_on_job(d, soc_what::summary, "csv") != 0) rc = 1;
+    if (run_on_job(d, soc_what::timeline, "csv", true) != 0 || run_on_job(d, soc_what::summary, "csv") != 0) rc = 1;
   }
   if (app_rc != 0) return fail(o.main + " exited with status " + std::to_string(app_rc) + " (its JOB data was brought back)");
   return rc;

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+// `msprof collect` on this machine with the SoC example program, then export,
+// show and the errors of the SoC commands, end to end through the built msprof:
+// the files --all leaves match docs/soc.md's file-name patterns, the acl.json
+// options reach the program (switch, acl_api, aac_metrics), bad command lines
+// and damaged JOB directories get one message naming the problem.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../cli/cli_helpers.hpp"
+
+#if defined(MSPROF_TEST_CLI) && defined(MSPROF_TEST_SOC_PROGRAM)
+using namespace msprof_cli_test;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// docs/soc.md's "File names" table: pattern cells -> regexes ({x} = one field).
+std::vector<std::regex> doc_file_patterns() {
+  const std::string doc = read_text(fs::path(MSPROF_TEST_SOURCE_DIR) / "docs" / "soc.md");
+  auto at = doc.find("## File names");
+  REQUIRE(at != std::string::npos);
+  std::istringstream in(doc.substr(at));
+  std::vector<std::regex> out;
+  std::string line;
+  std::getline(in, line);  // the heading
+  bool table = false;  // the first table of the section
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '|') {
+      if (table) break;
+      continue;
+    }
+    table = true;
+    const auto b = line.find('`'), e = line.find('`', b + 1);
+    if (b == std::string::npos || e == std::string::npos) continue;
+    const std::string pat = line.substr(b + 1, e - b - 1);
+    std::string re;
+    for (std::size_t i = 0; i < pat.size(); ++i) {
+      if (pat[i] == '{') {
+        const auto close = pat.find('}', i);
+        const std::string field = pat.substr(i + 1, close - i - 1);
+        re += field == "icache_miss_rate" ? "[0-9]+p[0-9][0-9]" : field == "model_file_name" ? "[A-Za-z0-9_-]+" : "[0-9]+";
+        i = close;
+      } else if (pat[i] == '.') {
+        re += "\\.";
+      } else {
+        re += pat[i];
+      }
+    }
+    out.emplace_back(re);
+  }
+  return out;
+}
+
+fs::path only_job(const fs::path& out) {
+  std::vector<fs::path> jobs;
+  for (const auto& e : fs::directory_iterator(out)) jobs.push_back(e.path());
+  REQUIRE(jobs.size() == 1);  // the JOB directory, nothing of the run
+  REQUIRE(jobs[0].filename().string().rfind("JOB", 0) == 0);
+  return jobs[0];
+}
+
+std::set<std::string> files_under(const fs::path& d) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(d, ec)) out.insert(e.path().filename().string());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("soc collect --all here: the JOB directory with sqlite/, two timelines and three summaries named as docs/soc.md") {
+  sandbox s;
+  const auto r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--output", (s.root / "out").string(), "--all"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const fs::path job = only_job(s.root / "out");
+  CHECK(fs::is_directory(job / "sqlite"));
+  const auto timeline = files_under(job / "timeline"), summary = files_under(job / "summary");
+  CHECK(timeline.size() == 2);
+  CHECK(summary.size() == 3);
+  const auto patterns = doc_file_patterns();
+  REQUIRE(patterns.size() == 5);
+  std::vector<int> matched(patterns.size(), 0);
+  for (const auto& dir : {std::string("timeline"), std::string("summary")})
+    for (const auto& f : files_under(job / dir))
+      for (std::size_t k = 0; k < patterns.size(); ++k)
+        if (std::regex_match(dir + "/" + f, patterns[k])) ++matched[k];
+  for (std::size_t k = 0; k < patterns.size(); ++k) CHECK_MESSAGE(matched[k] == 1, "pattern " << k);
+  CHECK(r.out.find(job.string()) != std::string::npos);
+
+  // Export again as JSON, and show: the four views, timeline/ and log/show.log.
+  const auto js = s.run({"export", "summary", "-dir", job.string(), "--format", "json"});
+  CHECK(js.rc == 0);
+  std::size_t json = 0;
+  for (const auto& f : files_under(job / "summary")) json += fs::path(f).extension() == ".json";
+  CHECK(json == 3);
+  const auto sh = s.run({"show", "--collection-dir", job.string()});
+  CHECK(sh.rc == 0);
+  for (const char* view : {"AA core metric", "Op statistic", "Acl statistic", "Frequency"})
+    CHECK_MESSAGE(sh.out.find(view) != std::string::npos, view);
+  CHECK(fs::is_regular_file(job / "log" / "show.log"));
+  // The parent of JOB directories works too.
+  CHECK(s.run({"export", "timeline", "-dir", (s.root / "out").string()}).rc == 0);
+}
+
+TEST_CASE("soc collect: the acl.json options reach the program") {
+  sandbox s;
+  SUBCASE("--switch off: no JOB directory, said") {
+    const auto r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--output", (s.root / "out").string(), "--switch", "off"});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("left no JOB directory") != std::string::npos);
+    CHECK(fs::is_empty(s.root / "out"));
+  }
+  SUBCASE("--acl_api off --aac_metrics other: no acl files, no op_summary, warnings say why") {
+    const auto r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--output", (s.root / "out").string(), "--acl_api",
+                          "off", "--aac_metrics", "PipeUtilization", "--all"});
+    INFO(r.err);
+    CHECK(r.rc == 0);
+    const fs::path job = only_job(s.root / "out");
+    for (const auto& f : files_under(job / "timeline")) CHECK(f.rfind("task_time_", 0) == 0);
+    CHECK(files_under(job / "summary").size() == 1);  // op_statistic only
+    CHECK(r.err.find("only ArithmeticUtilization") != std::string::npos);
+    CHECK(r.err.find("no op_summary file") != std::string::npos);
+  }
+  SUBCASE("--interval 4: fewer sampled pictures than a run of every one") {
+    const auto r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--output", (s.root / "out").string(), "--interval", "4",
+                          "--all"});
+    CHECK(r.rc == 0);
+    const fs::path job = only_job(s.root / "out");
+    std::string op_statistic;
+    for (const auto& f : files_under(job / "summary"))
+      if (f.rfind("op_statistic_", 0) == 0) op_statistic = f;
+    // op_statistic_{device}_{model}_{current_pic_count}_{iter}: the example executes 16 pictures.
+    CHECK(op_statistic.find("_16_") == std::string::npos);
+  }
+}
+
+TEST_CASE("soc commands: help, bad command lines, damaged JOB directories") {
+  sandbox s;
+  const auto h = s.run({"collect", "-h"});
+  CHECK(h.rc == 0);
+  for (const char* o : {"--config", "--interval", "--acl_api", "--aacpu", "--switch", "--aac_metrics", "--output", "--all"})
+    CHECK_MESSAGE(h.out.find(o) != std::string::npos, o);
+  CHECK(s.run({"collect"}).rc == 2);
+  CHECK(s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--acl_api", "maybe"}).rc == 2);
+  CHECK(s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--interval", "-1"}).rc == 2);
+  const auto missing = s.run({"collect", "-m", (s.root / "nothere").string()});
+  CHECK(missing.rc == 1);
+  CHECK(missing.err.find("nothere") != std::string::npos);
+
+  fs::create_directories(s.root / "JOBBROKEN1" / "data");
+  const auto broken = s.run({"export", "timeline", "-dir", (s.root / "JOBBROKEN1").string()});
+  CHECK(broken.rc == 1);
+  CHECK(broken.err.find("JOBBROKEN1") != std::string::npos);
+  CHECK(broken.err.find("info.json") != std::string::npos);
+  const auto broken_show = s.run({"show", "-dir", (s.root / "JOBBROKEN1").string()});
+  CHECK(broken_show.rc == 1);
+
+  // A JOB directory takes the SoC options only.
+  REQUIRE(s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--output", (s.root / "out").string()}).rc == 0);
+  const fs::path job = only_job(s.root / "out");
+  const auto jh = s.run({"export", "summary", "-dir", job.string(), "-h"});
+  CHECK(jh.rc == 0);
+  CHECK(jh.out.find("--format csv|json") != std::string::npos);
+  CHECK(s.run({"export", "summary", "-dir", job.string(), "--format", "xml"}).rc == 2);
+  CHECK(s.run({"export", "timeline", "-dir", job.string(), "--model-id", "1"}).rc == 2);
+  // export on an unimported JOB imports it first.
+  CHECK(!fs::exists(job / "sqlite"));
+  CHECK(s.run({"export", "timeline", "-dir", job.string()}).rc == 0);
+  CHECK(fs::is_directory(job / "sqlite"));
+}
+
+TEST_CASE("soc collect --config: the ini file is checked before any connection") {
+  sandbox s;
+  const fs::path ini = s.root / "board.ini";
+  auto write_ini = [&](const std::string& text, fs::perms mode) {
+    std::ofstream(ini) << text;
+    fs::permissions(ini, mode);
+  };
+  const auto owner_rw = fs::perms::owner_read | fs::perms::owner_write;
+  write_ini("[ssh_config]\nip = 127.0.0.1\nusername = u\npwd = p\nport = 22\n", owner_rw | fs::perms::others_read);
+  auto r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--config", ini.string(), "--output", (s.root / "out").string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("chmod 600") != std::string::npos);
+  write_ini("[ssh_config]\nip = 127.0.0.1\nusername = u\nport = 22\n", owner_rw);
+  r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--config", ini.string(), "--output", (s.root / "out").string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("no pwd") != std::string::npos);
+  write_ini("[ssh_config]\nip = 127.0.0.1\nusername = u\npwd = p\nport = 70000\n", owner_rw);
+  r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--config", ini.string(), "--output", (s.root / "out").string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("port") != std::string::npos);
+  CHECK(r.err.find("board.ini") != std::string::npos);
+  // Nothing of the attempts is left in --output.
+  CHECK((!fs::exists(s.root / "out") || fs::is_empty(s.root / "out")));
+}
+#endif
