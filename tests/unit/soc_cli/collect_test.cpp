@@ -5,6 +5,7 @@
 // options reach the program (switch, acl_api, aac_metrics), bad command lines
 // and damaged JOB directories get one message naming the problem.
 #include <doctest/doctest.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../chrome/trace_testing.hpp"
 #include "../cli/cli_helpers.hpp"
 
 #if defined(MSPROF_TEST_CLI) && defined(MSPROF_TEST_SOC_PROGRAM)
@@ -110,6 +112,48 @@ TEST_CASE("soc collect --all here: the JOB directory with sqlite/, two timelines
   CHECK(fs::is_regular_file(job / "log" / "show.log"));
   // The parent of JOB directories works too.
   CHECK(s.run({"export", "timeline", "-dir", (s.root / "out").string()}).rc == 0);
+}
+
+TEST_CASE("soc timelines: the DevTools trace engine draws every span") {
+  const std::string why = chrome_testing::engine_unavailable();
+  if (!why.empty()) {
+    if (std::getenv("MSPROF_REQUIRE_ENGINE")) FAIL("the DevTools trace engine is required but " << why);
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  sandbox s;
+  REQUIRE(s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--output", (s.root / "out").string(), "--all"}).rc == 0);
+  const fs::path job = only_job(s.root / "out");
+  std::size_t checked = 0;
+  for (const auto& f : files_under(job / "timeline")) {
+    const auto r = chrome_testing::run_engine(job / "timeline" / f);
+    INFO(f << ": " << r.raw.substr(0, 500));
+    REQUIRE(r.ran);
+    CHECK(r.fatal.empty());
+    CHECK(r.x_written > 0);
+    CHECK(r.slices_in_tracks == r.x_written);
+    CHECK(r.dropped == 0);
+    ++checked;
+  }
+  CHECK(checked == 2);
+}
+
+TEST_CASE("soc collect --all: a program killed mid-inference still gives its JOB directory, imported and exported") {
+  sandbox s;
+  // The program collect runs: the example with many pictures, killed after a moment.
+  const fs::path main = s.root / "killed_main";
+  std::ofstream(main) << "#!/bin/sh\n\"" << MSPROF_TEST_SOC_PROGRAM
+                      << "\" \"$1\" 1000000 &\npid=$!\nsleep 0.5\nkill -9 $pid\nwait $pid\nexit 137\n";
+  fs::permissions(main, fs::perms::owner_all);
+  const auto r = s.run({"collect", "-m", main.string(), "--output", (s.root / "out").string(), "--all"});
+  INFO(r.err);
+  CHECK(r.rc == 1);  // the program's failure is reported
+  CHECK(r.err.find("exited with status 137") != std::string::npos);
+  const fs::path job = only_job(s.root / "out");
+  CHECK(r.err.find("did not finish") != std::string::npos);
+  CHECK(fs::is_directory(job / "sqlite"));
+  CHECK(files_under(job / "timeline").size() == 2);
+  CHECK(files_under(job / "summary").size() == 3);
 }
 
 TEST_CASE("soc collect: the acl.json options reach the program") {
