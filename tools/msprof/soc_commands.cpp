@@ -236,26 +236,38 @@ std::optional<int> job_command(const arg_parser& p) {
 /// its stdout into `out` when given. The exit status (128 + signal when killed).
 int run(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
         const std::string& cwd = "", std::string* out = nullptr, bool null_stdin = false) {
+  // Everything the child needs is made before fork: a collecting msprof has a
+  // thread (the askpass server), so the child only calls what is safe after fork.
+  std::vector<std::string> env_text;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    const auto same = [&kv](const std::pair<std::string, std::string>& o) { return kv.rfind(o.first + "=", 0) == 0; };
+    if (std::none_of(env.begin(), env.end(), same)) env_text.push_back(kv);
+  }
+  for (const auto& kv : env) env_text.push_back(kv.first + "=" + kv.second);
+  std::vector<char*> envp, args;
+  for (auto& e : env_text) envp.push_back(&e[0]);
+  envp.push_back(nullptr);
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const std::string cannot_run = "msprof: error: cannot run " + argv[0] + "\n";
+  const std::string cannot_cd = "msprof: error: cannot enter " + cwd + "\n";
   int fds[2] = {-1, -1};
   if (out && ::pipe2(fds, O_CLOEXEC) != 0) return 127;
   const pid_t child = ::fork();
   if (child < 0) return 127;
   if (child == 0) {
-    for (const auto& kv : env) ::setenv(kv.first.c_str(), kv.second.c_str(), 1);
     if (out) ::dup2(fds[1], STDOUT_FILENO);
     if (null_stdin) {
       const int n = ::open("/dev/null", O_RDONLY);
       if (n >= 0) ::dup2(n, STDIN_FILENO);
     }
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
-      std::fprintf(stderr, "msprof: error: %s: %s\n", cwd.c_str(), std::strerror(errno));
+      (void)!::write(STDERR_FILENO, cannot_cd.data(), cannot_cd.size());
       ::_exit(127);
     }
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "msprof: error: cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::execvpe(args[0], args.data(), envp.data());
+    (void)!::write(STDERR_FILENO, cannot_run.data(), cannot_run.size());
     ::_exit(127);
   }
   if (out) {
