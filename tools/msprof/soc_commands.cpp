@@ -186,12 +186,6 @@ std::optional<int> job_command(const arg_parser& p) {
   soc_what w = soc_what::show;
   if (!show) {
     if (p.args.size() < 2) return std::nullopt;
-    if (p.args[1] == "timeline")
-      w = soc_what::timeline;
-    else if (p.args[1] == "summary")
-      w = soc_what::summary;
-    else
-      return std::nullopt;
     from = 2;
   }
   const std::string dir = dir_arg(p, from);
@@ -199,6 +193,15 @@ std::optional<int> job_command(const arg_parser& p) {
   std::vector<std::string> errors;
   const auto dirs = find_job_dirs(dir, errors);
   if (dirs.empty() && errors.empty()) return std::nullopt;  // a PROF_ directory or parent
+  if (!show) {
+    if (p.args[1] == "timeline")
+      w = soc_what::timeline;
+    else if (p.args[1] == "summary")
+      w = soc_what::summary;
+    else
+      return usage_error("export " + p.args[1] + ": a JOB directory exports timeline or summary (msprof import -dir " +
+                         dir + " writes its databases)");
+  }
   // From here on the command is the SoC flow's: its own options only.
   arg_parser q = p;
   q.i = from;

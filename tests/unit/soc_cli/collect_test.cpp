@@ -217,6 +217,9 @@ TEST_CASE("soc commands: help, bad command lines, damaged JOB directories") {
   CHECK(jh.out.find("--format csv|json") != std::string::npos);
   CHECK(s.run({"export", "summary", "-dir", job.string(), "--format", "xml"}).rc == 2);
   CHECK(s.run({"export", "timeline", "-dir", job.string(), "--model-id", "1"}).rc == 2);
+  const auto db = s.run({"export", "db", "-dir", job.string()});
+  CHECK(db.rc == 2);
+  CHECK(db.err.find("msprof import") != std::string::npos);
   // export on an unimported JOB imports it first.
   CHECK(!fs::exists(job / "sqlite"));
   CHECK(s.run({"export", "timeline", "-dir", job.string()}).rc == 0);
