@@ -48,6 +48,9 @@ std::string soc_name_field(const std::string& model_file_name) {
   return s.empty() ? "unknown" : s;
 }
 
+/// The frequency as the {frequency} field: whole MHz (0 when not a sane number).
+std::uint64_t soc_mhz(double f) { return f >= 0 && f < 1e9 ? static_cast<std::uint64_t>(f + 0.5) : 0; }
+
 /// The highest sampled iteration of a run (0 without tasks): {iter_id}.
 std::uint64_t soc_iter_id(const job_model_run& m) {
   std::uint64_t it = 0;
@@ -243,7 +246,7 @@ std::string op_summary_name(const job& j, const job_model_run& m, const std::str
   std::replace(miss.begin(), miss.end(), '.', 'p');
   return fmt::format("op_summary_{}.{}.{}.{}.{}.{}.{}.{}.{}", j.device_id, soc_name_field(m.model_file_name), m.model_id,
                      m.batch_num, m.input_pic_num, m.current_pic_count, miss,
-                     static_cast<std::uint64_t>(j.frequency_mhz + 0.5), ext);
+                     soc_mhz(j.frequency_mhz), ext);
 }
 
 std::string acl_statistic_name(const job& j, const job_model_run& m, const std::string& ext) {
@@ -463,8 +466,8 @@ std::string show_text(const job& j, bool color) {
   f.header = {"Device ID", "Model ID", "Model File Name", "AA Core Frequency(MHz)", "icache Miss Rate(%)"};
   for (const auto& m : runs)
     f.rows.push_back({std::to_string(j.device_id), std::to_string(m.model_id), m.model_file_name,
-                      fmt::format("{:.0f}", j.frequency_mhz), soc_percent(m.icache_miss_rate)});
-  if (f.rows.empty()) f.rows.push_back({std::to_string(j.device_id), "N/A", "N/A", fmt::format("{:.0f}", j.frequency_mhz), "N/A"});
+                      std::to_string(soc_mhz(j.frequency_mhz)), soc_percent(m.icache_miss_rate)});
+  if (f.rows.empty()) f.rows.push_back({std::to_string(j.device_id), "N/A", "N/A", std::to_string(soc_mhz(j.frequency_mhz)), "N/A"});
   out += render_table("Frequency", f, {0, 1, 2, 3, 4}, SIZE_MAX, color);
   return out;
 }

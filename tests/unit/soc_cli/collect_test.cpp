@@ -247,6 +247,21 @@ TEST_CASE("soc collect --config: the ini file is checked before any connection")
   CHECK(r.rc == 1);
   CHECK(r.err.find("port") != std::string::npos);
   CHECK(r.err.find("board.ini") != std::string::npos);
+  // Bytes that are no ini file: one message naming it, never a crash.
+  std::string junk(4096, '\0');
+  for (std::size_t i = 0; i < junk.size(); ++i) junk[i] = static_cast<char>((i * 131 + 7) % 251);
+  write_ini(junk, owner_rw);
+  r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--config", ini.string(), "--output", (s.root / "out").string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("board.ini") != std::string::npos);
+  write_ini("[ssh_config\nip = x\n", owner_rw);
+  r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--config", ini.string(), "--output", (s.root / "out").string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("board.ini:1") != std::string::npos);
+  write_ini("[ssh_config]\nip = -oProxyCommand=touch\nusername = u\npwd = p\n", owner_rw);
+  r = s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--config", ini.string(), "--output", (s.root / "out").string()});
+  CHECK(r.rc == 1);  // an ip ssh would read as an option
+  CHECK(r.err.find("ssh does not take") != std::string::npos);
   // Nothing of the attempts is left in --output.
   CHECK((!fs::exists(s.root / "out") || fs::is_empty(s.root / "out")));
 }
