@@ -179,6 +179,33 @@ std::string dir_arg(const arg_parser& p, std::size_t from) {
   return dir;
 }
 
+/// import of a directory of JOB directories, or of a damaged one (a JOB directory
+/// itself is main's import branch); nullopt otherwise.
+std::optional<int> import_command(const arg_parser& p) {
+  const std::string dir = dir_arg(p, 1);
+  if (dir.empty() || soc::is_job_dir(dir)) return std::nullopt;
+  std::vector<std::string> errors;
+  const auto dirs = find_job_dirs(dir, errors);
+  if (dirs.empty() && errors.empty()) return std::nullopt;
+  for (const auto& a : p.args)
+    if (a == "-h" || a == "--help") {
+      std::cout << soc_dir_help;
+      return 0;
+    }
+  int rc = 0;
+  for (const auto& e : errors) rc = fail(e);
+  for (const auto& d : dirs) {
+    auto r = soc::import_job(d);
+    if (!r) {
+      rc = fail(r.err().what());
+      continue;
+    }
+    for (const auto& w : r->warnings) say_warning(w);
+    for (const auto& f : r->files) say_out(f);
+  }
+  return rc;
+}
+
 /// export timeline|summary and show of JOB directories; nullopt when -dir names none.
 std::optional<int> job_command(const arg_parser& p) {
   const bool show = p.args[0] == "show";
@@ -650,6 +677,7 @@ std::optional<int> soc_command(const arg_parser& p) {
     return askpass_helper(s);  // ssh asks: the argument is its prompt
   if (p.args[0] == "collect") return cmd_collect(p);
   if (p.args[0] == "export" || p.args[0] == "show") return job_command(p);
+  if (p.args[0] == "import") return import_command(p);
   return std::nullopt;
 }
 

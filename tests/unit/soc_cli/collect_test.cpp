@@ -112,6 +112,9 @@ TEST_CASE("soc collect --all here: the JOB directory with sqlite/, two timelines
   CHECK(fs::is_regular_file(job / "log" / "show.log"));
   // The parent of JOB directories works too.
   CHECK(s.run({"export", "timeline", "-dir", (s.root / "out").string()}).rc == 0);
+  const auto imp = s.run({"import", "-dir", (s.root / "out").string()});
+  CHECK(imp.rc == 0);
+  CHECK(imp.out.find("sqlite") != std::string::npos);
 }
 
 TEST_CASE("soc timelines: the DevTools trace engine draws every span") {
@@ -208,6 +211,9 @@ TEST_CASE("soc commands: help, bad command lines, damaged JOB directories") {
   CHECK(broken.err.find("info.json") != std::string::npos);
   const auto broken_show = s.run({"show", "-dir", (s.root / "JOBBROKEN1").string()});
   CHECK(broken_show.rc == 1);
+  const auto broken_import = s.run({"import", "-dir", (s.root / "JOBBROKEN1").string()});
+  CHECK(broken_import.rc == 1);
+  CHECK(broken_import.err.find("info.json") != std::string::npos);
 
   // A JOB directory takes the SoC options only.
   REQUIRE(s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--output", (s.root / "out").string()}).rc == 0);
