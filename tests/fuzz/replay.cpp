@@ -26,7 +26,9 @@ const entry kEntries[] = {
     {"json", msprof_fuzz::json_parse},
     {"reader", msprof_fuzz::prof_reader},
     {"framework", msprof_fuzz::framework_decode},
+    {"soc_decode", msprof_fuzz::soc_decode},
 #ifdef MSPROF_FUZZ_WITH_CONVERT
+    {"soc_job", msprof_fuzz::soc_job},
     {"convert_load", msprof_fuzz::convert_load},
     {"export", msprof_fuzz::export_writers},
 #endif

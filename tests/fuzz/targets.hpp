@@ -38,6 +38,9 @@ namespace msprof_fuzz {
 
 // FRAMEWORK files (codec/framework.hpp); defined in fuzz_framework.cpp.
 int framework_decode(const std::uint8_t* data, std::size_t size);
+// SoC JOB directories (codec/soc.hpp, convert/soc/); defined in fuzz_soc.cpp.
+int soc_decode(const std::uint8_t* data, std::size_t size);
+int soc_job(const std::uint8_t* data, std::size_t size);
 
 namespace prof = msprof::prof;
 namespace codec = msprof::codec;

@@ -288,3 +288,17 @@ TEST_CASE("soc acl: a run killed mid-inference still imports") {
   CHECK(out.find("did not finish") != std::string::npos);
 #endif
 }
+
+TEST_CASE("soc import: Memory Bound is max(Dstr, DLD, WLD) / max(Mac Busy, Vec Ppen)") {
+  cs::aa_metrics m;
+  m.dstr = 0.2;
+  m.dld = 0.5;
+  m.wld = 0.1;
+  m.mac_busy = 0.25;
+  m.vec_ppen = 0.1;
+  CHECK(cs::memory_bound(m) == doctest::Approx(2.0));
+  m.vec_ppen = 0.8;  // Vec Ppen is the larger denominator
+  CHECK(cs::memory_bound(m) == doctest::Approx(0.625));
+  m.mac_busy = m.vec_ppen = 0;
+  CHECK(cs::memory_bound(m) < 0);  // no value: N/A
+}

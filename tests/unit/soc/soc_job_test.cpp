@@ -268,3 +268,20 @@ TEST_CASE("soc job: not a JOB directory is an error naming it") {
   CHECK(j.err().message.find(t.path) != std::string::npos);
   CHECK(!soc::load_job(t.path + "/missing"));
 }
+
+TEST_CASE("soc job: a model loaded but never executed leaves no model data") {
+  temp_dir t("soc_noexec");
+  auto dev = make_soc(t);
+  auto idle = dev.load_model("idle", 4, "idle.om");
+  auto used = dev.load_model(kModel.data(), kModel.size(), "used.om");
+  REQUIRE(idle);
+  REQUIRE(used);
+  REQUIRE(dev.execute(*used, 1000));
+  const std::string path = dev.job_path();
+  REQUIRE(dev.close());
+  auto j = soc::load_job(path);
+  REQUIRE(j);
+  REQUIRE(j->models.size() == 1);
+  CHECK(j->models[0].model_id == *used);
+  CHECK(j->models[0].model_file_name == "used.om");
+}
