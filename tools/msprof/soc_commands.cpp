@@ -129,10 +129,11 @@ int say_export(const msprof::result<soc::export_result>& r) {
   return 0;
 }
 
-enum class soc_what { timeline, summary, show };
+enum class soc_what { timeline, summary, show, all };
 
-/// One JOB directory: export or show it, importing it first (sqlite/) when it
-/// was not imported yet, or always with `import`.
+/// One JOB directory: export or show it (all: timeline and summary), importing
+/// it first (sqlite/) when it was not imported yet, or always with `import`.
+/// The job's warnings are said once.
 int run_on_job(const std::string& dir, soc_what w, const std::string& format, bool import = false) {
   auto j = read_job(dir);
   if (!j) return fail(j.err().what());
@@ -146,6 +147,10 @@ int run_on_job(const std::string& dir, soc_what w, const std::string& format, bo
   switch (w) {
     case soc_what::timeline: return say_export(soc::export_timeline(*j));
     case soc_what::summary: return say_export(soc::export_summary(*j, format));
+    case soc_what::all: {
+      const int a = say_export(soc::export_timeline(*j));
+      return say_export(soc::export_summary(*j, format)) != 0 ? 1 : a;
+    }
     case soc_what::show: {
       auto tl = soc::export_timeline(*j);  // show leaves timeline/ and log/ behind, as the document says
       if (!tl) return fail(tl.err().what());
@@ -663,7 +668,7 @@ int cmd_collect(const arg_parser& p) {
   for (const auto& d : *moved) {
     say_out(d);
     if (!o.all) continue;
-    if (run_on_job(d, soc_what::timeline, "csv", true) != 0 || run_on_job(d, soc_what::summary, "csv") != 0) rc = 1;
+    if (run_on_job(d, soc_what::all, "csv", true) != 0) rc = 1;
   }
   if (app_rc != 0) return fail(o.main + " exited with status " + std::to_string(app_rc) + " (its JOB data was brought back)");
   return rc;

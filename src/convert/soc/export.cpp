@@ -394,7 +394,6 @@ std::string acl_timeline_json(const job& j) {
 
 result<export_result> export_timeline(const job& j) {
   export_result res;
-  res.warnings = j.warnings;
   outfile::dir d;
   MSPROF_TRY_ASSIGN(d, soc_out_dir(j, "timeline"));
   for (const auto& m : output_runs(j)) {
@@ -421,7 +420,6 @@ result<export_result> export_summary(const job& j, const std::string& format) {
   if (format != "csv" && format != "json")
     return make_error(errc::invalid_argument, "summary format must be csv or json, got '" + format + "'");
   export_result res;
-  res.warnings = j.warnings;
   outfile::dir d;
   MSPROF_TRY_ASSIGN(d, soc_out_dir(j, "summary"));
   auto write = [&](const std::string& name, const table& t) -> result<void> {

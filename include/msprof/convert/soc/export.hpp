@@ -46,7 +46,7 @@ std::string acl_timeline_json(const job& j);
 
 struct export_result {
   std::vector<std::string> files;     ///< paths written
-  std::vector<std::string> warnings;  ///< the job's, and files not written for lack of data
+  std::vector<std::string> warnings;  ///< files not written for lack of data (the job's own: job::warnings)
 };
 
 /// JOB/timeline/task_time_*.json and acl_*.json.
