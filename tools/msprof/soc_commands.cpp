@@ -581,7 +581,8 @@ int cmd_collect(const arg_parser& p) {
     } else if (auto c = q.take("config", true, err)) {
       o.config = *c;
     } else if (auto iv = q.take("interval", true, err)) {
-      if (!err && !parse_u32(*iv)) return usage_error("--interval must be a number of inferences (0: every one), got '" + *iv + "'");
+      if (!err && (!parse_u32(*iv) || *parse_u32(*iv) > 100000000))
+        return usage_error("--interval must be a number of inferences from 0 (every one) to 100000000, got '" + *iv + "'");
       o.interval = *iv;
     } else if (auto v1 = q.take("acl_api", true, err)) {
       bad = err ? 0 : on_off("acl_api", *v1, o.acl_api);

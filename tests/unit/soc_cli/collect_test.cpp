@@ -202,6 +202,7 @@ TEST_CASE("soc commands: help, bad command lines, damaged JOB directories") {
   CHECK(s.run({"collect"}).rc == 2);
   CHECK(s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--acl_api", "maybe"}).rc == 2);
   CHECK(s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--interval", "-1"}).rc == 2);
+  CHECK(s.run({"collect", "-m", MSPROF_TEST_SOC_PROGRAM, "--interval", "100000001"}).rc == 2);
   const auto missing = s.run({"collect", "-m", (s.root / "nothere").string()});
   CHECK(missing.rc == 1);
   CHECK(missing.err.find("nothere") != std::string::npos);
