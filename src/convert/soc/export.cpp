@@ -257,9 +257,9 @@ std::string op_statistic_name(const job& j, const job_model_run& m, const std::s
   return fmt::format("op_statistic_{}_{}_{}_{}.{}", j.device_id, m.model_id, m.current_pic_count, soc_iter_id(m), ext);
 }
 
-std::vector<job_model_run> output_runs(const job& j) {
-  if (!j.models.empty() || j.acl.empty()) return j.models;
-  return {job_model_run{}};
+const std::vector<job_model_run>& output_runs(const job& j) {
+  static const std::vector<job_model_run> stand_in(1);
+  return !j.models.empty() || j.acl.empty() ? j.models : stand_in;
 }
 
 table op_summary_table(const job_model_run& m) {
@@ -449,7 +449,7 @@ result<export_result> export_summary(const job& j, const std::string& format) {
 
 std::string show_text(const job& j, bool color) {
   std::string out;
-  const auto runs = output_runs(j);
+  const auto& runs = output_runs(j);
   for (const auto& m : runs) {
     const std::string model = "model " + std::to_string(m.model_id) + " (" + m.model_file_name + ")";
     const table ops = op_summary_table(m);

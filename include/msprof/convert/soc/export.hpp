@@ -33,7 +33,7 @@ std::string op_statistic_name(const job& j, const job_model_run& m, const std::s
 
 /// The model runs the outputs are written for: the job's, or one stand-in
 /// (model id 0, no model file name: "unknown" in file names) when the job has ACL calls but no model.
-std::vector<job_model_run> output_runs(const job& j);
+const std::vector<job_model_run>& output_runs(const job& j);  ///< j.models, or a static stand-in
 
 /// The summary tables (cells as the files hold them).
 table op_summary_table(const job_model_run& m);  ///< a row per layer, then the "-" total row
