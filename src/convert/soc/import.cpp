@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,30 +31,53 @@ using rows = std::vector<std::vector<db_value>>;
 
 db_value i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
-struct table {
-  const char* name;
-  const char* columns;  ///< the CREATE TABLE column list
-  std::size_t ncols;
-  rows data;
-};
-
-// One database: every table created (empty ones too), rows inserted, then
-// the temporary renamed over `name`.
-result<std::string> write_db(const outfile::dir& d, const std::string& name, const std::vector<table>& tables) {
-  auto f = outfile::atomic_file::create(d, name);
-  if (!f) return f.err();
-  {
-    detail::sqlite_db db(detail::sqlite_path(d, *f));
-    MSPROF_TRY(db.open());
-    for (const auto& t : tables) {
-      MSPROF_TRY(db.exec(std::string("CREATE TABLE ") + t.name + " (" + t.columns + ")"));
-      MSPROF_TRY(db.insert(t.name, t.ncols, t.data));
-    }
-    MSPROF_TRY(db.close());
+// One database being written: its tables, rows inserted in batches (bounded
+// memory), then the temporary renamed over `name` by finish().
+class db_file {
+ public:
+  result<void> open(const outfile::dir& d, const std::string& name) {
+    auto f = outfile::atomic_file::create(d, name);
+    if (!f) return f.err();
+    file_ = std::move(*f);
+    final_ = d.path_of(name);
+    db_ = std::make_unique<detail::sqlite_db>(detail::sqlite_path(d, file_));
+    return db_->open();
   }
-  MSPROF_TRY(f->commit());
-  return d.path_of(name);
-}
+  result<void> table(const char* name, const char* columns, std::size_t ncols) {
+    tables_.push_back({name, ncols, {}});
+    return db_->exec(std::string("CREATE TABLE ") + name + " (" + columns + ")");
+  }
+  /// A row of table `t` (its index in table() order).
+  result<void> add(std::size_t t, std::vector<db_value> row) {
+    auto& tb = tables_[t];
+    tb.batch.push_back(std::move(row));
+    if (tb.batch.size() < 4096) return {};
+    return flush(tb);
+  }
+  result<std::string> finish() {
+    for (auto& tb : tables_) MSPROF_TRY(flush(tb));
+    MSPROF_TRY(db_->close());
+    db_.reset();  // SQLite has closed the file
+    MSPROF_TRY(file_.commit());
+    return final_;
+  }
+
+ private:
+  struct pending {
+    const char* name;
+    std::size_t ncols;
+    rows batch;
+  };
+  result<void> flush(pending& tb) {
+    auto r = db_->insert(tb.name, tb.ncols, tb.batch);
+    tb.batch.clear();
+    return r;
+  }
+  outfile::atomic_file file_;  // declared before db_: SQLite closes first
+  std::unique_ptr<detail::sqlite_db> db_;
+  std::vector<pending> tables_;
+  std::string final_;
+};
 
 // An old database whose raw data is gone now: removed, so sqlite/ says what this import found.
 void remove_old(const outfile::dir& d, const char* name, std::vector<std::string>& warnings) {
@@ -78,73 +102,89 @@ result<import_result> write_job_db(const job& j) {
   if (!sq) return sq.err();
   for (auto& n : sq->remove_stale_temps()) out.warnings.push_back(std::move(n));
 
-  // acl_module.db
-  table acl{"AclApi",
-            "pid INTEGER, tid INTEGER, api_name TEXT, api_type TEXT, start_ns INTEGER, end_ns INTEGER, duration_ns INTEGER",
-            7, {}};
-  for (const auto& c : j.acl)
-    acl.data.push_back({std::int64_t{c.pid}, std::int64_t{c.tid}, c.name, c.type, c.start_ns, c.end_ns, c.end_ns - c.start_ns});
-  out.acl_calls = j.acl.size();
-
-  // task_scheduler.db
-  table info{"JobInfo", "name TEXT, value TEXT", 2, {}};
-  auto put = [&info](const char* k, std::string v) { info.data.push_back({std::string(k), std::move(v)}); };
-  put("device_id", std::to_string(j.device_id));
-  put("pid", std::to_string(j.pid));
-  put("frequency_mhz", std::to_string(j.frequency_mhz));
-  put("aac_metrics", j.aac_metrics);
-  put("interval", std::to_string(j.interval));
-  put("finished", j.finished ? "yes" : "no");
-  table runs{"ModelRun",
-             "model_id INTEGER, model_file_name TEXT, batch_num INTEGER, input_pic_num INTEGER, current_pic_count INTEGER, "
-             "icache_miss_rate REAL",
-             6, {}};
-  table tasks{"Task",
-              "model_id INTEGER, iteration INTEGER, task_id INTEGER, stream_id INTEGER, task_type TEXT, layer_id INTEGER, "
-              "ori_layer_name TEXT, layer_name TEXT, layer_type TEXT, start_ns INTEGER, end_ns INTEGER, duration_ns INTEGER",
-              12, {}};
-  table pmu{"ArithmeticUtilization",
-            "model_id INTEGER, iteration INTEGER, task_id INTEGER, mac_busy_ratio REAL, mac_ppen_ratio REAL, "
-            "vec_busy_ratio REAL, vec_ppen_ratio REAL, dstr_ratio REAL, dtrans_ratio REAL, dld_ratio REAL, wld_ratio REAL, "
-            "memory_bound REAL, ddr_read_bytes INTEGER, ddr_write_bytes INTEGER, ddr_total_bytes INTEGER",
-            15, {}};
-  for (const auto& m : j.models) {
-    runs.data.push_back({std::int64_t{m.model_id}, m.model_file_name, std::int64_t{m.batch_num}, i64(m.input_pic_num),
-                         i64(m.current_pic_count), m.icache_miss_rate});
-    for (const auto& t : m.tasks) {
-      tasks.data.push_back({std::int64_t{m.model_id}, i64(t.iteration), std::int64_t{t.task_id}, std::int64_t{t.stream_id},
-                            t.task_type, std::int64_t{t.layer_id}, t.ori_layer_name, t.layer_name, t.layer_type,
-                            t.start_ns, t.end_ns, t.end_ns - t.start_ns});
-      if (!t.pmu) continue;
-      const aa_metrics& p = *t.pmu;
-      const double mb = memory_bound(p);
-      pmu.data.push_back({std::int64_t{m.model_id}, i64(t.iteration), std::int64_t{t.task_id}, p.mac_busy, p.mac_ppen,
-                          p.vec_busy, p.vec_ppen, p.dstr, p.dtrans, p.dld, p.wld,
-                          mb < 0 ? db_value{std::monostate{}} : db_value{mb}, i64(p.ddr_read_bytes),
-                          i64(p.ddr_write_bytes), i64(p.ddr_read_bytes + p.ddr_write_bytes)});
-    }
-  }
-  out.models = j.models.size();
-  out.tasks = tasks.data.size();
-  out.metrics = pmu.data.size();
+  bool any_pmu = false;
+  for (const auto& m : j.models)
+    for (const auto& t : m.tasks) any_pmu = any_pmu || t.pmu.has_value();
 
   // A database is written only when its raw data exists (docs/soc.md).
-  struct db_plan {
-    const char* name;
-    bool has_data;
-    std::vector<table> tables;
-  };
-  db_plan plans[] = {{acl_db, !acl.data.empty(), {std::move(acl)}},
-                     {task_db, !runs.data.empty(), {std::move(info), std::move(runs), std::move(tasks)}},
-                     {aacore_db, !pmu.data.empty(), {std::move(pmu)}}};
-  for (auto& p : plans) {
-    if (!p.has_data) {
-      remove_old(*sq, p.name, out.warnings);
-      continue;
-    }
-    auto f = write_db(*sq, p.name, p.tables);
+  if (j.acl.empty()) {
+    remove_old(*sq, acl_db, out.warnings);
+  } else {
+    db_file db;
+    MSPROF_TRY(db.open(*sq, acl_db));
+    MSPROF_TRY(db.table("AclApi",
+                        "pid INTEGER, tid INTEGER, api_name TEXT, api_type TEXT, start_ns INTEGER, end_ns INTEGER, "
+                        "duration_ns INTEGER",
+                        7));
+    for (const auto& c : j.acl)
+      MSPROF_TRY(db.add(0, {std::int64_t{c.pid}, std::int64_t{c.tid}, c.name, c.type, c.start_ns, c.end_ns,
+                            c.end_ns - c.start_ns}));
+    auto f = db.finish();
     if (!f) return f.err();
-    out.files.push_back(*f);
+    out.files.push_back(std::move(*f));
+  }
+  out.acl_calls = j.acl.size();
+
+  if (j.models.empty()) {
+    remove_old(*sq, task_db, out.warnings);
+  } else {
+    db_file db;
+    MSPROF_TRY(db.open(*sq, task_db));
+    MSPROF_TRY(db.table("JobInfo", "name TEXT, value TEXT", 2));
+    MSPROF_TRY(db.table("ModelRun",
+                        "model_id INTEGER, model_file_name TEXT, batch_num INTEGER, input_pic_num INTEGER, "
+                        "current_pic_count INTEGER, icache_miss_rate REAL",
+                        6));
+    MSPROF_TRY(db.table("Task",
+                        "model_id INTEGER, iteration INTEGER, task_id INTEGER, stream_id INTEGER, task_type TEXT, "
+                        "layer_id INTEGER, ori_layer_name TEXT, layer_name TEXT, layer_type TEXT, start_ns INTEGER, "
+                        "end_ns INTEGER, duration_ns INTEGER",
+                        12));
+    const std::pair<const char*, std::string> info[] = {
+        {"device_id", std::to_string(j.device_id)},         {"pid", std::to_string(j.pid)},
+        {"frequency_mhz", std::to_string(j.frequency_mhz)}, {"aac_metrics", j.aac_metrics},
+        {"interval", std::to_string(j.interval)},           {"finished", j.finished ? "yes" : "no"}};
+    for (const auto& kv : info) MSPROF_TRY(db.add(0, {std::string(kv.first), kv.second}));
+    for (const auto& m : j.models) {
+      MSPROF_TRY(db.add(1, {std::int64_t{m.model_id}, m.model_file_name, std::int64_t{m.batch_num}, i64(m.input_pic_num),
+                            i64(m.current_pic_count), m.icache_miss_rate}));
+      for (const auto& t : m.tasks)
+        MSPROF_TRY(db.add(2, {std::int64_t{m.model_id}, i64(t.iteration), std::int64_t{t.task_id},
+                              std::int64_t{t.stream_id}, t.task_type, std::int64_t{t.layer_id}, t.ori_layer_name,
+                              t.layer_name, t.layer_type, t.start_ns, t.end_ns, t.end_ns - t.start_ns}));
+      out.tasks += m.tasks.size();
+    }
+    auto f = db.finish();
+    if (!f) return f.err();
+    out.files.push_back(std::move(*f));
+  }
+  out.models = j.models.size();
+
+  if (!any_pmu) {
+    remove_old(*sq, aacore_db, out.warnings);
+  } else {
+    db_file db;
+    MSPROF_TRY(db.open(*sq, aacore_db));
+    MSPROF_TRY(db.table("ArithmeticUtilization",
+                        "model_id INTEGER, iteration INTEGER, task_id INTEGER, mac_busy_ratio REAL, mac_ppen_ratio REAL, "
+                        "vec_busy_ratio REAL, vec_ppen_ratio REAL, dstr_ratio REAL, dtrans_ratio REAL, dld_ratio REAL, "
+                        "wld_ratio REAL, memory_bound REAL, ddr_read_bytes INTEGER, ddr_write_bytes INTEGER, "
+                        "ddr_total_bytes INTEGER",
+                        15));
+    for (const auto& m : j.models)
+      for (const auto& t : m.tasks) {
+        if (!t.pmu) continue;
+        const aa_metrics& p = *t.pmu;
+        const double mb = memory_bound(p);
+        MSPROF_TRY(db.add(0, {std::int64_t{m.model_id}, i64(t.iteration), std::int64_t{t.task_id}, p.mac_busy,
+                              p.mac_ppen, p.vec_busy, p.vec_ppen, p.dstr, p.dtrans, p.dld, p.wld,
+                              mb < 0 ? db_value{std::monostate{}} : db_value{mb}, i64(p.ddr_read_bytes),
+                              i64(p.ddr_write_bytes), i64(p.ddr_read_bytes + p.ddr_write_bytes)}));
+        ++out.metrics;
+      }
+    auto f = db.finish();
+    if (!f) return f.err();
+    out.files.push_back(std::move(*f));
   }
   if (out.files.empty())
     out.warnings.push_back(j.dir + ": no ACL API calls and no executed model in the raw data; no database written");

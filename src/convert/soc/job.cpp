@@ -28,6 +28,10 @@ namespace {
 namespace layout = prof::job_layout;
 namespace raw = codec::soc;
 
+// The writer rolls slices at 2 MiB; anything far larger is not one of ours,
+// and is not read whole into memory.
+constexpr std::uint64_t max_slice_bytes = 256ull << 20;
+
 bool is_dir(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -178,6 +182,12 @@ struct reader {
   }
 
   void slice(const std::string& path, layout::family f) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) > max_slice_bytes) {
+      warn(path + ": " + std::to_string(st.st_size) + " bytes, more than a slice can be (" +
+           std::to_string(max_slice_bytes) + "); skipped");
+      return;
+    }
     auto bytes = read_file(path);
     if (!bytes) {
       warn(bytes.err().message);

@@ -285,3 +285,19 @@ TEST_CASE("soc job: a model loaded but never executed leaves no model data") {
   CHECK(j->models[0].model_id == *used);
   CHECK(j->models[0].model_file_name == "used.om");
 }
+
+TEST_CASE("soc job: a slice far larger than the writer makes is skipped with a warning") {
+  temp_dir t("soc_big");
+  auto dev = make_soc(t);
+  auto id = dev.load_model(kModel.data(), kModel.size(), "m.om");
+  REQUIRE(dev.execute(*id, 1000));
+  const std::string path = dev.job_path();
+  REQUIRE(dev.close());
+  const fs::path big = fs::path(path) / "data" / "AclModule.data.0.slice_1";
+  { std::ofstream(big, std::ios::binary) << "x"; }
+  fs::resize_file(big, (256ull << 20) + 1);  // sparse: no disk used
+  auto j = soc::load_job(path);
+  REQUIRE(j);
+  CHECK(has_warning(*j, big.string() + ": 268435457 bytes, more than a slice can be"));
+  CHECK(j->models.at(0).tasks.size() == dev.layers(*id)->size());
+}
