@@ -143,10 +143,12 @@ TEST_CASE("soc timelines: the DevTools trace engine draws every span") {
 
 TEST_CASE("soc collect --all: a program killed mid-inference still gives its JOB directory, imported and exported") {
   sandbox s;
-  // The program collect runs: the example with many pictures, killed after a moment.
+  // The program collect runs: the example with many pictures, killed once its
+  // JOB directory has data (collect runs it in the run directory, beside profiling/).
   const fs::path main = s.root / "killed_main";
-  std::ofstream(main) << "#!/bin/sh\n\"" << MSPROF_TEST_SOC_PROGRAM
-                      << "\" \"$1\" 1000000 &\npid=$!\nsleep 0.5\nkill -9 $pid\nwait $pid\nexit 137\n";
+  std::ofstream(main) << "#!/bin/sh\n\"" << MSPROF_TEST_SOC_PROGRAM << "\" \"$1\" 1000000 &\npid=$!\n"
+                      << "i=0\nwhile [ $i -lt 300 ] && [ -z \"$(ls profiling/JOB*/data 2>/dev/null)\" ]; do\n"
+                      << "  sleep 0.1\n  i=$((i + 1))\ndone\nsleep 0.5\nkill -9 $pid\nwait $pid\nexit 137\n";
   fs::permissions(main, fs::perms::owner_all);
   const auto r = s.run({"collect", "-m", main.string(), "--output", (s.root / "out").string(), "--all"});
   INFO(r.err);
