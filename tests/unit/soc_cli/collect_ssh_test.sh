@@ -8,8 +8,8 @@
 # process list or environment seen during the run and no log holds the
 # password, and that an ini file others can read is refused.
 #   collect_ssh_test.sh <msprof> <soc program>
-# Exit 77 (skipped) only without root or without /usr/sbin/sshd; CI installs
-# openssh-server (scripts/bootstrap.sh), so it runs there.
+# Exit 77 (skipped) only without root, /usr/sbin/sshd or the tools it uses; CI
+# installs openssh-server, openssh-client and procps (.ci/run), so it runs there.
 set -euo pipefail
 msprof=$1
 program=$2
@@ -22,6 +22,12 @@ if [ ! -x "$sshd" ] || ! command -v ssh >/dev/null || ! command -v scp >/dev/nul
   echo "SKIPPED: no OpenSSH server/client here (apt-get install openssh-server openssh-client)"
   exit 77
 fi
+for tool in ps pgrep useradd userdel chpasswd ssh-keygen timeout; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "SKIPPED: $tool is missing (apt-get install procps passwd openssh-client coreutils)"
+    exit 77
+  fi
+done
 
 work=$(mktemp -d /tmp/msprof_ssh_test.XXXXXX)
 user="msprof_t$(od -An -N3 -tu4 /dev/urandom | tr -d ' ')"
