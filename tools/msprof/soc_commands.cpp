@@ -133,16 +133,22 @@ enum class soc_what { timeline, summary, show, all };
 
 /// One JOB directory: export or show it (all: timeline and summary), importing
 /// it first (sqlite/) when it was not imported yet, or always with `import`.
-/// The job's warnings are said once.
+/// The job's warnings are said once. show prints its tables even when the JOB
+/// directory cannot be written (what it would write is then a warning).
 int run_on_job(const std::string& dir, soc_what w, const std::string& format, bool import = false) {
   auto j = read_job(dir);
   if (!j) return fail(j.err().what());
   std::error_code ec;
+  const bool show = w == soc_what::show;
   if (import || !fs::is_directory(fs::path(dir) / "sqlite", ec)) {
     auto db = soc::write_job_db(*j);
-    if (!db) return fail(db.err().what());
-    for (std::size_t k = j->warnings.size(); k < db->warnings.size(); ++k) say_warning(db->warnings[k]);
-    for (const auto& f : db->files) say_out(f);
+    if (!db && !show) return fail(db.err().what());
+    if (!db) {
+      say_warning(db.err().what());
+    } else {
+      for (std::size_t k = j->warnings.size(); k < db->warnings.size(); ++k) say_warning(db->warnings[k]);
+      for (const auto& f : db->files) say_out(f);
+    }
   }
   switch (w) {
     case soc_what::timeline: return say_export(soc::export_timeline(*j));
@@ -152,17 +158,15 @@ int run_on_job(const std::string& dir, soc_what w, const std::string& format, bo
       return say_export(soc::export_summary(*j, format)) != 0 ? 1 : a;
     }
     case soc_what::show: {
-      auto tl = soc::export_timeline(*j);  // show leaves timeline/ and log/ behind, as the document says
-      if (!tl) return fail(tl.err().what());
-      for (const auto& wmsg : tl->warnings) say_warning(wmsg);
-      const std::string text = soc::show_text(*j, isatty(STDOUT_FILENO) != 0);
-      say_out(text);
+      say_out(soc::show_text(*j, isatty(STDOUT_FILENO) != 0));
+      // show leaves timeline/ and log/ behind, as the document says
+      auto tl = soc::export_timeline(*j);
+      if (!tl) say_warning(tl.err().what());
       auto d = msprof::outfile::dir::open(dir, true);
-      if (!d) return fail(d.err().what());
-      auto log = d->mkdir("log");
-      if (!log) return fail(log.err().what());
-      auto written = msprof::outfile::write_atomic(*log, "show.log", soc::show_text(*j, false));
-      if (!written) return fail(written.err().what());
+      auto log = d ? d->mkdir("log") : msprof::result<msprof::outfile::dir>(d.err());
+      auto written = log ? msprof::outfile::write_atomic(*log, "show.log", soc::show_text(*j, false))
+                         : msprof::result<void>(log.err());
+      if (!written) say_warning(written.err().what());
       return 0;
     }
   }

@@ -110,6 +110,14 @@ TEST_CASE("soc collect --all here: the JOB directory with sqlite/, two timelines
   for (const char* view : {"AA core metric", "Op statistic", "Acl statistic", "Frequency"})
     CHECK_MESSAGE(sh.out.find(view) != std::string::npos, view);
   CHECK(fs::is_regular_file(job / "log" / "show.log"));
+  // What show cannot write is a warning: the tables are still shown.
+  fs::remove_all(job / "log");
+  std::ofstream(job / "log") << "not a directory";
+  const auto blocked = s.run({"show", "-dir", job.string()});
+  CHECK(blocked.rc == 0);
+  CHECK(blocked.out.find("Acl statistic") != std::string::npos);
+  CHECK(blocked.err.find("log") != std::string::npos);
+  CHECK(blocked.err.find("warning") != std::string::npos);
   // The parent of JOB directories works too.
   CHECK(s.run({"export", "timeline", "-dir", (s.root / "out").string()}).rc == 0);
   const auto imp = s.run({"import", "-dir", (s.root / "out").string()});
