@@ -5,6 +5,10 @@
 // host; on_trace_ready exports the saved PROF_ directory (text and db). Run:
 //   cmake --build build --target examples_training_loop msprof_cli
 //   build/bin/examples/training_loop --output out [--steps N]; build/bin/msprof show -dir out
+// --profiling-options takes TensorFlow's JSON string, e.g.
+//   '{"training_trace": "on", "fp_point": "fc1/MatMul", "bp_point": "fc1/MatMul_grad_w"}'
+// for FP/BP columns in step_trace.
+#include <msprof/session/config_files.hpp>
 #include <msprof/session/session.hpp>
 #include <msprof/session/export_handler.hpp>
 #include <msprof/mstx.hpp>
@@ -124,7 +128,7 @@ class trainer {
 };
 
 int usage() {
-  std::fprintf(stderr, "usage: training_loop [--output DIR] [--steps N]\n");
+  std::fprintf(stderr, "usage: training_loop [--output DIR] [--steps N] [--profiling-options JSON]\n");
   return 2;
 }
 
@@ -140,7 +144,17 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--output") == 0 && i + 1 < argc) cfg.output = argv[++i];
     else if (std::strcmp(argv[i], "--steps") == 0 && i + 1 < argc) steps = std::atoi(argv[++i]);
-    else return usage();
+    else if (std::strcmp(argv[i], "--profiling-options") == 0 && i + 1 < argc) {
+      auto tf = msprof::session::parse_profiling_options(argv[++i]);
+      if (!tf) {
+        std::fprintf(stderr, "training_loop: %s\n", tf.err().message.c_str());
+        return 2;
+      }
+      cfg.training_trace = tf->training_trace;
+      cfg.fp_point = tf->fp_point;
+      cfg.bp_point = tf->bp_point;
+      cfg.aic_metrics = tf->aic_metrics;
+    } else return usage();
   }
   if (steps < 1) return usage();
 

@@ -423,6 +423,7 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
   detail::put(buf_, t.device_id);
   detail::put(buf_, t.stream_id);
   detail::put(buf_, t.task_id);
+  detail::put(buf_, t.model_id);
   buf_ += t.task_type;
   tasks_.push({t.global_task_id}, buf_);
   if (t.memcpy) rows_of("MEMCPY_INFO").row(t.global_task_id, t.memcpy->size, t.memcpy->operation);
@@ -471,7 +472,8 @@ result<void> db_window_writer::write_tasks(const model& final) {
     const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
     const auto conn = in.get<std::uint64_t>();
     const auto device = in.get<std::uint32_t>(), stream = in.get<std::uint32_t>(), task = in.get<std::uint32_t>();
-    r.row(start, end, device, conn, k.id, pid, ids_.id(in.in), 4294967295u, stream, task, 4294967295u);
+    const auto model_id = in.get<std::uint32_t>();
+    r.row(start, end, device, conn, k.id, pid, ids_.id(in.in), 4294967295u, stream, task, model_id);
   }));
   auto& c = rows_of("COMPUTE_TASK_INFO");
   return compute_.drain([&](const detail::compute_key& k, std::string_view payload) {

@@ -33,7 +33,7 @@ struct timeline_exporter::impl {
       : o_(o),
         prof_dir_(prof_dir),
         events_(prof_dir.empty() ? "." : prof_dir, spill_budget, detail::wanted(o, "msprof"),
-                detail::wanted(o, "msprof_tx")) {}
+                detail::wanted(o, "msprof_tx"), o.json_process) {}
 
   /// The window's records are copied (as their JSON text); the window may go afterwards.
   result<void> add(const model& window) {

@@ -280,7 +280,7 @@ void stream_join::open(std::int64_t start, const placed_api& a) {
   last_api_end_ = std::max(last_api_end_, a.end);
   by_thread_[a.thread_id].push_back(x.connection_id);
   closing_.push({a.end, x.connection_id});
-  open_.emplace(x.connection_id, open_api{std::move(x), nullptr});
+  open_.emplace(x.connection_id, open_api{std::move(x), nullptr, a.item_id});
 }
 void stream_join::close_before(std::int64_t t, const window_fn& on_window) {
   while (!closing_.empty() && closing_.top().first < t) {
@@ -390,11 +390,16 @@ void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
   // flow) is the reference's too: the innermost enclosing call above the
   // runtime level (Node@launch for a kernel, aclrtMemcpyAsync for a copy), else
   // its thread's id, which names no call (file comment).
+  // A model-level call further out gives the task its model id.
   open_api* launcher = nullptr;
   enclosing(tr.thread_id, [&](open_api& a) {
     if (!launcher && a.call.level != level::runtime) launcher = &a;
     if (!t.op && a.op) t.op = a.op;
-    return !launcher || !t.op;
+    if (a.call.level == level::model) {
+      t.model_id = static_cast<std::uint32_t>(a.item_id);
+      return false;
+    }
+    return true;
   });
   if (launcher) {
     t.connection_id = launcher->call.connection_id;

@@ -295,7 +295,7 @@ template <class Cells>
 void op_summary_head(Cells& s, const device_task& t) {
   const op_info& op = *t.op;
   s.num(t.device_id);
-  s.raw("4294967295");
+  s.num(t.model_id);
   s.num(t.task_id);
   s.num(t.stream_id);
   s.str(op.name);

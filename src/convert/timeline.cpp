@@ -181,7 +181,7 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
       x.tid = t.stream_id;
       x.ts_ns = t.start_ns;
       x.dur_ns = t.end_ns - t.start_ns;
-      x.args.push_back(trace_arg::num("Model Id", 4294967295LL));
+      x.args.push_back(trace_arg::num("Model Id", t.model_id));
       x.args.push_back(trace_arg::str("Task Type", detail::task_slice_type(t)));
       x.args.push_back(trace_arg::num("Physic Stream Id", t.stream_id));
       x.args.push_back(trace_arg::num("Task Id", t.task_id));

@@ -182,7 +182,9 @@ void append_dur_json(std::string& out, std::int64_t ns) {
 void append_task_json(std::string& out, const device_task& t, std::uint64_t pid) {
   append_head_json(out, {}, task_slice_name(t), pid, t.stream_id, t.start_ns);
   append_dur_json(out, t.end_ns - t.start_ns);
-  append_lit(out, "\"Model Id\":4294967295,\"Task Type\":");
+  append_lit(out, "\"Model Id\":");
+  append_u64(out, t.model_id);
+  append_lit(out, ",\"Task Type\":");
   append_json_string(out, task_slice_type(t));
   append_lit(out, ",\"Physic Stream Id\":");
   append_u64(out, t.stream_id);
@@ -270,9 +272,11 @@ std::string timeline_json(const std::vector<trace_event>& events) {
 
 // ---------------------------------------------------------- timeline_collector
 
-timeline_collector::timeline_collector(const std::string& spill_dir, std::size_t budget, bool timeline, bool tx)
+timeline_collector::timeline_collector(const std::string& spill_dir, std::size_t budget, bool timeline, bool tx,
+                                       const timeline_parts& parts)
     : timeline_(timeline),
       tx_(tx),
+      parts_(parts),
       events_(spill_dir, budget / 3),
       tx_events_(spill_dir, budget / 3),
       compute_(spill_dir, budget / 3) {}
@@ -286,15 +290,18 @@ void timeline_collector::add(const model& w) {
   std::string text;
   if (timeline_) {
     for (const auto& t : w.tasks) {
-      const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
-      text.clear();
-      detail::append_task_json(text, t, pid);
-      if (t.host_flow) {
-        text += ',';
-        detail::append_task_flow_json(text, t, pid);
+      if (parts_.hardware) {
+        const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
+        text.clear();
+        detail::append_task_json(text, t, pid);
+        if (t.host_flow) {
+          text += ',';
+          detail::append_task_flow_json(text, t, pid);
+        }
+        events_.push({sections::tasks, t.global_task_id}, text);
+        streams_[t.device_id].insert(t.stream_id);
       }
-      events_.push({sections::tasks, t.global_task_id}, text);
-      streams_[t.device_id].insert(t.stream_id);
+      if (!parts_.overlap) continue;
       auto span = spans_.try_emplace(t.device_id, task_span{t.start_ns, t.end_ns}).first;
       span->second.lo = std::min(span->second.lo, t.start_ns);
       span->second.hi = std::max(span->second.hi, t.end_ns);
@@ -302,6 +309,7 @@ void timeline_collector::add(const model& w) {
     }
     const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
     for (const auto& a : w.apis) {
+      if (!parts_.cann) break;  // the whole CANN process is left out
       text.clear();
       detail::append_api_json(text, a, pid);
       events_.push({sections::apis, a.connection_id}, text);
@@ -318,7 +326,7 @@ void timeline_collector::add(const model& w) {
     detail::append_mstx_json(text, e, pid);
     text += ',';
     detail::append_mstx_flow_json(text, e, pid);
-    if (timeline_) events_.push({sections::mstx, mstx_seq_}, text);
+    if (timeline_ && parts_.mstx) events_.push({sections::mstx, mstx_seq_}, text);
     if (tx_) tx_events_.push({sections::mstx, mstx_seq_}, text);
     ++mstx_seq_;
     mstx_tids_.insert(e.tid);
@@ -335,7 +343,7 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
         detail::add_hardware_meta(dest, s, streams_);
         if (!api_tids_.empty()) detail::add_cann_meta(dest, s, api_tids_);
       }
-      if (at == sections::mstx && !mstx_tids_.empty()) detail::add_mstx_meta(dest, s, mstx_tids_);
+      if (at == sections::mstx && parts_.mstx && !mstx_tids_.empty()) detail::add_mstx_meta(dest, s, mstx_tids_);
     }
   };
   MSPROF_TRY(events_.drain([&](const event_key& k, std::string_view json) {
@@ -343,10 +351,10 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
     dest.raw(json);
   }));
   reach(sections::end);
-  timeline_parts rest;  // what only the final model knows: step trace, loss note, AI Core Freq
+  timeline_parts rest = parts_;  // what only the final model knows: step trace, loss note, AI Core Freq
   rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
   detail::timeline_events(final, dest, rest);
-  return write_overlap(s, dest);
+  return parts_.overlap ? write_overlap(s, dest) : result<void>{};
 }
 
 result<void> timeline_collector::write_mstx_to(const model& final, detail::event_output& dest) {

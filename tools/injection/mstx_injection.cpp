@@ -8,17 +8,24 @@
 // (session/buffer_options.hpp), MSPROF_CANN_OPTIONS (recorded only),
 // MSPROF_LAYOUT (cann, the default; ascend_pt or ascend_ms: torch_npu's
 // directory around the PROF_ one, with FRAMEWORK/ files of the program's
-// msprof::record_function ops, queue marks and memory events). Collection
-// stops and is flushed at exit; the loss counters are in info.json from the
+// msprof::record_function ops, queue marks and memory events), MSPROF_DELAY /
+// MSPROF_DURATION (seconds: the collection window, from MSPROF_LAUNCH_NS, the
+// launcher's start on the steady clock, or else from this library's start;
+// calls outside it are not recorded or counted, as with a filtered domain).
+// Collection stops and is flushed at exit; the loss counters are in info.json from the
 // first drain pass on (a killed run keeps them). A fork()ed child is not
 // recorded (collector.hpp).
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <msprof/session/buffer_options.hpp>
@@ -64,6 +71,73 @@ bool parse_storage_limit(const char* v, std::uint64_t& bytes) {
 
 void log(const std::string& msg) { std::fprintf(stderr, "[msprof mstx] %s\n", msg.c_str()); }
 
+using steady = std::chrono::steady_clock;
+
+// Whole seconds 0..4294967295 (CANN's --delay / --duration range; 0 = not set).
+bool parse_seconds(const char* v, std::uint64_t& s) {
+  s = 0;
+  if (v == nullptr || *v == '\0') return true;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (*v == '-' || *end != '\0' || n > 4294967295ull) return false;
+  s = n;
+  return true;
+}
+
+// The collection window of MSPROF_DELAY / MSPROF_DURATION; nullopt: the whole run.
+struct window {
+  steady::time_point start, end;  // end == time_point::max(): until exit
+};
+std::optional<window> collection_window(std::string& bad) {
+  std::uint64_t delay = 0, duration = 0;
+  if (!parse_seconds(std::getenv("MSPROF_DELAY"), delay)) bad = "MSPROF_DELAY must be whole seconds (0..4294967295)";
+  if (!parse_seconds(std::getenv("MSPROF_DURATION"), duration))
+    bad = "MSPROF_DURATION must be whole seconds (0..4294967295)";
+  if (!bad.empty() || (delay == 0 && duration == 0)) return std::nullopt;
+  steady::time_point from = steady::now();
+  if (const char* launch = std::getenv("MSPROF_LAUNCH_NS"); launch != nullptr && *launch != '\0')
+    from = steady::time_point(std::chrono::nanoseconds(std::strtoll(launch, nullptr, 10)));
+  window w{from + std::chrono::seconds(delay), steady::time_point::max()};
+  if (duration != 0) w.end = w.start + std::chrono::seconds(duration);
+  return w;
+}
+
+// Starts the collector at the window's start and stops it at its end, on a
+// thread of its own; cancel() (at exit) wakes and joins it.
+class window_timer {
+ public:
+  window_timer(window w, collect::options o) : thread_([this, w, o] { run(w, o); }) {}
+  window_timer(const window_timer&) = delete;
+  window_timer& operator=(const window_timer&) = delete;
+  ~window_timer() { cancel(); }
+  void cancel() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run(window w, const collect::options& o) {
+    std::unique_lock<std::mutex> lk(m_);
+    if (cv_.wait_until(lk, w.start, [this] { return quit_; })) return;
+    if (auto r = collect::start(o); !r) {
+      log(r.err().message + "; nothing collected in the --delay/--duration window");
+      return;
+    }
+    if (w.end == steady::time_point::max()) return;
+    if (cv_.wait_until(lk, w.end, [this] { return quit_; })) return;
+    collect::stop();
+  }
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool quit_ = false;
+  std::thread thread_;  // last: starts once the rest is built
+};
+
 // MSPROF_CANN_OPTIONS (name=value;...): the CANN collection options the launcher
 // accepted without collecting their data, recorded in host/sample.json so that
 // the collection says what was asked for. A malformed entry is left out.
@@ -87,6 +161,7 @@ struct output {
   std::shared_ptr<session::prof_record_sink> sink;
   std::shared_ptr<session::framework_sink> fw_sink;  // forwards to sink
   session::session_config cfg;  // what profiler_info says
+  std::unique_ptr<window_timer> timer;  // MSPROF_DELAY / MSPROF_DURATION
 };
 
 std::unique_ptr<output>& current() {
@@ -100,6 +175,7 @@ void stop_at_exit() {
   // A fork()ed child exiting: the collector and the PROF_ directory are the
   // parent's (its first mstx call said it is not recorded); leave them alone.
   if (collect::default_collector::forked_child()) return;
+  if (out->timer) out->timer->cancel();
   collect::stop();
   const collect::loss_counters l = collect::losses();
   if (out->fw) {
@@ -123,6 +199,12 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
   static std::mutex m;
   std::lock_guard<std::mutex> lock(m);
   if (current()) return collect::default_collector::api::init(get);  // a second module of the same process
+  std::string bad_window;
+  const std::optional<window> within = collection_window(bad_window);
+  if (!bad_window.empty()) {
+    log(bad_window + "; collection disabled");
+    return MSTX_FAIL;
+  }
   std::uint64_t limit = 0;
   if (!parse_storage_limit(std::getenv("MSPROF_STORAGE_LIMIT"), limit)) {
     log("MSPROF_STORAGE_LIMIT must look like <n>MB; collection disabled");
@@ -206,8 +288,10 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     log("getModuleFuncTable refused the core module; collection disabled");
     return MSTX_FAIL;
   }
-  auto r = collect::start(o);
-  if (!r) {
+  if (within) {
+    // Until the window opens (and after it closes) calls cost one load and one branch.
+    out->timer = std::make_unique<window_timer>(*within, o);
+  } else if (auto r = collect::start(o); !r) {
     log(r.err().message + "; collection disabled");
     return MSTX_FAIL;
   }

@@ -72,8 +72,8 @@ constexpr cann_option cann_options[] = {
     {"host-sys-usage-freq", "1..50", nullptr},
     // Collection windows.
     {"dynamic", "on|off", whole_run},
-    {"delay", "1..4294967295", whole_run},
-    {"duration", "1..4294967295", whole_run},
+    {"delay", "1..4294967295", nullptr},     // applied: MSPROF_DELAY
+    {"duration", "1..4294967295", nullptr},  // applied: MSPROF_DURATION
 };
 
 

@@ -12,12 +12,12 @@
 #include <msprof/session/session_config.hpp>
 #include <msprof/version.hpp>
 
-#include <simdjson.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +34,7 @@
 #include "cann_options.hpp"
 #include "console.hpp"
 #include "progress_bar.hpp"
+#include "reports.hpp"
 #include "soc_commands.hpp"
 
 #if __has_include(<msprof/convert/chrome/chrome.hpp>)
@@ -130,37 +131,11 @@ std::optional<std::vector<std::string>> prof_dirs_or_fail(const std::string& dir
 }
 
 
-/// -reports file: {"reports": ["op_summary", ...]} or a bare array.
-msprof::result<std::set<std::string>> read_reports(const std::string& path) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  auto err = parser.load(path).get(doc);
-  if (err) return msprof::make_error(msprof::errc::parse, path + ": " + simdjson::error_message(err));
-  simdjson::dom::array arr;
-  if (doc.is_object()) {
-    if (doc["reports"].get_array().get(arr))
-      return msprof::make_error(msprof::errc::parse, path + ": expected an array \"reports\"");
-  } else if (doc.get_array().get(arr)) {
-    return msprof::make_error(msprof::errc::parse, path + ": expected an object or an array");
-  }
-  std::set<std::string> out;
-  for (auto v : arr) {
-    std::string_view s;
-    if (v.get_string().get(s)) return msprof::make_error(msprof::errc::parse, path + ": report names must be strings");
-    out.emplace(s);
-  }
-  return out;
-}
-
-
-
 enum class what { timeline, summary, db, all };
 
 
-int run_export(const std::string& dir, what w, const cv::export_options& opt, const progress_flags& pf) {
-  const auto found = prof_dirs_or_fail(dir);
-  if (!found) return 1;
-  const auto& dirs = *found;
+/// Exports PROF_ directories, two at a time on two cores; reports in their order.
+int export_dirs(const std::vector<std::string>& dirs, what w, const cv::export_options& opt, const progress_flags& pf) {
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
   int rc = 0;
   progress bar(pf, dirs);
@@ -194,6 +169,11 @@ int run_export(const std::string& dir, what w, const cv::export_options& opt, co
         }
       });
   return rc;
+}
+
+int run_export(const std::string& dir, what w, const cv::export_options& opt, const progress_flags& pf) {
+  const auto found = prof_dirs_or_fail(dir);
+  return found ? export_dirs(*found, w, opt, pf) : 1;
 }
 
 int cmd_export(arg_parser& p) {
@@ -233,9 +213,7 @@ int cmd_export(arg_parser& p) {
     } else if (auto v6 = p.take("clear", false, err)) {
       opt.clear = *v6 != "off";
     } else if (auto v7 = p.take("reports", true, err)) {
-      auto r = read_reports(*v7);
-      if (!r) return fail(r.err().what());
-      opt.reports = *r;
+      if (auto r = read_reports(*v7, opt); !r) return fail(r.err().what());
     } else if (auto v8 = p.take("timeline-format", true, err)) {
       if (*v8 == "chrome")
         opt.chrome = true;
@@ -523,9 +501,7 @@ int cmd_launch(arg_parser& p) {
       if (v != "csv" && v != "json") return bad_value(flag, "csv or json", v);
       eo.format = v;
     } else if (name == "reports") {
-      auto r = read_reports(v);
-      if (!r) return fail(r.err().what());
-      eo.reports = *r;
+      if (auto r = read_reports(v, eo); !r) return fail(r.err().what());
     } else if (name == "model-id" || name == "iteration-id") {
       const auto n = parse_u32(v);
       if (!n) return bad_value(flag, "a number", v);
@@ -627,6 +603,9 @@ int cmd_launch(arg_parser& p) {
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
 
+  const auto launch_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now().time_since_epoch())
+                             .count();
   const pid_t child = fork();
   if (child < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
@@ -642,6 +621,10 @@ int cmd_launch(arg_parser& p) {
     if (buffer_flags.count("limit")) setenv("MSPROF_BUFFER_LIMIT", buffer_flags["limit"].c_str(), 1);
     if (buffer_flags.count("full")) setenv("MSPROF_BUFFER_FULL", buffer_flags["full"].c_str(), 1);
     if (!cann_record.empty()) setenv("MSPROF_CANN_OPTIONS", cann_record.c_str(), 1);
+    // --delay / --duration: the window every process of the run collects in, from now.
+    for (const auto& [name, v] : cann)
+      if (name == "delay" || name == "duration") setenv(name == "delay" ? "MSPROF_DELAY" : "MSPROF_DURATION", v.c_str(), 1);
+    setenv("MSPROF_LAUNCH_NS", std::to_string(launch_ns).c_str(), 1);
     execl("/bin/sh", "sh", "-c", application.c_str(), static_cast<char*>(nullptr));
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
@@ -652,39 +635,42 @@ int cmd_launch(arg_parser& p) {
   }
   int app_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 
-  // The newest PROF_ directory the run created (with --layout, the newest
-  // *_ascend_pt / *_ascend_ms directory, which holds it).
+  // Every PROF_ directory the run created, one per process that collected (with
+  // --layout, the *_ascend_pt / *_ascend_ms directories, which hold them), by name.
   const bool framework = !layout.empty() && layout != "cann" && layout != "prof";
   const std::string suffix = "_" + layout;
   const auto made_by_run = [&](const std::string& name) {
     if (!framework) return name.rfind("PROF_", 0) == 0;
     return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  std::string newest;
-  fs::file_time_type newest_t{};
+  std::vector<std::string> made;
   for (const auto& e : fs::directory_iterator(output, ec)) {
     const auto name = e.path().filename().string();
     if (e.is_symlink(ec) || !e.is_directory(ec) || !made_by_run(name) || before.count(name)) continue;
-    const auto t = e.last_write_time(ec);
-    if (newest.empty() || t > newest_t || (t == newest_t && name > newest)) {
-      newest = e.path().string();
-      newest_t = t;
-    }
+    made.push_back(e.path().string());
   }
-  if (newest.empty()) {
+  std::sort(made.begin(), made.end());
+  if (made.empty()) {
     if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
                                  " and left no PROF_ directory in " + output);
     return fail(output + ": the application left no PROF_ directory (did it make any mstx call?)");
   }
+  if (made.size() > 1)
+    console::get().say(std::cerr, "msprof: " + std::to_string(made.size()) + " processes of the application collected: " +
+                                      std::to_string(made.size()) + " directories in " + output +
+                                      (export_data ? ", each exported" : ""));
   int rc = 0;
-  if (export_data && framework)
-    rc = say_analysis(cv::ascend_pt::analyse(newest));  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it
-  else if (export_data)
-    rc = run_export(newest, what::all, eo, progress_flags{});
-  else
-    std::cout << newest << "\n";  // --export=off: collected only; `msprof export ... -dir` it later
+  if (export_data && framework) {
+    for (const auto& d : made)  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it
+      if (say_analysis(cv::ascend_pt::analyse(d)) != 0) rc = 1;
+  } else if (export_data) {
+    rc = export_dirs(made, what::all, eo, progress_flags{});
+  } else {
+    for (const auto& d : made) std::cout << d << "\n";  // --export=off: collected only; `msprof export ... -dir` later
+  }
   if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
-                               " (data in " + newest + (export_data ? " was exported)" : ")"));
+                               " (data in " + (made.size() == 1 ? made[0] : output) +
+                               (export_data ? " was exported)" : ")"));
   return rc;
 }
 

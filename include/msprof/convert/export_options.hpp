@@ -17,6 +17,7 @@
 #include "../core/error.hpp"
 #include "model.hpp"
 #include "spill.hpp"
+#include "timeline_event.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -31,6 +32,9 @@ struct export_options {
   std::uint32_t iteration_count = 1;         ///< --iteration-count 1..5
   bool clear = false;                        ///< --clear: delete intermediates
   std::set<std::string> reports;             ///< -reports: output stems to write (empty = all)
+  /// -reports with CANN's reports_sample_config.json: the processes of
+  /// msprof_<ts>.json to write (its "json_process" switches).
+  timeline_parts json_process;
   std::string timestamp;                     ///< file-name stamp; default: now, YYYYMMDDhhmmss
   std::size_t slice_rows = 1000000;          ///< CSV rows per file before _slice_<k> splitting
   bool strict = false;                       ///< warnings (truncated tails...) become errors

@@ -227,6 +227,7 @@ class stream_join {
   struct open_api {
     api_call call;
     std::shared_ptr<op_info> op;
+    std::uint64_t item_id = 0;  ///< raw itemId: the model id of a model-level call
   };
 
   result<model> run_windows(const window_fn& on_window);

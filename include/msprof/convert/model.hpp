@@ -152,6 +152,9 @@ struct device_task {
   std::int64_t end_ns = 0;
   std::int64_t track_ns = 0;      ///< task_track timestamp (launch order)
   std::uint32_t thread_id = 0;    ///< launching thread
+  /// The graph model executing it: the itemId of the model-level call (GE's
+  /// ModelExecute) around its launch; 4294967295 = none (single-op / step mode).
+  std::uint32_t model_id = 4294967295u;
   std::string task_type;          ///< runtime task type name, e.g. KERNEL_AICORE
   std::string kernel_name;        ///< "" when unknown
   /// The launching API call's connection id; for a task_track that no call

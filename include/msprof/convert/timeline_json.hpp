@@ -112,7 +112,9 @@ class timeline_collector {
  public:
   /// `timeline`/`tx`: which of the two files will be written (the others' rows
   /// are not kept). The sorters share `budget` and spill into `spill_dir`.
-  timeline_collector(const std::string& spill_dir, std::size_t budget, bool timeline, bool tx);
+  /// `parts`: the processes of msprof_<ts>.json to keep (export_options::json_process).
+  timeline_collector(const std::string& spill_dir, std::size_t budget, bool timeline, bool tx,
+                     const timeline_parts& parts = {});
   ~timeline_collector();
 
   void add(const model& w);
@@ -171,6 +173,7 @@ class timeline_collector {
   result<void> write_overlap(const session_info& s, detail::event_output& dest);
 
   bool timeline_, tx_;
+  timeline_parts parts_;
   spill_sorter<event_key> events_;     ///< msprof_<ts>.json's records
   spill_sorter<event_key> tx_events_;  ///< msprof_tx_<ts>.json's records (section mstx)
   spill_sorter<interval_key> compute_;  ///< op tasks' intervals, for Overlap Analysis

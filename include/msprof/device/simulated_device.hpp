@@ -117,6 +117,14 @@ struct simulated_options {
   std::uint64_t virtual_host_step_ns = 0;
   bool asynchronous = true;                   ///< device records written by a device thread
   bool record_shapes = true;                  ///< tensor_info (op shapes) for each launch
+  /// TensorFlow/GE training trace (profiling_options training_trace): steps are
+  /// recorded as executions of model `training_model_id` (step-trace tags 0
+  /// model start and 1 model end) with FP start (tag 2) at the start of the
+  /// first task of op `fp_point` and BP end (tag 3) at the end of each task of
+  /// op `bp_point`; an empty point means the step's first (last) kernel.
+  bool training_trace = false;
+  std::string fp_point, bp_point;
+  std::uint32_t training_model_id = 1;
 };
 
 class simulated_device final : public backend, public instrument::stream_marker {
@@ -237,6 +245,8 @@ class simulated_device final : public backend, public instrument::stream_marker 
     t.block_dim = op.block_dim;
     t.flops = op.flops;
     t.bytes = op.bytes;
+    t.fp_point = op.name == opt_.fp_point;
+    t.bp_point = op.name == opt_.bp_point;
     MSPROF_TRY(submit(s, t, tid, rt_type, kernel, static_cast<std::uint16_t>(std::min<std::uint32_t>(op.block_dim, 0xFFFF)), 0x10001,
                       "rtKernelLaunch"));
     const std::uint64_t launch_end = host_now();
@@ -327,12 +337,14 @@ class simulated_device final : public backend, public instrument::stream_marker 
 
   /// A step boundary as the device records it (torch_npu step mode): a ts_track
   /// step-trace record (funcType 10) with model_id 4294967295, indexId = `step`
-  /// and tag 60000 (begin) or 60001 (end). It is queued behind the work already
+  /// and tag 60000 (begin) or 60001 (end); with training_trace, model mode
+  /// (simulated_options::training_trace). It is queued behind the work already
   /// submitted and stamped when every stream has finished that work (or at
   /// submit time + launch latency when idle), so a step's tasks lie between
   /// its begin and end. It occupies no stream. Errors: the device's init error.
   result<void> step_marker(std::uint64_t step, bool end) {
     if (init_error()) return init_error_;
+    if (opt_.training_trace) MSPROF_TRY(model_execute(step, end));
     task t;
     t.kind = task_kind::step_tag;
     t.step = step;
@@ -349,6 +361,8 @@ class simulated_device final : public backend, public instrument::stream_marker 
 
   /// Step-trace tag ids and the step-mode model id of step_marker().
   static constexpr std::uint16_t step_begin_tag = 60000, step_end_tag = 60001;
+  /// Model-mode tag ids (training_trace).
+  static constexpr std::uint16_t model_start_tag = 0, model_end_tag = 1, fp_start_tag = 2, bp_end_tag = 3;
   static constexpr std::uint64_t step_model_id = 4294967295u;
 
   /// Device tasks written so far.
@@ -361,6 +375,27 @@ class simulated_device final : public backend, public instrument::stream_marker 
   static constexpr std::uint32_t mstx_marker_task = 100;
 
  private:
+  // The host side of a training step: GE's ModelExecute API (model level,
+  // itemId = model id, reserve = the step's index) around the step's launches;
+  // the parser takes the model id of the launches inside it from it.
+  result<void> model_execute(std::uint64_t step, bool end) {
+    const std::uint64_t now = host_now();
+    if (!end) {
+      model_execute_begin_ = now;
+      return {};
+    }
+    codec::MsprofApi a;
+    a.level = codec::level::model;
+    a.type = codec::model_type::execute;
+    a.threadId = thread_id();
+    a.reserve = static_cast<std::uint32_t>(step);
+    a.beginTime = model_execute_begin_;
+    a.endTime = now;
+    a.itemId = opt_.training_model_id;
+    auto bytes = codec::encode(a);
+    return out_.append(prof::stream::api_event(false), bytes.data(), bytes.size());
+  }
+
   enum class task_kind { kernel, memcpy, event_record, event_wait, marker, step_tag };
   struct task {
     task_kind kind = task_kind::kernel;
@@ -374,6 +409,7 @@ class simulated_device final : public backend, public instrument::stream_marker 
     std::uint64_t submit_ns = 0;  ///< host monotonic ns
     std::uint64_t step = 0;       ///< step_tag: the step number (indexId)
     bool step_end = false;        ///< step_tag: end (60001) rather than begin (60000)
+    bool fp_point = false, bp_point = false;  ///< kernel of the training trace's FP / BP op
   };
   struct stream_state {
     std::uint32_t next_task = 0;
@@ -391,6 +427,7 @@ class simulated_device final : public backend, public instrument::stream_marker 
     (void)out_.register_type(codec::level::runtime, codec::runtime_task::event_wait, "EVENT_WAIT");
     (void)out_.register_type(codec::level::runtime, codec::runtime_task::memcpy_async, "MEMCPY_ASYNC");
     (void)out_.register_type(codec::level::runtime, mstx_marker_task, "MSTX_MARKER");
+    if (opt_.training_trace) (void)out_.register_type(codec::level::model, codec::model_type::execute, "ModelExecute");
   }
 
   // Host record timestamps in the PROF_ directory's host clock: CPU counter
@@ -582,27 +619,59 @@ class simulated_device final : public backend, public instrument::stream_marker 
       auto pb = codec::encode_device(pmu);
       MSPROF_TRY(out_.append(prof::stream::ffts_profile(opt_.device_id), pb.data(), pb.size()));
     }
+    if (t.kind == task_kind::kernel) MSPROF_TRY(training_tags(t, c0, c1));
     ++tasks_written_;
     return {};
+  }
+
+  // FP start / BP end of the open training step around a kernel's span.
+  result<void> training_tags(const task& t, std::uint64_t c0, std::uint64_t c1) {
+    if (!opt_.training_trace || !training_.open) return {};
+    training_.last_kernel_end = std::max(training_.last_kernel_end, c1);
+    if (!training_.fp_written && (opt_.fp_point.empty() || t.fp_point)) {
+      training_.fp_written = true;
+      MSPROF_TRY(write_tag(fp_start_tag, opt_.training_model_id, training_.step, c0));
+    }
+    if (t.bp_point) {
+      training_.bp_written = true;
+      MSPROF_TRY(write_tag(bp_end_tag, opt_.training_model_id, training_.step, c1));
+    }
+    return {};
+  }
+
+  result<void> write_tag(std::uint16_t tag, std::uint64_t model, std::uint64_t index, std::uint64_t cycles) {
+    codec::TsTrackStepTrace r;
+    r.funcType = codec::ts_track_step_func;
+    r.timestamp = cycles;
+    r.indexId = index;
+    r.modelId = model;
+    r.tagId = tag;
+    auto b = codec::encode_device(r);
+    return out_.append(prof::stream::ts_track(opt_.device_id), b.data(), b.size());
   }
 
   // A step-trace record: stamped when all earlier work on every stream is done.
   result<void> write_step_tag(const task& t) {
     double at = static_cast<double>(t.submit_ns) + opt_.launch_latency_us * 1e3;
     for (const auto& [id, st] : streams_) at = std::max(at, st.ready_ns);
-    codec::TsTrackStepTrace r;
-    r.funcType = codec::ts_track_step_func;
     // One cycle after that work (the trace task runs behind it), and strictly
     // after the previous tag: a step begins after the last one ended.
-    r.timestamp = std::max(to_cycles(at) + 1, last_step_tag_ + 1);
-    last_step_tag_ = r.timestamp;
+    const std::uint64_t cycles = std::max(to_cycles(at) + 1, last_step_tag_ + 1);
+    last_step_tag_ = cycles;
     // Work submitted later starts after the tag on every stream.
-    step_floor_ns_ = std::max(step_floor_ns_, from_cycles(r.timestamp));
-    r.indexId = t.step;
-    r.modelId = step_model_id;
-    r.tagId = t.step_end ? step_end_tag : step_begin_tag;
-    auto b = codec::encode_device(r);
-    return out_.append(prof::stream::ts_track(opt_.device_id), b.data(), b.size());
+    step_floor_ns_ = std::max(step_floor_ns_, from_cycles(cycles));
+    if (!opt_.training_trace) return write_tag(t.step_end ? step_end_tag : step_begin_tag, step_model_id, t.step, cycles);
+    if (!t.step_end) {
+      training_ = training_state{};
+      training_.open = true;
+      training_.step = t.step;
+      return write_tag(model_start_tag, opt_.training_model_id, t.step, cycles);
+    }
+    // No bp_point op ran (or none was named): BP ends with the step's last kernel.
+    if (training_.open && !training_.bp_written && training_.last_kernel_end != 0)
+      MSPROF_TRY(write_tag(bp_end_tag, opt_.training_model_id, t.step, training_.last_kernel_end));
+    training_.open = false;
+    return write_tag(model_end_tag, opt_.training_model_id, t.step, cycles);
   }
 
   // The group's event lists (AiCoreNone: none, no PMU records).
@@ -692,7 +761,13 @@ class simulated_device final : public backend, public instrument::stream_marker 
   std::uint16_t acsq_cnt_ = 0;       ///< cnt of the next stars_soc record (the parser checks it rises by 1 mod 16)
   std::uint16_t pmu_cnt_ = 0;        ///< cnt of the next ffts_profile record
   std::vector<const codec::aic_metrics::event*> aic_events_, aiv_events_;  ///< the group's counters (sample.json order)
-  std::uint64_t last_step_tag_ = 0;  ///< device cycles of the last step-trace record
+  std::uint64_t model_execute_begin_ = 0;  ///< host ts of the open training step's ModelExecute
+  std::uint64_t last_step_tag_ = 0;  ///< device cycles of the last step begin/end record
+  struct training_state {
+    bool open = false, fp_written = false, bp_written = false;
+    std::uint64_t step = 0;
+    std::uint64_t last_kernel_end = 0;  ///< device cycles
+  } training_;  ///< the open step of the training trace
   double step_floor_ns_ = 0;         ///< device time of the last step-trace record: later tasks start after it
   std::thread worker_;
 };

@@ -225,10 +225,14 @@ inline result<std::optional<session_config>> parse_acl_json(std::string_view tex
       c.drain_interval = std::chrono::milliseconds(*n);
     } else if (key == "acl_api" || key == "ascendcl" || key == "runtime_api") {
       MSPROF_DETAIL_NO_EFFECT(r, key, v, on_off, true);
-    } else if (key == "aicpu" || key == "l2" || key == "hccl" || key == "training_trace") {
+    } else if (key == "aicpu" || key == "l2" || key == "hccl") {
       MSPROF_DETAIL_NO_EFFECT(r, key, v, on_off, false);
-    } else if (key == "fp_point" || key == "bp_point") {
-      MSPROF_DETAIL_NO_EFFECT(r, key, v, string, std::string());
+    } else if (key == "training_trace") {
+      MSPROF_TRY_ASSIGN(c.training_trace, r.on_off(key, v));
+    } else if (key == "fp_point") {
+      MSPROF_TRY_ASSIGN(c.fp_point, r.string(key, v));
+    } else if (key == "bp_point") {
+      MSPROF_TRY_ASSIGN(c.bp_point, r.string(key, v));
     } else {
       r.unknown(key);
     }
@@ -349,12 +353,16 @@ inline result<session_config> parse_profiling_options(std::string_view text,
       MSPROF_TRY_ASSIGN(c.mstx, r.on_off(key, v));
     } else if (key == "storage_limit") {
       MSPROF_TRY_ASSIGN(c.storage_limit_mb, r.storage_limit(key, v));
-    } else if (key == "training_trace" || key == "aicpu" || key == "hccl" || key == "l2") {
+    } else if (key == "aicpu" || key == "hccl" || key == "l2") {
       MSPROF_DETAIL_NO_EFFECT(r, key, v, on_off, false);
     } else if (key == "runtime_api") {
       MSPROF_DETAIL_NO_EFFECT(r, key, v, on_off, true);
-    } else if (key == "fp_point" || key == "bp_point") {
-      MSPROF_DETAIL_NO_EFFECT(r, key, v, string, std::string());
+    } else if (key == "training_trace") {
+      MSPROF_TRY_ASSIGN(c.training_trace, r.on_off(key, v));
+    } else if (key == "fp_point") {
+      MSPROF_TRY_ASSIGN(c.fp_point, r.string(key, v));
+    } else if (key == "bp_point") {
+      MSPROF_TRY_ASSIGN(c.bp_point, r.string(key, v));
     } else {
       r.unknown(key);
     }

@@ -358,6 +358,9 @@ class profiler {
       device::simulated_options so;
       so.seed = 1 + saved_.size();
       so.record_shapes = cfg_.record_shapes;
+      so.training_trace = cfg_.training_trace;
+      so.fp_point = cfg_.fp_point;
+      so.bp_point = cfg_.bp_point;
       w->npu = std::make_unique<device::simulated_device>(w->dir, so);
       if (auto r = device_.attach(w->npu.get()); !r) return abandon(r.err());
       collect::default_collector::core::set_stream_marker(&device_);

@@ -40,6 +40,11 @@ struct session_config {
   bool record_shapes = false;            ///< tensor shapes of launched ops and record_function input shapes/dtypes
   bool with_stack = false;               ///< record_function call stacks (ascend_pt/ascend_ms layouts)
   bool profile_memory = false;           ///< allocator events, msprof::record_memory (ascend_pt/ascend_ms)
+  /// TensorFlow/GE training trace: steps become model executions on the device
+  /// with FP start at op `fp_point` and BP end at op `bp_point` (empty: the
+  /// step's first / last kernel); step_trace gets FP/BP and their bounds.
+  bool training_trace = false;
+  std::string fp_point, bp_point;
   output_layout layout = output_layout::cann;
   std::string worker_name;               ///< {worker} of an ascend_pt/ascend_ms directory; empty: the host name
   std::vector<export_type> export_types{export_type::text};

@@ -204,6 +204,44 @@ TEST_CASE("cli: -reports selects outputs") {
   CHECK(r.err.find("reports.json") != std::string::npos);
 }
 
+TEST_CASE("cli: -reports with CANN's reports_sample_config.json chooses the processes of msprof.json") {
+  sandbox s;
+  const auto cfg = s.root / "reports_sample_config.json";
+  // The process names in msprof_<ts>.json's metadata (the mstx process is named after the program).
+  auto processes = [&](const fs::path& prof) {
+    std::set<std::string> names;
+    for (const auto& f : outputs(prof)) {
+      if (f.filename().string().rfind("msprof_2", 0) != 0) continue;
+      const std::string text = slurp(f);
+      const std::string key = R"("name":"process_name","pid":)";
+      for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+        const auto name = text.find(R"("args":{"name":")", at) + 16;
+        names.insert(text.substr(name, text.find('"', name) - name));
+      }
+    }
+    return names;
+  };
+  const auto all = s.add("multi_thread_mixed");
+  REQUIRE(s.run({"export", "timeline", "-dir", all.string()}).rc == 0);
+  CHECK(processes(all) == std::set<std::string>{"Ascend Hardware", "CANN", "AI Core Freq", "Overlap Analysis", "mixed_app"});
+
+  const auto some = s.add("multi_thread_mixed", "second");
+  std::ofstream(cfg) << R"({"json_process": {"cann": true, "msproftx": true, "ascend": false, "hbm": true}})";
+  auto r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(processes(some) == std::set<std::string>{"CANN", "mixed_app"});
+
+  std::ofstream(cfg) << R"({"json_process": {"cann": "yes"}})";
+  r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("reports_sample_config.json: json_process.cann: expected true or false") != std::string::npos);
+  std::ofstream(cfg) << R"({"json_process": {"gpu": true}})";
+  r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("json_process.gpu: unknown process") != std::string::npos);
+}
+
 TEST_CASE("cli: bad input gives one clear error naming the file, and no output") {
   SUBCASE("missing directory") {
     sandbox s;
@@ -566,6 +604,65 @@ TEST_CASE("cli: launcher end to end: mstx program -> PROF_ dir -> timeline, summ
 #endif
 
 #if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+TEST_CASE("cli: launcher: every process of the application that collects gets its PROF_ dir, and each is exported") {
+  sandbox s;
+  const std::string app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP;
+  for (const bool on : {true, false}) {
+    CAPTURE(on);
+    const auto out = s.root / (on ? "on" : "off");
+    auto r = s.run({"--output=" + out.string(), std::string("--export=") + (on ? "on" : "off"),
+                    "--application=" + app + " && " + app});
+    CAPTURE(r.err);
+    REQUIRE(r.rc == 0);
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(out)) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    REQUIRE(dirs.size() == 2);
+    CHECK(r.err.find("2 processes of the application collected: 2 directories in " + out.string()) != std::string::npos);
+    for (const auto& d : dirs) {
+      CAPTURE(d);
+      CHECK(d.filename().string().rfind("PROF_", 0) == 0);
+      std::string tx_csv;
+      for (const auto& f : outputs(d))
+        if (f.filename().string().rfind("msprof_tx_", 0) == 0 && f.extension() == ".csv") tx_csv = slurp(f);
+      CHECK((tx_csv.find(",work,default,") != std::string::npos) == on);
+    }
+    if (!on) CHECK(r.out == dirs[0].string() + "\n" + dirs[1].string() + "\n");
+  }
+}
+
+TEST_CASE("cli: launcher --delay and --duration: only the calls inside the window are collected, and nothing is lost") {
+  sandbox s;
+  const auto out = s.root / "out";
+  // 30 marks 100 ms apart; the window is the second second after launch.
+  auto r = s.run({"--output=" + out.string(), "--delay=1", "--duration=1",
+                  std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " ticks 30"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("not applied") == std::string::npos);
+  CHECK(r.err.find("not (completely) in the trace") == std::string::npos);  // the accounting holds
+  const fs::path prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  std::vector<int> ticks;
+  for (const auto& f : outputs(prof)) {
+    if (f.filename().string().rfind("msprof_tx_", 0) != 0 || f.extension() != ".csv") continue;
+    const std::string csv = slurp(f);
+    for (auto at = csv.find(",tick "); at != std::string::npos; at = csv.find(",tick ", at + 1))
+      ticks.push_back(std::atoi(csv.c_str() + at + 6));
+  }
+  std::sort(ticks.begin(), ticks.end());
+  CAPTURE(ticks.size());
+  // About ten marks (a busy machine moves the edges), consecutive, neither the
+  // first marks (the delay) nor the last (the duration).
+  REQUIRE(ticks.size() >= 5);
+  CHECK(ticks.size() <= 13);
+  CHECK(ticks.front() >= 3);
+  CHECK(ticks.back() <= 26);
+  CHECK(ticks.back() - ticks.front() + 1 == static_cast<int>(ticks.size()));
+  const std::string sample = slurp(prof / "host" / "sample.json");
+  CHECK(sample.find("\"delay\"") != std::string::npos);  // recorded as asked
+}
+
 TEST_CASE("cli: launcher --export=off collects the PROF_ dir without exporting it, --export=on exports") {
   sandbox s;
   const std::string app = std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP;

@@ -72,9 +72,9 @@ TEST_CASE("config files: acl.json profiler section maps onto session_config") {
       R"({"profiler": {"switch": "on", "aicpu": "on", "fp_point": "conv1", "acl_api": "off", "hbm_freq": 10}})",
       "acl.json", w.fn());
   REQUIRE(static_cast<bool>(r));
-  REQUIRE(w.list.size() == 4);
+  REQUIRE(w.list.size() == 3);
   CHECK(w.any_contains("acl.json: profiler.aicpu: \"on\" has no effect"));
-  CHECK(w.any_contains("acl.json: profiler.fp_point: \"conv1\" has no effect"));
+  CHECK((*r)->fp_point == "conv1");  // the training trace's FP point (its own test: session_test)
   CHECK(w.any_contains("profiler.acl_api: \"off\" has no effect"));
   CHECK(w.any_contains("acl.json: profiler.hbm_freq: unknown key"));
 
@@ -162,8 +162,10 @@ TEST_CASE("config files: TensorFlow profiling_options") {
   CHECK(r->aic_metrics == "ArithmeticUtilization");
   CHECK_FALSE(r->mstx);
   CHECK(r->storage_limit_mb == 300);
-  CHECK(w.list.size() == 3);  // training_trace on, fp_point, bp_point: no effect
-  CHECK(w.any_contains("profiling_options: training_trace: \"on\" has no effect"));
+  CHECK(r->training_trace);
+  CHECK(r->fp_point == "resnet_model/conv2d/Conv2Dresnet_model/batch_normalization/FusedBatchNormV3_Reduce");
+  CHECK(r->bp_point == "gradients/AddN_70");
+  CHECK(w.list.empty());
 
   r = session::parse_profiling_options(R"({"task_trace": "off", "hccl": "off", "job_id": "7"})", "profiling_options",
                                        w.fn());

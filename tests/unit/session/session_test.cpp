@@ -3,8 +3,10 @@
 // holding exactly the recorded steps' marks, steps and device work; metadata;
 // configuration errors; the export handler.
 #include <msprof/prof/reader.hpp>
+#include <msprof/session/config_files.hpp>
 #include <msprof/session/session.hpp>
 #include <msprof/session/export_handler.hpp>
+#include <msprof/convert/export.hpp>
 #include <msprof/convert/show.hpp>
 #include <msprof/convert/summary.hpp>
 #include <msprof/convert/timeline.hpp>
@@ -444,4 +446,92 @@ TEST_CASE("session: counted losses are visible in the timeline as a slice over t
   clean.session.losses.clear();
   for (const auto& e : convert::build_timeline(clean)) CHECK(e.name.rfind("msprof: ", 0) != 0);
   for (const auto& t : convert::all_summaries(clean)) CHECK(t.name != "msprof_losses");
+}
+
+TEST_CASE("session: TensorFlow's training trace puts FP/BP of each step into step_trace") {
+  struct points {
+    std::string fp, bp;           // profiling_options fp_point / bp_point
+    std::string fp_op, bp_op;     // the ops whose task start / end they must be
+  };
+  // Named points, then empty ones (the step's first and last kernel).
+  for (const points& p : {points{"conv1", "AddN_70", "conv1", "AddN_70"}, points{"", "", "data_0", "ApplyMomentum_0"}}) {
+    CAPTURE(p.fp);
+    temp_dir t;
+    const std::string options = R"({"training_trace": "on", "fp_point": ")" + p.fp + R"(", "bp_point": ")" + p.bp + "\"}";
+    auto parsed = session::parse_profiling_options(options);
+    REQUIRE(static_cast<bool>(parsed));
+    session::session_config cfg = *parsed;
+    cfg.output = t.path;
+    cfg.drain_interval = std::chrono::milliseconds(5);
+    session::profiler prof(cfg);
+    REQUIRE(static_cast<bool>(prof.start()));
+    auto stream = prof.device().create_stream();
+    REQUIRE(static_cast<bool>(stream));
+    const int steps = 3;
+    for (int step = 0; step < steps; ++step) {
+      for (const char* name : {"data_0", "conv1", "relu1", "AddN_70", "ApplyMomentum_0"}) {
+        msprof::device::op_desc op = op_named(name, "Op");
+        op.flops = 1e8;
+        REQUIRE(static_cast<bool>(prof.device().launch(*stream, op)));
+      }
+      if (step + 1 < steps) REQUIRE(static_cast<bool>(prof.step()));
+    }
+    REQUIRE(static_cast<bool>(prof.stop()));
+    REQUIRE(prof.saved_dirs().size() == 1);
+    const convert::model m = load(prof.saved_dirs()[0]);
+    CHECK(m.warnings.empty());
+    REQUIRE(m.iterations.size() == steps);
+    // The tasks of each op in time order: step k's task is the k-th.
+    auto spans = [&](const std::string& name) {
+      std::vector<std::pair<std::int64_t, std::int64_t>> v;
+      for (const auto& task : m.tasks)
+        if (task.op && task.op->name == name) v.emplace_back(task.start_ns, task.end_ns);
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    // Each task runs inside its step's ModelExecute call: model 1.
+    for (const auto& task : m.tasks) CHECK(task.model_id == 1);
+    const auto fp = spans(p.fp_op), bp = spans(p.bp_op);
+    REQUIRE(fp.size() == steps);
+    REQUIRE(bp.size() == steps);
+    for (std::size_t k = 0; k < m.iterations.size(); ++k) {
+      const auto& it = m.iterations[k];
+      CAPTURE(k);
+      CHECK(it.model_id == 1);
+      CHECK(it.iteration_id == k + 1);
+      CHECK(it.fp_ns == fp[k].first);
+      CHECK(it.bp_ns == bp[k].second);
+      CHECK(it.start_ns <= it.fp_ns);
+      CHECK(it.bp_ns <= it.end_ns);
+      if (k > 0) CHECK(it.data_aug_ns == it.fp_ns - m.iterations[k - 1].end_ns);
+    }
+    // step_trace's CSV has the FP/BP figures, not N/A.
+    convert::export_options eo;
+    eo.timestamp = "20260101000000";
+    auto r = convert::export_summary(prof.saved_dirs()[0], eo);
+    REQUIRE_MESSAGE(static_cast<bool>(r), (r ? "" : r.err().message));
+    const auto csv = fs::path(prof.saved_dirs()[0]) / "mindstudio_profiler_output" / "step_trace_20260101000000.csv";
+    std::ifstream in(csv);
+    REQUIRE(in.good());
+    auto cells = [&in] {
+      std::string line;
+      std::getline(in, line);
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      std::vector<std::string> v;
+      std::stringstream ss(line);
+      for (std::string c; std::getline(ss, c, ',');) v.push_back(c);
+      return v;
+    };
+    const auto header = cells();
+    for (int k = 0; k < steps; ++k) {
+      const auto row = cells();
+      REQUIRE(row.size() == header.size());
+      for (std::size_t c = 0; c < header.size(); ++c) {
+        CAPTURE(header[c]);
+        if (header[c] == "Model ID") CHECK(row[c] == "1");
+        if (header[c] == "FP to BP Time(us)") CHECK(std::stod(row[c]) > 0);
+        if (header[c] != "Data Aug Bound(us)" || k > 0) CHECK(row[c] != "N/A");  // no iteration before the first
+      }
+    }
+  }
 }

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "reports.hpp"
+
+#include <simdjson.h>
+
+#include <array>
+#include <string_view>
+
+namespace msprof_cli {
+namespace {
+
+using msprof::errc;
+using msprof::make_error;
+
+/// The keys of CANN's "json_process" with the part of msprof_<ts>.json each
+/// switches (nullptr: a process of data msprof does not collect here).
+struct json_process_key {
+  std::string_view name;
+  bool msprof::convert::timeline_parts::*part;
+};
+constexpr std::array<json_process_key, 32> json_process_keys{{
+    {"ascend", &msprof::convert::timeline_parts::hardware},
+    {"cann", &msprof::convert::timeline_parts::cann},
+    {"msproftx", &msprof::convert::timeline_parts::mstx},
+    {"overlap_analyse", &msprof::convert::timeline_parts::overlap},
+    {"step_trace", &msprof::convert::timeline_parts::step_trace},
+    {"freq", &msprof::convert::timeline_parts::freq},
+    {"acc_pmu", nullptr}, {"ddr", nullptr}, {"stars_chip_trans", nullptr}, {"hbm", nullptr},
+    {"communication", nullptr}, {"ccu", nullptr}, {"hccs", nullptr}, {"os_runtime_api", nullptr},
+    {"network_usage", nullptr}, {"disk_usage", nullptr}, {"memory_usage", nullptr}, {"cpu_usage", nullptr},
+    {"npu_mem", nullptr}, {"pcie", nullptr}, {"sio", nullptr}, {"stars_soc", nullptr},
+    {"llc", nullptr}, {"nic", nullptr}, {"roce", nullptr}, {"qos", nullptr},
+    {"device_tx", nullptr}, {"biu_perf", nullptr}, {"ub", nullptr}, {"block_detail", nullptr},
+    {"dpu", nullptr}, {"fusion_task", nullptr},
+}};
+
+msprof::result<void> read_json_process(const std::string& path, simdjson::dom::object obj,
+                                       msprof::convert::timeline_parts& parts) {
+  msprof::convert::timeline_parts chosen;
+  chosen.cann = chosen.hardware = chosen.freq = chosen.overlap = chosen.mstx = chosen.step_trace = false;
+  for (auto field : obj) {
+    const std::string_view key = field.key;
+    const json_process_key* k = nullptr;
+    for (const auto& c : json_process_keys)
+      if (c.name == key) k = &c;
+    if (k == nullptr) return make_error(errc::parse, path + ": json_process." + std::string(key) + ": unknown process");
+    bool on = false;
+    if (field.value.get_bool().get(on))
+      return make_error(errc::parse, path + ": json_process." + std::string(key) + ": expected true or false");
+    if (k->part != nullptr) chosen.*(k->part) = on;
+  }
+  parts = chosen;
+  return {};
+}
+
+msprof::result<void> read_stems(const std::string& path, simdjson::dom::array arr, std::set<std::string>& out) {
+  for (auto v : arr) {
+    std::string_view s;
+    if (v.get_string().get(s)) return make_error(errc::parse, path + ": report names must be strings");
+    out.emplace(s);
+  }
+  return {};
+}
+
+}  // namespace
+
+msprof::result<void> read_reports(const std::string& path, msprof::convert::export_options& o) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (auto err = parser.load(path).get(doc)) return make_error(errc::parse, path + ": " + simdjson::error_message(err));
+  simdjson::dom::array arr;
+  if (!doc.get_array().get(arr)) return read_stems(path, arr, o.reports);
+  simdjson::dom::object obj;
+  if (doc.get_object().get(obj)) return make_error(errc::parse, path + ": expected an object or an array");
+  for (auto field : obj) {
+    if (field.key == "json_process") {
+      simdjson::dom::object procs;
+      if (field.value.get_object().get(procs))
+        return make_error(errc::parse, path + ": json_process: expected an object of true/false switches");
+      MSPROF_TRY(read_json_process(path, procs, o.json_process));
+    } else if (field.key == "reports") {
+      if (field.value.get_array().get(arr)) return make_error(errc::parse, path + ": reports: expected an array");
+      MSPROF_TRY(read_stems(path, arr, o.reports));
+    } else {
+      return make_error(errc::parse, path + ": " + std::string(field.key) +
+                                         ": unknown key (expected \"json_process\" or \"reports\")");
+    }
+  }
+  return {};
+}
+
+}  // namespace msprof_cli
