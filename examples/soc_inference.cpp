@@ -5,9 +5,12 @@
 //   soc_inference [acl.json] [pictures] [model file]
 //
 // With acl.json's "profiler" section switched on, a JOB directory appears under
-// its "output" directory; `msprof import -dir <JOB>` reads it. A missing
-// acl.json path runs without profiling, as svp_acl_init with an empty path.
+// its "output" directory; `msprof import -dir <JOB>` reads it. Without an
+// argument it reads ./acl.json when there is one, else runs unprofiled (as
+// svp_acl_init with an empty path).
 #include <msprof/soc/acl.hpp>
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +27,11 @@ int fail(const msprof::error& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string acl_json = argc > 1 ? argv[1] : "acl.json";
+  std::string acl_json = argc > 1 ? argv[1] : "acl.json";
+  if (argc <= 1 && ::access(acl_json.c_str(), F_OK) != 0) {
+    std::fprintf(stderr, "soc_inference: no acl.json here: running without profiling\n");
+    acl_json.clear();
+  }
   const long pictures = argc > 2 ? std::strtol(argv[2], nullptr, 10) : 16;
   if (pictures < 1) {
     std::fprintf(stderr, "soc_inference: pictures must be a number >= 1\n");
