@@ -5,6 +5,7 @@
 // options reach the program (switch, acl_api, aac_metrics), bad command lines
 // and damaged JOB directories get one message naming the problem.
 #include <doctest/doctest.h>
+#include <simdjson.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -169,6 +170,46 @@ TEST_CASE("soc collect --all: a program killed mid-inference still gives its JOB
   CHECK(fs::is_directory(job / "sqlite"));
   CHECK(files_under(job / "timeline").size() == 2);
   CHECK(files_under(job / "summary").size() == 3);
+}
+
+TEST_CASE("soc collect: the acl.json it writes holds each option as the document's key, given to the program three ways") {
+  sandbox s;
+  // The program: records what it was given, then runs the example with it.
+  const fs::path main = s.root / "recording_main";
+  const fs::path seen = s.root / "seen";
+  std::ofstream(main) << "#!/bin/sh\ncp \"$1\" " << quote((seen / "acl.json").string()) << "\n"
+                      << "printf '%s\\n%s\\n' \"$MSPROF_SOC_ACL_JSON\" \"$(pwd)\" > " << quote((seen / "where").string())
+                      << "\nexec \"" << MSPROF_TEST_SOC_PROGRAM << "\" \"$1\"\n";
+  fs::permissions(main, fs::perms::owner_all);
+  fs::create_directories(seen);
+  const auto r = s.run({"collect", "-m", main.string(), "--output", (s.root / "out").string(), "--interval", "3",
+                        "--acl_api", "off", "--aacpu", "off", "--aac_metrics", "ArithmeticUtilization"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(!parser.load((seen / "acl.json").string()).get(doc));
+  const std::pair<const char*, const char*> expected[] = {{"switch", "on"},   {"aacpu", "off"},   {"acl_api", "off"},
+                                                          {"interval", "3"}, {"aac_metrics", "ArithmeticUtilization"}};
+  for (const auto& kv : expected) {
+    std::string_view v;
+    CHECK_MESSAGE(!doc["profiler"][kv.first].get_string().get(v), kv.first);  // strings, as in the document
+    CHECK_MESSAGE(v == kv.second, kv.first);
+  }
+  std::string_view output;
+  REQUIRE(!doc["profiler"]["output"].get_string().get(output));
+  // The path is the first argument, MSPROF_SOC_ACL_JSON, and in the working directory.
+  std::istringstream where(read_text(seen / "where"));
+  std::string env, cwd;
+  std::getline(where, env);
+  std::getline(where, cwd);
+  CHECK(fs::path(env).filename() == "acl.json");
+  CHECK(fs::path(env).parent_path() == fs::path(cwd));
+  CHECK(fs::path(std::string(output)) == fs::path(cwd) / "profiling");
+  CHECK(fs::path(cwd).parent_path() == s.root / "out");  // the run directory, gone after the run
+  CHECK(!fs::exists(cwd));
+  const fs::path job = only_job(s.root / "out");
+  CHECK(fs::is_directory(job / "data"));
 }
 
 TEST_CASE("soc collect: the acl.json options reach the program") {
