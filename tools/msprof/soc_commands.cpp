@@ -192,7 +192,7 @@ std::string dir_arg(const arg_parser& p, std::size_t from) {
 /// itself is main's import branch); nullopt otherwise.
 std::optional<int> import_command(const arg_parser& p) {
   const std::string dir = dir_arg(p, 1);
-  if (dir.empty() || soc::is_job_dir(dir)) return std::nullopt;
+  if (dir.empty()) return std::nullopt;
   std::vector<std::string> errors;
   const auto dirs = find_job_dirs(dir, errors);
   if (dirs.empty() && errors.empty()) return std::nullopt;
@@ -201,6 +201,7 @@ std::optional<int> import_command(const arg_parser& p) {
       std::cout << soc_dir_help;
       return 0;
     }
+  if (soc::is_job_dir(dir)) return std::nullopt;  // main's import branch
   int rc = 0;
   for (const auto& e : errors) rc = fail(e);
   for (const auto& d : dirs) {

@@ -275,6 +275,11 @@ TEST_CASE("soc commands: help, bad command lines, damaged JOB directories") {
   const auto jh = s.run({"export", "summary", "-dir", job.string(), "-h"});
   CHECK(jh.rc == 0);
   CHECK(jh.out.find("--format csv|json") != std::string::npos);
+  for (const char* cmd : {"import", "show"}) {
+    const auto ch = s.run({cmd, "-dir", job.string(), "--help"});
+    CHECK(ch.rc == 0);
+    CHECK(ch.out.find("SoC JOB directories") != std::string::npos);
+  }
   CHECK(s.run({"export", "summary", "-dir", job.string(), "--format", "xml"}).rc == 2);
   CHECK(s.run({"export", "timeline", "-dir", job.string(), "--model-id", "1"}).rc == 2);
   const auto db = s.run({"export", "db", "-dir", job.string()});
