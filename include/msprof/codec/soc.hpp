@@ -260,12 +260,23 @@ struct body_reader {
 };
 }  // namespace detail
 
+namespace detail {
+// A start and end in ns: in signed 64-bit range (the converters' type) and in order.
+inline result<void> check_span(std::uint64_t start, std::uint64_t end, const place& at, const char* what) {
+  constexpr std::uint64_t max_ns = 0x7FFFFFFFFFFFFFFFull;
+  if (start > max_ns || end > max_ns)
+    return make_error(errc::bad_value, at.str() + ": " + what + " time past 2^63 - 1 ns");
+  if (end < start) return make_error(errc::bad_value, at.str() + ": " + what + " record ends before it starts");
+  return {};
+}
+}  // namespace detail
+
 /// An acl record; its name ends at the first NUL (or after 32 bytes).
 inline result<soc_acl_record> decode_acl(const unsigned char* p, std::size_t size, const place& at) {
   auto r = detail::fixed<soc_acl_record>(p, size, at, kind::acl, "AclModule");
   if (r && r->type > static_cast<std::uint8_t>(api_type::other))
     return make_error(errc::bad_value, at.str() + ": AclModule api type " + std::to_string(r->type) + " is unknown");
-  if (r && r->end_ns < r->start_ns) return make_error(errc::bad_value, at.str() + ": AclModule record ends before it starts");
+  if (r) MSPROF_TRY(detail::check_span(r->start_ns, r->end_ns, at, "AclModule"));
   return r;
 }
 inline std::string acl_name(const soc_acl_record& r) {
@@ -275,7 +286,7 @@ inline result<soc_task_record> decode_task(const unsigned char* p, std::size_t s
   auto r = detail::fixed<soc_task_record>(p, size, at, kind::task, "TaskScheduler");
   if (r && r->unit > static_cast<std::uint8_t>(unit::aa_cpu))
     return make_error(errc::bad_value, at.str() + ": TaskScheduler unit " + std::to_string(r->unit) + " is unknown");
-  if (r && r->end_ns < r->start_ns) return make_error(errc::bad_value, at.str() + ": TaskScheduler task ends before it starts");
+  if (r) MSPROF_TRY(detail::check_span(r->start_ns, r->end_ns, at, "TaskScheduler"));
   return r;
 }
 inline result<soc_aacore_record> decode_aacore(const unsigned char* p, std::size_t size, const place& at) {

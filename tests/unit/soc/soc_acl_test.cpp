@@ -193,7 +193,7 @@ TEST_CASE("soc acl: acl_init .. acl_finalize profile into a JOB directory that i
   CHECK(count_rows(job + "/sqlite/aa_core.db", "ArithmeticUtilization") == with_pmu);
 }
 
-TEST_CASE("soc acl: switch off or no acl.json profiles nothing; a missing output falls back to the executable's directory") {
+TEST_CASE("soc acl: switch off profiles nothing, and a missing output falls back to the executable directory") {
   temp_dir t("soc_off");
   warnings w;
   REQUIRE(soc::acl_init(write_acl(t, "\"switch\": \"off\", \"output\": \"" + t.path + "\""), quiet(w)));

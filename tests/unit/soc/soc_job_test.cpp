@@ -152,7 +152,7 @@ TEST_CASE("soc job: the same seed and model give the same layers and durations")
   CHECK(d != durs[0]);
 }
 
-TEST_CASE("soc job: interval N samples the 1st, (N+1)th ... inference; 0 samples every one") {
+TEST_CASE("soc job: interval N samples the 1st, (N+1)th ... inference, and 0 samples every one") {
   for (std::uint32_t interval : {0u, 1u, 2u, 3u}) {
     CAPTURE(interval);
     temp_dir t("soc_iv");
@@ -300,4 +300,21 @@ TEST_CASE("soc job: a slice far larger than the writer makes is skipped with a w
   REQUIRE(j);
   CHECK(has_warning(*j, big.string() + ": 268435457 bytes, more than a slice can be"));
   CHECK(j->models.at(0).tasks.size() == dev.layers(*id)->size());
+}
+
+TEST_CASE("soc job: times past 2^63 - 1 ns are damage, not negative durations") {
+  codec::soc::soc_task_record t;
+  t.start_ns = 5;
+  t.end_ns = 0x8000000000000000ull;
+  const codec::place at{"TaskScheduler.data.0.slice_0", 96};
+  auto r = codec::soc::decode_task(reinterpret_cast<const unsigned char*>(&t), sizeof t, at);
+  REQUIRE(!r);
+  CHECK(r.err().message == "TaskScheduler.data.0.slice_0: record at byte offset 96: TaskScheduler time past 2^63 - 1 ns");
+  auto a = codec::soc::make_acl("svp_acl_mdl_execute", codec::soc::api_type::model, 1, 1, 0x8000000000000001ull,
+                                0x8000000000000002ull);
+  CHECK(!codec::soc::decode_acl(reinterpret_cast<const unsigned char*>(&a), sizeof a, at));
+  t.end_ns = 0x7FFFFFFFFFFFFFFFull;
+  CHECK(codec::soc::decode_task(reinterpret_cast<const unsigned char*>(&t), sizeof t, at));
+  t.end_ns = 4;  // before its start
+  CHECK(!codec::soc::decode_task(reinterpret_cast<const unsigned char*>(&t), sizeof t, at));
 }
