@@ -11,6 +11,7 @@ build=${MSPROF_BUILD_DIR:-build}
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" -j2 --target test_chrome test_cli
+cmake --build "$build" -j2 --target test_chrome test_cli test_soc_cli
 # and the new user's path, whose trace (written by the launcher) the engine must draw
-MSPROF_REQUIRE_ENGINE=1 ctest --test-dir "$build" -R "^test_chrome:|^test_cli:cli: a new user" -j2 --output-on-failure
+# and the SoC flow's task_time_* / acl_* timelines (docs/soc.md)
+MSPROF_REQUIRE_ENGINE=1 ctest --test-dir "$build" -R "^test_chrome:|^test_cli:cli: a new user|^test_soc_cli:soc timelines" -j2 --output-on-failure

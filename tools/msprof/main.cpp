@@ -35,6 +35,7 @@
 #include "console.hpp"
 #include "progress_bar.hpp"
 #include "reports.hpp"
+#include "soc_commands.hpp"
 
 #if __has_include(<msprof/convert/chrome/chrome.hpp>)
 #include <msprof/convert/chrome/chrome.hpp>
@@ -90,6 +91,11 @@ constexpr const char* usage_text =
     "  msprof --export=on | --parse=on | --query=on | --analyze=on --output=<PROF_ dir or parent> [--type=...]\n"
     "      CANN's work on collected data: export it (options as above); parse and query check it and print\n"
     "      what it holds (as import); analyze: msprof has no communication data to analyse\n"
+    "  msprof collect -m <main> [--config <ssh.ini>] [--interval N] [--acl_api on|off] [--aacpu on|off]\n"
+    "                 [--switch on|off] [--aac_metrics M] [--output DIR] [--all]\n"
+    "      the SoC flow (docs/soc.md): run <main> with an acl.json profiler section, here or on the board\n"
+    "      the ini file names (ssh), bring its JOB directories into --output; --all exports them.\n"
+    "      export timeline|summary, import and show also take a JOB directory as -dir (msprof show -dir JOB... -h)\n"
     "  msprof -h | --help | --version\n";
 
 
@@ -721,6 +727,11 @@ int main(int argc, char** argv) {
   if (p.args.empty()) {
     std::cerr << "msprof: no command given\n" << usage();
     return 2;
+  }
+  try {
+    if (auto soc = soc_command(p)) return *soc;  // collect; export / show of JOB directories (docs/soc.md)
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what());
   }
   const std::string& first = p.args[0];
   const bool subcommand =
