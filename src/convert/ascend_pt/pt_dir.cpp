@@ -179,6 +179,48 @@ result<pt_dir> read_pt_dir(const std::string& dir) {
   return d;
 }
 
+namespace {
+
+/// Decodes a FRAMEWORK file a few MiB at a time: whole records only, a cut
+/// record waits for the next read; what is left at the end is decoded as the
+/// file's damaged tail. `piece()` is called after each decoded piece.
+template <class Piece>
+result<void> decode_file(fw::file_kind kind, const std::string& path, fw::records& rec,
+                         std::vector<std::string>& warnings, std::atomic<std::uint64_t>* bytes_read, Piece piece) {
+  constexpr std::size_t chunk = std::size_t{4} << 20;
+  std::uint64_t size = 0;
+  auto opened = codec::open_regular(path, size);
+  if (!opened) return make_error(opened.err().code, opened.err().message + "; file skipped");
+  std::FILE* f = *opened;
+  std::vector<unsigned char> buf;
+  std::uint64_t base = 0;  // file offset of buf[0]
+  bool bad = false;
+  for (;;) {
+    const std::size_t had = buf.size();
+    buf.resize(had + chunk);
+    const std::size_t n = std::fread(buf.data() + had, 1, chunk, f);
+    buf.resize(had + n);
+    if (n == 0 && std::ferror(f)) bad = true;
+    const bool end = n == 0;
+    const std::size_t whole = end ? buf.size() : fw::whole_records(kind, buf.data(), buf.size());
+    if (whole) {
+      fw::decode(kind, buf.data(), whole, path, rec, warnings, base);
+      piece();
+      buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(whole));
+      base += whole;
+    }
+    if (bytes_read) bytes_read->fetch_add(n, std::memory_order_relaxed);
+    if (end) break;
+  }
+  std::fclose(f);
+  if (bad)
+    return make_error(errc::io, path + ": read failed after byte " + std::to_string(base + buf.size()) +
+                                    "; the rest of the file is skipped");
+  return {};
+}
+
+}  // namespace
+
 void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read) {
   const fs::path fwk = fs::path(d.dir) / "FRAMEWORK";
   std::error_code ec;
@@ -188,42 +230,40 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     if (it->is_regular_file(ec)) files.push_back(it->path());
   std::sort(files.begin(), files.end());
   fw::records rec;
+  const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
+  // Ops leave `rec` piece by piece (the file is never held whole, nor its ops twice).
+  const auto take_ops = [&] {
+    for (auto& o : rec.ops) {
+      fw_op op;
+      op.start_ns = local(o.start);
+      op.end_ns = local(o.end);
+      op.pid = o.pid;
+      op.tid = o.start_tid;
+      op.name = std::move(o.name);
+      op.input_shapes = std::move(o.input_shapes);
+      op.call_stack = std::move(o.call_stack);
+      op.seq = o.seq;
+      op.fwd_tid = o.fwd_tid;
+      op.input_dtypes = std::move(o.input_dtypes);
+      op.module_hierarchy = std::move(o.module_hierarchy);
+      op.flops = std::move(o.flops);
+      op.has_shapes = o.has_shapes;
+      op.has_dtypes = o.has_dtypes;
+      op.has_stack = o.has_stack;
+      op.has_module = o.has_module;
+      op.has_flops = o.has_flops;
+      d.ops.push_back(std::move(op));
+    }
+    rec.ops.clear();
+  };
   // torch_npu reads the first file of each kind; later ones (its own names
   // never repeat a kind) are read too rather than dropped silently.
   for (const auto& p : files) {
     const auto kind = fw::kind_of(p.filename().string());
     if (kind == fw::file_kind::unknown) continue;
     if (kind == fw::file_kind::op_mark) d.has_task_queue = true;
-    auto bytes = read_file(p.string());
-    if (!bytes) {
-      d.warnings.push_back(bytes.err().message + "; file skipped");
-      continue;
-    }
-    fw::decode(kind, reinterpret_cast<const unsigned char*>(bytes->data()), bytes->size(), p.string(), rec, d.warnings);
-    if (bytes_read) bytes_read->fetch_add(bytes->size(), std::memory_order_relaxed);
-  }
-  const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
-  d.ops.reserve(rec.ops.size());
-  for (auto& o : rec.ops) {
-    fw_op op;
-    op.start_ns = local(o.start);
-    op.end_ns = local(o.end);
-    op.pid = o.pid;
-    op.tid = o.start_tid;
-    op.name = std::move(o.name);
-    op.input_shapes = std::move(o.input_shapes);
-    op.call_stack = std::move(o.call_stack);
-    op.seq = o.seq;
-    op.fwd_tid = o.fwd_tid;
-    op.input_dtypes = std::move(o.input_dtypes);
-    op.module_hierarchy = std::move(o.module_hierarchy);
-    op.flops = std::move(o.flops);
-    op.has_shapes = o.has_shapes;
-    op.has_dtypes = o.has_dtypes;
-    op.has_stack = o.has_stack;
-    op.has_module = o.has_module;
-    op.has_flops = o.has_flops;
-    d.ops.push_back(std::move(op));
+    auto read = decode_file(kind, p.string(), rec, d.warnings, bytes_read, take_ops);
+    if (!read) d.warnings.push_back(read.err().message);
   }
   d.python_calls.reserve(rec.python_funcs.size());
   for (const auto& f : rec.python_funcs)
