@@ -68,6 +68,7 @@ struct op_range {
   std::string module_hierarchy;
   std::string flops;
   bool has_dtypes = false, has_shapes = false, has_stack = false, has_module = false, has_flops = false;
+  std::uint64_t offset = 0;  ///< its record's byte offset in the file (decoding only)
 };
 
 /// Task-queue mark categories (torch.op_mark).
@@ -80,6 +81,7 @@ struct op_mark {
   std::int64_t time = 0;
   std::uint64_t category = 0, corr_id = 0, tid = 0, pid = 0;
   std::string name;
+  std::uint64_t offset = 0;  ///< its record's byte offset in the file (decoding only)
 };
 
 /// An allocator event (torch.memory_usage).
@@ -89,6 +91,7 @@ struct memory_usage {
   std::int8_t device_type = 0, device_index = 0;
   std::uint8_t component_type = 0, data_type = 0, allocator_type = 0;
   std::uint64_t tid = 0, pid = 0;
+  std::uint64_t offset = 0;  ///< its record's byte offset in the file (decoding only)
 };
 
 /// A Python function entry/exit (torch.python_tracer_func).
@@ -279,6 +282,7 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
                          r.has_stack = f.has[8];
                          r.has_module = f.has[9];
                          r.has_flops = f.has[10];
+                         r.offset = off;
                          out.ops.push_back(std::move(r));
                        });
       break;
@@ -295,12 +299,13 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
                          detail::split_fields(v + op_mark_size, len - op_mark_size, file,
                                               off + detail::tlv_head + op_mark_size, f, warnings);
                          r.name = detail::text(f.v[1], invalid);
+                         r.offset = off;
                          out.marks.push_back(std::move(r));
                        });
       break;
     case file_kind::memory_usage:
       detail::walk_tlv(p, n, file, base, 3, memory_usage_size, warnings,
-                       [&](const unsigned char* v, std::size_t, std::uint64_t) {
+                       [&](const unsigned char* v, std::size_t, std::uint64_t off) {
                          memory_usage r;
                          r.ptr = load_le<std::int64_t>(v);
                          r.time = load_le<std::int64_t>(v + 8);
@@ -316,6 +321,7 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
                          r.allocator_type = v[60];
                          r.tid = load_le<std::uint64_t>(v + 61);
                          r.pid = load_le<std::uint64_t>(v + 69);
+                         r.offset = off;
                          out.memory.push_back(r);
                        });
       break;

@@ -76,6 +76,7 @@ class batched_table {
 /// never registered), connection-id lists and call chains numbered from 0;
 /// their rows go to STRING_IDS, CONNECTION_IDS and PYTORCH_CALLCHAINS.
 struct fwk_ids {
+  fwk_ids(batched_table& s, batched_table& c, batched_table& cc) : string_rows(s), connection_rows(c), callchain_rows(cc) {}
   batched_table& string_rows;
   batched_table& connection_rows;
   batched_table& callchain_rows;
@@ -509,7 +510,7 @@ result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, cons
     batched_table connections(db, "CONNECTION_IDS", "id INTEGER, connectionId INTEGER", 2);
     batched_table callchains(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3);
     {
-      fwk_ids ids{strings, connections, callchains};
+      fwk_ids ids(strings, connections, callchains);
       fwk_apis(d, m, ids, apis);
     }
     MSPROF_TRY(apis.finish());

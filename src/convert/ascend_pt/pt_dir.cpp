@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -231,9 +232,25 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   std::sort(files.begin(), files.end());
   fw::records rec;
   const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
+  // One torch_npu process writes a directory: records of another pid than the
+  // first op's (the one the db export files them under) are said, per file.
+  std::optional<std::uint64_t> first_pid;
+  struct other_pids {
+    std::size_t n = 0;
+    std::uint64_t offset = 0, pid = 0;
+    void see(std::uint64_t p, std::uint64_t off, std::uint64_t expected) {
+      if (p == expected) return;
+      if (n++ == 0) {
+        offset = off;
+        pid = p;
+      }
+    }
+  } op_pids, mark_pids, memory_pids;
   // Ops leave `rec` piece by piece (the file is never held whole, nor its ops twice).
   const auto take_ops = [&] {
     for (auto& o : rec.ops) {
+      if (!first_pid) first_pid = o.pid;
+      op_pids.see(o.pid, o.offset, *first_pid);
       fw_op op;
       op.start_ns = local(o.start);
       op.end_ns = local(o.end);
@@ -265,6 +282,17 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     auto read = decode_file(kind, p.string(), rec, d.warnings, bytes_read, take_ops);
     if (!read) d.warnings.push_back(read.err().message);
   }
+  if (!first_pid && !rec.marks.empty()) first_pid = rec.marks.front().pid;
+  if (!first_pid && !rec.memory.empty()) first_pid = rec.memory.front().pid;
+  for (const auto& m : rec.marks) mark_pids.see(m.pid, m.offset, *first_pid);
+  for (const auto& u : rec.memory) memory_pids.see(u.pid, u.offset, *first_pid);
+  for (const auto& [name, o] : {std::pair<const char*, const other_pids&>{"torch.op_range", op_pids},
+                                {"torch.op_mark", mark_pids},
+                                {"torch.memory_usage", memory_pids}})
+    if (o.n)
+      d.warnings.push_back(codec::place{(fwk / name).string(), o.offset}.str() + ": pid " + std::to_string(o.pid) +
+                           ", not the directory's process " + std::to_string(*first_pid) + " (its first op's); " +
+                           std::to_string(o.n) + " record(s) of other processes, analysed as they are");
   d.python_calls.reserve(rec.python_funcs.size());
   for (const auto& f : rec.python_funcs)
     d.python_calls.push_back({local(static_cast<std::int64_t>(f.start)), f.tid, f.pid, f.hash_key, f.trace_tag});
