@@ -718,6 +718,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     res.files.insert(res.files.end(), dbs->begin(), dbs->end());
   }
   MSPROF_TRY(write("analyse.done", [](auto) { return result<void>(); }));
+  if (o.data_simplification.value_or(l.d.info.data_simplification)) res.removed = simplify_data(dir, res.warnings);
   return res;
 }
 

@@ -126,6 +126,7 @@ result<profiler_info> parse_profiler_info(const std::string& text, const std::st
     for (const auto& t : et->items()) types.push_back(t.as_string_or(""));
     if (!types.empty()) pi.export_type = types;
   }
+  if (exp.get("_data_simplification").is_bool()) pi.data_simplification = exp.get("_data_simplification").as_bool();
   const auto& si = doc->get("start_info");
   if (si.get("syscnt_enable").is_bool()) pi.syscnt_enable = si.get("syscnt_enable").as_bool();
   double freq = 0;
@@ -330,6 +331,40 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   if (unmatched)
     d.warnings.push_back((fwk / "torch.op_mark").string() + ": " + std::to_string(unmatched) +
                          " enqueue/dequeue end mark(s) without a start; ignored");
+}
+
+std::vector<std::string> simplify_data(const std::string& dir, std::vector<std::string>& warnings) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  const auto remove = [&](const fs::path& p) {
+    std::error_code e;
+    const auto st = fs::symlink_status(p, e);
+    if (e || !fs::exists(st)) return;
+    // remove_all neither follows a link at p nor links inside: only what is under dir goes.
+    if (fs::remove_all(p, e) == static_cast<std::uintmax_t>(-1) || e) {
+      warnings.push_back(p.string() + ": data simplification could not remove it: " + e.message());
+      return;
+    }
+    removed.push_back(p.string());
+  };
+  std::vector<fs::path> profs;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (starts_with(it->path().filename().string(), "PROF_") && !it->is_symlink(ec) && it->is_directory(ec))
+      profs.push_back(it->path());
+  std::sort(profs.begin(), profs.end());
+  for (const auto& prof : profs) {
+    for (const char* sub : {"mindstudio_profiler_output", "mindstudio_profiler_log", "analyze"}) remove(prof / sub);
+    std::vector<fs::path> parts;
+    for (fs::directory_iterator it(prof, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if ((name == "host" || starts_with(name, "device_")) && !it->is_symlink(ec) && it->is_directory(ec))
+        parts.push_back(it->path());
+    }
+    std::sort(parts.begin(), parts.end());
+    for (const auto& part : parts)
+      for (const char* sub : {"sqlite", "summary", "timeline"}) remove(part / sub);
+  }
+  return removed;
 }
 
 framework_kind framework_of(const std::string& dir) {

@@ -187,6 +187,60 @@ TEST_CASE("ascend_pt: FRAMEWORK records of another process are a warning naming 
   CHECK(details.find("stray_b") != std::string::npos);
 }
 
+TEST_CASE("ascend_pt: data simplification deletes the CANN intermediate data only, as profiler_info asks") {
+  temp_dir tmp("pt_simplify");
+  const fs::path dir = copy_case(tmp, "pt_level0");  // its profiler_info: _data_simplification false
+  fs::path prof;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) prof = e.path();
+  REQUIRE(!prof.empty());
+  const auto put = [](const fs::path& p) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << "x";
+  };
+  const std::vector<fs::path> intermediate = {prof / "mindstudio_profiler_output", prof / "mindstudio_profiler_log",
+                                              prof / "device_0" / "summary", prof / "device_0" / "timeline",
+                                              prof / "device_0" / "sqlite", prof / "host" / "sqlite"};
+  for (const auto& p : intermediate) put(p / "old.csv");
+  put(dir / "logs" / "run.log");
+  const fs::path outside = tmp / "outside";
+  put(outside / "keep.txt");
+  fs::create_directory_symlink(outside, prof / "analyze");  // a link is removed, its target kept
+
+  auto off = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(off.has_value(), off.err().what());
+  CHECK(off->removed.empty());
+  for (const auto& p : intermediate) CHECK(fs::exists(p / "old.csv"));
+
+  pt::analyse_options on;
+  on.export_type = "text";
+  on.data_simplification = true;
+  auto r = pt::analyse(dir.string(), on);
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  CHECK(r->removed.size() == intermediate.size() + 1);
+  for (const auto& p : intermediate) CHECK_FALSE(fs::exists(p));
+  CHECK_FALSE(fs::exists(fs::symlink_status(prof / "analyze")));
+  CHECK(fs::exists(outside / "keep.txt"));
+  // Kept: the raw data, the control files, FRAMEWORK, logs, profiler_info, the outputs.
+  CHECK(fs::is_directory(prof / "device_0" / "data"));
+  CHECK(fs::is_directory(prof / "host" / "data"));
+  CHECK(fs::exists(dir / "FRAMEWORK" / "torch.op_range"));
+  CHECK(fs::exists(dir / "logs" / "run.log"));
+  CHECK(fs::exists(dir / "profiler_info_0.json"));
+  CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"));
+  // The profiler_info switch alone does it too.
+  put(prof / "mindstudio_profiler_output" / "again.csv");
+  std::string info = read_text(dir / "profiler_info_0.json");
+  const std::string from = "\"_data_simplification\": false";
+  REQUIRE(info.find(from) != std::string::npos);
+  info.replace(info.find(from), from.size(), "\"_data_simplification\": true");
+  std::ofstream(dir / "profiler_info_0.json", std::ios::trunc) << info;
+  auto by_info = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(by_info.has_value(), by_info.err().what());
+  CHECK(by_info->removed == std::vector<std::string>{(prof / "mindstudio_profiler_output").string()});
+  CHECK(pt::parse_profiler_info(info, "p.json")->data_simplification);
+}
+
 TEST_CASE("ascend_pt: the db export names its file after the rank, without one as torch_npu does") {
   temp_dir tmp("pt_db");
   const fs::path dir = copy_case(tmp, "pt_level0");

@@ -46,6 +46,7 @@ struct profiler_info {
   std::int64_t start_cnt = 0;                    ///< start_info.start_cnt
   std::int64_t start_monotonic = 0;              ///< start_info.start_monotonic (ns)
   std::int64_t rank_id = -1;
+  bool data_simplification = true;               ///< experimental_config._data_simplification
 };
 
 /// A framework op (torch.op_range) on the local clock.
@@ -191,6 +192,9 @@ struct analyse_options {
   /// Progress: bytes of FRAMEWORK files and PROF_ data slices read so far are
   /// added here (input_bytes() is the total).
   std::atomic<std::uint64_t>* bytes_read = nullptr;
+  /// Delete the intermediate data after the analysis (simplify_data()); unset:
+  /// what profiler_info says (torch_npu's default: on).
+  std::optional<bool> data_simplification = std::nullopt;
 };
 
 /// What analyse() wrote.
@@ -198,7 +202,17 @@ struct analyse_result {
   std::string output_dir;  ///< <dir>/ASCEND_PROFILER_OUTPUT
   std::vector<std::string> files;
   std::vector<std::string> warnings;
+  std::vector<std::string> removed;  ///< what data simplification deleted
 };
+
+/// torch_npu's data simplification of an analysed directory: it keeps only
+/// profiler_*.json, ASCEND_PROFILER_OUTPUT/, the PROF_ directories' raw data,
+/// FRAMEWORK/ and logs/. What goes are the CANN parser's intermediate
+/// directories in each PROF_ (mindstudio_profiler_output/,
+/// mindstudio_profiler_log/, analyze/, and sqlite/, summary/, timeline/ of
+/// host/ and each device_*/); anything else is left alone. A link is removed,
+/// never followed. Returns the paths removed; failures go to `warnings`.
+std::vector<std::string> simplify_data(const std::string& dir, std::vector<std::string>& warnings);
 
 /// What analyse() reads of `dir`: its PROF_ directories' data slices and its
 /// FRAMEWORK files, in bytes (the progress total).
