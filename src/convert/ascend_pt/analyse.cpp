@@ -314,7 +314,7 @@ result<void> operator_details(const relation& r, table_sink& out) {
                                      "Host Total Duration(us)", "Device Self Duration(us)", "Device Total Duration(us)",
                                      "Device Self Duration With AICore(us)", "Device Total Duration With AICore(us)"});
     begun = true;
-    row = {n.op->name, item_lines(n.op->input_shapes), item_lines(n.op->call_stack), us(self), us(total),
+    row = {std::string(n.op->name), item_lines(n.op->input_shapes), item_lines(n.op->call_stack), us(self), us(total),
            dev[0].str(), dev[1].str(), dev[2].str(), dev[3].str()};
     MSPROF_TRY(out.row(row));
   }
@@ -453,7 +453,7 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
       if (!dq) {
         for (const op_node* n = last_op_before(u.time, u.tid, false); n; n = n->parent) {
           if (!n->op) return "";
-          if (n->op->end_ns >= u.time) return n->op->name;
+          if (n->op->end_ns >= u.time) return std::string(n->op->name);
         }
         return "";
       }
@@ -462,7 +462,7 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
       const queue_span& eq = *e->second;
       for (const op_node* n = last_op_before(eq.ts + eq.dur, eq.tid, true); n; n = n->parent) {
         if (!n->op) return "";
-        if (n->op->name.rfind("aten", 0) == 0 || n->op->name.rfind("npu", 0) == 0) return n->op->name;
+        if (n->op->name.rfind("aten", 0) == 0 || n->op->name.rfind("npu", 0) == 0) return std::string(n->op->name);
       }
       return "";
     };
@@ -543,7 +543,7 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
 
 }  // namespace
 
-std::string item_lines(const std::string& v) {
+std::string item_lines(std::string_view v) {
   std::string out;
   for (char c : v) {
     out += c;

@@ -83,10 +83,11 @@ struct fwk_ids {
   std::unordered_map<std::string, std::int64_t> strings;
   std::int64_t connections = 0, callchains = 0;
 
-  std::int64_t str(const std::string& s) {
+  std::int64_t str(std::string_view s) {
     if (s.empty()) return invalid_string_id;
-    const auto [it, fresh] = strings.try_emplace(s, first_string_id + static_cast<std::int64_t>(strings.size()));
-    if (fresh) string_rows.add({it->second, s});
+    const auto [it, fresh] =
+        strings.try_emplace(std::string(s), first_string_id + static_cast<std::int64_t>(strings.size()));
+    if (fresh) string_rows.add({it->second, it->first});
     return it->second;
   }
   std::int64_t connection(const std::vector<std::int64_t>& ids) {
@@ -94,7 +95,7 @@ struct fwk_ids {
     return connections++;
   }
   /// A ';'-separated call stack, one row per frame (torch_npu splits the ";\r\n" it made of each ';').
-  std::int64_t callchain(const std::string& stack) {
+  std::int64_t callchain(std::string_view stack) {
     std::size_t depth = 0, from = 0;
     for (;;) {
       const std::size_t to = stack.find(';', from);
@@ -124,7 +125,7 @@ struct cann_call {
   std::int64_t connection = 0;
 };
 
-db_value text_or_null(fwk_ids& ids, const std::string& semicolons) {
+db_value text_or_null(fwk_ids& ids, std::string_view semicolons) {
   if (semicolons.empty()) return std::monostate{};
   std::string s;
   for (char c : semicolons) {
@@ -335,7 +336,7 @@ std::vector<const fw_op*> step_ops(const relation& rel) {
   return out;
 }
 
-std::string step_id(const fw_op& o) { return o.name.substr(o.name.rfind('#') + 1); }
+std::string step_id(const fw_op& o) { return std::string(o.name.substr(o.name.rfind('#') + 1)); }
 
 /// StepTraceTime rows (torch_npu StepInfoDbParser.get_step_range, then
 /// TraceStepTimeDbParser) from the CANN data alone: each step's device range

@@ -247,6 +247,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
       }
     }
   } op_pids, mark_pids, memory_pids;
+  const auto text = [&](std::string&& s) -> std::string_view { return *d.texts.insert(std::move(s)).first; };
   // Ops leave `rec` piece by piece (the file is never held whole, nor its ops twice).
   const auto take_ops = [&] {
     for (auto& o : rec.ops) {
@@ -257,14 +258,14 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
       op.end_ns = local(o.end);
       op.pid = o.pid;
       op.tid = o.start_tid;
-      op.name = std::move(o.name);
-      op.input_shapes = std::move(o.input_shapes);
-      op.call_stack = std::move(o.call_stack);
+      op.name = text(std::move(o.name));
+      op.input_shapes = text(std::move(o.input_shapes));
+      op.call_stack = text(std::move(o.call_stack));
       op.seq = o.seq;
       op.fwd_tid = o.fwd_tid;
-      op.input_dtypes = std::move(o.input_dtypes);
-      op.module_hierarchy = std::move(o.module_hierarchy);
-      op.flops = std::move(o.flops);
+      op.input_dtypes = text(std::move(o.input_dtypes));
+      op.module_hierarchy = text(std::move(o.module_hierarchy));
+      op.flops = text(std::move(o.flops));
       op.has_shapes = o.has_shapes;
       op.has_dtypes = o.has_dtypes;
       op.has_stack = o.has_stack;

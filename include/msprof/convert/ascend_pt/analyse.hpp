@@ -25,6 +25,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "../../codec/framework.hpp"
@@ -49,17 +51,19 @@ struct profiler_info {
   bool data_simplification = true;               ///< experimental_config._data_simplification
 };
 
-/// A framework op (torch.op_range) on the local clock.
+/// A framework op (torch.op_range) on the local clock. Its texts are views of
+/// pt_dir::texts, where each distinct text is kept once (a run repeats its
+/// names, shapes and stacks millions of times).
 struct fw_op {
   std::int64_t start_ns = 0, end_ns = 0;
   std::uint64_t pid = 0, tid = 0;
-  std::string name;
-  std::string input_shapes;   ///< ';'-separated, as recorded
-  std::string call_stack;     ///< ';'-separated frames
-  std::int64_t seq = -1;      ///< autograd sequence number (-1: none)
-  std::uint64_t fwd_tid = 0;  ///< forward thread of a backward op, 0 for a forward op
-  std::string input_dtypes;   ///< ';'-separated
-  std::string module_hierarchy, flops;
+  std::string_view name;
+  std::string_view input_shapes;  ///< ';'-separated, as recorded
+  std::string_view call_stack;    ///< ';'-separated frames
+  std::int64_t seq = -1;          ///< autograd sequence number (-1: none)
+  std::uint64_t fwd_tid = 0;      ///< forward thread of a backward op, 0 for a forward op
+  std::string_view input_dtypes;  ///< ';'-separated
+  std::string_view module_hierarchy, flops;
   /// Which optional fields the record carried (the trace shows only those).
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
@@ -91,6 +95,7 @@ struct pt_dir {
   std::string info_file;  ///< profiler_info_{rank}.json
   profiler_info info;
   std::vector<fw_op> ops;           ///< torch.op_range, file order
+  std::unordered_set<std::string> texts;  ///< the ops' texts, each once (a node's text never moves)
   std::vector<queue_span> enqueue;  ///< in the order their end marks come (time order)
   std::vector<queue_span> dequeue;
   bool has_task_queue = false;                         ///< a torch.op_mark file exists
@@ -183,7 +188,7 @@ std::vector<py_function> python_functions(const pt_dir& d);
 
 /// A ';'-separated field (Python's `";".join(...)`) one item a line (";\r\n"),
 /// as torch_npu shows shapes, dtypes and call stacks.
-std::string item_lines(const std::string& v);
+std::string item_lines(std::string_view v);
 
 /// Options of analyse().
 struct analyse_options {
