@@ -112,12 +112,14 @@ struct api {
   std::int64_t start = 0, end = 0, gtid = 0;
   std::int64_t corr = 0;                   ///< task queue: the raw correlation id
   std::vector<std::int64_t> connections;   ///< ops: forward/backward and CANN ids
-  db_value connection = std::monostate{};  ///< the CONNECTION_IDS id, or NULL
+  std::optional<std::int64_t> connection;  ///< the CONNECTION_IDS id, or NULL
   std::int64_t name = 0;
-  db_value seq = std::monostate{}, fwd_tid = std::monostate{}, dtypes = std::monostate{}, shapes = std::monostate{},
-           callchain = std::monostate{};
+  // NULL when unset (optional, not db_value: a big run holds millions of these).
+  std::optional<std::int64_t> seq, fwd_tid, dtypes, shapes, callchain;
   std::int64_t type = 0;
 };
+
+db_value or_null(const std::optional<std::int64_t>& v) { return v ? db_value(*v) : db_value(std::monostate{}); }
 
 /// A CANN call a framework op can own: a node-level launch, or an mstx event.
 struct cann_call {
@@ -125,8 +127,8 @@ struct cann_call {
   std::int64_t connection = 0;
 };
 
-db_value text_or_null(fwk_ids& ids, std::string_view semicolons) {
-  if (semicolons.empty()) return std::monostate{};
+std::optional<std::int64_t> text_or_null(fwk_ids& ids, std::string_view semicolons) {
+  if (semicolons.empty()) return std::nullopt;
   std::string s;
   for (char c : semicolons) {
     s += c;
@@ -318,8 +320,8 @@ void fwk_apis(const pt_dir& d, const model& m, fwk_ids& ids, batched_table& apis
   }
   const auto emit = [&](api& a) {
     if (!a.connections.empty()) a.connection = ids.connection(a.connections);
-    apis.add({std::to_string(a.start), std::to_string(a.end), a.gtid, a.connection, a.name, a.seq, a.fwd_tid, a.dtypes,
-              a.shapes, a.callchain, a.type});
+    apis.add({std::to_string(a.start), std::to_string(a.end), a.gtid, or_null(a.connection), a.name, or_null(a.seq),
+              or_null(a.fwd_tid), or_null(a.dtypes), or_null(a.shapes), or_null(a.callchain), a.type});
   };
   for (auto& a : enq) emit(a);
   for (auto& a : deq) emit(a);
