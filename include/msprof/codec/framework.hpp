@@ -197,8 +197,8 @@ void walk_tlv(const unsigned char* p, std::size_t n, std::string_view file, std:
     i += tlv_head + len;
   }
   if (wrong_type)
-    warnings.push_back(place{file, base + first_wrong}.str() + ": unknown record type (expected " + std::to_string(type) +
-                       "); " + std::to_string(wrong_type) + " such record(s) skipped");
+    warnings.push_back(place{file, base + first_wrong}.str() + ": unknown record type (expected " +
+                       std::to_string(type) + "); " + std::to_string(wrong_type) + " such record(s) skipped");
   if (short_value)
     warnings.push_back(place{file, base + first_short}.str() + ": record shorter than its " + std::to_string(fixed) +
                        "-byte struct; " + std::to_string(short_value) + " such record(s) skipped");

@@ -76,7 +76,8 @@ class batched_table {
 /// never registered), connection-id lists and call chains numbered from 0;
 /// their rows go to STRING_IDS, CONNECTION_IDS and PYTORCH_CALLCHAINS.
 struct fwk_ids {
-  fwk_ids(batched_table& s, batched_table& c, batched_table& cc) : string_rows(s), connection_rows(c), callchain_rows(cc) {}
+  fwk_ids(batched_table& s, batched_table& c, batched_table& cc)
+      : string_rows(s), connection_rows(c), callchain_rows(cc) {}
   batched_table& string_rows;
   batched_table& connection_rows;
   batched_table& callchain_rows;
