@@ -585,6 +585,7 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, std::atomic<std::uint
   for (auto& w : l.m.warnings) l.warnings.push_back(std::move(w));
   l.rel = link(l.d, l.m);
   l.steps = step_ranges(l.rel, l.d);
+  l.rel.acl = {};  // launches by start: only the linking above reads them
   return {};
 }
 

@@ -159,7 +159,7 @@ struct op_node {
 struct relation {
   std::vector<op_node> nodes;
   std::map<std::int64_t, std::vector<kernel_ref>> kernels;
-  std::map<std::int64_t, std::vector<kernel_ref>> acl;
+  std::map<std::int64_t, std::vector<kernel_ref>> acl;  ///< kernels by launch start (linking only; analyse drops it after)
 };
 relation link(const pt_dir& d, const model& m);
 
