@@ -95,7 +95,9 @@ struct pt_dir {
   std::string info_file;  ///< profiler_info_{rank}.json
   profiler_info info;
   std::vector<fw_op> ops;           ///< torch.op_range, file order
-  std::unordered_set<std::string> texts;  ///< the ops' texts, each once (a node's text never moves)
+  /// The ops' texts, each once: fw_op views point here (a set node never moves, not even when the
+  /// pt_dir is moved; a copied pt_dir's ops still view the original's).
+  std::unordered_set<std::string> texts;
   std::vector<queue_span> enqueue;  ///< in the order their end marks come (time order)
   std::vector<queue_span> dequeue;
   bool has_task_queue = false;                         ///< a torch.op_mark file exists
