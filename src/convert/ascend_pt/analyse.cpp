@@ -325,17 +325,16 @@ result<void> operator_details(const relation& r, table_sink& out) {
 /// alone (no CANN GE/APP memory is read yet): each NPU record in time order as
 /// a PTA row and, GE having nothing to add, an equal PTA+GE row; a workspace
 /// record as one WORKSPACE row. Sizes in MB as Python prints floats.
-std::optional<table> memory_record(const pt_dir& d, const model& m) {
+result<void> memory_record(const pt_dir& d, const model& m, table_sink& out) {
   constexpr std::int8_t npu = 20;
   constexpr std::uint8_t workspace = 1;
   std::vector<const codec::framework::memory_usage*> recs;
   for (const auto& u : d.memory)
     if (u.device_type == npu) recs.push_back(&u);
   std::stable_sort(recs.begin(), recs.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
-  table t;
-  t.name = "memory_record";
-  t.header = {"Component",        "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
-              "Total Active(MB)", "Stream Ptr",    "Device Type"};
+  if (recs.empty()) return {};
+  out.begin("memory_record", {"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
+                              "Total Active(MB)", "Stream Ptr", "Device Type"});
   const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
   for (const auto* u : recs) {
     // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
@@ -349,15 +348,14 @@ std::optional<table> memory_record(const pt_dir& d, const model& m) {
                     "NPU:" + std::to_string(dev)};
     if (u->component_type == workspace) {
       r[0] = "WORKSPACE";
-      t.rows.push_back(std::move(r));
+      MSPROF_TRY(out.row(r));
       continue;
     }
-    t.rows.push_back(r);
+    MSPROF_TRY(out.row(r));
     r[0] = "PTA+GE";
-    t.rows.push_back(std::move(r));
+    MSPROF_TRY(out.row(r));
   }
-  if (t.rows.empty()) return std::nullopt;
-  return t;
+  return out.end();
 }
 
 /// operator_memory (torch_npu MemoryPrepareParser + MemoryViewParser): the
@@ -367,7 +365,8 @@ std::optional<table> memory_record(const pt_dir& d, const model& m) {
 /// malloc to its enqueue and the aten/npu op around that, or else the op of the
 /// allocating thread running at that time. `incomplete` counts as torch_npu's
 /// "N memory record(s) are incomplete".
-std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const model& m, std::size_t& incomplete) {
+result<void> operator_memory(const pt_dir& d, const relation& rel, const model& m, std::size_t& incomplete,
+                             table_sink& out) {
   namespace fw = codec::framework;
   constexpr std::int8_t npu = 20;
   constexpr std::uint8_t malloc_type = 0, free_type = 1, block_free_type = 2, caching = 0, inner = 0;
@@ -467,23 +466,22 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
       return "";
     };
 
-    table t;
-    t.name = "operator_memory";
-    t.header = {"Name",
-                "Size(KB)",
-                "Allocation Time(us)",
-                "Release Time(us)",
-                "Active Release Time(us)",
-                "Duration(us)",
-                "Active Duration(us)",
-                "Allocation Total Allocated(MB)",
-                "Allocation Total Reserved(MB)",
-                "Allocation Total Active(MB)",
-                "Release Total Allocated(MB)",
-                "Release Total Reserved(MB)",
-                "Release Total Active(MB)",
-                "Stream Ptr",
-                "Device Type"};
+    bool begun = false;
+    const std::vector<std::string> header = {"Name",
+                                             "Size(KB)",
+                                             "Allocation Time(us)",
+                                             "Release Time(us)",
+                                             "Active Release Time(us)",
+                                             "Duration(us)",
+                                             "Active Duration(us)",
+                                             "Allocation Total Allocated(MB)",
+                                             "Allocation Total Reserved(MB)",
+                                             "Allocation Total Active(MB)",
+                                             "Release Total Allocated(MB)",
+                                             "Release Total Reserved(MB)",
+                                             "Release Total Active(MB)",
+                                             "Stream Ptr",
+                                             "Device Type"};
     const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
     const auto at = [](std::int64_t ns) { return ts_us(ns) + '\t'; };
     for (const auto& b : blocks) {
@@ -533,12 +531,13 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
         r[4] = at(active->time);
         r[6] = at(active->time - a.time);
       }
-      t.rows.push_back(std::move(r));
+      if (!begun) out.begin("operator_memory", header);
+      begun = true;
+      MSPROF_TRY(out.row(r));
     }
-    if (t.rows.empty()) return std::nullopt;
-    return t;  // torch_npu keeps the first process's rows only
+    return begun ? out.end() : result<void>();  // torch_npu keeps the first process's rows only
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
@@ -603,8 +602,8 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
   }
   if (info.level != "Level_none") MSPROF_TRY(task_time_rows(l.m, out));
   MSPROF_TRY(out.whole(step_trace_time(l.m, l.d, l.steps)));
-  MSPROF_TRY(out.whole(operator_memory(l.d, l.rel, l.m, incomplete)));
-  return out.whole(memory_record(l.d, l.m));
+  MSPROF_TRY(operator_memory(l.d, l.rel, l.m, incomplete, out));
+  return memory_record(l.d, l.m, out);
 }
 
 /// CSV files in ASCEND_PROFILER_OUTPUT/, each opened at its first row and
