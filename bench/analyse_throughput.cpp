@@ -1,132 +1,39 @@
 // SPDX-License-Identifier: MIT
 // `msprof analyse` throughput on a generated torch_npu `*_ascend_pt` directory.
 //
-//   analyse_throughput [framework_ops=2000000] [dir=/tmp/msprof_bench_pt]
+//   analyse_throughput [framework_ops=2000000] [dir=/tmp/msprof_bench_pt] [ranks=1]
 //
-// The directory holds the conversion bench's PROF_ data (tests/support/
-// generated_prof.hpp: one Node@launch per op on thread 1001 every 10 µs) and
-// FRAMEWORK files as torch_npu writes them (codec/framework.hpp's encoders):
-// per launch, on the Python thread, aten::linear > aten::matmul > aten::mm with
-// shapes, dtypes and a call stack, then aten::add, a task-queue enqueue inside
-// aten::mm and its dequeue on the launching thread around the launch; a
-// ProfilerStep#n around every 1,000 launches. Times the text and the db export
-// each in a child (for its own peak RSS) and prints records/s.
-#include <msprof/codec/framework.hpp>
+// The directory is tests/support/generated_pt.hpp's: 4 framework ops, 4
+// task-queue marks and ~7 CANN records per launch, a ProfilerStep per 1,000
+// launches. Times the text and the db export each in a child (for its own
+// peak RSS) and prints records/s. With ranks > 1, that many copies of the
+// directory (as several ranks' under one parent) are then analysed (text) at
+// once, one thread each, as `msprof analyse -dir <parent>` does on as many cores.
 #include <msprof/convert/ascend_pt/analyse.hpp>
 
 #include "../tests/support/child_peak_rss.hpp"
-#include "../tests/support/generated_prof.hpp"
+#include "../tests/support/generated_pt.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace fs = std::filesystem;
-namespace fw = msprof::codec::framework;
-
-namespace {
-
-constexpr std::uint64_t pid = 1000, python_tid = 900, launch_tid = 1001;
-constexpr std::int64_t start_ns = 1000000000000;  // generated_prof's first launch
-constexpr std::int64_t launch_every_ns = 10000;
-constexpr std::uint64_t launches_per_step = 1000;
-
-/// Appends to `file` whenever `buf` passes 1 MiB.
-struct appender {
-  std::ofstream f;
-  std::string buf;
-  std::uint64_t bytes = 0;
-  explicit appender(const fs::path& p) : f(p, std::ios::binary) {}
-  void flush() {
-    f.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-    bytes += buf.size();
-    buf.clear();
-  }
-  void maybe_flush() {
-    if (buf.size() > (1u << 20)) flush();
-  }
-  ~appender() { flush(); }
-};
-
-/// FRAMEWORK files for `launches` launches; returns the framework ops written.
-std::uint64_t write_framework(const fs::path& dir, std::uint64_t launches) {
-  fs::create_directories(dir);
-  appender ops(dir / "torch.op_range"), marks(dir / "torch.op_mark");
-  std::uint64_t n = 0;
-  const auto op = [&](std::int64_t b, std::int64_t e, const char* name, bool shapes) {
-    fw::op_range r;
-    r.start = b;
-    r.end = e;
-    r.seq = -1;
-    r.pid = pid;
-    r.start_tid = r.end_tid = python_tid;
-    r.name = name;
-    if (shapes) {
-      r.input_shapes = "[128, 256];[256, 512]";
-      r.input_dtypes = "c10::Half;c10::Half";
-      r.call_stack = "train.py(42): step;model.py(17): forward";
-    }
-    fw::encode(r, ops.buf);
-    ops.maybe_flush();
-    ++n;
-  };
-  const auto mark = [&](std::int64_t t, std::uint64_t category, std::uint64_t corr, std::uint64_t tid) {
-    fw::op_mark m;
-    m.time = t;
-    m.category = category;
-    m.corr_id = corr;
-    m.tid = tid;
-    m.pid = pid;
-    m.name = "aten::mm";
-    fw::encode(m, marks.buf);
-    marks.maybe_flush();
-  };
-  for (std::uint64_t k = 0; k < launches; ++k) {
-    const std::int64_t t0 = start_ns + static_cast<std::int64_t>(k) * launch_every_ns;
-    if (k % launches_per_step == 0) {
-      const std::int64_t end =
-          start_ns + static_cast<std::int64_t>(std::min(k + launches_per_step, launches)) * launch_every_ns - 5000;
-      op(t0 - 4000, end, ("ProfilerStep#" + std::to_string(k / launches_per_step + 1)).c_str(), false);
-    }
-    op(t0 - 3000, t0 + 2000, "aten::linear", true);
-    op(t0 - 2800, t0 + 1800, "aten::matmul", true);
-    op(t0 - 2600, t0 + 1600, "aten::mm", true);
-    op(t0 + 2200, t0 + 2800, "aten::add", true);
-    mark(t0 - 2500, fw::mark::enqueue_start, k + 1, python_tid);
-    mark(t0 - 2400, fw::mark::enqueue_end, k + 1, python_tid);
-    mark(t0 - 100, fw::mark::dequeue_start, k + 1, launch_tid);
-    mark(t0 + 5100, fw::mark::dequeue_end, k + 1, launch_tid);
-  }
-  return n;
-}
-
-void write_profiler_info(const fs::path& dir) {
-  std::ofstream(dir / "profiler_info_0.json")
-      << R"({"config": {"common_config": {"activities": ["ProfilerActivity.CPU", "ProfilerActivity.NPU"], )"
-         R"("record_shapes": true}, "experimental_config": {"_profiler_level": "Level1", "_export_type": ["text"]}}, )"
-         R"("start_info": {"syscnt_enable": false, "freq": 100.0, "start_cnt": 0, "start_monotonic": 0}, )"
-         R"("end_info": {}, "torch_npu_version": "bench", "cann_version": "bench", "rank_id": 0})";
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const std::uint64_t target_ops = argc > 1 ? std::stoull(argv[1]) : 2000000;
   const fs::path root = argc > 2 ? fs::path(argv[2]) : fs::temp_directory_path() / "msprof_bench_pt";
-  const fs::path dir = root / "worker0_1000_20260101000000000_ascend_pt";
+  const unsigned ranks = argc > 3 ? static_cast<unsigned>(std::stoul(argv[3])) : 1;
   fs::remove_all(root);
-  fs::create_directories(dir);
-  // 4 framework ops per launch; generated_prof writes 7 records per launch and an mstx range per 8.
-  const std::uint64_t launches = (target_ops + 3) / 4;
-  const std::uint64_t cann_bytes =
-      generated_prof::generate(dir / "PROF_000001_20260101000000000_BENCHBENCHBENCHAA", launches * 57 / 8);
-  const std::uint64_t ops = write_framework(dir / "FRAMEWORK", launches);
-  write_profiler_info(dir);
-  std::uintmax_t fw_bytes = 0;
-  for (const auto& e : fs::directory_iterator(dir / "FRAMEWORK")) fw_bytes += fs::file_size(e.path());
-  const double records = static_cast<double>(ops + launches * 4 /* marks */ + launches * 57 / 8);
+  const generated_pt::written w = generated_pt::generate(root, target_ops);
+  const fs::path dir = w.dir;
+  const std::uint64_t ops = w.ops, launches = w.marks / 4, cann_bytes = w.cann_bytes;
+  const std::uintmax_t fw_bytes = w.framework_bytes;
+  const double records = static_cast<double>(w.ops + w.marks + w.cann_records);
   std::printf("input: %llu framework ops + %llu task-queue marks (%.1f MB FRAMEWORK), ~%llu CANN records (%.1f MB)\n",
               static_cast<unsigned long long>(ops), static_cast<unsigned long long>(launches * 4), fw_bytes / 1e6,
               static_cast<unsigned long long>(launches * 57 / 8), static_cast<double>(cann_bytes) / 1e6);
@@ -144,6 +51,27 @@ int main(int argc, char** argv) {
     if (!run.ok) rc = 1;
     std::printf("%-24s %9.2f %12.0f %10.1f%s\n", (std::string("analyse --export-type ") + type).c_str(), secs,
                 records / secs, run.peak_mib, run.ok ? "" : "  FAILED");
+  }
+  if (ranks > 1) {
+    std::vector<fs::path> dirs{dir};
+    for (unsigned k = 1; k < ranks; ++k) {
+      const std::string name = "worker" + std::to_string(k) + "_100" + std::to_string(k) + "_20260101000000000_ascend_pt";
+      dirs.push_back(root / name);
+      fs::copy(dir, dirs.back(), fs::copy_options::recursive);
+    }
+    const auto t = clk::now();
+    const child_run run = run_in_child([&] {
+      std::vector<char> ok(dirs.size(), 0);
+      std::vector<std::thread> pool;
+      for (std::size_t k = 0; k < dirs.size(); ++k)
+        pool.emplace_back([&, k] { ok[k] = msprof::convert::ascend_pt::analyse(dirs[k].string(), {"text"}) ? 1 : 0; });
+      for (auto& th : pool) th.join();
+      return std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
+    });
+    const double secs = std::chrono::duration<double>(clk::now() - t).count();
+    if (!run.ok) rc = 1;
+    std::printf("%-24s %9.2f %12.0f %10.1f%s\n", (std::to_string(ranks) + " ranks at once, text").c_str(), secs,
+                records * ranks / secs, run.peak_mib, run.ok ? "" : "  FAILED");
   }
   fs::remove_all(root);
   return rc;

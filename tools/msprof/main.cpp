@@ -67,8 +67,10 @@ constexpr const char* usage_text =
     "      -q, --quiet                     no progress display\n"
     "      --progress                      progress even when stderr is not a terminal or CI is set\n"
     "                                      (then a plain line every 2 s instead of a redrawn bar)\n"
-    "  msprof analyse -dir <*_ascend_pt dir or parent> [--export-type text|db]\n"
+    "  msprof analyse -dir <*_ascend_pt dir or parent> [--export-type text|db] [--data-simplification on|off]\n"
     "      torch_npu profiler directories: write ASCEND_PROFILER_OUTPUT/ as torch_npu's analysis does\n"
+    "      (several at a time); --data-simplification: delete the CANN intermediate data afterwards\n"
+    "      (default: profiler_info's _data_simplification)\n"
     "  msprof import -dir <dir>            check and load a collection, print what it holds\n"
     "  msprof show -dir <dir> [--top=N]    op summary top-N, op statistic, API statistic, frequency\n"
     "                                      (*_ascend_pt dirs: framework operators and steps first)\n"
@@ -694,6 +696,10 @@ int cmd_analyse(arg_parser& p) {
       dir = *v;
     } else if (auto t = p.take("export-type", true, err)) {
       opt.export_type = *t;
+    } else if (auto ds = p.take("data-simplification", true, err)) {
+      if (*ds != "on" && *ds != "off")
+        return usage_error("--data-simplification must be on or off, got '" + *ds + "'");
+      opt.data_simplification = *ds == "on";
     } else {
       return usage_error("unknown option '" + p.args[p.i] + "'");
     }

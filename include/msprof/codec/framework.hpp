@@ -68,6 +68,7 @@ struct op_range {
   std::string module_hierarchy;
   std::string flops;
   bool has_dtypes = false, has_shapes = false, has_stack = false, has_module = false, has_flops = false;
+  std::uint64_t offset = 0;  ///< its record's byte offset in the file (decoding only)
 };
 
 /// Task-queue mark categories (torch.op_mark).
@@ -80,6 +81,7 @@ struct op_mark {
   std::int64_t time = 0;
   std::uint64_t category = 0, corr_id = 0, tid = 0, pid = 0;
   std::string name;
+  std::uint64_t offset = 0;  ///< its record's byte offset in the file (decoding only)
 };
 
 /// An allocator event (torch.memory_usage).
@@ -89,6 +91,7 @@ struct memory_usage {
   std::int8_t device_type = 0, device_index = 0;
   std::uint8_t component_type = 0, data_type = 0, allocator_type = 0;
   std::uint64_t tid = 0, pid = 0;
+  std::uint64_t offset = 0;  ///< its record's byte offset in the file (decoding only)
 };
 
 /// A Python function entry/exit (torch.python_tracer_func).
@@ -161,24 +164,26 @@ inline bool split_fields(const unsigned char* p, std::size_t n, std::string_view
   return true;
 }
 
-/// Walks the outer TLV records of a file: on_value(value, len, offset of the
-/// record) for each record of `type` whose value holds at least `fixed` bytes.
+/// Walks the outer TLV records of a file's bytes that start at file offset
+/// `base`: on_value(value, len, offset of the record in the file) for each
+/// record of `type` whose value holds at least `fixed` bytes.
 template <class F>
-void walk_tlv(const unsigned char* p, std::size_t n, std::string_view file, std::uint16_t type, std::size_t fixed,
-              std::vector<std::string>& warnings, F on_value) {
+void walk_tlv(const unsigned char* p, std::size_t n, std::string_view file, std::uint64_t base, std::uint16_t type,
+              std::size_t fixed, std::vector<std::string>& warnings, F on_value) {
   std::size_t i = 0;
   std::size_t wrong_type = 0, short_value = 0;
   std::uint64_t first_wrong = 0, first_short = 0;
   while (i < n) {
     if (n - i < tlv_head) {
-      warnings.push_back(place{file, i}.str() + ": truncated record header (" + std::to_string(n - i) +
+      warnings.push_back(place{file, base + i}.str() + ": truncated record header (" + std::to_string(n - i) +
                          " byte(s) at the end of the file); ignored");
       break;
     }
     const auto t = load_le<std::uint16_t>(p + i);
     const auto len = load_le<std::uint32_t>(p + i + 2);
     if (len > n - i - tlv_head) {
-      warnings.push_back(place{file, i}.str() + ": length " + std::to_string(len) + " runs past the end of the file (" +
+      warnings.push_back(place{file, base + i}.str() + ": length " + std::to_string(len) +
+                         " runs past the end of the file (" +
                          std::to_string(n - i - tlv_head) + " byte(s) left); the rest of the file is ignored");
       break;
     }
@@ -187,26 +192,26 @@ void walk_tlv(const unsigned char* p, std::size_t n, std::string_view file, std:
     } else if (len < fixed) {
       if (short_value++ == 0) first_short = i;
     } else {
-      on_value(p + i + tlv_head, static_cast<std::size_t>(len), static_cast<std::uint64_t>(i));
+      on_value(p + i + tlv_head, static_cast<std::size_t>(len), base + i);
     }
     i += tlv_head + len;
   }
   if (wrong_type)
-    warnings.push_back(place{file, first_wrong}.str() + ": unknown record type (expected " + std::to_string(type) +
-                       "); " + std::to_string(wrong_type) + " such record(s) skipped");
+    warnings.push_back(place{file, base + first_wrong}.str() + ": unknown record type (expected " +
+                       std::to_string(type) + "); " + std::to_string(wrong_type) + " such record(s) skipped");
   if (short_value)
-    warnings.push_back(place{file, first_short}.str() + ": record shorter than its " + std::to_string(fixed) +
+    warnings.push_back(place{file, base + first_short}.str() + ": record shorter than its " + std::to_string(fixed) +
                        "-byte struct; " + std::to_string(short_value) + " such record(s) skipped");
 }
 
-/// Walks a raw file of fixed structs; a cut tail gives a warning.
+/// Walks a raw file's fixed structs (bytes from file offset `base`); a cut tail gives a warning.
 template <class F>
-void walk_raw(const unsigned char* p, std::size_t n, std::string_view file, std::size_t size,
+void walk_raw(const unsigned char* p, std::size_t n, std::string_view file, std::uint64_t base, std::size_t size,
               std::vector<std::string>& warnings, F on_struct) {
   std::size_t i = 0;
   for (; n - i >= size; i += size) on_struct(p + i);
   if (i < n)
-    warnings.push_back(place{file, i}.str() + ": truncated record (" + std::to_string(n - i) + " of " +
+    warnings.push_back(place{file, base + i}.str() + ": truncated record (" + std::to_string(n - i) + " of " +
                        std::to_string(size) + " bytes); ignored");
 }
 
@@ -219,15 +224,39 @@ inline std::string text(std::string_view v, std::size_t& invalid) {
 
 }  // namespace detail
 
+/// How many leading bytes of p[0..n) are whole records of a `kind` file: a
+/// piece that can be decoded now, the rest waiting for the file's next bytes.
+inline std::size_t whole_records(file_kind kind, const unsigned char* p, std::size_t n) noexcept {
+  switch (kind) {
+    case file_kind::python_tracer_func:
+      return n - n % python_tracer_func_size;
+    case file_kind::gc_record:
+      return n - n % gc_record_size;
+    case file_kind::unknown:
+      return n;
+    default: {
+      std::size_t i = 0;
+      while (n - i >= detail::tlv_head) {
+        const auto len = detail::load_le<std::uint32_t>(p + i + 2);
+        if (len > n - i - detail::tlv_head) break;
+        i += detail::tlv_head + len;
+      }
+      return i;
+    }
+  }
+}
+
 /// Decodes one FRAMEWORK file's bytes into `out`; problems go to `warnings`,
 /// each naming `file` and a byte offset. Unknown file kinds are not read.
+/// `base`: the file offset of p[0], when a file is decoded piece by piece
+/// (whole_records says where a piece may end).
 inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::string_view file, records& out,
-                   std::vector<std::string>& warnings) {
+                   std::vector<std::string>& warnings, std::uint64_t base = 0) {
   using detail::load_le;
   std::size_t invalid = 0;
   switch (kind) {
     case file_kind::op_range:
-      detail::walk_tlv(p, n, file, 1, op_range_size, warnings,
+      detail::walk_tlv(p, n, file, base, 1, op_range_size, warnings,
                        [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
                          op_range r;
                          r.start = load_le<std::int64_t>(v);
@@ -253,11 +282,12 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
                          r.has_stack = f.has[8];
                          r.has_module = f.has[9];
                          r.has_flops = f.has[10];
+                         r.offset = off;
                          out.ops.push_back(std::move(r));
                        });
       break;
     case file_kind::op_mark:
-      detail::walk_tlv(p, n, file, 2, op_mark_size, warnings,
+      detail::walk_tlv(p, n, file, base, 2, op_mark_size, warnings,
                        [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
                          op_mark r;
                          r.time = load_le<std::int64_t>(v);
@@ -269,12 +299,13 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
                          detail::split_fields(v + op_mark_size, len - op_mark_size, file,
                                               off + detail::tlv_head + op_mark_size, f, warnings);
                          r.name = detail::text(f.v[1], invalid);
+                         r.offset = off;
                          out.marks.push_back(std::move(r));
                        });
       break;
     case file_kind::memory_usage:
-      detail::walk_tlv(p, n, file, 3, memory_usage_size, warnings,
-                       [&](const unsigned char* v, std::size_t, std::uint64_t) {
+      detail::walk_tlv(p, n, file, base, 3, memory_usage_size, warnings,
+                       [&](const unsigned char* v, std::size_t, std::uint64_t off) {
                          memory_usage r;
                          r.ptr = load_le<std::int64_t>(v);
                          r.time = load_le<std::int64_t>(v + 8);
@@ -290,11 +321,12 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
                          r.allocator_type = v[60];
                          r.tid = load_le<std::uint64_t>(v + 61);
                          r.pid = load_le<std::uint64_t>(v + 69);
+                         r.offset = off;
                          out.memory.push_back(r);
                        });
       break;
     case file_kind::python_tracer_hash:
-      detail::walk_tlv(p, n, file, 4, python_tracer_hash_size, warnings,
+      detail::walk_tlv(p, n, file, base, 4, python_tracer_hash_size, warnings,
                        [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
                          python_tracer_hash r;
                          r.key = load_le<std::uint64_t>(v);
@@ -306,7 +338,7 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
                        });
       break;
     case file_kind::python_tracer_func:
-      detail::walk_raw(p, n, file, python_tracer_func_size, warnings, [&](const unsigned char* v) {
+      detail::walk_raw(p, n, file, base, python_tracer_func_size, warnings, [&](const unsigned char* v) {
         python_tracer_func r;
         r.start = load_le<std::uint64_t>(v);
         r.tid = load_le<std::uint64_t>(v + 8);
@@ -317,7 +349,7 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
       });
       break;
     case file_kind::gc_record:
-      detail::walk_raw(p, n, file, gc_record_size, warnings, [&](const unsigned char* v) {
+      detail::walk_raw(p, n, file, base, gc_record_size, warnings, [&](const unsigned char* v) {
         out.gcs.push_back({load_le<std::uint64_t>(v), load_le<std::uint64_t>(v + 8), load_le<std::uint64_t>(v + 16)});
       });
       break;

@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "msprof/convert/ascend_pt/db.hpp"
@@ -34,33 +35,45 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// csv.writer text of a header and rows (CRLF), handed to `put` a MiB at a time.
-template <class Put>
-result<void> csv_crlf(const table& t, Put put) {
-  std::string out;
-  const auto line = [&](const table::row& cells) -> result<void> {
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      if (i) out += ',';
-      append_csv_cell(out, cells[i]);
-    }
-    out += "\r\n";
-    if (out.size() < (1u << 20)) return {};
-    auto r = put(out);
-    out.clear();
-    return r;
-  };
-  MSPROF_TRY(line(t.header));
-  for (const auto& r : t.rows) MSPROF_TRY(line(r));
-  return put(out);
+/// Where a table goes, row by row, so that no big table is ever held whole:
+/// a CSV file (analyse) or the few tables show needs. torch_npu writes no file
+/// for a table without rows: a sink is told the header with the first row.
+class table_sink {
+ public:
+  virtual ~table_sink() = default;
+  /// A new table: its name and header (no rows yet).
+  virtual void begin(const std::string& name, std::vector<std::string> header) = 0;
+  virtual result<void> row(const table::row& cells) = 0;
+  /// The table is complete.
+  virtual result<void> end() = 0;
+  /// A table built whole (the small ones).
+  result<void> whole(std::optional<table>&& t) {
+    if (!t) return {};
+    begin(t->name, std::move(t->header));
+    for (const auto& r : t->rows) MSPROF_TRY(row(r));
+    return end();
+  }
+};
+
+/// csv.writer text of one row (CRLF, cells quoted when they hold , " or a line break).
+void csv_crlf_line(std::string& out, const table::row& cells) {
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i) out += ',';
+    append_csv_cell(out, cells[i]);
+  }
+  out += "\r\n";
 }
 
 /// The kernel view (torch_npu KernelViewParser): op_summary's columns, 8 of
 /// them renamed; Level0 keeps only those 8 and the shape columns; with steps,
 /// a "Step Id" column first (the step whose device range holds the start,
-/// compared as text as torch_npu does).
-std::optional<table> kernel_details(const model& m, const profiler_info& info, const std::vector<step_range>& steps) {
-  const table s = op_summary(m);
-  if (s.rows.empty()) return std::nullopt;
+/// compared as text as torch_npu does). Row by row, in op_summary's order.
+result<void> kernel_details(const model& m, const profiler_info& info, const std::vector<step_range>& steps,
+                            table_sink& out) {
+  const std::vector<const device_task*> tasks = op_summary_tasks(m);
+  if (tasks.empty()) return {};
+  const pmu_columns pmu = pmu_columns::of(m.session);
+  const std::vector<std::string> header = op_summary_header(&pmu);
   static const std::vector<std::pair<std::string, std::string>> renamed = {{"Device_id", "Device_id"},
                                                                            {"Op Name", "Name"},
                                                                            {"OP Type", "Type"},
@@ -73,8 +86,8 @@ std::optional<table> kernel_details(const model& m, const profiler_info& info, c
                                                   "Output Shapes", "Output Data Types", "Output Formats"};
   std::vector<std::size_t> cols;
   const auto col_of = [&](const std::string& h) -> std::optional<std::size_t> {
-    for (std::size_t i = 0; i < s.header.size(); ++i)
-      if (s.header[i] == h) return i;
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == h) return i;
     return std::nullopt;
   };
   if (info.level == "Level0") {
@@ -83,24 +96,33 @@ std::optional<table> kernel_details(const model& m, const profiler_info& info, c
     for (const auto& h : shapes)
       if (auto c = col_of(h)) cols.push_back(*c);
   } else {
-    for (std::size_t i = 0; i < s.header.size(); ++i) cols.push_back(i);
+    for (std::size_t i = 0; i < header.size(); ++i) cols.push_back(i);
   }
-  table t;
-  t.name = "kernel_details";
-  if (!steps.empty()) t.header.push_back("Step Id");
+  std::vector<std::string> h;
+  if (!steps.empty()) h.push_back("Step Id");
   for (auto c : cols) {
-    std::string h = s.header[c];
+    std::string name = header[c];
     for (const auto& r : renamed)
-      if (r.first == h) h = r.second;
-    t.header.push_back(std::move(h));
+      if (r.first == name) name = r.second;
+    h.push_back(std::move(name));
   }
+  out.begin("kernel_details", std::move(h));
   const auto start_col = col_of("Task Start Time(us)");
   std::vector<std::pair<std::string, std::string>> bounds;
   for (const auto& st : steps) bounds.emplace_back(ts_us(st.start_ns), ts_us(st.end_ns));
-  for (const auto& row : s.rows) {
-    table::row r;
+  table::row full, r;
+  const device_task* prev = nullptr;
+  for (const device_task* task : tasks) {
+    full.clear();
+    cell_list s(full);
+    op_summary_head(s, *task);
+    op_summary_wait(
+        s, prev && prev->device_id == task->device_id ? std::optional(prev->end_ns) : std::nullopt, task->start_ns);
+    op_summary_tail(s, *task, m.device(task->device_id), &pmu);
+    prev = task;
+    r.clear();
     if (!steps.empty()) {
-      const std::string ts = start_col ? row[*start_col] : "0";
+      const std::string ts = start_col ? full[*start_col] : "0";
       std::string id;
       for (std::size_t k = 0; k < steps.size(); ++k)
         if (bounds[k].first <= ts && ts <= bounds[k].second) {
@@ -109,10 +131,30 @@ std::optional<table> kernel_details(const model& m, const profiler_info& info, c
         }
       r.push_back(std::move(id));
     }
-    for (auto c : cols) r.push_back(row[c]);
-    t.rows.push_back(std::move(r));
+    for (auto c : cols) r.push_back(std::move(full[c]));
+    MSPROF_TRY(out.row(r));
   }
-  return t;
+  return out.end();
+}
+
+/// task_time (the CANN summary torch_npu copies), row by row: tasks by device, then start.
+result<void> task_time_rows(const model& m, table_sink& out) {
+  if (m.tasks.empty()) return {};
+  std::vector<const device_task*> v;
+  v.reserve(m.tasks.size());
+  for (const auto& task : m.tasks) v.push_back(&task);
+  std::stable_sort(v.begin(), v.end(), [](const device_task* a, const device_task* b) {
+    return std::tie(a->device_id, a->start_ns) < std::tie(b->device_id, b->start_ns);
+  });
+  out.begin("task_time", task_time_header());
+  table::row r;
+  for (const device_task* task : v) {
+    r.clear();
+    cell_list s(r);
+    task_time_row(s, *task);
+    MSPROF_TRY(out.row(r));
+  }
+  return out.end();
 }
 
 /// A Python number of torch_npu's step-time sums: an int until a float is
@@ -241,18 +283,9 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
 /// operator_details (torch_npu OperatorViewParser): every framework op but the
 /// ProfilerStep ones, in start order, with host durations from the op tree and
 /// device durations from the kernels bound to it (self) and below it (total).
-std::optional<table> operator_details(const relation& r) {
-  table t;
-  t.name = "operator_details";
-  t.header = {"Name",
-              "Input Shapes",
-              "Call Stack",
-              "Host Self Duration(us)",
-              "Host Total Duration(us)",
-              "Device Self Duration(us)",
-              "Device Total Duration(us)",
-              "Device Self Duration With AICore(us)",
-              "Device Total Duration With AICore(us)"};
+result<void> operator_details(const relation& r, table_sink& out) {
+  bool begun = false;
+  table::row row;
   const auto us = [](std::int64_t ns) { return py_float(as_py_float(ts_us(ns))); };
   for (std::size_t i = 1; i < r.nodes.size(); ++i) {
     const op_node& n = r.nodes[i];
@@ -276,28 +309,32 @@ std::optional<table> operator_details(const relation& r) {
     };
     sum(n.corr_self, dev[0], dev[2]);
     sum(n.corr_total, dev[1], dev[3]);
-    t.rows.push_back({n.op->name, item_lines(n.op->input_shapes), item_lines(n.op->call_stack), us(self), us(total),
-                      dev[0].str(), dev[1].str(), dev[2].str(), dev[3].str()});
+    if (!begun)
+      out.begin("operator_details", {"Name", "Input Shapes", "Call Stack", "Host Self Duration(us)",
+                                     "Host Total Duration(us)", "Device Self Duration(us)", "Device Total Duration(us)",
+                                     "Device Self Duration With AICore(us)", "Device Total Duration With AICore(us)"});
+    begun = true;
+    row = {std::string(n.op->name), item_lines(n.op->input_shapes), item_lines(n.op->call_stack), us(self), us(total),
+           dev[0].str(), dev[1].str(), dev[2].str(), dev[3].str()};
+    MSPROF_TRY(out.row(row));
   }
-  if (t.rows.empty()) return std::nullopt;
-  return t;
+  return begun ? out.end() : result<void>();
 }
 
 /// memory_record (torch_npu MemoryViewParser) from the allocator records
 /// alone (no CANN GE/APP memory is read yet): each NPU record in time order as
 /// a PTA row and, GE having nothing to add, an equal PTA+GE row; a workspace
 /// record as one WORKSPACE row. Sizes in MB as Python prints floats.
-std::optional<table> memory_record(const pt_dir& d, const model& m) {
+result<void> memory_record(const pt_dir& d, const model& m, table_sink& out) {
   constexpr std::int8_t npu = 20;
   constexpr std::uint8_t workspace = 1;
   std::vector<const codec::framework::memory_usage*> recs;
   for (const auto& u : d.memory)
     if (u.device_type == npu) recs.push_back(&u);
   std::stable_sort(recs.begin(), recs.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
-  table t;
-  t.name = "memory_record";
-  t.header = {"Component",        "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
-              "Total Active(MB)", "Stream Ptr",    "Device Type"};
+  if (recs.empty()) return {};
+  out.begin("memory_record", {"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
+                              "Total Active(MB)", "Stream Ptr", "Device Type"});
   const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
   for (const auto* u : recs) {
     // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
@@ -311,15 +348,14 @@ std::optional<table> memory_record(const pt_dir& d, const model& m) {
                     "NPU:" + std::to_string(dev)};
     if (u->component_type == workspace) {
       r[0] = "WORKSPACE";
-      t.rows.push_back(std::move(r));
+      MSPROF_TRY(out.row(r));
       continue;
     }
-    t.rows.push_back(r);
+    MSPROF_TRY(out.row(r));
     r[0] = "PTA+GE";
-    t.rows.push_back(std::move(r));
+    MSPROF_TRY(out.row(r));
   }
-  if (t.rows.empty()) return std::nullopt;
-  return t;
+  return out.end();
 }
 
 /// operator_memory (torch_npu MemoryPrepareParser + MemoryViewParser): the
@@ -329,7 +365,8 @@ std::optional<table> memory_record(const pt_dir& d, const model& m) {
 /// malloc to its enqueue and the aten/npu op around that, or else the op of the
 /// allocating thread running at that time. `incomplete` counts as torch_npu's
 /// "N memory record(s) are incomplete".
-std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const model& m, std::size_t& incomplete) {
+result<void> operator_memory(const pt_dir& d, const relation& rel, const model& m, std::size_t& incomplete,
+                             table_sink& out) {
   namespace fw = codec::framework;
   constexpr std::int8_t npu = 20;
   constexpr std::uint8_t malloc_type = 0, free_type = 1, block_free_type = 2, caching = 0, inner = 0;
@@ -415,7 +452,7 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
       if (!dq) {
         for (const op_node* n = last_op_before(u.time, u.tid, false); n; n = n->parent) {
           if (!n->op) return "";
-          if (n->op->end_ns >= u.time) return n->op->name;
+          if (n->op->end_ns >= u.time) return std::string(n->op->name);
         }
         return "";
       }
@@ -424,28 +461,27 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
       const queue_span& eq = *e->second;
       for (const op_node* n = last_op_before(eq.ts + eq.dur, eq.tid, true); n; n = n->parent) {
         if (!n->op) return "";
-        if (n->op->name.rfind("aten", 0) == 0 || n->op->name.rfind("npu", 0) == 0) return n->op->name;
+        if (n->op->name.rfind("aten", 0) == 0 || n->op->name.rfind("npu", 0) == 0) return std::string(n->op->name);
       }
       return "";
     };
 
-    table t;
-    t.name = "operator_memory";
-    t.header = {"Name",
-                "Size(KB)",
-                "Allocation Time(us)",
-                "Release Time(us)",
-                "Active Release Time(us)",
-                "Duration(us)",
-                "Active Duration(us)",
-                "Allocation Total Allocated(MB)",
-                "Allocation Total Reserved(MB)",
-                "Allocation Total Active(MB)",
-                "Release Total Allocated(MB)",
-                "Release Total Reserved(MB)",
-                "Release Total Active(MB)",
-                "Stream Ptr",
-                "Device Type"};
+    bool begun = false;
+    const std::vector<std::string> header = {"Name",
+                                             "Size(KB)",
+                                             "Allocation Time(us)",
+                                             "Release Time(us)",
+                                             "Active Release Time(us)",
+                                             "Duration(us)",
+                                             "Active Duration(us)",
+                                             "Allocation Total Allocated(MB)",
+                                             "Allocation Total Reserved(MB)",
+                                             "Allocation Total Active(MB)",
+                                             "Release Total Allocated(MB)",
+                                             "Release Total Reserved(MB)",
+                                             "Release Total Active(MB)",
+                                             "Stream Ptr",
+                                             "Device Type"};
     const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
     const auto at = [](std::int64_t ns) { return ts_us(ns) + '\t'; };
     for (const auto& b : blocks) {
@@ -495,17 +531,18 @@ std::optional<table> operator_memory(const pt_dir& d, const relation& rel, const
         r[4] = at(active->time);
         r[6] = at(active->time - a.time);
       }
-      t.rows.push_back(std::move(r));
+      if (!begun) out.begin("operator_memory", header);
+      begun = true;
+      MSPROF_TRY(out.row(r));
     }
-    if (t.rows.empty()) return std::nullopt;
-    return t;  // torch_npu keeps the first process's rows only
+    return begun ? out.end() : result<void>();  // torch_npu keeps the first process's rows only
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace
 
-std::string item_lines(const std::string& v) {
+std::string item_lines(std::string_view v) {
   std::string out;
   for (char c : v) {
     out += c;
@@ -547,28 +584,92 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, std::atomic<std::uint
   for (auto& w : l.m.warnings) l.warnings.push_back(std::move(w));
   l.rel = link(l.d, l.m);
   l.steps = step_ranges(l.rel, l.d);
+  l.rel.acl = {};  // launches by start: only the linking above reads them
   return {};
 }
 
-/// torch_npu's text tables, in its file order, each handed to `use` and then
-/// dropped (a big run's operator_details and kernel_details are each a large
-/// part of the memory); `incomplete` counts the allocations without their free
-/// records. `use` returns its status; the first error stops.
-template <class Use>
-result<void> each_text_table(linked& l, std::size_t& incomplete, Use use) {
+/// torch_npu's text tables, in its file order, each handed to `out` row by
+/// row (a big run's kernel_details and operator_details would otherwise be a
+/// large part of the memory); `incomplete` counts the allocations without
+/// their free records. The first error stops.
+result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
   const auto& info = l.d.info;
-  const auto give = [&](std::optional<table>&& t) -> result<void> { return t ? use(std::move(*t)) : result<void>(); };
-  MSPROF_TRY(give(kernel_details(l.m, info, l.steps)));
-  MSPROF_TRY(give(operator_details(l.rel)));
+  MSPROF_TRY(kernel_details(l.m, info, l.steps, out));
+  MSPROF_TRY(operator_details(l.rel, out));
   if (info.level == "Level1" || info.level == "Level2") {
-    MSPROF_TRY(give(op_statistic(l.m)));
-    MSPROF_TRY(give(api_statistic(l.m)));
+    MSPROF_TRY(out.whole(op_statistic(l.m)));
+    MSPROF_TRY(out.whole(api_statistic(l.m)));
   }
-  if (info.level != "Level_none") MSPROF_TRY(give(task_time(l.m)));
-  MSPROF_TRY(give(step_trace_time(l.m, l.d, l.steps)));
-  MSPROF_TRY(give(operator_memory(l.d, l.rel, l.m, incomplete)));
-  return give(memory_record(l.d, l.m));
+  if (info.level != "Level_none") MSPROF_TRY(task_time_rows(l.m, out));
+  MSPROF_TRY(out.whole(step_trace_time(l.m, l.d, l.steps)));
+  MSPROF_TRY(operator_memory(l.d, l.rel, l.m, incomplete, out));
+  return memory_record(l.d, l.m, out);
 }
+
+/// CSV files in ASCEND_PROFILER_OUTPUT/, each opened at its first row and
+/// written a MiB at a time.
+class csv_files final : public table_sink {
+ public:
+  csv_files(const outfile::dir& dir, analyse_result& res) : dir_(dir), res_(res) {}
+  void begin(const std::string& name, std::vector<std::string> header) override {
+    name_ = name + ".csv";
+    header_ = std::move(header);
+    file_.reset();
+    buf_.clear();
+  }
+  result<void> row(const table::row& cells) override {
+    if (!file_) {
+      auto f = outfile::atomic_file::create(dir_, name_);
+      if (!f) return f.err();
+      file_ = std::move(*f);
+      csv_crlf_line(buf_, header_);
+    }
+    csv_crlf_line(buf_, cells);
+    if (buf_.size() < (1u << 20)) return {};
+    auto w = file_->write(buf_);
+    buf_.clear();
+    return w;
+  }
+  result<void> end() override {
+    if (!file_) return {};  // no rows: no file
+    MSPROF_TRY(file_->write(buf_));
+    buf_.clear();
+    MSPROF_TRY(file_->commit());
+    file_.reset();
+    res_.files.push_back((fs::path(dir_.path()) / name_).string());
+    return {};
+  }
+
+ private:
+  const outfile::dir& dir_;
+  analyse_result& res_;
+  std::string name_, buf_;
+  std::vector<std::string> header_;
+  std::optional<outfile::atomic_file> file_;
+};
+
+/// The tables named in `wanted`, kept whole (show).
+class kept_tables final : public table_sink {
+ public:
+  explicit kept_tables(std::vector<std::string> wanted) : wanted_(std::move(wanted)) {}
+  void begin(const std::string& name, std::vector<std::string> header) override {
+    keep_ = std::find(wanted_.begin(), wanted_.end(), name) != wanted_.end();
+    if (!keep_) return;
+    tables.emplace_back();
+    tables.back().name = name;
+    tables.back().header = std::move(header);
+  }
+  result<void> row(const table::row& cells) override {
+    if (keep_) tables.back().rows.push_back(cells);
+    return {};
+  }
+  result<void> end() override { return {}; }
+  std::vector<table> tables;
+
+ private:
+  std::vector<std::string> wanted_;
+  bool keep_ = false;
+};
 
 }  // namespace
 
@@ -603,10 +704,8 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   };
   if (wants("text")) {
     std::size_t incomplete = 0;
-    MSPROF_TRY(each_text_table(l, incomplete, [&](table&& t) -> result<void> {
-      if (t.rows.empty()) return {};  // torch_npu writes no file without rows
-      return write(t.name + ".csv", [&](auto put) { return csv_crlf(t, put); });
-    }));
+    csv_files csv(*out, res);
+    MSPROF_TRY(text_tables(l, incomplete, csv));
     if (incomplete)
       res.warnings.push_back(l.d.dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
                              " memory record(s) are incomplete (blocks without their free records)");
@@ -619,6 +718,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     res.files.insert(res.files.end(), dbs->begin(), dbs->end());
   }
   MSPROF_TRY(write("analyse.done", [](auto) { return result<void>(); }));
+  if (o.data_simplification.value_or(l.d.info.data_simplification)) res.removed = simplify_data(dir, res.warnings);
   return res;
 }
 
@@ -627,11 +727,9 @@ result<std::string> show_text(const std::string& dir, std::size_t top, bool bold
   MSPROF_TRY(read_and_link(read_pt_dir(dir), l));
   warnings = std::move(l.warnings);
   std::size_t incomplete = 0;
-  std::vector<table> tables;  // the two shown
-  MSPROF_TRY(each_text_table(l, incomplete, [&](table&& t) -> result<void> {
-    if (t.name == "operator_details" || t.name == "step_trace_time") tables.push_back(std::move(t));
-    return {};
-  }));
+  kept_tables kept({"operator_details", "step_trace_time"});  // the two shown
+  MSPROF_TRY(text_tables(l, incomplete, kept));
+  const std::vector<table>& tables = kept.tables;
   const auto find = [&](const char* name) -> const table* {
     for (const auto& t : tables)
       if (t.name == name) return &t;

@@ -38,29 +38,69 @@ enum api_type : std::int64_t { torch_op = 50001, task_queue = 50002, python_trac
 
 std::int64_t global_tid(std::uint64_t pid, std::uint64_t tid) { return static_cast<std::int64_t>((pid << 32) | tid); }
 
+/// A framework table's rows, inserted 64 Ki at a time so that none is ever
+/// held whole; the table is created with its first rows (torch_npu writes no
+/// empty framework table), or exists already (`columns` nullptr). The first
+/// error is kept for finish().
+class batched_table {
+ public:
+  batched_table(detail::sqlite_db& db, std::string name, const char* columns, std::size_t ncols)
+      : db_(db), name_(std::move(name)), columns_(columns), ncols_(ncols) {}
+  void add(std::vector<db_value>&& r) {
+    batch_.push_back(std::move(r));
+    if (batch_.size() >= (1u << 16)) flush();
+  }
+  result<void> finish() {
+    flush();
+    return status_;
+  }
+
+ private:
+  void flush() {
+    if (batch_.empty() || !status_) return;
+    if (!created_ && columns_) status_ = db_.exec("CREATE TABLE IF NOT EXISTS " + name_ + " (" + columns_ + ")");
+    created_ = true;
+    if (status_) status_ = db_.insert(name_, ncols_, batch_);
+    batch_.clear();
+  }
+  detail::sqlite_db& db_;
+  std::string name_;
+  const char* columns_;
+  std::size_t ncols_;
+  rows batch_;
+  bool created_ = false;
+  result<void> status_;
+};
+
 /// torch_npu's id managers: strings from 1 << 28 in registration order ("" is
-/// never registered), connection-id lists and call chains numbered from 0.
+/// never registered), connection-id lists and call chains numbered from 0;
+/// their rows go to STRING_IDS, CONNECTION_IDS and PYTORCH_CALLCHAINS.
 struct fwk_ids {
-  std::map<std::string, std::int64_t> strings;
-  rows string_rows, connection_rows, callchain_rows;
+  fwk_ids(batched_table& s, batched_table& c, batched_table& cc)
+      : string_rows(s), connection_rows(c), callchain_rows(cc) {}
+  batched_table& string_rows;
+  batched_table& connection_rows;
+  batched_table& callchain_rows;
+  std::unordered_map<std::string, std::int64_t> strings;
   std::int64_t connections = 0, callchains = 0;
 
-  std::int64_t str(const std::string& s) {
+  std::int64_t str(std::string_view s) {
     if (s.empty()) return invalid_string_id;
-    const auto [it, fresh] = strings.try_emplace(s, first_string_id + static_cast<std::int64_t>(strings.size()));
-    if (fresh) string_rows.push_back({it->second, s});
+    const auto [it, fresh] =
+        strings.try_emplace(std::string(s), first_string_id + static_cast<std::int64_t>(strings.size()));
+    if (fresh) string_rows.add({it->second, it->first});
     return it->second;
   }
   std::int64_t connection(const std::vector<std::int64_t>& ids) {
-    for (auto c : ids) connection_rows.push_back({connections, c});
+    for (auto c : ids) connection_rows.add({connections, c});
     return connections++;
   }
   /// A ';'-separated call stack, one row per frame (torch_npu splits the ";\r\n" it made of each ';').
-  std::int64_t callchain(const std::string& stack) {
+  std::int64_t callchain(std::string_view stack) {
     std::size_t depth = 0, from = 0;
     for (;;) {
       const std::size_t to = stack.find(';', from);
-      callchain_rows.push_back({callchains, str(stack.substr(from, to - from)), static_cast<std::int64_t>(depth++)});
+      callchain_rows.add({callchains, str(stack.substr(from, to - from)), static_cast<std::int64_t>(depth++)});
       if (to == std::string::npos) break;
       from = to + 1;
     }
@@ -73,12 +113,14 @@ struct api {
   std::int64_t start = 0, end = 0, gtid = 0;
   std::int64_t corr = 0;                   ///< task queue: the raw correlation id
   std::vector<std::int64_t> connections;   ///< ops: forward/backward and CANN ids
-  db_value connection = std::monostate{};  ///< the CONNECTION_IDS id, or NULL
+  std::optional<std::int64_t> connection;  ///< the CONNECTION_IDS id, or NULL
   std::int64_t name = 0;
-  db_value seq = std::monostate{}, fwd_tid = std::monostate{}, dtypes = std::monostate{}, shapes = std::monostate{},
-           callchain = std::monostate{};
+  // NULL when unset (optional, not db_value: a big run holds millions of these).
+  std::optional<std::int64_t> seq, fwd_tid, dtypes, shapes, callchain;
   std::int64_t type = 0;
 };
+
+db_value or_null(const std::optional<std::int64_t>& v) { return v ? db_value(*v) : db_value(std::monostate{}); }
 
 /// A CANN call a framework op can own: a node-level launch, or an mstx event.
 struct cann_call {
@@ -86,8 +128,8 @@ struct cann_call {
   std::int64_t connection = 0;
 };
 
-db_value text_or_null(fwk_ids& ids, const std::string& semicolons) {
-  if (semicolons.empty()) return std::monostate{};
+std::optional<std::int64_t> text_or_null(fwk_ids& ids, std::string_view semicolons) {
+  if (semicolons.empty()) return std::nullopt;
   std::string s;
   for (char c : semicolons) {
     s += c;
@@ -179,16 +221,10 @@ void by_start(std::vector<api*>& v) {
   std::stable_sort(v.begin(), v.end(), [](const api* a, const api* b) { return a->start < b->start; });
 }
 
-/// PYTORCH_API and the id tables (torch_npu FwkFileParser.get_fwk_api, then FwkApiDbParser).
-struct fwk_api_tables {
-  fwk_ids ids;
-  rows apis;
-};
-
-fwk_api_tables fwk_apis(const pt_dir& d, const model& m) {
-  fwk_api_tables out;
-  fwk_ids& ids = out.ids;
-  if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return out;
+/// PYTORCH_API rows into `apis`, the id tables' into `ids` (torch_npu
+/// FwkFileParser.get_fwk_api, then FwkApiDbParser).
+void fwk_apis(const pt_dir& d, const model& m, fwk_ids& ids, batched_table& apis) {
+  if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return;
   const std::uint64_t pid =
       !d.ops.empty() ? d.ops.front().pid : (!d.enqueue.empty() ? d.enqueue.front().pid : d.dequeue.front().pid);
   const auto queue_api = [&](const queue_span& q, const std::string& name) {
@@ -254,9 +290,9 @@ fwk_api_tables fwk_apis(const pt_dir& d, const model& m) {
   std::vector<api*> torch_ops, mstx_ops;
   for (std::size_t i = 0; i < ops.size(); ++i) (is_mstx[i] ? mstx_ops : torch_ops).push_back(&ops[i]);
   for (const auto& c : python_functions(d))
-    out.apis.push_back({std::to_string(c.ts), std::to_string(c.end), global_tid(c.pid, c.tid),
-                        std::monostate{}, ids.str(c.name), std::monostate{}, std::monostate{}, std::monostate{},
-                        std::monostate{}, std::monostate{}, std::int64_t{python_trace}});
+    apis.add({std::to_string(c.ts), std::to_string(c.end), global_tid(c.pid, c.tid), std::monostate{}, ids.str(c.name),
+              std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{},
+              std::int64_t{python_trace}});
 
   const bool queue = !enq.empty() && !deq.empty();
   // CANN_API exists when the PROF_ data has calls; torch_npu links through node-level launches.
@@ -285,14 +321,13 @@ fwk_api_tables fwk_apis(const pt_dir& d, const model& m) {
   }
   const auto emit = [&](api& a) {
     if (!a.connections.empty()) a.connection = ids.connection(a.connections);
-    out.apis.push_back({std::to_string(a.start), std::to_string(a.end), a.gtid, a.connection, a.name, a.seq, a.fwd_tid,
-                        a.dtypes, a.shapes, a.callchain, a.type});
+    apis.add({std::to_string(a.start), std::to_string(a.end), a.gtid, or_null(a.connection), a.name, or_null(a.seq),
+              or_null(a.fwd_tid), or_null(a.dtypes), or_null(a.shapes), or_null(a.callchain), a.type});
   };
   for (auto& a : enq) emit(a);
   for (auto& a : deq) emit(a);
   for (auto* a : torch_ops) emit(*a);
   for (auto* a : mstx_ops) emit(*a);
-  return out;
 }
 
 /// The ProfilerStep ops at the top of the op tree (torch_npu is_profiler_step).
@@ -304,7 +339,7 @@ std::vector<const fw_op*> step_ops(const relation& rel) {
   return out;
 }
 
-std::string step_id(const fw_op& o) { return o.name.substr(o.name.rfind('#') + 1); }
+std::string step_id(const fw_op& o) { return std::string(o.name.substr(o.name.rfind('#') + 1)); }
 
 /// StepTraceTime rows (torch_npu StepInfoDbParser.get_step_range, then
 /// TraceStepTimeDbParser) from the CANN data alone: each step's device range
@@ -470,19 +505,22 @@ result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, cons
     }
     MSPROF_TRY(db.insert("META_DATA", 2, meta_rows(d, warnings)));
 
-    auto fwk = fwk_apis(d, m);
-    if (!fwk.apis.empty())
-      MSPROF_TRY(create_and_fill(db, "PYTORCH_API",
-                                 "startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
-                                 "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, "
-                                 "inputShapes INTEGER, callchainId INTEGER, type INTEGER",
-                                 11, fwk.apis));
-    MSPROF_TRY(db.insert("STRING_IDS", 2, fwk.ids.string_rows));
-    if (!fwk.ids.connection_rows.empty())
-      MSPROF_TRY(create_and_fill(db, "CONNECTION_IDS", "id INTEGER, connectionId INTEGER", 2, fwk.ids.connection_rows));
-    if (!fwk.ids.callchain_rows.empty())
-      MSPROF_TRY(create_and_fill(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3,
-                                 fwk.ids.callchain_rows));
+    batched_table apis(db, "PYTORCH_API",
+                       "startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
+                       "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, "
+                       "inputShapes INTEGER, callchainId INTEGER, type INTEGER",
+                       11);
+    batched_table strings(db, "STRING_IDS", nullptr, 2);
+    batched_table connections(db, "CONNECTION_IDS", "id INTEGER, connectionId INTEGER", 2);
+    batched_table callchains(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3);
+    {
+      fwk_ids ids(strings, connections, callchains);
+      fwk_apis(d, m, ids, apis);
+    }
+    MSPROF_TRY(apis.finish());
+    MSPROF_TRY(strings.finish());
+    MSPROF_TRY(connections.finish());
+    MSPROF_TRY(callchains.finish());
     MSPROF_TRY(db.insert("ENUM_API_TYPE", 2,
                          {{std::int64_t{torch_op}, std::string("op")},
                           {std::int64_t{task_queue}, std::string("queue")},

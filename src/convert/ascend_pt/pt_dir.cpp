@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -125,6 +126,7 @@ result<profiler_info> parse_profiler_info(const std::string& text, const std::st
     for (const auto& t : et->items()) types.push_back(t.as_string_or(""));
     if (!types.empty()) pi.export_type = types;
   }
+  if (exp.get("_data_simplification").is_bool()) pi.data_simplification = exp.get("_data_simplification").as_bool();
   const auto& si = doc->get("start_info");
   if (si.get("syscnt_enable").is_bool()) pi.syscnt_enable = si.get("syscnt_enable").as_bool();
   double freq = 0;
@@ -179,6 +181,48 @@ result<pt_dir> read_pt_dir(const std::string& dir) {
   return d;
 }
 
+namespace {
+
+/// Decodes a FRAMEWORK file a few MiB at a time: whole records only, a cut
+/// record waits for the next read; what is left at the end is decoded as the
+/// file's damaged tail. `piece()` is called after each decoded piece.
+template <class Piece>
+result<void> decode_file(fw::file_kind kind, const std::string& path, fw::records& rec,
+                         std::vector<std::string>& warnings, std::atomic<std::uint64_t>* bytes_read, Piece piece) {
+  constexpr std::size_t chunk = std::size_t{4} << 20;
+  std::uint64_t size = 0;
+  auto opened = codec::open_regular(path, size);
+  if (!opened) return make_error(opened.err().code, opened.err().message + "; file skipped");
+  std::FILE* f = *opened;
+  std::vector<unsigned char> buf;
+  std::uint64_t base = 0;  // file offset of buf[0]
+  bool bad = false;
+  for (;;) {
+    const std::size_t had = buf.size();
+    buf.resize(had + chunk);
+    const std::size_t n = std::fread(buf.data() + had, 1, chunk, f);
+    buf.resize(had + n);
+    if (n == 0 && std::ferror(f)) bad = true;
+    const bool end = n == 0;
+    const std::size_t whole = end ? buf.size() : fw::whole_records(kind, buf.data(), buf.size());
+    if (whole) {
+      fw::decode(kind, buf.data(), whole, path, rec, warnings, base);
+      piece();
+      buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(whole));
+      base += whole;
+    }
+    if (bytes_read) bytes_read->fetch_add(n, std::memory_order_relaxed);
+    if (end) break;
+  }
+  std::fclose(f);
+  if (bad)
+    return make_error(errc::io, path + ": read failed after byte " + std::to_string(base + buf.size()) +
+                                    "; the rest of the file is skipped");
+  return {};
+}
+
+}  // namespace
+
 void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read) {
   const fs::path fwk = fs::path(d.dir) / "FRAMEWORK";
   std::error_code ec;
@@ -188,43 +232,69 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     if (it->is_regular_file(ec)) files.push_back(it->path());
   std::sort(files.begin(), files.end());
   fw::records rec;
+  const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
+  // One torch_npu process writes a directory: records of another pid than the
+  // first op's (the one the db export files them under) are said, per file.
+  std::optional<std::uint64_t> first_pid;
+  struct other_pids {
+    std::size_t n = 0;
+    std::uint64_t offset = 0, pid = 0;
+    void see(std::uint64_t p, std::uint64_t off, std::uint64_t expected) {
+      if (p == expected) return;
+      if (n++ == 0) {
+        offset = off;
+        pid = p;
+      }
+    }
+  } op_pids, mark_pids, memory_pids;
+  const auto text = [&](std::string&& s) -> std::string_view { return *d.texts.insert(std::move(s)).first; };
+  // Ops leave `rec` piece by piece (the file is never held whole, nor its ops twice).
+  const auto take_ops = [&] {
+    for (auto& o : rec.ops) {
+      if (!first_pid) first_pid = o.pid;
+      op_pids.see(o.pid, o.offset, *first_pid);
+      fw_op op;
+      op.start_ns = local(o.start);
+      op.end_ns = local(o.end);
+      op.pid = o.pid;
+      op.tid = o.start_tid;
+      op.name = text(std::move(o.name));
+      op.input_shapes = text(std::move(o.input_shapes));
+      op.call_stack = text(std::move(o.call_stack));
+      op.seq = o.seq;
+      op.fwd_tid = o.fwd_tid;
+      op.input_dtypes = text(std::move(o.input_dtypes));
+      op.module_hierarchy = text(std::move(o.module_hierarchy));
+      op.flops = text(std::move(o.flops));
+      op.has_shapes = o.has_shapes;
+      op.has_dtypes = o.has_dtypes;
+      op.has_stack = o.has_stack;
+      op.has_module = o.has_module;
+      op.has_flops = o.has_flops;
+      d.ops.push_back(std::move(op));
+    }
+    rec.ops.clear();
+  };
   // torch_npu reads the first file of each kind; later ones (its own names
   // never repeat a kind) are read too rather than dropped silently.
   for (const auto& p : files) {
     const auto kind = fw::kind_of(p.filename().string());
     if (kind == fw::file_kind::unknown) continue;
     if (kind == fw::file_kind::op_mark) d.has_task_queue = true;
-    auto bytes = read_file(p.string());
-    if (!bytes) {
-      d.warnings.push_back(bytes.err().message + "; file skipped");
-      continue;
-    }
-    fw::decode(kind, reinterpret_cast<const unsigned char*>(bytes->data()), bytes->size(), p.string(), rec, d.warnings);
-    if (bytes_read) bytes_read->fetch_add(bytes->size(), std::memory_order_relaxed);
+    auto read = decode_file(kind, p.string(), rec, d.warnings, bytes_read, take_ops);
+    if (!read) d.warnings.push_back(read.err().message);
   }
-  const auto local = [&](std::int64_t raw) { return framework_ns(d.info, raw) + wall_offset_ns; };
-  d.ops.reserve(rec.ops.size());
-  for (auto& o : rec.ops) {
-    fw_op op;
-    op.start_ns = local(o.start);
-    op.end_ns = local(o.end);
-    op.pid = o.pid;
-    op.tid = o.start_tid;
-    op.name = std::move(o.name);
-    op.input_shapes = std::move(o.input_shapes);
-    op.call_stack = std::move(o.call_stack);
-    op.seq = o.seq;
-    op.fwd_tid = o.fwd_tid;
-    op.input_dtypes = std::move(o.input_dtypes);
-    op.module_hierarchy = std::move(o.module_hierarchy);
-    op.flops = std::move(o.flops);
-    op.has_shapes = o.has_shapes;
-    op.has_dtypes = o.has_dtypes;
-    op.has_stack = o.has_stack;
-    op.has_module = o.has_module;
-    op.has_flops = o.has_flops;
-    d.ops.push_back(std::move(op));
-  }
+  if (!first_pid && !rec.marks.empty()) first_pid = rec.marks.front().pid;
+  if (!first_pid && !rec.memory.empty()) first_pid = rec.memory.front().pid;
+  for (const auto& m : rec.marks) mark_pids.see(m.pid, m.offset, *first_pid);
+  for (const auto& u : rec.memory) memory_pids.see(u.pid, u.offset, *first_pid);
+  for (const auto& [name, o] : {std::pair<const char*, const other_pids&>{"torch.op_range", op_pids},
+                                {"torch.op_mark", mark_pids},
+                                {"torch.memory_usage", memory_pids}})
+    if (o.n)
+      d.warnings.push_back(codec::place{(fwk / name).string(), o.offset}.str() + ": pid " + std::to_string(o.pid) +
+                           ", not the directory's process " + std::to_string(*first_pid) + " (its first op's); " +
+                           std::to_string(o.n) + " record(s) of other processes, analysed as they are");
   d.python_calls.reserve(rec.python_funcs.size());
   for (const auto& f : rec.python_funcs)
     d.python_calls.push_back({local(static_cast<std::int64_t>(f.start)), f.tid, f.pid, f.hash_key, f.trace_tag});
@@ -262,6 +332,40 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   if (unmatched)
     d.warnings.push_back((fwk / "torch.op_mark").string() + ": " + std::to_string(unmatched) +
                          " enqueue/dequeue end mark(s) without a start; ignored");
+}
+
+std::vector<std::string> simplify_data(const std::string& dir, std::vector<std::string>& warnings) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  const auto remove = [&](const fs::path& p) {
+    std::error_code e;
+    const auto st = fs::symlink_status(p, e);
+    if (e || !fs::exists(st)) return;
+    // remove_all neither follows a link at p nor links inside: only what is under dir goes.
+    if (fs::remove_all(p, e) == static_cast<std::uintmax_t>(-1) || e) {
+      warnings.push_back(p.string() + ": data simplification could not remove it: " + e.message());
+      return;
+    }
+    removed.push_back(p.string());
+  };
+  std::vector<fs::path> profs;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (starts_with(it->path().filename().string(), "PROF_") && !it->is_symlink(ec) && it->is_directory(ec))
+      profs.push_back(it->path());
+  std::sort(profs.begin(), profs.end());
+  for (const auto& prof : profs) {
+    for (const char* sub : {"mindstudio_profiler_output", "mindstudio_profiler_log", "analyze"}) remove(prof / sub);
+    std::vector<fs::path> parts;
+    for (fs::directory_iterator it(prof, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if ((name == "host" || starts_with(name, "device_")) && !it->is_symlink(ec) && it->is_directory(ec))
+        parts.push_back(it->path());
+    }
+    std::sort(parts.begin(), parts.end());
+    for (const auto& part : parts)
+      for (const char* sub : {"sqlite", "summary", "timeline"}) remove(part / sub);
+  }
+  return removed;
 }
 
 framework_kind framework_of(const std::string& dir) {

@@ -187,8 +187,8 @@ std::vector<step_range> step_ranges(relation& r, const pt_dir& d) {
         break;
       }
     step_range sr;
-    const std::string& name = s->op->name;
-    sr.id = name.substr(name.rfind('#') + 1);
+    const std::string_view name = s->op->name;
+    sr.id = std::string(name.substr(name.rfind('#') + 1));
     sr.start_ns = s->op->start_ns;
     if (first) {
       sr.start_ns = first->front().ts;

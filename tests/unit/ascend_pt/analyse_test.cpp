@@ -90,6 +90,157 @@ TEST_CASE("ascend_pt: a truncated FRAMEWORK file is a warning with file and offs
         read_text(fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_level0" / "expected" / "kernel_details.csv"));
 }
 
+namespace {
+
+/// Lines of a text file (a CSV cell with a line break counts its lines).
+std::size_t line_count(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::size_t n = 0;
+  for (std::string line; std::getline(f, line);) ++n;
+  return n;
+}
+
+/// A torch.op_range record of `pid` around `at` (raw framework time), without shapes or stack.
+std::string op_record(std::uint64_t pid, std::int64_t at, const std::string& name) {
+  msprof::codec::framework::op_range r;
+  r.start = at;
+  r.end = at + 100;
+  r.seq = -1;
+  r.pid = pid;
+  r.start_tid = r.end_tid = 1;
+  r.name = name;
+  std::string out;
+  msprof::codec::framework::encode(r, out);
+  return out;
+}
+
+/// The first op's raw start time and pid in a torch.op_range file.
+std::pair<std::int64_t, std::uint64_t> first_op(const fs::path& file) {
+  msprof::codec::framework::records rec;
+  std::vector<std::string> warnings;
+  const std::string bytes = read_text(file);
+  msprof::codec::framework::decode(msprof::codec::framework::file_kind::op_range,
+                                   reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), file.string(),
+                                   rec, warnings);
+  REQUIRE_FALSE(rec.ops.empty());
+  return {rec.ops.front().start, rec.ops.front().pid};
+}
+
+}  // namespace
+
+TEST_CASE("ascend_pt: a FRAMEWORK file longer than a read piece loses no record, a cut tail is named at its offset") {
+  temp_dir tmp("pt_pieces");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  const fs::path ops = dir / "FRAMEWORK" / "torch.op_range";
+  const fs::path expected = fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_level0" / "expected";
+  const auto [at, pid] = first_op(ops);
+  // ~7 MB of extra ops: the file is decoded in 4 MiB pieces, records cut across pieces.
+  constexpr std::size_t extra = 60000;
+  std::string more;
+  for (std::size_t k = 0; k < extra; ++k)
+    more += op_record(pid, at + static_cast<std::int64_t>(k % 7), "extra_op_" + std::string(k % 50, 'x'));
+  more += std::string("\x01\x00\x40\x00\x00\x00" "abc", 9);  // a record cut 3 bytes into its 64
+  const auto old_size = fs::file_size(ops);
+  {
+    std::ofstream f(ops, std::ios::binary | std::ios::app);
+    f << more;
+  }
+  REQUIRE(fs::file_size(ops) > (std::size_t{4} << 20) + 1000);
+  auto r = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  std::size_t cut = 0;
+  const std::string tail_at = ops.string() + ": record at byte offset " + std::to_string(old_size + more.size() - 9);
+  for (const auto& w : r->warnings) {
+    MESSAGE(w);
+    if (w.find(tail_at) == 0 && w.find("runs past the end of the file") != std::string::npos) ++cut;
+  }
+  CHECK(cut == 1);
+  // Every op has its operator_details row (the added ones are one line each).
+  CHECK(line_count(dir / "ASCEND_PROFILER_OUTPUT" / "operator_details.csv") ==
+        line_count(expected / "operator_details.csv") + extra);
+}
+
+TEST_CASE("ascend_pt: FRAMEWORK records of another process are a warning naming the file, offset and pids") {
+  temp_dir tmp("pt_pids");
+  const fs::path dir = copy_case(tmp, "pt_level0");
+  const fs::path ops = dir / "FRAMEWORK" / "torch.op_range";
+  const auto [at, pid] = first_op(ops);
+  const auto size = fs::file_size(ops);
+  {
+    std::ofstream f(ops, std::ios::binary | std::ios::app);
+    f << op_record(pid + 1, at, "stray_a") << op_record(pid + 1, at + 10, "stray_b");
+  }
+  auto r = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  std::size_t said = 0;
+  for (const auto& w : r->warnings) {
+    MESSAGE(w);
+    if (w.find(ops.string() + ": record at byte offset " + std::to_string(size) + ": pid " + std::to_string(pid + 1)) ==
+            0 &&
+        w.find("process " + std::to_string(pid)) != std::string::npos && w.find("2 record(s)") != std::string::npos)
+      ++said;
+  }
+  CHECK(said == 1);
+  // Analysed as they are: the rows are there.
+  const std::string details = read_text(dir / "ASCEND_PROFILER_OUTPUT" / "operator_details.csv");
+  CHECK(details.find("stray_a") != std::string::npos);
+  CHECK(details.find("stray_b") != std::string::npos);
+}
+
+TEST_CASE("ascend_pt: data simplification deletes the CANN intermediate data only, as profiler_info asks") {
+  temp_dir tmp("pt_simplify");
+  const fs::path dir = copy_case(tmp, "pt_level0");  // its profiler_info: _data_simplification false
+  fs::path prof;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) prof = e.path();
+  REQUIRE(!prof.empty());
+  const auto put = [](const fs::path& p) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << "x";
+  };
+  const std::vector<fs::path> intermediate = {prof / "mindstudio_profiler_output", prof / "mindstudio_profiler_log",
+                                              prof / "device_0" / "summary", prof / "device_0" / "timeline",
+                                              prof / "device_0" / "sqlite", prof / "host" / "sqlite"};
+  for (const auto& p : intermediate) put(p / "old.csv");
+  put(dir / "logs" / "run.log");
+  const fs::path outside = tmp / "outside";
+  put(outside / "keep.txt");
+  fs::create_directory_symlink(outside, prof / "analyze");  // a link is removed, its target kept
+
+  auto off = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(off.has_value(), off.err().what());
+  CHECK(off->removed.empty());
+  for (const auto& p : intermediate) CHECK(fs::exists(p / "old.csv"));
+
+  pt::analyse_options on;
+  on.export_type = "text";
+  on.data_simplification = true;
+  auto r = pt::analyse(dir.string(), on);
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  CHECK(r->removed.size() == intermediate.size() + 1);
+  for (const auto& p : intermediate) CHECK_FALSE(fs::exists(p));
+  CHECK_FALSE(fs::exists(fs::symlink_status(prof / "analyze")));
+  CHECK(fs::exists(outside / "keep.txt"));
+  // Kept: the raw data, the control files, FRAMEWORK, logs, profiler_info, the outputs.
+  CHECK(fs::is_directory(prof / "device_0" / "data"));
+  CHECK(fs::is_directory(prof / "host" / "data"));
+  CHECK(fs::exists(dir / "FRAMEWORK" / "torch.op_range"));
+  CHECK(fs::exists(dir / "logs" / "run.log"));
+  CHECK(fs::exists(dir / "profiler_info_0.json"));
+  CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"));
+  // The profiler_info switch alone does it too.
+  put(prof / "mindstudio_profiler_output" / "again.csv");
+  std::string info = read_text(dir / "profiler_info_0.json");
+  const std::string from = "\"_data_simplification\": false";
+  REQUIRE(info.find(from) != std::string::npos);
+  info.replace(info.find(from), from.size(), "\"_data_simplification\": true");
+  std::ofstream(dir / "profiler_info_0.json", std::ios::trunc) << info;
+  auto by_info = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(by_info.has_value(), by_info.err().what());
+  CHECK(by_info->removed == std::vector<std::string>{(prof / "mindstudio_profiler_output").string()});
+  CHECK(pt::parse_profiler_info(info, "p.json")->data_simplification);
+}
+
 TEST_CASE("ascend_pt: the db export names its file after the rank, without one as torch_npu does") {
   temp_dir tmp("pt_db");
   const fs::path dir = copy_case(tmp, "pt_level0");

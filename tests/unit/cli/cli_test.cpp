@@ -1127,6 +1127,32 @@ TEST_CASE("cli: analyse --export-type db writes the dbs, an unknown type is rc 2
   CHECK(r.err.find("analyse needs -dir") != std::string::npos);
 }
 
+TEST_CASE("cli: analyse --data-simplification on deletes the CANN intermediate data, off keeps it, others are rc 2") {
+  sandbox s;
+  const fs::path dir = add_pt_case(s, "pt_level0");  // its profiler_info: _data_simplification false
+  fs::path intermediate;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) intermediate = e.path() / "mindstudio_profiler_output";
+  REQUIRE(!intermediate.empty());
+  fs::create_directories(intermediate);
+  std::ofstream(intermediate / "op_summary_1.csv") << "x";
+  auto r = s.run({"analyse", "-dir", dir.string(), "--export-type", "text"});
+  REQUIRE(r.rc == 0);
+  CHECK(fs::exists(intermediate / "op_summary_1.csv"));  // profiler_info says off
+  r = s.run({"analyse", "-dir", dir.string(), "--data-simplification", "off"});
+  REQUIRE(r.rc == 0);
+  CHECK(fs::exists(intermediate / "op_summary_1.csv"));
+  r = s.run({"analyse", "-dir", dir.string(), "--data-simplification=on"});
+  CHECK(r.err.empty());
+  REQUIRE(r.rc == 0);
+  CHECK_FALSE(fs::exists(intermediate));
+  CHECK(fs::exists(dir / "FRAMEWORK" / "torch.op_range"));
+  CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"));
+  r = s.run({"analyse", "-dir", dir.string(), "--data-simplification", "yes"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--data-simplification must be on or off") != std::string::npos);
+}
+
 namespace {
 
 std::vector<std::string> lines_of(const std::string& text) {

@@ -25,6 +25,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "../../codec/framework.hpp"
@@ -46,19 +48,22 @@ struct profiler_info {
   std::int64_t start_cnt = 0;                    ///< start_info.start_cnt
   std::int64_t start_monotonic = 0;              ///< start_info.start_monotonic (ns)
   std::int64_t rank_id = -1;
+  bool data_simplification = true;               ///< experimental_config._data_simplification
 };
 
-/// A framework op (torch.op_range) on the local clock.
+/// A framework op (torch.op_range) on the local clock. Its texts are views of
+/// pt_dir::texts, where each distinct text is kept once (a run repeats its
+/// names, shapes and stacks millions of times).
 struct fw_op {
   std::int64_t start_ns = 0, end_ns = 0;
   std::uint64_t pid = 0, tid = 0;
-  std::string name;
-  std::string input_shapes;   ///< ';'-separated, as recorded
-  std::string call_stack;     ///< ';'-separated frames
-  std::int64_t seq = -1;      ///< autograd sequence number (-1: none)
-  std::uint64_t fwd_tid = 0;  ///< forward thread of a backward op, 0 for a forward op
-  std::string input_dtypes;   ///< ';'-separated
-  std::string module_hierarchy, flops;
+  std::string_view name;
+  std::string_view input_shapes;  ///< ';'-separated, as recorded
+  std::string_view call_stack;    ///< ';'-separated frames
+  std::int64_t seq = -1;          ///< autograd sequence number (-1: none)
+  std::uint64_t fwd_tid = 0;      ///< forward thread of a backward op, 0 for a forward op
+  std::string_view input_dtypes;  ///< ';'-separated
+  std::string_view module_hierarchy, flops;
   /// Which optional fields the record carried (the trace shows only those).
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
@@ -90,6 +95,9 @@ struct pt_dir {
   std::string info_file;  ///< profiler_info_{rank}.json
   profiler_info info;
   std::vector<fw_op> ops;           ///< torch.op_range, file order
+  /// The ops' texts, each once: fw_op views point here (a set node never moves, not even when the
+  /// pt_dir is moved; a copied pt_dir's ops still view the original's).
+  std::unordered_set<std::string> texts;
   std::vector<queue_span> enqueue;  ///< in the order their end marks come (time order)
   std::vector<queue_span> dequeue;
   bool has_task_queue = false;                         ///< a torch.op_mark file exists
@@ -153,7 +161,7 @@ struct op_node {
 struct relation {
   std::vector<op_node> nodes;
   std::map<std::int64_t, std::vector<kernel_ref>> kernels;
-  std::map<std::int64_t, std::vector<kernel_ref>> acl;
+  std::map<std::int64_t, std::vector<kernel_ref>> acl;  ///< kernels by launch start (linking only; analyse drops it after)
 };
 relation link(const pt_dir& d, const model& m);
 
@@ -182,7 +190,7 @@ std::vector<py_function> python_functions(const pt_dir& d);
 
 /// A ';'-separated field (Python's `";".join(...)`) one item a line (";\r\n"),
 /// as torch_npu shows shapes, dtypes and call stacks.
-std::string item_lines(const std::string& v);
+std::string item_lines(std::string_view v);
 
 /// Options of analyse().
 struct analyse_options {
@@ -191,6 +199,9 @@ struct analyse_options {
   /// Progress: bytes of FRAMEWORK files and PROF_ data slices read so far are
   /// added here (input_bytes() is the total).
   std::atomic<std::uint64_t>* bytes_read = nullptr;
+  /// Delete the intermediate data after the analysis (simplify_data()); unset:
+  /// what profiler_info says (torch_npu's default: on).
+  std::optional<bool> data_simplification = std::nullopt;
 };
 
 /// What analyse() wrote.
@@ -198,7 +209,17 @@ struct analyse_result {
   std::string output_dir;  ///< <dir>/ASCEND_PROFILER_OUTPUT
   std::vector<std::string> files;
   std::vector<std::string> warnings;
+  std::vector<std::string> removed;  ///< what data simplification deleted
 };
+
+/// torch_npu's data simplification of an analysed directory: it keeps only
+/// profiler_*.json, ASCEND_PROFILER_OUTPUT/, the PROF_ directories' raw data,
+/// FRAMEWORK/ and logs/. What goes are the CANN parser's intermediate
+/// directories in each PROF_ (mindstudio_profiler_output/,
+/// mindstudio_profiler_log/, analyze/, and sqlite/, summary/, timeline/ of
+/// host/ and each device_*/); anything else is left alone. A link is removed,
+/// never followed. Returns the paths removed; failures go to `warnings`.
+std::vector<std::string> simplify_data(const std::string& dir, std::vector<std::string>& warnings);
 
 /// What analyse() reads of `dir`: its PROF_ directories' data slices and its
 /// FRAMEWORK files, in bytes (the progress total).
