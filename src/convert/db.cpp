@@ -165,11 +165,11 @@ result<void> sqlite_db::open() {
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
                       nullptr) != SQLITE_OK)
     return fail("cannot create database");
-  // Bulk loading: 64 KiB pages (fewer page splits and calls per row), no
-  // journal and no sync (the file is a temporary until the exporter renames it
-  // complete), one transaction.
-  return exec("PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-              "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; BEGIN");
+  // Bulk loading: no journal and no sync (the file is a temporary until the
+  // exporter renames it complete), one transaction. (64 KiB pages took 9 % less
+  // CPU, but the 5 M-record export's peak RSS then grew past memory_test's bound.)
+  return exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
+              "PRAGMA cache_size=-65536; BEGIN");
 }
 
 result<void> sqlite_db::exec(const std::string& sql) {
