@@ -3,7 +3,7 @@
 # The concurrency tests under ThreadSanitizer: ring buffers and the collector
 # (test_collect_hot: growth, thread and fork storms), the mstx tool core
 # (test_mstx*), sessions (test_session*), and the launcher's collection cases
-# (test_cli: buffer policies, fork, kill -9), whose programs and injection
+# (test_cli: buffer policies, fork, kill -9, the --delay window), whose programs and injection
 # library are built with TSan too (a race there fails the program, so the case),
 # and `msprof collect` over ssh (soc:collect-ssh: the askpass server's thread).
 set -euo pipefail
