@@ -165,6 +165,21 @@ inline result<std::string> read_text_file(const std::string& path) {
   return ss.str();
 }
 
+// The training trace's keys, the same in acl.json and TF's profiling_options:
+// nullopt when `key` is none of them, else whether its value was taken.
+inline std::optional<result<void>> training_trace_key(const config_reader& r, std::string_view key,
+                                                      const json::value& v, session_config& c) {
+  auto take = [](auto got, auto& into) -> result<void> {
+    if (!got) return got.err();
+    into = std::move(*got);
+    return {};
+  };
+  if (key == "training_trace") return take(r.on_off(key, v), c.training_trace);
+  if (key == "fp_point") return take(r.string(key, v), c.fp_point);
+  if (key == "bp_point") return take(r.string(key, v), c.bp_point);
+  return std::nullopt;
+}
+
 // Accepts a key without msprof equivalent: type-checked, warned when not at its default.
 #define MSPROF_DETAIL_NO_EFFECT(reader, key, value, check, default_value) \
   do {                                                                    \
@@ -227,12 +242,8 @@ inline result<std::optional<session_config>> parse_acl_json(std::string_view tex
       MSPROF_DETAIL_NO_EFFECT(r, key, v, on_off, true);
     } else if (key == "aicpu" || key == "l2" || key == "hccl") {
       MSPROF_DETAIL_NO_EFFECT(r, key, v, on_off, false);
-    } else if (key == "training_trace") {
-      MSPROF_TRY_ASSIGN(c.training_trace, r.on_off(key, v));
-    } else if (key == "fp_point") {
-      MSPROF_TRY_ASSIGN(c.fp_point, r.string(key, v));
-    } else if (key == "bp_point") {
-      MSPROF_TRY_ASSIGN(c.bp_point, r.string(key, v));
+    } else if (auto taken = detail::training_trace_key(r, key, v, c)) {
+      MSPROF_TRY(*taken);
     } else {
       r.unknown(key);
     }
@@ -357,12 +368,8 @@ inline result<session_config> parse_profiling_options(std::string_view text,
       MSPROF_DETAIL_NO_EFFECT(r, key, v, on_off, false);
     } else if (key == "runtime_api") {
       MSPROF_DETAIL_NO_EFFECT(r, key, v, on_off, true);
-    } else if (key == "training_trace") {
-      MSPROF_TRY_ASSIGN(c.training_trace, r.on_off(key, v));
-    } else if (key == "fp_point") {
-      MSPROF_TRY_ASSIGN(c.fp_point, r.string(key, v));
-    } else if (key == "bp_point") {
-      MSPROF_TRY_ASSIGN(c.bp_point, r.string(key, v));
+    } else if (auto taken = detail::training_trace_key(r, key, v, c)) {
+      MSPROF_TRY(*taken);
     } else {
       r.unknown(key);
     }
