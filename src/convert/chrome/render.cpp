@@ -220,6 +220,7 @@ struct trace_builder::impl {
   std::int64_t min_slice = none, min_counter = none;
   std::int64_t max_ts = std::numeric_limits<std::int64_t>::min();
   bool finished = false;
+  std::string buf_payload, buf_name, buf_args;  // add()'s, reused
 
   void add(const trace_event& e, seq at);
   result<output> finish(std::int64_t session_start_ns, std::string_view stem, const chunk_output& emit_chunk);
@@ -230,7 +231,8 @@ struct trace_builder::impl {
 };
 
 void trace_builder::impl::add(const trace_event& e, seq at) {
-  std::string payload;
+  std::string& payload = buf_payload;
+  payload.clear();
   if (is_slice_phase(e.ph) || e.ph == 'C') {
     std::int64_t d = e.ph == 'X' ? e.dur_ns : 0;
     if (d < 0) {
@@ -239,9 +241,11 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
     }
     max_ts = std::max(max_ts, e.ts_ns + d);
     // name and args, encoded once: [ph][has conn][conn][name][args]
-    std::string name;
+    std::string& name = buf_name;
+    name.clear();
     append_name(name, e.name, st);
-    std::string args;
+    std::string& args = buf_args;
+    args.clear();
     if (!e.args.empty() || e.ph == 'C') {
       args = ",\"args\":";
       append_args(args, e.args, st);
@@ -718,7 +722,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     wkey k;
     std::string_view cp, fp, p;
     bool have_c = claims.next(ck, cp), have_f = flows.next(fk, fp);
-    std::string text, claim_cat;
+    std::string text, claim_cat, ev;
     while (written.next(k, p)) {
       reader r{p};
       const char ph = r.get<char>();
@@ -752,7 +756,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       rec.key = k;
       rec.ts = k.ts;
       rec.end = k.ts + dur;
-      std::string ev = ",\n{\"name\":";
+      ev.assign(",\n{\"name\":");
       ev += name;
       if (ph != 'C') {
         ev += ",\"cat\":";
@@ -838,11 +842,20 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   index.flush();
   MSPROF_TRY(body.status());
   MSPROF_TRY(index.status());
+  // The size index is read in order, 8192 records at a time.
+  std::string chunk;
+  std::uint64_t chunk_first = 0, chunk_n = 0;
   auto read_rec = [&](std::uint64_t pos, size_rec& rec) -> result<void> {
-    std::string b;
-    if (!index.read(pos * sizeof(size_rec), sizeof(size_rec), b) || b.size() != sizeof(size_rec))
-      return make_error(errc::io, dir + ": cannot read back the chrome trace's size index");
-    std::memcpy(&rec, b.data(), sizeof rec);
+    if (pos < chunk_first || pos >= chunk_first + chunk_n) {
+      chunk.clear();
+      const std::uint64_t n = std::min<std::uint64_t>(8192, positions - pos);
+      if (!index.read(pos * sizeof(size_rec), static_cast<std::size_t>(n * sizeof(size_rec)), chunk) ||
+          chunk.size() != n * sizeof(size_rec))
+        return make_error(errc::io, dir + ": cannot read back the chrome trace's size index");
+      chunk_first = pos;
+      chunk_n = n;
+    }
+    std::memcpy(&rec, chunk.data() + (pos - chunk_first) * sizeof rec, sizeof rec);
     return {};
   };
   const stats counted = st;  // the write pass must not count strings again
