@@ -202,6 +202,7 @@ struct trace_builder::impl {
         quarter(std::max<std::size_t>(budget / 4, 64u << 10)),
         slices(this->dir, quarter),
         written(this->dir, quarter),
+        durations(this->dir, quarter),
         meta(this->dir, quarter),
         starts(this->dir, quarter),
         finishes(this->dir, quarter) {}
@@ -211,7 +212,8 @@ struct trace_builder::impl {
   std::size_t quarter;
   stats st;
   spill_sorter<nkey> slices;    // X and I events in nesting order
-  spill_sorter<wkey> written;   // slices (final) and counters in write order
+  spill_sorter<wkey> written;   // slices and counters in write order: their text
+  spill_sorter<wkey> durations; // slices in write order: their final duration
   spill_sorter<pkey> meta;      // M events, encoded, in input order
   spill_sorter<fkey> starts;    // s events
   spill_sorter<fkey> finishes;  // f events
@@ -240,7 +242,7 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
       d = 0;
     }
     max_ts = std::max(max_ts, e.ts_ns + d);
-    // name and args, encoded once: [ph][has conn][conn][name][args]
+    // name and args, encoded once
     std::string& name = buf_name;
     name.clear();
     append_name(name, e.name, st);
@@ -257,19 +259,20 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
     if (e.ph == 'C') {
       min_counter = std::min(min_counter, e.ts_ns);
       k.cls = 1;
-      put(payload, e.ph);
-      put(payload, std::int64_t{0});
-      put(payload, e.pid);
-      put(payload, e.tid);
-      put_str(payload, name);
-      payload += args;
-      written.push(k, payload);
-      return;
+    } else {
+      min_slice = std::min(min_slice, e.ts_ns);
+      k.pid = e.pid;
+      k.tid = e.tid;
+      k.neg_dur = -d;
     }
-    min_slice = std::min(min_slice, e.ts_ns);
-    k.pid = e.pid;
-    k.tid = e.tid;
-    k.neg_dur = -d;
+    // The text goes straight into write order; the nesting pass sees only the numbers.
+    put(payload, e.ph);
+    put(payload, e.pid);
+    put(payload, e.tid);
+    put_str(payload, name);
+    payload += args;
+    written.push(k, payload);
+    if (e.ph == 'C') return;
     std::uint64_t conn = 0;
     bool has_conn = false;
     if (e.ph == 'X') {
@@ -281,11 +284,10 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
         }
       }
     }
+    payload.clear();
     put(payload, e.ph);
     put(payload, static_cast<std::uint8_t>(has_conn));
     put(payload, conn);
-    put_str(payload, name);
-    payload += args;
     slices.push(nkey{k}, payload);
   } else if (e.ph == 'M') {
     payload = "{\"name\":";
@@ -394,7 +396,6 @@ struct node {
   std::int64_t end = 0;      // end now
   std::uint8_t flags = 0;
   std::size_t index = 0;     // position in its thread's nesting order
-  std::string name, args;
   std::vector<std::size_t> held;  // closed children whose end can still follow this one's
 };
 
@@ -421,13 +422,8 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
     if (n.flags & overlap) ++st.clamped_overlap;
     if (n.flags & rounding) ++st.clamped_rounding;
     payload.clear();
-    put(payload, n.ph);
     put(payload, n.end - n.key.ts);
-    put(payload, n.key.pid);
-    put(payload, n.key.tid);
-    put_str(payload, n.name);
-    payload += n.args;
-    written.push(n.key, payload);
+    durations.push(n.key, payload);
     const auto held = std::move(n.held);
     n.held.clear();
     free_ids.push_back(id);
@@ -550,8 +546,6 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
       n.ph = r.get<char>();
       n.has_conn = r.get<std::uint8_t>() != 0;
       n.conn = r.get<std::uint64_t>();
-      n.name.assign(r.str());
-      n.args.assign(r.s);
       n.end = k.ts - k.neg_dur;
       n.flags = 0;
       n.index = count;
@@ -723,10 +717,18 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     std::string_view cp, fp, p;
     bool have_c = claims.next(ck, cp), have_f = flows.next(fk, fp);
     std::string text, claim_cat, ev;
+    wkey dk;
+    std::string_view dp;
+    bool have_d = durations.next(dk, dp);
     while (written.next(k, p)) {
       reader r{p};
       const char ph = r.get<char>();
-      const auto dur = r.get<std::int64_t>();
+      std::int64_t dur = 0;
+      if (ph != 'C') {
+        if (!have_d || !(dk == k)) return make_error(errc::unsupported, "chrome trace: a slice lost its duration");
+        dur = reader{dp}.get<std::int64_t>();
+        have_d = durations.next(dk, dp);
+      }
       const auto epid = r.get<std::uint64_t>();
       const auto etid = r.get<std::uint64_t>();
       const auto name = r.str();
@@ -835,6 +837,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       ++positions;
     }
     MSPROF_TRY(written.take_status());
+    MSPROF_TRY(durations.take_status());
     MSPROF_TRY(claims.take_status());
     MSPROF_TRY(flows.take_status());
   }
