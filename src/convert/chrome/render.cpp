@@ -703,6 +703,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   std::sort(steps.begin(), steps.end());
   std::size_t step_at = 0;
   std::uint64_t total = 0, positions = 0;
+  std::int64_t first_ts = 0, last_end = 0;  // of all events
   std::size_t n_slices = 0, n_instants = 0, n_counters = 0;
   {
     std::set<wkey> shadowed;  // flow ends DevTools binds to an earlier slice
@@ -753,6 +754,9 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
         else
           group_cats.emplace_back(cat);
       }
+      if (positions == 0) first_ts = last_end = k.ts;
+      first_ts = std::min(first_ts, k.ts);
+      last_end = std::max(last_end, k.ts + dur);
       size_rec rec;
       rec.offset = body.size();
       rec.key = k;
@@ -1021,9 +1025,13 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     buf += other_data(origin, final_st, session_start_ns, k, names);
     buf += tail_close;
     if (!emit()) return failed();
-    // The part's time range, from the size index.
-    bool have_range = false;
-    for (std::uint64_t j = cuts[k].begin; j < cuts[k].end; ++j) {
+    // The part's time range: of everything for one part, else from the size index.
+    bool have_range = cuts.size() == 1 && positions > 0;
+    if (have_range) {
+      pt.first_ns = first_ts;
+      pt.last_ns = last_end;
+    }
+    for (std::uint64_t j = cuts[k].begin; j < cuts[k].end && cuts.size() > 1; ++j) {
       size_rec rec;
       MSPROF_TRY(read_rec(j, rec));
       if (!have_range) {
