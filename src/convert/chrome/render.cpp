@@ -223,6 +223,9 @@ struct trace_builder::impl {
   std::int64_t max_ts = std::numeric_limits<std::int64_t>::min();
   bool finished = false;
   std::string buf_payload, buf_name, buf_args;  // add()'s, reused
+  // For the bound on the output's size: encoded names and args, events, flow strings.
+  std::uint64_t text_bytes = 0, events_written = 0, flow_bytes = 0, pairs_count = 0;
+  std::size_t longest_cat = 0;
 
   void add(const trace_event& e, seq at);
   result<output> finish(std::int64_t session_start_ns, std::string_view stem, const chunk_output& emit_chunk);
@@ -272,6 +275,8 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
     put_str(payload, name);
     payload += args;
     written.push(k, payload);
+    text_bytes += name.size() + args.size();
+    ++events_written;
     if (e.ph == 'C') return;
     std::uint64_t conn = 0;
     bool has_conn = false;
@@ -378,6 +383,9 @@ void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<p
       put_str(payload, s.id);
       pairs.push({f.hi, f.lo, 0}, payload);
       if (cats.size() < 2) cats.insert(s.cat);
+      flow_bytes += s.cat.size() + s.name.size() + s.id.size();
+      ++pairs_count;
+      longest_cat = std::max(longest_cat, s.cat.size());
     }
     for (bool used : s_used)
       if (!used) ++st.flows_unpaired;
@@ -697,7 +705,28 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     MSPROF_TRY(meta.take_status());
   }
   const std::uint64_t meta_bytes = meta_text.size();
+  const std::uint64_t fixed = head.size() + tail_open.size() + tail_close.size() + meta_bytes;
   scratch body(dir), index(dir);
+  // A trace that surely fits one part (a bound on every event's and flow's
+  // bytes, with room for otherData) goes straight into it: no scratch copy, no size index.
+  const std::uint64_t cat_bound = 6 * std::max(longest_cat, opt.default_cat.size()) + 2;
+  const std::uint64_t size_bound = text_bytes + events_written * (192 + cat_bound) + 12 * flow_bytes +
+                              pairs_count * (2 * (192 + cat_bound) + 8);
+  const bool direct = fixed + size_bound + 4096 <= opt.max_part_bytes;
+  std::string direct_buf;
+  std::uint64_t direct_bytes = 0;
+  bool direct_first = meta_text.empty();
+  auto direct_emit = [&]() -> bool {
+    direct_bytes += direct_buf.size();
+    const bool ok = emit_chunk(0, std::string_view(direct_buf));
+    direct_buf.clear();
+    return ok;
+  };
+  auto direct_failed = [&] { return make_error(errc::io, fmt::format("{}.json: write failed", stem)); };
+  if (direct) {
+    direct_buf.assign(head);
+    if (!meta_text.empty()) direct_buf.append(meta_text, 2, std::string::npos);
+  }
   spill_sorter<pkey> candidates(dir, quarter);  // flows that fit, in pair order
   std::vector<std::int64_t> steps = opt.step_starts_ns;
   std::sort(steps.begin(), steps.end());
@@ -781,7 +810,13 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       }
       ev += args;
       ev += '}';
-      body.append(ev);
+      if (!direct) {
+        body.append(ev);
+      } else {
+        direct_buf.append(ev, direct_first ? 2 : 0, std::string::npos);
+        direct_first = false;
+        if (direct_buf.size() >= (1u << 20) && !direct_emit()) return direct_failed();
+      }
       rec.cost = ev.size();
       if (ph != 'C') {
         auto& ends = open[{k.pid, k.tid}];
@@ -837,13 +872,54 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       }
       rec.boundary = crossed;
       total += rec.cost;
-      index.append(std::string_view(reinterpret_cast<const char*>(&rec), sizeof rec));
+      if (!direct) index.append(std::string_view(reinterpret_cast<const char*>(&rec), sizeof rec));
       ++positions;
     }
     MSPROF_TRY(written.take_status());
     MSPROF_TRY(durations.take_status());
     MSPROF_TRY(claims.take_status());
     MSPROF_TRY(flows.take_status());
+  }
+  if (direct) {
+    // The one part: the flows in pair order, then otherData.
+    stats final_st = st;
+    final_st.slices = n_slices;
+    final_st.instants = n_instants;
+    final_st.counters = n_counters;
+    final_st.metadata = meta_count;
+    std::size_t events = meta_count + static_cast<std::size_t>(positions);
+    pkey k;
+    std::string_view p;
+    while (candidates.next(k, p)) {
+      reader r{p};
+      r.get<wkey>();
+      r.get<wkey>();
+      if (!direct_first) direct_buf += ",\n";
+      direct_first = false;
+      direct_buf += r.s;
+      events += 2;
+      ++final_st.flows_written;
+      if (direct_buf.size() >= (1u << 20) && !direct_emit()) return direct_failed();
+    }
+    MSPROF_TRY(candidates.take_status());
+    const std::vector<std::string> names{std::string(stem) + ".json"};
+    direct_buf += tail_open;
+    direct_buf += other_data(origin, final_st, session_start_ns, 0, names);
+    direct_buf += tail_close;
+    if (!direct_emit()) return direct_failed();
+    output out;
+    out.origin_ns = origin;
+    out.totals = final_st;
+    part pt;
+    pt.file_name = names[0];
+    pt.bytes = direct_bytes;
+    pt.events = events;
+    if (positions > 0) {
+      pt.first_ns = first_ts;
+      pt.last_ns = last_end;
+    }
+    out.parts.push_back(std::move(pt));
+    return out;
   }
   body.flush();
   index.flush();
@@ -871,7 +947,6 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   struct cut {
     std::uint64_t begin, end;
   };
-  const std::uint64_t fixed = head.size() + tail_open.size() + tail_close.size() + meta_bytes;
   std::vector<cut> cuts;
   std::vector<std::string> names;
   std::uint64_t reserve = 1024;
