@@ -275,7 +275,7 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
     put_str(payload, name);
     payload += args;
     written.push(k, payload);
-    text_bytes += name.size() + args.size();
+    text_bytes += name.size() + args.size() + fmt::formatted_size("{}{}", e.pid, e.tid);
     ++events_written;
     if (e.ph == 'C') return;
     std::uint64_t conn = 0;
@@ -383,9 +383,18 @@ void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<p
       put_str(payload, s.id);
       pairs.push({f.hi, f.lo, 0}, payload);
       if (cats.size() < 2) cats.insert(s.cat);
-      flow_bytes += s.cat.size() + s.name.size() + s.id.size();
+      {
+        std::string json;  // the flow's strings as they will be written (counters are not touched)
+        stats ignore;
+        append_name(json, s.name, ignore);
+        append_string(json, s.cat, ignore.invalid_utf8);
+        append_string(json, s.id, ignore.invalid_utf8);
+        flow_bytes += json.size();
+        json.clear();
+        append_string(json, s.cat, ignore.invalid_utf8);
+        longest_cat = std::max(longest_cat, json.size());
+      }
       ++pairs_count;
-      longest_cat = std::max(longest_cat, s.cat.size());
     }
     for (bool used : s_used)
       if (!used) ++st.flows_unpaired;
@@ -709,9 +718,18 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   scratch body(dir), index(dir);
   // A trace that surely fits one part (a bound on every event's and flow's
   // bytes, with room for otherData) goes straight into it: no scratch copy, no size index.
-  const std::uint64_t cat_bound = 6 * std::max(longest_cat, opt.default_cat.size()) + 2;
-  const std::uint64_t size_bound = text_bytes + events_written * (192 + cat_bound) + 12 * flow_bytes +
-                              pairs_count * (2 * (192 + cat_bound) + 8);
+  // Per event besides its name, args, pid and tid: the keys, ph, ts and dur
+  // (each at most 17 characters below 2^50 ns) and the longest category; per
+  // flow twice its strings, pid, tid and ts (20 + 20 + 17) and the keys.
+  std::uint64_t cat_bound = 0;
+  {
+    std::string json;
+    std::size_t ignore = 0;
+    append_string(json, opt.default_cat, ignore);
+    cat_bound = std::max<std::uint64_t>(json.size(), longest_cat);
+  }
+  const std::uint64_t size_bound =
+      text_bytes + events_written * (96 + cat_bound) + 2 * flow_bytes + pairs_count * (2 * (64 + 57) + 8);
   const bool direct = fixed + size_bound + 4096 <= opt.max_part_bytes;
   std::string direct_buf;
   std::uint64_t direct_bytes = 0;
