@@ -21,10 +21,10 @@ namespace {
 /// section, then the key the timeline exporter sorts that section by. Only the
 /// order within a kind matters (slices, s, f, metadata): a task's X and its f
 /// may sit in different sections.
-namespace section {
+namespace chrome_section {
 inline constexpr std::uint64_t tasks = 0, task_flows = 1, apis = 2, api_flows = 3, mstx = 4, mstx_flows = 5,
                                end = 6;  ///< metadata and what only the final model knows, in emission order
-}  // namespace section
+}  // namespace chrome_section
 
 }  // namespace
 
@@ -47,22 +47,22 @@ struct chrome_exporter::impl {
       const std::uint32_t sort = (e.pid >> 5) & 31u;
       chrome::detail::seq at;
       if (sort == sort_index::ascend_hardware && e.ph == 'X' && task < w.tasks.size()) {
-        at = {section::tasks, w.tasks[task++].global_task_id};
+        at = {chrome_section::tasks, w.tasks[task++].global_task_id};
       } else if (sort == sort_index::ascend_hardware && e.ph == 'f' && task > 0) {
-        at = {section::task_flows, w.tasks[task - 1].global_task_id};
+        at = {chrome_section::task_flows, w.tasks[task - 1].global_task_id};
       } else if (sort == sort_index::cann && e.ph == 'X' && api < w.apis.size()) {
-        at = {section::apis, w.apis[api++].connection_id};
+        at = {chrome_section::apis, w.apis[api++].connection_id};
       } else if (sort == sort_index::cann && e.ph == 's') {
         while (api_flow < w.apis.size() && !w.apis[api_flow].has_device_task) ++api_flow;
         if (api_flow == w.apis.size()) {
           in_order = false;
           return;
         }
-        at = {section::api_flows, w.apis[api_flow++].connection_id};
+        at = {chrome_section::api_flows, w.apis[api_flow++].connection_id};
       } else if (sort == sort_index::mstx && e.ph == 'X') {
-        at = {section::mstx, mstx_seq_ + mark};
+        at = {chrome_section::mstx, mstx_seq_ + mark};
       } else if (sort == sort_index::mstx && e.ph == 's') {
-        at = {section::mstx_flows, mstx_seq_ + mark++};
+        at = {chrome_section::mstx_flows, mstx_seq_ + mark++};
       } else {
         in_order = false;
         return;
@@ -97,7 +97,7 @@ struct chrome_exporter::impl {
     // The metadata of all windows, then what only the final model knows (step
     // trace, loss note, AI Core Freq) and Overlap Analysis, in build_timeline's order.
     const auto& s = final.session;
-    chrome::detail::seq at{section::end, 0};
+    chrome::detail::seq at{chrome_section::end, 0};
     auto feed = [&](trace_event&& e) { events_.add(e, {at.hi, at.lo++}); };
     detail::output_ref<decltype(feed)> out(feed);
     detail::add_hardware_meta(out, s, streams_);

@@ -17,9 +17,10 @@
 //  3. categories: each bound slice takes the category of its first flow; two
 //     flow ends of one category starting together on a thread: the later one's
 //     flows are dropped;
-//  4. sizing: the events in write order are encoded once into a scratch file
-//     and their sizes into a size index; parts are cut from that index (at step
-//     boundaries when steps are given);
+//  4. sizing: the events in write order are encoded once, straight into the
+//     one part when a bound on the sizes proves the trace fits it, else into a
+//     scratch file with their sizes in a size index; parts are cut from that
+//     index (at step boundaries when steps are given);
 //  5. writing: each part is its metadata, its range of the scratch file and its flows.
 #ifndef MSPROF_CONVERT_CHROME_RENDER_HPP
 #define MSPROF_CONVERT_CHROME_RENDER_HPP
