@@ -169,6 +169,13 @@ int main(int argc, char** argv) {
   exports.push_back(timed("summary", runs, prof, exporting({false, true, false})));
   exports.push_back(timed("db", runs, prof, exporting({false, false, true})));
   exports.push_back(timed("all three", runs, prof, exporting({true, true, true})));
+  // `msprof export timeline --timeline-format=chrome`: the viewer-safe form, streamed.
+  exports.push_back(timed("chrome", runs, prof, [&prof] {
+    cv::export_options o;
+    o.timestamp = "bench_chrome";
+    o.chrome = true;
+    return static_cast<bool>(cv::export_timeline(prof.string(), o));
+  }));
 
   // The record count, and the generator's check (after the timed children, so
   // that what this process allocates here is not in their peak RSS): a slip (e.g. a wrong dataLen)

@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -120,45 +121,16 @@ result<void> check_not_empty(const std::string& prof_dir, std::size_t records, c
                                          "step-trace iteration in any data slice (empty, damaged or missing slices?)");
 }
 
-/// The parts from a model loaded whole.
-result<export_result> export_whole(const model& m, const export_options& o, export_parts p) {
-  MSPROF_TRY(check_not_empty(m.session.prof_dir, detail::record_count(m) + m.mstx_mem.size(), m));
-  part_results r;
-  beside(
-      p.db, [&] { r.db.emplace(export_db(m, o)); },
-      [&] {
-        if (p.timeline) r.timeline.emplace(export_timeline(m, o));
-        if (p.summary && (!r.timeline || *r.timeline)) r.summary.emplace(export_summary(m, o));
-      });
-  export_result all;
-  all.warnings = m.warnings;
-  all.records = detail::record_count(m);
-  return std::move(r).merged(std::move(all));
-}
-
-/// export_options::chrome_too: the chrome form of a collection small enough
-/// to load whole, with the export's stamp; above the size, a warning that says
-/// how to write it.
-result<export_result> chrome_beside(const std::string& prof_dir, const export_options& o) {
+/// export_options::chrome_too: whether the chrome form is written beside the
+/// exact files; above the size, a warning that says how to write it.
+bool chrome_beside(const std::string& prof_dir, const export_options& o, std::vector<std::string>& warnings) {
   const std::uint64_t bytes = data_bytes(prof_dir);
-  if (bytes > o.chrome_too_max_bytes || !o.chrome_writer) {
-    export_result r;
-    if (o.chrome_writer)
-      r.warnings.push_back(prof_dir + ": no chrome trace written after this run: its " +
-                           std::to_string(bytes >> 20) + " MiB of data are more than the " +
-                           std::to_string(o.chrome_too_max_bytes >> 20) +
-                           " MiB written by default; write it with `msprof export timeline --timeline-format=chrome "
-                           "-dir " + prof_dir + "`");
-    return r;
-  }
-  export_options co = o;
-  co.chrome = true;
-  auto m = detail::load_checked(prof_dir, co);
-  auto r = m ? export_timeline(*m, co) : result<export_result>(m.err());
-  if (r) return r;
-  export_result failed;  // the exact files are written: a missing extra is a warning, not a failed export
-  failed.warnings.push_back(prof_dir + ": no chrome trace written: " + r.err().message);
-  return failed;
+  if (bytes <= o.chrome_too_max_bytes) return true;
+  warnings.push_back(prof_dir + ": no chrome trace written after this run: its " + std::to_string(bytes >> 20) +
+                     " MiB of data are more than the " + std::to_string(o.chrome_too_max_bytes >> 20) +
+                     " MiB written by default; write it with `msprof export timeline --timeline-format=chrome "
+                     "-dir " + prof_dir + "`");
+  return false;
 }
 
 }  // namespace
@@ -168,11 +140,6 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   MSPROF_TRY(detail::check_output_dir(prof_dir));
   export_options oo = o;
   if (oo.timestamp.empty()) oo.timestamp = detail::free_stamp(prof_dir);
-  if (p.timeline && oo.chrome) {
-    auto m = detail::load_checked(prof_dir, oo);
-    if (!m) return m.err();
-    return export_whole(*m, oo, p);
-  }
   MSPROF_TRY(detail::check_options(oo));
   const bool select = oo.model_id || oo.iteration_id;
   std::optional<detail::iteration_filter> filter;
@@ -187,11 +154,18 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   std::optional<timeline_exporter> timeline;
   std::optional<summary_exporter> summary;
   std::optional<db_exporter> db;
-  if (p.timeline) timeline.emplace(oo, prof_dir, oo.spill_budget);
+  // The chrome form instead of the exact timeline, or beside it (a failure of
+  // that extra is a warning: the exact files are written).
+  std::optional<chrome_exporter> chrome;
+  std::vector<std::string> chrome_notes;
+  const bool chrome_extra = p.timeline && !oo.chrome && oo.chrome_too && !select;
+  if (p.timeline && (oo.chrome || (chrome_extra && chrome_beside(prof_dir, oo, chrome_notes))))
+    chrome.emplace(oo, prof_dir, oo.spill_budget);
+  if (p.timeline && !oo.chrome) timeline.emplace(oo, prof_dir, oo.spill_budget);
   if (p.summary) summary.emplace(oo, prof_dir, oo.spill_budget);
   if (p.db) db.emplace(oo, prof_dir, oo.spill_budget);
   // A writer's first error; it gets no more windows.
-  result<void> text_status, db_status;
+  result<void> text_status, db_status, chrome_status;
   auto add = [](auto& writer, const model& w, result<void>& status) {
     if (writer && status) status = writer->add(w);
   };
@@ -200,6 +174,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   auto write = [&](const model& w) {
     add(timeline, w, text_status);
     add(summary, w, text_status);
+    add(chrome, w, oo.chrome ? text_status : chrome_status);
     add(db, w, db_status);
   };
   window_handoff handoff;
@@ -253,12 +228,23 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
       db.has_value(), [&] { r.db.emplace(db->finish(*loaded)); },
       [&] {
         if (timeline) r.timeline.emplace(timeline->finish(*loaded));
+        if (chrome && oo.chrome) r.timeline.emplace(chrome->finish(*loaded));
         if (summary && (!r.timeline || *r.timeline)) r.summary.emplace(summary->finish(*loaded));
       });
   export_result all;
   all.warnings = loaded->warnings;
   all.records = records;
-  if (p.timeline && oo.chrome_too && !select) r.chrome.emplace(chrome_beside(prof_dir, oo));
+  if (chrome_extra && (!r.timeline || *r.timeline)) {
+    auto c = chrome ? (chrome_status ? chrome->finish(*loaded) : result<export_result>(chrome_status.err()))
+                    : result<export_result>(export_result{});
+    if (!c) {  // the exact files are written: a missing extra is a warning, not a failed export
+      const std::string why = c.err().message;
+      c = export_result{};
+      c->warnings.push_back(prof_dir + ": no chrome trace written: " + why);
+    }
+    c->warnings.insert(c->warnings.end(), chrome_notes.begin(), chrome_notes.end());
+    r.chrome.emplace(std::move(c));
+  }
   return std::move(r).merged(std::move(all));
 }
 

@@ -92,28 +92,14 @@ result<void> timeline_exporter::add(const model& window) { return p_->add(window
 result<export_result> timeline_exporter::finish(const model& final) { return p_->finish(final); }
 
 result<export_result> export_timeline(const model& m, const export_options& o) {
-  if (!o.chrome) {
-    timeline_exporter x(o, m.session.prof_dir);
+  if (o.chrome) {
+    chrome_exporter x(o, m.session.prof_dir);
     MSPROF_TRY(x.add(m));
     return x.finish(m);
   }
-  export_result r;
-  r.warnings = m.warnings;
-  r.records = detail::record_count(m);
-  auto dir = detail::output_dir(m.session.prof_dir, o, r.warnings);
-  if (!dir) return dir.err();
-  const std::string ts = o.timestamp.empty() ? detail::now_stamp() : o.timestamp;
-  if (r.records == 0)
-    return make_error(errc::not_found, m.session.prof_dir + ": no API, task or mstx records to export");
-  if (!o.chrome_writer)
-    return make_error(errc::unsupported, "--timeline-format=chrome: the chrome trace writer is not available");
-  auto w = o.chrome_writer(m, build_timeline(m), dir->path(), ts);
-  if (!w) return w.err();
-  r.files.insert(r.files.end(), w->begin(), w->end());
-  auto readme = detail::write_readme(*dir, o, ts, r.files);
-  if (!readme) return readme.err();
-  r.files.push_back(std::move(*readme));
-  return r;
+  timeline_exporter x(o, m.session.prof_dir);
+  MSPROF_TRY(x.add(m));
+  return x.finish(m);
 }
 
 }  // namespace convert

@@ -37,11 +37,6 @@
 #include "reports.hpp"
 #include "soc_commands.hpp"
 
-#if __has_include(<msprof/convert/chrome/chrome.hpp>)
-#include <msprof/convert/chrome/chrome.hpp>
-#define MSPROF_CLI_HAS_CHROME 1
-#endif
-
 namespace fs = std::filesystem;
 namespace cv = msprof::convert;
 
@@ -241,13 +236,7 @@ int cmd_export(arg_parser& p) {
   if (opt.model_id.has_value() != opt.iteration_id.has_value())
     return usage_error("--model-id and --iteration-id go together");
   if (max_mib && !opt.chrome) return usage_error("--timeline-max-size needs --timeline-format=chrome");
-#ifdef MSPROF_CLI_HAS_CHROME
-  if (opt.chrome) {
-    msprof::convert::chrome::options co;
-    if (max_mib) co.max_part_bytes = static_cast<std::uint64_t>(*max_mib) << 20;
-    opt.chrome_writer = msprof::convert::chrome::writer(co);
-  }
-#endif
+  if (max_mib) opt.chrome_options.max_part_bytes = static_cast<std::uint64_t>(*max_mib) << 20;
   return run_export(dir, w, opt, pf);
 }
 
@@ -558,10 +547,7 @@ int cmd_launch(arg_parser& p) {
   }
   if (eo.model_id.has_value() != eo.iteration_id.has_value())
     return usage_error("--model-id and --iteration-id go together");
-#ifdef MSPROF_CLI_HAS_CHROME
   eo.chrome_too = chrome_trace;  // something a viewer draws, after every run
-  eo.chrome_writer = cv::chrome::writer();
-#endif
   if (application.empty() && (export_on || parse || query || analyze))
     return use_collected(output, export_on, parse, query, analyze, eo, collect_flag);
   if (parse || query || analyze)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../core/error.hpp"
+#include "chrome/types.hpp"
 #include "model.hpp"
 #include "spill.hpp"
 #include "timeline_event.hpp"
@@ -38,20 +39,20 @@ struct export_options {
   std::string timestamp;                     ///< file-name stamp; default: now, YYYYMMDDhhmmss
   std::size_t slice_rows = 1000000;          ///< CSV rows per file before _slice_<k> splitting
   bool strict = false;                       ///< warnings (truncated tails...) become errors
-  /// Writer of the viewer-safe Chrome form (convert/chrome/chrome.hpp
-  /// `chrome::writer()`): writes its file(s) into out_dir with stamp ts
-  /// (temporary name + rename) and returns the paths.
+  /// Unused since the chrome form streams (chrome_exporter, configured by
+  /// chrome_options); kept so that callers setting it still compile.
   std::function<result<std::vector<std::string>>(const model&, const std::vector<trace_event>&,
                                                  const std::filesystem::path& out_dir, const std::string& ts)>
       chrome_writer;
   bool chrome = false;  ///< --timeline-format=chrome: the chrome form instead of msprof_<ts>.json
+  chrome::options chrome_options;  ///< the chrome form's part size (--timeline-max-size)
   /// The chrome form as well, beside msprof_<ts>.json (the launcher's and the
-  /// session's default: something a viewer draws after every run). Written for
-  /// collections of at most chrome_too_max_bytes of data slices, because that
-  /// form is built in memory (~8 bytes per byte of data); above it the export
-  /// says how to write it.
+  /// session's default: something a viewer draws after every run), written in
+  /// the same pass over the data. Written for collections of at most
+  /// chrome_too_max_bytes of data slices, a guard on the time and disk it adds
+  /// (memory stays bounded at any size); above it the export says how to write it.
   bool chrome_too = false;
-  std::uint64_t chrome_too_max_bytes = std::uint64_t{32} << 20;
+  std::uint64_t chrome_too_max_bytes = std::uint64_t{1} << 30;
   bool text = true;     ///< export_all: timeline and summaries (torch_npu export_type "text")
   bool db = true;       ///< export_all: msprof_<ts>.db (export_type "db")
   /// Bytes each sorted stream of the join and of each writer holds in memory

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The three exporters (timeline files, summary files, the SQLite db), each fed
-// a model in windows (model.hpp) or a whole model.
+// The exporters (timeline files, the chrome trace, summary files, the SQLite
+// db), each fed a model in windows (model.hpp) or a whole model.
 #ifndef MSPROF_CONVERT_EXPORT_WRITERS_HPP
 #define MSPROF_CONVERT_EXPORT_WRITERS_HPP
 
@@ -20,7 +20,7 @@ namespace convert {
 /// every window, then finish() with the final model. Between windows it holds
 /// the spill budget's worth of events plus sets of devices, streams and
 /// threads; finish() writes the bytes export_timeline writes for the whole
-/// model (not the chrome form, which needs the whole model).
+/// model (the chrome form: chrome_exporter).
 class timeline_exporter {
  public:
   /// Sorted runs of events spill into `prof_dir` once `spill_budget` bytes are held.
@@ -42,8 +42,35 @@ class timeline_exporter {
   std::unique_ptr<impl> p_;
 };
 
-/// Timeline files from an already-loaded model.
+/// Timeline files from an already-loaded model (the chrome form when o.chrome).
 result<export_result> export_timeline(const model& m, const export_options& o);
+
+/// The chrome form (chrome/chrome_trace.hpp, docs/chrome-trace.md) of a model
+/// handed over in windows: add() every window, then finish() with the final
+/// model. Each event goes into a chrome::detail::trace_builder at its place in
+/// the whole model's order, so finish() writes the bytes the form has for the
+/// whole model; the builder plans and writes through sorted runs spilled into
+/// `prof_dir`, so memory stays within the spill budget whatever the number
+/// of events. Options: export_options::chrome_options.
+class chrome_exporter {
+ public:
+  chrome_exporter(const export_options& o, const std::string& prof_dir,
+                  std::size_t spill_budget = spill_budget_default);
+  chrome_exporter(const chrome_exporter&) = delete;
+  chrome_exporter& operator=(const chrome_exporter&) = delete;
+  ~chrome_exporter();
+
+  /// The window's timeline events are encoded and kept in sorted runs; the window may go afterwards.
+  result<void> add(const model& window);
+
+  /// Writes chrome_trace_<ts>.json (or its parts and their note) and README.txt;
+  /// `final` gives the session, iterations and warnings (its records are ignored).
+  result<export_result> finish(const model& final);
+
+ private:
+  struct impl;  // export_chrome.cpp
+  std::unique_ptr<impl> p_;
+};
 
 /// Summary files from a model handed over in windows (model.hpp, add() once
 /// per window, then finish()). Rows of the per-record tables (op_summary,

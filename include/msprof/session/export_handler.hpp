@@ -5,9 +5,10 @@
 //   session::profiler prof(cfg, sched, session::export_handler());              // sync
 //   session::profiler prof(cfg, sched, session::export_handler({}, export_mode::async));
 //
-// Each export also writes chrome_trace_<ts>.json (the form viewers draw) for
-// collections up to export_options::chrome_too_max_bytes; the third argument
-// false turns that off.//
+// Each export also writes chrome_trace_<ts>.json (the form viewers draw), in
+// the same pass over the data, for collections up to
+// export_options::chrome_too_max_bytes; the third argument false turns that off.
+//
 // sync exports in the calling thread (inside profiler::step()/stop());
 // async exports in a child process so the training loop keeps going; the
 // handler's wait() (also run by the last copy's destructor) reaps the children
@@ -27,7 +28,6 @@
 #include <vector>
 
 #include "session_config.hpp"
-#include "../convert/chrome/chrome.hpp"
 #include "../convert/ascend_pt/analyse.hpp"
 #include "../convert/export.hpp"
 
@@ -58,7 +58,6 @@ class export_handler {
       : s_(std::make_shared<state>()) {
     s_->opt = std::move(opt);
     s_->opt.chrome_too = chrome_trace;
-    if (!s_->opt.chrome_writer) s_->opt.chrome_writer = convert::chrome::writer();
     s_->mode = mode;
   }
 

@@ -27,7 +27,7 @@ timeline_writer writer(options opt) { return timeline_writer{std::move(opt)}; }
 result<export_result> export_chrome_trace(const std::string& prof_dir, const export_options& eo, const options& co) {
   export_options o = eo;
   o.chrome = true;
-  o.chrome_writer = writer(co);
+  o.chrome_options = co;
   return export_timeline(prof_dir, o);
 }
 

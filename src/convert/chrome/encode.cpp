@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The encoder of the chrome form (include/msprof/convert/chrome/encode.hpp):
-// X/I/C, M and flow events and the otherData object.
+// names and the otherData object.
 #include "msprof/convert/chrome/encode.hpp"
 
 #include <iterator>
@@ -16,9 +16,7 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace chrome {
 namespace detail {
-namespace {
 
-/// A slice/counter/flow name; reserved Chrome names get U+200B appended.
 void append_name(std::string& out, const std::string& name, stats& st) {
   if (!needs_name_suffix(name)) {
     append_string(out, name, st.invalid_utf8);
@@ -30,78 +28,14 @@ void append_name(std::string& out, const std::string& name, stats& st) {
   append_string(out, n, st.invalid_utf8);
 }
 
-}  // namespace
-
-void encode_event(std::string& out, const plan& p, std::uint32_t i, stats& st) {
-  const auto& e = (*p.ev)[i];
-  out += "{\"name\":";
-  append_name(out, e.name, st);
-  if (e.ph != 'C') {
-    out += ",\"cat\":";
-    append_string(out, p.cats[p.cat[i]], st.invalid_utf8);
-  }
-  out += e.ph == 'X' ? ",\"ph\":\"X\"" : e.ph == 'C' ? ",\"ph\":\"C\"" : ",\"ph\":\"I\",\"s\":\"t\"";
-  out += ",\"pid\":";
-  append_int(out, e.pid);
-  out += ",\"tid\":";
-  append_int(out, e.tid);
-  out += ",\"ts\":";
-  append_us3(out, e.ts_ns - p.origin_ns);
-  if (e.ph == 'X') {
-    out += ",\"dur\":";
-    append_us3(out, p.dur[i]);
-  }
-  if (!e.args.empty() || e.ph == 'C') {
-    out += ",\"args\":";
-    append_args(out, e.args, st);
-  }
-  out += '}';
-}
-
-void encode_meta(std::string& out, const plan& p, std::uint32_t i, stats& st) {
-  const auto& e = (*p.ev)[i];
-  out += "{\"name\":";
-  append_string(out, e.name, st.invalid_utf8);
-  out += ",\"ph\":\"M\",\"pid\":";
-  append_int(out, e.pid);
-  out += ",\"tid\":";
-  append_int(out, e.tid);
-  out += ",\"args\":";
-  append_args(out, e.args, st);
-  out += '}';
-}
-
-void encode_flow(std::string& out, const plan& p, const flow_ref& f, stats& st) {
-  const auto& ev = *p.ev;
-  const auto& s = ev[f.s_event];
-  for (int end = 0; end < 2; ++end) {
-    const auto& sl = ev[end == 0 ? f.host : f.device];
-    if (end == 1) out += ",\n";
-    out += "{\"name\":";
-    append_name(out, s.name, st);
-    out += ",\"cat\":";
-    append_string(out, p.cats[f.cat], st.invalid_utf8);
-    out += end == 0 ? ",\"ph\":\"s\"" : ",\"ph\":\"f\",\"bp\":\"e\"";
-    out += ",\"id\":";
-    append_string(out, s.id, st.invalid_utf8);
-    out += ",\"pid\":";
-    append_int(out, sl.pid);
-    out += ",\"tid\":";
-    append_int(out, sl.tid);
-    out += ",\"ts\":";
-    append_us3(out, sl.ts_ns - p.origin_ns);
-    out += '}';
-  }
-}
-
-std::string other_data(const plan& p, const stats& st, std::int64_t session_start_ns, std::size_t part_no,
+std::string other_data(std::int64_t origin_ns, const stats& st, std::int64_t session_start_ns, std::size_t part_no,
                        const std::vector<std::string>& names) {
   std::string o;
   std::size_t ignore = 0;
   fmt::format_to(std::back_inserter(o),
                  "{{\"generator\":\"msprof {}\",\"form\":\"chrome\",\"session_start_ns\":\"{}\","
                  "\"ts_origin_ns\":\"{}\",\"ts_unit\":\"us after ts_origin_ns\"",
-                 MSPROF_VERSION_STRING, session_start_ns, p.origin_ns);
+                 MSPROF_VERSION_STRING, session_start_ns, origin_ns);
   const std::pair<const char*, std::size_t> counts[] = {
       {"slices", st.slices},
       {"instants", st.instants},

@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: MIT
-// Rendering the chrome form (include/msprof/convert/chrome/render.hpp) and
-// chrome::render(), the form in memory.
+// Rendering the chrome form (include/msprof/convert/chrome/render.hpp): the
+// trace_builder, and chrome::render(), the form in memory.
 #include "msprof/convert/chrome/render.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <string>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -12,81 +20,993 @@
 #include "msprof/convert/chrome/chrome_trace.hpp"
 #include "msprof/convert/chrome/encode.hpp"
 #include "msprof/convert/chrome/json.hpp"
-#include "msprof/convert/chrome/parts.hpp"
-#include "msprof/convert/chrome/plan.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace chrome {
 namespace detail {
+// The builder's keys and helpers (named: trace_builder::impl holds its sorters).
+namespace build {
 
-result<output> render_to(const std::vector<trace_event>& ev, std::int64_t session_start_ns, std::string_view stem,
-                         const options& opt, const chunk_output& emit_chunk) {
-  auto planned = make_plan(ev, session_start_ns, opt);
-  if (!planned) return planned.err();
-  plan& p = *planned;
-  stats& st = p.st;
+// ------------------------------------------------------------------- keys
 
-  // Sizes of everything, so parts can be planned before writing.
-  std::string buf;
-  std::uint64_t meta_bytes = 0;
-  for (auto i : p.meta) {
-    buf.clear();
-    encode_meta(buf, p, i, st);
-    meta_bytes += buf.size() + 2;
+/// A slice or counter in write order: time, slices before counters, then per
+/// thread the nesting order (longer first, input order); counters in input order.
+struct wkey {
+  std::int64_t ts = 0;
+  std::uint64_t cls = 0;  // 0 slice, 1 counter
+  std::uint64_t pid = 0, tid = 0;
+  std::int64_t neg_dur = 0;
+  std::uint64_t hi = 0, lo = 0;
+  auto tie() const noexcept { return std::tie(ts, cls, pid, tid, neg_dur, hi, lo); }
+  bool operator<(const wkey& o) const noexcept { return tie() < o.tie(); }
+  bool operator==(const wkey& o) const noexcept { return tie() == o.tie(); }
+};
+
+/// A slice in per-thread nesting order.
+struct nkey {
+  wkey k;
+  bool operator<(const nkey& o) const noexcept {
+    return std::tie(k.pid, k.tid, k.ts, k.neg_dur, k.hi, k.lo) <
+           std::tie(o.k.pid, o.k.tid, o.k.ts, o.k.neg_dur, o.k.hi, o.k.lo);
   }
-  // While everything may still fit in one file, the encoded events are kept
-  // (",\n"-separated) so a single-file trace is encoded only once.
-  std::string body;
-  bool keep_body = true;
-  auto measure = [&](auto&& encode) -> std::uint64_t {
-    if (keep_body) {
-      const std::size_t before = body.size();
-      body += ",\n";
-      encode(body);
-      const std::uint64_t n = body.size() - before;
-      if (meta_bytes + body.size() > opt.max_part_bytes) {
-        keep_body = false;
-        std::string().swap(body);
+};
+
+/// An s or f event: the hash of its (cat, name, id), then input order.
+struct fkey {
+  std::uint64_t hash = 0, hi = 0, lo = 0;
+  bool operator<(const fkey& o) const noexcept { return std::tie(hash, hi, lo) < std::tie(o.hash, o.hi, o.lo); }
+};
+
+/// A flow end to bind: its thread and time; the pair (its f's input place) and which end.
+struct qkey {
+  std::uint64_t pid = 0, tid = 0;
+  std::int64_t ts = 0;
+  std::uint64_t hi = 0, lo = 0, end = 0;
+  bool operator<(const qkey& o) const noexcept {
+    return std::tie(pid, tid, ts, hi, lo, end) < std::tie(o.pid, o.tid, o.ts, o.hi, o.lo, o.end);
+  }
+};
+
+/// A pair in pair order (the input order of its f), and which end.
+struct pkey {
+  std::uint64_t hi = 0, lo = 0, end = 0;
+  bool operator<(const pkey& o) const noexcept { return std::tie(hi, lo, end) < std::tie(o.hi, o.lo, o.end); }
+};
+
+/// A flow at its later end in write order, then in pair order.
+struct mkey {
+  wkey at;
+  std::uint64_t hi = 0, lo = 0;
+  bool operator<(const mkey& o) const noexcept { return std::tie(at, hi, lo) < std::tie(o.at, o.hi, o.lo); }
+};
+
+/// A written flow in its part, in pair order.
+struct part_key {
+  std::uint64_t part = 0, hi = 0, lo = 0;
+  bool operator<(const part_key& o) const noexcept { return std::tie(part, hi, lo) < std::tie(o.part, o.hi, o.lo); }
+};
+
+// --------------------------------------------------------------- payloads
+
+template <class T>
+void put(std::string& out, const T& v) {
+  out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+void put_str(std::string& out, std::string_view s) {
+  put(out, static_cast<std::uint32_t>(s.size()));
+  out.append(s);
+}
+
+/// Reads what put/put_str wrote.
+struct reader {
+  std::string_view s;
+  template <class T>
+  T get() {
+    T v{};
+    std::memcpy(&v, s.data(), sizeof v);
+    s.remove_prefix(sizeof v);
+    return v;
+  }
+  std::string_view str() {
+    const auto n = get<std::uint32_t>();
+    const auto v = s.substr(0, n);
+    s.remove_prefix(n);
+    return v;
+  }
+};
+
+/// Bytes written in order and read back by offset: in memory until 1 MiB, then
+/// in an unnamed temporary file (spill.hpp's).
+class scratch {
+ public:
+  explicit scratch(const std::string& dir) : file_(dir, 0) {}
+  std::uint64_t size() const noexcept { return on_disk_ + buf_.size(); }
+  void append(std::string_view s) {
+    buf_.append(s);
+    if (buf_.size() >= (1u << 20)) flush();
+  }
+  void flush() {
+    if (buf_.empty() || !file_.ready()) return;
+    file_.write(buf_.data(), buf_.size());
+    on_disk_ += buf_.size();
+    buf_.clear();
+  }
+  /// Appends bytes [off, off + n) to `out`; false on a read error.
+  bool read(std::uint64_t off, std::size_t n, std::string& out) {
+    while (n > 0 && off < on_disk_) {
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(n, on_disk_ - off));
+      const std::size_t at = out.size();
+      out.resize(at + want);
+      const auto got = ::pread(file_.fd(), out.data() + at, want, static_cast<off_t>(off));
+      if (got < 0 && errno == EINTR) {
+        out.resize(at);
+        continue;
       }
-      return n;
+      if (got <= 0) {
+        out.resize(at);
+        return false;
+      }
+      out.resize(at + static_cast<std::size_t>(got));
+      off += static_cast<std::uint64_t>(got);
+      n -= static_cast<std::size_t>(got);
     }
-    buf.clear();
-    encode(buf);
-    return buf.size() + 2;
-  };
-  std::vector<std::uint32_t> pos(ev.size(), 0);
-  std::vector<std::uint64_t> cost(p.order.size(), 0);
-  std::uint64_t total = 0;
-  for (std::size_t k = 0; k < p.order.size(); ++k) {
-    pos[p.order[k]] = static_cast<std::uint32_t>(k);
-    cost[k] = measure([&](std::string& o) { encode_event(o, p, p.order[k], st); });
-    total += cost[k];
+    if (n > 0) out.append(buf_, static_cast<std::size_t>(off - on_disk_), n);
+    return true;
   }
-  for (std::size_t k = 0; k < p.flows.size(); ++k) {
-    const std::uint64_t n = measure([&](std::string& o) { encode_flow(o, p, p.flows[k], st); });
-    cost[std::max(pos[p.flows[k].host], pos[p.flows[k].device])] += n;
-    total += n;
-  }
-  const stats counted = st;  // the sizing pass counted strings once; the write pass must not add again
+  result<void> status() { return file_.take_status(); }
 
-  // Plan parts; grow the reserve for otherData until every part fits.
+ private:
+  convert::detail::spill_file file_;
+  std::string buf_;
+  std::uint64_t on_disk_ = 0;
+};
+
+/// The size index: one fixed-size record per event in write order.
+struct size_rec {
+  std::uint64_t offset = 0;  // of the event (with its leading ",\n") in the scratch file
+  std::uint64_t cost = 0;    // its bytes and those of the flows that close at it
+  std::int64_t ts = 0, end = 0;
+  std::uint64_t boundary = 0;  // first event of a step
+  wkey key;
+};
+
+std::uint64_t parse_u64(std::string_view s) noexcept {
+  std::uint64_t v = 0;
+  if (s.empty()) return 0;
+  for (char c : s) {
+    if (c < '0' || c > '9' || v > (std::numeric_limits<std::uint64_t>::max() - 9) / 10) return 0;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
+std::uint64_t flow_hash(std::string_view cat, std::string_view name, std::string_view id) noexcept {
+  const std::hash<std::string_view> h;
+  std::uint64_t seed = h(id);
+  for (std::uint64_t v : {h(name), h(cat)}) seed ^= v + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2);
+  return seed;
+}
+
+bool is_slice_phase(char ph) noexcept { return ph == 'X' || ph == 'I' || ph == 'i'; }
+
+}  // namespace build
+using namespace build;
+
+// ---------------------------------------------------------------- builder
+
+struct trace_builder::impl {
+  impl(const options& o, const std::string& dir, std::size_t budget)
+      : opt(o),
+        dir(dir.empty() ? "." : dir),
+        quarter(std::max<std::size_t>(budget / 4, 64u << 10)),
+        slices(this->dir, quarter),
+        written(this->dir, quarter),
+        durations(this->dir, quarter),
+        meta(this->dir, quarter),
+        starts(this->dir, quarter),
+        finishes(this->dir, quarter) {}
+
+  options opt;
+  std::string dir;
+  std::size_t quarter;
+  stats st;
+  spill_sorter<nkey> slices;    // X and I events in nesting order
+  spill_sorter<wkey> written;   // slices and counters in write order: their text
+  spill_sorter<wkey> durations; // slices in write order: their final duration
+  spill_sorter<pkey> meta;      // M events, encoded, in input order
+  spill_sorter<fkey> starts;    // s events
+  spill_sorter<fkey> finishes;  // f events
+  std::size_t meta_count = 0;
+  static constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  std::int64_t min_slice = none, min_counter = none;
+  std::int64_t max_ts = std::numeric_limits<std::int64_t>::min();
+  bool finished = false;
+  std::string buf_payload, buf_name, buf_args;  // add()'s, reused
+  // For the bound on the output's size: encoded names and args, events, flow strings.
+  std::uint64_t text_bytes = 0, events_written = 0, flow_bytes = 0, pairs_count = 0;
+  std::size_t longest_cat = 0;
+
+  void add(const trace_event& e, seq at);
+  result<output> finish(std::int64_t session_start_ns, std::string_view stem, const chunk_output& emit_chunk);
+
+  // finish()'s stages.
+  void pair_flows(spill_sorter<qkey>& queries, spill_sorter<pkey>& pairs, std::set<std::string>& cats);
+  result<void> nest(std::int64_t origin, spill_sorter<qkey>& queries, spill_sorter<pkey>& bound);
+};
+
+void trace_builder::impl::add(const trace_event& e, seq at) {
+  std::string& payload = buf_payload;
+  payload.clear();
+  if (is_slice_phase(e.ph) || e.ph == 'C') {
+    std::int64_t d = e.ph == 'X' ? e.dur_ns : 0;
+    if (d < 0) {
+      ++st.negative_dur;
+      d = 0;
+    }
+    max_ts = std::max(max_ts, e.ts_ns + d);
+    // name and args, encoded once
+    std::string& name = buf_name;
+    name.clear();
+    append_name(name, e.name, st);
+    std::string& args = buf_args;
+    args.clear();
+    if (!e.args.empty() || e.ph == 'C') {
+      args = ",\"args\":";
+      append_args(args, e.args, st);
+    }
+    wkey k;
+    k.ts = e.ts_ns;
+    k.hi = at.hi;
+    k.lo = at.lo;
+    if (e.ph == 'C') {
+      min_counter = std::min(min_counter, e.ts_ns);
+      k.cls = 1;
+    } else {
+      min_slice = std::min(min_slice, e.ts_ns);
+      k.pid = e.pid;
+      k.tid = e.tid;
+      k.neg_dur = -d;
+    }
+    // The text goes straight into write order; the nesting pass sees only the numbers.
+    put(payload, e.ph);
+    put(payload, e.pid);
+    put(payload, e.tid);
+    put_str(payload, name);
+    payload += args;
+    written.push(k, payload);
+    text_bytes += name.size() + args.size() + fmt::formatted_size("{}{}", e.pid, e.tid);
+    ++events_written;
+    if (e.ph == 'C') return;
+    std::uint64_t conn = 0;
+    bool has_conn = false;
+    if (e.ph == 'X') {
+      for (const auto& a : e.args) {
+        if (a.key == "connection_id" && a.k == trace_arg::kind::integer && a.i != 0) {
+          conn = static_cast<std::uint64_t>(a.i);
+          has_conn = true;
+          break;
+        }
+      }
+    }
+    payload.clear();
+    put(payload, e.ph);
+    put(payload, static_cast<std::uint8_t>(has_conn));
+    put(payload, conn);
+    slices.push(nkey{k}, payload);
+  } else if (e.ph == 'M') {
+    payload = "{\"name\":";
+    append_string(payload, e.name, st.invalid_utf8);
+    payload += ",\"ph\":\"M\",\"pid\":";
+    append_int(payload, e.pid);
+    payload += ",\"tid\":";
+    append_int(payload, e.tid);
+    payload += ",\"args\":";
+    append_args(payload, e.args, st);
+    payload += '}';
+    meta.push({at.hi, at.lo, 0}, payload);
+    ++meta_count;
+  } else if (e.ph == 's' || e.ph == 'f') {
+    put(payload, e.pid);
+    put(payload, e.tid);
+    put(payload, e.ts_ns);
+    put_str(payload, e.cat);
+    put_str(payload, e.name);
+    put_str(payload, e.id);
+    (e.ph == 's' ? starts : finishes).push({flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
+  } else {
+    ++st.unsupported;
+  }
+}
+
+namespace {
+
+/// An s or f event read back.
+struct flow_event {
+  std::uint64_t hi, lo, pid, tid;
+  std::int64_t ts;
+  std::string cat, name, id;
+  static flow_event read(const fkey& k, std::string_view p) {
+    reader r{p};
+    flow_event f;
+    f.hi = k.hi;
+    f.lo = k.lo;
+    f.pid = r.get<std::uint64_t>();
+    f.tid = r.get<std::uint64_t>();
+    f.ts = r.get<std::int64_t>();
+    f.cat = std::string(r.str());
+    f.name = std::string(r.str());
+    f.id = std::string(r.str());
+    return f;
+  }
+  bool same_flow(const flow_event& o) const { return cat == o.cat && name == o.name && id == o.id; }
+};
+
+}  // namespace
+
+/// Pairs s with f by (cat, name, id) in input order, as DevTools does: the k-th
+/// f of a key takes its k-th s. Each pair becomes two flow-end queries
+/// (`queries`) and its s's name, category and id (`pairs`).
+void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<pkey>& pairs,
+                                     std::set<std::string>& cats) {
+  fkey sk, fk;
+  std::string_view sp, fp;
+  bool have_s = starts.next(sk, sp), have_f = finishes.next(fk, fp);
+  std::vector<flow_event> ss, ff;
+  std::string payload;
+  while (have_s || have_f) {
+    const std::uint64_t h = !have_f || (have_s && sk.hash < fk.hash) ? sk.hash : fk.hash;
+    ss.clear();
+    ff.clear();
+    for (; have_s && sk.hash == h; have_s = starts.next(sk, sp)) ss.push_back(flow_event::read(sk, sp));
+    for (; have_f && fk.hash == h; have_f = finishes.next(fk, fp)) ff.push_back(flow_event::read(fk, fp));
+    // One hash may hold several keys: pair each key's events among themselves.
+    std::vector<bool> s_used(ss.size(), false);
+    for (const auto& f : ff) {
+      std::size_t j = 0;
+      while (j < ss.size() && (s_used[j] || !ss[j].same_flow(f))) ++j;
+      if (j == ss.size()) {
+        ++st.flows_unpaired;
+        continue;
+      }
+      s_used[j] = true;
+      const auto& s = ss[j];
+      const std::uint64_t id = parse_u64(s.id);
+      const std::uint64_t conn = s.cat == "HostToDevice" ? id >> 32 : id;
+      payload.clear();
+      put(payload, conn);
+      queries.push({s.pid, s.tid, s.ts, f.hi, f.lo, 0}, payload);
+      queries.push({f.pid, f.tid, f.ts, f.hi, f.lo, 1}, payload);
+      payload.clear();
+      put_str(payload, s.cat);
+      put_str(payload, s.name);
+      put_str(payload, s.id);
+      pairs.push({f.hi, f.lo, 0}, payload);
+      if (cats.size() < 2) cats.insert(s.cat);
+      {
+        std::string json;  // the flow's strings as they will be written (counters are not touched)
+        stats ignore;
+        append_name(json, s.name, ignore);
+        append_string(json, s.cat, ignore.invalid_utf8);
+        append_string(json, s.id, ignore.invalid_utf8);
+        flow_bytes += json.size();
+        json.clear();
+        append_string(json, s.cat, ignore.invalid_utf8);
+        longest_cat = std::max(longest_cat, json.size());
+      }
+      ++pairs_count;
+    }
+    for (bool used : s_used)
+      if (!used) ++st.flows_unpaired;
+  }
+}
+
+namespace {
+
+/// A slice on its way through the nesting stack.
+struct node {
+  wkey key;
+  char ph = 'X';
+  bool has_conn = false;
+  std::uint64_t conn = 0;
+  std::int64_t end_int = 0;  // end after the overlap clamp (what the first integer pass gives)
+  std::int64_t end = 0;      // end now
+  std::uint8_t flags = 0;
+  std::size_t index = 0;     // position in its thread's nesting order
+  std::vector<std::size_t> held;  // closed children whose end can still follow this one's
+};
+
+/// A slice of the current start time on the current thread.
+struct group_entry {
+  wkey key;
+  char ph;
+  bool has_conn;
+  std::uint64_t conn;
+};
+
+}  // namespace
+
+/// The nesting pass (see render.hpp) with the flow-end binding: `queries` are
+/// answered in `bound` by the write key of their slice, if any.
+result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& queries, spill_sorter<pkey>& bound) {
+  enum : std::uint8_t { overlap = 1, rounding = 2 };
+  std::vector<node> pool;
+  std::vector<std::size_t> free_ids, stack;
+  auto js_end = [&](const node& n) { return js_us(n.key.ts - origin) + js_us(n.end - n.key.ts); };
+  std::string payload;
+  auto finalize = [&](std::size_t id, auto& self) -> void {
+    node& n = pool[id];
+    if (n.flags & overlap) ++st.clamped_overlap;
+    if (n.flags & rounding) ++st.clamped_rounding;
+    payload.clear();
+    put(payload, n.end - n.key.ts);
+    durations.push(n.key, payload);
+    const auto held = std::move(n.held);
+    n.held.clear();
+    free_ids.push_back(id);
+    for (auto c : held) self(c, self);
+  };
+  // A trim of `id` reaches the children it holds: clamp to it, trim where the
+  // engine's double end would pass it.
+  auto cascade = [&](std::size_t id, auto& self) -> void {
+    for (auto c : pool[id].held) {
+      node& n = pool[c];
+      const node& t = pool[id];
+      if (n.key.ts >= t.end) continue;  // no longer inside: the engine makes it a sibling
+      if (n.end > t.end) {
+        n.end = t.end;
+        n.flags |= rounding;
+      }
+      if (n.end == t.end && js_end(n) > js_end(t)) {
+        --n.end;
+        n.flags |= rounding;
+      }
+      self(c, self);
+    }
+  };
+  // A slice leaves the stack: held by its parent while its end may still follow
+  // the parent's (each level can move an end by a few ns), else final.
+  auto close = [&](std::size_t id) {
+    if (!stack.empty()) {
+      const node& p = pool[stack.back()];
+      const auto reach = static_cast<std::int64_t>(2 * stack.size() + 4);
+      if (pool[id].end >= p.end - reach) {
+        pool[stack.back()].held.push_back(id);
+        return;
+      }
+    }
+    finalize(id, finalize);
+  };
+  // The current thread.
+  bool have_thread = false;
+  std::uint64_t pid = 0, tid = 0;
+  std::size_t count = 0, group_start = 0;
+  std::int64_t group_ts = 0;
+  std::vector<group_entry> group;
+  auto end_thread = [&] {
+    while (!stack.empty()) {
+      const auto id = stack.back();
+      stack.pop_back();
+      close(id);
+    }
+    group.clear();
+  };
+  // Binds a flow end as DevTools does: a slice starting at ts on its thread
+  // (the one with the flow's connection_id, else the innermost), else the
+  // innermost slice enclosing ts among the 256 last starts before ts.
+  auto resolve = [&](const qkey& q, std::uint64_t conn) {
+    const group_entry* found = nullptr;
+    wkey enclosing;
+    bool have_enclosing = false;
+    if (have_thread && q.pid == pid && q.tid == tid) {
+      const bool at_ts = !group.empty() && group_ts == q.ts;
+      if (at_ts) {
+        for (const auto& g : group) {
+          if (g.ph != 'X') continue;
+          if (conn != 0 && g.has_conn && g.conn == conn) {
+            found = &g;
+            break;
+          }
+          found = &g;  // later = nested deeper
+        }
+      }
+      if (!found) {
+        const std::size_t first = at_ts ? group_start : count;
+        for (std::size_t k = stack.size(); k-- > 0;) {
+          const node& n = pool[stack[k]];
+          if (n.key.ts >= q.ts) continue;
+          if (n.index + 256 < first) break;
+          if (n.ph == 'X' && n.end > q.ts) {
+            enclosing = n.key;
+            have_enclosing = true;
+            break;
+          }
+        }
+      }
+    }
+    payload.clear();
+    put(payload, static_cast<std::uint8_t>(found || have_enclosing));
+    put(payload, found ? found->key : enclosing);
+    bound.push({q.hi, q.lo, q.end}, payload);
+  };
+
+  nkey xk;
+  qkey qk;
+  std::string_view xp, qp;
+  bool have_x = slices.next(xk, xp), have_q = queries.next(qk, qp);
+  while (have_x || have_q) {
+    if (have_q && (!have_x || std::tie(qk.pid, qk.tid, qk.ts) < std::tie(xk.k.pid, xk.k.tid, xk.k.ts))) {
+      resolve(qk, reader{qp}.get<std::uint64_t>());
+      have_q = queries.next(qk, qp);
+      continue;
+    }
+    const wkey& k = xk.k;
+    if (!have_thread || k.pid != pid || k.tid != tid) {
+      if (have_thread) end_thread();
+      have_thread = true;
+      pid = k.pid;
+      tid = k.tid;
+      count = 0;
+    }
+    std::size_t id;
+    if (free_ids.empty()) {
+      id = pool.size();
+      pool.emplace_back();
+    } else {
+      id = free_ids.back();
+      free_ids.pop_back();
+    }
+    {
+      node& n = pool[id];
+      reader r{xp};
+      n.key = k;
+      n.ph = r.get<char>();
+      n.has_conn = r.get<std::uint8_t>() != 0;
+      n.conn = r.get<std::uint64_t>();
+      n.end = k.ts - k.neg_dur;
+      n.flags = 0;
+      n.index = count;
+      n.held.clear();
+    }
+    // Slices that ended by this start leave the stack; where the engine's
+    // double end would still reach past this start, they lose a ns.
+    const double b = js_us(k.ts - origin);
+    while (!stack.empty() && pool[stack.back()].end <= k.ts) {
+      const auto t = stack.back();
+      stack.pop_back();
+      if (b < js_end(pool[t])) {
+        --pool[t].end;
+        pool[t].flags |= rounding;
+        cascade(t, cascade);
+      }
+      close(t);
+    }
+    node& n = pool[id];
+    if (!stack.empty()) {
+      const node& p = pool[stack.back()];
+      // Below 2^50 ns the rounding error of ts + dur is under 0.4 ns, so the
+      // engine agrees that this slice starts inside its parent; anything else is a bug.
+      if (b >= js_end(p))
+        return make_error(errc::unsupported,
+                          fmt::format("chrome trace: nesting on pid {} tid {} did not settle", k.pid, k.tid));
+      if (n.end > p.end_int) {
+        n.end = p.end_int;
+        n.flags |= overlap;
+      }
+      n.end_int = n.end;
+      if (n.end > p.end) {
+        n.end = p.end;
+        n.flags |= rounding;
+      }
+      if (n.end == p.end && js_end(n) > js_end(p)) {
+        --n.end;
+        n.flags |= rounding;
+      }
+    } else {
+      n.end_int = n.end;
+    }
+    stack.push_back(id);
+    if (group.empty() || group_ts != k.ts) {
+      group.clear();
+      group_ts = k.ts;
+      group_start = count;
+    }
+    group.push_back({k, n.ph, n.has_conn, n.conn});
+    ++count;
+    have_x = slices.next(xk, xp);
+  }
+  if (have_thread) end_thread();
+  MSPROF_TRY(slices.take_status());
+  return queries.take_status();
+}
+
+result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::string_view stem,
+                                           const chunk_output& emit_chunk) {
+  if (finished) return make_error(errc::unsupported, "chrome trace: finish() called twice");
+  finished = true;
+  // Time origin: the session start, unless a slice starts at or before it
+  // (DevTools leaves ts == 0 out of the trace bounds, so no slice sits at 0) or
+  // a counter before it (nothing is negative).
+  std::int64_t origin = session_start_ns;
+  if ((min_slice != none && min_slice <= session_start_ns) || (min_counter != none && min_counter < session_start_ns)) {
+    origin = std::min(min_slice == none ? none : min_slice - 1000, min_counter);
+    origin -= ((origin % 1000) + 1000) % 1000;  // a whole µs, for readable numbers
+  }
+  // Relative times must stay far below the precision of a double: under
+  // 2^50 ns (13 days) ts + dur is off by less than 0.4 ns, which keeps the
+  // engine's comparisons exact for anything 1 ns apart.
+  if (max_ts != std::numeric_limits<std::int64_t>::min() && max_ts - origin >= (std::int64_t{1} << 50))
+    return make_error(errc::limit, fmt::format("chrome trace: events span {} ns after the time origin; the chrome form "
+                                               "holds at most 2^50 ns (13 days)",
+                                               max_ts - origin));
+
+  // 1. Flows paired; 2. slices nested and flow ends bound.
+  spill_sorter<qkey> queries(dir, quarter);
+  spill_sorter<pkey> pairs(dir, quarter), bound(dir, quarter);
+  std::set<std::string> pair_cats;
+  pair_flows(queries, pairs, pair_cats);
+  MSPROF_TRY(starts.take_status());
+  MSPROF_TRY(finishes.take_status());
+  MSPROF_TRY(nest(origin, queries, bound));
+
+  // 3. Each pair with both ends bound claims its slices for its category,
+  // unless one already carries another (a slice has one category).
+  spill_sorter<wkey> claims(dir, quarter);
+  spill_sorter<mkey> flows(dir, quarter);
+  {
+    const bool one_cat = pair_cats.size() < 2;  // then no claim can conflict
+    std::map<wkey, std::string> claimed;        // several categories only
+    pkey pk, bk;
+    std::string_view pp, bp;
+    std::string payload;
+    while (pairs.next(pk, pp)) {
+      wkey ends[2];
+      bool ok[2] = {false, false};
+      for (int e = 0; e < 2; ++e) {
+        if (!bound.next(bk, bp)) return make_error(errc::unsupported, "chrome trace: a flow end was not bound");
+        reader r{bp};
+        ok[e] = r.get<std::uint8_t>() != 0;
+        ends[e] = r.get<wkey>();
+      }
+      reader r{pp};
+      const auto cat = r.str();
+      if (!ok[0] || !ok[1] || ends[0] == ends[1]) {
+        ++st.flows_unresolved;
+        continue;
+      }
+      bool fits = cat != opt.default_cat;
+      if (fits && !one_cat) {
+        for (const auto& w : ends) {
+          auto it = claimed.find(w);
+          if (it != claimed.end() && it->second != cat) fits = false;
+        }
+        if (fits)
+          for (const auto& w : ends) claimed.emplace(w, std::string(cat));
+      }
+      if (!fits) {
+        ++st.flows_unbindable;
+        continue;
+      }
+      payload.clear();
+      put_str(payload, cat);
+      claims.push(ends[0], payload);
+      claims.push(ends[1], payload);
+      payload.clear();
+      put(payload, ends[0]);
+      put(payload, ends[1]);
+      payload.append(pp);  // cat, name, id
+      flows.push({std::max(ends[0], ends[1]), pk.hi, pk.lo}, payload);
+    }
+    MSPROF_TRY(pairs.take_status());
+    MSPROF_TRY(bound.take_status());
+  }
+
+  // 4. Sizing: every event encoded once, in write order, into the scratch
+  // file; the size index records where each one is and what it costs.
+  std::string meta_text;  // ",\n"-led metadata events
+  {
+    pkey k;
+    std::string_view p;
+    while (meta.next(k, p)) {
+      meta_text += ",\n";
+      meta_text += p;
+    }
+    MSPROF_TRY(meta.take_status());
+  }
+  const std::uint64_t meta_bytes = meta_text.size();
   const std::uint64_t fixed = head.size() + tail_open.size() + tail_close.size() + meta_bytes;
+  scratch body(dir), index(dir);
+  // A trace that surely fits one part (a bound on every event's and flow's
+  // bytes, with room for otherData) goes straight into it: no scratch copy, no size index.
+  // Per event besides its name, args, pid and tid: the keys, ph, ts and dur
+  // (each at most 17 characters below 2^50 ns) and the longest category; per
+  // flow twice its strings, pid, tid and ts (20 + 20 + 17) and the keys.
+  std::uint64_t cat_bound = 0;
+  {
+    std::string json;
+    std::size_t ignore = 0;
+    append_string(json, opt.default_cat, ignore);
+    cat_bound = std::max<std::uint64_t>(json.size(), longest_cat);
+  }
+  const std::uint64_t size_bound =
+      text_bytes + events_written * (96 + cat_bound) + 2 * flow_bytes + pairs_count * (2 * (64 + 57) + 8);
+  const bool direct = fixed + size_bound + 4096 <= opt.max_part_bytes;
+  std::string direct_buf;
+  std::uint64_t direct_bytes = 0;
+  bool direct_first = meta_text.empty();
+  auto direct_emit = [&]() -> bool {
+    direct_bytes += direct_buf.size();
+    const bool ok = emit_chunk(0, std::string_view(direct_buf));
+    direct_buf.clear();
+    return ok;
+  };
+  auto direct_failed = [&] { return make_error(errc::io, fmt::format("{}.json: write failed", stem)); };
+  if (direct) {
+    direct_buf.assign(head);
+    if (!meta_text.empty()) direct_buf.append(meta_text, 2, std::string::npos);
+  }
+  spill_sorter<pkey> candidates(dir, quarter);  // flows that fit, in pair order
+  std::vector<std::int64_t> steps = opt.step_starts_ns;
+  std::sort(steps.begin(), steps.end());
+  std::size_t step_at = 0;
+  std::uint64_t total = 0, positions = 0;
+  std::int64_t first_ts = 0, last_end = 0;  // of all events
+  std::size_t n_slices = 0, n_instants = 0, n_counters = 0;
+  {
+    std::set<wkey> shadowed;  // flow ends DevTools binds to an earlier slice
+    // Per thread the ends of the open slices, with the final durations: the depth DevTools draws.
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<std::int64_t>> open;
+    std::vector<std::string> group_cats;
+    wkey group{};
+    bool have_group = false;
+    wkey ck;
+    mkey fk;
+    wkey k;
+    std::string_view cp, fp, p;
+    bool have_c = claims.next(ck, cp), have_f = flows.next(fk, fp);
+    std::string text, claim_cat, ev;
+    wkey dk;
+    std::string_view dp;
+    bool have_d = durations.next(dk, dp);
+    while (written.next(k, p)) {
+      reader r{p};
+      const char ph = r.get<char>();
+      std::int64_t dur = 0;
+      if (ph != 'C') {
+        if (!have_d || !(dk == k)) return make_error(errc::unsupported, "chrome trace: a slice lost its duration");
+        dur = reader{dp}.get<std::int64_t>();
+        have_d = durations.next(dk, dp);
+      }
+      const auto epid = r.get<std::uint64_t>();
+      const auto etid = r.get<std::uint64_t>();
+      const auto name = r.str();
+      const auto args = r.s;
+      bool is_end = false;
+      for (; have_c && ck == k; have_c = claims.next(ck, cp)) {
+        claim_cat.assign(reader{cp}.str());  // cp is only valid until the next call
+        is_end = true;
+      }
+      const std::string_view cat = is_end ? std::string_view(claim_cat) : std::string_view(opt.default_cat);
+      // DevTools binds a flow end to the first event in the file with the
+      // same (ts, pid, tid, cat): two flow ends of one category starting
+      // together on one thread lose the later one's flows.
+      if (!have_group || group.ts != k.ts || group.pid != k.pid || group.tid != k.tid || group.cls != k.cls) {
+        group = k;
+        have_group = true;
+        group_cats.clear();
+      }
+      if (is_end) {
+        if (std::find(group_cats.begin(), group_cats.end(), cat) != group_cats.end())
+          shadowed.insert(k);
+        else
+          group_cats.emplace_back(cat);
+      }
+      if (positions == 0) first_ts = last_end = k.ts;
+      first_ts = std::min(first_ts, k.ts);
+      last_end = std::max(last_end, k.ts + dur);
+      size_rec rec;
+      rec.offset = body.size();
+      rec.key = k;
+      rec.ts = k.ts;
+      rec.end = k.ts + dur;
+      ev.assign(",\n{\"name\":");
+      ev += name;
+      if (ph != 'C') {
+        ev += ",\"cat\":";
+        append_string(ev, cat, st.invalid_utf8);
+      }
+      ev += ph == 'X' ? ",\"ph\":\"X\"" : ph == 'C' ? ",\"ph\":\"C\"" : ",\"ph\":\"I\",\"s\":\"t\"";
+      ev += ",\"pid\":";
+      append_int(ev, epid);
+      ev += ",\"tid\":";
+      append_int(ev, etid);
+      ev += ",\"ts\":";
+      append_us3(ev, k.ts - origin);
+      if (ph == 'X') {
+        ev += ",\"dur\":";
+        append_us3(ev, dur);
+      }
+      ev += args;
+      ev += '}';
+      if (!direct) {
+        body.append(ev);
+      } else {
+        direct_buf.append(ev, direct_first ? 2 : 0, std::string::npos);
+        direct_first = false;
+        if (direct_buf.size() >= (1u << 20) && !direct_emit()) return direct_failed();
+      }
+      rec.cost = ev.size();
+      if (ph != 'C') {
+        auto& ends = open[{k.pid, k.tid}];
+        while (!ends.empty() && ends.back() <= k.ts) ends.pop_back();
+        ends.push_back(k.ts + dur);
+        st.max_depth = std::max(st.max_depth, ends.size());
+      }
+      if (ph == 'X') ++n_slices;
+      else if (ph == 'C') ++n_counters;
+      else ++n_instants;
+      // The flows whose later end this is.
+      for (; have_f && fk.at == k; have_f = flows.next(fk, fp)) {
+        reader fr{fp};
+        const auto host = fr.get<wkey>();
+        const auto dev = fr.get<wkey>();
+        if (shadowed.count(host) || shadowed.count(dev)) {
+          ++st.flows_unbindable;
+          continue;
+        }
+        const std::string fcat(fr.str());
+        const std::string fname(fr.str());
+        const auto fid = fr.str();
+        text.clear();
+        for (int end = 0; end < 2; ++end) {
+          const wkey& sl = end == 0 ? host : dev;
+          if (end == 1) text += ",\n";
+          text += "{\"name\":";
+          append_name(text, fname, st);
+          text += ",\"cat\":";
+          append_string(text, fcat, st.invalid_utf8);
+          text += end == 0 ? ",\"ph\":\"s\"" : ",\"ph\":\"f\",\"bp\":\"e\"";
+          text += ",\"id\":";
+          append_string(text, fid, st.invalid_utf8);
+          text += ",\"pid\":";
+          append_int(text, sl.pid);
+          text += ",\"tid\":";
+          append_int(text, sl.tid);
+          text += ",\"ts\":";
+          append_us3(text, sl.ts - origin);
+          text += '}';
+        }
+        rec.cost += text.size() + 2;
+        std::string payload;
+        put(payload, host);
+        put(payload, dev);
+        payload += text;
+        candidates.push({fk.hi, fk.lo, 0}, payload);
+      }
+      bool crossed = false;
+      while (step_at < steps.size() && steps[step_at] <= k.ts) {
+        ++step_at;
+        crossed = true;
+      }
+      rec.boundary = crossed;
+      total += rec.cost;
+      if (!direct) index.append(std::string_view(reinterpret_cast<const char*>(&rec), sizeof rec));
+      ++positions;
+    }
+    MSPROF_TRY(written.take_status());
+    MSPROF_TRY(durations.take_status());
+    MSPROF_TRY(claims.take_status());
+    MSPROF_TRY(flows.take_status());
+  }
+  if (direct) {
+    // The one part: the flows in pair order, then otherData.
+    stats final_st = st;
+    final_st.slices = n_slices;
+    final_st.instants = n_instants;
+    final_st.counters = n_counters;
+    final_st.metadata = meta_count;
+    std::size_t events = meta_count + static_cast<std::size_t>(positions);
+    pkey k;
+    std::string_view p;
+    while (candidates.next(k, p)) {
+      reader r{p};
+      r.get<wkey>();
+      r.get<wkey>();
+      if (!direct_first) direct_buf += ",\n";
+      direct_first = false;
+      direct_buf += r.s;
+      events += 2;
+      ++final_st.flows_written;
+      if (direct_buf.size() >= (1u << 20) && !direct_emit()) return direct_failed();
+    }
+    MSPROF_TRY(candidates.take_status());
+    const std::vector<std::string> names{std::string(stem) + ".json"};
+    direct_buf += tail_open;
+    direct_buf += other_data(origin, final_st, session_start_ns, 0, names);
+    direct_buf += tail_close;
+    if (!direct_emit()) return direct_failed();
+    output out;
+    out.origin_ns = origin;
+    out.totals = final_st;
+    part pt;
+    pt.file_name = names[0];
+    pt.bytes = direct_bytes;
+    pt.events = events;
+    if (positions > 0) {
+      pt.first_ns = first_ts;
+      pt.last_ns = last_end;
+    }
+    out.parts.push_back(std::move(pt));
+    return out;
+  }
+  body.flush();
+  index.flush();
+  MSPROF_TRY(body.status());
+  MSPROF_TRY(index.status());
+  // The size index is read in order, 8192 records at a time.
+  std::string chunk;
+  std::uint64_t chunk_first = 0, chunk_n = 0;
+  auto read_rec = [&](std::uint64_t pos, size_rec& rec) -> result<void> {
+    if (pos < chunk_first || pos >= chunk_first + chunk_n) {
+      chunk.clear();
+      const std::uint64_t n = std::min<std::uint64_t>(8192, positions - pos);
+      if (!index.read(pos * sizeof(size_rec), static_cast<std::size_t>(n * sizeof(size_rec)), chunk) ||
+          chunk.size() != n * sizeof(size_rec))
+        return make_error(errc::io, dir + ": cannot read back the chrome trace's size index");
+      chunk_first = pos;
+      chunk_n = n;
+    }
+    std::memcpy(&rec, chunk.data() + (pos - chunk_first) * sizeof rec, sizeof rec);
+    return {};
+  };
+  const stats counted = st;  // the write pass must not count strings again
+
+  // Parts: cut from the size index; grow the reserve for otherData until every part fits.
+  struct cut {
+    std::uint64_t begin, end;
+  };
   std::vector<cut> cuts;
   std::vector<std::string> names;
   std::uint64_t reserve = 1024;
   std::size_t steps_split = 0;
   for (int attempt = 0;; ++attempt) {
-    std::uint64_t whole = fixed + total + reserve;
+    const std::uint64_t whole = fixed + total + reserve;
     if (whole <= opt.max_part_bytes) {
-      cuts = {{0, p.order.size()}};
+      cuts = {{0, positions}};
     } else {
       if (opt.max_part_bytes <= fixed + reserve)
         return make_error(errc::limit, fmt::format("chrome trace: a part of at most {} bytes cannot hold the {} bytes "
                                                    "of metadata every part needs",
                                                    opt.max_part_bytes, fixed + reserve));
+      const std::uint64_t budget = opt.max_part_bytes - fixed - reserve;
       steps_split = 0;
-      cuts = cut_parts(p, cost, opt.max_part_bytes - fixed - reserve, opt, steps_split);
+      cuts.clear();
+      // prefix sums: acc since `begin` = sum(k) - sum(begin)
+      std::uint64_t begin = 0, last_boundary = 0, sum = 0, sum_begin = 0, sum_boundary = 0;
+      size_rec rec;
+      for (std::uint64_t k = 0; k < positions; ++k) {
+        MSPROF_TRY(read_rec(k, rec));
+        if (rec.boundary) {
+          last_boundary = k;
+          sum_boundary = sum;
+        }
+        if (sum - sum_begin + rec.cost > budget && k > begin) {
+          std::uint64_t at = k, sum_at = sum;
+          if (!steps.empty()) {
+            if (last_boundary > begin) {
+              at = last_boundary;
+              sum_at = sum_boundary;
+            } else {
+              ++steps_split;
+            }
+          }
+          cuts.push_back({begin, at});
+          begin = at;
+          sum_begin = sum_at;
+        }
+        sum += rec.cost;
+      }
+      cuts.push_back({begin, positions});
     }
     names.clear();
     if (cuts.size() == 1) {
@@ -98,125 +1018,170 @@ result<output> render_to(const std::vector<trace_event>& ev, std::int64_t sessio
     stats probe = counted;
     probe.steps_split = steps_split;
     for (std::size_t k = 0; k < cuts.size(); ++k)
-      need = std::max<std::uint64_t>(need, other_data(p, probe, session_start_ns, k, names).size() + 64);
+      need = std::max<std::uint64_t>(need, other_data(origin, probe, session_start_ns, k, names).size() + 64);
     if (need <= reserve || attempt == 8) break;
     reserve = need;
   }
 
-  // Which part each event lands in; flows need both ends in one part.
-  std::vector<std::uint32_t> part_of_pos(p.order.size(), 0);
-  for (std::size_t k = 0; k < cuts.size(); ++k)
-    for (std::size_t j = cuts[k].begin; j < cuts[k].end; ++j) part_of_pos[j] = static_cast<std::uint32_t>(k);
-  std::vector<std::vector<std::uint32_t>> flows_in(cuts.size());
+  // Which part each flow end lands in (by the key of each part's first event):
+  // flows need both ends in one part.
+  std::vector<wkey> part_starts;
+  for (std::size_t k = 1; k < cuts.size(); ++k) {
+    size_rec rec;
+    MSPROF_TRY(read_rec(cuts[k].begin, rec));
+    part_starts.push_back(rec.key);
+  }
+  auto part_of = [&](const wkey& w) {
+    return static_cast<std::uint64_t>(std::upper_bound(part_starts.begin(), part_starts.end(), w) - part_starts.begin());
+  };
   stats final_st = counted;
   final_st.steps_split = steps_split;
-  for (std::size_t k = 0; k < p.flows.size(); ++k) {
-    const auto a = part_of_pos[pos[p.flows[k].host]], b = part_of_pos[pos[p.flows[k].device]];
-    if (a != b) {
-      ++final_st.flows_cut;
-    } else {
-      flows_in[a].push_back(static_cast<std::uint32_t>(k));
+  spill_sorter<part_key> part_flows(dir, quarter);
+  std::vector<std::size_t> flows_in(cuts.size(), 0);
+  {
+    pkey k;
+    std::string_view p;
+    while (candidates.next(k, p)) {
+      reader r{p};
+      const auto a = part_of(r.get<wkey>()), b = part_of(r.get<wkey>());
+      if (a != b) {
+        ++final_st.flows_cut;
+        continue;
+      }
       ++final_st.flows_written;
+      ++flows_in[a];
+      part_flows.push({a, k.hi, k.lo}, r.s);
     }
+    MSPROF_TRY(candidates.take_status());
   }
-  for (auto i : p.order) {
-    const char ph = ev[i].ph;
-    if (ph == 'X') ++final_st.slices;
-    else if (ph == 'C') ++final_st.counters;
-    else ++final_st.instants;
-  }
-  final_st.metadata = p.meta.size();
+  final_st.slices = n_slices;
+  final_st.instants = n_instants;
+  final_st.counters = n_counters;
+  final_st.metadata = meta_count;
 
+  // 5. Writing.
   output out;
-  out.origin_ns = p.origin_ns;
+  out.origin_ns = origin;
   out.totals = final_st;
-  stats scratch;  // string counters were taken in the sizing pass
-  scratch.max_depth = 0;
+  part_key fk;
+  std::string_view fp;
+  bool have_f = part_flows.next(fk, fp);
+  std::string buf;
   for (std::size_t k = 0; k < cuts.size(); ++k) {
     part pt;
     pt.file_name = names[k];
     std::uint64_t bytes = 0;
-    std::size_t events = 0;
-    auto emit = [&](std::string& chunk) -> bool {
-      bytes += chunk.size();
-      const bool ok = emit_chunk(k, std::string_view(chunk));
-      chunk.clear();
+    auto emit = [&]() -> bool {
+      bytes += buf.size();
+      const bool ok = emit_chunk(k, std::string_view(buf));
+      buf.clear();
       return ok;
     };
+    auto failed = [&] { return make_error(errc::io, fmt::format("{}: write failed", names[k])); };
     buf.assign(head);
     bool first = true;
-    auto sep = [&] {
+    if (!meta_text.empty()) {
+      buf.append(meta_text, 2, std::string::npos);
+      first = false;
+    }
+    std::size_t events = meta_count;
+    // The events: a range of the scratch file.
+    std::uint64_t from = 0, to = 0;
+    if (cuts[k].end > cuts[k].begin) {
+      size_rec rec;
+      MSPROF_TRY(read_rec(cuts[k].begin, rec));
+      from = rec.offset;
+      if (cuts[k].end < positions) {
+        MSPROF_TRY(read_rec(cuts[k].end, rec));
+        to = rec.offset;
+      } else {
+        to = body.size();
+      }
+      events += static_cast<std::size_t>(cuts[k].end - cuts[k].begin);
+    }
+    if (first && to > from) from += 2;  // no metadata before it: no leading ",\n"
+    if (to > from) first = false;
+    for (std::uint64_t at = from; at < to;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(to - at, 1u << 20));
+      if (!body.read(at, n, buf)) return make_error(errc::io, dir + ": cannot read back the chrome trace's events");
+      at += n;
+      if (buf.size() >= (1u << 20) && !emit()) return failed();
+    }
+    for (; have_f && fk.part == k; have_f = part_flows.next(fk, fp)) {
       if (!first) buf += ",\n";
       first = false;
-      ++events;
-    };
-    for (auto i : p.meta) {
-      sep();
-      encode_meta(buf, p, i, scratch);
-    }
-    const bool from_body = keep_body && cuts.size() == 1;
-    if (from_body && !body.empty()) {
-      // everything was encoded in the sizing pass: hand it over as it is
-      if (!emit(buf)) return make_error(errc::io, fmt::format("{}: write failed", names[k]));
-      std::string_view b(body);
-      if (first) b.remove_prefix(2);  // no metadata before it: drop the leading ",\n"
-      first = false;
-      bytes += b.size();
-      if (!emit_chunk(k, b)) return make_error(errc::io, fmt::format("{}: write failed", names[k]));
-      events += p.order.size() + 2 * p.flows.size();
-    }
-    bool have_range = false;
-    for (std::size_t j = cuts[k].begin; j < cuts[k].end; ++j) {
-      const std::uint32_t i = p.order[j];
-      if (!from_body) {
-        sep();
-        encode_event(buf, p, i, scratch);
-      }
-      const std::int64_t end = ev[i].ts_ns + p.dur[i];
-      if (!have_range) {
-        pt.first_ns = ev[i].ts_ns;
-        pt.last_ns = end;
-        have_range = true;
-      }
-      pt.first_ns = std::min(pt.first_ns, ev[i].ts_ns);
-      pt.last_ns = std::max(pt.last_ns, end);
-      if (buf.size() >= (std::size_t{1} << 20) && !emit(buf))
-        return make_error(errc::io, fmt::format("{}: write failed", names[k]));
-    }
-    for (auto f : flows_in[k]) {
-      if (from_body) break;
-      sep();
-      ++events;  // a flow is two events
-      encode_flow(buf, p, p.flows[f], scratch);
+      events += 2;
+      buf += fp;
+      if (buf.size() >= (1u << 20) && !emit()) return failed();
     }
     buf += tail_open;
-    buf += other_data(p, final_st, session_start_ns, k, names);
+    buf += other_data(origin, final_st, session_start_ns, k, names);
     buf += tail_close;
-    if (!emit(buf)) return make_error(errc::io, fmt::format("{}: write failed", names[k]));
+    if (!emit()) return failed();
+    // The part's time range: of everything for one part, else from the size index.
+    bool have_range = cuts.size() == 1 && positions > 0;
+    if (have_range) {
+      pt.first_ns = first_ts;
+      pt.last_ns = last_end;
+    }
+    for (std::uint64_t j = cuts[k].begin; j < cuts[k].end && cuts.size() > 1; ++j) {
+      size_rec rec;
+      MSPROF_TRY(read_rec(j, rec));
+      if (!have_range) {
+        pt.first_ns = rec.ts;
+        pt.last_ns = rec.end;
+        have_range = true;
+      }
+      pt.first_ns = std::min(pt.first_ns, rec.ts);
+      pt.last_ns = std::max(pt.last_ns, rec.end);
+    }
     pt.bytes = bytes;
     pt.events = events;
     out.parts.push_back(std::move(pt));
   }
+  MSPROF_TRY(part_flows.take_status());
   if (out.parts.size() > 1) {
     out.note_file = std::string(stem) + "_parts.txt";
     out.note = fmt::format(
         "The chrome trace is larger than {} bytes, so it was written as {} parts.\n"
         "Each part is a complete trace with all process and thread names; open them one at a time.\n"
         "Times are µs after ts_origin_ns = {} (otherData). Flows cut by a part boundary: {}.\n\n",
-        opt.max_part_bytes, out.parts.size(), p.origin_ns, final_st.flows_cut);
+        opt.max_part_bytes, out.parts.size(), origin, final_st.flows_cut);
     for (const auto& pt : out.parts)
       out.note += fmt::format("{}\t{} bytes\t{} events\tts {:.3f} .. {:.3f} us\n", pt.file_name, pt.bytes, pt.events,
-                              js_us(pt.first_ns - p.origin_ns), js_us(pt.last_ns - p.origin_ns));
+                              js_us(pt.first_ns - origin), js_us(pt.last_ns - origin));
   }
   return out;
+}
+
+trace_builder::trace_builder(const options& opt, const std::string& spill_dir, std::size_t spill_budget)
+    : p_(std::make_unique<impl>(opt, spill_dir, spill_budget)) {}
+
+trace_builder::~trace_builder() = default;
+
+void trace_builder::add(const trace_event& e, seq at) { p_->add(e, at); }
+
+result<output> trace_builder::finish(std::int64_t session_start_ns, std::string_view stem,
+                                     const chunk_output& emit_chunk) {
+  return p_->finish(session_start_ns, stem, emit_chunk);
+}
+
+result<output> render_to(const std::vector<trace_event>& ev, std::int64_t session_start_ns, std::string_view stem,
+                         const options& opt, const std::string& spill_dir, const chunk_output& emit_chunk) {
+  trace_builder b(opt, spill_dir);
+  for (std::size_t k = 0; k < ev.size(); ++k) b.add(ev[k], {0, k});
+  return b.finish(session_start_ns, stem, emit_chunk);
 }
 
 }  // namespace detail
 
 result<output> render(const std::vector<trace_event>& events, std::int64_t session_start_ns,
                       std::string_view stem, const options& opt) {
+  std::error_code ec;
+  std::string tmp = std::filesystem::temp_directory_path(ec).string();
+  if (ec) tmp = "/tmp";
   std::vector<std::string> texts;
-  auto r = detail::render_to(events, session_start_ns, stem, opt, [&](std::size_t k, std::string_view chunk) {
+  auto r = detail::render_to(events, session_start_ns, stem, opt, tmp, [&](std::size_t k, std::string_view chunk) {
     if (texts.size() <= k) texts.resize(k + 1);
     texts[k].append(chunk.data(), chunk.size());
     return true;

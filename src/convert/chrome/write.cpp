@@ -17,17 +17,19 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace chrome {
 
-result<output> write(const std::vector<trace_event>& events, std::int64_t session_start_ns,
-                     const std::filesystem::path& dir, std::string_view stem, const options& opt) {
+namespace detail {
+
+result<output> write_built(trace_builder& b, std::int64_t session_start_ns, const std::filesystem::path& dir,
+                           std::string_view stem) {
   auto out = outfile::dir::open(dir.string());
   if (!out) return make_error(errc::io, out.err().message);  // a missing directory too: nothing can be written
   // Dropped uncommitted (any error), each removes its temporary.
   std::vector<outfile::atomic_file> parts;
   std::string failure;
-  // Part file names are only known inside render_to; it names them
+  // Part file names are only known inside finish(); it names them
   // <stem>.json or <stem>_part<k>.json, so each part is committed under its
   // name after the output says which it was.
-  auto r = detail::render_to(events, session_start_ns, stem, opt, [&](std::size_t k, std::string_view chunk) {
+  auto r = b.finish(session_start_ns, stem, [&](std::size_t k, std::string_view chunk) {
     if (k >= parts.size()) {
       auto f = outfile::atomic_file::create(*out, fmt::format("{}.part{}", stem, k + 1));
       if (!f) {
@@ -57,6 +59,15 @@ result<output> write(const std::vector<trace_event>& events, std::int64_t sessio
   for (std::size_t k = 0; k < parts.size(); ++k)
     MSPROF_TRY(k < r->parts.size() ? parts[k].commit_as(r->parts[k].file_name) : parts[k].commit());
   return r;
+}
+
+}  // namespace detail
+
+result<output> write(const std::vector<trace_event>& events, std::int64_t session_start_ns,
+                     const std::filesystem::path& dir, std::string_view stem, const options& opt) {
+  detail::trace_builder b(opt, dir.string());
+  for (std::size_t k = 0; k < events.size(); ++k) b.add(events[k], {0, k});
+  return detail::write_built(b, session_start_ns, dir, stem);
 }
 
 }  // namespace chrome

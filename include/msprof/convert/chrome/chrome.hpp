@@ -8,10 +8,10 @@
 //   // r->files: .../mindstudio_profiler_output/chrome_trace_<ts>.json
 //   // (or chrome_trace_<ts>_part<k>.json + chrome_trace_<ts>_parts.txt)
 //
-//   // as the hook of convert::export_timeline:
+//   // through convert::export_timeline (streaming, convert::chrome_exporter):
 //   msprof::convert::export_options o;
 //   o.chrome = true;
-//   o.chrome_writer = msprof::convert::chrome::writer();
+//   o.chrome_options.max_part_bytes = 128u << 20;
 // \endcode
 #ifndef MSPROF_CONVERT_CHROME_CHROME_HPP
 #define MSPROF_CONVERT_CHROME_CHROME_HPP
@@ -42,11 +42,11 @@ struct timeline_writer {
                                               const std::filesystem::path& out_dir, const std::string& ts) const;
 };
 
-/// The hook for convert::export_options::chrome_writer.
+/// A timeline_writer (what export_options::chrome_writer used to take).
 timeline_writer writer(options opt = {});
 
-/// Loads `prof_dir` and writes only the chrome form of its timeline into
-/// `<prof_dir>/mindstudio_profiler_output/` (export_timeline with the chrome hook).
+/// Writes only the chrome form of `prof_dir`'s timeline into
+/// `<prof_dir>/mindstudio_profiler_output/` (export_timeline with o.chrome, streaming).
 result<export_result> export_chrome_trace(const std::string& prof_dir, const export_options& eo = {},
                                           const options& co = {});
 

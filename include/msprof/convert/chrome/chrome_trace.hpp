@@ -27,9 +27,9 @@
 // \endcode
 //
 // The parts: types.hpp (options, stats, output), reserved_names.hpp, json.hpp
-// (escaping), plan.hpp (the nesting planner), flows.hpp, encode.hpp (the
-// encoder), parts.hpp (splitting into parts), render.hpp; the definitions are
-// in src/convert/chrome/.
+// (escaping), encode.hpp (names, otherData), render.hpp (the builder that plans
+// and writes the form with bounded memory); the definitions are in
+// src/convert/chrome/.
 #ifndef MSPROF_CONVERT_CHROME_CHROME_TRACE_HPP
 #define MSPROF_CONVERT_CHROME_CHROME_TRACE_HPP
 
@@ -41,10 +41,7 @@
 #include "../../core/error.hpp"
 #include "../timeline.hpp"
 #include "encode.hpp"
-#include "flows.hpp"
 #include "json.hpp"
-#include "parts.hpp"
-#include "plan.hpp"
 #include "render.hpp"
 #include "reserved_names.hpp"
 #include "types.hpp"
@@ -62,6 +59,12 @@ result<output> render(const std::vector<trace_event>& events, std::int64_t sessi
 /// under a `.tmp` name and renamed once every part is complete.
 result<output> write(const std::vector<trace_event>& events, std::int64_t session_start_ns,
                      const std::filesystem::path& dir, std::string_view stem, const options& opt = {});
+
+namespace detail {
+/// write() of the events added to `b` (which spills into `dir` or elsewhere).
+result<output> write_built(trace_builder& b, std::int64_t session_start_ns, const std::filesystem::path& dir,
+                           std::string_view stem);
+}  // namespace detail
 
 }  // namespace chrome
 }  // namespace convert

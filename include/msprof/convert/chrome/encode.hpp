@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The encoder of the chrome form: one planned event, metadata event or flow
-// as JSON, the otherData object, and the text around the events.
+// The encoder of the chrome form: names, the otherData object, and the text
+// around the events (the events themselves: stream.cpp).
 #ifndef MSPROF_CONVERT_CHROME_ENCODE_HPP
 #define MSPROF_CONVERT_CHROME_ENCODE_HPP
 
@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "../../core/abi.hpp"
-#include "plan.hpp"
 #include "types.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -19,18 +18,12 @@ namespace convert {
 namespace chrome {
 namespace detail {
 
-/// Encodes one X/I/C event (no separator).
-void encode_event(std::string& out, const plan& p, std::uint32_t i, stats& st);
-
-/// Encodes an M event; every M has args (DevTools fails the trace without).
-void encode_meta(std::string& out, const plan& p, std::uint32_t i, stats& st);
-
-/// Encodes the s and f events of a flow, joined by ",\n".
-void encode_flow(std::string& out, const plan& p, const flow_ref& f, stats& st);
+/// A slice/counter/flow name as a JSON string; reserved Chrome names get U+200B appended.
+void append_name(std::string& out, const std::string& name, stats& st);
 
 /// The otherData object of part `part_no` (0-based) of the parts `names`:
 /// generator, time origin, the counts of `st`, and the parts list when split.
-std::string other_data(const plan& p, const stats& st, std::int64_t session_start_ns, std::size_t part_no,
+std::string other_data(std::int64_t origin_ns, const stats& st, std::int64_t session_start_ns, std::size_t part_no,
                        const std::vector<std::string>& names);
 
 /// The text before the events, and after them around otherData.
