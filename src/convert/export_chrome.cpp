@@ -33,7 +33,7 @@ struct chrome_exporter::impl {
       : o_(o),
         prof_dir_(prof_dir),
         events_(o.chrome_options, prof_dir.empty() ? "." : prof_dir, spill_budget / 2),
-        compute_(prof_dir.empty() ? "." : prof_dir, spill_budget / 4) {}
+        overlap_(prof_dir.empty() ? "." : prof_dir, spill_budget / 4) {}
 
   /// The window's timeline events go to the builder, each at its place in the
   /// whole model's order (build_timeline's: tasks by global task id, API calls
@@ -76,10 +76,7 @@ struct chrome_exporter::impl {
     if (!in_order) return make_error(errc::unsupported, prof_dir_ + ": chrome trace: a timeline event of no known record");
     for (const auto& t : w.tasks) {
       streams_[t.device_id].insert(t.stream_id);
-      auto span = spans_.try_emplace(t.device_id, span_of{t.start_ns, t.end_ns}).first;
-      span->second.lo = std::min(span->second.lo, t.start_ns);
-      span->second.hi = std::max(span->second.hi, t.end_ns);
-      if (t.op) compute_.push({t.device_id, t.start_ns, t.end_ns}, {});
+      overlap_.add(t);
     }
     for (const auto& a : w.apis) api_tids_.insert(a.thread_id);
     for (const auto& e : w.mstx) mstx_tids_.insert(e.tid);
@@ -118,25 +115,14 @@ struct chrome_exporter::impl {
   }
 
  private:
-  struct interval_key {
-    std::uint32_t device;
-    std::int64_t start, end;
-    bool operator<(const interval_key& o) const noexcept {
-      if (device != o.device) return device < o.device;
-      return start != o.start ? start < o.start : end < o.end;
-    }
-  };
-  struct span_of {
-    std::int64_t lo, hi;  ///< first task start, last task end
-  };
-
   /// Overlap Analysis per device: its metadata, then its merged compute
   /// intervals and free gaps (overlap.hpp), as emit_timeline writes them.
   result<void> add_overlap(const session_info& s, detail::event_output& out) {
-    auto next = spans_.begin();
-    std::optional<overlap_merger> merge;
-    std::uint32_t dev = 0;
     std::uint64_t pid = 0;
+    auto open = [&](std::uint32_t dev) {
+      pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
+      detail::add_overlap_meta(out, s, dev);
+    };
     auto slice = [&](bool compute, std::int64_t b, std::int64_t e) {
       trace_event x;
       x.ph = 'X';
@@ -147,36 +133,16 @@ struct chrome_exporter::impl {
       x.dur_ns = e - b;
       out(std::move(x));
     };
-    auto on_compute = [&](std::int64_t b, std::int64_t e) { slice(true, b, e); };
-    auto on_free = [&](std::int64_t b, std::int64_t e) { slice(false, b, e); };
-    auto close = [&] {
-      if (merge) merge->finish(on_compute, on_free);
-      merge.reset();
-    };
-    auto open_until = [&](const std::uint32_t* last) {
-      for (; next != spans_.end() && (!last || next->first <= *last); ++next) {
-        close();
-        dev = next->first;
-        pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
-        detail::add_overlap_meta(out, s, dev);
-        merge.emplace(next->second.lo, next->second.hi);
-      }
-    };
-    auto r = compute_.drain([&](const interval_key& k, std::string_view) {
-      if (!merge || k.device != dev) open_until(&k.device);
-      merge->add(k.start, k.end, on_compute, on_free);
-    });
-    open_until(nullptr);
-    close();
-    return r;
+    return overlap_.drain(
+        open, [&](std::int64_t b, std::int64_t e) { slice(true, b, e); },
+        [&](std::int64_t b, std::int64_t e) { slice(false, b, e); }, [](std::uint32_t) {});
   }
 
   export_options o_;
   std::string prof_dir_;
   chrome::detail::trace_builder events_;
-  spill_sorter<interval_key> compute_;  ///< op tasks' intervals, for Overlap Analysis
+  overlap_windows overlap_;
   std::map<std::uint32_t, std::set<std::uint32_t>> streams_;  ///< device -> streams with tasks
-  std::map<std::uint32_t, span_of> spans_;                    ///< device -> its tasks' time span
   std::set<std::uint32_t> api_tids_, mstx_tids_;
   std::size_t records_ = 0;
   std::uint64_t mstx_seq_ = 0;

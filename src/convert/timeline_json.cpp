@@ -293,7 +293,7 @@ timeline_collector::timeline_collector(const std::string& spill_dir, std::size_t
       parts_(parts),
       events_(spill_dir, budget / 3),
       tx_events_(spill_dir, budget / 3),
-      compute_(spill_dir, budget / 3) {}
+      overlap_(spill_dir, budget / 3) {}
 
 timeline_collector::~timeline_collector() = default;
 
@@ -315,11 +315,7 @@ void timeline_collector::add(const model& w) {
         events_.push({sections::tasks, t.global_task_id}, text);
         streams_[t.device_id].insert(t.stream_id);
       }
-      if (!parts_.overlap) continue;
-      auto span = spans_.try_emplace(t.device_id, task_span{t.start_ns, t.end_ns}).first;
-      span->second.lo = std::min(span->second.lo, t.start_ns);
-      span->second.hi = std::max(span->second.hi, t.end_ns);
-      if (t.op) compute_.push({t.device_id, t.start_ns, t.end_ns}, {});
+      if (parts_.overlap) overlap_.add(t);
     }
     const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
     for (const auto& a : w.apis) {
@@ -381,41 +377,25 @@ result<void> timeline_collector::write_mstx_to(const model& final, detail::event
 /// its free gaps (held in the drained events_ until the device is complete).
 result<void> timeline_collector::write_overlap(const session_info& s, detail::event_output& dest) {
   result<void> status;
-  auto next = spans_.begin();
-  std::optional<overlap_merger> merge;
-  std::uint32_t dev = 0;
   std::uint64_t pid = 0, gaps = 0;
+  std::uint32_t dev = 0;
   std::string text;
+  auto open = [&](std::uint32_t d) {
+    dev = d;
+    pid = format_pid(s.pid, sort_index::overlap_analysis, d);
+    detail::add_overlap_meta(dest, s, d);
+  };
   auto on_compute = [&](std::int64_t b, std::int64_t e) { dest.overlap({dev, b, e, true}, pid); };
   auto on_free = [&](std::int64_t b, std::int64_t e) {
     text.clear();
     detail::append_overlap_json(text, {dev, b, e, false}, pid);
     events_.push({sections::overlap_free, gaps++}, text);
   };
-  auto close = [&] {
-    if (!merge) return;
-    merge->finish(on_compute, on_free);
+  auto close = [&](std::uint32_t) {
     auto r = events_.drain([&](const event_key&, std::string_view json) { dest.raw(json); });
     if (status && !r) status = std::move(r);
-    merge.reset();
   };
-  // Opens the devices up to `last` (all when null) in turn, closing each before the next.
-  auto open_until = [&](const std::uint32_t* last) {
-    for (; next != spans_.end() && (!last || next->first <= *last); ++next) {
-      close();
-      dev = next->first;
-      pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
-      detail::add_overlap_meta(dest, s, dev);
-      merge.emplace(next->second.lo, next->second.hi);
-    }
-  };
-  auto r = compute_.drain([&](const interval_key& k, std::string_view) {
-    if (!merge || k.device != dev) open_until(&k.device);
-    merge->add(k.start, k.end, on_compute, on_free);
-  });
-  open_until(nullptr);
-  close();
-  if (!r) return r;
+  MSPROF_TRY(overlap_.drain(open, on_compute, on_free, close));
   return status;
 }
 

@@ -6,9 +6,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
+#include "../core/error.hpp"
 #include "model.hpp"
+#include "spill.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -63,6 +69,67 @@ class overlap_merger {
   std::int64_t cur_, hi_;  ///< end of the covered time so far; last task end
   std::int64_t start_ = 0, end_ = 0;  ///< the merged interval still growing
   bool open_ = false, any_ = false;
+};
+
+/// Overlap Analysis of a model handed over in windows: add() every task, then
+/// drain() once. It keeps each device's task span and spills the op tasks'
+/// intervals into sorted runs (the budget's worth in memory).
+class overlap_windows {
+ public:
+  overlap_windows(const std::string& spill_dir, std::size_t budget) : compute_(spill_dir, budget) {}
+
+  void add(const device_task& t) {
+    auto span = spans_.try_emplace(t.device_id, task_span{t.start_ns, t.end_ns}).first;
+    span->second.lo = std::min(span->second.lo, t.start_ns);
+    span->second.hi = std::max(span->second.hi, t.end_ns);
+    if (t.op) compute_.push({t.device_id, t.start_ns, t.end_ns}, {});
+  }
+
+  /// Per device in id order: open(device), then its merged compute intervals
+  /// and free gaps in time order (overlap_merger), then close(device).
+  template <class Open, class Compute, class Free, class Close>
+  result<void> drain(Open&& open, Compute&& compute, Free&& free, Close&& close) {
+    auto next = spans_.begin();
+    std::optional<overlap_merger> merge;
+    std::uint32_t dev = 0;
+    auto done = [&] {
+      if (!merge) return;
+      merge->finish(compute, free);
+      merge.reset();
+      close(dev);
+    };
+    // Opens the devices up to `last` (all when null) in turn, closing each before the next.
+    auto open_until = [&](const std::uint32_t* last) {
+      for (; next != spans_.end() && (!last || next->first <= *last); ++next) {
+        done();
+        dev = next->first;
+        open(dev);
+        merge.emplace(next->second.lo, next->second.hi);
+      }
+    };
+    auto r = compute_.drain([&](const interval_key& k, std::string_view) {
+      if (!merge || k.device != dev) open_until(&k.device);
+      merge->add(k.start, k.end, compute, free);
+    });
+    open_until(nullptr);
+    done();
+    return r;
+  }
+
+ private:
+  struct interval_key {
+    std::uint32_t device;
+    std::int64_t start, end;
+    bool operator<(const interval_key& o) const noexcept {
+      if (device != o.device) return device < o.device;
+      return start != o.start ? start < o.start : end < o.end;
+    }
+  };
+  struct task_span {
+    std::int64_t lo, hi;  ///< first task start, last task end
+  };
+  spill_sorter<interval_key> compute_;        ///< op tasks' intervals
+  std::map<std::uint32_t, task_span> spans_;  ///< device -> its tasks' time span
 };
 
 /// Per device (ascending): its compute intervals merged, then its free gaps.

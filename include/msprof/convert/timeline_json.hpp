@@ -154,18 +154,6 @@ class timeline_collector {
       return section != o.section ? section < o.section : order < o.order;
     }
   };
-  struct interval_key {
-    std::uint32_t device;
-    std::int64_t start, end;
-    bool operator<(const interval_key& o) const noexcept {
-      if (device != o.device) return device < o.device;
-      return start != o.start ? start < o.start : end < o.end;
-    }
-  };
-  struct task_span {
-    std::int64_t lo, hi;  ///< first task start, last task end
-  };
-
   result<void> write_timeline_to(const model& final, detail::event_output& dest);
   result<void> write_mstx_to(const model& final, detail::event_output& dest);
   /// Overlap Analysis: per device its metadata, merged compute intervals, then
@@ -176,9 +164,8 @@ class timeline_collector {
   timeline_parts parts_;
   spill_sorter<event_key> events_;     ///< msprof_<ts>.json's records
   spill_sorter<event_key> tx_events_;  ///< msprof_tx_<ts>.json's records (section mstx)
-  spill_sorter<interval_key> compute_;  ///< op tasks' intervals, for Overlap Analysis
+  overlap_windows overlap_;
   std::map<std::uint32_t, std::set<std::uint32_t>> streams_;  ///< device -> streams with tasks
-  std::map<std::uint32_t, task_span> spans_;                  ///< device -> its tasks' time span
   std::set<std::uint32_t> api_tids_, mstx_tids_;
   std::size_t records_ = 0, mstx_ = 0;
   std::uint64_t mstx_seq_ = 0;
