@@ -82,7 +82,7 @@ constexpr const char* usage_text =
     "                                      ASCEND_PROFILER_OUTPUT/ after the run; ascend_ms: MindSpore's name\n"
     "      --export=on|off                 off: only print the PROF_ directory, for a later `msprof export`\n"
     "      --chrome-trace=on|off           also chrome_trace_<ts>.json, the form Chrome DevTools and Perfetto draw\n"
-    "                                      (default on, for collections up to 32 MiB of data)\n"
+    "                                      (default on, for collections up to 1 GiB of data)\n"
     "      --type=text|db                  what the export writes: text = timeline, summaries and db; db = the db\n"
     "      --summary-format=csv|json  --reports=FILE  --clear=on|off  --model-id=N --iteration-id=N  (as export)\n"
     "  msprof --export=on | --parse=on | --query=on | --analyze=on --output=<PROF_ dir or parent> [--type=...]\n"
