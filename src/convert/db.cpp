@@ -184,31 +184,11 @@ result<void> sqlite_db::exec(const std::string& sql) {
 
 result<void> sqlite_db::insert(const std::string& table, std::size_t ncols,
                                const std::vector<std::vector<db_value>>& rows) {
-  if (rows.empty()) return {};
-  std::string sql = "INSERT INTO " + table + " VALUES(";
-  for (std::size_t i = 0; i < ncols; ++i) sql += i ? ",?" : "?";
-  sql += ")";
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return fail("prepare " + table);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < ncols && i < row.size(); ++i) {
-      const int c = static_cast<int>(i + 1);
-      if (auto* iv = std::get_if<std::int64_t>(&row[i]))
-        sqlite3_bind_int64(st, c, *iv);
-      else if (auto* dv = std::get_if<double>(&row[i]))
-        sqlite3_bind_double(st, c, *dv);
-      else if (auto* sv = std::get_if<std::string>(&row[i]))
-        sqlite3_bind_text(st, c, sv->data(), static_cast<int>(sv->size()), SQLITE_TRANSIENT);
-      else
-        sqlite3_bind_null(st, c);
-    }
-    if (sqlite3_step(st) != SQLITE_DONE) {
-      sqlite3_finalize(st);
-      return fail("insert into " + table);
-    }
-    sqlite3_reset(st);
-  }
-  sqlite3_finalize(st);
+  result<void> status;
+  table_writer w(db_, table, ncols, &status);
+  for (const auto& row : rows) w.values(row);
+  w.flush();
+  if (!status) return make_error(errc::io, path_ + ": " + status.err().message);
   return {};
 }
 
@@ -270,6 +250,8 @@ void table_writer::run(sqlite3_stmt* st, std::size_t rows) {
       sqlite3_bind_int64(st, at, c.i);
     else if (c.kind == cell::real)
       sqlite3_bind_double(st, at, c.d);
+    else if (c.kind == cell::null)
+      sqlite3_bind_null(st, at);
     else  // text_ stays unchanged until the statement has run
       sqlite3_bind_text(st, at, text_.data() + c.i, static_cast<int>(c.d), SQLITE_STATIC);
   }

@@ -86,6 +86,17 @@ class table_writer {
     (put(vs), ...);
     if (++pending_ == batch_) step_batch();
   }
+  /// One row of cells of any kind (NULL included), in column order.
+  void values(const std::vector<db_value>& cells) {
+    if (!batch_st_ || !*status_) return;
+    if (cells.size() != ncols_) {  // a writer's bug; the cells would shift into the next row
+      *status_ = make_error(errc::invalid_argument, name_ + ": a row of " + std::to_string(cells.size()) +
+                                                        " values for " + std::to_string(ncols_) + " columns");
+      return;
+    }
+    for (const auto& v : cells) std::visit([this](const auto& x) { put(x); }, v);
+    if (++pending_ == batch_) step_batch();
+  }
   /// Inserts the rows still waiting.
   void flush();
   std::uint64_t rows() const noexcept { return rows_; }
@@ -93,7 +104,7 @@ class table_writer {
 
  private:
   struct cell {
-    enum kind_t : std::uint8_t { integer, real, text } kind;
+    enum kind_t : std::uint8_t { integer, real, text, null } kind;
     std::int64_t i;    ///< integer, or the text's offset in text_
     double d;          ///< real, or the text's length
   };
@@ -103,6 +114,14 @@ class table_writer {
   }
   void put(double v) { cells_.push_back({cell::real, 0, v}); }
   void put(std::string_view v);
+  void put(std::monostate) { cells_.push_back({cell::null, 0, 0}); }
+  template <class T>
+  void put(const std::optional<T>& v) {
+    if (v)
+      put(*v);
+    else
+      put(std::monostate{});
+  }
   void step_batch();
   /// Binds cells_ [0, rows * ncols) to `st` and runs it.
   void run(sqlite3_stmt* st, std::size_t rows);

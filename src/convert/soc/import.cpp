@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,9 @@ namespace soc {
 
 namespace {
 
-using detail::db_value;
-using rows = std::vector<std::vector<db_value>>;
-
-db_value i64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
-
-// One database being written: its tables, rows inserted in batches (bounded
-// memory), then the temporary renamed over `name` by finish().
+// One database being written: its tables, rows inserted in batches through
+// detail::table_writer (bounded memory), then the temporary renamed over
+// `name` by finish().
 class db_file {
  public:
   result<void> open(const outfile::dir& d, const std::string& name) {
@@ -43,19 +40,16 @@ class db_file {
     db_ = std::make_unique<detail::sqlite_db>(detail::sqlite_path(d, file_));
     return db_->open();
   }
-  result<void> table(const char* name, const char* columns, std::size_t ncols) {
-    tables_.push_back({name, ncols, {}});
-    return db_->exec(std::string("CREATE TABLE ") + name + " (" + columns + ")");
-  }
-  /// A row of table `t` (its index in table() order).
-  result<void> add(std::size_t t, std::vector<db_value> row) {
-    auto& tb = tables_[t];
-    tb.batch.push_back(std::move(row));
-    if (tb.batch.size() < 4096) return {};
-    return flush(tb);
+  /// A new table; its rows go to the writer returned.
+  result<detail::table_writer*> table(const char* name, const char* columns, std::size_t ncols) {
+    MSPROF_TRY(db_->exec(std::string("CREATE TABLE ") + name + " (" + columns + ")"));
+    tables_.push_back(std::make_unique<detail::table_writer>(db_->handle(), name, ncols, &status_));
+    return tables_.back().get();
   }
   result<std::string> finish() {
-    for (auto& tb : tables_) MSPROF_TRY(flush(tb));
+    for (auto& t : tables_) t->flush();
+    tables_.clear();  // their statements are finalized before SQLite closes
+    if (!status_) return make_error(errc::io, final_ + ": " + status_.err().message);
     MSPROF_TRY(db_->close());
     db_.reset();  // SQLite has closed the file
     MSPROF_TRY(file_.commit());
@@ -63,19 +57,10 @@ class db_file {
   }
 
  private:
-  struct pending {
-    const char* name;
-    std::size_t ncols;
-    rows batch;
-  };
-  result<void> flush(pending& tb) {
-    auto r = db_->insert(tb.name, tb.ncols, tb.batch);
-    tb.batch.clear();
-    return r;
-  }
   outfile::atomic_file file_;  // declared before db_: SQLite closes first
   std::unique_ptr<detail::sqlite_db> db_;
-  std::vector<pending> tables_;
+  result<void> status_;  // the first failed insert of any table
+  std::vector<std::unique_ptr<detail::table_writer>> tables_;
   std::string final_;
 };
 
@@ -112,13 +97,13 @@ result<import_result> write_job_db(const job& j) {
   } else {
     db_file db;
     MSPROF_TRY(db.open(*sq, acl_db));
-    MSPROF_TRY(db.table("AclApi",
+    auto acl = db.table("AclApi",
                         "pid INTEGER, tid INTEGER, api_name TEXT, api_type TEXT, start_ns INTEGER, end_ns INTEGER, "
                         "duration_ns INTEGER",
-                        7));
+                        7);
+    if (!acl) return acl.err();
     for (const auto& c : j.acl)
-      MSPROF_TRY(db.add(0, {std::int64_t{c.pid}, std::int64_t{c.tid}, c.name, c.type, c.start_ns, c.end_ns,
-                            c.end_ns - c.start_ns}));
+      (*acl)->row(c.pid, c.tid, c.name, c.type, c.start_ns, c.end_ns, c.end_ns - c.start_ns);
     auto f = db.finish();
     if (!f) return f.err();
     out.files.push_back(std::move(*f));
@@ -130,28 +115,30 @@ result<import_result> write_job_db(const job& j) {
   } else {
     db_file db;
     MSPROF_TRY(db.open(*sq, task_db));
-    MSPROF_TRY(db.table("JobInfo", "name TEXT, value TEXT", 2));
-    MSPROF_TRY(db.table("ModelRun",
+    auto job_info = db.table("JobInfo", "name TEXT, value TEXT", 2);
+    if (!job_info) return job_info.err();
+    auto model_run = db.table("ModelRun",
                         "model_id INTEGER, model_file_name TEXT, batch_num INTEGER, input_pic_num INTEGER, "
                         "current_pic_count INTEGER, icache_miss_rate REAL",
-                        6));
-    MSPROF_TRY(db.table("Task",
+                        6);
+    if (!model_run) return model_run.err();
+    auto task = db.table("Task",
                         "model_id INTEGER, iteration INTEGER, task_id INTEGER, stream_id INTEGER, task_type TEXT, "
                         "layer_id INTEGER, ori_layer_name TEXT, layer_name TEXT, layer_type TEXT, start_ns INTEGER, "
                         "end_ns INTEGER, duration_ns INTEGER",
-                        12));
+                        12);
+    if (!task) return task.err();
     const std::pair<const char*, std::string> info[] = {
         {"device_id", std::to_string(j.device_id)},         {"pid", std::to_string(j.pid)},
         {"frequency_mhz", std::to_string(j.frequency_mhz)}, {"aac_metrics", j.aac_metrics},
         {"interval", std::to_string(j.interval)},           {"finished", j.finished ? "yes" : "no"}};
-    for (const auto& kv : info) MSPROF_TRY(db.add(0, {std::string(kv.first), kv.second}));
+    for (const auto& kv : info) (*job_info)->row(kv.first, kv.second);
     for (const auto& m : j.models) {
-      MSPROF_TRY(db.add(1, {std::int64_t{m.model_id}, m.model_file_name, std::int64_t{m.batch_num}, i64(m.input_pic_num),
-                            i64(m.current_pic_count), m.icache_miss_rate}));
+      (*model_run)->row(m.model_id, m.model_file_name, m.batch_num, m.input_pic_num, m.current_pic_count,
+                        m.icache_miss_rate);
       for (const auto& t : m.tasks)
-        MSPROF_TRY(db.add(2, {std::int64_t{m.model_id}, i64(t.iteration), std::int64_t{t.task_id},
-                              std::int64_t{t.stream_id}, t.task_type, std::int64_t{t.layer_id}, t.ori_layer_name,
-                              t.layer_name, t.layer_type, t.start_ns, t.end_ns, t.end_ns - t.start_ns}));
+        (*task)->row(m.model_id, t.iteration, t.task_id, t.stream_id, t.task_type, t.layer_id, t.ori_layer_name,
+                     t.layer_name, t.layer_type, t.start_ns, t.end_ns, t.end_ns - t.start_ns);
       out.tasks += m.tasks.size();
     }
     auto f = db.finish();
@@ -165,21 +152,21 @@ result<import_result> write_job_db(const job& j) {
   } else {
     db_file db;
     MSPROF_TRY(db.open(*sq, aacore_db));
-    MSPROF_TRY(db.table("ArithmeticUtilization",
+    auto metrics = db.table("ArithmeticUtilization",
                         "model_id INTEGER, iteration INTEGER, task_id INTEGER, mac_busy_ratio REAL, mac_ppen_ratio REAL, "
                         "vec_busy_ratio REAL, vec_ppen_ratio REAL, dstr_ratio REAL, dtrans_ratio REAL, dld_ratio REAL, "
                         "wld_ratio REAL, memory_bound REAL, ddr_read_bytes INTEGER, ddr_write_bytes INTEGER, "
                         "ddr_total_bytes INTEGER",
-                        15));
+                        15);
+    if (!metrics) return metrics.err();
     for (const auto& m : j.models)
       for (const auto& t : m.tasks) {
         if (!t.pmu) continue;
         const aa_metrics& p = *t.pmu;
         const double mb = memory_bound(p);
-        MSPROF_TRY(db.add(0, {std::int64_t{m.model_id}, i64(t.iteration), std::int64_t{t.task_id}, p.mac_busy,
-                              p.mac_ppen, p.vec_busy, p.vec_ppen, p.dstr, p.dtrans, p.dld, p.wld,
-                              mb < 0 ? db_value{std::monostate{}} : db_value{mb}, i64(p.ddr_read_bytes),
-                              i64(p.ddr_write_bytes), i64(p.ddr_read_bytes + p.ddr_write_bytes)}));
+        (*metrics)->row(m.model_id, t.iteration, t.task_id, p.mac_busy, p.mac_ppen, p.vec_busy, p.vec_ppen, p.dstr,
+                        p.dtrans, p.dld, p.wld, mb < 0 ? std::nullopt : std::optional<double>(mb), p.ddr_read_bytes,
+                        p.ddr_write_bytes, p.ddr_read_bytes + p.ddr_write_bytes);
         ++out.metrics;
       }
     auto f = db.finish();
