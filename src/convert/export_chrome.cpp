@@ -89,7 +89,7 @@ struct chrome_exporter::impl {
     r.records = records_;
     auto dir = detail::output_dir(prof_dir_, o_, r.warnings);
     if (!dir) return dir.err();
-    const std::string ts = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
+    const std::string ts = detail::export_stamp(o_);
     if (r.records == 0) return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to export");
     // The metadata of all windows, then what only the final model knows (step
     // trace, loss note, AI Core Freq) and Overlap Analysis, in build_timeline's order.

@@ -19,7 +19,7 @@ struct db_exporter::impl {
     auto dir = detail::db_output_dir(prof_dir, o, notes_);
     if (dir) {
       auto f = outfile::atomic_file::create(
-          *dir, "msprof_" + (o.timestamp.empty() ? detail::now_stamp() : o.timestamp) + ".db");
+          *dir, "msprof_" + detail::export_stamp(o) + ".db");
       if (f) {
         tmp_ = std::move(*f);
         writer_.emplace(detail::sqlite_path(*dir, tmp_), prof_dir, spill_budget);

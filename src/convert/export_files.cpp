@@ -27,6 +27,8 @@ std::string now_stamp() {
   return buf;
 }
 
+std::string export_stamp(const export_options& o) { return o.timestamp.empty() ? now_stamp() : o.timestamp; }
+
 std::string free_stamp(const std::string& prof_dir) {
   namespace fs = std::filesystem;
   // Every name an export may have written: the db in the PROF_ directory, the

@@ -92,7 +92,7 @@ struct summary_exporter::impl {
     auto dir = detail::output_dir(prof_dir_, o_, r.warnings);
     if (!dir) return dir.err();
     dir_ = std::move(*dir);
-    ts_ = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
+    ts_ = detail::export_stamp(o_);
     const table losses = msprof_losses(final);
     if (op_rows_.size() + api_.size() + task_rows_.size() + tx_rows_.size() + final.iterations.size() +
             mem_rows_.size() + losses.size() ==

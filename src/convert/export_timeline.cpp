@@ -49,7 +49,7 @@ struct timeline_exporter::impl {
     r.records = events_.records();
     auto dir = detail::output_dir(prof_dir_, o_, r.warnings);
     if (!dir) return dir.err();
-    const std::string ts = o_.timestamp.empty() ? detail::now_stamp() : o_.timestamp;
+    const std::string ts = detail::export_stamp(o_);
     if (r.records == 0) return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to export");
     if (detail::wanted(o_, "msprof")) {
       const std::string name = "msprof_" + ts + ".json";

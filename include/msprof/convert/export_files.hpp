@@ -41,6 +41,10 @@ result<void> write_stream_atomic(const outfile::dir& d, const std::string& name,
 /// Local time now as a file-name stamp, YYYYMMDDhhmmss.
 std::string now_stamp();
 
+/// The stamp of this export's file names: the options' (the launcher and
+/// multi-kind exports share one), else now.
+std::string export_stamp(const export_options& o);
+
 /// A stamp for a new export of `prof_dir`: now, or the first second after it
 /// that no file in its output directories carries, so two exports never mix.
 std::string free_stamp(const std::string& prof_dir);
