@@ -12,6 +12,7 @@
 #include <msprof/session/session_config.hpp>
 #include <msprof/version.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@
 #include "args.hpp"
 #include "cann_options.hpp"
 #include "console.hpp"
+#include "dynamic.hpp"
 #include "progress_bar.hpp"
 #include "reports.hpp"
 #include "soc_commands.hpp"
@@ -514,8 +516,9 @@ int cmd_launch(arg_parser& p) {
         if (eq == 0 || (eq == std::string::npos && !kv.empty())) return bad_value(flag, "KEY=VALUE[;KEY=VALUE...]", v);
         if (!kv.empty()) app_env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
       }
-    } else if (name == "pid") {
-      return usage_error("--pid: msprof does not attach to a running process; run the program under msprof");
+    } else if (name == "pid") {  // CANN's attach mode of --dynamic
+      return usage_error("--pid: msprof does not attach to a running program; run it under msprof --dynamic=on "
+                         "(start / stop / quit on stdin) instead");
     } else if (name == "mstx-domain-include") {
       include = v;
     } else if (name == "mstx-domain-exclude") {
@@ -555,6 +558,12 @@ int cmd_launch(arg_parser& p) {
   if (application.empty())
     return usage_error("--application=\"cmd args\" (or the program after the options) is required");
   if (output.empty()) output = fs::current_path().string();
+  bool dynamic = false, window = false;  // --dynamic=on; --delay / --duration
+  for (const auto& [name, v] : cann) {
+    dynamic |= name == "dynamic" && v == "on";
+    window |= name == "delay" || name == "duration";
+  }
+  if (dynamic && window) return usage_error("--dynamic=on cannot be used with --delay or --duration (as in CANN)");
   if (!include.empty() && !exclude.empty())
     return usage_error("--mstx-domain-include and --mstx-domain-exclude cannot be used together");
   if (!metrics.empty() && metrics != "PipeUtilization" && metrics != "ArithmeticUtilization" &&
@@ -577,7 +586,8 @@ int cmd_launch(arg_parser& p) {
   // (docs/configuration.md, "Output safety").
   const std::string abs_output = fs::absolute(output, ec).string();
   if (auto bad = msprof::session::check_output_path(abs_output); !bad.empty()) return fail(bad);
-  if (auto made = msprof::outfile::dir::make(abs_output); !made) return fail(made.err().message);
+  auto out_dir = msprof::outfile::dir::make(abs_output);
+  if (!out_dir) return fail(out_dir.err().message);
   std::string lib;
   if (mstx) {
     const auto found = injection_library();
@@ -597,6 +607,12 @@ int cmd_launch(arg_parser& p) {
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
 
+  std::optional<dynamic_control> control;  // --dynamic=on: how start / stop reach every process of the run
+  if (dynamic) {
+    auto made = dynamic_control::create(*out_dir);
+    if (!made) return fail(made.err().message);
+    control.emplace(std::move(*made));
+  }
   const auto launch_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::steady_clock::now().time_since_epoch())
                              .count();
@@ -619,14 +635,24 @@ int cmd_launch(arg_parser& p) {
     for (const auto& [name, v] : cann)
       if (name == "delay" || name == "duration") setenv(name == "delay" ? "MSPROF_DELAY" : "MSPROF_DURATION", v.c_str(), 1);
     setenv("MSPROF_LAUNCH_NS", std::to_string(launch_ns).c_str(), 1);
+    if (control) {
+      setenv("MSPROF_DYNAMIC_CONTROL", control->path().c_str(), 1);
+      // The commands on stdin are msprof's: the program reads none of them.
+      const int null = open("/dev/null", O_RDONLY);
+      if (null >= 0) dup2(null, STDIN_FILENO);
+    }
     execl("/bin/sh", "sh", "-c", application.c_str(), static_cast<char*>(nullptr));
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
   }
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0) {
+  int status = 0, windows = 0;
+  std::optional<int> ended;  // --dynamic: the program ended in the interactive mode
+  if (control) ended = interactive(child, *control, windows);
+  if (ended) status = *ended;
+  while (!ended && waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) return fail(std::string("waitpid: ") + std::strerror(errno));
   }
+  control.reset();  // the control file goes
   int app_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 
   // Every PROF_ directory the run created, one per process that collected (with
@@ -644,13 +670,17 @@ int cmd_launch(arg_parser& p) {
     made.push_back(e.path().string());
   }
   std::sort(made.begin(), made.end());
+  if (made.empty() && dynamic && windows == 0)
+    return fail(output + ": no collection was started (--dynamic=on: type start, later stop), nothing collected");
   if (made.empty()) {
     if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
                                  " and left no PROF_ directory in " + output);
     return fail(output + ": the application left no PROF_ directory (did it make any mstx call?)");
   }
   if (made.size() > 1)
-    console::get().say(std::cerr, "msprof: " + std::to_string(made.size()) + " processes of the application collected: " +
+    console::get().say(std::cerr, "msprof: " + std::to_string(made.size()) +
+                                      (dynamic ? " collections (start..stop, in each process that collected): "
+                                               : " processes of the application collected: ") +
                                       std::to_string(made.size()) + " directories in " + output +
                                       (export_data ? ", each exported" : ""));
   int rc = 0;
