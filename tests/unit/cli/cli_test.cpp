@@ -1035,6 +1035,116 @@ TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run
   CHECK(exported > 0);
 }
 
+namespace {
+// The "tick <k>" marks in the msprof_tx CSV of `prof`, in order.
+std::vector<int> ticks_in(const fs::path& prof) {
+  std::vector<int> ticks;
+  for (const auto& f : outputs(prof)) {
+    if (f.filename().string().rfind("msprof_tx_", 0) != 0 || f.extension() != ".csv") continue;
+    const std::string csv = slurp(f);
+    for (auto at = csv.find(",tick "); at != std::string::npos; at = csv.find(",tick ", at + 1))
+      ticks.push_back(std::atoi(csv.c_str() + at + 6));
+  }
+  std::sort(ticks.begin(), ticks.end());
+  return ticks;
+}
+// The PROF_ directories in `out`, in the order they were made (PROF_<pid>_<time>_...: by the time).
+std::vector<fs::path> prof_dirs_in(const fs::path& out) {
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
+    return a.filename().string().substr(12) < b.filename().string().substr(12);
+  });
+  return dirs;
+}
+// A window's marks: some, consecutive, each one call counted in host/msprof_calls, nothing lost.
+void check_window(const fs::path& prof, const std::vector<int>& ticks) {
+  CAPTURE(prof);
+  CAPTURE(ticks.size());
+  REQUIRE(ticks.size() >= 3);
+  CHECK(ticks.back() - ticks.front() + 1 == static_cast<int>(ticks.size()));
+  CHECK(calls_made(prof) == ticks.size());
+  const tx_accounting a = account(prof);
+  CHECK(a.dropped + a.unfinished + a.unknown + a.storage == 0);
+}
+const std::string ticking_app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " ticks";
+}  // namespace
+
+TEST_CASE("cli: launcher --dynamic=on: each start..stop is its own PROF_ dir with exactly the marks inside it") {
+  sandbox s;
+  const auto out = s.root / "out";
+  // 60 marks 50 ms apart; two windows of 0.7 s with a bad command and a stop too many between them.
+  auto r = s.run_fed("sleep 0.4; echo start; sleep 0.7; echo stop; sleep 0.3; echo ' stop '; echo bogus; echo start;"
+                     " sleep 0.7; echo quit",
+                     {"--output=" + out.string(), "--dynamic=on", "--application=" + ticking_app + " 60 50"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("collection 1 started") != std::string::npos);
+  CHECK(r.err.find("collection 2 stopped") != std::string::npos);
+  CHECK(r.err.find("not collecting: start begins a collection") != std::string::npos);
+  CHECK(r.err.find("unknown command 'bogus'; commands: start") != std::string::npos);
+  CHECK(r.err.find("quit: leaving the interactive mode") != std::string::npos);
+  CHECK(r.err.find("2 collections (start..stop") != std::string::npos);
+  CHECK(r.err.find("not (completely) in the trace") == std::string::npos);  // the accounting holds
+  CHECK(r.err.find("the collector counted") == std::string::npos);
+  CHECK(r.err.find("warning") == std::string::npos);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 2);  // and the control file is gone
+  CHECK(std::distance(fs::directory_iterator(out), fs::directory_iterator()) == 2);
+  const auto first = ticks_in(dirs[0]), second = ticks_in(dirs[1]);
+  check_window(dirs[0], first);
+  check_window(dirs[1], second);
+  REQUIRE((!first.empty() && !second.empty()));
+  CHECK(first.front() > 0);              // not before the first start
+  CHECK(second.front() > first.back() + 1);  // nothing between stop and start
+  CHECK(second.back() < 59);             // nor after quit
+}
+
+TEST_CASE("cli: launcher --dynamic=on: end of input quits, a second start is refused, help lists the commands") {
+  sandbox s;
+  const auto out = s.root / "out";
+  auto r = s.run_fed("echo help; sleep 0.3; printf 'start\\nstart\\n'; sleep 0.5; printf stop",  // no newline at the end
+                     {"--output=" + out.string(), "--dynamic=on", "--export=off", "--application=" + ticking_app + " 30 50"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("commands: start (begin collecting), stop (end this collection), quit") != std::string::npos);
+  CHECK(r.err.find("already collecting (collection 1): stop it first") != std::string::npos);
+  CHECK(r.err.find("collection 1 stopped") != std::string::npos);
+  CHECK(r.err.find("end of input: leaving the interactive mode") != std::string::npos);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 1);
+  CHECK(r.out == dirs[0].string() + "\n");
+
+  // End of input before any start: nothing collected, said, rc 1.
+  r = s.run({"--output=" + (s.root / "none").string(), "--dynamic=on", "--application=" + ticking_app + " 3 10"});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("end of input: leaving the interactive mode") != std::string::npos);
+  CHECK(r.err.find("no collection was started (--dynamic=on: type start, later stop), nothing collected") !=
+        std::string::npos);
+  CHECK(prof_dirs_in(s.root / "none").empty());
+}
+
+TEST_CASE("cli: launcher --dynamic=on: a process started while collecting joins, and the program ending closes the window") {
+  sandbox s;
+  const auto out = s.root / "out";
+  // start at once; two programs one after the other, 0.6 s each; stdin stays open past their end.
+  const std::string app = ticking_app + " 12 50";
+  auto r = s.run_fed("echo start; sleep 4", {"--output=" + out.string(), "--dynamic=on", "--application=" + app + " && " + app});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("the application ended while collecting: collection 1 ends with it") != std::string::npos);
+  CHECK(r.err.find("the collector counted") == std::string::npos);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 2);
+  const auto first = ticks_in(dirs[0]), second = ticks_in(dirs[1]);
+  check_window(dirs[0], first);
+  check_window(dirs[1], second);
+  REQUIRE(!second.empty());
+  CHECK(second.front() == 0);  // from its first call
+  CHECK(second.back() == 11);  // to its last
+}
+
 #endif
 
 // msprof analyse (docs/torch_npu.md) on copies of tests/golden-pt inputs (add_pt_case).
