@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "dynamic.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -29,6 +31,12 @@ msprof::result<dynamic_control> dynamic_control::create(const msprof::outfile::d
   c.generation_->store(0, std::memory_order_relaxed);
   std::memcpy(c.mapping_, msprof_dynamic::magic, sizeof msprof_dynamic::magic);
   return c;
+}
+
+void dynamic_control::in_child() const {
+  ::setenv(msprof_dynamic::env_var, path_.c_str(), 1);
+  const int null = ::open("/dev/null", O_RDONLY);
+  if (null >= 0) ::dup2(null, STDIN_FILENO);
 }
 
 dynamic_control::dynamic_control(dynamic_control&& o) noexcept

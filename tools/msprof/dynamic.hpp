@@ -28,8 +28,9 @@ class dynamic_control {
   dynamic_control& operator=(const dynamic_control&) = delete;
   dynamic_control& operator=(dynamic_control&&) = delete;
   ~dynamic_control();
-  /// For MSPROF_DYNAMIC_CONTROL.
-  const std::string& path() const noexcept { return path_; }
+  /// In the program's process, before exec: names the file in MSPROF_DYNAMIC_CONTROL
+  /// and gives the program /dev/null as stdin (the commands on stdin are msprof's).
+  void in_child() const;
   bool collecting() const noexcept { return generation_->load(std::memory_order_relaxed) % 2 == 1; }
   /// Start or stop collecting in every process of the run.
   void toggle() noexcept { generation_->fetch_add(1, std::memory_order_release); }

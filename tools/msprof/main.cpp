@@ -12,7 +12,6 @@
 #include <msprof/session/session_config.hpp>
 #include <msprof/version.hpp>
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,6 +78,8 @@ constexpr const char* usage_text =
     "      --aic-metrics=PipeUtilization   recorded in sample.json\n"
     "      --storage-limit=<n>MB  --buffer-size=1MB  --buffer-limit=64MB  --buffer-full=grow|block|drop\n"
     "      --environment=\"K=V;K2=V2\"      environment variables for the program\n"
+    "      --dynamic=on                    start without collecting; start / stop / quit on stdin, one PROF_ dir\n"
+    "                                      per start..stop (CANN's dynamic profiling, launch mode)\n"
     "      --layout=cann|ascend_pt|ascend_ms  ascend_pt: torch_npu's {worker}_{pid}_{ts}_ascend_pt directory around\n"
     "                                      the PROF_ one (FRAMEWORK/ from msprof::record_function), analysed into\n"
     "                                      ASCEND_PROFILER_OUTPUT/ after the run; ascend_ms: MindSpore's name\n"
@@ -635,12 +636,7 @@ int cmd_launch(arg_parser& p) {
     for (const auto& [name, v] : cann)
       if (name == "delay" || name == "duration") setenv(name == "delay" ? "MSPROF_DELAY" : "MSPROF_DURATION", v.c_str(), 1);
     setenv("MSPROF_LAUNCH_NS", std::to_string(launch_ns).c_str(), 1);
-    if (control) {
-      setenv("MSPROF_DYNAMIC_CONTROL", control->path().c_str(), 1);
-      // The commands on stdin are msprof's: the program reads none of them.
-      const int null = open("/dev/null", O_RDONLY);
-      if (null >= 0) dup2(null, STDIN_FILENO);
-    }
+    if (control) control->in_child();
     execl("/bin/sh", "sh", "-c", application.c_str(), static_cast<char*>(nullptr));
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
