@@ -14,7 +14,10 @@
 // calls outside it are not recorded or counted, as with a filtered domain),
 // MSPROF_DYNAMIC_CONTROL (`msprof --dynamic=on`: the launcher's control file,
 // dynamic_control.hpp; each start..stop is its own PROF_ directory, and calls
-// between windows are not recorded or counted either).
+// between windows are not recorded or counted either), PROFILING_MODE=dynamic
+// (CANN's attach mode: without the launcher, this process makes its control file
+// $HOME/msprof_dynamic_<pid> for `msprof --dynamic=on --pid`, which says where
+// to collect; MSPROF_OUTPUT is not needed).
 // Collection stops and is flushed at exit; the loss counters are in info.json from the
 // first drain pass on (a killed run keeps them). A fork()ed child is not
 // recorded (collector.hpp).
@@ -151,6 +154,8 @@ struct output {
   // call counters (a mapping of host/msprof_calls) while it sees collection stop.
   std::vector<std::unique_ptr<collection>> closed;
   std::unique_ptr<control_thread> control;  // MSPROF_DELAY / _DURATION or MSPROF_DYNAMIC_CONTROL
+  void* attach = nullptr;   // PROFILING_MODE=dynamic: this process's control file (writable), mapped
+  std::string attach_path;  // and its path, removed at exit
 };
 
 std::unique_ptr<output>& current() {
@@ -159,9 +164,10 @@ std::unique_ptr<output>& current() {
 }
 
 // A new PROF_ directory (inside torch_npu's directory with MSPROF_LAYOUT) and its sinks.
-msprof::result<std::unique_ptr<collection>> make_collection(const output& out) {
+msprof::result<std::unique_ptr<collection>> make_collection(const output& out, const std::string& parent) {
   auto c = std::make_unique<collection>();
   msprof::prof::prof_dir_options po = out.po;
+  po.parent = parent;
   if (out.cfg.layout != session::output_layout::cann) {
     auto made = session::framework_dir::create(po.parent, out.cfg.layout, "", static_cast<std::uint32_t>(::getpid()),
                                                msprof::prof::detail::wall_us());
@@ -213,7 +219,16 @@ void close_collection(output& out) {
 
 // A --dynamic window: a new PROF_ directory, collected into until the next change.
 void open_window(output& out) {
-  auto made = make_collection(out);
+  std::string parent = out.po.parent;
+  if (out.attach != nullptr) {  // attach mode: where the attached msprof collects
+    const char* p = static_cast<const char*>(out.attach) + msprof_dynamic::output_offset;
+    parent.assign(p, ::strnlen(p, msprof_dynamic::output_max));
+    if (auto bad = session::check_output_path(parent); !bad.empty()) {
+      log(bad + "; nothing collected in this --dynamic window");
+      return;
+    }
+  }
+  auto made = make_collection(out, parent);
   if (!made) {
     log(made.err().message + "; nothing collected in this --dynamic window");
     return;
@@ -259,6 +274,7 @@ class control_thread {
       seen = g;
       close_collection(out);
       if (g % 2 == 1) open_window(out);
+      if (out.attach != nullptr) msprof_dynamic::acted(out.attach)->store(g, std::memory_order_release);
     }
   }
 
@@ -276,6 +292,11 @@ void stop_at_exit() {
   if (collect::default_collector::forked_child()) return;
   if (out->control) out->control->cancel();
   close_collection(*out);
+  if (out->attach != nullptr) {
+    ::unlink(out->attach_path.c_str());
+    // Tell an attached msprof that nothing is open any more.
+    msprof_dynamic::acted(out->attach)->store(msprof_dynamic::generation(out->attach)->load(), std::memory_order_release);
+  }
   out.reset();
 }
 
@@ -300,6 +321,38 @@ const std::atomic<std::uint64_t>* map_control(const char* path) {
   return msprof_dynamic::generation(p);
 }
 
+// PROFILING_MODE=dynamic without the launcher: $HOME/msprof_dynamic_<pid>, for
+// `msprof --dynamic=on --pid=<pid>` to find; nullptr (said) when it cannot be made.
+void* make_attach_control(std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') {
+    log("PROFILING_MODE=dynamic: HOME is not set, so msprof --dynamic=on --pid cannot find this process");
+    return nullptr;
+  }
+  auto d = msprof::outfile::dir::open(home, true);  // the user's own directory: links allowed
+  if (!d) {
+    log(d.err().message);
+    return nullptr;
+  }
+  const std::string name = msprof_dynamic::attach_name(static_cast<long>(::getpid()));
+  path = d->path() + "/" + name;
+  ::unlinkat(d->fd(), name.c_str(), 0);  // a file left by a killed process of the same pid
+  auto fd = d->create(name, O_RDWR);
+  if (!fd) {
+    log(fd.err().message);
+    return nullptr;
+  }
+  void* p = nullptr;
+  if (::ftruncate(fd->get(), static_cast<off_t>(msprof_dynamic::file_bytes)) != 0 ||
+      (p = msprof_dynamic::map(fd->get(), true)) == nullptr) {
+    log(path + ": cannot make the dynamic-profiling control file: " + std::strerror(errno));
+    ::unlink(path.c_str());
+    return nullptr;
+  }
+  std::memcpy(p, msprof_dynamic::magic, sizeof msprof_dynamic::magic);
+  return p;
+}
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetModuleFuncTableFunc get) {
@@ -312,17 +365,21 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     log(bad_window + "; collection disabled");
     return MSTX_FAIL;
   }
+  // --dynamic: the launcher's control file, or (PROFILING_MODE=dynamic, CANN's
+  // attach mode) one this process makes for `msprof --dynamic=on --pid`.
+  const char* ctl = std::getenv(msprof_dynamic::env_var);
+  const char* mode = std::getenv("PROFILING_MODE");
+  const bool launched = ctl != nullptr && *ctl != '\0';
+  const bool attachable = !launched && mode != nullptr && std::string(mode) == "dynamic";
+  if ((launched || attachable) && within) {
+    log(std::string(launched ? "MSPROF_DYNAMIC_CONTROL" : "PROFILING_MODE=dynamic") +
+        " cannot be used with MSPROF_DELAY / MSPROF_DURATION; collection disabled");
+    return MSTX_FAIL;
+  }
   const std::atomic<std::uint64_t>* dynamic = nullptr;
-  if (const char* ctl = std::getenv(msprof_dynamic::env_var); ctl != nullptr && *ctl != '\0') {
-    if (within) {
-      log("MSPROF_DYNAMIC_CONTROL cannot be used with MSPROF_DELAY / MSPROF_DURATION; collection disabled");
-      return MSTX_FAIL;
-    }
-    dynamic = map_control(ctl);
-    if (dynamic == nullptr) {
-      log("collection disabled");
-      return MSTX_FAIL;
-    }
+  if (launched && (dynamic = map_control(ctl)) == nullptr) {
+    log("collection disabled");
+    return MSTX_FAIL;
   }
   std::uint64_t limit = 0;
   if (!parse_storage_limit(std::getenv("MSPROF_STORAGE_LIMIT"), limit)) {
@@ -342,11 +399,12 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     }
   }
   const char* dir = std::getenv("MSPROF_OUTPUT");
-  if (dir == nullptr || *dir == '\0') {
+  if (attachable) dir = "";  // the attached msprof says where
+  if (!attachable && (dir == nullptr || *dir == '\0')) {
     log("MSPROF_OUTPUT is not set; collection disabled");
     return MSTX_FAIL;
   }
-  if (auto bad = msprof::session::check_output_path(dir); !bad.empty()) {
+  if (auto bad = attachable ? std::string() : msprof::session::check_output_path(dir); !bad.empty()) {
     log(bad + "; collection disabled");
     return MSTX_FAIL;
   }
@@ -377,8 +435,15 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
   o.calibration = out->cal;
   o.warn = [](const std::string& w) { log(w); };
   o.attach_in_process = false;  // the table to fill is the caller's
-  if (dynamic == nullptr) {  // the whole run, or the --delay/--duration window: one PROF_ directory, made now
-    auto made = make_collection(*out);
+  if (attachable) {
+    out->attach = make_attach_control(out->attach_path);
+    if (out->attach == nullptr) {
+      log("collection disabled");
+      return MSTX_FAIL;
+    }
+    dynamic = msprof_dynamic::generation(out->attach);
+  } else if (dynamic == nullptr) {  // the whole run, or the --delay/--duration window: one PROF_ directory, made now
+    auto made = make_collection(*out, out->po.parent);
     if (!made) {
       log(made.err().message + "; collection disabled");
       return MSTX_FAIL;
@@ -387,6 +452,7 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
   }
   if (collect::default_collector::api::init(get) != MSTX_SUCCESS) {
     log("getModuleFuncTable refused the core module; collection disabled");
+    if (out->attach != nullptr) ::unlink(out->attach_path.c_str());
     return MSTX_FAIL;
   }
   // Until a window opens (and after it closes) calls cost one load and one branch.

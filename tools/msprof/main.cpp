@@ -427,6 +427,15 @@ bool collection_only(const std::string& name) {
   return names.count(name) != 0 || find_cann_option(name) != nullptr;
 }
 
+/// Options that set up the program's collection through its environment: with
+/// --pid the program is already running with its own.
+bool program_setting(const std::string& name) {
+  static const std::set<std::string> names = {
+      "mstx",        "msproftx",     "mstx-domain-include", "mstx-domain-exclude", "aic-metrics", "storage-limit",
+      "buffer-size", "buffer-limit", "buffer-full",         "environment",         "layout"};
+  return names.count(name) != 0;
+}
+
 /// What one `msprof analyse` did, said: its error, or its warnings and files. 1 on an error.
 int say_analysis(const msprof::result<cv::ascend_pt::analyse_result>& r) {
   if (!r) {
@@ -463,6 +472,8 @@ int cmd_launch(arg_parser& p) {
        chrome_trace = true;
   cv::export_options eo;    // --type, --summary-format, --reports, --clear, --model-id, --iteration-id
   std::string collect_flag;  // the first option that only a collection uses
+  std::string setting_flag;  // the first one that sets the program's collection up (not with --pid)
+  std::optional<pid_t> attach_pid;  // --pid: CANN's attach mode of --dynamic
   // on|off switches; msproftx is CANN's name of mstx
   const std::map<std::string, bool*> switches = {
       {"mstx", &mstx},     {"msproftx", &mstx}, {"export", &export_data}, {"clear", &eo.clear},
@@ -486,6 +497,7 @@ int cmd_launch(arg_parser& p) {
     const std::string flag = "--" + name;
     if (err) return usage_error("option '" + arg + "' needs a value");
     if (collect_flag.empty() && collection_only(name)) collect_flag = flag;
+    if (setting_flag.empty() && program_setting(name)) setting_flag = flag;
     if (name == "output") {
       output = v;
     } else if (name == "application") {
@@ -518,8 +530,9 @@ int cmd_launch(arg_parser& p) {
         if (!kv.empty()) app_env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
       }
     } else if (name == "pid") {  // CANN's attach mode of --dynamic
-      return usage_error("--pid: msprof does not attach to a running program; run it under msprof --dynamic=on "
-                         "(start / stop / quit on stdin) instead");
+      const auto n = parse_u32(v);
+      if (!n || *n == 0) return bad_value(flag, "one process id (msprof attaches to one program at a time)", v);
+      attach_pid = static_cast<pid_t>(*n);
     } else if (name == "mstx-domain-include") {
       include = v;
     } else if (name == "mstx-domain-exclude") {
@@ -552,19 +565,27 @@ int cmd_launch(arg_parser& p) {
   if (eo.model_id.has_value() != eo.iteration_id.has_value())
     return usage_error("--model-id and --iteration-id go together");
   eo.chrome_too = chrome_trace;  // something a viewer draws, after every run
-  if (application.empty() && (export_on || parse || query || analyze))
-    return use_collected(output, export_on, parse, query, analyze, eo, collect_flag);
-  if (parse || query || analyze)
-    return usage_error("--parse, --query and --analyze work on collected data: give --output=<dir> and no program");
-  if (application.empty())
-    return usage_error("--application=\"cmd args\" (or the program after the options) is required");
-  if (output.empty()) output = fs::current_path().string();
   bool dynamic = false, window = false;  // --dynamic=on; --delay / --duration
   for (const auto& [name, v] : cann) {
     dynamic |= name == "dynamic" && v == "on";
     window |= name == "delay" || name == "duration";
   }
   if (dynamic && window) return usage_error("--dynamic=on cannot be used with --delay or --duration (as in CANN)");
+  if (attach_pid) {
+    if (!dynamic) return usage_error("--pid attaches dynamic profiling to a running program: it needs --dynamic=on");
+    if (!application.empty()) return usage_error("--pid attaches to a running program: give no program to run");
+    if (!setting_flag.empty())
+      return usage_error(setting_flag + ": with --pid the program's own environment sets up its collection "
+                                        "(MSPROF_* variables, docs/configuration.md)");
+    if (parse || query || analyze) return usage_error("--parse, --query and --analyze do not go with --pid");
+  }
+  if (application.empty() && !attach_pid && (export_on || parse || query || analyze))
+    return use_collected(output, export_on, parse, query, analyze, eo, collect_flag);
+  if (parse || query || analyze)
+    return usage_error("--parse, --query and --analyze work on collected data: give --output=<dir> and no program");
+  if (application.empty() && !attach_pid)
+    return usage_error("--application=\"cmd args\" (or the program after the options) is required");
+  if (output.empty()) output = fs::current_path().string();
   if (!include.empty() && !exclude.empty())
     return usage_error("--mstx-domain-include and --mstx-domain-exclude cannot be used together");
   if (!metrics.empty() && metrics != "PipeUtilization" && metrics != "ArithmeticUtilization" &&
@@ -590,7 +611,7 @@ int cmd_launch(arg_parser& p) {
   auto out_dir = msprof::outfile::dir::make(abs_output);
   if (!out_dir) return fail(out_dir.err().message);
   std::string lib;
-  if (mstx) {
+  if (mstx && !attach_pid) {
     const auto found = injection_library();
     if (!found.first) return fail("injection library libmsprof_mstx.so not found in " + found.second +
                                   " (install msprof completely)");
@@ -610,15 +631,27 @@ int cmd_launch(arg_parser& p) {
 
   std::optional<dynamic_control> control;  // --dynamic=on: how start / stop reach every process of the run
   if (dynamic) {
-    auto made = dynamic_control::create(*out_dir);
+    auto made = attach_pid ? dynamic_control::attach(*attach_pid, abs_output) : dynamic_control::create(*out_dir);
     if (!made) return fail(made.err().message);
     control.emplace(std::move(*made));
+  }
+  int status = 0, windows = 0;
+  if (attach_pid) {
+    application = "process " + std::to_string(*attach_pid);  // for the messages below
+    const pid_t pid = *attach_pid;
+    interactive([pid]() -> std::optional<int> {
+      if (process_alive(pid)) return std::nullopt;
+      return 0;
+    }, *control, windows, "the program runs on; msprof exports what it collected");
+    // Its last collection is closed (and on disk) once it has acted on the last command.
+    if (!control->wait_acted(pid, std::chrono::seconds(30)))
+      say_warning(application + " did not close its last collection within 30 s; exporting what is on disk");
   }
   const auto launch_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::steady_clock::now().time_since_epoch())
                              .count();
-  const pid_t child = fork();
-  if (child < 0) return fail(std::string("fork: ") + std::strerror(errno));
+  pid_t child = -1;  // --pid: none of ours
+  if (!attach_pid && (child = fork()) < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
     for (const auto& kv : app_env) setenv(kv.first.c_str(), kv.second.c_str(), 1);  // msprof's own come after
     if (mstx) setenv("MSTX_INJECTION_PATH", lib.c_str(), 1);
@@ -641,11 +674,15 @@ int cmd_launch(arg_parser& p) {
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
   }
-  int status = 0, windows = 0;
   std::optional<int> ended;  // --dynamic: the program ended in the interactive mode
-  if (control) ended = interactive(child, *control, windows);
+  if (control && !attach_pid)
+    ended = interactive([child]() -> std::optional<int> {
+      int st = 0;
+      if (waitpid(child, &st, WNOHANG) == child) return st;
+      return std::nullopt;
+    }, *control, windows, "the application runs on, msprof waits for it to end");
   if (ended) status = *ended;
-  while (!ended && waitpid(child, &status, 0) < 0) {
+  while (!ended && !attach_pid && waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) return fail(std::string("waitpid: ") + std::strerror(errno));
   }
   control.reset();  // the control file goes
