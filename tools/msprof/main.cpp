@@ -531,7 +531,8 @@ int cmd_launch(arg_parser& p) {
       }
     } else if (name == "pid") {  // CANN's attach mode of --dynamic
       const auto n = parse_u32(v);
-      if (!n || *n == 0) return bad_value(flag, "one process id (msprof attaches to one program at a time)", v);
+      if (!n || *n == 0 || *n > 0x7fffffffu)
+        return bad_value(flag, "one process id (msprof attaches to one program at a time)", v);
       attach_pid = static_cast<pid_t>(*n);
     } else if (name == "mstx-domain-include") {
       include = v;

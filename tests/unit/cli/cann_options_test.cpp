@@ -233,12 +233,16 @@ TEST_CASE("cann options: -h and --help on every command, and the help lists ever
     CHECK(help.find(o) != std::string::npos);
 }
 
-TEST_CASE("cann options: --pid is refused (msprof does not attach), --environment needs KEY=VALUE") {
+TEST_CASE("cann options: --pid attaches only to a running process, --environment needs KEY=VALUE") {
   sandbox s;
-  auto r = s.run({"--output=" + s.root.string(), "--dynamic=on", "--pid=4242"});
+  // Above any pid_max: no such process (attach mode itself: cli_test).
+  auto r = s.run({"--output=" + s.root.string(), "--dynamic=on", "--pid=2147483647"});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("--pid=2147483647: ") != std::string::npos);
+  CHECK(r.err.find(": no process 2147483647 runs") != std::string::npos);
+  r = s.run({"--output=" + s.root.string(), "--dynamic=on", "--pid=4294967295"});
   CHECK(r.rc == 2);
-  CHECK(r.err.rfind("msprof: --pid: msprof does not attach to a running program; run it under msprof --dynamic=on", 0) ==
-        0);
+  CHECK(r.err.rfind("msprof: --pid must be one process id", 0) == 0);
   // CANN's dynamic profiling does not go with a fixed window either.
   for (const char* w : {"--delay=1", "--duration=1"}) {
     r = s.run({"--output=" + s.root.string(), "--dynamic=on", w, "--application=touch " + (s.root / "ran").string()});

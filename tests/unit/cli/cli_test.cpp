@@ -4,6 +4,8 @@
 // partial exports that say so, and no half-written or empty files.
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1143,6 +1145,109 @@ TEST_CASE("cli: launcher --dynamic=on: a process started while collecting joins,
   REQUIRE(!second.empty());
   CHECK(second.front() == 0);  // from its first call
   CHECK(second.back() == 11);  // to its last
+}
+
+namespace {
+// The test app in `args` started as CANN's attach mode wants it: the injection
+// library, PROFILING_MODE=dynamic, no launcher; $HOME is `home`.
+pid_t start_attachable(const fs::path& home, const std::vector<std::string>& args) {
+  fs::create_directories(home);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("MSTX_INJECTION_PATH", MSPROF_TEST_INJECTION_LIB, 1);
+    ::setenv("PROFILING_MODE", "dynamic", 1);
+    ::setenv("HOME", home.c_str(), 1);
+    ::setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+    std::vector<char*> argv{const_cast<char*>(MSPROF_TEST_APP)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(MSPROF_TEST_APP, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+// msprof with $HOME = `home` and stdin from `feed`.
+run_result run_attached(const sandbox& s, const fs::path& home, const std::string& feed,
+                        const std::vector<std::string>& args) {
+  std::string cmd = "HOME=" + quote(home.string()) + " " + quote(MSPROF_TEST_CLI);
+  for (const auto& a : args) cmd += " " + quote(a);
+  const auto out = s.root / "attached.out", err = s.root / "attached.err";
+  cmd = "(" + feed + ") | " + cmd + " >" + quote(out.string()) + " 2>" + quote(err.string());
+  const int st = std::system(cmd.c_str());
+  run_result r;
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("cli: launcher --dynamic=on --pid: attached to a program started with PROFILING_MODE=dynamic, it collects each start..stop") {
+  sandbox s;
+  const auto home = s.root / "home", out = s.root / "out";
+  const pid_t pid = start_attachable(home, {"ticks", "60", "50"});
+  REQUIRE(pid > 0);
+  const fs::path control = home / ("msprof_dynamic_" + std::to_string(pid));
+  for (int k = 0; k < 200 && !fs::exists(control); ++k) ::usleep(10000);  // made at its first mstx call
+  REQUIRE(fs::exists(control));
+  const std::string pid_flag = "--pid=" + std::to_string(pid);
+  {  // While another msprof holds it (its lock, as an attached msprof does): refused, one at a time as in CANN.
+    const int fd = ::open(control.c_str(), O_RDWR);
+    REQUIRE(fd >= 0);
+    REQUIRE(::flock(fd, LOCK_EX) == 0);
+    const auto busy = run_attached(s, home, "echo start", {"--dynamic=on", pid_flag, "--output=" + out.string()});
+    ::close(fd);
+    CHECK(busy.rc == 1);
+    CHECK(busy.err.find("another msprof is attached to it") != std::string::npos);
+  }
+  auto r = run_attached(s, home, "sleep 0.2; echo start; sleep 0.6; echo stop; sleep 0.3; echo start; sleep 0.6; echo quit",
+                        {"--dynamic=on", pid_flag, "--output=" + out.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("quit: leaving the interactive mode; the program runs on") != std::string::npos);
+  CHECK(r.err.find("the collector counted") == std::string::npos);
+  CHECK(r.err.find("warning") == std::string::npos);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 2);
+  const auto first = ticks_in(dirs[0]), later = ticks_in(dirs[1]);
+  check_window(dirs[0], first);
+  check_window(dirs[1], later);
+  REQUIRE((!first.empty() && !later.empty()));
+  CHECK(later.front() > first.back() + 1);
+  // The program ran on to its end (60 ticks, 3 s) and removed its control file.
+  int status = -1;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK_FALSE(fs::exists(control));
+}
+
+TEST_CASE("cli: launcher --pid: refused without --dynamic=on, with a program, with the program's settings, and for a program not started for it") {
+  sandbox s;
+  const auto out = (s.root / "out").string();
+  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--pid=1", "--output=" + out}, "--pid attaches dynamic profiling to a running program: it needs --dynamic=on"},
+           {{"--dynamic=on", "--pid=1", "--application=true"}, "--pid attaches to a running program: give no program"},
+           {{"--dynamic=on", "--pid=1", "--mstx-domain-include=a"},
+            "--mstx-domain-include: with --pid the program's own environment sets up its collection"},
+           {{"--dynamic=on", "--pid=1,2"}, "--pid must be one process id"}}) {
+    CAPTURE(says);
+    const auto r = s.run(args);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find(says) != std::string::npos);
+  }
+  // A running program that has no control file: said, with how to start it.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sleep", "sleep", "3", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  REQUIRE(pid > 0);
+  const auto r = run_attached(s, s.root / "home", "echo start", {"--dynamic=on", "--pid=" + std::to_string(pid), "--output=" + out});
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("the program was not started for dynamic profiling (MSTX_INJECTION_PATH=") != std::string::npos);
+  CHECK(r.err.find("msprof_dynamic_" + std::to_string(pid)) != std::string::npos);
 }
 
 #endif
