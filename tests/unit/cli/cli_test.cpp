@@ -1224,16 +1224,16 @@ TEST_CASE("cli: launcher --dynamic=on --pid: attached to a program started with 
 TEST_CASE("cli: launcher --pid: refused without --dynamic=on, with a program, with the program's settings, and for a program not started for it") {
   sandbox s;
   const auto out = (s.root / "out").string();
-  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+  for (const auto& c : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--pid=1", "--output=" + out}, "--pid attaches dynamic profiling to a running program: it needs --dynamic=on"},
            {{"--dynamic=on", "--pid=1", "--application=true"}, "--pid attaches to a running program: give no program"},
            {{"--dynamic=on", "--pid=1", "--mstx-domain-include=a"},
             "--mstx-domain-include: with --pid the program's own environment sets up its collection"},
            {{"--dynamic=on", "--pid=1,2"}, "--pid must be one process id"}}) {
-    CAPTURE(says);
-    const auto r = s.run(args);
+    CAPTURE(c.second);
+    const auto r = s.run(c.first);
     CHECK(r.rc == 2);
-    CHECK(r.err.find(says) != std::string::npos);
+    CHECK(r.err.find(c.second) != std::string::npos);
   }
   // A running program that has no control file: said, with how to start it.
   const pid_t pid = ::fork();
