@@ -88,6 +88,9 @@ constexpr const char* usage_text =
     "                                      (default on, for collections up to 1 GiB of data)\n"
     "      --type=text|db                  what the export writes: text = timeline, summaries and db; db = the db\n"
     "      --summary-format=csv|json  --reports=FILE  --clear=on|off  --model-id=N --iteration-id=N  (as export)\n"
+    "  msprof --dynamic=on --pid=<pid> --output=DIR\n"
+    "      attach to a program started with MSTX_INJECTION_PATH and PROFILING_MODE=dynamic: start / stop / quit\n"
+    "      on stdin, then export what it collected (docs/cli.md, Dynamic profiling)\n"
     "  msprof --export=on | --parse=on | --query=on | --analyze=on --output=<PROF_ dir or parent> [--type=...]\n"
     "      CANN's work on collected data: export it (options as above); parse and query check it and print\n"
     "      what it holds (as import); analyze: msprof has no communication data to analyse\n"
@@ -657,6 +660,7 @@ int cmd_launch(arg_parser& p) {
     for (const auto& kv : app_env) setenv(kv.first.c_str(), kv.second.c_str(), 1);  // msprof's own come after
     if (mstx) setenv("MSTX_INJECTION_PATH", lib.c_str(), 1);
     setenv("MSPROF_OUTPUT", abs_output.c_str(), 1);
+    unsetenv("PROFILING_MODE");  // attach mode's (--pid): a launched program collects as the launcher says
     if (!include.empty()) setenv("MSPROF_MSTX_DOMAIN_INCLUDE", include.c_str(), 1);
     if (!exclude.empty()) setenv("MSPROF_MSTX_DOMAIN_EXCLUDE", exclude.c_str(), 1);
     if (!metrics.empty()) setenv("MSPROF_AIC_METRICS", metrics.c_str(), 1);

@@ -1250,6 +1250,20 @@ TEST_CASE("cli: launcher --pid: refused without --dynamic=on, with a program, wi
   CHECK(r.err.find("msprof_dynamic_" + std::to_string(pid)) != std::string::npos);
 }
 
+TEST_CASE("cli: launcher: PROFILING_MODE=dynamic given to a launched program does not make it wait for --pid") {
+  sandbox s;
+  const auto out = s.root / "out", home = s.root / "home";
+  fs::create_directories(home);
+  auto r = s.run({"--output=" + out.string(), "--export=off", "--environment=PROFILING_MODE=dynamic;HOME=" + home.string(),
+                  "--application=" + ticking_app + " 5 10"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 1);
+  CHECK(calls_made(dirs[0]) == 5);  // the whole run
+  CHECK(fs::is_empty(home));      // no control file for an attach
+}
+
 #endif
 
 // msprof analyse (docs/torch_npu.md) on copies of tests/golden-pt inputs (add_pt_case).
