@@ -1185,7 +1185,7 @@ run_result run_attached(const sandbox& s, const fs::path& home, const std::strin
 TEST_CASE("cli: launcher --dynamic=on --pid: attached to a program started with PROFILING_MODE=dynamic, it collects each start..stop") {
   sandbox s;
   const auto home = s.root / "home", out = s.root / "out";
-  const pid_t pid = start_attachable(home, {"ticks", "60", "50"});
+  const pid_t pid = start_attachable(home, {"ticks", "100", "50"});
   REQUIRE(pid > 0);
   const fs::path control = home / ("msprof_dynamic_" + std::to_string(pid));
   for (int k = 0; k < 200 && !fs::exists(control); ++k) ::usleep(10000);  // made at its first mstx call
@@ -1214,7 +1214,19 @@ TEST_CASE("cli: launcher --dynamic=on --pid: attached to a program started with 
   check_window(dirs[1], later);
   REQUIRE((!first.empty() && !later.empty()));
   CHECK(later.front() > first.back() + 1);
-  // The program ran on to its end (60 ticks, 3 s) and removed its control file.
+  // The program runs on; another msprof attaches again, into another directory.
+  const auto again = s.root / "again";
+  r = run_attached(s, home, "sleep 0.1; echo start; sleep 0.4; echo quit",
+                   {"--dynamic=on", pid_flag, "--output=" + again.string()});
+  CAPTURE(r.err);
+  CHECK(r.rc == 0);
+  const auto third = prof_dirs_in(again);
+  REQUIRE(third.size() == 1);
+  const auto last = ticks_in(third[0]);
+  check_window(third[0], last);
+  REQUIRE(!last.empty());
+  CHECK(last.front() > later.back() + 1);
+  // The program ran on to its end (100 ticks, 5 s) and removed its control file.
   int status = -1;
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
