@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <utility>
 
 #include "../injection/dynamic_control.hpp"
 #include "console.hpp"
@@ -114,6 +115,7 @@ namespace {
 
 void say(const std::string& text) { console::get().say(std::cerr, "msprof: " + text); }
 
+constexpr std::size_t max_line = 1024;
 constexpr const char* commands = "start (begin collecting), stop (end this collection), quit (stop and leave)";
 
 }  // namespace
@@ -138,7 +140,7 @@ std::optional<int> interactive(const std::function<std::optional<int>()>& ended,
   };
   const clock::time_point entered = clock::now();
   std::string pending;  // input read, not yet a whole line
-  bool eof = false;
+  bool eof = false, skipping = false;  // skipping: the rest of a line too long to be a command
   for (;;) {
     if (const auto status = ended()) {
       say(std::string("the application ended") +
@@ -149,9 +151,16 @@ std::optional<int> interactive(const std::function<std::optional<int>()>& ended,
     // A line at a time; the last one may come without a newline before the end of input.
     std::size_t nl = pending.find('\n');
     if (nl == std::string::npos && eof && !pending.empty()) nl = pending.size();
+    const bool too_long = (nl == std::string::npos ? pending.size() : nl) > max_line;
+    if (too_long && !skipping) say("a line of more than " + std::to_string(max_line) + " bytes is no command: ignored");
+    if (too_long && nl == std::string::npos) {  // bounded memory, whatever comes in
+      skipping = true;
+      pending.clear();
+    }
     if (nl != std::string::npos) {
       std::string cmd = pending.substr(0, nl);
       pending.erase(0, nl + 1);
+      if (std::exchange(skipping, false) || too_long) continue;
       const auto b = cmd.find_first_not_of(" \t\r"), e = cmd.find_last_not_of(" \t\r");
       cmd = b == std::string::npos ? "" : cmd.substr(b, e - b + 1);
       if (cmd == "start") {
@@ -172,6 +181,8 @@ std::optional<int> interactive(const std::function<std::optional<int>()>& ended,
       } else if (cmd == "help") {
         say("commands: " + std::string(commands));
       } else if (!cmd.empty()) {
+        for (char& c : cmd)
+          if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';  // no control characters to the terminal
         say("unknown command '" + cmd + "'; commands: " + commands + ", help");
       }
       prompt();

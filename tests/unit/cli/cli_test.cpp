@@ -1106,12 +1106,17 @@ TEST_CASE("cli: launcher --dynamic=on: each start..stop is its own PROF_ dir wit
 TEST_CASE("cli: launcher --dynamic=on: end of input quits, a second start is refused, help lists the commands") {
   sandbox s;
   const auto out = s.root / "out";
-  auto r = s.run_fed("echo help; sleep 0.3; printf 'start\\nstart\\n'; sleep 0.5; printf stop",  // no newline at the end
+  // A 5000-byte line and a control character are no commands either.
+  auto r = s.run_fed("echo help; head -c 5000 /dev/zero | tr '\\0' x; echo; printf 'bo\\033gus\\n'; sleep 0.3;"
+                     " printf 'start\\nstart\\n'; sleep 0.5; printf stop",  // no newline at the end
                      {"--output=" + out.string(), "--dynamic=on", "--export=off", "--application=" + ticking_app + " 30 50"});
   CAPTURE(r.err);
   REQUIRE(r.rc == 0);
   CHECK(r.err.find("commands: start (begin collecting), stop (end this collection), quit") != std::string::npos);
   CHECK(r.err.find("already collecting (collection 1): stop it first") != std::string::npos);
+  CHECK(r.err.find("a line of more than 1024 bytes is no command: ignored") != std::string::npos);
+  CHECK(r.err.find("unknown command 'bo?gus'") != std::string::npos);
+  CHECK(r.err.find("xxxx") == std::string::npos);
   CHECK(r.err.find("collection 1 stopped") != std::string::npos);
   CHECK(r.err.find("end of input: leaving the interactive mode") != std::string::npos);
   const auto dirs = prof_dirs_in(out);
