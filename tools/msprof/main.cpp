@@ -433,9 +433,9 @@ bool collection_only(const std::string& name) {
 /// Options that set up the program's collection through its environment: with
 /// --pid the program is already running with its own.
 bool program_setting(const std::string& name) {
-  static const std::set<std::string> names = {
-      "mstx",        "msproftx",     "mstx-domain-include", "mstx-domain-exclude", "aic-metrics", "storage-limit",
-      "buffer-size", "buffer-limit", "buffer-full",         "environment",         "layout"};
+  static const std::set<std::string> names = {"mstx-domain-include", "mstx-domain-exclude", "aic-metrics",
+                                              "storage-limit",       "buffer-size",         "buffer-limit",
+                                              "buffer-full",         "environment",         "layout"};
   return names.count(name) != 0;
 }
 
@@ -582,6 +582,7 @@ int cmd_launch(arg_parser& p) {
       return usage_error(setting_flag + ": with --pid the program's own environment sets up its collection "
                                         "(MSPROF_* variables, docs/configuration.md)");
     if (parse || query || analyze) return usage_error("--parse, --query and --analyze do not go with --pid");
+    if (!mstx) return usage_error("--mstx=off / --msproftx=off: with --pid the program records its mstx calls, nothing else");
   }
   if (application.empty() && !attach_pid && (export_on || parse || query || analyze))
     return use_collected(output, export_on, parse, query, analyze, eo, collect_flag);

@@ -1206,7 +1206,7 @@ TEST_CASE("cli: launcher --dynamic=on --pid: attached to a program started with 
     CHECK(busy.err.find("another msprof is attached to it") != std::string::npos);
   }
   auto r = run_attached(s, home, "sleep 0.2; echo start; sleep 0.6; echo stop; sleep 0.3; echo start; sleep 0.6; echo quit",
-                        {"--dynamic=on", pid_flag, "--output=" + out.string()});
+                        {"--dynamic=on", pid_flag, "--output=" + out.string(), "--msproftx=on"});
   CAPTURE(r.err);
   REQUIRE(r.rc == 0);
   CHECK(r.err.find("quit: leaving the interactive mode; the program runs on") != std::string::npos);
@@ -1246,6 +1246,7 @@ TEST_CASE("cli: launcher --pid: refused without --dynamic=on, with a program, wi
            {{"--dynamic=on", "--pid=1", "--application=true"}, "--pid attaches to a running program: give no program"},
            {{"--dynamic=on", "--pid=1", "--mstx-domain-include=a"},
             "--mstx-domain-include: with --pid the program's own environment sets up its collection"},
+           {{"--dynamic=on", "--pid=1", "--msproftx=off"}, "with --pid the program records its mstx calls"},
            {{"--dynamic=on", "--pid=1,2"}, "--pid must be one process id"}}) {
     CAPTURE(c.second);
     const auto r = s.run(c.first);
