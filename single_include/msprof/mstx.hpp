@@ -3105,7 +3105,8 @@ struct thread_buffer {
     count_call();
   }
   MSPROF_INLINE void count_call() noexcept {
-    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_relaxed);
+    // acquire: a later session (start() again) points it at its own counters, mapped just before.
+    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_acquire);
     c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 };
@@ -3787,7 +3788,7 @@ class basic_collector {
       else
         slots[0].fetch_add(1, std::memory_order_relaxed);
     }
-    b->calls.store(c, std::memory_order_relaxed);
+    b->calls.store(c, std::memory_order_release);  // a new session's mapping: the producer acquires it
   }
 
   // `mstx_call`: count it in the call counters (host/msprof_calls), which

@@ -11,14 +11,27 @@
 // msprof::record_function ops, queue marks and memory events), MSPROF_DELAY /
 // MSPROF_DURATION (seconds: the collection window, from MSPROF_LAUNCH_NS, the
 // launcher's start on the steady clock, or else from this library's start;
-// calls outside it are not recorded or counted, as with a filtered domain).
+// calls outside it are not recorded or counted, as with a filtered domain),
+// MSPROF_DYNAMIC_CONTROL (`msprof --dynamic=on`: the launcher's control file,
+// dynamic_control.hpp; each start..stop is its own PROF_ directory, and calls
+// between windows are not recorded or counted either), PROFILING_MODE=dynamic
+// (CANN's attach mode: without the launcher, this process makes its control file
+// $HOME/msprof_dynamic_<pid> for `msprof --dynamic=on --pid`, which says where
+// to collect; MSPROF_OUTPUT is not needed).
 // Collection stops and is flushed at exit; the loss counters are in info.json from the
 // first drain pass on (a killed run keeps them). A fork()ed child is not
 // recorded (collector.hpp).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -32,6 +45,8 @@
 #include <msprof/session/framework_dir.hpp>
 #include <msprof/session/output_path.hpp>
 #include <msprof/session/prof_record_sink.hpp>
+
+#include "dynamic_control.hpp"
 
 namespace {
 
@@ -102,42 +117,6 @@ std::optional<window> collection_window(std::string& bad) {
   return w;
 }
 
-// Starts the collector at the window's start and stops it at its end, on a
-// thread of its own; cancel() (at exit) wakes and joins it.
-class window_timer {
- public:
-  window_timer(window w, collect::options o) : thread_([this, w, o] { run(w, o); }) {}
-  window_timer(const window_timer&) = delete;
-  window_timer& operator=(const window_timer&) = delete;
-  ~window_timer() { cancel(); }
-  void cancel() {
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      quit_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  void run(window w, const collect::options& o) {
-    std::unique_lock<std::mutex> lk(m_);
-    if (cv_.wait_until(lk, w.start, [this] { return quit_; })) return;
-    if (auto r = collect::start(o); !r) {
-      log(r.err().message + "; nothing collected in the --delay/--duration window");
-      return;
-    }
-    if (w.end == steady::time_point::max()) return;
-    if (cv_.wait_until(lk, w.end, [this] { return quit_; })) return;
-    collect::stop();
-  }
-
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool quit_ = false;
-  std::thread thread_;  // last: starts once the rest is built
-};
-
 // MSPROF_CANN_OPTIONS (name=value;...): the CANN collection options the launcher
 // accepted without collecting their data, recorded in host/sample.json so that
 // the collection says what was asked for. A malformed entry is left out.
@@ -154,14 +133,29 @@ void record_cann_options(std::map<std::string, std::string>& sample) {
   }
 }
 
-// The output of this process's collection; lives until exit.
-struct output {
+// One PROF_ directory of this process (one per --dynamic window) and its sinks.
+struct collection {
   std::unique_ptr<session::framework_dir> fw;  // MSPROF_LAYOUT ascend_pt / ascend_ms: holds dir
   msprof::prof::prof_dir dir;
   std::shared_ptr<session::prof_record_sink> sink;
   std::shared_ptr<session::framework_sink> fw_sink;  // forwards to sink
+};
+
+class control_thread;
+
+// This process's collection settings and output; lives until exit.
+struct output {
   session::session_config cfg;  // what profiler_info says
-  std::unique_ptr<window_timer> timer;  // MSPROF_DELAY / MSPROF_DURATION
+  msprof::prof::prof_dir_options po;
+  collect::clock_calibration cal;
+  collect::options o;  // without a sink: each collection gives its own
+  std::unique_ptr<collection> cur;  // the open (or, before --delay ends, the waiting) collection
+  // Closed collections. Kept until exit: a thread may still hold a slot of their
+  // call counters (a mapping of host/msprof_calls) while it sees collection stop.
+  std::vector<std::unique_ptr<collection>> closed;
+  std::unique_ptr<control_thread> control;  // MSPROF_DELAY / _DURATION or MSPROF_DYNAMIC_CONTROL
+  void* attach = nullptr;   // PROFILING_MODE=dynamic: this process's control file (writable), mapped
+  std::string attach_path;  // and its path, removed at exit
 };
 
 std::unique_ptr<output>& current() {
@@ -169,28 +163,194 @@ std::unique_ptr<output>& current() {
   return *p;
 }
 
+// A new PROF_ directory (inside torch_npu's directory with MSPROF_LAYOUT) and its sinks.
+msprof::result<std::unique_ptr<collection>> make_collection(const output& out, const std::string& parent) {
+  auto c = std::make_unique<collection>();
+  msprof::prof::prof_dir_options po = out.po;
+  po.parent = parent;
+  if (out.cfg.layout != session::output_layout::cann) {
+    auto made = session::framework_dir::create(po.parent, out.cfg.layout, "", static_cast<std::uint32_t>(::getpid()),
+                                               msprof::prof::detail::wall_us());
+    if (!made) return made.err();
+    c->fw = std::make_unique<session::framework_dir>(std::move(*made));
+    po.parent = c->fw->root();
+  }
+  auto created = msprof::prof::prof_dir::create(po);
+  if (!created) return created.err();
+  c->dir = std::move(*created);
+  c->sink = std::make_shared<session::prof_record_sink>(c->dir, session::collector_clock(out.cal));
+  if (c->fw)
+    c->fw_sink = std::make_shared<session::framework_sink>(c->sink, *c->fw, session::collector_clock(out.cal),
+                                                           session::framework_filter{});
+  return c;
+}
+
+// Starts the collector into out.cur; false (said) on failure.
+bool start_collecting(output& out, const std::string& what) {
+  collect::options o = out.o;
+  o.sink = out.cur->fw_sink ? std::shared_ptr<collect::record_sink>(out.cur->fw_sink) : out.cur->sink;
+  if (auto r = collect::start(o); !r) {
+    log(r.err().message + "; nothing collected in " + what);
+    return false;
+  }
+  return true;
+}
+
+// Stops the collector and closes out.cur: loss counters, profiler_info, .done files.
+void close_collection(output& out) {
+  if (!out.cur) return;
+  collect::stop();
+  const collect::loss_counters l = collect::losses();
+  collection& c = *out.cur;
+  if (c.fw) {
+    if (auto r = c.fw->write_profiler_info(out.cfg, std::nullopt, c.dir, session::rank_from_env()); !r)
+      log(r.err().message);
+    if (auto r = session::write_profiler_metadata(c.fw->root(), {}); !r) log(r.err().message);
+    if (c.fw->lost() != 0)
+      log(std::to_string(c.fw->lost()) + " framework record(s) are not in FRAMEWORK/: " + c.fw->stop_reason());
+  }
+  if (auto r = c.fw_sink ? c.fw_sink->finish(l) : c.sink->finish(l); !r) log(r.err().message);
+  const std::uint64_t storage = c.dir.stats().lost_events;
+  if (l.dropped + storage + l.unfinished + l.unknown_end != 0)
+    log("losses: dropped " + std::to_string(l.dropped) + ", storage limit " + std::to_string(storage) +
+        ", unfinished ranges " + std::to_string(l.unfinished) + ", unmatched ends " + std::to_string(l.unknown_end));
+  out.closed.push_back(std::move(out.cur));
+}
+
+// A --dynamic window: a new PROF_ directory, collected into until the next change.
+void open_window(output& out) {
+  std::string parent = out.po.parent;
+  if (out.attach != nullptr) {  // attach mode: where the attached msprof collects
+    const char* p = static_cast<const char*>(out.attach) + msprof_dynamic::output_offset;
+    parent.assign(p, ::strnlen(p, msprof_dynamic::output_max));
+    if (auto bad = session::check_output_path(parent); !bad.empty()) {
+      log(bad + "; nothing collected in this --dynamic window");
+      return;
+    }
+  }
+  auto made = make_collection(out, parent);
+  if (!made) {
+    log(made.err().message + "; nothing collected in this --dynamic window");
+    return;
+  }
+  out.cur = std::move(*made);
+  if (!start_collecting(out, "this --dynamic window")) close_collection(out);
+}
+
+// The thread that switches collection: at the --delay/--duration window's
+// edges, or as the launcher's --dynamic control file says (polled every 5 ms).
+// cancel() (at exit) wakes and joins it; the caller then closes what is open.
+class control_thread {
+ public:
+  control_thread(output& out, window w) : thread_([this, &out, w] { run_window(out, w); }) {}
+  control_thread(output& out, const std::atomic<std::uint64_t>* gen, std::uint64_t seen)
+      : thread_([this, &out, gen, seen] { run_dynamic(out, gen, seen); }) {}
+  control_thread(const control_thread&) = delete;
+  control_thread& operator=(const control_thread&) = delete;
+  ~control_thread() { cancel(); }
+  void cancel() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run_window(output& out, window w) {
+    std::unique_lock<std::mutex> lk(m_);
+    if (cv_.wait_until(lk, w.start, [this] { return quit_; })) return;
+    if (!start_collecting(out, "the --delay/--duration window")) return;
+    if (w.end == steady::time_point::max()) return;
+    if (cv_.wait_until(lk, w.end, [this] { return quit_; })) return;
+    close_collection(out);
+  }
+  void run_dynamic(output& out, const std::atomic<std::uint64_t>* gen, std::uint64_t seen) {
+    std::unique_lock<std::mutex> lk(m_);
+    while (!cv_.wait_for(lk, std::chrono::milliseconds(5), [this] { return quit_; })) {
+      const std::uint64_t g = gen->load(std::memory_order_acquire);
+      if (g == seen) continue;
+      seen = g;
+      close_collection(out);
+      if (g % 2 == 1) open_window(out);
+      if (out.attach != nullptr) msprof_dynamic::acted(out.attach)->store(g, std::memory_order_release);
+    }
+  }
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool quit_ = false;
+  std::thread thread_;  // last: starts once the rest is built
+};
+
 void stop_at_exit() {
   auto& out = current();
   if (!out) return;
   // A fork()ed child exiting: the collector and the PROF_ directory are the
   // parent's (its first mstx call said it is not recorded); leave them alone.
   if (collect::default_collector::forked_child()) return;
-  if (out->timer) out->timer->cancel();
-  collect::stop();
-  const collect::loss_counters l = collect::losses();
-  if (out->fw) {
-    if (auto r = out->fw->write_profiler_info(out->cfg, std::nullopt, out->dir, session::rank_from_env()); !r)
-      log(r.err().message);
-    if (auto r = session::write_profiler_metadata(out->fw->root(), {}); !r) log(r.err().message);
-    if (out->fw->lost() != 0)
-      log(std::to_string(out->fw->lost()) + " framework record(s) are not in FRAMEWORK/: " + out->fw->stop_reason());
+  if (out->control) out->control->cancel();
+  close_collection(*out);
+  if (out->attach != nullptr) {
+    ::unlink(out->attach_path.c_str());
+    // Tell an attached msprof that nothing is open any more.
+    msprof_dynamic::acted(out->attach)->store(msprof_dynamic::generation(out->attach)->load(), std::memory_order_release);
   }
-  if (auto r = out->fw_sink ? out->fw_sink->finish(l) : out->sink->finish(l); !r) log(r.err().message);
-  const std::uint64_t storage = out->dir.stats().lost_events;
-  if (l.dropped + storage + l.unfinished + l.unknown_end != 0)
-    log("losses: dropped " + std::to_string(l.dropped) + ", storage limit " + std::to_string(storage) +
-        ", unfinished ranges " + std::to_string(l.unfinished) + ", unmatched ends " + std::to_string(l.unknown_end));
   out.reset();
+}
+
+// MSPROF_DYNAMIC_CONTROL: the launcher's control file, mapped read-only for the
+// life of the process; nullptr (said) when it cannot be used.
+const std::atomic<std::uint64_t>* map_control(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    log(std::string(msprof_dynamic::env_var) + " " + path + ": cannot open: " + std::strerror(errno));
+    return nullptr;
+  }
+  struct stat st {};
+  void* p = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= static_cast<off_t>(msprof_dynamic::file_bytes)
+                ? msprof_dynamic::map(fd, false)
+                : nullptr;
+  ::close(fd);
+  if (p == nullptr || !msprof_dynamic::valid(p)) {
+    if (p != nullptr) ::munmap(p, msprof_dynamic::file_bytes);
+    log(std::string(msprof_dynamic::env_var) + " " + path + ": not msprof's control file");
+    return nullptr;
+  }
+  return msprof_dynamic::generation(p);
+}
+
+// PROFILING_MODE=dynamic without the launcher: $HOME/msprof_dynamic_<pid>, for
+// `msprof --dynamic=on --pid=<pid>` to find; nullptr (said) when it cannot be made.
+void* make_attach_control(std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') {
+    log("PROFILING_MODE=dynamic: HOME is not set, so msprof --dynamic=on --pid cannot find this process");
+    return nullptr;
+  }
+  auto d = msprof::outfile::dir::open(home, true);  // the user's own directory: links allowed
+  if (!d) {
+    log(d.err().message);
+    return nullptr;
+  }
+  const std::string name = msprof_dynamic::attach_name(static_cast<long>(::getpid()));
+  path = d->path() + "/" + name;
+  ::unlinkat(d->fd(), name.c_str(), 0);  // a file left by a killed process of the same pid
+  auto fd = d->create(name, O_RDWR);
+  if (!fd) {
+    log(fd.err().message);
+    return nullptr;
+  }
+  void* p = nullptr;
+  if (::ftruncate(fd->get(), static_cast<off_t>(msprof_dynamic::file_bytes)) != 0 ||
+      (p = msprof_dynamic::map(fd->get(), true)) == nullptr) {
+    log(path + ": cannot make the dynamic-profiling control file: " + std::strerror(errno));
+    ::unlink(path.c_str());
+    return nullptr;
+  }
+  std::memcpy(p, msprof_dynamic::magic, sizeof msprof_dynamic::magic);
+  return p;
 }
 
 }  // namespace
@@ -203,6 +363,22 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
   const std::optional<window> within = collection_window(bad_window);
   if (!bad_window.empty()) {
     log(bad_window + "; collection disabled");
+    return MSTX_FAIL;
+  }
+  // --dynamic: the launcher's control file, or (PROFILING_MODE=dynamic, CANN's
+  // attach mode) one this process makes for `msprof --dynamic=on --pid`.
+  const char* ctl = std::getenv(msprof_dynamic::env_var);
+  const char* mode = std::getenv("PROFILING_MODE");
+  const bool launched = ctl != nullptr && *ctl != '\0';
+  const bool attachable = !launched && mode != nullptr && std::string(mode) == "dynamic";
+  if ((launched || attachable) && within) {
+    log(std::string(launched ? "MSPROF_DYNAMIC_CONTROL" : "PROFILING_MODE=dynamic") +
+        " cannot be used with MSPROF_DELAY / MSPROF_DURATION; collection disabled");
+    return MSTX_FAIL;
+  }
+  const std::atomic<std::uint64_t>* dynamic = nullptr;
+  if (launched && (dynamic = map_control(ctl)) == nullptr) {
+    log("collection disabled");
     return MSTX_FAIL;
   }
   std::uint64_t limit = 0;
@@ -223,15 +399,17 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     }
   }
   const char* dir = std::getenv("MSPROF_OUTPUT");
-  if (dir == nullptr || *dir == '\0') {
+  if (attachable) dir = "";  // the attached msprof says where
+  if (!attachable && (dir == nullptr || *dir == '\0')) {
     log("MSPROF_OUTPUT is not set; collection disabled");
     return MSTX_FAIL;
   }
-  if (auto bad = msprof::session::check_output_path(dir); !bad.empty()) {
+  if (auto bad = attachable ? std::string() : msprof::session::check_output_path(dir); !bad.empty()) {
     log(bad + "; collection disabled");
     return MSTX_FAIL;
   }
-  session::session_config cfg;
+  auto out = std::make_unique<output>();
+  session::session_config& cfg = out->cfg;
   cfg.npu = false;  // no device in a launched program's collection
   if (const char* layout = std::getenv("MSPROF_LAYOUT"); layout != nullptr && *layout != '\0') {
     const auto l = session::parse_output_layout(layout);
@@ -244,55 +422,48 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
   cfg.record_shapes = cfg.with_stack = cfg.profile_memory = true;  // the program chose what it records
   cfg.mstx_domain_include = split_list(std::getenv("MSPROF_MSTX_DOMAIN_INCLUDE"));
   cfg.mstx_domain_exclude = split_list(std::getenv("MSPROF_MSTX_DOMAIN_EXCLUDE"));
-  const collect::clock_calibration cal = collect::calibrate(true);
-  msprof::prof::prof_dir_options po = session::prof_dir_options_for(cal);
-  po.parent = dir;
-  std::unique_ptr<session::framework_dir> fw;
-  if (cfg.layout != session::output_layout::cann) {
-    auto made = session::framework_dir::create(dir, cfg.layout, "", static_cast<std::uint32_t>(::getpid()),
-                                               msprof::prof::detail::wall_us());
+  out->cal = collect::calibrate(true);
+  out->po = session::prof_dir_options_for(out->cal);
+  out->po.parent = dir;
+  out->po.storage_limit_bytes = limit;
+  if (const char* metrics = std::getenv("MSPROF_AIC_METRICS")) out->po.host_sample["ai_core_metrics"] = metrics;
+  record_cann_options(out->po.host_sample);
+  collect::options& o = out->o;
+  o.domain_include = cfg.mstx_domain_include;
+  o.domain_exclude = cfg.mstx_domain_exclude;
+  session::apply(buffers, o);
+  o.calibration = out->cal;
+  o.warn = [](const std::string& w) { log(w); };
+  o.attach_in_process = false;  // the table to fill is the caller's
+  if (attachable) {
+    out->attach = make_attach_control(out->attach_path);
+    if (out->attach == nullptr) {
+      log("collection disabled");
+      return MSTX_FAIL;
+    }
+    dynamic = msprof_dynamic::generation(out->attach);
+  } else if (dynamic == nullptr) {  // the whole run, or the --delay/--duration window: one PROF_ directory, made now
+    auto made = make_collection(*out, out->po.parent);
     if (!made) {
       log(made.err().message + "; collection disabled");
       return MSTX_FAIL;
     }
-    fw = std::make_unique<session::framework_dir>(std::move(*made));
-    po.parent = fw->root();
+    out->cur = std::move(*made);
   }
-  po.storage_limit_bytes = limit;
-  if (const char* metrics = std::getenv("MSPROF_AIC_METRICS")) po.host_sample["ai_core_metrics"] = metrics;
-  record_cann_options(po.host_sample);
-  auto created = msprof::prof::prof_dir::create(po);
-  if (!created) {
-    log(created.err().message + "; collection disabled");
-    return MSTX_FAIL;
-  }
-  auto out = std::make_unique<output>();
-  out->fw = std::move(fw);
-  out->dir = std::move(*created);
-  out->sink = std::make_shared<session::prof_record_sink>(out->dir, session::collector_clock(cal));
-  collect::options o;
-  o.domain_include = cfg.mstx_domain_include;
-  o.domain_exclude = cfg.mstx_domain_exclude;
-  o.sink = out->sink;
-  if (out->fw) {
-    out->fw_sink = std::make_shared<session::framework_sink>(out->sink, *out->fw, session::collector_clock(cal),
-                                                             session::framework_filter{});
-    o.sink = out->fw_sink;
-  }
-  out->cfg = std::move(cfg);
-  session::apply(buffers, o);
-  o.calibration = cal;
-  o.warn = [](const std::string& w) { log(w); };
-  o.attach_in_process = false;  // the table to fill is the caller's
   if (collect::default_collector::api::init(get) != MSTX_SUCCESS) {
     log("getModuleFuncTable refused the core module; collection disabled");
+    if (out->attach != nullptr) ::unlink(out->attach_path.c_str());
     return MSTX_FAIL;
   }
-  if (within) {
-    // Until the window opens (and after it closes) calls cost one load and one branch.
-    out->timer = std::make_unique<window_timer>(*within, o);
-  } else if (auto r = collect::start(o); !r) {
-    log(r.err().message + "; collection disabled");
+  // Until a window opens (and after it closes) calls cost one load and one branch.
+  if (dynamic != nullptr) {
+    // A process started while the launcher collects joins the open window now.
+    const std::uint64_t g = dynamic->load(std::memory_order_acquire);
+    if (g % 2 == 1) open_window(*out);
+    out->control = std::make_unique<control_thread>(*out, dynamic, g);
+  } else if (within) {
+    out->control = std::make_unique<control_thread>(*out, *within);
+  } else if (!start_collecting(*out, "this run")) {
     return MSTX_FAIL;
   }
   current() = std::move(out);

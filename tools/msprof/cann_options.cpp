@@ -14,7 +14,6 @@ namespace {
 constexpr const char* no_hardware = "not collected: no such hardware here";
 constexpr const char* no_runtime = "not collected: no CANN runtime here (msprof records the program's mstx calls)";
 constexpr const char* no_host_sampling = "not collected: msprof does not sample the host system";
-constexpr const char* whole_run = "not applied: msprof collects the whole run";
 
 // Names, values and ranges: CANN's msprof --help and its input parser
 // (docs/cli.md, "CANN's collection options", lists the sources).
@@ -71,7 +70,7 @@ constexpr cann_option cann_options[] = {
     {"host-sys-usage", "list:cpu|mem", no_host_sampling},
     {"host-sys-usage-freq", "1..50", nullptr},
     // Collection windows.
-    {"dynamic", "on|off", whole_run},
+    {"dynamic", "on|off", nullptr},          // applied: start / stop / quit on stdin (dynamic.cpp)
     {"delay", "1..4294967295", nullptr},     // applied: MSPROF_DELAY
     {"duration", "1..4294967295", nullptr},  // applied: MSPROF_DURATION
 };

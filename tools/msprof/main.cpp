@@ -33,6 +33,7 @@
 #include "args.hpp"
 #include "cann_options.hpp"
 #include "console.hpp"
+#include "dynamic.hpp"
 #include "progress_bar.hpp"
 #include "reports.hpp"
 #include "soc_commands.hpp"
@@ -77,6 +78,8 @@ constexpr const char* usage_text =
     "      --aic-metrics=PipeUtilization   recorded in sample.json\n"
     "      --storage-limit=<n>MB  --buffer-size=1MB  --buffer-limit=64MB  --buffer-full=grow|block|drop\n"
     "      --environment=\"K=V;K2=V2\"      environment variables for the program\n"
+    "      --dynamic=on                    start without collecting; start / stop / quit on stdin, one PROF_ dir\n"
+    "                                      per start..stop (CANN's dynamic profiling, launch mode)\n"
     "      --layout=cann|ascend_pt|ascend_ms  ascend_pt: torch_npu's {worker}_{pid}_{ts}_ascend_pt directory around\n"
     "                                      the PROF_ one (FRAMEWORK/ from msprof::record_function), analysed into\n"
     "                                      ASCEND_PROFILER_OUTPUT/ after the run; ascend_ms: MindSpore's name\n"
@@ -85,6 +88,9 @@ constexpr const char* usage_text =
     "                                      (default on, for collections up to 1 GiB of data)\n"
     "      --type=text|db                  what the export writes: text = timeline, summaries and db; db = the db\n"
     "      --summary-format=csv|json  --reports=FILE  --clear=on|off  --model-id=N --iteration-id=N  (as export)\n"
+    "  msprof --dynamic=on --pid=<pid> --output=DIR\n"
+    "      attach to a program started with MSTX_INJECTION_PATH and PROFILING_MODE=dynamic: start / stop / quit\n"
+    "      on stdin, then export what it collected (docs/cli.md, Dynamic profiling)\n"
     "  msprof --export=on | --parse=on | --query=on | --analyze=on --output=<PROF_ dir or parent> [--type=...]\n"
     "      CANN's work on collected data: export it (options as above); parse and query check it and print\n"
     "      what it holds (as import); analyze: msprof has no communication data to analyse\n"
@@ -424,6 +430,15 @@ bool collection_only(const std::string& name) {
   return names.count(name) != 0 || find_cann_option(name) != nullptr;
 }
 
+/// Options that set up the program's collection through its environment: with
+/// --pid the program is already running with its own.
+bool program_setting(const std::string& name) {
+  static const std::set<std::string> names = {"mstx-domain-include", "mstx-domain-exclude", "aic-metrics",
+                                              "storage-limit",       "buffer-size",         "buffer-limit",
+                                              "buffer-full",         "environment",         "layout"};
+  return names.count(name) != 0;
+}
+
 /// What one `msprof analyse` did, said: its error, or its warnings and files. 1 on an error.
 int say_analysis(const msprof::result<cv::ascend_pt::analyse_result>& r) {
   if (!r) {
@@ -460,6 +475,8 @@ int cmd_launch(arg_parser& p) {
        chrome_trace = true;
   cv::export_options eo;    // --type, --summary-format, --reports, --clear, --model-id, --iteration-id
   std::string collect_flag;  // the first option that only a collection uses
+  std::string setting_flag;  // the first one that sets the program's collection up (not with --pid)
+  std::optional<pid_t> attach_pid;  // --pid: CANN's attach mode of --dynamic
   // on|off switches; msproftx is CANN's name of mstx
   const std::map<std::string, bool*> switches = {
       {"mstx", &mstx},     {"msproftx", &mstx}, {"export", &export_data}, {"clear", &eo.clear},
@@ -483,6 +500,7 @@ int cmd_launch(arg_parser& p) {
     const std::string flag = "--" + name;
     if (err) return usage_error("option '" + arg + "' needs a value");
     if (collect_flag.empty() && collection_only(name)) collect_flag = flag;
+    if (setting_flag.empty() && program_setting(name)) setting_flag = flag;
     if (name == "output") {
       output = v;
     } else if (name == "application") {
@@ -514,8 +532,11 @@ int cmd_launch(arg_parser& p) {
         if (eq == 0 || (eq == std::string::npos && !kv.empty())) return bad_value(flag, "KEY=VALUE[;KEY=VALUE...]", v);
         if (!kv.empty()) app_env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
       }
-    } else if (name == "pid") {
-      return usage_error("--pid: msprof does not attach to a running process; run the program under msprof");
+    } else if (name == "pid") {  // CANN's attach mode of --dynamic
+      const auto n = parse_u32(v);
+      if (!n || *n == 0 || *n > 0x7fffffffu)
+        return bad_value(flag, "one process id (msprof attaches to one program at a time)", v);
+      attach_pid = static_cast<pid_t>(*n);
     } else if (name == "mstx-domain-include") {
       include = v;
     } else if (name == "mstx-domain-exclude") {
@@ -548,11 +569,26 @@ int cmd_launch(arg_parser& p) {
   if (eo.model_id.has_value() != eo.iteration_id.has_value())
     return usage_error("--model-id and --iteration-id go together");
   eo.chrome_too = chrome_trace;  // something a viewer draws, after every run
-  if (application.empty() && (export_on || parse || query || analyze))
+  bool dynamic = false, window = false;  // --dynamic=on; --delay / --duration
+  for (const auto& [name, v] : cann) {
+    dynamic |= name == "dynamic" && v == "on";
+    window |= name == "delay" || name == "duration";
+  }
+  if (dynamic && window) return usage_error("--dynamic=on cannot be used with --delay or --duration (as in CANN)");
+  if (attach_pid) {
+    if (!dynamic) return usage_error("--pid attaches dynamic profiling to a running program: it needs --dynamic=on");
+    if (!application.empty()) return usage_error("--pid attaches to a running program: give no program to run");
+    if (!setting_flag.empty())
+      return usage_error(setting_flag + ": with --pid the program's own environment sets up its collection "
+                                        "(MSPROF_* variables, docs/configuration.md)");
+    if (parse || query || analyze) return usage_error("--parse, --query and --analyze do not go with --pid");
+    if (!mstx) return usage_error("--mstx=off / --msproftx=off: with --pid the program records its mstx calls, nothing else");
+  }
+  if (application.empty() && !attach_pid && (export_on || parse || query || analyze))
     return use_collected(output, export_on, parse, query, analyze, eo, collect_flag);
   if (parse || query || analyze)
     return usage_error("--parse, --query and --analyze work on collected data: give --output=<dir> and no program");
-  if (application.empty())
+  if (application.empty() && !attach_pid)
     return usage_error("--application=\"cmd args\" (or the program after the options) is required");
   if (output.empty()) output = fs::current_path().string();
   if (!include.empty() && !exclude.empty())
@@ -577,9 +613,10 @@ int cmd_launch(arg_parser& p) {
   // (docs/configuration.md, "Output safety").
   const std::string abs_output = fs::absolute(output, ec).string();
   if (auto bad = msprof::session::check_output_path(abs_output); !bad.empty()) return fail(bad);
-  if (auto made = msprof::outfile::dir::make(abs_output); !made) return fail(made.err().message);
+  auto out_dir = msprof::outfile::dir::make(abs_output);
+  if (!out_dir) return fail(out_dir.err().message);
   std::string lib;
-  if (mstx) {
+  if (mstx && !attach_pid) {
     const auto found = injection_library();
     if (!found.first) return fail("injection library libmsprof_mstx.so not found in " + found.second +
                                   " (install msprof completely)");
@@ -597,15 +634,34 @@ int cmd_launch(arg_parser& p) {
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
 
+  std::optional<dynamic_control> control;  // --dynamic=on: how start / stop reach every process of the run
+  if (dynamic) {
+    auto made = attach_pid ? dynamic_control::attach(*attach_pid, abs_output) : dynamic_control::create(*out_dir);
+    if (!made) return fail(made.err().message);
+    control.emplace(std::move(*made));
+  }
+  int status = 0, windows = 0;
+  if (attach_pid) {
+    application = "process " + std::to_string(*attach_pid);  // for the messages below
+    const pid_t pid = *attach_pid;
+    interactive([pid]() -> std::optional<int> {
+      if (process_alive(pid)) return std::nullopt;
+      return 0;
+    }, *control, windows, "the program runs on; msprof exports what it collected");
+    // Its last collection is closed (and on disk) once it has acted on the last command.
+    if (!control->wait_acted(pid, std::chrono::seconds(30)))
+      say_warning(application + " did not close its last collection within 30 s; exporting what is on disk");
+  }
   const auto launch_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::steady_clock::now().time_since_epoch())
                              .count();
-  const pid_t child = fork();
-  if (child < 0) return fail(std::string("fork: ") + std::strerror(errno));
+  pid_t child = -1;  // --pid: none of ours
+  if (!attach_pid && (child = fork()) < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
     for (const auto& kv : app_env) setenv(kv.first.c_str(), kv.second.c_str(), 1);  // msprof's own come after
     if (mstx) setenv("MSTX_INJECTION_PATH", lib.c_str(), 1);
     setenv("MSPROF_OUTPUT", abs_output.c_str(), 1);
+    unsetenv("PROFILING_MODE");  // attach mode's (--pid): a launched program collects as the launcher says
     if (!include.empty()) setenv("MSPROF_MSTX_DOMAIN_INCLUDE", include.c_str(), 1);
     if (!exclude.empty()) setenv("MSPROF_MSTX_DOMAIN_EXCLUDE", exclude.c_str(), 1);
     if (!metrics.empty()) setenv("MSPROF_AIC_METRICS", metrics.c_str(), 1);
@@ -619,14 +675,23 @@ int cmd_launch(arg_parser& p) {
     for (const auto& [name, v] : cann)
       if (name == "delay" || name == "duration") setenv(name == "delay" ? "MSPROF_DELAY" : "MSPROF_DURATION", v.c_str(), 1);
     setenv("MSPROF_LAUNCH_NS", std::to_string(launch_ns).c_str(), 1);
+    if (control) control->in_child();
     execl("/bin/sh", "sh", "-c", application.c_str(), static_cast<char*>(nullptr));
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
   }
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0) {
+  std::optional<int> ended;  // --dynamic: the program ended in the interactive mode
+  if (control && !attach_pid)
+    ended = interactive([child]() -> std::optional<int> {
+      int st = 0;
+      if (waitpid(child, &st, WNOHANG) == child) return st;
+      return std::nullopt;
+    }, *control, windows, "the application runs on, msprof waits for it to end");
+  if (ended) status = *ended;
+  while (!ended && !attach_pid && waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) return fail(std::string("waitpid: ") + std::strerror(errno));
   }
+  control.reset();  // the control file goes
   int app_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 
   // Every PROF_ directory the run created, one per process that collected (with
@@ -644,13 +709,17 @@ int cmd_launch(arg_parser& p) {
     made.push_back(e.path().string());
   }
   std::sort(made.begin(), made.end());
+  if (made.empty() && dynamic && windows == 0)
+    return fail(output + ": no collection was started (--dynamic=on: type start, later stop), nothing collected");
   if (made.empty()) {
     if (app_rc != 0) return fail("application '" + application + "' exited with status " + std::to_string(app_rc) +
                                  " and left no PROF_ directory in " + output);
     return fail(output + ": the application left no PROF_ directory (did it make any mstx call?)");
   }
   if (made.size() > 1)
-    console::get().say(std::cerr, "msprof: " + std::to_string(made.size()) + " processes of the application collected: " +
+    console::get().say(std::cerr, "msprof: " + std::to_string(made.size()) +
+                                      (dynamic ? " collections (start..stop, in each process that collected): "
+                                               : " processes of the application collected: ") +
                                       std::to_string(made.size()) + " directories in " + output +
                                       (export_data ? ", each exported" : ""));
   int rc = 0;

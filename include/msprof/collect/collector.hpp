@@ -413,7 +413,7 @@ class basic_collector {
       else
         slots[0].fetch_add(1, std::memory_order_relaxed);
     }
-    b->calls.store(c, std::memory_order_relaxed);
+    b->calls.store(c, std::memory_order_release);  // a new session's mapping: the producer acquires it
   }
 
   // `mstx_call`: count it in the call counters (host/msprof_calls), which

@@ -317,7 +317,8 @@ struct thread_buffer {
     count_call();
   }
   MSPROF_INLINE void count_call() noexcept {
-    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_relaxed);
+    // acquire: a later session (start() again) points it at its own counters, mapped just before.
+    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_acquire);
     c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 };

@@ -58,11 +58,14 @@ struct sandbox {
     }
     return prof;
   }
-  run_result run(const std::vector<std::string>& args) const {
+  run_result run(const std::vector<std::string>& args) const { return run_fed("", args); }
+  /// With stdin from the shell commands `feed` (e.g. "echo start; sleep 1; echo stop"); "": /dev/null.
+  run_result run_fed(const std::string& feed, const std::vector<std::string>& args) const {
     std::string cmd = quote(MSPROF_TEST_CLI);
     for (const auto& a : args) cmd += " " + quote(a);
     const auto out = root / "stdout.txt", err = root / "stderr.txt";
-    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
+    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string());
+    cmd = feed.empty() ? cmd + " </dev/null" : "(" + feed + ") | " + cmd;
     const int st = std::system(cmd.c_str());
     run_result r;
     r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;

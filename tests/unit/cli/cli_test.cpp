@@ -4,6 +4,8 @@
 // partial exports that say so, and no half-written or empty files.
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1033,6 +1035,251 @@ TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run
   }
   MESSAGE(exported << " of 20 killed runs had saved data to export");
   CHECK(exported > 0);
+}
+
+namespace {
+// The "tick <k>" marks in the msprof_tx CSV of `prof`, in order.
+std::vector<int> ticks_in(const fs::path& prof) {
+  std::vector<int> ticks;
+  for (const auto& f : outputs(prof)) {
+    if (f.filename().string().rfind("msprof_tx_", 0) != 0 || f.extension() != ".csv") continue;
+    const std::string csv = slurp(f);
+    for (auto at = csv.find(",tick "); at != std::string::npos; at = csv.find(",tick ", at + 1))
+      ticks.push_back(std::atoi(csv.c_str() + at + 6));
+  }
+  std::sort(ticks.begin(), ticks.end());
+  return ticks;
+}
+// The PROF_ directories in `out`, in the order they were made (PROF_<pid>_<time>_...: by the time).
+std::vector<fs::path> prof_dirs_in(const fs::path& out) {
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
+    return a.filename().string().substr(12) < b.filename().string().substr(12);
+  });
+  return dirs;
+}
+// A window's marks: some, consecutive, each one call counted in host/msprof_calls, nothing lost.
+void check_window(const fs::path& prof, const std::vector<int>& ticks) {
+  CAPTURE(prof);
+  CAPTURE(ticks.size());
+  REQUIRE(ticks.size() >= 3);
+  CHECK(ticks.back() - ticks.front() + 1 == static_cast<int>(ticks.size()));
+  CHECK(calls_made(prof) == ticks.size());
+  const tx_accounting a = account(prof);
+  CHECK(a.dropped + a.unfinished + a.unknown + a.storage == 0);
+}
+const std::string ticking_app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " ticks";
+}  // namespace
+
+TEST_CASE("cli: launcher --dynamic=on: each start..stop is its own PROF_ dir with exactly the marks inside it") {
+  sandbox s;
+  const auto out = s.root / "out";
+  // 60 marks 50 ms apart; two windows of 0.7 s with a bad command and a stop too many between them.
+  auto r = s.run_fed("sleep 0.4; echo start; sleep 0.7; echo stop; sleep 0.3; echo ' stop '; echo bogus; echo start;"
+                     " sleep 0.7; echo quit",
+                     {"--output=" + out.string(), "--dynamic=on", "--application=" + ticking_app + " 60 50"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("collection 1 started") != std::string::npos);
+  CHECK(r.err.find("collection 2 stopped") != std::string::npos);
+  CHECK(r.err.find("not collecting: start begins a collection") != std::string::npos);
+  CHECK(r.err.find("unknown command 'bogus'; commands: start") != std::string::npos);
+  CHECK(r.err.find("quit: leaving the interactive mode") != std::string::npos);
+  CHECK(r.err.find("2 collections (start..stop") != std::string::npos);
+  CHECK(r.err.find("not (completely) in the trace") == std::string::npos);  // the accounting holds
+  CHECK(r.err.find("the collector counted") == std::string::npos);
+  CHECK(r.err.find("warning") == std::string::npos);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 2);  // and the control file is gone
+  CHECK(std::distance(fs::directory_iterator(out), fs::directory_iterator()) == 2);
+  const auto first = ticks_in(dirs[0]), second = ticks_in(dirs[1]);
+  check_window(dirs[0], first);
+  check_window(dirs[1], second);
+  REQUIRE((!first.empty() && !second.empty()));
+  CHECK(first.front() > 0);              // not before the first start
+  CHECK(second.front() > first.back() + 1);  // nothing between stop and start
+  CHECK(second.back() < 59);             // nor after quit
+}
+
+TEST_CASE("cli: launcher --dynamic=on: end of input quits, a second start is refused, help lists the commands") {
+  sandbox s;
+  const auto out = s.root / "out";
+  // A 5000-byte line and a control character are no commands either.
+  auto r = s.run_fed("echo help; head -c 5000 /dev/zero | tr '\\0' x; echo; printf 'bo\\033gus\\n'; sleep 0.3;"
+                     " printf 'start\\nstart\\n'; sleep 0.5; printf stop",  // no newline at the end
+                     {"--output=" + out.string(), "--dynamic=on", "--export=off", "--application=" + ticking_app + " 30 50"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("commands: start (begin collecting), stop (end this collection), quit") != std::string::npos);
+  CHECK(r.err.find("already collecting (collection 1): stop it first") != std::string::npos);
+  CHECK(r.err.find("a line of more than 1024 bytes is no command: ignored") != std::string::npos);
+  CHECK(r.err.find("unknown command 'bo?gus'") != std::string::npos);
+  CHECK(r.err.find("xxxx") == std::string::npos);
+  CHECK(r.err.find("collection 1 stopped") != std::string::npos);
+  CHECK(r.err.find("end of input: leaving the interactive mode") != std::string::npos);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 1);
+  CHECK(r.out == dirs[0].string() + "\n");
+
+  // End of input before any start: nothing collected, said, rc 1.
+  r = s.run({"--output=" + (s.root / "none").string(), "--dynamic=on", "--application=" + ticking_app + " 3 10"});
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("end of input: leaving the interactive mode") != std::string::npos);
+  CHECK(r.err.find("no collection was started (--dynamic=on: type start, later stop), nothing collected") !=
+        std::string::npos);
+  CHECK(prof_dirs_in(s.root / "none").empty());
+}
+
+TEST_CASE("cli: launcher --dynamic=on: a process started while collecting joins, and the program ending closes the window") {
+  sandbox s;
+  const auto out = s.root / "out";
+  // start at once; two programs one after the other, 0.6 s each; stdin stays open past their end.
+  const std::string app = ticking_app + " 12 50";
+  auto r = s.run_fed("echo start; sleep 4", {"--output=" + out.string(), "--dynamic=on", "--application=" + app + " && " + app});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("the application ended while collecting: collection 1 ends with it") != std::string::npos);
+  CHECK(r.err.find("the collector counted") == std::string::npos);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 2);
+  const auto first = ticks_in(dirs[0]), second = ticks_in(dirs[1]);
+  check_window(dirs[0], first);
+  check_window(dirs[1], second);
+  REQUIRE(!second.empty());
+  CHECK(second.front() == 0);  // from its first call
+  CHECK(second.back() == 11);  // to its last
+}
+
+namespace {
+// The test app in `args` started as CANN's attach mode wants it: the injection
+// library, PROFILING_MODE=dynamic, no launcher; $HOME is `home`.
+pid_t start_attachable(const fs::path& home, const std::vector<std::string>& args) {
+  fs::create_directories(home);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("MSTX_INJECTION_PATH", MSPROF_TEST_INJECTION_LIB, 1);
+    ::setenv("PROFILING_MODE", "dynamic", 1);
+    ::setenv("HOME", home.c_str(), 1);
+    ::setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+    std::vector<char*> argv{const_cast<char*>(MSPROF_TEST_APP)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(MSPROF_TEST_APP, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+// msprof with $HOME = `home` and stdin from `feed`.
+run_result run_attached(const sandbox& s, const fs::path& home, const std::string& feed,
+                        const std::vector<std::string>& args) {
+  std::string cmd = "HOME=" + quote(home.string()) + " " + quote(MSPROF_TEST_CLI);
+  for (const auto& a : args) cmd += " " + quote(a);
+  const auto out = s.root / "attached.out", err = s.root / "attached.err";
+  cmd = "(" + feed + ") | " + cmd + " >" + quote(out.string()) + " 2>" + quote(err.string());
+  const int st = std::system(cmd.c_str());
+  run_result r;
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("cli: launcher --dynamic=on --pid: attached to a program started with PROFILING_MODE=dynamic, it collects each start..stop") {
+  sandbox s;
+  const auto home = s.root / "home", out = s.root / "out";
+  const pid_t pid = start_attachable(home, {"ticks", "100", "50"});
+  REQUIRE(pid > 0);
+  const fs::path control = home / ("msprof_dynamic_" + std::to_string(pid));
+  for (int k = 0; k < 200 && !fs::exists(control); ++k) ::usleep(10000);  // made at its first mstx call
+  REQUIRE(fs::exists(control));
+  const std::string pid_flag = "--pid=" + std::to_string(pid);
+  {  // While another msprof holds it (its lock, as an attached msprof does): refused, one at a time as in CANN.
+    const int fd = ::open(control.c_str(), O_RDWR);
+    REQUIRE(fd >= 0);
+    REQUIRE(::flock(fd, LOCK_EX) == 0);
+    const auto busy = run_attached(s, home, "echo start", {"--dynamic=on", pid_flag, "--output=" + out.string()});
+    ::close(fd);
+    CHECK(busy.rc == 1);
+    CHECK(busy.err.find("another msprof is attached to it") != std::string::npos);
+  }
+  auto r = run_attached(s, home, "sleep 0.2; echo start; sleep 0.6; echo stop; sleep 0.3; echo start; sleep 0.6; echo quit",
+                        {"--dynamic=on", pid_flag, "--output=" + out.string(), "--msproftx=on"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("quit: leaving the interactive mode; the program runs on") != std::string::npos);
+  CHECK(r.err.find("the collector counted") == std::string::npos);
+  CHECK(r.err.find("warning") == std::string::npos);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 2);
+  const auto first = ticks_in(dirs[0]), later = ticks_in(dirs[1]);
+  check_window(dirs[0], first);
+  check_window(dirs[1], later);
+  REQUIRE((!first.empty() && !later.empty()));
+  CHECK(later.front() > first.back() + 1);
+  // The program runs on; another msprof attaches again, into another directory.
+  const auto again = s.root / "again";
+  r = run_attached(s, home, "sleep 0.1; echo start; sleep 0.4; echo quit",
+                   {"--dynamic=on", pid_flag, "--output=" + again.string()});
+  CAPTURE(r.err);
+  CHECK(r.rc == 0);
+  const auto third = prof_dirs_in(again);
+  REQUIRE(third.size() == 1);
+  const auto last = ticks_in(third[0]);
+  check_window(third[0], last);
+  REQUIRE(!last.empty());
+  CHECK(last.front() > later.back() + 1);
+  // The program ran on to its end (100 ticks, 5 s) and removed its control file.
+  int status = -1;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK_FALSE(fs::exists(control));
+}
+
+TEST_CASE("cli: launcher --pid: refused without --dynamic=on, with a program, with the program's settings, and for a program not started for it") {
+  sandbox s;
+  const auto out = (s.root / "out").string();
+  for (const auto& c : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--pid=1", "--output=" + out}, "--pid attaches dynamic profiling to a running program: it needs --dynamic=on"},
+           {{"--dynamic=on", "--pid=1", "--application=true"}, "--pid attaches to a running program: give no program"},
+           {{"--dynamic=on", "--pid=1", "--mstx-domain-include=a"},
+            "--mstx-domain-include: with --pid the program's own environment sets up its collection"},
+           {{"--dynamic=on", "--pid=1", "--msproftx=off"}, "with --pid the program records its mstx calls"},
+           {{"--dynamic=on", "--pid=1,2"}, "--pid must be one process id"}}) {
+    CAPTURE(c.second);
+    const auto r = s.run(c.first);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find(c.second) != std::string::npos);
+  }
+  // A running program that has no control file: said, with how to start it.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sleep", "sleep", "3", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  REQUIRE(pid > 0);
+  const auto r = run_attached(s, s.root / "home", "echo start", {"--dynamic=on", "--pid=" + std::to_string(pid), "--output=" + out});
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("the program was not started for dynamic profiling (MSTX_INJECTION_PATH=") != std::string::npos);
+  CHECK(r.err.find("msprof_dynamic_" + std::to_string(pid)) != std::string::npos);
+}
+
+TEST_CASE("cli: launcher: PROFILING_MODE=dynamic given to a launched program does not make it wait for --pid") {
+  sandbox s;
+  const auto out = s.root / "out", home = s.root / "home";
+  fs::create_directories(home);
+  auto r = s.run({"--output=" + out.string(), "--export=off", "--environment=PROFILING_MODE=dynamic;HOME=" + home.string(),
+                  "--application=" + ticking_app + " 5 10"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  const auto dirs = prof_dirs_in(out);
+  REQUIRE(dirs.size() == 1);
+  CHECK(calls_made(dirs[0]) == 5);  // the whole run
+  CHECK(fs::is_empty(home));      // no control file for an attach
 }
 
 #endif
