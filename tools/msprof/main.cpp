@@ -57,6 +57,8 @@ constexpr const char* usage_text =
     "      --timeline-format=msprof|chrome chrome: a viewer-safe Chrome trace instead of msprof_<ts>.json\n"
     "      --timeline-max-size=MiB         split the chrome trace into parts above this size\n"
     "      --strict                        treat data warnings (truncated slices...) as errors\n"
+    "      --db=on|off                     timeline and summary also write msprof_<ts>.db, as CANN's\n"
+    "                                      exports do (default on)\n"
     "  export, import, show and analyse also take:\n"
     "      --collection-dir=<dir>          the long form of -dir (CANN's spelling)\n"
     "      -h, --help                      this text\n"
@@ -201,11 +203,15 @@ int cmd_export(arg_parser& p) {
   std::string dir;
   std::optional<std::uint32_t> max_mib;
   progress_flags pf;
+  bool db_beside = true;  // timeline and summary also write the db, as CANN's exports do
   while (!p.done()) {
     bool err = false;
     if (pf.take(p, err)) {
     } else if (auto v = p.take_dir(err)) {
       dir = *v;
+    } else if (auto vdb = p.take("db", true, err)) {
+      if (*vdb != "on" && *vdb != "off") return usage_error("--db must be on or off, got '" + *vdb + "'");
+      db_beside = *vdb == "on";
     } else if (auto v2 = p.take("model-id", true, err)) {
       opt.model_id = parse_u32(*v2);
       if (!opt.model_id) return usage_error("--model-id needs a number, got '" + *v2 + "'");
@@ -243,6 +249,7 @@ int cmd_export(arg_parser& p) {
     return usage_error("--model-id and --iteration-id go together");
   if (max_mib && !opt.chrome) return usage_error("--timeline-max-size needs --timeline-format=chrome");
   if (max_mib) opt.chrome_options.max_part_bytes = static_cast<std::uint64_t>(*max_mib) << 20;
+  if (db_beside && (w.parts.timeline || w.parts.summary)) w.parts.db = true;
   return run_export(dir, w, opt, pf);
 }
 

@@ -174,6 +174,39 @@ TEST_CASE("cli: export of several kinds in one call (one pass) writes what the s
   CHECK(r.err.find("unknown export type 'sumary'") != std::string::npos);
 }
 
+TEST_CASE("cli: export timeline and summary also write the db with their stamp, as CANN's do, and --db=off leaves it out") {
+  sandbox s;
+  auto dbs_in = [](const fs::path& prof) {
+    std::vector<std::string> v;
+    for (const auto& e : fs::directory_iterator(prof))
+      if (e.path().extension() == ".db") v.push_back(e.path().filename().string());
+    return v;
+  };
+  for (const char* kind : {"timeline", "summary"}) {
+    CAPTURE(kind);
+    const auto p = s.add("ops_pipeutil", kind);
+    auto r = s.run({"export", kind, "-dir", p.string()});
+    CAPTURE(r.err);
+    REQUIRE(r.rc == 0);
+    const auto dbs = dbs_in(p);
+    REQUIRE(dbs.size() == 1);
+    CHECK(r.out.find(dbs[0]) != std::string::npos);
+    // The same stamp as the text files of this export.
+    const std::string stamp = dbs[0].substr(7, 14);  // msprof_<ts>.db
+    bool same = false;
+    for (const auto& f : outputs(p))
+      same = same || (f.extension() != ".db" && f.filename().string().find(stamp) != std::string::npos);
+    CHECK(same);
+  }
+  const auto off = s.add("ops_pipeutil", "off");
+  auto r = s.run({"export", "timeline,summary", "-dir", off.string(), "--db=off"});
+  CHECK(r.rc == 0);
+  CHECK(dbs_in(off).empty());
+  r = s.run({"export", "timeline", "-dir", off.string(), "--db=maybe"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--db must be on or off, got 'maybe'") != std::string::npos);
+}
+
 TEST_CASE("cli: a parent of several PROF_ dirs exports each / json summaries") {
   sandbox s;
   const auto a = s.add("ops_pipeutil", "runs");
