@@ -213,7 +213,7 @@ struct trace_builder::impl {
   stats st;
   spill_sorter<nkey> slices;    // X and I events in nesting order
   spill_sorter<wkey> written;   // slices and counters in write order: their text
-  spill_sorter<wkey> durations; // slices in write order: their final duration
+  spill_sorter<wkey> durations; // clamped slices in write order: their final duration
   spill_sorter<pkey> meta;      // M events, encoded, in input order
   spill_sorter<fkey> starts;    // s events
   spill_sorter<fkey> finishes;  // f events
@@ -438,9 +438,11 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
     node& n = pool[id];
     if (n.flags & overlap) ++st.clamped_overlap;
     if (n.flags & rounding) ++st.clamped_rounding;
-    payload.clear();
-    put(payload, n.end - n.key.ts);
-    durations.push(n.key, payload);
+    if (n.end != n.key.ts - n.key.neg_dur) {  // only a clamped slice: most keep their duration
+      payload.clear();
+      put(payload, n.end - n.key.ts);
+      durations.push(n.key, payload);
+    }
     const auto held = std::move(n.held);
     n.held.clear();
     free_ids.push_back(id);
@@ -773,9 +775,12 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       const char ph = r.get<char>();
       std::int64_t dur = 0;
       if (ph != 'C') {
-        if (!have_d || !(dk == k)) return make_error(errc::unsupported, "chrome trace: a slice lost its duration");
-        dur = reader{dp}.get<std::int64_t>();
-        have_d = durations.next(dk, dp);
+        if (have_d && dk < k) return make_error(errc::unsupported, "chrome trace: a clamped slice was not written");
+        dur = -k.neg_dur;
+        if (have_d && dk == k) {
+          dur = reader{dp}.get<std::int64_t>();
+          have_d = durations.next(dk, dp);
+        }
       }
       const auto epid = r.get<std::uint64_t>();
       const auto etid = r.get<std::uint64_t>();
@@ -894,6 +899,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       ++positions;
     }
     MSPROF_TRY(written.take_status());
+    if (have_d) return make_error(errc::unsupported, "chrome trace: a clamped slice was not written");
     MSPROF_TRY(durations.take_status());
     MSPROF_TRY(claims.take_status());
     MSPROF_TRY(flows.take_status());
