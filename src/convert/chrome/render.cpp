@@ -162,6 +162,51 @@ class scratch {
   std::uint64_t on_disk_ = 0;
 };
 
+/// Reads back records appended to a scratch as [u32 size][bytes], in order, a MiB at a time.
+class scratch_reader {
+ public:
+  explicit scratch_reader(scratch& s) : s_(s) {}
+  /// The next record (valid until the next call); false at the end, or on a
+  /// read error or a cut record (then `error` is set).
+  bool next(std::string_view& rec, bool& error) {
+    if (!fill(4, error)) {
+      error = error || at_ < buf_.size();
+      return false;
+    }
+    std::uint32_t n = 0;
+    std::memcpy(&n, buf_.data() + at_, sizeof n);
+    if (!fill(4 + std::size_t{n}, error)) {
+      error = true;
+      return false;
+    }
+    rec = std::string_view(buf_).substr(at_ + 4, n);
+    at_ += 4 + std::size_t{n};
+    return true;
+  }
+
+ private:
+  // Makes `n` unread bytes available at at_.
+  bool fill(std::size_t n, bool& error) {
+    if (buf_.size() - at_ >= n) return true;
+    buf_.erase(0, at_);
+    at_ = 0;
+    while (buf_.size() < n && off_ < s_.size()) {
+      const auto want = static_cast<std::size_t>(
+          std::min<std::uint64_t>(std::max<std::size_t>(n - buf_.size(), 1u << 20), s_.size() - off_));
+      if (!s_.read(off_, want, buf_)) {
+        error = true;
+        return false;
+      }
+      off_ += want;
+    }
+    return buf_.size() >= n;
+  }
+  scratch& s_;
+  std::uint64_t off_ = 0;
+  std::string buf_;
+  std::size_t at_ = 0;
+};
+
 /// The size index: one fixed-size record per event in write order.
 struct size_rec {
   std::uint64_t offset = 0;  // of the event (with its leading ",\n") in the scratch file
@@ -186,6 +231,12 @@ std::uint64_t flow_hash(std::string_view cat, std::string_view name, std::string
   std::uint64_t seed = h(id);
   for (std::uint64_t v : {h(name), h(cat)}) seed ^= v + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2);
   return seed;
+}
+
+std::size_t decimal_digits(std::uint64_t v) noexcept {
+  std::size_t n = 1;
+  for (; v >= 10; v /= 10) ++n;
+  return n;
 }
 
 bool is_slice_phase(char ph) noexcept { return ph == 'X' || ph == 'I' || ph == 'i'; }
@@ -275,7 +326,7 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
     put_str(payload, name);
     payload += args;
     written.push(k, payload);
-    text_bytes += name.size() + args.size() + fmt::formatted_size("{}{}", e.pid, e.tid);
+    text_bytes += name.size() + args.size() + decimal_digits(e.pid) + decimal_digits(e.tid);
     ++events_written;
     if (e.ph == 'C') return;
     std::uint64_t conn = 0;
@@ -326,18 +377,17 @@ struct flow_event {
   std::uint64_t hi, lo, pid, tid;
   std::int64_t ts;
   std::string cat, name, id;
-  static flow_event read(const fkey& k, std::string_view p) {
+  /// Reads k and p into this event (reusing its strings' storage).
+  void read(const fkey& k, std::string_view p) {
     reader r{p};
-    flow_event f;
-    f.hi = k.hi;
-    f.lo = k.lo;
-    f.pid = r.get<std::uint64_t>();
-    f.tid = r.get<std::uint64_t>();
-    f.ts = r.get<std::int64_t>();
-    f.cat = std::string(r.str());
-    f.name = std::string(r.str());
-    f.id = std::string(r.str());
-    return f;
+    hi = k.hi;
+    lo = k.lo;
+    pid = r.get<std::uint64_t>();
+    tid = r.get<std::uint64_t>();
+    ts = r.get<std::int64_t>();
+    cat.assign(r.str());
+    name.assign(r.str());
+    id.assign(r.str());
   }
   bool same_flow(const flow_event& o) const { return cat == o.cat && name == o.name && id == o.id; }
 };
@@ -352,20 +402,29 @@ void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<p
   fkey sk, fk;
   std::string_view sp, fp;
   bool have_s = starts.next(sk, sp), have_f = finishes.next(fk, fp);
+  // The events of one hash; only the first n_s and n_f are current (the rest
+  // keep their strings' storage for the next hash).
   std::vector<flow_event> ss, ff;
-  std::string payload;
+  std::vector<bool> s_used;
+  std::string payload, json;
   while (have_s || have_f) {
     const std::uint64_t h = !have_f || (have_s && sk.hash < fk.hash) ? sk.hash : fk.hash;
-    ss.clear();
-    ff.clear();
-    for (; have_s && sk.hash == h; have_s = starts.next(sk, sp)) ss.push_back(flow_event::read(sk, sp));
-    for (; have_f && fk.hash == h; have_f = finishes.next(fk, fp)) ff.push_back(flow_event::read(fk, fp));
+    std::size_t n_s = 0, n_f = 0;
+    for (; have_s && sk.hash == h; have_s = starts.next(sk, sp)) {
+      if (ss.size() == n_s) ss.emplace_back();
+      ss[n_s++].read(sk, sp);
+    }
+    for (; have_f && fk.hash == h; have_f = finishes.next(fk, fp)) {
+      if (ff.size() == n_f) ff.emplace_back();
+      ff[n_f++].read(fk, fp);
+    }
     // One hash may hold several keys: pair each key's events among themselves.
-    std::vector<bool> s_used(ss.size(), false);
-    for (const auto& f : ff) {
+    s_used.assign(n_s, false);
+    for (std::size_t i = 0; i < n_f; ++i) {
+      const auto& f = ff[i];
       std::size_t j = 0;
-      while (j < ss.size() && (s_used[j] || !ss[j].same_flow(f))) ++j;
-      if (j == ss.size()) {
+      while (j < n_s && (s_used[j] || !ss[j].same_flow(f))) ++j;
+      if (j == n_s) {
         ++st.flows_unpaired;
         continue;
       }
@@ -384,7 +443,7 @@ void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<p
       pairs.push({f.hi, f.lo, 0}, payload);
       if (cats.size() < 2) cats.insert(s.cat);
       {
-        std::string json;  // the flow's strings as they will be written (counters are not touched)
+        json.clear();  // the flow's strings as they will be written (counters are not touched)
         stats ignore;
         append_name(json, s.name, ignore);
         append_string(json, s.cat, ignore.invalid_utf8);
@@ -654,13 +713,16 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   // 3. Each pair with both ends bound claims its slices for its category,
   // unless one already carries another (a slice has one category).
   spill_sorter<wkey> claims(dir, quarter);
-  spill_sorter<mkey> flows(dir, quarter);
+  spill_sorter<mkey> flows(dir, quarter);  // each flow at its later end: its ends, size and string counts
+  // The flows' text in pair order (the order they are written in), made here
+  // where both ends are known: [pair][host end][device end][text] per flow.
+  scratch flow_text(dir);
   {
     const bool one_cat = pair_cats.size() < 2;  // then no claim can conflict
     std::map<wkey, std::string> claimed;        // several categories only
     pkey pk, bk;
     std::string_view pp, bp;
-    std::string payload;
+    std::string payload, text, fcat, fname;
     while (pairs.next(pk, pp)) {
       wkey ends[2];
       bool ok[2] = {false, false};
@@ -693,12 +755,49 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       put_str(payload, cat);
       claims.push(ends[0], payload);
       claims.push(ends[1], payload);
+      // The flow's two events. Their strings are counted (renamed, invalid
+      // UTF-8) only if the write pass keeps the flow.
+      fcat.assign(cat);
+      fname.assign(r.str());
+      const auto fid = r.str();
+      stats fst;
+      text.clear();
+      for (int end = 0; end < 2; ++end) {
+        const wkey& sl = ends[end];
+        if (end == 1) text += ",\n";
+        text += "{\"name\":";
+        append_name(text, fname, fst);
+        text += ",\"cat\":";
+        append_string(text, fcat, fst.invalid_utf8);
+        text += end == 0 ? ",\"ph\":\"s\"" : ",\"ph\":\"f\",\"bp\":\"e\"";
+        text += ",\"id\":";
+        append_string(text, fid, fst.invalid_utf8);
+        text += ",\"pid\":";
+        append_int(text, sl.pid);
+        text += ",\"tid\":";
+        append_int(text, sl.tid);
+        text += ",\"ts\":";
+        append_us3(text, sl.ts - origin);
+        text += '}';
+      }
       payload.clear();
       put(payload, ends[0]);
       put(payload, ends[1]);
-      payload.append(pp);  // cat, name, id
+      put(payload, static_cast<std::uint64_t>(text.size()));
+      put(payload, static_cast<std::uint64_t>(fst.renamed));
+      put(payload, static_cast<std::uint64_t>(fst.invalid_utf8));
       flows.push({std::max(ends[0], ends[1]), pk.hi, pk.lo}, payload);
+      payload.clear();
+      put(payload, static_cast<std::uint32_t>(2 * sizeof(std::uint64_t) + 2 * sizeof(wkey) + text.size()));
+      put(payload, pk.hi);
+      put(payload, pk.lo);
+      put(payload, ends[0]);
+      put(payload, ends[1]);
+      payload += text;
+      flow_text.append(payload);
     }
+    flow_text.flush();
+    MSPROF_TRY(flow_text.status());
     MSPROF_TRY(pairs.take_status());
     MSPROF_TRY(bound.take_status());
   }
@@ -747,7 +846,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     direct_buf.assign(head);
     if (!meta_text.empty()) direct_buf.append(meta_text, 2, std::string::npos);
   }
-  spill_sorter<pkey> candidates(dir, quarter);  // flows that fit, in pair order
+  spill_sorter<pkey> dropped(dir, quarter);  // flows the write pass leaves out, in pair order
   std::vector<std::int64_t> steps = opt.step_starts_ns;
   std::sort(steps.begin(), steps.end());
   std::size_t step_at = 0;
@@ -857,36 +956,12 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
         const auto dev = fr.get<wkey>();
         if (shadowed.count(host) || shadowed.count(dev)) {
           ++st.flows_unbindable;
+          dropped.push({fk.hi, fk.lo, 0}, {});
           continue;
         }
-        const std::string fcat(fr.str());
-        const std::string fname(fr.str());
-        const auto fid = fr.str();
-        text.clear();
-        for (int end = 0; end < 2; ++end) {
-          const wkey& sl = end == 0 ? host : dev;
-          if (end == 1) text += ",\n";
-          text += "{\"name\":";
-          append_name(text, fname, st);
-          text += ",\"cat\":";
-          append_string(text, fcat, st.invalid_utf8);
-          text += end == 0 ? ",\"ph\":\"s\"" : ",\"ph\":\"f\",\"bp\":\"e\"";
-          text += ",\"id\":";
-          append_string(text, fid, st.invalid_utf8);
-          text += ",\"pid\":";
-          append_int(text, sl.pid);
-          text += ",\"tid\":";
-          append_int(text, sl.tid);
-          text += ",\"ts\":";
-          append_us3(text, sl.ts - origin);
-          text += '}';
-        }
-        rec.cost += text.size() + 2;
-        std::string payload;
-        put(payload, host);
-        put(payload, dev);
-        payload += text;
-        candidates.push({fk.hi, fk.lo, 0}, payload);
+        rec.cost += fr.get<std::uint64_t>() + 2;
+        st.renamed += static_cast<std::size_t>(fr.get<std::uint64_t>());
+        st.invalid_utf8 += static_cast<std::size_t>(fr.get<std::uint64_t>());
       }
       bool crossed = false;
       while (step_at < steps.size() && steps[step_at] <= k.ts) {
@@ -904,6 +979,27 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     MSPROF_TRY(claims.take_status());
     MSPROF_TRY(flows.take_status());
   }
+  // The flows kept, in pair order: fn(pair, host end, device end, text); false from fn stops.
+  auto each_flow = [&](auto&& fn) -> result<void> {
+    scratch_reader in(flow_text);
+    pkey dk;
+    std::string_view rec, dp;
+    bool error = false, have_drop = dropped.next(dk, dp);
+    while (in.next(rec, error)) {
+      reader r{rec};
+      const pkey pk{r.get<std::uint64_t>(), r.get<std::uint64_t>(), 0};
+      const auto host = r.get<wkey>();
+      const auto dev = r.get<wkey>();
+      if (have_drop && !(pk < dk) && !(dk < pk)) {
+        have_drop = dropped.next(dk, dp);
+        continue;
+      }
+      if (!fn(pk, host, dev, r.s)) return make_error(errc::io, fmt::format("{}.json: write failed", stem));
+    }
+    if (error) return make_error(errc::io, dir + ": cannot read back the chrome trace's flows");
+    if (have_drop) return make_error(errc::unsupported, "chrome trace: a dropped flow was not found");
+    return dropped.take_status();
+  };
   if (direct) {
     // The one part: the flows in pair order, then otherData.
     stats final_st = st;
@@ -912,20 +1008,14 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     final_st.counters = n_counters;
     final_st.metadata = meta_count;
     std::size_t events = meta_count + static_cast<std::size_t>(positions);
-    pkey k;
-    std::string_view p;
-    while (candidates.next(k, p)) {
-      reader r{p};
-      r.get<wkey>();
-      r.get<wkey>();
+    MSPROF_TRY(each_flow([&](const pkey&, const wkey&, const wkey&, std::string_view text) {
       if (!direct_first) direct_buf += ",\n";
       direct_first = false;
-      direct_buf += r.s;
+      direct_buf += text;
       events += 2;
       ++final_st.flows_written;
-      if (direct_buf.size() >= (1u << 20) && !direct_emit()) return direct_failed();
-    }
-    MSPROF_TRY(candidates.take_status());
+      return direct_buf.size() < (1u << 20) || direct_emit();
+    }));
     const std::vector<std::string> names{std::string(stem) + ".json"};
     direct_buf += tail_open;
     direct_buf += other_data(origin, final_st, session_start_ns, 0, names);
@@ -1045,20 +1135,17 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   spill_sorter<part_key> part_flows(dir, quarter);
   std::vector<std::size_t> flows_in(cuts.size(), 0);
   {
-    pkey k;
-    std::string_view p;
-    while (candidates.next(k, p)) {
-      reader r{p};
-      const auto a = part_of(r.get<wkey>()), b = part_of(r.get<wkey>());
+    MSPROF_TRY(each_flow([&](const pkey& k, const wkey& host, const wkey& dev, std::string_view text) {
+      const auto a = part_of(host), b = part_of(dev);
       if (a != b) {
         ++final_st.flows_cut;
-        continue;
+        return true;
       }
       ++final_st.flows_written;
       ++flows_in[a];
-      part_flows.push({a, k.hi, k.lo}, r.s);
-    }
-    MSPROF_TRY(candidates.take_status());
+      part_flows.push({a, k.hi, k.lo}, text);
+      return true;
+    }));
   }
   final_st.slices = n_slices;
   final_st.instants = n_instants;
