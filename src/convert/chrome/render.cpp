@@ -286,7 +286,7 @@ struct trace_builder::impl {
   std::int64_t min_slice = none, min_counter = none;
   std::int64_t max_ts = std::numeric_limits<std::int64_t>::min();
   bool finished = false;
-  std::string buf_payload, buf_name, buf_args;  // add()'s, reused
+  std::string buf_payload;  // add()'s, reused
   // The bound on the output's size, summed where each piece is known: add()
   // the events' bytes but their ts, dur and category (the default one counted),
   // nest() the slices' ts and dur, the claims longer categories and the flows.
@@ -312,16 +312,6 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
       d = 0;
     }
     max_ts = std::max(max_ts, e.ts_ns + d);
-    // name and args, encoded once
-    std::string& name = buf_name;
-    name.clear();
-    append_name(name, e.name, st);
-    std::string& args = buf_args;
-    args.clear();
-    if (!e.args.empty() || e.ph == 'C') {
-      args = ",\"args\":";
-      append_args(args, e.args, st);
-    }
     wkey k;
     k.ts = e.ts_ns;
     k.hi = at.hi;
@@ -335,15 +325,25 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
       k.tid = e.tid;
       k.neg_dur = -d;
     }
-    // The text goes straight into write order; the nesting pass sees only the numbers.
+    // The text goes straight into write order; the nesting pass sees only the
+    // numbers. Name and args are encoded once, in place (as put_str's layout).
     put(payload, e.ph);
     put(payload, e.pid);
     put(payload, e.tid);
-    put_str(payload, name);
-    payload += args;
+    const std::size_t name_at = payload.size();
+    put(payload, std::uint32_t{0});
+    append_name(payload, e.name, st);
+    const auto name_size = static_cast<std::uint32_t>(payload.size() - name_at - sizeof(std::uint32_t));
+    std::memcpy(payload.data() + name_at, &name_size, sizeof name_size);
+    const std::size_t args_at = payload.size();
+    if (!e.args.empty() || e.ph == 'C') {
+      payload += ",\"args\":";
+      append_args(payload, e.args, st);
+    }
+    const std::size_t args_size = payload.size() - args_at;
     written.push(k, payload);
     // ",\n{"name":" name [","cat":" cat] ph ","pid":" pid ","tid":" tid ","ts":" ts [","dur":" dur] args "}"
-    one_part_bytes += 10 + name.size() + 7 + decimal_digits(e.pid) + 7 + decimal_digits(e.tid) + 6 + args.size() + 1;
+    one_part_bytes += 10 + name_size + 7 + decimal_digits(e.pid) + 7 + decimal_digits(e.tid) + 6 + args_size + 1;
     if (e.ph == 'C') {
       one_part_bytes += phase_text('C').size();
       ++counters_added;
@@ -875,6 +875,10 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     std::string_view cp, fp, p;
     bool have_c = claims.next(ck, cp), have_f = flows.next(fk, fp);
     std::string text, claim_cat, ev;
+    std::string default_cat_json, last_claim_cat, last_claim_json;
+    std::size_t default_cat_invalid = 0, last_claim_invalid = 0;
+    bool have_last_claim = false;
+    append_string(default_cat_json, opt.default_cat, default_cat_invalid);
     wkey dk;
     std::string_view dp;
     bool have_d = durations.next(dk, dp);
@@ -922,33 +926,50 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       rec.key = k;
       rec.ts = k.ts;
       rec.end = k.ts + dur;
-      ev.assign(",\n{\"name\":");
-      ev += name;
+      // The event, straight into the part when there is one, else into the scratch file.
+      std::string& out = direct ? direct_buf : ev;
+      if (!direct) ev.clear();
+      const std::size_t at = out.size();
+      out += ",\n{\"name\":";
+      out += name;
       if (ph != 'C') {
-        ev += ",\"cat\":";
-        append_string(ev, cat, st.invalid_utf8);
+        out += ",\"cat\":";
+        if (!is_end) {
+          out += default_cat_json;
+          st.invalid_utf8 += default_cat_invalid;
+        } else {
+          if (!have_last_claim || claim_cat != last_claim_cat) {  // most flows share a category: escaped once
+            have_last_claim = true;
+            last_claim_cat = claim_cat;
+            last_claim_json.clear();
+            last_claim_invalid = 0;
+            append_string(last_claim_json, claim_cat, last_claim_invalid);
+          }
+          out += last_claim_json;
+          st.invalid_utf8 += last_claim_invalid;
+        }
       }
-      ev += phase_text(ph);
-      ev += ",\"pid\":";
-      append_int(ev, epid);
-      ev += ",\"tid\":";
-      append_int(ev, etid);
-      ev += ",\"ts\":";
-      append_us3(ev, k.ts - origin);
+      out += phase_text(ph);
+      out += ",\"pid\":";
+      append_int(out, epid);
+      out += ",\"tid\":";
+      append_int(out, etid);
+      out += ",\"ts\":";
+      append_us3(out, k.ts - origin);
       if (ph == 'X') {
-        ev += ",\"dur\":";
-        append_us3(ev, dur);
+        out += ",\"dur\":";
+        append_us3(out, dur);
       }
-      ev += args;
-      ev += '}';
+      out += args;
+      out += '}';
+      rec.cost = out.size() - at;
       if (!direct) {
         body.append(ev);
       } else {
-        direct_buf.append(ev, direct_first ? 2 : 0, std::string::npos);
+        if (direct_first) out.erase(at, 2);  // the first item has no ",\n"
         direct_first = false;
         if (direct_buf.size() >= (1u << 20) && !direct_emit()) return direct_failed();
       }
-      rec.cost = ev.size();
       if (ph != 'C') {
         auto& ends = open[{k.pid, k.tid}];
         while (!ends.empty() && ends.back() <= k.ts) ends.pop_back();
