@@ -413,6 +413,40 @@ TEST_CASE("chrome: parts: each under the limit, complete with all metadata, cut 
   for (const auto& d : diff) FAIL_CHECK(d);
 }
 
+TEST_CASE("chrome: near the part limit: every part fits, one part is the whole trace as written without a limit") {
+  // A trace that provably fits is written straight into its file (a bound on
+  // its size summed as the events come); around the limit both ways must agree.
+  chrome::options opt;
+  auto ev = stepped_events(opt);
+  opt.step_starts_ns.clear();
+  for (auto& e : reserved_name_events()) ev.push_back(std::move(e));  // counters, renamed names
+  for (auto& e : random_nesting_events()) ev.push_back(std::move(e));  // trimmed durations
+  auto odd = flow('s', 1, 1, 1'000, "Host\xff\"To\"Device", "7");  // an escaped, longer category
+  ev.push_back(odd);
+  odd.ph = 'f';
+  odd.pid = 2;
+  odd.tid = 3;
+  odd.ts_ns = start + 16'000;
+  ev.push_back(odd);
+  const auto whole = render_ok(ev);
+  REQUIRE(whole.parts.size() == 1);
+  const std::uint64_t bytes = whole.parts[0].bytes;
+  std::size_t one = 0, split = 0;
+  for (std::uint64_t limit = bytes - 500; limit <= bytes + 6000; limit += 250) {
+    opt.max_part_bytes = limit;
+    const auto out = render_ok(ev, opt);
+    for (const auto& p : out.parts) CHECK(p.bytes <= limit);
+    if (out.parts.size() == 1) {
+      ++one;
+      CHECK(out.parts[0].text == whole.parts[0].text);
+    } else {
+      ++split;
+    }
+  }
+  CHECK(one > 10);
+  CHECK(split > 0);
+}
+
 TEST_CASE("chrome: parts without steps / a limit below the metadata size is an error") {
   std::vector<trace_event> ev = {M(1, 0, "process_name", trace_arg::str("name", std::string(3000, 'p')))};
   for (int k = 0; k < 500; ++k) ev.push_back(X(1, 1, 1'000 + k * 100, 50, "s"));

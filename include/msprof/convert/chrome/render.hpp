@@ -13,12 +13,15 @@
 //     the engine's double arithmetic nested. A slice is final when it leaves
 //     the stack, except one that ends within a few ns of its parent's end: it
 //     stays with the parent, whose own trims may still shorten it. The flow
-//     ends are bound to slices in the same pass;
-//  3. categories: each bound slice takes the category of its first flow; two
-//     flow ends of one category starting together on a thread: the later one's
-//     flows are dropped;
-//  4. sizing: the events in write order are encoded once, straight into the
-//     one part when a bound on the sizes proves the trace fits it, else into a
+//     ends are bound to slices in the same pass. Only the durations a clamp
+//     changed are kept for the write pass (the rest are in the write key);
+//  3. categories: each bound slice takes the category of its first flow; each
+//     flow's text is made here, in the order flows are written (a scratch
+//     file, no sort); two flow ends of one category starting together on a
+//     thread: the later one's flows are dropped (in the write pass);
+//  4. sizing: the events in write order (names and args encoded in add()),
+//     straight into the one part when a bound on the sizes (summed in add(),
+//     the nesting and the claims) proves the trace fits it, else into a
 //     scratch file with their sizes in a size index; parts are cut from that
 //     index (at step boundaries when steps are given);
 //  5. writing: each part is its metadata, its range of the scratch file and its flows.
