@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "msprof/convert/ascend_pt/analyse.hpp"
 #include "msprof/convert/text.hpp"
@@ -120,10 +121,12 @@ op_node* child_at(const op_node& n, std::int64_t ts) {
 
 }  // namespace
 
-relation link(const pt_dir& d, const model& m) {
+relation link(const pt_dir& d, const model& m) { return link(d, acl_to_npu(m)); }
+
+relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl) {
   relation r;
   if (!d.info.cpu || d.ops.empty()) return r;
-  r.acl = acl_to_npu(m);
+  r.acl = std::move(acl);
   r.kernels = d.dequeue.empty() ? r.acl : kernels_by_corr(d.dequeue, r.acl);
   r.nodes = build_tree(d);
   if (!d.has_task_queue) {
