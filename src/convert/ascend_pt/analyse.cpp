@@ -537,9 +537,7 @@ namespace {
 /// place (the relation points into `d`).
 struct linked {
   pt_dir d;
-  /// The PROF_ directory's final model: session, iterations and warnings;
-  /// every record too only when the db export needs them (`whole`).
-  model m;
+  model m;  ///< the PROF_ directory's final model: session, iterations and warnings (no records)
   std::optional<cann_part> cann;  ///< the CANN part, gathered window by window
   relation rel;
   std::vector<step_range> steps;
@@ -554,9 +552,9 @@ std::string spill_dir() {
 }
 
 /// Reads the directory and links it. The PROF_ part is loaded in windows,
-/// each handed to l.cann (`text`: with what the text tables need) and let go,
-/// unless `whole` (the db export) keeps every record in l.m.
-result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, bool whole,
+/// each handed to l.cann (`text`: with what the text tables need) and to `db`
+/// (when given), then let go.
+result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export* db,
                            std::atomic<std::uint64_t>* bytes_read = nullptr) {
   if (!pd) return pd.err();
   l.d = std::move(*pd);
@@ -564,11 +562,12 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, bool whole
   lo.spill_dir = spill_dir();
   lo.bytes_read = bytes_read;
   l.cann.emplace(lo.spill_dir, text);
-  auto m = whole ? load_model(l.d.prof_dir, lo)
-                 : load_windows(l.d.prof_dir, lo, [&](model& w) { l.cann->add(w); });
+  auto m = load_windows(l.d.prof_dir, lo, [&](model& w) {
+    l.cann->add(w);
+    if (db) db->add(w, l.d);
+  });
   if (!m) return m.err();
   l.m = std::move(*m);
-  if (whole) l.cann->add(l.m);
   l.cann->finish(l.m);
   place_framework(l.d, l.m.session.wall_offset_ns, bytes_read);
   l.warnings = std::move(l.d.warnings);
@@ -680,14 +679,21 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
       return make_error(errc::invalid_argument, dir + ": unknown export type '" + type + "' (text or db)");
   const auto wants = [&](const char* t) { return std::find(types.begin(), types.end(), t) != types.end(); };
 
-  linked l;
-  MSPROF_TRY(read_and_link(std::move(pd), l, wants("text"), wants("db"), o.bytes_read));
-  analyse_result res;
-  res.warnings = std::move(l.warnings);
   auto out = outfile::dir::make((fs::path(dir) / "ASCEND_PROFILER_OUTPUT").string());
   if (!out) return out.err();
+  analyse_result res;
   for (auto& n : out->remove_stale_temps()) res.warnings.push_back(std::move(n));
   res.output_dir = out->path();
+  std::optional<db_export> db;  // fed while the PROF_ directory loads
+  if (wants("db")) db.emplace(*out, spill_dir());
+  linked l;
+  if (auto read = read_and_link(std::move(pd), l, wants("text"), db ? &*db : nullptr, o.bytes_read); !read) {
+    db.reset();
+    std::error_code ec;
+    fs::remove(out->path(), ec);  // only when empty: made here for nothing
+    return read.err();
+  }
+  for (auto& w : l.warnings) res.warnings.push_back(std::move(w));
   // `fill(put)` hands the file's text to put(text) in pieces.
   const auto write = [&](const std::string& name, auto fill) -> result<void> {
     auto f = outfile::atomic_file::create(*out, name);
@@ -707,8 +713,8 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     MSPROF_TRY(write_trace_view(*out, l.d, l.m, l.cann->timeline(), l.rel));
     res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
   }
-  if (wants("db")) {
-    auto dbs = write_dbs(l.d, l.m, l.rel, *out, spill_dir(), res.warnings);
+  if (db) {
+    auto dbs = db->finish(l.d, l.m, l.rel, res.warnings);
     if (!dbs) return dbs.err();
     res.files.insert(res.files.end(), dbs->begin(), dbs->end());
   }
@@ -719,7 +725,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
 
 result<std::string> show_text(const std::string& dir, std::size_t top, bool bold, std::vector<std::string>& warnings) {
   linked l;
-  MSPROF_TRY(read_and_link(read_pt_dir(dir), l, true, false));
+  MSPROF_TRY(read_and_link(read_pt_dir(dir), l, true, nullptr));
   warnings = std::move(l.warnings);
   std::size_t incomplete = 0;
   kept_tables kept({"operator_details", "step_trace_time"});  // the two shown
