@@ -555,13 +555,15 @@ std::string spill_dir() {
 /// each handed to l.cann (`text`: with what the text tables need) and to `db`
 /// (when given), then let go.
 result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export* db,
-                           std::atomic<std::uint64_t>* bytes_read = nullptr) {
+                           std::atomic<std::uint64_t>* bytes_read = nullptr,
+                           std::size_t spill_budget = spill_budget_default) {
   if (!pd) return pd.err();
   l.d = std::move(*pd);
   load_options lo;
   lo.spill_dir = spill_dir();
   lo.bytes_read = bytes_read;
-  l.cann.emplace(lo.spill_dir, text);
+  lo.spill_budget = spill_budget;
+  l.cann.emplace(lo.spill_dir, l.d.info.cpu, text, 2 * spill_budget);
   auto m = load_windows(l.d.prof_dir, lo, [&](model& w) {
     l.cann->add(w);
     if (db) db->add(w, l.d);
@@ -685,9 +687,10 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   for (auto& n : out->remove_stale_temps()) res.warnings.push_back(std::move(n));
   res.output_dir = out->path();
   std::optional<db_export> db;  // fed while the PROF_ directory loads
-  if (wants("db")) db.emplace(*out, spill_dir());
+  if (wants("db")) db.emplace(*out, spill_dir(), o.spill_budget);
   linked l;
-  if (auto read = read_and_link(std::move(pd), l, wants("text"), db ? &*db : nullptr, o.bytes_read); !read) {
+  if (auto read = read_and_link(std::move(pd), l, wants("text"), db ? &*db : nullptr, o.bytes_read, o.spill_budget);
+      !read) {
     db.reset();
     std::error_code ec;
     fs::remove(out->path(), ec);  // only when empty: made here for nothing

@@ -46,7 +46,8 @@ struct op_row_head {
 
 }  // namespace
 
-cann_part::cann_part(const std::string& spill_dir, bool text, std::size_t budget) : text_(text) {
+cann_part::cann_part(const std::string& spill_dir, bool kernels, bool text, std::size_t budget)
+    : kernels_(kernels), text_(text) {
   if (!text) return;
   // Half to the timeline's events, the rest shared by the row sorters.
   const std::size_t part = budget / 8;
@@ -61,7 +62,7 @@ void cann_part::add(const model& w) {
   // The HostToDevice flow keeps one end per launch: its first task. A task
   // comes in its launch's window or an earlier one, so the launch settles it.
   for (const auto& t : w.tasks) {
-    if (!t.host_flow) continue;
+    if (!kernels_ || !t.host_flow) continue;
     kernel_ref k;
     k.ts = t.start_ns;
     k.dur_us = std::strtod(dur_us_json(t.end_ns - t.start_ns).c_str(), nullptr);
@@ -73,7 +74,7 @@ void cann_part::add(const model& w) {
     if (!fresh && t.global_task_id < it->second.global_task_id) it->second = {t.global_task_id, k};
   }
   for (const auto& a : w.apis) {
-    if (!a.has_device_task) continue;
+    if (!kernels_ || !a.has_device_task) continue;
     const auto it = pending_.find(a.connection_id);
     if (it == pending_.end()) continue;
     acl_[a.start_ns].push_back(it->second);

@@ -146,17 +146,19 @@ struct db_export::calls {
   std::unordered_map<std::uint64_t, span> by_call;     ///< tasks' first start, last end by connection id
   std::map<std::uint32_t, std::vector<span>> compute;  ///< op tasks' spans by device, by start
 
-  void add(const model& w) {
+  /// `links`: the framework's ops can link to calls (its CPU activity).
+  void add(const model& w, bool links) {
     for (const auto& a : w.apis) {
       if (a.level != node_level) continue;
       const cann_call c{a.start_ns, a.end_ns, global_tid(w.session.pid, a.thread_id),
                         static_cast<std::int64_t>(a.connection_id)};
       node_calls.push_back(c);
-      if (a.name == "launch") launches.push_back(c);
+      if (links && a.name == "launch") launches.push_back(c);
     }
-    for (const auto& e : w.mstx)
-      mstx.push_back({e.start_ns, e.end_ns, global_tid(w.session.pid, e.tid),
-                      static_cast<std::int64_t>(detail::mstx_connection_id(e))});
+    if (links)
+      for (const auto& e : w.mstx)
+        mstx.push_back({e.start_ns, e.end_ns, global_tid(w.session.pid, e.tid),
+                        static_cast<std::int64_t>(detail::mstx_connection_id(e))});
     for (const auto& t : w.tasks) {
       auto& c = by_call.try_emplace(t.connection_id, t.start_ns, t.end_ns).first->second;
       c = {std::min(c.first, t.start_ns), std::max(c.second, t.end_ns)};
@@ -516,8 +518,8 @@ std::string framework_db_name(const pt_dir& d) {
   return d.info.rank_id == -1 ? stem + ".db" : stem + "_" + std::to_string(d.info.rank_id) + ".db";
 }
 
-db_export::db_export(const outfile::dir& out, std::string spill_dir)
-    : out_(out), spill_dir_(std::move(spill_dir)), cann_(std::make_unique<calls>()) {}
+db_export::db_export(const outfile::dir& out, std::string spill_dir, std::size_t spill_budget)
+    : out_(out), spill_dir_(std::move(spill_dir)), spill_budget_(spill_budget), cann_(std::make_unique<calls>()) {}
 
 db_export::~db_export() = default;
 
@@ -530,10 +532,10 @@ void db_export::add(const model& w, const pt_dir& d) {
       return;
     }
     file_.emplace(std::move(*f));
-    writer_ = std::make_unique<db_window_writer>(detail::sqlite_path(out_, *file_), spill_dir_);
+    writer_ = std::make_unique<db_window_writer>(detail::sqlite_path(out_, *file_), spill_dir_, spill_budget_);
   }
   status_ = writer_->add(w);
-  cann_->add(w);
+  cann_->add(w, d.info.cpu);
 }
 
 result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model& m, const relation& rel,

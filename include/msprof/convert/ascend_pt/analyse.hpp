@@ -32,6 +32,7 @@
 #include "../../codec/framework.hpp"
 #include "../../core/error.hpp"
 #include "../model.hpp"
+#include "../spill.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -205,6 +206,9 @@ struct analyse_options {
   /// Delete the intermediate data after the analysis (simplify_data()); unset:
   /// what profiler_info says (torch_npu's default: on).
   std::optional<bool> data_simplification = std::nullopt;
+  /// What the PROF_ part keeps in memory before its sorted runs go to disk
+  /// (per sorted stream; load.hpp's load_options::spill_budget).
+  std::size_t spill_budget = spill_budget_default;
 };
 
 /// What analyse() wrote.

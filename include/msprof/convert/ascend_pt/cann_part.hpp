@@ -36,9 +36,11 @@ namespace ascend_pt {
 
 class cann_part {
  public:
-  /// `text`: keep what the text outputs need too (else only the kernels).
-  /// Sorted runs spill into `spill_dir`; `budget` is shared by the sorters.
-  cann_part(const std::string& spill_dir, bool text, std::size_t budget = 2 * spill_budget_default);
+  /// `kernels`: keep each launch's kernels (take_acl(); not needed when the
+  /// directory has no CPU activity: nothing links to them). `text`: keep what
+  /// the text outputs need. Sorted runs spill into `spill_dir`; `budget` is
+  /// shared by the sorters.
+  cann_part(const std::string& spill_dir, bool kernels, bool text, std::size_t budget = 2 * spill_budget_default);
   cann_part(const cann_part&) = delete;
   cann_part& operator=(const cann_part&) = delete;
 
@@ -76,7 +78,7 @@ class cann_part {
     std::uint64_t global_task_id;
     kernel_ref k;
   };
-  bool text_;
+  bool kernels_, text_;
   std::optional<pmu_columns> pmu_;
   // Kernels: each launch's first HostToDevice task, until its API call comes.
   std::map<std::uint64_t, pending_kernel> pending_;  ///< connection id -> first task so far

@@ -41,7 +41,7 @@ std::string framework_db_name(const pt_dir& d);
 /// finish() adds the framework tables and writes analysis.db.
 class db_export {
  public:
-  db_export(const outfile::dir& out, std::string spill_dir);
+  db_export(const outfile::dir& out, std::string spill_dir, std::size_t spill_budget = spill_budget_default);
   ~db_export();
   db_export(const db_export&) = delete;
   db_export& operator=(const db_export&) = delete;
@@ -60,6 +60,7 @@ class db_export {
  private:
   const outfile::dir& out_;
   std::string spill_dir_;
+  std::size_t spill_budget_;
   std::optional<outfile::atomic_file> file_;
   std::unique_ptr<db_window_writer> writer_;
   std::unique_ptr<calls> cann_;
