@@ -7,8 +7,9 @@
 //   auto r = msprof::convert::ascend_pt::analyse("worker0_6060_..._ascend_pt", {});
 //   if (!r) std::cerr << r.err().what() << '\n';
 //
-// The CANN part is converted in process by the PROF_ converters (load.hpp,
-// summary.hpp); FRAMEWORK files are decoded by codec/framework.hpp. Text export:
+// The CANN part is converted in process by the PROF_ converters, window by
+// window (load.hpp, cann_part.hpp, summary.hpp); FRAMEWORK files are decoded
+// by codec/framework.hpp. Text export:
 // trace_view.json (trace_view.hpp), kernel_details, operator_details,
 // op_statistic, api_statistic, task_time, step_trace_time, memory_record,
 // operator_memory; db export: ascend_pt/db.hpp (docs/torch_npu.md lists what is
