@@ -164,7 +164,9 @@ struct op_node {
 struct relation {
   std::vector<op_node> nodes;
   std::map<std::int64_t, std::vector<kernel_ref>> kernels;
-  std::map<std::int64_t, std::vector<kernel_ref>> acl;  ///< kernels by launch start (linking only; analyse drops it after)
+  /// Kernels by launch start: only without a task queue (its linking and step
+  /// ranges read them; analyse drops them after), else empty.
+  std::map<std::int64_t, std::vector<kernel_ref>> acl;
 };
 relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl);
 /// The same from a whole model (acl_to_npu(m)).
