@@ -19,6 +19,7 @@
 #include <tuple>
 #include <utility>
 
+#include "msprof/convert/ascend_pt/cann_part.hpp"
 #include "msprof/convert/ascend_pt/db.hpp"
 #include "msprof/convert/load.hpp"
 #include "msprof/convert/overlap.hpp"
@@ -68,12 +69,10 @@ void csv_crlf_line(std::string& out, const table::row& cells) {
 /// them renamed; Level0 keeps only those 8 and the shape columns; with steps,
 /// a "Step Id" column first (the step whose device range holds the start,
 /// compared as text as torch_npu does). Row by row, in op_summary's order.
-result<void> kernel_details(const model& m, const profiler_info& info, const std::vector<step_range>& steps,
+result<void> kernel_details(cann_part& cann, const profiler_info& info, const std::vector<step_range>& steps,
                             table_sink& out) {
-  const std::vector<const device_task*> tasks = op_summary_tasks(m);
-  if (tasks.empty()) return {};
-  const pmu_columns pmu = pmu_columns::of(m.session);
-  const std::vector<std::string> header = op_summary_header(&pmu);
+  if (cann.op_summary_rows() == 0) return {};
+  const std::vector<std::string> header = cann.op_summary_header();
   static const std::vector<std::pair<std::string, std::string>> renamed = {{"Device_id", "Device_id"},
                                                                            {"Op Name", "Name"},
                                                                            {"OP Type", "Type"},
@@ -110,16 +109,8 @@ result<void> kernel_details(const model& m, const profiler_info& info, const std
   const auto start_col = col_of("Task Start Time(us)");
   std::vector<std::pair<std::string, std::string>> bounds;
   for (const auto& st : steps) bounds.emplace_back(ts_us(st.start_ns), ts_us(st.end_ns));
-  table::row full, r;
-  const device_task* prev = nullptr;
-  for (const device_task* task : tasks) {
-    full.clear();
-    cell_list s(full);
-    op_summary_head(s, *task);
-    op_summary_wait(
-        s, prev && prev->device_id == task->device_id ? std::optional(prev->end_ns) : std::nullopt, task->start_ns);
-    op_summary_tail(s, *task, m.device(task->device_id), &pmu);
-    prev = task;
+  table::row r;
+  MSPROF_TRY(cann.drain_op_summary([&](table::row& full) -> result<void> {
     r.clear();
     if (!steps.empty()) {
       const std::string ts = start_col ? full[*start_col] : "0";
@@ -131,29 +122,17 @@ result<void> kernel_details(const model& m, const profiler_info& info, const std
         }
       r.push_back(std::move(id));
     }
-    for (auto c : cols) r.push_back(std::move(full[c]));
-    MSPROF_TRY(out.row(r));
-  }
+    for (auto k : cols) r.push_back(std::move(full[k]));
+    return out.row(r);
+  }));
   return out.end();
 }
 
 /// task_time (the CANN summary torch_npu copies), row by row: tasks by device, then start.
-result<void> task_time_rows(const model& m, table_sink& out) {
-  if (m.tasks.empty()) return {};
-  std::vector<const device_task*> v;
-  v.reserve(m.tasks.size());
-  for (const auto& task : m.tasks) v.push_back(&task);
-  std::stable_sort(v.begin(), v.end(), [](const device_task* a, const device_task* b) {
-    return std::tie(a->device_id, a->start_ns) < std::tie(b->device_id, b->start_ns);
-  });
+result<void> task_time_rows(cann_part& cann, table_sink& out) {
+  if (cann.task_time_rows() == 0) return {};
   out.begin("task_time", task_time_header());
-  table::row r;
-  for (const device_task* task : v) {
-    r.clear();
-    cell_list s(r);
-    task_time_row(s, *task);
-    MSPROF_TRY(out.row(r));
-  }
+  MSPROF_TRY(cann.drain_task_time([&](table::row& r) { return out.row(r); }));
   return out.end();
 }
 
@@ -176,9 +155,7 @@ double as_py_float(const std::string& s) { return std::strtod(s.c_str(), nullptr
 /// step_trace_time (torch_npu TraceStepTimeParser) from the timeline's Overlap
 /// Analysis events, per device and step. No communication data yet: those
 /// columns stay 0.
-std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std::vector<step_range>& steps) {
-  const auto intervals = overlap_analysis(m);
-  if (intervals.empty()) return std::nullopt;
+result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, const std::vector<step_range>& steps) {
   struct step_state {
     std::optional<std::string> id;
     double start = -1, end = -1, fwk_start = -1;
@@ -196,7 +173,9 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
   std::map<std::uint32_t, std::vector<step_state>> per_device;
   // device -> (step id or none, in first-seen order) -> sums
   std::map<std::uint32_t, std::vector<std::pair<std::optional<std::string>, sums>>> saved;
-  for (const auto& iv : intervals) {
+  bool any = false;
+  MSPROF_TRY(cann.drain_overlap([&](const overlap_interval& iv) {
+    any = true;
     auto [it, fresh] = per_device.try_emplace(iv.device_id, proto);
     auto& list = it->second;
     const double start = as_py_float(ts_us(iv.start_ns));
@@ -222,7 +201,8 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
     auto s = std::find_if(dev.begin(), dev.end(), [&](const auto& p) { return p.first == cur; });
     if (s == dev.end()) s = dev.insert(dev.end(), {cur, sums{}});
     (iv.compute ? s->second.compute : s->second.free).add(dur);
-  }
+  }));
+  if (!any) return std::optional<table>();
   std::int64_t first_op = 0;
   bool has_op = false;
   for (const auto& o : d.ops)
@@ -264,7 +244,7 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
       rows.push_back({device, id ? std::atoll(id->c_str()) : 0, std::move(r)});
     }
   }
-  if (rows.empty()) return std::nullopt;
+  if (rows.empty()) return std::optional<table>();
   std::stable_sort(rows.begin(), rows.end(), [&](const out_row& a, const out_row& b) {
     return steps.empty() ? a.device < b.device : std::make_pair(a.device, a.step) < std::make_pair(b.device, b.step);
   });
@@ -277,7 +257,7 @@ std::optional<table> step_trace_time(const model& m, const pt_dir& d, const std:
               "Bubble",     "Communication(Not Overlapped and Exclude Receive)",
               "Preparing"};
   for (auto& r : rows) t.rows.push_back(std::move(r.cells));
-  return t;
+  return std::optional<table>(std::move(t));
 }
 
 /// operator_details (torch_npu OperatorViewParser): every framework op but the
@@ -557,7 +537,8 @@ namespace {
 /// place (the relation points into `d`).
 struct linked {
   pt_dir d;
-  model m;
+  model m;  ///< the PROF_ directory's final model: session, iterations and warnings (no records)
+  std::optional<cann_part> cann;  ///< the CANN part, gathered window by window
   relation rel;
   std::vector<step_range> steps;
   std::vector<std::string> warnings;
@@ -570,19 +551,30 @@ std::string spill_dir() {
   return ec ? std::string("/tmp") : d.string();
 }
 
-result<void> read_and_link(result<pt_dir>&& pd, linked& l, std::atomic<std::uint64_t>* bytes_read = nullptr) {
+/// Reads the directory and links it. The PROF_ part is loaded in windows,
+/// each handed to l.cann (`text`: with what the text tables need) and to `db`
+/// (when given), then let go.
+result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export* db,
+                           std::atomic<std::uint64_t>* bytes_read = nullptr,
+                           std::size_t spill_budget = spill_budget_default) {
   if (!pd) return pd.err();
   l.d = std::move(*pd);
   load_options lo;
   lo.spill_dir = spill_dir();
   lo.bytes_read = bytes_read;
-  auto m = load_model(l.d.prof_dir, lo);
+  lo.spill_budget = spill_budget;
+  l.cann.emplace(lo.spill_dir, l.d.info.cpu, text, 2 * spill_budget);
+  auto m = load_windows(l.d.prof_dir, lo, [&](model& w) {
+    l.cann->add(w);
+    if (db) db->add(w, l.d);
+  });
   if (!m) return m.err();
   l.m = std::move(*m);
+  l.cann->finish(l.m);
   place_framework(l.d, l.m.session.wall_offset_ns, bytes_read);
   l.warnings = std::move(l.d.warnings);
   for (auto& w : l.m.warnings) l.warnings.push_back(std::move(w));
-  l.rel = link(l.d, l.m);
+  l.rel = link(l.d, l.cann->take_acl());
   l.steps = step_ranges(l.rel, l.d);
   l.rel.acl = {};  // launches by start: only the linking above reads them
   return {};
@@ -594,14 +586,18 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, std::atomic<std::uint
 /// their free records. The first error stops.
 result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
   const auto& info = l.d.info;
-  MSPROF_TRY(kernel_details(l.m, info, l.steps, out));
+  MSPROF_TRY(kernel_details(*l.cann, info, l.steps, out));  // feeds op_statistic
   MSPROF_TRY(operator_details(l.rel, out));
   if (info.level == "Level1" || info.level == "Level2") {
-    MSPROF_TRY(out.whole(op_statistic(l.m)));
-    MSPROF_TRY(out.whole(api_statistic(l.m)));
+    MSPROF_TRY(out.whole(l.cann->op_statistic()));
+    auto api = l.cann->api_statistic();
+    if (!api) return api.err();
+    MSPROF_TRY(out.whole(std::move(*api)));
   }
-  if (info.level != "Level_none") MSPROF_TRY(task_time_rows(l.m, out));
-  MSPROF_TRY(out.whole(step_trace_time(l.m, l.d, l.steps)));
+  if (info.level != "Level_none") MSPROF_TRY(task_time_rows(*l.cann, out));
+  auto steps = step_trace_time(*l.cann, l.d, l.steps);
+  if (!steps) return steps.err();
+  MSPROF_TRY(out.whole(std::move(*steps)));
   MSPROF_TRY(operator_memory(l.d, l.rel, l.m, incomplete, out));
   return memory_record(l.d, l.m, out);
 }
@@ -685,14 +681,22 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
       return make_error(errc::invalid_argument, dir + ": unknown export type '" + type + "' (text or db)");
   const auto wants = [&](const char* t) { return std::find(types.begin(), types.end(), t) != types.end(); };
 
-  linked l;
-  MSPROF_TRY(read_and_link(std::move(pd), l, o.bytes_read));
-  analyse_result res;
-  res.warnings = std::move(l.warnings);
   auto out = outfile::dir::make((fs::path(dir) / "ASCEND_PROFILER_OUTPUT").string());
   if (!out) return out.err();
+  analyse_result res;
   for (auto& n : out->remove_stale_temps()) res.warnings.push_back(std::move(n));
   res.output_dir = out->path();
+  std::optional<db_export> db;  // fed while the PROF_ directory loads
+  if (wants("db")) db.emplace(*out, spill_dir(), o.spill_budget);
+  linked l;
+  if (auto read = read_and_link(std::move(pd), l, wants("text"), db ? &*db : nullptr, o.bytes_read, o.spill_budget);
+      !read) {
+    db.reset();
+    std::error_code ec;
+    fs::remove(out->path(), ec);  // only when empty: made here for nothing
+    return read.err();
+  }
+  for (auto& w : l.warnings) res.warnings.push_back(std::move(w));
   // `fill(put)` hands the file's text to put(text) in pieces.
   const auto write = [&](const std::string& name, auto fill) -> result<void> {
     auto f = outfile::atomic_file::create(*out, name);
@@ -709,11 +713,11 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     if (incomplete)
       res.warnings.push_back(l.d.dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
                              " memory record(s) are incomplete (blocks without their free records)");
-    MSPROF_TRY(write_trace_view(*out, l.d, l.m, l.rel));
+    MSPROF_TRY(write_trace_view(*out, l.d, l.m, l.cann->timeline(), l.rel));
     res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
   }
-  if (wants("db")) {
-    auto dbs = write_dbs(l.d, l.m, l.rel, *out, spill_dir(), res.warnings);
+  if (db) {
+    auto dbs = db->finish(l.d, l.m, l.rel, res.warnings);
     if (!dbs) return dbs.err();
     res.files.insert(res.files.end(), dbs->begin(), dbs->end());
   }
@@ -724,7 +728,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
 
 result<std::string> show_text(const std::string& dir, std::size_t top, bool bold, std::vector<std::string>& warnings) {
   linked l;
-  MSPROF_TRY(read_and_link(read_pt_dir(dir), l));
+  MSPROF_TRY(read_and_link(read_pt_dir(dir), l, true, nullptr));
   warnings = std::move(l.warnings);
   std::size_t incomplete = 0;
   kept_tables kept({"operator_details", "step_trace_time"});  // the two shown

@@ -122,11 +122,63 @@ struct api {
 
 db_value or_null(const std::optional<std::int64_t>& v) { return v ? db_value(*v) : db_value(std::monostate{}); }
 
+}  // namespace
+
+// Named (not anonymous): db_export::calls holds them.
+namespace db_detail {
 /// A CANN call a framework op can own: a node-level launch, or an mstx event.
 struct cann_call {
   std::int64_t start = 0, end = 0, gtid = 0;
   std::int64_t connection = 0;
 };
+using span = std::pair<std::int64_t, std::int64_t>;
+}  // namespace db_detail
+using db_detail::cann_call;
+using db_detail::span;
+
+/// What the framework tables need of the CANN part, gathered window by window
+/// (a record or two of numbers per launch and per op task; the CANN tables
+/// themselves go into the file as the windows come).
+struct db_export::calls {
+  std::vector<cann_call> launches;    ///< node-level launch calls, by start (then connection id)
+  std::vector<cann_call> mstx;        ///< mstx events, by start (then record order)
+  std::vector<cann_call> node_calls;  ///< node-level calls (start, end, connection id), by start
+  std::unordered_map<std::uint64_t, span> by_call;     ///< tasks' first start, last end by connection id
+  std::map<std::uint32_t, std::vector<span>> compute;  ///< op tasks' spans by device, by start
+
+  /// `links`: the framework's ops can link to calls (its CPU activity).
+  void add(const model& w, bool links) {
+    for (const auto& a : w.apis) {
+      if (a.level != node_level) continue;
+      const cann_call c{a.start_ns, a.end_ns, global_tid(w.session.pid, a.thread_id),
+                        static_cast<std::int64_t>(a.connection_id)};
+      node_calls.push_back(c);
+      if (links && a.name == "launch") launches.push_back(c);
+    }
+    if (links)
+      for (const auto& e : w.mstx)
+        mstx.push_back({e.start_ns, e.end_ns, global_tid(w.session.pid, e.tid),
+                        static_cast<std::int64_t>(detail::mstx_connection_id(e))});
+    for (const auto& t : w.tasks) {
+      auto& c = by_call.try_emplace(t.connection_id, t.start_ns, t.end_ns).first->second;
+      c = {std::min(c.first, t.start_ns), std::max(c.second, t.end_ns)};
+      if (t.op) compute[t.device_id].emplace_back(t.start_ns, t.end_ns);
+    }
+  }
+  /// After the last window: each list in the order the whole model gives.
+  void sort() {
+    const auto by_start_then_id = [](const cann_call& a, const cann_call& b) {
+      return a.start != b.start ? a.start < b.start : a.connection < b.connection;
+    };
+    std::sort(launches.begin(), launches.end(), by_start_then_id);
+    std::sort(node_calls.begin(), node_calls.end(), by_start_then_id);
+    std::stable_sort(mstx.begin(), mstx.end(), [](const cann_call& a, const cann_call& b) { return a.start < b.start; });
+    for (auto& d : compute)
+      std::stable_sort(d.second.begin(), d.second.end(), [](const span& a, const span& b) { return a.first < b.first; });
+  }
+};
+
+namespace {
 
 std::optional<std::int64_t> text_or_null(fwk_ids& ids, std::string_view semicolons) {
   if (semicolons.empty()) return std::nullopt;
@@ -223,7 +275,7 @@ void by_start(std::vector<api*>& v) {
 
 /// PYTORCH_API rows into `apis`, the id tables' into `ids` (torch_npu
 /// FwkFileParser.get_fwk_api, then FwkApiDbParser).
-void fwk_apis(const pt_dir& d, const model& m, fwk_ids& ids, batched_table& apis) {
+void fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batched_table& apis) {
   if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return;
   const std::uint64_t pid =
       !d.ops.empty() ? d.ops.front().pid : (!d.enqueue.empty() ? d.enqueue.front().pid : d.dequeue.front().pid);
@@ -296,13 +348,7 @@ void fwk_apis(const pt_dir& d, const model& m, fwk_ids& ids, batched_table& apis
 
   const bool queue = !enq.empty() && !deq.empty();
   // CANN_API exists when the PROF_ data has calls; torch_npu links through node-level launches.
-  std::vector<cann_call> launches;
-  for (const auto& a : m.apis)
-    if (a.level == node_level && a.name == "launch")
-      launches.push_back(
-          {a.start_ns, a.end_ns, global_tid(m.session.pid, a.thread_id), static_cast<std::int64_t>(a.connection_id)});
-  std::stable_sort(launches.begin(), launches.end(),
-                   [](const cann_call& a, const cann_call& b) { return a.start < b.start; });
+  const std::vector<cann_call>& launches = cann.launches;
   if (!torch_ops.empty() && !launches.empty()) {
     by_start(torch_ops);
     if (queue)
@@ -310,14 +356,9 @@ void fwk_apis(const pt_dir& d, const model& m, fwk_ids& ids, batched_table& apis
     else
       bind_direct(torch_ops, launches);
   }
-  if (!mstx_ops.empty() && !m.mstx.empty()) {
-    std::vector<cann_call> tx;
-    for (const auto& e : m.mstx)
-      tx.push_back({e.start_ns, e.end_ns, global_tid(m.session.pid, e.tid),
-                    static_cast<std::int64_t>(detail::mstx_connection_id(e))});
-    std::stable_sort(tx.begin(), tx.end(), [](const cann_call& a, const cann_call& b) { return a.start < b.start; });
+  if (!mstx_ops.empty() && !cann.mstx.empty()) {
     by_start(mstx_ops);
-    if (queue) bind_through_queue(enq, deq, mstx_ops, tx);
+    if (queue) bind_through_queue(enq, deq, mstx_ops, cann.mstx);
   }
   const auto emit = [&](api& a) {
     if (!a.connections.empty()) a.connection = ids.connection(a.connections);
@@ -346,27 +387,22 @@ std::string step_id(const fw_op& o) { return std::string(o.name.substr(o.name.rf
 /// spans the tasks of the node-level calls inside the step op (to at least the
 /// op's end); computing and free time come from the compute tasks starting in
 /// it. No communication data yet: those columns stay 0.
-rows step_trace_rows(const pt_dir& d, const model& m, const relation& rel) {
+rows step_trace_rows(const pt_dir& d, const db_export::calls& cann, const relation& rel) {
   constexpr std::int64_t forever = std::numeric_limits<std::int64_t>::max();
   struct range {
     db_value id;
     std::int64_t start = 0, end = 0, fwk_start = 0;
     bool has_step = false;
   };
-  using span = std::pair<std::int64_t, std::int64_t>;
-  std::unordered_map<std::uint64_t, span> by_call;  // tasks' first start, last end by connection id
-  for (const auto& t : m.tasks) {
-    auto& c = by_call.try_emplace(t.connection_id, t.start_ns, t.end_ns).first->second;
-    c = {std::min(c.first, t.start_ns), std::max(c.second, t.end_ns)};
-  }
-  // Tasks of the node-level calls in [from, to] (m.apis is sorted by start).
+  const auto& by_call = cann.by_call;
+  // Tasks of the node-level calls in [from, to] (node_calls are sorted by start).
   const auto task_span = [&](std::int64_t from, std::int64_t to) {
     std::optional<span> out;
-    auto a = std::lower_bound(m.apis.begin(), m.apis.end(), from,
-                              [](const api_call& c, std::int64_t v) { return c.start_ns < v; });
-    for (; a != m.apis.end() && a->start_ns <= to; ++a) {
-      if (a->level != node_level || a->end_ns > to) continue;
-      const auto t = by_call.find(a->connection_id);
+    auto a = std::lower_bound(cann.node_calls.begin(), cann.node_calls.end(), from,
+                              [](const cann_call& c, std::int64_t v) { return c.start < v; });
+    for (; a != cann.node_calls.end() && a->start <= to; ++a) {
+      if (a->end > to) continue;
+      const auto t = by_call.find(static_cast<std::uint64_t>(a->connection));
       if (t == by_call.end()) continue;
       const span& s = t->second;
       out = out ? span{std::min(out->first, s.first), std::max(out->second, s.second)} : s;
@@ -388,15 +424,11 @@ rows step_trace_rows(const pt_dir& d, const model& m, const relation& rel) {
   for (const auto& o : d.ops)
     if (o.name.rfind("mstx_", 0) != 0 && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
 
-  std::map<std::uint32_t, std::vector<span>> compute;  // by device, by start
-  for (const auto& t : m.tasks)
-    if (t.op) compute[t.device_id].emplace_back(t.start_ns, t.end_ns);
   const auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
   rows out;
-  for (auto& device_tasks : compute) {
+  for (const auto& device_tasks : cann.compute) {
     const std::uint32_t device = device_tasks.first;
-    auto& tasks = device_tasks.second;  // a plain reference: lambdas may not capture a structured binding in C++17
-    std::stable_sort(tasks.begin(), tasks.end(), [](const span& a, const span& b) { return a.first < b.first; });
+    const auto& tasks = device_tasks.second;  // a plain reference: lambdas may not capture a structured binding in C++17
     const auto starting = [&](std::int64_t v) {
       return std::lower_bound(tasks.begin(), tasks.end(), v, [](const span& t, std::int64_t x) { return t.first < x; });
     };
@@ -486,16 +518,35 @@ std::string framework_db_name(const pt_dir& d) {
   return d.info.rank_id == -1 ? stem + ".db" : stem + "_" + std::to_string(d.info.rank_id) + ".db";
 }
 
-result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, const relation& rel,
-                                           const outfile::dir& out, const std::string& spill_dir,
-                                           std::vector<std::string>& warnings) {
-  std::vector<std::string> files;
-  auto main_db = write_sqlite(out, framework_db_name(d), [&](const std::string& path) -> result<void> {
-    {
-      db_window_writer cann(path, spill_dir);
-      MSPROF_TRY(cann.add(m));
-      MSPROF_TRY(cann.finish(m));
+db_export::db_export(const outfile::dir& out, std::string spill_dir, std::size_t spill_budget)
+    : out_(out), spill_dir_(std::move(spill_dir)), spill_budget_(spill_budget), cann_(std::make_unique<calls>()) {}
+
+db_export::~db_export() = default;
+
+void db_export::add(const model& w, const pt_dir& d) {
+  if (!status_) return;
+  if (!file_) {
+    auto f = outfile::atomic_file::create(out_, framework_db_name(d));
+    if (!f) {
+      status_ = f.err();
+      return;
     }
+    file_.emplace(std::move(*f));
+    writer_ = std::make_unique<db_window_writer>(detail::sqlite_path(out_, *file_), spill_dir_, spill_budget_);
+  }
+  status_ = writer_->add(w);
+  cann_->add(w, d.info.cpu);
+}
+
+result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model& m, const relation& rel,
+                                                   std::vector<std::string>& warnings) {
+  if (!file_) add(m, d);  // no window: the CANN tables of the final model alone
+  MSPROF_TRY(status_);
+  cann_->sort();
+  std::vector<std::string> files;
+  const auto fill = [&](const std::string& path) -> result<void> {
+    MSPROF_TRY(writer_->finish(m));
+    writer_.reset();
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
     // torch_npu's DbParser: the rank of profiler_info with the PROF_'s first device.
@@ -515,7 +566,7 @@ result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, cons
     batched_table callchains(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3);
     {
       fwk_ids ids(strings, connections, callchains);
-      fwk_apis(d, m, ids, apis);
+      fwk_apis(d, *cann_, ids, apis);
     }
     MSPROF_TRY(apis.finish());
     MSPROF_TRY(strings.finish());
@@ -531,13 +582,14 @@ result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, cons
     if (!steps.empty())
       MSPROF_TRY(create_and_fill(db, "STEP_TIME", "id INTEGER, startNs INTEGER, endNs INTEGER", 3, steps));
     return db.close();
-  });
-  if (!main_db) return main_db.err();
-  files.push_back(std::move(*main_db));
+  };
+  MSPROF_TRY(fill(detail::sqlite_path(out_, *file_)));
+  MSPROF_TRY(file_->commit());
+  files.push_back((fs::path(out_.path()) / framework_db_name(d)).string());
 
   // torch_npu finds no step range at Level_none and writes no analysis.db.
   if (d.info.level == "Level_none") return files;
-  auto analysis = write_sqlite(out, "analysis.db", [&](const std::string& path) -> result<void> {
+  auto analysis = write_sqlite(out_, "analysis.db", [&](const std::string& path) -> result<void> {
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
     MSPROF_TRY(create_and_fill(db, "StepTraceTime",
@@ -545,7 +597,7 @@ result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, cons
                                "overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, "
                                "bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
                                "preparing NUMERIC",
-                               11, step_trace_rows(d, m, rel)));
+                               11, step_trace_rows(d, *cann_, rel)));
     return db.close();
   });
   if (!analysis) return analysis.err();

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "msprof/convert/ascend_pt/analyse.hpp"
 #include "msprof/convert/text.hpp"
@@ -89,17 +90,24 @@ std::vector<op_node> build_tree(const pt_dir& d) {
 
 /// Correlation ids -> kernels: each launch start (ascending) goes to the first
 /// dequeue, in list order, that has not ended before it, if that one encloses it.
-std::map<std::int64_t, std::vector<kernel_ref>> kernels_by_corr(
-    const std::vector<queue_span>& dequeue, const std::map<std::int64_t, std::vector<kernel_ref>>& acl) {
+/// The kernels are moved out of `acl` (one copy of each at a time).
+std::map<std::int64_t, std::vector<kernel_ref>> kernels_by_corr(const std::vector<queue_span>& dequeue,
+                                                                std::map<std::int64_t, std::vector<kernel_ref>>& acl) {
   std::map<std::int64_t, std::vector<kernel_ref>> out;
   std::size_t i = 0;
-  for (const auto& [start, kernels] : acl) {
+  for (auto& launch : acl) {
+    const std::int64_t start = launch.first;
+    auto& kernels = launch.second;
     while (i < dequeue.size()) {
       const auto& q = dequeue[i];
       if (q.ts > start) break;
       if (start <= q.ts + q.dur) {
         auto& v = out[static_cast<std::int64_t>(q.corr_id)];
-        v.insert(v.end(), kernels.begin(), kernels.end());
+        if (v.empty())
+          v = std::move(kernels);
+        else
+          v.insert(v.end(), kernels.begin(), kernels.end());
+        kernels = {};
         break;
       }
       ++i;
@@ -120,11 +128,19 @@ op_node* child_at(const op_node& n, std::int64_t ts) {
 
 }  // namespace
 
-relation link(const pt_dir& d, const model& m) {
+relation link(const pt_dir& d, const model& m) { return link(d, acl_to_npu(m)); }
+
+relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl) {
   relation r;
   if (!d.info.cpu || d.ops.empty()) return r;
-  r.acl = acl_to_npu(m);
-  r.kernels = d.dequeue.empty() ? r.acl : kernels_by_corr(d.dequeue, r.acl);
+  r.acl = std::move(acl);
+  if (d.dequeue.empty()) {
+    r.kernels = r.acl;
+  } else {
+    // Dequeues come with a task queue; only the linking without one reads the launches by start.
+    r.kernels = kernels_by_corr(d.dequeue, r.acl);
+    r.acl = {};
+  }
   r.nodes = build_tree(d);
   if (!d.has_task_queue) {
     // Without a task queue each launch belongs to the innermost op running at

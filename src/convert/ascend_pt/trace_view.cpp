@@ -4,8 +4,9 @@
 // TraceViewParser appends "," and the CANN part (the msprof timeline JSON,
 // pruned by level) and the torch_to_npu flows without the opening "[". Both
 // are json.dumps text: ", " and ": " separators, UTF-8 as is. The CANN events
-// come from the timeline emitter (the same events as msprof_<ts>.json), each
-// respaced; nothing is kept in memory but the framework-side indexes.
+// come from the timeline collector (the same events as msprof_<ts>.json, kept
+// in sorted runs while the PROF_ directory loads), each respaced; nothing is
+// kept in memory but the framework-side indexes.
 #include "msprof/convert/ascend_pt/trace_view.hpp"
 
 #include <algorithm>
@@ -272,38 +273,72 @@ void append_spaced(std::string& out, std::string_view json) {
 constexpr std::array<std::string_view, 9> level0_prune = {"CANN", "AscendCL",   "Runtime",       "GE", "Node", "Model",
                                                           "Hccl", "acl_to_npu", "Communication@"};
 
-bool pruned(const trace_event& e) {
+/// Whether torch_npu drops this CANN event (msprof JSON) at Level0. Only an
+/// event holding one of the keys after a quote can be, and only those are parsed.
+bool pruned(std::string_view event) {
+  bool maybe = false;
   for (const auto key : level0_prune) {
-    if (std::string_view(e.name).substr(0, key.size()) == key) return true;
-    for (const auto& a : e.args)
-      if (a.key == "name" && a.k == trace_arg::kind::string && a.s == key) return true;
+    for (auto at = event.find(key); at != std::string_view::npos && !maybe; at = event.find(key, at + 1))
+      maybe = at > 0 && event[at - 1] == '"';
+  }
+  if (!maybe) return false;
+  const auto v = json::parse(event, "trace event");
+  if (!v) return false;
+  const std::string name = v->get("name").as_string_or("");
+  const json::value* args_name = v->get("args").find("name");
+  for (const auto key : level0_prune) {
+    if (std::string_view(name).substr(0, key.size()) == key) return true;
+    if (args_name && args_name->is_string() && args_name->text() == key) return true;
   }
   return false;
 }
 
-/// The CANN events through the timeline emitter, respaced, pruned at Level0.
-struct cann_output {
+/// The CANN events, as the timeline collector writes them (msprof JSON, comma
+/// separated) into `buf`: json_output's flush, called between whole events,
+/// hands each one on respaced, unless pruned at Level0.
+struct cann_events {
   event_list& ev;
   bool prune;
-  std::string json;
-  void operator()(trace_event&& e) {
-    if (prune && pruned(e)) return;
-    json.clear();
-    append_event_json(json, e);
-    append_spaced(ev.next(), json);
+  std::string buf;
+  void operator()() {
+    std::size_t start = 0;
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (std::size_t i = 0; i < buf.size(); ++i) {
+      const char c = buf[i];
+      if (in_string) {
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"')
+          in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '{' || c == '[') {
+        if (depth++ == 0) start = i;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        const std::string_view e = std::string_view(buf).substr(start, i + 1 - start);
+        if (!prune || !pruned(e)) append_spaced(ev.next(), e);
+      }
+    }
+    buf.clear();
   }
 };
 
 }  // namespace
 
-result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, const relation& r) {
+result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, timeline_collector& cann,
+                              const relation& r) {
   return detail::write_stream_atomic(out, "trace_view.json", [&](std::string& buf, auto& flush) -> result<void> {
     buf += '[';
     event_list ev(buf, [&] { flush(); });
     framework_events(ev, d, m);
     if (ev.count()) ev.second_part();
-    cann_output cann{ev, d.info.level == "Level0", {}};
-    emit_timeline(m, cann);
+    cann_events c{ev, d.info.level == "Level0", {}};
+    detail::json_output<cann_events> dest{c.buf, c};
+    MSPROF_TRY(cann.write_timeline(m, dest));
+    c();
     // torch_to_npu: from each op to the kernels of the launches its own enqueues
     // (or, without a task queue, its own launches) bound; id = the kernel's ts.
     for (std::size_t i = 1; i < r.nodes.size(); ++i) {

@@ -7,8 +7,9 @@
 //   auto r = msprof::convert::ascend_pt::analyse("worker0_6060_..._ascend_pt", {});
 //   if (!r) std::cerr << r.err().what() << '\n';
 //
-// The CANN part is converted in process by the PROF_ converters (load.hpp,
-// summary.hpp); FRAMEWORK files are decoded by codec/framework.hpp. Text export:
+// The CANN part is converted in process by the PROF_ converters, window by
+// window (load.hpp, cann_part.hpp, summary.hpp); FRAMEWORK files are decoded
+// by codec/framework.hpp. Text export:
 // trace_view.json (trace_view.hpp), kernel_details, operator_details,
 // op_statistic, api_statistic, task_time, step_trace_time, memory_record,
 // operator_memory; db export: ascend_pt/db.hpp (docs/torch_npu.md lists what is
@@ -32,6 +33,7 @@
 #include "../../codec/framework.hpp"
 #include "../../core/error.hpp"
 #include "../model.hpp"
+#include "../spill.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -143,7 +145,8 @@ struct kernel_ref {
   std::uint64_t pid = 0, tid = 0;  ///< its slice in the timeline (Ascend Hardware process, stream)
 };
 
-/// Kernels by the start of the host API that launched them.
+/// Kernels by the start of the host API that launched them (a whole model;
+/// cann_part.hpp gathers the same from windows).
 std::map<std::int64_t, std::vector<kernel_ref>> acl_to_npu(const model& m);
 
 /// A node of the framework op tree (torch_npu TorchOpNode).
@@ -161,8 +164,12 @@ struct op_node {
 struct relation {
   std::vector<op_node> nodes;
   std::map<std::int64_t, std::vector<kernel_ref>> kernels;
-  std::map<std::int64_t, std::vector<kernel_ref>> acl;  ///< kernels by launch start (linking only; analyse drops it after)
+  /// Kernels by launch start: only without a task queue (its linking and step
+  /// ranges read them; analyse drops them after), else empty.
+  std::map<std::int64_t, std::vector<kernel_ref>> acl;
 };
+relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl);
+/// The same from a whole model (acl_to_npu(m)).
 relation link(const pt_dir& d, const model& m);
 
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
@@ -202,6 +209,9 @@ struct analyse_options {
   /// Delete the intermediate data after the analysis (simplify_data()); unset:
   /// what profiler_info says (torch_npu's default: on).
   std::optional<bool> data_simplification = std::nullopt;
+  /// What the PROF_ part keeps in memory before its sorted runs go to disk
+  /// (per sorted stream; load.hpp's load_options::spill_budget).
+  std::size_t spill_budget = spill_budget_default;
 };
 
 /// What analyse() wrote.

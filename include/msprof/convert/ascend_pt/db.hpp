@@ -16,10 +16,13 @@
 #define MSPROF_CONVERT_ASCEND_PT_DB_HPP
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "../../core/output_file.hpp"
+#include "../db.hpp"
 #include "analyse.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -30,12 +33,39 @@ namespace ascend_pt {
 /// MindSpore *_ascend_ms directory), without _{rank} when profiler_info has none.
 std::string framework_db_name(const pt_dir& d);
 
-/// Writes both databases into `out`, each under a temporary name renamed when
-/// complete; returns the paths written. `spill_dir` takes the CANN writer's
-/// sort runs; `warnings` gets what was skipped (an unreadable profiler_metadata.json).
-result<std::vector<std::string>> write_dbs(const pt_dir& d, const model& m, const relation& rel,
-                                           const outfile::dir& out, const std::string& spill_dir,
-                                           std::vector<std::string>& warnings);
+/// Both databases, written into `out` under temporary names renamed when
+/// complete. The PROF_ directory's windows (load_windows) go to add() as they
+/// load: the CANN tables are written from them then (convert/db.hpp's
+/// db_window_writer, sorted runs in `spill_dir`), and only what the framework
+/// tables need of them is kept (per launch and per op task, a few numbers).
+/// finish() adds the framework tables and writes analysis.db.
+class db_export {
+ public:
+  db_export(const outfile::dir& out, std::string spill_dir, std::size_t spill_budget = spill_budget_default);
+  ~db_export();
+  db_export(const db_export&) = delete;
+  db_export& operator=(const db_export&) = delete;
+
+  /// One window; `d` names the file (read_pt_dir is enough). The first error
+  /// stops the export; finish() returns it.
+  void add(const model& w, const pt_dir& d);
+  /// `d` placed (place_framework), `m` the final model (its records are not
+  /// read), `rel` link()'s. Returns the paths written; `warnings` gets what
+  /// was skipped (an unreadable profiler_metadata.json).
+  result<std::vector<std::string>> finish(const pt_dir& d, const model& m, const relation& rel,
+                                          std::vector<std::string>& warnings);
+
+  struct calls;  // db.cpp
+
+ private:
+  const outfile::dir& out_;
+  std::string spill_dir_;
+  std::size_t spill_budget_;
+  std::optional<outfile::atomic_file> file_;
+  std::unique_ptr<db_window_writer> writer_;
+  std::unique_ptr<calls> cann_;
+  result<void> status_;
+};
 
 }  // namespace ascend_pt
 }  // namespace convert

@@ -8,7 +8,7 @@
 // CANN).
 //
 //   auto out = msprof::outfile::dir::make(".../ASCEND_PROFILER_OUTPUT");
-//   MSPROF_TRY(write_trace_view(*out, pt, model, link(pt, model)));
+//   MSPROF_TRY(write_trace_view(*out, pt, final_model, cann.timeline(), relation));
 //
 // Definitions: src/convert/ascend_pt/trace_view.cpp.
 #ifndef MSPROF_CONVERT_ASCEND_PT_TRACE_VIEW_HPP
@@ -17,6 +17,7 @@
 #include "../../core/error.hpp"
 #include "../../core/output_file.hpp"
 #include "../model.hpp"
+#include "../timeline_json.hpp"
 #include "analyse.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -24,9 +25,13 @@ namespace convert {
 namespace ascend_pt {
 
 /// Streams trace_view.json into `out` (temporary name, rename when complete):
-/// `d` placed on the PROF_ clock (place_framework), `m` its CANN model, `r`
-/// link(d, m). The layout is Python json.dumps' (", " and ": ").
-result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, const relation& r);
+/// `d` placed on the PROF_ clock (place_framework), `m` its PROF_ directory's
+/// final model (session and iterations; its records are not read), `cann` the
+/// timeline events gathered from its windows (cann_part::timeline(), written
+/// once), `r` the framework ops linked to its kernels (link()). The layout is
+/// Python json.dumps' (", " and ": ").
+result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, timeline_collector& cann,
+                              const relation& r);
 
 }  // namespace ascend_pt
 }  // namespace convert
