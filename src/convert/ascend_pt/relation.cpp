@@ -8,10 +8,7 @@
 // the first kernel of its first bound correlation id to the later of its own
 // end and the last kernel's end.
 #include <algorithm>
-#include <cstdlib>
 #include <map>
-#include <set>
-#include <unordered_map>
 #include <utility>
 
 #include "msprof/convert/ascend_pt/analyse.hpp"
@@ -21,29 +18,6 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace ascend_pt {
-
-std::map<std::int64_t, std::vector<kernel_ref>> acl_to_npu(const model& m) {
-  std::unordered_map<std::uint64_t, std::int64_t> launch_start;  // connection id -> API start
-  for (const auto& a : m.apis)
-    if (a.has_device_task) launch_start.emplace(a.connection_id, a.start_ns);
-  // The timeline's HostToDevice flow keeps one end per id: the first task.
-  std::set<std::uint64_t> seen;
-  std::map<std::int64_t, std::vector<kernel_ref>> out;
-  for (const auto& t : m.tasks) {
-    if (!t.host_flow || !seen.insert(t.connection_id).second) continue;
-    const auto it = launch_start.find(t.connection_id);
-    if (it == launch_start.end()) continue;
-    kernel_ref k;
-    k.ts = t.start_ns;
-    k.dur_us = std::strtod(dur_us_json(t.end_ns - t.start_ns).c_str(), nullptr);
-    k.end_ns = t.start_ns + static_cast<std::int64_t>(k.dur_us * 1000);
-    k.ai_core = (t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type) == "AI_CORE";
-    k.pid = format_pid(m.session.pid, sort_index::ascend_hardware, t.device_id);
-    k.tid = t.stream_id;
-    out[it->second].push_back(k);
-  }
-  return out;
-}
 
 namespace {
 
@@ -127,8 +101,6 @@ op_node* child_at(const op_node& n, std::int64_t ts) {
 }
 
 }  // namespace
-
-relation link(const pt_dir& d, const model& m) { return link(d, acl_to_npu(m)); }
 
 relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl) {
   relation r;

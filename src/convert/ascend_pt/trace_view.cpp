@@ -246,12 +246,11 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
   }
 }
 
-/// Compact JSON (the timeline formatter's) in json.dumps' layout: a space
-/// after each ',' and ':' outside strings.
-void append_spaced(std::string& out, std::string_view json) {
+/// Follows JSON text a character at a time: structural(c) is true for a
+/// character outside every string (quotes and string contents are not).
+struct json_strings {
   bool in_string = false, escaped = false;
-  for (const char c : json) {
-    out += c;
+  bool structural(char c) {
     if (in_string) {
       if (escaped)
         escaped = false;
@@ -259,11 +258,20 @@ void append_spaced(std::string& out, std::string_view json) {
         escaped = true;
       else if (c == '"')
         in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == ',' || c == ':') {
-      out += ' ';
+      return false;
     }
+    if (c == '"') in_string = true;
+    return !in_string;
+  }
+};
+
+/// Compact JSON (the timeline formatter's) in json.dumps' layout: a space
+/// after each ',' and ':' outside strings.
+void append_spaced(std::string& out, std::string_view json) {
+  json_strings js;
+  for (const char c : json) {
+    out += c;
+    if (js.structural(c) && (c == ',' || c == ':')) out += ' ';
   }
 }
 
@@ -303,19 +311,11 @@ struct cann_events {
   void operator()() {
     std::size_t start = 0;
     int depth = 0;
-    bool in_string = false, escaped = false;
+    json_strings js;
     for (std::size_t i = 0; i < buf.size(); ++i) {
       const char c = buf[i];
-      if (in_string) {
-        if (escaped)
-          escaped = false;
-        else if (c == '\\')
-          escaped = true;
-        else if (c == '"')
-          in_string = false;
-      } else if (c == '"') {
-        in_string = true;
-      } else if (c == '{' || c == '[') {
+      if (!js.structural(c)) continue;
+      if (c == '{' || c == '[') {
         if (depth++ == 0) start = i;
       } else if ((c == '}' || c == ']') && --depth == 0) {
         const std::string_view e = std::string_view(buf).substr(start, i + 1 - start);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <msprof/convert/ascend_pt/analyse.hpp>
+#include <msprof/convert/ascend_pt/cann_part.hpp>
 #include <msprof/convert/load.hpp>
 #include <string>
 
@@ -309,7 +310,10 @@ TEST_CASE("ascend_pt: step ranges come from the ProfilerStep ops and the kernels
   CHECK(d->ops.size() == 12);
   CHECK(d->enqueue.size() == 5);
   CHECK(d->dequeue.size() == 5);
-  auto rel = pt::link(*d, *m);
+  pt::cann_part cann(tmp.path, true, false);
+  cann.add(*m);  // the whole model as one window
+  cann.finish(*m);
+  auto rel = pt::link(*d, cann.take_acl());
   const auto steps = pt::step_ranges(rel, *d);
   REQUIRE(steps.size() == 2);
   const std::int64_t t0 = 1767268800000000000;  // the collection start, ns

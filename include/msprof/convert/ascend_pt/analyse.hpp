@@ -145,10 +145,6 @@ struct kernel_ref {
   std::uint64_t pid = 0, tid = 0;  ///< its slice in the timeline (Ascend Hardware process, stream)
 };
 
-/// Kernels by the start of the host API that launched them (a whole model;
-/// cann_part.hpp gathers the same from windows).
-std::map<std::int64_t, std::vector<kernel_ref>> acl_to_npu(const model& m);
-
 /// A node of the framework op tree (torch_npu TorchOpNode).
 struct op_node {
   const fw_op* op = nullptr;  ///< nullptr: the root
@@ -168,9 +164,8 @@ struct relation {
   /// ranges read them; analyse drops them after), else empty.
   std::map<std::int64_t, std::vector<kernel_ref>> acl;
 };
+/// `acl`: kernels by the start of the host API that launched them (cann_part::take_acl).
 relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl);
-/// The same from a whole model (acl_to_npu(m)).
-relation link(const pt_dir& d, const model& m);
 
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
 /// kernels reached through their enqueues (task queue) or launches.

@@ -49,7 +49,7 @@ class cann_part {
   /// After the last window: `final` gives the session (load_windows' result).
   void finish(const model& final);
 
-  /// Kernels by the start of the launch that made them (acl_to_npu's result).
+  /// Kernels by the start of the launch that made them (link() takes them).
   /// Once.
   std::map<std::int64_t, std::vector<kernel_ref>> take_acl();
 
