@@ -194,6 +194,7 @@ class basic_collector {
       for (auto* b : buffers()) {
         b->ring.discard(release_bytes);  // leftovers of a previous session
         base_dropped_[b] = b->dropped.load(std::memory_order_relaxed);
+        b->taken_calls = 0;
         assign_call_slot(b);
       }
     }
@@ -243,6 +244,7 @@ class basic_collector {
     delete drain_thread_;
     drain_thread_ = nullptr;
     drain_once(true);
+    settle_calls();
     pairer_.finish();
     unfinished_steps_ = steps_.size();  // a step begun and never ended: one call with no output
     steps_.clear();
@@ -335,9 +337,9 @@ class basic_collector {
     try {
       auto* b = new thread_buffer(ring_bytes_.load(std::memory_order_relaxed));
       buffer_bytes_.fetch_add(b->ring.capacity(), std::memory_order_relaxed);
-      assign_call_slot(b);
       {
-        std::lock_guard<std::mutex> lock(registry_mutex());
+        std::lock_guard<std::mutex> lock(registry_mutex());  // a slot and the registry together (settle_calls)
+        assign_call_slot(b);
         buffers().push_back(b);
       }
       static thread_local exit_hook hook;
@@ -413,13 +415,70 @@ class basic_collector {
       else
         slots[0].fetch_add(1, std::memory_order_relaxed);
     }
+    b->calls_base = c->load(std::memory_order_relaxed);
     b->calls.store(c, std::memory_order_relaxed);
+  }
+
+  // A call that passed the `collecting` check just before stop() ends after it.
+  // It must be in both the session's call counters and the trace, or in
+  // neither. Later counts go to the thread's own counter (memory only), and
+  // the drain goes on until every thread's counter agrees with what it took
+  // from that thread's ring (a late record not yet taken: drain again; a taken
+  // one whose count is still to come: wait for it; one whose count went to
+  // memory: add it here, the thread counts there now). A thread that stays
+  // stopped inside a call longer than the bound leaves a difference, which
+  // the export reports.
+  static void settle_calls() {
+    if (call_slots_.load(std::memory_order_acquire) == nullptr) return;
+    struct detached {
+      std::atomic<std::uint64_t>* slot;
+      std::uint64_t own_calls;  // the thread's own counter at the detach
+    };
+    std::unordered_map<thread_buffer*, detached> threads;
+    {
+      std::lock_guard<std::mutex> lock(registry_mutex());
+      call_slots_.store(nullptr, std::memory_order_release);  // a thread registering now counts in memory
+      for (auto* b : buffers()) {
+        std::atomic<std::uint64_t>* slot = b->calls.load(std::memory_order_relaxed);
+        if (slot == &b->own_calls) continue;
+        threads[b] = {slot, b->own_calls.load(std::memory_order_relaxed)};
+        b->calls.store(&b->own_calls, std::memory_order_relaxed);
+      }
+    }
+    // A call that took the window's counter before the detach committed its
+    // record before that (it counts after it commits): take it now.
+    drain_once(true);
+    const std::uint64_t deadline = monotonic_raw_ns() + 200'000'000;
+    for (;;) {
+      bool settled = true;
+      {
+        std::lock_guard<std::mutex> lock(registry_mutex());
+        for (auto* b : buffers()) {  // a thread reclaimed meanwhile had finished its calls
+          auto it = threads.find(b);
+          if (it == threads.end()) continue;
+          const std::uint64_t counted = it->second.slot->load(std::memory_order_acquire) - b->calls_base;
+          const std::uint64_t expected =
+              b->taken_calls + (b->dropped.load(std::memory_order_acquire) - base_dropped(b));
+          if (counted == expected) continue;
+          if (counted < expected && b->own_calls.load(std::memory_order_acquire) != it->second.own_calls) {
+            it->second.slot->store(it->second.slot->load(std::memory_order_relaxed) + (expected - counted),
+                                   std::memory_order_relaxed);
+            continue;
+          }
+          settled = false;
+        }
+      }
+      if (settled || monotonic_raw_ns() >= deadline) return;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      drain_once(true);
+    }
   }
 
   // `mstx_call`: count it in the call counters (host/msprof_calls), which
   // account for mstx calls; framework records are not mstx calls.
   MSPROF_INLINE static void commit(thread_buffer* b, bool mstx_call = true) noexcept {
     const std::uint64_t w = b->ring.commit();
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // counted after committed (settle_calls)
     if (mstx_call) b->count_call();
     if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b, w);  // producer_used() > capacity / 2
   }
@@ -672,9 +731,11 @@ class basic_collector {
     to_sink([&](record_sink& s) { s.write_tx(r); }, r.calls());
   }
 
-  static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {
+  static void decode(thread_buffer& b, const unsigned char* p, std::size_t size) {
     ring_header h;
     std::memcpy(&h, p, sizeof h);
+    if (h.kind != record_kind::fw_op && h.kind != record_kind::fw_mark && h.kind != record_kind::fw_memory)
+      ++b.taken_calls;  // an mstx call (counted by commit)
     std::uint64_t v[2];
     std::memcpy(v, p + sizeof h, sizeof v);
     const std::uint64_t ts = v[0], id = v[1];
