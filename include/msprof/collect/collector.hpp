@@ -31,7 +31,10 @@
 // the calls that were still in memory: calls made = recorded + every loss.
 //
 // fork(): the child never inherits a running collector. Its calls record
-// nothing (its first call says so on stderr, once), start() in the child
+// nothing (its first call says so on stderr, once); a child of a process that
+// was collecting counts itself and its calls in the parent's storage
+// (call_counter_block::forks: host/msprof_forks), so the export says how many
+// calls fork()ed children made that are in no trace. start() in the child
 // fails (errc::unsupported), and stop()/flush()/losses() in the child touch
 // nothing of the parent's (no drain thread to join, no lock a parent thread
 // may have held at fork). The parent is unaffected.
@@ -106,7 +109,7 @@ class basic_collector {
     static void domain_registered(std::uint32_t, const char*) noexcept {}
 
     // Framework records (<msprof/framework.hpp>, mstx.h's extension slots 4-7).
-    static std::uint64_t fw_now() noexcept { return collecting() ? clock::now() : 0; }
+    static std::uint64_t fw_now() noexcept { return collecting_.load(std::memory_order_relaxed) ? clock::now() : 0; }
     static void fw_op(const msprof_fw_op_v0_1* op) noexcept {
       if (op == nullptr || op->start == 0) return;
       const std::uint64_t end = clock::now();
@@ -162,6 +165,12 @@ class basic_collector {
     if (running_) return make_error(errc::invalid_argument, "collector: already started");
     static const bool atfork = [] {
       ::pthread_atfork(nullptr, nullptr, [] {
+        // A child of a collecting process counts its calls there (a grandchild keeps its parent's counters).
+        if (!forked_child_.load(std::memory_order_relaxed))
+          child_fork_counts_.store(collecting_.load(std::memory_order_relaxed)
+                                       ? fork_counts_.load(std::memory_order_relaxed)
+                                       : nullptr,
+                                   std::memory_order_relaxed);
         forked_child_.store(true, std::memory_order_release);
         fork_noted_.store(false, std::memory_order_relaxed);  // each child says it once
         collecting_.store(false, std::memory_order_relaxed);
@@ -189,6 +198,7 @@ class basic_collector {
     call_slot_count_.store(calls.count, std::memory_order_relaxed);
     next_call_slot_.store(1, std::memory_order_relaxed);  // slot 0: threads without one
     call_slots_.store(calls.slots, std::memory_order_release);
+    fork_counts_.store(calls.forks, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(registry_mutex());
       for (auto* b : buffers()) {
@@ -297,9 +307,16 @@ class basic_collector {
   static bool forked_child() noexcept { return forked_child_.load(std::memory_order_acquire); }
 
  private:
-  // The first mstx call of a fork()ed child: say once that it is not recorded.
+  // Each mstx call of a fork()ed child: counted in the parent's fork counters
+  // (when the parent was collecting); the first says on stderr that the
+  // child is not recorded.
   MSPROF_NOINLINE static void note_forked_child() noexcept {
-    if (fork_noted_.exchange(true, std::memory_order_relaxed)) return;
+    const bool first = !fork_noted_.exchange(true, std::memory_order_relaxed);
+    if (std::atomic<std::uint64_t>* forks = child_fork_counts_.load(std::memory_order_relaxed)) {
+      if (first) forks[0].fetch_add(1, std::memory_order_relaxed);
+      forks[1].fetch_add(1, std::memory_order_relaxed);
+    }
+    if (!first) return;
     char line[200];
     const int n = std::snprintf(line, sizeof line,
                                 "[msprof] pid %d, fork()ed from profiled pid %u: its mstx calls are not recorded "
@@ -883,6 +900,8 @@ class basic_collector {
   static inline std::uint64_t unfinished_steps_ = 0;
   static inline std::atomic<std::atomic<std::uint64_t>*> call_slots_{nullptr};
   static inline std::atomic<std::size_t> call_slot_count_{0};
+  static inline std::atomic<std::atomic<std::uint64_t>*> fork_counts_{nullptr};        // this collection's
+  static inline std::atomic<std::atomic<std::uint64_t>*> child_fork_counts_{nullptr};  // in a child: its parent's
   static inline std::atomic<std::size_t> next_call_slot_{1};
   static inline std::uint32_t pid_ = 0;
   static inline loss_counters final_losses_{};
