@@ -719,7 +719,7 @@ class prof_reader {
   }
 
   void read_fork_counts(const std::string& p) {
-    auto v = read_counters(p, layout::fork_counts_magic, layout::fork_count_slots, "fork count file",
+    auto v = read_counters(p, layout::fork_counts_magic, 64, "fork count file",
                            "the calls of fork()ed children are unknown");
     if (!v) return;
     if (v->size() != layout::fork_count_slots) {
