@@ -3114,7 +3114,8 @@ struct thread_buffer {
     count_call();
   }
   MSPROF_INLINE void count_call() noexcept {
-    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_relaxed);
+    // acquire: a session's new window may hand a running thread a freshly mapped slot
+    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_acquire);
     c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 };
@@ -3813,7 +3814,7 @@ class basic_collector {
         slots[0].fetch_add(1, std::memory_order_relaxed);
     }
     b->calls_base = c->load(std::memory_order_relaxed);
-    b->calls.store(c, std::memory_order_relaxed);
+    b->calls.store(c, std::memory_order_release);  // the thread may be running (a session's next window)
   }
 
   // A call that passed the `collecting` check just before stop() ends after it.

@@ -433,7 +433,7 @@ class basic_collector {
         slots[0].fetch_add(1, std::memory_order_relaxed);
     }
     b->calls_base = c->load(std::memory_order_relaxed);
-    b->calls.store(c, std::memory_order_relaxed);
+    b->calls.store(c, std::memory_order_release);  // the thread may be running (a session's next window)
   }
 
   // A call that passed the `collecting` check just before stop() ends after it.

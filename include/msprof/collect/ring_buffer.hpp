@@ -320,7 +320,8 @@ struct thread_buffer {
     count_call();
   }
   MSPROF_INLINE void count_call() noexcept {
-    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_relaxed);
+    // acquire: a session's new window may hand a running thread a freshly mapped slot
+    std::atomic<std::uint64_t>* c = calls.load(std::memory_order_acquire);
     c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
 };
