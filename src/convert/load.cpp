@@ -268,6 +268,11 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   }
   if (auto w = account_calls(m.session, h.calls_made, calls_written, unfinished_why); !w.empty())
     warnings.push_back(std::move(w));
+  if (h.forked_calls != 0)  // not in msprof_calls either: the children's own, outside the equation
+    warnings.push_back(prof_dir + ": " + std::to_string(h.forked_children) +
+                       " process(es) fork()ed from the profiled one made " + std::to_string(h.forked_calls) +
+                       " mstx call(s) that are not collected (a fork()ed child is not profiled; only pid " +
+                       std::to_string(h.pid) + " is)");
   // The session's own warnings, then the reader's (every file is read by now), then the join's.
   for (const auto& w : r.warnings()) warnings.push_back(w.message);
   if (!has_host) warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");

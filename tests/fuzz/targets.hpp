@@ -219,6 +219,7 @@ inline constexpr const char* kProfFiles[] = {
     "device_1/data/stars_soc.data.1.slice_0",
     "host/data/unaging.additional.msprof_mstx_mem.slice_0",  // appended: older seeds keep their mapping
     "host/msprof_calls",
+    "host/msprof_forks",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 

@@ -31,7 +31,10 @@
 // the calls that were still in memory: calls made = recorded + every loss.
 //
 // fork(): the child never inherits a running collector. Its calls record
-// nothing (its first call says so on stderr, once), start() in the child
+// nothing (its first call says so on stderr, once); a child of a process that
+// was collecting counts itself and its calls in the parent's storage
+// (call_counter_block::forks: host/msprof_forks), so the export says how many
+// calls fork()ed children made that are in no trace. start() in the child
 // fails (errc::unsupported), and stop()/flush()/losses() in the child touch
 // nothing of the parent's (no drain thread to join, no lock a parent thread
 // may have held at fork). The parent is unaffected.
@@ -106,7 +109,7 @@ class basic_collector {
     static void domain_registered(std::uint32_t, const char*) noexcept {}
 
     // Framework records (<msprof/framework.hpp>, mstx.h's extension slots 4-7).
-    static std::uint64_t fw_now() noexcept { return collecting() ? clock::now() : 0; }
+    static std::uint64_t fw_now() noexcept { return collecting_.load(std::memory_order_relaxed) ? clock::now() : 0; }
     static void fw_op(const msprof_fw_op_v0_1* op) noexcept {
       if (op == nullptr || op->start == 0) return;
       const std::uint64_t end = clock::now();
@@ -162,6 +165,12 @@ class basic_collector {
     if (running_) return make_error(errc::invalid_argument, "collector: already started");
     static const bool atfork = [] {
       ::pthread_atfork(nullptr, nullptr, [] {
+        // A child of a collecting process counts its calls there (a grandchild keeps its parent's counters).
+        if (!forked_child_.load(std::memory_order_relaxed))
+          child_fork_counts_.store(collecting_.load(std::memory_order_relaxed)
+                                       ? fork_counts_.load(std::memory_order_relaxed)
+                                       : nullptr,
+                                   std::memory_order_relaxed);
         forked_child_.store(true, std::memory_order_release);
         fork_noted_.store(false, std::memory_order_relaxed);  // each child says it once
         collecting_.store(false, std::memory_order_relaxed);
@@ -189,11 +198,13 @@ class basic_collector {
     call_slot_count_.store(calls.count, std::memory_order_relaxed);
     next_call_slot_.store(1, std::memory_order_relaxed);  // slot 0: threads without one
     call_slots_.store(calls.slots, std::memory_order_release);
+    fork_counts_.store(calls.forks, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(registry_mutex());
       for (auto* b : buffers()) {
         b->ring.discard(release_bytes);  // leftovers of a previous session
         base_dropped_[b] = b->dropped.load(std::memory_order_relaxed);
+        b->taken_calls = 0;
         assign_call_slot(b);
       }
     }
@@ -243,6 +254,7 @@ class basic_collector {
     delete drain_thread_;
     drain_thread_ = nullptr;
     drain_once(true);
+    settle_calls();
     pairer_.finish();
     unfinished_steps_ = steps_.size();  // a step begun and never ended: one call with no output
     steps_.clear();
@@ -295,9 +307,16 @@ class basic_collector {
   static bool forked_child() noexcept { return forked_child_.load(std::memory_order_acquire); }
 
  private:
-  // The first mstx call of a fork()ed child: say once that it is not recorded.
+  // Each mstx call of a fork()ed child: counted in the parent's fork counters
+  // (when the parent was collecting); the first says on stderr that the
+  // child is not recorded.
   MSPROF_NOINLINE static void note_forked_child() noexcept {
-    if (fork_noted_.exchange(true, std::memory_order_relaxed)) return;
+    const bool first = !fork_noted_.exchange(true, std::memory_order_relaxed);
+    if (std::atomic<std::uint64_t>* forks = child_fork_counts_.load(std::memory_order_relaxed)) {
+      if (first) forks[0].fetch_add(1, std::memory_order_relaxed);
+      forks[1].fetch_add(1, std::memory_order_relaxed);
+    }
+    if (!first) return;
     char line[200];
     const int n = std::snprintf(line, sizeof line,
                                 "[msprof] pid %d, fork()ed from profiled pid %u: its mstx calls are not recorded "
@@ -335,9 +354,9 @@ class basic_collector {
     try {
       auto* b = new thread_buffer(ring_bytes_.load(std::memory_order_relaxed));
       buffer_bytes_.fetch_add(b->ring.capacity(), std::memory_order_relaxed);
-      assign_call_slot(b);
       {
-        std::lock_guard<std::mutex> lock(registry_mutex());
+        std::lock_guard<std::mutex> lock(registry_mutex());  // a slot and the registry together (settle_calls)
+        assign_call_slot(b);
         buffers().push_back(b);
       }
       static thread_local exit_hook hook;
@@ -413,13 +432,70 @@ class basic_collector {
       else
         slots[0].fetch_add(1, std::memory_order_relaxed);
     }
-    b->calls.store(c, std::memory_order_release);  // a new session's mapping: the producer acquires it
+    b->calls_base = c->load(std::memory_order_relaxed);
+    b->calls.store(c, std::memory_order_release);  // the thread may be running (a session's next window)
+  }
+
+  // A call that passed the `collecting` check just before stop() ends after it.
+  // It must be in both the session's call counters and the trace, or in
+  // neither. Later counts go to the thread's own counter (memory only), and
+  // the drain goes on until every thread's counter agrees with what it took
+  // from that thread's ring (a late record not yet taken: drain again; a taken
+  // one whose count is still to come: wait for it; one whose count went to
+  // memory: add it here, the thread counts there now). A thread that stays
+  // stopped inside a call longer than the bound leaves a difference, which
+  // the export reports.
+  static void settle_calls() {
+    if (call_slots_.load(std::memory_order_acquire) == nullptr) return;
+    struct detached {
+      std::atomic<std::uint64_t>* slot;
+      std::uint64_t own_calls;  // the thread's own counter at the detach
+    };
+    std::unordered_map<thread_buffer*, detached> threads;
+    {
+      std::lock_guard<std::mutex> lock(registry_mutex());
+      call_slots_.store(nullptr, std::memory_order_release);  // a thread registering now counts in memory
+      for (auto* b : buffers()) {
+        std::atomic<std::uint64_t>* slot = b->calls.load(std::memory_order_relaxed);
+        if (slot == &b->own_calls) continue;
+        threads[b] = {slot, b->own_calls.load(std::memory_order_relaxed)};
+        b->calls.store(&b->own_calls, std::memory_order_relaxed);
+      }
+    }
+    // A call that took the window's counter before the detach committed its
+    // record before that (it counts after it commits): take it now.
+    drain_once(true);
+    const std::uint64_t deadline = monotonic_raw_ns() + 200'000'000;
+    for (;;) {
+      bool settled = true;
+      {
+        std::lock_guard<std::mutex> lock(registry_mutex());
+        for (auto* b : buffers()) {  // a thread reclaimed meanwhile had finished its calls
+          auto it = threads.find(b);
+          if (it == threads.end()) continue;
+          const std::uint64_t counted = it->second.slot->load(std::memory_order_acquire) - b->calls_base;
+          const std::uint64_t expected =
+              b->taken_calls + (b->dropped.load(std::memory_order_acquire) - base_dropped(b));
+          if (counted == expected) continue;
+          if (counted < expected && b->own_calls.load(std::memory_order_acquire) != it->second.own_calls) {
+            it->second.slot->store(it->second.slot->load(std::memory_order_relaxed) + (expected - counted),
+                                   std::memory_order_relaxed);
+            continue;
+          }
+          settled = false;
+        }
+      }
+      if (settled || monotonic_raw_ns() >= deadline) return;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      drain_once(true);
+    }
   }
 
   // `mstx_call`: count it in the call counters (host/msprof_calls), which
   // account for mstx calls; framework records are not mstx calls.
   MSPROF_INLINE static void commit(thread_buffer* b, bool mstx_call = true) noexcept {
     const std::uint64_t w = b->ring.commit();
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // counted after committed (settle_calls)
     if (mstx_call) b->count_call();
     if (MSPROF_UNLIKELY(w > b->ring.half_mark())) maybe_wake(b, w);  // producer_used() > capacity / 2
   }
@@ -672,9 +748,11 @@ class basic_collector {
     to_sink([&](record_sink& s) { s.write_tx(r); }, r.calls());
   }
 
-  static void decode(const thread_buffer& b, const unsigned char* p, std::size_t size) {
+  static void decode(thread_buffer& b, const unsigned char* p, std::size_t size) {
     ring_header h;
     std::memcpy(&h, p, sizeof h);
+    if (h.kind != record_kind::fw_op && h.kind != record_kind::fw_mark && h.kind != record_kind::fw_memory)
+      ++b.taken_calls;  // an mstx call (counted by commit)
     std::uint64_t v[2];
     std::memcpy(v, p + sizeof h, sizeof v);
     const std::uint64_t ts = v[0], id = v[1];
@@ -822,6 +900,8 @@ class basic_collector {
   static inline std::uint64_t unfinished_steps_ = 0;
   static inline std::atomic<std::atomic<std::uint64_t>*> call_slots_{nullptr};
   static inline std::atomic<std::size_t> call_slot_count_{0};
+  static inline std::atomic<std::atomic<std::uint64_t>*> fork_counts_{nullptr};        // this collection's
+  static inline std::atomic<std::atomic<std::uint64_t>*> child_fork_counts_{nullptr};  // in a child: its parent's
   static inline std::atomic<std::size_t> next_call_slot_{1};
   static inline std::uint32_t pid_ = 0;
   static inline loss_counters final_losses_{};

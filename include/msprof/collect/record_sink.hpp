@@ -113,6 +113,9 @@ struct loss_counters {
 struct call_counter_block {
   std::atomic<std::uint64_t>* slots = nullptr;
   std::size_t count = 0;
+  /// Shared with fork()ed children, which are not collected: [0] the children
+  /// that made mstx calls, [1] their calls. Null: not counted.
+  std::atomic<std::uint64_t>* forks = nullptr;
 };
 
 class record_sink {

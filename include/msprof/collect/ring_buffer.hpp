@@ -307,6 +307,9 @@ struct thread_buffer {
   // producer only (load + store), read after it is gone (another process).
   std::atomic<std::atomic<std::uint64_t>*> calls{&own_calls};
   std::atomic<std::uint64_t> own_calls{0};
+  // Drain side (stop()'s check that the counter and what the drain took agree).
+  std::uint64_t calls_base = 0;   // the counter's value when this collection gave it
+  std::uint64_t taken_calls = 0;  // mstx calls the drain decoded from this ring this collection
   std::uint32_t tid;
   std::uint64_t woken_in_pass = 0;           // producer-only: drain pass + 1 when it last woke the drain
   std::atomic<std::uint64_t> dropped{0};     // written by the producer only (load + store)
@@ -317,7 +320,7 @@ struct thread_buffer {
     count_call();
   }
   MSPROF_INLINE void count_call() noexcept {
-    // acquire: a later session (start() again) points it at its own counters, mapped just before.
+    // acquire: a new collection (a session's next window, a --dynamic start) may hand a running thread a freshly mapped slot
     std::atomic<std::uint64_t>* c = calls.load(std::memory_order_acquire);
     c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }

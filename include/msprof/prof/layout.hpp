@@ -52,6 +52,13 @@ inline std::string for_device(const char* name, std::uint32_t id) {
 inline constexpr char call_counts[] = "msprof_calls";
 inline constexpr char call_counts_magic[8] = {'M', 'S', 'P', 'C', 'A', 'L', 'L', '1'};
 inline constexpr std::size_t call_counts_header = 16;
+// host/msprof_forks, msprof's own: processes fork()ed from the profiled one are
+// not collected; their mstx calls are counted here instead (the mapping is
+// shared with every child). Same layout as msprof_calls with N = 2: slot 0 the
+// children that made mstx calls, slot 1 their calls.
+inline constexpr char fork_counts[] = "msprof_forks";
+inline constexpr char fork_counts_magic[8] = {'M', 'S', 'P', 'F', 'O', 'R', 'K', '1'};
+inline constexpr std::size_t fork_count_slots = 2;
 
 // Slices and their completion files.
 inline constexpr char slice_infix[] = ".slice_";

@@ -108,6 +108,10 @@ struct host_info {
   /// (recorded or dropped). Empty without the file, when it is damaged (a
   /// warning), or when some thread had no slot in it.
   std::optional<std::uint64_t> calls_made;
+  /// host/msprof_forks: processes fork()ed from the profiled one (not
+  /// collected) that made mstx calls, and those calls. 0 without the file.
+  std::uint64_t forked_children = 0;
+  std::uint64_t forked_calls = 0;
 
   /// Offset that maps monotonic ns to Unix-epoch ns (start_info pair). Exact for
   /// an opened reader (it rejects start_info values out of range); clamped for
@@ -671,35 +675,61 @@ class prof_reader {
     MSPROF_TRY(read_clock_log(h + layout::host_start_log, host_.clock.anchor_ns, host_.clock.anchor_ticks,
                               host_.clock.frequency_mhz > 0));
     read_call_counts(h + layout::call_counts);
+    read_fork_counts(h + layout::fork_counts);
     return {};
   }
 
-  // host/msprof_calls (layout.hpp): damage is a warning, never an error.
-  void read_call_counts(const std::string& p) {
+  // host/msprof_calls and host/msprof_forks (layout.hpp): damage is a warning, never an error.
+  // The counters of a counter file with `magic`; empty when it is absent or damaged.
+  std::optional<std::vector<std::uint64_t>> read_counters(const std::string& p, const char (&magic)[8],
+                                                          std::size_t max_slots, const char* kind,
+                                                          const char* unknown) {
     bool found = false;
-    auto t = read_text(p, found, layout::call_counts_header + (std::size_t{1} << 24) * sizeof(std::uint64_t));
-    if (!found) return;
+    auto t = read_text(p, found, layout::call_counts_header + max_slots * sizeof(std::uint64_t));
+    if (!found) return std::nullopt;
     auto problem = [&](const std::string& what) {
-      warnings_.push_back({p, 0, 0, p + ": " + what + "; the number of calls made is unknown"});
+      warnings_.push_back({p, 0, 0, p + ": " + what + "; " + unknown});
+      return std::nullopt;
     };
     if (!t) return problem(t.err().message);
     const std::string& b = *t;
     std::uint64_t n = 0;
-    if (b.size() < layout::call_counts_header || b.compare(0, 8, layout::call_counts_magic, 8) != 0)
-      return problem("not a call count file (no " + std::string(layout::call_counts_magic, 8) + " header)");
+    if (b.size() < layout::call_counts_header || b.compare(0, 8, magic, 8) != 0)
+      return problem(std::string("not a ") + kind + " (no " + std::string(magic, 8) + " header)");
     std::memcpy(&n, b.data() + 8, sizeof n);
     if (n == 0 || (b.size() - layout::call_counts_header) / sizeof(std::uint64_t) != n ||
         (b.size() - layout::call_counts_header) % sizeof(std::uint64_t) != 0)
       return problem("holds " + std::to_string(b.size()) + " bytes, not the header and the " + std::to_string(n) +
                      " counters it announces");
-    std::uint64_t sum = 0, v = 0;
-    std::memcpy(&v, b.data() + layout::call_counts_header, sizeof v);
-    if (v != 0) return problem(std::to_string(v) + " thread(s) had no slot in it");
-    for (std::uint64_t i = 1; i < n; ++i) {
-      std::memcpy(&v, b.data() + layout::call_counts_header + i * sizeof v, sizeof v);
-      if (__builtin_add_overflow(sum, v, &sum)) return problem("its counters overflow 64 bits");
-    }
+    std::vector<std::uint64_t> v(n);
+    std::memcpy(v.data(), b.data() + layout::call_counts_header, n * sizeof(std::uint64_t));
+    return v;
+  }
+
+  void read_call_counts(const std::string& p) {
+    const char* unknown = "the number of calls made is unknown";
+    auto v = read_counters(p, layout::call_counts_magic, std::size_t{1} << 24, "call count file", unknown);
+    if (!v) return;
+    auto problem = [&](const std::string& what) { warnings_.push_back({p, 0, 0, p + ": " + what + "; " + unknown}); };
+    if ((*v)[0] != 0) return problem(std::to_string((*v)[0]) + " thread(s) had no slot in it");
+    std::uint64_t sum = 0;
+    for (std::size_t i = 1; i < v->size(); ++i)
+      if (__builtin_add_overflow(sum, (*v)[i], &sum)) return problem("its counters overflow 64 bits");
     host_.calls_made = sum;
+  }
+
+  void read_fork_counts(const std::string& p) {
+    auto v = read_counters(p, layout::fork_counts_magic, 64, "fork count file",
+                           "the calls of fork()ed children are unknown");
+    if (!v) return;
+    if (v->size() != layout::fork_count_slots) {
+      warnings_.push_back({p, 0, 0, p + ": holds " + std::to_string(v->size()) + " counters, not " +
+                                        std::to_string(layout::fork_count_slots) +
+                                        "; the calls of fork()ed children are unknown"});
+      return;
+    }
+    host_.forked_children = (*v)[0];
+    host_.forked_calls = (*v)[1];
   }
 
   result<void> read_device(std::uint32_t id) {

@@ -315,23 +315,11 @@ class prof_dir {
   /// mapping is never unmapped (a thread may still be counting after close());
   /// its pages are the kernel's, so a killed process leaves the counts on disk.
   result<std::atomic<std::uint64_t>*> map_call_counts(std::size_t slots) {
-    MSPROF_TRY(check_owner());
-    auto d = outfile::dir::open(s_->root + "/" + layout::host_dir);
-    if (!d) return d.err();
-    auto fd = d->create(layout::call_counts, O_RDWR);
-    if (!fd) return fd.err();
-    const std::size_t bytes = layout::call_counts_header + slots * sizeof(std::uint64_t);
-    const std::string path = d->path_of(layout::call_counts);
-    if (::ftruncate(fd->get(), static_cast<off_t>(bytes)) != 0)
-      return make_error(errc::io, path + ": cannot size: " + std::strerror(errno));
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd->get(), 0);
-    if (p == MAP_FAILED) return make_error(errc::io, path + ": cannot map: " + std::strerror(errno));
-    auto* b = static_cast<unsigned char*>(p);
-    const std::uint64_t n = slots;
-    std::memcpy(b, layout::call_counts_magic, sizeof layout::call_counts_magic);
-    std::memcpy(b + sizeof layout::call_counts_magic, &n, sizeof n);
-    static_assert(sizeof(std::atomic<std::uint64_t>) == sizeof(std::uint64_t), "counters are plain u64 on disk");
-    return reinterpret_cast<std::atomic<std::uint64_t>*>(b + layout::call_counts_header);
+    return map_counters(layout::call_counts, layout::call_counts_magic, slots);
+  }
+  /// host/msprof_forks (layout.hpp): the fork()ed children's uncollected calls.
+  result<std::atomic<std::uint64_t>*> map_fork_counts() {
+    return map_counters(layout::fork_counts, layout::fork_counts_magic, layout::fork_count_slots);
   }
 
   /// Flushes, finishes every open slice with its .done and writes end_info.
@@ -360,6 +348,28 @@ class prof_dir {
   }
 
  private:
+  // A counter file (magic, u64 slot count, the slots) mapped shared, never unmapped:
+  // writes reach the file even when the process is killed.
+  result<std::atomic<std::uint64_t>*> map_counters(const char* name, const char (&magic)[8], std::size_t slots) {
+    MSPROF_TRY(check_owner());
+    auto d = outfile::dir::open(s_->root + "/" + layout::host_dir);
+    if (!d) return d.err();
+    auto fd = d->create(name, O_RDWR);
+    if (!fd) return fd.err();
+    const std::size_t bytes = layout::call_counts_header + slots * sizeof(std::uint64_t);
+    const std::string path = d->path_of(name);
+    if (::ftruncate(fd->get(), static_cast<off_t>(bytes)) != 0)
+      return make_error(errc::io, path + ": cannot size: " + std::strerror(errno));
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd->get(), 0);
+    if (p == MAP_FAILED) return make_error(errc::io, path + ": cannot map: " + std::strerror(errno));
+    auto* b = static_cast<unsigned char*>(p);
+    const std::uint64_t n = slots;
+    std::memcpy(b, magic, sizeof magic);
+    std::memcpy(b + sizeof magic, &n, sizeof n);
+    static_assert(sizeof(std::atomic<std::uint64_t>) == sizeof(std::uint64_t), "counters are plain u64 on disk");
+    return reinterpret_cast<std::atomic<std::uint64_t>*>(b + layout::call_counts_header);
+  }
+
   struct finished_slice {
     std::string path;
     std::uint64_t events = 0;

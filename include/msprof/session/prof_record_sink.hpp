@@ -129,11 +129,13 @@ class prof_record_sink final : public collect::record_sink {
 
   /// host/msprof_calls: 65,536 slots (a sparse 512 KiB file). Without it the
   /// export of a killed run cannot say how many calls were lost in memory.
+  /// host/msprof_forks: what fork()ed children (not collected) called.
   collect::call_counter_block call_counters() override {
     constexpr std::size_t slots = 65536;
     auto m = dir_.map_call_counts(slots);
     if (!m) return {};
-    return {*m, slots};
+    auto f = dir_.map_fork_counts();
+    return {*m, slots, f ? *f : nullptr};
   }
 
   /// The steps seen so far (the session reports them per window).

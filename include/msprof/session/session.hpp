@@ -16,7 +16,12 @@
 // collected (domain include/exclude from the config); device work goes to a
 // simulated device whose output says it is simulated. Warm-up steps run the
 // collector into a discarding sink, so its start-up cost stays out of the
-// recorded steps. profiler_metadata.json in each directory holds
+// recorded steps. Each recording window is a collection of its own: its
+// host/msprof_calls counts exactly the mstx calls made while it collected
+// (each thread's calls, recorded or dropped, as they happen, so a killed
+// process leaves them too) and its losses are its own, so its export checks
+// calls = trace + losses per window. A range begun before the window and ended
+// in it counts as an unknown end there. profiler_metadata.json in each directory holds
 // add_metadata() entries and the environment variables torch_npu records.
 // With cfg.layout ascend_pt / ascend_ms each window is torch_npu's
 // `{worker}_{pid}_{ts}_ascend_pt/` around its PROF_ directory, with the
@@ -57,50 +62,12 @@ namespace session {
 
 namespace detail {
 
-// The collector's sink for a whole session: forwards to the recording
-// window's sink, or drops (warm-up). Only the drain thread and stop() call it.
-class switch_sink final : public collect::record_sink {
+// The collector's sink during warm-up: takes everything and keeps nothing. A
+// recording window is a collection of its own, into the window's sink, so its
+// call counters and losses are the window's alone.
+class discard_sink final : public collect::record_sink {
  public:
-  void set(std::shared_ptr<collect::record_sink> target) {
-    std::lock_guard<std::mutex> lk(mu_);
-    target_ = std::move(target);
-  }
-  void write_tx(const collect::tx_record& r) override {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (target_) target_->write_tx(r);
-  }
-  void write_mem(const collect::mem_record& r) override {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (target_) target_->write_mem(r);
-  }
-  void write_step(const collect::step_record& r) override {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (target_) target_->write_step(r);
-  }
-  void write_fw_op(const collect::fw_op_record& r) override {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (target_) target_->write_fw_op(r);
-  }
-  void write_fw_mark(const collect::fw_mark_record& r) override {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (target_) target_->write_fw_mark(r);
-  }
-  void write_fw_memory(const collect::fw_memory_record& r) override {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (target_) target_->write_fw_memory(r);
-  }
-  void flush() override {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (target_) target_->flush();
-  }
-  void update_losses(const collect::loss_counters& l) override {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (target_) target_->update_losses(l);
-  }
-
- private:
-  std::mutex mu_;
-  std::shared_ptr<collect::record_sink> target_;
+  void write_tx(const collect::tx_record&) override {}
 };
 
 // The device the program talks to for the whole session: stream ids stay
@@ -306,10 +273,11 @@ class profiler {
     return first;
   }
 
+  // Warm-up: the collector runs (threads get their rings) into a discarding sink.
   result<void> prepare() {
     if (!calibration_) calibration_ = collect::calibrate(true);
     collect::options o;
-    o.sink = sink_;
+    o.sink = std::make_shared<detail::discard_sink>();
     o.calibration = calibration_;
     o.domain_include = cfg_.mstx_domain_include;
     o.domain_exclude = cfg_.mstx_domain_exclude;
@@ -317,7 +285,7 @@ class profiler {
     apply(cfg_.buffers, o);
     o.warn = [this](const std::string& w) { warning(w); };
     o.attach_in_process = cfg_.mstx && cfg_.cpu;  // off: mstx calls stay unattached (steps still recorded)
-    sink_->set(nullptr);
+    collect_options_ = o;
     return collect::start(o);
   }
 
@@ -365,8 +333,16 @@ class profiler {
       if (auto r = device_.attach(w->npu.get()); !r) return abandon(r.err());
       collect::default_collector::core::set_stream_marker(&device_);
     }
-    collect::flush();  // warm-up events still in the rings go to the discarding sink
-    sink_->set(std::move(target));
+    // The window is a collection of its own: the warm-up's ends (its events still
+    // in the rings are discarded), and the window's starts with the window's sink,
+    // which counts every call made while it collects in host/msprof_calls.
+    collect::stop();
+    collect::options o = collect_options_;
+    o.sink = std::move(target);
+    if (auto r = collect::start(o); !r) {
+      if (w->npu) collect::default_collector::core::set_stream_marker(nullptr);
+      return abandon(r.err());
+    }
     window_ = std::move(w);
     return {};
   }
@@ -381,7 +357,6 @@ class profiler {
   result<void> stop_trace() {
     if (!window_) return {};
     collect::stop();  // drains every ring into the window
-    sink_->set(nullptr);
     result<void> first;
     if (window_->npu) {
       collect::default_collector::core::set_stream_marker(nullptr);
@@ -428,7 +403,7 @@ class profiler {
   std::uint64_t step_ = 0;
   profiler_action action_ = profiler_action::none;
   std::optional<collect::clock_calibration> calibration_;
-  std::shared_ptr<detail::switch_sink> sink_ = std::make_shared<detail::switch_sink>();
+  collect::options collect_options_;  // the collection's options (prepare); each window's sink is its own
   detail::session_device device_;
   std::unique_ptr<window> window_;
   std::vector<std::string> saved_;

@@ -377,6 +377,41 @@ TEST_CASE("call counts: counted through the mapping, summed by the reader, damag
   damaged(no_slot, "2 thread(s) had no slot");
 }
 
+TEST_CASE("fork counts: the children's calls read back, damage is a warning") {
+  temp_dir t;
+  prof::prof_dir_options o;
+  o.parent = t.path;
+  auto d = prof::prof_dir::create(o);
+  REQUIRE(d);
+  auto forks = d->map_fork_counts();
+  REQUIRE(forks);
+  (*forks)[0].store(3);   // children that made mstx calls
+  (*forks)[1].store(41);  // their calls
+  REQUIRE(d->close());
+  auto r = prof::prof_reader::open(d->path());
+  REQUIRE(r);
+  CHECK(r->host().forked_children == 3);
+  CHECK(r->host().forked_calls == 41);
+  CHECK(r->warnings().empty());
+
+  const std::string file = d->path() + "/host/msprof_forks";
+  const std::string good = read_text(file);
+  auto damaged = [&](std::string bytes, const char* why) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+    auto rr = prof::prof_reader::open(d->path());
+    REQUIRE(rr);
+    CHECK(rr->host().forked_calls == 0);
+    REQUIRE(rr->warnings().size() == 1);
+    CHECK(rr->warnings()[0].text().find(why) != std::string::npos);
+    CHECK(rr->warnings()[0].text().find("msprof_forks") != std::string::npos);
+  };
+  damaged(good.substr(0, good.size() - 3), "not the header and the 2 counters");
+  damaged("MSPCALL1" + good.substr(8), "not a fork count file");
+  std::string three = good + std::string(8, '\0');
+  three[8] = 3;  // announces (and holds) three counters
+  damaged(three, "holds 3 counters, not 2");
+}
+
 TEST_CASE("prof_dir in a fork()ed child: the parent's directory is left alone") {
   temp_dir t;
   prof::prof_dir_options o;
