@@ -290,7 +290,7 @@ TEST_CASE("session calls: helper: a session killed while it records") {
   ::kill(::getpid(), SIGKILL);
 }
 
-TEST_CASE("session calls: a killed session's window keeps its call counters; the export counts lost_at_kill") {
+TEST_CASE("session calls: a killed session's window keeps its call counters, and the export counts lost_at_kill") {
   temp_dir t;
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
