@@ -60,8 +60,9 @@ struct sandbox {
   }
   run_result run(const std::vector<std::string>& args) const { return run_fed("", args); }
   /// With stdin from the shell commands `feed` (e.g. "echo start; sleep 1; echo stop"); "": /dev/null.
-  run_result run_fed(const std::string& feed, const std::vector<std::string>& args) const {
-    std::string cmd = quote(MSPROF_TEST_CLI);
+  /// `env`: shell assignments for msprof's environment ("HOME=/x").
+  run_result run_fed(const std::string& feed, const std::vector<std::string>& args, const std::string& env = "") const {
+    std::string cmd = (env.empty() ? "" : env + " ") + quote(MSPROF_TEST_CLI);
     for (const auto& a : args) cmd += " " + quote(a);
     const auto out = root / "stdout.txt", err = root / "stderr.txt";
     cmd += " >" + quote(out.string()) + " 2>" + quote(err.string());

@@ -701,6 +701,21 @@ TEST_CASE("cli: launcher: every process of the application that collects gets it
   }
 }
 
+namespace {
+// The "tick <k>" marks in the msprof_tx CSV of `prof`, in order.
+std::vector<int> ticks_in(const fs::path& prof) {
+  std::vector<int> ticks;
+  for (const auto& f : outputs(prof)) {
+    if (f.filename().string().rfind("msprof_tx_", 0) != 0 || f.extension() != ".csv") continue;
+    const std::string csv = slurp(f);
+    for (auto at = csv.find(",tick "); at != std::string::npos; at = csv.find(",tick ", at + 1))
+      ticks.push_back(std::atoi(csv.c_str() + at + 6));
+  }
+  std::sort(ticks.begin(), ticks.end());
+  return ticks;
+}
+}  // namespace
+
 TEST_CASE("cli: launcher --delay and --duration: only the calls inside the window are collected, and nothing is lost") {
   sandbox s;
   const auto out = s.root / "out";
@@ -713,14 +728,7 @@ TEST_CASE("cli: launcher --delay and --duration: only the calls inside the windo
   CHECK(r.err.find("not (completely) in the trace") == std::string::npos);  // the accounting holds
   const fs::path prof = prof_dir_in(out);
   REQUIRE(!prof.empty());
-  std::vector<int> ticks;
-  for (const auto& f : outputs(prof)) {
-    if (f.filename().string().rfind("msprof_tx_", 0) != 0 || f.extension() != ".csv") continue;
-    const std::string csv = slurp(f);
-    for (auto at = csv.find(",tick "); at != std::string::npos; at = csv.find(",tick ", at + 1))
-      ticks.push_back(std::atoi(csv.c_str() + at + 6));
-  }
-  std::sort(ticks.begin(), ticks.end());
+  const std::vector<int> ticks = ticks_in(prof);
   CAPTURE(ticks.size());
   // About ten marks (a busy machine moves the edges), consecutive, neither the
   // first marks (the delay) nor the last (the duration).
@@ -1007,12 +1015,13 @@ TEST_CASE("cli: buffers: by default a tight loop loses nothing, --buffer-full=dr
 TEST_CASE("cli: buffers: bad sizes and policies are refused by the launcher and by the library") {
   sandbox s;
   const std::string app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP;
-  for (const auto& [flag, word] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [flag_, word] : std::vector<std::pair<std::string, std::string>>{
            {"--buffer-size=12", "--buffer-size must be a size"},
            {"--buffer-size=1KB", "at least 4KB"},
            {"--buffer-limit=lots", "--buffer-limit must be a size"},
            {"--buffer-full=wait", "--buffer-full must be grow, block or drop"},
            {"--buffer-limit=1MB", "below one thread's buffer size"}}) {
+    const std::string& flag = flag_;  // CAPTURE takes it into a lambda: not a structured binding (C++17)
     std::vector<std::string> args{"--output=" + (s.root / "out").string(), flag, "--application=" + app};
     if (flag == "--buffer-limit=1MB") args.insert(args.begin() + 1, "--buffer-size=2MB");
     const auto r = s.run(args);
@@ -1076,18 +1085,6 @@ TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run
 }
 
 namespace {
-// The "tick <k>" marks in the msprof_tx CSV of `prof`, in order.
-std::vector<int> ticks_in(const fs::path& prof) {
-  std::vector<int> ticks;
-  for (const auto& f : outputs(prof)) {
-    if (f.filename().string().rfind("msprof_tx_", 0) != 0 || f.extension() != ".csv") continue;
-    const std::string csv = slurp(f);
-    for (auto at = csv.find(",tick "); at != std::string::npos; at = csv.find(",tick ", at + 1))
-      ticks.push_back(std::atoi(csv.c_str() + at + 6));
-  }
-  std::sort(ticks.begin(), ticks.end());
-  return ticks;
-}
 // The PROF_ directories in `out`, in the order they were made (PROF_<pid>_<time>_...: by the time).
 std::vector<fs::path> prof_dirs_in(const fs::path& out) {
   std::vector<fs::path> dirs;
@@ -1212,16 +1209,7 @@ pid_t start_attachable(const fs::path& home, const std::vector<std::string>& arg
 // msprof with $HOME = `home` and stdin from `feed`.
 run_result run_attached(const sandbox& s, const fs::path& home, const std::string& feed,
                         const std::vector<std::string>& args) {
-  std::string cmd = "HOME=" + quote(home.string()) + " " + quote(MSPROF_TEST_CLI);
-  for (const auto& a : args) cmd += " " + quote(a);
-  const auto out = s.root / "attached.out", err = s.root / "attached.err";
-  cmd = "(" + feed + ") | " + cmd + " >" + quote(out.string()) + " 2>" + quote(err.string());
-  const int st = std::system(cmd.c_str());
-  run_result r;
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return s.run_fed(feed, args, "HOME=" + quote(home.string()));
 }
 }  // namespace
 
