@@ -85,9 +85,7 @@ struct chrome_exporter::impl {
 
   result<export_result> finish(const model& final) {
     export_result r;
-    r.warnings = final.warnings;
-    r.records = records_;
-    auto dir = detail::output_dir(prof_dir_, o_, r.warnings);
+    auto dir = detail::start_result(final, records_, prof_dir_, o_, r);
     if (!dir) return dir.err();
     const std::string ts = detail::export_stamp(o_);
     if (r.records == 0) return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to export");

@@ -114,6 +114,13 @@ result<outfile::dir> output_dir(const std::string& prof_dir, const export_option
   return d;
 }
 
+result<outfile::dir> start_result(const model& final, std::size_t records, const std::string& prof_dir,
+                                  const export_options& o, export_result& r) {
+  r.warnings = final.warnings;
+  r.records = records;
+  return output_dir(prof_dir, o, r.warnings);
+}
+
 result<void> check_output_dir(const std::string& prof_dir) {
   auto d = outfile::dir::open((std::filesystem::path(prof_dir) / "mindstudio_profiler_output").string());
   if (!d && d.err().code != errc::not_found) return d.err();

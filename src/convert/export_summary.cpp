@@ -87,9 +87,7 @@ struct summary_exporter::impl {
 
   result<export_result> finish(const model& final) {
     export_result r;
-    r.warnings = final.warnings;
-    r.records = records_;
-    auto dir = detail::output_dir(prof_dir_, o_, r.warnings);
+    auto dir = detail::start_result(final, records_, prof_dir_, o_, r);
     if (!dir) return dir.err();
     dir_ = std::move(*dir);
     ts_ = detail::export_stamp(o_);

@@ -12,6 +12,7 @@
 #include "../core/error.hpp"
 #include "../core/output_file.hpp"
 #include "export_options.hpp"
+#include "model.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -66,6 +67,11 @@ std::string summary_stem(const std::string& name, bool json);
 /// error. Temporaries an interrupted export left in it are removed, each with a
 /// note in `notes`.
 result<outfile::dir> output_dir(const std::string& prof_dir, const export_options& o, std::vector<std::string>& notes);
+
+/// The opening of a text export's finish(): `r` gets the model's warnings and
+/// `records`; the output directory (output_dir, its notes into `r`).
+result<outfile::dir> start_result(const model& final, std::size_t records, const std::string& prof_dir,
+                                  const export_options& o, export_result& r);
 
 /// The same rule before any work, for every export (the db too, which writes
 /// beside it): an existing <prof_dir>/mindstudio_profiler_output must be a
