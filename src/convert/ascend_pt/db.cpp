@@ -374,9 +374,7 @@ void fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batch
 /// The ProfilerStep ops at the top of the op tree (torch_npu is_profiler_step).
 std::vector<const fw_op*> step_ops(const relation& rel) {
   std::vector<const fw_op*> out;
-  if (rel.nodes.empty()) return out;
-  for (const op_node* c : rel.nodes[0].children)
-    if (c->op && c->op->name.find("ProfilerStep#") != std::string::npos) out.push_back(c->op);
+  for (const auto& s : rel.steps) out.push_back(&s.op);
   return out;
 }
 

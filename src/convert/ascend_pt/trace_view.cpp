@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -329,7 +330,7 @@ struct cann_events {
 }  // namespace
 
 result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, timeline_collector& cann,
-                              const relation& r) {
+                              relation& r) {
   return detail::write_stream_atomic(out, "trace_view.json", [&](std::string& buf, auto& flush) -> result<void> {
     buf += '[';
     event_list ev(buf, [&] { flush(); });
@@ -341,16 +342,18 @@ result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const mo
     c();
     // torch_to_npu: from each op to the kernels of the launches its own enqueues
     // (or, without a task queue, its own launches) bound; id = the kernel's ts.
-    for (std::size_t i = 1; i < r.nodes.size(); ++i) {
-      const fw_op& o = *r.nodes[i].op;
-      for (const auto id : r.nodes[i].corr_self) {
-        const auto k = r.kernels.find(id);
-        if (k == r.kernels.end()) continue;
-        for (const auto& kr : k->second) {
-          flow(ev, "s", "torch_to_npu", kr.ts, o.pid, o.tid, o.start_ns, "async_npu");
-          flow(ev, "f", "torch_to_npu", kr.ts, kr.pid, kr.tid, kr.ts, "async_npu");
+    if (r.flows) {
+      MSPROF_TRY(r.flows->drain([&](std::uint64_t, std::string_view p) {
+        relation::flow_source o;
+        std::memcpy(&o, p.data(), sizeof o);
+        for (std::size_t at = sizeof o; at + sizeof(relation::flow_target) <= p.size();
+             at += sizeof(relation::flow_target)) {
+          relation::flow_target k;
+          std::memcpy(&k, p.data() + at, sizeof k);
+          flow(ev, "s", "torch_to_npu", k.ts, o.pid, o.tid, o.ts, "async_npu");
+          flow(ev, "f", "torch_to_npu", k.ts, k.pid, k.tid, k.ts, "async_npu");
         }
-      }
+      }));
     }
     buf += ']';
     return {};

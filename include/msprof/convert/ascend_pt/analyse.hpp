@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -124,7 +125,11 @@ result<pt_dir> read_pt_dir(const std::string& dir);
 /// Decodes the FRAMEWORK files (warnings for damage) and places their times:
 /// local = framework_ns(raw) + `wall_offset_ns` (the PROF_ start_info's).
 /// Each file's size is added to `bytes_read` (when given) once it is decoded.
-void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read = nullptr);
+/// The task-queue marks are put in time order through a sorted run in
+/// `spill_dir` (empty: the temporary directory; `spill_budget` of them in
+/// memory), not held whole.
+void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read = nullptr,
+                     const std::string& spill_dir = {}, std::size_t spill_budget = spill_budget_default);
 
 /// Raw FRAMEWORK time -> monotonic ns (torch_npu: counter ticks when syscnt is on).
 std::int64_t framework_ns(const profiler_info& info, std::int64_t raw) noexcept;
@@ -145,27 +150,78 @@ struct kernel_ref {
   std::uint64_t pid = 0, tid = 0;  ///< its slice in the timeline (Ascend Hardware process, stream)
 };
 
-/// A node of the framework op tree (torch_npu TorchOpNode).
-struct op_node {
-  const fw_op* op = nullptr;  ///< nullptr: the root
-  op_node* parent = nullptr;
-  std::vector<op_node*> children;
-  std::vector<std::int64_t> corr_total;  ///< ids bound here or below (correlation ids, or launch starts)
-  std::vector<std::int64_t> corr_self;   ///< ids bound here
+/// A Python number of torch_npu's sums: an int until a float is added,
+/// printed the way str() prints it (text.hpp's py_float).
+struct py_num {
+  double v = 0;
+  bool is_float = false;
+  void add(double x) {
+    v += x;
+    is_float = true;
+  }
+  void add_int(long long x) { v += static_cast<double>(x); }
+  std::string str() const;
 };
 
-/// Framework ops linked to kernels: the op tree (nodes[0] is the root, the
-/// others in start order) and the kernels by correlation id (task queue) or
-/// by launch start (no task queue).
+/// A ProfilerStep op at the top of the op tree, with the ids bound to it or
+/// below it (step_ranges reads them).
+struct step_op {
+  fw_op op;
+  bool any_id = false;  ///< an id was bound (a step without one has no device range)
+  /// The smallest and largest of those ids that reach kernels (any_kernel: one does).
+  bool any_kernel = false;
+  std::int64_t first_id = 0, last_id = 0;
+};
+
+/// An operator_details row as the op tree gives it (torch_npu OperatorViewParser):
+/// the op, its host durations and the device durations of the kernels bound to
+/// it (self) and below it (total). Trivially copyable: it goes through sorted runs.
+struct op_detail {
+  fw_op op;
+  std::int64_t self_ns = 0, total_ns = 0;
+  py_num dev[4];  ///< self, total, self AI Core, total AI Core (us)
+};
+
+/// Options of link().
+struct link_options {
+  std::string spill_dir;                   ///< sorted runs (empty: the temporary directory)
+  std::size_t spill_budget = spill_budget_default;
+  bool text = true;                        ///< keep operator_details rows and torch_to_npu flows
+};
+
+/// Framework ops linked to kernels: the kernels by correlation id (task queue)
+/// or by launch start (no task queue), and what the op tree gives, built in one
+/// pass over the ops in start order with a stack of the open ones (only they
+/// and the steps are in memory): operator_details rows and each op's
+/// torch_to_npu flows in sorted runs by the op's place in start order, the
+/// steps, and, only when operator_memory needs them, every op's parent.
 struct relation {
-  std::vector<op_node> nodes;
   std::map<std::int64_t, std::vector<kernel_ref>> kernels;
   /// Kernels by launch start: only without a task queue (its linking and step
   /// ranges read them; analyse drops them after), else empty.
   std::map<std::int64_t, std::vector<kernel_ref>> acl;
+  std::vector<step_op> steps;  ///< start order
+  /// operator_details rows (every op but ProfilerStep ones), in start order: drain once.
+  std::unique_ptr<spill_sorter<std::uint64_t>> details;
+  /// torch_to_npu flows per op (drain once): payload a flow_source, then its kernels' flow_target.
+  std::unique_ptr<spill_sorter<std::uint64_t>> flows;
+  struct flow_source {
+    std::uint64_t pid, tid;
+    std::int64_t ts;
+  };
+  struct flow_target {
+    std::int64_t ts;
+    std::uint64_t pid, tid;
+  };
+  /// Ops in start order and each one's parent (its index + 1 there, 0: the
+  /// root); only when the directory has memory records to name (operator_memory).
+  std::vector<const fw_op*> order;
+  std::vector<std::uint32_t> parent;
+  bool linked = false;  ///< the ops were linked (CPU activity and ops)
+  std::string error;    ///< why the linking is incomplete (a sorted run failed), empty if it is not
 };
 /// `acl`: kernels by the start of the host API that launched them (cann_part::take_acl).
-relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl);
+relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl, const link_options& o = {});
 
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
 /// kernels reached through their enqueues (task queue) or launches.
