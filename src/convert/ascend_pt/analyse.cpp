@@ -193,11 +193,12 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
   if (!any) return std::optional<table>();
   std::int64_t first_op = 0;
   bool has_op = false;
-  for (const auto& o : d.ops)
+  MSPROF_TRY(d.ops.each([&](const fw_op& o) {
     if (!has_op || o.start_ns < first_op) {
       first_op = o.start_ns;
       has_op = true;
     }
+  }));
   struct out_row {
     std::uint32_t device;
     long long step;
@@ -337,9 +338,9 @@ result<void> operator_memory(const pt_dir& d, const relation& rel, const model& 
     // Ops by their number in start order (rel.order[n - 1]; 0: the root).
     std::vector<std::uint32_t> ops;
     for (std::size_t i = 0; i < rel.order.size(); ++i)
-      if (rel.order[i]->pid == pid) ops.push_back(static_cast<std::uint32_t>(i + 1));
+      if (rel.order[i].pid == pid) ops.push_back(static_cast<std::uint32_t>(i + 1));
     if (ops.empty()) continue;  // torch_npu: "Lack of torch ops to connect memory record"
-    const auto op_of = [&](std::uint32_t n) -> const fw_op& { return *rel.order[n - 1]; };
+    const auto op_of = [&](std::uint32_t n) -> const fw_op& { return rel.order[n - 1]; };
     // Blocks: per address (first-seen order), records by time, split as torch_npu's _get_valid_record_entry.
     std::vector<std::pair<std::int64_t, std::vector<const fw::memory_usage*>>> by_ptr;
     for (const auto* u : records) {

@@ -4,6 +4,7 @@
 // clock (torch_npu ProfilerConfig: counter ticks -> ns -> local time).
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,8 +13,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include "msprof/codec/decode.hpp"
 #include "msprof/codec/framework.hpp"
@@ -27,6 +31,53 @@ namespace ascend_pt {
 
 namespace fs = std::filesystem;
 namespace fw = codec::framework;
+
+fw_op_list::fw_op_list(std::string dir, std::size_t budget) {
+  if (dir.empty()) {
+    std::error_code ec;
+    dir = fs::temp_directory_path(ec).string();
+    if (dir.empty()) dir = "/tmp";
+  }
+  s_ = std::make_shared<state>(std::move(dir), budget);
+}
+
+void fw_op_list::push_back(const fw_op& o) {
+  static_assert(std::is_trivially_copyable_v<fw_op>, "ops are kept as their bytes");
+  if (s_->count++ == 0) s_->first = o;
+  s_->held.append(reinterpret_cast<const char*>(&o), sizeof o);
+  if (s_->held.size() < s_->file.budget()) return;
+  if (s_->file.ready()) s_->file.write(s_->held.data(), s_->held.size());
+  s_->held.clear();  // on a failure too: memory stays bounded, each() reports it
+}
+
+result<void> fw_op_list::each(const std::function<void(const fw_op&)>& fn) const {
+  state& st = *s_;
+  if (!st.file.ok()) return make_error(errc::io, st.file.take_status().err().message + " (the framework ops)");
+  fw_op o;
+  const auto from = [&](const char* p, std::size_t n) {
+    for (std::size_t at = 0; at + sizeof o <= n; at += sizeof o) {
+      std::memcpy(static_cast<void*>(&o), p + at, sizeof o);
+      fn(o);
+    }
+  };
+  if (st.file.fd() >= 0) {
+    // Whole ops a chunk at a time.
+    const std::size_t chunk = std::max<std::size_t>(1, (std::size_t{1} << 20) / sizeof o) * sizeof o;
+    std::string buf(chunk, '\0');
+    for (std::uint64_t pos = 0; pos < st.file.written();) {
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, st.file.written() - pos));
+      const auto n = ::pread(st.file.fd(), buf.data(), want, static_cast<off_t>(pos));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0 || static_cast<std::size_t>(n) % sizeof o != 0)
+        return make_error(errc::io, "the framework ops' temporary file: cannot read back byte " + std::to_string(pos) +
+                                        ": " + (n < 0 ? std::strerror(errno) : "file truncated"));
+      from(buf.data(), static_cast<std::size_t>(n));
+      pos += static_cast<std::uint64_t>(n);
+    }
+  }
+  from(st.held.data(), st.held.size());
+  return {};
+}
 
 result<std::string> read_file(const std::string& path) {
   std::uint64_t size = 0;
@@ -293,6 +344,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   if (run_dir.empty()) run_dir = fs::temp_directory_path(ec).string();
   if (run_dir.empty()) run_dir = "/tmp";
   spill_sorter<mark_key> marks(run_dir, spill_budget);
+  if (d.ops.empty()) d.ops = fw_op_list(run_dir, spill_budget);
   struct pid_seen {
     std::size_t n = 0, first = 0;
     std::uint64_t offset = 0;

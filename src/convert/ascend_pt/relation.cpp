@@ -77,7 +77,7 @@ class tree_pass {
     close_before(o.start_ns);
     const std::uint64_t node = ++nodes_;
     if (parents_) {
-      r_.order.push_back(&o);
+      r_.order.push_back(o);
       r_.parent.push_back(static_cast<std::uint32_t>(open_.empty() ? 0 : open_.back().node));
     }
     // The launches waiting for the parent's first child (the root's: for the first op).
@@ -90,7 +90,7 @@ class tree_pass {
       waiting.swap(root_parked_);
     }
     open_op n;
-    n.op = &o;
+    n.op = o;
     n.node = node;
     if (open_.empty() && is_step(o)) {
       n.step = r_.steps.size();
@@ -110,7 +110,7 @@ class tree_pass {
 
   void enqueue(const queue_span& e) {
     close_before(e.ts);
-    if (open_.empty() || open_.back().op->tid != e.tid) return;
+    if (open_.empty() || open_.back().op.tid != e.tid) return;
     const std::size_t top = open_.size() - 1;
     add_self(top, static_cast<std::int64_t>(e.corr_id));
     for (std::size_t j = 0; j <= top; ++j) add_total(j, static_cast<std::int64_t>(e.corr_id));
@@ -128,7 +128,7 @@ class tree_pass {
       return;
     }
     std::size_t k = 0;
-    for (; k < open_.size() && open_[k].op->end_ns > start; ++k) add_total(k, start);
+    for (; k < open_.size() && open_[k].op.end_ns > start; ++k) add_total(k, start);
     if (k == 0) return;
     if (k == open_.size() && !open_[k - 1].has_child)
       open_[k - 1].parked.push_back(start);
@@ -143,7 +143,7 @@ class tree_pass {
  private:
   static constexpr std::size_t no_step = static_cast<std::size_t>(-1);
   struct open_op {
-    const fw_op* op = nullptr;
+    fw_op op;
     std::uint64_t node = 0;
     std::size_t step = no_step;  ///< its index in r.steps, or no_step
     std::int64_t children_ns = 0;
@@ -154,7 +154,7 @@ class tree_pass {
   };
 
   void close_before(std::int64_t ts) {
-    while (!open_.empty() && ts > open_.back().op->end_ns) close_top();
+    while (!open_.empty() && ts > open_.back().op.end_ns) close_top();
   }
 
   const std::vector<kernel_ref>* kernels_of(std::int64_t id) const {
@@ -194,17 +194,17 @@ class tree_pass {
   void close_top() {
     for (const auto start : open_.back().parked) add_self(open_.size() - 1, start);  // no child ran at it
     const open_op& n = open_.back();
-    if (text_ && !is_step(*n.op)) {
+    if (text_ && !is_step(n.op)) {
       op_detail row;
-      row.op = *n.op;
-      row.total_ns = n.op->end_ns - n.op->start_ns;
+      row.op = n.op;
+      row.total_ns = n.op.end_ns - n.op.start_ns;
       row.self_ns = row.total_ns - n.children_ns;
       for (int i = 0; i < 4; ++i) row.dev[i] = n.dev[i];
       r_.details->push(n.node, std::string_view(reinterpret_cast<const char*>(&row), sizeof row));
     }
     if (text_ && !n.self_ids.empty()) {
       payload_.clear();
-      const relation::flow_source src{n.op->pid, n.op->tid, n.op->start_ns};
+      const relation::flow_source src{n.op.pid, n.op.tid, n.op.start_ns};
       payload_.append(reinterpret_cast<const char*>(&src), sizeof src);
       for (const auto id : n.self_ids) {
         const auto k = r_.kernels.find(id);
@@ -268,13 +268,15 @@ relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> a
     bool operator<(const item_key& b) const noexcept { return ts != b.ts ? ts < b.ts : kind < b.kind; }
   };
   spill_sorter<item_key> items(dir, o.spill_budget);
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < d.ops.size(); ++i) {
-    v = i;
-    items.push({d.ops[i].start_ns, 0}, std::string_view(reinterpret_cast<const char*>(&v), sizeof v));
+  auto pushed = d.ops.each([&](const fw_op& op) {
+    items.push({op.start_ns, 0}, std::string_view(reinterpret_cast<const char*>(&op), sizeof op));
+  });
+  if (!pushed) {
+    r.error = pushed.err().what();
+    return r;
   }
   for (std::size_t i = 0; i < d.enqueue.size(); ++i) {
-    v = i;
+    const std::uint64_t v = i;
     items.push({d.enqueue[i].ts, 1}, std::string_view(reinterpret_cast<const char*>(&v), sizeof v));
   }
   tree_pass t(r, o.text, names_memory(d));
@@ -285,14 +287,17 @@ relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> a
     for (; launches && launch != r.acl.end() && (inclusive ? launch->first <= ts : launch->first < ts); ++launch)
       t.launch(launch->first);
   };
+  fw_op op;
   auto drained = items.drain([&](const item_key& k, std::string_view p) {
+    launches_before(k.ts, false);
+    if (k.kind == 0) {
+      std::memcpy(static_cast<void*>(&op), p.data(), sizeof op);
+      t.op(op);
+      return;
+    }
     std::uint64_t i = 0;
     std::memcpy(&i, p.data(), sizeof i);
-    launches_before(k.ts, false);
-    if (k.kind == 0)
-      t.op(d.ops[i]);
-    else
-      t.enqueue(d.enqueue[i]);
+    t.enqueue(d.enqueue[i]);
   });
   launches_before(std::numeric_limits<std::int64_t>::max(), true);
   t.finish();

@@ -150,8 +150,8 @@ void see_thread(thread_list& t, std::uint64_t tid, bool dequeue, bool overwrite 
 /// dequeue and enqueue spans with their enqueue_to_dequeue flow ends, the
 /// Python process and thread metadata, fwdbwd flows, the Python tracer's
 /// functions, garbage collections.
-void framework_events(event_list& ev, const pt_dir& d, const model& m) {
-  if (!d.info.cpu) return;
+result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
+  if (!d.info.cpu) return {};
   std::uint64_t pid = 0;
   if (!d.ops.empty())
     pid = d.ops.front().pid;
@@ -160,7 +160,7 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
   else if (!d.dequeue.empty())
     pid = d.dequeue.front().pid;
   else
-    return;  // torch_npu: "framework data is empty"
+    return {};  // torch_npu: "framework data is empty"
   thread_list threads;
   // The latest-starting forward (fwd tid 0) and backward op of each sequence number.
   struct fwd_end {
@@ -169,7 +169,7 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
     std::int64_t ts = 0;
   };
   std::vector<std::pair<std::int64_t, std::array<fwd_end, 2>>> fwd;
-  for (const auto& o : d.ops) {
+  auto ops = d.ops.each([&](const fw_op& o) {
     if (o.seq >= 0) {
       auto it = std::find_if(fwd.begin(), fwd.end(), [&](const auto& p) { return p.first == o.seq; });
       if (it == fwd.end()) it = fwd.insert(fwd.end(), {o.seq, {}});
@@ -188,7 +188,8 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
               if (o.has_module) a.member("Module Hierarchy", o.module_hierarchy);
               if (o.has_flops) a.member("flops", o.flops);
             });
-  }
+  });
+  if (!ops) return ops;
   std::map<std::uint64_t, const std::string*> dequeued;  // correlation id -> op name
   const auto queue_event = [&](const queue_span& q, const std::string& name, const char* cat, const char* ph) {
     x_event(ev, name, static_cast<std::int64_t>(q.pid), q.tid, q.ts, q.dur, cat,
@@ -245,6 +246,7 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
     meta(ev, "thread_name", gpid, gtid, "name", "Python GC");
     meta(ev, "thread_sort_index", gpid, gtid, "sort_index", gtid);
   }
+  return {};
 }
 
 /// Follows JSON text a character at a time: structural(c) is true for a
@@ -334,7 +336,7 @@ result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const mo
   return detail::write_stream_atomic(out, "trace_view.json", [&](std::string& buf, auto& flush) -> result<void> {
     buf += '[';
     event_list ev(buf, [&] { flush(); });
-    framework_events(ev, d, m);
+    MSPROF_TRY(framework_events(ev, d, m));
     if (ev.count()) ev.second_part();
     cann_events c{ev, d.info.level == "Level0", {}};
     detail::json_output<cann_events> dest{c.buf, c};

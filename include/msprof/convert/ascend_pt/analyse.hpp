@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -71,6 +72,33 @@ struct fw_op {
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
 
+/// The framework ops of a directory in file order, not held: up to a budget
+/// in memory, then in an unnamed temporary file (spill.hpp's), read back
+/// whole by each() as often as needed. The ops' texts stay in pt_dir::texts.
+/// Copies share the ops.
+class fw_op_list {
+ public:
+  /// Ops go to a file in `dir` (empty: the temporary directory) once `budget` bytes of them are held.
+  explicit fw_op_list(std::string dir, std::size_t budget = spill_budget_default);
+  fw_op_list() : fw_op_list(std::string()) {}
+  void push_back(const fw_op& o);
+  std::size_t size() const noexcept { return s_->count; }
+  bool empty() const noexcept { return s_->count == 0; }
+  const fw_op& front() const noexcept { return s_->first; }  ///< only when not empty
+  /// fn(op) for every op in file order; an error when they cannot be read back (or were not all written).
+  result<void> each(const std::function<void(const fw_op&)>& fn) const;
+
+ private:
+  struct state {
+    state(std::string dir, std::size_t budget) : file(std::move(dir), budget) {}
+    detail::spill_file file;
+    std::string held;  ///< ops not written yet (all of them while they fit the budget)
+    std::size_t count = 0;
+    fw_op first;
+  };
+  std::shared_ptr<state> s_;
+};
+
 /// A Python tracer record (torch.python_tracer_func) on the local clock.
 struct py_call {
   std::int64_t ts = 0;
@@ -97,7 +125,7 @@ struct pt_dir {
   std::string prof_dir;   ///< its PROF_* directory
   std::string info_file;  ///< profiler_info_{rank}.json
   profiler_info info;
-  std::vector<fw_op> ops;           ///< torch.op_range, file order
+  fw_op_list ops;                   ///< torch.op_range, file order (not held: read through each())
   /// The ops' texts, each once: fw_op views point here (a set node never moves, not even when the
   /// pt_dir is moved; a copied pt_dir's ops still view the original's).
   std::unordered_set<std::string> texts;
@@ -215,7 +243,7 @@ struct relation {
   };
   /// Ops in start order and each one's parent (its index + 1 there, 0: the
   /// root); only when the directory has memory records to name (operator_memory).
-  std::vector<const fw_op*> order;
+  std::vector<fw_op> order;
   std::vector<std::uint32_t> parent;
   bool linked = false;  ///< the ops were linked (CPU activity and ops)
   std::string error;    ///< why the linking is incomplete (a sorted run failed), empty if it is not
