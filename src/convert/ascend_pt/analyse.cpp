@@ -191,14 +191,8 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
     (iv.compute ? s->second.compute : s->second.free).add(dur);
   }));
   if (!any) return std::optional<table>();
-  std::int64_t first_op = 0;
-  bool has_op = false;
-  MSPROF_TRY(d.ops.each([&](const fw_op& o) {
-    if (!has_op || o.start_ns < first_op) {
-      first_op = o.start_ns;
-      has_op = true;
-    }
-  }));
+  const bool has_op = !d.ops.empty();
+  const std::int64_t first_op = has_op ? d.ops.earliest_start() : 0;
   struct out_row {
     std::uint32_t device;
     long long step;

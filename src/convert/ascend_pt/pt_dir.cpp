@@ -44,6 +44,7 @@ fw_op_list::fw_op_list(std::string dir, std::size_t budget) {
 void fw_op_list::push_back(const fw_op& o) {
   static_assert(std::is_trivially_copyable_v<fw_op>, "ops are kept as their bytes");
   if (s_->count++ == 0) s_->first = o;
+  s_->earliest = s_->count == 1 ? o.start_ns : std::min(s_->earliest, o.start_ns);
   s_->held.append(reinterpret_cast<const char*>(&o), sizeof o);
   if (s_->held.size() < s_->file.budget()) return;
   if (s_->file.ready()) s_->file.write(s_->held.data(), s_->held.size());

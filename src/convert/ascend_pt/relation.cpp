@@ -6,7 +6,9 @@
 // API's start binds that launch's kernels to its correlation id. A
 // ProfilerStep#N op at the top of the tree then spans, on the device, from
 // the first kernel of its first bound correlation id to the later of its own
-// end and the last kernel's end.
+// end and the last kernel's end. The tree is never held: one pass over the
+// ops in start order (a sorted run) keeps only the open ops on a stack, and
+// what each op gives the outputs goes to sorted runs when it closes.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -260,8 +262,9 @@ relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> a
     r.flows = std::make_unique<spill_sorter<std::uint64_t>>(dir, o.spill_budget);
   }
   // Ops and enqueues by start, ops first at equal times (each kept in its own
-  // order): a sorted run of their indices, tagged 0 op / 1 enqueue, and (no
-  // task queue) 2 launch, after the ops that start with it.
+  // order): one sorted run, kind 0 an op (its bytes), 1 an enqueue (its index).
+  // Without a task queue the launches (by start, from r.acl) come in between,
+  // each after the ops starting at or before it.
   struct item_key {
     std::int64_t ts;
     std::uint8_t kind;

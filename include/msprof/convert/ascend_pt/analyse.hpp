@@ -85,6 +85,7 @@ class fw_op_list {
   std::size_t size() const noexcept { return s_->count; }
   bool empty() const noexcept { return s_->count == 0; }
   const fw_op& front() const noexcept { return s_->first; }  ///< only when not empty
+  std::int64_t earliest_start() const noexcept { return s_->earliest; }  ///< only when not empty
   /// fn(op) for every op in file order; an error when they cannot be read back (or were not all written).
   result<void> each(const std::function<void(const fw_op&)>& fn) const;
 
@@ -95,6 +96,7 @@ class fw_op_list {
     std::string held;  ///< ops not written yet (all of them while they fit the budget)
     std::size_t count = 0;
     fw_op first;
+    std::int64_t earliest = 0;
   };
   std::shared_ptr<state> s_;
 };
