@@ -192,7 +192,7 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
   }));
   if (!any) return std::optional<table>();
   const bool has_op = !d.ops.empty();
-  const std::int64_t first_op = has_op ? d.ops.earliest_start() : 0;
+  const std::int64_t first_op = d.earliest_op_ns;
   struct out_row {
     std::uint32_t device;
     long long step;
@@ -377,15 +377,19 @@ result<void> operator_memory(const pt_dir& d, const relation& rel, const model& 
       while (i < list.size() && op_of(list[i]).start_ns <= ts) ++i;
       return i == 0 ? 0 : list[i - 1];
     };
+    // The task-queue spans, read back (held only while allocations are named).
+    std::vector<queue_span> dequeues, enqueues;
+    MSPROF_TRY(d.dequeue.each([&](const queue_span& q) { dequeues.push_back(q); }));
+    MSPROF_TRY(d.enqueue.each([&](const queue_span& q) { enqueues.push_back(q); }));
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<const queue_span*>> deq;
     std::set<std::uint64_t> deq_pids, deq_tids;
-    for (const auto& q : d.dequeue) {
+    for (const auto& q : dequeues) {
       deq[{q.pid, q.tid}].push_back(&q);
       deq_pids.insert(q.pid);
       deq_tids.insert(q.tid);
     }
     std::map<std::uint64_t, const queue_span*> enq_by_corr;
-    for (const auto& q : d.enqueue) enq_by_corr[q.corr_id] = &q;
+    for (const auto& q : enqueues) enq_by_corr[q.corr_id] = &q;
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> deq_cursor;
     const auto op_name = [&](const fw::memory_usage& u) -> std::string {
       const queue_span* dq = nullptr;

@@ -291,17 +291,17 @@ result<void> fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& id
     return a;
   };
   std::vector<api> deq, enq;
-  std::map<std::uint64_t, std::string> deq_name;
-  for (const auto& q : d.dequeue) {
-    deq.push_back(queue_api(q, "Dequeue@" + q.name));
+  std::map<std::uint64_t, std::string_view> deq_name;
+  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
+    deq.push_back(queue_api(q, "Dequeue@" + std::string(q.name)));
     deq_name[q.corr_id] = q.name;
-  }
+  }));
   std::int64_t max_corr = -1;
-  for (const auto& q : d.enqueue) {
+  MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
     const auto n = deq_name.find(q.corr_id);
-    enq.push_back(queue_api(q, n == deq_name.end() ? std::string("Enqueue") : "Enqueue@" + n->second));
+    enq.push_back(queue_api(q, n == deq_name.end() ? std::string("Enqueue") : "Enqueue@" + std::string(n->second)));
     max_corr = std::max(max_corr, static_cast<std::int64_t>(q.corr_id));
-  }
+  }));
 
   // Ops in file order; mstx_* ops apart (linked to MSTX_EVENTS, no forward/backward pairs).
   std::vector<api> ops;

@@ -13,7 +13,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,7 +31,7 @@ namespace ascend_pt {
 namespace fs = std::filesystem;
 namespace fw = codec::framework;
 
-fw_op_list::fw_op_list(std::string dir, std::size_t budget) {
+record_list::record_list(std::size_t record_size, std::string dir, std::size_t budget) : size_(record_size) {
   if (dir.empty()) {
     std::error_code ec;
     dir = fs::temp_directory_path(ec).string();
@@ -41,37 +40,32 @@ fw_op_list::fw_op_list(std::string dir, std::size_t budget) {
   s_ = std::make_shared<state>(std::move(dir), budget);
 }
 
-void fw_op_list::push_back(const fw_op& o) {
-  static_assert(std::is_trivially_copyable_v<fw_op>, "ops are kept as their bytes");
-  if (s_->count++ == 0) s_->first = o;
-  s_->earliest = s_->count == 1 ? o.start_ns : std::min(s_->earliest, o.start_ns);
-  s_->held.append(reinterpret_cast<const char*>(&o), sizeof o);
+void record_list::push_back(const void* record) {
+  ++s_->count;
+  s_->held.append(static_cast<const char*>(record), size_);
   if (s_->held.size() < s_->file.budget()) return;
   if (s_->file.ready()) s_->file.write(s_->held.data(), s_->held.size());
+  if (!s_->file.ok() && s_->error.empty()) s_->error = s_->file.take_status().err().message;
   s_->held.clear();  // on a failure too: memory stays bounded, each() reports it
 }
 
-result<void> fw_op_list::each(const std::function<void(const fw_op&)>& fn) const {
+result<void> record_list::each(const std::function<void(const char*)>& fn) const {
   state& st = *s_;
-  if (!st.file.ok()) return make_error(errc::io, st.file.take_status().err().message + " (the framework ops)");
-  fw_op o;
+  if (!st.error.empty()) return make_error(errc::io, st.error + " (the framework records)");
   const auto from = [&](const char* p, std::size_t n) {
-    for (std::size_t at = 0; at + sizeof o <= n; at += sizeof o) {
-      std::memcpy(static_cast<void*>(&o), p + at, sizeof o);
-      fn(o);
-    }
+    for (std::size_t at = 0; at + size_ <= n; at += size_) fn(p + at);
   };
   if (st.file.fd() >= 0) {
-    // Whole ops a chunk at a time.
-    const std::size_t chunk = std::max<std::size_t>(1, (std::size_t{1} << 20) / sizeof o) * sizeof o;
+    // Whole records a chunk at a time.
+    const std::size_t chunk = std::max<std::size_t>(1, (std::size_t{1} << 20) / size_) * size_;
     std::string buf(chunk, '\0');
     for (std::uint64_t pos = 0; pos < st.file.written();) {
       const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, st.file.written() - pos));
       const auto n = ::pread(st.file.fd(), buf.data(), want, static_cast<off_t>(pos));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0 || static_cast<std::size_t>(n) % sizeof o != 0)
-        return make_error(errc::io, "the framework ops' temporary file: cannot read back byte " + std::to_string(pos) +
-                                        ": " + (n < 0 ? std::strerror(errno) : "file truncated"));
+      if (n <= 0 || static_cast<std::size_t>(n) % size_ != 0)
+        return make_error(errc::io, "the framework records' temporary file: cannot read back byte " +
+                                        std::to_string(pos) + ": " + (n < 0 ? std::strerror(errno) : "file truncated"));
       from(buf.data(), static_cast<std::size_t>(n));
       pos += static_cast<std::uint64_t>(n);
     }
@@ -325,7 +319,8 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
       op.has_stack = o.has_stack;
       op.has_module = o.has_module;
       op.has_flops = o.has_flops;
-      d.ops.push_back(std::move(op));
+      d.earliest_op_ns = d.ops.empty() ? op.start_ns : std::min(d.earliest_op_ns, op.start_ns);
+      d.ops.push_back(op);
     }
     rec.ops.clear();
   };
@@ -345,7 +340,9 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   if (run_dir.empty()) run_dir = fs::temp_directory_path(ec).string();
   if (run_dir.empty()) run_dir = "/tmp";
   spill_sorter<mark_key> marks(run_dir, spill_budget);
-  if (d.ops.empty()) d.ops = fw_op_list(run_dir, spill_budget);
+  if (d.ops.empty()) d.ops = spilled_list<fw_op>(run_dir, spill_budget);
+  if (d.enqueue.empty()) d.enqueue = spilled_list<queue_span>(run_dir, spill_budget);
+  if (d.dequeue.empty()) d.dequeue = spilled_list<queue_span>(run_dir, spill_budget);
   struct pid_seen {
     std::size_t n = 0, first = 0;
     std::uint64_t offset = 0;
@@ -443,8 +440,10 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     }
     const std::int64_t start = it->second.back();
     it->second.clear();
-    queue_span q{start, k.ts - start, m.corr_id, m.tid, m.pid, name};
-    (enq ? d.enqueue : d.dequeue).push_back(std::move(q));
+    auto known = d.texts.find(name);
+    if (known == d.texts.end()) known = d.texts.insert(name).first;
+    const queue_span q{start, k.ts - start, m.corr_id, m.tid, m.pid, *known};
+    (enq ? d.enqueue : d.dequeue).push_back(q);
   });
   if (!drained)
     d.warnings.push_back((fwk / "torch.op_mark").string() + ": the task-queue marks could not be sorted: " +

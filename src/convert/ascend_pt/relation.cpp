@@ -35,28 +35,24 @@ namespace {
 /// Correlation ids -> kernels: each launch start (ascending) goes to the first
 /// dequeue, in list order, that has not ended before it, if that one encloses it.
 /// The kernels are moved out of `acl` (one copy of each at a time).
-std::map<std::int64_t, std::vector<kernel_ref>> kernels_by_corr(const std::vector<queue_span>& dequeue,
-                                                                std::map<std::int64_t, std::vector<kernel_ref>>& acl) {
+result<std::map<std::int64_t, std::vector<kernel_ref>>> kernels_by_corr(
+    const spilled_list<queue_span>& dequeue, std::map<std::int64_t, std::vector<kernel_ref>>& acl) {
   std::map<std::int64_t, std::vector<kernel_ref>> out;
-  std::size_t i = 0;
-  for (auto& launch : acl) {
-    const std::int64_t start = launch.first;
-    auto& kernels = launch.second;
-    while (i < dequeue.size()) {
-      const auto& q = dequeue[i];
-      if (q.ts > start) break;
-      if (start <= q.ts + q.dur) {
-        auto& v = out[static_cast<std::int64_t>(q.corr_id)];
-        if (v.empty())
-          v = std::move(kernels);
-        else
-          v.insert(v.end(), kernels.begin(), kernels.end());
-        kernels = {};
-        break;
-      }
-      ++i;
+  auto launch = acl.begin();
+  MSPROF_TRY(dequeue.each([&](const queue_span& q) {
+    for (; launch != acl.end(); ++launch) {
+      const std::int64_t start = launch->first;
+      if (q.ts > start) continue;            // before every dequeue left: unbound
+      if (start > q.ts + q.dur) return;      // this dequeue ended before it: the next one
+      auto& kernels = launch->second;
+      auto& v = out[static_cast<std::int64_t>(q.corr_id)];
+      if (v.empty())
+        v = std::move(kernels);
+      else
+        v.insert(v.end(), kernels.begin(), kernels.end());
+      kernels = {};
     }
-  }
+  }));
   return out;
 }
 
@@ -250,7 +246,12 @@ relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> a
     r.kernels = r.acl;
   } else {
     // Dequeues come with a task queue; only the linking without one reads the launches by start.
-    r.kernels = kernels_by_corr(d.dequeue, r.acl);
+    auto k = kernels_by_corr(d.dequeue, r.acl);
+    if (!k) {
+      r.error = k.err().what();
+      return r;
+    }
+    r.kernels = std::move(*k);
     r.acl = {};
   }
   std::error_code ec;
@@ -262,7 +263,7 @@ relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> a
     r.flows = std::make_unique<spill_sorter<std::uint64_t>>(dir, o.spill_budget);
   }
   // Ops and enqueues by start, ops first at equal times (each kept in its own
-  // order): one sorted run, kind 0 an op (its bytes), 1 an enqueue (its index).
+  // order): one sorted run of their bytes, kind 0 an op, 1 an enqueue.
   // Without a task queue the launches (by start, from r.acl) come in between,
   // each after the ops starting at or before it.
   struct item_key {
@@ -278,9 +279,12 @@ relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> a
     r.error = pushed.err().what();
     return r;
   }
-  for (std::size_t i = 0; i < d.enqueue.size(); ++i) {
-    const std::uint64_t v = i;
-    items.push({d.enqueue[i].ts, 1}, std::string_view(reinterpret_cast<const char*>(&v), sizeof v));
+  pushed = d.enqueue.each([&](const queue_span& e) {
+    items.push({e.ts, 1}, std::string_view(reinterpret_cast<const char*>(&e), sizeof e));
+  });
+  if (!pushed) {
+    r.error = pushed.err().what();
+    return r;
   }
   tree_pass t(r, o.text, names_memory(d));
   const bool launches = !d.has_task_queue;
@@ -298,9 +302,9 @@ relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> a
       t.op(op);
       return;
     }
-    std::uint64_t i = 0;
-    std::memcpy(&i, p.data(), sizeof i);
-    t.enqueue(d.enqueue[i]);
+    queue_span e;
+    std::memcpy(static_cast<void*>(&e), p.data(), sizeof e);
+    t.enqueue(e);
   });
   launches_before(std::numeric_limits<std::int64_t>::max(), true);
   t.finish();

@@ -190,22 +190,23 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
             });
   });
   if (!ops) return ops;
-  std::map<std::uint64_t, const std::string*> dequeued;  // correlation id -> op name
+  std::map<std::uint64_t, std::string_view> dequeued;  // correlation id -> op name
   const auto queue_event = [&](const queue_span& q, const std::string& name, const char* cat, const char* ph) {
     x_event(ev, name, static_cast<std::int64_t>(q.pid), q.tid, q.ts, q.dur, cat,
             [&](json::writer& a) { a.member("correlation_id", q.corr_id); });
     flow(ev, ph, "enqueue_to_dequeue", static_cast<std::int64_t>(q.corr_id), q.pid, q.tid, q.ts, "async_task_queue");
   };
-  for (const auto& q : d.dequeue) {
+  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, true);
-    queue_event(q, "Dequeue@" + q.name, "dequeue", "f");
-    dequeued[q.corr_id] = &q.name;
-  }
-  for (const auto& q : d.enqueue) {
+    queue_event(q, "Dequeue@" + std::string(q.name), "dequeue", "f");
+    dequeued[q.corr_id] = q.name;
+  }));
+  MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, false);
     const auto it = dequeued.find(q.corr_id);
-    queue_event(q, it == dequeued.end() ? std::string("Enqueue") : "Enqueue@" + *it->second, "enqueue", "s");
-  }
+    queue_event(q, it == dequeued.end() ? std::string("Enqueue") : "Enqueue@" + std::string(it->second), "enqueue",
+                "s");
+  }));
   const auto functions = python_functions(d);
   for (const auto& f : functions) see_thread(threads, f.tid, false, false);
 

@@ -23,12 +23,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -72,33 +74,61 @@ struct fw_op {
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
 
-/// The framework ops of a directory in file order, not held: up to a budget
-/// in memory, then in an unnamed temporary file (spill.hpp's), read back
-/// whole by each() as often as needed. The ops' texts stay in pt_dir::texts.
-/// Copies share the ops.
-class fw_op_list {
+/// Fixed-size records in the order they come, not held: up to a budget in
+/// memory, then in an unnamed temporary file (spill.hpp's), read back whole by
+/// each() as often as needed. Copies share the records. spilled_list<T> types it.
+class record_list {
  public:
-  /// Ops go to a file in `dir` (empty: the temporary directory) once `budget` bytes of them are held.
-  explicit fw_op_list(std::string dir, std::size_t budget = spill_budget_default);
-  fw_op_list() : fw_op_list(std::string()) {}
-  void push_back(const fw_op& o);
+  /// Records go to a file in `dir` (empty: the temporary directory) once `budget` bytes of them are held.
+  record_list(std::size_t record_size, std::string dir, std::size_t budget);
+  void push_back(const void* record);
   std::size_t size() const noexcept { return s_->count; }
-  bool empty() const noexcept { return s_->count == 0; }
-  const fw_op& front() const noexcept { return s_->first; }  ///< only when not empty
-  std::int64_t earliest_start() const noexcept { return s_->earliest; }  ///< only when not empty
-  /// fn(op) for every op in file order; an error when they cannot be read back (or were not all written).
-  result<void> each(const std::function<void(const fw_op&)>& fn) const;
+  /// fn(bytes of one record) for every record in order; an error when they
+  /// cannot be read back (or were not all written).
+  result<void> each(const std::function<void(const char*)>& fn) const;
 
  private:
   struct state {
     state(std::string dir, std::size_t budget) : file(std::move(dir), budget) {}
     detail::spill_file file;
-    std::string held;  ///< ops not written yet (all of them while they fit the budget)
+    std::string held;  ///< records not written yet (all of them while they fit the budget)
     std::size_t count = 0;
-    fw_op first;
-    std::int64_t earliest = 0;
+    std::string error;  ///< the first failure to write them, empty if none
   };
+  std::size_t size_;
   std::shared_ptr<state> s_;
+};
+
+/// A record_list of T (trivially copyable: kept as its bytes; string_views
+/// must point at text that outlives the list, as pt_dir::texts).
+template <class T>
+class spilled_list {
+  static_assert(std::is_trivially_copyable_v<T>, "spilled_list keeps its records as bytes");
+
+ public:
+  explicit spilled_list(std::string dir, std::size_t budget = spill_budget_default)
+      : list_(sizeof(T), std::move(dir), budget) {}
+  spilled_list() : spilled_list(std::string()) {}
+  void push_back(const T& v) {
+    if (list_.size() == 0) first_ = v;
+    list_.push_back(&v);
+  }
+  std::size_t size() const noexcept { return list_.size(); }
+  bool empty() const noexcept { return list_.size() == 0; }
+  const T& front() const noexcept { return first_; }  ///< only when not empty
+  /// fn(const T&) for every record in order.
+  template <class Fn>
+  result<void> each(Fn&& fn) const {
+    T v;
+    return list_.each([&](const char* p) {
+      std::memcpy(static_cast<void*>(&v), p, sizeof v);
+      fn(static_cast<const T&>(v));
+    });
+  }
+
+ private:
+  record_list list_;
+  T first_{};
 };
 
 /// A Python tracer record (torch.python_tracer_func) on the local clock.
@@ -115,10 +145,11 @@ struct gc_span {
 };
 
 /// A matched task-queue span (torch.op_mark start/end pair) on the local clock.
+/// Its name is a view of pt_dir::texts.
 struct queue_span {
   std::int64_t ts = 0, dur = 0;
   std::uint64_t corr_id = 0, tid = 0, pid = 0;
-  std::string name;
+  std::string_view name;
 };
 
 /// One `*_ascend_pt` directory read: its files, config and framework records.
@@ -127,12 +158,13 @@ struct pt_dir {
   std::string prof_dir;   ///< its PROF_* directory
   std::string info_file;  ///< profiler_info_{rank}.json
   profiler_info info;
-  fw_op_list ops;                   ///< torch.op_range, file order (not held: read through each())
+  spilled_list<fw_op> ops;          ///< torch.op_range, file order (not held: read through each())
+  std::int64_t earliest_op_ns = 0;  ///< the earliest op start (when there are ops)
   /// The ops' texts, each once: fw_op views point here (a set node never moves, not even when the
   /// pt_dir is moved; a copied pt_dir's ops still view the original's).
   std::unordered_set<std::string> texts;
-  std::vector<queue_span> enqueue;  ///< in the order their end marks come (time order)
-  std::vector<queue_span> dequeue;
+  spilled_list<queue_span> enqueue;  ///< in the order their end marks come (time order; not held)
+  spilled_list<queue_span> dequeue;
   bool has_task_queue = false;                         ///< a torch.op_mark file exists
   std::vector<codec::framework::memory_usage> memory;  ///< torch.memory_usage, `time` on the local clock, file order
   std::vector<py_call> python_calls;                   ///< file order
