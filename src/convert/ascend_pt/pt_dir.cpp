@@ -340,6 +340,8 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   if (run_dir.empty()) run_dir = fs::temp_directory_path(ec).string();
   if (run_dir.empty()) run_dir = "/tmp";
   spill_sorter<mark_key> marks(run_dir, spill_budget);
+  d.spill_dir = run_dir;
+  d.spill_budget = spill_budget;
   if (d.ops.empty()) d.ops = spilled_list<fw_op>(run_dir, spill_budget);
   if (d.enqueue.empty()) d.enqueue = spilled_list<queue_span>(run_dir, spill_budget);
   if (d.dequeue.empty()) d.dequeue = spilled_list<queue_span>(run_dir, spill_budget);

@@ -190,23 +190,52 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
             });
   });
   if (!ops) return ops;
-  std::map<std::uint64_t, std::string_view> dequeued;  // correlation id -> op name
   const auto queue_event = [&](const queue_span& q, const std::string& name, const char* cat, const char* ph) {
     x_event(ev, name, static_cast<std::int64_t>(q.pid), q.tid, q.ts, q.dur, cat,
             [&](json::writer& a) { a.member("correlation_id", q.corr_id); });
     flow(ev, ph, "enqueue_to_dequeue", static_cast<std::int64_t>(q.corr_id), q.pid, q.tid, q.ts, "async_task_queue");
   };
+  // An enqueue is named after the (last) dequeue of its correlation id: both
+  // meet in a sorted run by id (dequeues first), and the names go back to the
+  // enqueues' order through a second one.
+  struct corr_key {
+    std::uint64_t corr;
+    std::uint8_t enqueue;
+    bool operator<(const corr_key& b) const noexcept { return corr != b.corr ? corr < b.corr : enqueue < b.enqueue; }
+  };
+  spill_sorter<corr_key> by_corr(d.spill_dir, d.spill_budget);
+  spill_sorter<std::uint64_t> names(d.spill_dir, d.spill_budget);  // enqueue number -> "" or '@' + dequeue name
+  const auto bytes = [](const auto& v) { return std::string_view(reinterpret_cast<const char*>(&v), sizeof v); };
   MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, true);
     queue_event(q, "Dequeue@" + std::string(q.name), "dequeue", "f");
-    dequeued[q.corr_id] = q.name;
+    by_corr.push({q.corr_id, 0}, q.name);
   }));
+  std::uint64_t n = 0;
+  MSPROF_TRY(d.enqueue.each([&](const queue_span& q) { by_corr.push({q.corr_id, 1}, bytes(n++)); }));
+  std::uint64_t corr = 0;
+  std::optional<std::string> dequeue_name;
+  std::string name;
+  MSPROF_TRY(by_corr.drain([&](const corr_key& k, std::string_view p) {
+    if (!dequeue_name || k.corr != corr) dequeue_name.reset();
+    corr = k.corr;
+    if (!k.enqueue) {
+      dequeue_name = std::string(p);
+      return;
+    }
+    std::uint64_t i = 0;
+    std::memcpy(&i, p.data(), sizeof i);
+    name = dequeue_name ? "@" + *dequeue_name : std::string();
+    names.push(i, name);
+  }));
+  std::uint64_t key = 0;
+  std::string_view named;
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, false);
-    const auto it = dequeued.find(q.corr_id);
-    queue_event(q, it == dequeued.end() ? std::string("Enqueue") : "Enqueue@" + std::string(it->second), "enqueue",
-                "s");
+    names.next(key, named);  // one per enqueue, in their order
+    queue_event(q, "Enqueue" + std::string(named), "enqueue", "s");
   }));
+  MSPROF_TRY(names.take_status());
   const auto functions = python_functions(d);
   for (const auto& f : functions) see_thread(threads, f.tid, false, false);
 

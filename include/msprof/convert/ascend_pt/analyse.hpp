@@ -171,6 +171,8 @@ struct pt_dir {
   std::map<std::uint64_t, std::string> python_names;   ///< torch.python_tracer_hash: key -> function name
   std::vector<gc_span> gcs;                            ///< file order
   std::vector<std::string> warnings;
+  std::string spill_dir;  ///< where the lists above and the outputs' sorted runs spill (place_framework's)
+  std::size_t spill_budget = spill_budget_default;
 };
 
 /// The whole of a regular file (FRAMEWORK files, profiler_info, profiler_metadata).
