@@ -3,9 +3,9 @@
 // analysis in a child process (its own peak RSS) on generated directories
 // (tests/support/generated_pt.hpp). The CANN part is streamed: what analyse
 // adds to the PROF_ loader does not grow with the CANN records (second test).
-// The framework ops and the op tree are streamed too: the text export's peak
-// does not grow with the ops (third test). What still grows is per launch
-// (task-queue spans, each launch's kernels) and, for the db, per op
+// The framework ops, task-queue spans and the op tree are streamed too: the
+// text export's peak does not grow with them (third test). What still grows is
+// per launch (each launch's kernels) and, for the db, per op and span
 // (docs/performance.md): the first test analyses 1 x and 5 x the ops with
 // their launches, text and db, and holds the peak RSS they add per op under
 // the bound reached, so that it does not slip back.
@@ -44,12 +44,12 @@ TEST_CASE("ascend_pt memory: the peak RSS each framework op adds stays under its
 #endif
   constexpr std::uint64_t small_ops = 40000, large_ops = 5 * small_ops;
   // Bytes of peak RSS per framework op (with its marks and ~1.8 CANN records):
-  // about 470 (text) and 710 (db) here since the ops and the op tree are not
-  // held (the sorted runs' 16 MiB budgets fill between the two sizes, and the
-  // db's SQLite page cache up to 64 MiB); 520 and 930 before; 800 and 1,600
+  // about 380 (text) and 710 (db) here since the ops, spans and op tree are
+  // not held (the sorted runs' 16 MiB budgets fill between the two sizes, and
+  // the db's SQLite page cache up to 64 MiB); 520 and 930 before; 800 and 1,600
   // before the CANN part was loaded in windows; about 1,800 and 2,500 before
-  // the streamed tables and FRAMEWORK pieces. What still grows: the task-queue
-  // spans and each launch's kernels, and the db's rows of PYTORCH_API.
+  // the streamed tables and FRAMEWORK pieces. What still grows: each launch's
+  // kernels, and the db's PYTORCH_API rows being built.
   const struct {
     std::string type;
     double budget;
