@@ -154,9 +154,9 @@ TEST_CASE("ascend_pt memory: the framework ops, task-queue spans and op tree add
   // of the open ops, its operator_details rows and torch_to_npu flows wait in
   // sorted runs, and trace_view names the enqueues through sorted runs: with
   // the same CANN data, 5 x the ops and marks must not raise the peak RSS.
-  // Holding them would add ~350 bytes an op: over 100 MiB here. A 1 MiB spill
+  // Holding them would add ~350 bytes an op: over 50 MiB here. A 1 MiB spill
   // budget makes both sizes spill.
-  constexpr std::uint64_t small_launches = 20000, large_launches = 5 * small_launches;
+  constexpr std::uint64_t small_launches = 10000, large_launches = 5 * small_launches;
   temp_dir d("pt_ops_flat");
   double peak[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
