@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -136,19 +137,6 @@ result<void> task_time_rows(cann_part& cann, table_sink& out) {
   return out.end();
 }
 
-/// A Python number of torch_npu's step-time sums: an int until a float is
-/// added, printed the way str() prints it.
-struct py_num {
-  double v = 0;
-  bool is_float = false;
-  void add(double x) {
-    v += x;
-    is_float = true;
-  }
-  void add_int(long long x) { v += static_cast<double>(x); }
-  std::string str() const { return is_float ? py_float(v) : std::to_string(static_cast<long long>(v)); }
-};
-
 /// A ts or dur cell of the msprof timeline read back as Python float() does.
 double as_py_float(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
 
@@ -203,13 +191,8 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
     (iv.compute ? s->second.compute : s->second.free).add(dur);
   }));
   if (!any) return std::optional<table>();
-  std::int64_t first_op = 0;
-  bool has_op = false;
-  for (const auto& o : d.ops)
-    if (!has_op || o.start_ns < first_op) {
-      first_op = o.start_ns;
-      has_op = true;
-    }
+  const bool has_op = !d.ops.empty();
+  const std::int64_t first_op = d.earliest_op_ns;
   struct out_row {
     std::uint32_t device;
     long long step;
@@ -262,43 +245,27 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
 
 /// operator_details (torch_npu OperatorViewParser): every framework op but the
 /// ProfilerStep ones, in start order, with host durations from the op tree and
-/// device durations from the kernels bound to it (self) and below it (total).
-result<void> operator_details(const relation& r, table_sink& out) {
-  bool begun = false;
+/// device durations from the kernels bound to it (self) and below it (total):
+/// link()'s rows, drained from their sorted run.
+result<void> operator_details(relation& r, table_sink& out) {
+  if (!r.details || r.details->size() == 0) return {};
   table::row row;
   const auto us = [](std::int64_t ns) { return py_float(as_py_float(ts_us(ns))); };
-  for (std::size_t i = 1; i < r.nodes.size(); ++i) {
-    const op_node& n = r.nodes[i];
-    if (!n.op || n.op->name.find("ProfilerStep#") != std::string::npos) continue;
-    const std::int64_t total = n.op->end_ns - n.op->start_ns;
-    std::int64_t self = total;
-    for (const op_node* c : n.children) self -= c->op->end_ns - c->op->start_ns;
-    py_num dev[4];  // self, total, self AI Core, total AI Core
-    const auto sum = [&](const std::vector<std::int64_t>& ids, py_num& all, py_num& aic) {
-      for (auto id : ids) {
-        const auto it = r.kernels.find(id);
-        if (it == r.kernels.end()) continue;
-        for (const auto& k : it->second) {
-          all.add(k.dur_us);
-          if (k.ai_core)
-            aic.add(k.dur_us);
-          else
-            aic.add_int(0);
-        }
-      }
-    };
-    sum(n.corr_self, dev[0], dev[2]);
-    sum(n.corr_total, dev[1], dev[3]);
-    if (!begun)
-      out.begin("operator_details", {"Name", "Input Shapes", "Call Stack", "Host Self Duration(us)",
-                                     "Host Total Duration(us)", "Device Self Duration(us)", "Device Total Duration(us)",
-                                     "Device Self Duration With AICore(us)", "Device Total Duration With AICore(us)"});
-    begun = true;
-    row = {std::string(n.op->name), item_lines(n.op->input_shapes), item_lines(n.op->call_stack), us(self), us(total),
-           dev[0].str(), dev[1].str(), dev[2].str(), dev[3].str()};
-    MSPROF_TRY(out.row(row));
-  }
-  return begun ? out.end() : result<void>();
+  out.begin("operator_details", {"Name", "Input Shapes", "Call Stack", "Host Self Duration(us)",
+                                 "Host Total Duration(us)", "Device Self Duration(us)", "Device Total Duration(us)",
+                                 "Device Self Duration With AICore(us)", "Device Total Duration With AICore(us)"});
+  result<void> written;
+  MSPROF_TRY(r.details->drain([&](std::uint64_t, std::string_view p) {
+    if (!written) return;
+    op_detail n;
+    std::memcpy(static_cast<void*>(&n), p.data(), sizeof n);
+    row = {std::string(n.op.name),  item_lines(n.op.input_shapes), item_lines(n.op.call_stack),
+           us(n.self_ns),           us(n.total_ns),                n.dev[0].str(),
+           n.dev[1].str(),          n.dev[2].str(),                n.dev[3].str()};
+    written = out.row(row);
+  }));
+  MSPROF_TRY(written);
+  return out.end();
 }
 
 /// memory_record (torch_npu MemoryViewParser) from the allocator records
@@ -362,12 +329,12 @@ result<void> operator_memory(const pt_dir& d, const relation& rel, const model& 
     it->second.push_back(u);
   }
   for (const auto& [pid, records] : by_pid) {
-    std::vector<const op_node*> ops;
-    for (std::size_t i = 1; i < rel.nodes.size(); ++i)
-      if (rel.nodes[i].op && rel.nodes[i].op->pid == pid) ops.push_back(&rel.nodes[i]);
+    // Ops by their number in start order (rel.order[n - 1]; 0: the root).
+    std::vector<std::uint32_t> ops;
+    for (std::size_t i = 0; i < rel.order.size(); ++i)
+      if (rel.order[i].pid == pid) ops.push_back(static_cast<std::uint32_t>(i + 1));
     if (ops.empty()) continue;  // torch_npu: "Lack of torch ops to connect memory record"
-    std::stable_sort(ops.begin(), ops.end(),
-                     [](const op_node* a, const op_node* b) { return a->op->start_ns < b->op->start_ns; });
+    const auto op_of = [&](std::uint32_t n) -> const fw_op& { return rel.order[n - 1]; };
     // Blocks: per address (first-seen order), records by time, split as torch_npu's _get_valid_record_entry.
     std::vector<std::pair<std::int64_t, std::vector<const fw::memory_usage*>>> by_ptr;
     for (const auto* u : records) {
@@ -400,25 +367,29 @@ result<void> operator_memory(const pt_dir& d, const relation& rel, const model& 
                      [](const auto& a, const auto& b) { return a[0]->time < b[0]->time; });
 
     // Ops by thread (start order), without torch_npu's empty_tensor / malloc_workspace.
-    std::map<std::uint64_t, std::vector<const op_node*>> by_tid;
-    for (const op_node* n : ops)
-      if (n->op->name != "empty_tensor" && n->op->name != "malloc_workspace") by_tid[n->op->tid].push_back(n);
+    std::map<std::uint64_t, std::vector<std::uint32_t>> by_tid;
+    for (const std::uint32_t n : ops)
+      if (op_of(n).name != "empty_tensor" && op_of(n).name != "malloc_workspace") by_tid[op_of(n).tid].push_back(n);
     std::map<std::pair<std::uint64_t, bool>, std::size_t> op_cursor;  // (tid, enqueue?) -> ops at or before
-    const auto last_op_before = [&](std::int64_t ts, std::uint64_t tid, bool enq) -> const op_node* {
+    const auto last_op_before = [&](std::int64_t ts, std::uint64_t tid, bool enq) -> std::uint32_t {
       const auto& list = by_tid[tid];
       auto& i = op_cursor[{tid, enq}];
-      while (i < list.size() && list[i]->op->start_ns <= ts) ++i;
-      return i == 0 ? nullptr : list[i - 1];
+      while (i < list.size() && op_of(list[i]).start_ns <= ts) ++i;
+      return i == 0 ? 0 : list[i - 1];
     };
+    // The task-queue spans, read back (held only while allocations are named).
+    std::vector<queue_span> dequeues, enqueues;
+    MSPROF_TRY(d.dequeue.each([&](const queue_span& q) { dequeues.push_back(q); }));
+    MSPROF_TRY(d.enqueue.each([&](const queue_span& q) { enqueues.push_back(q); }));
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<const queue_span*>> deq;
     std::set<std::uint64_t> deq_pids, deq_tids;
-    for (const auto& q : d.dequeue) {
+    for (const auto& q : dequeues) {
       deq[{q.pid, q.tid}].push_back(&q);
       deq_pids.insert(q.pid);
       deq_tids.insert(q.tid);
     }
     std::map<std::uint64_t, const queue_span*> enq_by_corr;
-    for (const auto& q : d.enqueue) enq_by_corr[q.corr_id] = &q;
+    for (const auto& q : enqueues) enq_by_corr[q.corr_id] = &q;
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> deq_cursor;
     const auto op_name = [&](const fw::memory_usage& u) -> std::string {
       const queue_span* dq = nullptr;
@@ -430,19 +401,15 @@ result<void> operator_memory(const pt_dir& d, const relation& rel, const model& 
         if (!dq) return "";
       }
       if (!dq) {
-        for (const op_node* n = last_op_before(u.time, u.tid, false); n; n = n->parent) {
-          if (!n->op) return "";
-          if (n->op->end_ns >= u.time) return std::string(n->op->name);
-        }
+        for (std::uint32_t n = last_op_before(u.time, u.tid, false); n; n = rel.parent[n - 1])
+          if (op_of(n).end_ns >= u.time) return std::string(op_of(n).name);
         return "";
       }
       const auto e = enq_by_corr.find(dq->corr_id);
       if (e == enq_by_corr.end()) return "";
       const queue_span& eq = *e->second;
-      for (const op_node* n = last_op_before(eq.ts + eq.dur, eq.tid, true); n; n = n->parent) {
-        if (!n->op) return "";
-        if (n->op->name.rfind("aten", 0) == 0 || n->op->name.rfind("npu", 0) == 0) return std::string(n->op->name);
-      }
+      for (std::uint32_t n = last_op_before(eq.ts + eq.dur, eq.tid, true); n; n = rel.parent[n - 1])
+        if (op_of(n).name.rfind("aten", 0) == 0 || op_of(n).name.rfind("npu", 0) == 0) return std::string(op_of(n).name);
       return "";
     };
 
@@ -571,10 +538,15 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   if (!m) return m.err();
   l.m = std::move(*m);
   l.cann->finish(l.m);
-  place_framework(l.d, l.m.session.wall_offset_ns, bytes_read);
+  place_framework(l.d, l.m.session.wall_offset_ns, bytes_read, lo.spill_dir, spill_budget);
   l.warnings = std::move(l.d.warnings);
   for (auto& w : l.m.warnings) l.warnings.push_back(std::move(w));
-  l.rel = link(l.d, l.cann->take_acl());
+  link_options ko;
+  ko.spill_dir = lo.spill_dir;
+  ko.spill_budget = spill_budget;
+  ko.text = text;
+  l.rel = link(l.d, l.cann->take_acl(), ko);
+  if (!l.rel.error.empty()) return make_error(errc::io, l.d.dir + ": " + l.rel.error);
   l.steps = step_ranges(l.rel, l.d);
   l.rel.acl = {};  // launches by start: only the linking above reads them
   return {};

@@ -275,8 +275,8 @@ void by_start(std::vector<api*>& v) {
 
 /// PYTORCH_API rows into `apis`, the id tables' into `ids` (torch_npu
 /// FwkFileParser.get_fwk_api, then FwkApiDbParser).
-void fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batched_table& apis) {
-  if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return;
+result<void> fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batched_table& apis) {
+  if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return {};
   const std::uint64_t pid =
       !d.ops.empty() ? d.ops.front().pid : (!d.enqueue.empty() ? d.enqueue.front().pid : d.dequeue.front().pid);
   const auto queue_api = [&](const queue_span& q, const std::string& name) {
@@ -291,17 +291,17 @@ void fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batch
     return a;
   };
   std::vector<api> deq, enq;
-  std::map<std::uint64_t, std::string> deq_name;
-  for (const auto& q : d.dequeue) {
-    deq.push_back(queue_api(q, "Dequeue@" + q.name));
+  std::map<std::uint64_t, std::string_view> deq_name;
+  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
+    deq.push_back(queue_api(q, "Dequeue@" + std::string(q.name)));
     deq_name[q.corr_id] = q.name;
-  }
+  }));
   std::int64_t max_corr = -1;
-  for (const auto& q : d.enqueue) {
+  MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
     const auto n = deq_name.find(q.corr_id);
-    enq.push_back(queue_api(q, n == deq_name.end() ? std::string("Enqueue") : "Enqueue@" + n->second));
+    enq.push_back(queue_api(q, n == deq_name.end() ? std::string("Enqueue") : "Enqueue@" + std::string(n->second)));
     max_corr = std::max(max_corr, static_cast<std::int64_t>(q.corr_id));
-  }
+  }));
 
   // Ops in file order; mstx_* ops apart (linked to MSTX_EVENTS, no forward/backward pairs).
   std::vector<api> ops;
@@ -310,7 +310,7 @@ void fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batch
     std::optional<std::size_t> fwd, bwd;
   };
   std::vector<std::pair<std::int64_t, fwd_bwd>> pairs;  // by sequence number, first-seen order
-  for (const auto& o : d.ops) {
+  auto read = d.ops.each([&](const fw_op& o) {
     api a;
     a.start = o.start_ns;
     a.end = o.end_ns;
@@ -330,7 +330,8 @@ void fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batch
     }
     ops.push_back(std::move(a));
     is_mstx.push_back(mstx);
-  }
+  });
+  if (!read) return read;
   // Forward/backward ids after the task queue's correlation ids.
   std::int64_t next_pair = max_corr + 1;
   for (const auto& [seq, p] : pairs) {
@@ -369,14 +370,13 @@ void fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batch
   for (auto& a : deq) emit(a);
   for (auto* a : torch_ops) emit(*a);
   for (auto* a : mstx_ops) emit(*a);
+  return {};
 }
 
 /// The ProfilerStep ops at the top of the op tree (torch_npu is_profiler_step).
 std::vector<const fw_op*> step_ops(const relation& rel) {
   std::vector<const fw_op*> out;
-  if (rel.nodes.empty()) return out;
-  for (const op_node* c : rel.nodes[0].children)
-    if (c->op && c->op->name.find("ProfilerStep#") != std::string::npos) out.push_back(c->op);
+  for (const auto& s : rel.steps) out.push_back(&s.op);
   return out;
 }
 
@@ -387,7 +387,7 @@ std::string step_id(const fw_op& o) { return std::string(o.name.substr(o.name.rf
 /// spans the tasks of the node-level calls inside the step op (to at least the
 /// op's end); computing and free time come from the compute tasks starting in
 /// it. No communication data yet: those columns stay 0.
-rows step_trace_rows(const pt_dir& d, const db_export::calls& cann, const relation& rel) {
+result<rows> step_trace_rows(const pt_dir& d, const db_export::calls& cann, const relation& rel) {
   constexpr std::int64_t forever = std::numeric_limits<std::int64_t>::max();
   struct range {
     db_value id;
@@ -421,8 +421,10 @@ rows step_trace_rows(const pt_dir& d, const db_export::calls& cann, const relati
     ranges.push_back({std::monostate{}, tasks ? tasks->first : 0, forever, 0, false});
   }
   std::optional<std::int64_t> first_op;  // the first non-mstx op (torch_npu's torch op list)
-  for (const auto& o : d.ops)
+  auto read = d.ops.each([&](const fw_op& o) {
     if (o.name.rfind("mstx_", 0) != 0 && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
+  });
+  if (!read) return read.err();
 
   const auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
   rows out;
@@ -566,7 +568,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
     batched_table callchains(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3);
     {
       fwk_ids ids(strings, connections, callchains);
-      fwk_apis(d, *cann_, ids, apis);
+      MSPROF_TRY(fwk_apis(d, *cann_, ids, apis));
     }
     MSPROF_TRY(apis.finish());
     MSPROF_TRY(strings.finish());
@@ -592,12 +594,14 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
   auto analysis = write_sqlite(out_, "analysis.db", [&](const std::string& path) -> result<void> {
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
+    auto step_rows = step_trace_rows(d, *cann_, rel);
+    if (!step_rows) return step_rows.err();
     MSPROF_TRY(create_and_fill(db, "StepTraceTime",
                                "deviceId INTEGER, step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, "
                                "overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, "
                                "bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
                                "preparing NUMERIC",
-                               11, step_trace_rows(d, *cann_, rel)));
+                               11, std::move(*step_rows)));
     return db.close();
   });
   if (!analysis) return analysis.err();

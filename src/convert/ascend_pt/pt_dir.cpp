@@ -4,8 +4,10 @@
 // clock (torch_npu ProfilerConfig: counter ticks -> ns -> local time).
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -13,6 +15,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include "msprof/codec/decode.hpp"
 #include "msprof/codec/framework.hpp"
@@ -26,6 +30,49 @@ namespace ascend_pt {
 
 namespace fs = std::filesystem;
 namespace fw = codec::framework;
+
+record_list::record_list(std::size_t record_size, std::string dir, std::size_t budget) : size_(record_size) {
+  if (dir.empty()) {
+    std::error_code ec;
+    dir = fs::temp_directory_path(ec).string();
+    if (dir.empty()) dir = "/tmp";
+  }
+  s_ = std::make_shared<state>(std::move(dir), budget);
+}
+
+void record_list::push_back(const void* record) {
+  ++s_->count;
+  s_->held.append(static_cast<const char*>(record), size_);
+  if (s_->held.size() < s_->file.budget()) return;
+  if (s_->file.ready()) s_->file.write(s_->held.data(), s_->held.size());
+  if (!s_->file.ok() && s_->error.empty()) s_->error = s_->file.take_status().err().message;
+  s_->held.clear();  // on a failure too: memory stays bounded, each() reports it
+}
+
+result<void> record_list::each(const std::function<void(const char*)>& fn) const {
+  state& st = *s_;
+  if (!st.error.empty()) return make_error(errc::io, st.error + " (the framework records)");
+  const auto from = [&](const char* p, std::size_t n) {
+    for (std::size_t at = 0; at + size_ <= n; at += size_) fn(p + at);
+  };
+  if (st.file.fd() >= 0) {
+    // Whole records a chunk at a time.
+    const std::size_t chunk = std::max<std::size_t>(1, (std::size_t{1} << 20) / size_) * size_;
+    std::string buf(chunk, '\0');
+    for (std::uint64_t pos = 0; pos < st.file.written();) {
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, st.file.written() - pos));
+      const auto n = ::pread(st.file.fd(), buf.data(), want, static_cast<off_t>(pos));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0 || static_cast<std::size_t>(n) % size_ != 0)
+        return make_error(errc::io, "the framework records' temporary file: cannot read back byte " +
+                                        std::to_string(pos) + ": " + (n < 0 ? std::strerror(errno) : "file truncated"));
+      from(buf.data(), static_cast<std::size_t>(n));
+      pos += static_cast<std::uint64_t>(n);
+    }
+  }
+  from(st.held.data(), st.held.size());
+  return {};
+}
 
 result<std::string> read_file(const std::string& path) {
   std::uint64_t size = 0;
@@ -223,7 +270,8 @@ result<void> decode_file(fw::file_kind kind, const std::string& path, fw::record
 
 }  // namespace
 
-void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read) {
+void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read,
+                     const std::string& spill_dir, std::size_t spill_budget) {
   const fs::path fwk = fs::path(d.dir) / "FRAMEWORK";
   std::error_code ec;
   if (!fs::is_directory(fwk, ec)) return;
@@ -271,9 +319,60 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
       op.has_stack = o.has_stack;
       op.has_module = o.has_module;
       op.has_flops = o.has_flops;
-      d.ops.push_back(std::move(op));
+      d.earliest_op_ns = d.ops.empty() ? op.start_ns : std::min(d.earliest_op_ns, op.start_ns);
+      d.ops.push_back(op);
     }
     rec.ops.clear();
+  };
+  // Task-queue marks leave `rec` piece by piece too, into a sorted run by
+  // local time (equal times keep file order, as a stable sort would): only a
+  // budget of them is in memory. Their pids are checked once the directory's
+  // process is known (torch.op_mark is read before torch.op_range): per pid,
+  // its count and its first mark in file order.
+  struct mark_key {
+    std::int64_t ts;
+    bool operator<(const mark_key& o) const noexcept { return ts < o.ts; }
+  };
+  struct mark_head {
+    std::uint64_t category, corr_id, tid, pid;
+  };
+  std::string run_dir = spill_dir;
+  if (run_dir.empty()) run_dir = fs::temp_directory_path(ec).string();
+  if (run_dir.empty()) run_dir = "/tmp";
+  spill_sorter<mark_key> marks(run_dir, spill_budget);
+  d.spill_dir = run_dir;
+  d.spill_budget = spill_budget;
+  if (d.ops.empty()) d.ops = spilled_list<fw_op>(run_dir, spill_budget);
+  if (d.enqueue.empty()) d.enqueue = spilled_list<queue_span>(run_dir, spill_budget);
+  if (d.dequeue.empty()) d.dequeue = spilled_list<queue_span>(run_dir, spill_budget);
+  struct pid_seen {
+    std::size_t n = 0, first = 0;
+    std::uint64_t offset = 0;
+  };
+  std::map<std::uint64_t, pid_seen> mark_pid_counts;
+  std::size_t mark_count = 0;
+  std::optional<std::uint64_t> first_mark_pid;
+  std::string payload;
+  const auto take_marks = [&] {
+    for (const auto& m : rec.marks) {
+      if (!first_mark_pid) first_mark_pid = m.pid;
+      auto [seen, fresh] = mark_pid_counts.try_emplace(m.pid);
+      if (fresh) {
+        seen->second.first = mark_count;
+        seen->second.offset = m.offset;
+      }
+      ++seen->second.n;
+      ++mark_count;
+      const mark_head h{m.category, m.corr_id, m.tid, m.pid};
+      payload.assign(reinterpret_cast<const char*>(&h), sizeof h);
+      payload += m.name;
+      marks.push({local(m.time)}, payload);
+    }
+    rec.marks.clear();
+  };
+  const auto take_pieces = [&] {
+    take_ops();
+    take_marks();
   };
   // torch_npu reads the first file of each kind; later ones (its own names
   // never repeat a kind) are read too rather than dropped silently.
@@ -281,12 +380,27 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     const auto kind = fw::kind_of(p.filename().string());
     if (kind == fw::file_kind::unknown) continue;
     if (kind == fw::file_kind::op_mark) d.has_task_queue = true;
-    auto read = decode_file(kind, p.string(), rec, d.warnings, bytes_read, take_ops);
+    auto read = decode_file(kind, p.string(), rec, d.warnings, bytes_read, take_pieces);
     if (!read) d.warnings.push_back(read.err().message);
   }
-  if (!first_pid && !rec.marks.empty()) first_pid = rec.marks.front().pid;
+  if (!first_pid) first_pid = first_mark_pid;
   if (!first_pid && !rec.memory.empty()) first_pid = rec.memory.front().pid;
-  for (const auto& m : rec.marks) mark_pids.see(m.pid, m.offset, *first_pid);
+  {
+    const pid_seen* earliest = nullptr;
+    std::uint64_t earliest_pid = 0;
+    for (const auto& [pid, seen] : mark_pid_counts) {
+      if (pid == *first_pid) continue;
+      mark_pids.n += seen.n;
+      if (!earliest || seen.first < earliest->first) {
+        earliest = &seen;
+        earliest_pid = pid;
+      }
+    }
+    if (earliest) {
+      mark_pids.offset = earliest->offset;
+      mark_pids.pid = earliest_pid;
+    }
+  }
   for (const auto& u : rec.memory) memory_pids.see(u.pid, u.offset, *first_pid);
   for (const auto& [name, o] : {std::pair<const char*, const other_pids&>{"torch.op_range", op_pids},
                                 {"torch.op_mark", mark_pids},
@@ -307,28 +421,35 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
 
   // Task queue: marks in time order; an end pairs with the latest open start
   // of the same thread and name (torch_npu get_task_queue_data).
-  std::stable_sort(rec.marks.begin(), rec.marks.end(),
-                   [&](const fw::op_mark& a, const fw::op_mark& b) { return local(a.time) < local(b.time); });
-  std::map<std::pair<std::uint64_t, std::string>, std::vector<const fw::op_mark*>> open_enq, open_deq;
+  std::map<std::pair<std::uint64_t, std::string>, std::vector<std::int64_t>> open_enq, open_deq;
   std::size_t unmatched = 0;
-  for (const auto& m : rec.marks) {
+  std::string name;
+  auto drained = marks.drain([&](const mark_key& k, std::string_view p) {
+    mark_head m;
+    std::memcpy(&m, p.data(), sizeof m);
+    name.assign(p.substr(sizeof m));
     const bool enq = m.category == fw::mark::enqueue_start || m.category == fw::mark::enqueue_end;
     auto& open = enq ? open_enq : open_deq;
     if (m.category == fw::mark::enqueue_start || m.category == fw::mark::dequeue_start) {
-      open[{m.tid, m.name}].push_back(&m);
-      continue;
+      open[{m.tid, name}].push_back(k.ts);
+      return;
     }
-    if (m.category != fw::mark::enqueue_end && m.category != fw::mark::dequeue_end) continue;
-    auto it = open.find({m.tid, m.name});
+    if (m.category != fw::mark::enqueue_end && m.category != fw::mark::dequeue_end) return;
+    auto it = open.find({m.tid, name});
     if (it == open.end() || it->second.empty()) {
       ++unmatched;
-      continue;
+      return;
     }
-    const fw::op_mark* s = it->second.back();
+    const std::int64_t start = it->second.back();
     it->second.clear();
-    queue_span q{local(s->time), local(m.time) - local(s->time), m.corr_id, m.tid, m.pid, m.name};
-    (enq ? d.enqueue : d.dequeue).push_back(std::move(q));
-  }
+    auto known = d.texts.find(name);
+    if (known == d.texts.end()) known = d.texts.insert(name).first;
+    const queue_span q{start, k.ts - start, m.corr_id, m.tid, m.pid, *known};
+    (enq ? d.enqueue : d.dequeue).push_back(q);
+  });
+  if (!drained)
+    d.warnings.push_back((fwk / "torch.op_mark").string() + ": the task-queue marks could not be sorted: " +
+                         drained.err().what() + "; the task queue is incomplete");
   if (unmatched)
     d.warnings.push_back((fwk / "torch.op_mark").string() + ": " + std::to_string(unmatched) +
                          " enqueue/dequeue end mark(s) without a start; ignored");

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -149,8 +150,8 @@ void see_thread(thread_list& t, std::uint64_t tid, bool dequeue, bool overwrite 
 /// dequeue and enqueue spans with their enqueue_to_dequeue flow ends, the
 /// Python process and thread metadata, fwdbwd flows, the Python tracer's
 /// functions, garbage collections.
-void framework_events(event_list& ev, const pt_dir& d, const model& m) {
-  if (!d.info.cpu) return;
+result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
+  if (!d.info.cpu) return {};
   std::uint64_t pid = 0;
   if (!d.ops.empty())
     pid = d.ops.front().pid;
@@ -159,7 +160,7 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
   else if (!d.dequeue.empty())
     pid = d.dequeue.front().pid;
   else
-    return;  // torch_npu: "framework data is empty"
+    return {};  // torch_npu: "framework data is empty"
   thread_list threads;
   // The latest-starting forward (fwd tid 0) and backward op of each sequence number.
   struct fwd_end {
@@ -168,7 +169,7 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
     std::int64_t ts = 0;
   };
   std::vector<std::pair<std::int64_t, std::array<fwd_end, 2>>> fwd;
-  for (const auto& o : d.ops) {
+  auto ops = d.ops.each([&](const fw_op& o) {
     if (o.seq >= 0) {
       auto it = std::find_if(fwd.begin(), fwd.end(), [&](const auto& p) { return p.first == o.seq; });
       if (it == fwd.end()) it = fwd.insert(fwd.end(), {o.seq, {}});
@@ -187,23 +188,54 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
               if (o.has_module) a.member("Module Hierarchy", o.module_hierarchy);
               if (o.has_flops) a.member("flops", o.flops);
             });
-  }
-  std::map<std::uint64_t, const std::string*> dequeued;  // correlation id -> op name
+  });
+  if (!ops) return ops;
   const auto queue_event = [&](const queue_span& q, const std::string& name, const char* cat, const char* ph) {
     x_event(ev, name, static_cast<std::int64_t>(q.pid), q.tid, q.ts, q.dur, cat,
             [&](json::writer& a) { a.member("correlation_id", q.corr_id); });
     flow(ev, ph, "enqueue_to_dequeue", static_cast<std::int64_t>(q.corr_id), q.pid, q.tid, q.ts, "async_task_queue");
   };
-  for (const auto& q : d.dequeue) {
+  // An enqueue is named after the (last) dequeue of its correlation id: both
+  // meet in a sorted run by id (dequeues first), and the names go back to the
+  // enqueues' order through a second one.
+  struct corr_key {
+    std::uint64_t corr;
+    std::uint8_t enqueue;
+    bool operator<(const corr_key& b) const noexcept { return corr != b.corr ? corr < b.corr : enqueue < b.enqueue; }
+  };
+  spill_sorter<corr_key> by_corr(d.spill_dir, d.spill_budget);
+  spill_sorter<std::uint64_t> names(d.spill_dir, d.spill_budget);  // enqueue number -> "" or '@' + dequeue name
+  const auto bytes = [](const auto& v) { return std::string_view(reinterpret_cast<const char*>(&v), sizeof v); };
+  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, true);
-    queue_event(q, "Dequeue@" + q.name, "dequeue", "f");
-    dequeued[q.corr_id] = &q.name;
-  }
-  for (const auto& q : d.enqueue) {
+    queue_event(q, "Dequeue@" + std::string(q.name), "dequeue", "f");
+    by_corr.push({q.corr_id, 0}, q.name);
+  }));
+  std::uint64_t n = 0;
+  MSPROF_TRY(d.enqueue.each([&](const queue_span& q) { by_corr.push({q.corr_id, 1}, bytes(n++)); }));
+  std::uint64_t corr = 0;
+  std::optional<std::string> dequeue_name;
+  std::string name;
+  MSPROF_TRY(by_corr.drain([&](const corr_key& k, std::string_view p) {
+    if (!dequeue_name || k.corr != corr) dequeue_name.reset();
+    corr = k.corr;
+    if (!k.enqueue) {
+      dequeue_name = std::string(p);
+      return;
+    }
+    std::uint64_t i = 0;
+    std::memcpy(&i, p.data(), sizeof i);
+    name = dequeue_name ? "@" + *dequeue_name : std::string();
+    names.push(i, name);
+  }));
+  std::uint64_t key = 0;
+  std::string_view named;
+  MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, false);
-    const auto it = dequeued.find(q.corr_id);
-    queue_event(q, it == dequeued.end() ? std::string("Enqueue") : "Enqueue@" + *it->second, "enqueue", "s");
-  }
+    names.next(key, named);  // one per enqueue, in their order
+    queue_event(q, "Enqueue" + std::string(named), "enqueue", "s");
+  }));
+  MSPROF_TRY(names.take_status());
   const auto functions = python_functions(d);
   for (const auto& f : functions) see_thread(threads, f.tid, false, false);
 
@@ -244,6 +276,7 @@ void framework_events(event_list& ev, const pt_dir& d, const model& m) {
     meta(ev, "thread_name", gpid, gtid, "name", "Python GC");
     meta(ev, "thread_sort_index", gpid, gtid, "sort_index", gtid);
   }
+  return {};
 }
 
 /// Follows JSON text a character at a time: structural(c) is true for a
@@ -329,11 +362,11 @@ struct cann_events {
 }  // namespace
 
 result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, timeline_collector& cann,
-                              const relation& r) {
+                              relation& r) {
   return detail::write_stream_atomic(out, "trace_view.json", [&](std::string& buf, auto& flush) -> result<void> {
     buf += '[';
     event_list ev(buf, [&] { flush(); });
-    framework_events(ev, d, m);
+    MSPROF_TRY(framework_events(ev, d, m));
     if (ev.count()) ev.second_part();
     cann_events c{ev, d.info.level == "Level0", {}};
     detail::json_output<cann_events> dest{c.buf, c};
@@ -341,16 +374,18 @@ result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const mo
     c();
     // torch_to_npu: from each op to the kernels of the launches its own enqueues
     // (or, without a task queue, its own launches) bound; id = the kernel's ts.
-    for (std::size_t i = 1; i < r.nodes.size(); ++i) {
-      const fw_op& o = *r.nodes[i].op;
-      for (const auto id : r.nodes[i].corr_self) {
-        const auto k = r.kernels.find(id);
-        if (k == r.kernels.end()) continue;
-        for (const auto& kr : k->second) {
-          flow(ev, "s", "torch_to_npu", kr.ts, o.pid, o.tid, o.start_ns, "async_npu");
-          flow(ev, "f", "torch_to_npu", kr.ts, kr.pid, kr.tid, kr.ts, "async_npu");
+    if (r.flows) {
+      MSPROF_TRY(r.flows->drain([&](std::uint64_t, std::string_view p) {
+        relation::flow_source o;
+        std::memcpy(&o, p.data(), sizeof o);
+        for (std::size_t at = sizeof o; at + sizeof(relation::flow_target) <= p.size();
+             at += sizeof(relation::flow_target)) {
+          relation::flow_target k;
+          std::memcpy(&k, p.data() + at, sizeof k);
+          flow(ev, "s", "torch_to_npu", k.ts, o.pid, o.tid, o.ts, "async_npu");
+          flow(ev, "f", "torch_to_npu", k.ts, k.pid, k.tid, k.ts, "async_npu");
         }
-      }
+      }));
     }
     buf += ']';
     return {};

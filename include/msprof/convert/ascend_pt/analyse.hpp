@@ -23,10 +23,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
@@ -70,6 +74,63 @@ struct fw_op {
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
 
+/// Fixed-size records in the order they come, not held: up to a budget in
+/// memory, then in an unnamed temporary file (spill.hpp's), read back whole by
+/// each() as often as needed. Copies share the records. spilled_list<T> types it.
+class record_list {
+ public:
+  /// Records go to a file in `dir` (empty: the temporary directory) once `budget` bytes of them are held.
+  record_list(std::size_t record_size, std::string dir, std::size_t budget);
+  void push_back(const void* record);
+  std::size_t size() const noexcept { return s_->count; }
+  /// fn(bytes of one record) for every record in order; an error when they
+  /// cannot be read back (or were not all written).
+  result<void> each(const std::function<void(const char*)>& fn) const;
+
+ private:
+  struct state {
+    state(std::string dir, std::size_t budget) : file(std::move(dir), budget) {}
+    detail::spill_file file;
+    std::string held;  ///< records not written yet (all of them while they fit the budget)
+    std::size_t count = 0;
+    std::string error;  ///< the first failure to write them, empty if none
+  };
+  std::size_t size_;
+  std::shared_ptr<state> s_;
+};
+
+/// A record_list of T (trivially copyable: kept as its bytes; string_views
+/// must point at text that outlives the list, as pt_dir::texts).
+template <class T>
+class spilled_list {
+  static_assert(std::is_trivially_copyable_v<T>, "spilled_list keeps its records as bytes");
+
+ public:
+  explicit spilled_list(std::string dir, std::size_t budget = spill_budget_default)
+      : list_(sizeof(T), std::move(dir), budget) {}
+  spilled_list() : spilled_list(std::string()) {}
+  void push_back(const T& v) {
+    if (list_.size() == 0) first_ = v;
+    list_.push_back(&v);
+  }
+  std::size_t size() const noexcept { return list_.size(); }
+  bool empty() const noexcept { return list_.size() == 0; }
+  const T& front() const noexcept { return first_; }  ///< only when not empty
+  /// fn(const T&) for every record in order.
+  template <class Fn>
+  result<void> each(Fn&& fn) const {
+    T v;
+    return list_.each([&](const char* p) {
+      std::memcpy(static_cast<void*>(&v), p, sizeof v);
+      fn(static_cast<const T&>(v));
+    });
+  }
+
+ private:
+  record_list list_;
+  T first_{};
+};
+
 /// A Python tracer record (torch.python_tracer_func) on the local clock.
 struct py_call {
   std::int64_t ts = 0;
@@ -84,10 +145,11 @@ struct gc_span {
 };
 
 /// A matched task-queue span (torch.op_mark start/end pair) on the local clock.
+/// Its name is a view of pt_dir::texts.
 struct queue_span {
   std::int64_t ts = 0, dur = 0;
   std::uint64_t corr_id = 0, tid = 0, pid = 0;
-  std::string name;
+  std::string_view name;
 };
 
 /// One `*_ascend_pt` directory read: its files, config and framework records.
@@ -96,18 +158,21 @@ struct pt_dir {
   std::string prof_dir;   ///< its PROF_* directory
   std::string info_file;  ///< profiler_info_{rank}.json
   profiler_info info;
-  std::vector<fw_op> ops;           ///< torch.op_range, file order
+  spilled_list<fw_op> ops;          ///< torch.op_range, file order (not held: read through each())
+  std::int64_t earliest_op_ns = 0;  ///< the earliest op start (when there are ops)
   /// The ops' texts, each once: fw_op views point here (a set node never moves, not even when the
   /// pt_dir is moved; a copied pt_dir's ops still view the original's).
   std::unordered_set<std::string> texts;
-  std::vector<queue_span> enqueue;  ///< in the order their end marks come (time order)
-  std::vector<queue_span> dequeue;
+  spilled_list<queue_span> enqueue;  ///< in the order their end marks come (time order; not held)
+  spilled_list<queue_span> dequeue;
   bool has_task_queue = false;                         ///< a torch.op_mark file exists
   std::vector<codec::framework::memory_usage> memory;  ///< torch.memory_usage, `time` on the local clock, file order
   std::vector<py_call> python_calls;                   ///< file order
   std::map<std::uint64_t, std::string> python_names;   ///< torch.python_tracer_hash: key -> function name
   std::vector<gc_span> gcs;                            ///< file order
   std::vector<std::string> warnings;
+  std::string spill_dir;  ///< where the lists above and the outputs' sorted runs spill (place_framework's)
+  std::size_t spill_budget = spill_budget_default;
 };
 
 /// The whole of a regular file (FRAMEWORK files, profiler_info, profiler_metadata).
@@ -124,7 +189,11 @@ result<pt_dir> read_pt_dir(const std::string& dir);
 /// Decodes the FRAMEWORK files (warnings for damage) and places their times:
 /// local = framework_ns(raw) + `wall_offset_ns` (the PROF_ start_info's).
 /// Each file's size is added to `bytes_read` (when given) once it is decoded.
-void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read = nullptr);
+/// The task-queue marks are put in time order through a sorted run in
+/// `spill_dir` (empty: the temporary directory; `spill_budget` of them in
+/// memory), not held whole.
+void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::uint64_t>* bytes_read = nullptr,
+                     const std::string& spill_dir = {}, std::size_t spill_budget = spill_budget_default);
 
 /// Raw FRAMEWORK time -> monotonic ns (torch_npu: counter ticks when syscnt is on).
 std::int64_t framework_ns(const profiler_info& info, std::int64_t raw) noexcept;
@@ -145,27 +214,78 @@ struct kernel_ref {
   std::uint64_t pid = 0, tid = 0;  ///< its slice in the timeline (Ascend Hardware process, stream)
 };
 
-/// A node of the framework op tree (torch_npu TorchOpNode).
-struct op_node {
-  const fw_op* op = nullptr;  ///< nullptr: the root
-  op_node* parent = nullptr;
-  std::vector<op_node*> children;
-  std::vector<std::int64_t> corr_total;  ///< ids bound here or below (correlation ids, or launch starts)
-  std::vector<std::int64_t> corr_self;   ///< ids bound here
+/// A Python number of torch_npu's sums: an int until a float is added,
+/// printed the way str() prints it (text.hpp's py_float).
+struct py_num {
+  double v = 0;
+  bool is_float = false;
+  void add(double x) {
+    v += x;
+    is_float = true;
+  }
+  void add_int(long long x) { v += static_cast<double>(x); }
+  std::string str() const;
 };
 
-/// Framework ops linked to kernels: the op tree (nodes[0] is the root, the
-/// others in start order) and the kernels by correlation id (task queue) or
-/// by launch start (no task queue).
+/// A ProfilerStep op at the top of the op tree, with the ids bound to it or
+/// below it (step_ranges reads them).
+struct step_op {
+  fw_op op;
+  bool any_id = false;  ///< an id was bound (a step without one has no device range)
+  /// The smallest and largest of those ids that reach kernels (any_kernel: one does).
+  bool any_kernel = false;
+  std::int64_t first_id = 0, last_id = 0;
+};
+
+/// An operator_details row as the op tree gives it (torch_npu OperatorViewParser):
+/// the op, its host durations and the device durations of the kernels bound to
+/// it (self) and below it (total). Trivially copyable: it goes through sorted runs.
+struct op_detail {
+  fw_op op;
+  std::int64_t self_ns = 0, total_ns = 0;
+  py_num dev[4];  ///< self, total, self AI Core, total AI Core (us)
+};
+
+/// Options of link().
+struct link_options {
+  std::string spill_dir;                   ///< sorted runs (empty: the temporary directory)
+  std::size_t spill_budget = spill_budget_default;
+  bool text = true;                        ///< keep operator_details rows and torch_to_npu flows
+};
+
+/// Framework ops linked to kernels: the kernels by correlation id (task queue)
+/// or by launch start (no task queue), and what the op tree gives, built in one
+/// pass over the ops in start order with a stack of the open ones (only they
+/// and the steps are in memory): operator_details rows and each op's
+/// torch_to_npu flows in sorted runs by the op's place in start order, the
+/// steps, and, only when operator_memory needs them, every op's parent.
 struct relation {
-  std::vector<op_node> nodes;
   std::map<std::int64_t, std::vector<kernel_ref>> kernels;
   /// Kernels by launch start: only without a task queue (its linking and step
   /// ranges read them; analyse drops them after), else empty.
   std::map<std::int64_t, std::vector<kernel_ref>> acl;
+  std::vector<step_op> steps;  ///< start order
+  /// operator_details rows (every op but ProfilerStep ones), in start order: drain once.
+  std::unique_ptr<spill_sorter<std::uint64_t>> details;
+  /// torch_to_npu flows per op (drain once): payload a flow_source, then its kernels' flow_target.
+  std::unique_ptr<spill_sorter<std::uint64_t>> flows;
+  struct flow_source {
+    std::uint64_t pid, tid;
+    std::int64_t ts;
+  };
+  struct flow_target {
+    std::int64_t ts;
+    std::uint64_t pid, tid;
+  };
+  /// Ops in start order and each one's parent (its index + 1 there, 0: the
+  /// root); only when the directory has memory records to name (operator_memory).
+  std::vector<fw_op> order;
+  std::vector<std::uint32_t> parent;
+  bool linked = false;  ///< the ops were linked (CPU activity and ops)
+  std::string error;    ///< why the linking is incomplete (a sorted run failed), empty if it is not
 };
 /// `acl`: kernels by the start of the host API that launched them (cann_part::take_acl).
-relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl);
+relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl, const link_options& o = {});
 
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
 /// kernels reached through their enqueues (task queue) or launches.

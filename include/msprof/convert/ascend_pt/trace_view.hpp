@@ -28,10 +28,10 @@ namespace ascend_pt {
 /// `d` placed on the PROF_ clock (place_framework), `m` its PROF_ directory's
 /// final model (session and iterations; its records are not read), `cann` the
 /// timeline events gathered from its windows (cann_part::timeline(), written
-/// once), `r` the framework ops linked to its kernels (link()). The layout is
-/// Python json.dumps' (", " and ": ").
+/// once), `r` the framework ops linked to its kernels (link(); its
+/// torch_to_npu flows are drained). The layout is Python json.dumps' (", " and ": ").
 result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, timeline_collector& cann,
-                              const relation& r);
+                              relation& r);
 
 }  // namespace ascend_pt
 }  // namespace convert
