@@ -724,9 +724,9 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   // 3. Each pair with both ends bound claims its slices for its category,
   // unless one already carries another (a slice has one category).
   spill_sorter<wkey> claims(dir, quarter);
-  spill_sorter<mkey> flows(dir, quarter);  // each flow at its later end: its ends, size and string counts
   // The flows' text in pair order (the order they are written in), made here
-  // where both ends are known: [pair][host end][device end][text] per flow.
+  // where both ends are known: [pair][host end][device end][renamed][invalid
+  // UTF-8][text] per flow (the string counts are added only for flows kept).
   scratch flow_text(dir);
   {
     const bool one_cat = pair_cats.size() < 2;  // then no claim can conflict
@@ -794,22 +794,17 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
         append_us3(text, sl.ts - origin);
         text += '}';
       }
-      payload.clear();
-      put(payload, ends[0]);
-      put(payload, ends[1]);
-      put(payload, static_cast<std::uint64_t>(text.size()));
-      put(payload, static_cast<std::uint64_t>(fst.renamed));
-      put(payload, static_cast<std::uint64_t>(fst.invalid_utf8));
-      flows.push({std::max(ends[0], ends[1]), pk.hi, pk.lo}, payload);
       // For the one-part bound: the flow, and its category on both slices
       // where longer than the default one (a slice claimed twice counts twice).
       one_part_bytes += text.size() + 2 + 2 * (cat_bytes > default_cat_bytes ? cat_bytes - default_cat_bytes : 0);
       payload.clear();
-      put(payload, static_cast<std::uint32_t>(2 * sizeof(std::uint64_t) + 2 * sizeof(wkey) + text.size()));
+      put(payload, static_cast<std::uint32_t>(4 * sizeof(std::uint64_t) + 2 * sizeof(wkey) + text.size()));
       put(payload, pk.hi);
       put(payload, pk.lo);
       put(payload, ends[0]);
       put(payload, ends[1]);
+      put(payload, static_cast<std::uint64_t>(fst.renamed));
+      put(payload, static_cast<std::uint64_t>(fst.invalid_utf8));
       payload += text;
       flow_text.append(payload);
     }
@@ -855,6 +850,43 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     direct_buf.assign(head);
     if (!meta_text.empty()) direct_buf.append(meta_text, 2, std::string::npos);
   }
+  // The flows read back one record at a time: fn(pair, host end, device end,
+  // renamed, invalid UTF-8, text); false from fn stops.
+  auto each_text = [&](auto&& fn) -> result<void> {
+    scratch_reader in(flow_text);
+    std::string_view rec;
+    bool error = false;
+    while (in.next(rec, error)) {
+      reader r{rec};
+      const pkey pk{r.get<std::uint64_t>(), r.get<std::uint64_t>(), 0};
+      const auto host = r.get<wkey>();
+      const auto dev = r.get<wkey>();
+      const auto renamed = r.get<std::uint64_t>();
+      const auto invalid = r.get<std::uint64_t>();
+      if (!fn(pk, host, dev, renamed, invalid, r.s))
+        return make_error(errc::io, fmt::format("{}.json: write failed", stem));
+    }
+    if (error) return make_error(errc::io, dir + ": cannot read back the chrome trace's flows");
+    return {};
+  };
+  // Parts to cut: each flow at its later end in write order, whose cost goes
+  // to that event and whose drops the write pass decides. One part needs
+  // neither: its flows are written (and checked) after all events.
+  spill_sorter<mkey> flows(dir, quarter);  // each flow at its later end: its ends, size and string counts
+  if (!direct) {
+    std::string payload;
+    MSPROF_TRY(each_text([&](const pkey& pk, const wkey& host, const wkey& dev, std::uint64_t renamed,
+                             std::uint64_t invalid, std::string_view text) {
+      payload.clear();
+      put(payload, host);
+      put(payload, dev);
+      put(payload, static_cast<std::uint64_t>(text.size()));
+      put(payload, renamed);
+      put(payload, invalid);
+      flows.push({std::max(host, dev), pk.hi, pk.lo}, payload);
+      return true;
+    }));
+  }
   spill_sorter<pkey> dropped(dir, quarter);  // flows the write pass leaves out, in pair order
   std::vector<std::int64_t> steps = opt.step_starts_ns;
   std::sort(steps.begin(), steps.end());
@@ -862,8 +894,8 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   std::uint64_t total = 0, positions = 0;
   std::int64_t first_ts = 0, last_end = 0;  // of all events
   std::size_t n_slices = 0, n_instants = 0, n_counters = 0;
+  std::set<wkey> shadowed;  // flow ends DevTools binds to an earlier slice
   {
-    std::set<wkey> shadowed;  // flow ends DevTools binds to an earlier slice
     // Per thread the ends of the open slices, with the final durations: the depth DevTools draws.
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<std::int64_t>> open;
     std::vector<std::string> group_cats;
@@ -1009,36 +1041,40 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     MSPROF_TRY(claims.take_status());
     MSPROF_TRY(flows.take_status());
   }
-  // The flows kept, in pair order: fn(pair, host end, device end, text); false from fn stops.
+  // The flows kept by the write pass (parts), in pair order: fn(pair, host end, device end, text).
   auto each_flow = [&](auto&& fn) -> result<void> {
-    scratch_reader in(flow_text);
     pkey dk;
-    std::string_view rec, dp;
-    bool error = false, have_drop = dropped.next(dk, dp);
-    while (in.next(rec, error)) {
-      reader r{rec};
-      const pkey pk{r.get<std::uint64_t>(), r.get<std::uint64_t>(), 0};
-      const auto host = r.get<wkey>();
-      const auto dev = r.get<wkey>();
+    std::string_view dp;
+    bool have_drop = dropped.next(dk, dp);
+    MSPROF_TRY(each_text([&](const pkey& pk, const wkey& host, const wkey& dev, std::uint64_t, std::uint64_t,
+                             std::string_view text) {
       if (have_drop && !(pk < dk) && !(dk < pk)) {
         have_drop = dropped.next(dk, dp);
-        continue;
+        return true;
       }
-      if (!fn(pk, host, dev, r.s)) return make_error(errc::io, fmt::format("{}.json: write failed", stem));
-    }
-    if (error) return make_error(errc::io, dir + ": cannot read back the chrome trace's flows");
+      return fn(pk, host, dev, text);
+    }));
     if (have_drop) return make_error(errc::unsupported, "chrome trace: a dropped flow was not found");
     return dropped.take_status();
   };
   if (direct) {
-    // The one part: the flows in pair order, then otherData.
+    // The one part: the flows in pair order (DevTools binds an end shadowed by
+    // an earlier flow end of its category to that one: such flows are
+    // dropped), then otherData.
     stats final_st = st;
     final_st.slices = n_slices;
     final_st.instants = n_instants;
     final_st.counters = n_counters;
     final_st.metadata = meta_count;
     std::size_t events = meta_count + static_cast<std::size_t>(positions);
-    MSPROF_TRY(each_flow([&](const pkey&, const wkey&, const wkey&, std::string_view text) {
+    MSPROF_TRY(each_text([&](const pkey&, const wkey& host, const wkey& dev, std::uint64_t renamed,
+                             std::uint64_t invalid, std::string_view text) {
+      if (!shadowed.empty() && (shadowed.count(host) || shadowed.count(dev))) {
+        ++final_st.flows_unbindable;
+        return true;
+      }
+      final_st.renamed += static_cast<std::size_t>(renamed);
+      final_st.invalid_utf8 += static_cast<std::size_t>(invalid);
       if (!direct_first) direct_buf += ",\n";
       direct_first = false;
       direct_buf += text;
