@@ -294,7 +294,21 @@ struct trace_builder::impl {
   std::size_t default_cat_bytes = 0;  // of the default category as a JSON string
   std::size_t counters_added = 0;  // their ts are bounded by the latest time
 
+  // The slice between begin_slice() and end_slice().
+  struct open_slice {
+    wkey key;
+    char ph = 'X';
+    std::uint64_t conn = 0;
+    std::uint64_t bytes = 0;  // its bytes in the one-part bound but args, ts, dur and category
+    std::size_t args_at = 0;  // where its args start in buf_payload
+    arg_writer args;
+  };
+  open_slice open{{}, 'X', 0, 0, 0, arg_writer(buf_payload, st)};
+
   void add(const trace_event& e, seq at);
+  arg_writer& begin_slice(const slice_fields& e, seq at);
+  void end_slice();
+  void add_flow(const flow_fields& e, seq at);
   result<output> finish(std::int64_t session_start_ns, std::string_view stem, const chunk_output& emit_chunk);
 
   // finish()'s stages.
@@ -302,91 +316,117 @@ struct trace_builder::impl {
   result<void> nest(std::int64_t origin, spill_sorter<qkey>& queries, spill_sorter<pkey>& bound);
 };
 
-void trace_builder::impl::add(const trace_event& e, seq at) {
+arg_writer& trace_builder::impl::begin_slice(const slice_fields& e, seq at) {
   std::string& payload = buf_payload;
   payload.clear();
+  std::int64_t d = e.ph == 'X' ? e.dur_ns : 0;
+  if (d < 0) {
+    ++st.negative_dur;
+    d = 0;
+  }
+  max_ts = std::max(max_ts, e.ts_ns + d);
+  wkey& k = open.key;
+  k = wkey{};
+  k.ts = e.ts_ns;
+  k.hi = at.hi;
+  k.lo = at.lo;
+  if (e.ph == 'C') {
+    min_counter = std::min(min_counter, e.ts_ns);
+    k.cls = 1;
+  } else {
+    min_slice = std::min(min_slice, e.ts_ns);
+    k.pid = e.pid;
+    k.tid = e.tid;
+    k.neg_dur = -d;
+  }
+  open.ph = e.ph;
+  open.conn = e.ph == 'X' ? e.connection_id : 0;
+  // The text goes straight into write order; the nesting pass sees only the
+  // numbers. Name and args are encoded once, in place (as put_str's layout).
+  put(payload, e.ph);
+  put(payload, e.pid);
+  put(payload, e.tid);
+  const std::size_t name_at = payload.size();
+  put(payload, std::uint32_t{0});
+  append_name(payload, e.name, st);
+  const auto name_size = static_cast<std::uint32_t>(payload.size() - name_at - sizeof(std::uint32_t));
+  std::memcpy(payload.data() + name_at, &name_size, sizeof name_size);
+  // ",\n{"name":" name [","cat":" cat] ph ","pid":" pid ","tid":" tid ","ts":" ts [","dur":" dur] args "}"
+  open.bytes = 10 + name_size + 7 + decimal_digits(e.pid) + 7 + decimal_digits(e.tid) + 6 + 1;
+  open.args_at = payload.size();
+  open.args = arg_writer(payload, st);
+  return open.args;
+}
+
+void trace_builder::impl::end_slice() {
+  std::string& payload = buf_payload;
+  open.args.close(open.ph == 'C');
+  const wkey& k = open.key;
+  written.push(k, payload);
+  one_part_bytes += open.bytes + (payload.size() - open.args_at);
+  if (open.ph == 'C') {
+    one_part_bytes += phase_text('C').size();
+    ++counters_added;
+    return;
+  }
+  one_part_bytes += 7 + default_cat_bytes + phase_text(open.ph).size() + (open.ph == 'X' ? 7 : 0);
+  payload.clear();
+  put(payload, open.ph);
+  put(payload, static_cast<std::uint8_t>(open.conn != 0));
+  put(payload, open.conn);
+  slices.push(nkey{k}, payload);
+}
+
+void trace_builder::impl::add_flow(const flow_fields& e, seq at) {
+  std::string& payload = buf_payload;
+  payload.clear();
+  put(payload, e.pid);
+  put(payload, e.tid);
+  put(payload, e.ts_ns);
+  put_str(payload, e.cat);
+  put_str(payload, e.name);
+  put_str(payload, e.id);
+  (e.ph == 's' ? starts : finishes).push({flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
+}
+
+void trace_builder::impl::add(const trace_event& e, seq at) {
   if (is_slice_phase(e.ph) || e.ph == 'C') {
-    std::int64_t d = e.ph == 'X' ? e.dur_ns : 0;
-    if (d < 0) {
-      ++st.negative_dur;
-      d = 0;
-    }
-    max_ts = std::max(max_ts, e.ts_ns + d);
-    wkey k;
-    k.ts = e.ts_ns;
-    k.hi = at.hi;
-    k.lo = at.lo;
-    if (e.ph == 'C') {
-      min_counter = std::min(min_counter, e.ts_ns);
-      k.cls = 1;
-    } else {
-      min_slice = std::min(min_slice, e.ts_ns);
-      k.pid = e.pid;
-      k.tid = e.tid;
-      k.neg_dur = -d;
-    }
-    // The text goes straight into write order; the nesting pass sees only the
-    // numbers. Name and args are encoded once, in place (as put_str's layout).
-    put(payload, e.ph);
-    put(payload, e.pid);
-    put(payload, e.tid);
-    const std::size_t name_at = payload.size();
-    put(payload, std::uint32_t{0});
-    append_name(payload, e.name, st);
-    const auto name_size = static_cast<std::uint32_t>(payload.size() - name_at - sizeof(std::uint32_t));
-    std::memcpy(payload.data() + name_at, &name_size, sizeof name_size);
-    const std::size_t args_at = payload.size();
-    if (!e.args.empty() || e.ph == 'C') {
-      payload += ",\"args\":";
-      append_args(payload, e.args, st);
-    }
-    const std::size_t args_size = payload.size() - args_at;
-    written.push(k, payload);
-    // ",\n{"name":" name [","cat":" cat] ph ","pid":" pid ","tid":" tid ","ts":" ts [","dur":" dur] args "}"
-    one_part_bytes += 10 + name_size + 7 + decimal_digits(e.pid) + 7 + decimal_digits(e.tid) + 6 + args_size + 1;
-    if (e.ph == 'C') {
-      one_part_bytes += phase_text('C').size();
-      ++counters_added;
-    } else {
-      one_part_bytes += 7 + default_cat_bytes + phase_text(e.ph).size() + (e.ph == 'X' ? 7 : 0);
-    }
-    if (e.ph == 'C') return;
-    std::uint64_t conn = 0;
-    bool has_conn = false;
-    if (e.ph == 'X') {
-      for (const auto& a : e.args) {
-        if (a.key == "connection_id" && a.k == trace_arg::kind::integer && a.i != 0) {
-          conn = static_cast<std::uint64_t>(a.i);
-          has_conn = true;
-          break;
-        }
+    slice_fields f;
+    f.ph = e.ph;
+    f.pid = e.pid;
+    f.tid = e.tid;
+    f.ts_ns = e.ts_ns;
+    f.dur_ns = e.dur_ns;
+    f.name = e.name;
+    for (const auto& a : e.args) {  // the flow ends' binding key
+      if (a.key == "connection_id" && a.k == trace_arg::kind::integer && a.i != 0) {
+        f.connection_id = static_cast<std::uint64_t>(a.i);
+        break;
       }
     }
-    payload.clear();
-    put(payload, e.ph);
-    put(payload, static_cast<std::uint8_t>(has_conn));
-    put(payload, conn);
-    slices.push(nkey{k}, payload);
+    arg_writer& w = begin_slice(f, at);
+    for (const auto& a : e.args) {
+      switch (a.k) {
+        case trace_arg::kind::integer: w.num(a.key, a.i); break;
+        case trace_arg::kind::real: w.real(a.key, a.d); break;
+        case trace_arg::kind::string: w.str(a.key, a.s); break;
+      }
+    }
+    end_slice();
   } else if (e.ph == 'M') {
+    std::string& payload = buf_payload;
     payload = "{\"name\":";
     append_string(payload, e.name, st.invalid_utf8);
     payload += ",\"ph\":\"M\",\"pid\":";
     append_int(payload, e.pid);
     payload += ",\"tid\":";
     append_int(payload, e.tid);
-    payload += ",\"args\":";
-    append_args(payload, e.args, st);
+    append_args(payload, e.args, st, true);
     payload += '}';
     meta.push({at.hi, at.lo, 0}, payload);
     ++meta_count;
   } else if (e.ph == 's' || e.ph == 'f') {
-    put(payload, e.pid);
-    put(payload, e.tid);
-    put(payload, e.ts_ns);
-    put_str(payload, e.cat);
-    put_str(payload, e.name);
-    put_str(payload, e.id);
-    (e.ph == 's' ? starts : finishes).push({flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
+    add_flow({e.ph, e.pid, e.tid, e.ts_ns, e.cat, e.name, e.id}, at);
   } else {
     ++st.unsupported;
   }
@@ -1322,6 +1362,12 @@ trace_builder::trace_builder(const options& opt, const std::string& spill_dir, s
 trace_builder::~trace_builder() = default;
 
 void trace_builder::add(const trace_event& e, seq at) { p_->add(e, at); }
+
+arg_writer& trace_builder::begin_slice(const slice_fields& s, seq at) { return p_->begin_slice(s, at); }
+
+void trace_builder::end_slice() { p_->end_slice(); }
+
+void trace_builder::add_flow(const flow_fields& f, seq at) { p_->add_flow(f, at); }
 
 result<output> trace_builder::finish(std::int64_t session_start_ns, std::string_view stem,
                                      const chunk_output& emit_chunk) {
