@@ -14,6 +14,7 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace chrome {
 namespace detail {
+using namespace std::string_view_literals;
 
 template <class Int>
 void append_int(std::string& out, Int v) {
@@ -50,11 +51,11 @@ void append_string(std::string& out, std::string_view v, std::size_t& invalid) {
     const unsigned c = p[i];
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"': out += "\\\""sv; break;
+        case '\\': out += "\\\\"sv; break;
+        case '\n': out += "\\n"sv; break;
+        case '\r': out += "\\r"sv; break;
+        case '\t': out += "\\t"sv; break;
         default:
           if (c < 0x20) {
             fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
@@ -81,7 +82,7 @@ void append_string(std::string& out, std::string_view v, std::size_t& invalid) {
 }
 
 void arg_writer::key(std::string_view k) {
-  *out_ += open_ ? "," : ",\"args\":{";
+  *out_ += open_ ? ","sv : ",\"args\":{"sv;
   open_ = true;
   append_string(*out_, k, st_->invalid_utf8);
   *out_ += ':';
@@ -97,7 +98,7 @@ void arg_writer::real(std::string_view k, double v) {
   if (std::isfinite(v)) {
     fmt::format_to(std::back_inserter(*out_), "{}", v);
   } else {
-    *out_ += "null";
+    *out_ += "null"sv;
     ++st_->non_finite;
   }
 }
@@ -108,7 +109,7 @@ void arg_writer::str(std::string_view k, std::string_view v) {
 }
 
 void arg_writer::close(bool always) {
-  if (!open_ && always) *out_ += ",\"args\":{";
+  if (!open_ && always) *out_ += ",\"args\":{"sv;
   if (open_ || always) *out_ += '}';
   open_ = false;
 }

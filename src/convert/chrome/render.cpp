@@ -25,6 +25,7 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace chrome {
 namespace detail {
+using namespace std::string_view_literals;
 // The builder's keys and helpers (named: trace_builder::impl holds its sorters).
 namespace build {
 
@@ -417,9 +418,9 @@ void trace_builder::impl::add(const trace_event& e, seq at) {
     std::string& payload = buf_payload;
     payload = "{\"name\":";
     append_string(payload, e.name, st.invalid_utf8);
-    payload += ",\"ph\":\"M\",\"pid\":";
+    payload += ",\"ph\":\"M\",\"pid\":"sv;
     append_int(payload, e.pid);
-    payload += ",\"tid\":";
+    payload += ",\"tid\":"sv;
     append_int(payload, e.tid);
     append_args(payload, e.args, st, true);
     payload += '}';
@@ -816,21 +817,21 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       std::size_t cat_bytes = 0;
       for (int end = 0; end < 2; ++end) {
         const wkey& sl = ends[end];
-        if (end == 1) text += ",\n";
-        text += "{\"name\":";
+        if (end == 1) text += ",\n"sv;
+        text += "{\"name\":"sv;
         append_name(text, fname, fst);
-        text += ",\"cat\":";
+        text += ",\"cat\":"sv;
         cat_bytes = text.size();
         append_string(text, fcat, fst.invalid_utf8);
         cat_bytes = text.size() - cat_bytes;
         text += end == 0 ? ",\"ph\":\"s\"" : ",\"ph\":\"f\",\"bp\":\"e\"";
-        text += ",\"id\":";
+        text += ",\"id\":"sv;
         append_string(text, fid, fst.invalid_utf8);
-        text += ",\"pid\":";
+        text += ",\"pid\":"sv;
         append_int(text, sl.pid);
-        text += ",\"tid\":";
+        text += ",\"tid\":"sv;
         append_int(text, sl.tid);
-        text += ",\"ts\":";
+        text += ",\"ts\":"sv;
         append_us3(text, sl.ts - origin);
         text += '}';
       }
@@ -861,7 +862,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     pkey k;
     std::string_view p;
     while (meta.next(k, p)) {
-      meta_text += ",\n";
+      meta_text += ",\n"sv;
       meta_text += p;
     }
     MSPROF_TRY(meta.take_status());
@@ -1002,10 +1003,10 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       std::string& out = direct ? direct_buf : ev;
       if (!direct) ev.clear();
       const std::size_t at = out.size();
-      out += ",\n{\"name\":";
+      out += ",\n{\"name\":"sv;
       out += name;
       if (ph != 'C') {
-        out += ",\"cat\":";
+        out += ",\"cat\":"sv;
         if (!is_end) {
           out += default_cat_json;
           st.invalid_utf8 += default_cat_invalid;
@@ -1022,14 +1023,14 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
         }
       }
       out += phase_text(ph);
-      out += ",\"pid\":";
+      out += ",\"pid\":"sv;
       append_int(out, epid);
-      out += ",\"tid\":";
+      out += ",\"tid\":"sv;
       append_int(out, etid);
-      out += ",\"ts\":";
+      out += ",\"ts\":"sv;
       append_us3(out, k.ts - origin);
       if (ph == 'X') {
-        out += ",\"dur\":";
+        out += ",\"dur\":"sv;
         append_us3(out, dur);
       }
       out += args;
@@ -1115,7 +1116,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       }
       final_st.renamed += static_cast<std::size_t>(renamed);
       final_st.invalid_utf8 += static_cast<std::size_t>(invalid);
-      if (!direct_first) direct_buf += ",\n";
+      if (!direct_first) direct_buf += ",\n"sv;
       direct_first = false;
       direct_buf += text;
       events += 2;
@@ -1310,7 +1311,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       if (buf.size() >= (1u << 20) && !emit()) return failed();
     }
     for (; have_f && fk.part == k; have_f = part_flows.next(fk, fp)) {
-      if (!first) buf += ",\n";
+      if (!first) buf += ",\n"sv;
       first = false;
       events += 2;
       buf += fp;
