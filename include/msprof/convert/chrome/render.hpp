@@ -18,7 +18,9 @@
 //  3. categories: each bound slice takes the category of its first flow; each
 //     flow's text is made here, in the order flows are written (a scratch
 //     file, no sort); two flow ends of one category starting together on a
-//     thread: the later one's flows are dropped (in the write pass);
+//     thread: the later one's flows are dropped (found by the write pass, and
+//     dropped as the flows are written; only parts, whose cuts need each
+//     flow's size at its later end, sort the flows by that end);
 //  4. sizing: the events in write order (names and args encoded in add()),
 //     straight into the one part when a bound on the sizes (summed in add(),
 //     the nesting and the claims) proves the trace fits it, else into a
