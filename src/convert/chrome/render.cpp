@@ -344,9 +344,12 @@ arg_writer& trace_builder::impl::begin_slice(const slice_fields& e, seq at) {
   open.conn = e.ph == 'X' ? e.connection_id : 0;
   // The text goes straight into write order; the nesting pass sees only the
   // numbers. Name and args are encoded once, in place (as put_str's layout).
+  // A slice's pid and tid are in its key; a counter's only here.
   put(payload, e.ph);
-  put(payload, e.pid);
-  put(payload, e.tid);
+  if (e.ph == 'C') {
+    put(payload, e.pid);
+    put(payload, e.tid);
+  }
   const std::size_t name_at = payload.size();
   put(payload, std::uint32_t{0});
   append_name(payload, e.name, st);
@@ -774,7 +777,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     std::map<wkey, std::string> claimed;        // several categories only
     pkey pk, bk;
     std::string_view pp, bp;
-    std::string payload, text, fcat, fname;
+    std::string payload, text, fcat, fname, name_json, cat_json, id_json;
     while (pairs.next(pk, pp)) {
       wkey ends[2];
       bool ok[2] = {false, false};
@@ -812,21 +815,28 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       fcat.assign(cat);
       fname.assign(r.str());
       const auto fid = r.str();
+      // Name, category and id are the same in both events: escaped once, counted twice.
       stats fst;
+      name_json.clear();
+      append_name(name_json, fname, fst);
+      cat_json.clear();
+      append_string(cat_json, fcat, fst.invalid_utf8);
+      id_json.clear();
+      append_string(id_json, fid, fst.invalid_utf8);
+      fst.renamed *= 2;
+      fst.invalid_utf8 *= 2;
+      const std::size_t cat_bytes = cat_json.size();
       text.clear();
-      std::size_t cat_bytes = 0;
       for (int end = 0; end < 2; ++end) {
         const wkey& sl = ends[end];
         if (end == 1) text += ",\n"sv;
         text += "{\"name\":"sv;
-        append_name(text, fname, fst);
+        text += name_json;
         text += ",\"cat\":"sv;
-        cat_bytes = text.size();
-        append_string(text, fcat, fst.invalid_utf8);
-        cat_bytes = text.size() - cat_bytes;
-        text += end == 0 ? ",\"ph\":\"s\"" : ",\"ph\":\"f\",\"bp\":\"e\"";
+        text += cat_json;
+        text += end == 0 ? ",\"ph\":\"s\""sv : ",\"ph\":\"f\",\"bp\":\"e\""sv;
         text += ",\"id\":"sv;
-        append_string(text, fid, fst.invalid_utf8);
+        text += id_json;
         text += ",\"pid\":"sv;
         append_int(text, sl.pid);
         text += ",\"tid\":"sv;
@@ -967,8 +977,8 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
           have_d = durations.next(dk, dp);
         }
       }
-      const auto epid = r.get<std::uint64_t>();
-      const auto etid = r.get<std::uint64_t>();
+      const auto epid = ph == 'C' ? r.get<std::uint64_t>() : k.pid;
+      const auto etid = ph == 'C' ? r.get<std::uint64_t>() : k.tid;
       const auto name = r.str();
       const auto args = r.s;
       bool is_end = false;
