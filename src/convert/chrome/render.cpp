@@ -304,7 +304,7 @@ struct trace_builder::impl {
     std::size_t args_at = 0;  // where its args start in buf_payload
     arg_writer args;
   };
-  open_slice open{{}, 'X', 0, 0, 0, arg_writer(buf_payload, st)};
+  open_slice adding{{}, 'X', 0, 0, 0, arg_writer(buf_payload, st)};
 
   void add(const trace_event& e, seq at);
   arg_writer& begin_slice(const slice_fields& e, seq at);
@@ -326,7 +326,7 @@ arg_writer& trace_builder::impl::begin_slice(const slice_fields& e, seq at) {
     d = 0;
   }
   max_ts = std::max(max_ts, e.ts_ns + d);
-  wkey& k = open.key;
+  wkey& k = adding.key;
   k = wkey{};
   k.ts = e.ts_ns;
   k.hi = at.hi;
@@ -340,8 +340,8 @@ arg_writer& trace_builder::impl::begin_slice(const slice_fields& e, seq at) {
     k.tid = e.tid;
     k.neg_dur = -d;
   }
-  open.ph = e.ph;
-  open.conn = e.ph == 'X' ? e.connection_id : 0;
+  adding.ph = e.ph;
+  adding.conn = e.ph == 'X' ? e.connection_id : 0;
   // The text goes straight into write order; the nesting pass sees only the
   // numbers. Name and args are encoded once, in place (as put_str's layout).
   // A slice's pid and tid are in its key; a counter's only here.
@@ -356,28 +356,28 @@ arg_writer& trace_builder::impl::begin_slice(const slice_fields& e, seq at) {
   const auto name_size = static_cast<std::uint32_t>(payload.size() - name_at - sizeof(std::uint32_t));
   std::memcpy(payload.data() + name_at, &name_size, sizeof name_size);
   // ",\n{"name":" name [","cat":" cat] ph ","pid":" pid ","tid":" tid ","ts":" ts [","dur":" dur] args "}"
-  open.bytes = 10 + name_size + 7 + decimal_digits(e.pid) + 7 + decimal_digits(e.tid) + 6 + 1;
-  open.args_at = payload.size();
-  open.args = arg_writer(payload, st);
-  return open.args;
+  adding.bytes = 10 + name_size + 7 + decimal_digits(e.pid) + 7 + decimal_digits(e.tid) + 6 + 1;
+  adding.args_at = payload.size();
+  adding.args = arg_writer(payload, st);
+  return adding.args;
 }
 
 void trace_builder::impl::end_slice() {
   std::string& payload = buf_payload;
-  open.args.close(open.ph == 'C');
-  const wkey& k = open.key;
+  adding.args.close(adding.ph == 'C');
+  const wkey& k = adding.key;
   written.push(k, payload);
-  one_part_bytes += open.bytes + (payload.size() - open.args_at);
-  if (open.ph == 'C') {
+  one_part_bytes += adding.bytes + (payload.size() - adding.args_at);
+  if (adding.ph == 'C') {
     one_part_bytes += phase_text('C').size();
     ++counters_added;
     return;
   }
-  one_part_bytes += 7 + default_cat_bytes + phase_text(open.ph).size() + (open.ph == 'X' ? 7 : 0);
+  one_part_bytes += 7 + default_cat_bytes + phase_text(adding.ph).size() + (adding.ph == 'X' ? 7 : 0);
   payload.clear();
-  put(payload, open.ph);
-  put(payload, static_cast<std::uint8_t>(open.conn != 0));
-  put(payload, open.conn);
+  put(payload, adding.ph);
+  put(payload, static_cast<std::uint8_t>(adding.conn != 0));
+  put(payload, adding.conn);
   slices.push(nkey{k}, payload);
 }
 
