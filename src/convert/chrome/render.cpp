@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -44,12 +45,14 @@ struct wkey {
   bool operator==(const wkey& o) const noexcept { return tie() == o.tie(); }
 };
 
-/// A slice in per-thread nesting order.
+/// A slice in per-thread nesting order, its (pid, tid) by index (threads in
+/// trace_builder::impl: the nesting takes the threads one at a time, in any order).
 struct nkey {
-  wkey k;
+  std::uint32_t thread = 0;
+  std::int64_t ts = 0, neg_dur = 0;
+  std::uint64_t hi = 0, lo = 0;
   bool operator<(const nkey& o) const noexcept {
-    return std::tie(k.pid, k.tid, k.ts, k.neg_dur, k.hi, k.lo) <
-           std::tie(o.k.pid, o.k.tid, o.k.ts, o.k.neg_dur, o.k.hi, o.k.lo);
+    return std::tie(thread, ts, neg_dur, hi, lo) < std::tie(o.thread, o.ts, o.neg_dur, o.hi, o.lo);
   }
 };
 
@@ -59,13 +62,13 @@ struct fkey {
   bool operator<(const fkey& o) const noexcept { return std::tie(hash, hi, lo) < std::tie(o.hash, o.hi, o.lo); }
 };
 
-/// A flow end to bind: its thread and time; the pair (its f's input place) and which end.
+/// A flow end to bind: its thread (as nkey's) and time; the pair (its f's input place) and which end.
 struct qkey {
-  std::uint64_t pid = 0, tid = 0;
+  std::uint32_t thread = 0, end = 0;
   std::int64_t ts = 0;
-  std::uint64_t hi = 0, lo = 0, end = 0;
+  std::uint64_t hi = 0, lo = 0;
   bool operator<(const qkey& o) const noexcept {
-    return std::tie(pid, tid, ts, hi, lo, end) < std::tie(o.pid, o.tid, o.ts, o.hi, o.lo, o.end);
+    return std::tie(thread, ts, hi, lo, end) < std::tie(o.thread, o.ts, o.hi, o.lo, o.end);
   }
 };
 
@@ -306,6 +309,20 @@ struct trace_builder::impl {
   };
   open_slice adding{{}, 'X', 0, 0, 0, arg_writer(buf_payload, st)};
 
+  // Each thread's (pid, tid) by its index in the nesting and query keys.
+  struct thread_hash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& t) const noexcept {
+      return static_cast<std::size_t>(t.first * 0x9e3779b97f4a7c15ull ^ t.second);
+    }
+  };
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, thread_hash> thread_index;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> threads;
+  std::uint32_t thread_of(std::uint64_t pid, std::uint64_t tid) {
+    const auto [it, added] = thread_index.try_emplace({pid, tid}, static_cast<std::uint32_t>(threads.size()));
+    if (added) threads.emplace_back(pid, tid);
+    return it->second;
+  }
+
   void add(const trace_event& e, seq at);
   arg_writer& begin_slice(const slice_fields& e, seq at);
   void end_slice();
@@ -378,7 +395,7 @@ void trace_builder::impl::end_slice() {
   put(payload, adding.ph);
   put(payload, static_cast<std::uint8_t>(adding.conn != 0));
   put(payload, adding.conn);
-  slices.push(nkey{k}, payload);
+  slices.push({thread_of(k.pid, k.tid), k.ts, k.neg_dur, k.hi, k.lo}, payload);
 }
 
 void trace_builder::impl::add_flow(const flow_fields& e, seq at) {
@@ -500,8 +517,8 @@ void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<p
       const std::uint64_t conn = s.cat == "HostToDevice" ? id >> 32 : id;
       payload.clear();
       put(payload, conn);
-      queries.push({s.pid, s.tid, s.ts, f.hi, f.lo, 0}, payload);
-      queries.push({f.pid, f.tid, f.ts, f.hi, f.lo, 1}, payload);
+      queries.push({thread_of(s.pid, s.tid), 0, s.ts, f.hi, f.lo}, payload);
+      queries.push({thread_of(f.pid, f.tid), 1, f.ts, f.hi, f.lo}, payload);
       payload.clear();
       put_str(payload, s.cat);
       put_str(payload, s.name);
@@ -595,7 +612,7 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
   };
   // The current thread.
   bool have_thread = false;
-  std::uint64_t pid = 0, tid = 0;
+  std::uint32_t thread = 0;
   std::size_t count = 0, group_start = 0;
   std::int64_t group_ts = 0;
   std::vector<group_entry> group;
@@ -614,7 +631,7 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
     const group_entry* found = nullptr;
     wkey enclosing;
     bool have_enclosing = false;
-    if (have_thread && q.pid == pid && q.tid == tid) {
+    if (have_thread && q.thread == thread) {
       const bool at_ts = !group.empty() && group_ts == q.ts;
       if (at_ts) {
         for (const auto& g : group) {
@@ -651,17 +668,22 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
   std::string_view xp, qp;
   bool have_x = slices.next(xk, xp), have_q = queries.next(qk, qp);
   while (have_x || have_q) {
-    if (have_q && (!have_x || std::tie(qk.pid, qk.tid, qk.ts) < std::tie(xk.k.pid, xk.k.tid, xk.k.ts))) {
+    if (have_q && (!have_x || std::tie(qk.thread, qk.ts) < std::tie(xk.thread, xk.ts))) {
       resolve(qk, reader{qp}.get<std::uint64_t>());
       have_q = queries.next(qk, qp);
       continue;
     }
-    const wkey& k = xk.k;
-    if (!have_thread || k.pid != pid || k.tid != tid) {
+    wkey k;  // the slice's write key
+    k.ts = xk.ts;
+    k.pid = threads[xk.thread].first;
+    k.tid = threads[xk.thread].second;
+    k.neg_dur = xk.neg_dur;
+    k.hi = xk.hi;
+    k.lo = xk.lo;
+    if (!have_thread || xk.thread != thread) {
       if (have_thread) end_thread();
       have_thread = true;
-      pid = k.pid;
-      tid = k.tid;
+      thread = xk.thread;
       count = 0;
     }
     std::size_t id;
