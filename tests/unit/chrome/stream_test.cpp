@@ -12,6 +12,7 @@
 
 #include <msprof/convert/chrome/chrome.hpp>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/export_writers.hpp>
 #include <msprof/convert/load.hpp>
 #include <msprof/convert/timeline.hpp>
 
@@ -88,4 +89,46 @@ TEST_CASE("chrome: streamed: the export's bytes are the whole model's chrome for
       fs::remove_all(prof / "mindstudio_profiler_output");
     }
   }
+}
+
+TEST_CASE("chrome: streamed: memcpy tasks, ACL calls and odd strings encoded from the model are the whole model's bytes") {
+  // What no input above has: memcpy tasks (size, bandwidth, operation; a zero
+  // length among them), ACL-level calls with items, strings to escape.
+  temp_dir d("msprof_chrome_stream_fields");
+  const fs::path src = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "ops_pipeutil" / "input";
+  fs::path prof;
+  for (const auto& p : fs::directory_iterator(src))
+    if (p.path().filename().string().rfind("PROF_", 0) == 0) prof = d / p.path().filename().string();
+  REQUIRE_FALSE(prof.empty());
+  fs::copy(src / prof.filename(), prof, fs::copy_options::recursive);
+  auto m = cv::load_model(prof.string());
+  REQUIRE_MESSAGE(m.has_value(), m.err().what());
+  REQUIRE(m->tasks.size() >= 3);
+  REQUIRE_FALSE(m->apis.empty());
+  for (std::size_t k = 0; k < m->tasks.size(); ++k) {
+    if (k % 2) continue;
+    auto& t = m->tasks[k];
+    t.memcpy = cv::memcpy_copy{k % 3 ? 4096 + k : 0, static_cast<std::uint16_t>(k % 4 ? k % 8 : 65535)};
+  }
+  for (std::size_t k = 0; k < m->apis.size(); ++k) {
+    auto& a = m->apis[k];
+    if (k % 2 == 0) a.level = cv::level::acl;
+    a.item = k % 3 ? "item \"" + std::to_string(k) + "\"\\\n" : "";
+    if (k == 1) a.name = std::string("bad\xff utf8 \xe2\x82");
+  }
+  const auto events = cv::build_timeline(*m);
+  auto whole = chrome::render(events, m->session.start_ns, "chrome_trace_T");
+  REQUIRE_MESSAGE(whole.has_value(), whole.err().what());
+  REQUIRE(whole->parts.size() == 1);
+  cv::export_options eo;
+  eo.timestamp = "T";
+  eo.chrome = true;
+  cv::chrome_exporter ex(eo, prof.string(), 64u << 10);
+  REQUIRE(ex.add(*m).has_value());
+  auto r = ex.finish(*m);
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const auto texts = written_parts(*r);
+  REQUIRE(texts.size() == 1);
+  CHECK(texts[0].find("bandwidth(GB/s)") != std::string::npos);
+  CHECK(texts[0] == whole->parts[0].text);
 }
