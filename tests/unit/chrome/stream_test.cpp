@@ -91,7 +91,7 @@ TEST_CASE("chrome: streamed: the export's bytes are the whole model's chrome for
   }
 }
 
-TEST_CASE("chrome: streamed: memcpy tasks, ACL calls and odd strings encoded from the model are the whole model's bytes") {
+TEST_CASE("chrome: streamed: memcpy tasks, ACL calls and odd strings from the model are the whole model's bytes") {
   // What no input above has: memcpy tasks (size, bandwidth, operation; a zero
   // length among them), ACL-level calls with items, strings to escape.
   temp_dir d("msprof_chrome_stream_fields");
