@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The chrome exporter: chrome_trace_<ts>.json (or its parts) from a model
 // handed over in windows, through a chrome::detail::trace_builder.
+#include <charconv>
 #include <map>
 #include <optional>
 #include <set>
@@ -26,6 +27,105 @@ inline constexpr std::uint64_t tasks = 0, task_flows = 1, apis = 2, api_flows = 
                                end = 6;  ///< metadata and what only the final model knows, in emission order
 }  // namespace chrome_section
 
+/// The timeline emitter's fast output (timeline_event.hpp): tasks, API calls and
+/// mstx events go into the builder field by field, with the names and args
+/// timeline.cpp gives their trace_events, in the same order. Metadata is
+/// written in finish(); any other event is unknown here.
+struct hot_events {
+  static constexpr bool fast_json = true;
+  hot_events(chrome::detail::trace_builder& builder, std::uint64_t first_mstx) : b(builder), mstx_seq(first_mstx) {}
+  chrome::detail::trace_builder& b;
+  std::uint64_t mstx_seq;
+  bool unknown = false;
+  char id[24];  // a flow id's digits
+
+  std::string_view digits(std::uint64_t v) {
+    const auto r = std::to_chars(id, id + sizeof id, v);
+    return {id, static_cast<std::size_t>(r.ptr - id)};
+  }
+  void operator()(trace_event&& e) {
+    if (e.ph != 'M') unknown = true;
+  }
+  void raw(std::string_view) { unknown = true; }
+  void overlap(const overlap_interval&, std::uint64_t) { unknown = true; }
+  void task(const device_task& t, std::uint64_t pid) {
+    chrome::detail::slice_fields f;
+    f.pid = pid;
+    f.tid = t.stream_id;
+    f.ts_ns = t.start_ns;
+    f.dur_ns = t.end_ns - t.start_ns;
+    f.name = detail::task_slice_name(t);
+    f.connection_id = t.connection_id;
+    auto& a = b.begin_slice(f, {chrome_section::tasks, t.global_task_id});
+    a.num("Model Id", t.model_id);
+    a.str("Task Type", detail::task_slice_type(t));
+    a.num("Physic Stream Id", t.stream_id);
+    a.num("Task Id", t.task_id);
+    a.num("Batch Id", t.batch_id);
+    a.num("Subtask Id", 4294967295LL);
+    a.num("connection_id", static_cast<std::int64_t>(t.connection_id));
+    if (t.memcpy) {
+      a.num("size(B)", static_cast<std::int64_t>(t.memcpy->size));
+      a.real("bandwidth(GB/s)", detail::memcpy_bandwidth(t, *t.memcpy));
+      a.str("operation", memcpy_operation_name(t.memcpy->operation));
+    }
+    b.end_slice();
+    if (t.host_flow)
+      host_to_device('f', t.connection_id, pid, t.stream_id, t.start_ns, {chrome_section::task_flows, t.global_task_id});
+  }
+  void api(const api_call& a, std::uint64_t pid) {
+    std::string& name = name_;
+    name.assign(layer_name(a.level));
+    name += '@';
+    name += a.name;
+    chrome::detail::slice_fields f;
+    f.pid = pid;
+    f.tid = a.thread_id;
+    f.ts_ns = a.start_ns;
+    f.dur_ns = a.end_ns - a.start_ns;
+    f.name = name;
+    f.connection_id = a.connection_id;
+    auto& w = b.begin_slice(f, {chrome_section::apis, a.connection_id});
+    const bool acl = a.level == level::acl;
+    w.num("Thread Id", a.thread_id);
+    w.str("Mode", acl ? std::string_view(acl_group_name(a.type)) : std::string_view(a.name));
+    w.str("level", level_name(a.level));
+    w.str("id", acl ? std::string_view(a.name) : std::string_view("0"));
+    w.str("item_id", a.item.empty() ? std::string_view("0") : std::string_view(a.item));
+    w.num("connection_id", static_cast<std::int64_t>(a.connection_id));
+    b.end_slice();
+  }
+  void api_flow(const api_call& a, std::uint64_t pid) {
+    host_to_device('s', a.connection_id, pid, a.thread_id, a.start_ns, {chrome_section::api_flows, a.connection_id});
+  }
+  void mstx(const mstx_event& e, std::uint64_t pid) {
+    chrome::detail::slice_fields f;
+    f.pid = pid;
+    f.tid = e.tid;
+    f.ts_ns = e.start_ns;
+    f.dur_ns = e.end_ns - e.start_ns;
+    f.name = e.message;
+    auto& w = b.begin_slice(f, {chrome_section::mstx, mstx_seq});
+    w.str("event_type", detail::mstx_event_type_name(e.event_type));
+    w.str("domain", e.domain);
+    b.end_slice();
+    const auto n = digits(detail::mstx_connection_id(e));
+    name_.assign("MsTx_");
+    name_ += n;
+    b.add_flow({'s', pid, e.tid, e.start_ns, "MsTx", name_, n}, {chrome_section::mstx_flows, mstx_seq++});
+  }
+
+ private:
+  void host_to_device(char ph, std::uint64_t conn, std::uint64_t pid, std::uint64_t tid, std::int64_t ts,
+                      chrome::detail::seq at) {
+    const auto n = digits(detail::host_to_device_id(conn));
+    name_.assign("HostToDevice");
+    name_ += n;
+    b.add_flow({ph, pid, tid, ts, "HostToDevice", name_, n}, at);
+  }
+  std::string name_;  // reused
+};
+
 }  // namespace
 
 struct chrome_exporter::impl {
@@ -37,43 +137,17 @@ struct chrome_exporter::impl {
 
   /// The window's timeline events go to the builder, each at its place in the
   /// whole model's order (build_timeline's: tasks by global task id, API calls
-  /// by connection id, mstx events in arrival order).
+  /// by connection id, mstx events in arrival order). The records are encoded
+  /// straight from the model (hot_events), as add() would encode the
+  /// trace_events build_timeline makes of them (stream_test checks the bytes).
   result<void> add(const model& w) {
     records_ += detail::record_count(w);
-    std::size_t task = 0, api = 0, api_flow = 0, mark = 0;
-    bool in_order = true;
-    auto feed = [&](trace_event&& e) {
-      if (e.ph == 'M') return;  // written in finish() from the sets of all windows
-      const std::uint32_t sort = (e.pid >> 5) & 31u;
-      chrome::detail::seq at;
-      if (sort == sort_index::ascend_hardware && e.ph == 'X' && task < w.tasks.size()) {
-        at = {chrome_section::tasks, w.tasks[task++].global_task_id};
-      } else if (sort == sort_index::ascend_hardware && e.ph == 'f' && task > 0) {
-        at = {chrome_section::task_flows, w.tasks[task - 1].global_task_id};
-      } else if (sort == sort_index::cann && e.ph == 'X' && api < w.apis.size()) {
-        at = {chrome_section::apis, w.apis[api++].connection_id};
-      } else if (sort == sort_index::cann && e.ph == 's') {
-        while (api_flow < w.apis.size() && !w.apis[api_flow].has_device_task) ++api_flow;
-        if (api_flow == w.apis.size()) {
-          in_order = false;
-          return;
-        }
-        at = {chrome_section::api_flows, w.apis[api_flow++].connection_id};
-      } else if (sort == sort_index::mstx && e.ph == 'X') {
-        at = {chrome_section::mstx, mstx_seq_ + mark};
-      } else if (sort == sort_index::mstx && e.ph == 's') {
-        at = {chrome_section::mstx_flows, mstx_seq_ + mark++};
-      } else {
-        in_order = false;
-        return;
-      }
-      events_.add(e, at);
-    };
+    hot_events hot(events_, mstx_seq_);
     timeline_parts parts;
     parts.freq = parts.overlap = parts.step_trace = parts.losses = false;
-    emit_timeline(w, feed, parts);
+    emit_timeline(w, hot, parts);
     mstx_seq_ += w.mstx.size();
-    if (!in_order) return make_error(errc::unsupported, prof_dir_ + ": chrome trace: a timeline event of no known record");
+    if (hot.unknown) return make_error(errc::unsupported, prof_dir_ + ": chrome trace: a timeline event of no known record");
     for (const auto& t : w.tasks) {
       streams_[t.device_id].insert(t.stream_id);
       overlap_.add(t);
@@ -101,7 +175,7 @@ struct chrome_exporter::impl {
     timeline_parts rest;
     rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
     detail::timeline_events(final, out, rest);
-    MSPROF_TRY(add_overlap(s, out));
+    MSPROF_TRY(add_overlap(s, out, at));
     auto w = chrome::detail::write_built(events_, s.start_ns, dir->path(), chrome::file_stem(ts));
     if (!w) return w.err();
     for (const auto& p : w->parts) r.files.push_back(dir->path_of(p.file_name));
@@ -115,21 +189,21 @@ struct chrome_exporter::impl {
  private:
   /// Overlap Analysis per device: its metadata, then its merged compute
   /// intervals and free gaps (overlap.hpp), as emit_timeline writes them.
-  result<void> add_overlap(const session_info& s, detail::event_output& out) {
+  result<void> add_overlap(const session_info& s, detail::event_output& out, chrome::detail::seq& at) {
     std::uint64_t pid = 0;
     auto open = [&](std::uint32_t dev) {
       pid = format_pid(s.pid, sort_index::overlap_analysis, dev);
       detail::add_overlap_meta(out, s, dev);
     };
     auto slice = [&](bool compute, std::int64_t b, std::int64_t e) {
-      trace_event x;
-      x.ph = 'X';
+      chrome::detail::slice_fields x;
       x.name = compute ? "Computing" : "Free";
       x.pid = pid;
       x.tid = compute ? 0 : 3;
       x.ts_ns = b;
       x.dur_ns = e - b;
-      out(std::move(x));
+      events_.begin_slice(x, {at.hi, at.lo++});
+      events_.end_slice();
     };
     return overlap_.drain(
         open, [&](std::int64_t b, std::int64_t e) { slice(true, b, e); },

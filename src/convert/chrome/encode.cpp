@@ -17,13 +17,13 @@ namespace convert {
 namespace chrome {
 namespace detail {
 
-void append_name(std::string& out, const std::string& name, stats& st) {
+void append_name(std::string& out, std::string_view name, stats& st) {
   if (!needs_name_suffix(name)) {
     append_string(out, name, st.invalid_utf8);
     return;
   }
   ++st.renamed;
-  std::string n = name;
+  std::string n(name);
   n += zero_width_space;
   append_string(out, n, st.invalid_utf8);
 }

@@ -14,6 +14,7 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace chrome {
 namespace detail {
+using namespace std::string_view_literals;
 
 template <class Int>
 void append_int(std::string& out, Int v) {
@@ -50,11 +51,11 @@ void append_string(std::string& out, std::string_view v, std::size_t& invalid) {
     const unsigned c = p[i];
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"': out += "\\\""sv; break;
+        case '\\': out += "\\\\"sv; break;
+        case '\n': out += "\\n"sv; break;
+        case '\r': out += "\\r"sv; break;
+        case '\t': out += "\\t"sv; break;
         default:
           if (c < 0x20) {
             fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
@@ -80,28 +81,49 @@ void append_string(std::string& out, std::string_view v, std::size_t& invalid) {
   if (bad) ++invalid;
 }
 
-void append_args(std::string& out, const std::vector<trace_arg>& args, stats& st) {
-  out += '{';
-  bool first = true;
+void arg_writer::key(std::string_view k) {
+  *out_ += open_ ? ","sv : ",\"args\":{"sv;
+  open_ = true;
+  append_string(*out_, k, st_->invalid_utf8);
+  *out_ += ':';
+}
+
+void arg_writer::num(std::string_view k, std::int64_t v) {
+  key(k);
+  append_int(*out_, v);
+}
+
+void arg_writer::real(std::string_view k, double v) {
+  key(k);
+  if (std::isfinite(v)) {
+    fmt::format_to(std::back_inserter(*out_), "{}", v);
+  } else {
+    *out_ += "null"sv;
+    ++st_->non_finite;
+  }
+}
+
+void arg_writer::str(std::string_view k, std::string_view v) {
+  key(k);
+  append_string(*out_, v, st_->invalid_utf8);
+}
+
+void arg_writer::close(bool always) {
+  if (!open_ && always) *out_ += ",\"args\":{"sv;
+  if (open_ || always) *out_ += '}';
+  open_ = false;
+}
+
+void append_args(std::string& out, const std::vector<trace_arg>& args, stats& st, bool always) {
+  arg_writer w(out, st);
   for (const auto& a : args) {
-    if (!first) out += ',';
-    first = false;
-    append_string(out, a.key, st.invalid_utf8);
-    out += ':';
     switch (a.k) {
-      case trace_arg::kind::integer: append_int(out, a.i); break;
-      case trace_arg::kind::real:
-        if (std::isfinite(a.d)) {
-          fmt::format_to(std::back_inserter(out), "{}", a.d);
-        } else {
-          out += "null";
-          ++st.non_finite;
-        }
-        break;
-      case trace_arg::kind::string: append_string(out, a.s, st.invalid_utf8); break;
+      case trace_arg::kind::integer: w.num(a.key, a.i); break;
+      case trace_arg::kind::real: w.real(a.key, a.d); break;
+      case trace_arg::kind::string: w.str(a.key, a.s); break;
     }
   }
-  out += '}';
+  w.close(always);
 }
 
 }  // namespace detail

@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -25,6 +26,7 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace chrome {
 namespace detail {
+using namespace std::string_view_literals;
 // The builder's keys and helpers (named: trace_builder::impl holds its sorters).
 namespace build {
 
@@ -43,12 +45,14 @@ struct wkey {
   bool operator==(const wkey& o) const noexcept { return tie() == o.tie(); }
 };
 
-/// A slice in per-thread nesting order.
+/// A slice in per-thread nesting order, its (pid, tid) by index (threads in
+/// trace_builder::impl: the nesting takes the threads one at a time, in any order).
 struct nkey {
-  wkey k;
+  std::uint32_t thread = 0;
+  std::int64_t ts = 0, neg_dur = 0;
+  std::uint64_t hi = 0, lo = 0;
   bool operator<(const nkey& o) const noexcept {
-    return std::tie(k.pid, k.tid, k.ts, k.neg_dur, k.hi, k.lo) <
-           std::tie(o.k.pid, o.k.tid, o.k.ts, o.k.neg_dur, o.k.hi, o.k.lo);
+    return std::tie(thread, ts, neg_dur, hi, lo) < std::tie(o.thread, o.ts, o.neg_dur, o.hi, o.lo);
   }
 };
 
@@ -58,13 +62,13 @@ struct fkey {
   bool operator<(const fkey& o) const noexcept { return std::tie(hash, hi, lo) < std::tie(o.hash, o.hi, o.lo); }
 };
 
-/// A flow end to bind: its thread and time; the pair (its f's input place) and which end.
+/// A flow end to bind: its thread (as nkey's) and time; the pair (its f's input place) and which end.
 struct qkey {
-  std::uint64_t pid = 0, tid = 0;
+  std::uint32_t thread = 0, end = 0;
   std::int64_t ts = 0;
-  std::uint64_t hi = 0, lo = 0, end = 0;
+  std::uint64_t hi = 0, lo = 0;
   bool operator<(const qkey& o) const noexcept {
-    return std::tie(pid, tid, ts, hi, lo, end) < std::tie(o.pid, o.tid, o.ts, o.hi, o.lo, o.end);
+    return std::tie(thread, ts, hi, lo, end) < std::tie(o.thread, o.ts, o.hi, o.lo, o.end);
   }
 };
 
@@ -294,7 +298,35 @@ struct trace_builder::impl {
   std::size_t default_cat_bytes = 0;  // of the default category as a JSON string
   std::size_t counters_added = 0;  // their ts are bounded by the latest time
 
+  // The slice between begin_slice() and end_slice().
+  struct open_slice {
+    wkey key;
+    char ph = 'X';
+    std::uint64_t conn = 0;
+    std::uint64_t bytes = 0;  // its bytes in the one-part bound but args, ts, dur and category
+    std::size_t args_at = 0;  // where its args start in buf_payload
+    arg_writer args;
+  };
+  open_slice adding{{}, 'X', 0, 0, 0, arg_writer(buf_payload, st)};
+
+  // Each thread's (pid, tid) by its index in the nesting and query keys.
+  struct thread_hash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& t) const noexcept {
+      return static_cast<std::size_t>(t.first * 0x9e3779b97f4a7c15ull ^ t.second);
+    }
+  };
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, thread_hash> thread_index;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> threads;
+  std::uint32_t thread_of(std::uint64_t pid, std::uint64_t tid) {
+    const auto [it, added] = thread_index.try_emplace({pid, tid}, static_cast<std::uint32_t>(threads.size()));
+    if (added) threads.emplace_back(pid, tid);
+    return it->second;
+  }
+
   void add(const trace_event& e, seq at);
+  arg_writer& begin_slice(const slice_fields& e, seq at);
+  void end_slice();
+  void add_flow(const flow_fields& e, seq at);
   result<output> finish(std::int64_t session_start_ns, std::string_view stem, const chunk_output& emit_chunk);
 
   // finish()'s stages.
@@ -302,91 +334,120 @@ struct trace_builder::impl {
   result<void> nest(std::int64_t origin, spill_sorter<qkey>& queries, spill_sorter<pkey>& bound);
 };
 
-void trace_builder::impl::add(const trace_event& e, seq at) {
+arg_writer& trace_builder::impl::begin_slice(const slice_fields& e, seq at) {
   std::string& payload = buf_payload;
   payload.clear();
-  if (is_slice_phase(e.ph) || e.ph == 'C') {
-    std::int64_t d = e.ph == 'X' ? e.dur_ns : 0;
-    if (d < 0) {
-      ++st.negative_dur;
-      d = 0;
-    }
-    max_ts = std::max(max_ts, e.ts_ns + d);
-    wkey k;
-    k.ts = e.ts_ns;
-    k.hi = at.hi;
-    k.lo = at.lo;
-    if (e.ph == 'C') {
-      min_counter = std::min(min_counter, e.ts_ns);
-      k.cls = 1;
-    } else {
-      min_slice = std::min(min_slice, e.ts_ns);
-      k.pid = e.pid;
-      k.tid = e.tid;
-      k.neg_dur = -d;
-    }
-    // The text goes straight into write order; the nesting pass sees only the
-    // numbers. Name and args are encoded once, in place (as put_str's layout).
-    put(payload, e.ph);
+  std::int64_t d = e.ph == 'X' ? e.dur_ns : 0;
+  if (d < 0) {
+    ++st.negative_dur;
+    d = 0;
+  }
+  max_ts = std::max(max_ts, e.ts_ns + d);
+  wkey& k = adding.key;
+  k = wkey{};
+  k.ts = e.ts_ns;
+  k.hi = at.hi;
+  k.lo = at.lo;
+  if (e.ph == 'C') {
+    min_counter = std::min(min_counter, e.ts_ns);
+    k.cls = 1;
+  } else {
+    min_slice = std::min(min_slice, e.ts_ns);
+    k.pid = e.pid;
+    k.tid = e.tid;
+    k.neg_dur = -d;
+  }
+  adding.ph = e.ph;
+  adding.conn = e.ph == 'X' ? e.connection_id : 0;
+  // The text goes straight into write order; the nesting pass sees only the
+  // numbers. Name and args are encoded once, in place (as put_str's layout).
+  // A slice's pid and tid are in its key; a counter's only here.
+  put(payload, e.ph);
+  if (e.ph == 'C') {
     put(payload, e.pid);
     put(payload, e.tid);
-    const std::size_t name_at = payload.size();
-    put(payload, std::uint32_t{0});
-    append_name(payload, e.name, st);
-    const auto name_size = static_cast<std::uint32_t>(payload.size() - name_at - sizeof(std::uint32_t));
-    std::memcpy(payload.data() + name_at, &name_size, sizeof name_size);
-    const std::size_t args_at = payload.size();
-    if (!e.args.empty() || e.ph == 'C') {
-      payload += ",\"args\":";
-      append_args(payload, e.args, st);
-    }
-    const std::size_t args_size = payload.size() - args_at;
-    written.push(k, payload);
-    // ",\n{"name":" name [","cat":" cat] ph ","pid":" pid ","tid":" tid ","ts":" ts [","dur":" dur] args "}"
-    one_part_bytes += 10 + name_size + 7 + decimal_digits(e.pid) + 7 + decimal_digits(e.tid) + 6 + args_size + 1;
-    if (e.ph == 'C') {
-      one_part_bytes += phase_text('C').size();
-      ++counters_added;
-    } else {
-      one_part_bytes += 7 + default_cat_bytes + phase_text(e.ph).size() + (e.ph == 'X' ? 7 : 0);
-    }
-    if (e.ph == 'C') return;
-    std::uint64_t conn = 0;
-    bool has_conn = false;
-    if (e.ph == 'X') {
-      for (const auto& a : e.args) {
-        if (a.key == "connection_id" && a.k == trace_arg::kind::integer && a.i != 0) {
-          conn = static_cast<std::uint64_t>(a.i);
-          has_conn = true;
-          break;
-        }
+  }
+  const std::size_t name_at = payload.size();
+  put(payload, std::uint32_t{0});
+  append_name(payload, e.name, st);
+  const auto name_size = static_cast<std::uint32_t>(payload.size() - name_at - sizeof(std::uint32_t));
+  std::memcpy(payload.data() + name_at, &name_size, sizeof name_size);
+  // ",\n{"name":" name [","cat":" cat] ph ","pid":" pid ","tid":" tid ","ts":" ts [","dur":" dur] args "}"
+  adding.bytes = 10 + name_size + 7 + decimal_digits(e.pid) + 7 + decimal_digits(e.tid) + 6 + 1;
+  adding.args_at = payload.size();
+  adding.args = arg_writer(payload, st);
+  return adding.args;
+}
+
+void trace_builder::impl::end_slice() {
+  std::string& payload = buf_payload;
+  adding.args.close(adding.ph == 'C');
+  const wkey& k = adding.key;
+  written.push(k, payload);
+  one_part_bytes += adding.bytes + (payload.size() - adding.args_at);
+  if (adding.ph == 'C') {
+    one_part_bytes += phase_text('C').size();
+    ++counters_added;
+    return;
+  }
+  one_part_bytes += 7 + default_cat_bytes + phase_text(adding.ph).size() + (adding.ph == 'X' ? 7 : 0);
+  payload.clear();
+  put(payload, adding.ph);
+  put(payload, static_cast<std::uint8_t>(adding.conn != 0));
+  put(payload, adding.conn);
+  slices.push({thread_of(k.pid, k.tid), k.ts, k.neg_dur, k.hi, k.lo}, payload);
+}
+
+void trace_builder::impl::add_flow(const flow_fields& e, seq at) {
+  std::string& payload = buf_payload;
+  payload.clear();
+  put(payload, e.pid);
+  put(payload, e.tid);
+  put(payload, e.ts_ns);
+  put_str(payload, e.cat);
+  put_str(payload, e.name);
+  put_str(payload, e.id);
+  (e.ph == 's' ? starts : finishes).push({flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
+}
+
+void trace_builder::impl::add(const trace_event& e, seq at) {
+  if (is_slice_phase(e.ph) || e.ph == 'C') {
+    slice_fields f;
+    f.ph = e.ph;
+    f.pid = e.pid;
+    f.tid = e.tid;
+    f.ts_ns = e.ts_ns;
+    f.dur_ns = e.dur_ns;
+    f.name = e.name;
+    for (const auto& a : e.args) {  // the flow ends' binding key
+      if (a.key == "connection_id" && a.k == trace_arg::kind::integer && a.i != 0) {
+        f.connection_id = static_cast<std::uint64_t>(a.i);
+        break;
       }
     }
-    payload.clear();
-    put(payload, e.ph);
-    put(payload, static_cast<std::uint8_t>(has_conn));
-    put(payload, conn);
-    slices.push(nkey{k}, payload);
+    arg_writer& w = begin_slice(f, at);
+    for (const auto& a : e.args) {
+      switch (a.k) {
+        case trace_arg::kind::integer: w.num(a.key, a.i); break;
+        case trace_arg::kind::real: w.real(a.key, a.d); break;
+        case trace_arg::kind::string: w.str(a.key, a.s); break;
+      }
+    }
+    end_slice();
   } else if (e.ph == 'M') {
+    std::string& payload = buf_payload;
     payload = "{\"name\":";
     append_string(payload, e.name, st.invalid_utf8);
-    payload += ",\"ph\":\"M\",\"pid\":";
+    payload += ",\"ph\":\"M\",\"pid\":"sv;
     append_int(payload, e.pid);
-    payload += ",\"tid\":";
+    payload += ",\"tid\":"sv;
     append_int(payload, e.tid);
-    payload += ",\"args\":";
-    append_args(payload, e.args, st);
+    append_args(payload, e.args, st, true);
     payload += '}';
     meta.push({at.hi, at.lo, 0}, payload);
     ++meta_count;
   } else if (e.ph == 's' || e.ph == 'f') {
-    put(payload, e.pid);
-    put(payload, e.tid);
-    put(payload, e.ts_ns);
-    put_str(payload, e.cat);
-    put_str(payload, e.name);
-    put_str(payload, e.id);
-    (e.ph == 's' ? starts : finishes).push({flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
+    add_flow({e.ph, e.pid, e.tid, e.ts_ns, e.cat, e.name, e.id}, at);
   } else {
     ++st.unsupported;
   }
@@ -456,8 +517,8 @@ void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<p
       const std::uint64_t conn = s.cat == "HostToDevice" ? id >> 32 : id;
       payload.clear();
       put(payload, conn);
-      queries.push({s.pid, s.tid, s.ts, f.hi, f.lo, 0}, payload);
-      queries.push({f.pid, f.tid, f.ts, f.hi, f.lo, 1}, payload);
+      queries.push({thread_of(s.pid, s.tid), 0, s.ts, f.hi, f.lo}, payload);
+      queries.push({thread_of(f.pid, f.tid), 1, f.ts, f.hi, f.lo}, payload);
       payload.clear();
       put_str(payload, s.cat);
       put_str(payload, s.name);
@@ -551,7 +612,7 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
   };
   // The current thread.
   bool have_thread = false;
-  std::uint64_t pid = 0, tid = 0;
+  std::uint32_t thread = 0;
   std::size_t count = 0, group_start = 0;
   std::int64_t group_ts = 0;
   std::vector<group_entry> group;
@@ -570,7 +631,7 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
     const group_entry* found = nullptr;
     wkey enclosing;
     bool have_enclosing = false;
-    if (have_thread && q.pid == pid && q.tid == tid) {
+    if (have_thread && q.thread == thread) {
       const bool at_ts = !group.empty() && group_ts == q.ts;
       if (at_ts) {
         for (const auto& g : group) {
@@ -607,17 +668,22 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
   std::string_view xp, qp;
   bool have_x = slices.next(xk, xp), have_q = queries.next(qk, qp);
   while (have_x || have_q) {
-    if (have_q && (!have_x || std::tie(qk.pid, qk.tid, qk.ts) < std::tie(xk.k.pid, xk.k.tid, xk.k.ts))) {
+    if (have_q && (!have_x || std::tie(qk.thread, qk.ts) < std::tie(xk.thread, xk.ts))) {
       resolve(qk, reader{qp}.get<std::uint64_t>());
       have_q = queries.next(qk, qp);
       continue;
     }
-    const wkey& k = xk.k;
-    if (!have_thread || k.pid != pid || k.tid != tid) {
+    wkey k;  // the slice's write key
+    k.ts = xk.ts;
+    k.pid = threads[xk.thread].first;
+    k.tid = threads[xk.thread].second;
+    k.neg_dur = xk.neg_dur;
+    k.hi = xk.hi;
+    k.lo = xk.lo;
+    if (!have_thread || xk.thread != thread) {
       if (have_thread) end_thread();
       have_thread = true;
-      pid = k.pid;
-      tid = k.tid;
+      thread = xk.thread;
       count = 0;
     }
     std::size_t id;
@@ -724,16 +790,16 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   // 3. Each pair with both ends bound claims its slices for its category,
   // unless one already carries another (a slice has one category).
   spill_sorter<wkey> claims(dir, quarter);
-  spill_sorter<mkey> flows(dir, quarter);  // each flow at its later end: its ends, size and string counts
   // The flows' text in pair order (the order they are written in), made here
-  // where both ends are known: [pair][host end][device end][text] per flow.
+  // where both ends are known: [pair][host end][device end][renamed][invalid
+  // UTF-8][text] per flow (the string counts are added only for flows kept).
   scratch flow_text(dir);
   {
     const bool one_cat = pair_cats.size() < 2;  // then no claim can conflict
     std::map<wkey, std::string> claimed;        // several categories only
     pkey pk, bk;
     std::string_view pp, bp;
-    std::string payload, text, fcat, fname;
+    std::string payload, text, fcat, fname, name_json, cat_json, id_json;
     while (pairs.next(pk, pp)) {
       wkey ends[2];
       bool ok[2] = {false, false};
@@ -771,45 +837,47 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       fcat.assign(cat);
       fname.assign(r.str());
       const auto fid = r.str();
+      // Name, category and id are the same in both events: escaped once, counted twice.
       stats fst;
+      name_json.clear();
+      append_name(name_json, fname, fst);
+      cat_json.clear();
+      append_string(cat_json, fcat, fst.invalid_utf8);
+      id_json.clear();
+      append_string(id_json, fid, fst.invalid_utf8);
+      fst.renamed *= 2;
+      fst.invalid_utf8 *= 2;
+      const std::size_t cat_bytes = cat_json.size();
       text.clear();
-      std::size_t cat_bytes = 0;
       for (int end = 0; end < 2; ++end) {
         const wkey& sl = ends[end];
-        if (end == 1) text += ",\n";
-        text += "{\"name\":";
-        append_name(text, fname, fst);
-        text += ",\"cat\":";
-        cat_bytes = text.size();
-        append_string(text, fcat, fst.invalid_utf8);
-        cat_bytes = text.size() - cat_bytes;
-        text += end == 0 ? ",\"ph\":\"s\"" : ",\"ph\":\"f\",\"bp\":\"e\"";
-        text += ",\"id\":";
-        append_string(text, fid, fst.invalid_utf8);
-        text += ",\"pid\":";
+        if (end == 1) text += ",\n"sv;
+        text += "{\"name\":"sv;
+        text += name_json;
+        text += ",\"cat\":"sv;
+        text += cat_json;
+        text += end == 0 ? ",\"ph\":\"s\""sv : ",\"ph\":\"f\",\"bp\":\"e\""sv;
+        text += ",\"id\":"sv;
+        text += id_json;
+        text += ",\"pid\":"sv;
         append_int(text, sl.pid);
-        text += ",\"tid\":";
+        text += ",\"tid\":"sv;
         append_int(text, sl.tid);
-        text += ",\"ts\":";
+        text += ",\"ts\":"sv;
         append_us3(text, sl.ts - origin);
         text += '}';
       }
-      payload.clear();
-      put(payload, ends[0]);
-      put(payload, ends[1]);
-      put(payload, static_cast<std::uint64_t>(text.size()));
-      put(payload, static_cast<std::uint64_t>(fst.renamed));
-      put(payload, static_cast<std::uint64_t>(fst.invalid_utf8));
-      flows.push({std::max(ends[0], ends[1]), pk.hi, pk.lo}, payload);
       // For the one-part bound: the flow, and its category on both slices
       // where longer than the default one (a slice claimed twice counts twice).
       one_part_bytes += text.size() + 2 + 2 * (cat_bytes > default_cat_bytes ? cat_bytes - default_cat_bytes : 0);
       payload.clear();
-      put(payload, static_cast<std::uint32_t>(2 * sizeof(std::uint64_t) + 2 * sizeof(wkey) + text.size()));
+      put(payload, static_cast<std::uint32_t>(4 * sizeof(std::uint64_t) + 2 * sizeof(wkey) + text.size()));
       put(payload, pk.hi);
       put(payload, pk.lo);
       put(payload, ends[0]);
       put(payload, ends[1]);
+      put(payload, static_cast<std::uint64_t>(fst.renamed));
+      put(payload, static_cast<std::uint64_t>(fst.invalid_utf8));
       payload += text;
       flow_text.append(payload);
     }
@@ -826,7 +894,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     pkey k;
     std::string_view p;
     while (meta.next(k, p)) {
-      meta_text += ",\n";
+      meta_text += ",\n"sv;
       meta_text += p;
     }
     MSPROF_TRY(meta.take_status());
@@ -855,6 +923,43 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     direct_buf.assign(head);
     if (!meta_text.empty()) direct_buf.append(meta_text, 2, std::string::npos);
   }
+  // The flows read back one record at a time: fn(pair, host end, device end,
+  // renamed, invalid UTF-8, text); false from fn stops.
+  auto each_text = [&](auto&& fn) -> result<void> {
+    scratch_reader in(flow_text);
+    std::string_view rec;
+    bool error = false;
+    while (in.next(rec, error)) {
+      reader r{rec};
+      const pkey pk{r.get<std::uint64_t>(), r.get<std::uint64_t>(), 0};
+      const auto host = r.get<wkey>();
+      const auto dev = r.get<wkey>();
+      const auto renamed = r.get<std::uint64_t>();
+      const auto invalid = r.get<std::uint64_t>();
+      if (!fn(pk, host, dev, renamed, invalid, r.s))
+        return make_error(errc::io, fmt::format("{}.json: write failed", stem));
+    }
+    if (error) return make_error(errc::io, dir + ": cannot read back the chrome trace's flows");
+    return {};
+  };
+  // Parts to cut: each flow at its later end in write order, whose cost goes
+  // to that event and whose drops the write pass decides. One part needs
+  // neither: its flows are written (and checked) after all events.
+  spill_sorter<mkey> flows(dir, quarter);  // each flow at its later end: its ends, size and string counts
+  if (!direct) {
+    std::string payload;
+    MSPROF_TRY(each_text([&](const pkey& pk, const wkey& host, const wkey& dev, std::uint64_t renamed,
+                             std::uint64_t invalid, std::string_view text) {
+      payload.clear();
+      put(payload, host);
+      put(payload, dev);
+      put(payload, static_cast<std::uint64_t>(text.size()));
+      put(payload, renamed);
+      put(payload, invalid);
+      flows.push({std::max(host, dev), pk.hi, pk.lo}, payload);
+      return true;
+    }));
+  }
   spill_sorter<pkey> dropped(dir, quarter);  // flows the write pass leaves out, in pair order
   std::vector<std::int64_t> steps = opt.step_starts_ns;
   std::sort(steps.begin(), steps.end());
@@ -862,8 +967,8 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   std::uint64_t total = 0, positions = 0;
   std::int64_t first_ts = 0, last_end = 0;  // of all events
   std::size_t n_slices = 0, n_instants = 0, n_counters = 0;
+  std::set<wkey> shadowed;  // flow ends DevTools binds to an earlier slice
   {
-    std::set<wkey> shadowed;  // flow ends DevTools binds to an earlier slice
     // Per thread the ends of the open slices, with the final durations: the depth DevTools draws.
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<std::int64_t>> open;
     std::vector<std::string> group_cats;
@@ -894,8 +999,8 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
           have_d = durations.next(dk, dp);
         }
       }
-      const auto epid = r.get<std::uint64_t>();
-      const auto etid = r.get<std::uint64_t>();
+      const auto epid = ph == 'C' ? r.get<std::uint64_t>() : k.pid;
+      const auto etid = ph == 'C' ? r.get<std::uint64_t>() : k.tid;
       const auto name = r.str();
       const auto args = r.s;
       bool is_end = false;
@@ -930,10 +1035,10 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       std::string& out = direct ? direct_buf : ev;
       if (!direct) ev.clear();
       const std::size_t at = out.size();
-      out += ",\n{\"name\":";
+      out += ",\n{\"name\":"sv;
       out += name;
       if (ph != 'C') {
-        out += ",\"cat\":";
+        out += ",\"cat\":"sv;
         if (!is_end) {
           out += default_cat_json;
           st.invalid_utf8 += default_cat_invalid;
@@ -950,14 +1055,14 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
         }
       }
       out += phase_text(ph);
-      out += ",\"pid\":";
+      out += ",\"pid\":"sv;
       append_int(out, epid);
-      out += ",\"tid\":";
+      out += ",\"tid\":"sv;
       append_int(out, etid);
-      out += ",\"ts\":";
+      out += ",\"ts\":"sv;
       append_us3(out, k.ts - origin);
       if (ph == 'X') {
-        out += ",\"dur\":";
+        out += ",\"dur\":"sv;
         append_us3(out, dur);
       }
       out += args;
@@ -1009,37 +1114,41 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     MSPROF_TRY(claims.take_status());
     MSPROF_TRY(flows.take_status());
   }
-  // The flows kept, in pair order: fn(pair, host end, device end, text); false from fn stops.
+  // The flows kept by the write pass (parts), in pair order: fn(pair, host end, device end, text).
   auto each_flow = [&](auto&& fn) -> result<void> {
-    scratch_reader in(flow_text);
     pkey dk;
-    std::string_view rec, dp;
-    bool error = false, have_drop = dropped.next(dk, dp);
-    while (in.next(rec, error)) {
-      reader r{rec};
-      const pkey pk{r.get<std::uint64_t>(), r.get<std::uint64_t>(), 0};
-      const auto host = r.get<wkey>();
-      const auto dev = r.get<wkey>();
+    std::string_view dp;
+    bool have_drop = dropped.next(dk, dp);
+    MSPROF_TRY(each_text([&](const pkey& pk, const wkey& host, const wkey& dev, std::uint64_t, std::uint64_t,
+                             std::string_view text) {
       if (have_drop && !(pk < dk) && !(dk < pk)) {
         have_drop = dropped.next(dk, dp);
-        continue;
+        return true;
       }
-      if (!fn(pk, host, dev, r.s)) return make_error(errc::io, fmt::format("{}.json: write failed", stem));
-    }
-    if (error) return make_error(errc::io, dir + ": cannot read back the chrome trace's flows");
+      return fn(pk, host, dev, text);
+    }));
     if (have_drop) return make_error(errc::unsupported, "chrome trace: a dropped flow was not found");
     return dropped.take_status();
   };
   if (direct) {
-    // The one part: the flows in pair order, then otherData.
+    // The one part: the flows in pair order (DevTools binds an end shadowed by
+    // an earlier flow end of its category to that one: such flows are
+    // dropped), then otherData.
     stats final_st = st;
     final_st.slices = n_slices;
     final_st.instants = n_instants;
     final_st.counters = n_counters;
     final_st.metadata = meta_count;
     std::size_t events = meta_count + static_cast<std::size_t>(positions);
-    MSPROF_TRY(each_flow([&](const pkey&, const wkey&, const wkey&, std::string_view text) {
-      if (!direct_first) direct_buf += ",\n";
+    MSPROF_TRY(each_text([&](const pkey&, const wkey& host, const wkey& dev, std::uint64_t renamed,
+                             std::uint64_t invalid, std::string_view text) {
+      if (!shadowed.empty() && (shadowed.count(host) || shadowed.count(dev))) {
+        ++final_st.flows_unbindable;
+        return true;
+      }
+      final_st.renamed += static_cast<std::size_t>(renamed);
+      final_st.invalid_utf8 += static_cast<std::size_t>(invalid);
+      if (!direct_first) direct_buf += ",\n"sv;
       direct_first = false;
       direct_buf += text;
       events += 2;
@@ -1234,7 +1343,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       if (buf.size() >= (1u << 20) && !emit()) return failed();
     }
     for (; have_f && fk.part == k; have_f = part_flows.next(fk, fp)) {
-      if (!first) buf += ",\n";
+      if (!first) buf += ",\n"sv;
       first = false;
       events += 2;
       buf += fp;
@@ -1286,6 +1395,12 @@ trace_builder::trace_builder(const options& opt, const std::string& spill_dir, s
 trace_builder::~trace_builder() = default;
 
 void trace_builder::add(const trace_event& e, seq at) { p_->add(e, at); }
+
+arg_writer& trace_builder::begin_slice(const slice_fields& s, seq at) { return p_->begin_slice(s, at); }
+
+void trace_builder::end_slice() { p_->end_slice(); }
+
+void trace_builder::add_flow(const flow_fields& f, seq at) { p_->add_flow(f, at); }
 
 result<output> trace_builder::finish(std::int64_t session_start_ns, std::string_view stem,
                                      const chunk_output& emit_chunk) {

@@ -19,7 +19,7 @@ namespace chrome {
 namespace detail {
 
 /// A slice/counter/flow name as a JSON string; reserved Chrome names get U+200B appended.
-void append_name(std::string& out, const std::string& name, stats& st);
+void append_name(std::string& out, std::string_view name, stats& st);
 
 /// The otherData object of part `part_no` (0-based) of the parts `names`:
 /// generator, time origin, the counts of `st`, and the parts list when split.

@@ -36,9 +36,27 @@ inline double js_us(std::int64_t ns) noexcept { return static_cast<double>(ns) /
 /// so every viewer decodes the file the same way.
 void append_string(std::string& out, std::string_view v, std::size_t& invalid);
 
-/// A JSON object of `args`; NaN/Inf values are written as null (counted in
+/// Writes an event's args one at a time, as `,"args":{...}` (nothing when
+/// there are none): NaN/Inf values are written as null (counted in
 /// st.non_finite), invalid UTF-8 is counted in st.invalid_utf8.
-void append_args(std::string& out, const std::vector<trace_arg>& args, stats& st);
+class arg_writer {
+ public:
+  arg_writer(std::string& out, stats& st) noexcept : out_(&out), st_(&st) {}
+  void num(std::string_view key, std::int64_t v);
+  void real(std::string_view key, double v);
+  void str(std::string_view key, std::string_view v);
+  /// Closes the object; `always`: `,"args":{}` when there were no args.
+  void close(bool always = false);
+
+ private:
+  void key(std::string_view k);
+  std::string* out_;
+  stats* st_;
+  bool open_ = false;
+};
+
+/// The args of a trace_event through an arg_writer (`,"args":{...}`, or nothing when empty and not `always`).
+void append_args(std::string& out, const std::vector<trace_arg>& args, stats& st, bool always = false);
 
 }  // namespace detail
 }  // namespace chrome

@@ -18,7 +18,9 @@
 //  3. categories: each bound slice takes the category of its first flow; each
 //     flow's text is made here, in the order flows are written (a scratch
 //     file, no sort); two flow ends of one category starting together on a
-//     thread: the later one's flows are dropped (in the write pass);
+//     thread: the later one's flows are dropped (found by the write pass, and
+//     dropped as the flows are written; only parts, whose cuts need each
+//     flow's size at its later end, sort the flows by that end);
 //  4. sizing: the events in write order (names and args encoded in add()),
 //     straight into the one part when a bound on the sizes (summed in add(),
 //     the nesting and the claims) proves the trace fits it, else into a
@@ -39,6 +41,7 @@
 #include "../../core/error.hpp"
 #include "../spill.hpp"
 #include "../timeline.hpp"
+#include "json.hpp"
 #include "types.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -55,6 +58,26 @@ struct seq {
   std::uint64_t hi = 0, lo = 0;
 };
 
+/// A slice (X or I) or counter (C) given field by field: what add() takes
+/// from a trace_event, so a caller with the records at hand (the chrome
+/// exporter) needs none.
+struct slice_fields {
+  char ph = 'X';
+  std::uint64_t pid = 0, tid = 0;
+  std::int64_t ts_ns = 0, dur_ns = 0;
+  std::string_view name;
+  /// Its `connection_id` arg, the key flow ends bind by (X only; 0: none).
+  std::uint64_t connection_id = 0;
+};
+
+/// An s or f event given field by field.
+struct flow_fields {
+  char ph = 's';
+  std::uint64_t pid = 0, tid = 0;
+  std::int64_t ts_ns = 0;
+  std::string_view cat, name, id;
+};
+
 /// The chrome form of events added one at a time (see the top of this file).
 class trace_builder {
  public:
@@ -67,6 +90,14 @@ class trace_builder {
 
   /// Takes event `e` at input place `at` (each place once).
   void add(const trace_event& e, seq at);
+
+  /// add() of a slice or counter without a trace_event: its args go into the
+  /// returned writer (valid until end_slice(), in the order add() would
+  /// write them), then end_slice(). Same bytes as add() of the same event.
+  arg_writer& begin_slice(const slice_fields& s, seq at);
+  void end_slice();
+  /// add() of an s or f event without a trace_event.
+  void add_flow(const flow_fields& f, seq at);
 
   /// Plans and writes the parts: `emit_chunk(part_index, chunk)` receives
   /// their bytes in order and returns false to stop (I/O error). Once only.
