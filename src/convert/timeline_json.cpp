@@ -269,13 +269,13 @@ void timeline_collector::add(const model& w) {
     for (const auto& t : w.tasks) {
       if (parts_.hardware) {
         const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
-        text.clear();
-        detail::append_task_json(text, t, pid);
-        if (t.host_flow) {
-          text += ',';
-          detail::append_task_flow_json(text, t, pid);
-        }
-        events_.push({sections::tasks, t.global_task_id}, text);
+        events_.push_with({sections::tasks, t.global_task_id}, [&](std::string& out) {
+          detail::append_task_json(out, t, pid);
+          if (t.host_flow) {
+            out += ',';
+            detail::append_task_flow_json(out, t, pid);
+          }
+        });
         streams_[t.device_id].insert(t.stream_id);
       }
       if (parts_.overlap) overlap_.add(t);
@@ -283,14 +283,12 @@ void timeline_collector::add(const model& w) {
     const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
     for (const auto& a : w.apis) {
       if (!parts_.cann) break;  // the whole CANN process is left out
-      text.clear();
-      detail::append_api_json(text, a, pid);
-      events_.push({sections::apis, a.connection_id}, text);
+      events_.push_with({sections::apis, a.connection_id},
+                        [&](std::string& out) { detail::append_api_json(out, a, pid); });
       api_tids_.insert(a.thread_id);
       if (!a.has_device_task) continue;
-      text.clear();
-      detail::append_api_flow_json(text, a, pid);
-      events_.push({sections::api_flows, a.connection_id}, text);
+      events_.push_with({sections::api_flows, a.connection_id},
+                        [&](std::string& out) { detail::append_api_flow_json(out, a, pid); });
     }
   }
   const std::uint64_t pid = format_pid(s.pid, sort_index::mstx, host_device_bits);

@@ -130,8 +130,15 @@ class spill_sorter {
 
   /// Adds a row; `payload` is copied.
   void push(const Key& key, std::string_view payload) {
-    rows_.push_back({key, seq_++, arena_.size(), static_cast<std::uint32_t>(payload.size())});
-    arena_.append(payload);
+    push_with(key, [payload](std::string& out) { out.append(payload); });
+  }
+  /// Adds a row whose payload write(std::string& out) appends to `out` (the
+  /// sorter's memory: no copy through a buffer of the caller's).
+  template <class Write>
+  void push_with(const Key& key, Write&& write) {
+    const std::size_t at = arena_.size();
+    write(arena_);
+    rows_.push_back({key, seq_++, at, static_cast<std::uint32_t>(arena_.size() - at)});
     ++size_;
     if (arena_.size() + rows_.size() * sizeof(row) >= file_.budget()) spill();
   }
