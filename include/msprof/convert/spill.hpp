@@ -136,7 +136,6 @@ class spill_sorter {
   /// sorter's memory: no copy through a buffer of the caller's).
   template <class Write>
   void push_with(const Key& key, Write&& write) {
-    if (rows_.capacity() == 0) reserve_budget();
     const std::size_t at = arena_.size();
     write(arena_);
     rows_.push_back({key, seq_++, at, static_cast<std::uint32_t>(arena_.size() - at)});
@@ -219,14 +218,6 @@ class spill_sorter {
     }
   }
   static constexpr std::size_t max_merged_runs = 16;
-  /// The rows fill the budget before they spill: its memory is taken at once
-  /// (capped; pages are touched only as rows arrive) instead of grown by
-  /// doubling, which copied everything and touched fresh pages at each step.
-  void reserve_budget() {
-    const std::size_t bytes = std::min<std::size_t>(file_.budget(), 64u << 20);
-    rows_.reserve(std::max<std::size_t>(1, bytes / sizeof(row)));
-    arena_.reserve(bytes);
-  }
   void clear_memory() {
     rows_.clear();
     arena_.clear();
