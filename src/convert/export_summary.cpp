@@ -43,44 +43,46 @@ struct summary_exporter::impl {
       pmu_ = pmu_columns::of(w.session);
       if (o_.format == "json") op_keys_ = row_text::json_keys(op_summary_header(&*pmu_));
     }
-    std::string& b = scratch_;
+    // Rows are formatted straight into the sorters' memory.
     for (const auto& t : w.tasks) {
       const auto k = task_row_key::of(t);
-      b.clear();
-      row_text s(b, keys(task_keys_));
-      s.open();
-      task_time_row(s, t);
-      s.close();
-      task_rows_.push(k, b);
+      task_rows_.push_with(k, [&](std::string& b) {
+        row_text s(b, keys(task_keys_));
+        s.open();
+        task_time_row(s, t);
+        s.close();
+      });
       if (!in_op_summary(t)) continue;
       // The wait cell needs the previous row: formatted when finish() drains.
-      b.assign(sizeof(op_row), '\0');
-      row_text o(b, keys(op_keys_));
-      o.open();
-      op_summary_head(o, t);
-      const op_row h{t.end_ns, op_groups_.group_of(t), static_cast<std::uint32_t>(b.size() - sizeof(op_row))};
-      std::memcpy(&b[0], &h, sizeof h);
-      o.open(op_summary_wait_col + 1);
-      op_summary_tail(o, t, w.device(t.device_id), &*pmu_);
-      o.close();
-      op_rows_.push(k, b);
+      op_rows_.push_with(k, [&](std::string& b) {
+        const std::size_t at = b.size();
+        b.append(sizeof(op_row), '\0');
+        row_text o(b, keys(op_keys_));
+        o.open();
+        op_summary_head(o, t);
+        const op_row h{t.end_ns, op_groups_.group_of(t), static_cast<std::uint32_t>(b.size() - at - sizeof(op_row))};
+        std::memcpy(&b[at], &h, sizeof h);
+        o.open(op_summary_wait_col + 1);
+        op_summary_tail(o, t, w.device(t.device_id), &*pmu_);
+        o.close();
+      });
     }
     const bool raw_clock = msprof_tx_raw_clock(w);
     for (const auto& e : w.mstx) {
-      b.clear();
-      row_text s(b, keys(tx_keys_));
-      s.open();
-      msprof_tx_row(s, e, raw_clock);
-      s.close();
-      tx_rows_.push({e.start_ns, arrivals_++}, b);
+      tx_rows_.push_with({e.start_ns, arrivals_++}, [&](std::string& b) {
+        row_text s(b, keys(tx_keys_));
+        s.open();
+        msprof_tx_row(s, e, raw_clock);
+        s.close();
+      });
     }
     for (const auto& e : w.mstx_mem) {
-      b.clear();
-      row_text s(b, keys(mem_keys_));
-      s.open();
-      mstx_mem_row(s, e);
-      s.close();
-      mem_rows_.push({arrivals_++}, b);
+      mem_rows_.push_with({arrivals_++}, [&](std::string& b) {
+        row_text s(b, keys(mem_keys_));
+        s.open();
+        mstx_mem_row(s, e);
+        s.close();
+      });
     }
     return {};
   }
@@ -279,7 +281,6 @@ struct summary_exporter::impl {
   op_statistic_groups op_groups_;
   std::size_t records_ = 0;
   std::uint64_t arrivals_ = 0;  // mstx and mstx_mem records so far
-  std::string scratch_;
   outfile::dir dir_;  // set by finish()
   std::string ts_;
 };

@@ -89,7 +89,11 @@ void order_by_ids(model& m) {
 
 template <class T>
 void stream_join::waiting<T>::push(std::uint64_t key, const T& v) {
-  q_[key].push_back(v);
+  auto [it, fresh] = q_.try_emplace(key);
+  if (fresh)
+    it->second.front = v;
+  else
+    it->second.rest.push_back(v);
 }
 template <class T>
 bool stream_join::waiting<T>::empty(std::uint64_t key) const {
@@ -98,15 +102,23 @@ bool stream_join::waiting<T>::empty(std::uint64_t key) const {
 template <class T>
 T stream_join::waiting<T>::pop(std::uint64_t key) {  // !empty(key)
   auto it = q_.find(key);
-  const T v = it->second.front();
-  it->second.pop_front();
-  if (it->second.empty()) q_.erase(it);
+  queue& q = it->second;
+  const T v = q.front;
+  if (q.next == q.rest.size()) {
+    q_.erase(it);
+    return v;
+  }
+  q.front = q.rest[q.next++];
+  if (q.next == q.rest.size()) {  // all moved forward: the vector is reused
+    q.rest.clear();
+    q.next = 0;
+  }
   return v;
 }
 template <class T>
 std::size_t stream_join::waiting<T>::total() const {
   std::size_t n = 0;
-  for (const auto& kv : q_) n += kv.second.size();
+  for (const auto& kv : q_) n += 1 + kv.second.rest.size() - kv.second.next;
   return n;
 }
 
@@ -147,7 +159,8 @@ void stream_join::add(const raw::tensor_info& t) {
     ++bad_time_.tensor;
     return;
   }
-  std::string b(detail::bytes_of(t.thread_id));
+  std::string& b = scratch_;
+  b.assign(detail::bytes_of(t.thread_id));
   for (const auto& d : t.tensors) b += detail::bytes_of(d);
   host_events_.push({*at, kind_tensor}, b);
 }
@@ -337,6 +350,8 @@ void stream_join::on_tensor(std::int64_t, std::string_view b) {
   open_api* api = innermost(tid);
   if (!api || !api->op) return;
   // Ops with more than 5 tensors send several records; they concatenate.
+  auto& tensors = api->op->tensors;
+  tensors.reserve(tensors.size() + (b.size() - sizeof tid) / sizeof(tensor_desc));
   for (std::size_t at = sizeof tid; at + sizeof(tensor_desc) <= b.size(); at += sizeof(tensor_desc))
     api->op->tensors.push_back(detail::from_bytes<tensor_desc>(b.substr(at)));
 }

@@ -163,8 +163,12 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
       j.add(raw::node_basic{n.head.timeStamp, n.head.threadId, n.payload.opName, n.payload.taskType,
                             n.payload.opType, n.payload.blockNum, n.aging});
     }));
+    raw::tensor_info ti;  // one for every record: its vector is reused
     MSPROF_TRY(r.for_each_tensor_info([&](const prof::host_record<codec::MsprofTensorInfo>& t) {
-      raw::tensor_info ti{t.head.timeStamp, t.head.threadId, t.payload.opName, {}};
+      ti.timestamp = t.head.timeStamp;
+      ti.thread_id = t.head.threadId;
+      ti.op_name = t.payload.opName;
+      ti.tensors.clear();
       const std::uint32_t n = std::min<std::uint32_t>(t.payload.tensorNum, 5);
       for (std::uint32_t i = 0; i < n; ++i) {
         const auto& d = t.payload.tensorData[i];

@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "msprof/convert/model.hpp"
@@ -47,8 +46,10 @@ void row_text::raw(std::string_view v) {
   quote();
 }
 void row_text::num(std::uint64_t v) {
-  const fmt::format_int f(v);
-  raw(std::string_view(f.data(), f.size()));
+  next();
+  quote();
+  append_u64(out_, v);
+  quote();
 }
 void row_text::ts(std::int64_t ns) {
   next();
@@ -62,23 +63,22 @@ void row_text::us(std::int64_t ns) {
   append_ts_us(out_, ns);
   quote();
 }
-// Compiled format strings: parsing "{:.3f}" at run time cost more than the number.
 void row_text::fixed3(double v) {
   next();
   quote();
-  fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{:.3f}"), v);
+  append_fixed(out_, v, 3);
   quote();
 }
 void row_text::fixed6(double v) {
   next();
   quote();
-  fmt::format_to(std::back_inserter(out_), FMT_COMPILE("{:.6f}"), v);
+  append_fixed(out_, v, 6);
   quote();
 }
 void row_text::round3(double v) {
   next();
   quote();
-  out_ += round3_sql(v);
+  append_round3_sql(out_, v);
   quote();
 }
 
@@ -128,7 +128,7 @@ std::string shape_cell(const op_info& op, std::uint32_t kind) {
     first = false;
     for (std::size_t i = 0; i < t.shape.size(); ++i) {
       if (i) s += ',';
-      s += std::to_string(t.shape[i]);
+      append_u64(s, t.shape[i]);
     }
   }
   s += '"';

@@ -19,14 +19,48 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
-void append_ts_us(std::string& out, std::int64_t ns) {
-  if (ns < 0) {
-    out += '-';
-    ns = -ns;
+void append_u64(std::string& out, std::uint64_t v) {
+  // Two digits per division: timestamps have 16 digits, and the exports print
+  // several numbers per record.
+  static constexpr char pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char buf[24];
+  char* p = buf + sizeof buf;
+  while (v >= 100) {
+    const auto k = static_cast<std::size_t>(v % 100) * 2;
+    v /= 100;
+    *--p = pairs[k + 1];
+    *--p = pairs[k];
   }
-  const auto us = static_cast<std::uint64_t>(ns) / 1000u;
-  const auto frac = static_cast<unsigned>(static_cast<std::uint64_t>(ns) % 1000u);
-  fmt::format_to(std::back_inserter(out), "{}.{:03d}", us, frac);
+  if (v >= 10) {
+    const auto k = static_cast<std::size_t>(v) * 2;
+    *--p = pairs[k + 1];
+    *--p = pairs[k];
+  } else {
+    *--p = static_cast<char>('0' + v);
+  }
+  out.append(p, static_cast<std::size_t>(buf + sizeof buf - p));
+}
+
+namespace {
+
+// `n` thousandths as "<n / 1000>.ddd".
+void append_thousandths(std::string& out, std::uint64_t n) {
+  append_u64(out, n / 1000u);
+  const auto f = static_cast<unsigned>(n % 1000u);
+  const char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                     static_cast<char>('0' + f % 10)};
+  out.append(d, 4);
+}
+
+}  // namespace
+
+void append_ts_us(std::string& out, std::int64_t ns) {
+  if (ns < 0) out += '-';
+  // Through unsigned: -INT64_MIN does not fit an int64.
+  append_thousandths(out, ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns));
 }
 std::string ts_us(std::int64_t ns) {
   std::string s;
@@ -44,6 +78,36 @@ std::string dur_us_json(std::int64_t ns) { return py_float(static_cast<double>(n
 
 std::string dur_us_fixed3(std::int64_t ns) {
   return fmt::format("{:.3f}", static_cast<double>(ns) / 1000.0);
+}
+
+void append_fixed(std::string& out, double v, int decimals) {
+  // v * 10^decimals carries one rounding (relative 2^-53) on top of v; when
+  // the product is farther than that error from a half, the exact decimal
+  // rounds to its nearest integer n whatever the tie rule, and the text is
+  // n with the point put in. Negative values (fmt's "-0.000") and the rest go
+  // through fmt.
+  static constexpr double scale[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+  if (decimals >= 1 && decimals <= 6 && !std::signbit(v) && v < 1e15 / scale[decimals]) {
+    const double x = v * scale[decimals];
+    const double n = std::floor(x + 0.5);
+    if (std::fabs(x - n) + x * 0x1p-51 < 0.5) {
+      auto u = static_cast<std::uint64_t>(n);
+      char frac[6];
+      for (int i = decimals - 1; i >= 0; --i) {
+        frac[i] = static_cast<char>('0' + u % 10);
+        u /= 10;
+      }
+      append_u64(out, u);
+      out += '.';
+      out.append(frac, static_cast<std::size_t>(decimals));
+      return;
+    }
+  }
+  switch (decimals) {
+    case 3: fmt::format_to(std::back_inserter(out), "{:.3f}", v); break;
+    case 6: fmt::format_to(std::back_inserter(out), "{:.6f}", v); break;
+    default: fmt::format_to(std::back_inserter(out), "{:.{}f}", v, decimals); break;
+  }
 }
 
 std::string fewest3(double v) {
@@ -135,9 +199,34 @@ double sql_round3(double v) {
   return out == 0 ? 0.0 : out;  // SQLite prints no sign on zero
 }
 
+void append_round3_sql(std::string& out, double v) {
+  const double r = sql_round3(v);
+  // r is the double nearest to a decimal of 3 decimals (n / 1000): below 1e12
+  // that decimal has at most 15 significant digits, so "%.15g" prints exactly
+  // it, trailing zeros removed; written here without the general formatter.
+  if (std::fabs(r) < 1e12) {
+    const double n = std::nearbyint(std::fabs(r) * 1000.0);
+    if (n / 1000.0 == std::fabs(r)) {
+      const auto u = static_cast<std::uint64_t>(n);
+      if (r < 0) out += '-';
+      append_u64(out, u / 1000u);
+      unsigned f = static_cast<unsigned>(u % 1000u);
+      char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                   static_cast<char>('0' + f % 10)};
+      std::size_t len = 4;
+      while (len > 2 && d[len - 1] == '0') --len;  // "16.0", "0.5", "0.013"
+      out.append(d, len);
+      return;
+    }
+  }
+  const std::size_t from = out.size();
+  fmt::format_to(std::back_inserter(out), "{:.15g}", r);
+  if (std::string_view(out).substr(from).find_first_of(".en") == std::string_view::npos) out += ".0";
+}
+
 std::string round3_sql(double v) {
-  std::string s = fmt::format("{:.15g}", sql_round3(v));
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  std::string s;
+  append_round3_sql(s, v);
   return s;
 }
 

@@ -83,43 +83,6 @@ void append_event_json(std::string& out, const trace_event& e) {
 namespace detail {
 namespace {
 
-void append_u64(std::string& out, std::uint64_t v) {
-  // Two digits per division: timestamps have 16 digits, and this runs several times per event.
-  static constexpr char pairs[] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
-  char buf[24];
-  char* p = buf + sizeof buf;
-  while (v >= 100) {
-    const auto k = static_cast<std::size_t>(v % 100) * 2;
-    v /= 100;
-    *--p = pairs[k + 1];
-    *--p = pairs[k];
-  }
-  if (v >= 10) {
-    const auto k = static_cast<std::size_t>(v) * 2;
-    *--p = pairs[k + 1];
-    *--p = pairs[k];
-  } else {
-    *--p = static_cast<char>('0' + v);
-  }
-  out.append(p, static_cast<std::size_t>(buf + sizeof buf - p));
-}
-
-void append_ts_fast(std::string& out, std::int64_t ns) {
-  if (ns < 0) {
-    append_ts_us(out, ns);
-    return;
-  }
-  const auto u = static_cast<std::uint64_t>(ns);
-  append_u64(out, u / 1000u);
-  const auto f = static_cast<unsigned>(u % 1000u);
-  const char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
-                     static_cast<char>('0' + f % 10)};
-  out.append(d, 4);
-}
-
 // msprof JSON of the hot events straight from the model, one event each,
 // without separators: the one formatter of json_output and of the timeline
 // exporter. Same bytes as append_event_json on build_timeline's events (checked
@@ -145,7 +108,7 @@ void append_head_json(std::string& out, std::string_view layer, std::string_view
   append_lit(out, ",\"tid\":");
   append_u64(out, tid);
   append_lit(out, ",\"ts\":\"");
-  append_ts_fast(out, ts);
+  append_ts_us(out, ts);
   out += '"';
 }
 
@@ -166,7 +129,7 @@ void append_flow_json(std::string& out, char ph, std::uint64_t pid, std::uint64_
   append_lit(out, "\",\"id\":\"");
   append_u64(out, id);
   append_lit(out, "\",\"ts\":\"");
-  append_ts_fast(out, ts);
+  append_ts_us(out, ts);
   if (bp)
     append_lit(out, "\",\"bp\":\"e\"}");
   else
@@ -306,13 +269,13 @@ void timeline_collector::add(const model& w) {
     for (const auto& t : w.tasks) {
       if (parts_.hardware) {
         const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
-        text.clear();
-        detail::append_task_json(text, t, pid);
-        if (t.host_flow) {
-          text += ',';
-          detail::append_task_flow_json(text, t, pid);
-        }
-        events_.push({sections::tasks, t.global_task_id}, text);
+        events_.push_with({sections::tasks, t.global_task_id}, [&](std::string& out) {
+          detail::append_task_json(out, t, pid);
+          if (t.host_flow) {
+            out += ',';
+            detail::append_task_flow_json(out, t, pid);
+          }
+        });
         streams_[t.device_id].insert(t.stream_id);
       }
       if (parts_.overlap) overlap_.add(t);
@@ -320,14 +283,12 @@ void timeline_collector::add(const model& w) {
     const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
     for (const auto& a : w.apis) {
       if (!parts_.cann) break;  // the whole CANN process is left out
-      text.clear();
-      detail::append_api_json(text, a, pid);
-      events_.push({sections::apis, a.connection_id}, text);
+      events_.push_with({sections::apis, a.connection_id},
+                        [&](std::string& out) { detail::append_api_json(out, a, pid); });
       api_tids_.insert(a.thread_id);
       if (!a.has_device_task) continue;
-      text.clear();
-      detail::append_api_flow_json(text, a, pid);
-      events_.push({sections::api_flows, a.connection_id}, text);
+      events_.push_with({sections::api_flows, a.connection_id},
+                        [&](std::string& out) { detail::append_api_flow_json(out, a, pid); });
     }
   }
   const std::uint64_t pid = format_pid(s.pid, sort_index::mstx, host_device_bits);

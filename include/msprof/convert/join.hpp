@@ -199,7 +199,8 @@ class stream_join {
     std::uint32_t launched = 0, spans_formed = 0;                       // pass 2
   };
   /// Records of one key waiting in pass 2; a queue per key exists only while
-  /// it holds something (keys are many, waiting records few).
+  /// it holds something (keys are many, waiting records few: mostly one, held
+  /// inline, so a key's queue costs no allocation besides its map node).
   template <class T>
   class waiting {
    public:
@@ -209,7 +210,12 @@ class stream_join {
     std::size_t total() const;
 
    private:
-    std::unordered_map<std::uint64_t, std::deque<T>> q_;
+    struct queue {
+      T front;                   // the oldest record
+      std::vector<T> rest;       // the later ones from `next` on, in arrival order
+      std::size_t next = 0;
+    };
+    std::unordered_map<std::uint64_t, queue> q_;
   };
   /// A device's records in arrival order (constant key: the sorter keeps push order).
   struct device_spools {
@@ -321,6 +327,7 @@ class stream_join {
   std::size_t unmatched_launches_ = 0, spans_without_start_ = 0, orphan_count_ = 0, memcpy_unmatched_ = 0;
   std::size_t ops_outside_calls_ = 0;  // node_basic_info records no API call contains
   std::int64_t last_api_end_ = 0;
+  std::string scratch_;  // a tensor_info payload being built
 };
 
 /// Options that keep everything in memory (the collection is already).

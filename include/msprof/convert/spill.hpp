@@ -130,8 +130,15 @@ class spill_sorter {
 
   /// Adds a row; `payload` is copied.
   void push(const Key& key, std::string_view payload) {
-    rows_.push_back({key, seq_++, arena_.size(), static_cast<std::uint32_t>(payload.size())});
-    arena_.append(payload);
+    push_with(key, [payload](std::string& out) { out.append(payload); });
+  }
+  /// Adds a row whose payload write(std::string& out) appends to `out` (the
+  /// sorter's memory: no copy through a buffer of the caller's).
+  template <class Write>
+  void push_with(const Key& key, Write&& write) {
+    const std::size_t at = arena_.size();
+    write(arena_);
+    rows_.push_back({key, seq_++, at, static_cast<std::uint32_t>(arena_.size() - at)});
     ++size_;
     if (arena_.size() + rows_.size() * sizeof(row) >= file_.budget()) spill();
   }
@@ -185,9 +192,32 @@ class spill_sorter {
     if (b < a) return false;
     return sa < sb;
   }
+  /// Rows usually come as a few ascending runs (one per input file or record
+  /// kind; a spool's constant key is one run): those are merged, not sorted.
   void sort_rows() {
-    std::sort(rows_.begin(), rows_.end(), [](const row& a, const row& b) { return before(a.key, a.seq, b.key, b.seq); });
+    auto less = [](const row& a, const row& b) { return before(a.key, a.seq, b.key, b.seq); };
+    std::vector<std::size_t> starts{0};
+    for (std::size_t i = 1; i < rows_.size() && starts.size() <= max_merged_runs; ++i)
+      if (less(rows_[i], rows_[i - 1])) starts.push_back(i);
+    if (starts.size() > max_merged_runs) {
+      std::sort(rows_.begin(), rows_.end(), less);
+      return;
+    }
+    // Pairwise merges of neighbouring runs until one is left.
+    starts.push_back(rows_.size());
+    while (starts.size() > 2) {
+      std::vector<std::size_t> merged{0};
+      for (std::size_t k = 0; k + 2 < starts.size(); k += 2) {
+        std::inplace_merge(rows_.begin() + static_cast<std::ptrdiff_t>(starts[k]),
+                           rows_.begin() + static_cast<std::ptrdiff_t>(starts[k + 1]),
+                           rows_.begin() + static_cast<std::ptrdiff_t>(starts[k + 2]), less);
+        merged.push_back(starts[k + 2]);
+      }
+      if (starts.size() % 2 == 0) merged.push_back(starts.back());  // an odd run out waits for the next round
+      starts = std::move(merged);
+    }
   }
+  static constexpr std::size_t max_merged_runs = 16;
   void clear_memory() {
     rows_.clear();
     arena_.clear();

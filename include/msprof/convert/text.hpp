@@ -13,6 +13,9 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
+/// Decimal digits of `v`.
+void append_u64(std::string& out, std::uint64_t v);
+
 /// Local ns -> "1767268800000200.000" (µs with exactly 3 decimals, no rounding:
 /// msprof inserts a dot into the ns integer).
 void append_ts_us(std::string& out, std::int64_t ns);
@@ -28,6 +31,10 @@ std::string dur_us_json(std::int64_t ns);
 /// A duration in ns as "40.000".
 std::string dur_us_fixed3(std::int64_t ns);
 
+/// fmt's "{:.<decimals>f}" of `v` (the same bytes), appended; without fmt for
+/// the common case (v >= 0, not within rounding error of a tie).
+void append_fixed(std::string& out, double v, int decimals);
+
 /// Rounded to 3 decimals, trailing zeros removed, integer values without a
 /// point ("100.5", "40", "46.636") - op_statistic/api_statistic cells.
 std::string fewest3(double v);
@@ -42,6 +49,7 @@ double sql_round3(double v);
 /// one decimal: "16.0", "0.013") - the PMU cells, which the reference reads
 /// back from its SQLite table.
 std::string round3_sql(double v);
+void append_round3_sql(std::string& out, double v);
 
 /// Whether a spreadsheet would run `v` as a formula: it starts with = + - @,
 /// TAB or CR and is not a decimal number ("-1.5" stays a number).

@@ -6,6 +6,7 @@
 #include <msprof/convert/text.hpp>
 #include <msprof/convert/timeline.hpp>
 #include <sqlite3.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "golden_util.hpp"
 
@@ -308,6 +310,56 @@ TEST_CASE("timeline: fast dur digits equal the shortest double form for every ns
       const auto expect = ",\"dur\":" + cv::dur_us_json(ns + k) + ",\"ph\":\"X\",\"args\":{";
       REQUIRE(fast == expect);
     }
+  }
+}
+
+namespace {
+
+// Doubles the fixed and round3 cells see: durations (ns / 1000), ratios of
+// counters, exact binary ties, decimal ties binary holds a hair off, and the
+// edges (zero, negative zero, negatives, huge, NaN, infinity).
+std::vector<double> cell_values() {
+  std::vector<double> v = {0.0, -0.0, 0.0005, 0.0015, 0.0025, 1.0005, 2.5e-7, 0.5e-6, 1.5e-6, 0.3125, 0.1875,
+                           -1.5, -0.0001, 123456789.0625, 1e15, 1e20, 4503599627370496.5, std::nan(""),
+                           HUGE_VAL, -HUGE_VAL, 999.9995, 999999.9999995};
+  std::mt19937_64 rng(21);
+  std::uniform_int_distribution<std::int64_t> ns(0, 5000000000000LL);
+  std::uniform_int_distribution<std::uint64_t> counts(0, 2000000000);
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t a = ns(rng), b = ns(rng) % 100000000;
+    v.push_back(static_cast<double>(b) / 1000.0);
+    v.push_back(static_cast<double>(a) / 1000.0);
+    v.push_back(static_cast<double>(b - 50000000) / 1000.0);
+    const double c = static_cast<double>(counts(rng)), total = static_cast<double>(counts(rng) + 1);
+    v.push_back(c / total);
+    v.push_back(c / total * 3078.36);
+    v.push_back(static_cast<double>(i) / 16.0);
+    v.push_back(static_cast<double>(i) / 2000.0);
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("text: append_fixed prints what fmt's {:.3f} and {:.6f} print") {
+  for (double v : cell_values()) {
+    CAPTURE(v);
+    std::string three = "x", six = "y";
+    cv::append_fixed(three, v, 3);
+    cv::append_fixed(six, v, 6);
+    REQUIRE(three == "x" + fmt::format("{:.3f}", v));
+    REQUIRE(six == "y" + fmt::format("{:.6f}", v));
+  }
+}
+
+TEST_CASE("text: append_round3_sql prints sql_round3 as {:.15g} with at least one decimal") {
+  for (double v : cell_values()) {
+    CAPTURE(v);
+    std::string want = fmt::format("{:.15g}", cv::sql_round3(v));
+    if (want.find_first_of(".en") == std::string::npos) want += ".0";
+    std::string got = "x";
+    cv::append_round3_sql(got, v);
+    REQUIRE(got == "x" + want);
   }
 }
 

@@ -80,3 +80,34 @@ TEST_CASE("spill_sorter: a directory that cannot hold the runs is an error namin
   REQUIRE(!r);
   CHECK(r.err().message.find("/nonexistent/msprof") != std::string::npos);
 }
+
+TEST_CASE("spill_sorter: rows pushed as a few ascending runs (merged, not sorted) come out as a stable sort puts them") {
+  // 1..17 runs: up to 16 they are merged, above that sorted; each run ascending
+  // with ties inside it and across runs; some rows written through push_with.
+  for (std::size_t runs : {1u, 2u, 3u, 5u, 16u, 17u}) {
+    for (std::size_t budget : {std::size_t{SIZE_MAX}, std::size_t{2048}}) {
+      CAPTURE(runs);
+      CAPTURE(budget);
+      cv::spill_sorter<key> s(std::filesystem::temp_directory_path().string(), budget);
+      std::vector<std::pair<key, std::string>> want;
+      std::mt19937 rng(static_cast<unsigned>(runs));
+      std::size_t i = 0;
+      for (std::size_t r = 0; r < runs; ++r) {
+        key k{0, static_cast<std::int64_t>(rng() % 10)};
+        for (std::size_t n = 0; n < 200 + r * 7; ++n, ++i) {
+          k.start += static_cast<std::int64_t>(rng() % 3);  // ascending, with ties
+          const std::string payload = std::to_string(i);
+          if (i % 2)
+            s.push(k, payload);
+          else
+            s.push_with(k, [&](std::string& out) { out += payload; });
+          want.emplace_back(k, payload);
+        }
+      }
+      std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::vector<std::pair<key, std::string>> got;
+      REQUIRE(s.drain([&](const key& k, std::string_view p) { got.emplace_back(k, std::string(p)); }));
+      CHECK(got == want);
+    }
+  }
+}
