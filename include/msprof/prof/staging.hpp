@@ -113,7 +113,6 @@ inline constexpr std::uint32_t max_string = 1u << 20;  ///< an mstx message is f
 inline constexpr std::size_t intern_limit = 1u << 20;
 
 inline void put32(std::string& b, std::uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); }
-inline void put64(std::string& b, std::uint64_t v) { b.append(reinterpret_cast<const char*>(&v), 8); }
 inline std::uint32_t get32(const unsigned char* p) { std::uint32_t v; std::memcpy(&v, p, 4); return v; }
 inline std::uint64_t get64(const unsigned char* p) { std::uint64_t v; std::memcpy(&v, p, 8); return v; }
 }  // namespace staging
@@ -235,19 +234,21 @@ class staging_writer {
       lost_calls_ += e.calls();
       return;
     }
-    const std::uint32_t domain = intern(e.domain.empty() ? std::string_view("default") : e.domain);
-    const std::uint32_t message = intern(e.message);
+    const std::uint32_t domain = intern(e.domain.empty() ? std::string_view("default") : e.domain, last_domain_);
+    const std::uint32_t message = intern(e.message, last_message_);
     const bool range = e.event_type != 0;
-    tx_.push_back(static_cast<char>(range ? staging::range_tag : staging::mark_tag));
-    tx_.push_back('\0');
-    tx_.append(reinterpret_cast<const char*>(&e.event_type), 2);
-    staging::put32(tx_, e.pid);
-    staging::put32(tx_, e.tid);
-    staging::put32(tx_, domain);
-    staging::put32(tx_, message);
-    staging::put64(tx_, e.id);
-    staging::put64(tx_, e.start_ns);
-    if (range) staging::put64(tx_, e.end_ns);
+    unsigned char r[staging::range_bytes];  // one append per event
+    r[0] = range ? staging::range_tag : staging::mark_tag;
+    r[1] = 0;
+    std::memcpy(r + 2, &e.event_type, 2);
+    std::memcpy(r + 4, &e.pid, 4);
+    std::memcpy(r + 8, &e.tid, 4);
+    std::memcpy(r + 12, &domain, 4);
+    std::memcpy(r + 16, &message, 4);
+    std::memcpy(r + 20, &e.id, 8);
+    std::memcpy(r + 28, &e.start_ns, 8);
+    std::memcpy(r + 36, &e.end_ns, 8);
+    tx_.append(reinterpret_cast<const char*>(r), range ? staging::range_bytes : staging::mark_bytes);
     buffered_calls_ += e.calls();
     if (tx_.size() >= buffer_bytes) (void)flush();
   }
@@ -286,13 +287,26 @@ class staging_writer {
  private:
   static constexpr std::size_t buffer_bytes = 1u << 20;
 
-  std::uint32_t intern(std::string_view s) {
-    if (auto it = ids_.find(s); it != ids_.end()) return it->second;
-    const std::uint32_t id = next_id_++;
-    const auto n = static_cast<std::uint32_t>(s.size() < staging::max_string ? s.size() : staging::max_string);
-    staging::put32(strings_, n);
-    strings_.append(s.data(), n);
-    if (ids_.size() < staging::intern_limit) ids_.emplace(owned_.emplace_back(s), id);
+  // The last string of a field and its id: events come in runs of the same
+  // domain and message, and a compare is cheaper than a lookup.
+  struct last_string {
+    std::string text;
+    std::uint32_t id = ~0u;
+  };
+  std::uint32_t intern(std::string_view s, last_string& last) {
+    if (last.id != ~0u && s == last.text) return last.id;
+    std::uint32_t id;
+    if (auto it = ids_.find(s); it != ids_.end()) {
+      id = it->second;
+    } else {
+      id = next_id_++;
+      const auto n = static_cast<std::uint32_t>(s.size() < staging::max_string ? s.size() : staging::max_string);
+      staging::put32(strings_, n);
+      strings_.append(s.data(), n);
+      if (ids_.size() < staging::intern_limit) ids_.emplace(owned_.emplace_back(s), id);
+    }
+    last.text.assign(s);
+    last.id = id;
     return id;
   }
 
@@ -301,6 +315,7 @@ class staging_writer {
   std::string tx_, strings_;  // not yet written
   std::deque<std::string> owned_;  // the interned strings (ids_ keys view them)
   std::unordered_map<std::string_view, std::uint32_t> ids_;
+  last_string last_domain_, last_message_;
   std::uint32_t next_id_ = 0;
   std::uint64_t buffered_calls_ = 0, lost_calls_ = 0, bytes_ = 0;
   bool failed_ = false;
