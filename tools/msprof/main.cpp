@@ -364,6 +364,7 @@ int cmd_show(arg_parser& p) {
   }
   for (const auto& f : framework_dirs)
     for (auto& d : cv::find_prof_dirs(f)) dirs.push_back(std::move(d));
+  if (!recover_staged(dirs)) return 1;
   const bool bold = isatty(STDOUT_FILENO) != 0;
   int rc = 0;
   const auto show_framework = [&](const std::string& prof) {
@@ -801,6 +802,8 @@ int cmd_analyse(arg_parser& p) {
   if (!existing_dir_or_fail(dir)) return 1;
   const auto dirs = cv::ascend_pt::find_pt_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no *_ascend_pt directory found");
+  for (const auto& d : dirs)
+    if (!recover_staged(cv::find_prof_dirs(d))) return 1;
   std::vector<std::optional<msprof::result<cv::ascend_pt::analyse_result>>> results(dirs.size());
   int rc = 0;
   progress bar(pf, dirs, cv::ascend_pt::input_bytes);

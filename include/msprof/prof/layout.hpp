@@ -66,6 +66,7 @@ inline constexpr std::size_t fork_count_slots = 2;
 inline constexpr char staging_dir[] = "msprof_staging";
 inline constexpr char staging_tx[] = "tx";
 inline constexpr char staging_strings[] = "strings";
+inline constexpr char staging_converting[] = "converting";  ///< the conversion at stop has begun
 inline constexpr char staging_tx_magic[8] = {'M', 'S', 'P', 'S', 'T', 'G', 'T', '1'};
 inline constexpr char staging_strings_magic[8] = {'M', 'S', 'P', 'S', 'T', 'G', 'S', '1'};
 

@@ -403,9 +403,9 @@ result<staging_summary> for_each_staged(const std::string& path, Fn&& fn) {
   return sum;
 }
 
-/// Removes a staging directory (its two files, then itself).
+/// Removes a staging directory (its files, the records first, then itself).
 inline result<void> remove_staging(const std::string& path) {
-  for (const char* name : {layout::staging_tx, layout::staging_strings}) {
+  for (const char* name : {layout::staging_tx, layout::staging_strings, layout::staging_converting}) {
     const std::string f = path + "/" + name;
     if (::unlink(f.c_str()) != 0 && errno != ENOENT)
       return make_error(errc::io, f + ": cannot remove: " + std::strerror(errno));
@@ -416,28 +416,61 @@ inline result<void> remove_staging(const std::string& path) {
 }
 
 /// Turns the staging `path` into msproftx slices of `dir` (through
-/// msproftx_writer, as the direct form writes them) and removes it.
+/// msproftx_writer, as the direct form writes them) and removes it. The
+/// marker file `converting` says it has begun: a process killed during it
+/// leaves msproftx slices that recover_staging removes before it writes them
+/// all again; the records are removed only after the slices are flushed.
 inline result<staging_summary> unstage(prof_dir& dir, const std::string& path) {
+  {
+    auto d = outfile::dir::open(path);
+    if (!d) return d.err();
+    auto marker = d->create(layout::staging_converting);
+    if (!marker) return marker.err();
+  }
   msproftx_writer w(dir);
   auto sum = for_each_staged(path, [&](const tx_event& e) { (void)w.write(e); });
   if (!sum) return sum;
+  MSPROF_TRY(dir.flush());
   MSPROF_TRY(remove_staging(path));
   return sum;
 }
 
+/// The msproftx slices (and their .done files) in host/data of `root`: those a
+/// conversion at stop that did not finish wrote.
+inline result<void> remove_msproftx_slices(const std::string& root) {
+  const std::string data = root + "/" + layout::host_dir + "/" + layout::data_dir;
+  const std::string infix = std::string(".") + layout::tag::msproftx + layout::slice_infix;
+  std::error_code ec;
+  std::vector<std::string> doomed;
+  for (const auto& e : std::filesystem::directory_iterator(data, ec))
+    if (e.path().filename().string().find(infix) != std::string::npos) doomed.push_back(e.path().string());
+  if (ec) return make_error(errc::io, data + ": cannot list: " + ec.message());
+  for (const auto& f : doomed)
+    if (::unlink(f.c_str()) != 0 && errno != ENOENT)
+      return make_error(errc::io, f + ": cannot remove: " + std::strerror(errno));
+  return {};
+}
+
 /// What recover_staging did.
 struct recovery {
-  bool found = false;  ///< the directory had a staging
+  bool found = false;    ///< the directory had a staging
+  bool resumed = false;  ///< an interrupted recovery finished (its counts are not known again)
   staging_summary staged;
   std::vector<std::string> moved;  ///< slice files added to host/data
 };
 
 /// A killed run's staging (host/msprof_staging of the PROF_ directory `root`)
-/// turned into slices: written into a scratch PROF_ directory inside the
-/// staging directory, whose host slices are then moved into host/data under
-/// free slice numbers (msproftx, and hash_dic lines the killed run may not
-/// have flushed; a repeated line is harmless), then the staging is removed.
-/// Refuses while a collection still writes the staging (its lock).
+/// turned into slices. A conversion at stop that did not finish (`converting`
+/// beside the records) is undone first: its msproftx slices are removed (in a
+/// staged collection every msproftx record comes from the staging); one that
+/// finished but for removing the staging only has it removed. Then three
+/// steps, each safe to interrupt: the events are
+/// written into a scratch PROF_ directory inside the staging (complete once its
+/// end_info exists); the staging's files are removed; the scratch directory's
+/// host slices (msproftx, and hash_dic lines the killed run may not have
+/// flushed; a repeated line is harmless) are moved into host/data under free
+/// slice numbers. A recovery interrupted after the first step goes on from the
+/// scratch directory. Refuses while a collection still writes the staging (its lock).
 inline result<recovery> recover_staging(const std::string& root) {
   recovery rec;
   const std::string path = root + "/" + layout::host_dir + "/" + layout::staging_dir;
@@ -445,27 +478,46 @@ inline result<recovery> recover_staging(const std::string& root) {
   if (::lstat(path.c_str(), &st) != 0) return rec;
   if (!S_ISDIR(st.st_mode)) return make_error(errc::bad_value, path + ": not a directory");
   rec.found = true;
-  {
-    const std::string tx_file = path + "/" + layout::staging_tx;
-    outfile::unique_fd fd(::open(tx_file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd) return make_error(errc::io, tx_file + ": cannot open: " + std::strerror(errno));
-    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
-      return make_error(errc::unsupported, tx_file + ": a running collection still writes it; export after it stops");
-  }
-  const std::string scratch_name = "unstaged";
+  const std::string scratch = path + "/unstaged";
+  const std::string tx_file = path + "/" + layout::staging_tx;
+  const std::string marker = path + "/" + layout::staging_converting;
   std::error_code ec;
-  std::filesystem::remove_all(path + "/" + scratch_name, ec);  // an interrupted recovery's
-  prof_dir_options o;
-  o.parent = path;
-  o.name = scratch_name;
-  auto d = prof_dir::create(o);
-  if (!d) return d.err();
-  msproftx_writer w(*d);
-  auto sum = for_each_staged(path, [&](const tx_event& e) { (void)w.write(e); });
-  if (!sum) return sum.err();
-  rec.staged = std::move(*sum);
-  MSPROF_TRY(d->close());
-  const std::string from = path + "/" + scratch_name + "/" + layout::host_dir + "/" + layout::data_dir;
+  const bool converting = ::lstat(marker.c_str(), &st) == 0;
+  const bool have_tx = ::lstat(tx_file.c_str(), &st) == 0;
+  if (converting && !have_tx) {  // the conversion at stop finished: its slices are in place
+    MSPROF_TRY(remove_staging(path));
+    return rec;
+  }
+  if (have_tx) {
+    {
+      outfile::unique_fd fd(::open(tx_file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+      if (!fd) return make_error(errc::io, tx_file + ": cannot open: " + std::strerror(errno));
+      if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
+        return make_error(errc::unsupported, tx_file + ": a running collection still writes it; export after it stops");
+    }
+    if (converting) MSPROF_TRY(remove_msproftx_slices(root));
+    std::filesystem::remove_all(scratch, ec);  // an interrupted first step's
+    prof_dir_options o;
+    o.parent = path;
+    o.name = "unstaged";
+    auto d = prof_dir::create(o);
+    if (!d) return d.err();
+    msproftx_writer w(*d);
+    auto sum = for_each_staged(path, [&](const tx_event& e) { (void)w.write(e); });
+    if (!sum) return sum.err();
+    rec.staged = std::move(*sum);
+    MSPROF_TRY(d->close());
+    for (const char* name : {layout::staging_tx, layout::staging_strings, layout::staging_converting}) {
+      const std::string f = path + "/" + name;
+      if (::unlink(f.c_str()) != 0 && errno != ENOENT)
+        return make_error(errc::io, f + ": cannot remove: " + std::strerror(errno));
+    }
+  } else if (std::filesystem::exists(scratch + "/" + layout::host_dir + "/" + layout::end_info)) {
+    rec.resumed = true;
+  } else {
+    return make_error(errc::not_found, tx_file + ": missing (a staging without its records)");
+  }
+  const std::string from = scratch + "/" + layout::host_dir + "/" + layout::data_dir;
   const std::string to = root + "/" + layout::host_dir + "/" + layout::data_dir;
   for (const auto& entry : std::filesystem::directory_iterator(from, ec)) {
     const std::string name = entry.path().filename().string();
@@ -475,15 +527,17 @@ inline result<recovery> recover_staging(const std::string& root) {
     std::uint32_t index = 0;
     while (std::filesystem::exists(to + "/" + layout::slice_file(base, index))) ++index;
     const std::string target = layout::slice_file(base, index);
-    if (::rename(entry.path().c_str(), (to + "/" + target).c_str()) != 0)
-      return make_error(errc::io, to + "/" + target + ": cannot move the recovered slice there: " + std::strerror(errno));
+    // The .done first: a slice in host/data without one reads as one still written.
     const std::string done = entry.path().string() + layout::done_suffix;
     if (std::filesystem::exists(done)) (void)::rename(done.c_str(), (to + "/" + target + layout::done_suffix).c_str());
+    if (::rename(entry.path().c_str(), (to + "/" + target).c_str()) != 0)
+      return make_error(errc::io, to + "/" + target + ": cannot move the recovered slice there: " + std::strerror(errno));
     rec.moved.push_back(target);
   }
   if (ec) return make_error(errc::io, from + ": cannot list: " + ec.message());
-  std::filesystem::remove_all(path + "/" + scratch_name, ec);
-  MSPROF_TRY(remove_staging(path));
+  std::filesystem::remove_all(scratch, ec);
+  if (::rmdir(path.c_str()) != 0 && errno != ENOENT)
+    return make_error(errc::io, path + ": cannot remove: " + std::strerror(errno));
   return rec;
 }
 

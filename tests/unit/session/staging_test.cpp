@@ -296,3 +296,65 @@ TEST_CASE("staging: damaged staging files give an error naming the file and the 
   }
   restore();
 }
+
+TEST_CASE("staging: a conversion at stop cut short is undone and done again by recovery, without duplicates") {
+  temp_dir t;
+  std::string root;
+  {
+    prof::prof_dir d = make_dir(t.path, "PROF_cut");
+    root = d.path();
+    auto w = prof::staging_writer::create(root);
+    REQUIRE(w);
+    prof::tx_event e;
+    e.event_type = 2;
+    e.pid = 1;
+    e.tid = 2;
+    e.domain = "default";
+    e.message = "range";
+    for (std::uint64_t i = 1; i <= 100; ++i) {
+      e.id = i;
+      e.start_ns = 1000 * i;
+      e.end_ns = e.start_ns + 10;
+      w->add(e);
+    }
+    w->close();
+    // What a process killed inside the conversion leaves: the marker, some of the slices.
+    std::ofstream(staging_of(root) + "/converting").put('\n');
+    prof::msproftx_writer tx(d);
+    for (std::uint64_t i = 1; i <= 40; ++i) {
+      e.id = i;
+      e.start_ns = 1000 * i;
+      e.end_ns = e.start_ns + 10;
+      REQUIRE(tx.write(e));
+    }
+    REQUIRE(d.close());
+  }
+  auto count = [&] {
+    auto r = prof::prof_reader::open(root);
+    REQUIRE(r);
+    std::uint64_t n = 0;
+    REQUIRE(r->for_each_mstx([&](const prof::mstx_record&) { ++n; }));
+    return n;
+  };
+  REQUIRE(count() == 40);
+  auto rec = prof::recover_staging(root);
+  REQUIRE(rec);
+  CHECK(rec->staged.events == 100);
+  CHECK(count() == 100);  // the 40 of the cut conversion were removed first
+  CHECK(!fs::exists(staging_of(root)));
+
+  // A conversion that finished but for removing the marker: only the marker goes.
+  fs::create_directories(staging_of(root));
+  std::ofstream(staging_of(root) + "/converting").put('\n');
+  auto again = prof::recover_staging(root);
+  REQUIRE(again);
+  CHECK(again->found);
+  CHECK(count() == 100);
+  CHECK(!fs::exists(staging_of(root)));
+
+  // A staging with neither records nor a finished scratch directory: an error naming the file.
+  fs::create_directories(staging_of(root));
+  auto bad = prof::recover_staging(root);
+  REQUIRE(!bad);
+  CHECK(bad.err().message.find(staging_of(root) + "/tx: missing") != std::string::npos);
+}
