@@ -3,7 +3,9 @@
 // host records and appends them to a prof::prof_dir.
 //
 //   mstx mark / range  -> MsprofTxInfo in MsprofAdditionalInfo (level 20500,
-//                         aging.additional.msproftx), domain names in hash_dic
+//                         aging.additional.msproftx), domain names in hash_dic;
+//                         with `stage`, the compact staging while collecting
+//                         (prof/staging.hpp), turned into those slices at finish()
 //   step begin/end     -> a range "ProfilerStep#<n>" in domain "ProfilerStep"
 //                         (markId = step number), like torch_npu's step slices
 //   memory records     -> MstxMemInfo (level 20500 type 1, msprof's own record:
