@@ -16,16 +16,18 @@
 #ifndef MSPROF_PROF_STAGING_HPP
 #define MSPROF_PROF_STAGING_HPP
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <filesystem>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -115,6 +117,35 @@ inline constexpr std::size_t intern_limit = 1u << 20;
 inline void put32(std::string& b, std::uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); }
 inline std::uint32_t get32(const unsigned char* p) { std::uint32_t v; std::memcpy(&v, p, 4); return v; }
 inline std::uint64_t get64(const unsigned char* p) { std::uint64_t v; std::memcpy(&v, p, 8); return v; }
+// POSIX file helpers (the session layer stays free of <filesystem>).
+inline bool exists(const std::string& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0;
+}
+/// The names in directory `p` (no "." or ".."); false when it cannot be read.
+inline bool list_dir(const std::string& p, std::vector<std::string>& names) {
+  DIR* d = ::opendir(p.c_str());
+  if (d == nullptr) return false;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  ::closedir(d);
+  return true;
+}
+/// Removes `p` and what is under it, never following a link (msprof's own scratch directory).
+inline void remove_tree(const std::string& p) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) {
+    std::vector<std::string> names;
+    if (list_dir(p, names))
+      for (const auto& n : names) remove_tree(p + "/" + n);
+    (void)::rmdir(p.c_str());
+  } else {
+    (void)::unlink(p.c_str());
+  }
+}
 }  // namespace staging
 
 /// The strings file: magic, then entries [u32 length][bytes]; entry i is
@@ -337,12 +368,11 @@ template <class Fn>
 result<staging_summary> for_each_staged(const std::string& path, Fn&& fn) {
   staging_summary sum;
   auto read_file = [](const std::string& file, std::string& out) -> result<void> {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(file, ec);
-    if (ec) return make_error(errc::io, file + ": cannot read: " + ec.message());
     outfile::unique_fd fd(::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd) return make_error(errc::io, file + ": cannot open: " + std::strerror(errno));
-    out.resize(static_cast<std::size_t>(size));
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return make_error(errc::io, file + ": cannot read: " + std::strerror(errno));
+    out.resize(static_cast<std::size_t>(st.st_size));
     std::size_t got = 0;
     while (got < out.size()) {
       const ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
@@ -440,14 +470,14 @@ inline result<staging_summary> unstage(prof_dir& dir, const std::string& path) {
 inline result<void> remove_msproftx_slices(const std::string& root) {
   const std::string data = root + "/" + layout::host_dir + "/" + layout::data_dir;
   const std::string infix = std::string(".") + layout::tag::msproftx + layout::slice_infix;
-  std::error_code ec;
-  std::vector<std::string> doomed;
-  for (const auto& e : std::filesystem::directory_iterator(data, ec))
-    if (e.path().filename().string().find(infix) != std::string::npos) doomed.push_back(e.path().string());
-  if (ec) return make_error(errc::io, data + ": cannot list: " + ec.message());
-  for (const auto& f : doomed)
+  std::vector<std::string> names;
+  if (!staging::list_dir(data, names)) return make_error(errc::io, data + ": cannot list: " + std::strerror(errno));
+  for (const auto& n : names) {
+    if (n.find(infix) == std::string::npos) continue;
+    const std::string f = data + "/" + n;
     if (::unlink(f.c_str()) != 0 && errno != ENOENT)
       return make_error(errc::io, f + ": cannot remove: " + std::strerror(errno));
+  }
   return {};
 }
 
@@ -481,7 +511,6 @@ inline result<recovery> recover_staging(const std::string& root) {
   const std::string scratch = path + "/unstaged";
   const std::string tx_file = path + "/" + layout::staging_tx;
   const std::string marker = path + "/" + layout::staging_converting;
-  std::error_code ec;
   const bool converting = ::lstat(marker.c_str(), &st) == 0;
   const bool have_tx = ::lstat(tx_file.c_str(), &st) == 0;
   if (converting && !have_tx) {  // the conversion at stop finished: its slices are in place
@@ -496,7 +525,7 @@ inline result<recovery> recover_staging(const std::string& root) {
         return make_error(errc::unsupported, tx_file + ": a running collection still writes it; export after it stops");
     }
     if (converting) MSPROF_TRY(remove_msproftx_slices(root));
-    std::filesystem::remove_all(scratch, ec);  // an interrupted first step's
+    staging::remove_tree(scratch);  // an interrupted first step's
     prof_dir_options o;
     o.parent = path;
     o.name = "unstaged";
@@ -512,30 +541,38 @@ inline result<recovery> recover_staging(const std::string& root) {
       if (::unlink(f.c_str()) != 0 && errno != ENOENT)
         return make_error(errc::io, f + ": cannot remove: " + std::strerror(errno));
     }
-  } else if (std::filesystem::exists(scratch + "/" + layout::host_dir + "/" + layout::end_info)) {
+  } else if (staging::exists(scratch + "/" + layout::host_dir + "/" + layout::end_info)) {
     rec.resumed = true;
   } else {
     return make_error(errc::not_found, tx_file + ": missing (a staging without its records)");
   }
   const std::string from = scratch + "/" + layout::host_dir + "/" + layout::data_dir;
   const std::string to = root + "/" + layout::host_dir + "/" + layout::data_dir;
-  for (const auto& entry : std::filesystem::directory_iterator(from, ec)) {
-    const std::string name = entry.path().filename().string();
+  std::vector<std::string> names;
+  if (!staging::list_dir(from, names)) return make_error(errc::io, from + ": cannot list: " + std::strerror(errno));
+  // In slice order (slice_2 before slice_10): each takes the next free number in host/data.
+  auto key = [](const std::string& n) {
+    const std::size_t at = n.find(layout::slice_infix);
+    if (at == std::string::npos) return std::make_pair(n, 0ul);
+    return std::make_pair(n.substr(0, at), std::strtoul(n.c_str() + at + std::strlen(layout::slice_infix), nullptr, 10));
+  };
+  std::sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+  for (const auto& name : names) {
+    const std::string source = from + "/" + name;
     const std::size_t at = name.find(layout::slice_infix);
     if (at == std::string::npos || name.find(layout::done_suffix) != std::string::npos) continue;
     const std::string base = name.substr(0, at);
     std::uint32_t index = 0;
-    while (std::filesystem::exists(to + "/" + layout::slice_file(base, index))) ++index;
+    while (staging::exists(to + "/" + layout::slice_file(base, index))) ++index;
     const std::string target = layout::slice_file(base, index);
     // The .done first: a slice in host/data without one reads as one still written.
-    const std::string done = entry.path().string() + layout::done_suffix;
-    if (std::filesystem::exists(done)) (void)::rename(done.c_str(), (to + "/" + target + layout::done_suffix).c_str());
-    if (::rename(entry.path().c_str(), (to + "/" + target).c_str()) != 0)
+    const std::string done = source + layout::done_suffix;
+    if (staging::exists(done)) (void)::rename(done.c_str(), (to + "/" + target + layout::done_suffix).c_str());
+    if (::rename(source.c_str(), (to + "/" + target).c_str()) != 0)
       return make_error(errc::io, to + "/" + target + ": cannot move the recovered slice there: " + std::strerror(errno));
     rec.moved.push_back(target);
   }
-  if (ec) return make_error(errc::io, from + ": cannot list: " + ec.message());
-  std::filesystem::remove_all(scratch, ec);
+  staging::remove_tree(scratch);
   if (::rmdir(path.c_str()) != 0 && errno != ENOENT)
     return make_error(errc::io, path + ": cannot remove: " + std::strerror(errno));
   return rec;

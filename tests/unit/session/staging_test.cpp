@@ -311,7 +311,7 @@ TEST_CASE("staging: a conversion at stop cut short is undone and done again by r
     e.tid = 2;
     e.domain = "default";
     e.message = "range";
-    for (std::uint64_t i = 1; i <= 100; ++i) {
+    for (std::uint64_t i = 1; i <= 20000; ++i) {  // 3 slices of 2 MiB in the recovery's scratch directory
       e.id = i;
       e.start_ns = 1000 * i;
       e.end_ns = e.start_ns + 10;
@@ -339,8 +339,21 @@ TEST_CASE("staging: a conversion at stop cut short is undone and done again by r
   REQUIRE(count() == 40);
   auto rec = prof::recover_staging(root);
   REQUIRE(rec);
-  CHECK(rec->staged.events == 100);
-  CHECK(count() == 100);  // the 40 of the cut conversion were removed first
+  CHECK(rec->staged.events == 20000);
+  CHECK(count() == 20000);  // the 40 of the cut conversion were removed first
+  CHECK(rec->moved.size() >= 4);  // 3 msproftx slices and hash_dic, moved in their order:
+  {
+    auto r = prof::prof_reader::open(root);
+    REQUIRE(r);
+    std::uint64_t last = 0;
+    bool ordered = true;
+    REQUIRE(r->for_each_mstx([&](const prof::mstx_record& m) {
+      ordered = ordered && m.stamp.markId == last + 1;
+      last = m.stamp.markId;
+    }));
+    CHECK(ordered);
+    CHECK(last == 20000);
+  }
   CHECK(!fs::exists(staging_of(root)));
 
   // A conversion that finished but for removing the marker: only the marker goes.
@@ -349,7 +362,7 @@ TEST_CASE("staging: a conversion at stop cut short is undone and done again by r
   auto again = prof::recover_staging(root);
   REQUIRE(again);
   CHECK(again->found);
-  CHECK(count() == 100);
+  CHECK(count() == 20000);
   CHECK(!fs::exists(staging_of(root)));
 
   // A staging with neither records nor a finished scratch directory: an error naming the file.
