@@ -7,11 +7,17 @@
 //   2·ranges + dropped + unfinished + unknown ends + storage-limit = emitted.
 //
 //   build-rel/bench/bench_collect_sustained build-rel/lib/libmsprof_mstx.so [dir] [--quick]
+//       [--scale=<x>] [--staging] [--case=<name>]...
 //
 // Cases: a tight loop on 1 thread for 10 s and on 2 threads, 2 threads paced
 // at 10 M events/s together for 30 s (the collector's defaults), the same
 // tight loop with --buffer-full=block, and the drop policy's offered-vs-kept
-// curve at 1, 4, 10 and 20 M events/s (5 s each). --quick divides durations by 5.
+// curve at 1, 4, 10 and 20 M events/s (5 s each). --quick divides durations by 5,
+// --scale=<x> multiplies them by x; --case=<name> runs only the cases named.
+// --staging: MSPROF_STAGING=on (the compact staging while collecting, CANN's
+// slices made at exit, inside stop_s); staging_mb is the staging's size,
+// computed from the rows (36 bytes for the warm-up mark, 44 per range, the
+// files' magics and the three strings), staging_mb_per_s that over emit_s.
 // Output: one `bench=collect_sustained case=... key=value ...` line per case.
 #include "mstx/ms_tools_ext.h"
 
@@ -22,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -46,6 +53,7 @@ struct workload {
   double rate;       // events/s, all threads together; 0 = as fast as they can
   const char* full;  // MSPROF_BUFFER_FULL; nullptr = the default
 };
+bool staging = false;  // --staging
 
 struct child_report {
   std::uint64_t emitted = 0;
@@ -112,6 +120,7 @@ void run_case(const char* lib, const fs::path& root, const workload& w) {
     ::setenv("MSTX_INJECTION_PATH", lib, 1);
     ::setenv("MSPROF_OUTPUT", out.c_str(), 1);
     if (w.full != nullptr) ::setenv("MSPROF_BUFFER_FULL", w.full, 1);
+    ::setenv("MSPROF_STAGING", staging ? "on" : "off", 1);
     const child_report r = emit(w);
     if (::write(pipe_fd[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) std::_Exit(2);
     std::exit(0);  // the collector stops and flushes at exit, as in any program
@@ -147,18 +156,23 @@ void run_case(const char* lib, const fs::path& root, const workload& w) {
   const std::uint64_t accounted = 2 * (rows - 1) + 1 + dropped + unfinished + unknown + storage;
   const double wall = std::chrono::duration<double>(t1 - t0).count();
   const double stop = std::chrono::duration<double>(t1 - emitted_at).count();
+  // The staging's size (prof/staging.hpp): magics 2 × 8, strings "warm up",
+  // "default", "sustained range" (4-byte length each), the mark, the ranges.
+  const double staged_bytes = staging ? 16.0 + (4 + 7) + (4 + 7) + (4 + 15) + 36.0 + 44.0 * static_cast<double>(rows - 1) : 0;
   std::printf(
       "bench=collect_sustained case=%s threads=%d seconds=%.0f policy=%s offered_events_per_s=%.0f emitted=%llu "
       "kept_events=%llu kept_pct=%.2f dropped=%llu unfinished=%llu unknown_ends=%llu storage=%llu accounted=%s "
-      "producer_ns_per_event=%.2f stop_s=%.2f wall_s=%.2f disk_mb_per_s=%.0f peak_rss_mib=%.0f\n",
+      "producer_ns_per_event=%.2f emit_s=%.2f stop_s=%.2f wall_s=%.2f cann_mb=%.0f disk_mb_per_s=%.0f staging_mb=%.0f "
+      "staging_mb_per_s=%.0f peak_rss_mib=%.0f form=%s\n",
       w.name, w.threads, w.seconds, w.full != nullptr ? w.full : "default",
       static_cast<double>(r.emitted) / r.emit_seconds, static_cast<unsigned long long>(r.emitted),
       static_cast<unsigned long long>(2 * (rows - 1) + 1),
       100.0 * static_cast<double>(2 * (rows - 1) + 1) / static_cast<double>(r.emitted),
       static_cast<unsigned long long>(dropped), static_cast<unsigned long long>(unfinished),
       static_cast<unsigned long long>(unknown), static_cast<unsigned long long>(storage),
-      accounted == r.emitted ? "yes" : "NO", r.busy_ns_per_event, stop, wall, static_cast<double>(bytes) / wall / 1e6,
-      static_cast<double>(usage.ru_maxrss) / 1024.0);
+      accounted == r.emitted ? "yes" : "NO", r.busy_ns_per_event, r.emit_seconds, stop, wall,
+      static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / wall / 1e6, staged_bytes / 1e6,
+      staged_bytes / r.emit_seconds / 1e6, static_cast<double>(usage.ru_maxrss) / 1024.0, staging ? "staging" : "direct");
   std::fflush(stdout);
   fs::remove_all(out, ec);
 }
@@ -172,11 +186,19 @@ int main(int argc, char** argv) {
   }
   fs::path root = fs::temp_directory_path() / "msprof_bench_sustained";
   double scale = 1;
+  std::vector<std::string> only;
   for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0)
+    const std::string a = argv[i];
+    if (a == "--quick")
       scale = 0.2;
+    else if (a.rfind("--scale=", 0) == 0)
+      scale = std::atof(a.c_str() + 8);
+    else if (a == "--staging")
+      staging = true;
+    else if (a.rfind("--case=", 0) == 0)
+      only.push_back(a.substr(7));
     else
-      root = argv[i];
+      root = a;
   }
   const workload cases[] = {
       {"tight_1thread", 1, 10, 0, nullptr},
@@ -189,6 +211,7 @@ int main(int argc, char** argv) {
       {"drop_20M", 2, 5, 20e6, "drop"},
   };
   for (workload w : cases) {
+    if (!only.empty() && std::find(only.begin(), only.end(), w.name) == only.end()) continue;
     w.seconds *= scale;
     run_case(argv[1], root, w);
   }

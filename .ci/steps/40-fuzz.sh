@@ -6,7 +6,7 @@
 # kept in build-fuzz/fuzz-artifacts/ and its first 512 bytes printed as hex.
 set -euo pipefail
 seconds=${FUZZ_SECONDS:-20}
-targets=(decode dictionary json reader convert_load export framework soc_decode soc_job)
+targets=(decode dictionary json reader convert_load export framework soc_decode soc_job staging)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

@@ -27,6 +27,7 @@ const entry kEntries[] = {
     {"reader", msprof_fuzz::prof_reader},
     {"framework", msprof_fuzz::framework_decode},
     {"soc_decode", msprof_fuzz::soc_decode},
+    {"staging", msprof_fuzz::staging_decode},
 #ifdef MSPROF_FUZZ_WITH_CONVERT
     {"soc_job", msprof_fuzz::soc_job},
     {"convert_load", msprof_fuzz::convert_load},

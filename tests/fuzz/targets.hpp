@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +28,7 @@
 #include <msprof/codec/decode.hpp>
 #include <msprof/codec/dictionary.hpp>
 #include <msprof/prof/reader.hpp>
+#include <msprof/prof/staging.hpp>
 #include <msprof/core/json.hpp>
 #ifdef MSPROF_FUZZ_WITH_CONVERT
 #include <msprof/convert/export.hpp>
@@ -312,6 +314,59 @@ inline int prof_reader(const std::uint8_t* data, std::size_t size) {
       continue;
     }
     read_everything(*r);
+  }
+  return 0;
+}
+
+// ----------------------------------------------------------------- staging --
+// The compact staging (prof/staging.hpp). Input: [flags: 1 byte][strings
+// length: 2 bytes LE][strings bytes][tx bytes]. Flags bit 0 / bit 1 put the
+// magic in front of the strings / tx bytes (so most inputs pass it). First the
+// decoders on the bytes, then for_each_staged and recover_staging on the two
+// files in a scratch PROF_ directory. Every error names its file and an offset;
+// no more events than the bytes hold; every event's strings are the file's.
+inline int staging_decode(const std::uint8_t* data, std::size_t size) {
+  if (size < 3) return 0;
+  const std::uint8_t flags = data[0];
+  std::size_t n = data[1] | static_cast<std::size_t>(data[2]) << 8;
+  n = std::min(n, size - 3);
+  std::string strings(reinterpret_cast<const char*>(data) + 3, n);
+  std::string tx(reinterpret_cast<const char*>(data) + 3 + n, size - 3 - n);
+  if (flags & 1) strings.insert(0, prof::layout::staging_strings_magic, 8);
+  if (flags & 2) tx.insert(0, prof::layout::staging_tx_magic, 8);
+
+  std::vector<std::string> list;
+  std::uint64_t cut = 0;
+  if (auto r = prof::decode_staging_strings(strings, "strings", list, &cut); !r)
+    require(r.err().message.rfind("strings: offset ", 0) == 0, "a strings error names the file and offset");
+  std::uint64_t events = 0;
+  auto used = prof::decode_staging_tx(tx, 8, list, "tx", [&](const prof::tx_event& e) {
+    ++events;
+    sink = sink + e.id + e.start_ns + e.end_ns + e.domain.size() + e.message.size() + e.calls();
+  });
+  if (!used)
+    require(used.err().message.rfind("tx: offset ", 0) == 0, "a tx error names the file and offset");
+  else
+    require(*used <= tx.size() && events * prof::staging::mark_bytes <= *used, "no more events than bytes");
+
+  const fs::path& root = scratch_dir();
+  std::error_code ec;
+  fs::remove_all(root, ec);
+  const fs::path staging = root / "host" / prof::layout::staging_dir;
+  fs::create_directories(staging, ec);
+  fs::create_directories(root / "host" / "data", ec);
+  std::ofstream(staging / "strings", std::ios::binary) << strings;
+  std::ofstream(staging / "tx", std::ios::binary) << tx;
+  auto all = prof::for_each_staged(staging.string(), [&](const prof::tx_event& e) {
+    require(std::find(list.begin(), list.end(), e.message) != list.end(), "a message is one of the strings");
+  });
+  if (!all) {
+    require(all.err().message.find(": offset ") != std::string::npos, "a staging error names an offset");
+  } else {
+    require(all->events * prof::staging::mark_bytes <= tx.size(), "no more staged events than bytes");
+    auto rec = prof::recover_staging(root.string());
+    if (!rec) require(!rec.err().message.empty(), "recover_staging errors have a message");
+    else require(rec->staged.events == all->events, "recovery takes every event for_each_staged reads");
   }
   return 0;
 }

@@ -4,7 +4,8 @@
 // call InitInjectionMstx(getModuleFuncTable). Configuration comes from the
 // launcher's environment (BRIEF interface 5): MSPROF_OUTPUT,
 // MSPROF_MSTX_DOMAIN_INCLUDE / _EXCLUDE (comma lists), MSPROF_AIC_METRICS,
-// MSPROF_STORAGE_LIMIT (<n>MB), MSPROF_BUFFER_SIZE / _LIMIT / _FULL
+// MSPROF_STORAGE_LIMIT (<n>MB), MSPROF_BUFFER_SIZE / _LIMIT / _FULL, MSPROF_STAGING
+// (on: compact staging of mstx events while collecting, prof/staging.hpp)
 // (session/buffer_options.hpp), MSPROF_CANN_OPTIONS (recorded only),
 // MSPROF_LAYOUT (cann, the default; ascend_pt or ascend_ms: torch_npu's
 // directory around the PROF_ one, with FRAMEWORK/ files of the program's
@@ -178,7 +179,8 @@ msprof::result<std::unique_ptr<collection>> make_collection(const output& out, c
   auto created = msprof::prof::prof_dir::create(po);
   if (!created) return created.err();
   c->dir = std::move(*created);
-  c->sink = std::make_shared<session::prof_record_sink>(c->dir, session::collector_clock(out.cal));
+  c->sink = std::make_shared<session::prof_record_sink>(c->dir, session::collector_clock(out.cal), out.cfg.staging);
+  if (!c->sink->staging_error().empty()) log(c->sink->staging_error() + "; events written directly as msproftx records");
   if (c->fw)
     c->fw_sink = std::make_shared<session::framework_sink>(c->sink, *c->fw, session::collector_clock(out.cal),
                                                            session::framework_filter{});
@@ -420,6 +422,14 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     cfg.layout = *l;
   }
   cfg.record_shapes = cfg.with_stack = cfg.profile_memory = true;  // the program chose what it records
+  if (const char* s = std::getenv("MSPROF_STAGING"); s != nullptr && *s != '\0') {
+    const std::string v = s;
+    if (v != "on" && v != "off") {
+      log("MSPROF_STAGING must be on or off; collection disabled");
+      return MSTX_FAIL;
+    }
+    cfg.staging = v == "on";
+  }
   cfg.mstx_domain_include = split_list(std::getenv("MSPROF_MSTX_DOMAIN_INCLUDE"));
   cfg.mstx_domain_exclude = split_list(std::getenv("MSPROF_MSTX_DOMAIN_EXCLUDE"));
   out->cal = collect::calibrate(true);

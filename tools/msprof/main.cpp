@@ -7,6 +7,7 @@
 #include <msprof/convert/show.hpp>
 #include <msprof/convert/soc/import.hpp>
 #include <msprof/core/output_file.hpp>
+#include <msprof/prof/staging.hpp>
 #include <msprof/session/buffer_options.hpp>
 #include <msprof/session/output_path.hpp>
 #include <msprof/session/session_config.hpp>
@@ -79,6 +80,7 @@ constexpr const char* usage_text =
     "      --mstx-domain-include=a,b | --mstx-domain-exclude=a,b\n"
     "      --aic-metrics=PipeUtilization   recorded in sample.json\n"
     "      --storage-limit=<n>MB  --buffer-size=1MB  --buffer-limit=64MB  --buffer-full=grow|block|drop\n"
+    "      --staging=on|off                on: mstx events staged compactly while collecting, msproftx slices at stop\n"
     "      --environment=\"K=V;K2=V2\"      environment variables for the program\n"
     "      --dynamic=on                    start without collecting; start / stop / quit on stdin, one PROF_ dir\n"
     "                                      per start..stop (CANN's dynamic profiling, launch mode)\n"
@@ -145,7 +147,28 @@ struct what {
 
 
 /// Exports PROF_ directories, two at a time on two cores; reports in their order.
+/// The staging a stopped collection left (--staging=on, then killed) turned
+/// into msproftx slices before reading (prof/staging.hpp); false (said) when
+/// one cannot be read.
+bool recover_staged(const std::vector<std::string>& dirs) {
+  bool ok = true;
+  for (const auto& d : dirs) {
+    auto r = msprof::prof::recover_staging(d);
+    if (!r) {
+      say_error(r.err().what() + " (the staging of a stopped collection; its mstx events are not exported)");
+      ok = false;
+      continue;
+    }
+    if (!r->found) continue;
+    for (const auto& w : r->staged.warnings) say_warning(w);
+    say_warning(d + ": " + std::to_string(r->staged.events) + " mstx event(s) (" + std::to_string(r->staged.calls) +
+                " calls) recovered from the staging a stopped collection left");
+  }
+  return ok;
+}
+
 int export_dirs(const std::vector<std::string>& dirs, what w, const cv::export_options& opt, const progress_flags& pf) {
+  if (!recover_staged(dirs)) return 1;
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
   int rc = 0;
   progress bar(pf, dirs);
@@ -291,7 +314,7 @@ int cmd_import(arg_parser& p) {
 /// Loads and checks each collection `dir` names; one line each saying what it holds.
 int import_dirs(const std::string& dir, const progress_flags& pf) {
   const auto found = prof_dirs_or_fail(dir);
-  if (!found) return 1;
+  if (!found || !recover_staged(*found)) return 1;
   const auto& dirs = *found;
   int rc = 0;
   progress bar(pf, dirs);
@@ -341,6 +364,7 @@ int cmd_show(arg_parser& p) {
   }
   for (const auto& f : framework_dirs)
     for (auto& d : cv::find_prof_dirs(f)) dirs.push_back(std::move(d));
+  if (!recover_staged(dirs)) return 1;
   const bool bold = isatty(STDOUT_FILENO) != 0;
   int rc = 0;
   const auto show_framework = [&](const std::string& prof) {
@@ -433,7 +457,7 @@ bool collection_only(const std::string& name) {
   static const std::set<std::string> names = {
       "mstx",          "msproftx",    "mstx-domain-include", "mstx-domain-exclude", "aic-metrics",
       "storage-limit", "buffer-size", "buffer-limit",        "buffer-full",         "environment",
-      "layout"};
+      "layout",        "staging"};
   return names.count(name) != 0 || find_cann_option(name) != nullptr;
 }
 
@@ -442,7 +466,8 @@ bool collection_only(const std::string& name) {
 bool program_setting(const std::string& name) {
   static const std::set<std::string> names = {"mstx-domain-include", "mstx-domain-exclude", "aic-metrics",
                                               "storage-limit",       "buffer-size",         "buffer-limit",
-                                              "buffer-full",         "environment",         "layout"};
+                                              "buffer-full",         "environment",         "layout",
+                                              "staging"};
   return names.count(name) != 0;
 }
 
@@ -475,7 +500,7 @@ int use_collected(const std::string& dir, bool export_on, bool parse, bool query
 }
 
 int cmd_launch(arg_parser& p) {
-  std::string output, application, include, exclude, metrics, storage, layout;
+  std::string output, application, include, exclude, metrics, storage, layout, staging;
   std::map<std::string, std::string> buffer_flags;  // "size" / "limit" / "full" -> text
   msprof::session::buffer_options buffers;
   bool mstx = true, export_data = true, export_on = false, parse = false, query = false, analyze = false,
@@ -555,6 +580,9 @@ int cmd_launch(arg_parser& p) {
       layout = v;
     } else if (name == "storage-limit") {
       storage = v;
+    } else if (name == "staging") {
+      if (v != "on" && v != "off") return bad_value(flag, "on or off", v);
+      staging = v;
     } else if (name == "buffer-size" || name == "buffer-limit" || name == "buffer-full") {
       buffer_flags[name.substr(7)] = v;
     } else if (const cann_option* o = find_cann_option(name)) {
@@ -674,6 +702,7 @@ int cmd_launch(arg_parser& p) {
     if (!metrics.empty()) setenv("MSPROF_AIC_METRICS", metrics.c_str(), 1);
     if (!layout.empty()) setenv("MSPROF_LAYOUT", layout.c_str(), 1);
     if (!storage.empty()) setenv("MSPROF_STORAGE_LIMIT", storage.c_str(), 1);
+    if (!staging.empty()) setenv("MSPROF_STAGING", staging.c_str(), 1);
     if (buffer_flags.count("size")) setenv("MSPROF_BUFFER_SIZE", buffer_flags["size"].c_str(), 1);
     if (buffer_flags.count("limit")) setenv("MSPROF_BUFFER_LIMIT", buffer_flags["limit"].c_str(), 1);
     if (buffer_flags.count("full")) setenv("MSPROF_BUFFER_FULL", buffer_flags["full"].c_str(), 1);
@@ -773,6 +802,8 @@ int cmd_analyse(arg_parser& p) {
   if (!existing_dir_or_fail(dir)) return 1;
   const auto dirs = cv::ascend_pt::find_pt_dirs(dir);
   if (dirs.empty()) return fail(dir + ": no *_ascend_pt directory found");
+  for (const auto& d : dirs)
+    if (!recover_staged(cv::find_prof_dirs(d))) return 1;
   std::vector<std::optional<msprof::result<cv::ascend_pt::analyse_result>>> results(dirs.size());
   int rc = 0;
   progress bar(pf, dirs, cv::ascend_pt::input_bytes);

@@ -322,7 +322,10 @@ struct thread_buffer {
   MSPROF_INLINE void count_call() noexcept {
     // acquire: a new collection (a session's next window, a --dynamic start) may hand a running thread a freshly mapped slot
     std::atomic<std::uint64_t>* c = calls.load(std::memory_order_acquire);
-    c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    // release: what this thread did before (the record's commit, a drop, an
+    // earlier count in another slot) is seen by whoever reads this count with
+    // acquire (collector's settle_calls). A plain store on x86, stlr on Arm.
+    c->store(c->load(std::memory_order_relaxed) + 1, std::memory_order_release);
   }
 };
 

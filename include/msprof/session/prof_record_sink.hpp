@@ -3,7 +3,9 @@
 // host records and appends them to a prof::prof_dir.
 //
 //   mstx mark / range  -> MsprofTxInfo in MsprofAdditionalInfo (level 20500,
-//                         aging.additional.msproftx), domain names in hash_dic
+//                         aging.additional.msproftx), domain names in hash_dic;
+//                         with `stage`, the compact staging while collecting
+//                         (prof/staging.hpp), turned into those slices at finish()
 //   step begin/end     -> a range "ProfilerStep#<n>" in domain "ProfilerStep"
 //                         (markId = step number), like torch_npu's step slices
 //   memory records     -> MstxMemInfo (level 20500 type 1, msprof's own record:
@@ -28,6 +30,7 @@
 
 #include "../codec/encode.hpp"
 #include "../core/abi.hpp"
+#include "../prof/staging.hpp"
 #include "../prof/writer.hpp"
 #include "../collect/clock.hpp"
 #include "../collect/collector.hpp"
@@ -71,30 +74,42 @@ class prof_record_sink final : public collect::record_sink {
  public:
   /// `ticks`: the collector's clock (collector_clock); its timestamps are
   /// written as CLOCK_MONOTONIC_RAW ns, as prof_dir_options_for() declares.
-  prof_record_sink(prof::prof_dir& dir, prof::tick_clock ticks) : dir_(dir), ticks_(ticks) {
+  /// `stage`: marks and ranges go to the compact staging (prof/staging.hpp)
+  /// while collecting and become msproftx slices at finish(); when the staging
+  /// cannot be made they are written directly (staging_error() says why).
+  prof_record_sink(prof::prof_dir& dir, prof::tick_clock ticks, bool stage = false) : dir_(dir), ticks_(ticks), tx_(dir) {
     (void)dir_.register_type(codec::level::tx, codec::tx_type::msproftx, "msproftx");
     (void)dir_.register_type(codec::level::tx, codec::tx_type::mstx_mem, "msprof_mstx_mem");
+    if (stage) {
+      if (auto w = prof::staging_writer::create(dir_.path()))
+        staging_ = std::move(*w);
+      else
+        staging_error_ = w.err().message;
+    }
   }
 
   void write_tx(const collect::tx_record& r) override {
-    codec::MsprofStampInfo st;
-    st.dataTag = 120;  // MSPROFTX
-    st.processId = r.pid;
-    st.threadId = r.tid;
-    st.eventType = r.event_type;
-    st.startTime = ns(r.start);
-    st.endTime = ns(r.end);
-    st.markId = r.id;
-    st.domain = domain_hash(r.domain);
+    prof::tx_event e;
+    e.id = r.id;
+    e.event_type = r.event_type;
+    e.pid = r.pid;
+    e.tid = r.tid;
+    e.start_ns = ns(r.start);
+    e.end_ns = ns(r.end);
+    e.domain = r.domain;
+    e.message = r.message;
+    if (staging_) {
+      // The domain's hash_dic line now, as the direct form writes it: the
+      // dictionary is the same whichever form the events take.
+      (void)tx_.domain_hash(e.domain);
+      staging_.add(e);
+      return;
+    }
     // One append per event: its records are counted as one event, in one slice.
-    scratch_.clear();
-    codec::encode_tx_to(r.tid, st, r.message, [this](const codec::additional_bytes& rec) {
-      scratch_.append(reinterpret_cast<const char*>(rec.data()), rec.size());
-    });
     // A refused append is counted by the writer (stats().lost_events) and
-    // reported in info.json "storage_limit_dropped"; nothing to add here.
-    // Counted in mstx calls, as the collector counts its losses.
-    (void)dir_.append(tx_stream_, scratch_.data(), scratch_.size(), r.calls());
+    // reported in info.json "storage_limit_dropped", in mstx calls, as the
+    // collector counts its losses; nothing to add here.
+    (void)tx_.write(e);
   }
 
   void write_mem(const collect::mem_record& r) override {
@@ -105,7 +120,7 @@ class prof_record_sink final : public collect::record_sink {
     m.heap = r.heap;
     m.address = r.address;
     m.size = r.size;
-    m.domain = domain_hash(r.domain);
+    m.domain = tx_.domain_hash(r.domain);
     const auto rec = codec::encode_mstx_mem(r.tid, ns(r.timestamp), m);
     (void)dir_.append(mem_stream_, rec.data(), rec.size(), 1);
   }
@@ -125,7 +140,18 @@ class prof_record_sink final : public collect::record_sink {
     steps_.push_back(s);
   }
 
-  void flush() override { (void)dir_.flush(); }
+  // The directory first: the hash_dic lines the staged events name are on disk before them.
+  void flush() override {
+    (void)dir_.flush();
+    if (staging_) (void)staging_.flush();
+  }
+
+  /// The staging's directory while collecting into it (empty: direct form),
+  /// and why a staging asked for could not be made.
+  std::string staging_path() const { return staging_ ? staging_.path() : std::string(); }
+  const std::string& staging_error() const noexcept { return staging_error_; }
+  /// Bytes the staging wrote so far.
+  std::uint64_t staging_bytes() const noexcept { return staging_.bytes_written(); }
 
   /// host/msprof_calls: 65,536 slots (a sparse 512 KiB file). Without it the
   /// export of a killed run cannot say how many calls were lost in memory.
@@ -155,43 +181,39 @@ class prof_record_sink final : public collect::record_sink {
   }
 
   /// Writes the final loss counters into info.json and closes the directory.
+  /// With a staging: turns it into msproftx slices first (prof::unstage).
   result<void> finish(const collect::loss_counters& l) {
+    result<void> staged;
+    if (staging_) {
+      const std::string path = staging_.path();
+      staging_.close();
+      if (auto u = prof::unstage(dir_, path); !u) staged = u.err();
+    }
     MSPROF_TRY(dir_.record_losses(loss_list(l)));
-    return dir_.close();
+    MSPROF_TRY(dir_.close());
+    return staged;
   }
 
  private:
   std::uint64_t ns(std::uint64_t tick) const { return monotonic_ns(ticks_, tick); }
-  // The domain's hash, and its hash_dic line (once). Events of one domain come
-  // in runs: the last one is kept, the rest go to prof_dir::hash.
-  std::uint64_t domain_hash(std::string_view domain) {
-    if (domain.empty()) domain = "default";
-    if (domain != last_domain_) {
-      last_domain_hash_ = dir_.hash(domain);
-      last_domain_.assign(domain);
-    }
-    return last_domain_hash_;
-  }
-
   using loss_list_t = std::vector<std::pair<std::string, std::uint64_t>>;
-  static loss_list_t loss_list(const collect::loss_counters& l) {
+  loss_list_t loss_list(const collect::loss_counters& l) const {
     return {{"dropped", l.dropped},
             {"rejected", l.rejected},
             {"domain_mismatch", l.domain_mismatch},
             {"unknown_range_ends", l.unknown_end},
             {"unfinished_ranges", l.unfinished},
             {"lost_threads", l.lost_threads},
-            {"sink_failed", l.sink_failed}};
+            {"sink_failed", l.sink_failed + staging_.lost_calls()}};  // staged events a write error lost
   }
 
   prof::prof_dir& dir_;
   prof::tick_clock ticks_;    // the collector's clock
-  const prof::stream tx_stream_ = prof::stream::msproftx(true);
+  prof::msproftx_writer tx_;  // CANN's form (and the domains' hash_dic lines)
+  prof::staging_writer staging_;  // the compact form, when asked for
+  std::string staging_error_;
   const prof::stream mem_stream_ = prof::stream::mstx_mem(false);
-  std::string last_domain_ = std::string(1, '\0');  // no domain name is "\0"
-  std::uint64_t last_domain_hash_ = 0;
   std::vector<collect::step_record> steps_;
-  std::string scratch_;       // one event's records
   loss_list_t last_;          // the counters info.json holds
   std::uint64_t last_storage_ = 0;
   bool written_ = false;

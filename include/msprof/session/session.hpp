@@ -314,7 +314,7 @@ class profiler {
     auto dir = prof::prof_dir::create(po);
     if (!dir) return abandon(dir.err());
     w->dir = std::move(*dir);
-    w->sink = std::make_shared<prof_record_sink>(w->dir, collector_clock(*calibration_));
+    w->sink = std::make_shared<prof_record_sink>(w->dir, collector_clock(*calibration_), cfg_.staging);
     std::shared_ptr<collect::record_sink> target = w->sink;
     if (w->fw) {
       w->fw_sink = std::make_shared<framework_sink>(

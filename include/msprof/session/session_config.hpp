@@ -53,6 +53,9 @@ struct session_config {
   std::uint64_t storage_limit_mb = 0;    ///< 0 = unlimited
   std::chrono::milliseconds drain_interval{100};
   buffer_options buffers;                ///< per-thread size, total limit, what a full buffer does
+  /// mstx marks and ranges staged compactly while collecting, turned into
+  /// msproftx slices at stop (prof/staging.hpp; docs/configuration.md "Staging").
+  bool staging = false;
 };
 
 /// The AI Core metric groups, canonical name first, then torch_npu's constant.

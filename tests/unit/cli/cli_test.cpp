@@ -1041,6 +1041,72 @@ TEST_CASE("cli: buffers: bad sizes and policies are refused by the launcher and 
   CHECK((!fs::exists(s.root / "lib") || prof_dir_in(s.root / "lib").empty()));
 }
 
+TEST_CASE("cli: staging: --staging=on keeps every call of a tight loop, and leaves CANN's slices and no staging") {
+  sandbox s;
+  const std::string app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " burst 200000";
+  auto r = s.run({"--output=" + (s.root / "staged").string(), "--export=off", "--staging=on", "--application=" + app});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  REQUIRE(r.out.find("emitted 800000") != std::string::npos);
+  const fs::path prof = prof_dir_in(s.root / "staged");
+  CHECK_FALSE(fs::exists(prof / "host" / "msprof_staging"));
+  const tx_accounting a = account(prof);
+  CHECK(a.dropped == 0);
+  CHECK(a.ranges == 400000);
+  CHECK(calls_made(prof) == 800000);
+  r = s.run({"export", "summary", "-dir", prof.string()});
+  CAPTURE(r.err);
+  CHECK(r.rc == 0);
+  CHECK(r.err.find("recovered") == std::string::npos);  // nothing left to recover
+  r = s.run({"--output=" + (s.root / "bad").string(), "--staging=maybe", "--application=" + app});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--staging must be on or off") != std::string::npos);
+}
+
+TEST_CASE("cli: staging: a killed staged run is recovered by export, with every call accounted for") {
+  sandbox s;
+  const auto out = s.root / "out";
+  fs::create_directories(out);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::setenv("MSTX_INJECTION_PATH", MSPROF_TEST_INJECTION_LIB, 1);
+    ::setenv("MSPROF_OUTPUT", out.c_str(), 1);
+    ::setenv("MSPROF_STAGING", "on", 1);
+    ::setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+    ::execl(MSPROF_TEST_APP, MSPROF_TEST_APP, "ranges", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Kill it once the staging holds records (a watchdog of 20 s instead of a sleep).
+  fs::path prof;
+  bool staged = false;
+  for (int i = 0; i < 2000 && !staged; ++i) {
+    if (prof.empty()) prof = prof_dir_in(out);
+    std::error_code ec;
+    staged = !prof.empty() && fs::file_size(prof / "host" / "msprof_staging" / "tx", ec) > 4096 && !ec;
+    if (!staged) ::usleep(10000);
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  REQUIRE(staged);
+  auto r = s.run({"export", "summary", "-dir", prof.string()});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("recovered from the staging a stopped collection left") != std::string::npos);
+  CHECK(r.err.find("the collection did not finish") != std::string::npos);
+  CHECK_FALSE(fs::exists(prof / "host" / "msprof_staging"));
+  const tx_accounting a = account(prof);
+  CHECK(a.ranges > 0);
+  std::uint64_t lost_at_kill = 0;
+  for (const auto& f : outputs(prof))
+    if (f.filename().string().rfind("msprof_losses_", 0) == 0) {
+      const std::string l = slurp(f);
+      const auto at = l.find("lost_at_kill,");
+      if (at != std::string::npos) lost_at_kill = std::stoull(l.substr(at + 13));
+    }
+  CHECK(a.calls() + lost_at_kill == calls_made(prof));
+}
+
 TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run did not finish") {
   std::mt19937 rng(20261125);
   int exported = 0;
