@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../../support/temp_dir.hpp"
+#include "killed_child.hpp"
 
 namespace session = msprof::session;
 namespace convert = msprof::convert;
@@ -292,22 +293,7 @@ TEST_CASE("session calls: helper: a session killed while it records") {
 
 TEST_CASE("session calls: a killed session's window keeps its call counters, and the export counts lost_at_kill") {
   temp_dir t;
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::setenv(kill_env, t.path.c_str(), 1);
-    ::execl("/proc/self/exe", "/proc/self/exe", "-tc=session calls: helper: a session killed while it records",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFSIGNALED(status));
-  CHECK(WTERMSIG(status) == SIGKILL);
-  std::string dir;
-  for (const auto& e : fs::directory_iterator(t.path))
-    if (e.path().filename().string().rfind("PROF_", 0) == 0) dir = e.path().string();
-  REQUIRE(!dir.empty());
+  const std::string dir = run_killed_child("session calls: helper: a session killed while it records", kill_env, t.path);
   const window_accounting a = account(dir);
   REQUIRE(a.has_calls);
   CHECK(a.made == 1 + 2 * 500 + 1000);  // step 0 begun (one call), never ended

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "../../support/temp_dir.hpp"
+#include "killed_child.hpp"
 
 namespace session = msprof::session;
 namespace convert = msprof::convert;
@@ -167,22 +168,7 @@ TEST_CASE("staging: helper: a staged session killed while it records") {
 
 TEST_CASE("staging: a killed run's staging is recovered into slices, with every call accounted for") {
   temp_dir t;
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::setenv(kill_env, t.path.c_str(), 1);
-    ::execl("/proc/self/exe", "/proc/self/exe", "-tc=staging: helper: a staged session killed while it records",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  REQUIRE(WIFSIGNALED(status));
-  CHECK(WTERMSIG(status) == SIGKILL);
-  std::string dir;
-  for (const auto& e : fs::directory_iterator(t.path))
-    if (e.path().filename().string().rfind("PROF_", 0) == 0) dir = e.path().string();
-  REQUIRE(!dir.empty());
+  const std::string dir = run_killed_child("staging: helper: a staged session killed while it records", kill_env, t.path);
   REQUIRE(fs::exists(staging_of(dir) + "/tx"));
   auto rec = prof::recover_staging(dir);
   REQUIRE(rec);
