@@ -29,7 +29,7 @@ inline constexpr std::uint64_t tasks = 0, task_flows = 1, apis = 2, api_flows = 
 
 /// The timeline emitter's fast output (timeline_event.hpp): tasks, API calls and
 /// mstx events go into the builder field by field, with the names and args
-/// timeline.cpp gives their trace_events, in the same order. Metadata is
+/// timeline.cpp gives their trace_events (detail::task_args, ...). Metadata is
 /// written in finish(); any other event is unknown here.
 struct hot_events {
   static constexpr bool fast_json = true;
@@ -56,19 +56,7 @@ struct hot_events {
     f.dur_ns = t.end_ns - t.start_ns;
     f.name = detail::task_slice_name(t);
     f.connection_id = t.connection_id;
-    auto& a = b.begin_slice(f, {chrome_section::tasks, t.global_task_id});
-    a.num("Model Id", t.model_id);
-    a.str("Task Type", detail::task_slice_type(t));
-    a.num("Physic Stream Id", t.stream_id);
-    a.num("Task Id", t.task_id);
-    a.num("Batch Id", t.batch_id);
-    a.num("Subtask Id", 4294967295LL);
-    a.num("connection_id", static_cast<std::int64_t>(t.connection_id));
-    if (t.memcpy) {
-      a.num("size(B)", static_cast<std::int64_t>(t.memcpy->size));
-      a.real("bandwidth(GB/s)", detail::memcpy_bandwidth(t, *t.memcpy));
-      a.str("operation", memcpy_operation_name(t.memcpy->operation));
-    }
+    detail::task_args(t, b.begin_slice(f, {chrome_section::tasks, t.global_task_id}));
     b.end_slice();
     if (t.host_flow)
       host_to_device('f', t.connection_id, pid, t.stream_id, t.start_ns, {chrome_section::task_flows, t.global_task_id});
@@ -85,14 +73,7 @@ struct hot_events {
     f.dur_ns = a.end_ns - a.start_ns;
     f.name = name;
     f.connection_id = a.connection_id;
-    auto& w = b.begin_slice(f, {chrome_section::apis, a.connection_id});
-    const bool acl = a.level == level::acl;
-    w.num("Thread Id", a.thread_id);
-    w.str("Mode", acl ? std::string_view(acl_group_name(a.type)) : std::string_view(a.name));
-    w.str("level", level_name(a.level));
-    w.str("id", acl ? std::string_view(a.name) : std::string_view("0"));
-    w.str("item_id", a.item.empty() ? std::string_view("0") : std::string_view(a.item));
-    w.num("connection_id", static_cast<std::int64_t>(a.connection_id));
+    detail::api_args(a, b.begin_slice(f, {chrome_section::apis, a.connection_id}));
     b.end_slice();
   }
   void api_flow(const api_call& a, std::uint64_t pid) {
@@ -105,9 +86,7 @@ struct hot_events {
     f.ts_ns = e.start_ns;
     f.dur_ns = e.end_ns - e.start_ns;
     f.name = e.message;
-    auto& w = b.begin_slice(f, {chrome_section::mstx, mstx_seq});
-    w.str("event_type", detail::mstx_event_type_name(e.event_type));
-    w.str("domain", e.domain);
+    detail::mstx_args(e, b.begin_slice(f, {chrome_section::mstx, mstx_seq}));
     b.end_slice();
     const auto n = digits(detail::mstx_connection_id(e));
     name_.assign("MsTx_");

@@ -119,8 +119,8 @@ void mstx_events(const model& m, event_output& out) {
     x.tid = e.tid;
     x.ts_ns = e.start_ns;
     x.dur_ns = e.end_ns - e.start_ns;
-    x.args.push_back(trace_arg::str("event_type", detail::mstx_event_type_name(e.event_type)));
-    x.args.push_back(trace_arg::str("domain", e.domain));
+    detail::trace_args args{x.args};
+    detail::mstx_args(e, args);
     out(std::move(x));
     trace_event s;
     s.ph = 's';
@@ -181,18 +181,8 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
       x.tid = t.stream_id;
       x.ts_ns = t.start_ns;
       x.dur_ns = t.end_ns - t.start_ns;
-      x.args.push_back(trace_arg::num("Model Id", t.model_id));
-      x.args.push_back(trace_arg::str("Task Type", detail::task_slice_type(t)));
-      x.args.push_back(trace_arg::num("Physic Stream Id", t.stream_id));
-      x.args.push_back(trace_arg::num("Task Id", t.task_id));
-      x.args.push_back(trace_arg::num("Batch Id", t.batch_id));
-      x.args.push_back(trace_arg::num("Subtask Id", 4294967295LL));
-      x.args.push_back(trace_arg::num("connection_id", static_cast<std::int64_t>(t.connection_id)));
-      if (t.memcpy) {
-        x.args.push_back(trace_arg::num("size(B)", static_cast<std::int64_t>(t.memcpy->size)));
-        x.args.push_back(trace_arg::real("bandwidth(GB/s)", detail::memcpy_bandwidth(t, *t.memcpy)));
-        x.args.push_back(trace_arg::str("operation", memcpy_operation_name(t.memcpy->operation)));
-      }
+      detail::trace_args args{x.args};
+      detail::task_args(t, args);
       out(std::move(x));
       if (t.host_flow) {
         trace_event f;
@@ -228,13 +218,8 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
       x.tid = a.thread_id;
       x.ts_ns = a.start_ns;
       x.dur_ns = a.end_ns - a.start_ns;
-      x.args.push_back(trace_arg::num("Thread Id", a.thread_id));
-      const bool acl = a.level == level::acl;
-      x.args.push_back(trace_arg::str("Mode", acl ? acl_group_name(a.type) : a.name));
-      x.args.push_back(trace_arg::str("level", level_name(a.level)));
-      x.args.push_back(trace_arg::str("id", acl ? a.name : "0"));
-      x.args.push_back(trace_arg::str("item_id", a.item.empty() ? "0" : a.item));
-      x.args.push_back(trace_arg::num("connection_id", static_cast<std::int64_t>(a.connection_id)));
+      detail::trace_args args{x.args};
+      detail::api_args(a, args);
       out(std::move(x));
     }
     for (const auto& a : m.apis) {

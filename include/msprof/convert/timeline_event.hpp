@@ -156,6 +156,47 @@ const char* mstx_event_type_name(std::uint32_t t) noexcept;
 /// Connection id of an mstx event without a device marker (db_constant.h).
 inline std::uint64_t mstx_connection_id(const mstx_event& e) noexcept { return e.mark_id + 4000000001ull; }
 
+// The args of a task's, an API call's and an mstx event's slice, in their
+// order, handed to w.num(key, int64) / w.real(key, double) / w.str(key,
+// string_view): one list for the trace_event path and the chrome exporter.
+template <class W>
+void task_args(const device_task& t, W& w) {
+  w.num("Model Id", t.model_id);
+  w.str("Task Type", task_slice_type(t));
+  w.num("Physic Stream Id", t.stream_id);
+  w.num("Task Id", t.task_id);
+  w.num("Batch Id", t.batch_id);
+  w.num("Subtask Id", 4294967295LL);
+  w.num("connection_id", static_cast<std::int64_t>(t.connection_id));
+  if (t.memcpy) {
+    w.num("size(B)", static_cast<std::int64_t>(t.memcpy->size));
+    w.real("bandwidth(GB/s)", memcpy_bandwidth(t, *t.memcpy));
+    w.str("operation", memcpy_operation_name(t.memcpy->operation));
+  }
+}
+template <class W>
+void api_args(const api_call& a, W& w) {
+  const bool acl = a.level == level::acl;
+  w.num("Thread Id", a.thread_id);
+  w.str("Mode", acl ? std::string_view(acl_group_name(a.type)) : std::string_view(a.name));
+  w.str("level", level_name(a.level));
+  w.str("id", acl ? std::string_view(a.name) : std::string_view("0"));
+  w.str("item_id", a.item.empty() ? std::string_view("0") : std::string_view(a.item));
+  w.num("connection_id", static_cast<std::int64_t>(a.connection_id));
+}
+template <class W>
+void mstx_args(const mstx_event& e, W& w) {
+  w.str("event_type", mstx_event_type_name(e.event_type));
+  w.str("domain", e.domain);
+}
+/// Collects those args as trace_args.
+struct trace_args {
+  std::vector<trace_arg>& out;
+  void num(std::string_view k, std::int64_t v) { out.push_back(trace_arg::num(std::string(k), v)); }
+  void real(std::string_view k, double v) { out.push_back(trace_arg::real(std::string(k), v)); }
+  void str(std::string_view k, std::string_view v) { out.push_back(trace_arg::str(std::string(k), std::string(v))); }
+};
+
 // The metadata of each process (written around its events by emit_timeline
 // and by the timeline exporter, from the sets they collected).
 
