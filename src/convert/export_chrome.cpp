@@ -49,13 +49,8 @@ struct hot_events {
   void raw(std::string_view) { unknown = true; }
   void overlap(const overlap_interval&, std::uint64_t) { unknown = true; }
   void task(const device_task& t, std::uint64_t pid) {
-    chrome::detail::slice_fields f;
-    f.pid = pid;
-    f.tid = t.stream_id;
-    f.ts_ns = t.start_ns;
-    f.dur_ns = t.end_ns - t.start_ns;
-    f.name = detail::task_slice_name(t);
-    f.connection_id = t.connection_id;
+    const chrome::detail::slice_fields f{'X', pid, t.stream_id, t.start_ns, t.end_ns - t.start_ns,
+                                         detail::task_slice_name(t), t.connection_id};
     detail::task_args(t, b.begin_slice(f, {chrome_section::tasks, t.global_task_id}));
     b.end_slice();
     if (t.host_flow)
@@ -66,13 +61,7 @@ struct hot_events {
     name.assign(layer_name(a.level));
     name += '@';
     name += a.name;
-    chrome::detail::slice_fields f;
-    f.pid = pid;
-    f.tid = a.thread_id;
-    f.ts_ns = a.start_ns;
-    f.dur_ns = a.end_ns - a.start_ns;
-    f.name = name;
-    f.connection_id = a.connection_id;
+    const chrome::detail::slice_fields f{'X', pid, a.thread_id, a.start_ns, a.end_ns - a.start_ns, name, a.connection_id};
     detail::api_args(a, b.begin_slice(f, {chrome_section::apis, a.connection_id}));
     b.end_slice();
   }
@@ -80,12 +69,7 @@ struct hot_events {
     host_to_device('s', a.connection_id, pid, a.thread_id, a.start_ns, {chrome_section::api_flows, a.connection_id});
   }
   void mstx(const mstx_event& e, std::uint64_t pid) {
-    chrome::detail::slice_fields f;
-    f.pid = pid;
-    f.tid = e.tid;
-    f.ts_ns = e.start_ns;
-    f.dur_ns = e.end_ns - e.start_ns;
-    f.name = e.message;
+    const chrome::detail::slice_fields f{'X', pid, e.tid, e.start_ns, e.end_ns - e.start_ns, e.message, 0};
     detail::mstx_args(e, b.begin_slice(f, {chrome_section::mstx, mstx_seq}));
     b.end_slice();
     const auto n = digits(detail::mstx_connection_id(e));
