@@ -146,7 +146,6 @@ struct what {
 };
 
 
-/// Exports PROF_ directories, two at a time on two cores; reports in their order.
 /// The staging a stopped collection left (--staging=on, then killed) turned
 /// into msproftx slices before reading (prof/staging.hpp); false (said) when
 /// one cannot be read.
@@ -167,6 +166,7 @@ bool recover_staged(const std::vector<std::string>& dirs) {
   return ok;
 }
 
+/// Exports PROF_ directories, two at a time on two cores; reports in their order.
 int export_dirs(const std::vector<std::string>& dirs, what w, const cv::export_options& opt, const progress_flags& pf) {
   if (!recover_staged(dirs)) return 1;
   std::vector<std::optional<msprof::result<cv::export_result>>> results(dirs.size());
