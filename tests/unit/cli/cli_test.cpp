@@ -953,6 +953,16 @@ std::uint64_t info_count(const std::string& info, const std::string& key) {
   const auto at = info.find("\"" + key + "\": ");
   return at == std::string::npos ? 0 : std::stoull(info.substr(at + key.size() + 4));
 }
+// The export's lost_at_kill (msprof_losses_*.csv), 0 when it has none.
+std::uint64_t lost_at_kill(const fs::path& prof) {
+  for (const auto& f : outputs(prof))
+    if (f.filename().string().rfind("msprof_losses_", 0) == 0) {
+      const std::string l = slurp(f);
+      const auto at = l.find("lost_at_kill,");
+      if (at != std::string::npos) return std::stoull(l.substr(at + 13));
+    }
+  return 0;
+}
 // The sum of host/msprof_calls' counters (slot 0, threads without a slot, must be 0).
 std::uint64_t calls_made(const fs::path& prof) {
   const std::string b = slurp(prof / "host" / "msprof_calls");
@@ -1097,14 +1107,7 @@ TEST_CASE("cli: staging: a killed staged run is recovered by export, with every 
   CHECK_FALSE(fs::exists(prof / "host" / "msprof_staging"));
   const tx_accounting a = account(prof);
   CHECK(a.ranges > 0);
-  std::uint64_t lost_at_kill = 0;
-  for (const auto& f : outputs(prof))
-    if (f.filename().string().rfind("msprof_losses_", 0) == 0) {
-      const std::string l = slurp(f);
-      const auto at = l.find("lost_at_kill,");
-      if (at != std::string::npos) lost_at_kill = std::stoull(l.substr(at + 13));
-    }
-  CHECK(a.calls() + lost_at_kill == calls_made(prof));
+  CHECK(a.calls() + lost_at_kill(prof) == calls_made(prof));
 }
 
 TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run did not finish") {
@@ -1133,14 +1136,7 @@ TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run
       CHECK(r.err.find("the collection did not finish") != std::string::npos);
       // Every call is accounted for: in the trace, counted lost during the run, or lost at the kill.
       const tx_accounting a = account(prof);
-      std::uint64_t lost_at_kill = 0;
-      for (const auto& f : outputs(prof))
-        if (f.filename().string().rfind("msprof_losses_", 0) == 0) {
-          const std::string l = slurp(f);
-          const auto at = l.find("lost_at_kill,");
-          if (at != std::string::npos) lost_at_kill = std::stoull(l.substr(at + 13));
-        }
-      CHECK(a.calls() + lost_at_kill == calls_made(prof));
+      CHECK(a.calls() + lost_at_kill(prof) == calls_made(prof));
     } else {  // killed before a record or a control file was saved: an error naming what is missing
       CHECK(r.err.find("msprof: error: ") != std::string::npos);
       CHECK(r.err.find(prof.string()) != std::string::npos);
