@@ -45,30 +45,36 @@ struct wkey {
   bool operator==(const wkey& o) const noexcept { return tie() == o.tie(); }
 };
 
-/// A slice in per-thread nesting order, its (pid, tid) by index (threads in
-/// trace_builder::impl: the nesting takes the threads one at a time, in any order).
+/// A slice in nesting order: by time over all threads, per thread longer
+/// first, then input order. Its (pid, tid) by index (threads in
+/// trace_builder::impl; the index order is arbitrary, only per-thread order matters).
 struct nkey {
   std::uint32_t thread = 0;
   std::int64_t ts = 0, neg_dur = 0;
   std::uint64_t hi = 0, lo = 0;
   bool operator<(const nkey& o) const noexcept {
-    return std::tie(thread, ts, neg_dur, hi, lo) < std::tie(o.thread, o.ts, o.neg_dur, o.hi, o.lo);
+    return std::tie(ts, thread, neg_dur, hi, lo) < std::tie(o.ts, o.thread, o.neg_dur, o.hi, o.lo);
   }
 };
 
-/// An s or f event: the hash of its (cat, name, id), then input order.
+/// An s or f event: its id as a number (0 if it is none) and the hash of its
+/// (cat, name, id), then input order. Ids grow with time in msprof's own
+/// flows, so the runs come nearly sorted and so do the queries made from them.
 struct fkey {
-  std::uint64_t hash = 0, hi = 0, lo = 0;
-  bool operator<(const fkey& o) const noexcept { return std::tie(hash, hi, lo) < std::tie(o.hash, o.hi, o.lo); }
+  std::uint64_t id = 0, hash = 0, hi = 0, lo = 0;
+  bool same_group(const fkey& o) const noexcept { return id == o.id && hash == o.hash; }
+  bool operator<(const fkey& o) const noexcept {
+    return std::tie(id, hash, hi, lo) < std::tie(o.id, o.hash, o.hi, o.lo);
+  }
 };
 
-/// A flow end to bind: its thread (as nkey's) and time; the pair (its f's input place) and which end.
+/// A flow end to bind, in nkey's order: its time and thread; the pair (its f's input place) and which end.
 struct qkey {
   std::uint32_t thread = 0, end = 0;
   std::int64_t ts = 0;
   std::uint64_t hi = 0, lo = 0;
   bool operator<(const qkey& o) const noexcept {
-    return std::tie(thread, ts, hi, lo, end) < std::tie(o.thread, o.ts, o.hi, o.lo, o.end);
+    return std::tie(ts, thread, hi, lo, end) < std::tie(o.ts, o.thread, o.hi, o.lo, o.end);
   }
 };
 
@@ -330,8 +336,12 @@ struct trace_builder::impl {
   result<output> finish(std::int64_t session_start_ns, std::string_view stem, const chunk_output& emit_chunk);
 
   // finish()'s stages.
-  void pair_flows(spill_sorter<qkey>& queries, spill_sorter<pkey>& pairs, std::set<std::string>& cats);
-  result<void> nest(std::int64_t origin, spill_sorter<qkey>& queries, spill_sorter<pkey>& bound);
+  // The flow-end queries: s ends and f ends apart (each comes nearly sorted).
+  struct query_runs {
+    spill_sorter<qkey> s, f;
+  };
+  void pair_flows(query_runs& queries, std::set<std::string>& cats);
+  result<void> nest(std::int64_t origin, query_runs& queries, spill_sorter<pkey>& bound);
 };
 
 arg_writer& trace_builder::impl::begin_slice(const slice_fields& e, seq at) {
@@ -407,7 +417,7 @@ void trace_builder::impl::add_flow(const flow_fields& e, seq at) {
   put_str(payload, e.cat);
   put_str(payload, e.name);
   put_str(payload, e.id);
-  (e.ph == 's' ? starts : finishes).push({flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
+  (e.ph == 's' ? starts : finishes).push({parse_u64(e.id), flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
 }
 
 void trace_builder::impl::add(const trace_event& e, seq at) {
@@ -479,29 +489,29 @@ struct flow_event {
 
 /// Pairs s with f by (cat, name, id) in input order, as DevTools does: the k-th
 /// f of a key takes its k-th s. Each pair becomes two flow-end queries
-/// (`queries`) and its s's name, category and id (`pairs`).
-void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<pkey>& pairs,
-                                     std::set<std::string>& cats) {
+/// (`queries`: the connection id, whether it is the pair's first end in the
+/// nesting order; the s end also the s's category, name and id).
+void trace_builder::impl::pair_flows(query_runs& queries, std::set<std::string>& cats) {
   fkey sk, fk;
   std::string_view sp, fp;
   bool have_s = starts.next(sk, sp), have_f = finishes.next(fk, fp);
-  // The events of one hash; only the first n_s and n_f are current (the rest
-  // keep their strings' storage for the next hash).
+  // The events of one (id, hash); only the first n_s and n_f are current (the
+  // rest keep their strings' storage for the next group).
   std::vector<flow_event> ss, ff;
   std::vector<bool> s_used;
   std::string payload;
   while (have_s || have_f) {
-    const std::uint64_t h = !have_f || (have_s && sk.hash < fk.hash) ? sk.hash : fk.hash;
+    fkey g = !have_f || (have_s && std::tie(sk.id, sk.hash) < std::tie(fk.id, fk.hash)) ? sk : fk;
     std::size_t n_s = 0, n_f = 0;
-    for (; have_s && sk.hash == h; have_s = starts.next(sk, sp)) {
+    for (; have_s && sk.same_group(g); have_s = starts.next(sk, sp)) {
       if (ss.size() == n_s) ss.emplace_back();
       ss[n_s++].read(sk, sp);
     }
-    for (; have_f && fk.hash == h; have_f = finishes.next(fk, fp)) {
+    for (; have_f && fk.same_group(g); have_f = finishes.next(fk, fp)) {
       if (ff.size() == n_f) ff.emplace_back();
       ff[n_f++].read(fk, fp);
     }
-    // One hash may hold several keys: pair each key's events among themselves.
+    // One group may hold several keys: pair each key's events among themselves.
     s_used.assign(n_s, false);
     for (std::size_t i = 0; i < n_f; ++i) {
       const auto& f = ff[i];
@@ -515,15 +525,22 @@ void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<p
       const auto& s = ss[j];
       const std::uint64_t id = parse_u64(s.id);
       const std::uint64_t conn = s.cat == "HostToDevice" ? id >> 32 : id;
+      // Which end the nesting pass meets first (queries go in qkey order): it
+      // holds that end's binding until it meets the other one.
+      const qkey qs{thread_of(s.pid, s.tid), 0, s.ts, f.hi, f.lo};
+      const qkey qf{thread_of(f.pid, f.tid), 1, f.ts, f.hi, f.lo};
+      const bool s_first = qs < qf;
       payload.clear();
       put(payload, conn);
-      queries.push({thread_of(s.pid, s.tid), 0, s.ts, f.hi, f.lo}, payload);
-      queries.push({thread_of(f.pid, f.tid), 1, f.ts, f.hi, f.lo}, payload);
+      put(payload, static_cast<std::uint8_t>(!s_first));
+      queries.f.push(qf, payload);
       payload.clear();
-      put_str(payload, s.cat);
+      put(payload, conn);
+      put(payload, static_cast<std::uint8_t>(s_first));
+      put_str(payload, s.cat);  // the flow's strings travel with its s end
       put_str(payload, s.name);
       put_str(payload, s.id);
-      pairs.push({f.hi, f.lo, 0}, payload);
+      queries.s.push(qs, payload);
       if (cats.size() < 2) cats.insert(s.cat);
     }
     for (bool used : s_used)
@@ -546,7 +563,7 @@ struct node {
   std::vector<std::size_t> held;  // closed children whose end can still follow this one's
 };
 
-/// A slice of the current start time on the current thread.
+/// A slice of a thread's latest start time.
 struct group_entry {
   wkey key;
   char ph;
@@ -554,14 +571,48 @@ struct group_entry {
   std::uint64_t conn;
 };
 
+/// One thread's state in the nesting pass.
+struct lane {
+  std::vector<std::size_t> stack;  // open slices (pool ids), outermost first
+  std::size_t count = 0;           // slices met so far
+  std::size_t group_start = 0;     // count at the first slice of `group`
+  std::int64_t group_ts = 0;
+  std::vector<group_entry> group;  // the slices starting at group_ts
+};
+
+/// A pair's input place, as a hash key.
+struct pair_id {
+  std::uint64_t hi = 0, lo = 0;
+  bool operator==(const pair_id& o) const noexcept { return hi == o.hi && lo == o.lo; }
+};
+struct pair_id_hash {
+  std::size_t operator()(const pair_id& p) const noexcept {
+    return static_cast<std::size_t>((p.hi * 0x9e3779b97f4a7c15ull) ^ (p.lo * 0xc2b2ae3d27d4eb4full));
+  }
+};
+
+/// A flow end bound before its pair's other end: waits for it.
+struct held_end {
+  std::uint32_t end = 0;
+  bool ok = false;
+  wkey at;
+  std::string strings;  // the s end's category, name and id (put_str each)
+};
+
 }  // namespace
 
-/// The nesting pass (see render.hpp) with the flow-end binding: `queries` are
-/// answered in `bound` by the write key of their slice, if any.
-result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& queries, spill_sorter<pkey>& bound) {
+/// The nesting pass (see render.hpp) with the flow-end binding: the slices and
+/// the flow ends of all threads in time order, one stack per thread. A pair's
+/// first end is held until its second one is bound; then the pair goes to
+/// `bound` as one row (pair order): [mask 3][ok, write key of the s end][ok,
+/// write key of the f end][category, name, id]. Past the memory budget the
+/// held ends go to `bound` alone (mask 1 or 2, keyed by their end), and so
+/// does the other end when it comes.
+result<void> trace_builder::impl::nest(std::int64_t origin, query_runs& queries, spill_sorter<pkey>& bound) {
   enum : std::uint8_t { overlap = 1, rounding = 2 };
   std::vector<node> pool;
-  std::vector<std::size_t> free_ids, stack;
+  std::vector<std::size_t> free_ids;
+  std::vector<lane> lanes(threads.size());
   auto js_end = [&](const node& n) { return js_us(n.key.ts - origin) + js_us(n.end - n.key.ts); };
   std::string payload;
   auto finalize = [&](std::size_t id, auto& self) -> void {
@@ -597,82 +648,128 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
       self(c, self);
     }
   };
-  // A slice leaves the stack: held by its parent while its end may still follow
-  // the parent's (each level can move an end by a few ns), else final.
-  auto close = [&](std::size_t id) {
-    if (!stack.empty()) {
-      const node& p = pool[stack.back()];
-      const auto reach = static_cast<std::int64_t>(2 * stack.size() + 4);
+  // A slice leaves its thread's stack: held by its parent while its end may
+  // still follow the parent's (each level can move an end by a few ns), else final.
+  auto close = [&](lane& ln, std::size_t id) {
+    if (!ln.stack.empty()) {
+      const node& p = pool[ln.stack.back()];
+      const auto reach = static_cast<std::int64_t>(2 * ln.stack.size() + 4);
       if (pool[id].end >= p.end - reach) {
-        pool[stack.back()].held.push_back(id);
+        pool[ln.stack.back()].held.push_back(id);
         return;
       }
     }
     finalize(id, finalize);
   };
-  // The current thread.
-  bool have_thread = false;
-  std::uint32_t thread = 0;
-  std::size_t count = 0, group_start = 0;
-  std::int64_t group_ts = 0;
-  std::vector<group_entry> group;
-  auto end_thread = [&] {
-    while (!stack.empty()) {
-      const auto id = stack.back();
-      stack.pop_back();
-      close(id);
-    }
-    group.clear();
-  };
   // Binds a flow end as DevTools does: a slice starting at ts on its thread
   // (the one with the flow's connection_id, else the innermost), else the
   // innermost slice enclosing ts among the 256 last starts before ts.
-  auto resolve = [&](const qkey& q, std::uint64_t conn) {
+  auto resolve = [&](const qkey& q, std::uint64_t conn, wkey& at) {
+    const lane& ln = lanes[q.thread];
     const group_entry* found = nullptr;
-    wkey enclosing;
-    bool have_enclosing = false;
-    if (have_thread && q.thread == thread) {
-      const bool at_ts = !group.empty() && group_ts == q.ts;
-      if (at_ts) {
-        for (const auto& g : group) {
-          if (g.ph != 'X') continue;
-          if (conn != 0 && g.has_conn && g.conn == conn) {
-            found = &g;
-            break;
-          }
-          found = &g;  // later = nested deeper
+    const bool at_ts = !ln.group.empty() && ln.group_ts == q.ts;
+    if (at_ts) {
+      for (const auto& g : ln.group) {
+        if (g.ph != 'X') continue;
+        if (conn != 0 && g.has_conn && g.conn == conn) {
+          found = &g;
+          break;
         }
-      }
-      if (!found) {
-        const std::size_t first = at_ts ? group_start : count;
-        for (std::size_t k = stack.size(); k-- > 0;) {
-          const node& n = pool[stack[k]];
-          if (n.key.ts >= q.ts) continue;
-          if (n.index + 256 < first) break;
-          if (n.ph == 'X' && n.end > q.ts) {
-            enclosing = n.key;
-            have_enclosing = true;
-            break;
-          }
-        }
+        found = &g;  // later = nested deeper
       }
     }
+    if (found) {
+      at = found->key;
+      return true;
+    }
+    const std::size_t first = at_ts ? ln.group_start : ln.count;
+    for (std::size_t k = ln.stack.size(); k-- > 0;) {
+      const node& n = pool[ln.stack[k]];
+      if (n.key.ts >= q.ts) continue;
+      if (n.index + 256 < first) break;
+      if (n.ph == 'X' && n.end > q.ts) {
+        at = n.key;
+        return true;
+      }
+    }
+    at = wkey{};
+    return false;
+  };
+  // The pairs whose first end is bound, until their second one is.
+  std::unordered_map<pair_id, held_end, pair_id_hash> held;
+  std::size_t held_bytes = 0;
+  // One end alone to `bound`.
+  auto put_end = [&](const pkey& k, std::uint32_t end, bool ok, const wkey& at, std::string_view strings) {
     payload.clear();
-    put(payload, static_cast<std::uint8_t>(found || have_enclosing));
-    put(payload, found ? found->key : enclosing);
-    bound.push({q.hi, q.lo, q.end}, payload);
+    put(payload, static_cast<std::uint8_t>(1u << end));
+    put(payload, static_cast<std::uint8_t>(ok));
+    put(payload, at);
+    payload += strings;
+    bound.push(k, payload);
+  };
+  auto bind = [&](const qkey& q, std::string_view qp) {
+    reader r{qp};
+    const auto conn = r.get<std::uint64_t>();
+    const bool first = r.get<std::uint8_t>() != 0;
+    wkey at;
+    const bool ok = resolve(q, conn, at);
+    const pair_id id{q.hi, q.lo};
+    if (first) {
+      held_end& h = held[id];
+      h.end = q.end;
+      h.ok = ok;
+      h.at = at;
+      h.strings.assign(r.s);
+      held_bytes += sizeof(held_end) + h.strings.size() + 64;
+      if (held_bytes > quarter) {  // too many flows in flight: their first ends go alone
+        for (const auto& [hid, he] : held) put_end({hid.hi, hid.lo, he.end}, he.end, he.ok, he.at, he.strings);
+        held.clear();
+        held_bytes = 0;
+      }
+      return;
+    }
+    const auto it = held.find(id);
+    if (it == held.end()) {  // its first end went alone
+      put_end({q.hi, q.lo, q.end}, q.end, ok, at, r.s);
+      return;
+    }
+    const held_end& h = it->second;
+    payload.clear();
+    put(payload, std::uint8_t{3});
+    put(payload, static_cast<std::uint8_t>(h.end == 0 ? h.ok : ok));
+    put(payload, h.end == 0 ? h.at : at);
+    put(payload, static_cast<std::uint8_t>(h.end == 0 ? ok : h.ok));
+    put(payload, h.end == 0 ? at : h.at);
+    if (h.end == 0)
+      payload += h.strings;
+    else
+      payload += r.s;
+    bound.push({q.hi, q.lo, 0}, payload);
+    held_bytes -= sizeof(held_end) + h.strings.size() + 64;
+    held.erase(it);
   };
 
   nkey xk;
-  qkey qk;
-  std::string_view xp, qp;
-  bool have_x = slices.next(xk, xp), have_q = queries.next(qk, qp);
-  while (have_x || have_q) {
-    if (have_q && (!have_x || std::tie(qk.thread, qk.ts) < std::tie(xk.thread, xk.ts))) {
-      resolve(qk, reader{qp}.get<std::uint64_t>());
-      have_q = queries.next(qk, qp);
-      continue;
+  qkey sk, fk;
+  std::string_view xp, sp, fp;
+  bool have_x = slices.next(xk, xp), have_s = queries.s.next(sk, sp), have_f = queries.f.next(fk, fp);
+  while (have_x || have_s || have_f) {
+    // The next query in qkey order, if it comes before the next slice.
+    const bool s_next = have_s && (!have_f || sk < fk);
+    if (s_next || have_f) {
+      const qkey& qk = s_next ? sk : fk;
+      if (!have_x || std::tie(qk.ts, qk.thread) < std::tie(xk.ts, xk.thread)) {
+        if (s_next) {
+          bind(sk, sp);
+          have_s = queries.s.next(sk, sp);
+        } else {
+          bind(fk, fp);
+          have_f = queries.f.next(fk, fp);
+        }
+        continue;
+      }
     }
+    lane& ln = lanes[xk.thread];
     wkey k;  // the slice's write key
     k.ts = xk.ts;
     k.pid = threads[xk.thread].first;
@@ -680,12 +777,6 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
     k.neg_dur = xk.neg_dur;
     k.hi = xk.hi;
     k.lo = xk.lo;
-    if (!have_thread || xk.thread != thread) {
-      if (have_thread) end_thread();
-      have_thread = true;
-      thread = xk.thread;
-      count = 0;
-    }
     std::size_t id;
     if (free_ids.empty()) {
       id = pool.size();
@@ -703,25 +794,25 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
       n.conn = r.get<std::uint64_t>();
       n.end = k.ts - k.neg_dur;
       n.flags = 0;
-      n.index = count;
+      n.index = ln.count;
       n.held.clear();
     }
     // Slices that ended by this start leave the stack; where the engine's
     // double end would still reach past this start, they lose a ns.
     const double b = js_us(k.ts - origin);
-    while (!stack.empty() && pool[stack.back()].end <= k.ts) {
-      const auto t = stack.back();
-      stack.pop_back();
+    while (!ln.stack.empty() && pool[ln.stack.back()].end <= k.ts) {
+      const auto t = ln.stack.back();
+      ln.stack.pop_back();
       if (b < js_end(pool[t])) {
         --pool[t].end;
         pool[t].flags |= rounding;
         cascade(t, cascade);
       }
-      close(t);
+      close(ln, t);
     }
     node& n = pool[id];
-    if (!stack.empty()) {
-      const node& p = pool[stack.back()];
+    if (!ln.stack.empty()) {
+      const node& p = pool[ln.stack.back()];
       // Below 2^50 ns the rounding error of ts + dur is under 0.4 ns, so the
       // engine agrees that this slice starts inside its parent; anything else is a bug.
       if (b >= js_end(p))
@@ -743,19 +834,27 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
     } else {
       n.end_int = n.end;
     }
-    stack.push_back(id);
-    if (group.empty() || group_ts != k.ts) {
-      group.clear();
-      group_ts = k.ts;
-      group_start = count;
+    ln.stack.push_back(id);
+    if (ln.group.empty() || ln.group_ts != k.ts) {
+      ln.group.clear();
+      ln.group_ts = k.ts;
+      ln.group_start = ln.count;
     }
-    group.push_back({k, n.ph, n.has_conn, n.conn});
-    ++count;
+    ln.group.push_back({k, n.ph, n.has_conn, n.conn});
+    ++ln.count;
     have_x = slices.next(xk, xp);
   }
-  if (have_thread) end_thread();
+  for (auto& ln : lanes) {
+    while (!ln.stack.empty()) {
+      const auto id = ln.stack.back();
+      ln.stack.pop_back();
+      close(ln, id);
+    }
+  }
+  if (!held.empty()) return make_error(errc::unsupported, "chrome trace: a flow end was not bound");
   MSPROF_TRY(slices.take_status());
-  return queries.take_status();
+  MSPROF_TRY(queries.s.take_status());
+  return queries.f.take_status();
 }
 
 result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::string_view stem,
@@ -779,10 +878,10 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
                                                max_ts - origin));
 
   // 1. Flows paired; 2. slices nested and flow ends bound.
-  spill_sorter<qkey> queries(dir, quarter);
-  spill_sorter<pkey> pairs(dir, quarter), bound(dir, quarter);
+  query_runs queries{spill_sorter<qkey>(dir, quarter), spill_sorter<qkey>(dir, quarter)};
+  spill_sorter<pkey> bound(dir, quarter);
   std::set<std::string> pair_cats;
-  pair_flows(queries, pairs, pair_cats);
+  pair_flows(queries, pair_cats);
   MSPROF_TRY(starts.take_status());
   MSPROF_TRY(finishes.take_status());
   MSPROF_TRY(nest(origin, queries, bound));
@@ -797,19 +896,36 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   {
     const bool one_cat = pair_cats.size() < 2;  // then no claim can conflict
     std::map<wkey, std::string> claimed;        // several categories only
-    pkey pk, bk;
-    std::string_view pp, bp;
-    std::string payload, text, fcat, fname, name_json, cat_json, id_json;
-    while (pairs.next(pk, pp)) {
+    pkey pk;
+    std::string_view bp;
+    std::string payload, text, fcat, fname, name_json, cat_json, id_json, strings;
+    while (bound.next(pk, bp)) {
+      // A pair: one row with both ends, or (held past the budget) one row per end.
       wkey ends[2];
       bool ok[2] = {false, false};
-      for (int e = 0; e < 2; ++e) {
-        if (!bound.next(bk, bp)) return make_error(errc::unsupported, "chrome trace: a flow end was not bound");
-        reader r{bp};
-        ok[e] = r.get<std::uint8_t>() != 0;
-        ends[e] = r.get<wkey>();
+      std::uint8_t mask = 0;
+      std::string_view strs;  // the s end's category, name and id
+      for (;;) {
+        reader b{bp};
+        const auto m = b.get<std::uint8_t>();
+        for (int e = 0; e < 2; ++e) {
+          if (!(m & (1u << e))) continue;
+          ok[e] = b.get<std::uint8_t>() != 0;
+          ends[e] = b.get<wkey>();
+        }
+        if (m == 3) {
+          strs = b.s;
+        } else if (m & 1u) {  // the s end alone comes first; bp is valid only until the next row
+          strings.assign(b.s);
+          strs = strings;
+        }
+        mask |= m;
+        if (mask == 3) break;
+        pkey next;
+        if (!bound.next(next, bp) || next.hi != pk.hi || next.lo != pk.lo)
+          return make_error(errc::unsupported, "chrome trace: a flow end was not bound");
       }
-      reader r{pp};
+      reader r{strs};
       const auto cat = r.str();
       if (!ok[0] || !ok[1] || ends[0] == ends[1]) {
         ++st.flows_unresolved;
@@ -883,7 +999,6 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     }
     flow_text.flush();
     MSPROF_TRY(flow_text.status());
-    MSPROF_TRY(pairs.take_status());
     MSPROF_TRY(bound.take_status());
   }
 
