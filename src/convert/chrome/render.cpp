@@ -259,6 +259,48 @@ std::string_view phase_text(char ph) noexcept {
 
 bool is_slice_phase(char ph) noexcept { return ph == 'X' || ph == 'I' || ph == 'i'; }
 
+/// A flow's name, category and id, escaped (the same in its two events).
+struct flow_strings {
+  std::string_view name, cat, id;
+};
+
+constexpr std::string_view flow_piece[] = {"{\"name\":"sv, ",\"cat\":"sv, ",\"id\":"sv, ",\"pid\":"sv,
+                                           ",\"tid\":"sv, ",\"ts\":"sv};
+constexpr std::string_view flow_phase[] = {",\"ph\":\"s\""sv, ",\"ph\":\"f\",\"bp\":\"e\""sv};
+
+/// Appends a flow's two events (s at its host end, f at its device end, ",\n" between).
+void append_flow(std::string& out, const flow_strings& f, const wkey& host, const wkey& dev, std::int64_t origin) {
+  for (int end = 0; end < 2; ++end) {
+    const wkey& sl = end == 0 ? host : dev;
+    if (end == 1) out += ",\n"sv;
+    out += flow_piece[0];
+    out += f.name;
+    out += flow_piece[1];
+    out += f.cat;
+    out += flow_phase[end];
+    out += flow_piece[2];
+    out += f.id;
+    out += flow_piece[3];
+    append_int(out, sl.pid);
+    out += flow_piece[4];
+    append_int(out, sl.tid);
+    out += flow_piece[5];
+    append_us3(out, sl.ts - origin);
+    out += '}';
+  }
+}
+
+/// The bytes append_flow() appends.
+std::size_t flow_size(const flow_strings& f, const wkey& host, const wkey& dev, std::int64_t origin) {
+  std::size_t n = 2 + flow_phase[0].size() + flow_phase[1].size();
+  for (const wkey* sl : {&host, &dev}) {
+    for (auto piece : flow_piece) n += piece.size();
+    n += f.name.size() + f.cat.size() + f.id.size() + decimal_digits(sl->pid) + decimal_digits(sl->tid) +
+         us3_size(sl->ts - origin) + 1;
+  }
+  return n;
+}
+
 }  // namespace build
 using namespace build;
 
@@ -887,18 +929,20 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   MSPROF_TRY(nest(origin, queries, bound));
 
   // 3. Each pair with both ends bound claims its slices for its category,
-  // unless one already carries another (a slice has one category).
-  spill_sorter<wkey> claims(dir, quarter);
-  // The flows' text in pair order (the order they are written in), made here
-  // where both ends are known: [pair][host end][device end][renamed][invalid
-  // UTF-8][text] per flow (the string counts are added only for flows kept).
+  // unless one already carries another (a slice has one category). The s
+  // ends' and f ends' claims apart: each comes nearly in write order.
+  spill_sorter<wkey> claims[2]{spill_sorter<wkey>(dir, quarter), spill_sorter<wkey>(dir, quarter)};
+  // The flows in pair order (the order they are written in), made here where
+  // both ends are known: [pair][host end][device end][renamed][invalid
+  // UTF-8][name, category, id escaped] per flow (the string counts are added
+  // only for flows kept); their text is made as they are read back.
   scratch flow_text(dir);
   {
     const bool one_cat = pair_cats.size() < 2;  // then no claim can conflict
     std::map<wkey, std::string> claimed;        // several categories only
     pkey pk;
     std::string_view bp;
-    std::string payload, text, fcat, fname, name_json, cat_json, id_json, strings;
+    std::string payload, fcat, fname, name_json, cat_json, id_json, strings;
     while (bound.next(pk, bp)) {
       // A pair: one row with both ends, or (held past the budget) one row per end.
       wkey ends[2];
@@ -946,8 +990,8 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       }
       payload.clear();
       put_str(payload, cat);
-      claims.push(ends[0], payload);
-      claims.push(ends[1], payload);
+      claims[0].push(ends[0], payload);
+      claims[1].push(ends[1], payload);
       // The flow's two events. Their strings are counted (renamed, invalid
       // UTF-8) only if the write pass keeps the flow.
       fcat.assign(cat);
@@ -964,37 +1008,23 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       fst.renamed *= 2;
       fst.invalid_utf8 *= 2;
       const std::size_t cat_bytes = cat_json.size();
-      text.clear();
-      for (int end = 0; end < 2; ++end) {
-        const wkey& sl = ends[end];
-        if (end == 1) text += ",\n"sv;
-        text += "{\"name\":"sv;
-        text += name_json;
-        text += ",\"cat\":"sv;
-        text += cat_json;
-        text += end == 0 ? ",\"ph\":\"s\""sv : ",\"ph\":\"f\",\"bp\":\"e\""sv;
-        text += ",\"id\":"sv;
-        text += id_json;
-        text += ",\"pid\":"sv;
-        append_int(text, sl.pid);
-        text += ",\"tid\":"sv;
-        append_int(text, sl.tid);
-        text += ",\"ts\":"sv;
-        append_us3(text, sl.ts - origin);
-        text += '}';
-      }
       // For the one-part bound: the flow, and its category on both slices
       // where longer than the default one (a slice claimed twice counts twice).
-      one_part_bytes += text.size() + 2 + 2 * (cat_bytes > default_cat_bytes ? cat_bytes - default_cat_bytes : 0);
+      one_part_bytes += flow_size({name_json, cat_json, id_json}, ends[0], ends[1], origin) + 2 +
+                        2 * (cat_bytes > default_cat_bytes ? cat_bytes - default_cat_bytes : 0);
       payload.clear();
-      put(payload, static_cast<std::uint32_t>(4 * sizeof(std::uint64_t) + 2 * sizeof(wkey) + text.size()));
+      put(payload, std::uint32_t{0});
       put(payload, pk.hi);
       put(payload, pk.lo);
       put(payload, ends[0]);
       put(payload, ends[1]);
       put(payload, static_cast<std::uint64_t>(fst.renamed));
       put(payload, static_cast<std::uint64_t>(fst.invalid_utf8));
-      payload += text;
+      put_str(payload, name_json);
+      put_str(payload, cat_json);
+      put_str(payload, id_json);
+      const auto size = static_cast<std::uint32_t>(payload.size() - sizeof(std::uint32_t));
+      std::memcpy(payload.data(), &size, sizeof size);
       flow_text.append(payload);
     }
     flow_text.flush();
@@ -1043,6 +1073,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   auto each_text = [&](auto&& fn) -> result<void> {
     scratch_reader in(flow_text);
     std::string_view rec;
+    std::string text;
     bool error = false;
     while (in.next(rec, error)) {
       reader r{rec};
@@ -1051,7 +1082,13 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       const auto dev = r.get<wkey>();
       const auto renamed = r.get<std::uint64_t>();
       const auto invalid = r.get<std::uint64_t>();
-      if (!fn(pk, host, dev, renamed, invalid, r.s))
+      flow_strings f;
+      f.name = r.str();
+      f.cat = r.str();
+      f.id = r.str();
+      text.clear();
+      append_flow(text, f, host, dev, origin);
+      if (!fn(pk, host, dev, renamed, invalid, std::string_view(text)))
         return make_error(errc::io, fmt::format("{}.json: write failed", stem));
     }
     if (error) return make_error(errc::io, dir + ": cannot read back the chrome trace's flows");
@@ -1089,11 +1126,12 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     std::vector<std::string> group_cats;
     wkey group{};
     bool have_group = false;
-    wkey ck;
+    wkey ck[2];
     mkey fk;
     wkey k;
-    std::string_view cp, fp, p;
-    bool have_c = claims.next(ck, cp), have_f = flows.next(fk, fp);
+    std::string_view cp[2], fp, p;
+    bool have_c[2] = {claims[0].next(ck[0], cp[0]), claims[1].next(ck[1], cp[1])};
+    bool have_f = flows.next(fk, fp);
     std::string text, claim_cat, ev;
     std::string default_cat_json, last_claim_cat, last_claim_json;
     std::size_t default_cat_invalid = 0, last_claim_invalid = 0;
@@ -1119,9 +1157,11 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       const auto name = r.str();
       const auto args = r.s;
       bool is_end = false;
-      for (; have_c && ck == k; have_c = claims.next(ck, cp)) {
-        claim_cat.assign(reader{cp}.str());  // cp is only valid until the next call
-        is_end = true;
+      for (int e = 0; e < 2; ++e) {
+        for (; have_c[e] && ck[e] == k; have_c[e] = claims[e].next(ck[e], cp[e])) {
+          claim_cat.assign(reader{cp[e]}.str());  // cp is only valid until the next call
+          is_end = true;
+        }
       }
       const std::string_view cat = is_end ? std::string_view(claim_cat) : std::string_view(opt.default_cat);
       // DevTools binds a flow end to the first event in the file with the
@@ -1226,7 +1266,8 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     MSPROF_TRY(written.take_status());
     if (have_d) return make_error(errc::unsupported, "chrome trace: a clamped slice was not written");
     MSPROF_TRY(durations.take_status());
-    MSPROF_TRY(claims.take_status());
+    MSPROF_TRY(claims[0].take_status());
+    MSPROF_TRY(claims[1].take_status());
     MSPROF_TRY(flows.take_status());
   }
   // The flows kept by the write pass (parts), in pair order: fn(pair, host end, device end, text).
