@@ -110,8 +110,8 @@ class spill_run_reader {
   std::uint64_t pos_, end_;
   std::size_t chunk_;  // bytes read ahead at a time
   std::size_t key_size_;
-  std::string buf_;
-  std::size_t at_ = 0;
+  std::string buf_;        // bytes [at_, filled_) are read and not yet handed out
+  std::size_t at_ = 0, filled_ = 0;
 };
 
 }  // namespace detail

@@ -408,9 +408,12 @@ struct trace_builder::impl {
   };
   std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, thread_hash> thread_index;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> threads;
+  std::uint32_t last_thread = 0;  // of the last thread_of(), checked first
   std::uint32_t thread_of(std::uint64_t pid, std::uint64_t tid) {
+    if (last_thread < threads.size() && threads[last_thread] == std::make_pair(pid, tid)) return last_thread;
     const auto [it, added] = thread_index.try_emplace({pid, tid}, static_cast<std::uint32_t>(threads.size()));
     if (added) threads.emplace_back(pid, tid);
+    last_thread = it->second;
     return it->second;
   }
 
