@@ -271,6 +271,7 @@ class piece_writer {
     p_ = out.data() + at;
   }
   void sv(std::string_view v) {
+    if (v.empty()) return;  // an empty view may have no data pointer
     std::memcpy(p_, v.data(), v.size());
     p_ += v.size();
   }
