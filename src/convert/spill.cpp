@@ -102,7 +102,7 @@ void spill_run_writer::flush() {
 
 bool spill_run_reader::next(void* key, bool& error) {
   const std::size_t head_size = key_size_ + sizeof(std::uint64_t) + sizeof(std::uint32_t);
-  if (pos_ == end_ && at_ == buf_.size()) return false;
+  if (pos_ == end_ && at_ == filled_) return false;
   if (!fill(head_size, error)) return false;
   std::uint32_t size = 0;
   std::memcpy(key, &buf_[at_], key_size_);
@@ -110,34 +110,29 @@ bool spill_run_reader::next(void* key, bool& error) {
   std::memcpy(&size, &buf_[at_ + key_size_ + sizeof seq], sizeof size);
   at_ += head_size;
   if (!fill(size, error)) return false;
-  payload = std::string_view(buf_).substr(at_, size);
+  payload = std::string_view(buf_.data() + at_, size);
   at_ += size;
   return true;
 }
 
 bool spill_run_reader::fill(std::size_t n, bool& error) {
-  if (buf_.size() - at_ >= n) return true;
-  buf_.erase(0, at_);
+  if (filled_ - at_ >= n) return true;
+  // The unread bytes move to the front; buf_ only grows (no clearing of the room read into).
+  std::memmove(&buf_[0], buf_.data() + at_, filled_ - at_);
+  filled_ -= at_;
   at_ = 0;
-  while (buf_.size() < n) {
+  while (filled_ < n) {
     const std::size_t want =
-        static_cast<std::size_t>(std::min<std::uint64_t>(end_ - pos_, std::max(n - buf_.size(), chunk_)));
+        static_cast<std::size_t>(std::min<std::uint64_t>(end_ - pos_, std::max(n - filled_, chunk_)));
     if (want == 0) break;
-    const std::size_t have = buf_.size();
-    buf_.resize(have + want);
-    const auto got = ::pread(fd_, &buf_[have], want, static_cast<off_t>(pos_));
-    if (got < 0 && errno == EINTR) {
-      buf_.resize(have);
-      continue;
-    }
-    if (got <= 0) {
-      buf_.resize(have);
-      break;
-    }
-    buf_.resize(have + static_cast<std::size_t>(got));
+    if (buf_.size() < filled_ + want) buf_.resize(filled_ + want);
+    const auto got = ::pread(fd_, &buf_[filled_], want, static_cast<off_t>(pos_));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    filled_ += static_cast<std::size_t>(got);
     pos_ += static_cast<std::uint64_t>(got);
   }
-  if (buf_.size() >= n) return true;
+  if (filled_ >= n) return true;
   error = true;
   return false;
 }

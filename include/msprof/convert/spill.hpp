@@ -110,8 +110,8 @@ class spill_run_reader {
   std::uint64_t pos_, end_;
   std::size_t chunk_;  // bytes read ahead at a time
   std::size_t key_size_;
-  std::string buf_;
-  std::size_t at_ = 0;
+  std::string buf_;        // bytes [at_, filled_) are read and not yet handed out
+  std::size_t at_ = 0, filled_ = 0;
 };
 
 }  // namespace detail
@@ -294,16 +294,21 @@ class spill_sorter {
     readers_.clear();
     heads_.clear();
   }
-  // Reads reader i's next row into the heap of run heads.
-  void advance(std::size_t i) {
+  // Reads reader i's next row; false at its end (or on an error, recorded).
+  bool read_next(std::size_t i) {
     bool error = false;
-    if (readers_[i].next(error)) {
-      heads_.push_back(i);
-      std::push_heap(heads_.begin(), heads_.end(), later());
-    } else if (error) {
+    if (readers_[i].next(error)) return true;
+    if (error) {
       errno = EIO;
       file_.fail("cannot read back a sorted run (file truncated?)");
     }
+    return false;
+  }
+  // Reads reader i's next row into the heap of run heads.
+  void advance(std::size_t i) {
+    if (!read_next(i)) return;
+    heads_.push_back(i);
+    std::push_heap(heads_.begin(), heads_.end(), later());
   }
   auto later() {
     return [this](std::size_t a, std::size_t b) {
@@ -311,8 +316,22 @@ class spill_sorter {
     };
   }
   bool merge_next(Key& key, std::string_view& payload) {
-    if (current_ != none) advance(current_);  // its previous payload is no longer needed
-    current_ = none;
+    if (current_ != none) {  // its previous payload is no longer needed
+      const std::size_t i = current_;
+      current_ = none;
+      if (read_next(i)) {
+        // Still before every other run's head (runs of nearly sorted input
+        // barely overlap): next without touching the heap.
+        if (file_.ok() && (heads_.empty() || later()(heads_.front(), i))) {
+          current_ = i;
+          key = readers_[i].key;
+          payload = readers_[i].payload;
+          return true;
+        }
+        heads_.push_back(i);
+        std::push_heap(heads_.begin(), heads_.end(), later());
+      }
+    }
     if (heads_.empty() || !file_.ok()) return false;
     std::pop_heap(heads_.begin(), heads_.end(), later());
     current_ = heads_.back();

@@ -45,30 +45,36 @@ struct wkey {
   bool operator==(const wkey& o) const noexcept { return tie() == o.tie(); }
 };
 
-/// A slice in per-thread nesting order, its (pid, tid) by index (threads in
-/// trace_builder::impl: the nesting takes the threads one at a time, in any order).
+/// A slice in nesting order: by time over all threads, per thread longer
+/// first, then input order. Its (pid, tid) by index (threads in
+/// trace_builder::impl; the index order is arbitrary, only per-thread order matters).
 struct nkey {
   std::uint32_t thread = 0;
   std::int64_t ts = 0, neg_dur = 0;
   std::uint64_t hi = 0, lo = 0;
   bool operator<(const nkey& o) const noexcept {
-    return std::tie(thread, ts, neg_dur, hi, lo) < std::tie(o.thread, o.ts, o.neg_dur, o.hi, o.lo);
+    return std::tie(ts, thread, neg_dur, hi, lo) < std::tie(o.ts, o.thread, o.neg_dur, o.hi, o.lo);
   }
 };
 
-/// An s or f event: the hash of its (cat, name, id), then input order.
+/// An s or f event: its id as a number (0 if it is none) and the hash of its
+/// (cat, name, id), then input order. Ids grow with time in msprof's own
+/// flows, so the runs come nearly sorted and so do the queries made from them.
 struct fkey {
-  std::uint64_t hash = 0, hi = 0, lo = 0;
-  bool operator<(const fkey& o) const noexcept { return std::tie(hash, hi, lo) < std::tie(o.hash, o.hi, o.lo); }
+  std::uint64_t id = 0, hash = 0, hi = 0, lo = 0;
+  bool same_group(const fkey& o) const noexcept { return id == o.id && hash == o.hash; }
+  bool operator<(const fkey& o) const noexcept {
+    return std::tie(id, hash, hi, lo) < std::tie(o.id, o.hash, o.hi, o.lo);
+  }
 };
 
-/// A flow end to bind: its thread (as nkey's) and time; the pair (its f's input place) and which end.
+/// A flow end to bind, in nkey's order: its time and thread; the pair (its f's input place) and which end.
 struct qkey {
   std::uint32_t thread = 0, end = 0;
   std::int64_t ts = 0;
   std::uint64_t hi = 0, lo = 0;
   bool operator<(const qkey& o) const noexcept {
-    return std::tie(thread, ts, hi, lo, end) < std::tie(o.thread, o.ts, o.hi, o.lo, o.end);
+    return std::tie(ts, thread, hi, lo, end) < std::tie(o.ts, o.thread, o.hi, o.lo, o.end);
   }
 };
 
@@ -253,6 +259,92 @@ std::string_view phase_text(char ph) noexcept {
 
 bool is_slice_phase(char ph) noexcept { return ph == 'X' || ph == 'I' || ph == 'i'; }
 
+/// Appends pieces to a string in room made for them in advance: no capacity
+/// check per piece (an event is some fifteen pieces). Same bytes as
+/// append_int / append_us3 (json.hpp).
+class piece_writer {
+ public:
+  /// Room for at most `max` bytes at the end of `out`, until done().
+  piece_writer(std::string& out, std::size_t max) : out_(out) {
+    const std::size_t at = out.size();
+    out.resize(at + max);
+    p_ = out.data() + at;
+  }
+  void sv(std::string_view v) {
+    if (v.empty()) return;  // an empty view may have no data pointer
+    std::memcpy(p_, v.data(), v.size());
+    p_ += v.size();
+  }
+  void ch(char c) { *p_++ = c; }
+  void u64(std::uint64_t v) {
+    const fmt::format_int f(v);
+    sv({f.data(), f.size()});
+  }
+  void us3(std::int64_t ns) {
+    const auto u = static_cast<std::uint64_t>(ns);
+    u64(u / 1000u);
+    const auto frac = static_cast<unsigned>(u % 1000u);
+    p_[0] = '.';
+    p_[1] = static_cast<char>('0' + frac / 100);
+    p_[2] = static_cast<char>('0' + frac / 10 % 10);
+    p_[3] = static_cast<char>('0' + frac % 10);
+    p_ += 4;
+  }
+  /// Cuts `out` to what was written.
+  void done() { out_.resize(static_cast<std::size_t>(p_ - out_.data())); }
+
+ private:
+  std::string& out_;
+  char* p_;
+};
+
+/// Room for a number (u64 digits) or a time (append_us3) in a piece_writer.
+constexpr std::size_t number_room = 24;
+
+/// A flow's name, category and id, escaped (the same in its two events).
+struct flow_strings {
+  std::string_view name, cat, id;
+};
+
+constexpr std::string_view flow_piece[] = {"{\"name\":"sv, ",\"cat\":"sv, ",\"id\":"sv, ",\"pid\":"sv,
+                                           ",\"tid\":"sv, ",\"ts\":"sv};
+constexpr std::string_view flow_phase[] = {",\"ph\":\"s\""sv, ",\"ph\":\"f\",\"bp\":\"e\""sv};
+
+/// Appends a flow's two events (s at its host end, f at its device end, ",\n" between).
+void append_flow(std::string& out, const flow_strings& f, const wkey& host, const wkey& dev, std::int64_t origin) {
+  piece_writer w(out, 2 * (128 + f.name.size() + f.cat.size() + f.id.size() + 3 * number_room));
+  for (int end = 0; end < 2; ++end) {
+    const wkey& sl = end == 0 ? host : dev;
+    if (end == 1) w.sv(",\n"sv);
+    w.sv(flow_piece[0]);
+    w.sv(f.name);
+    w.sv(flow_piece[1]);
+    w.sv(f.cat);
+    w.sv(flow_phase[end]);
+    w.sv(flow_piece[2]);
+    w.sv(f.id);
+    w.sv(flow_piece[3]);
+    w.u64(sl.pid);
+    w.sv(flow_piece[4]);
+    w.u64(sl.tid);
+    w.sv(flow_piece[5]);
+    w.us3(sl.ts - origin);
+    w.ch('}');
+  }
+  w.done();
+}
+
+/// The bytes append_flow() appends.
+std::size_t flow_size(const flow_strings& f, const wkey& host, const wkey& dev, std::int64_t origin) {
+  std::size_t n = 2 + flow_phase[0].size() + flow_phase[1].size();
+  for (const wkey* sl : {&host, &dev}) {
+    for (auto piece : flow_piece) n += piece.size();
+    n += f.name.size() + f.cat.size() + f.id.size() + decimal_digits(sl->pid) + decimal_digits(sl->tid) +
+         us3_size(sl->ts - origin) + 1;
+  }
+  return n;
+}
+
 }  // namespace build
 using namespace build;
 
@@ -317,9 +409,12 @@ struct trace_builder::impl {
   };
   std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint32_t, thread_hash> thread_index;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> threads;
+  std::uint32_t last_thread = 0;  // of the last thread_of(), checked first
   std::uint32_t thread_of(std::uint64_t pid, std::uint64_t tid) {
+    if (last_thread < threads.size() && threads[last_thread] == std::make_pair(pid, tid)) return last_thread;
     const auto [it, added] = thread_index.try_emplace({pid, tid}, static_cast<std::uint32_t>(threads.size()));
     if (added) threads.emplace_back(pid, tid);
+    last_thread = it->second;
     return it->second;
   }
 
@@ -330,8 +425,12 @@ struct trace_builder::impl {
   result<output> finish(std::int64_t session_start_ns, std::string_view stem, const chunk_output& emit_chunk);
 
   // finish()'s stages.
-  void pair_flows(spill_sorter<qkey>& queries, spill_sorter<pkey>& pairs, std::set<std::string>& cats);
-  result<void> nest(std::int64_t origin, spill_sorter<qkey>& queries, spill_sorter<pkey>& bound);
+  // The flow-end queries: s ends and f ends apart (each comes nearly sorted).
+  struct query_runs {
+    spill_sorter<qkey> s, f;
+  };
+  void pair_flows(query_runs& queries, std::set<std::string>& cats);
+  result<void> nest(std::int64_t origin, query_runs& queries, spill_sorter<pkey>& bound);
 };
 
 arg_writer& trace_builder::impl::begin_slice(const slice_fields& e, seq at) {
@@ -407,7 +506,7 @@ void trace_builder::impl::add_flow(const flow_fields& e, seq at) {
   put_str(payload, e.cat);
   put_str(payload, e.name);
   put_str(payload, e.id);
-  (e.ph == 's' ? starts : finishes).push({flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
+  (e.ph == 's' ? starts : finishes).push({parse_u64(e.id), flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
 }
 
 void trace_builder::impl::add(const trace_event& e, seq at) {
@@ -479,29 +578,29 @@ struct flow_event {
 
 /// Pairs s with f by (cat, name, id) in input order, as DevTools does: the k-th
 /// f of a key takes its k-th s. Each pair becomes two flow-end queries
-/// (`queries`) and its s's name, category and id (`pairs`).
-void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<pkey>& pairs,
-                                     std::set<std::string>& cats) {
+/// (`queries`: the connection id, whether it is the pair's first end in the
+/// nesting order; the s end also the s's category, name and id).
+void trace_builder::impl::pair_flows(query_runs& queries, std::set<std::string>& cats) {
   fkey sk, fk;
   std::string_view sp, fp;
   bool have_s = starts.next(sk, sp), have_f = finishes.next(fk, fp);
-  // The events of one hash; only the first n_s and n_f are current (the rest
-  // keep their strings' storage for the next hash).
+  // The events of one (id, hash); only the first n_s and n_f are current (the
+  // rest keep their strings' storage for the next group).
   std::vector<flow_event> ss, ff;
   std::vector<bool> s_used;
   std::string payload;
   while (have_s || have_f) {
-    const std::uint64_t h = !have_f || (have_s && sk.hash < fk.hash) ? sk.hash : fk.hash;
+    fkey g = !have_f || (have_s && std::tie(sk.id, sk.hash) < std::tie(fk.id, fk.hash)) ? sk : fk;
     std::size_t n_s = 0, n_f = 0;
-    for (; have_s && sk.hash == h; have_s = starts.next(sk, sp)) {
+    for (; have_s && sk.same_group(g); have_s = starts.next(sk, sp)) {
       if (ss.size() == n_s) ss.emplace_back();
       ss[n_s++].read(sk, sp);
     }
-    for (; have_f && fk.hash == h; have_f = finishes.next(fk, fp)) {
+    for (; have_f && fk.same_group(g); have_f = finishes.next(fk, fp)) {
       if (ff.size() == n_f) ff.emplace_back();
       ff[n_f++].read(fk, fp);
     }
-    // One hash may hold several keys: pair each key's events among themselves.
+    // One group may hold several keys: pair each key's events among themselves.
     s_used.assign(n_s, false);
     for (std::size_t i = 0; i < n_f; ++i) {
       const auto& f = ff[i];
@@ -515,15 +614,22 @@ void trace_builder::impl::pair_flows(spill_sorter<qkey>& queries, spill_sorter<p
       const auto& s = ss[j];
       const std::uint64_t id = parse_u64(s.id);
       const std::uint64_t conn = s.cat == "HostToDevice" ? id >> 32 : id;
+      // Which end the nesting pass meets first (queries go in qkey order): it
+      // holds that end's binding until it meets the other one.
+      const qkey qs{thread_of(s.pid, s.tid), 0, s.ts, f.hi, f.lo};
+      const qkey qf{thread_of(f.pid, f.tid), 1, f.ts, f.hi, f.lo};
+      const bool s_first = qs < qf;
       payload.clear();
       put(payload, conn);
-      queries.push({thread_of(s.pid, s.tid), 0, s.ts, f.hi, f.lo}, payload);
-      queries.push({thread_of(f.pid, f.tid), 1, f.ts, f.hi, f.lo}, payload);
+      put(payload, static_cast<std::uint8_t>(!s_first));
+      queries.f.push(qf, payload);
       payload.clear();
-      put_str(payload, s.cat);
+      put(payload, conn);
+      put(payload, static_cast<std::uint8_t>(s_first));
+      put_str(payload, s.cat);  // the flow's strings travel with its s end
       put_str(payload, s.name);
       put_str(payload, s.id);
-      pairs.push({f.hi, f.lo, 0}, payload);
+      queries.s.push(qs, payload);
       if (cats.size() < 2) cats.insert(s.cat);
     }
     for (bool used : s_used)
@@ -546,7 +652,7 @@ struct node {
   std::vector<std::size_t> held;  // closed children whose end can still follow this one's
 };
 
-/// A slice of the current start time on the current thread.
+/// A slice of a thread's latest start time.
 struct group_entry {
   wkey key;
   char ph;
@@ -554,14 +660,48 @@ struct group_entry {
   std::uint64_t conn;
 };
 
+/// One thread's state in the nesting pass.
+struct lane {
+  std::vector<std::size_t> stack;  // open slices (pool ids), outermost first
+  std::size_t count = 0;           // slices met so far
+  std::size_t group_start = 0;     // count at the first slice of `group`
+  std::int64_t group_ts = 0;
+  std::vector<group_entry> group;  // the slices starting at group_ts
+};
+
+/// A pair's input place, as a hash key.
+struct pair_id {
+  std::uint64_t hi = 0, lo = 0;
+  bool operator==(const pair_id& o) const noexcept { return hi == o.hi && lo == o.lo; }
+};
+struct pair_id_hash {
+  std::size_t operator()(const pair_id& p) const noexcept {
+    return static_cast<std::size_t>((p.hi * 0x9e3779b97f4a7c15ull) ^ (p.lo * 0xc2b2ae3d27d4eb4full));
+  }
+};
+
+/// A flow end bound before its pair's other end: waits for it.
+struct held_end {
+  std::uint32_t end = 0;
+  bool ok = false;
+  wkey at;
+  std::string strings;  // the s end's category, name and id (put_str each)
+};
+
 }  // namespace
 
-/// The nesting pass (see render.hpp) with the flow-end binding: `queries` are
-/// answered in `bound` by the write key of their slice, if any.
-result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& queries, spill_sorter<pkey>& bound) {
+/// The nesting pass (see render.hpp) with the flow-end binding: the slices and
+/// the flow ends of all threads in time order, one stack per thread. A pair's
+/// first end is held until its second one is bound; then the pair goes to
+/// `bound` as one row (pair order): [mask 3][ok, write key of the s end][ok,
+/// write key of the f end][category, name, id]. Past the memory budget the
+/// held ends go to `bound` alone (mask 1 or 2, keyed by their end), and so
+/// does the other end when it comes.
+result<void> trace_builder::impl::nest(std::int64_t origin, query_runs& queries, spill_sorter<pkey>& bound) {
   enum : std::uint8_t { overlap = 1, rounding = 2 };
   std::vector<node> pool;
-  std::vector<std::size_t> free_ids, stack;
+  std::vector<std::size_t> free_ids;
+  std::vector<lane> lanes(threads.size());
   auto js_end = [&](const node& n) { return js_us(n.key.ts - origin) + js_us(n.end - n.key.ts); };
   std::string payload;
   auto finalize = [&](std::size_t id, auto& self) -> void {
@@ -597,82 +737,128 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
       self(c, self);
     }
   };
-  // A slice leaves the stack: held by its parent while its end may still follow
-  // the parent's (each level can move an end by a few ns), else final.
-  auto close = [&](std::size_t id) {
-    if (!stack.empty()) {
-      const node& p = pool[stack.back()];
-      const auto reach = static_cast<std::int64_t>(2 * stack.size() + 4);
+  // A slice leaves its thread's stack: held by its parent while its end may
+  // still follow the parent's (each level can move an end by a few ns), else final.
+  auto close = [&](lane& ln, std::size_t id) {
+    if (!ln.stack.empty()) {
+      const node& p = pool[ln.stack.back()];
+      const auto reach = static_cast<std::int64_t>(2 * ln.stack.size() + 4);
       if (pool[id].end >= p.end - reach) {
-        pool[stack.back()].held.push_back(id);
+        pool[ln.stack.back()].held.push_back(id);
         return;
       }
     }
     finalize(id, finalize);
   };
-  // The current thread.
-  bool have_thread = false;
-  std::uint32_t thread = 0;
-  std::size_t count = 0, group_start = 0;
-  std::int64_t group_ts = 0;
-  std::vector<group_entry> group;
-  auto end_thread = [&] {
-    while (!stack.empty()) {
-      const auto id = stack.back();
-      stack.pop_back();
-      close(id);
-    }
-    group.clear();
-  };
   // Binds a flow end as DevTools does: a slice starting at ts on its thread
   // (the one with the flow's connection_id, else the innermost), else the
   // innermost slice enclosing ts among the 256 last starts before ts.
-  auto resolve = [&](const qkey& q, std::uint64_t conn) {
+  auto resolve = [&](const qkey& q, std::uint64_t conn, wkey& at) {
+    const lane& ln = lanes[q.thread];
     const group_entry* found = nullptr;
-    wkey enclosing;
-    bool have_enclosing = false;
-    if (have_thread && q.thread == thread) {
-      const bool at_ts = !group.empty() && group_ts == q.ts;
-      if (at_ts) {
-        for (const auto& g : group) {
-          if (g.ph != 'X') continue;
-          if (conn != 0 && g.has_conn && g.conn == conn) {
-            found = &g;
-            break;
-          }
-          found = &g;  // later = nested deeper
+    const bool at_ts = !ln.group.empty() && ln.group_ts == q.ts;
+    if (at_ts) {
+      for (const auto& g : ln.group) {
+        if (g.ph != 'X') continue;
+        if (conn != 0 && g.has_conn && g.conn == conn) {
+          found = &g;
+          break;
         }
-      }
-      if (!found) {
-        const std::size_t first = at_ts ? group_start : count;
-        for (std::size_t k = stack.size(); k-- > 0;) {
-          const node& n = pool[stack[k]];
-          if (n.key.ts >= q.ts) continue;
-          if (n.index + 256 < first) break;
-          if (n.ph == 'X' && n.end > q.ts) {
-            enclosing = n.key;
-            have_enclosing = true;
-            break;
-          }
-        }
+        found = &g;  // later = nested deeper
       }
     }
+    if (found) {
+      at = found->key;
+      return true;
+    }
+    const std::size_t first = at_ts ? ln.group_start : ln.count;
+    for (std::size_t k = ln.stack.size(); k-- > 0;) {
+      const node& n = pool[ln.stack[k]];
+      if (n.key.ts >= q.ts) continue;
+      if (n.index + 256 < first) break;
+      if (n.ph == 'X' && n.end > q.ts) {
+        at = n.key;
+        return true;
+      }
+    }
+    at = wkey{};
+    return false;
+  };
+  // The pairs whose first end is bound, until their second one is.
+  std::unordered_map<pair_id, held_end, pair_id_hash> held;
+  std::size_t held_bytes = 0;
+  // One end alone to `bound`.
+  auto put_end = [&](const pkey& k, std::uint32_t end, bool ok, const wkey& at, std::string_view strings) {
     payload.clear();
-    put(payload, static_cast<std::uint8_t>(found || have_enclosing));
-    put(payload, found ? found->key : enclosing);
-    bound.push({q.hi, q.lo, q.end}, payload);
+    put(payload, static_cast<std::uint8_t>(1u << end));
+    put(payload, static_cast<std::uint8_t>(ok));
+    put(payload, at);
+    payload += strings;
+    bound.push(k, payload);
+  };
+  auto bind = [&](const qkey& q, std::string_view qp) {
+    reader r{qp};
+    const auto conn = r.get<std::uint64_t>();
+    const bool first = r.get<std::uint8_t>() != 0;
+    wkey at;
+    const bool ok = resolve(q, conn, at);
+    const pair_id id{q.hi, q.lo};
+    if (first) {
+      held_end& h = held[id];
+      h.end = q.end;
+      h.ok = ok;
+      h.at = at;
+      h.strings.assign(r.s);
+      held_bytes += sizeof(held_end) + h.strings.size() + 64;
+      if (held_bytes > quarter) {  // too many flows in flight: their first ends go alone
+        for (const auto& [hid, he] : held) put_end({hid.hi, hid.lo, he.end}, he.end, he.ok, he.at, he.strings);
+        held.clear();
+        held_bytes = 0;
+      }
+      return;
+    }
+    const auto it = held.find(id);
+    if (it == held.end()) {  // its first end went alone
+      put_end({q.hi, q.lo, q.end}, q.end, ok, at, r.s);
+      return;
+    }
+    const held_end& h = it->second;
+    payload.clear();
+    put(payload, std::uint8_t{3});
+    put(payload, static_cast<std::uint8_t>(h.end == 0 ? h.ok : ok));
+    put(payload, h.end == 0 ? h.at : at);
+    put(payload, static_cast<std::uint8_t>(h.end == 0 ? ok : h.ok));
+    put(payload, h.end == 0 ? at : h.at);
+    if (h.end == 0)
+      payload += h.strings;
+    else
+      payload += r.s;
+    bound.push({q.hi, q.lo, 0}, payload);
+    held_bytes -= sizeof(held_end) + h.strings.size() + 64;
+    held.erase(it);
   };
 
   nkey xk;
-  qkey qk;
-  std::string_view xp, qp;
-  bool have_x = slices.next(xk, xp), have_q = queries.next(qk, qp);
-  while (have_x || have_q) {
-    if (have_q && (!have_x || std::tie(qk.thread, qk.ts) < std::tie(xk.thread, xk.ts))) {
-      resolve(qk, reader{qp}.get<std::uint64_t>());
-      have_q = queries.next(qk, qp);
-      continue;
+  qkey sk, fk;
+  std::string_view xp, sp, fp;
+  bool have_x = slices.next(xk, xp), have_s = queries.s.next(sk, sp), have_f = queries.f.next(fk, fp);
+  while (have_x || have_s || have_f) {
+    // The next query in qkey order, if it comes before the next slice.
+    const bool s_next = have_s && (!have_f || sk < fk);
+    if (s_next || have_f) {
+      const qkey& qk = s_next ? sk : fk;
+      if (!have_x || std::tie(qk.ts, qk.thread) < std::tie(xk.ts, xk.thread)) {
+        if (s_next) {
+          bind(sk, sp);
+          have_s = queries.s.next(sk, sp);
+        } else {
+          bind(fk, fp);
+          have_f = queries.f.next(fk, fp);
+        }
+        continue;
+      }
     }
+    lane& ln = lanes[xk.thread];
     wkey k;  // the slice's write key
     k.ts = xk.ts;
     k.pid = threads[xk.thread].first;
@@ -680,12 +866,6 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
     k.neg_dur = xk.neg_dur;
     k.hi = xk.hi;
     k.lo = xk.lo;
-    if (!have_thread || xk.thread != thread) {
-      if (have_thread) end_thread();
-      have_thread = true;
-      thread = xk.thread;
-      count = 0;
-    }
     std::size_t id;
     if (free_ids.empty()) {
       id = pool.size();
@@ -703,25 +883,25 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
       n.conn = r.get<std::uint64_t>();
       n.end = k.ts - k.neg_dur;
       n.flags = 0;
-      n.index = count;
+      n.index = ln.count;
       n.held.clear();
     }
     // Slices that ended by this start leave the stack; where the engine's
     // double end would still reach past this start, they lose a ns.
     const double b = js_us(k.ts - origin);
-    while (!stack.empty() && pool[stack.back()].end <= k.ts) {
-      const auto t = stack.back();
-      stack.pop_back();
+    while (!ln.stack.empty() && pool[ln.stack.back()].end <= k.ts) {
+      const auto t = ln.stack.back();
+      ln.stack.pop_back();
       if (b < js_end(pool[t])) {
         --pool[t].end;
         pool[t].flags |= rounding;
         cascade(t, cascade);
       }
-      close(t);
+      close(ln, t);
     }
     node& n = pool[id];
-    if (!stack.empty()) {
-      const node& p = pool[stack.back()];
+    if (!ln.stack.empty()) {
+      const node& p = pool[ln.stack.back()];
       // Below 2^50 ns the rounding error of ts + dur is under 0.4 ns, so the
       // engine agrees that this slice starts inside its parent; anything else is a bug.
       if (b >= js_end(p))
@@ -743,19 +923,27 @@ result<void> trace_builder::impl::nest(std::int64_t origin, spill_sorter<qkey>& 
     } else {
       n.end_int = n.end;
     }
-    stack.push_back(id);
-    if (group.empty() || group_ts != k.ts) {
-      group.clear();
-      group_ts = k.ts;
-      group_start = count;
+    ln.stack.push_back(id);
+    if (ln.group.empty() || ln.group_ts != k.ts) {
+      ln.group.clear();
+      ln.group_ts = k.ts;
+      ln.group_start = ln.count;
     }
-    group.push_back({k, n.ph, n.has_conn, n.conn});
-    ++count;
+    ln.group.push_back({k, n.ph, n.has_conn, n.conn});
+    ++ln.count;
     have_x = slices.next(xk, xp);
   }
-  if (have_thread) end_thread();
+  for (auto& ln : lanes) {
+    while (!ln.stack.empty()) {
+      const auto id = ln.stack.back();
+      ln.stack.pop_back();
+      close(ln, id);
+    }
+  }
+  if (!held.empty()) return make_error(errc::unsupported, "chrome trace: a flow end was not bound");
   MSPROF_TRY(slices.take_status());
-  return queries.take_status();
+  MSPROF_TRY(queries.s.take_status());
+  return queries.f.take_status();
 }
 
 result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::string_view stem,
@@ -779,37 +967,56 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
                                                max_ts - origin));
 
   // 1. Flows paired; 2. slices nested and flow ends bound.
-  spill_sorter<qkey> queries(dir, quarter);
-  spill_sorter<pkey> pairs(dir, quarter), bound(dir, quarter);
+  query_runs queries{spill_sorter<qkey>(dir, quarter), spill_sorter<qkey>(dir, quarter)};
+  spill_sorter<pkey> bound(dir, quarter);
   std::set<std::string> pair_cats;
-  pair_flows(queries, pairs, pair_cats);
+  pair_flows(queries, pair_cats);
   MSPROF_TRY(starts.take_status());
   MSPROF_TRY(finishes.take_status());
   MSPROF_TRY(nest(origin, queries, bound));
 
   // 3. Each pair with both ends bound claims its slices for its category,
-  // unless one already carries another (a slice has one category).
-  spill_sorter<wkey> claims(dir, quarter);
-  // The flows' text in pair order (the order they are written in), made here
-  // where both ends are known: [pair][host end][device end][renamed][invalid
-  // UTF-8][text] per flow (the string counts are added only for flows kept).
+  // unless one already carries another (a slice has one category). The s
+  // ends' and f ends' claims apart: each comes nearly in write order.
+  spill_sorter<wkey> claims[2]{spill_sorter<wkey>(dir, quarter), spill_sorter<wkey>(dir, quarter)};
+  // The flows in pair order (the order they are written in), made here where
+  // both ends are known: [pair][host end][device end][renamed][invalid
+  // UTF-8][name, category, id escaped] per flow (the string counts are added
+  // only for flows kept); their text is made as they are read back.
   scratch flow_text(dir);
   {
     const bool one_cat = pair_cats.size() < 2;  // then no claim can conflict
     std::map<wkey, std::string> claimed;        // several categories only
-    pkey pk, bk;
-    std::string_view pp, bp;
-    std::string payload, text, fcat, fname, name_json, cat_json, id_json;
-    while (pairs.next(pk, pp)) {
+    pkey pk;
+    std::string_view bp;
+    std::string payload, fcat, fname, name_json, cat_json, id_json, strings;
+    while (bound.next(pk, bp)) {
+      // A pair: one row with both ends, or (held past the budget) one row per end.
       wkey ends[2];
       bool ok[2] = {false, false};
-      for (int e = 0; e < 2; ++e) {
-        if (!bound.next(bk, bp)) return make_error(errc::unsupported, "chrome trace: a flow end was not bound");
-        reader r{bp};
-        ok[e] = r.get<std::uint8_t>() != 0;
-        ends[e] = r.get<wkey>();
+      std::uint8_t mask = 0;
+      std::string_view strs;  // the s end's category, name and id
+      for (;;) {
+        reader b{bp};
+        const auto m = b.get<std::uint8_t>();
+        for (int e = 0; e < 2; ++e) {
+          if (!(m & (1u << e))) continue;
+          ok[e] = b.get<std::uint8_t>() != 0;
+          ends[e] = b.get<wkey>();
+        }
+        if (m == 3) {
+          strs = b.s;
+        } else if (m & 1u) {  // the s end alone comes first; bp is valid only until the next row
+          strings.assign(b.s);
+          strs = strings;
+        }
+        mask |= m;
+        if (mask == 3) break;
+        pkey next;
+        if (!bound.next(next, bp) || next.hi != pk.hi || next.lo != pk.lo)
+          return make_error(errc::unsupported, "chrome trace: a flow end was not bound");
       }
-      reader r{pp};
+      reader r{strs};
       const auto cat = r.str();
       if (!ok[0] || !ok[1] || ends[0] == ends[1]) {
         ++st.flows_unresolved;
@@ -830,8 +1037,8 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       }
       payload.clear();
       put_str(payload, cat);
-      claims.push(ends[0], payload);
-      claims.push(ends[1], payload);
+      claims[0].push(ends[0], payload);
+      claims[1].push(ends[1], payload);
       // The flow's two events. Their strings are counted (renamed, invalid
       // UTF-8) only if the write pass keeps the flow.
       fcat.assign(cat);
@@ -848,42 +1055,27 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       fst.renamed *= 2;
       fst.invalid_utf8 *= 2;
       const std::size_t cat_bytes = cat_json.size();
-      text.clear();
-      for (int end = 0; end < 2; ++end) {
-        const wkey& sl = ends[end];
-        if (end == 1) text += ",\n"sv;
-        text += "{\"name\":"sv;
-        text += name_json;
-        text += ",\"cat\":"sv;
-        text += cat_json;
-        text += end == 0 ? ",\"ph\":\"s\""sv : ",\"ph\":\"f\",\"bp\":\"e\""sv;
-        text += ",\"id\":"sv;
-        text += id_json;
-        text += ",\"pid\":"sv;
-        append_int(text, sl.pid);
-        text += ",\"tid\":"sv;
-        append_int(text, sl.tid);
-        text += ",\"ts\":"sv;
-        append_us3(text, sl.ts - origin);
-        text += '}';
-      }
       // For the one-part bound: the flow, and its category on both slices
       // where longer than the default one (a slice claimed twice counts twice).
-      one_part_bytes += text.size() + 2 + 2 * (cat_bytes > default_cat_bytes ? cat_bytes - default_cat_bytes : 0);
+      one_part_bytes += flow_size({name_json, cat_json, id_json}, ends[0], ends[1], origin) + 2 +
+                        2 * (cat_bytes > default_cat_bytes ? cat_bytes - default_cat_bytes : 0);
       payload.clear();
-      put(payload, static_cast<std::uint32_t>(4 * sizeof(std::uint64_t) + 2 * sizeof(wkey) + text.size()));
+      put(payload, std::uint32_t{0});
       put(payload, pk.hi);
       put(payload, pk.lo);
       put(payload, ends[0]);
       put(payload, ends[1]);
       put(payload, static_cast<std::uint64_t>(fst.renamed));
       put(payload, static_cast<std::uint64_t>(fst.invalid_utf8));
-      payload += text;
+      put_str(payload, name_json);
+      put_str(payload, cat_json);
+      put_str(payload, id_json);
+      const auto size = static_cast<std::uint32_t>(payload.size() - sizeof(std::uint32_t));
+      std::memcpy(payload.data(), &size, sizeof size);
       flow_text.append(payload);
     }
     flow_text.flush();
     MSPROF_TRY(flow_text.status());
-    MSPROF_TRY(pairs.take_status());
     MSPROF_TRY(bound.take_status());
   }
 
@@ -928,6 +1120,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   auto each_text = [&](auto&& fn) -> result<void> {
     scratch_reader in(flow_text);
     std::string_view rec;
+    std::string text;
     bool error = false;
     while (in.next(rec, error)) {
       reader r{rec};
@@ -936,7 +1129,13 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       const auto dev = r.get<wkey>();
       const auto renamed = r.get<std::uint64_t>();
       const auto invalid = r.get<std::uint64_t>();
-      if (!fn(pk, host, dev, renamed, invalid, r.s))
+      flow_strings f;
+      f.name = r.str();
+      f.cat = r.str();
+      f.id = r.str();
+      text.clear();
+      append_flow(text, f, host, dev, origin);
+      if (!fn(pk, host, dev, renamed, invalid, std::string_view(text)))
         return make_error(errc::io, fmt::format("{}.json: write failed", stem));
     }
     if (error) return make_error(errc::io, dir + ": cannot read back the chrome trace's flows");
@@ -971,14 +1170,17 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
   {
     // Per thread the ends of the open slices, with the final durations: the depth DevTools draws.
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<std::int64_t>> open;
+    std::pair<std::uint64_t, std::uint64_t> open_thread;
+    std::vector<std::int64_t>* open_ends = nullptr;  // open[open_thread]
     std::vector<std::string> group_cats;
     wkey group{};
     bool have_group = false;
-    wkey ck;
+    wkey ck[2];
     mkey fk;
     wkey k;
-    std::string_view cp, fp, p;
-    bool have_c = claims.next(ck, cp), have_f = flows.next(fk, fp);
+    std::string_view cp[2], fp, p;
+    bool have_c[2] = {claims[0].next(ck[0], cp[0]), claims[1].next(ck[1], cp[1])};
+    bool have_f = flows.next(fk, fp);
     std::string text, claim_cat, ev;
     std::string default_cat_json, last_claim_cat, last_claim_json;
     std::size_t default_cat_invalid = 0, last_claim_invalid = 0;
@@ -1004,9 +1206,11 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       const auto name = r.str();
       const auto args = r.s;
       bool is_end = false;
-      for (; have_c && ck == k; have_c = claims.next(ck, cp)) {
-        claim_cat.assign(reader{cp}.str());  // cp is only valid until the next call
-        is_end = true;
+      for (int e = 0; e < 2; ++e) {
+        for (; have_c[e] && ck[e] == k; have_c[e] = claims[e].next(ck[e], cp[e])) {
+          claim_cat.assign(reader{cp[e]}.str());  // cp is only valid until the next call
+          is_end = true;
+        }
       }
       const std::string_view cat = is_end ? std::string_view(claim_cat) : std::string_view(opt.default_cat);
       // DevTools binds a flow end to the first event in the file with the
@@ -1035,12 +1239,10 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       std::string& out = direct ? direct_buf : ev;
       if (!direct) ev.clear();
       const std::size_t at = out.size();
-      out += ",\n{\"name\":"sv;
-      out += name;
+      std::string_view cat_json;
       if (ph != 'C') {
-        out += ",\"cat\":"sv;
         if (!is_end) {
-          out += default_cat_json;
+          cat_json = default_cat_json;
           st.invalid_utf8 += default_cat_invalid;
         } else {
           if (!have_last_claim || claim_cat != last_claim_cat) {  // most flows share a category: escaped once
@@ -1050,23 +1252,33 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
             last_claim_invalid = 0;
             append_string(last_claim_json, claim_cat, last_claim_invalid);
           }
-          out += last_claim_json;
+          cat_json = last_claim_json;
           st.invalid_utf8 += last_claim_invalid;
         }
       }
-      out += phase_text(ph);
-      out += ",\"pid\":"sv;
-      append_int(out, epid);
-      out += ",\"tid\":"sv;
-      append_int(out, etid);
-      out += ",\"ts\":"sv;
-      append_us3(out, k.ts - origin);
-      if (ph == 'X') {
-        out += ",\"dur\":"sv;
-        append_us3(out, dur);
+      {
+        piece_writer w(out, 128 + name.size() + cat_json.size() + args.size() + 4 * number_room);
+        w.sv(",\n{\"name\":"sv);
+        w.sv(name);
+        if (ph != 'C') {
+          w.sv(",\"cat\":"sv);
+          w.sv(cat_json);
+        }
+        w.sv(phase_text(ph));
+        w.sv(",\"pid\":"sv);
+        w.u64(epid);
+        w.sv(",\"tid\":"sv);
+        w.u64(etid);
+        w.sv(",\"ts\":"sv);
+        w.us3(k.ts - origin);
+        if (ph == 'X') {
+          w.sv(",\"dur\":"sv);
+          w.us3(dur);
+        }
+        w.sv(args);
+        w.ch('}');
+        w.done();
       }
-      out += args;
-      out += '}';
       rec.cost = out.size() - at;
       if (!direct) {
         body.append(ev);
@@ -1076,7 +1288,11 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
         if (direct_buf.size() >= (1u << 20) && !direct_emit()) return direct_failed();
       }
       if (ph != 'C') {
-        auto& ends = open[{k.pid, k.tid}];
+        if (!open_ends || open_thread != std::make_pair(k.pid, k.tid)) {  // a lookup only when the thread changes
+          open_thread = {k.pid, k.tid};
+          open_ends = &open[open_thread];
+        }
+        auto& ends = *open_ends;
         while (!ends.empty() && ends.back() <= k.ts) ends.pop_back();
         ends.push_back(k.ts + dur);
         st.max_depth = std::max(st.max_depth, ends.size());
@@ -1111,7 +1327,8 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     MSPROF_TRY(written.take_status());
     if (have_d) return make_error(errc::unsupported, "chrome trace: a clamped slice was not written");
     MSPROF_TRY(durations.take_status());
-    MSPROF_TRY(claims.take_status());
+    MSPROF_TRY(claims[0].take_status());
+    MSPROF_TRY(claims[1].take_status());
     MSPROF_TRY(flows.take_status());
   }
   // The flows kept by the write pass (parts), in pair order: fn(pair, host end, device end, text).

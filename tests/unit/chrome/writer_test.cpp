@@ -10,7 +10,9 @@
 #include <vector>
 
 #include <msprof/convert/chrome/chrome_trace.hpp>
+#include <msprof/convert/chrome/render.hpp>
 
+#include "../../support/temp_dir.hpp"
 #include "trace_testing.hpp"
 
 namespace {
@@ -225,6 +227,39 @@ std::vector<trace_event> dropped_flow_events() {
       // an end with no slice anywhere near it
       flow('s', 1, 9, 100, "HostToDevice", "12884901888"), flow('f', 2, 1, 7'000, "HostToDevice", "12884901888"),
   };
+}
+
+TEST_CASE("chrome: flows in flight past the spill budget are bound as with all of them held") {
+  // 4000 flows whose first ends (in time) all come before any second end: the
+  // nesting pass holds them all, past a 64 KiB budget's share (a few hundred).
+  // Half run host to device, half device to host (the f end first in time).
+  const int n = 4'000;
+  std::vector<trace_event> ev;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t early = 1'000 + i * 10, late = 10'000'000 + i * 10;
+    const std::string id = std::to_string(static_cast<std::uint64_t>(i + 1) << 32);
+    ev.push_back(X(1, 1, early, 5, "launch " + std::to_string(i), {trace_arg::num("connection_id", i + 1)}));
+    ev.push_back(X(2, 3, late, 5, "op " + std::to_string(i), {trace_arg::num("connection_id", i + 1)}));
+    const bool to_device = i % 2 == 0;
+    ev.push_back(flow('s', to_device ? 1 : 2, to_device ? 1 : 3, to_device ? early : late, "HostToDevice", id));
+    ev.push_back(flow('f', to_device ? 2 : 1, to_device ? 3 : 1, to_device ? late : early, "HostToDevice", id));
+  }
+  const auto held = render_ok(ev);  // the default budget holds them all
+  CHECK(held.totals.flows_written == static_cast<std::size_t>(n));
+  temp_dir d("msprof_chrome_in_flight");
+  chrome::detail::trace_builder b({}, d.path, 64u << 10);
+  for (std::size_t k = 0; k < ev.size(); ++k) b.add(ev[k], {0, k});
+  std::string text;
+  auto r = b.finish(start, "chrome_trace_test", [&](std::size_t, std::string_view chunk) {
+    text.append(chunk);
+    return true;
+  });
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  CHECK(r->totals.flows_written == static_cast<std::size_t>(n));
+  CHECK(r->totals.flows_unresolved == 0);
+  CHECK(text == held.parts[0].text);
+  const auto t = parse_ok(text);
+  CHECK(normalize(t, form::chrome).links.size() == static_cast<std::size_t>(n));
 }
 
 TEST_CASE("chrome: flows DevTools would bind elsewhere, or that have no slice, are dropped and counted") {

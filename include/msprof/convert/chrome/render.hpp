@@ -7,17 +7,21 @@
 //
 // finish() makes every global decision of the form in a few passes over
 // sorted streams (external sorts keyed by the write order):
-//  1. flows: s and f events sorted by (cat, name, id) are paired in input order;
-//  2. nesting: slices sorted per thread (start, longer first, input order) go
-//     through one stack per thread; overlaps are clamped and 1-ns trims keep
-//     the engine's double arithmetic nested. A slice is final when it leaves
-//     the stack, except one that ends within a few ns of its parent's end: it
-//     stays with the parent, whose own trims may still shorten it. The flow
-//     ends are bound to slices in the same pass. Only the durations a clamp
-//     changed are kept for the write pass (the rest are in the write key);
+//  1. flows: s and f events sorted by (id as a number, hash of cat, name, id)
+//     are paired in input order; each pair becomes a query per end;
+//  2. nesting: the slices of all threads in time order (per thread longer
+//     first, then input order) go through one stack per thread; overlaps are
+//     clamped and 1-ns trims keep the engine's double arithmetic nested. A
+//     slice is final when it leaves the stack, except one that ends within a
+//     few ns of its parent's end: it stays with the parent, whose own trims may
+//     still shorten it. The flow ends are bound to slices in the same pass, in
+//     the same time order: a pair's first end is held until its second one is
+//     bound, then the pair is one row (past the budget the held ends go out
+//     alone). Only the durations a clamp changed are kept for the write pass
+//     (the rest are in the write key);
 //  3. categories: each bound slice takes the category of its first flow; each
-//     flow's text is made here, in the order flows are written (a scratch
-//     file, no sort); two flow ends of one category starting together on a
+//     flow's ends and escaped strings are kept here, in the order flows are
+//     written (a scratch file, no sort; the text is made as it is written); two flow ends of one category starting together on a
 //     thread: the later one's flows are dropped (found by the write pass, and
 //     dropped as the flows are written; only parts, whose cuts need each
 //     flow's size at its later end, sort the flows by that end);
