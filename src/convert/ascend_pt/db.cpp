@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -108,20 +111,6 @@ struct fwk_ids {
   }
 };
 
-/// A PYTORCH_API row being built (torch_npu's api lists).
-struct api {
-  std::int64_t start = 0, end = 0, gtid = 0;
-  std::int64_t corr = 0;                   ///< task queue: the raw correlation id
-  std::vector<std::int64_t> connections;   ///< ops: forward/backward and CANN ids
-  std::optional<std::int64_t> connection;  ///< the CONNECTION_IDS id, or NULL
-  std::int64_t name = 0;
-  // NULL when unset (optional, not db_value: a big run holds millions of these).
-  std::optional<std::int64_t> seq, fwd_tid, dtypes, shapes, callchain;
-  std::int64_t type = 0;
-};
-
-db_value or_null(const std::optional<std::int64_t>& v) { return v ? db_value(*v) : db_value(std::monostate{}); }
-
 }  // namespace
 
 // Named (not anonymous): db_export::calls holds them.
@@ -190,186 +179,468 @@ std::optional<std::int64_t> text_or_null(fwk_ids& ids, std::string_view semicolo
   return ids.str(s);
 }
 
+/// A PYTORCH_API row as numbers (startNs and endNs are written as text); a
+/// column whose bit is set in `nulls` is NULL. Trivially copyable: the rows
+/// wait in sorted runs for their place in the table.
+struct api_row {
+  enum col { start, end, gtid, connection, name, seq, fwd_tid, dtypes, shapes, callchain, type, count };
+  std::int64_t v[count] = {};
+  std::uint16_t nulls = 0;
+  void set(col c, const std::optional<std::int64_t>& x) {
+    if (x)
+      v[c] = *x;
+    else
+      nulls = static_cast<std::uint16_t>(nulls | (1u << c));
+  }
+  std::vector<db_value> cells() const {
+    std::vector<db_value> out;
+    out.reserve(count);
+    out.emplace_back(std::to_string(v[start]));
+    out.emplace_back(std::to_string(v[end]));
+    for (int c = gtid; c < count; ++c)
+      out.push_back(nulls & (1u << c) ? db_value(std::monostate{}) : db_value(v[c]));
+    return out;
+  }
+};
+
+/// A span of the task queue as the binding reads it.
+struct queue_times {
+  std::int64_t start = 0, end = 0, gtid = 0;
+};
+/// The i-th dequeue and enqueue among those whose correlation id the other side has too.
+struct queue_pair {
+  queue_times deq, enq;
+};
+
+/// An op waiting for the CANN calls it owns: its row, the forward/backward id
+/// (when it has one), then the calls' connection ids.
+struct bound_op {
+  api_row row;
+  std::vector<std::int64_t> connections;
+  std::int64_t start() const { return row.v[api_row::start]; }
+  std::int64_t end() const { return row.v[api_row::end]; }
+  std::int64_t gtid() const { return row.v[api_row::gtid]; }
+};
+
+/// What an op's sorted-run row holds (bound_op without the calls).
+struct op_record {
+  api_row row;
+  std::int64_t pair = 0;
+  bool has_pair = false;
+};
+
+template <class T>
+std::string_view bytes_of(const T& v) {
+  return std::string_view(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class T>
+T from_bytes(std::string_view p) {
+  T v;
+  std::memcpy(static_cast<void*>(&v), p.data(), sizeof v);
+  return v;
+}
+
+struct no_key {
+  bool operator<(const no_key&) const noexcept { return false; }  // push order
+};
+struct index_key {
+  std::uint64_t i;
+  bool operator<(const index_key& b) const noexcept { return i < b.i; }
+};
+struct start_key {
+  std::int64_t start;
+  bool operator<(const start_key& b) const noexcept { return start < b.start; }
+};
+
+/// The items of a sorted run, numbered from 0 in its order, pulled as a
+/// forward scan reaches them and let go (handed to `done`) once the scan's
+/// cursor has passed them: torch_npu's list scans on the lists in memory,
+/// holding only the part between the cursor and the farthest item looked at.
+template <class T, class Key>
+class run_window {
+ public:
+  run_window(spill_sorter<Key>& src, std::function<T(std::string_view)> decode, std::function<void(T&)> done)
+      : src_(src), decode_(std::move(decode)), done_(std::move(done)) {}
+  /// Item i (nullptr past the last); i must not be below the cursor.
+  T* at(std::size_t i) {
+    while (i >= base_ + buf_.size()) {
+      Key k{};
+      std::string_view p;
+      if (!src_.next(k, p)) return nullptr;
+      buf_.push_back(decode_(p));
+    }
+    return &buf_[i - base_];
+  }
+  /// Items before i are done.
+  void done_before(std::size_t i) {
+    for (; base_ < i && !buf_.empty(); ++base_) {
+      done_(buf_.front());
+      buf_.pop_front();
+    }
+  }
+  /// Every item left is done; the first error reading the run, if any.
+  result<void> finish() {
+    while (at(base_)) done_before(base_ + 1);
+    return src_.take_status();
+  }
+
+ private:
+  spill_sorter<Key>& src_;
+  std::function<T(std::string_view)> decode_;
+  std::function<void(T&)> done_;
+  std::deque<T> buf_;
+  std::size_t base_ = 0;  ///< the number of buf_.front()
+};
+
+using op_window = run_window<bound_op, start_key>;
+using pair_window = run_window<queue_pair, no_key>;
+
 /// torch_npu get_torch_op_connection_ids_with_enqueue: the last op (start
 /// order, from `from`) of the enqueue's thread that holds the enqueue gets the
 /// id. Kept as torch_npu does it, including which index it appends to.
-std::size_t bind_enqueue(std::vector<api*>& ops, const api& e, std::size_t from, std::int64_t id) {
+std::size_t bind_enqueue(op_window& ops, const queue_times& e, std::size_t from, std::int64_t id) {
   std::size_t last = from;
   bool found = false;
-  for (std::size_t i = from; i < ops.size(); ++i) {
-    const api& o = *ops[i];
-    if (e.gtid != o.gtid || e.start > o.end) continue;
-    if (e.start > o.start && e.end < o.end) {
+  for (std::size_t i = from;; ++i) {
+    const bound_op* o = ops.at(i);
+    if (!o) break;
+    if (e.gtid != o->gtid() || e.start > o->end()) continue;
+    if (e.start > o->start() && e.end < o->end()) {
       found = true;
       last = i;
     } else if (found) {
       break;
     }
-    if (e.end < o.start) {
+    if (e.end < o->start()) {
       last = i;
       break;
     }
   }
-  if (found) ops[last]->connections.push_back(id);
+  if (found) ops.at(last)->connections.push_back(id);
   return last;
 }
 
 /// torch_npu get_torch_op_connection_ids_with_task_queue: a CANN call inside a
 /// dequeue (same thread, strictly inside) belongs to the op holding the
 /// enqueue of the same position among the matched enqueues and dequeues.
-void bind_through_queue(const std::vector<api>& enq, const std::vector<api>& deq, std::vector<api*>& ops,
-                        const std::vector<cann_call>& calls) {
-  std::set<std::int64_t> in_enq, in_deq;
-  for (const auto& e : enq) in_enq.insert(e.corr);
-  for (const auto& q : deq) in_deq.insert(q.corr);
-  std::vector<const api*> enqs, deqs;
-  for (const auto& e : enq)
-    if (in_deq.count(e.corr)) enqs.push_back(&e);
-  for (const auto& q : deq)
-    if (in_enq.count(q.corr)) deqs.push_back(&q);
+template <class Calls>
+void bind_through_queue(pair_window& pairs, op_window& ops, const Calls& calls) {
   std::size_t last_deq = 0, last_op = 0;
-  for (const auto& c : calls) {
-    for (std::size_t i = last_deq; i < deqs.size() && i < enqs.size(); ++i) {
-      if (c.gtid != deqs[i]->gtid) continue;
-      if (c.start > deqs[i]->start && c.end < deqs[i]->end) {
+  for (const cann_call& c : calls) {
+    for (std::size_t i = last_deq;; ++i) {
+      const queue_pair* p = pairs.at(i);
+      if (!p) break;
+      if (c.gtid != p->deq.gtid) continue;
+      if (c.start > p->deq.start && c.end < p->deq.end) {
         last_deq = i;
-        last_op = bind_enqueue(ops, *enqs[i], last_op, c.connection);
+        last_op = bind_enqueue(ops, p->enq, last_op, c.connection);
         break;
       }
-      if (deqs[i]->start > c.end) {
+      if (p->deq.start > c.end) {
         last_deq = i;
         break;
       }
     }
+    pairs.done_before(last_deq);
+    ops.done_before(last_op);
   }
 }
 
 /// torch_npu get_torch_op_connection_ids_without_task_queue: a launch belongs
 /// to the innermost op of its thread holding it, found when the next op does not.
-void bind_direct(std::vector<api*>& ops, const std::vector<cann_call>& calls) {
+template <class Calls>
+void bind_direct(op_window& ops, const Calls& calls) {
   bool found = false;
   std::size_t last = 0;
-  for (const auto& c : calls) {
-    for (std::size_t i = last; i < ops.size(); ++i) {
-      const api& o = *ops[i];
-      if (o.gtid != c.gtid || c.start > o.end) continue;
-      if (c.start > o.start && c.end < o.end) {
+  for (const cann_call& c : calls) {
+    for (std::size_t i = last;; ++i) {
+      const bound_op* o = ops.at(i);
+      if (!o) break;
+      if (o->gtid() != c.gtid || c.start > o->end()) continue;
+      if (c.start > o->start() && c.end < o->end()) {
         found = true;
         last = i;
       } else if (found) {
-        ops[last]->connections.push_back(c.connection);
+        ops.at(last)->connections.push_back(c.connection);
         found = false;
         break;
       }
-      if (c.end < o.start) {
+      if (c.end < o->start()) {
         last = i;
         break;
       }
     }
+    ops.done_before(last);
   }
 }
 
-void by_start(std::vector<api*>& v) {
-  std::stable_sort(v.begin(), v.end(), [](const api* a, const api* b) { return a->start < b->start; });
+/// Where fwk_apis' sorted runs go.
+struct run_place {
+  std::string dir;
+  std::size_t budget;
+};
+
+/// The forward/backward connection id of each op that has one (torch_npu:
+/// per sequence number, its last forward and last backward op, when both
+/// exist, numbered from `first` in the order the sequence numbers first
+/// appear), in a sorted run by the op's number in file order.
+result<void> fwd_bwd_pairs(const pt_dir& d, std::int64_t first, spill_sorter<index_key>& out, const run_place& at) {
+  struct seq_key {
+    std::int64_t seq;
+    std::uint64_t op;
+    bool operator<(const seq_key& b) const noexcept { return seq != b.seq ? seq < b.seq : op < b.op; }
+  };
+  spill_sorter<seq_key> by_seq(at.dir, at.budget);
+  std::uint64_t n = 0;
+  MSPROF_TRY(d.ops.each([&](const fw_op& o) {
+    const std::uint64_t i = n++;
+    if (o.name.rfind("mstx_", 0) == 0 || o.seq < 0) return;
+    const bool fwd = o.fwd_tid == 0;
+    by_seq.push({o.seq, i}, bytes_of(fwd));
+  }));
+  if (by_seq.size() == 0) return {};
+  // The sequence numbers with both, by their first op: (forward op, backward op).
+  struct both {
+    std::uint64_t fwd, bwd;
+  };
+  spill_sorter<index_key> by_first(at.dir, at.budget);
+  struct group {
+    std::int64_t seq = 0;
+    std::uint64_t first = 0;
+    std::optional<std::uint64_t> fwd, bwd;
+  } g;
+  bool open = false;
+  const auto close = [&] {
+    if (open && g.fwd && g.bwd) by_first.push({g.first}, bytes_of(both{*g.fwd, *g.bwd}));
+  };
+  MSPROF_TRY(by_seq.drain([&](const seq_key& k, std::string_view p) {
+    if (!open || k.seq != g.seq) {
+      close();
+      g = {k.seq, k.op, std::nullopt, std::nullopt};
+      open = true;
+    }
+    (from_bytes<bool>(p) ? g.fwd : g.bwd) = k.op;
+  }));
+  close();
+  std::int64_t next = first;
+  return by_first.drain([&](const index_key&, std::string_view p) {
+    const auto b = from_bytes<both>(p);
+    out.push({b.fwd}, bytes_of(next));
+    out.push({b.bwd}, bytes_of(next));
+    ++next;
+  });
 }
 
 /// PYTORCH_API rows into `apis`, the id tables' into `ids` (torch_npu
-/// FwkFileParser.get_fwk_api, then FwkApiDbParser).
-result<void> fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batched_table& apis) {
+/// FwkFileParser.get_fwk_api, then FwkApiDbParser), in torch_npu's row order
+/// (Python functions, enqueues, dequeues, ops, mstx ops) and with its ids,
+/// none of them held: each list goes through sorted runs, and the binding of
+/// CANN calls to ops holds only the ops and queue spans its scans are between.
+result<void> fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batched_table& apis,
+                      const run_place& at) {
   if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return {};
   const std::uint64_t pid =
       !d.ops.empty() ? d.ops.front().pid : (!d.enqueue.empty() ? d.enqueue.front().pid : d.dequeue.front().pid);
-  const auto queue_api = [&](const queue_span& q, const std::string& name) {
-    api a;
-    a.start = q.ts;
-    a.end = q.ts + q.dur;
-    a.gtid = global_tid(pid, q.tid);
-    a.corr = static_cast<std::int64_t>(q.corr_id);
-    a.connection = ids.connection({a.corr + first_fwk_connection});
-    a.name = ids.str(name);
-    a.type = task_queue;
-    return a;
+  enum section : std::uint8_t { python_rows, enqueue_rows, dequeue_rows, op_rows, mstx_rows };
+  struct section_key {
+    std::uint8_t s;
+    bool operator<(const section_key& b) const noexcept { return s < b.s; }
   };
-  std::vector<api> deq, enq;
-  std::map<std::uint64_t, std::string_view> deq_name;
+  spill_sorter<section_key> api_rows(at.dir, at.budget);
+  const auto queue_row = [&](const queue_span& q, const std::string& name) {
+    api_row r;
+    r.v[api_row::start] = q.ts;
+    r.v[api_row::end] = q.ts + q.dur;
+    r.v[api_row::gtid] = global_tid(pid, q.tid);
+    r.v[api_row::connection] = ids.connection({static_cast<std::int64_t>(q.corr_id) + first_fwk_connection});
+    r.v[api_row::name] = ids.str(name);
+    for (auto c : {api_row::seq, api_row::fwd_tid, api_row::dtypes, api_row::shapes, api_row::callchain})
+      r.set(c, std::nullopt);
+    r.v[api_row::type] = task_queue;
+    return r;
+  };
+
+  // The task queue. Dequeues first (their strings and connection ids come
+  // first); an enqueue is named after the last dequeue of its correlation id;
+  // the matched ones (the other side has the id) pair up by position.
+  struct corr_key {
+    std::uint64_t corr;
+    std::uint8_t enqueue;
+    bool operator<(const corr_key& b) const noexcept { return corr != b.corr ? corr < b.corr : enqueue < b.enqueue; }
+  };
+  spill_sorter<corr_key> by_corr(at.dir, at.budget);
+  std::uint64_t n = 0;
+  std::string scratch;
   MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
-    deq.push_back(queue_api(q, "Dequeue@" + std::string(q.name)));
-    deq_name[q.corr_id] = q.name;
+    api_rows.push({dequeue_rows}, bytes_of(queue_row(q, "Dequeue@" + std::string(q.name))));
+    scratch.assign(bytes_of(n++));
+    scratch.append(q.name);
+    by_corr.push({q.corr_id, 0}, scratch);
   }));
   std::int64_t max_corr = -1;
+  n = 0;
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
-    const auto n = deq_name.find(q.corr_id);
-    enq.push_back(queue_api(q, n == deq_name.end() ? std::string("Enqueue") : "Enqueue@" + std::string(n->second)));
+    by_corr.push({q.corr_id, 1}, bytes_of(n++));
     max_corr = std::max(max_corr, static_cast<std::int64_t>(q.corr_id));
   }));
-
-  // Ops in file order; mstx_* ops apart (linked to MSTX_EVENTS, no forward/backward pairs).
-  std::vector<api> ops;
-  std::vector<bool> is_mstx;
-  struct fwd_bwd {
-    std::optional<std::size_t> fwd, bwd;
-  };
-  std::vector<std::pair<std::int64_t, fwd_bwd>> pairs;  // by sequence number, first-seen order
-  auto read = d.ops.each([&](const fw_op& o) {
-    api a;
-    a.start = o.start_ns;
-    a.end = o.end_ns;
-    a.gtid = global_tid(pid, o.tid);
-    a.name = ids.str(o.name);
-    a.seq = o.seq;
-    a.fwd_tid = static_cast<std::int64_t>(o.fwd_tid);
-    a.dtypes = text_or_null(ids, o.input_dtypes);
-    a.shapes = text_or_null(ids, o.input_shapes);
-    if (!o.call_stack.empty()) a.callchain = ids.callchain(o.call_stack);
-    a.type = torch_op;
-    const bool mstx = o.name.rfind("mstx_", 0) == 0;
-    if (!mstx && o.seq >= 0) {
-      auto p = std::find_if(pairs.begin(), pairs.end(), [&](const auto& e) { return e.first == o.seq; });
-      if (p == pairs.end()) p = pairs.insert(pairs.end(), {o.seq, {}});
-      (o.fwd_tid == 0 ? p->second.fwd : p->second.bwd) = ops.size();
+  // By number: an enqueue's matched flag and '@' + name (or ""), a dequeue's matched flag.
+  spill_sorter<index_key> enq_info(at.dir, at.budget), deq_matched(at.dir, at.budget);
+  {
+    std::uint64_t corr = 0;
+    bool any = false, has_enq = false;
+    std::optional<std::string> deq_name;
+    std::vector<std::uint64_t> deqs;  // of this correlation id
+    const auto close = [&] {
+      for (const auto j : deqs) deq_matched.push({j}, bytes_of(has_enq));
+      deqs.clear();
+    };
+    MSPROF_TRY(by_corr.drain([&](const corr_key& k, std::string_view p) {
+      if (any && k.corr != corr) {
+        close();
+        deq_name.reset();
+        has_enq = false;
+      }
+      any = true;
+      corr = k.corr;
+      const auto j = from_bytes<std::uint64_t>(p);
+      if (!k.enqueue) {
+        deqs.push_back(j);
+        deq_name = std::string(p.substr(sizeof j));
+        return;
+      }
+      has_enq = true;
+      scratch.assign(1, deq_name ? '\1' : '\0');
+      if (deq_name) scratch += "@" + *deq_name;
+      enq_info.push({j}, scratch);
+    }));
+    close();
+  }
+  spill_sorter<no_key> matched_enq(at.dir, at.budget), pairs(at.dir, at.budget);
+  {
+    index_key k{};
+    std::string_view p;
+    MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
+      if (!enq_info.next(k, p)) return;  // one per enqueue, in their order
+      api_rows.push({enqueue_rows}, bytes_of(queue_row(q, "Enqueue" + std::string(p.substr(1)))));
+      if (p[0]) matched_enq.push({}, bytes_of(queue_times{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}));
+    }));
+    MSPROF_TRY(enq_info.take_status());
+    no_key nk;
+    std::string_view e;
+    bool enqs_left = true;
+    MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
+      if (!deq_matched.next(k, p) || !p[0] || !enqs_left) return;
+      if (!(enqs_left = matched_enq.next(nk, e))) return;
+      pairs.push({}, bytes_of(queue_pair{{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}, from_bytes<queue_times>(e)}));
+    }));
+    if (enqs_left)
+      while (matched_enq.next(nk, e)) {
+      }
+    MSPROF_TRY(matched_enq.take_status());
+    while (deq_matched.next(k, p)) {
     }
-    ops.push_back(std::move(a));
-    is_mstx.push_back(mstx);
-  });
-  if (!read) return read;
-  // Forward/backward ids after the task queue's correlation ids.
-  std::int64_t next_pair = max_corr + 1;
-  for (const auto& [seq, p] : pairs) {
-    if (!p.fwd || !p.bwd) continue;
-    ops[*p.fwd].connections.push_back(next_pair + first_fwk_connection);
-    ops[*p.bwd].connections.push_back(next_pair + first_fwk_connection);
-    ++next_pair;
+    MSPROF_TRY(deq_matched.take_status());
   }
-  std::vector<api*> torch_ops, mstx_ops;
-  for (std::size_t i = 0; i < ops.size(); ++i) (is_mstx[i] ? mstx_ops : torch_ops).push_back(&ops[i]);
-  for (const auto& c : python_functions(d))
-    apis.add({std::to_string(c.ts), std::to_string(c.end), global_tid(c.pid, c.tid), std::monostate{}, ids.str(c.name),
-              std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{},
-              std::int64_t{python_trace}});
+  const bool queue = !d.enqueue.empty() && !d.dequeue.empty();
 
-  const bool queue = !enq.empty() && !deq.empty();
-  // CANN_API exists when the PROF_ data has calls; torch_npu links through node-level launches.
-  const std::vector<cann_call>& launches = cann.launches;
-  if (!torch_ops.empty() && !launches.empty()) {
-    by_start(torch_ops);
-    if (queue)
-      bind_through_queue(enq, deq, torch_ops, launches);
-    else
-      bind_direct(torch_ops, launches);
+  // Ops in file order (their strings and call chains registered so), each to
+  // its list: by start when its calls are bound (torch_npu sorts the list
+  // then), else in file order. mstx_* ops apart (linked to MSTX_EVENTS, no
+  // forward/backward pairs); forward/backward ids after the task queue's
+  // correlation ids.
+  spill_sorter<index_key> pair_of(at.dir, at.budget);
+  MSPROF_TRY(fwd_bwd_pairs(d, max_corr + 1 + first_fwk_connection, pair_of, at));
+  const bool bind_ops = !cann.launches.empty(), bind_mstx = !cann.mstx.empty();
+  spill_sorter<start_key> torch_ops(at.dir, at.budget), mstx_ops(at.dir, at.budget);
+  {
+    std::uint64_t i = 0;
+    index_key pk{};
+    std::string_view pp;
+    bool pair_next = pair_of.next(pk, pp);
+    MSPROF_TRY(d.ops.each([&](const fw_op& o) {
+      op_record rec;
+      api_row& a = rec.row;
+      a.v[api_row::start] = o.start_ns;
+      a.v[api_row::end] = o.end_ns;
+      a.v[api_row::gtid] = global_tid(pid, o.tid);
+      a.set(api_row::connection, std::nullopt);
+      a.v[api_row::name] = ids.str(o.name);
+      a.v[api_row::seq] = o.seq;
+      a.v[api_row::fwd_tid] = static_cast<std::int64_t>(o.fwd_tid);
+      a.set(api_row::dtypes, text_or_null(ids, o.input_dtypes));
+      a.set(api_row::shapes, text_or_null(ids, o.input_shapes));
+      a.set(api_row::callchain, o.call_stack.empty() ? std::nullopt : std::optional(ids.callchain(o.call_stack)));
+      a.v[api_row::type] = torch_op;
+      if (pair_next && pk.i == i) {
+        rec.pair = from_bytes<std::int64_t>(pp);
+        rec.has_pair = true;
+        pair_next = pair_of.next(pk, pp);
+      }
+      ++i;
+      const bool mstx = o.name.rfind("mstx_", 0) == 0;
+      const bool sorted = mstx ? bind_mstx : bind_ops;
+      (mstx ? mstx_ops : torch_ops).push({sorted ? o.start_ns : 0}, bytes_of(rec));
+    }));
+    while (pair_next) pair_next = pair_of.next(pk, pp);
+    MSPROF_TRY(pair_of.take_status());
   }
-  if (!mstx_ops.empty() && !cann.mstx.empty()) {
-    by_start(mstx_ops);
-    if (queue) bind_through_queue(enq, deq, mstx_ops, cann.mstx);
+  for (const auto& c : python_functions(d)) {
+    api_row r;
+    r.v[api_row::start] = c.ts;
+    r.v[api_row::end] = c.end;
+    r.v[api_row::gtid] = global_tid(c.pid, c.tid);
+    r.v[api_row::name] = ids.str(c.name);
+    for (auto col : {api_row::connection, api_row::seq, api_row::fwd_tid, api_row::dtypes, api_row::shapes,
+                     api_row::callchain})
+      r.set(col, std::nullopt);
+    r.v[api_row::type] = python_trace;
+    api_rows.push({python_rows}, bytes_of(r));
   }
-  const auto emit = [&](api& a) {
-    if (!a.connections.empty()) a.connection = ids.connection(a.connections);
-    apis.add({std::to_string(a.start), std::to_string(a.end), a.gtid, or_null(a.connection), a.name, or_null(a.seq),
-              or_null(a.fwd_tid), or_null(a.dtypes), or_null(a.shapes), or_null(a.callchain), a.type});
+
+  // The calls bound to the ops; each op's row goes out once no scan can reach it.
+  const auto decode = [](std::string_view p) {
+    const auto rec = from_bytes<op_record>(p);
+    bound_op b{rec.row, {}};
+    if (rec.has_pair) b.connections.push_back(rec.pair);
+    return b;
   };
-  for (auto& a : enq) emit(a);
-  for (auto& a : deq) emit(a);
-  for (auto* a : torch_ops) emit(*a);
-  for (auto* a : mstx_ops) emit(*a);
+  const auto out = [&](std::uint8_t s) {
+    return [&, s](bound_op& b) {
+      if (!b.connections.empty()) {
+        b.row.v[api_row::connection] = ids.connection(b.connections);
+        b.row.nulls = static_cast<std::uint16_t>(b.row.nulls & ~(1u << api_row::connection));
+      }
+      api_rows.push({s}, bytes_of(b.row));
+    };
+  };
+  // The pairs go through twice when mstx ops are bound too.
+  spill_sorter<no_key> pairs_again(at.dir, at.budget);
+  const bool mstx_through_queue = queue && bind_mstx && mstx_ops.size() > 0;
+  {
+    op_window ops(torch_ops, decode, out(op_rows));
+    pair_window qp(
+        pairs, [](std::string_view p) { return from_bytes<queue_pair>(p); },
+        [&](queue_pair& p) {
+          if (mstx_through_queue) pairs_again.push({}, bytes_of(p));
+        });
+    if (torch_ops.size() > 0 && bind_ops) {
+      if (queue)
+        bind_through_queue(qp, ops, cann.launches);
+      else
+        bind_direct(ops, cann.launches);
+    }
+    MSPROF_TRY(ops.finish());
+    MSPROF_TRY(qp.finish());
+  }
+  {
+    op_window ops(mstx_ops, decode, out(mstx_rows));
+    pair_window qp(
+        pairs_again, [](std::string_view p) { return from_bytes<queue_pair>(p); }, [](queue_pair&) {});
+    if (mstx_through_queue) bind_through_queue(qp, ops, cann.mstx);
+    MSPROF_TRY(ops.finish());
+    MSPROF_TRY(qp.finish());
+  }
+  MSPROF_TRY(api_rows.drain([&](const section_key&, std::string_view p) { apis.add(from_bytes<api_row>(p).cells()); }));
   return {};
 }
 
@@ -568,7 +839,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
     batched_table callchains(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3);
     {
       fwk_ids ids(strings, connections, callchains);
-      MSPROF_TRY(fwk_apis(d, *cann_, ids, apis));
+      MSPROF_TRY(fwk_apis(d, *cann_, ids, apis, {spill_dir_, spill_budget_ / 4}));
     }
     MSPROF_TRY(apis.finish());
     MSPROF_TRY(strings.finish());
