@@ -121,49 +121,60 @@ struct cann_call {
   std::int64_t connection = 0;
 };
 using span = std::pair<std::int64_t, std::int64_t>;
+struct call_key {  ///< calls by start, then connection id
+  std::int64_t start, connection;
+  bool operator<(const call_key& b) const noexcept {
+    return start != b.start ? start < b.start : connection < b.connection;
+  }
+};
+struct connection_key {
+  std::uint64_t connection;
+  bool operator<(const connection_key& b) const noexcept { return connection < b.connection; }
+};
+struct device_key {  ///< op tasks by device, then start
+  std::uint32_t device;
+  std::int64_t start;
+  bool operator<(const device_key& b) const noexcept { return device != b.device ? device < b.device : start < b.start; }
+};
 }  // namespace db_detail
+using db_detail::call_key;
 using db_detail::cann_call;
+using db_detail::connection_key;
+using db_detail::device_key;
 using db_detail::span;
 
 /// What the framework tables need of the CANN part, gathered window by window
-/// (a record or two of numbers per launch and per op task; the CANN tables
-/// themselves go into the file as the windows come).
+/// (a row or two of numbers per launch and per task, in sorted runs; the CANN
+/// tables themselves go into the file as the windows come).
 struct db_export::calls {
-  std::vector<cann_call> launches;    ///< node-level launch calls, by start (then connection id)
-  std::vector<cann_call> mstx;        ///< mstx events, by start (then record order)
-  std::vector<cann_call> node_calls;  ///< node-level calls (start, end, connection id), by start
-  std::unordered_map<std::uint64_t, span> by_call;     ///< tasks' first start, last end by connection id
-  std::map<std::uint32_t, std::vector<span>> compute;  ///< op tasks' spans by device, by start
+  calls(const std::string& dir, std::size_t budget)
+      : launches(dir, budget), mstx(dir, budget), node_calls(dir, budget), tasks(dir, budget), compute(dir, budget) {}
+  spill_sorter<call_key> launches;         ///< node-level launch calls (cann_call)
+  spill_sorter<call_key> mstx;             ///< mstx events (cann_call) by start (key connection 0: record order)
+  spill_sorter<connection_key> node_calls;  ///< node-level calls (span: start, end)
+  spill_sorter<connection_key> tasks;       ///< every task's span by its call's connection id
+  spill_sorter<device_key> compute;         ///< op tasks' ends (std::int64_t)
 
   /// `links`: the framework's ops can link to calls (its CPU activity).
   void add(const model& w, bool links) {
+    const auto bytes = [](const auto& v) { return std::string_view(reinterpret_cast<const char*>(&v), sizeof v); };
     for (const auto& a : w.apis) {
       if (a.level != node_level) continue;
       const cann_call c{a.start_ns, a.end_ns, global_tid(w.session.pid, a.thread_id),
                         static_cast<std::int64_t>(a.connection_id)};
-      node_calls.push_back(c);
-      if (links && a.name == "launch") launches.push_back(c);
+      node_calls.push({a.connection_id}, bytes(span{a.start_ns, a.end_ns}));
+      if (links && a.name == "launch") launches.push({c.start, c.connection}, bytes(c));
     }
     if (links)
-      for (const auto& e : w.mstx)
-        mstx.push_back({e.start_ns, e.end_ns, global_tid(w.session.pid, e.tid),
-                        static_cast<std::int64_t>(detail::mstx_connection_id(e))});
+      for (const auto& e : w.mstx) {
+        const cann_call c{e.start_ns, e.end_ns, global_tid(w.session.pid, e.tid),
+                          static_cast<std::int64_t>(detail::mstx_connection_id(e))};
+        mstx.push({c.start, 0}, bytes(c));
+      }
     for (const auto& t : w.tasks) {
-      auto& c = by_call.try_emplace(t.connection_id, t.start_ns, t.end_ns).first->second;
-      c = {std::min(c.first, t.start_ns), std::max(c.second, t.end_ns)};
-      if (t.op) compute[t.device_id].emplace_back(t.start_ns, t.end_ns);
+      tasks.push({t.connection_id}, bytes(span{t.start_ns, t.end_ns}));
+      if (t.op) compute.push({t.device_id, t.start_ns}, bytes(t.end_ns));
     }
-  }
-  /// After the last window: each list in the order the whole model gives.
-  void sort() {
-    const auto by_start_then_id = [](const cann_call& a, const cann_call& b) {
-      return a.start != b.start ? a.start < b.start : a.connection < b.connection;
-    };
-    std::sort(launches.begin(), launches.end(), by_start_then_id);
-    std::sort(node_calls.begin(), node_calls.end(), by_start_then_id);
-    std::stable_sort(mstx.begin(), mstx.end(), [](const cann_call& a, const cann_call& b) { return a.start < b.start; });
-    for (auto& d : compute)
-      std::stable_sort(d.second.begin(), d.second.end(), [](const span& a, const span& b) { return a.first < b.first; });
   }
 };
 
@@ -197,8 +208,12 @@ struct api_row {
     out.reserve(count);
     out.emplace_back(std::to_string(v[start]));
     out.emplace_back(std::to_string(v[end]));
-    for (int c = gtid; c < count; ++c)
-      out.push_back(nulls & (1u << c) ? db_value(std::monostate{}) : db_value(v[c]));
+    for (int c = gtid; c < count; ++c) {
+      if (nulls & (1u << c))
+        out.emplace_back(std::monostate{});
+      else
+        out.emplace_back(v[c]);
+    }
     return out;
   }
 };
@@ -323,10 +338,10 @@ std::size_t bind_enqueue(op_window& ops, const queue_times& e, std::size_t from,
 /// torch_npu get_torch_op_connection_ids_with_task_queue: a CANN call inside a
 /// dequeue (same thread, strictly inside) belongs to the op holding the
 /// enqueue of the same position among the matched enqueues and dequeues.
-template <class Calls>
-void bind_through_queue(pair_window& pairs, op_window& ops, const Calls& calls) {
+result<void> bind_through_queue(pair_window& pairs, op_window& ops, spill_sorter<call_key>& calls) {
   std::size_t last_deq = 0, last_op = 0;
-  for (const cann_call& c : calls) {
+  return calls.drain([&](const call_key&, std::string_view call) {
+    const auto c = from_bytes<cann_call>(call);
     for (std::size_t i = last_deq;; ++i) {
       const queue_pair* p = pairs.at(i);
       if (!p) break;
@@ -343,16 +358,16 @@ void bind_through_queue(pair_window& pairs, op_window& ops, const Calls& calls) 
     }
     pairs.done_before(last_deq);
     ops.done_before(last_op);
-  }
+  });
 }
 
 /// torch_npu get_torch_op_connection_ids_without_task_queue: a launch belongs
 /// to the innermost op of its thread holding it, found when the next op does not.
-template <class Calls>
-void bind_direct(op_window& ops, const Calls& calls) {
+result<void> bind_direct(op_window& ops, spill_sorter<call_key>& calls) {
   bool found = false;
   std::size_t last = 0;
-  for (const cann_call& c : calls) {
+  return calls.drain([&](const call_key&, std::string_view call) {
+    const auto c = from_bytes<cann_call>(call);
     for (std::size_t i = last;; ++i) {
       const bound_op* o = ops.at(i);
       if (!o) break;
@@ -371,7 +386,7 @@ void bind_direct(op_window& ops, const Calls& calls) {
       }
     }
     ops.done_before(last);
-  }
+  });
 }
 
 /// Where fwk_apis' sorted runs go.
@@ -436,7 +451,7 @@ result<void> fwd_bwd_pairs(const pt_dir& d, std::int64_t first, spill_sorter<ind
 /// (Python functions, enqueues, dequeues, ops, mstx ops) and with its ids,
 /// none of them held: each list goes through sorted runs, and the binding of
 /// CANN calls to ops holds only the ops and queue spans its scans are between.
-result<void> fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batched_table& apis,
+result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, batched_table& apis,
                       const run_place& at) {
   if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return {};
   const std::uint64_t pid =
@@ -550,7 +565,7 @@ result<void> fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& id
   // correlation ids.
   spill_sorter<index_key> pair_of(at.dir, at.budget);
   MSPROF_TRY(fwd_bwd_pairs(d, max_corr + 1 + first_fwk_connection, pair_of, at));
-  const bool bind_ops = !cann.launches.empty(), bind_mstx = !cann.mstx.empty();
+  const bool bind_ops = cann.launches.size() > 0, bind_mstx = cann.mstx.size() > 0;
   spill_sorter<start_key> torch_ops(at.dir, at.budget), mstx_ops(at.dir, at.budget);
   {
     std::uint64_t i = 0;
@@ -624,10 +639,7 @@ result<void> fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& id
           if (mstx_through_queue) pairs_again.push({}, bytes_of(p));
         });
     if (torch_ops.size() > 0 && bind_ops) {
-      if (queue)
-        bind_through_queue(qp, ops, cann.launches);
-      else
-        bind_direct(ops, cann.launches);
+      MSPROF_TRY(queue ? bind_through_queue(qp, ops, cann.launches) : bind_direct(ops, cann.launches));
     }
     MSPROF_TRY(ops.finish());
     MSPROF_TRY(qp.finish());
@@ -636,7 +648,7 @@ result<void> fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& id
     op_window ops(mstx_ops, decode, out(mstx_rows));
     pair_window qp(
         pairs_again, [](std::string_view p) { return from_bytes<queue_pair>(p); }, [](queue_pair&) {});
-    if (mstx_through_queue) bind_through_queue(qp, ops, cann.mstx);
+    if (mstx_through_queue) MSPROF_TRY(bind_through_queue(qp, ops, cann.mstx));
     MSPROF_TRY(ops.finish());
     MSPROF_TRY(qp.finish());
   }
@@ -657,78 +669,132 @@ std::string step_id(const fw_op& o) { return std::string(o.name.substr(o.name.rf
 /// TraceStepTimeDbParser) from the CANN data alone: each step's device range
 /// spans the tasks of the node-level calls inside the step op (to at least the
 /// op's end); computing and free time come from the compute tasks starting in
-/// it. No communication data yet: those columns stay 0.
-result<rows> step_trace_rows(const pt_dir& d, const db_export::calls& cann, const relation& rel) {
+/// it. No communication data yet: those columns stay 0. The calls meet their
+/// tasks by connection id, then the steps by start; the compute tasks meet the
+/// ranges by start: sorted runs, with only the steps and ranges in memory.
+result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const relation& rel, const run_place& at) {
   constexpr std::int64_t forever = std::numeric_limits<std::int64_t>::max();
+  const auto join = [](std::optional<span>& into, const span& s) {
+    into = into ? span{std::min(into->first, s.first), std::max(into->second, s.second)} : s;
+  };
+  // Each node-level call with tasks: its span and its tasks' span, by the call's start.
+  struct call_tasks {
+    span call, tasks;
+  };
+  spill_sorter<start_key> calls(at.dir, at.budget);
+  {
+    connection_key tk{};
+    std::string_view tp;
+    bool more = cann.tasks.next(tk, tp);
+    std::optional<std::uint64_t> of;  // the connection id `tasks` is of
+    std::optional<span> tasks;
+    MSPROF_TRY(cann.node_calls.drain([&](const connection_key& k, std::string_view p) {
+      if (of != k.connection) {
+        tasks.reset();
+        for (; more && tk.connection <= k.connection; more = cann.tasks.next(tk, tp))
+          if (tk.connection == k.connection) join(tasks, from_bytes<span>(tp));
+        of = k.connection;
+      }
+      const auto c = from_bytes<span>(p);
+      if (tasks) calls.push({c.first}, bytes_of(call_tasks{c, *tasks}));
+    }));
+    while (more) more = cann.tasks.next(tk, tp);
+    MSPROF_TRY(cann.tasks.take_status());
+  }
+  // Tasks of the node-level calls in [step start, step end] (ending by then too).
+  const auto& steps = rel.steps;  // by start
+  std::vector<std::optional<span>> step_tasks(std::max<std::size_t>(steps.size(), 1));
+  {
+    std::size_t next = 0;
+    std::vector<std::size_t> active;  // steps started, not ended
+    MSPROF_TRY(calls.drain([&](const start_key&, std::string_view p) {
+      const auto c = from_bytes<call_tasks>(p);
+      if (steps.empty()) return join(step_tasks[0], c.tasks);
+      for (; next < steps.size() && steps[next].op.start_ns <= c.call.first; ++next) active.push_back(next);
+      active.erase(std::remove_if(active.begin(), active.end(),
+                                  [&](std::size_t i) { return steps[i].op.end_ns < c.call.first; }),
+                   active.end());
+      for (const auto i : active)
+        if (c.call.second <= steps[i].op.end_ns) join(step_tasks[i], c.tasks);
+    }));
+  }
   struct range {
     db_value id;
     std::int64_t start = 0, end = 0, fwk_start = 0;
     bool has_step = false;
   };
-  const auto& by_call = cann.by_call;
-  // Tasks of the node-level calls in [from, to] (node_calls are sorted by start).
-  const auto task_span = [&](std::int64_t from, std::int64_t to) {
-    std::optional<span> out;
-    auto a = std::lower_bound(cann.node_calls.begin(), cann.node_calls.end(), from,
-                              [](const cann_call& c, std::int64_t v) { return c.start < v; });
-    for (; a != cann.node_calls.end() && a->start <= to; ++a) {
-      if (a->end > to) continue;
-      const auto t = by_call.find(static_cast<std::uint64_t>(a->connection));
-      if (t == by_call.end()) continue;
-      const span& s = t->second;
-      out = out ? span{std::min(out->first, s.first), std::max(out->second, s.second)} : s;
-    }
-    return out;
-  };
   std::vector<range> ranges;
-  const auto steps = step_ops(rel);
-  for (const fw_op* s : steps) {
-    const auto tasks = task_span(s->start_ns, s->end_ns);
-    ranges.push_back({step_id(*s), tasks ? tasks->first : s->start_ns, std::max(tasks ? tasks->second : -1, s->end_ns),
-                      s->start_ns, true});
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const fw_op& s = steps[i].op;
+    const auto& t = step_tasks[i];
+    ranges.push_back({step_id(s), t ? t->first : s.start_ns, std::max(t ? t->second : -1, s.end_ns), s.start_ns, true});
   }
-  if (steps.empty()) {
-    const auto tasks = task_span(std::numeric_limits<std::int64_t>::min(), forever);
-    ranges.push_back({std::monostate{}, tasks ? tasks->first : 0, forever, 0, false});
-  }
+  if (steps.empty()) ranges.push_back({std::monostate{}, step_tasks[0] ? step_tasks[0]->first : 0, forever, 0, false});
   std::optional<std::int64_t> first_op;  // the first non-mstx op (torch_npu's torch op list)
   auto read = d.ops.each([&](const fw_op& o) {
     if (o.name.rfind("mstx_", 0) != 0 && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
   });
   if (!read) return read.err();
 
+  // Per device, each range's compute tasks (starting in [start, end)) merged
+  // as they come by start.
+  struct merged {
+    bool any = false;
+    std::int64_t from = 0, to = 0;  ///< the interval being merged
+    std::int64_t first = 0, busy = 0, free = 0;
+    void add(std::int64_t b, std::int64_t e) {
+      if (any && b <= to) {
+        to = std::max(to, e);
+        return;
+      }
+      if (any) {
+        busy += to - from;
+        free += b - to;
+      } else {
+        first = b;
+      }
+      any = true;
+      from = b;
+      to = e;
+    }
+  };
+  std::vector<std::size_t> by_start(ranges.size());
+  for (std::size_t i = 0; i < ranges.size(); ++i) by_start[i] = i;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](std::size_t a, std::size_t b) { return ranges[a].start < ranges[b].start; });
   const auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
   rows out;
-  for (const auto& device_tasks : cann.compute) {
-    const std::uint32_t device = device_tasks.first;
-    const auto& tasks = device_tasks.second;  // a plain reference: lambdas may not capture a structured binding in C++17
-    const auto starting = [&](std::int64_t v) {
-      return std::lower_bound(tasks.begin(), tasks.end(), v, [](const span& t, std::int64_t x) { return t.first < x; });
-    };
-    for (const auto& r : ranges) {
-      std::vector<span> merged;
-      for (auto t = starting(r.start), end = starting(r.end); t != end; ++t) {
-        if (!merged.empty() && t->first <= merged.back().second)
-          merged.back().second = std::max(merged.back().second, t->second);
-        else
-          merged.push_back(*t);
+  std::vector<merged> state(ranges.size());
+  std::vector<std::size_t> active;
+  std::size_t next = 0;
+  std::optional<std::uint32_t> device;
+  const auto device_rows = [&] {
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      const range& r = ranges[i];
+      const merged& m = state[i];
+      std::int64_t busy = m.busy, stage = 0, prepare = 0;
+      if (m.any) {
+        busy += m.to - m.from;
+        stage = m.to - m.first;
+        if (m.first != 0) prepare = m.first - (r.has_step ? r.fwk_start : first_op.value_or(m.first));
       }
-      std::int64_t busy = 0, free = 0, stage = 0, prepare = 0;
-      for (std::size_t i = 0; i < merged.size(); ++i) {
-        busy += merged[i].second - merged[i].first;
-        if (i) free += merged[i].first - merged[i - 1].second;
-      }
-      if (!merged.empty()) {
-        std::int64_t hi = merged.front().second;
-        for (const auto& iv : merged) hi = std::max(hi, iv.second);
-        stage = hi - merged.front().first;
-        const std::int64_t first_task = merged.front().first;
-        if (first_task != 0) prepare = first_task - (r.has_step ? r.fwk_start : first_op.value_or(first_task));
-      }
-      out.push_back({static_cast<std::int64_t>(device), r.id, us(busy), 0.0, 0.0, 0.0, us(free), us(stage), 0.0, 0.0,
-                     us(prepare)});
+      out.push_back({static_cast<std::int64_t>(*device), r.id, us(busy), 0.0, 0.0, 0.0, us(m.free), us(stage), 0.0,
+                     0.0, us(prepare)});
     }
-  }
+    state.assign(ranges.size(), merged{});
+    active.clear();
+    next = 0;
+  };
+  MSPROF_TRY(cann.compute.drain([&](const device_key& k, std::string_view p) {
+    if (device && *device != k.device) device_rows();
+    device = k.device;
+    for (; next < by_start.size() && ranges[by_start[next]].start <= k.start; ++next) active.push_back(by_start[next]);
+    active.erase(std::remove_if(active.begin(), active.end(), [&](std::size_t i) { return ranges[i].end <= k.start; }),
+                 active.end());
+    const auto end = from_bytes<std::int64_t>(p);
+    for (const auto i : active) state[i].add(k.start, end);
+  }));
+  if (device) device_rows();
   return out;
 }
 
@@ -792,7 +858,7 @@ std::string framework_db_name(const pt_dir& d) {
 }
 
 db_export::db_export(const outfile::dir& out, std::string spill_dir, std::size_t spill_budget)
-    : out_(out), spill_dir_(std::move(spill_dir)), spill_budget_(spill_budget), cann_(std::make_unique<calls>()) {}
+    : out_(out), spill_dir_(std::move(spill_dir)), spill_budget_(spill_budget), cann_(std::make_unique<calls>(spill_dir_, spill_budget_ / 4)) {}
 
 db_export::~db_export() = default;
 
@@ -815,7 +881,6 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
                                                    std::vector<std::string>& warnings) {
   if (!file_) add(m, d);  // no window: the CANN tables of the final model alone
   MSPROF_TRY(status_);
-  cann_->sort();
   std::vector<std::string> files;
   const auto fill = [&](const std::string& path) -> result<void> {
     MSPROF_TRY(writer_->finish(m));
@@ -865,7 +930,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
   auto analysis = write_sqlite(out_, "analysis.db", [&](const std::string& path) -> result<void> {
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
-    auto step_rows = step_trace_rows(d, *cann_, rel);
+    auto step_rows = step_trace_rows(d, *cann_, rel, {spill_dir_, spill_budget_ / 4});
     if (!step_rows) return step_rows.err();
     MSPROF_TRY(create_and_fill(db, "StepTraceTime",
                                "deviceId INTEGER, step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, "
