@@ -8,7 +8,10 @@
 // the first kernel of its first bound correlation id to the later of its own
 // end and the last kernel's end. The tree is never held: one pass over the
 // ops in start order (a sorted run) keeps only the open ops on a stack, and
-// what each op gives the outputs goes to sorted runs when it closes.
+// what each op gives the outputs goes to sorted runs. Nor are the kernels:
+// the launches meet the dequeues in one merge, the kernels by correlation id
+// meet the enqueues sorted by it, and each enqueue (or, without a task queue,
+// launch) enters the pass with its own.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
