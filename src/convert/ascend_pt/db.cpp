@@ -9,12 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <limits>
-#include <map>
 #include <optional>
-#include <set>
 #include <unordered_map>
 #include <utility>
 
