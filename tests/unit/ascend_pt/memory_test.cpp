@@ -214,6 +214,8 @@ TEST_CASE("ascend_pt memory: the framework ops, task-queue spans, op tree and ke
       MESSAGE(type << ": " << ops << " framework ops: peak RSS " << r.peak_mib << " MiB");
       fs::remove_all(root);
     }
-    CHECK(peak[1] < peak[0] * 1.05 + 4);
+    // The margin: a FRAMEWORK file is decoded 4 MiB at a time, and at the
+    // larger size the task-queue marks fill a whole piece (~5 MiB of records).
+    CHECK(peak[1] < peak[0] * 1.1 + 8);
   }
 }
