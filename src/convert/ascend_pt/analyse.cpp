@@ -547,8 +547,7 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   ko.text = text;
   l.rel = link(l.d, l.cann->take_acl(), ko);
   if (!l.rel.error.empty()) return make_error(errc::io, l.d.dir + ": " + l.rel.error);
-  l.steps = step_ranges(l.rel, l.d);
-  l.rel.acl = {};  // launches by start: only the linking above reads them
+  l.steps = step_ranges(l.rel);
   return {};
 }
 

@@ -48,6 +48,7 @@ struct op_row_head {
 
 cann_part::cann_part(const std::string& spill_dir, bool kernels, bool text, std::size_t budget)
     : kernels_(kernels), text_(text) {
+  if (kernels) acl_ = std::make_unique<launch_runs>(spill_dir, budget / 8);
   if (!text) return;
   // Half to the timeline's events, the rest shared by the row sorters.
   const std::size_t part = budget / 8;
@@ -77,7 +78,8 @@ void cann_part::add(const model& w) {
     if (!kernels_ || !a.has_device_task) continue;
     const auto it = pending_.find(a.connection_id);
     if (it == pending_.end()) continue;
-    acl_[a.start_ns].push_back(it->second);
+    const kernel_ref& k = it->second.k;
+    acl_->push({a.start_ns, it->second.global_task_id}, std::string_view(reinterpret_cast<const char*>(&k), sizeof k));
     pending_.erase(it);
   }
   if (!text_) return;
@@ -113,19 +115,7 @@ void cann_part::finish(const model& final) {
   pending_.clear();  // tasks no launch claimed
 }
 
-std::map<std::int64_t, std::vector<kernel_ref>> cann_part::take_acl() {
-  std::map<std::int64_t, std::vector<kernel_ref>> out;
-  for (auto& [start, v] : acl_) {
-    // Launches that start together: their kernels in task order, as the whole model has them.
-    std::stable_sort(v.begin(), v.end(), [](const pending_kernel& a, const pending_kernel& b) {
-      return a.global_task_id < b.global_task_id;
-    });
-    auto& ks = out[start];
-    for (const auto& p : v) ks.push_back(p.k);
-  }
-  acl_.clear();
-  return out;
-}
+std::unique_ptr<launch_runs> cann_part::take_acl() { return std::move(acl_); }
 
 std::vector<std::string> cann_part::op_summary_header() const {
   return convert::op_summary_header(pmu_ ? &*pmu_ : nullptr);

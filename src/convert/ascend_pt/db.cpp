@@ -7,11 +7,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <limits>
-#include <map>
 #include <optional>
-#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -38,7 +39,7 @@ enum api_type : std::int64_t { torch_op = 50001, task_queue = 50002, python_trac
 
 std::int64_t global_tid(std::uint64_t pid, std::uint64_t tid) { return static_cast<std::int64_t>((pid << 32) | tid); }
 
-/// A framework table's rows, inserted 64 Ki at a time so that none is ever
+/// A framework table's rows, inserted 4 Ki at a time so that none is ever
 /// held whole; the table is created with its first rows (torch_npu writes no
 /// empty framework table), or exists already (`columns` nullptr). The first
 /// error is kept for finish().
@@ -48,7 +49,7 @@ class batched_table {
       : db_(db), name_(std::move(name)), columns_(columns), ncols_(ncols) {}
   void add(std::vector<db_value>&& r) {
     batch_.push_back(std::move(r));
-    if (batch_.size() >= (1u << 16)) flush();
+    if (batch_.size() >= (1u << 12)) flush();
   }
   result<void> finish() {
     flush();
@@ -108,20 +109,6 @@ struct fwk_ids {
   }
 };
 
-/// A PYTORCH_API row being built (torch_npu's api lists).
-struct api {
-  std::int64_t start = 0, end = 0, gtid = 0;
-  std::int64_t corr = 0;                   ///< task queue: the raw correlation id
-  std::vector<std::int64_t> connections;   ///< ops: forward/backward and CANN ids
-  std::optional<std::int64_t> connection;  ///< the CONNECTION_IDS id, or NULL
-  std::int64_t name = 0;
-  // NULL when unset (optional, not db_value: a big run holds millions of these).
-  std::optional<std::int64_t> seq, fwd_tid, dtypes, shapes, callchain;
-  std::int64_t type = 0;
-};
-
-db_value or_null(const std::optional<std::int64_t>& v) { return v ? db_value(*v) : db_value(std::monostate{}); }
-
 }  // namespace
 
 // Named (not anonymous): db_export::calls holds them.
@@ -132,49 +119,60 @@ struct cann_call {
   std::int64_t connection = 0;
 };
 using span = std::pair<std::int64_t, std::int64_t>;
+struct call_key {  ///< calls by start, then connection id
+  std::int64_t start, connection;
+  bool operator<(const call_key& b) const noexcept {
+    return start != b.start ? start < b.start : connection < b.connection;
+  }
+};
+struct connection_key {
+  std::uint64_t connection;
+  bool operator<(const connection_key& b) const noexcept { return connection < b.connection; }
+};
+struct device_key {  ///< op tasks by device, then start
+  std::uint32_t device;
+  std::int64_t start;
+  bool operator<(const device_key& b) const noexcept { return device != b.device ? device < b.device : start < b.start; }
+};
 }  // namespace db_detail
+using db_detail::call_key;
 using db_detail::cann_call;
+using db_detail::connection_key;
+using db_detail::device_key;
 using db_detail::span;
 
 /// What the framework tables need of the CANN part, gathered window by window
-/// (a record or two of numbers per launch and per op task; the CANN tables
-/// themselves go into the file as the windows come).
+/// (a row or two of numbers per launch and per task, in sorted runs; the CANN
+/// tables themselves go into the file as the windows come).
 struct db_export::calls {
-  std::vector<cann_call> launches;    ///< node-level launch calls, by start (then connection id)
-  std::vector<cann_call> mstx;        ///< mstx events, by start (then record order)
-  std::vector<cann_call> node_calls;  ///< node-level calls (start, end, connection id), by start
-  std::unordered_map<std::uint64_t, span> by_call;     ///< tasks' first start, last end by connection id
-  std::map<std::uint32_t, std::vector<span>> compute;  ///< op tasks' spans by device, by start
+  calls(const std::string& dir, std::size_t budget)
+      : launches(dir, budget), mstx(dir, budget), node_calls(dir, budget), tasks(dir, budget), compute(dir, budget) {}
+  spill_sorter<call_key> launches;         ///< node-level launch calls (cann_call)
+  spill_sorter<call_key> mstx;             ///< mstx events (cann_call) by start (key connection 0: record order)
+  spill_sorter<connection_key> node_calls;  ///< node-level calls (span: start, end)
+  spill_sorter<connection_key> tasks;       ///< every task's span by its call's connection id
+  spill_sorter<device_key> compute;         ///< op tasks' ends (std::int64_t)
 
   /// `links`: the framework's ops can link to calls (its CPU activity).
   void add(const model& w, bool links) {
+    const auto bytes = [](const auto& v) { return std::string_view(reinterpret_cast<const char*>(&v), sizeof v); };
     for (const auto& a : w.apis) {
       if (a.level != node_level) continue;
       const cann_call c{a.start_ns, a.end_ns, global_tid(w.session.pid, a.thread_id),
                         static_cast<std::int64_t>(a.connection_id)};
-      node_calls.push_back(c);
-      if (links && a.name == "launch") launches.push_back(c);
+      node_calls.push({a.connection_id}, bytes(span{a.start_ns, a.end_ns}));
+      if (links && a.name == "launch") launches.push({c.start, c.connection}, bytes(c));
     }
     if (links)
-      for (const auto& e : w.mstx)
-        mstx.push_back({e.start_ns, e.end_ns, global_tid(w.session.pid, e.tid),
-                        static_cast<std::int64_t>(detail::mstx_connection_id(e))});
+      for (const auto& e : w.mstx) {
+        const cann_call c{e.start_ns, e.end_ns, global_tid(w.session.pid, e.tid),
+                          static_cast<std::int64_t>(detail::mstx_connection_id(e))};
+        mstx.push({c.start, 0}, bytes(c));
+      }
     for (const auto& t : w.tasks) {
-      auto& c = by_call.try_emplace(t.connection_id, t.start_ns, t.end_ns).first->second;
-      c = {std::min(c.first, t.start_ns), std::max(c.second, t.end_ns)};
-      if (t.op) compute[t.device_id].emplace_back(t.start_ns, t.end_ns);
+      tasks.push({t.connection_id}, bytes(span{t.start_ns, t.end_ns}));
+      if (t.op) compute.push({t.device_id, t.start_ns}, bytes(t.end_ns));
     }
-  }
-  /// After the last window: each list in the order the whole model gives.
-  void sort() {
-    const auto by_start_then_id = [](const cann_call& a, const cann_call& b) {
-      return a.start != b.start ? a.start < b.start : a.connection < b.connection;
-    };
-    std::sort(launches.begin(), launches.end(), by_start_then_id);
-    std::sort(node_calls.begin(), node_calls.end(), by_start_then_id);
-    std::stable_sort(mstx.begin(), mstx.end(), [](const cann_call& a, const cann_call& b) { return a.start < b.start; });
-    for (auto& d : compute)
-      std::stable_sort(d.second.begin(), d.second.end(), [](const span& a, const span& b) { return a.first < b.first; });
   }
 };
 
@@ -190,186 +188,469 @@ std::optional<std::int64_t> text_or_null(fwk_ids& ids, std::string_view semicolo
   return ids.str(s);
 }
 
+/// A PYTORCH_API row as numbers (startNs and endNs are written as text); a
+/// column whose bit is set in `nulls` is NULL. Trivially copyable: the rows
+/// wait in sorted runs for their place in the table.
+struct api_row {
+  enum col { start, end, gtid, connection, name, seq, fwd_tid, dtypes, shapes, callchain, type, count };
+  std::int64_t v[count] = {};
+  std::uint16_t nulls = 0;
+  void set(col c, const std::optional<std::int64_t>& x) {
+    if (x)
+      v[c] = *x;
+    else
+      nulls = static_cast<std::uint16_t>(nulls | (1u << c));
+  }
+  std::vector<db_value> cells() const {
+    std::vector<db_value> out;
+    out.reserve(count);
+    out.emplace_back(std::to_string(v[start]));
+    out.emplace_back(std::to_string(v[end]));
+    for (int c = gtid; c < count; ++c) {
+      if (nulls & (1u << c))
+        out.emplace_back(std::monostate{});
+      else
+        out.emplace_back(v[c]);
+    }
+    return out;
+  }
+};
+
+/// A span of the task queue as the binding reads it.
+struct queue_times {
+  std::int64_t start = 0, end = 0, gtid = 0;
+};
+/// The i-th dequeue and enqueue among those whose correlation id the other side has too.
+struct queue_pair {
+  queue_times deq, enq;
+};
+
+/// An op waiting for the CANN calls it owns: its row, the forward/backward id
+/// (when it has one), then the calls' connection ids.
+struct bound_op {
+  api_row row;
+  std::vector<std::int64_t> connections;
+  std::int64_t start() const { return row.v[api_row::start]; }
+  std::int64_t end() const { return row.v[api_row::end]; }
+  std::int64_t gtid() const { return row.v[api_row::gtid]; }
+};
+
+/// What an op's sorted-run row holds (bound_op without the calls).
+struct op_record {
+  api_row row;
+  std::int64_t pair = 0;
+  bool has_pair = false;
+};
+
+template <class T>
+std::string_view bytes_of(const T& v) {
+  return std::string_view(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class T>
+T from_bytes(std::string_view p) {
+  T v;
+  std::memcpy(static_cast<void*>(&v), p.data(), sizeof v);
+  return v;
+}
+
+struct no_key {
+  bool operator<(const no_key&) const noexcept { return false; }  // push order
+};
+struct index_key {
+  std::uint64_t i;
+  bool operator<(const index_key& b) const noexcept { return i < b.i; }
+};
+struct start_key {
+  std::int64_t start;
+  bool operator<(const start_key& b) const noexcept { return start < b.start; }
+};
+
+/// The items of a sorted run, numbered from 0 in its order, pulled as a
+/// forward scan reaches them and let go (handed to `done`) once the scan's
+/// cursor has passed them: torch_npu's list scans on the lists in memory,
+/// holding only the part between the cursor and the farthest item looked at.
+template <class T, class Key>
+class run_window {
+ public:
+  run_window(spill_sorter<Key>& src, std::function<T(std::string_view)> decode, std::function<void(T&)> done)
+      : src_(src), decode_(std::move(decode)), done_(std::move(done)) {}
+  /// Item i (nullptr past the last); i must not be below the cursor.
+  T* at(std::size_t i) {
+    while (i >= base_ + buf_.size()) {
+      Key k{};
+      std::string_view p;
+      if (!src_.next(k, p)) return nullptr;
+      buf_.push_back(decode_(p));
+    }
+    return &buf_[i - base_];
+  }
+  /// Items before i are done.
+  void done_before(std::size_t i) {
+    for (; base_ < i && !buf_.empty(); ++base_) {
+      done_(buf_.front());
+      buf_.pop_front();
+    }
+  }
+  /// Every item left is done; the first error reading the run, if any.
+  result<void> finish() {
+    while (at(base_)) done_before(base_ + 1);
+    return src_.take_status();
+  }
+
+ private:
+  spill_sorter<Key>& src_;
+  std::function<T(std::string_view)> decode_;
+  std::function<void(T&)> done_;
+  std::deque<T> buf_;
+  std::size_t base_ = 0;  ///< the number of buf_.front()
+};
+
+using op_window = run_window<bound_op, start_key>;
+using pair_window = run_window<queue_pair, no_key>;
+
 /// torch_npu get_torch_op_connection_ids_with_enqueue: the last op (start
 /// order, from `from`) of the enqueue's thread that holds the enqueue gets the
 /// id. Kept as torch_npu does it, including which index it appends to.
-std::size_t bind_enqueue(std::vector<api*>& ops, const api& e, std::size_t from, std::int64_t id) {
+std::size_t bind_enqueue(op_window& ops, const queue_times& e, std::size_t from, std::int64_t id) {
   std::size_t last = from;
   bool found = false;
-  for (std::size_t i = from; i < ops.size(); ++i) {
-    const api& o = *ops[i];
-    if (e.gtid != o.gtid || e.start > o.end) continue;
-    if (e.start > o.start && e.end < o.end) {
+  for (std::size_t i = from;; ++i) {
+    const bound_op* o = ops.at(i);
+    if (!o) break;
+    if (e.gtid != o->gtid() || e.start > o->end()) continue;
+    if (e.start > o->start() && e.end < o->end()) {
       found = true;
       last = i;
     } else if (found) {
       break;
     }
-    if (e.end < o.start) {
+    if (e.end < o->start()) {
       last = i;
       break;
     }
   }
-  if (found) ops[last]->connections.push_back(id);
+  if (found) ops.at(last)->connections.push_back(id);
   return last;
 }
 
 /// torch_npu get_torch_op_connection_ids_with_task_queue: a CANN call inside a
 /// dequeue (same thread, strictly inside) belongs to the op holding the
 /// enqueue of the same position among the matched enqueues and dequeues.
-void bind_through_queue(const std::vector<api>& enq, const std::vector<api>& deq, std::vector<api*>& ops,
-                        const std::vector<cann_call>& calls) {
-  std::set<std::int64_t> in_enq, in_deq;
-  for (const auto& e : enq) in_enq.insert(e.corr);
-  for (const auto& q : deq) in_deq.insert(q.corr);
-  std::vector<const api*> enqs, deqs;
-  for (const auto& e : enq)
-    if (in_deq.count(e.corr)) enqs.push_back(&e);
-  for (const auto& q : deq)
-    if (in_enq.count(q.corr)) deqs.push_back(&q);
+result<void> bind_through_queue(pair_window& pairs, op_window& ops, spill_sorter<call_key>& calls) {
   std::size_t last_deq = 0, last_op = 0;
-  for (const auto& c : calls) {
-    for (std::size_t i = last_deq; i < deqs.size() && i < enqs.size(); ++i) {
-      if (c.gtid != deqs[i]->gtid) continue;
-      if (c.start > deqs[i]->start && c.end < deqs[i]->end) {
+  return calls.drain([&](const call_key&, std::string_view call) {
+    const auto c = from_bytes<cann_call>(call);
+    for (std::size_t i = last_deq;; ++i) {
+      const queue_pair* p = pairs.at(i);
+      if (!p) break;
+      if (c.gtid != p->deq.gtid) continue;
+      if (c.start > p->deq.start && c.end < p->deq.end) {
         last_deq = i;
-        last_op = bind_enqueue(ops, *enqs[i], last_op, c.connection);
+        last_op = bind_enqueue(ops, p->enq, last_op, c.connection);
         break;
       }
-      if (deqs[i]->start > c.end) {
+      if (p->deq.start > c.end) {
         last_deq = i;
         break;
       }
     }
-  }
+    pairs.done_before(last_deq);
+    ops.done_before(last_op);
+  });
 }
 
 /// torch_npu get_torch_op_connection_ids_without_task_queue: a launch belongs
 /// to the innermost op of its thread holding it, found when the next op does not.
-void bind_direct(std::vector<api*>& ops, const std::vector<cann_call>& calls) {
+result<void> bind_direct(op_window& ops, spill_sorter<call_key>& calls) {
   bool found = false;
   std::size_t last = 0;
-  for (const auto& c : calls) {
-    for (std::size_t i = last; i < ops.size(); ++i) {
-      const api& o = *ops[i];
-      if (o.gtid != c.gtid || c.start > o.end) continue;
-      if (c.start > o.start && c.end < o.end) {
+  return calls.drain([&](const call_key&, std::string_view call) {
+    const auto c = from_bytes<cann_call>(call);
+    for (std::size_t i = last;; ++i) {
+      const bound_op* o = ops.at(i);
+      if (!o) break;
+      if (o->gtid() != c.gtid || c.start > o->end()) continue;
+      if (c.start > o->start() && c.end < o->end()) {
         found = true;
         last = i;
       } else if (found) {
-        ops[last]->connections.push_back(c.connection);
+        ops.at(last)->connections.push_back(c.connection);
         found = false;
         break;
       }
-      if (c.end < o.start) {
+      if (c.end < o->start()) {
         last = i;
         break;
       }
     }
-  }
+    ops.done_before(last);
+  });
 }
 
-void by_start(std::vector<api*>& v) {
-  std::stable_sort(v.begin(), v.end(), [](const api* a, const api* b) { return a->start < b->start; });
+/// Where fwk_apis' sorted runs go.
+struct run_place {
+  std::string dir;
+  std::size_t budget;
+};
+
+/// The forward/backward connection id of each op that has one (torch_npu:
+/// per sequence number, its last forward and last backward op, when both
+/// exist, numbered from `first` in the order the sequence numbers first
+/// appear), in a sorted run by the op's number in file order.
+result<void> fwd_bwd_pairs(const pt_dir& d, std::int64_t first, spill_sorter<index_key>& out, const run_place& at) {
+  struct seq_key {
+    std::int64_t seq;
+    std::uint64_t op;
+    bool operator<(const seq_key& b) const noexcept { return seq != b.seq ? seq < b.seq : op < b.op; }
+  };
+  spill_sorter<seq_key> by_seq(at.dir, at.budget);
+  std::uint64_t n = 0;
+  MSPROF_TRY(d.ops.each([&](const fw_op& o) {
+    const std::uint64_t i = n++;
+    if (o.name.rfind("mstx_", 0) == 0 || o.seq < 0) return;
+    const bool fwd = o.fwd_tid == 0;
+    by_seq.push({o.seq, i}, bytes_of(fwd));
+  }));
+  if (by_seq.size() == 0) return {};
+  // The sequence numbers with both, by their first op: (forward op, backward op).
+  struct both {
+    std::uint64_t fwd, bwd;
+  };
+  spill_sorter<index_key> by_first(at.dir, at.budget);
+  struct group {
+    std::int64_t seq = 0;
+    std::uint64_t first = 0;
+    std::optional<std::uint64_t> fwd, bwd;
+  } g;
+  bool open = false;
+  const auto close = [&] {
+    if (open && g.fwd && g.bwd) by_first.push({g.first}, bytes_of(both{*g.fwd, *g.bwd}));
+  };
+  MSPROF_TRY(by_seq.drain([&](const seq_key& k, std::string_view p) {
+    if (!open || k.seq != g.seq) {
+      close();
+      g = {k.seq, k.op, std::nullopt, std::nullopt};
+      open = true;
+    }
+    (from_bytes<bool>(p) ? g.fwd : g.bwd) = k.op;
+  }));
+  close();
+  std::int64_t next = first;
+  return by_first.drain([&](const index_key&, std::string_view p) {
+    const auto b = from_bytes<both>(p);
+    out.push({b.fwd}, bytes_of(next));
+    out.push({b.bwd}, bytes_of(next));
+    ++next;
+  });
 }
 
 /// PYTORCH_API rows into `apis`, the id tables' into `ids` (torch_npu
-/// FwkFileParser.get_fwk_api, then FwkApiDbParser).
-result<void> fwk_apis(const pt_dir& d, const db_export::calls& cann, fwk_ids& ids, batched_table& apis) {
+/// FwkFileParser.get_fwk_api, then FwkApiDbParser), in torch_npu's row order
+/// (Python functions, enqueues, dequeues, ops, mstx ops) and with its ids,
+/// none of them held: each list goes through sorted runs, and the binding of
+/// CANN calls to ops holds only the ops and queue spans its scans are between.
+result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, batched_table& apis,
+                      const run_place& at) {
   if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return {};
   const std::uint64_t pid =
       !d.ops.empty() ? d.ops.front().pid : (!d.enqueue.empty() ? d.enqueue.front().pid : d.dequeue.front().pid);
-  const auto queue_api = [&](const queue_span& q, const std::string& name) {
-    api a;
-    a.start = q.ts;
-    a.end = q.ts + q.dur;
-    a.gtid = global_tid(pid, q.tid);
-    a.corr = static_cast<std::int64_t>(q.corr_id);
-    a.connection = ids.connection({a.corr + first_fwk_connection});
-    a.name = ids.str(name);
-    a.type = task_queue;
-    return a;
+  enum section : std::uint8_t { python_rows, enqueue_rows, dequeue_rows, op_rows, mstx_rows };
+  struct section_key {
+    std::uint8_t s;
+    bool operator<(const section_key& b) const noexcept { return s < b.s; }
   };
-  std::vector<api> deq, enq;
-  std::map<std::uint64_t, std::string_view> deq_name;
+  spill_sorter<section_key> api_rows(at.dir, at.budget);
+  const auto queue_row = [&](const queue_span& q, const std::string& name) {
+    api_row r;
+    r.v[api_row::start] = q.ts;
+    r.v[api_row::end] = q.ts + q.dur;
+    r.v[api_row::gtid] = global_tid(pid, q.tid);
+    r.v[api_row::connection] = ids.connection({static_cast<std::int64_t>(q.corr_id) + first_fwk_connection});
+    r.v[api_row::name] = ids.str(name);
+    for (auto c : {api_row::seq, api_row::fwd_tid, api_row::dtypes, api_row::shapes, api_row::callchain})
+      r.set(c, std::nullopt);
+    r.v[api_row::type] = task_queue;
+    return r;
+  };
+
+  // The task queue. Dequeues first (their strings and connection ids come
+  // first); an enqueue is named after the last dequeue of its correlation id;
+  // the matched ones (the other side has the id) pair up by position.
+  struct corr_key {
+    std::uint64_t corr;
+    std::uint8_t enqueue;
+    bool operator<(const corr_key& b) const noexcept { return corr != b.corr ? corr < b.corr : enqueue < b.enqueue; }
+  };
+  spill_sorter<corr_key> by_corr(at.dir, at.budget);
+  std::uint64_t n = 0;
+  std::string scratch;
   MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
-    deq.push_back(queue_api(q, "Dequeue@" + std::string(q.name)));
-    deq_name[q.corr_id] = q.name;
+    api_rows.push({dequeue_rows}, bytes_of(queue_row(q, "Dequeue@" + std::string(q.name))));
+    scratch.assign(bytes_of(n++));
+    scratch.append(q.name);
+    by_corr.push({q.corr_id, 0}, scratch);
   }));
   std::int64_t max_corr = -1;
+  n = 0;
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
-    const auto n = deq_name.find(q.corr_id);
-    enq.push_back(queue_api(q, n == deq_name.end() ? std::string("Enqueue") : "Enqueue@" + std::string(n->second)));
+    by_corr.push({q.corr_id, 1}, bytes_of(n++));
     max_corr = std::max(max_corr, static_cast<std::int64_t>(q.corr_id));
   }));
-
-  // Ops in file order; mstx_* ops apart (linked to MSTX_EVENTS, no forward/backward pairs).
-  std::vector<api> ops;
-  std::vector<bool> is_mstx;
-  struct fwd_bwd {
-    std::optional<std::size_t> fwd, bwd;
-  };
-  std::vector<std::pair<std::int64_t, fwd_bwd>> pairs;  // by sequence number, first-seen order
-  auto read = d.ops.each([&](const fw_op& o) {
-    api a;
-    a.start = o.start_ns;
-    a.end = o.end_ns;
-    a.gtid = global_tid(pid, o.tid);
-    a.name = ids.str(o.name);
-    a.seq = o.seq;
-    a.fwd_tid = static_cast<std::int64_t>(o.fwd_tid);
-    a.dtypes = text_or_null(ids, o.input_dtypes);
-    a.shapes = text_or_null(ids, o.input_shapes);
-    if (!o.call_stack.empty()) a.callchain = ids.callchain(o.call_stack);
-    a.type = torch_op;
-    const bool mstx = o.name.rfind("mstx_", 0) == 0;
-    if (!mstx && o.seq >= 0) {
-      auto p = std::find_if(pairs.begin(), pairs.end(), [&](const auto& e) { return e.first == o.seq; });
-      if (p == pairs.end()) p = pairs.insert(pairs.end(), {o.seq, {}});
-      (o.fwd_tid == 0 ? p->second.fwd : p->second.bwd) = ops.size();
+  // By number: an enqueue's matched flag and '@' + name (or ""), a dequeue's matched flag.
+  spill_sorter<index_key> enq_info(at.dir, at.budget), deq_matched(at.dir, at.budget);
+  {
+    std::uint64_t corr = 0;
+    bool any = false, has_enq = false;
+    std::optional<std::string> deq_name;
+    std::vector<std::uint64_t> deqs;  // of this correlation id
+    const auto close = [&] {
+      for (const auto j : deqs) deq_matched.push({j}, bytes_of(has_enq));
+      deqs.clear();
+    };
+    MSPROF_TRY(by_corr.drain([&](const corr_key& k, std::string_view p) {
+      if (any && k.corr != corr) {
+        close();
+        deq_name.reset();
+        has_enq = false;
+      }
+      any = true;
+      corr = k.corr;
+      const auto j = from_bytes<std::uint64_t>(p);
+      if (!k.enqueue) {
+        deqs.push_back(j);
+        deq_name = std::string(p.substr(sizeof j));
+        return;
+      }
+      has_enq = true;
+      scratch.assign(1, deq_name ? '\1' : '\0');
+      if (deq_name) scratch += "@" + *deq_name;
+      enq_info.push({j}, scratch);
+    }));
+    close();
+  }
+  spill_sorter<no_key> matched_enq(at.dir, at.budget), pairs(at.dir, at.budget);
+  {
+    index_key k{};
+    std::string_view p;
+    MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
+      if (!enq_info.next(k, p)) return;  // one per enqueue, in their order
+      api_rows.push({enqueue_rows}, bytes_of(queue_row(q, "Enqueue" + std::string(p.substr(1)))));
+      if (p[0]) matched_enq.push({}, bytes_of(queue_times{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}));
+    }));
+    MSPROF_TRY(enq_info.take_status());
+    no_key nk;
+    std::string_view e;
+    bool enqs_left = true;
+    MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
+      if (!deq_matched.next(k, p) || !p[0] || !enqs_left) return;
+      if (!(enqs_left = matched_enq.next(nk, e))) return;
+      pairs.push({}, bytes_of(queue_pair{{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}, from_bytes<queue_times>(e)}));
+    }));
+    if (enqs_left)
+      while (matched_enq.next(nk, e)) {
+      }
+    MSPROF_TRY(matched_enq.take_status());
+    while (deq_matched.next(k, p)) {
     }
-    ops.push_back(std::move(a));
-    is_mstx.push_back(mstx);
-  });
-  if (!read) return read;
-  // Forward/backward ids after the task queue's correlation ids.
-  std::int64_t next_pair = max_corr + 1;
-  for (const auto& [seq, p] : pairs) {
-    if (!p.fwd || !p.bwd) continue;
-    ops[*p.fwd].connections.push_back(next_pair + first_fwk_connection);
-    ops[*p.bwd].connections.push_back(next_pair + first_fwk_connection);
-    ++next_pair;
+    MSPROF_TRY(deq_matched.take_status());
   }
-  std::vector<api*> torch_ops, mstx_ops;
-  for (std::size_t i = 0; i < ops.size(); ++i) (is_mstx[i] ? mstx_ops : torch_ops).push_back(&ops[i]);
-  for (const auto& c : python_functions(d))
-    apis.add({std::to_string(c.ts), std::to_string(c.end), global_tid(c.pid, c.tid), std::monostate{}, ids.str(c.name),
-              std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{}, std::monostate{},
-              std::int64_t{python_trace}});
+  const bool queue = !d.enqueue.empty() && !d.dequeue.empty();
 
-  const bool queue = !enq.empty() && !deq.empty();
-  // CANN_API exists when the PROF_ data has calls; torch_npu links through node-level launches.
-  const std::vector<cann_call>& launches = cann.launches;
-  if (!torch_ops.empty() && !launches.empty()) {
-    by_start(torch_ops);
-    if (queue)
-      bind_through_queue(enq, deq, torch_ops, launches);
-    else
-      bind_direct(torch_ops, launches);
+  // Ops in file order (their strings and call chains registered so), each to
+  // its list: by start when its calls are bound (torch_npu sorts the list
+  // then), else in file order. mstx_* ops apart (linked to MSTX_EVENTS, no
+  // forward/backward pairs); forward/backward ids after the task queue's
+  // correlation ids.
+  spill_sorter<index_key> pair_of(at.dir, at.budget);
+  MSPROF_TRY(fwd_bwd_pairs(d, max_corr + 1 + first_fwk_connection, pair_of, at));
+  const bool bind_ops = cann.launches.size() > 0, bind_mstx = cann.mstx.size() > 0;
+  spill_sorter<start_key> torch_ops(at.dir, at.budget), mstx_ops(at.dir, at.budget);
+  {
+    std::uint64_t i = 0;
+    index_key pk{};
+    std::string_view pp;
+    bool pair_next = pair_of.next(pk, pp);
+    MSPROF_TRY(d.ops.each([&](const fw_op& o) {
+      op_record rec;
+      api_row& a = rec.row;
+      a.v[api_row::start] = o.start_ns;
+      a.v[api_row::end] = o.end_ns;
+      a.v[api_row::gtid] = global_tid(pid, o.tid);
+      a.set(api_row::connection, std::nullopt);
+      a.v[api_row::name] = ids.str(o.name);
+      a.v[api_row::seq] = o.seq;
+      a.v[api_row::fwd_tid] = static_cast<std::int64_t>(o.fwd_tid);
+      a.set(api_row::dtypes, text_or_null(ids, o.input_dtypes));
+      a.set(api_row::shapes, text_or_null(ids, o.input_shapes));
+      a.set(api_row::callchain, o.call_stack.empty() ? std::nullopt : std::optional(ids.callchain(o.call_stack)));
+      a.v[api_row::type] = torch_op;
+      if (pair_next && pk.i == i) {
+        rec.pair = from_bytes<std::int64_t>(pp);
+        rec.has_pair = true;
+        pair_next = pair_of.next(pk, pp);
+      }
+      ++i;
+      const bool mstx = o.name.rfind("mstx_", 0) == 0;
+      const bool sorted = mstx ? bind_mstx : bind_ops;
+      (mstx ? mstx_ops : torch_ops).push({sorted ? o.start_ns : 0}, bytes_of(rec));
+    }));
+    while (pair_next) pair_next = pair_of.next(pk, pp);
+    MSPROF_TRY(pair_of.take_status());
   }
-  if (!mstx_ops.empty() && !cann.mstx.empty()) {
-    by_start(mstx_ops);
-    if (queue) bind_through_queue(enq, deq, mstx_ops, cann.mstx);
+  for (const auto& c : python_functions(d)) {
+    api_row r;
+    r.v[api_row::start] = c.ts;
+    r.v[api_row::end] = c.end;
+    r.v[api_row::gtid] = global_tid(c.pid, c.tid);
+    r.v[api_row::name] = ids.str(c.name);
+    for (auto col : {api_row::connection, api_row::seq, api_row::fwd_tid, api_row::dtypes, api_row::shapes,
+                     api_row::callchain})
+      r.set(col, std::nullopt);
+    r.v[api_row::type] = python_trace;
+    api_rows.push({python_rows}, bytes_of(r));
   }
-  const auto emit = [&](api& a) {
-    if (!a.connections.empty()) a.connection = ids.connection(a.connections);
-    apis.add({std::to_string(a.start), std::to_string(a.end), a.gtid, or_null(a.connection), a.name, or_null(a.seq),
-              or_null(a.fwd_tid), or_null(a.dtypes), or_null(a.shapes), or_null(a.callchain), a.type});
+
+  // The calls bound to the ops; each op's row goes out once no scan can reach it.
+  const auto decode = [](std::string_view p) {
+    const auto rec = from_bytes<op_record>(p);
+    bound_op b{rec.row, {}};
+    if (rec.has_pair) b.connections.push_back(rec.pair);
+    return b;
   };
-  for (auto& a : enq) emit(a);
-  for (auto& a : deq) emit(a);
-  for (auto* a : torch_ops) emit(*a);
-  for (auto* a : mstx_ops) emit(*a);
+  const auto out = [&](std::uint8_t s) {
+    return [&, s](bound_op& b) {
+      if (!b.connections.empty()) {
+        b.row.v[api_row::connection] = ids.connection(b.connections);
+        b.row.nulls = static_cast<std::uint16_t>(b.row.nulls & ~(1u << api_row::connection));
+      }
+      api_rows.push({s}, bytes_of(b.row));
+    };
+  };
+  // The pairs go through twice when mstx ops are bound too.
+  spill_sorter<no_key> pairs_again(at.dir, at.budget);
+  const bool mstx_through_queue = queue && bind_mstx && mstx_ops.size() > 0;
+  {
+    op_window ops(torch_ops, decode, out(op_rows));
+    pair_window qp(
+        pairs, [](std::string_view p) { return from_bytes<queue_pair>(p); },
+        [&](queue_pair& p) {
+          if (mstx_through_queue) pairs_again.push({}, bytes_of(p));
+        });
+    if (torch_ops.size() > 0 && bind_ops) {
+      MSPROF_TRY(queue ? bind_through_queue(qp, ops, cann.launches) : bind_direct(ops, cann.launches));
+    }
+    MSPROF_TRY(ops.finish());
+    MSPROF_TRY(qp.finish());
+  }
+  {
+    op_window ops(mstx_ops, decode, out(mstx_rows));
+    pair_window qp(
+        pairs_again, [](std::string_view p) { return from_bytes<queue_pair>(p); }, [](queue_pair&) {});
+    if (mstx_through_queue) MSPROF_TRY(bind_through_queue(qp, ops, cann.mstx));
+    MSPROF_TRY(ops.finish());
+    MSPROF_TRY(qp.finish());
+  }
+  MSPROF_TRY(api_rows.drain([&](const section_key&, std::string_view p) { apis.add(from_bytes<api_row>(p).cells()); }));
   return {};
 }
 
@@ -386,78 +667,132 @@ std::string step_id(const fw_op& o) { return std::string(o.name.substr(o.name.rf
 /// TraceStepTimeDbParser) from the CANN data alone: each step's device range
 /// spans the tasks of the node-level calls inside the step op (to at least the
 /// op's end); computing and free time come from the compute tasks starting in
-/// it. No communication data yet: those columns stay 0.
-result<rows> step_trace_rows(const pt_dir& d, const db_export::calls& cann, const relation& rel) {
+/// it. No communication data yet: those columns stay 0. The calls meet their
+/// tasks by connection id, then the steps by start; the compute tasks meet the
+/// ranges by start: sorted runs, with only the steps and ranges in memory.
+result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const relation& rel, const run_place& at) {
   constexpr std::int64_t forever = std::numeric_limits<std::int64_t>::max();
+  const auto join = [](std::optional<span>& into, const span& s) {
+    into = into ? span{std::min(into->first, s.first), std::max(into->second, s.second)} : s;
+  };
+  // Each node-level call with tasks: its span and its tasks' span, by the call's start.
+  struct call_tasks {
+    span call, tasks;
+  };
+  spill_sorter<start_key> calls(at.dir, at.budget);
+  {
+    connection_key tk{};
+    std::string_view tp;
+    bool more = cann.tasks.next(tk, tp);
+    std::optional<std::uint64_t> of;  // the connection id `tasks` is of
+    std::optional<span> tasks;
+    MSPROF_TRY(cann.node_calls.drain([&](const connection_key& k, std::string_view p) {
+      if (of != k.connection) {
+        tasks.reset();
+        for (; more && tk.connection <= k.connection; more = cann.tasks.next(tk, tp))
+          if (tk.connection == k.connection) join(tasks, from_bytes<span>(tp));
+        of = k.connection;
+      }
+      const auto c = from_bytes<span>(p);
+      if (tasks) calls.push({c.first}, bytes_of(call_tasks{c, *tasks}));
+    }));
+    while (more) more = cann.tasks.next(tk, tp);
+    MSPROF_TRY(cann.tasks.take_status());
+  }
+  // Tasks of the node-level calls in [step start, step end] (ending by then too).
+  const auto& steps = rel.steps;  // by start
+  std::vector<std::optional<span>> step_tasks(std::max<std::size_t>(steps.size(), 1));
+  {
+    std::size_t next = 0;
+    std::vector<std::size_t> active;  // steps started, not ended
+    MSPROF_TRY(calls.drain([&](const start_key&, std::string_view p) {
+      const auto c = from_bytes<call_tasks>(p);
+      if (steps.empty()) return join(step_tasks[0], c.tasks);
+      for (; next < steps.size() && steps[next].op.start_ns <= c.call.first; ++next) active.push_back(next);
+      active.erase(std::remove_if(active.begin(), active.end(),
+                                  [&](std::size_t i) { return steps[i].op.end_ns < c.call.first; }),
+                   active.end());
+      for (const auto i : active)
+        if (c.call.second <= steps[i].op.end_ns) join(step_tasks[i], c.tasks);
+    }));
+  }
   struct range {
     db_value id;
     std::int64_t start = 0, end = 0, fwk_start = 0;
     bool has_step = false;
   };
-  const auto& by_call = cann.by_call;
-  // Tasks of the node-level calls in [from, to] (node_calls are sorted by start).
-  const auto task_span = [&](std::int64_t from, std::int64_t to) {
-    std::optional<span> out;
-    auto a = std::lower_bound(cann.node_calls.begin(), cann.node_calls.end(), from,
-                              [](const cann_call& c, std::int64_t v) { return c.start < v; });
-    for (; a != cann.node_calls.end() && a->start <= to; ++a) {
-      if (a->end > to) continue;
-      const auto t = by_call.find(static_cast<std::uint64_t>(a->connection));
-      if (t == by_call.end()) continue;
-      const span& s = t->second;
-      out = out ? span{std::min(out->first, s.first), std::max(out->second, s.second)} : s;
-    }
-    return out;
-  };
   std::vector<range> ranges;
-  const auto steps = step_ops(rel);
-  for (const fw_op* s : steps) {
-    const auto tasks = task_span(s->start_ns, s->end_ns);
-    ranges.push_back({step_id(*s), tasks ? tasks->first : s->start_ns, std::max(tasks ? tasks->second : -1, s->end_ns),
-                      s->start_ns, true});
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const fw_op& s = steps[i].op;
+    const auto& t = step_tasks[i];
+    ranges.push_back({step_id(s), t ? t->first : s.start_ns, std::max(t ? t->second : -1, s.end_ns), s.start_ns, true});
   }
-  if (steps.empty()) {
-    const auto tasks = task_span(std::numeric_limits<std::int64_t>::min(), forever);
-    ranges.push_back({std::monostate{}, tasks ? tasks->first : 0, forever, 0, false});
-  }
+  if (steps.empty()) ranges.push_back({std::monostate{}, step_tasks[0] ? step_tasks[0]->first : 0, forever, 0, false});
   std::optional<std::int64_t> first_op;  // the first non-mstx op (torch_npu's torch op list)
   auto read = d.ops.each([&](const fw_op& o) {
     if (o.name.rfind("mstx_", 0) != 0 && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
   });
   if (!read) return read.err();
 
+  // Per device, each range's compute tasks (starting in [start, end)) merged
+  // as they come by start.
+  struct merged {
+    bool any = false;
+    std::int64_t from = 0, to = 0;  ///< the interval being merged
+    std::int64_t first = 0, busy = 0, free = 0;
+    void add(std::int64_t b, std::int64_t e) {
+      if (any && b <= to) {
+        to = std::max(to, e);
+        return;
+      }
+      if (any) {
+        busy += to - from;
+        free += b - to;
+      } else {
+        first = b;
+      }
+      any = true;
+      from = b;
+      to = e;
+    }
+  };
+  std::vector<std::size_t> by_start(ranges.size());
+  for (std::size_t i = 0; i < ranges.size(); ++i) by_start[i] = i;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](std::size_t a, std::size_t b) { return ranges[a].start < ranges[b].start; });
   const auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
   rows out;
-  for (const auto& device_tasks : cann.compute) {
-    const std::uint32_t device = device_tasks.first;
-    const auto& tasks = device_tasks.second;  // a plain reference: lambdas may not capture a structured binding in C++17
-    const auto starting = [&](std::int64_t v) {
-      return std::lower_bound(tasks.begin(), tasks.end(), v, [](const span& t, std::int64_t x) { return t.first < x; });
-    };
-    for (const auto& r : ranges) {
-      std::vector<span> merged;
-      for (auto t = starting(r.start), end = starting(r.end); t != end; ++t) {
-        if (!merged.empty() && t->first <= merged.back().second)
-          merged.back().second = std::max(merged.back().second, t->second);
-        else
-          merged.push_back(*t);
+  std::vector<merged> state(ranges.size());
+  std::vector<std::size_t> active;
+  std::size_t next = 0;
+  std::optional<std::uint32_t> device;
+  const auto device_rows = [&] {
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      const range& r = ranges[i];
+      const merged& m = state[i];
+      std::int64_t busy = m.busy, stage = 0, prepare = 0;
+      if (m.any) {
+        busy += m.to - m.from;
+        stage = m.to - m.first;
+        if (m.first != 0) prepare = m.first - (r.has_step ? r.fwk_start : first_op.value_or(m.first));
       }
-      std::int64_t busy = 0, free = 0, stage = 0, prepare = 0;
-      for (std::size_t i = 0; i < merged.size(); ++i) {
-        busy += merged[i].second - merged[i].first;
-        if (i) free += merged[i].first - merged[i - 1].second;
-      }
-      if (!merged.empty()) {
-        std::int64_t hi = merged.front().second;
-        for (const auto& iv : merged) hi = std::max(hi, iv.second);
-        stage = hi - merged.front().first;
-        const std::int64_t first_task = merged.front().first;
-        if (first_task != 0) prepare = first_task - (r.has_step ? r.fwk_start : first_op.value_or(first_task));
-      }
-      out.push_back({static_cast<std::int64_t>(device), r.id, us(busy), 0.0, 0.0, 0.0, us(free), us(stage), 0.0, 0.0,
-                     us(prepare)});
+      out.push_back({static_cast<std::int64_t>(*device), r.id, us(busy), 0.0, 0.0, 0.0, us(m.free), us(stage), 0.0,
+                     0.0, us(prepare)});
     }
-  }
+    state.assign(ranges.size(), merged{});
+    active.clear();
+    next = 0;
+  };
+  MSPROF_TRY(cann.compute.drain([&](const device_key& k, std::string_view p) {
+    if (device && *device != k.device) device_rows();
+    device = k.device;
+    for (; next < by_start.size() && ranges[by_start[next]].start <= k.start; ++next) active.push_back(by_start[next]);
+    active.erase(std::remove_if(active.begin(), active.end(), [&](std::size_t i) { return ranges[i].end <= k.start; }),
+                 active.end());
+    const auto end = from_bytes<std::int64_t>(p);
+    for (const auto i : active) state[i].add(k.start, end);
+  }));
+  if (device) device_rows();
   return out;
 }
 
@@ -521,7 +856,7 @@ std::string framework_db_name(const pt_dir& d) {
 }
 
 db_export::db_export(const outfile::dir& out, std::string spill_dir, std::size_t spill_budget)
-    : out_(out), spill_dir_(std::move(spill_dir)), spill_budget_(spill_budget), cann_(std::make_unique<calls>()) {}
+    : out_(out), spill_dir_(std::move(spill_dir)), spill_budget_(spill_budget), cann_(std::make_unique<calls>(spill_dir_, spill_budget_ / 4)) {}
 
 db_export::~db_export() = default;
 
@@ -544,13 +879,15 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
                                                    std::vector<std::string>& warnings) {
   if (!file_) add(m, d);  // no window: the CANN tables of the final model alone
   MSPROF_TRY(status_);
-  cann_->sort();
   std::vector<std::string> files;
   const auto fill = [&](const std::string& path) -> result<void> {
     MSPROF_TRY(writer_->finish(m));
     writer_.reset();
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
+    // The framework tables are only appended to: a small page cache does, and
+    // the peak does not grow with them up to the default cache's 64 MiB.
+    MSPROF_TRY(db.exec("PRAGMA cache_size=-4096"));
     // torch_npu's DbParser: the rank of profiler_info with the PROF_'s first device.
     if (d.info.rank_id != -1 && !m.session.devices.empty()) {
       MSPROF_TRY(db.exec("DELETE FROM RANK_DEVICE_MAP"));
@@ -568,7 +905,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
     batched_table callchains(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3);
     {
       fwk_ids ids(strings, connections, callchains);
-      MSPROF_TRY(fwk_apis(d, *cann_, ids, apis));
+      MSPROF_TRY(fwk_apis(d, *cann_, ids, apis, {spill_dir_, spill_budget_ / 4}));
     }
     MSPROF_TRY(apis.finish());
     MSPROF_TRY(strings.finish());
@@ -594,7 +931,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
   auto analysis = write_sqlite(out_, "analysis.db", [&](const std::string& path) -> result<void> {
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
-    auto step_rows = step_trace_rows(d, *cann_, rel);
+    auto step_rows = step_trace_rows(d, *cann_, rel, {spill_dir_, spill_budget_ / 4});
     if (!step_rows) return step_rows.err();
     MSPROF_TRY(create_and_fill(db, "StepTraceTime",
                                "deviceId INTEGER, step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, "

@@ -42,8 +42,11 @@ record_list::record_list(std::size_t record_size, std::string dir, std::size_t b
 
 void record_list::push_back(const void* record) {
   ++s_->count;
+  // The buffer is the budget, reserved once (a doubling string would take up
+  // to twice it; pages not yet written to cost no memory).
+  if (s_->held.capacity() < s_->file.budget()) s_->held.reserve(s_->file.budget());
   s_->held.append(static_cast<const char*>(record), size_);
-  if (s_->held.size() < s_->file.budget()) return;
+  if (s_->held.size() + size_ <= s_->file.budget()) return;
   if (s_->file.ready()) s_->file.write(s_->held.data(), s_->held.size());
   if (!s_->file.ok() && s_->error.empty()) s_->error = s_->file.take_status().err().message;
   s_->held.clear();  // on a failure too: memory stays bounded, each() reports it

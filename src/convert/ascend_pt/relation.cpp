@@ -8,13 +8,16 @@
 // the first kernel of its first bound correlation id to the later of its own
 // end and the last kernel's end. The tree is never held: one pass over the
 // ops in start order (a sorted run) keeps only the open ops on a stack, and
-// what each op gives the outputs goes to sorted runs when it closes.
+// what each op gives the outputs goes to sorted runs. Nor are the kernels:
+// the launches meet the dequeues in one merge, the kernels by correlation id
+// meet the enqueues sorted by it, and each enqueue (or, without a task queue,
+// launch) enters the pass with its own.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <limits>
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -32,28 +35,69 @@ std::string py_num::str() const {
 
 namespace {
 
-/// Correlation ids -> kernels: each launch start (ascending) goes to the first
-/// dequeue, in list order, that has not ended before it, if that one encloses it.
-/// The kernels are moved out of `acl` (one copy of each at a time).
-result<std::map<std::int64_t, std::vector<kernel_ref>>> kernels_by_corr(
-    const spilled_list<queue_span>& dequeue, std::map<std::int64_t, std::vector<kernel_ref>>& acl) {
-  std::map<std::int64_t, std::vector<kernel_ref>> out;
-  auto launch = acl.begin();
+template <class T>
+std::string_view raw_bytes(const T& v) {
+  return std::string_view(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+using kernels = std::vector<kernel_ref>;
+
+/// Kernels of a sorted run of kernel_ref rows, one group of equal keys at a
+/// time (`same(a, b)`: a and b are of one group).
+template <class Key, class Same>
+class kernel_groups {
+ public:
+  kernel_groups(spill_sorter<Key>& src, Same same) : src_(src), same_(same) { pull(); }
+  bool more() const noexcept { return has_; }
+  const Key& key() const noexcept { return key_; }
+  /// The group at key(), then the next one's key.
+  void take(kernels& out) {
+    out.clear();
+    const Key first = key_;
+    while (has_ && same_(key_, first)) {
+      out.push_back(k_);
+      pull();
+    }
+  }
+  result<void> status() { return src_.take_status(); }
+
+ private:
+  void pull() {
+    std::string_view p;
+    has_ = src_.next(key_, p);
+    if (has_) std::memcpy(static_cast<void*>(&k_), p.data(), sizeof k_);
+  }
+  spill_sorter<Key>& src_;
+  Same same_;
+  Key key_{};
+  kernel_ref k_;
+  bool has_ = false;
+};
+
+struct id_key {
+  std::int64_t id;
+  bool operator<(const id_key& b) const noexcept { return id < b.id; }
+};
+
+/// Correlation ids -> kernels (`out`, in the order each id gets them): each
+/// launch start (ascending) goes to the first dequeue, in list order, that has
+/// not ended before it, if that one encloses it.
+result<void> kernels_by_corr(const spilled_list<queue_span>& dequeue, launch_runs& acl, spill_sorter<id_key>& out) {
+  kernel_groups launch(acl, [](const launch_key& a, const launch_key& b) { return a.start == b.start; });
+  kernels ks;
   MSPROF_TRY(dequeue.each([&](const queue_span& q) {
-    for (; launch != acl.end(); ++launch) {
-      const std::int64_t start = launch->first;
-      if (q.ts > start) continue;            // before every dequeue left: unbound
-      if (start > q.ts + q.dur) return;      // this dequeue ended before it: the next one
-      auto& kernels = launch->second;
-      auto& v = out[static_cast<std::int64_t>(q.corr_id)];
-      if (v.empty())
-        v = std::move(kernels);
-      else
-        v.insert(v.end(), kernels.begin(), kernels.end());
-      kernels = {};
+    while (launch.more()) {
+      const std::int64_t start = launch.key().start;
+      if (q.ts > start) {  // before every dequeue left: unbound
+        launch.take(ks);
+        continue;
+      }
+      if (start > q.ts + q.dur) return;  // this dequeue ended before it: the next one
+      launch.take(ks);
+      for (const auto& k : ks) out.push({static_cast<std::int64_t>(q.corr_id)}, raw_bytes(k));
     }
   }));
-  return out;
+  return launch.status();
 }
 
 bool is_step(const fw_op& o) { return o.name.find("ProfilerStep#") != std::string_view::npos; }
@@ -65,11 +109,13 @@ bool is_step(const fw_op& o) { return o.name.find("ProfilerStep#") != std::strin
 /// of the same thread (self) and to it and its ancestors (total). Without a
 /// task queue, each launch is bound to the innermost op running at its start
 /// (TreeBuilder.update_tree_node_info: the last child of each to start at or
-/// before it, while that one has not ended). A closed op's row and flows go to
-/// the sorted runs under its number in start order.
+/// before it, while that one has not ended), and to the step holding it. Each
+/// id comes with its kernels. A closed op's row, and each self-bound id's
+/// flows, go to the sorted runs under the op's number in start order.
 class tree_pass {
  public:
-  tree_pass(relation& r, bool text, bool parents) : r_(r), text_(text), parents_(parents) {}
+  tree_pass(relation& r, bool text, bool parents, bool launches)
+      : r_(r), text_(text), parents_(parents), launches_(launches) {}
 
   void op(const fw_op& o) {
     close_before(o.start_ns);
@@ -79,7 +125,7 @@ class tree_pass {
       r_.parent.push_back(static_cast<std::uint32_t>(open_.empty() ? 0 : open_.back().node));
     }
     // The launches waiting for the parent's first child (the root's: for the first op).
-    std::vector<std::int64_t> waiting;
+    std::vector<parked_launch> waiting;
     if (!open_.empty()) {
       open_.back().children_ns += o.end_ns - o.start_ns;
       open_.back().has_child = true;
@@ -96,22 +142,23 @@ class tree_pass {
       r_.steps.back().op = o;
     }
     open_.push_back(std::move(n));
-    for (const auto start : waiting) {
-      if (o.end_ns > start) {
-        add_total(open_.size() - 1, start);
-        open_.back().parked.push_back(start);
+    for (auto& w : waiting) {
+      if (o.end_ns > w.start) {
+        add_total(open_.size() - 1, w.start, w.ks);
+        open_.back().parked.push_back(std::move(w));
       } else if (open_.size() > 1) {
-        add_self(open_.size() - 2, start);
+        add_self(open_.size() - 2, w.ks);
       }
     }
   }
 
-  void enqueue(const queue_span& e) {
+  void enqueue(const queue_span& e, const kernels& ks) {
     close_before(e.ts);
     if (open_.empty() || open_.back().op.tid != e.tid) return;
     const std::size_t top = open_.size() - 1;
-    add_self(top, static_cast<std::int64_t>(e.corr_id));
-    for (std::size_t j = 0; j <= top; ++j) add_total(j, static_cast<std::int64_t>(e.corr_id));
+    const auto id = static_cast<std::int64_t>(e.corr_id);
+    add_self(top, ks);
+    for (std::size_t j = 0; j <= top; ++j) add_total(j, id, ks);
   }
 
   /// Without a task queue: a launch at `start`, after every op starting at or
@@ -120,18 +167,19 @@ class tree_pass {
   /// the path (self). An op without children yet keeps it until its first
   /// child comes: torch_npu's search takes a node's first child when none
   /// started before the launch, and descends into it when it has not ended.
-  void launch(std::int64_t start) {
+  void launch(std::int64_t start, const kernels& ks) {
+    step_launch(start, ks);
     if (nodes_ == 0) {
-      root_parked_.push_back(start);
+      root_parked_.push_back({start, ks});
       return;
     }
     std::size_t k = 0;
-    for (; k < open_.size() && open_[k].op.end_ns > start; ++k) add_total(k, start);
+    for (; k < open_.size() && open_[k].op.end_ns > start; ++k) add_total(k, start, ks);
     if (k == 0) return;
     if (k == open_.size() && !open_[k - 1].has_child)
-      open_[k - 1].parked.push_back(start);
+      open_[k - 1].parked.push_back({start, ks});
     else
-      add_self(k - 1, start);
+      add_self(k - 1, ks);
   }
 
   void finish() {
@@ -140,46 +188,74 @@ class tree_pass {
 
  private:
   static constexpr std::size_t no_step = static_cast<std::size_t>(-1);
+  struct parked_launch {
+    std::int64_t start;
+    kernels ks;
+  };
   struct open_op {
     fw_op op;
     std::uint64_t node = 0;
     std::size_t step = no_step;  ///< its index in r.steps, or no_step
     std::int64_t children_ns = 0;
     py_num dev[4];
-    std::vector<std::int64_t> self_ids;
     bool has_child = false;
-    std::vector<std::int64_t> parked;  ///< launches waiting for its first child (no task queue)
+    std::vector<parked_launch> parked;  ///< launches waiting for its first child (no task queue)
   };
 
   void close_before(std::int64_t ts) {
     while (!open_.empty() && ts > open_.back().op.end_ns) close_top();
   }
 
-  const std::vector<kernel_ref>* kernels_of(std::int64_t id) const {
-    const auto k = r_.kernels.find(id);
-    return k == r_.kernels.end() ? nullptr : &k->second;
-  }
-
-  /// Id `id` bound to open_[k] itself.
-  void add_self(std::size_t k, std::int64_t id) {
-    open_[k].self_ids.push_back(id);
-    if (const auto* ks = kernels_of(id)) add(*ks, open_[k].dev[0], open_[k].dev[2]);
+  /// An id with kernels `ks` bound to open_[k] itself: its device sums and its flows.
+  void add_self(std::size_t k, const kernels& ks) {
+    add(ks, open_[k].dev[0], open_[k].dev[2]);
+    if (!text_ || ks.empty()) return;
+    const open_op& n = open_[k];
+    payload_.clear();
+    payload_.append(raw_bytes(relation::flow_source{n.op.pid, n.op.tid, n.op.start_ns}));
+    for (const auto& kr : ks) payload_.append(raw_bytes(relation::flow_target{kr.ts, kr.pid, kr.tid}));
+    r_.flows->push(n.node, payload_);
   }
 
   /// Id `id` bound to open_[k] or below it.
-  void add_total(std::size_t k, std::int64_t id) {
-    const auto* ks = kernels_of(id);
-    if (ks) add(*ks, open_[k].dev[1], open_[k].dev[3]);
-    if (open_[k].step == no_step) return;
-    step_op& s = r_.steps[open_[k].step];
+  void add_total(std::size_t k, std::int64_t id, const kernels& ks) {
+    add(ks, open_[k].dev[1], open_[k].dev[3]);
+    if (open_[k].step == no_step || launches_) return;  // without a task queue: step_launch
+    bind_step(r_.steps[open_[k].step], id, ks);
+  }
+
+  /// Without a task queue, launch starts go to the step that holds them, ends
+  /// included (torch_npu _update_step_node_info, on steps by start: every
+  /// step starting at or before a launch is known when it comes).
+  void step_launch(std::int64_t start, const kernels& ks) {
+    while (step_ < r_.steps.size()) {
+      step_op& s = r_.steps[step_];
+      if (s.op.start_ns <= start && start <= s.op.end_ns) {
+        bind_step(s, start, ks);
+        return;
+      }
+      if (start < s.op.start_ns) return;
+      ++step_;
+    }
+  }
+
+  static void bind_step(step_op& s, std::int64_t id, const kernels& ks) {
     s.any_id = true;
-    if (!ks || ks->empty()) return;
-    s.first_id = s.any_kernel ? std::min(s.first_id, id) : id;
-    s.last_id = s.any_kernel ? std::max(s.last_id, id) : id;
+    if (ks.empty()) return;
+    if (!s.any_kernel || id < s.first_id) {
+      s.first_id = id;
+      s.first_ts = ks.front().ts;
+      for (const auto& k : ks) s.first_ts = std::min(s.first_ts, k.ts);
+    }
+    if (!s.any_kernel || id > s.last_id) {
+      s.last_id = id;
+      s.last_end = ks.front().end_ns;
+      for (const auto& k : ks) s.last_end = std::max(s.last_end, k.end_ns);
+    }
     s.any_kernel = true;
   }
 
-  static void add(const std::vector<kernel_ref>& ks, py_num& all, py_num& aic) {
+  static void add(const kernels& ks, py_num& all, py_num& aic) {
     for (const auto& k : ks) {
       all.add(k.dur_us);
       if (k.ai_core)
@@ -190,7 +266,7 @@ class tree_pass {
   }
 
   void close_top() {
-    for (const auto start : open_.back().parked) add_self(open_.size() - 1, start);  // no child ran at it
+    for (const auto& p : open_.back().parked) add_self(open_.size() - 1, p.ks);  // no child ran at it
     const open_op& n = open_.back();
     if (text_ && !is_step(n.op)) {
       op_detail row;
@@ -198,30 +274,17 @@ class tree_pass {
       row.total_ns = n.op.end_ns - n.op.start_ns;
       row.self_ns = row.total_ns - n.children_ns;
       for (int i = 0; i < 4; ++i) row.dev[i] = n.dev[i];
-      r_.details->push(n.node, std::string_view(reinterpret_cast<const char*>(&row), sizeof row));
-    }
-    if (text_ && !n.self_ids.empty()) {
-      payload_.clear();
-      const relation::flow_source src{n.op.pid, n.op.tid, n.op.start_ns};
-      payload_.append(reinterpret_cast<const char*>(&src), sizeof src);
-      for (const auto id : n.self_ids) {
-        const auto k = r_.kernels.find(id);
-        if (k == r_.kernels.end()) continue;
-        for (const auto& kr : k->second) {
-          const relation::flow_target t{kr.ts, kr.pid, kr.tid};
-          payload_.append(reinterpret_cast<const char*>(&t), sizeof t);
-        }
-      }
-      if (payload_.size() > sizeof src) r_.flows->push(n.node, payload_);
+      r_.details->push(n.node, raw_bytes(row));
     }
     open_.pop_back();
   }
 
   relation& r_;
-  bool text_, parents_;
+  bool text_, parents_, launches_;
   std::uint64_t nodes_ = 0;
   std::vector<open_op> open_;
-  std::vector<std::int64_t> root_parked_;  ///< launches before the first op
+  std::vector<parked_launch> root_parked_;  ///< launches before the first op
+  std::size_t step_ = 0;                    ///< step_launch's place in r.steps
   std::string payload_;
 };
 
@@ -237,128 +300,126 @@ bool names_memory(const pt_dir& d) {
 
 }  // namespace
 
-relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl, const link_options& o) {
+relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_options& o) {
   relation r;
   if (!d.info.cpu || d.ops.empty()) return r;
   r.linked = true;
-  r.acl = std::move(acl);
-  if (d.dequeue.empty()) {
-    r.kernels = r.acl;
-  } else {
-    // Dequeues come with a task queue; only the linking without one reads the launches by start.
-    auto k = kernels_by_corr(d.dequeue, r.acl);
-    if (!k) {
-      r.error = k.err().what();
-      return r;
-    }
-    r.kernels = std::move(*k);
-    r.acl = {};
-  }
   std::error_code ec;
   std::string dir = o.spill_dir;
   if (dir.empty()) dir = std::filesystem::temp_directory_path(ec).string();
   if (dir.empty()) dir = "/tmp";
+  if (!acl) acl = std::make_unique<launch_runs>(dir, o.spill_budget);
   if (o.text) {
     r.details = std::make_unique<spill_sorter<std::uint64_t>>(dir, o.spill_budget);
     r.flows = std::make_unique<spill_sorter<std::uint64_t>>(dir, o.spill_budget);
   }
-  // Ops and enqueues by start, ops first at equal times (each kept in its own
-  // order): one sorted run of their bytes, kind 0 an op, 1 an enqueue.
-  // Without a task queue the launches (by start, from r.acl) come in between,
-  // each after the ops starting at or before it.
+  const auto fail = [&](const std::string& what, const error& e) {
+    r.error = what + e.what();
+    return std::move(r);
+  };
+  // Ops (kind 0), enqueues (1) and, without a task queue, launches (2) by
+  // start, each kind in its own order at equal times: one sorted run of their
+  // bytes. An enqueue carries the kernels of its correlation id, a launch its
+  // own: a launch comes after the ops starting at or before it.
   struct item_key {
     std::int64_t ts;
     std::uint8_t kind;
-    bool operator<(const item_key& b) const noexcept { return ts != b.ts ? ts < b.ts : kind < b.kind; }
+    std::uint64_t n;
+    bool operator<(const item_key& b) const noexcept {
+      return ts != b.ts ? ts < b.ts : kind != b.kind ? kind < b.kind : n < b.n;
+    }
   };
   spill_sorter<item_key> items(dir, o.spill_budget);
-  auto pushed = d.ops.each([&](const fw_op& op) {
-    items.push({op.start_ns, 0}, std::string_view(reinterpret_cast<const char*>(&op), sizeof op));
-  });
-  if (!pushed) {
-    r.error = pushed.err().what();
-    return r;
-  }
-  pushed = d.enqueue.each([&](const queue_span& e) {
-    items.push({e.ts, 1}, std::string_view(reinterpret_cast<const char*>(&e), sizeof e));
-  });
-  if (!pushed) {
-    r.error = pushed.err().what();
-    return r;
-  }
-  tree_pass t(r, o.text, names_memory(d));
+  std::uint64_t n = 0;
+  auto pushed = d.ops.each([&](const fw_op& op) { items.push({op.start_ns, 0, n++}, raw_bytes(op)); });
+  if (!pushed) return fail("", pushed.err());
   const bool launches = !d.has_task_queue;
-  auto launch = r.acl.begin();
-  // Launches at or before `ts` (ops starting at their time come first).
-  const auto launches_before = [&](std::int64_t ts, bool inclusive) {
-    for (; launches && launch != r.acl.end() && (inclusive ? launch->first <= ts : launch->first < ts); ++launch)
-      t.launch(launch->first);
-  };
+  kernels ks;
+  std::string payload;
+  if (launches) {
+    kernel_groups g(*acl, [](const launch_key& a, const launch_key& b) { return a.start == b.start; });
+    while (g.more()) {
+      const std::int64_t start = g.key().start;
+      g.take(ks);
+      r.any_kernel = true;
+      items.push({start, 2, 0}, std::string_view(reinterpret_cast<const char*>(ks.data()), ks.size() * sizeof ks[0]));
+    }
+    if (auto s = g.status(); !s) return fail("the launches could not be read back: ", s.err());
+  } else {
+    // Kernels by id: by correlation id through the dequeues, or, without
+    // dequeues, by launch start (no enqueue's id is one then, as torch_npu has it).
+    spill_sorter<id_key> by_id(dir, o.spill_budget);
+    if (d.dequeue.empty()) {
+      pushed = acl->drain([&](const launch_key& k, std::string_view p) { by_id.push({k.start}, p); });
+      if (!pushed) return fail("the launches could not be read back: ", pushed.err());
+    } else if (auto k = kernels_by_corr(d.dequeue, *acl, by_id); !k) {
+      return fail("the launches could not be bound to the dequeues: ", k.err());
+    }
+    r.any_kernel = by_id.size() > 0;
+    // Enqueues by correlation id meet the kernels, then go to the items.
+    struct enq_key {
+      std::int64_t corr;
+      std::uint64_t n;
+      bool operator<(const enq_key& b) const noexcept { return corr != b.corr ? corr < b.corr : n < b.n; }
+    };
+    spill_sorter<enq_key> enq(dir, o.spill_budget);
+    n = 0;
+    pushed = d.enqueue.each([&](const queue_span& e) { enq.push({static_cast<std::int64_t>(e.corr_id), n++}, raw_bytes(e)); });
+    if (!pushed) return fail("", pushed.err());
+    kernel_groups g(by_id, [](const id_key& a, const id_key& b) { return a.id == b.id; });
+    std::optional<std::int64_t> id;  // whose kernels `ks` holds
+    kernels skipped;
+    pushed = enq.drain([&](const enq_key& k, std::string_view p) {
+      if (!id || *id != k.corr) {
+        while (g.more() && g.key().id < k.corr) g.take(skipped);
+        ks.clear();
+        if (g.more() && g.key().id == k.corr) g.take(ks);
+        id = k.corr;
+      }
+      queue_span e;
+      std::memcpy(static_cast<void*>(&e), p.data(), sizeof e);
+      payload.assign(p);
+      payload.append(reinterpret_cast<const char*>(ks.data()), ks.size() * sizeof ks[0]);
+      items.push({e.ts, 1, k.n}, payload);
+    });
+    if (!pushed) return fail("the enqueues could not be put in correlation order: ", pushed.err());
+    if (auto s = g.status(); !s) return fail("the kernels could not be read back: ", s.err());
+  }
+  tree_pass t(r, o.text, names_memory(d), launches);
   fw_op op;
+  queue_span e;
+  const auto kernels_of = [&](std::string_view p) {
+    ks.resize(p.size() / sizeof(kernel_ref));
+    std::memcpy(static_cast<void*>(ks.data()), p.data(), ks.size() * sizeof(kernel_ref));
+  };
   auto drained = items.drain([&](const item_key& k, std::string_view p) {
-    launches_before(k.ts, false);
     if (k.kind == 0) {
       std::memcpy(static_cast<void*>(&op), p.data(), sizeof op);
       t.op(op);
-      return;
+    } else if (k.kind == 1) {
+      std::memcpy(static_cast<void*>(&e), p.data(), sizeof e);
+      kernels_of(p.substr(sizeof e));
+      t.enqueue(e, ks);
+    } else {
+      kernels_of(p);
+      t.launch(k.ts, ks);
     }
-    queue_span e;
-    std::memcpy(static_cast<void*>(&e), p.data(), sizeof e);
-    t.enqueue(e);
   });
-  launches_before(std::numeric_limits<std::int64_t>::max(), true);
   t.finish();
   if (!drained) r.error = "the framework ops could not be put in start order: " + drained.err().what();
   return r;
 }
 
-std::vector<step_range> step_ranges(relation& r, const pt_dir& d) {
-  if (r.kernels.empty() || !r.linked || r.steps.empty()) return {};
-  std::vector<step_op> steps = r.steps;
-  if (!d.has_task_queue) {
-    // Launch starts go to the step that holds them, ends included
-    // (torch_npu _update_step_node_info, on steps sorted by start).
-    std::stable_sort(steps.begin(), steps.end(),
-                     [](const step_op& a, const step_op& b) { return a.op.start_ns < b.op.start_ns; });
-    for (auto& s : steps) {
-      s.any_id = s.any_kernel = false;
-      s.first_id = s.last_id = 0;
-    }
-    std::size_t k = 0;
-    for (const auto& [start, ks] : r.acl) {
-      while (k < steps.size()) {
-        step_op& s = steps[k];
-        if (s.op.start_ns <= start && start <= s.op.end_ns) {
-          s.any_id = true;
-          if (const auto it = r.kernels.find(start); it != r.kernels.end() && !it->second.empty()) {
-            s.first_id = s.any_kernel ? std::min(s.first_id, start) : start;
-            s.last_id = s.any_kernel ? std::max(s.last_id, start) : start;
-            s.any_kernel = true;
-          }
-          break;
-        }
-        if (start < s.op.start_ns) break;
-        ++k;
-      }
-    }
-  }
+std::vector<step_range> step_ranges(const relation& r) {
+  if (!r.any_kernel || !r.linked || r.steps.empty()) return {};
   std::vector<step_range> out;
-  for (const auto& s : steps) {
+  for (const auto& s : r.steps) {
     if (!s.any_id) continue;  // torch_npu: "no flow events in the step range"
     step_range sr;
     const std::string_view name = s.op.name;
     sr.id = std::string(name.substr(name.rfind('#') + 1));
-    sr.start_ns = s.op.start_ns;
-    std::int64_t dev_end = -1;
-    if (s.any_kernel) {
-      const auto& first = r.kernels.at(s.first_id);
-      sr.start_ns = first.front().ts;
-      for (const auto& k : first) sr.start_ns = std::min(sr.start_ns, k.ts);
-      const auto& last = r.kernels.at(s.last_id);
-      dev_end = last.front().end_ns;
-      for (const auto& k : last) dev_end = std::max(dev_end, k.end_ns);
-    }
-    sr.end_ns = std::max(dev_end, s.op.end_ns);
+    sr.start_ns = s.any_kernel ? s.first_ts : s.op.start_ns;
+    sr.end_ns = std::max(s.any_kernel ? s.last_end : -1, s.op.end_ns);
     sr.fwk_start_ns = s.op.start_ns;
     out.push_back(std::move(sr));
   }

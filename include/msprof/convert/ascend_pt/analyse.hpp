@@ -214,6 +214,16 @@ struct kernel_ref {
   std::uint64_t pid = 0, tid = 0;  ///< its slice in the timeline (Ascend Hardware process, stream)
 };
 
+/// Kernels by their launch: the start of the host API that launched them,
+/// then the task's global id (a kernel_ref a row), in a sorted run
+/// (cann_part::take_acl; link() reads it once).
+struct launch_key {
+  std::int64_t start;
+  std::uint64_t task;
+  bool operator<(const launch_key& b) const noexcept { return start != b.start ? start < b.start : task < b.task; }
+};
+using launch_runs = spill_sorter<launch_key>;
+
 /// A Python number of torch_npu's sums: an int until a float is added,
 /// printed the way str() prints it (text.hpp's py_float).
 struct py_num {
@@ -228,13 +238,17 @@ struct py_num {
 };
 
 /// A ProfilerStep op at the top of the op tree, with the ids bound to it or
-/// below it (step_ranges reads them).
+/// below it (step_ranges reads them): correlation ids through its enqueues,
+/// or without a task queue the starts of the launches in it.
 struct step_op {
   fw_op op;
   bool any_id = false;  ///< an id was bound (a step without one has no device range)
-  /// The smallest and largest of those ids that reach kernels (any_kernel: one does).
+  /// The smallest and largest of those ids that reach kernels (any_kernel: one
+  /// does), the first start among the smallest one's kernels and the last end
+  /// among the largest one's.
   bool any_kernel = false;
   std::int64_t first_id = 0, last_id = 0;
+  std::int64_t first_ts = 0, last_end = 0;
 };
 
 /// An operator_details row as the op tree gives it (torch_npu OperatorViewParser):
@@ -253,21 +267,21 @@ struct link_options {
   bool text = true;                        ///< keep operator_details rows and torch_to_npu flows
 };
 
-/// Framework ops linked to kernels: the kernels by correlation id (task queue)
-/// or by launch start (no task queue), and what the op tree gives, built in one
+/// Framework ops linked to kernels, as the op tree gives them, built in one
 /// pass over the ops in start order with a stack of the open ones (only they
-/// and the steps are in memory): operator_details rows and each op's
+/// and the steps are in memory). The kernels come by correlation id (task
+/// queue: each launch goes to the dequeue holding its start) or by launch
+/// start (no task queue), joined to the enqueues and launches through sorted
+/// runs, so none is held. What it gives: operator_details rows and each op's
 /// torch_to_npu flows in sorted runs by the op's place in start order, the
 /// steps, and, only when operator_memory needs them, every op's parent.
 struct relation {
-  std::map<std::int64_t, std::vector<kernel_ref>> kernels;
-  /// Kernels by launch start: only without a task queue (its linking and step
-  /// ranges read them; analyse drops them after), else empty.
-  std::map<std::int64_t, std::vector<kernel_ref>> acl;
   std::vector<step_op> steps;  ///< start order
+  bool any_kernel = false;     ///< some kernel was bound to an id
   /// operator_details rows (every op but ProfilerStep ones), in start order: drain once.
   std::unique_ptr<spill_sorter<std::uint64_t>> details;
-  /// torch_to_npu flows per op (drain once): payload a flow_source, then its kernels' flow_target.
+  /// torch_to_npu flows per op (drain once): rows of a flow_source, then kernels' flow_target
+  /// (an op may have several rows: its flows are theirs in order).
   std::unique_ptr<spill_sorter<std::uint64_t>> flows;
   struct flow_source {
     std::uint64_t pid, tid;
@@ -284,12 +298,12 @@ struct relation {
   bool linked = false;  ///< the ops were linked (CPU activity and ops)
   std::string error;    ///< why the linking is incomplete (a sorted run failed), empty if it is not
 };
-/// `acl`: kernels by the start of the host API that launched them (cann_part::take_acl).
-relation link(const pt_dir& d, std::map<std::int64_t, std::vector<kernel_ref>> acl, const link_options& o = {});
+/// `acl`: kernels by their launch (cann_part::take_acl; null: none).
+relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_options& o = {});
 
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
 /// kernels reached through their enqueues (task queue) or launches.
-std::vector<step_range> step_ranges(relation& r, const pt_dir& d);
+std::vector<step_range> step_ranges(const relation& r);
 
 /// A Python function from the tracer's call/return records (torch_npu
 /// PythonTraceParser), on the local clock.

@@ -4,7 +4,7 @@
 // of the PROF_ directory is held: the kernels of each launch (what links
 // framework ops to the device), and for the text outputs the rows of
 // kernel_details / task_time, the statistics, the Overlap Analysis and the
-// timeline's events, each in sorted runs (spill.hpp) until it is written.
+// timeline's events, each in sorted runs (spill.hpp) until it is read.
 //
 //   cann_part c(spill_dir, true);
 //   auto final = load_windows(prof_dir, lo, [&](model& w) { c.add(w); });
@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,9 +50,9 @@ class cann_part {
   /// After the last window: `final` gives the session (load_windows' result).
   void finish(const model& final);
 
-  /// Kernels by the start of the launch that made them (link() takes them).
-  /// Once.
-  std::map<std::int64_t, std::vector<kernel_ref>> take_acl();
+  /// Kernels by the launch that made them, a sorted run (link() takes it;
+  /// null without `kernels`). Once.
+  std::unique_ptr<launch_runs> take_acl();
 
   // Text outputs: each drain once, after finish().
 
@@ -82,7 +83,7 @@ class cann_part {
   std::optional<pmu_columns> pmu_;
   // Kernels: each launch's first HostToDevice task, until its API call comes.
   std::map<std::uint64_t, pending_kernel> pending_;  ///< connection id -> first task so far
-  std::map<std::int64_t, std::vector<pending_kernel>> acl_;
+  std::unique_ptr<launch_runs> acl_;
   // Text.
   std::optional<spill_sorter<task_row_key>> op_rows_, task_rows_;
   std::optional<api_statistic_stream> apis_;

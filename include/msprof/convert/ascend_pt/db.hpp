@@ -36,9 +36,10 @@ std::string framework_db_name(const pt_dir& d);
 /// Both databases, written into `out` under temporary names renamed when
 /// complete. The PROF_ directory's windows (load_windows) go to add() as they
 /// load: the CANN tables are written from them then (convert/db.hpp's
-/// db_window_writer, sorted runs in `spill_dir`), and only what the framework
-/// tables need of them is kept (per launch and per op task, a few numbers).
-/// finish() adds the framework tables and writes analysis.db.
+/// db_window_writer, sorted runs in `spill_dir`), and what the framework
+/// tables need of them (per call and per task, a few numbers) waits in sorted
+/// runs there too. finish() adds the framework tables, their rows through
+/// sorted runs as well, and writes analysis.db.
 class db_export {
  public:
   db_export(const outfile::dir& out, std::string spill_dir, std::size_t spill_budget = spill_budget_default);
