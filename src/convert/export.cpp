@@ -187,13 +187,16 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   struct stop_writers {  // also when the load throws
     window_handoff& h;
     std::thread& t;
+    stop_writers(window_handoff& handoff, std::thread& thread) : h(handoff), t(thread) {}
+    stop_writers(const stop_writers&) = delete;  // a copy's end would stop the writers early
+    stop_writers& operator=(const stop_writers&) = delete;
     ~stop_writers() {
       h.close();
       if (t.joinable()) t.join();
     }
   };
   std::optional<stop_writers> stop;
-  stop.emplace(stop_writers{handoff, writers});
+  stop.emplace(handoff, writers);
   std::size_t records = 0, mem_records = 0;
   load_options lo;
   lo.spill_budget = oo.spill_budget;
