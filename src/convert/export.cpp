@@ -199,6 +199,9 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   stop.emplace(handoff, writers);
   std::size_t records = 0, mem_records = 0;
   load_options lo;
+  // Two windows exist at once with the writers' thread: each half the size,
+  // so together they take the memory one window takes without it.
+  if (writers.joinable()) lo.window_records /= 2;
   lo.spill_budget = oo.spill_budget;
   lo.bytes_read = oo.bytes_read;
   auto loaded = load_windows(prof_dir, lo, [&](model& w) {
