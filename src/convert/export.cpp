@@ -187,15 +187,21 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   struct stop_writers {  // also when the load throws
     window_handoff& h;
     std::thread& t;
+    stop_writers(window_handoff& handoff, std::thread& thread) : h(handoff), t(thread) {}
+    stop_writers(const stop_writers&) = delete;  // a copy's end would stop the writers early
+    stop_writers& operator=(const stop_writers&) = delete;
     ~stop_writers() {
       h.close();
       if (t.joinable()) t.join();
     }
   };
   std::optional<stop_writers> stop;
-  stop.emplace(stop_writers{handoff, writers});
+  stop.emplace(handoff, writers);
   std::size_t records = 0, mem_records = 0;
   load_options lo;
+  // Two windows exist at once with the writers' thread: each half the size,
+  // so together they take the memory one window takes without it.
+  if (writers.joinable()) lo.window_records /= 2;
   lo.spill_budget = oo.spill_budget;
   lo.bytes_read = oo.bytes_read;
   auto loaded = load_windows(prof_dir, lo, [&](model& w) {
