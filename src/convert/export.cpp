@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The export entry points: one load, the chosen exporters fed window by window
-// on a second thread while the next window loads; at the end the db is
-// finished on a second thread beside the text files.
+// as it loads; at the end the db is finished on a second thread beside the
+// text files.
 #include "msprof/convert/export.hpp"
 
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <system_error>
 #include <string>
@@ -33,63 +31,6 @@ void beside(bool with_side, Side&& side, Main&& main) {
   main();
   if (t.joinable()) t.join();
 }
-
-/// Hands windows from the loading thread to the writers' thread through one
-/// slot: the loader waits while the slot is full, and the writers empty it only
-/// when they are done with the window. So at most two windows exist at once (the
-/// one being loaded and the one being written), whatever the threads' timing.
-class window_handoff {
- public:
-  /// Loader: waits for the slot, then moves the window's records into it (the
-  /// window keeps its session and iterations, its record vectors are left empty).
-  void put(model& w) {
-    std::unique_lock<std::mutex> l(m_);
-    changed_.wait(l, [&] { return !full_; });
-    slot_.session = w.session;
-    slot_.iterations = w.iterations;
-    slot_.apis = std::move(w.apis);
-    slot_.tasks = std::move(w.tasks);
-    slot_.mstx = std::move(w.mstx);
-    slot_.mstx_mem = std::move(w.mstx_mem);
-    w.apis.clear();
-    w.tasks.clear();
-    w.mstx.clear();
-    w.mstx_mem.clear();
-    full_ = true;
-    changed_.notify_all();
-  }
-  /// Loader: no more windows.
-  void close() {
-    std::lock_guard<std::mutex> l(m_);
-    closed_ = true;
-    changed_.notify_all();
-  }
-  /// Writers: calls write(window) for every window, in order, until close().
-  template <class Write>
-  void drain(Write&& write) {
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> l(m_);
-        changed_.wait(l, [&] { return full_ || closed_; });
-        if (!full_) return;
-      }
-      write(static_cast<const model&>(slot_));  // the loader does not touch a full slot
-      std::lock_guard<std::mutex> l(m_);
-      slot_.apis.clear();
-      slot_.tasks.clear();
-      slot_.mstx.clear();
-      slot_.mstx_mem.clear();
-      full_ = false;
-      changed_.notify_all();
-    }
-  }
-
- private:
-  std::mutex m_;
-  std::condition_variable changed_;
-  model slot_;
-  bool full_ = false, closed_ = false;
-};
 
 /// Collects the files of the parts, reported in part order (timeline, summaries, db).
 struct part_results {
@@ -169,39 +110,17 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   auto add = [](auto& writer, const model& w, result<void>& status) {
     if (writer && status) status = writer->add(w);
   };
-  // Every writer gets every window, in load order, on the writers' thread,
-  // while this thread loads the next window.
+  // Every writer gets every window, in load order. (A writers' thread taking
+  // the windows while the next one loads made peak RSS depend on the threads'
+  // timing: docs/performance.md, "Conversion", session 17.)
   auto write = [&](const model& w) {
     add(timeline, w, text_status);
     add(summary, w, text_status);
     add(chrome, w, oo.chrome ? text_status : chrome_status);
     add(db, w, db_status);
   };
-  window_handoff handoff;
-  std::thread writers;
-  try {
-    writers = std::thread([&] { handoff.drain(write); });
-  } catch (const std::system_error&) {
-    // No second thread: the writers take each window here.
-  }
-  struct stop_writers {  // also when the load throws
-    window_handoff& h;
-    std::thread& t;
-    stop_writers(window_handoff& handoff, std::thread& thread) : h(handoff), t(thread) {}
-    stop_writers(const stop_writers&) = delete;  // a copy's end would stop the writers early
-    stop_writers& operator=(const stop_writers&) = delete;
-    ~stop_writers() {
-      h.close();
-      if (t.joinable()) t.join();
-    }
-  };
-  std::optional<stop_writers> stop;
-  stop.emplace(handoff, writers);
   std::size_t records = 0, mem_records = 0;
   load_options lo;
-  // Two windows exist at once with the writers' thread: each half the size,
-  // so together they take the memory one window takes without it.
-  if (writers.joinable()) lo.window_records /= 2;
   lo.spill_budget = oo.spill_budget;
   lo.bytes_read = oo.bytes_read;
   auto loaded = load_windows(prof_dir, lo, [&](model& w) {
@@ -212,12 +131,8 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
     }
     records += detail::record_count(w);
     mem_records += w.mstx_mem.size();
-    if (writers.joinable())
-      handoff.put(w);
-    else
-      write(w);
+    write(w);
   });
-  stop.reset();
   if (!loaded) return loaded.err();
   MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
   if (select) {
