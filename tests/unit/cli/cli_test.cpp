@@ -1093,7 +1093,7 @@ TEST_CASE("cli: staging: a killed staged run is recovered by export, with every 
   for (int i = 0; i < 2000 && !staged; ++i) {
     if (prof.empty()) prof = prof_dir_in(out);
     std::error_code ec;
-    staged = !prof.empty() && fs::file_size(prof / "host" / "msprof_staging" / "tx", ec) > 4096 && !ec;
+    staged = !prof.empty() && fs::file_size(prof / "host" / "msprof_staging" / "tx.0", ec) > 4096 && !ec;
     if (!staged) ::usleep(10000);
   }
   ::kill(pid, SIGKILL);
@@ -1108,6 +1108,26 @@ TEST_CASE("cli: staging: a killed staged run is recovered by export, with every 
   const tx_accounting a = account(prof);
   CHECK(a.ranges > 0);
   CHECK(a.calls() + lost_at_kill(prof) == calls_made(prof));
+}
+
+TEST_CASE("cli: fork: a child that outlives the program holds no staging lock: the launcher makes the slices at once") {
+  sandbox s;
+  const auto out = s.root / "out";
+  const auto pid_file = s.root / "child.pid";
+  auto r = s.run({"--output=" + out.string(), "--export=off", "--staging=on",
+                  std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " fork-outlive " +
+                      pid_file.string()});
+  CAPTURE(r.err);
+  const pid_t child = static_cast<pid_t>(std::atol(slurp(pid_file).c_str()));
+  REQUIRE(child > 0);
+  const bool alive = ::kill(child, 0) == 0;  // it was alive while the launcher converted
+  ::kill(child, SIGKILL);
+  CHECK(alive);
+  REQUIRE(r.rc == 0);
+  const fs::path prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  CHECK_FALSE(fs::exists(prof / "host" / "msprof_staging"));
+  CHECK(account(prof).ranges == 2);  // records: the two marks of the parent
 }
 
 TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run did not finish") {
