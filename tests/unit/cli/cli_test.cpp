@@ -891,8 +891,9 @@ TEST_CASE("cli: kill -9 of a collecting program: export, import and show report 
   // export); a watchdog of 20 s instead of a sleep.
   fs::path prof;
   bool saved = false;
-  auto has_marks = [&] {
+  auto has_marks = [&] {  // in the staging (the default) or in msproftx slices (--staging=off)
     std::error_code ec;
+    if (fs::file_size(prof / "host" / "msprof_staging" / "tx.0", ec) > 8 && !ec) return true;
     for (const auto& e : fs::directory_iterator(prof / "host" / "data", ec))
       if (e.path().filename().string().find("msproftx.slice_") != std::string::npos && e.file_size(ec) > 0) return true;
     return false;
