@@ -367,7 +367,9 @@ class staging_writer {
     tx_.append(reinterpret_cast<const char*>(r), range ? staging::range_bytes : staging::mark_bytes);
     buffered_calls_ += e.calls();
     buffered_charge_ += e.message.size() == last_size_ ? last_charge_ : charge(e.message.size());
-    if (tx_.size() >= buffer_bytes) (void)flush(others_);
+    // Written when the buffer is full or the chunk is: chunks stay as small as
+    // the storage limit needs them (a buffer holds about 6 MiB of charge).
+    if (tx_.size() >= buffer_bytes || cur_.charge + buffered_charge_ >= chunk_charge_) (void)flush(others_);
   }
 
   /// Hands the buffers to the kernel (strings first), closes the chunk when

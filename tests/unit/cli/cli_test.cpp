@@ -1131,6 +1131,26 @@ TEST_CASE("cli: fork: a child that outlives the program holds no staging lock: t
   CHECK(account(prof).ranges == 2);  // records: the two marks of the parent
 }
 
+TEST_CASE("cli: storage limit: the staging's oldest chunks go, and every call is a row or counted in storage_limit_dropped") {
+  sandbox s;
+  const std::string app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " burst 200000";
+  // 3 MB (the launcher's --storage-limit takes 200MB at least; the library any size).
+  auto r = s.run({"--output=" + (s.root / "out").string(), "--export=off", "--environment=MSPROF_STORAGE_LIMIT=3MB",
+                  "--application=" + app});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  REQUIRE(r.out.find("emitted 800000") != std::string::npos);  // about 100 MB as msproftx records
+  const fs::path prof = prof_dir_in(s.root / "out");
+  CHECK_FALSE(fs::exists(prof / "host" / "msprof_staging"));
+  const tx_accounting a = account(prof);
+  CHECK(a.ranges > 0);
+  CHECK(a.ranges * 256 <= 3u << 20);
+  CHECK(a.storage > 0);
+  CHECK(a.dropped == 0);
+  CHECK(a.calls() == 800000);
+  CHECK(calls_made(prof) == 800000);
+}
+
 TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run did not finish") {
   std::mt19937 rng(20261125);
   int exported = 0;
