@@ -601,8 +601,13 @@ result<staging_summary> for_each_staged(const std::string& path, Fn&& fn) {
       sum.bytes += static_cast<std::uint64_t>(n);
       if (!magic_seen) {
         if (buf.size() < staging::magic_bytes && n != 0) continue;
-        if (buf.size() < staging::magic_bytes ||
-            std::memcmp(buf.data(), layout::staging_tx_magic, staging::magic_bytes) != 0)
+        if (buf.size() < staging::magic_bytes) {  // a chunk killed before its first write: no records
+          if (!buf.empty())
+            sum.warnings.push_back(tx_file + ": offset 0: cut magic (" + std::to_string(buf.size()) + " bytes) ignored");
+          buf.clear();
+          break;
+        }
+        if (std::memcmp(buf.data(), layout::staging_tx_magic, staging::magic_bytes) != 0)
           return make_error(errc::bad_magic, tx_file + ": offset 0: not a staging record file (magic MSPSTGT1 expected)");
         buf.erase(0, staging::magic_bytes);
         offset = staging::magic_bytes;

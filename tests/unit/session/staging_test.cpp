@@ -271,6 +271,20 @@ TEST_CASE("staging: damaged staging files give an error naming the file and the 
     REQUIRE(rec);
     CHECK(rec->staged.events == 9);
   }
+  SUBCASE("a chunk killed before its first write (empty) holds no records, and a cut magic is a warning") {
+    write_file(path + "/tx.1", "");
+    auto r = count();
+    REQUIRE(r);
+    CHECK(r->events == 10);
+    CHECK(r->warnings.empty());
+    write_file(path + "/tx.1", "MSP");
+    r = count();
+    REQUIRE(r);
+    CHECK(r->events == 10);
+    REQUIRE(r->warnings.size() == 1);
+    CHECK(r->warnings[0].find(path + "/tx.1: offset 0: cut magic") != std::string::npos);
+    fs::remove(path + "/tx.1");
+  }
   SUBCASE("recovery refuses a damaged staging and leaves it in place") {
     std::string b = tx_bytes;
     b[8 + 1] = 1;  // flags
