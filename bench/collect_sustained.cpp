@@ -7,21 +7,24 @@
 //   2·ranges + dropped + unfinished + unknown ends + storage-limit = emitted.
 //
 //   build-rel/bench/bench_collect_sustained build-rel/lib/libmsprof_mstx.so [dir] [--quick]
-//       [--scale=<x>] [--staging] [--case=<name>]...
+//       [--scale=<x>] [--direct] [--case=<name>]...
 //
 // Cases: a tight loop on 1 thread for 10 s and on 2 threads, 2 threads paced
 // at 10 M events/s together for 30 s (the collector's defaults), the same
 // tight loop with --buffer-full=block, and the drop policy's offered-vs-kept
 // curve at 1, 4, 10 and 20 M events/s (5 s each). --quick divides durations by 5,
 // --scale=<x> multiplies them by x; --case=<name> runs only the cases named.
-// --staging: MSPROF_STAGING=on (the compact staging while collecting, CANN's
-// slices made at exit, inside stop_s); staging_mb is the staging's size,
-// computed from the rows (36 bytes for the warm-up mark, 44 per range, the
-// files' magics and the three strings), staging_mb_per_s that over emit_s.
+// The default is the launcher's: the compact staging while collecting
+// (MSPROF_STAGING on, MSPROF_STAGING_CONVERT=launcher), so the program's exit
+// (stop_s) only closes it; then the bench makes the slices as the launcher
+// does (prof::recover_staging, convert_s). staging_mb is the staging's size on
+// disk at the exit, staging_mb_per_s that over emit_s. --direct:
+// MSPROF_STAGING=off, msproftx records written as the program runs.
 // Output: one `bench=collect_sustained case=... key=value ...` line per case.
 #include "mstx/ms_tools_ext.h"
 
 #include <msprof/core/json.hpp>
+#include <msprof/prof/staging.hpp>
 
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -53,7 +56,7 @@ struct workload {
   double rate;       // events/s, all threads together; 0 = as fast as they can
   const char* full;  // MSPROF_BUFFER_FULL; nullptr = the default
 };
-bool staging = false;  // --staging
+bool staging = true;  // --direct: false
 
 struct child_report {
   std::uint64_t emitted = 0;
@@ -121,6 +124,7 @@ void run_case(const char* lib, const fs::path& root, const workload& w) {
     ::setenv("MSPROF_OUTPUT", out.c_str(), 1);
     if (w.full != nullptr) ::setenv("MSPROF_BUFFER_FULL", w.full, 1);
     ::setenv("MSPROF_STAGING", staging ? "on" : "off", 1);
+    ::setenv("MSPROF_STAGING_CONVERT", "launcher", 1);
     const child_report r = emit(w);
     if (::write(pipe_fd[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) std::_Exit(2);
     std::exit(0);  // the collector stops and flushes at exit, as in any program
@@ -140,6 +144,17 @@ void run_case(const char* lib, const fs::path& root, const workload& w) {
   }
   fs::path prof;
   for (const auto& e : fs::directory_iterator(out)) prof = e.path();
+  // What the launcher does after the program's exit.
+  double staged_bytes = 0;
+  for (const auto& e : fs::directory_iterator(prof / "host" / msprof::prof::layout::staging_dir, ec))
+    staged_bytes += static_cast<double>(e.file_size());
+  const auto c0 = clk::now();
+  auto rec = msprof::prof::recover_staging(prof.string());
+  const double convert = std::chrono::duration<double>(clk::now() - c0).count();
+  if (!rec) {
+    std::printf("bench=collect_sustained case=%s error=%s\n", w.name, rec.err().message.c_str());
+    return;
+  }
   std::uint64_t bytes = 0;
   for (const auto& e : fs::directory_iterator(prof / "host" / "data"))
     if (e.path().filename().string().find("msproftx.slice_") != std::string::npos &&
@@ -156,13 +171,10 @@ void run_case(const char* lib, const fs::path& root, const workload& w) {
   const std::uint64_t accounted = 2 * (rows - 1) + 1 + dropped + unfinished + unknown + storage;
   const double wall = std::chrono::duration<double>(t1 - t0).count();
   const double stop = std::chrono::duration<double>(t1 - emitted_at).count();
-  // The staging's size (prof/staging.hpp): magics 2 × 8, strings "warm up",
-  // "default", "sustained range" (4-byte length each), the mark, the ranges.
-  const double staged_bytes = staging ? 16.0 + (4 + 7) + (4 + 7) + (4 + 15) + 36.0 + 44.0 * static_cast<double>(rows - 1) : 0;
   std::printf(
       "bench=collect_sustained case=%s threads=%d seconds=%.0f policy=%s offered_events_per_s=%.0f emitted=%llu "
       "kept_events=%llu kept_pct=%.2f dropped=%llu unfinished=%llu unknown_ends=%llu storage=%llu accounted=%s "
-      "producer_ns_per_event=%.2f emit_s=%.2f stop_s=%.2f wall_s=%.2f cann_mb=%.0f disk_mb_per_s=%.0f staging_mb=%.0f "
+      "producer_ns_per_event=%.2f emit_s=%.2f stop_s=%.2f convert_s=%.2f wall_s=%.2f cann_mb=%.0f disk_mb_per_s=%.0f staging_mb=%.0f "
       "staging_mb_per_s=%.0f peak_rss_mib=%.0f form=%s\n",
       w.name, w.threads, w.seconds, w.full != nullptr ? w.full : "default",
       static_cast<double>(r.emitted) / r.emit_seconds, static_cast<unsigned long long>(r.emitted),
@@ -170,7 +182,7 @@ void run_case(const char* lib, const fs::path& root, const workload& w) {
       100.0 * static_cast<double>(2 * (rows - 1) + 1) / static_cast<double>(r.emitted),
       static_cast<unsigned long long>(dropped), static_cast<unsigned long long>(unfinished),
       static_cast<unsigned long long>(unknown), static_cast<unsigned long long>(storage),
-      accounted == r.emitted ? "yes" : "NO", r.busy_ns_per_event, r.emit_seconds, stop, wall,
+      accounted == r.emitted ? "yes" : "NO", r.busy_ns_per_event, r.emit_seconds, stop, convert, wall,
       static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / wall / 1e6, staged_bytes / 1e6,
       staged_bytes / r.emit_seconds / 1e6, static_cast<double>(usage.ru_maxrss) / 1024.0, staging ? "staging" : "direct");
   std::fflush(stdout);
@@ -193,8 +205,8 @@ int main(int argc, char** argv) {
       scale = 0.2;
     else if (a.rfind("--scale=", 0) == 0)
       scale = std::atof(a.c_str() + 8);
-    else if (a == "--staging")
-      staging = true;
+    else if (a == "--direct")
+      staging = false;
     else if (a.rfind("--case=", 0) == 0)
       only.push_back(a.substr(7));
     else

@@ -3,7 +3,7 @@
 # The concurrency tests under ThreadSanitizer: ring buffers and the collector
 # (test_collect_hot: growth, thread and fork storms), the mstx tool core
 # (test_mstx*), sessions (test_session*), and the launcher's collection cases
-# (test_cli: buffer policies, fork, kill -9, the --delay window, --dynamic's windows), whose programs and injection
+# (test_cli: buffer policies, fork, kill -9, the staging and its storage limit, the --delay window, --dynamic's windows), whose programs and injection
 # library are built with TSan too (a race there fails the program, so the case),
 # and `msprof collect` over ssh (soc:collect-ssh: the askpass server's thread).
 set -euo pipefail
@@ -17,4 +17,4 @@ echo "tsan targets:" $targets
 cmake --build $b -j2 --target $targets
 # halt_on_error: a race fails the test even when the test's own checks pass.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
-  ctest --test-dir $b -R '^test_(collect_hot|mstx|session)[a-z_]*:|^test_cli:cli: (buffers|fork|kill|launcher --delay|launcher --dynamic)|^soc:collect-ssh$' -j2 --output-on-failure
+  ctest --test-dir $b -R '^test_(collect_hot|mstx|session)[a-z_]*:|^test_cli:cli: (buffers|fork|kill|staging|storage limit|launcher --delay|launcher --dynamic)|^soc:collect-ssh$' -j2 --output-on-failure

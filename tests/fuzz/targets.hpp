@@ -322,9 +322,11 @@ inline int prof_reader(const std::uint8_t* data, std::size_t size) {
 // The compact staging (prof/staging.hpp). Input: [flags: 1 byte][strings
 // length: 2 bytes LE][strings bytes][tx bytes]. Flags bit 0 / bit 1 put the
 // magic in front of the strings / tx bytes (so most inputs pass it). First the
-// decoders on the bytes, then for_each_staged and recover_staging on the two
-// files in a scratch PROF_ directory. Every error names its file and an offset;
-// no more events than the bytes hold; every event's strings are the file's.
+// decoders on the bytes, then for_each_staged and recover_staging on the files
+// in a scratch PROF_ directory: the records in chunk tx.0, or, with flags bit
+// 2, split at their middle into tx.0 and tx.1 (the second with the magic when
+// bit 1 is set). Every error names its file and an offset; no more events than
+// the bytes hold; every event's strings are the file's.
 inline int staging_decode(const std::uint8_t* data, std::size_t size) {
   if (size < 3) return 0;
   const std::uint8_t flags = data[0];
@@ -356,7 +358,14 @@ inline int staging_decode(const std::uint8_t* data, std::size_t size) {
   fs::create_directories(staging, ec);
   fs::create_directories(root / "host" / "data", ec);
   std::ofstream(staging / "strings", std::ios::binary) << strings;
-  std::ofstream(staging / "tx", std::ios::binary) << tx;
+  if (flags & 4) {
+    std::string second = tx.substr(tx.size() / 2);
+    if (flags & 2) second.insert(0, prof::layout::staging_tx_magic, 8);
+    std::ofstream(staging / "tx.0", std::ios::binary) << tx.substr(0, tx.size() / 2);
+    std::ofstream(staging / "tx.1", std::ios::binary) << second;
+  } else {
+    std::ofstream(staging / "tx.0", std::ios::binary) << tx;
+  }
   auto all = prof::for_each_staged(staging.string(), [&](const prof::tx_event& e) {
     require(std::find(list.begin(), list.end(), e.message) != list.end(), "a message is one of the strings");
   });

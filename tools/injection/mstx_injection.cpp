@@ -4,9 +4,13 @@
 // call InitInjectionMstx(getModuleFuncTable). Configuration comes from the
 // launcher's environment (BRIEF interface 5): MSPROF_OUTPUT,
 // MSPROF_MSTX_DOMAIN_INCLUDE / _EXCLUDE (comma lists), MSPROF_AIC_METRICS,
-// MSPROF_STORAGE_LIMIT (<n>MB), MSPROF_BUFFER_SIZE / _LIMIT / _FULL, MSPROF_STAGING
-// (on: compact staging of mstx events while collecting, prof/staging.hpp)
-// (session/buffer_options.hpp), MSPROF_CANN_OPTIONS (recorded only),
+// MSPROF_STORAGE_LIMIT (<n>MB), MSPROF_BUFFER_SIZE / _LIMIT / _FULL
+// (session/buffer_options.hpp), MSPROF_STAGING (on, the default: compact
+// staging of mstx events while collecting, prof/staging.hpp; off: msproftx
+// records as the run goes), MSPROF_STAGING_CONVERT (exit, the default: the
+// staging becomes msproftx slices when a collection ends; launcher: it is only
+// closed, and the launcher converts it after the program's exit, so the exit
+// does not wait), MSPROF_CANN_OPTIONS (recorded only),
 // MSPROF_LAYOUT (cann, the default; ascend_pt or ascend_ms: torch_npu's
 // directory around the PROF_ one, with FRAMEWORK/ files of the program's
 // msprof::record_function ops, queue marks and memory events), MSPROF_DELAY /
@@ -147,6 +151,7 @@ class control_thread;
 // This process's collection settings and output; lives until exit.
 struct output {
   session::session_config cfg;  // what profiler_info says
+  bool convert_staging = true;  // MSPROF_STAGING_CONVERT=exit
   msprof::prof::prof_dir_options po;
   collect::clock_calibration cal;
   collect::options o;  // without a sink: each collection gives its own
@@ -179,7 +184,8 @@ msprof::result<std::unique_ptr<collection>> make_collection(const output& out, c
   auto created = msprof::prof::prof_dir::create(po);
   if (!created) return created.err();
   c->dir = std::move(*created);
-  c->sink = std::make_shared<session::prof_record_sink>(c->dir, session::collector_clock(out.cal), out.cfg.staging);
+  c->sink = std::make_shared<session::prof_record_sink>(c->dir, session::collector_clock(out.cal), out.cfg.staging,
+                                                      out.convert_staging);
   if (!c->sink->staging_error().empty()) log(c->sink->staging_error() + "; events written directly as msproftx records");
   if (c->fw)
     c->fw_sink = std::make_shared<session::framework_sink>(c->sink, *c->fw, session::collector_clock(out.cal),
@@ -429,6 +435,14 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
       return MSTX_FAIL;
     }
     cfg.staging = v == "on";
+  }
+  if (const char* s = std::getenv("MSPROF_STAGING_CONVERT"); s != nullptr && *s != '\0') {
+    const std::string v = s;
+    if (v != "exit" && v != "launcher") {
+      log("MSPROF_STAGING_CONVERT must be exit or launcher; collection disabled");
+      return MSTX_FAIL;
+    }
+    out->convert_staging = v == "exit";
   }
   cfg.mstx_domain_include = split_list(std::getenv("MSPROF_MSTX_DOMAIN_INCLUDE"));
   cfg.mstx_domain_exclude = split_list(std::getenv("MSPROF_MSTX_DOMAIN_EXCLUDE"));

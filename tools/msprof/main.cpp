@@ -80,7 +80,8 @@ constexpr const char* usage_text =
     "      --mstx-domain-include=a,b | --mstx-domain-exclude=a,b\n"
     "      --aic-metrics=PipeUtilization   recorded in sample.json\n"
     "      --storage-limit=<n>MB  --buffer-size=1MB  --buffer-limit=64MB  --buffer-full=grow|block|drop\n"
-    "      --staging=on|off                on: mstx events staged compactly while collecting, msproftx slices at stop\n"
+    "      --staging=on|off                on (default): mstx events staged compactly while collecting, msproftx\n"
+    "                                      slices made after the program's exit; off: msproftx records as it runs\n"
     "      --environment=\"K=V;K2=V2\"      environment variables for the program\n"
     "      --dynamic=on                    start without collecting; start / stop / quit on stdin, one PROF_ dir\n"
     "                                      per start..stop (CANN's dynamic profiling, launch mode)\n"
@@ -146,9 +147,10 @@ struct what {
 };
 
 
-/// The staging a stopped collection left (--staging=on, then killed) turned
-/// into msproftx slices before reading (prof/staging.hpp); false (said) when
-/// one cannot be read.
+/// The staging a collection left turned into msproftx slices before reading
+/// (prof/staging.hpp): the launcher's program closes it at exit for the
+/// launcher to convert (said nothing of), a killed run leaves it (said); false
+/// (said) when one cannot be read.
 bool recover_staged(const std::vector<std::string>& dirs) {
   bool ok = true;
   for (const auto& d : dirs) {
@@ -160,6 +162,7 @@ bool recover_staged(const std::vector<std::string>& dirs) {
     }
     if (!r->found) continue;
     for (const auto& w : r->staged.warnings) say_warning(w);
+    if (r->complete) continue;
     say_warning(d + ": " + std::to_string(r->staged.events) + " mstx event(s) (" + std::to_string(r->staged.calls) +
                 " calls) recovered from the staging a stopped collection left");
   }
@@ -703,6 +706,8 @@ int cmd_launch(arg_parser& p) {
     if (!layout.empty()) setenv("MSPROF_LAYOUT", layout.c_str(), 1);
     if (!storage.empty()) setenv("MSPROF_STORAGE_LIMIT", storage.c_str(), 1);
     if (!staging.empty()) setenv("MSPROF_STAGING", staging.c_str(), 1);
+    // The program's exit only closes its staging; the slices are made below, after it.
+    setenv("MSPROF_STAGING_CONVERT", "launcher", 1);
     if (buffer_flags.count("size")) setenv("MSPROF_BUFFER_SIZE", buffer_flags["size"].c_str(), 1);
     if (buffer_flags.count("limit")) setenv("MSPROF_BUFFER_LIMIT", buffer_flags["limit"].c_str(), 1);
     if (buffer_flags.count("full")) setenv("MSPROF_BUFFER_FULL", buffer_flags["full"].c_str(), 1);
@@ -758,6 +763,10 @@ int cmd_launch(arg_parser& p) {
                                                : " processes of the application collected: ") +
                                       std::to_string(made.size()) + " directories in " + output +
                                       (export_data ? ", each exported" : ""));
+  // Each collection's staging becomes its msproftx slices now, exported or
+  // not: the PROF_ directory is then what Huawei's parser reads.
+  for (const auto& d : made)
+    if (!recover_staged(framework ? cv::find_prof_dirs(d) : std::vector<std::string>{d})) return 1;
   int rc = 0;
   if (export_data && framework) {
     for (const auto& d : made)  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it

@@ -61,12 +61,14 @@ inline constexpr char fork_counts_magic[8] = {'M', 'S', 'P', 'F', 'O', 'R', 'K',
 inline constexpr std::size_t fork_count_slots = 2;
 
 // host/msprof_staging/: the compact staging of mstx events while collecting
-// (prof/staging.hpp, docs/formats.md "Staging"): records and interned strings,
-// turned into msproftx slices at stop or by `msprof import/export` (recovery).
+// (prof/staging.hpp, docs/formats.md "Staging"): records in numbered chunks
+// (tx.0, tx.1, ...) and interned strings, turned into msproftx slices at stop,
+// by the launcher after the program's exit, or by `msprof import/export`.
 inline constexpr char staging_dir[] = "msprof_staging";
-inline constexpr char staging_tx[] = "tx";
+inline constexpr char staging_tx[] = "tx";  ///< the chunks' names: "tx.<n>"
 inline constexpr char staging_strings[] = "strings";
 inline constexpr char staging_converting[] = "converting";  ///< the conversion at stop has begun
+inline constexpr char staging_complete[] = "complete";      ///< the collection closed its staging (not killed)
 inline constexpr char staging_tx_magic[8] = {'M', 'S', 'P', 'S', 'T', 'G', 'T', '1'};
 inline constexpr char staging_strings_magic[8] = {'M', 'S', 'P', 'S', 'T', 'G', 'S', '1'};
 

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 // The compact staging of mstx events (docs/formats.md, "Staging"): while a
 // collection runs, each finished mark or range is 36 or 44 bytes in
-// host/msprof_staging/tx and its domain and message are interned once in
-// host/msprof_staging/strings, instead of CANN's 256-byte MsprofTxInfo records
-// (one per 232 message bytes). At stop the staging is turned into CANN's
-// msproftx slices (unstage), byte for byte what writing them directly gives,
-// and removed; a killed run's staging is turned into slices by
-// recover_staging (`msprof import` / `export`).
+// host/msprof_staging/tx.<n> (numbered chunks) and its domain and message are
+// interned once in host/msprof_staging/strings, instead of CANN's 256-byte
+// MsprofTxInfo records (one per 232 message bytes). At stop the staging is
+// turned into CANN's msproftx slices (unstage), byte for byte what writing
+// them directly gives, and removed; a staging left behind (the launcher's
+// program, which only closes it at exit, or a killed run) is turned into
+// slices by recover_staging (the launcher, `msprof import` / `export`).
+// A storage limit removes the oldest chunks, counted in calls.
 //
 //   msproftx_writer  CANN's form: one event -> MsprofTxInfo records in a prof_dir
 //   staging_writer   the staging form (drain thread; buffered, flushed with the sink)
 //   decode_staging_strings / decode_staging_tx   bounds-checked decoders (untrusted bytes)
 //   unstage          staging -> msproftx slices of an open prof_dir, then removed
-//   recover_staging  the same for a PROF_ directory a killed run left
+//   recover_staging  the same for a PROF_ directory whose collection has ended
 #ifndef MSPROF_PROF_STAGING_HPP
 #define MSPROF_PROF_STAGING_HPP
 
@@ -22,7 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -133,6 +138,66 @@ inline bool list_dir(const std::string& p, std::vector<std::string>& names) {
   ::closedir(d);
   return true;
 }
+/// The n-th chunk of records: "tx.<n>".
+inline std::string chunk_name(std::uint64_t n) { return std::string(layout::staging_tx) + "." + std::to_string(n); }
+/// The chunk number of a file name, or false when it is not a chunk's.
+inline bool chunk_number(const std::string& name, std::uint64_t& n) {
+  const std::size_t head = std::strlen(layout::staging_tx) + 1;
+  if (name.size() <= head || name.size() > head + 19 || name.compare(0, head, std::string(layout::staging_tx) + ".") != 0 ||
+      name.find_first_not_of("0123456789", head) != std::string::npos)
+    return false;
+  n = std::strtoull(name.c_str() + head, nullptr, 10);
+  return true;
+}
+/// The bytes an event with a message of `n` bytes takes as msproftx records
+/// (256 per record, one record per 232 message bytes, at least one): what the
+/// storage limit charges a staged event, so the slices made from the staging
+/// fit in it.
+inline std::uint64_t cann_bytes(std::size_t n) {
+  constexpr std::size_t per = codec::tx_message_bytes;
+  std::uint64_t records = n == 0 ? 1 : (n + per - 1) / per;
+  if (records > 65536) records = 65536;  // encode_tx_to's segment counter
+  return records * sizeof(codec::additional_bytes);
+}
+
+// fork(): a child shares the parent's open file descriptions, so it would hold
+// the staging's lock (flock) while it lives and recovery would refuse. The
+// descriptors holding a lock are registered here (fd + 1; 0 = free slot); a
+// fork()ed child points each at /dev/null (same number, so the writer's later
+// close() closes only its own), which drops its share of the lock.
+inline constexpr std::size_t lock_slots = 64;
+inline std::atomic<int>* locked_fds() {
+  static std::atomic<int> fds[lock_slots];
+  return fds;
+}
+inline void release_locks_in_child() noexcept {
+  std::atomic<int>* fds = locked_fds();
+  for (std::size_t i = 0; i < lock_slots; ++i) {
+    const int v = fds[i].exchange(0, std::memory_order_relaxed);
+    if (v <= 0) continue;
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0) continue;
+    (void)::dup3(null, v - 1, O_CLOEXEC);
+    ::close(null);
+  }
+}
+inline void register_lock(int fd) {
+  static const bool atfork = ::pthread_atfork(nullptr, nullptr, release_locks_in_child) == 0;
+  (void)atfork;
+  std::atomic<int>* fds = locked_fds();
+  for (std::size_t i = 0; i < lock_slots; ++i) {
+    int free = 0;
+    if (fds[i].compare_exchange_strong(free, fd + 1, std::memory_order_relaxed)) return;
+  }
+}
+inline void unregister_lock(int fd) {
+  std::atomic<int>* fds = locked_fds();
+  for (std::size_t i = 0; i < lock_slots; ++i) {
+    int mine = fd + 1;
+    if (fds[i].compare_exchange_strong(mine, 0, std::memory_order_relaxed)) return;
+  }
+}
+
 /// Removes `p` and what is under it, never following a link (msprof's own scratch directory).
 inline void remove_tree(const std::string& p) {
   struct stat st {};
@@ -224,40 +289,60 @@ result<std::size_t> decode_staging_tx(std::string_view bytes, std::uint64_t offs
   return at;
 }
 
+/// How a staging_writer sizes its chunks and keeps within a storage limit.
+struct staging_options {
+  /// The PROF_ directory's storage limit in bytes (0: none). The staging is
+  /// charged what its events will take as msproftx records (cann_bytes), so
+  /// the slices made from it fit; when the directory's own bytes plus that
+  /// charge pass the limit, the oldest chunks are removed, their calls
+  /// counted (aged_calls()).
+  std::uint64_t storage_limit = 0;
+  /// A chunk is closed once its events' charge reaches this (0: 64 MiB, or a
+  /// sixteenth of the storage limit, at least 256 KiB, when that is less).
+  std::uint64_t chunk_charge = 0;
+};
+
 /// Writes the staging of one collection (drain thread). Strings reach the disk
 /// before the records that name them, so a killed run leaves a decodable
 /// staging; a write error (full disk) stops it, and every later event is
-/// counted lost (lost_calls()).
+/// counted lost (lost_calls()). In a fork()ed child it writes nothing.
 class staging_writer {
  public:
   staging_writer() = default;
   staging_writer(staging_writer&&) noexcept = default;
   staging_writer& operator=(staging_writer&&) noexcept = default;
+  ~staging_writer() { unlock(); }
 
-  /// host/msprof_staging/ of the PROF_ directory `root`, with new tx and
-  /// strings files. The tx file stays locked (flock) while this writer lives,
-  /// so a recovery of a running collection refuses.
-  static result<staging_writer> create(const std::string& root) {
+  /// host/msprof_staging/ of the PROF_ directory `root`, with a new strings
+  /// file and the first chunk. The strings file stays locked (flock) until
+  /// close(), so a recovery of a running collection refuses.
+  static result<staging_writer> create(const std::string& root, staging_options opt = {}) {
     auto host = outfile::dir::open(root + "/" + layout::host_dir);
     if (!host) return host.err();
     auto d = host->mkdir(layout::staging_dir, true);
     if (!d) return d.err();
     staging_writer w;
     w.path_ = d->path();
-    auto tx = d->create(layout::staging_tx, O_APPEND);
-    if (!tx) return tx.err();
-    auto st = d->create(layout::staging_strings, O_APPEND);
+    w.dir_ = std::move(*d);
+    w.limit_ = opt.storage_limit;
+    w.chunk_charge_ = opt.chunk_charge;
+    if (w.chunk_charge_ == 0) {
+      w.chunk_charge_ = 64u << 20;
+      if (w.limit_ != 0) w.chunk_charge_ = std::min<std::uint64_t>(w.chunk_charge_, std::max<std::uint64_t>(w.limit_ / 16, 256u << 10));
+    }
+    auto st = w.dir_.create(layout::staging_strings, O_APPEND);
     if (!st) return st.err();
-    if (::flock(tx->get(), LOCK_EX | LOCK_NB) != 0)
-      return make_error(errc::io, w.path_ + "/" + layout::staging_tx + ": cannot lock: " + std::strerror(errno));
-    w.tx_fd_ = std::move(*tx);
+    if (::flock(st->get(), LOCK_EX | LOCK_NB) != 0)
+      return make_error(errc::io, w.path_ + "/" + layout::staging_strings + ": cannot lock: " + std::strerror(errno));
     w.strings_fd_ = std::move(*st);
-    w.tx_.assign(layout::staging_tx_magic, staging::magic_bytes);
+    staging::register_lock(w.strings_fd_.get());
+    w.pid_ = ::getpid();
     w.strings_.assign(layout::staging_strings_magic, staging::magic_bytes);
+    MSPROF_TRY(w.open_chunk());
     return w;
   }
 
-  explicit operator bool() const noexcept { return static_cast<bool>(tx_fd_); }
+  explicit operator bool() const noexcept { return static_cast<bool>(strings_fd_); }
   const std::string& path() const noexcept { return path_; }
 
   void add(const tx_event& e) {
@@ -281,42 +366,121 @@ class staging_writer {
     std::memcpy(r + 36, &e.end_ns, 8);
     tx_.append(reinterpret_cast<const char*>(r), range ? staging::range_bytes : staging::mark_bytes);
     buffered_calls_ += e.calls();
-    if (tx_.size() >= buffer_bytes) (void)flush();
+    buffered_charge_ += e.message.size() == last_size_ ? last_charge_ : charge(e.message.size());
+    // Written when the buffer is full or the chunk is: chunks stay as small as
+    // the storage limit needs them (a buffer holds about 6 MiB of charge).
+    if (tx_.size() >= buffer_bytes || cur_.charge + buffered_charge_ >= chunk_charge_) (void)flush(others_);
   }
 
-  /// Hands the buffers to the kernel: strings first.
-  result<void> flush() {
-    if (failed_ || !tx_fd_) return {};
+  /// Hands the buffers to the kernel (strings first), closes the chunk when
+  /// it is full, and keeps within the storage limit: `others` is what the
+  /// rest of the PROF_ directory counts against it.
+  result<void> flush(std::uint64_t others = 0) {
+    others_ = others;
+    if (failed_ || !strings_fd_ || !mine()) return {};
     auto r = outfile::write_all(strings_fd_.get(), strings_.data(), strings_.size(), path_ + "/" + layout::staging_strings);
-    if (r) r = outfile::write_all(tx_fd_.get(), tx_.data(), tx_.size(), path_ + "/" + layout::staging_tx);
+    if (r) r = outfile::write_all(tx_fd_.get(), tx_.data(), tx_.size(), path_ + "/" + staging::chunk_name(chunk_));
     if (!r) {
       failed_ = true;
       error_ = r.err().message;
       lost_calls_ += buffered_calls_;
     } else {
       bytes_ += strings_.size() + tx_.size();
+      cur_.calls += buffered_calls_;
+      cur_.charge += buffered_charge_;
+      charged_ += buffered_charge_;
     }
     strings_.clear();
     tx_.clear();
-    buffered_calls_ = 0;
+    buffered_calls_ = buffered_charge_ = 0;
+    if (r && cur_.charge >= chunk_charge_) r = next_chunk();
+    if (r) r = keep_within_limit();
     return r;
   }
 
   /// Calls whose events could not be written (the staging stopped at an error).
   std::uint64_t lost_calls() const noexcept { return lost_calls_; }
+  /// Calls in the chunks the storage limit removed, since the last call (the
+  /// caller adds them to its own count).
+  std::uint64_t take_aged_calls() noexcept { return std::exchange(aged_calls_, 0); }
   const std::string& error() const noexcept { return error_; }
-  /// Bytes written to both files so far.
+  /// Bytes written to the files so far.
   std::uint64_t bytes_written() const noexcept { return bytes_; }
+  /// False in a fork()ed child: the staging is the parent's.
+  bool mine() const noexcept { return pid_ == ::getpid(); }
 
-  /// Closes the files (the lock with them).
+  /// Flushes, marks the staging complete (the collection ended; what is left
+  /// to do is the conversion) and closes the files, the lock with them.
   void close() {
-    (void)flush();
+    if (!strings_fd_) return;
+    if (mine()) {
+      (void)flush(others_);
+      if (!failed_) (void)dir_.create(layout::staging_complete);
+    }
     tx_fd_.reset();
-    strings_fd_.reset();
+    unlock();
   }
 
  private:
   static constexpr std::size_t buffer_bytes = 1u << 20;
+
+  struct chunk {
+    std::uint64_t number = 0;
+    std::uint64_t calls = 0;
+    std::uint64_t charge = 0;  // cann_bytes of its events
+  };
+
+  void unlock() {
+    if (!strings_fd_) return;
+    staging::unregister_lock(strings_fd_.get());
+    strings_fd_.reset();
+  }
+
+  std::uint64_t charge(std::size_t n) {
+    last_size_ = n;
+    return last_charge_ = staging::cann_bytes(n);
+  }
+
+  result<void> open_chunk() {
+    auto fd = dir_.create(staging::chunk_name(chunk_), O_APPEND);
+    if (!fd) return fd.err();
+    tx_fd_ = std::move(*fd);
+    cur_ = chunk{chunk_, 0, 0};
+    tx_.assign(layout::staging_tx_magic, staging::magic_bytes);
+    return {};
+  }
+
+  // The full chunk joins the closed ones; the next one starts.
+  result<void> next_chunk() {
+    auto r = outfile::write_all(tx_fd_.get(), tx_.data(), tx_.size(), path_ + "/" + staging::chunk_name(chunk_));
+    if (r) bytes_ += tx_.size();
+    tx_.clear();
+    closed_.push_back(cur_);
+    ++chunk_;
+    if (r) r = open_chunk();
+    if (!r) {
+      failed_ = true;
+      error_ = r.err().message;
+    }
+    return r;
+  }
+
+  // The oldest chunks go while the directory and the staging's charge pass
+  // the limit; the newest one too when it alone does.
+  result<void> keep_within_limit() {
+    if (limit_ == 0) return {};
+    if (closed_.empty() && others_ + charged_ > limit_ && cur_.charge != 0) MSPROF_TRY(next_chunk());
+    while (!closed_.empty() && others_ + charged_ > limit_) {
+      const chunk c = closed_.front();
+      const std::string name = staging::chunk_name(c.number);
+      if (::unlinkat(dir_.fd(), name.c_str(), 0) != 0 && errno != ENOENT)
+        return make_error(errc::io, path_ + "/" + name + ": cannot remove: " + std::strerror(errno));
+      closed_.pop_front();
+      charged_ -= c.charge;
+      aged_calls_ += c.calls;
+    }
+    return {};
+  }
 
   // The last string of a field and its id: events come in runs of the same
   // domain and message, and a compare is cheaper than a lookup.
@@ -342,13 +506,22 @@ class staging_writer {
   }
 
   std::string path_;
+  outfile::dir dir_;
   outfile::unique_fd tx_fd_, strings_fd_;
+  pid_t pid_ = 0;
   std::string tx_, strings_;  // not yet written
   std::deque<std::string> owned_;  // the interned strings (ids_ keys view them)
   std::unordered_map<std::string_view, std::uint32_t> ids_;
   last_string last_domain_, last_message_;
   std::uint32_t next_id_ = 0;
-  std::uint64_t buffered_calls_ = 0, lost_calls_ = 0, bytes_ = 0;
+  std::uint64_t limit_ = 0, chunk_charge_ = 0, others_ = 0;
+  std::uint64_t chunk_ = 0;        // the open chunk's number
+  chunk cur_;                      // its calls and charge, as written
+  std::deque<chunk> closed_;       // the closed chunks still on disk, oldest first
+  std::uint64_t charged_ = 0;      // the charge of the chunks on disk
+  std::size_t last_size_ = ~std::size_t{0};
+  std::uint64_t last_charge_ = 0;
+  std::uint64_t buffered_calls_ = 0, buffered_charge_ = 0, lost_calls_ = 0, aged_calls_ = 0, bytes_ = 0;
   bool failed_ = false;
   std::string error_;
 };
@@ -361,9 +534,23 @@ struct staging_summary {
   std::vector<std::string> warnings; ///< a cut last record or string (a killed run)
 };
 
+/// The chunk numbers in the staging directory `path`, in order.
+inline result<std::vector<std::uint64_t>> staged_chunks(const std::string& path) {
+  std::vector<std::string> names;
+  if (!staging::list_dir(path, names)) return make_error(errc::io, path + ": cannot list: " + std::strerror(errno));
+  std::vector<std::uint64_t> chunks;
+  for (const auto& n : names) {
+    std::uint64_t k = 0;
+    if (staging::chunk_number(n, k)) chunks.push_back(k);
+  }
+  std::sort(chunks.begin(), chunks.end());
+  return chunks;
+}
+
 /// Reads the staging directory `path` (host/msprof_staging), calling
-/// fn(const tx_event&) for each event in order. The strings are read whole,
-/// the records in pieces of 1 MiB.
+/// fn(const tx_event&) for each event in order: the chunks by number (the
+/// storage limit may have removed the first ones). The strings are read
+/// whole, the records in pieces of 1 MiB.
 template <class Fn>
 result<staging_summary> for_each_staged(const std::string& path, Fn&& fn) {
   staging_summary sum;
@@ -384,7 +571,6 @@ result<staging_summary> for_each_staged(const std::string& path, Fn&& fn) {
     return {};
   };
   const std::string strings_file = path + "/" + layout::staging_strings;
-  const std::string tx_file = path + "/" + layout::staging_tx;
   std::string bytes;
   MSPROF_TRY(read_file(strings_file, bytes));
   sum.bytes += bytes.size();
@@ -395,51 +581,73 @@ result<staging_summary> for_each_staged(const std::string& path, Fn&& fn) {
   bytes.clear();
   bytes.shrink_to_fit();
 
-  outfile::unique_fd fd(::open(tx_file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd) return make_error(errc::io, tx_file + ": cannot open: " + std::strerror(errno));
+  auto chunks = staged_chunks(path);
+  if (!chunks) return chunks.err();
   std::string buf;
-  std::uint64_t offset = 0;  // of buf's first byte in the file
-  bool magic_seen = false;
-  for (;;) {
-    const std::size_t keep = buf.size();
-    buf.resize(keep + (1u << 20));
-    ssize_t n;
-    do n = ::read(fd.get(), buf.data() + keep, buf.size() - keep); while (n < 0 && errno == EINTR);
-    if (n < 0) return make_error(errc::io, tx_file + ": read failed: " + std::strerror(errno));
-    buf.resize(keep + static_cast<std::size_t>(n));
-    sum.bytes += static_cast<std::uint64_t>(n);
-    if (!magic_seen) {
-      if (buf.size() < staging::magic_bytes && n != 0) continue;
-      if (buf.size() < staging::magic_bytes ||
-          std::memcmp(buf.data(), layout::staging_tx_magic, staging::magic_bytes) != 0)
-        return make_error(errc::bad_magic, tx_file + ": offset 0: not a staging record file (magic MSPSTGT1 expected)");
-      buf.erase(0, staging::magic_bytes);
-      offset = staging::magic_bytes;
-      magic_seen = true;
+  for (const std::uint64_t k : *chunks) {
+    const std::string tx_file = path + "/" + staging::chunk_name(k);
+    outfile::unique_fd fd(::open(tx_file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) return make_error(errc::io, tx_file + ": cannot open: " + std::strerror(errno));
+    buf.clear();
+    std::uint64_t offset = 0;  // of buf's first byte in the file
+    bool magic_seen = false;
+    for (;;) {
+      const std::size_t keep = buf.size();
+      buf.resize(keep + (1u << 20));
+      ssize_t n;
+      do n = ::read(fd.get(), buf.data() + keep, buf.size() - keep); while (n < 0 && errno == EINTR);
+      if (n < 0) return make_error(errc::io, tx_file + ": read failed: " + std::strerror(errno));
+      buf.resize(keep + static_cast<std::size_t>(n));
+      sum.bytes += static_cast<std::uint64_t>(n);
+      if (!magic_seen) {
+        if (buf.size() < staging::magic_bytes && n != 0) continue;
+        if (buf.size() < staging::magic_bytes) {  // a chunk killed before its first write: no records
+          if (!buf.empty())
+            sum.warnings.push_back(tx_file + ": offset 0: cut magic (" + std::to_string(buf.size()) + " bytes) ignored");
+          buf.clear();
+          break;
+        }
+        if (std::memcmp(buf.data(), layout::staging_tx_magic, staging::magic_bytes) != 0)
+          return make_error(errc::bad_magic, tx_file + ": offset 0: not a staging record file (magic MSPSTGT1 expected)");
+        buf.erase(0, staging::magic_bytes);
+        offset = staging::magic_bytes;
+        magic_seen = true;
+      }
+      auto used = decode_staging_tx(buf, offset, strings, tx_file, [&](const tx_event& e) {
+        ++sum.events;
+        sum.calls += e.calls();
+        fn(e);
+      });
+      if (!used) return used.err();
+      buf.erase(0, *used);
+      offset += *used;
+      if (n == 0) break;
     }
-    auto used = decode_staging_tx(buf, offset, strings, tx_file, [&](const tx_event& e) {
-      ++sum.events;
-      sum.calls += e.calls();
-      fn(e);
-    });
-    if (!used) return used.err();
-    buf.erase(0, *used);
-    offset += *used;
-    if (n == 0) break;
+    if (!buf.empty())
+      sum.warnings.push_back(tx_file + ": offset " + std::to_string(offset) + ": cut last record (" +
+                             std::to_string(buf.size()) + " bytes) ignored");
   }
-  if (!buf.empty())
-    sum.warnings.push_back(tx_file + ": offset " + std::to_string(offset) + ": cut last record (" +
-                           std::to_string(buf.size()) + " bytes) ignored");
   return sum;
 }
 
-/// Removes a staging directory (its files, the records first, then itself).
-inline result<void> remove_staging(const std::string& path) {
-  for (const char* name : {layout::staging_tx, layout::staging_strings, layout::staging_converting}) {
+/// Removes a staging directory's files (the records first, then the strings
+/// and the markers), then the directory.
+inline result<void> remove_staging_files(const std::string& path) {
+  auto chunks = staged_chunks(path);
+  if (!chunks) return chunks.err();
+  std::vector<std::string> files;
+  for (const std::uint64_t k : *chunks) files.push_back(staging::chunk_name(k));
+  for (const char* name : {layout::staging_strings, layout::staging_complete, layout::staging_converting})
+    files.emplace_back(name);
+  for (const auto& name : files) {
     const std::string f = path + "/" + name;
     if (::unlink(f.c_str()) != 0 && errno != ENOENT)
       return make_error(errc::io, f + ": cannot remove: " + std::strerror(errno));
   }
+  return {};
+}
+inline result<void> remove_staging(const std::string& path) {
+  MSPROF_TRY(remove_staging_files(path));
   if (::rmdir(path.c_str()) != 0 && errno != ENOENT)
     return make_error(errc::io, path + ": cannot remove: " + std::strerror(errno));
   return {};
@@ -484,12 +692,14 @@ inline result<void> remove_msproftx_slices(const std::string& root) {
 /// What recover_staging did.
 struct recovery {
   bool found = false;    ///< the directory had a staging
+  bool complete = false; ///< its collection closed it (not killed): the launcher's normal case
   bool resumed = false;  ///< an interrupted recovery finished (its counts are not known again)
   staging_summary staged;
   std::vector<std::string> moved;  ///< slice files added to host/data
 };
 
-/// A killed run's staging (host/msprof_staging of the PROF_ directory `root`)
+/// The staging a collection left (host/msprof_staging of the PROF_ directory
+/// `root`: closed at the program's exit under the launcher, or a killed run's)
 /// turned into slices. A conversion at stop that did not finish (`converting`
 /// beside the records) is undone first: its msproftx slices are removed (in a
 /// staged collection every msproftx record comes from the staging); one that
@@ -509,20 +719,21 @@ inline result<recovery> recover_staging(const std::string& root) {
   if (!S_ISDIR(st.st_mode)) return make_error(errc::bad_value, path + ": not a directory");
   rec.found = true;
   const std::string scratch = path + "/unstaged";
-  const std::string tx_file = path + "/" + layout::staging_tx;
+  const std::string strings_file = path + "/" + layout::staging_strings;
   const std::string marker = path + "/" + layout::staging_converting;
   const bool converting = ::lstat(marker.c_str(), &st) == 0;
-  const bool have_tx = ::lstat(tx_file.c_str(), &st) == 0;
-  if (converting && !have_tx) {  // the conversion at stop finished: its slices are in place
+  const bool have_strings = ::lstat(strings_file.c_str(), &st) == 0;
+  rec.complete = staging::exists(path + "/" + layout::staging_complete);
+  if (converting && !have_strings) {  // the conversion at stop finished: its slices are in place
     MSPROF_TRY(remove_staging(path));
     return rec;
   }
-  if (have_tx) {
+  if (have_strings) {
     {
-      outfile::unique_fd fd(::open(tx_file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-      if (!fd) return make_error(errc::io, tx_file + ": cannot open: " + std::strerror(errno));
+      outfile::unique_fd fd(::open(strings_file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+      if (!fd) return make_error(errc::io, strings_file + ": cannot open: " + std::strerror(errno));
       if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
-        return make_error(errc::unsupported, tx_file + ": a running collection still writes it; export after it stops");
+        return make_error(errc::unsupported, path + ": a running collection still writes it; export after it stops");
     }
     if (converting) MSPROF_TRY(remove_msproftx_slices(root));
     staging::remove_tree(scratch);  // an interrupted first step's
@@ -536,15 +747,11 @@ inline result<recovery> recover_staging(const std::string& root) {
     if (!sum) return sum.err();
     rec.staged = std::move(*sum);
     MSPROF_TRY(d->close());
-    for (const char* name : {layout::staging_tx, layout::staging_strings, layout::staging_converting}) {
-      const std::string f = path + "/" + name;
-      if (::unlink(f.c_str()) != 0 && errno != ENOENT)
-        return make_error(errc::io, f + ": cannot remove: " + std::strerror(errno));
-    }
+    MSPROF_TRY(remove_staging_files(path));
   } else if (staging::exists(scratch + "/" + layout::host_dir + "/" + layout::end_info)) {
     rec.resumed = true;
   } else {
-    return make_error(errc::not_found, tx_file + ": missing (a staging without its records)");
+    return make_error(errc::not_found, strings_file + ": missing (a staging without its strings)");
   }
   const std::string from = scratch + "/" + layout::host_dir + "/" + layout::data_dir;
   const std::string to = root + "/" + layout::host_dir + "/" + layout::data_dir;

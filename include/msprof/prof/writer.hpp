@@ -310,6 +310,15 @@ class prof_dir {
                               s_->opt.sync_on_flush);
   }
 
+  /// Counts `events` the storage limit removed outside this writer (the
+  /// staging's oldest chunks, prof/staging.hpp): in stats().lost_events and
+  /// info.json "storage_limit_dropped" with the writer's own.
+  void count_lost_events(std::uint64_t events) {
+    if (events == 0 || !check_owner()) return;
+    std::lock_guard<std::mutex> lk(s_->mu);
+    s_->stats.lost_events += events;
+  }
+
   /// host/msprof_calls (layout.hpp) with `slots` zeroed counters, mapped
   /// shared: the collector counts each thread's calls in it as they happen. The
   /// mapping is never unmapped (a thread may still be counting after close());

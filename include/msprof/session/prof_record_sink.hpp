@@ -6,6 +6,8 @@
 //                         aging.additional.msproftx), domain names in hash_dic;
 //                         with `stage`, the compact staging while collecting
 //                         (prof/staging.hpp), turned into those slices at finish()
+//                         or, with `convert_at_finish` false, closed there for
+//                         the launcher to convert after the program's exit
 //   step begin/end     -> a range "ProfilerStep#<n>" in domain "ProfilerStep"
 //                         (markId = step number), like torch_npu's step slices
 //   memory records     -> MstxMemInfo (level 20500 type 1, msprof's own record:
@@ -75,13 +77,20 @@ class prof_record_sink final : public collect::record_sink {
   /// `ticks`: the collector's clock (collector_clock); its timestamps are
   /// written as CLOCK_MONOTONIC_RAW ns, as prof_dir_options_for() declares.
   /// `stage`: marks and ranges go to the compact staging (prof/staging.hpp)
-  /// while collecting and become msproftx slices at finish(); when the staging
-  /// cannot be made they are written directly (staging_error() says why).
-  prof_record_sink(prof::prof_dir& dir, prof::tick_clock ticks, bool stage = false) : dir_(dir), ticks_(ticks), tx_(dir) {
+  /// while collecting and become msproftx slices at finish(), or, without
+  /// `convert_at_finish`, are left there closed and complete for whoever runs
+  /// prof::recover_staging (the launcher, after the program's exit: the exit
+  /// does not wait for the slices). When the staging cannot be made they are
+  /// written directly (staging_error() says why). The directory's storage
+  /// limit bounds the staging too (staging_options).
+  prof_record_sink(prof::prof_dir& dir, prof::tick_clock ticks, bool stage = false, bool convert_at_finish = true)
+      : dir_(dir), ticks_(ticks), tx_(dir), convert_at_finish_(convert_at_finish) {
     (void)dir_.register_type(codec::level::tx, codec::tx_type::msproftx, "msproftx");
     (void)dir_.register_type(codec::level::tx, codec::tx_type::mstx_mem, "msprof_mstx_mem");
     if (stage) {
-      if (auto w = prof::staging_writer::create(dir_.path()))
+      prof::staging_options so;
+      so.storage_limit = dir_.options().storage_limit_bytes;
+      if (auto w = prof::staging_writer::create(dir_.path(), so))
         staging_ = std::move(*w);
       else
         staging_error_ = w.err().message;
@@ -141,9 +150,13 @@ class prof_record_sink final : public collect::record_sink {
   }
 
   // The directory first: the hash_dic lines the staged events name are on disk before them.
+  // The staging's chunks removed by the storage limit are counted with the directory's losses.
   void flush() override {
     (void)dir_.flush();
-    if (staging_) (void)staging_.flush();
+    if (staging_) {
+      (void)staging_.flush(dir_.stats().bytes);
+      dir_.count_lost_events(staging_.take_aged_calls());
+    }
   }
 
   /// The staging's directory while collecting into it (empty: direct form),
@@ -186,8 +199,11 @@ class prof_record_sink final : public collect::record_sink {
     result<void> staged;
     if (staging_) {
       const std::string path = staging_.path();
+      const bool mine = staging_.mine();  // not a fork()ed child's copy
       staging_.close();
-      if (auto u = prof::unstage(dir_, path); !u) staged = u.err();
+      dir_.count_lost_events(staging_.take_aged_calls());
+      if (mine && convert_at_finish_)
+        if (auto u = prof::unstage(dir_, path); !u) staged = u.err();
     }
     MSPROF_TRY(dir_.record_losses(loss_list(l)));
     MSPROF_TRY(dir_.close());
@@ -211,6 +227,7 @@ class prof_record_sink final : public collect::record_sink {
   prof::tick_clock ticks_;    // the collector's clock
   prof::msproftx_writer tx_;  // CANN's form (and the domains' hash_dic lines)
   prof::staging_writer staging_;  // the compact form, when asked for
+  bool convert_at_finish_ = true;
   std::string staging_error_;
   const prof::stream mem_stream_ = prof::stream::mstx_mem(false);
   std::vector<collect::step_record> steps_;

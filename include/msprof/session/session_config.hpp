@@ -54,8 +54,9 @@ struct session_config {
   std::chrono::milliseconds drain_interval{100};
   buffer_options buffers;                ///< per-thread size, total limit, what a full buffer does
   /// mstx marks and ranges staged compactly while collecting, turned into
-  /// msproftx slices at stop (prof/staging.hpp; docs/configuration.md "Staging").
-  bool staging = false;
+  /// msproftx slices at stop (prof/staging.hpp; docs/configuration.md "Staging");
+  /// false: written as msproftx records as the run goes.
+  bool staging = true;
 };
 
 /// The AI Core metric groups, canonical name first, then torch_npu's constant.

@@ -891,8 +891,9 @@ TEST_CASE("cli: kill -9 of a collecting program: export, import and show report 
   // export); a watchdog of 20 s instead of a sleep.
   fs::path prof;
   bool saved = false;
-  auto has_marks = [&] {
+  auto has_marks = [&] {  // in the staging (the default) or in msproftx slices (--staging=off)
     std::error_code ec;
+    if (fs::file_size(prof / "host" / "msprof_staging" / "tx.0", ec) > 8 && !ec) return true;
     for (const auto& e : fs::directory_iterator(prof / "host" / "data", ec))
       if (e.path().filename().string().find("msproftx.slice_") != std::string::npos && e.file_size(ec) > 0) return true;
     return false;
@@ -1093,7 +1094,7 @@ TEST_CASE("cli: staging: a killed staged run is recovered by export, with every 
   for (int i = 0; i < 2000 && !staged; ++i) {
     if (prof.empty()) prof = prof_dir_in(out);
     std::error_code ec;
-    staged = !prof.empty() && fs::file_size(prof / "host" / "msprof_staging" / "tx", ec) > 4096 && !ec;
+    staged = !prof.empty() && fs::file_size(prof / "host" / "msprof_staging" / "tx.0", ec) > 4096 && !ec;
     if (!staged) ::usleep(10000);
   }
   ::kill(pid, SIGKILL);
@@ -1108,6 +1109,46 @@ TEST_CASE("cli: staging: a killed staged run is recovered by export, with every 
   const tx_accounting a = account(prof);
   CHECK(a.ranges > 0);
   CHECK(a.calls() + lost_at_kill(prof) == calls_made(prof));
+}
+
+TEST_CASE("cli: fork: a child that outlives the program holds no staging lock: the launcher makes the slices at once") {
+  sandbox s;
+  const auto out = s.root / "out";
+  const auto pid_file = s.root / "child.pid";
+  auto r = s.run({"--output=" + out.string(), "--export=off", "--staging=on",
+                  std::string("--application=env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " fork-outlive " +
+                      pid_file.string()});
+  CAPTURE(r.err);
+  const pid_t child = static_cast<pid_t>(std::atol(slurp(pid_file).c_str()));
+  REQUIRE(child > 0);
+  const bool alive = ::kill(child, 0) == 0;  // it was alive while the launcher converted
+  ::kill(child, SIGKILL);
+  CHECK(alive);
+  REQUIRE(r.rc == 0);
+  const fs::path prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  CHECK_FALSE(fs::exists(prof / "host" / "msprof_staging"));
+  CHECK(account(prof).ranges == 2);  // records: the two marks of the parent
+}
+
+TEST_CASE("cli: storage limit: the staging's oldest chunks go, and every call is a row or counted in storage_limit_dropped") {
+  sandbox s;
+  const std::string app = std::string("env ASAN_OPTIONS=detect_leaks=0 ") + MSPROF_TEST_APP + " burst 200000";
+  // 3 MB (the launcher's --storage-limit takes 200MB at least; the library any size).
+  auto r = s.run({"--output=" + (s.root / "out").string(), "--export=off", "--environment=MSPROF_STORAGE_LIMIT=3MB",
+                  "--application=" + app});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  REQUIRE(r.out.find("emitted 800000") != std::string::npos);  // about 100 MB as msproftx records
+  const fs::path prof = prof_dir_in(s.root / "out");
+  CHECK_FALSE(fs::exists(prof / "host" / "msprof_staging"));
+  const tx_accounting a = account(prof);
+  CHECK(a.ranges > 0);
+  CHECK(a.ranges * 256 <= 3u << 20);
+  CHECK(a.storage > 0);
+  CHECK(a.dropped == 0);
+  CHECK(a.calls() == 800000);
+  CHECK(calls_made(prof) == 800000);
 }
 
 TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run did not finish") {

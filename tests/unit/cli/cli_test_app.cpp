@@ -5,6 +5,8 @@
 //               again; every child makes an mstx call and must exit (exit code 3
 //               when one did not within 20 s: it hung)
 //   fork-after  fork() after initialisation; the child marks and exit()s
+//   fork-outlive F  fork() after initialisation; the child writes its pid to F,
+//               leaves stdin/out/err and lives on for 20 s after the program exits
 //   kill-me     open a range, then refused calls and marks until killed
 //   burst N     N ranges on each of 2 threads as fast as they go; prints
 //               "emitted E" (E mstx calls, a range being two)
@@ -17,6 +19,7 @@
 #include <msprof/mstx.h>
 #include <sys/syscall.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +29,7 @@
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -86,6 +90,25 @@ int fork_after() {
     std::exit(0);  // runs the atexit handlers inherited from the parent
   }
   if (pid < 0 || !child_exited(pid)) return 3;
+  mstxMarkA("parent after fork", nullptr);
+  return 0;
+}
+
+int fork_outlive(const char* pid_file) {
+  mstxMarkA("parent before fork", nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (FILE* f = std::fopen(pid_file, "w")) {
+      std::fprintf(f, "%d\n", static_cast<int>(::getpid()));
+      std::fclose(f);
+    }
+    const int null = ::open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3; ++fd) ::dup2(null, fd);  // the launcher's pipes are not held
+    std::this_thread::sleep_for(std::chrono::seconds(20));
+    ::_exit(0);
+  }
+  if (pid < 0) return 3;
+  while (!std::ifstream(pid_file)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   mstxMarkA("parent after fork", nullptr);
   return 0;
 }
@@ -180,6 +203,7 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "fork-init") return fork_init();
   if (mode == "fork-after") return fork_after();
+  if (mode == "fork-outlive" && argc > 2) return fork_outlive(argv[2]);
   if (mode == "kill-me") return kill_me();
   if (mode == "burst" && argc > 2) return burst(std::atol(argv[2]));
   if (mode == "ranges") return ranges_until_killed();

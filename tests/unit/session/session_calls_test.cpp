@@ -282,6 +282,7 @@ TEST_CASE("session calls: helper: a session killed while it records") {
   session::session_config c;
   c.output = out;
   c.npu = false;
+  c.staging = false;  // the direct form: msproftx slices as it runs (a staged session's kill: staging_test.cpp)
   c.drain_interval = std::chrono::milliseconds(5);
   session::profiler prof(c);
   if (!prof.start()) ::_exit(3);

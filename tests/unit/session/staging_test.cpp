@@ -119,7 +119,7 @@ TEST_CASE("staging: a collection through the staging gives the same msproftx sli
   collect::stop();
   const collect::loss_counters l = collect::losses();
   CHECK(l.total() == 0);
-  CHECK(fs::exists(staging_of(staged.path()) + "/tx"));
+  CHECK(fs::exists(staging_of(staged.path()) + "/tx.0"));
   REQUIRE(tee->a->finish(l));
   REQUIRE(tee->b->finish(l));
   CHECK(!fs::exists(staging_of(staged.path())));  // turned into slices and removed
@@ -169,7 +169,7 @@ TEST_CASE("staging: helper: a staged session killed while it records") {
 TEST_CASE("staging: a killed run's staging is recovered into slices, with every call accounted for") {
   temp_dir t;
   const std::string dir = run_killed_child("staging: helper: a staged session killed while it records", kill_env, t.path);
-  REQUIRE(fs::exists(staging_of(dir) + "/tx"));
+  REQUIRE(fs::exists(staging_of(dir) + "/tx.0"));
   auto rec = prof::recover_staging(dir);
   REQUIRE(rec);
   CHECK(rec->found);
@@ -215,7 +215,7 @@ TEST_CASE("staging: damaged staging files give an error naming the file and the 
   }
   const std::string path = w->path();
   w->close();
-  const std::string tx = path + "/tx", strings = path + "/strings";
+  const std::string tx = path + "/tx.0", strings = path + "/strings";
   const std::string tx_bytes = read_file(tx), strings_bytes = read_file(strings);
   auto count = [&]() { return prof::for_each_staged(path, [](const prof::tx_event&) {}); };
   auto restore = [&] {
@@ -270,6 +270,20 @@ TEST_CASE("staging: damaged staging files give an error naming the file and the 
     auto rec = prof::recover_staging(d.path());
     REQUIRE(rec);
     CHECK(rec->staged.events == 9);
+  }
+  SUBCASE("a chunk killed before its first write (empty) holds no records, and a cut magic is a warning") {
+    write_file(path + "/tx.1", "");
+    auto r = count();
+    REQUIRE(r);
+    CHECK(r->events == 10);
+    CHECK(r->warnings.empty());
+    write_file(path + "/tx.1", "MSP");
+    r = count();
+    REQUIRE(r);
+    CHECK(r->events == 10);
+    REQUIRE(r->warnings.size() == 1);
+    CHECK(r->warnings[0].find(path + "/tx.1: offset 0: cut magic") != std::string::npos);
+    fs::remove(path + "/tx.1");
   }
   SUBCASE("recovery refuses a damaged staging and leaves it in place") {
     std::string b = tx_bytes;
@@ -355,5 +369,171 @@ TEST_CASE("staging: a conversion at stop cut short is undone and done again by r
   fs::create_directories(staging_of(root));
   auto bad = prof::recover_staging(root);
   REQUIRE(!bad);
-  CHECK(bad.err().message.find(staging_of(root) + "/tx: missing") != std::string::npos);
+  CHECK(bad.err().message.find(staging_of(root) + "/strings: missing") != std::string::npos);
+}
+
+namespace {
+// `n` events through `sink` as the drain hands them over: ranges, a mark every
+// tenth, messages from a small set, a flush every 500 (the drain interval).
+void feed(session::prof_record_sink& sink, std::uint64_t n) {
+  const std::string messages[] = {"a", "bb", "a message of some length", std::string(300, 'm')};
+  for (std::uint64_t i = 1; i <= n; ++i) {
+    collect::tx_record r;
+    r.id = i;
+    r.event_type = i % 10 == 0 ? 0 : 2;
+    r.pid = 7;
+    r.tid = r.end_tid = 8;
+    r.start = 1000000 + 100 * i;
+    r.end = r.event_type == 0 ? r.start : r.start + 50;
+    r.domain = i % 3 == 0 ? "other" : "default";
+    r.message = messages[i % 4];
+    sink.write_tx(r);
+    if (i % 500 == 0) sink.flush();
+  }
+}
+std::uint64_t calls_of(std::uint64_t n) { return 2 * n - n / 10; }  // feed's events in calls
+}  // namespace
+
+TEST_CASE("staging: a sink that leaves its staging to the launcher closes it complete, and recovery makes the same slices") {
+  temp_dir t;
+  prof::prof_dir direct = make_dir(t.path, "PROF_direct");
+  prof::prof_dir left = make_dir(t.path, "PROF_left");
+  const prof::tick_clock ticks = session::collector_clock(collect::calibrate(true));
+  session::prof_record_sink a(direct, ticks);
+  session::prof_record_sink b(left, ticks, true, false);
+  REQUIRE(!b.staging_path().empty());
+  feed(a, 3000);
+  feed(b, 3000);
+  REQUIRE(a.finish({}));
+  REQUIRE(b.finish({}));
+  // The collection ended (end_info) with its staging closed, complete and unlocked.
+  CHECK(fs::exists(left.path() + "/host/end_info"));
+  CHECK(fs::exists(staging_of(left.path()) + "/complete"));
+  std::size_t tx_in_left = 0;
+  for (const auto& [name, bytes] : host_slices(left.path())) tx_in_left += name.find("msproftx") != std::string::npos;
+  CHECK(tx_in_left == 0);
+  auto rec = prof::recover_staging(left.path());
+  REQUIRE(rec);
+  CHECK(rec->found);
+  CHECK(rec->complete);
+  CHECK(rec->staged.events == 3000);
+  CHECK(rec->staged.calls == calls_of(3000));
+  CHECK(!fs::exists(staging_of(left.path())));
+  // The same msproftx records (recovery makes slices of the default size; its
+  // hash_dic repeats lines the collection wrote, which is harmless).
+  auto joined = [](const std::string& root) {
+    std::map<std::pair<std::string, unsigned long>, std::string> in_order;  // (kind, slice number)
+    for (const auto& [name, bytes] : host_slices(root)) {
+      const std::size_t at = name.find(".slice_");
+      in_order[{name.substr(0, at), std::stoul(name.substr(at + 7))}] = bytes;
+    }
+    std::map<std::string, std::string> by_kind;
+    for (const auto& [key, bytes] : in_order) by_kind[key.first] += bytes;
+    return by_kind;
+  };
+  const auto want = joined(direct.path());
+  const auto got = joined(left.path());
+  const std::string tx = "aging.additional.msproftx";
+  REQUIRE(want.count(tx) == 1);
+  REQUIRE(got.count(tx) == 1);
+  CHECK(want.at(tx).size() >= 3000 * 256);
+  CHECK(want.at(tx) == got.at(tx));
+}
+
+TEST_CASE("staging: a fork()ed child neither holds the staging's lock nor writes into it") {
+  temp_dir t;
+  prof::prof_dir d = make_dir(t.path, "PROF_fork");
+  auto w = prof::staging_writer::create(d.path());
+  REQUIRE(w);
+  prof::tx_event e;
+  e.event_type = 2;
+  e.pid = 1;
+  e.tid = 2;
+  e.domain = "default";
+  e.message = "parent";
+  for (std::uint64_t i = 1; i <= 10; ++i) {
+    e.id = i;
+    e.start_ns = 1000 * i;
+    e.end_ns = e.start_ns + 10;
+    w->add(e);
+  }
+  REQUIRE(w->flush());
+  int ready[2], done[2];
+  REQUIRE(::pipe(ready) == 0);
+  REQUIRE(::pipe(done) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {  // lives on while the parent closes and recovers; its copy writes nothing
+    ::close(ready[0]);
+    ::close(done[1]);  // ends with the parent, whatever the parent's checks say
+    e.message = "child";
+    w->add(e);
+    (void)w->flush();
+    char c = 'r';
+    if (::write(ready[1], &c, 1) != 1 || ::read(done[0], &c, 1) != 1) ::_exit(2);
+    w->close();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  ::close(done[0]);
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  auto busy = prof::recover_staging(d.path());  // the parent still writes it
+  REQUIRE(!busy);
+  CHECK(busy.err().message.find("a running collection still writes it") != std::string::npos);
+  w->close();
+  auto rec = prof::recover_staging(d.path());  // the child lives: it holds no lock
+  CAPTURE((rec ? std::string() : rec.err().message));
+  REQUIRE(rec);
+  CHECK(rec->complete);
+  CHECK(rec->staged.events == 10);
+  std::uint64_t child_events = 0;
+  auto r = prof::prof_reader::open(d.path());
+  REQUIRE(r);
+  REQUIRE(r->for_each_mstx([&](const prof::mstx_record& m) { child_events += std::string(m.message) == "child"; }));
+  CHECK(child_events == 0);
+  REQUIRE(::write(done[1], &c, 1) == 1);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  ::close(ready[0]);
+  ::close(done[1]);
+}
+
+TEST_CASE("staging: the storage limit removes the oldest chunks, counted in calls, and the slices made from the rest fit in it") {
+  temp_dir t;
+  prof::prof_dir_options o;
+  o.parent = t.path;
+  o.name = "PROF_limited";
+  o.slice_bytes = 64 * 1024;
+  o.storage_limit_bytes = 1u << 20;  // chunks of 256 KiB of msproftx records: 4 fit
+  auto d = prof::prof_dir::create(o);
+  REQUIRE(d);
+  session::prof_record_sink sink(*d, session::collector_clock(collect::calibrate(true)), true);
+  REQUIRE(!sink.staging_path().empty());
+  const std::uint64_t n = 20000;  // about 6 MB as msproftx records
+  feed(sink, n);
+  REQUIRE(sink.finish({}));
+  CHECK(!fs::exists(staging_of(d->path())));
+  std::uint64_t kept = 0, first = 0, last = 0, tx_bytes = 0;
+  {
+    auto r = prof::prof_reader::open(d->path());
+    REQUIRE(r);
+    REQUIRE(r->for_each_mstx([&](const prof::mstx_record& m) {
+      kept += m.stamp.eventType == 0 ? 1 : 2;
+      if (first == 0) first = m.stamp.markId;
+      last = m.stamp.markId;
+    }));
+  }
+  for (const auto& [name, bytes] : host_slices(d->path()))
+    if (name.find("msproftx") != std::string::npos) tx_bytes += bytes.size();
+  auto m = convert::load_model(d->path());
+  REQUIRE(m);
+  const std::uint64_t dropped = loss(*m, "storage_limit_dropped");
+  CHECK(dropped > 0);
+  CHECK(kept + dropped == calls_of(n));  // every call is a row or counted
+  CHECK(last == n);                      // the newest are kept
+  CHECK(first > 1);
+  CHECK(tx_bytes <= o.storage_limit_bytes);
+  CHECK(tx_bytes > o.storage_limit_bytes / 2);
 }
