@@ -390,7 +390,7 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
   queue_span e;
   const auto kernels_of = [&](std::string_view p) {
     ks.resize(p.size() / sizeof(kernel_ref));
-    std::memcpy(static_cast<void*>(ks.data()), p.data(), ks.size() * sizeof(kernel_ref));
+    if (!ks.empty()) std::memcpy(static_cast<void*>(ks.data()), p.data(), ks.size() * sizeof(kernel_ref));
   };
   auto drained = items.drain([&](const item_key& k, std::string_view p) {
     if (k.kind == 0) {
