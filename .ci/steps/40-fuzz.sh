@@ -1,11 +1,11 @@
 # Fuzzing (docs/fuzzing.md): builds the libFuzzer targets with clang
-# (-fsanitize=fuzzer,address,undefined), runs each for FUZZ_SECONDS (15) on a
+# (-fsanitize=fuzzer,address,undefined), runs each for FUZZ_SECONDS (12) on a
 # copy of its seed corpus. (The saved corpus is replayed with g++ as the
 # fuzz:replay test of the ASan+UBSan step, so saved inputs are regression tests.)
 # Any crash, leak, sanitizer finding or timeout fails the step; the input is
 # kept in build-fuzz/fuzz-artifacts/ and its first 512 bytes printed as hex.
 set -euo pipefail
-seconds=${FUZZ_SECONDS:-15}
+seconds=${FUZZ_SECONDS:-12}
 targets=(decode dictionary json reader convert_load export framework soc_decode soc_job staging)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
