@@ -36,6 +36,7 @@ EXCLUDED = [
     ("device/*", "simulated device: tests and demos"),
     ("core/json.hpp", "JSON reader/writer for control and config files"),
     ("core/output_file.hpp", "file-output layer of the PROF_ writer, session and converters"),
+    ("core/directory.hpp", "directory listing for the PROF_, JOB and staging readers"),
     ("session/*", "session layer: sessions, schedules, config files, output paths, export handler"),
     ("soc/*", "the SoC flow's ACL API on the simulated SS928 device (session level)"),
 ]

@@ -22,7 +22,6 @@
 #ifndef MSPROF_PROF_READER_HPP
 #define MSPROF_PROF_READER_HPP
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -43,6 +42,7 @@
 #include <vector>
 
 #include "../core/abi.hpp"
+#include "../core/directory.hpp"
 #include "../core/error.hpp"
 #include "../core/json.hpp"
 #include "../codec/decode.hpp"
@@ -112,14 +112,14 @@ class prof_reader {
     struct stat st{};
     if (::stat(dir.c_str(), &st) != 0) return make_error(errc::not_found, dir + ": no such directory");
     if (!S_ISDIR(st.st_mode)) return make_error(errc::invalid_argument, dir + ": not a directory");
-    const bool has_host = is_dir(dir + "/" + layout::host_dir);
-    std::vector<std::string> entries;
-    MSPROF_TRY(list_dir(dir, entries));
+    const bool has_host = posix_dir::is_dir(dir + "/" + layout::host_dir);
+    auto entries = posix_dir::list(dir);
+    if (!entries) return entries.err();
     std::vector<std::uint32_t> devs;
-    for (const auto& e : entries) {
+    for (const auto& e : *entries) {
       std::uint64_t id = 0;
       const std::size_t pl = std::string_view(layout::device_dir_prefix).size();
-      if (e.rfind(layout::device_dir_prefix, 0) == 0 && codec::detail::parse_u64(e.substr(pl), id) && id < 0x10000 && is_dir(dir + "/" + e))
+      if (e.rfind(layout::device_dir_prefix, 0) == 0 && codec::detail::parse_u64(e.substr(pl), id) && id < 0x10000 && posix_dir::is_dir(dir + "/" + e))
         devs.push_back(static_cast<std::uint32_t>(id));
     }
     std::sort(devs.begin(), devs.end());
@@ -323,22 +323,6 @@ class prof_reader {
   }
 
  private:
-  static bool is_dir(const std::string& p) {
-    struct stat st{};
-    return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  }
-  static result<void> list_dir(const std::string& p, std::vector<std::string>& out) {
-    DIR* d = ::opendir(p.c_str());
-    if (!d) return make_error(errc::io, p + ": cannot list directory");
-    while (dirent* e = ::readdir(d)) {
-      std::string n = e->d_name;
-      if (n != "." && n != "..") out.push_back(std::move(n));
-    }
-    ::closedir(d);
-    std::sort(out.begin(), out.end());
-    return {};
-  }
-
   // Per-record problems of the file being scanned are capped: a damaged file
   // of any size gives at most max_warnings_per_file lines plus one count, so
   // memory and output stay flat in the amount of damage.
@@ -406,12 +390,13 @@ class prof_reader {
   }
 
   result<void> index_data(const std::string& data_dir, bool device, std::uint32_t dev) {
-    if (!is_dir(data_dir)) {
+    if (!posix_dir::is_dir(data_dir)) {
       warnings_.push_back({data_dir, 0, 0, data_dir + ": missing data directory; no records from here"});
       return {};
     }
-    std::vector<std::string> names;
-    MSPROF_TRY(list_dir(data_dir, names));
+    auto listed = posix_dir::list(data_dir);
+    if (!listed) return listed.err();
+    const std::vector<std::string>& names = *listed;
     for (const auto& n : names) {
       // A slice's .done without the slice: the slice was deleted after the
       // collection wrote it, and its records are lost (names are sorted).

@@ -18,7 +18,6 @@
 #ifndef MSPROF_PROF_STAGING_HPP
 #define MSPROF_PROF_STAGING_HPP
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -41,6 +40,7 @@
 
 #include "../codec/encode.hpp"
 #include "../core/abi.hpp"
+#include "../core/directory.hpp"
 #include "../core/error.hpp"
 #include "../core/output_file.hpp"
 #include "layout.hpp"
@@ -122,22 +122,6 @@ inline constexpr std::size_t intern_limit = 1u << 20;
 inline void put32(std::string& b, std::uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); }
 inline std::uint32_t get32(const unsigned char* p) { std::uint32_t v; std::memcpy(&v, p, 4); return v; }
 inline std::uint64_t get64(const unsigned char* p) { std::uint64_t v; std::memcpy(&v, p, 8); return v; }
-// POSIX file helpers (the session layer stays free of <filesystem>).
-inline bool exists(const std::string& p) {
-  struct stat st {};
-  return ::lstat(p.c_str(), &st) == 0;
-}
-/// The names in directory `p` (no "." or ".."); false when it cannot be read.
-inline bool list_dir(const std::string& p, std::vector<std::string>& names) {
-  DIR* d = ::opendir(p.c_str());
-  if (d == nullptr) return false;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
-  }
-  ::closedir(d);
-  return true;
-}
 /// The n-th chunk of records: "tx.<n>".
 inline std::string chunk_name(std::uint64_t n) { return std::string(layout::staging_tx) + "." + std::to_string(n); }
 /// The chunk number of a file name, or false when it is not a chunk's.
@@ -198,19 +182,6 @@ inline void unregister_lock(int fd) {
   }
 }
 
-/// Removes `p` and what is under it, never following a link (msprof's own scratch directory).
-inline void remove_tree(const std::string& p) {
-  struct stat st {};
-  if (::lstat(p.c_str(), &st) != 0) return;
-  if (S_ISDIR(st.st_mode)) {
-    std::vector<std::string> names;
-    if (list_dir(p, names))
-      for (const auto& n : names) remove_tree(p + "/" + n);
-    (void)::rmdir(p.c_str());
-  } else {
-    (void)::unlink(p.c_str());
-  }
-}
 }  // namespace staging
 
 /// The strings file: magic, then entries [u32 length][bytes]; entry i is
@@ -536,10 +507,10 @@ struct staging_summary {
 
 /// The chunk numbers in the staging directory `path`, in order.
 inline result<std::vector<std::uint64_t>> staged_chunks(const std::string& path) {
-  std::vector<std::string> names;
-  if (!staging::list_dir(path, names)) return make_error(errc::io, path + ": cannot list: " + std::strerror(errno));
+  auto names = posix_dir::list(path);
+  if (!names) return names.err();
   std::vector<std::uint64_t> chunks;
-  for (const auto& n : names) {
+  for (const auto& n : *names) {
     std::uint64_t k = 0;
     if (staging::chunk_number(n, k)) chunks.push_back(k);
   }
@@ -678,9 +649,9 @@ inline result<staging_summary> unstage(prof_dir& dir, const std::string& path) {
 inline result<void> remove_msproftx_slices(const std::string& root) {
   const std::string data = root + "/" + layout::host_dir + "/" + layout::data_dir;
   const std::string infix = std::string(".") + layout::tag::msproftx + layout::slice_infix;
-  std::vector<std::string> names;
-  if (!staging::list_dir(data, names)) return make_error(errc::io, data + ": cannot list: " + std::strerror(errno));
-  for (const auto& n : names) {
+  auto names = posix_dir::list(data);
+  if (!names) return names.err();
+  for (const auto& n : *names) {
     if (n.find(infix) == std::string::npos) continue;
     const std::string f = data + "/" + n;
     if (::unlink(f.c_str()) != 0 && errno != ENOENT)
@@ -721,9 +692,9 @@ inline result<recovery> recover_staging(const std::string& root) {
   const std::string scratch = path + "/unstaged";
   const std::string strings_file = path + "/" + layout::staging_strings;
   const std::string marker = path + "/" + layout::staging_converting;
-  const bool converting = ::lstat(marker.c_str(), &st) == 0;
-  const bool have_strings = ::lstat(strings_file.c_str(), &st) == 0;
-  rec.complete = staging::exists(path + "/" + layout::staging_complete);
+  const bool converting = posix_dir::exists(marker);
+  const bool have_strings = posix_dir::exists(strings_file);
+  rec.complete = posix_dir::exists(path + "/" + layout::staging_complete);
   if (converting && !have_strings) {  // the conversion at stop finished: its slices are in place
     MSPROF_TRY(remove_staging(path));
     return rec;
@@ -736,7 +707,7 @@ inline result<recovery> recover_staging(const std::string& root) {
         return make_error(errc::unsupported, path + ": a running collection still writes it; export after it stops");
     }
     if (converting) MSPROF_TRY(remove_msproftx_slices(root));
-    staging::remove_tree(scratch);  // an interrupted first step's
+    posix_dir::remove_tree(scratch);  // an interrupted first step's
     prof_dir_options o;
     o.parent = path;
     o.name = "unstaged";
@@ -748,38 +719,38 @@ inline result<recovery> recover_staging(const std::string& root) {
     rec.staged = std::move(*sum);
     MSPROF_TRY(d->close());
     MSPROF_TRY(remove_staging_files(path));
-  } else if (staging::exists(scratch + "/" + layout::host_dir + "/" + layout::end_info)) {
+  } else if (posix_dir::exists(scratch + "/" + layout::host_dir + "/" + layout::end_info)) {
     rec.resumed = true;
   } else {
     return make_error(errc::not_found, strings_file + ": missing (a staging without its strings)");
   }
   const std::string from = scratch + "/" + layout::host_dir + "/" + layout::data_dir;
   const std::string to = root + "/" + layout::host_dir + "/" + layout::data_dir;
-  std::vector<std::string> names;
-  if (!staging::list_dir(from, names)) return make_error(errc::io, from + ": cannot list: " + std::strerror(errno));
+  auto names = posix_dir::list(from);
+  if (!names) return names.err();
   // In slice order (slice_2 before slice_10): each takes the next free number in host/data.
   auto key = [](const std::string& n) {
     const std::size_t at = n.find(layout::slice_infix);
     if (at == std::string::npos) return std::make_pair(n, 0ul);
     return std::make_pair(n.substr(0, at), std::strtoul(n.c_str() + at + std::strlen(layout::slice_infix), nullptr, 10));
   };
-  std::sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
-  for (const auto& name : names) {
+  std::sort(names->begin(), names->end(), [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+  for (const auto& name : *names) {
     const std::string source = from + "/" + name;
     const std::size_t at = name.find(layout::slice_infix);
     if (at == std::string::npos || name.find(layout::done_suffix) != std::string::npos) continue;
     const std::string base = name.substr(0, at);
     std::uint32_t index = 0;
-    while (staging::exists(to + "/" + layout::slice_file(base, index))) ++index;
+    while (posix_dir::exists(to + "/" + layout::slice_file(base, index))) ++index;
     const std::string target = layout::slice_file(base, index);
     // The .done first: a slice in host/data without one reads as one still written.
     const std::string done = source + layout::done_suffix;
-    if (staging::exists(done)) (void)::rename(done.c_str(), (to + "/" + target + layout::done_suffix).c_str());
+    if (posix_dir::exists(done)) (void)::rename(done.c_str(), (to + "/" + target + layout::done_suffix).c_str());
     if (::rename(source.c_str(), (to + "/" + target).c_str()) != 0)
       return make_error(errc::io, to + "/" + target + ": cannot move the recovered slice there: " + std::strerror(errno));
     rec.moved.push_back(target);
   }
-  staging::remove_tree(scratch);
+  posix_dir::remove_tree(scratch);
   if (::rmdir(path.c_str()) != 0 && errno != ENOENT)
     return make_error(errc::io, path + ": cannot remove: " + std::strerror(errno));
   return rec;

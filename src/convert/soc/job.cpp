@@ -5,7 +5,6 @@
 // is read; only a directory that is not a JOB directory is an error.
 #include "msprof/convert/soc/job.hpp"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #include <tuple>
 
 #include "msprof/codec/soc.hpp"
+#include "msprof/core/directory.hpp"
 #include "msprof/core/json.hpp"
 #include "msprof/prof/job_layout.hpp"
 
@@ -32,29 +32,13 @@ namespace raw = codec::soc;
 // and is not read whole into memory.
 constexpr std::uint64_t max_slice_bytes = 256ull << 20;
 
-bool is_dir(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::vector<std::string> list(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string n = e->d_name;
-      if (n != "." && n != "..") out.push_back(n);
-    }
-    ::closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // info.json.<N> files: the device ids they name.
 std::vector<std::uint32_t> info_devices(const std::string& dir) {
   std::vector<std::uint32_t> ids;
   const std::string head = std::string(layout::info_json) + ".";
-  for (const auto& n : list(dir)) {
+  auto names = posix_dir::list(dir);
+  if (!names) return ids;
+  for (const auto& n : *names) {
     if (n.compare(0, head.size(), head) != 0 || n.size() == head.size() || n.size() > head.size() + 9) continue;
     std::uint32_t v = 0;
     bool ok = true;
@@ -299,14 +283,14 @@ struct reader {
 }  // namespace
 
 bool is_job_dir(const std::string& dir) {
-  return is_dir(dir + "/" + layout::data_dir) && !info_devices(dir).empty();
+  return posix_dir::is_dir(dir + "/" + layout::data_dir) && !info_devices(dir).empty();
 }
 
 result<job> load_job(const std::string& dir) {
-  if (!is_dir(dir)) return make_error(errc::not_found, dir + ": no such directory");
+  if (!posix_dir::is_dir(dir)) return make_error(errc::not_found, dir + ": no such directory");
   const std::string data = dir + "/" + layout::data_dir;
   const auto devices = info_devices(dir);
-  if (!is_dir(data) || devices.empty())
+  if (!posix_dir::is_dir(data) || devices.empty())
     return make_error(errc::not_found, dir + ": not a JOB directory (it needs data/ and info.json.<device>, docs/soc.md)");
   job j;
   j.dir = dir;
@@ -317,7 +301,9 @@ result<job> load_job(const std::string& dir) {
   read_info(dir + "/" + layout::info_file(j.device_id), j);
   // Slices in (family, index) order, so records come in the order written.
   std::vector<std::pair<layout::slice_name, std::string>> slices;
-  for (const auto& n : list(data)) {
+  auto names = posix_dir::list(data);
+  if (!names) return names.err();
+  for (const auto& n : *names) {
     auto s = layout::parse_slice(n);
     if (!s) continue;
     if (s->device != j.device_id) {
