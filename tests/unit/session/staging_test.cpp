@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -86,6 +87,20 @@ std::uint64_t loss(const convert::model& m, const std::string& key) {
 }
 
 std::string staging_of(const std::string& root) { return root + "/host/msprof_staging"; }
+
+// Range `id` of the default domain (pid 1, tid 2): from 1000 * id, 10 ns long.
+prof::tx_event range_event(std::string_view message, std::uint64_t id) {
+  prof::tx_event e;
+  e.event_type = 2;
+  e.pid = 1;
+  e.tid = 2;
+  e.domain = "default";
+  e.message = message;
+  e.id = id;
+  e.start_ns = 1000 * id;
+  e.end_ns = e.start_ns + 10;
+  return e;
+}
 
 }  // namespace
 
@@ -305,28 +320,13 @@ TEST_CASE("staging: a conversion at stop cut short is undone and done again by r
     root = d.path();
     auto w = prof::staging_writer::create(root);
     REQUIRE(w);
-    prof::tx_event e;
-    e.event_type = 2;
-    e.pid = 1;
-    e.tid = 2;
-    e.domain = "default";
-    e.message = "range";
-    for (std::uint64_t i = 1; i <= 20000; ++i) {  // 3 slices of 2 MiB in the recovery's scratch directory
-      e.id = i;
-      e.start_ns = 1000 * i;
-      e.end_ns = e.start_ns + 10;
-      w->add(e);
-    }
+    for (std::uint64_t i = 1; i <= 20000; ++i)  // 3 slices of 2 MiB in the recovery's scratch directory
+      w->add(range_event("range", i));
     w->close();
     // What a process killed inside the conversion leaves: the marker, some of the slices.
     std::ofstream(staging_of(root) + "/converting").put('\n');
     prof::msproftx_writer tx(d);
-    for (std::uint64_t i = 1; i <= 40; ++i) {
-      e.id = i;
-      e.start_ns = 1000 * i;
-      e.end_ns = e.start_ns + 10;
-      REQUIRE(tx.write(e));
-    }
+    for (std::uint64_t i = 1; i <= 40; ++i) REQUIRE(tx.write(range_event("range", i)));
     REQUIRE(d.close());
   }
   auto count = [&] {
@@ -445,18 +445,7 @@ TEST_CASE("staging: a fork()ed child neither holds the staging's lock nor writes
   prof::prof_dir d = make_dir(t.path, "PROF_fork");
   auto w = prof::staging_writer::create(d.path());
   REQUIRE(w);
-  prof::tx_event e;
-  e.event_type = 2;
-  e.pid = 1;
-  e.tid = 2;
-  e.domain = "default";
-  e.message = "parent";
-  for (std::uint64_t i = 1; i <= 10; ++i) {
-    e.id = i;
-    e.start_ns = 1000 * i;
-    e.end_ns = e.start_ns + 10;
-    w->add(e);
-  }
+  for (std::uint64_t i = 1; i <= 10; ++i) w->add(range_event("parent", i));
   REQUIRE(w->flush());
   int ready[2], done[2];
   REQUIRE(::pipe(ready) == 0);
@@ -466,8 +455,7 @@ TEST_CASE("staging: a fork()ed child neither holds the staging's lock nor writes
   if (pid == 0) {  // lives on while the parent closes and recovers; its copy writes nothing
     ::close(ready[0]);
     ::close(done[1]);  // ends with the parent, whatever the parent's checks say
-    e.message = "child";
-    w->add(e);
+    w->add(range_event("child", 11));
     (void)w->flush();
     char c = 'r';
     if (::write(ready[1], &c, 1) != 1 || ::read(done[0], &c, 1) != 1) ::_exit(2);
