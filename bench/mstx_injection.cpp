@@ -22,6 +22,8 @@
 // the drain interval, so the ring starts empty and the drain stays asleep
 // while a case runs: this is the producer's cost.
 //   build-rel/bench/bench_mstx_injection build-rel/lib/libmsprof_mstx.so [rounds=15]
+//   build-rel/bin/msprof --output=DIR --application="build-rel/bench/bench_mstx_injection build-rel/lib/libmsprof_mstx.so"
+// (under the launcher, its MSTX_INJECTION_PATH and MSPROF_OUTPUT are kept)
 #include "mstx/ms_tools_ext.h"
 
 #include <msprof/collect/clock.hpp>
@@ -99,8 +101,8 @@ int main(int argc, char** argv) {
   if (rounds <= 0) return 2;
   const auto out = std::filesystem::temp_directory_path() / "msprof_bench_injection";
   std::filesystem::create_directories(out);
-  ::setenv("MSTX_INJECTION_PATH", argv[1], 1);
-  ::setenv("MSPROF_OUTPUT", out.c_str(), 1);
+  ::setenv("MSTX_INJECTION_PATH", argv[1], 0);  // under `msprof --application`, the launcher's win
+  ::setenv("MSPROF_OUTPUT", out.c_str(), 0);
   static const char msg31[] = "dynamic message of 31 bytes....";
   static_assert(sizeof msg31 == 32, "31 characters and the NUL");
   mstxMarkA("warm up", nullptr);  // loads the library, registers the thread
@@ -195,6 +197,6 @@ int main(int argc, char** argv) {
     std::printf("bench=mstx_injection case=%s ns_per_event=%.2f ratio=%.2f ratio_quiet_core=%.2f ratio_busy_core=%.2f\n",
                 row.name, median(row.ns), median(row.ratio), median(rounds_of(row.ratio, true)),
                 median(rounds_of(row.ratio, false)));
-  std::printf("(the PROF_ directory is written under %s at exit)\n", out.c_str());
+  std::printf("(the PROF_ directory is written under %s at exit)\n", std::getenv("MSPROF_OUTPUT"));
   return 0;
 }
