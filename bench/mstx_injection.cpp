@@ -16,11 +16,11 @@
 // the physical core is shared (on these VMs, most likely an SMT sibling used
 // outside the guest: ilp slows 1.5 x while a dependent chain does not), that
 // overlap shrinks and every case but the baseline slows, synthetic_call too.
-// So each round is classed by its ilp time (busy core: over 1.25 x the run's
-// fastest), and the ratios are printed over all rounds, the quiet-core rounds
-// and the busy-core ones (0: none). Before each case the thread sleeps past
-// the drain interval, so the ring starts empty and the drain stays asleep
-// while a case runs: this is the producer's cost.
+// So ilp is timed just before each case, the case is classed by it (busy
+// core: over 1.25 x the run's fastest), and the ratios are printed over all
+// rounds, the quiet-core rounds and the busy-core ones (0: none). Before each
+// case the thread sleeps past the drain interval, so the ring starts empty and
+// the drain stays asleep while a case runs: this is the producer's cost.
 //   build-rel/bench/bench_mstx_injection build-rel/lib/libmsprof_mstx.so [rounds=15]
 //   build-rel/bin/msprof --output=DIR --application="build-rel/bench/bench_mstx_injection build-rel/lib/libmsprof_mstx.so"
 // (under the launcher, its MSTX_INJECTION_PATH and MSPROF_OUTPUT are kept)
@@ -108,11 +108,11 @@ int main(int argc, char** argv) {
   mstxMarkA("warm up", nullptr);  // loads the library, registers the thread
   MSPROF_MARK("warm up");
 
-  struct row {
+  struct row_t {
     const char* name;
     void (*body)();
     bool product;
-    std::vector<double> ns, ratio;
+    std::vector<double> ns, ratio, ilp;
   } rows[] = {
       {"synthetic_call",
        [] {
@@ -124,41 +124,43 @@ int main(int argc, char** argv) {
            synthetic_work(static_cast<std::uint64_t>(i), t);
          }
        },
-       false, {}, {}},
+       false, {}, {}, {}},
       {"static_range",
        [] {
          for (int i = 0; i < events / 2; ++i) {
            MSPROF_RANGE("step");
          }
        },
-       true, {}, {}},
+       true, {}, {}, {}},
       {"static_mark",
        [] {
          for (int i = 0; i < events; ++i) MSPROF_MARK("static mark");
        },
-       true, {}, {}},
+       true, {}, {}, {}},
       {"range_start_end",
        [] {
          for (int i = 0; i < events / 2; ++i) mstxRangeEnd(mstxRangeStartA("step", nullptr));
        },
-       true, {}, {}},
+       true, {}, {}, {}},
       {"markA_dynamic31",
        [] {
          for (int i = 0; i < events; ++i) mstxMarkA(msg31, nullptr);
        },
-       true, {}, {}},
+       true, {}, {}, {}},
   };
-  std::vector<double> base, ilp;
-  for (int r = 0; r < rounds; ++r) {
-    settle();
-    ilp.push_back(ns_per_event([] {
+  std::vector<double> base, ilp;  // ilp: one per case of each round, timed just before it
+  auto time_ilp = [] {
+    return ns_per_event([] {
       std::uint64_t a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8;
       for (int i = 0; i < events; ++i)
         for (std::uint64_t k = 0; k < 8; ++k) {
           a += k, b ^= k, c += k, d ^= k, e += k, f ^= k, g += k, h ^= k;
           asm volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f), "+r"(g), "+r"(h));
         }
-    }));
+    });
+  };
+  for (int r = 0; r < rounds; ++r) {
+    settle();
     const double b = ns_per_event([] {
       baseline_rec* buf = baseline_buf();
       for (int i = 0; i < events; ++i) {
@@ -171,32 +173,32 @@ int main(int argc, char** argv) {
     base.push_back(b);
     for (auto& row : rows) {
       if (row.product) settle();
+      row.ilp.push_back(time_ilp());
+      ilp.push_back(row.ilp.back());
       const double x = ns_per_event(row.body);
       row.ns.push_back(x);
       row.ratio.push_back(x / b);
     }
   }
   const double fastest_ilp = *std::min_element(ilp.begin(), ilp.end());
-  std::vector<bool> quiet;
   int busy = 0;
-  for (double x : ilp) {
-    quiet.push_back(x <= 1.25 * fastest_ilp);
-    busy += quiet.back() ? 0 : 1;
-  }
-  auto rounds_of = [&](const std::vector<double>& v, bool quiet_core) {
+  for (double x : ilp) busy += x > 1.25 * fastest_ilp ? 1 : 0;
+  // The ratios of one case over the rounds where the core was quiet (or busy) just before it.
+  auto rounds_of = [&](const row_t& row, bool quiet_core) {
     std::vector<double> q;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      if (quiet[i] == quiet_core) q.push_back(v[i]);
+    for (std::size_t i = 0; i < row.ratio.size(); ++i)
+      if ((row.ilp[i] <= 1.25 * fastest_ilp) == quiet_core) q.push_back(row.ratio[i]);
     return q;
   };
   std::printf("bench=mstx_injection case=baseline_rdtsc_store24 ns_per_event=%.2f rounds=%d events=%d\n", median(base),
               rounds, events);
-  std::printf("bench=mstx_injection core busy_rounds=%d of %d ilp_ns_median=%.2f ilp_ns_fastest=%.2f mode=%s\n", busy,
-              rounds, median(ilp), fastest_ilp, 2 * busy > rounds ? "busy-core" : "quiet-core");
+  const int cases = static_cast<int>(ilp.size());
+  std::printf("bench=mstx_injection core busy_cases=%d of %d ilp_ns_median=%.2f ilp_ns_fastest=%.2f mode=%s\n", busy,
+              cases, median(ilp), fastest_ilp, 2 * busy > cases ? "busy-core" : "quiet-core");
   for (const auto& row : rows)
     std::printf("bench=mstx_injection case=%s ns_per_event=%.2f ratio=%.2f ratio_quiet_core=%.2f ratio_busy_core=%.2f\n",
-                row.name, median(row.ns), median(row.ratio), median(rounds_of(row.ratio, true)),
-                median(rounds_of(row.ratio, false)));
+                row.name, median(row.ns), median(row.ratio), median(rounds_of(row, true)),
+                median(rounds_of(row, false)));
   std::printf("(the PROF_ directory is written under %s at exit)\n", std::getenv("MSPROF_OUTPUT"));
   return 0;
 }
