@@ -4,7 +4,10 @@
 // host/msprof_calls), and whether every window's accounting is exact while
 // other threads call mstx without pause.
 //
-//   build-rel/bench/bench_session_windows [dir]
+//   build-rel/bench/bench_session_windows [dir] [--staging=off]
+//
+// With the staging (the default) each window's end also makes its msproftx
+// slices from the staging; --staging=off writes them directly, for comparison.
 //
 // Cases: 0 and 3 threads in a tight loop of ranges; 40 windows of one step
 // each (about 5 ms). Output: one `bench=session_windows ...` line per case with
@@ -30,12 +33,13 @@ using clk = std::chrono::steady_clock;
 
 namespace {
 
-int run_case(const fs::path& out, int threads) {
+int run_case(const fs::path& out, int threads, bool staging) {
   fs::remove_all(out);
   fs::create_directories(out);
   msprof::session::session_config c;
   c.output = out.string();
   c.npu = false;
+  c.staging = staging;
   msprof::session::profiler prof(c, msprof::session::schedule{0, 1, 0, 0, 0});
   prof.on_warning([](const std::string&) {});
   std::atomic<bool> quit{false};
@@ -66,9 +70,9 @@ int run_case(const fs::path& out, int threads) {
     for (const auto& w : m->warnings) off += w.find("mstx calls") != std::string::npos;
   }
   std::sort(change_ms.begin(), change_ms.end());
-  std::printf("bench=session_windows threads=%d windows=%zu change_ms_median=%.2f change_ms_max=%.2f calls=%llu "
+  std::printf("bench=session_windows staging=%s threads=%d windows=%zu change_ms_median=%.2f change_ms_max=%.2f calls=%llu "
               "windows_off=%d\n",
-              threads, prof.saved_dirs().size(), change_ms[change_ms.size() / 2], change_ms.back(),
+              staging ? "on" : "off", threads, prof.saved_dirs().size(), change_ms[change_ms.size() / 2], change_ms.back(),
               static_cast<unsigned long long>(calls), off);
   std::fflush(stdout);
   fs::remove_all(out);
@@ -78,9 +82,21 @@ int run_case(const fs::path& out, int threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const fs::path out = argc > 1 ? fs::path(argv[1]) : fs::temp_directory_path() / "bench_session_windows";
+  fs::path out = fs::temp_directory_path() / "bench_session_windows";
+  bool staging = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--staging=off") {
+      staging = false;
+    } else if (a.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "usage: bench_session_windows [dir] [--staging=off]\n");
+      return 2;
+    } else {
+      out = a;
+    }
+  }
   for (int threads : {0, 3})
-    if (run_case(out, threads) != 0) {
+    if (run_case(out, threads, staging) != 0) {
       std::fprintf(stderr, "bench_session_windows: a session call failed\n");
       return 1;
     }

@@ -1850,9 +1850,21 @@ inline constexpr std::uint64_t id_block = 1024;
 namespace detail {
 // Empty, or a first character that makes a spreadsheet run the CSV cell as a
 // formula (TAB and CR too: some spreadsheets skip them and read the rest).
-inline bool bad_first_char(char c) noexcept {
+MSPROF_INLINE bool bad_first_char(char c) noexcept {
   return c == '\0' || c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
 }
+}  // namespace detail
+
+// A thread's block of ids (see tool_core::next_id).
+struct id_cache {
+  std::uint64_t next = 0;
+  std::uint64_t end = 0;
+};
+namespace detail {
+template <class R, class = void>
+struct has_ids : std::false_type {};
+template <class R>
+struct has_ids<R, std::void_t<decltype(R::ids())>> : std::true_type {};
 }  // namespace detail
 
 // Result of the runtime filter setup, for the caller to log.
@@ -1885,7 +1897,7 @@ class tool_core {
   }
 
   // ------------------------------------------------------------------ ids
-  static std::uint64_t next_id() noexcept {
+  MSPROF_INLINE static std::uint64_t next_id() noexcept {
     auto& t = tls_ids();
     if (MSPROF_UNLIKELY(t.next == t.end)) {
       t.next = next_block_.fetch_add(id_block, std::memory_order_relaxed);
@@ -2014,7 +2026,8 @@ class tool_core {
   // The common cases (a static literal, a plain dynamic message) are checked
   // inline and need no copy buffer; anything else (`{`-messages, literals that
   // fail the length check, rejects) goes through validate_message out of line.
-  static void mark(std::uint32_t domain, const char* msg, bool is_static, std::size_t static_len,
+  // Inline into each c_api entry, whose domain and message kind are constants.
+  MSPROF_INLINE static void mark(std::uint32_t domain, const char* msg, bool is_static, std::size_t static_len,
                    void* stream) noexcept {
     if (!Recorder::collecting() || !domain_enabled(domain)) return;
     event e;
@@ -2023,7 +2036,7 @@ class tool_core {
     emit_mark(domain, e, stream);
   }
 
-  static std::uint64_t range_start(std::uint32_t domain, const char* msg, bool is_static,
+  MSPROF_INLINE static std::uint64_t range_start(std::uint32_t domain, const char* msg, bool is_static,
                                    std::size_t static_len, void* stream) noexcept {
     if (!Recorder::collecting() || !domain_enabled(domain)) return 0;
     event e;
@@ -2032,7 +2045,7 @@ class tool_core {
     return emit_range_start(domain, e, stream);
   }
 
-  static void range_end(std::uint32_t domain, std::uint64_t id) noexcept {
+  MSPROF_INLINE static void range_end(std::uint32_t domain, std::uint64_t id) noexcept {
     if (id == 0 || !Recorder::collecting() || !domain_enabled(domain)) return;
     event e;
     e.type = event_type::start_stop;
@@ -2231,14 +2244,15 @@ class tool_core {
     std::uint64_t size;
     std::uint32_t device;
   };
-  struct id_cache {
-    std::uint64_t next = 0;
-    std::uint64_t end = 0;
-  };
-
-  static id_cache& tls_ids() noexcept {
-    static thread_local id_cache c;
-    return c;
+  // The thread's block of ids: the Recorder's (Recorder::ids(), kept beside its
+  // own per-thread state so one thread-local access serves both) or our own.
+  MSPROF_INLINE static id_cache& tls_ids() noexcept {
+    if constexpr (detail::has_ids<Recorder>::value) {
+      return Recorder::ids();
+    } else {
+      static thread_local id_cache c;
+      return c;
+    }
   }
   // A literal from the static-message API: checked by its length and first byte.
   MSPROF_INLINE static bool static_literal(const char* msg, std::size_t static_len, message& out) noexcept {
@@ -3468,18 +3482,20 @@ class basic_collector {
 
   // ------------------------------------------------- recorder for the tool core
   struct recorder {
-    static bool collecting() noexcept {
+    MSPROF_INLINE static bool collecting() noexcept {
       if (MSPROF_LIKELY(collecting_.load(std::memory_order_relaxed))) return true;
       if (MSPROF_UNLIKELY(forked_child_.load(std::memory_order_relaxed))) note_forked_child();
       return false;
     }
-    static void mark(const instrument::event& e) noexcept {
+    // Inline into the tool core's calls: the event stays in registers (an
+    // out-of-line call built it on the stack and read it back).
+    MSPROF_INLINE static void mark(const instrument::event& e) noexcept {
       write_event(e.msg.is_static ? record_kind::mark_static : record_kind::mark_dynamic, e);
     }
-    static void range_start(const instrument::event& e) noexcept {
+    MSPROF_INLINE static void range_start(const instrument::event& e) noexcept {
       write_event(e.msg.is_static ? record_kind::range_start_static : record_kind::range_start_dynamic, e);
     }
-    static void range_end(const instrument::event& e) noexcept { write_event(record_kind::range_end, e); }
+    MSPROF_INLINE static void range_end(const instrument::event& e) noexcept { write_event(record_kind::range_end, e); }
     static void memory(const instrument::mem_event& e) noexcept {
       thread_buffer* b = current();
       if (b == nullptr) return;
@@ -3494,6 +3510,8 @@ class basic_collector {
       commit(b);
     }
     static void domain_registered(std::uint32_t, const char*) noexcept {}
+    // The tool core's ids live beside the thread's buffer pointer (one TLS access).
+    MSPROF_INLINE static instrument::id_cache& ids() noexcept { return ts().ids; }
 
     // Framework records (<msprof/framework.hpp>, mstx.h's extension slots 4-7).
     static std::uint64_t fw_now() noexcept { return collecting_.load(std::memory_order_relaxed) ? clock::now() : 0; }
@@ -3716,10 +3734,17 @@ class basic_collector {
   }
 
   // ---------------------------------------------------------- hot path
-  static thread_buffer*& tl() noexcept {
-    static thread_local thread_buffer* p = nullptr;
-    return p;
+  // What the hot path keeps per thread, in one thread-local object: in the
+  // injection library each thread-local object costs a TLS descriptor call.
+  struct thread_state {
+    thread_buffer* buffer = nullptr;
+    instrument::id_cache ids;
+  };
+  MSPROF_INLINE static thread_state& ts() noexcept {
+    static thread_local thread_state s;
+    return s;
   }
+  MSPROF_INLINE static thread_buffer*& tl() noexcept { return ts().buffer; }
   MSPROF_INLINE static thread_buffer* current() noexcept {
     thread_buffer* b = tl();
     return MSPROF_LIKELY(b != nullptr) ? b : register_thread();

@@ -84,18 +84,20 @@ class basic_collector {
 
   // ------------------------------------------------- recorder for the tool core
   struct recorder {
-    static bool collecting() noexcept {
+    MSPROF_INLINE static bool collecting() noexcept {
       if (MSPROF_LIKELY(collecting_.load(std::memory_order_relaxed))) return true;
       if (MSPROF_UNLIKELY(forked_child_.load(std::memory_order_relaxed))) note_forked_child();
       return false;
     }
-    static void mark(const instrument::event& e) noexcept {
+    // Inline into the tool core's calls: the event stays in registers (an
+    // out-of-line call built it on the stack and read it back).
+    MSPROF_INLINE static void mark(const instrument::event& e) noexcept {
       write_event(e.msg.is_static ? record_kind::mark_static : record_kind::mark_dynamic, e);
     }
-    static void range_start(const instrument::event& e) noexcept {
+    MSPROF_INLINE static void range_start(const instrument::event& e) noexcept {
       write_event(e.msg.is_static ? record_kind::range_start_static : record_kind::range_start_dynamic, e);
     }
-    static void range_end(const instrument::event& e) noexcept { write_event(record_kind::range_end, e); }
+    MSPROF_INLINE static void range_end(const instrument::event& e) noexcept { write_event(record_kind::range_end, e); }
     static void memory(const instrument::mem_event& e) noexcept {
       thread_buffer* b = current();
       if (b == nullptr) return;
@@ -110,6 +112,8 @@ class basic_collector {
       commit(b);
     }
     static void domain_registered(std::uint32_t, const char*) noexcept {}
+    // The tool core's ids live beside the thread's buffer pointer (one TLS access).
+    MSPROF_INLINE static instrument::id_cache& ids() noexcept { return ts().ids; }
 
     // Framework records (<msprof/framework.hpp>, mstx.h's extension slots 4-7).
     static std::uint64_t fw_now() noexcept { return collecting_.load(std::memory_order_relaxed) ? clock::now() : 0; }
@@ -332,10 +336,17 @@ class basic_collector {
   }
 
   // ---------------------------------------------------------- hot path
-  static thread_buffer*& tl() noexcept {
-    static thread_local thread_buffer* p = nullptr;
-    return p;
+  // What the hot path keeps per thread, in one thread-local object: in the
+  // injection library each thread-local object costs a TLS descriptor call.
+  struct thread_state {
+    thread_buffer* buffer = nullptr;
+    instrument::id_cache ids;
+  };
+  MSPROF_INLINE static thread_state& ts() noexcept {
+    static thread_local thread_state s;
+    return s;
   }
+  MSPROF_INLINE static thread_buffer*& tl() noexcept { return ts().buffer; }
   MSPROF_INLINE static thread_buffer* current() noexcept {
     thread_buffer* b = tl();
     return MSPROF_LIKELY(b != nullptr) ? b : register_thread();

@@ -48,9 +48,21 @@ inline constexpr std::uint64_t id_block = 1024;
 namespace detail {
 // Empty, or a first character that makes a spreadsheet run the CSV cell as a
 // formula (TAB and CR too: some spreadsheets skip them and read the rest).
-inline bool bad_first_char(char c) noexcept {
+MSPROF_INLINE bool bad_first_char(char c) noexcept {
   return c == '\0' || c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
 }
+}  // namespace detail
+
+// A thread's block of ids (see tool_core::next_id).
+struct id_cache {
+  std::uint64_t next = 0;
+  std::uint64_t end = 0;
+};
+namespace detail {
+template <class R, class = void>
+struct has_ids : std::false_type {};
+template <class R>
+struct has_ids<R, std::void_t<decltype(R::ids())>> : std::true_type {};
 }  // namespace detail
 
 // Result of the runtime filter setup, for the caller to log.
@@ -83,7 +95,7 @@ class tool_core {
   }
 
   // ------------------------------------------------------------------ ids
-  static std::uint64_t next_id() noexcept {
+  MSPROF_INLINE static std::uint64_t next_id() noexcept {
     auto& t = tls_ids();
     if (MSPROF_UNLIKELY(t.next == t.end)) {
       t.next = next_block_.fetch_add(id_block, std::memory_order_relaxed);
@@ -212,7 +224,8 @@ class tool_core {
   // The common cases (a static literal, a plain dynamic message) are checked
   // inline and need no copy buffer; anything else (`{`-messages, literals that
   // fail the length check, rejects) goes through validate_message out of line.
-  static void mark(std::uint32_t domain, const char* msg, bool is_static, std::size_t static_len,
+  // Inline into each c_api entry, whose domain and message kind are constants.
+  MSPROF_INLINE static void mark(std::uint32_t domain, const char* msg, bool is_static, std::size_t static_len,
                    void* stream) noexcept {
     if (!Recorder::collecting() || !domain_enabled(domain)) return;
     event e;
@@ -221,7 +234,7 @@ class tool_core {
     emit_mark(domain, e, stream);
   }
 
-  static std::uint64_t range_start(std::uint32_t domain, const char* msg, bool is_static,
+  MSPROF_INLINE static std::uint64_t range_start(std::uint32_t domain, const char* msg, bool is_static,
                                    std::size_t static_len, void* stream) noexcept {
     if (!Recorder::collecting() || !domain_enabled(domain)) return 0;
     event e;
@@ -230,7 +243,7 @@ class tool_core {
     return emit_range_start(domain, e, stream);
   }
 
-  static void range_end(std::uint32_t domain, std::uint64_t id) noexcept {
+  MSPROF_INLINE static void range_end(std::uint32_t domain, std::uint64_t id) noexcept {
     if (id == 0 || !Recorder::collecting() || !domain_enabled(domain)) return;
     event e;
     e.type = event_type::start_stop;
@@ -429,14 +442,15 @@ class tool_core {
     std::uint64_t size;
     std::uint32_t device;
   };
-  struct id_cache {
-    std::uint64_t next = 0;
-    std::uint64_t end = 0;
-  };
-
-  static id_cache& tls_ids() noexcept {
-    static thread_local id_cache c;
-    return c;
+  // The thread's block of ids: the Recorder's (Recorder::ids(), kept beside its
+  // own per-thread state so one thread-local access serves both) or our own.
+  MSPROF_INLINE static id_cache& tls_ids() noexcept {
+    if constexpr (detail::has_ids<Recorder>::value) {
+      return Recorder::ids();
+    } else {
+      static thread_local id_cache c;
+      return c;
+    }
   }
   // A literal from the static-message API: checked by its length and first byte.
   MSPROF_INLINE static bool static_literal(const char* msg, std::size_t static_len, message& out) noexcept {
