@@ -597,7 +597,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     while (pair_next) pair_next = pair_of.next(pk, pp);
     MSPROF_TRY(pair_of.take_status());
   }
-  for (const auto& c : python_functions(d)) {
+  MSPROF_TRY(python_functions(d, [&](const py_function& c) {
     api_row r;
     r.v[api_row::start] = c.ts;
     r.v[api_row::end] = c.end;
@@ -608,7 +608,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       r.set(col, std::nullopt);
     r.v[api_row::type] = python_trace;
     api_rows.push({python_rows}, bytes_of(r));
-  }
+  }));
 
   // The calls bound to the ops; each op's row goes out once no scan can reach it.
   const auto decode = [](std::string_view p) {
