@@ -430,6 +430,14 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     if (kind == fw::file_kind::op_mark) d.has_task_queue = true;
     auto read = decode_file(kind, p.string(), rec, d.warnings, bytes_read, take_pieces);
     if (!read) d.warnings.push_back(read.err().message);
+    // A piece's records are taken out, but their vectors keep their size: let
+    // it go, so that one file's piece is in memory at a time, not one of each kind.
+    // (`v = {}` would keep the capacity.)
+    rec.ops = decltype(rec.ops)();
+    rec.marks = decltype(rec.marks)();
+    rec.memory = decltype(rec.memory)();
+    rec.python_funcs = decltype(rec.python_funcs)();
+    rec.gcs = decltype(rec.gcs)();
   }
   if (!first_pid) first_pid = first_mark_pid;
   if (!first_pid) first_pid = first_memory_pid;
