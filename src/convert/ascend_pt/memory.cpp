@@ -7,6 +7,7 @@
 // of sorted runs; the op tree answers the last questions in link()'s pass.
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -87,10 +88,15 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   const std::string& dir = d.spill_dir;
   const std::size_t budget = d.spill_budget;
 
+  // Each sorted run goes as soon as it is drained: a drained run keeps its
+  // memory (up to the budget) while it lives.
+  const auto run = [&](auto key) {
+    return std::make_unique<spill_sorter<decltype(key)>>(dir, budget);
+  };
   // The process's inner-allocator NPU records by time (equal times: file order).
-  spill_sorter<time_key> records(dir, budget);
+  auto records = run(time_key{});
   MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
-    if (u.device_type == npu && u.allocator_type == inner && u.pid == *d.memory_pid) records.push({u.time}, bytes_view(u));
+    if (u.device_type == npu && u.allocator_type == inner && u.pid == *d.memory_pid) records->push({u.time}, bytes_view(u));
   }));
 
   // Blocks per address: a malloc opens one; a record of a type it has not
@@ -101,12 +107,12 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
     memory_block open;
   };
   std::map<std::int64_t, address> open;
-  spill_sorter<block_key> blocks(dir, budget);
+  auto blocks = run(block_key{});
   const auto close = [&](address& a) {
-    if (a.open.n) blocks.push({a.open.r[0].time, a.first}, bytes_view(a.open));
+    if (a.open.n) blocks->push({a.open.r[0].time, a.first}, bytes_view(a.open));
     a.open.n = 0;
   };
-  MSPROF_TRY(records.drain([&](const time_key&, std::string_view p) {
+  MSPROF_TRY(records->drain([&](const time_key&, std::string_view p) {
     const auto u = value_of<fw::memory_usage>(p);
     auto [it, fresh] = open.try_emplace(u.ptr, address{open.size(), {}});
     address& a = it->second;
@@ -125,6 +131,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
       a.open.n = 1;
     }
   }));
+  records.reset();
   for (auto& [ptr, a] : open) close(a);
   open.clear();
 
@@ -137,32 +144,33 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   }));
 
   // Blocks in output order: numbered, counted, and asked about.
-  spill_sorter<thread_key> through_queue(dir, budget);
+  auto through_queue = run(thread_key{});
   std::uint64_t b = 0;
-  MSPROF_TRY(blocks.drain([&](const block_key&, std::string_view p) {
+  MSPROF_TRY(blocks->drain([&](const block_key&, std::string_view p) {
     const auto blk = value_of<memory_block>(p);
     const fw::memory_usage& a = blk.r[0];
     if (a.component_type == caching) out.incomplete += 3 - std::size_t{blk.n};  // its missing free records
     out.blocks.push_back(blk);
     if (deq_pids.count(a.pid) && deq_tids.count(a.tid))
-      through_queue.push({a.pid, a.tid, b}, bytes_view(a.time));
+      through_queue->push({a.pid, a.tid, b}, bytes_view(a.time));
     else
       out.queries.push_back({a.time, b, a.tid, false});
     ++b;
   }));
+  blocks.reset();
 
   // Each thread's dequeues (list order) meet its allocations (by time): the
   // last dequeue to start at or before one, if it has not ended.
-  spill_sorter<thread_key> dequeues(dir, budget);
+  auto dequeues = run(thread_key{});
   std::uint64_t n = 0;
-  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) { dequeues.push({q.pid, q.tid, n++}, bytes_view(q)); }));
-  spill_sorter<corr_key> by_corr(dir, budget);
+  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) { dequeues->push({q.pid, q.tid, n++}, bytes_view(q)); }));
+  auto by_corr = run(corr_key{});
   {
-    run_cursor<thread_key> deq(dequeues);
+    run_cursor<thread_key> deq(*dequeues);
     bool have_prev = false;
     queue_span prev;
     thread_key prev_of{};
-    MSPROF_TRY(through_queue.drain([&](const thread_key& k, std::string_view p) {
+    MSPROF_TRY(through_queue->drain([&](const thread_key& k, std::string_view p) {
       const auto time = value_of<std::int64_t>(p);
       if (have_prev && (prev_of.pid != k.pid || prev_of.tid != k.tid)) have_prev = false;
       while (deq.more && (deq.key.pid < k.pid || (deq.key.pid == k.pid && deq.key.tid < k.tid))) deq.pull();
@@ -174,25 +182,27 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
         have_prev = true;
         deq.pull();
       }
-      if (have_prev && time < prev.ts + prev.dur) by_corr.push({prev.corr_id, k.n}, {});
+      if (have_prev && time < prev.ts + prev.dur) by_corr->push({prev.corr_id, k.n}, {});
     }));
     while (deq.more) deq.pull();
-    MSPROF_TRY(dequeues.take_status());
+    MSPROF_TRY(dequeues->take_status());
   }
+  through_queue.reset();
+  dequeues.reset();
 
   // The enqueue of each correlation id (the last in list order) meets them.
-  spill_sorter<corr_key> enqueues(dir, budget);
+  auto enqueues = run(corr_key{});
   n = 0;
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
-    enqueues.push({q.corr_id, n++}, bytes_view(enqueue_end{q.ts + q.dur, q.tid}));
+    enqueues->push({q.corr_id, n++}, bytes_view(enqueue_end{q.ts + q.dur, q.tid}));
   }));
-  spill_sorter<block_no> enqueued(dir, budget);
+  auto enqueued = run(block_no{});
   {
-    run_cursor<corr_key> enq(enqueues);
+    run_cursor<corr_key> enq(*enqueues);
     bool have = false;
     std::uint64_t have_corr = 0;
     enqueue_end last{};
-    MSPROF_TRY(by_corr.drain([&](const corr_key& k, std::string_view) {
+    MSPROF_TRY(by_corr->drain([&](const corr_key& k, std::string_view) {
       if (!have || have_corr != k.corr) {
         have = false;
         while (enq.more && enq.key.corr < k.corr) enq.pull();
@@ -203,16 +213,18 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
         }
         have_corr = k.corr;
       }
-      if (have) enqueued.push({k.n}, bytes_view(last));
+      if (have) enqueued->push({k.n}, bytes_view(last));
     }));
     while (enq.more) enq.pull();
-    MSPROF_TRY(enqueues.take_status());
+    MSPROF_TRY(enqueues->take_status());
   }
+  by_corr.reset();
+  enqueues.reset();
 
   // In block order, each enqueue thread's question is asked at the latest
   // enqueue end so far on it (torch_npu's search keeps one cursor per thread).
   std::map<std::uint64_t, std::int64_t> latest;
-  MSPROF_TRY(enqueued.drain([&](const block_no& k, std::string_view p) {
+  MSPROF_TRY(enqueued->drain([&](const block_no& k, std::string_view p) {
     const auto e = value_of<enqueue_end>(p);
     auto [it, fresh] = latest.try_emplace(e.tid, e.end);
     if (!fresh && e.end > it->second) it->second = e.end;

@@ -38,7 +38,10 @@ record_list::record_list(std::size_t record_size, std::string dir, std::size_t b
     dir = fs::temp_directory_path(ec).string();
     if (dir.empty()) dir = "/tmp";
   }
-  s_ = std::make_shared<state>(std::move(dir), budget);
+  // Read back whole and in order, a list gains nothing from more than a few
+  // MiB in memory but a file avoided, and a directory has several of them.
+  constexpr std::size_t most_held = std::size_t{4} << 20;
+  s_ = std::make_shared<state>(std::move(dir), std::min(budget, most_held));
 }
 
 void record_list::push_back(const void* record) {

@@ -74,8 +74,8 @@ struct fw_op {
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
 
-/// Fixed-size records in the order they come, not held: up to a budget in
-/// memory, then in an unnamed temporary file (spill.hpp's), read back whole by
+/// Fixed-size records in the order they come, not held: up to a budget (at
+/// most 4 MiB) in memory, then in an unnamed temporary file (spill.hpp's), read back whole by
 /// each() as often as needed. Copies share the records. spilled_list<T> types it.
 class record_list {
  public:
