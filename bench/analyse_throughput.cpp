@@ -4,8 +4,9 @@
 //   analyse_throughput [framework_ops=2000000] [dir=/tmp/msprof_bench_pt] [ranks=1]
 //
 // The directory is tests/support/generated_pt.hpp's: 4 framework ops, 4
-// task-queue marks and ~7 CANN records per launch, a ProfilerStep per 1,000
-// launches. Times the text and the db export each in a child (for its own
+// task-queue marks, 5 allocator records (two allocations for operator_memory
+// to name), 4 Python tracer records and ~7 CANN records per launch, a
+// ProfilerStep per 1,000 launches. Times the text and the db export each in a child (for its own
 // peak RSS) and prints records/s. With ranks > 1, that many copies of the
 // directory (as several ranks' under one parent) are then analysed (text) at
 // once, one thread each, as `msprof analyse -dir <parent>` does on as many cores.
@@ -33,10 +34,12 @@ int main(int argc, char** argv) {
   const fs::path dir = w.dir;
   const std::uint64_t ops = w.ops, launches = w.marks / 4, cann_bytes = w.cann_bytes;
   const std::uintmax_t fw_bytes = w.framework_bytes;
-  const double records = static_cast<double>(w.ops + w.marks + w.cann_records);
-  std::printf("input: %llu framework ops + %llu task-queue marks (%.1f MB FRAMEWORK), ~%llu CANN records (%.1f MB)\n",
-              static_cast<unsigned long long>(ops), static_cast<unsigned long long>(launches * 4), fw_bytes / 1e6,
-              static_cast<unsigned long long>(launches * 57 / 8), static_cast<double>(cann_bytes) / 1e6);
+  const double records = static_cast<double>(w.ops + w.marks + w.allocations + w.python_records + w.cann_records);
+  std::printf("input: %llu framework ops + %llu task-queue marks + %llu allocator + %llu Python tracer records "
+              "(%.1f MB FRAMEWORK), ~%llu CANN records (%.1f MB)\n",
+              static_cast<unsigned long long>(ops), static_cast<unsigned long long>(launches * 4),
+              static_cast<unsigned long long>(w.allocations), static_cast<unsigned long long>(w.python_records),
+              fw_bytes / 1e6, static_cast<unsigned long long>(launches * 57 / 8), static_cast<double>(cann_bytes) / 1e6);
   std::printf("%-24s %9s %12s %10s\n", "export", "seconds", "records/s", "peak MiB");
   using clk = std::chrono::steady_clock;
   int rc = 0;

@@ -6,7 +6,12 @@
 // per launch, on the Python thread, aten::linear > aten::matmul > aten::mm with
 // shapes, dtypes and a call stack, then aten::add, a task-queue enqueue inside
 // aten::mm and its dequeue on the launching thread around the launch; a
-// ProfilerStep#n around every 1,000 launches.
+// ProfilerStep#n around every 1,000 launches. With `extras` (the default), per
+// launch also two allocations for operator_memory to name (one on the Python
+// thread inside aten::mm, malloc and free; one on the launching thread inside
+// the dequeue, malloc, free and block free; 64 addresses each, reused as a
+// caching allocator does) and the Python tracer's records of an nn.Module call
+// around the ops with a C call inside aten::mm.
 #ifndef MSPROF_TESTS_SUPPORT_GENERATED_PT_HPP
 #define MSPROF_TESTS_SUPPORT_GENERATED_PT_HPP
 
@@ -16,7 +21,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "generated_prof.hpp"
 
@@ -48,9 +55,45 @@ struct appender {
 };
 
 /// FRAMEWORK files for `launches` launches; returns the framework ops written.
-inline std::uint64_t write_framework(const fs::path& dir, std::uint64_t launches) {
+inline std::uint64_t write_framework(const fs::path& dir, std::uint64_t launches, bool extras = true) {
   fs::create_directories(dir);
   appender ops(dir / "torch.op_range"), marks(dir / "torch.op_mark");
+  std::optional<appender> memory, python;
+  if (extras) {
+    memory.emplace(dir / "torch.memory_usage");
+    python.emplace(dir / "torch.python_tracer_func");
+    std::string hashes;
+    for (const auto& [key, name] : {std::pair<std::uint64_t, const char*>{1, "Linear######1"}, {2, "<built-in method mm>"}}) {
+      const std::size_t at = fw::detail::open_tlv(hashes, 4);
+      fw::detail::put(hashes, key);
+      fw::detail::put_field(hashes, 1, name);
+      fw::detail::close_tlv(hashes, at);
+    }
+    std::ofstream(dir / "torch.python_tracer_hash", std::ios::binary) << hashes;
+  }
+  const auto alloc = [&](std::int64_t t, std::int64_t ptr, std::uint8_t type, std::uint64_t tid) {
+    fw::memory_usage u;
+    u.ptr = ptr;
+    u.time = t;
+    u.alloc_size = type == 0 ? 131072 : -131072;
+    u.total_allocated = u.total_active = 1 << 20;
+    u.total_reserved = 2 << 20;
+    u.stream_ptr = 2748;
+    u.device_type = 20;  // NPU, inner allocator
+    u.data_type = type;  // malloc, free, block free
+    u.tid = tid;
+    u.pid = pid;
+    fw::encode(u, memory->buf);
+    memory->maybe_flush();
+  };
+  const auto call = [&](std::int64_t t, std::uint64_t key, std::uint8_t tag) {
+    fw::detail::put(python->buf, static_cast<std::uint64_t>(t));
+    fw::detail::put(python->buf, python_tid);
+    fw::detail::put(python->buf, pid);
+    fw::detail::put(python->buf, key);
+    fw::detail::put(python->buf, tag);
+    python->maybe_flush();
+  };
   std::uint64_t n = 0;
   const auto op = [&](std::int64_t b, std::int64_t e, const char* name, bool shapes) {
     fw::op_range r;
@@ -95,6 +138,17 @@ inline std::uint64_t write_framework(const fs::path& dir, std::uint64_t launches
     mark(t0 - 2400, fw::mark::enqueue_end, k + 1, python_tid);
     mark(t0 - 100, fw::mark::dequeue_start, k + 1, launch_tid);
     mark(t0 + 5100, fw::mark::dequeue_end, k + 1, launch_tid);
+    if (!extras) continue;
+    const auto slot = static_cast<std::int64_t>(k % 64) << 20;
+    alloc(t0 - 2550, (std::int64_t{1} << 32) + slot, 0, python_tid);
+    alloc(t0 + 100, (std::int64_t{2} << 32) + slot, 0, launch_tid);
+    alloc(t0 + 2500, (std::int64_t{1} << 32) + slot, 1, python_tid);
+    alloc(t0 + 4000, (std::int64_t{2} << 32) + slot, 1, launch_tid);
+    alloc(t0 + 4100, (std::int64_t{2} << 32) + slot, 2, launch_tid);
+    call(t0 - 3100, 1, 0);
+    call(t0 - 2650, 2, 2);
+    call(t0 - 2550, 2, 3);
+    call(t0 + 2100, 1, 1);
   }
   return n;
 }
@@ -112,6 +166,7 @@ struct written {
   fs::path dir;                 ///< the *_ascend_pt directory
   std::uint64_t ops = 0;        ///< framework ops (torch.op_range records)
   std::uint64_t marks = 0;      ///< task-queue marks
+  std::uint64_t allocations = 0, python_records = 0;  ///< torch.memory_usage, torch.python_tracer_func records
   std::uint64_t cann_records = 0;
   std::uint64_t framework_bytes = 0, cann_bytes = 0;
 };
@@ -128,6 +183,8 @@ inline written generate(const fs::path& root, std::uint64_t framework_ops) {
   w.cann_bytes = generated_prof::generate(w.dir / "PROF_000001_20260101000000000_BENCHBENCHBENCHAA", w.cann_records);
   w.ops = write_framework(w.dir / "FRAMEWORK", launches);
   w.marks = launches * 4;
+  w.allocations = launches * 5;
+  w.python_records = launches * 4;
   write_profiler_info(w.dir);
   for (const auto& e : fs::directory_iterator(w.dir / "FRAMEWORK")) w.framework_bytes += fs::file_size(e.path());
   return w;

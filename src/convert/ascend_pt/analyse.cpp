@@ -16,7 +16,6 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <set>
 #include <tuple>
 #include <utility>
 
@@ -271,220 +270,144 @@ result<void> operator_details(relation& r, table_sink& out) {
 /// memory_record (torch_npu MemoryViewParser) from the allocator records
 /// alone (no CANN GE/APP memory is read yet): each NPU record in time order as
 /// a PTA row and, GE having nothing to add, an equal PTA+GE row; a workspace
-/// record as one WORKSPACE row. Sizes in MB as Python prints floats.
+/// record as one WORKSPACE row. Sizes in MB as Python prints floats. The
+/// records go through a sorted run by time (equal times: file order).
 result<void> memory_record(const pt_dir& d, const model& m, table_sink& out) {
+  namespace fw = codec::framework;
   constexpr std::int8_t npu = 20;
   constexpr std::uint8_t workspace = 1;
-  std::vector<const codec::framework::memory_usage*> recs;
-  for (const auto& u : d.memory)
-    if (u.device_type == npu) recs.push_back(&u);
-  std::stable_sort(recs.begin(), recs.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
-  if (recs.empty()) return {};
+  struct time_key {
+    std::int64_t time;
+    bool operator<(const time_key& b) const noexcept { return time < b.time; }
+  };
+  spill_sorter<time_key> recs(d.spill_dir, d.spill_budget);
+  MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
+    if (u.device_type == npu) recs.push({u.time}, std::string_view(reinterpret_cast<const char*>(&u), sizeof u));
+  }));
+  if (recs.size() == 0) return {};
   out.begin("memory_record", {"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
                               "Total Active(MB)", "Stream Ptr", "Device Type"});
   const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
-  for (const auto* u : recs) {
+  result<void> written;
+  table::row r;
+  fw::memory_usage u;
+  MSPROF_TRY(recs.drain([&](const time_key&, std::string_view p) {
+    if (!written) return;
+    std::memcpy(static_cast<void*>(&u), p.data(), sizeof u);
     // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
-    const long long dev = m.session.devices.size() == 1 ? m.session.devices.front().id : u->device_index;
-    table::row r = {"PTA",
-                    ts_us(u->time) + '\t',
-                    mb(u->total_allocated),
-                    mb(u->total_reserved),
-                    mb(u->total_active),
-                    std::to_string(u->stream_ptr),
-                    "NPU:" + std::to_string(dev)};
-    if (u->component_type == workspace) {
+    const long long dev = m.session.devices.size() == 1 ? m.session.devices.front().id : u.device_index;
+    r = {"PTA",
+         ts_us(u.time) + '\t',
+         mb(u.total_allocated),
+         mb(u.total_reserved),
+         mb(u.total_active),
+         std::to_string(u.stream_ptr),
+         "NPU:" + std::to_string(dev)};
+    if (u.component_type == workspace) {
       r[0] = "WORKSPACE";
-      MSPROF_TRY(out.row(r));
-      continue;
+      written = out.row(r);
+      return;
     }
-    MSPROF_TRY(out.row(r));
+    written = out.row(r);
+    if (!written) return;
     r[0] = "PTA+GE";
-    MSPROF_TRY(out.row(r));
-  }
+    written = out.row(r);
+  }));
+  MSPROF_TRY(written);
   return out.end();
 }
 
 /// operator_memory (torch_npu MemoryPrepareParser + MemoryViewParser): the
-/// inner allocator's NPU blocks of the first process with records, each block
-/// (malloc, then at most one free and one block-free, per address) as one row
-/// named after the op that allocated it: through the dequeue running at the
-/// malloc to its enqueue and the aten/npu op around that, or else the op of the
-/// allocating thread running at that time. `incomplete` counts as torch_npu's
-/// "N memory record(s) are incomplete".
-result<void> operator_memory(const pt_dir& d, const relation& rel, const model& m, std::size_t& incomplete,
-                             table_sink& out) {
+/// inner allocator's NPU blocks of the first process with records (and ops),
+/// each block (malloc, then at most one free and one block-free, per address)
+/// as one row named after the op that allocated it: through the dequeue
+/// running at the malloc to its enqueue and the aten/npu op around that, or
+/// else the op of the allocating thread running at that time. The blocks and
+/// the questions come from prepare_memory_naming(), the names from link().
+result<void> operator_memory(const memory_naming& mem, relation& rel, const model& m, table_sink& out) {
   namespace fw = codec::framework;
-  constexpr std::int8_t npu = 20;
-  constexpr std::uint8_t malloc_type = 0, free_type = 1, block_free_type = 2, caching = 0, inner = 0;
-  std::vector<const fw::memory_usage*> sorted;
-  for (const auto& u : d.memory) sorted.push_back(&u);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
-  // Inner-allocator NPU records by process, processes in first-seen order.
-  std::vector<std::pair<std::uint64_t, std::vector<const fw::memory_usage*>>> by_pid;
-  for (const auto* u : sorted) {
-    if (u->device_type != npu || u->allocator_type != inner) continue;
-    auto it = std::find_if(by_pid.begin(), by_pid.end(), [&](const auto& p) { return p.first == u->pid; });
-    if (it == by_pid.end()) it = by_pid.insert(by_pid.end(), {u->pid, {}});
-    it->second.push_back(u);
+  constexpr std::uint8_t free_type = 1, block_free_type = 2;
+  if (!rel.linked || mem.blocks.empty()) return {};
+  out.begin("operator_memory", {"Name",
+                                "Size(KB)",
+                                "Allocation Time(us)",
+                                "Release Time(us)",
+                                "Active Release Time(us)",
+                                "Duration(us)",
+                                "Active Duration(us)",
+                                "Allocation Total Allocated(MB)",
+                                "Allocation Total Reserved(MB)",
+                                "Allocation Total Active(MB)",
+                                "Release Total Allocated(MB)",
+                                "Release Total Reserved(MB)",
+                                "Release Total Active(MB)",
+                                "Stream Ptr",
+                                "Device Type"});
+  const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
+  const auto at = [](std::int64_t ns) { return ts_us(ns) + '\t'; };
+  std::uint64_t name_of = 0, b = 0;
+  std::string_view name;
+  bool named = rel.memory_names && rel.memory_names->next(name_of, name);
+  result<void> written;
+  table::row r;
+  MSPROF_TRY(mem.blocks.each([&](const memory_block& blk) {
+    if (!written) return;
+    const fw::memory_usage& a = blk.r[0];
+    const std::string tag =
+        "NPU:" + std::to_string(m.session.devices.size() == 1 ? static_cast<long long>(m.session.devices.front().id)
+                                                              : static_cast<long long>(a.device_index));
+    std::string op;
+    if (named && name_of == b) {
+      op = name;
+      named = rel.memory_names->next(name_of, name);
+    }
+    ++b;
+    r = {std::move(op),
+         py_float(static_cast<double>(a.alloc_size) / 1024.0),
+         at(a.time),
+         "",
+         "",
+         "",
+         "",
+         mb(a.total_allocated),
+         mb(a.total_reserved),
+         mb(a.total_active),
+         "",
+         "",
+         "",
+         std::to_string(a.stream_ptr),
+         tag};
+    const fw::memory_usage* freed = nullptr;
+    const fw::memory_usage* active = nullptr;
+    if (blk.n == 2) {
+      if (blk.r[1].data_type == free_type) freed = &blk.r[1];
+      if (blk.r[1].data_type == block_free_type) active = &blk.r[1];
+      r[10] = mb(blk.r[1].total_allocated);
+      r[11] = mb(blk.r[1].total_reserved);
+      r[12] = mb(blk.r[1].total_active);
+    } else if (blk.n == 3) {
+      freed = blk.r[1].data_type == free_type ? &blk.r[1] : &blk.r[2];
+      active = freed == &blk.r[1] ? &blk.r[2] : &blk.r[1];
+      r[10] = mb(freed->total_allocated);
+      r[11] = mb(freed->total_reserved);
+      r[12] = mb(freed->total_active);
+    }
+    if (freed) {
+      r[3] = at(freed->time);
+      r[5] = at(freed->time - a.time);
+    }
+    if (active) {
+      r[4] = at(active->time);
+      r[6] = at(active->time - a.time);
+    }
+    written = out.row(r);
+  }));
+  MSPROF_TRY(written);
+  if (rel.memory_names) {
+    while (named) named = rel.memory_names->next(name_of, name);
+    MSPROF_TRY(rel.memory_names->take_status());
   }
-  for (const auto& [pid, records] : by_pid) {
-    // Ops by their number in start order (rel.order[n - 1]; 0: the root).
-    std::vector<std::uint32_t> ops;
-    for (std::size_t i = 0; i < rel.order.size(); ++i)
-      if (rel.order[i].pid == pid) ops.push_back(static_cast<std::uint32_t>(i + 1));
-    if (ops.empty()) continue;  // torch_npu: "Lack of torch ops to connect memory record"
-    const auto op_of = [&](std::uint32_t n) -> const fw_op& { return rel.order[n - 1]; };
-    // Blocks: per address (first-seen order), records by time, split as torch_npu's _get_valid_record_entry.
-    std::vector<std::pair<std::int64_t, std::vector<const fw::memory_usage*>>> by_ptr;
-    for (const auto* u : records) {
-      auto it = std::find_if(by_ptr.begin(), by_ptr.end(), [&](const auto& p) { return p.first == u->ptr; });
-      if (it == by_ptr.end()) it = by_ptr.insert(by_ptr.end(), {u->ptr, {}});
-      it->second.push_back(u);
-    }
-    std::vector<std::vector<const fw::memory_usage*>> blocks;
-    for (auto& [ptr, recs] : by_ptr) {
-      std::stable_sort(recs.begin(), recs.end(), [](const auto* a, const auto* b) { return a->time < b->time; });
-      std::size_t l = 0, r = 0;
-      std::vector<const fw::memory_usage*> buf;
-      std::vector<std::uint8_t> types;
-      while (l < recs.size() && r < recs.size()) {
-        if (recs[l]->data_type != malloc_type) {
-          r = ++l;
-        } else if (buf.size() < 3 && std::find(types.begin(), types.end(), recs[r]->data_type) == types.end()) {
-          types.push_back(recs[r]->data_type);
-          buf.push_back(recs[r++]);
-        } else {
-          blocks.push_back(buf);
-          buf.clear();
-          types.clear();
-          l = r;
-        }
-      }
-      if (!buf.empty()) blocks.push_back(buf);
-    }
-    std::stable_sort(blocks.begin(), blocks.end(),
-                     [](const auto& a, const auto& b) { return a[0]->time < b[0]->time; });
-
-    // Ops by thread (start order), without torch_npu's empty_tensor / malloc_workspace.
-    std::map<std::uint64_t, std::vector<std::uint32_t>> by_tid;
-    for (const std::uint32_t n : ops)
-      if (op_of(n).name != "empty_tensor" && op_of(n).name != "malloc_workspace") by_tid[op_of(n).tid].push_back(n);
-    std::map<std::pair<std::uint64_t, bool>, std::size_t> op_cursor;  // (tid, enqueue?) -> ops at or before
-    const auto last_op_before = [&](std::int64_t ts, std::uint64_t tid, bool enq) -> std::uint32_t {
-      const auto& list = by_tid[tid];
-      auto& i = op_cursor[{tid, enq}];
-      while (i < list.size() && op_of(list[i]).start_ns <= ts) ++i;
-      return i == 0 ? 0 : list[i - 1];
-    };
-    // The task-queue spans, read back (held only while allocations are named).
-    std::vector<queue_span> dequeues, enqueues;
-    MSPROF_TRY(d.dequeue.each([&](const queue_span& q) { dequeues.push_back(q); }));
-    MSPROF_TRY(d.enqueue.each([&](const queue_span& q) { enqueues.push_back(q); }));
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<const queue_span*>> deq;
-    std::set<std::uint64_t> deq_pids, deq_tids;
-    for (const auto& q : dequeues) {
-      deq[{q.pid, q.tid}].push_back(&q);
-      deq_pids.insert(q.pid);
-      deq_tids.insert(q.tid);
-    }
-    std::map<std::uint64_t, const queue_span*> enq_by_corr;
-    for (const auto& q : enqueues) enq_by_corr[q.corr_id] = &q;
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> deq_cursor;
-    const auto op_name = [&](const fw::memory_usage& u) -> std::string {
-      const queue_span* dq = nullptr;
-      if (deq_pids.count(u.pid) && deq_tids.count(u.tid)) {
-        const auto& list = deq[{u.pid, u.tid}];
-        auto& i = deq_cursor[{u.pid, u.tid}];
-        while (i < list.size() && list[i]->ts <= u.time) ++i;
-        if (i > 0 && list[i - 1]->ts <= u.time && u.time < list[i - 1]->ts + list[i - 1]->dur) dq = list[i - 1];
-        if (!dq) return "";
-      }
-      if (!dq) {
-        for (std::uint32_t n = last_op_before(u.time, u.tid, false); n; n = rel.parent[n - 1])
-          if (op_of(n).end_ns >= u.time) return std::string(op_of(n).name);
-        return "";
-      }
-      const auto e = enq_by_corr.find(dq->corr_id);
-      if (e == enq_by_corr.end()) return "";
-      const queue_span& eq = *e->second;
-      for (std::uint32_t n = last_op_before(eq.ts + eq.dur, eq.tid, true); n; n = rel.parent[n - 1])
-        if (op_of(n).name.rfind("aten", 0) == 0 || op_of(n).name.rfind("npu", 0) == 0) return std::string(op_of(n).name);
-      return "";
-    };
-
-    bool begun = false;
-    const std::vector<std::string> header = {"Name",
-                                             "Size(KB)",
-                                             "Allocation Time(us)",
-                                             "Release Time(us)",
-                                             "Active Release Time(us)",
-                                             "Duration(us)",
-                                             "Active Duration(us)",
-                                             "Allocation Total Allocated(MB)",
-                                             "Allocation Total Reserved(MB)",
-                                             "Allocation Total Active(MB)",
-                                             "Release Total Allocated(MB)",
-                                             "Release Total Reserved(MB)",
-                                             "Release Total Active(MB)",
-                                             "Stream Ptr",
-                                             "Device Type"};
-    const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
-    const auto at = [](std::int64_t ns) { return ts_us(ns) + '\t'; };
-    for (const auto& b : blocks) {
-      if (b.empty() || b.size() > 3) continue;
-      const auto& a = *b[0];
-      const std::string tag =
-          "NPU:" + std::to_string(m.session.devices.size() == 1 ? static_cast<long long>(m.session.devices.front().id)
-                                                                : static_cast<long long>(a.device_index));
-      table::row r = {op_name(a),
-                      py_float(static_cast<double>(a.alloc_size) / 1024.0),
-                      at(a.time),
-                      "",
-                      "",
-                      "",
-                      "",
-                      mb(a.total_allocated),
-                      mb(a.total_reserved),
-                      mb(a.total_active),
-                      "",
-                      "",
-                      "",
-                      std::to_string(a.stream_ptr),
-                      tag};
-      const fw::memory_usage* freed = nullptr;
-      const fw::memory_usage* active = nullptr;
-      if (b.size() == 1) {
-        if (a.component_type == caching) incomplete += 2;
-      } else if (b.size() == 2) {
-        if (a.component_type == caching) incomplete += 1;
-        if (b[1]->data_type == free_type) freed = b[1];
-        if (b[1]->data_type == block_free_type) active = b[1];
-        r[10] = mb(b[1]->total_allocated);
-        r[11] = mb(b[1]->total_reserved);
-        r[12] = mb(b[1]->total_active);
-      } else {
-        freed = b[1]->data_type == free_type ? b[1] : b[2];
-        active = freed == b[1] ? b[2] : b[1];
-        r[10] = mb(freed->total_allocated);
-        r[11] = mb(freed->total_reserved);
-        r[12] = mb(freed->total_active);
-      }
-      if (freed) {
-        r[3] = at(freed->time);
-        r[5] = at(freed->time - a.time);
-      }
-      if (active) {
-        r[4] = at(active->time);
-        r[6] = at(active->time - a.time);
-      }
-      if (!begun) out.begin("operator_memory", header);
-      begun = true;
-      MSPROF_TRY(out.row(r));
-    }
-    return begun ? out.end() : result<void>();  // torch_npu keeps the first process's rows only
-  }
-  return {};
+  return out.end();
 }
 
 }  // namespace
@@ -506,6 +429,7 @@ struct linked {
   pt_dir d;
   model m;  ///< the PROF_ directory's final model: session, iterations and warnings (no records)
   std::optional<cann_part> cann;  ///< the CANN part, gathered window by window
+  memory_naming memory;  ///< operator_memory's blocks (text)
   relation rel;
   std::vector<step_range> steps;
   std::vector<std::string> warnings;
@@ -545,6 +469,11 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   ko.spill_dir = lo.spill_dir;
   ko.spill_budget = spill_budget;
   ko.text = text;
+  if (text) {
+    if (auto mem = prepare_memory_naming(l.d, l.memory); !mem)
+      return make_error(errc::io, l.d.dir + ": operator_memory: " + mem.err().what());
+    ko.memory = &l.memory;
+  }
   l.rel = link(l.d, l.cann->take_acl(), ko);
   if (!l.rel.error.empty()) return make_error(errc::io, l.d.dir + ": " + l.rel.error);
   l.steps = step_ranges(l.rel);
@@ -569,7 +498,8 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
   auto steps = step_trace_time(*l.cann, l.d, l.steps);
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));
-  MSPROF_TRY(operator_memory(l.d, l.rel, l.m, incomplete, out));
+  incomplete = l.memory.incomplete;
+  MSPROF_TRY(operator_memory(l.memory, l.rel, l.m, out));
   return memory_record(l.d, l.m, out);
 }
 

@@ -265,15 +265,21 @@ struct start_key {
   bool operator<(const start_key& b) const noexcept { return start < b.start; }
 };
 
+/// Items of a run per thread (global tid): how many there are.
+using thread_counts = std::unordered_map<std::int64_t, std::size_t>;
+
 /// The items of a sorted run, numbered from 0 in its order, pulled as a
 /// forward scan reaches them and let go (handed to `done`) once the scan's
 /// cursor has passed them: torch_npu's list scans on the lists in memory,
 /// holding only the part between the cursor and the farthest item looked at.
+/// A scan that looks only for its thread's items stops past that thread's
+/// last one (none_ahead), rather than read to the end of the run and hold it.
 template <class T, class Key>
 class run_window {
  public:
-  run_window(spill_sorter<Key>& src, std::function<T(std::string_view)> decode, std::function<void(T&)> done)
-      : src_(src), decode_(std::move(decode)), done_(std::move(done)) {}
+  run_window(spill_sorter<Key>& src, std::function<T(std::string_view)> decode, std::function<void(T&)> done,
+             std::function<std::int64_t(const T&)> thread, const thread_counts& counts)
+      : src_(src), decode_(std::move(decode)), done_(std::move(done)), thread_(std::move(thread)), counts_(counts) {}
   /// Item i (nullptr past the last); i must not be below the cursor.
   T* at(std::size_t i) {
     while (i >= base_ + buf_.size()) {
@@ -281,8 +287,18 @@ class run_window {
       std::string_view p;
       if (!src_.next(k, p)) return nullptr;
       buf_.push_back(decode_(p));
+      auto& s = pulled_[thread_(buf_.back())];
+      ++s.n;
+      s.last = base_ + buf_.size() - 1;
     }
     return &buf_[i - base_];
+  }
+  /// No item of thread `t` at or after i.
+  bool none_ahead(std::int64_t t, std::size_t i) const {
+    const auto c = counts_.find(t);
+    if (c == counts_.end()) return true;
+    const auto s = pulled_.find(t);
+    return s != pulled_.end() && s->second.n == c->second && s->second.last < i;
   }
   /// Items before i are done.
   void done_before(std::size_t i) {
@@ -301,6 +317,12 @@ class run_window {
   spill_sorter<Key>& src_;
   std::function<T(std::string_view)> decode_;
   std::function<void(T&)> done_;
+  std::function<std::int64_t(const T&)> thread_;
+  const thread_counts& counts_;
+  struct seen {
+    std::size_t n = 0, last = 0;  ///< items pulled, the number of the last one
+  };
+  std::unordered_map<std::int64_t, seen> pulled_;
   std::deque<T> buf_;
   std::size_t base_ = 0;  ///< the number of buf_.front()
 };
@@ -315,6 +337,7 @@ std::size_t bind_enqueue(op_window& ops, const queue_times& e, std::size_t from,
   std::size_t last = from;
   bool found = false;
   for (std::size_t i = from;; ++i) {
+    if (ops.none_ahead(e.gtid, i)) break;  // only other threads' ops: as at the end
     const bound_op* o = ops.at(i);
     if (!o) break;
     if (e.gtid != o->gtid() || e.start > o->end()) continue;
@@ -341,6 +364,7 @@ result<void> bind_through_queue(pair_window& pairs, op_window& ops, spill_sorter
   return calls.drain([&](const call_key&, std::string_view call) {
     const auto c = from_bytes<cann_call>(call);
     for (std::size_t i = last_deq;; ++i) {
+      if (pairs.none_ahead(c.gtid, i)) break;  // only other threads' dequeues: as at the end
       const queue_pair* p = pairs.at(i);
       if (!p) break;
       if (c.gtid != p->deq.gtid) continue;
@@ -367,6 +391,7 @@ result<void> bind_direct(op_window& ops, spill_sorter<call_key>& calls) {
   return calls.drain([&](const call_key&, std::string_view call) {
     const auto c = from_bytes<cann_call>(call);
     for (std::size_t i = last;; ++i) {
+      if (ops.none_ahead(c.gtid, i)) break;  // only other threads' ops: as at the end
       const bound_op* o = ops.at(i);
       if (!o) break;
       if (o->gtid() != c.gtid || c.start > o->end()) continue;
@@ -529,6 +554,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     close();
   }
   spill_sorter<no_key> matched_enq(at.dir, at.budget), pairs(at.dir, at.budget);
+  thread_counts pair_threads;  // the pairs' dequeue threads
   {
     index_key k{};
     std::string_view p;
@@ -545,6 +571,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       if (!deq_matched.next(k, p) || !p[0] || !enqs_left) return;
       if (!(enqs_left = matched_enq.next(nk, e))) return;
       pairs.push({}, bytes_of(queue_pair{{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}, from_bytes<queue_times>(e)}));
+      ++pair_threads[global_tid(pid, q.tid)];
     }));
     if (enqs_left)
       while (matched_enq.next(nk, e)) {
@@ -565,6 +592,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
   MSPROF_TRY(fwd_bwd_pairs(d, max_corr + 1 + first_fwk_connection, pair_of, at));
   const bool bind_ops = cann.launches.size() > 0, bind_mstx = cann.mstx.size() > 0;
   spill_sorter<start_key> torch_ops(at.dir, at.budget), mstx_ops(at.dir, at.budget);
+  thread_counts torch_threads, mstx_threads;
   {
     std::uint64_t i = 0;
     index_key pk{};
@@ -593,11 +621,12 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       const bool mstx = o.name.rfind("mstx_", 0) == 0;
       const bool sorted = mstx ? bind_mstx : bind_ops;
       (mstx ? mstx_ops : torch_ops).push({sorted ? o.start_ns : 0}, bytes_of(rec));
+      ++(mstx ? mstx_threads : torch_threads)[a.v[api_row::gtid]];
     }));
     while (pair_next) pair_next = pair_of.next(pk, pp);
     MSPROF_TRY(pair_of.take_status());
   }
-  for (const auto& c : python_functions(d)) {
+  MSPROF_TRY(python_functions(d, [&](const py_function& c) {
     api_row r;
     r.v[api_row::start] = c.ts;
     r.v[api_row::end] = c.end;
@@ -608,7 +637,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       r.set(col, std::nullopt);
     r.v[api_row::type] = python_trace;
     api_rows.push({python_rows}, bytes_of(r));
-  }
+  }));
 
   // The calls bound to the ops; each op's row goes out once no scan can reach it.
   const auto decode = [](std::string_view p) {
@@ -626,16 +655,19 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       api_rows.push({s}, bytes_of(b.row));
     };
   };
+  const auto op_thread = [](const bound_op& o) { return o.gtid(); };
+  const auto pair_thread = [](const queue_pair& p) { return p.deq.gtid; };
   // The pairs go through twice when mstx ops are bound too.
   spill_sorter<no_key> pairs_again(at.dir, at.budget);
   const bool mstx_through_queue = queue && bind_mstx && mstx_ops.size() > 0;
   {
-    op_window ops(torch_ops, decode, out(op_rows));
+    op_window ops(torch_ops, decode, out(op_rows), op_thread, torch_threads);
     pair_window qp(
         pairs, [](std::string_view p) { return from_bytes<queue_pair>(p); },
         [&](queue_pair& p) {
           if (mstx_through_queue) pairs_again.push({}, bytes_of(p));
-        });
+        },
+        pair_thread, pair_threads);
     if (torch_ops.size() > 0 && bind_ops) {
       MSPROF_TRY(queue ? bind_through_queue(qp, ops, cann.launches) : bind_direct(ops, cann.launches));
     }
@@ -643,9 +675,10 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     MSPROF_TRY(qp.finish());
   }
   {
-    op_window ops(mstx_ops, decode, out(mstx_rows));
+    op_window ops(mstx_ops, decode, out(mstx_rows), op_thread, mstx_threads);
     pair_window qp(
-        pairs_again, [](std::string_view p) { return from_bytes<queue_pair>(p); }, [](queue_pair&) {});
+        pairs_again, [](std::string_view p) { return from_bytes<queue_pair>(p); }, [](queue_pair&) {}, pair_thread,
+        pair_threads);
     if (mstx_through_queue) MSPROF_TRY(bind_through_queue(qp, ops, cann.mstx));
     MSPROF_TRY(ops.finish());
     MSPROF_TRY(qp.finish());

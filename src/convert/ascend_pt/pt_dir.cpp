@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,7 +38,10 @@ record_list::record_list(std::size_t record_size, std::string dir, std::size_t b
     dir = fs::temp_directory_path(ec).string();
     if (dir.empty()) dir = "/tmp";
   }
-  s_ = std::make_shared<state>(std::move(dir), budget);
+  // Read back whole and in order, a list gains nothing from more than a few
+  // MiB in memory but a file avoided, and a directory has several of them.
+  constexpr std::size_t most_held = std::size_t{4} << 20;
+  s_ = std::make_shared<state>(std::move(dir), std::min(budget, most_held));
 }
 
 void record_list::push_back(const void* record) {
@@ -298,12 +302,14 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
       }
     }
   } op_pids, mark_pids, memory_pids;
+  std::set<std::uint64_t> pids_with_ops;
   const auto text = [&](std::string&& s) -> std::string_view { return *d.texts.insert(std::move(s)).first; };
   // Ops leave `rec` piece by piece (the file is never held whole, nor its ops twice).
   const auto take_ops = [&] {
     for (auto& o : rec.ops) {
       if (!first_pid) first_pid = o.pid;
       op_pids.see(o.pid, o.offset, *first_pid);
+      pids_with_ops.insert(o.pid);
       fw_op op;
       op.start_ns = local(o.start);
       op.end_ns = local(o.end);
@@ -348,24 +354,64 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   if (d.ops.empty()) d.ops = spilled_list<fw_op>(run_dir, spill_budget);
   if (d.enqueue.empty()) d.enqueue = spilled_list<queue_span>(run_dir, spill_budget);
   if (d.dequeue.empty()) d.dequeue = spilled_list<queue_span>(run_dir, spill_budget);
+  if (d.memory.empty()) d.memory = spilled_list<fw::memory_usage>(run_dir, spill_budget);
+  if (d.python_calls.empty()) d.python_calls = spilled_list<py_call>(run_dir, spill_budget);
+  if (d.gcs.empty()) d.gcs = spilled_list<gc_span>(run_dir, spill_budget);
+  // Per pid: its count and its first record in file order.
   struct pid_seen {
     std::size_t n = 0, first = 0;
     std::uint64_t offset = 0;
+    void see(std::size_t index, std::uint64_t off) {
+      if (n++ == 0) {
+        first = index;
+        offset = off;
+      }
+    }
   };
-  std::map<std::uint64_t, pid_seen> mark_pid_counts;
-  std::size_t mark_count = 0;
-  std::optional<std::uint64_t> first_mark_pid;
+  std::map<std::uint64_t, pid_seen> mark_pid_counts, memory_pid_counts;
+  std::size_t mark_count = 0, memory_count = 0;
+  std::optional<std::uint64_t> first_mark_pid, first_memory_pid;
+  // Per pid: its earliest inner-allocator NPU record (time, then file order), for memory_pid.
+  struct earliest_record {
+    std::int64_t time;
+    std::size_t index;
+  };
+  std::map<std::uint64_t, earliest_record> memory_first;
+  const auto take_memory = [&] {
+    constexpr std::int8_t npu = 20;
+    constexpr std::uint8_t inner = 0;
+    for (auto u : rec.memory) {
+      if (!first_memory_pid) first_memory_pid = u.pid;
+      memory_pid_counts[u.pid].see(memory_count, u.offset);
+      u.time = local(u.time);
+      if (u.device_type == npu && u.allocator_type == inner) {
+        auto [it, fresh] = memory_first.try_emplace(u.pid, earliest_record{u.time, memory_count});
+        if (!fresh && u.time < it->second.time) it->second = {u.time, memory_count};
+      }
+      ++memory_count;
+      d.memory.push_back(u);
+    }
+    rec.memory.clear();
+  };
+  // Python tracer records and garbage collections leave `rec` piece by piece too.
+  const auto take_python = [&] {
+    for (const auto& f : rec.python_funcs) {
+      auto t = std::find_if(d.python_threads.begin(), d.python_threads.end(),
+                            [&](const pt_dir::py_thread& p) { return p.tid == f.tid; });
+      if (t == d.python_threads.end()) t = d.python_threads.insert(t, {f.tid, false});
+      if (f.trace_tag == 0 || f.trace_tag == 2) t->calls = true;
+      d.python_calls.push_back({local(static_cast<std::int64_t>(f.start)), f.tid, f.pid, f.hash_key, f.trace_tag});
+    }
+    rec.python_funcs.clear();
+    for (const auto& g : rec.gcs)
+      d.gcs.push_back({local(static_cast<std::int64_t>(g.start)), local(static_cast<std::int64_t>(g.end)), g.pid});
+    rec.gcs.clear();
+  };
   std::string payload;
   const auto take_marks = [&] {
     for (const auto& m : rec.marks) {
       if (!first_mark_pid) first_mark_pid = m.pid;
-      auto [seen, fresh] = mark_pid_counts.try_emplace(m.pid);
-      if (fresh) {
-        seen->second.first = mark_count;
-        seen->second.offset = m.offset;
-      }
-      ++seen->second.n;
-      ++mark_count;
+      mark_pid_counts[m.pid].see(mark_count++, m.offset);
       const mark_head h{m.category, m.corr_id, m.tid, m.pid};
       payload.assign(reinterpret_cast<const char*>(&h), sizeof h);
       payload += m.name;
@@ -376,6 +422,8 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   const auto take_pieces = [&] {
     take_ops();
     take_marks();
+    take_memory();
+    take_python();
   };
   // torch_npu reads the first file of each kind; later ones (its own names
   // never repeat a kind) are read too rather than dropped silently.
@@ -385,26 +433,42 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     if (kind == fw::file_kind::op_mark) d.has_task_queue = true;
     auto read = decode_file(kind, p.string(), rec, d.warnings, bytes_read, take_pieces);
     if (!read) d.warnings.push_back(read.err().message);
+    // A piece's records are taken out, but their vectors keep their size: let
+    // it go, so that one file's piece is in memory at a time, not one of each kind.
+    // (`v = {}` would keep the capacity.)
+    rec.ops = decltype(rec.ops)();
+    rec.marks = decltype(rec.marks)();
+    rec.memory = decltype(rec.memory)();
+    rec.python_funcs = decltype(rec.python_funcs)();
+    rec.gcs = decltype(rec.gcs)();
   }
   if (!first_pid) first_pid = first_mark_pid;
-  if (!first_pid && !rec.memory.empty()) first_pid = rec.memory.front().pid;
-  {
+  if (!first_pid) first_pid = first_memory_pid;
+  // Records of other pids than the first: their count and the earliest of them in file order.
+  const auto others = [&](const std::map<std::uint64_t, pid_seen>& counts, other_pids& o) {
     const pid_seen* earliest = nullptr;
-    std::uint64_t earliest_pid = 0;
-    for (const auto& [pid, seen] : mark_pid_counts) {
+    for (const auto& [pid, seen] : counts) {
       if (pid == *first_pid) continue;
-      mark_pids.n += seen.n;
+      o.n += seen.n;
       if (!earliest || seen.first < earliest->first) {
         earliest = &seen;
-        earliest_pid = pid;
+        o.offset = seen.offset;
+        o.pid = pid;
       }
     }
-    if (earliest) {
-      mark_pids.offset = earliest->offset;
-      mark_pids.pid = earliest_pid;
+  };
+  others(mark_pid_counts, mark_pids);
+  others(memory_pid_counts, memory_pids);
+  {
+    const earliest_record* best = nullptr;
+    for (const auto& [pid, first] : memory_first) {
+      if (!pids_with_ops.count(pid)) continue;  // torch_npu: "Lack of torch ops to connect memory record"
+      if (!best || first.time < best->time || (first.time == best->time && first.index < best->index)) {
+        best = &first;
+        d.memory_pid = pid;
+      }
     }
   }
-  for (const auto& u : rec.memory) memory_pids.see(u.pid, u.offset, *first_pid);
   for (const auto& [name, o] : {std::pair<const char*, const other_pids&>{"torch.op_range", op_pids},
                                 {"torch.op_mark", mark_pids},
                                 {"torch.memory_usage", memory_pids}})
@@ -412,15 +476,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
       d.warnings.push_back(codec::place{(fwk / name).string(), o.offset}.str() + ": pid " + std::to_string(o.pid) +
                            ", not the directory's process " + std::to_string(*first_pid) + " (its first op's); " +
                            std::to_string(o.n) + " record(s) of other processes, analysed as they are");
-  d.python_calls.reserve(rec.python_funcs.size());
-  for (const auto& f : rec.python_funcs)
-    d.python_calls.push_back({local(static_cast<std::int64_t>(f.start)), f.tid, f.pid, f.hash_key, f.trace_tag});
   for (auto& h : rec.python_hashes) d.python_names[h.key] = std::move(h.value);  // a later duplicate wins
-  for (const auto& g : rec.gcs)
-    d.gcs.push_back({local(static_cast<std::int64_t>(g.start)), local(static_cast<std::int64_t>(g.end)), g.pid});
-
-  d.memory = std::move(rec.memory);
-  for (auto& u : d.memory) u.time = local(u.time);
 
   // Task queue: marks in time order; an end pairs with the latest open start
   // of the same thread and name (torch_npu get_task_queue_data).
@@ -527,55 +583,78 @@ std::vector<std::string> find_pt_dirs(const std::string& dir) {
   return out;
 }
 
-std::vector<py_function> python_functions(const pt_dir& d) {
-  std::vector<py_function> out;
+std::vector<std::uint64_t> python_function_threads(const pt_dir& d) {
+  std::vector<std::uint64_t> out;
   if (d.python_calls.empty() || d.python_names.empty()) return out;  // torch_npu needs both files
-  std::vector<std::uint64_t> tids;
-  for (const auto& c : d.python_calls)
-    if (std::find(tids.begin(), tids.end(), c.tid) == tids.end()) tids.push_back(c.tid);
+  for (const auto& t : d.python_threads)
+    if (t.calls) out.push_back(t.tid);
+  return out;
+}
+
+result<void> python_functions(const pt_dir& d, const std::function<void(const py_function&)>& fn) {
+  if (d.python_calls.empty() || d.python_names.empty()) return {};  // torch_npu needs both files
+  // Records by thread (first-seen order), then time; equal times keep file order.
+  struct call_key {
+    std::uint64_t thread;
+    std::int64_t ts;
+    bool operator<(const call_key& b) const noexcept { return thread != b.thread ? thread < b.thread : ts < b.ts; }
+  };
+  std::map<std::uint64_t, std::uint64_t> thread_of;
+  for (const auto& t : d.python_threads) thread_of.emplace(t.tid, thread_of.size());
+  spill_sorter<call_key> calls(d.spill_dir, d.spill_budget);
+  MSPROF_TRY(d.python_calls.each([&](const py_call& c) {
+    calls.push({thread_of[c.tid], c.ts}, std::string_view(reinterpret_cast<const char*>(&c), sizeof c));
+  }));
   constexpr std::string_view delimiter = "######";
-  for (const auto tid : tids) {
-    std::vector<const py_call*> calls;
-    for (const auto& c : d.python_calls)
-      if (c.tid == tid) calls.push_back(&c);
-    std::stable_sort(calls.begin(), calls.end(), [](const py_call* a, const py_call* b) { return a->ts < b->ts; });
-    std::vector<py_function> stack;
-    std::map<std::string, std::size_t> module_count;
-    std::map<std::string, std::size_t> module_number;  // uid -> number
-    std::int64_t last = 0;
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      const py_call& c = *calls[i];
-      if (c.tag == 0 || c.tag == 2) {
-        py_function f;
-        f.ts = c.ts;
-        f.tid = c.tid;
-        f.pid = c.pid;
-        f.id = i;
-        f.parent = stack.empty() ? 0 : stack.back().id;
-        const auto name = d.python_names.find(c.hash_key);
-        f.name = name == d.python_names.end() ? std::to_string(c.hash_key) : name->second;
-        const auto at = f.name.find(delimiter);
-        if (c.tag == 0 && at != std::string::npos) {
-          const std::string module = f.name.substr(0, at), uid = f.name.substr(at + delimiter.size());
-          auto [it, fresh] = module_number.try_emplace(uid, 0);
-          if (fresh) it->second = module_count[module]++;
-          f.module_id = it->second;
-          f.name = "nn.Module: " + module + "_" + std::to_string(it->second);
-        }
-        stack.push_back(std::move(f));
-      } else if ((c.tag == 1 || c.tag == 3) && !stack.empty()) {
-        stack.back().end = c.ts;
-        out.push_back(std::move(stack.back()));
-        stack.pop_back();
-      }
-      last = std::max(last, c.ts);
-    }
+  std::vector<py_function> stack;
+  std::map<std::string, std::size_t> module_count;
+  std::map<std::string, std::size_t> module_number;  // uid -> number
+  std::int64_t last = 0;
+  std::size_t i = 0;  // the record's index in its thread's
+  std::optional<std::uint64_t> thread;
+  const auto end_thread = [&] {
     for (; !stack.empty(); stack.pop_back()) {
       stack.back().end = last;
-      out.push_back(std::move(stack.back()));
+      fn(stack.back());
     }
-  }
-  return out;
+    module_count.clear();
+    module_number.clear();
+    last = 0;
+    i = 0;
+  };
+  py_call c;
+  MSPROF_TRY(calls.drain([&](const call_key& k, std::string_view p) {
+    if (thread != k.thread) end_thread();
+    thread = k.thread;
+    std::memcpy(static_cast<void*>(&c), p.data(), sizeof c);
+    if (c.tag == 0 || c.tag == 2) {
+      py_function f;
+      f.ts = c.ts;
+      f.tid = c.tid;
+      f.pid = c.pid;
+      f.id = i;
+      f.parent = stack.empty() ? 0 : stack.back().id;
+      const auto name = d.python_names.find(c.hash_key);
+      f.name = name == d.python_names.end() ? std::to_string(c.hash_key) : name->second;
+      const auto at = f.name.find(delimiter);
+      if (c.tag == 0 && at != std::string::npos) {
+        const std::string module = f.name.substr(0, at), uid = f.name.substr(at + delimiter.size());
+        auto [it, fresh] = module_number.try_emplace(uid, 0);
+        if (fresh) it->second = module_count[module]++;
+        f.module_id = it->second;
+        f.name = "nn.Module: " + module + "_" + std::to_string(it->second);
+      }
+      stack.push_back(std::move(f));
+    } else if ((c.tag == 1 || c.tag == 3) && !stack.empty()) {
+      stack.back().end = c.ts;
+      fn(stack.back());
+      stack.pop_back();
+    }
+    last = std::max(last, c.ts);
+    ++i;
+  }));
+  end_thread();
+  return {};
 }
 
 

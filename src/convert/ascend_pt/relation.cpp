@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "msprof/convert/ascend_pt/analyse.hpp"
@@ -114,15 +115,25 @@ bool is_step(const fw_op& o) { return o.name.find("ProfilerStep#") != std::strin
 /// flows, go to the sorted runs under the op's number in start order.
 class tree_pass {
  public:
-  tree_pass(relation& r, bool text, bool parents, bool launches)
-      : r_(r), text_(text), parents_(parents), launches_(launches) {}
+  /// `memory_pid`: whose ops operator_memory's queries (memory()) are about.
+  tree_pass(relation& r, bool text, std::optional<std::uint64_t> memory_pid, bool launches)
+      : r_(r), text_(text), memory_pid_(memory_pid), launches_(launches) {}
 
   void op(const fw_op& o) {
     close_before(o.start_ns);
     const std::uint64_t node = ++nodes_;
-    if (parents_) {
-      r_.order.push_back(o);
-      r_.parent.push_back(static_cast<std::uint32_t>(open_.empty() ? 0 : open_.back().node));
+    if (memory_pid_) {
+      const std::uint64_t parent = open_.empty() ? 0 : open_.back().node;
+      chain_.emplace(node, chain_node{o.name, o.end_ns, parent, 1});  // the open stack's reference
+      if (parent) ++chain_.at(parent).refs;
+      if (o.pid == *memory_pid_ && o.name != "empty_tensor" && o.name != "malloc_workspace") {
+        ++chain_.at(node).refs;
+        auto [it, fresh] = last_.try_emplace(o.tid, node);
+        if (!fresh) {
+          release(it->second);
+          it->second = node;
+        }
+      }
     }
     // The launches waiting for the parent's first child (the root's: for the first op).
     std::vector<parked_launch> waiting;
@@ -182,6 +193,20 @@ class tree_pass {
       add_self(k - 1, ks);
   }
 
+  /// operator_memory's query `q` (asked after every op starting at or before q.ts).
+  void memory(const memory_query& q) {
+    const auto last = last_.find(q.tid);
+    for (std::uint64_t n = last == last_.end() ? 0 : last->second; n;) {
+      const chain_node& c = chain_.at(n);
+      const bool found = q.enq ? c.name.rfind("aten", 0) == 0 || c.name.rfind("npu", 0) == 0 : c.end_ns >= q.ts;
+      if (found) {
+        r_.memory_names->push(q.block, c.name);
+        return;
+      }
+      n = c.parent;
+    }
+  }
+
   void finish() {
     while (!open_.empty()) close_top();
   }
@@ -201,6 +226,23 @@ class tree_pass {
     bool has_child = false;
     std::vector<parked_launch> parked;  ///< launches waiting for its first child (no task queue)
   };
+
+  /// An op as operator_memory's queries walk up from it: kept while it is
+  /// open, the last of its thread, or an ancestor of one of those.
+  struct chain_node {
+    std::string_view name;
+    std::int64_t end_ns;
+    std::uint64_t parent;  ///< 0: the root
+    std::size_t refs;
+  };
+  void release(std::uint64_t n) {
+    while (n) {
+      auto it = chain_.find(n);
+      if (--it->second.refs) return;
+      n = it->second.parent;
+      chain_.erase(it);
+    }
+  }
 
   void close_before(std::int64_t ts) {
     while (!open_.empty() && ts > open_.back().op.end_ns) close_top();
@@ -276,27 +318,22 @@ class tree_pass {
       for (int i = 0; i < 4; ++i) row.dev[i] = n.dev[i];
       r_.details->push(n.node, raw_bytes(row));
     }
+    if (memory_pid_) release(n.node);
     open_.pop_back();
   }
 
   relation& r_;
-  bool text_, parents_, launches_;
+  bool text_;
+  std::optional<std::uint64_t> memory_pid_;
+  bool launches_;
+  std::unordered_map<std::uint64_t, chain_node> chain_;  ///< by node number
+  std::unordered_map<std::uint64_t, std::uint64_t> last_;  ///< thread -> its last op's node (memory_pid's)
   std::uint64_t nodes_ = 0;
   std::vector<open_op> open_;
   std::vector<parked_launch> root_parked_;  ///< launches before the first op
   std::size_t step_ = 0;                    ///< step_launch's place in r.steps
   std::string payload_;
 };
-
-/// Whether operator_memory will name allocations after ops: the directory has
-/// the inner allocator's NPU records it reads.
-bool names_memory(const pt_dir& d) {
-  constexpr std::int8_t npu = 20;
-  constexpr std::uint8_t inner = 0;
-  for (const auto& u : d.memory)
-    if (u.device_type == npu && u.allocator_type == inner) return true;
-  return false;
-}
 
 }  // namespace
 
@@ -320,7 +357,8 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
   // Ops (kind 0), enqueues (1) and, without a task queue, launches (2) by
   // start, each kind in its own order at equal times: one sorted run of their
   // bytes. An enqueue carries the kernels of its correlation id, a launch its
-  // own: a launch comes after the ops starting at or before it.
+  // own: a launch comes after the ops starting at or before it. operator_memory's
+  // queries (3) come after them too.
   struct item_key {
     std::int64_t ts;
     std::uint8_t kind;
@@ -385,7 +423,14 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
     if (!pushed) return fail("the enqueues could not be put in correlation order: ", pushed.err());
     if (auto s = g.status(); !s) return fail("the kernels could not be read back: ", s.err());
   }
-  tree_pass t(r, o.text, names_memory(d), launches);
+  // operator_memory's queries, after the ops starting at or before them.
+  const bool memory = o.memory && d.memory_pid && !o.memory->queries.empty();
+  if (memory) {
+    r.memory_names = std::make_unique<spill_sorter<std::uint64_t>>(dir, o.spill_budget);
+    pushed = o.memory->queries.each([&](const memory_query& q) { items.push({q.ts, 3, q.block}, raw_bytes(q)); });
+    if (!pushed) return fail("", pushed.err());
+  }
+  tree_pass t(r, o.text, memory ? d.memory_pid : std::nullopt, launches);
   fw_op op;
   queue_span e;
   const auto kernels_of = [&](std::string_view p) {
@@ -400,6 +445,10 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
       std::memcpy(static_cast<void*>(&e), p.data(), sizeof e);
       kernels_of(p.substr(sizeof e));
       t.enqueue(e, ks);
+    } else if (k.kind == 3) {
+      memory_query q;
+      std::memcpy(static_cast<void*>(&q), p.data(), sizeof q);
+      t.memory(q);
     } else {
       kernels_of(p);
       t.launch(k.ts, ks);

@@ -236,8 +236,7 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
     queue_event(q, "Enqueue" + std::string(named), "enqueue", "s");
   }));
   MSPROF_TRY(names.take_status());
-  const auto functions = python_functions(d);
-  for (const auto& f : functions) see_thread(threads, f.tid, false, false);
+  for (const auto tid : python_function_threads(d)) see_thread(threads, tid, false, false);
 
   const auto spid = static_cast<std::int64_t>(pid);
   process_meta(ev, spid, "Python", 0);
@@ -253,13 +252,14 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
     flow(ev, "s", "fwdbwd", seq, ends[0].pid, ends[0].tid, ends[0].ts, "fwdbwd");
     flow(ev, "f", "fwdbwd", seq, ends[1].pid, ends[1].tid, ends[1].ts, "fwdbwd");
   }
-  for (const auto& f : functions)
+  MSPROF_TRY(python_functions(d, [&](const py_function& f) {
     x_event(ev, f.name, static_cast<std::int64_t>(f.pid), f.tid, f.ts, f.end - f.ts, "python_function",
             [&](json::writer& a) {
               a.member("Python id", f.id);
               a.member("Python parent id", f.parent);
               if (f.module_id) a.member("Python module id", *f.module_id);
             });
+  }));
   if (!d.gcs.empty()) {
     // pid formatted like CANN's with sort index 1 and the first device (-1
     // without one: Python's `|` with -1 gives -1); tid the raw pid.
@@ -268,8 +268,9 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
       if (m.session.devices.empty()) return -1;
       return static_cast<std::int64_t>((raw << 10) | (gc_sort_index << 5) | m.session.devices.front().id);
     };
-    for (const auto& g : d.gcs)
+    MSPROF_TRY(d.gcs.each([&](const gc_span& g) {
       x_event(ev, "GC", gc_pid(g.pid), g.pid, g.start_ns, g.end_ns - g.start_ns, "GC", [](json::writer&) {});
+    }));
     const std::int64_t gpid = gc_pid(d.gcs.front().pid);
     const std::uint64_t gtid = d.gcs.front().pid;
     process_meta(ev, gpid, "Python GC", gc_sort_index);

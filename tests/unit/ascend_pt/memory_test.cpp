@@ -4,8 +4,9 @@
 // (tests/support/generated_pt.hpp). The CANN part is streamed: what analyse
 // adds to the PROF_ loader does not grow with the CANN records (second test).
 // The framework ops, task-queue spans, op tree, kernels and the db's
-// framework rows are streamed too: neither export's peak grows with them
-// (third test). The first test analyses 1 x and 5 x the ops with their
+// framework rows are streamed too, and so are the allocator records with
+// operator_memory's naming and the Python tracer's records: neither export's
+// peak grows with them (third test). The first test analyses 1 x and 5 x the ops with their
 // launches, text and db, and holds the peak RSS they add per op under a small
 // bound (docs/performance.md), so that it does not slip back.
 #include <doctest/doctest.h>
@@ -50,6 +51,29 @@ std::size_t lines_of(const fs::path& p) {
   return n;
 }
 
+/// Lines of `p` that start with `prefix`.
+std::size_t lines_starting(const fs::path& p, const std::string& prefix) {
+  std::ifstream f(p, std::ios::binary);
+  std::size_t n = 0;
+  for (std::string line; std::getline(f, line);) n += line.rfind(prefix, 0) == 0;
+  return n;
+}
+
+/// Spill budget of the analyses here: small, so that the sorted runs are full at both sizes.
+constexpr std::size_t spill_budget = 1u << 20;
+
+/// Analyses `dir` (export `type`) in a child: its peak RSS.
+child_run analyse_in_child(const fs::path& dir, const std::string& type) {
+  return run_in_child([&] {
+    pt::analyse_options o;
+    o.export_type = type;
+    o.spill_budget = spill_budget;
+    auto a = pt::analyse(dir.string(), o);
+    if (!a) std::fprintf(stderr, "%s\n", a.err().what().c_str());
+    return static_cast<bool>(a);
+  });
+}
+
 }  // namespace
 
 TEST_CASE("ascend_pt memory: the peak RSS each framework op adds stays under its budget (text, db)") {
@@ -75,14 +99,7 @@ TEST_CASE("ascend_pt memory: the peak RSS each framework op adds stays under its
     for (int k = 0; k < 2; ++k) {
       const fs::path root = d / (e.type + std::to_string(k));
       const generated_pt::written w = generated_pt::generate(root, k ? large_ops : small_ops);
-      const child_run r = run_in_child([&] {
-        pt::analyse_options o;
-        o.export_type = e.type;
-        o.spill_budget = 1u << 20;
-        auto a = pt::analyse(w.dir.string(), o);
-        if (!a) std::fprintf(stderr, "%s\n", a.err().what().c_str());
-        return static_cast<bool>(a);
-      });
+      const child_run r = analyse_in_child(w.dir, e.type);
       REQUIRE(r.ok);
       // Everything was analysed: one operator_details row per op but the steps.
       const fs::path out = w.dir / "ASCEND_PROFILER_OUTPUT";
@@ -131,23 +148,15 @@ TEST_CASE("ascend_pt memory: the CANN part adds nothing that grows with the CANN
       info.erase(info.find(cpu), cpu.size());
       std::ofstream(w.dir / "profiler_info_0.json", std::ios::trunc) << info;
     }
-    constexpr std::size_t budget = 1u << 20;
     const child_run loaded = run_in_child([&] {
       auto pd = pt::read_pt_dir(w.dir.string());
       if (!pd) return false;
       msprof::convert::load_options lo;
-      lo.spill_budget = budget;
+      lo.spill_budget = spill_budget;
       lo.spill_dir = root.string();
       return static_cast<bool>(msprof::convert::load_windows(pd->prof_dir, lo, [](msprof::convert::model&) {}));
     });
-    const child_run r = run_in_child([&] {
-      pt::analyse_options o;
-      o.export_type = "text";
-      o.spill_budget = budget;
-      auto a = pt::analyse(w.dir.string(), o);
-      if (!a) std::fprintf(stderr, "%s\n", a.err().what().c_str());
-      return static_cast<bool>(a);
-    });
+    const child_run r = analyse_in_child(w.dir, "text");
     REQUIRE(loaded.ok);
     REQUIRE(r.ok);
     // Every CANN record was analysed: a kernel_details row per launch (and the header).
@@ -162,7 +171,7 @@ TEST_CASE("ascend_pt memory: the CANN part adds nothing that grows with the CANN
   CHECK(added[1] < added[0] * 1.1 + 8);
 }
 
-TEST_CASE("ascend_pt memory: the framework ops, task-queue spans, op tree and kernels add nothing that grows with them (text, db)") {
+TEST_CASE("ascend_pt memory: the framework ops, task-queue spans, op tree, kernels, allocations and Python tracer records add nothing that grows with them (text, db)") {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   MESSAGE("skipped under sanitizers: their allocators keep freed memory, so RSS says nothing about the analysis");
   return;
@@ -173,9 +182,13 @@ TEST_CASE("ascend_pt memory: the framework ops, task-queue spans, op tree and ke
   // runs, the operator_details rows and torch_to_npu flows wait in sorted
   // runs, and trace_view names the enqueues through sorted runs; the db's
   // PYTORCH_API rows, their ids and the binding of calls to ops go through
-  // sorted runs too: with the same CANN data, 5 x the ops and marks must not
-  // raise the peak RSS. Holding them would add ~350 bytes an op (text) and
-  // ~1 KB (db): over 50 MiB here. A 1 MiB spill budget makes both sizes spill.
+  // sorted runs too; so do operator_memory's blocks and their naming (the op
+  // tree answers it in its pass), memory_record's rows and the Python
+  // tracer's records: with the same CANN data, 5 x the ops, marks, allocations
+  // and tracer records must not raise the peak RSS. Holding them would add
+  // ~350 bytes an op (text) and ~1 KB (db): over 50 MiB here; the allocator
+  // and tracer records, held, ~800 bytes a launch (text): over 30 MiB. A 1 MiB
+  // spill budget makes both sizes spill.
   constexpr std::uint64_t small_launches = 10000, large_launches = 5 * small_launches;
   temp_dir d("pt_ops_flat");
   for (const std::string type : {"text", "db"}) {
@@ -186,14 +199,7 @@ TEST_CASE("ascend_pt memory: the framework ops, task-queue spans, op tree and ke
       fs::remove_all(w.dir / "FRAMEWORK");
       const std::uint64_t launches = k ? large_launches : small_launches;
       const std::uint64_t ops = generated_pt::write_framework(w.dir / "FRAMEWORK", launches);
-      const child_run r = run_in_child([&] {
-        pt::analyse_options o;
-        o.export_type = type;
-        o.spill_budget = 1u << 20;
-        auto a = pt::analyse(w.dir.string(), o);
-        if (!a) std::fprintf(stderr, "%s\n", a.err().what().c_str());
-        return static_cast<bool>(a);
-      });
+      const child_run r = analyse_in_child(w.dir, type);
       REQUIRE(r.ok);
       const fs::path out = w.dir / "ASCEND_PROFILER_OUTPUT";
       if (type == "text") {
@@ -202,11 +208,18 @@ TEST_CASE("ascend_pt memory: the framework ops, task-queue spans, op tree and ke
         // for the ops and the spans.
         const std::uint64_t steps = (launches + 999) / 1000;
         CHECK(lines_of(out / "operator_details.csv") == 1 + 3 * (ops - steps));
-        CHECK(fs::file_size(out / "trace_view.json") > ops * 200 + launches * 2 * 250);
+        CHECK(fs::file_size(out / "trace_view.json") > ops * 200 + launches * 2 * 250 + launches * 2 * 150);
+        // Each launch's two allocations named after its aten::mm: on the Python
+        // thread by the op running, on the launching thread through the
+        // dequeue's enqueue. memory_record: a PTA and a PTA+GE row per record.
+        CHECK(lines_of(out / "operator_memory.csv") == 1 + 2 * launches);
+        CHECK(lines_starting(out / "operator_memory.csv", "aten::mm,") == 2 * launches);
+        CHECK(lines_of(out / "memory_record.csv") == 1 + 2 * 5 * launches);
       } else {
-        // A PYTORCH_API row per op, enqueue and dequeue; the 2,000 launches
-        // with CANN data each bound to its aten::mm (a connection of its own).
-        CHECK(count_rows(out / "ascend_pytorch_profiler_0.db", "PYTORCH_API") == static_cast<long long>(ops + 2 * launches));
+        // A PYTORCH_API row per op, enqueue, dequeue and Python function (2 a
+        // launch); the 2,000 launches with CANN data each bound to its aten::mm
+        // (a connection of its own).
+        CHECK(count_rows(out / "ascend_pytorch_profiler_0.db", "PYTORCH_API") == static_cast<long long>(ops + 4 * launches));
         CHECK(count_rows(out / "ascend_pytorch_profiler_0.db",
                          "PYTORCH_API WHERE type = 50001 AND connectionId IS NOT NULL") == 2000);
       }

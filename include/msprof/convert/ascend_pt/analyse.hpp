@@ -74,8 +74,8 @@ struct fw_op {
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
 
-/// Fixed-size records in the order they come, not held: up to a budget in
-/// memory, then in an unnamed temporary file (spill.hpp's), read back whole by
+/// Fixed-size records in the order they come, not held: up to a budget (at
+/// most 4 MiB) in memory, then in an unnamed temporary file (spill.hpp's), read back whole by
 /// each() as often as needed. Copies share the records. spilled_list<T> types it.
 class record_list {
  public:
@@ -165,11 +165,21 @@ struct pt_dir {
   std::unordered_set<std::string> texts;
   spilled_list<queue_span> enqueue;  ///< in the order their end marks come (time order; not held)
   spilled_list<queue_span> dequeue;
-  bool has_task_queue = false;                         ///< a torch.op_mark file exists
-  std::vector<codec::framework::memory_usage> memory;  ///< torch.memory_usage, `time` on the local clock, file order
-  std::vector<py_call> python_calls;                   ///< file order
-  std::map<std::uint64_t, std::string> python_names;   ///< torch.python_tracer_hash: key -> function name
-  std::vector<gc_span> gcs;                            ///< file order
+  bool has_task_queue = false;  ///< a torch.op_mark file exists
+  /// torch.memory_usage, `time` on the local clock, file order (not held).
+  spilled_list<codec::framework::memory_usage> memory;
+  /// The process whose allocations operator_memory names: of the processes with ops, the one with the
+  /// earliest inner-allocator NPU record (ties: file order); unset when none has one.
+  std::optional<std::uint64_t> memory_pid;
+  spilled_list<py_call> python_calls;  ///< file order (not held)
+  /// The tracer's threads in first-seen order, `calls`: it has a call record (a function).
+  struct py_thread {
+    std::uint64_t tid;
+    bool calls;
+  };
+  std::vector<py_thread> python_threads;
+  std::map<std::uint64_t, std::string> python_names;  ///< torch.python_tracer_hash: key -> function name
+  spilled_list<gc_span> gcs;                          ///< file order (not held)
   std::vector<std::string> warnings;
   std::string spill_dir;  ///< where the lists above and the outputs' sorted runs spill (place_framework's)
   std::size_t spill_budget = spill_budget_default;
@@ -260,11 +270,41 @@ struct op_detail {
   py_num dev[4];  ///< self, total, self AI Core, total AI Core (us)
 };
 
+/// An operator_memory block (torch_npu MemoryPrepareParser._get_valid_record_entry):
+/// a malloc, then at most one free and one block-free of its address.
+struct memory_block {
+  std::uint8_t n = 0;  ///< records in r
+  codec::framework::memory_usage r[3];
+};
+
+/// A question for the op tree: the op `block`'s allocation is named after.
+/// The last op of `tid` (memory_pid's, not empty_tensor or malloc_workspace)
+/// to start at or before `ts`, then up its ancestors: the first that has not
+/// ended before `ts` (enq false: the allocating thread's op), or the first
+/// aten/npu op (enq true: the op around the enqueue of the dequeue running at
+/// the allocation).
+struct memory_query {
+  std::int64_t ts = 0;
+  std::uint64_t block = 0, tid = 0;
+  bool enq = false;
+};
+
+/// operator_memory's blocks and their naming, prepared before link() through
+/// sorted runs (nothing per record is held): `blocks` in output order (by
+/// malloc time), `queries` for link() to answer. Empty without memory_pid.
+struct memory_naming {
+  spilled_list<memory_block> blocks;
+  spilled_list<memory_query> queries;
+  std::size_t incomplete = 0;  ///< torch_npu's "N memory record(s) are incomplete"
+};
+result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out);
+
 /// Options of link().
 struct link_options {
   std::string spill_dir;                   ///< sorted runs (empty: the temporary directory)
   std::size_t spill_budget = spill_budget_default;
   bool text = true;                        ///< keep operator_details rows and torch_to_npu flows
+  const memory_naming* memory = nullptr;   ///< operator_memory's queries to answer (null: none)
 };
 
 /// Framework ops linked to kernels, as the op tree gives them, built in one
@@ -274,7 +314,7 @@ struct link_options {
 /// start (no task queue), joined to the enqueues and launches through sorted
 /// runs, so none is held. What it gives: operator_details rows and each op's
 /// torch_to_npu flows in sorted runs by the op's place in start order, the
-/// steps, and, only when operator_memory needs them, every op's parent.
+/// steps, and the answers to operator_memory's queries.
 struct relation {
   std::vector<step_op> steps;  ///< start order
   bool any_kernel = false;     ///< some kernel was bound to an id
@@ -291,10 +331,8 @@ struct relation {
     std::int64_t ts;
     std::uint64_t pid, tid;
   };
-  /// Ops in start order and each one's parent (its index + 1 there, 0: the
-  /// root); only when the directory has memory records to name (operator_memory).
-  std::vector<fw_op> order;
-  std::vector<std::uint32_t> parent;
+  /// operator_memory's op names by block number (drain once; a block without a row: no name).
+  std::unique_ptr<spill_sorter<std::uint64_t>> memory_names;
   bool linked = false;  ///< the ops were linked (CPU activity and ops)
   std::string error;    ///< why the linking is incomplete (a sorted run failed), empty if it is not
 };
@@ -319,10 +357,14 @@ struct py_function {
 /// opens a frame (id = its index in the thread's records by time, parent =
 /// the frame open below it), a return closes the top one; frames left open end
 /// at the last record's time. A name "<module>######<uid>" is an nn.Module
-/// call, numbered per module name in order of first use. Threads in
-/// first-seen order, each thread's functions in the order they return. None
-/// without both tracer files (torch_npu needs both).
-std::vector<py_function> python_functions(const pt_dir& d);
+/// call, numbered per module name in order of first use. fn(const py_function&)
+/// for each: threads in first-seen order, each thread's functions in the order
+/// they return. The records go through a sorted run by thread and time (only
+/// the open frames are held). None without both tracer files (torch_npu needs
+/// both); an error when the sorted run fails.
+result<void> python_functions(const pt_dir& d, const std::function<void(const py_function&)>& fn);
+/// The threads python_functions() gives functions of, in its order.
+std::vector<std::uint64_t> python_function_threads(const pt_dir& d);
 
 /// A ';'-separated field (Python's `";".join(...)`) one item a line (";\r\n"),
 /// as torch_npu shows shapes, dtypes and call stacks.

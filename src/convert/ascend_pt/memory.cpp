@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+// operator_memory's blocks and the questions that name them, as torch_npu
+// 9e73e708a makes them (MemoryPrepareParser): the inner allocator's NPU
+// records of one process, by time, cut per address into blocks; each block
+// named through the dequeue running at its malloc, that dequeue's enqueue and
+// the op around it, or else the allocating thread's op. Every step is a merge
+// of sorted runs; the op tree answers the last questions in link()'s pass.
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "msprof/convert/ascend_pt/analyse.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace ascend_pt {
+
+// Named apart from the other sources' helpers (a unity build joins them).
+namespace memory_runs {
+
+namespace fw = codec::framework;
+
+template <class T>
+std::string_view bytes_view(const T& v) {
+  return std::string_view(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class T>
+T value_of(std::string_view p) {
+  T v;
+  std::memcpy(static_cast<void*>(&v), p.data(), sizeof v);
+  return v;
+}
+
+struct time_key {
+  std::int64_t time;
+  bool operator<(const time_key& b) const noexcept { return time < b.time; }
+};
+/// A block by its malloc's time, then its address's first appearance.
+struct block_key {
+  std::int64_t time;
+  std::uint64_t address;
+  bool operator<(const block_key& b) const noexcept { return time != b.time ? time < b.time : address < b.address; }
+};
+/// By thread, then a number (file order or block order).
+struct thread_key {
+  std::uint64_t pid, tid, n;
+  bool operator<(const thread_key& b) const noexcept {
+    return pid != b.pid ? pid < b.pid : tid != b.tid ? tid < b.tid : n < b.n;
+  }
+};
+struct corr_key {
+  std::uint64_t corr, n;
+  bool operator<(const corr_key& b) const noexcept { return corr != b.corr ? corr < b.corr : n < b.n; }
+};
+struct block_no {
+  std::uint64_t block;
+  bool operator<(const block_no& b) const noexcept { return block < b.block; }
+};
+struct enqueue_end {
+  std::int64_t end;
+  std::uint64_t tid;
+};
+
+/// Pull reader of a sorted run: the current row's key and payload.
+template <class Key>
+struct run_cursor {
+  explicit run_cursor(spill_sorter<Key>& s) : src(s) { pull(); }
+  void pull() { more = src.next(key, payload); }
+  spill_sorter<Key>& src;
+  Key key{};
+  std::string_view payload;
+  bool more = false;
+};
+
+}  // namespace memory_runs
+
+result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
+  using namespace memory_runs;
+  constexpr std::int8_t npu = 20;
+  constexpr std::uint8_t malloc_type = 0, caching = 0, inner = 0;
+  out.blocks = spilled_list<memory_block>(d.spill_dir, d.spill_budget);
+  out.queries = spilled_list<memory_query>(d.spill_dir, d.spill_budget);
+  out.incomplete = 0;
+  if (!d.memory_pid) return {};
+  const std::string& dir = d.spill_dir;
+  const std::size_t budget = d.spill_budget;
+
+  // Each sorted run goes as soon as it is drained: a drained run keeps its
+  // memory (up to the budget) while it lives.
+  const auto run = [&](auto key) {
+    return std::make_unique<spill_sorter<decltype(key)>>(dir, budget);
+  };
+  // The process's inner-allocator NPU records by time (equal times: file order).
+  auto records = run(time_key{});
+  MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
+    if (u.device_type == npu && u.allocator_type == inner && u.pid == *d.memory_pid) records->push({u.time}, bytes_view(u));
+  }));
+
+  // Blocks per address: a malloc opens one; a record of a type it has not
+  // got joins it (3 at most); any other record closes it, and opens the next
+  // when it is a malloc. Only the open blocks are held (one per address).
+  struct address {
+    std::uint64_t first;  // its first appearance among the addresses
+    memory_block open;
+  };
+  std::map<std::int64_t, address> open;
+  auto blocks = run(block_key{});
+  const auto close = [&](address& a) {
+    if (a.open.n) blocks->push({a.open.r[0].time, a.first}, bytes_view(a.open));
+    a.open.n = 0;
+  };
+  MSPROF_TRY(records->drain([&](const time_key&, std::string_view p) {
+    const auto u = value_of<fw::memory_usage>(p);
+    auto [it, fresh] = open.try_emplace(u.ptr, address{open.size(), {}});
+    address& a = it->second;
+    if (a.open.n) {
+      bool seen = false;
+      for (std::uint8_t i = 0; i < a.open.n; ++i) seen = seen || a.open.r[i].data_type == u.data_type;
+      if (!seen) {
+        a.open.r[a.open.n++] = u;
+        if (a.open.n == 3) close(a);  // nothing more can join it
+        return;
+      }
+      close(a);
+    }
+    if (u.data_type == malloc_type) {
+      a.open.r[0] = u;
+      a.open.n = 1;
+    }
+  }));
+  records.reset();
+  for (auto& [ptr, a] : open) close(a);
+  open.clear();
+
+  // The dequeues' threads: an allocation on one of their processes and one of
+  // their threads is named through the dequeue running at it.
+  std::set<std::uint64_t> deq_pids, deq_tids;
+  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
+    deq_pids.insert(q.pid);
+    deq_tids.insert(q.tid);
+  }));
+
+  // Blocks in output order: numbered, counted, and asked about.
+  auto through_queue = run(thread_key{});
+  std::uint64_t b = 0;
+  MSPROF_TRY(blocks->drain([&](const block_key&, std::string_view p) {
+    const auto blk = value_of<memory_block>(p);
+    const fw::memory_usage& a = blk.r[0];
+    if (a.component_type == caching) out.incomplete += 3 - std::size_t{blk.n};  // its missing free records
+    out.blocks.push_back(blk);
+    if (deq_pids.count(a.pid) && deq_tids.count(a.tid))
+      through_queue->push({a.pid, a.tid, b}, bytes_view(a.time));
+    else
+      out.queries.push_back({a.time, b, a.tid, false});
+    ++b;
+  }));
+  blocks.reset();
+
+  // Each thread's dequeues (list order) meet its allocations (by time): the
+  // last dequeue to start at or before one, if it has not ended.
+  auto dequeues = run(thread_key{});
+  std::uint64_t n = 0;
+  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) { dequeues->push({q.pid, q.tid, n++}, bytes_view(q)); }));
+  auto by_corr = run(corr_key{});
+  {
+    run_cursor<thread_key> deq(*dequeues);
+    bool have_prev = false;
+    queue_span prev;
+    thread_key prev_of{};
+    MSPROF_TRY(through_queue->drain([&](const thread_key& k, std::string_view p) {
+      const auto time = value_of<std::int64_t>(p);
+      if (have_prev && (prev_of.pid != k.pid || prev_of.tid != k.tid)) have_prev = false;
+      while (deq.more && (deq.key.pid < k.pid || (deq.key.pid == k.pid && deq.key.tid < k.tid))) deq.pull();
+      while (deq.more && deq.key.pid == k.pid && deq.key.tid == k.tid) {
+        const auto q = value_of<queue_span>(deq.payload);
+        if (q.ts > time) break;
+        prev = q;
+        prev_of = deq.key;
+        have_prev = true;
+        deq.pull();
+      }
+      if (have_prev && time < prev.ts + prev.dur) by_corr->push({prev.corr_id, k.n}, {});
+    }));
+    while (deq.more) deq.pull();
+    MSPROF_TRY(dequeues->take_status());
+  }
+  through_queue.reset();
+  dequeues.reset();
+
+  // The enqueue of each correlation id (the last in list order) meets them.
+  auto enqueues = run(corr_key{});
+  n = 0;
+  MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
+    enqueues->push({q.corr_id, n++}, bytes_view(enqueue_end{q.ts + q.dur, q.tid}));
+  }));
+  auto enqueued = run(block_no{});
+  {
+    run_cursor<corr_key> enq(*enqueues);
+    bool have = false;
+    std::uint64_t have_corr = 0;
+    enqueue_end last{};
+    MSPROF_TRY(by_corr->drain([&](const corr_key& k, std::string_view) {
+      if (!have || have_corr != k.corr) {
+        have = false;
+        while (enq.more && enq.key.corr < k.corr) enq.pull();
+        while (enq.more && enq.key.corr == k.corr) {
+          last = value_of<enqueue_end>(enq.payload);
+          have = true;
+          enq.pull();
+        }
+        have_corr = k.corr;
+      }
+      if (have) enqueued->push({k.n}, bytes_view(last));
+    }));
+    while (enq.more) enq.pull();
+    MSPROF_TRY(enqueues->take_status());
+  }
+  by_corr.reset();
+  enqueues.reset();
+
+  // In block order, each enqueue thread's question is asked at the latest
+  // enqueue end so far on it (torch_npu's search keeps one cursor per thread).
+  std::map<std::uint64_t, std::int64_t> latest;
+  MSPROF_TRY(enqueued->drain([&](const block_no& k, std::string_view p) {
+    const auto e = value_of<enqueue_end>(p);
+    auto [it, fresh] = latest.try_emplace(e.tid, e.end);
+    if (!fresh && e.end > it->second) it->second = e.end;
+    out.queries.push_back({it->second, k.block, e.tid, true});
+  }));
+  return {};
+}
+
+}  // namespace ascend_pt
+}  // namespace convert
+MSPROF_END_NAMESPACE
