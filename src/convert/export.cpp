@@ -5,6 +5,7 @@
 #include "msprof/convert/export.hpp"
 
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -53,7 +54,12 @@ class window_pipe {
   }
   window_pipe(const window_pipe&) = delete;
   window_pipe& operator=(const window_pipe&) = delete;
-  ~window_pipe() { close(); }
+  ~window_pipe() {
+    try {
+      close();
+    } catch (...) {  // unwinding already, or an early return: a writer's exception is dropped
+    }
+  }
 
   void put(model& w) {
     if (!thread_.joinable()) return write_(w);
@@ -89,6 +95,7 @@ class window_pipe {
     }
     cv_.notify_all();
     thread_.join();
+    if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
   }
 
  private:
@@ -98,7 +105,11 @@ class window_pipe {
       cv_.wait(lk, [&] { return full_ || closed_; });
       if (!full_) return;
       lk.unlock();
-      write_(slot_);  // the loader waits for full_ to drop before touching the slot
+      try {
+        if (!failed_) write_(slot_);  // the loader waits for full_ to drop before touching the slot
+      } catch (...) {  // e.g. std::bad_alloc: thrown again on the loading thread, as without the thread
+        failed_ = std::current_exception();
+      }
       lk.lock();
       full_ = false;
       cv_.notify_all();
@@ -110,6 +121,7 @@ class window_pipe {
   std::condition_variable cv_;
   model slot_;
   bool full_ = false, closed_ = false;
+  std::exception_ptr failed_;  // a writer's exception, thrown again by close()
   std::thread thread_;  // last: started once the rest is built
 };
 
