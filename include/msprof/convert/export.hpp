@@ -34,8 +34,7 @@ namespace convert {
 /// Memory does not grow with the number of records: the model comes in windows
 /// (load_windows) and each writer keeps sorted runs on disk (spill.hpp) and a
 /// few small sets; iteration selection filters each window. The writers take
-/// the windows in load order on a second thread while the next one loads (two
-/// windows at most, swapped through one slot); the db is finished on a second
+/// each window as it is loaded, in load order; the db is finished on a second
 /// thread beside the text files.
 /// The chrome form needs the whole model, and loads it.
 result<export_result> export_parts_of(const std::string& prof_dir, const export_options& o, export_parts p);

@@ -367,7 +367,7 @@ TEST_CASE("join: ops outside every API call give the first N warnings, then one 
 }
 
 TEST_CASE("join: tensors reported after a kernel's launch do not reach that launch, whatever the window") {
-  // The writers may hold a launched task on another thread: its op is not changed afterwards.
+  // A launched task's op is not changed afterwards, whether its window is handed out yet or not.
   for (std::size_t window : {std::size_t{1}, std::size_t{1000}}) {
     CAPTURE(window);
     raw::collection c;
