@@ -350,6 +350,9 @@ void stream_join::on_tensor(std::int64_t, std::string_view b) {
   open_api* api = innermost(tid);
   if (!api || !api->op) return;
   // Ops with more than 5 tensors send several records; they concatenate.
+  // Tasks already launched keep the op as it was (as with a node_basic_info
+  // after the launch): what they show does not depend on the window.
+  if (api->op.use_count() > 1) api->op = std::make_shared<op_info>(*api->op);
   auto& tensors = api->op->tensors;
   tensors.reserve(tensors.size() + (b.size() - sizeof tid) / sizeof(tensor_desc));
   for (std::size_t at = sizeof tid; at + sizeof(tensor_desc) <= b.size(); at += sizeof(tensor_desc))

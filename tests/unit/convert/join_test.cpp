@@ -365,3 +365,33 @@ TEST_CASE("join: ops outside every API call give the first N warnings, then one 
   CHECK(count);
   CHECK(m.warnings.size() < 10);
 }
+
+TEST_CASE("join: tensors reported after a kernel's launch do not reach that launch, whatever the window") {
+  // A launched task's op is not changed afterwards, whether its window is handed out yet or not.
+  for (std::size_t window : {std::size_t{1}, std::size_t{1000}}) {
+    CAPTURE(window);
+    raw::collection c;
+    c.hashes = {{11, "op_a"}};
+    c.apis.push_back({cv::level::node, 5, 1, 1000, 9000, 0});
+    c.nodes.push_back({1500, 1, 11, 0, 11, 1, false});
+    c.tracks.push_back({2000, 1, 0, 1, 7, 0, 0});
+    raw::tensor_info ti{3000, 1, 11, {}};  // after the first launch
+    ti.tensors.push_back({0, 2, 1, {4, 4}});
+    c.tensors.push_back(ti);
+    c.tracks.push_back({4000, 1, 0, 1, 8, 0, 0});
+    for (std::uint16_t task : {7, 8}) {
+      c.acsqs.push_back({0, true, 1, task, 10000u + task});
+      c.acsqs.push_back({0, false, 1, task, 10100u + task});
+    }
+    cv::stream_join::options o;
+    o.spill_dir = std::filesystem::temp_directory_path().string();
+    o.window_records = window;
+    const auto m = cv::join(std::move(c), o);
+    REQUIRE(m.tasks.size() == 2);
+    REQUIRE(m.tasks[0].op != nullptr);
+    REQUIRE(m.tasks[1].op != nullptr);
+    CHECK(m.tasks[0].op->name == "op_a");
+    CHECK(m.tasks[0].op->tensors.empty());
+    CHECK(m.tasks[1].op->tensors.size() == 1);
+  }
+}
