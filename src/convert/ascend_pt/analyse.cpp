@@ -267,67 +267,33 @@ result<void> operator_details(relation& r, table_sink& out) {
   return out.end();
 }
 
-/// memory_record (torch_npu MemoryViewParser) from the allocator records
-/// alone (no CANN GE/APP memory is read yet): each NPU record in time order as
-/// a PTA row and, GE having nothing to add, an equal PTA+GE row; a workspace
-/// record as one WORKSPACE row. Sizes in MB as Python prints floats. The
-/// records go through a sorted run by time (equal times: file order).
+/// memory_record (torch_npu MemoryViewParser) from its rows (memory_record_rows),
+/// sizes in MB as Python prints floats.
 result<void> memory_record(const pt_dir& d, const model& m, table_sink& out) {
-  namespace fw = codec::framework;
-  constexpr std::int8_t npu = 20;
-  constexpr std::uint8_t workspace = 1;
-  struct time_key {
-    std::int64_t time;
-    bool operator<(const time_key& b) const noexcept { return time < b.time; }
-  };
-  spill_sorter<time_key> recs(d.spill_dir, d.spill_budget);
-  MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
-    if (u.device_type == npu) recs.push({u.time}, std::string_view(reinterpret_cast<const char*>(&u), sizeof u));
-  }));
-  if (recs.size() == 0) return {};
-  out.begin("memory_record", {"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
-                              "Total Active(MB)", "Stream Ptr", "Device Type"});
   const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
-  result<void> written;
+  bool begun = false;
   table::row r;
-  fw::memory_usage u;
-  MSPROF_TRY(recs.drain([&](const time_key&, std::string_view p) {
-    if (!written) return;
-    std::memcpy(static_cast<void*>(&u), p.data(), sizeof u);
-    // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
-    const long long dev = m.session.devices.size() == 1 ? m.session.devices.front().id : u.device_index;
-    r = {"PTA",
-         ts_us(u.time) + '\t',
-         mb(u.total_allocated),
-         mb(u.total_reserved),
-         mb(u.total_active),
-         std::to_string(u.stream_ptr),
-         "NPU:" + std::to_string(dev)};
-    if (u.component_type == workspace) {
-      r[0] = "WORKSPACE";
-      written = out.row(r);
-      return;
-    }
-    written = out.row(r);
-    if (!written) return;
-    r[0] = "PTA+GE";
-    written = out.row(r);
+  MSPROF_TRY(memory_record_rows(d, m, [&](const memory_record_row& x) -> result<void> {
+    if (!begun)
+      out.begin("memory_record", {"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
+                                  "Total Active(MB)", "Stream Ptr", "Device Type"});
+    begun = true;
+    r = {std::string(x.component),
+         ts_us(x.time) + '\t',
+         mb(x.allocated),
+         mb(x.reserved),
+         mb(x.active),
+         std::to_string(x.stream),
+         "NPU:" + std::to_string(x.device)};
+    return out.row(r);
   }));
-  MSPROF_TRY(written);
-  return out.end();
+  return begun ? out.end() : result<void>();
 }
 
-/// operator_memory (torch_npu MemoryPrepareParser + MemoryViewParser): the
-/// inner allocator's NPU blocks of the first process with records (and ops),
-/// each block (malloc, then at most one free and one block-free, per address)
-/// as one row named after the op that allocated it: through the dequeue
-/// running at the malloc to its enqueue and the aten/npu op around that, or
-/// else the op of the allocating thread running at that time. The blocks and
-/// the questions come from prepare_memory_naming(), the names from link().
-result<void> operator_memory(const memory_naming& mem, relation& rel, const model& m, table_sink& out) {
-  namespace fw = codec::framework;
-  constexpr std::uint8_t free_type = 1, block_free_type = 2;
-  if (!rel.linked || mem.blocks.empty()) return {};
+/// operator_memory (torch_npu MemoryViewParser) from its rows (op_memory_rows):
+/// sizes in KB and MB, times in us.
+result<void> operator_memory(const spilled_list<op_memory_row>& rows, table_sink& out) {
+  if (rows.empty()) return {};
   out.begin("operator_memory", {"Name",
                                 "Size(KB)",
                                 "Allocation Time(us)",
@@ -343,74 +309,133 @@ result<void> operator_memory(const memory_naming& mem, relation& rel, const mode
                                 "Release Total Active(MB)",
                                 "Stream Ptr",
                                 "Device Type"});
-  const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
-  const auto at = [](std::int64_t ns) { return ts_us(ns) + '\t'; };
-  std::uint64_t name_of = 0, b = 0;
-  std::string_view name;
-  bool named = rel.memory_names && rel.memory_names->next(name_of, name);
+  const auto mb = [](const std::optional<std::int64_t>& b) {
+    return b ? py_float(static_cast<double>(*b) / (1024.0 * 1024.0)) : std::string();
+  };
+  const auto at = [](const std::optional<std::int64_t>& ns) { return ns ? ts_us(*ns) + '\t' : std::string(); };
   result<void> written;
   table::row r;
-  MSPROF_TRY(mem.blocks.each([&](const memory_block& blk) {
+  MSPROF_TRY(rows.each([&](const op_memory_row& x) {
     if (!written) return;
-    const fw::memory_usage& a = blk.r[0];
-    const std::string tag =
-        "NPU:" + std::to_string(m.session.devices.size() == 1 ? static_cast<long long>(m.session.devices.front().id)
-                                                              : static_cast<long long>(a.device_index));
-    std::string op;
-    if (named && name_of == b) {
-      op = name;
-      named = rel.memory_names->next(name_of, name);
-    }
-    ++b;
-    r = {std::move(op),
-         py_float(static_cast<double>(a.alloc_size) / 1024.0),
-         at(a.time),
-         "",
-         "",
-         "",
-         "",
-         mb(a.total_allocated),
-         mb(a.total_reserved),
-         mb(a.total_active),
-         "",
-         "",
-         "",
-         std::to_string(a.stream_ptr),
-         tag};
-    const fw::memory_usage* freed = nullptr;
-    const fw::memory_usage* active = nullptr;
-    if (blk.n == 2) {
-      if (blk.r[1].data_type == free_type) freed = &blk.r[1];
-      if (blk.r[1].data_type == block_free_type) active = &blk.r[1];
-      r[10] = mb(blk.r[1].total_allocated);
-      r[11] = mb(blk.r[1].total_reserved);
-      r[12] = mb(blk.r[1].total_active);
-    } else if (blk.n == 3) {
-      freed = blk.r[1].data_type == free_type ? &blk.r[1] : &blk.r[2];
-      active = freed == &blk.r[1] ? &blk.r[2] : &blk.r[1];
-      r[10] = mb(freed->total_allocated);
-      r[11] = mb(freed->total_reserved);
-      r[12] = mb(freed->total_active);
-    }
-    if (freed) {
-      r[3] = at(freed->time);
-      r[5] = at(freed->time - a.time);
-    }
-    if (active) {
-      r[4] = at(active->time);
-      r[6] = at(active->time - a.time);
-    }
+    r = {std::string(x.name),
+         py_float(static_cast<double>(x.size) / 1024.0),
+         at(x.allocation_time),
+         at(x.release_time),
+         at(x.active_release_time),
+         at(x.duration),
+         at(x.active_duration),
+         mb(x.allocation_total[0]),
+         mb(x.allocation_total[1]),
+         mb(x.allocation_total[2]),
+         mb(x.release_total[0]),
+         mb(x.release_total[1]),
+         mb(x.release_total[2]),
+         std::to_string(x.stream),
+         "NPU:" + std::to_string(x.device)};
     written = out.row(r);
   }));
   MSPROF_TRY(written);
-  if (rel.memory_names) {
-    while (named) named = rel.memory_names->next(name_of, name);
-    MSPROF_TRY(rel.memory_names->take_status());
-  }
   return out.end();
 }
 
 }  // namespace
+
+result<void> memory_record_rows(const pt_dir& d, const model& m,
+                                const std::function<result<void>(const memory_record_row&)>& row) {
+  namespace fw = codec::framework;
+  constexpr std::int8_t npu = 20;
+  constexpr std::uint8_t workspace = 1;
+  struct time_key {
+    std::int64_t time;
+    bool operator<(const time_key& b) const noexcept { return time < b.time; }
+  };
+  spill_sorter<time_key> recs(d.spill_dir, d.spill_budget);
+  MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
+    if (u.device_type == npu) recs.push({u.time}, std::string_view(reinterpret_cast<const char*>(&u), sizeof u));
+  }));
+  result<void> written;
+  fw::memory_usage u;
+  MSPROF_TRY(recs.drain([&](const time_key&, std::string_view p) {
+    if (!written) return;
+    std::memcpy(static_cast<void*>(&u), p.data(), sizeof u);
+    // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
+    memory_record_row x;
+    x.component = u.component_type == workspace ? "WORKSPACE" : "PTA";
+    x.time = u.time;
+    x.allocated = u.total_allocated;
+    x.reserved = u.total_reserved;
+    x.active = u.total_active;
+    x.stream = u.stream_ptr;
+    x.device = m.session.devices.size() == 1 ? static_cast<std::int64_t>(m.session.devices.front().id)
+                                             : static_cast<std::int64_t>(u.device_index);
+    written = row(x);
+    if (!written || u.component_type == workspace) return;
+    x.component = "PTA+GE";  // GE having nothing to add
+    written = row(x);
+  }));
+  return written;
+}
+
+result<void> op_memory_rows(const pt_dir& d, const memory_naming& mem, relation& rel, const model& m,
+                            spilled_list<op_memory_row>& out) {
+  namespace fw = codec::framework;
+  constexpr std::uint8_t free_type = 1, block_free_type = 2;
+  out = spilled_list<op_memory_row>(d.spill_dir, d.spill_budget);
+  if (!rel.linked || mem.blocks.empty()) return {};
+  std::uint64_t name_of = 0, b = 0;
+  std::string_view name;
+  bool named = rel.memory_names && rel.memory_names->next(name_of, name);
+  MSPROF_TRY(mem.blocks.each([&](const memory_block& blk) {
+    const fw::memory_usage& a = blk.r[0];
+    op_memory_row x;
+    if (named && name_of == b) {
+      // The sorted run's bytes move on: the op's own text (kept in d.texts) stays.
+      const auto it = d.texts.find(std::string(name));
+      if (it != d.texts.end()) x.name = *it;
+      named = rel.memory_names->next(name_of, name);
+    }
+    ++b;
+    x.size = a.alloc_size;
+    x.allocation_time = a.time;
+    x.allocation_total[0] = a.total_allocated;
+    x.allocation_total[1] = a.total_reserved;
+    x.allocation_total[2] = a.total_active;
+    x.stream = a.stream_ptr;
+    x.device = m.session.devices.size() == 1 ? static_cast<std::int64_t>(m.session.devices.front().id)
+                                             : static_cast<std::int64_t>(a.device_index);
+    const fw::memory_usage* freed = nullptr;
+    const fw::memory_usage* active = nullptr;
+    const fw::memory_usage* totals = nullptr;  // the release totals' record
+    if (blk.n == 2) {
+      if (blk.r[1].data_type == free_type) freed = &blk.r[1];
+      if (blk.r[1].data_type == block_free_type) active = &blk.r[1];
+      totals = &blk.r[1];
+    } else if (blk.n == 3) {
+      freed = blk.r[1].data_type == free_type ? &blk.r[1] : &blk.r[2];
+      active = freed == &blk.r[1] ? &blk.r[2] : &blk.r[1];
+      totals = freed;
+    }
+    if (totals) {
+      x.release_total[0] = totals->total_allocated;
+      x.release_total[1] = totals->total_reserved;
+      x.release_total[2] = totals->total_active;
+    }
+    if (freed) {
+      x.release_time = freed->time;
+      x.duration = freed->time - a.time;
+    }
+    if (active) {
+      x.active_release_time = active->time;
+      x.active_duration = active->time - a.time;
+    }
+    out.push_back(x);
+  }));
+  if (rel.memory_names) {
+    while (named) named = rel.memory_names->next(name_of, name);
+    MSPROF_TRY(rel.memory_names->take_status());
+  }
+  return {};
+}
 
 std::string item_lines(std::string_view v) {
   std::string out;
@@ -429,7 +454,8 @@ struct linked {
   pt_dir d;
   model m;  ///< the PROF_ directory's final model: session, iterations and warnings (no records)
   std::optional<cann_part> cann;  ///< the CANN part, gathered window by window
-  memory_naming memory;  ///< operator_memory's blocks (text)
+  memory_naming memory;  ///< operator_memory's blocks
+  spilled_list<op_memory_row> op_memory;  ///< and its rows, for either export
   relation rel;
   std::vector<step_range> steps;
   std::vector<std::string> warnings;
@@ -469,13 +495,15 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   ko.spill_dir = lo.spill_dir;
   ko.spill_budget = spill_budget;
   ko.text = text;
-  if (text) {
+  if (text || db) {
     if (auto mem = prepare_memory_naming(l.d, l.memory); !mem)
       return make_error(errc::io, l.d.dir + ": operator_memory: " + mem.err().what());
     ko.memory = &l.memory;
   }
   l.rel = link(l.d, l.cann->take_acl(), ko);
   if (!l.rel.error.empty()) return make_error(errc::io, l.d.dir + ": " + l.rel.error);
+  if (auto rows = op_memory_rows(l.d, l.memory, l.rel, l.m, l.op_memory); !rows)
+    return make_error(errc::io, l.d.dir + ": operator_memory: " + rows.err().what());
   l.steps = step_ranges(l.rel);
   return {};
 }
@@ -499,7 +527,7 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));
   incomplete = l.memory.incomplete;
-  MSPROF_TRY(operator_memory(l.memory, l.rel, l.m, out));
+  MSPROF_TRY(operator_memory(l.op_memory, out));
   return memory_record(l.d, l.m, out);
 }
 
@@ -618,7 +646,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
   }
   if (db) {
-    auto dbs = db->finish(l.d, l.m, l.rel, res.warnings);
+    auto dbs = db->finish(l.d, l.m, l.rel, l.op_memory, res.warnings);
     if (!dbs) return dbs.err();
     res.files.insert(res.files.end(), dbs->begin(), dbs->end());
   }

@@ -32,6 +32,7 @@ using detail::db_value;
 using rows = std::vector<std::vector<db_value>>;
 
 constexpr std::int64_t first_string_id = std::int64_t{1} << 28;       // torch_npu START_STRING_ID_FWK_API
+constexpr std::int64_t first_memory_string_id = std::int64_t{2} << 28;  // START_STRING_ID_MEMORY
 constexpr std::int64_t first_fwk_connection = std::int64_t{5} << 28;  // START_CONNECTION_ID_FWK_API
 constexpr std::int64_t invalid_string_id = 4294967295;                // DB_INVALID_VALUE: the id of ""
 constexpr std::int64_t node_level = 10000;
@@ -77,18 +78,19 @@ class batched_table {
 /// never registered), connection-id lists and call chains numbered from 0;
 /// their rows go to STRING_IDS, CONNECTION_IDS and PYTORCH_CALLCHAINS.
 struct fwk_ids {
-  fwk_ids(batched_table& s, batched_table& c, batched_table& cc)
-      : string_rows(s), connection_rows(c), callchain_rows(cc) {}
+  fwk_ids(batched_table& s, batched_table& c, batched_table& cc, std::int64_t first = first_string_id)
+      : string_rows(s), connection_rows(c), callchain_rows(cc), first_id(first) {}
   batched_table& string_rows;
   batched_table& connection_rows;
   batched_table& callchain_rows;
+  std::int64_t first_id;
   std::unordered_map<std::string, std::int64_t> strings;
   std::int64_t connections = 0, callchains = 0;
 
   std::int64_t str(std::string_view s) {
     if (s.empty()) return invalid_string_id;
     const auto [it, fresh] =
-        strings.try_emplace(std::string(s), first_string_id + static_cast<std::int64_t>(strings.size()));
+        strings.try_emplace(std::string(s), first_id + static_cast<std::int64_t>(strings.size()));
     if (fresh) string_rows.add({it->second, it->first});
     return it->second;
   }
@@ -880,6 +882,72 @@ result<void> create_and_fill(detail::sqlite_db& db, const std::string& table, co
   return db.insert(table, ncols, r);
 }
 
+/// An optional number as a db value (unset: NULL).
+db_value or_null(const std::optional<std::int64_t>& v) { return v ? db_value(*v) : db_value(std::monostate{}); }
+
+/// torch_npu's MemoryDbParser: MEMORY_RECORD and OP_MEMORY, each only when it
+/// has rows, from the rows the text tables show (bytes and ns instead of MB,
+/// KB and us). Their strings (components, op names) take ids from 2 << 28 in
+/// its order: the records' components as the records first show them, then
+/// "PTA+GE" (its PTA/GE merge comes after), then the op names by row.
+result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const pt_dir& d, const model& m,
+                           const spilled_list<op_memory_row>& op_rows) {
+  batched_table no_connections(db, "CONNECTION_IDS", nullptr, 2), no_callchains(db, "PYTORCH_CALLCHAINS", nullptr, 3);
+  fwk_ids ids(strings, no_connections, no_callchains, first_memory_string_id);
+  // The first PTA and WORKSPACE records (by time, then file order) give the components' order.
+  {
+    constexpr std::int8_t npu = 20;
+    constexpr std::uint8_t workspace = 1;
+    std::optional<std::pair<std::int64_t, std::uint64_t>> first[2];  // PTA, WORKSPACE: time, file order
+    std::uint64_t n = 0;
+    MSPROF_TRY(d.memory.each([&](const codec::framework::memory_usage& u) {
+      const std::uint64_t at = n++;
+      if (u.device_type != npu) return;
+      auto& f = first[u.component_type == workspace ? 1 : 0];
+      if (!f || u.time < f->first) f = std::make_pair(u.time, at);
+    }));
+    const bool pta_first = first[0] && (!first[1] || *first[0] < *first[1]);
+    if (pta_first) ids.str("PTA");
+    if (first[1]) ids.str("WORKSPACE");
+    if (first[0]) {
+      ids.str("PTA");
+      ids.str("PTA+GE");
+    }
+  }
+  batched_table records(db, "MEMORY_RECORD",
+                        "component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, "
+                        "totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
+                        7);
+  MSPROF_TRY(memory_record_rows(d, m, [&](const memory_record_row& x) -> result<void> {
+    records.add({ids.str(x.component), x.time, x.allocated, x.reserved, x.active, static_cast<std::int64_t>(x.stream),
+                 x.device});
+    return {};
+  }));
+  MSPROF_TRY(records.finish());
+  batched_table ops(db, "OP_MEMORY",
+                    "name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER, "
+                    "activeReleaseTime INTEGER, duration INTEGER, activeDuration INTEGER, "
+                    "allocationTotalAllocated INTEGER, allocationTotalReserved INTEGER, "
+                    "allocationTotalActive INTEGER, releaseTotalAllocated INTEGER, releaseTotalReserved INTEGER, "
+                    "releaseTotalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
+                    15);
+  MSPROF_TRY(op_rows.each([&](const op_memory_row& x) {
+    ops.add({ids.str(x.name), x.size, x.allocation_time, or_null(x.release_time), or_null(x.active_release_time),
+             or_null(x.duration), or_null(x.active_duration), x.allocation_total[0], x.allocation_total[1],
+             x.allocation_total[2], or_null(x.release_total[0]), or_null(x.release_total[1]),
+             or_null(x.release_total[2]), static_cast<std::int64_t>(x.stream), x.device});
+  }));
+  return ops.finish();
+}
+
+/// torch_npu's GCRecordDbParser: GC_RECORD, the torch.gc_record spans in file
+/// order (startNs, endNs, globalTid of the process as its own thread).
+result<void> gc_table(detail::sqlite_db& db, const pt_dir& d) {
+  batched_table gcs(db, "GC_RECORD", "startNs INTEGER, endNs INTEGER, globalTid INTEGER", 3);
+  MSPROF_TRY(d.gcs.each([&](const gc_span& g) { gcs.add({g.start_ns, g.end_ns, global_tid(g.pid, g.pid)}); }));
+  return gcs.finish();
+}
+
 }  // namespace
 
 std::string framework_db_name(const pt_dir& d) {
@@ -909,6 +977,7 @@ void db_export::add(const model& w, const pt_dir& d) {
 }
 
 result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model& m, const relation& rel,
+                                                   const spilled_list<op_memory_row>& op_memory,
                                                    std::vector<std::string>& warnings) {
   if (!file_) add(m, d);  // no window: the CANN tables of the final model alone
   MSPROF_TRY(status_);
@@ -941,6 +1010,8 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
       MSPROF_TRY(fwk_apis(d, *cann_, ids, apis, {spill_dir_, spill_budget_ / 4}));
     }
     MSPROF_TRY(apis.finish());
+    MSPROF_TRY(memory_tables(db, strings, d, m, op_memory));
+    MSPROF_TRY(gc_table(db, d));
     MSPROF_TRY(strings.finish());
     MSPROF_TRY(connections.finish());
     MSPROF_TRY(callchains.finish());

@@ -343,6 +343,39 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
 /// kernels reached through their enqueues (task queue) or launches.
 std::vector<step_range> step_ranges(const relation& r);
 
+/// A memory_record row in torch_npu's db units (ns, bytes): each NPU
+/// allocator record in time order as a "PTA" row followed by an equal
+/// "PTA+GE" row (no GE memory is read), a workspace record as one "WORKSPACE"
+/// row. The text table shows the same in us and MB.
+struct memory_record_row {
+  std::string_view component;
+  std::int64_t time = 0, allocated = 0, reserved = 0, active = 0;
+  std::uint64_t stream = 0;
+  std::int64_t device = 0;  ///< the PROF_ device when there is exactly one, else the record's
+};
+/// Hands every memory_record row to `row` in order (the records go through a
+/// sorted run); the first error stops.
+result<void> memory_record_rows(const pt_dir& d, const model& m,
+                                const std::function<result<void>(const memory_record_row&)>& row);
+
+/// An operator_memory row in torch_npu's db units (ns, bytes): one block.
+/// Unset: the block has no such record (an empty cell, NULL). `name` views
+/// pt_dir::texts ("": no op found). The text table shows it in us, KB and MB.
+struct op_memory_row {
+  std::string_view name;
+  std::int64_t size = 0, allocation_time = 0;
+  std::optional<std::int64_t> release_time, active_release_time, duration, active_duration;
+  std::int64_t allocation_total[3] = {};                ///< allocated, reserved, active
+  std::optional<std::int64_t> release_total[3];         ///< allocated, reserved, active
+  std::uint64_t stream = 0;
+  std::int64_t device = 0;  ///< as memory_record_row::device
+};
+/// operator_memory's rows (the blocks of prepare_memory_naming() named by
+/// link()), once for both exports: drains rel.memory_names. Empty when the
+/// ops were not linked or there is no block.
+result<void> op_memory_rows(const pt_dir& d, const memory_naming& mem, relation& rel, const model& m,
+                            spilled_list<op_memory_row>& out);
+
 /// A Python function from the tracer's call/return records (torch_npu
 /// PythonTraceParser), on the local clock.
 struct py_function {

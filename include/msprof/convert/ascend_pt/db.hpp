@@ -6,7 +6,9 @@
 //   rank): CANN's msprof db tables (convert/db.hpp writes them) plus the
 //   framework's: PYTORCH_API, CONNECTION_IDS, PYTORCH_CALLCHAINS, STEP_TIME,
 //   META_DATA's environment and profiler_metadata.json rows, ENUM_API_TYPE's
-//   framework types, RANK_DEVICE_MAP of the profiler_info rank;
+//   framework types, RANK_DEVICE_MAP of the profiler_info rank, and when
+//   their data is present MEMORY_RECORD, OP_MEMORY (the rows of
+//   memory_record.csv and operator_memory.csv in bytes and ns) and GC_RECORD;
 // - analysis.db: StepTraceTime (torch_npu's db flavour of step_trace_time).
 //
 // Framework strings take STRING_IDS ids from 1 << 28, framework connection
@@ -51,9 +53,10 @@ class db_export {
   /// stops the export; finish() returns it.
   void add(const model& w, const pt_dir& d);
   /// `d` placed (place_framework), `m` the final model (its records are not
-  /// read), `rel` link()'s. Returns the paths written; `warnings` gets what
+  /// read), `rel` link()'s, `op_memory` op_memory_rows()'. Returns the paths written; `warnings` gets what
   /// was skipped (an unreadable profiler_metadata.json).
   result<std::vector<std::string>> finish(const pt_dir& d, const model& m, const relation& rel,
+                                          const spilled_list<op_memory_row>& op_memory,
                                           std::vector<std::string>& warnings);
 
   struct calls;  // db.cpp

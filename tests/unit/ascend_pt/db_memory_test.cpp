@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+// The db export's MEMORY_RECORD, OP_MEMORY and GC_RECORD (torch_npu's
+// MemoryDbParser and GCRecordDbParser): the rows of the text export's
+// memory_record.csv and operator_memory.csv (golden-pt case pt_memory) in the
+// db's units, and garbage collections added to a case.
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <msprof/convert/ascend_pt/analyse.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pt_case.hpp"
+
+namespace fs = std::filesystem;
+namespace pt = msprof::convert::ascend_pt;
+
+namespace {
+
+using rows = std::vector<std::vector<std::string>>;
+
+/// `sql`'s rows, each cell as text ("NULL" for NULL; integers as integers, anything else marked).
+rows query(const fs::path& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(db_path.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE_MESSAGE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK, sqlite3_errmsg(db));
+  rows out;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::vector<std::string> r;
+    for (int i = 0; i < sqlite3_column_count(st); ++i) {
+      switch (sqlite3_column_type(st, i)) {
+        case SQLITE_NULL:
+          r.emplace_back("NULL");
+          break;
+        case SQLITE_INTEGER:
+          r.push_back(std::to_string(sqlite3_column_int64(st, i)));
+          break;
+        default:
+          r.push_back("not an integer: " + std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, i))));
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+/// The CSV's data rows (CRLF lines, no quoted cells in these tables).
+rows read_csv(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::string line;
+  rows out;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::vector<std::string> r;
+    std::stringstream s(line);
+    std::string c;
+    while (std::getline(s, c, ',')) r.push_back(c);
+    if (!line.empty() && line.back() == ',') r.emplace_back();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+/// The db's values of text cells: "…080.000\t" us -> ns, MB or KB -> bytes, "NPU:0" -> 0, "" -> NULL.
+std::string ns_of(const std::string& us) {
+  if (us.empty()) return "NULL";
+  const auto dot = us.find('.');
+  REQUIRE(dot != std::string::npos);
+  std::string frac = us.substr(dot + 1, 3);
+  return std::to_string(std::stoll(us.substr(0, dot)) * 1000 + std::stoll(frac));
+}
+std::string bytes_of(const std::string& v, double unit) {
+  if (v.empty()) return "NULL";
+  return std::to_string(std::llround(std::stod(v) * unit));
+}
+std::string device_of(const std::string& tag) {
+  REQUIRE(tag.rfind("NPU:", 0) == 0);
+  return tag.substr(4);
+}
+
+/// STRING_IDS' ids -> values.
+std::map<std::string, std::string> strings(const fs::path& db) {
+  std::map<std::string, std::string> out;
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2(db.string().c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, "SELECT id, value FROM STRING_IDS", -1, &st, nullptr) == SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW)
+    out[std::to_string(sqlite3_column_int64(st, 0))] = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ascend_pt db: MEMORY_RECORD and OP_MEMORY hold memory_record.csv's and operator_memory.csv's rows") {
+  temp_dir tmp("pt_db_memory");
+  const fs::path dir = copy_case(tmp, "pt_memory");
+  auto r = pt::analyse(dir.string(), {"db"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const fs::path db = dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
+  REQUIRE(fs::exists(db));
+  const fs::path expected = fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_memory" / "expected";
+  const auto ids = strings(db);
+  const auto text_of = [&](const std::string& id) {
+    if (id == "4294967295") return std::string();  // torch_npu's id of ""
+    REQUIRE_MESSAGE(ids.count(id), "no STRING_IDS row " << id);
+    return ids.at(id);
+  };
+
+  // The columns as torch_npu declares them.
+  const auto info = [&](const std::string& table) {
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open_v2(db.string().c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(h, ("PRAGMA table_info(" + table + ")").c_str(), -1, &st, nullptr) == SQLITE_OK);
+    std::vector<std::string> out;
+    while (sqlite3_step(st) == SQLITE_ROW)
+      out.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 1))) + " " +
+                    reinterpret_cast<const char*>(sqlite3_column_text(st, 2)));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return out;
+  };
+  CHECK(info("MEMORY_RECORD") ==
+        std::vector<std::string>{"component INTEGER", "timestamp INTEGER", "totalAllocated INTEGER",
+                                 "totalReserved INTEGER", "totalActive INTEGER", "streamPtr INTEGER",
+                                 "deviceId INTEGER"});
+  CHECK(info("OP_MEMORY") ==
+        std::vector<std::string>{"name INTEGER",
+                                 "size INTEGER",
+                                 "allocationTime INTEGER",
+                                 "releaseTime INTEGER",
+                                 "activeReleaseTime INTEGER",
+                                 "duration INTEGER",
+                                 "activeDuration INTEGER",
+                                 "allocationTotalAllocated INTEGER",
+                                 "allocationTotalReserved INTEGER",
+                                 "allocationTotalActive INTEGER",
+                                 "releaseTotalAllocated INTEGER",
+                                 "releaseTotalReserved INTEGER",
+                                 "releaseTotalActive INTEGER",
+                                 "streamPtr INTEGER",
+                                 "deviceId INTEGER"});
+
+  constexpr double mb = 1024.0 * 1024.0;
+  rows want_records;
+  for (const auto& c : read_csv(expected / "memory_record.csv")) {
+    REQUIRE(c.size() == 7);
+    want_records.push_back({c[0], ns_of(c[1]), bytes_of(c[2], mb), bytes_of(c[3], mb), bytes_of(c[4], mb), c[5],
+                            device_of(c[6])});
+  }
+  REQUIRE(want_records.size() == 14);
+  rows got_records = query(db, "SELECT * FROM MEMORY_RECORD ORDER BY rowid");
+  for (auto& g : got_records) g[0] = text_of(g[0]);
+  CHECK(got_records == want_records);
+
+  rows want_ops;
+  for (const auto& c : read_csv(expected / "operator_memory.csv")) {
+    REQUIRE(c.size() == 15);
+    std::vector<std::string> w = {c[0], bytes_of(c[1], 1024.0)};
+    for (int i = 2; i <= 6; ++i) w.push_back(ns_of(c[static_cast<std::size_t>(i)]));
+    for (int i = 7; i <= 12; ++i) w.push_back(bytes_of(c[static_cast<std::size_t>(i)], mb));
+    w.push_back(c[13]);
+    w.push_back(device_of(c[14]));
+    want_ops.push_back(std::move(w));
+  }
+  REQUIRE(want_ops.size() == 7);
+  rows got_ops = query(db, "SELECT * FROM OP_MEMORY ORDER BY rowid");
+  for (auto& g : got_ops) g[0] = text_of(g[0]);
+  for (std::size_t i = 0; i < got_ops.size() && i < want_ops.size(); ++i) {
+    CAPTURE(i);
+    for (std::size_t j = 0; j < got_ops[i].size() && j < want_ops[i].size(); ++j) {
+      CAPTURE(j);
+      CHECK(got_ops[i][j] == want_ops[i][j]);
+    }
+  }
+  CHECK(got_ops == want_ops);
+
+  // Their strings are numbered from 2 << 28 in torch_npu's order: components, then op names.
+  const auto id_of = [&](const std::string& v) {
+    for (const auto& [id, s] : ids)
+      if (s == v && std::stoll(id) >= (2LL << 28)) return std::stoll(id);
+    return -1LL;
+  };
+  CHECK(id_of("PTA") == (2LL << 28));
+  CHECK(id_of("PTA+GE") == (2LL << 28) + 1);
+  CHECK(id_of("aten::mm") == (2LL << 28) + 2);
+  CHECK(id_of("aten::add") == (2LL << 28) + 3);
+
+  // No torch.gc_record file: no GC_RECORD.
+  CHECK(query(db, "SELECT name FROM sqlite_master WHERE name = 'GC_RECORD'").empty());
+}
+
+TEST_CASE("ascend_pt db: GC_RECORD holds the torch.gc_record spans; without memory records no memory table") {
+  temp_dir tmp("pt_db_gc");
+  const fs::path dir = copy_case(tmp, "pt_text_steps");
+  // Raw records: pid, start, end (monotonic ns; the collection starts at raw 1e12 = local 1767268800000000 us).
+  std::string bytes;
+  const auto put = [&](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) bytes += static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  const std::uint64_t raw_start = 1000000000000ull;
+  put(6060), put(raw_start + 300000), put(raw_start + 310000);
+  put(6061), put(raw_start + 50000), put(raw_start + 52500);
+  std::ofstream(dir / "FRAMEWORK" / "torch.gc_record", std::ios::binary) << bytes;
+  auto r = pt::analyse(dir.string(), {"db"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const fs::path db = dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
+  const long long local = 1767268800000000000LL;
+  const auto gtid = [](long long pid) { return std::to_string((pid << 32) | pid); };
+  CHECK(query(db, "SELECT * FROM GC_RECORD ORDER BY rowid") ==
+        rows{{std::to_string(local + 300000), std::to_string(local + 310000), gtid(6060)},
+             {std::to_string(local + 50000), std::to_string(local + 52500), gtid(6061)}});
+  CHECK(query(db, "SELECT name FROM sqlite_master WHERE name IN ('MEMORY_RECORD', 'OP_MEMORY')").empty());
+}
