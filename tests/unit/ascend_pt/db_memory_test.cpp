@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../../support/generated_pt.hpp"
 #include "pt_case.hpp"
 
 namespace fs = std::filesystem;
@@ -102,16 +103,23 @@ std::map<std::string, std::string> strings(const fs::path& db) {
   return out;
 }
 
-}  // namespace
+/// Shows the first row where `got` and `want` differ.
+void first_difference(const rows& got, const rows& want) {
+  for (std::size_t i = 0; i < got.size() && i < want.size(); ++i) {
+    if (got[i] == want[i]) continue;
+    CAPTURE(i);
+    for (std::size_t j = 0; j < got[i].size() && j < want[i].size(); ++j) {
+      CAPTURE(j);
+      CHECK(got[i][j] == want[i][j]);
+    }
+    return;
+  }
+}
 
-TEST_CASE("ascend_pt db: MEMORY_RECORD and OP_MEMORY hold memory_record.csv's and operator_memory.csv's rows") {
-  temp_dir tmp("pt_db_memory");
-  const fs::path dir = copy_case(tmp, "pt_memory");
-  auto r = pt::analyse(dir.string(), {"db"});
-  REQUIRE_MESSAGE(r.has_value(), r.err().what());
-  const fs::path db = dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
-  REQUIRE(fs::exists(db));
-  const fs::path expected = fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_memory" / "expected";
+/// MEMORY_RECORD and OP_MEMORY of `db` hold the rows of memory_record.csv and
+/// operator_memory.csv in `expected`, in order, in the db's units; the counts
+/// of rows found (records, ops).
+std::pair<std::size_t, std::size_t> check_memory_tables(const fs::path& db, const fs::path& expected) {
   const auto ids = strings(db);
   const auto text_of = [&](const std::string& id) {
     if (id == "4294967295") return std::string();  // torch_npu's id of ""
@@ -161,9 +169,9 @@ TEST_CASE("ascend_pt db: MEMORY_RECORD and OP_MEMORY hold memory_record.csv's an
     want_records.push_back({c[0], ns_of(c[1]), bytes_of(c[2], mb), bytes_of(c[3], mb), bytes_of(c[4], mb), c[5],
                             device_of(c[6])});
   }
-  REQUIRE(want_records.size() == 14);
   rows got_records = query(db, "SELECT * FROM MEMORY_RECORD ORDER BY rowid");
   for (auto& g : got_records) g[0] = text_of(g[0]);
+  first_difference(got_records, want_records);
   CHECK(got_records == want_records);
 
   rows want_ops;
@@ -176,18 +184,28 @@ TEST_CASE("ascend_pt db: MEMORY_RECORD and OP_MEMORY hold memory_record.csv's an
     w.push_back(device_of(c[14]));
     want_ops.push_back(std::move(w));
   }
-  REQUIRE(want_ops.size() == 7);
   rows got_ops = query(db, "SELECT * FROM OP_MEMORY ORDER BY rowid");
   for (auto& g : got_ops) g[0] = text_of(g[0]);
-  for (std::size_t i = 0; i < got_ops.size() && i < want_ops.size(); ++i) {
-    CAPTURE(i);
-    for (std::size_t j = 0; j < got_ops[i].size() && j < want_ops[i].size(); ++j) {
-      CAPTURE(j);
-      CHECK(got_ops[i][j] == want_ops[i][j]);
-    }
-  }
+  first_difference(got_ops, want_ops);
   CHECK(got_ops == want_ops);
 
+  return {want_records.size(), want_ops.size()};
+}
+
+}  // namespace
+
+TEST_CASE("ascend_pt db: MEMORY_RECORD and OP_MEMORY hold memory_record.csv's and operator_memory.csv's rows") {
+  temp_dir tmp("pt_db_memory");
+  const fs::path dir = copy_case(tmp, "pt_memory");
+  auto r = pt::analyse(dir.string(), {"db"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const fs::path db = dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
+  REQUIRE(fs::exists(db));
+  const fs::path expected = fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_memory" / "expected";
+  const auto [records, ops] = check_memory_tables(db, expected);
+  CHECK(records == 14);
+  CHECK(ops == 7);
+  const auto ids = strings(db);
   // Their strings are numbered from 2 << 28 in torch_npu's order: components, then op names.
   const auto id_of = [&](const std::string& v) {
     for (const auto& [id, s] : ids)
@@ -224,4 +242,27 @@ TEST_CASE("ascend_pt db: GC_RECORD holds the torch.gc_record spans; without memo
         rows{{std::to_string(local + 300000), std::to_string(local + 310000), gtid(6060)},
              {std::to_string(local + 50000), std::to_string(local + 52500), gtid(6061)}});
   CHECK(query(db, "SELECT name FROM sqlite_master WHERE name IN ('MEMORY_RECORD', 'OP_MEMORY')").empty());
+}
+
+TEST_CASE("ascend_pt db: MEMORY_RECORD and OP_MEMORY equal the text export's rows with frees and block frees") {
+  // Per launch two allocations: one freed, one freed and block-freed (tests/support/generated_pt.hpp).
+  constexpr std::uint64_t launches = 300;
+  temp_dir tmp("pt_db_memory_gen");
+  fs::path out[2];
+  for (int k = 0; k < 2; ++k) {
+    const generated_pt::written w = generated_pt::generate(tmp / (k ? "db" : "text"), 4 * launches);
+    auto r = pt::analyse(w.dir.string(), {k ? "db" : "text"});
+    REQUIRE_MESSAGE(r.has_value(), r.err().what());
+    out[k] = w.dir / "ASCEND_PROFILER_OUTPUT";
+  }
+  // The text has release times and totals to compare.
+  const std::string ops_csv = read_text(out[0] / "operator_memory.csv");
+  REQUIRE(ops_csv.find(",,") != std::string::npos);
+  const auto [records, ops] = check_memory_tables(out[1] / "ascend_pytorch_profiler_0.db", out[0]);
+  CHECK(records == 2 * 5 * launches);  // a PTA and a PTA+GE row per record
+  CHECK(ops == 2 * launches);
+  const rows released = query(out[1] / "ascend_pytorch_profiler_0.db",
+                              "SELECT count(releaseTime), count(activeReleaseTime), count(releaseTotalActive) "
+                              "FROM OP_MEMORY");
+  CHECK(released == rows{{std::to_string(2 * launches), std::to_string(launches), std::to_string(2 * launches)}});
 }
