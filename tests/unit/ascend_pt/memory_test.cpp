@@ -183,7 +183,8 @@ TEST_CASE("ascend_pt memory: the framework ops, task-queue spans, op tree, kerne
   // runs, and trace_view names the enqueues through sorted runs; the db's
   // PYTORCH_API rows, their ids and the binding of calls to ops go through
   // sorted runs too; so do operator_memory's blocks and their naming (the op
-  // tree answers it in its pass), memory_record's rows and the Python
+  // tree answers it in its pass; the db's OP_MEMORY and MEMORY_RECORD too),
+  // memory_record's rows and the Python
   // tracer's records: with the same CANN data, 5 x the ops, marks, allocations
   // and tracer records must not raise the peak RSS. Holding them would add
   // ~350 bytes an op (text) and ~1 KB (db): over 50 MiB here; the allocator
@@ -222,6 +223,10 @@ TEST_CASE("ascend_pt memory: the framework ops, task-queue spans, op tree, kerne
         CHECK(count_rows(out / "ascend_pytorch_profiler_0.db", "PYTORCH_API") == static_cast<long long>(ops + 4 * launches));
         CHECK(count_rows(out / "ascend_pytorch_profiler_0.db",
                          "PYTORCH_API WHERE type = 50001 AND connectionId IS NOT NULL") == 2000);
+        // The allocations as in the text: MEMORY_RECORD and OP_MEMORY.
+        CHECK(count_rows(out / "ascend_pytorch_profiler_0.db", "MEMORY_RECORD") ==
+              static_cast<long long>(2 * 5 * launches));
+        CHECK(count_rows(out / "ascend_pytorch_profiler_0.db", "OP_MEMORY") == static_cast<long long>(2 * launches));
       }
       peak[k] = r.peak_mib;
       MESSAGE(type << ": " << ops << " framework ops: peak RSS " << r.peak_mib << " MiB");
