@@ -221,7 +221,7 @@ TEST_CASE("ascend_pt db: MEMORY_RECORD and OP_MEMORY hold memory_record.csv's an
   CHECK(query(db, "SELECT name FROM sqlite_master WHERE name = 'GC_RECORD'").empty());
 }
 
-TEST_CASE("ascend_pt db: GC_RECORD holds the torch.gc_record spans; without memory records no memory table") {
+TEST_CASE("ascend_pt db: GC_RECORD holds the torch.gc_record spans, and no memory table comes without memory records") {
   temp_dir tmp("pt_db_gc");
   const fs::path dir = copy_case(tmp, "pt_text_steps");
   // Raw records: pid, start, end (monotonic ns; the collection starts at raw 1e12 = local 1767268800000000 us).
