@@ -74,26 +74,35 @@ class batched_table {
   result<void> status_;
 };
 
-/// torch_npu's id managers: strings from 1 << 28 in registration order ("" is
-/// never registered), connection-id lists and call chains numbered from 0;
-/// their rows go to STRING_IDS, CONNECTION_IDS and PYTORCH_CALLCHAINS.
-struct fwk_ids {
-  fwk_ids(batched_table& s, batched_table& c, batched_table& cc, std::int64_t first = first_string_id)
-      : string_rows(s), connection_rows(c), callchain_rows(cc), first_id(first) {}
-  batched_table& string_rows;
-  batched_table& connection_rows;
-  batched_table& callchain_rows;
-  std::int64_t first_id;
-  std::unordered_map<std::string, std::int64_t> strings;
-  std::int64_t connections = 0, callchains = 0;
-
+/// torch_npu's string ids: from `first` in registration order ("" is never
+/// registered: DB_INVALID_VALUE); their rows go to STRING_IDS.
+struct string_ids {
+  string_ids(batched_table& rows, std::int64_t first) : rows_(rows), first_(first) {}
   std::int64_t str(std::string_view s) {
     if (s.empty()) return invalid_string_id;
-    const auto [it, fresh] =
-        strings.try_emplace(std::string(s), first_id + static_cast<std::int64_t>(strings.size()));
-    if (fresh) string_rows.add({it->second, it->first});
+    const auto [it, fresh] = ids_.try_emplace(std::string(s), first_ + static_cast<std::int64_t>(ids_.size()));
+    if (fresh) rows_.add({it->second, it->first});
     return it->second;
   }
+
+ private:
+  batched_table& rows_;
+  std::int64_t first_;
+  std::unordered_map<std::string, std::int64_t> ids_;
+};
+
+/// torch_npu's id managers of the framework tables: strings from 1 << 28,
+/// connection-id lists and call chains numbered from 0; their rows go to
+/// STRING_IDS, CONNECTION_IDS and PYTORCH_CALLCHAINS.
+struct fwk_ids {
+  fwk_ids(batched_table& s, batched_table& c, batched_table& cc)
+      : strings(s, first_string_id), connection_rows(c), callchain_rows(cc) {}
+  string_ids strings;
+  batched_table& connection_rows;
+  batched_table& callchain_rows;
+  std::int64_t connections = 0, callchains = 0;
+
+  std::int64_t str(std::string_view s) { return strings.str(s); }
   std::int64_t connection(const std::vector<std::int64_t>& ids) {
     for (auto c : ids) connection_rows.add({connections, c});
     return connections++;
@@ -892,8 +901,7 @@ db_value or_null(const std::optional<std::int64_t>& v) { return v ? db_value(*v)
 /// "PTA+GE" (its PTA/GE merge comes after), then the op names by row.
 result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const pt_dir& d, const model& m,
                            const spilled_list<op_memory_row>& op_rows) {
-  batched_table no_connections(db, "CONNECTION_IDS", nullptr, 2), no_callchains(db, "PYTORCH_CALLCHAINS", nullptr, 3);
-  fwk_ids ids(strings, no_connections, no_callchains, first_memory_string_id);
+  string_ids ids(strings, first_memory_string_id);
   // The first PTA and WORKSPACE records (by time, then file order) give the components' order.
   {
     constexpr std::int8_t npu = 20;
