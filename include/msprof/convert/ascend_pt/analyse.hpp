@@ -365,8 +365,8 @@ struct op_memory_row {
   std::string_view name;
   std::int64_t size = 0, allocation_time = 0;
   std::optional<std::int64_t> release_time, active_release_time, duration, active_duration;
-  std::int64_t allocation_total[3] = {};                ///< allocated, reserved, active
-  std::optional<std::int64_t> release_total[3];         ///< allocated, reserved, active
+  std::int64_t allocation_total[3] = {};         ///< allocated, reserved, active
+  std::optional<std::int64_t> release_total[3];  ///< allocated, reserved, active
   std::uint64_t stream = 0;
   std::int64_t device = 0;  ///< as memory_record_row::device
 };

@@ -53,8 +53,9 @@ class db_export {
   /// stops the export; finish() returns it.
   void add(const model& w, const pt_dir& d);
   /// `d` placed (place_framework), `m` the final model (its records are not
-  /// read), `rel` link()'s, `op_memory` op_memory_rows()'. Returns the paths written; `warnings` gets what
-  /// was skipped (an unreadable profiler_metadata.json).
+  /// read), `rel` link()'s, `op_memory` op_memory_rows()'. Returns the paths
+  /// written; `warnings` gets what was skipped (an unreadable
+  /// profiler_metadata.json).
   result<std::vector<std::string>> finish(const pt_dir& d, const model& m, const relation& rel,
                                           const spilled_list<op_memory_row>& op_memory,
                                           std::vector<std::string>& warnings);
