@@ -266,3 +266,43 @@ TEST_CASE("ascend_pt db: MEMORY_RECORD and OP_MEMORY equal the text export's row
                               "FROM OP_MEMORY");
   CHECK(released == rows{{std::to_string(2 * launches), std::to_string(launches), std::to_string(2 * launches)}});
 }
+
+TEST_CASE("ascend_pt db: the memory components are numbered as the records show them, PTA+GE last") {
+  // pt_memory with a workspace allocation (component 1) after its first record: torch_npu registers the
+  // components as the records (by time) first show them, then PTA+GE (not in row order: PTA, PTA+GE, WORKSPACE).
+  const temp_dir tmp[2] = {temp_dir("pt_db_workspace_text"), temp_dir("pt_db_workspace_db")};
+  fs::path out[2];
+  for (int k = 0; k < 2; ++k) {
+    const fs::path dir = copy_case(tmp[k], "pt_memory");
+    msprof::codec::framework::memory_usage u;
+    u.ptr = 77;
+    u.time = 1000000000000 + 90000;  // raw monotonic ns: 90 us after the collection start, after the first record
+    u.alloc_size = 4096;
+    u.total_allocated = u.total_active = 4096;
+    u.total_reserved = 1 << 20;
+    u.stream_ptr = 2748;
+    u.device_type = 20;
+    u.component_type = 1;  // workspace
+    u.tid = 6000;
+    u.pid = 6060;
+    std::string bytes;
+    msprof::codec::framework::encode(u, bytes);
+    std::ofstream(dir / "FRAMEWORK" / "torch.memory_usage", std::ios::binary | std::ios::app) << bytes;
+    auto r = pt::analyse(dir.string(), {k ? "db" : "text"});
+    REQUIRE_MESSAGE(r.has_value(), r.err().what());
+    out[k] = dir / "ASCEND_PROFILER_OUTPUT";
+  }
+  REQUIRE(read_text(out[0] / "memory_record.csv").find("\r\nWORKSPACE,1767268800000090.000\t,") != std::string::npos);
+  const fs::path db = out[1] / "ascend_pytorch_profiler_0.db";
+  const auto [records, ops] = check_memory_tables(db, out[0]);
+  CHECK(records == 15);
+  CHECK(ops >= 7);
+  const auto ids = strings(db);
+  const auto value_at = [&](long long id) {
+    const auto it = ids.find(std::to_string(id));
+    return it == ids.end() ? std::string("none") : it->second;
+  };
+  CHECK(value_at(2LL << 28) == "PTA");
+  CHECK(value_at((2LL << 28) + 1) == "WORKSPACE");
+  CHECK(value_at((2LL << 28) + 2) == "PTA+GE");
+}
