@@ -927,7 +927,7 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
                         "totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
                         7);
   MSPROF_TRY(memory_record_rows(d, m, [&](const memory_record_row& x) -> result<void> {
-    records.add({ids.str(x.component), x.time, x.allocated, x.reserved, x.active, static_cast<std::int64_t>(x.stream),
+    records.add({ids.str(x.component), x.time, x.allocated, x.reserved, x.active, x.stream,
                  x.device});
     return {};
   }));
@@ -943,7 +943,7 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
     ops.add({ids.str(x.name), x.size, x.allocation_time, or_null(x.release_time), or_null(x.active_release_time),
              or_null(x.duration), or_null(x.active_duration), x.allocation_total[0], x.allocation_total[1],
              x.allocation_total[2], or_null(x.release_total[0]), or_null(x.release_total[1]),
-             or_null(x.release_total[2]), static_cast<std::int64_t>(x.stream), x.device});
+             or_null(x.release_total[2]), x.stream, x.device});
   }));
   return ops.finish();
 }

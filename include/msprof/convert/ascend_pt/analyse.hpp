@@ -350,7 +350,7 @@ std::vector<step_range> step_ranges(const relation& r);
 struct memory_record_row {
   std::string_view component;
   std::int64_t time = 0, allocated = 0, reserved = 0, active = 0;
-  std::uint64_t stream = 0;
+  std::int64_t stream = 0;
   std::int64_t device = 0;  ///< the PROF_ device when there is exactly one, else the record's
 };
 /// Hands every memory_record row to `row` in order (the records go through a
@@ -367,7 +367,7 @@ struct op_memory_row {
   std::optional<std::int64_t> release_time, active_release_time, duration, active_duration;
   std::int64_t allocation_total[3] = {};         ///< allocated, reserved, active
   std::optional<std::int64_t> release_total[3];  ///< allocated, reserved, active
-  std::uint64_t stream = 0;
+  std::int64_t stream = 0;
   std::int64_t device = 0;  ///< as memory_record_row::device
 };
 /// operator_memory's rows (the blocks of prepare_memory_naming() named by
