@@ -351,13 +351,12 @@ result<void> memory_record_rows(const pt_dir& d, const model& m,
   };
   spill_sorter<time_key> recs(d.spill_dir, d.spill_budget);
   MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
-    if (u.device_type == npu) recs.push({u.time}, std::string_view(reinterpret_cast<const char*>(&u), sizeof u));
+    if (u.device_type == npu) recs.push({u.time}, record_bytes(u));
   }));
   result<void> written;
-  fw::memory_usage u;
   MSPROF_TRY(recs.drain([&](const time_key&, std::string_view p) {
     if (!written) return;
-    std::memcpy(static_cast<void*>(&u), p.data(), sizeof u);
+    const auto u = record_from<fw::memory_usage>(p);
     // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
     memory_record_row x;
     x.component = u.component_type == workspace ? "WORKSPACE" : "PTA";

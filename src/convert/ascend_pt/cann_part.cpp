@@ -79,7 +79,7 @@ void cann_part::add(const model& w) {
     const auto it = pending_.find(a.connection_id);
     if (it == pending_.end()) continue;
     const kernel_ref& k = it->second.k;
-    acl_->push({a.start_ns, it->second.global_task_id}, std::string_view(reinterpret_cast<const char*>(&k), sizeof k));
+    acl_->push({a.start_ns, it->second.global_task_id}, record_bytes(k));
     pending_.erase(it);
   }
   if (!text_) return;

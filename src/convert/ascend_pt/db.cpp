@@ -166,23 +166,22 @@ struct db_export::calls {
 
   /// `links`: the framework's ops can link to calls (its CPU activity).
   void add(const model& w, bool links) {
-    const auto bytes = [](const auto& v) { return std::string_view(reinterpret_cast<const char*>(&v), sizeof v); };
     for (const auto& a : w.apis) {
       if (a.level != node_level) continue;
       const cann_call c{a.start_ns, a.end_ns, global_tid(w.session.pid, a.thread_id),
                         static_cast<std::int64_t>(a.connection_id)};
-      node_calls.push({a.connection_id}, bytes(span{a.start_ns, a.end_ns}));
-      if (links && a.name == "launch") launches.push({c.start, c.connection}, bytes(c));
+      node_calls.push({a.connection_id}, record_bytes(span{a.start_ns, a.end_ns}));
+      if (links && a.name == "launch") launches.push({c.start, c.connection}, record_bytes(c));
     }
     if (links)
       for (const auto& e : w.mstx) {
         const cann_call c{e.start_ns, e.end_ns, global_tid(w.session.pid, e.tid),
                           static_cast<std::int64_t>(detail::mstx_connection_id(e))};
-        mstx.push({c.start, 0}, bytes(c));
+        mstx.push({c.start, 0}, record_bytes(c));
       }
     for (const auto& t : w.tasks) {
-      tasks.push({t.connection_id}, bytes(span{t.start_ns, t.end_ns}));
-      if (t.op) compute.push({t.device_id, t.start_ns}, bytes(t.end_ns));
+      tasks.push({t.connection_id}, record_bytes(span{t.start_ns, t.end_ns}));
+      if (t.op) compute.push({t.device_id, t.start_ns}, record_bytes(t.end_ns));
     }
   }
 };
@@ -252,17 +251,6 @@ struct op_record {
   std::int64_t pair = 0;
   bool has_pair = false;
 };
-
-template <class T>
-std::string_view bytes_of(const T& v) {
-  return std::string_view(reinterpret_cast<const char*>(&v), sizeof v);
-}
-template <class T>
-T from_bytes(std::string_view p) {
-  T v;
-  std::memcpy(static_cast<void*>(&v), p.data(), sizeof v);
-  return v;
-}
 
 struct no_key {
   bool operator<(const no_key&) const noexcept { return false; }  // push order
@@ -373,7 +361,7 @@ std::size_t bind_enqueue(op_window& ops, const queue_times& e, std::size_t from,
 result<void> bind_through_queue(pair_window& pairs, op_window& ops, spill_sorter<call_key>& calls) {
   std::size_t last_deq = 0, last_op = 0;
   return calls.drain([&](const call_key&, std::string_view call) {
-    const auto c = from_bytes<cann_call>(call);
+    const auto c = record_from<cann_call>(call);
     for (std::size_t i = last_deq;; ++i) {
       if (pairs.none_ahead(c.gtid, i)) break;  // only other threads' dequeues: as at the end
       const queue_pair* p = pairs.at(i);
@@ -400,7 +388,7 @@ result<void> bind_direct(op_window& ops, spill_sorter<call_key>& calls) {
   bool found = false;
   std::size_t last = 0;
   return calls.drain([&](const call_key&, std::string_view call) {
-    const auto c = from_bytes<cann_call>(call);
+    const auto c = record_from<cann_call>(call);
     for (std::size_t i = last;; ++i) {
       if (ops.none_ahead(c.gtid, i)) break;  // only other threads' ops: as at the end
       const bound_op* o = ops.at(i);
@@ -445,7 +433,7 @@ result<void> fwd_bwd_pairs(const pt_dir& d, std::int64_t first, spill_sorter<ind
     const std::uint64_t i = n++;
     if (o.name.rfind("mstx_", 0) == 0 || o.seq < 0) return;
     const bool fwd = o.fwd_tid == 0;
-    by_seq.push({o.seq, i}, bytes_of(fwd));
+    by_seq.push({o.seq, i}, record_bytes(fwd));
   }));
   if (by_seq.size() == 0) return {};
   // The sequence numbers with both, by their first op: (forward op, backward op).
@@ -460,7 +448,7 @@ result<void> fwd_bwd_pairs(const pt_dir& d, std::int64_t first, spill_sorter<ind
   } g;
   bool open = false;
   const auto close = [&] {
-    if (open && g.fwd && g.bwd) by_first.push({g.first}, bytes_of(both{*g.fwd, *g.bwd}));
+    if (open && g.fwd && g.bwd) by_first.push({g.first}, record_bytes(both{*g.fwd, *g.bwd}));
   };
   MSPROF_TRY(by_seq.drain([&](const seq_key& k, std::string_view p) {
     if (!open || k.seq != g.seq) {
@@ -468,14 +456,14 @@ result<void> fwd_bwd_pairs(const pt_dir& d, std::int64_t first, spill_sorter<ind
       g = {k.seq, k.op, std::nullopt, std::nullopt};
       open = true;
     }
-    (from_bytes<bool>(p) ? g.fwd : g.bwd) = k.op;
+    (record_from<bool>(p) ? g.fwd : g.bwd) = k.op;
   }));
   close();
   std::int64_t next = first;
   return by_first.drain([&](const index_key&, std::string_view p) {
-    const auto b = from_bytes<both>(p);
-    out.push({b.fwd}, bytes_of(next));
-    out.push({b.bwd}, bytes_of(next));
+    const auto b = record_from<both>(p);
+    out.push({b.fwd}, record_bytes(next));
+    out.push({b.bwd}, record_bytes(next));
     ++next;
   });
 }
@@ -521,15 +509,15 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
   std::uint64_t n = 0;
   std::string scratch;
   MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
-    api_rows.push({dequeue_rows}, bytes_of(queue_row(q, "Dequeue@" + std::string(q.name))));
-    scratch.assign(bytes_of(n++));
+    api_rows.push({dequeue_rows}, record_bytes(queue_row(q, "Dequeue@" + std::string(q.name))));
+    scratch.assign(record_bytes(n++));
     scratch.append(q.name);
     by_corr.push({q.corr_id, 0}, scratch);
   }));
   std::int64_t max_corr = -1;
   n = 0;
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
-    by_corr.push({q.corr_id, 1}, bytes_of(n++));
+    by_corr.push({q.corr_id, 1}, record_bytes(n++));
     max_corr = std::max(max_corr, static_cast<std::int64_t>(q.corr_id));
   }));
   // By number: an enqueue's matched flag and '@' + name (or ""), a dequeue's matched flag.
@@ -540,7 +528,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     std::optional<std::string> deq_name;
     std::vector<std::uint64_t> deqs;  // of this correlation id
     const auto close = [&] {
-      for (const auto j : deqs) deq_matched.push({j}, bytes_of(has_enq));
+      for (const auto j : deqs) deq_matched.push({j}, record_bytes(has_enq));
       deqs.clear();
     };
     MSPROF_TRY(by_corr.drain([&](const corr_key& k, std::string_view p) {
@@ -551,7 +539,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       }
       any = true;
       corr = k.corr;
-      const auto j = from_bytes<std::uint64_t>(p);
+      const auto j = record_from<std::uint64_t>(p);
       if (!k.enqueue) {
         deqs.push_back(j);
         deq_name = std::string(p.substr(sizeof j));
@@ -571,8 +559,8 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     std::string_view p;
     MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
       if (!enq_info.next(k, p)) return;  // one per enqueue, in their order
-      api_rows.push({enqueue_rows}, bytes_of(queue_row(q, "Enqueue" + std::string(p.substr(1)))));
-      if (p[0]) matched_enq.push({}, bytes_of(queue_times{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}));
+      api_rows.push({enqueue_rows}, record_bytes(queue_row(q, "Enqueue" + std::string(p.substr(1)))));
+      if (p[0]) matched_enq.push({}, record_bytes(queue_times{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}));
     }));
     MSPROF_TRY(enq_info.take_status());
     no_key nk;
@@ -581,7 +569,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
       if (!deq_matched.next(k, p) || !p[0] || !enqs_left) return;
       if (!(enqs_left = matched_enq.next(nk, e))) return;
-      pairs.push({}, bytes_of(queue_pair{{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}, from_bytes<queue_times>(e)}));
+      pairs.push({}, record_bytes(queue_pair{{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}, record_from<queue_times>(e)}));
       ++pair_threads[global_tid(pid, q.tid)];
     }));
     if (enqs_left)
@@ -624,14 +612,14 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       a.set(api_row::callchain, o.call_stack.empty() ? std::nullopt : std::optional(ids.callchain(o.call_stack)));
       a.v[api_row::type] = torch_op;
       if (pair_next && pk.i == i) {
-        rec.pair = from_bytes<std::int64_t>(pp);
+        rec.pair = record_from<std::int64_t>(pp);
         rec.has_pair = true;
         pair_next = pair_of.next(pk, pp);
       }
       ++i;
       const bool mstx = o.name.rfind("mstx_", 0) == 0;
       const bool sorted = mstx ? bind_mstx : bind_ops;
-      (mstx ? mstx_ops : torch_ops).push({sorted ? o.start_ns : 0}, bytes_of(rec));
+      (mstx ? mstx_ops : torch_ops).push({sorted ? o.start_ns : 0}, record_bytes(rec));
       ++(mstx ? mstx_threads : torch_threads)[a.v[api_row::gtid]];
     }));
     while (pair_next) pair_next = pair_of.next(pk, pp);
@@ -647,12 +635,12 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
                      api_row::callchain})
       r.set(col, std::nullopt);
     r.v[api_row::type] = python_trace;
-    api_rows.push({python_rows}, bytes_of(r));
+    api_rows.push({python_rows}, record_bytes(r));
   }));
 
   // The calls bound to the ops; each op's row goes out once no scan can reach it.
   const auto decode = [](std::string_view p) {
-    const auto rec = from_bytes<op_record>(p);
+    const auto rec = record_from<op_record>(p);
     bound_op b{rec.row, {}};
     if (rec.has_pair) b.connections.push_back(rec.pair);
     return b;
@@ -663,7 +651,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
         b.row.v[api_row::connection] = ids.connection(b.connections);
         b.row.nulls = static_cast<std::uint16_t>(b.row.nulls & ~(1u << api_row::connection));
       }
-      api_rows.push({s}, bytes_of(b.row));
+      api_rows.push({s}, record_bytes(b.row));
     };
   };
   const auto op_thread = [](const bound_op& o) { return o.gtid(); };
@@ -674,9 +662,9 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
   {
     op_window ops(torch_ops, decode, out(op_rows), op_thread, torch_threads);
     pair_window qp(
-        pairs, [](std::string_view p) { return from_bytes<queue_pair>(p); },
+        pairs, [](std::string_view p) { return record_from<queue_pair>(p); },
         [&](queue_pair& p) {
-          if (mstx_through_queue) pairs_again.push({}, bytes_of(p));
+          if (mstx_through_queue) pairs_again.push({}, record_bytes(p));
         },
         pair_thread, pair_threads);
     if (torch_ops.size() > 0 && bind_ops) {
@@ -688,13 +676,13 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
   {
     op_window ops(mstx_ops, decode, out(mstx_rows), op_thread, mstx_threads);
     pair_window qp(
-        pairs_again, [](std::string_view p) { return from_bytes<queue_pair>(p); }, [](queue_pair&) {}, pair_thread,
+        pairs_again, [](std::string_view p) { return record_from<queue_pair>(p); }, [](queue_pair&) {}, pair_thread,
         pair_threads);
     if (mstx_through_queue) MSPROF_TRY(bind_through_queue(qp, ops, cann.mstx));
     MSPROF_TRY(ops.finish());
     MSPROF_TRY(qp.finish());
   }
-  MSPROF_TRY(api_rows.drain([&](const section_key&, std::string_view p) { apis.add(from_bytes<api_row>(p).cells()); }));
+  MSPROF_TRY(api_rows.drain([&](const section_key&, std::string_view p) { apis.add(record_from<api_row>(p).cells()); }));
   return {};
 }
 
@@ -734,11 +722,11 @@ result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const rela
       if (of != k.connection) {
         tasks.reset();
         for (; more && tk.connection <= k.connection; more = cann.tasks.next(tk, tp))
-          if (tk.connection == k.connection) join(tasks, from_bytes<span>(tp));
+          if (tk.connection == k.connection) join(tasks, record_from<span>(tp));
         of = k.connection;
       }
-      const auto c = from_bytes<span>(p);
-      if (tasks) calls.push({c.first}, bytes_of(call_tasks{c, *tasks}));
+      const auto c = record_from<span>(p);
+      if (tasks) calls.push({c.first}, record_bytes(call_tasks{c, *tasks}));
     }));
     while (more) more = cann.tasks.next(tk, tp);
     MSPROF_TRY(cann.tasks.take_status());
@@ -750,7 +738,7 @@ result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const rela
     std::size_t next = 0;
     std::vector<std::size_t> active;  // steps started, not ended
     MSPROF_TRY(calls.drain([&](const start_key&, std::string_view p) {
-      const auto c = from_bytes<call_tasks>(p);
+      const auto c = record_from<call_tasks>(p);
       if (steps.empty()) return join(step_tasks[0], c.tasks);
       for (; next < steps.size() && steps[next].op.start_ns <= c.call.first; ++next) active.push_back(next);
       active.erase(std::remove_if(active.begin(), active.end(),
@@ -833,7 +821,7 @@ result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const rela
     for (; next < by_start.size() && ranges[by_start[next]].start <= k.start; ++next) active.push_back(by_start[next]);
     active.erase(std::remove_if(active.begin(), active.end(), [&](std::size_t i) { return ranges[i].end <= k.start; }),
                  active.end());
-    const auto end = from_bytes<std::int64_t>(p);
+    const auto end = record_from<std::int64_t>(p);
     for (const auto i : active) state[i].add(k.start, end);
   }));
   if (device) device_rows();

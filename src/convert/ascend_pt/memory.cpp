@@ -23,17 +23,6 @@ namespace memory_runs {
 
 namespace fw = codec::framework;
 
-template <class T>
-std::string_view bytes_view(const T& v) {
-  return std::string_view(reinterpret_cast<const char*>(&v), sizeof v);
-}
-template <class T>
-T value_of(std::string_view p) {
-  T v;
-  std::memcpy(static_cast<void*>(&v), p.data(), sizeof v);
-  return v;
-}
-
 struct time_key {
   std::int64_t time;
   bool operator<(const time_key& b) const noexcept { return time < b.time; }
@@ -96,7 +85,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   // The process's inner-allocator NPU records by time (equal times: file order).
   auto records = run(time_key{});
   MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
-    if (u.device_type == npu && u.allocator_type == inner && u.pid == *d.memory_pid) records->push({u.time}, bytes_view(u));
+    if (u.device_type == npu && u.allocator_type == inner && u.pid == *d.memory_pid) records->push({u.time}, record_bytes(u));
   }));
 
   // Blocks per address: a malloc opens one; a record of a type it has not
@@ -109,11 +98,11 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   std::map<std::int64_t, address> open;
   auto blocks = run(block_key{});
   const auto close = [&](address& a) {
-    if (a.open.n) blocks->push({a.open.r[0].time, a.first}, bytes_view(a.open));
+    if (a.open.n) blocks->push({a.open.r[0].time, a.first}, record_bytes(a.open));
     a.open.n = 0;
   };
   MSPROF_TRY(records->drain([&](const time_key&, std::string_view p) {
-    const auto u = value_of<fw::memory_usage>(p);
+    const auto u = record_from<fw::memory_usage>(p);
     auto [it, fresh] = open.try_emplace(u.ptr, address{open.size(), {}});
     address& a = it->second;
     if (a.open.n) {
@@ -147,12 +136,12 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   auto through_queue = run(thread_key{});
   std::uint64_t b = 0;
   MSPROF_TRY(blocks->drain([&](const block_key&, std::string_view p) {
-    const auto blk = value_of<memory_block>(p);
+    const auto blk = record_from<memory_block>(p);
     const fw::memory_usage& a = blk.r[0];
     if (a.component_type == caching) out.incomplete += 3 - std::size_t{blk.n};  // its missing free records
     out.blocks.push_back(blk);
     if (deq_pids.count(a.pid) && deq_tids.count(a.tid))
-      through_queue->push({a.pid, a.tid, b}, bytes_view(a.time));
+      through_queue->push({a.pid, a.tid, b}, record_bytes(a.time));
     else
       out.queries.push_back({a.time, b, a.tid, false});
     ++b;
@@ -163,7 +152,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   // last dequeue to start at or before one, if it has not ended.
   auto dequeues = run(thread_key{});
   std::uint64_t n = 0;
-  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) { dequeues->push({q.pid, q.tid, n++}, bytes_view(q)); }));
+  MSPROF_TRY(d.dequeue.each([&](const queue_span& q) { dequeues->push({q.pid, q.tid, n++}, record_bytes(q)); }));
   auto by_corr = run(corr_key{});
   {
     run_cursor<thread_key> deq(*dequeues);
@@ -171,11 +160,11 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
     queue_span prev;
     thread_key prev_of{};
     MSPROF_TRY(through_queue->drain([&](const thread_key& k, std::string_view p) {
-      const auto time = value_of<std::int64_t>(p);
+      const auto time = record_from<std::int64_t>(p);
       if (have_prev && (prev_of.pid != k.pid || prev_of.tid != k.tid)) have_prev = false;
       while (deq.more && (deq.key.pid < k.pid || (deq.key.pid == k.pid && deq.key.tid < k.tid))) deq.pull();
       while (deq.more && deq.key.pid == k.pid && deq.key.tid == k.tid) {
-        const auto q = value_of<queue_span>(deq.payload);
+        const auto q = record_from<queue_span>(deq.payload);
         if (q.ts > time) break;
         prev = q;
         prev_of = deq.key;
@@ -194,7 +183,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   auto enqueues = run(corr_key{});
   n = 0;
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
-    enqueues->push({q.corr_id, n++}, bytes_view(enqueue_end{q.ts + q.dur, q.tid}));
+    enqueues->push({q.corr_id, n++}, record_bytes(enqueue_end{q.ts + q.dur, q.tid}));
   }));
   auto enqueued = run(block_no{});
   {
@@ -207,13 +196,13 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
         have = false;
         while (enq.more && enq.key.corr < k.corr) enq.pull();
         while (enq.more && enq.key.corr == k.corr) {
-          last = value_of<enqueue_end>(enq.payload);
+          last = record_from<enqueue_end>(enq.payload);
           have = true;
           enq.pull();
         }
         have_corr = k.corr;
       }
-      if (have) enqueued->push({k.n}, bytes_view(last));
+      if (have) enqueued->push({k.n}, record_bytes(last));
     }));
     while (enq.more) enq.pull();
     MSPROF_TRY(enqueues->take_status());
@@ -225,7 +214,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   // enqueue end so far on it (torch_npu's search keeps one cursor per thread).
   std::map<std::uint64_t, std::int64_t> latest;
   MSPROF_TRY(enqueued->drain([&](const block_no& k, std::string_view p) {
-    const auto e = value_of<enqueue_end>(p);
+    const auto e = record_from<enqueue_end>(p);
     auto [it, fresh] = latest.try_emplace(e.tid, e.end);
     if (!fresh && e.end > it->second) it->second = e.end;
     out.queries.push_back({it->second, k.block, e.tid, true});

@@ -603,7 +603,7 @@ result<void> python_functions(const pt_dir& d, const std::function<void(const py
   for (const auto& t : d.python_threads) thread_of.emplace(t.tid, thread_of.size());
   spill_sorter<call_key> calls(d.spill_dir, d.spill_budget);
   MSPROF_TRY(d.python_calls.each([&](const py_call& c) {
-    calls.push({thread_of[c.tid], c.ts}, std::string_view(reinterpret_cast<const char*>(&c), sizeof c));
+    calls.push({thread_of[c.tid], c.ts}, record_bytes(c));
   }));
   constexpr std::string_view delimiter = "######";
   std::vector<py_function> stack;

@@ -36,11 +36,6 @@ std::string py_num::str() const {
 
 namespace {
 
-template <class T>
-std::string_view raw_bytes(const T& v) {
-  return std::string_view(reinterpret_cast<const char*>(&v), sizeof v);
-}
-
 using kernels = std::vector<kernel_ref>;
 
 /// Kernels of a sorted run of kernel_ref rows, one group of equal keys at a
@@ -95,7 +90,7 @@ result<void> kernels_by_corr(const spilled_list<queue_span>& dequeue, launch_run
       }
       if (start > q.ts + q.dur) return;  // this dequeue ended before it: the next one
       launch.take(ks);
-      for (const auto& k : ks) out.push({static_cast<std::int64_t>(q.corr_id)}, raw_bytes(k));
+      for (const auto& k : ks) out.push({static_cast<std::int64_t>(q.corr_id)}, record_bytes(k));
     }
   }));
   return launch.status();
@@ -254,8 +249,8 @@ class tree_pass {
     if (!text_ || ks.empty()) return;
     const open_op& n = open_[k];
     payload_.clear();
-    payload_.append(raw_bytes(relation::flow_source{n.op.pid, n.op.tid, n.op.start_ns}));
-    for (const auto& kr : ks) payload_.append(raw_bytes(relation::flow_target{kr.ts, kr.pid, kr.tid}));
+    payload_.append(record_bytes(relation::flow_source{n.op.pid, n.op.tid, n.op.start_ns}));
+    for (const auto& kr : ks) payload_.append(record_bytes(relation::flow_target{kr.ts, kr.pid, kr.tid}));
     r_.flows->push(n.node, payload_);
   }
 
@@ -316,7 +311,7 @@ class tree_pass {
       row.total_ns = n.op.end_ns - n.op.start_ns;
       row.self_ns = row.total_ns - n.children_ns;
       for (int i = 0; i < 4; ++i) row.dev[i] = n.dev[i];
-      r_.details->push(n.node, raw_bytes(row));
+      r_.details->push(n.node, record_bytes(row));
     }
     if (memory_pid_) release(n.node);
     open_.pop_back();
@@ -369,7 +364,7 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
   };
   spill_sorter<item_key> items(dir, o.spill_budget);
   std::uint64_t n = 0;
-  auto pushed = d.ops.each([&](const fw_op& op) { items.push({op.start_ns, 0, n++}, raw_bytes(op)); });
+  auto pushed = d.ops.each([&](const fw_op& op) { items.push({op.start_ns, 0, n++}, record_bytes(op)); });
   if (!pushed) return fail("", pushed.err());
   const bool launches = !d.has_task_queue;
   kernels ks;
@@ -402,7 +397,7 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
     };
     spill_sorter<enq_key> enq(dir, o.spill_budget);
     n = 0;
-    pushed = d.enqueue.each([&](const queue_span& e) { enq.push({static_cast<std::int64_t>(e.corr_id), n++}, raw_bytes(e)); });
+    pushed = d.enqueue.each([&](const queue_span& e) { enq.push({static_cast<std::int64_t>(e.corr_id), n++}, record_bytes(e)); });
     if (!pushed) return fail("", pushed.err());
     kernel_groups g(by_id, [](const id_key& a, const id_key& b) { return a.id == b.id; });
     std::optional<std::int64_t> id;  // whose kernels `ks` holds
@@ -427,7 +422,7 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
   const bool memory = o.memory && d.memory_pid && !o.memory->queries.empty();
   if (memory) {
     r.memory_names = std::make_unique<spill_sorter<std::uint64_t>>(dir, o.spill_budget);
-    pushed = o.memory->queries.each([&](const memory_query& q) { items.push({q.ts, 3, q.block}, raw_bytes(q)); });
+    pushed = o.memory->queries.each([&](const memory_query& q) { items.push({q.ts, 3, q.block}, record_bytes(q)); });
     if (!pushed) return fail("", pushed.err());
   }
   tree_pass t(r, o.text, memory ? d.memory_pid : std::nullopt, launches);

@@ -205,14 +205,13 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
   };
   spill_sorter<corr_key> by_corr(d.spill_dir, d.spill_budget);
   spill_sorter<std::uint64_t> names(d.spill_dir, d.spill_budget);  // enqueue number -> "" or '@' + dequeue name
-  const auto bytes = [](const auto& v) { return std::string_view(reinterpret_cast<const char*>(&v), sizeof v); };
   MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, true);
     queue_event(q, "Dequeue@" + std::string(q.name), "dequeue", "f");
     by_corr.push({q.corr_id, 0}, q.name);
   }));
   std::uint64_t n = 0;
-  MSPROF_TRY(d.enqueue.each([&](const queue_span& q) { by_corr.push({q.corr_id, 1}, bytes(n++)); }));
+  MSPROF_TRY(d.enqueue.each([&](const queue_span& q) { by_corr.push({q.corr_id, 1}, record_bytes(n++)); }));
   std::uint64_t corr = 0;
   std::optional<std::string> dequeue_name;
   std::string name;

@@ -74,6 +74,19 @@ struct fw_op {
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
 
+/// A plain value (numbers, string_views, pairs of them) as the bytes a sorted
+/// run or a record_list keeps (record_bytes), and back (record_from).
+template <class T>
+std::string_view record_bytes(const T& v) noexcept {
+  return std::string_view(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class T>
+T record_from(std::string_view p) noexcept {
+  T v;
+  std::memcpy(static_cast<void*>(&v), p.data(), sizeof v);
+  return v;
+}
+
 /// Fixed-size records in the order they come, not held: up to a budget (at
 /// most 4 MiB) in memory, then in an unnamed temporary file (spill.hpp's), read back whole by
 /// each() as often as needed. Copies share the records. spilled_list<T> types it.
