@@ -92,6 +92,12 @@ struct memory_usage {
   std::uint8_t component_type = 0, data_type = 0, allocator_type = 0;
   std::uint64_t tid = 0, pid = 0;
   std::uint64_t offset = 0;  ///< its record's byte offset in the file (decoding only)
+
+  // The values the analysis tells apart (msprof/framework.hpp says what they mean).
+  static constexpr std::int8_t npu = 20;                                          // device_type
+  static constexpr std::uint8_t caching = 0, workspace = 1;                       // component_type
+  static constexpr std::uint8_t malloc_record = 0, free_record = 1, block_free = 2;  // data_type
+  static constexpr std::uint8_t inner_allocator = 0;                              // allocator_type
 };
 
 /// A Python function entry/exit (torch.python_tracer_func).

@@ -338,37 +338,36 @@ result<void> operator_memory(const spilled_list<op_memory_row>& rows, table_sink
   return out.end();
 }
 
+/// An allocator record's device as torch_npu shows it: the PROF_ device when
+/// there is exactly one, else the record's own index.
+std::int64_t memory_device(const model& m, const codec::framework::memory_usage& u) {
+  return m.session.devices.size() == 1 ? static_cast<std::int64_t>(m.session.devices.front().id)
+                                       : static_cast<std::int64_t>(u.device_index);
+}
+
 }  // namespace
 
 result<void> memory_record_rows(const pt_dir& d, const model& m,
                                 const std::function<result<void>(const memory_record_row&)>& row) {
   namespace fw = codec::framework;
-  constexpr std::int8_t npu = 20;
-  constexpr std::uint8_t workspace = 1;
-  struct time_key {
-    std::int64_t time;
-    bool operator<(const time_key& b) const noexcept { return time < b.time; }
-  };
-  spill_sorter<time_key> recs(d.spill_dir, d.spill_budget);
+  spill_sorter<std::int64_t> recs(d.spill_dir, d.spill_budget);  // by time (equal times: file order)
   MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
-    if (u.device_type == npu) recs.push({u.time}, record_bytes(u));
+    if (u.device_type == fw::memory_usage::npu) recs.push(u.time, record_bytes(u));
   }));
   result<void> written;
-  MSPROF_TRY(recs.drain([&](const time_key&, std::string_view p) {
+  MSPROF_TRY(recs.drain([&](std::int64_t, std::string_view p) {
     if (!written) return;
     const auto u = record_from<fw::memory_usage>(p);
-    // torch_npu: the PROF_ device when there is exactly one, else the record's own index.
     memory_record_row x;
-    x.component = u.component_type == workspace ? "WORKSPACE" : "PTA";
+    x.component = u.component_type == fw::memory_usage::workspace ? "WORKSPACE" : "PTA";
     x.time = u.time;
     x.allocated = u.total_allocated;
     x.reserved = u.total_reserved;
     x.active = u.total_active;
     x.stream = u.stream_ptr;
-    x.device = m.session.devices.size() == 1 ? static_cast<std::int64_t>(m.session.devices.front().id)
-                                             : static_cast<std::int64_t>(u.device_index);
+    x.device = memory_device(m, u);
     written = row(x);
-    if (!written || u.component_type == workspace) return;
+    if (!written || u.component_type == fw::memory_usage::workspace) return;
     x.component = "PTA+GE";  // GE having nothing to add
     written = row(x);
   }));
@@ -378,7 +377,6 @@ result<void> memory_record_rows(const pt_dir& d, const model& m,
 result<void> op_memory_rows(const pt_dir& d, const memory_naming& mem, relation& rel, const model& m,
                             spilled_list<op_memory_row>& out) {
   namespace fw = codec::framework;
-  constexpr std::uint8_t free_type = 1, block_free_type = 2;
   out = spilled_list<op_memory_row>(d.spill_dir, d.spill_budget);
   if (!rel.linked || mem.blocks.empty()) return {};
   std::uint64_t name_of = 0, b = 0;
@@ -400,17 +398,16 @@ result<void> op_memory_rows(const pt_dir& d, const memory_naming& mem, relation&
     x.allocation_total[1] = a.total_reserved;
     x.allocation_total[2] = a.total_active;
     x.stream = a.stream_ptr;
-    x.device = m.session.devices.size() == 1 ? static_cast<std::int64_t>(m.session.devices.front().id)
-                                             : static_cast<std::int64_t>(a.device_index);
+    x.device = memory_device(m, a);
     const fw::memory_usage* freed = nullptr;
     const fw::memory_usage* active = nullptr;
     const fw::memory_usage* totals = nullptr;  // the release totals' record
     if (blk.n == 2) {
-      if (blk.r[1].data_type == free_type) freed = &blk.r[1];
-      if (blk.r[1].data_type == block_free_type) active = &blk.r[1];
+      if (blk.r[1].data_type == fw::memory_usage::free_record) freed = &blk.r[1];
+      if (blk.r[1].data_type == fw::memory_usage::block_free) active = &blk.r[1];
       totals = &blk.r[1];
     } else if (blk.n == 3) {
-      freed = blk.r[1].data_type == free_type ? &blk.r[1] : &blk.r[2];
+      freed = blk.r[1].data_type == fw::memory_usage::free_record ? &blk.r[1] : &blk.r[2];
       active = freed == &blk.r[1] ? &blk.r[2] : &blk.r[1];
       totals = freed;
     }

@@ -892,14 +892,12 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
   string_ids ids(strings, first_memory_string_id);
   // The first PTA and WORKSPACE records (by time, then file order) give the components' order.
   {
-    constexpr std::int8_t npu = 20;
-    constexpr std::uint8_t workspace = 1;
     std::optional<std::pair<std::int64_t, std::uint64_t>> first[2];  // PTA, WORKSPACE: time, file order
     std::uint64_t n = 0;
     MSPROF_TRY(d.memory.each([&](const codec::framework::memory_usage& u) {
       const std::uint64_t at = n++;
-      if (u.device_type != npu) return;
-      auto& f = first[u.component_type == workspace ? 1 : 0];
+      if (u.device_type != codec::framework::memory_usage::npu) return;
+      auto& f = first[u.component_type == codec::framework::memory_usage::workspace ? 1 : 0];
       if (!f || u.time < f->first) f = std::make_pair(u.time, at);
     }));
     const bool pta_first = first[0] && (!first[1] || *first[0] < *first[1]);

@@ -23,10 +23,6 @@ namespace memory_runs {
 
 namespace fw = codec::framework;
 
-struct time_key {
-  std::int64_t time;
-  bool operator<(const time_key& b) const noexcept { return time < b.time; }
-};
 /// A block by its malloc's time, then its address's first appearance.
 struct block_key {
   std::int64_t time;
@@ -43,10 +39,6 @@ struct thread_key {
 struct corr_key {
   std::uint64_t corr, n;
   bool operator<(const corr_key& b) const noexcept { return corr != b.corr ? corr < b.corr : n < b.n; }
-};
-struct block_no {
-  std::uint64_t block;
-  bool operator<(const block_no& b) const noexcept { return block < b.block; }
 };
 struct enqueue_end {
   std::int64_t end;
@@ -68,8 +60,7 @@ struct run_cursor {
 
 result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   using namespace memory_runs;
-  constexpr std::int8_t npu = 20;
-  constexpr std::uint8_t malloc_type = 0, caching = 0, inner = 0;
+  using usage = fw::memory_usage;
   out.blocks = spilled_list<memory_block>(d.spill_dir, d.spill_budget);
   out.queries = spilled_list<memory_query>(d.spill_dir, d.spill_budget);
   out.incomplete = 0;
@@ -83,9 +74,9 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
     return std::make_unique<spill_sorter<decltype(key)>>(dir, budget);
   };
   // The process's inner-allocator NPU records by time (equal times: file order).
-  auto records = run(time_key{});
+  auto records = run(std::int64_t{});  // by time
   MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
-    if (u.device_type == npu && u.allocator_type == inner && u.pid == *d.memory_pid) records->push({u.time}, record_bytes(u));
+    if (u.device_type == usage::npu && u.allocator_type == usage::inner_allocator && u.pid == *d.memory_pid) records->push(u.time, record_bytes(u));
   }));
 
   // Blocks per address: a malloc opens one; a record of a type it has not
@@ -101,7 +92,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
     if (a.open.n) blocks->push({a.open.r[0].time, a.first}, record_bytes(a.open));
     a.open.n = 0;
   };
-  MSPROF_TRY(records->drain([&](const time_key&, std::string_view p) {
+  MSPROF_TRY(records->drain([&](std::int64_t, std::string_view p) {
     const auto u = record_from<fw::memory_usage>(p);
     auto [it, fresh] = open.try_emplace(u.ptr, address{open.size(), {}});
     address& a = it->second;
@@ -115,7 +106,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
       }
       close(a);
     }
-    if (u.data_type == malloc_type) {
+    if (u.data_type == usage::malloc_record) {
       a.open.r[0] = u;
       a.open.n = 1;
     }
@@ -138,7 +129,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   MSPROF_TRY(blocks->drain([&](const block_key&, std::string_view p) {
     const auto blk = record_from<memory_block>(p);
     const fw::memory_usage& a = blk.r[0];
-    if (a.component_type == caching) out.incomplete += 3 - std::size_t{blk.n};  // its missing free records
+    if (a.component_type == usage::caching) out.incomplete += 3 - std::size_t{blk.n};  // its missing free records
     out.blocks.push_back(blk);
     if (deq_pids.count(a.pid) && deq_tids.count(a.tid))
       through_queue->push({a.pid, a.tid, b}, record_bytes(a.time));
@@ -185,7 +176,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
     enqueues->push({q.corr_id, n++}, record_bytes(enqueue_end{q.ts + q.dur, q.tid}));
   }));
-  auto enqueued = run(block_no{});
+  auto enqueued = run(std::uint64_t{});  // by block number
   {
     run_cursor<corr_key> enq(*enqueues);
     bool have = false;
@@ -202,7 +193,7 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
         }
         have_corr = k.corr;
       }
-      if (have) enqueued->push({k.n}, record_bytes(last));
+      if (have) enqueued->push(k.n, record_bytes(last));
     }));
     while (enq.more) enq.pull();
     MSPROF_TRY(enqueues->take_status());
@@ -213,11 +204,11 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   // In block order, each enqueue thread's question is asked at the latest
   // enqueue end so far on it (torch_npu's search keeps one cursor per thread).
   std::map<std::uint64_t, std::int64_t> latest;
-  MSPROF_TRY(enqueued->drain([&](const block_no& k, std::string_view p) {
+  MSPROF_TRY(enqueued->drain([&](std::uint64_t block, std::string_view p) {
     const auto e = record_from<enqueue_end>(p);
     auto [it, fresh] = latest.try_emplace(e.tid, e.end);
     if (!fresh && e.end > it->second) it->second = e.end;
-    out.queries.push_back({it->second, k.block, e.tid, true});
+    out.queries.push_back({it->second, block, e.tid, true});
   }));
   return {};
 }

@@ -378,13 +378,11 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   };
   std::map<std::uint64_t, earliest_record> memory_first;
   const auto take_memory = [&] {
-    constexpr std::int8_t npu = 20;
-    constexpr std::uint8_t inner = 0;
     for (auto u : rec.memory) {
       if (!first_memory_pid) first_memory_pid = u.pid;
       memory_pid_counts[u.pid].see(memory_count, u.offset);
       u.time = local(u.time);
-      if (u.device_type == npu && u.allocator_type == inner) {
+      if (u.device_type == fw::memory_usage::npu && u.allocator_type == fw::memory_usage::inner_allocator) {
         auto [it, fresh] = memory_first.try_emplace(u.pid, earliest_record{u.time, memory_count});
         if (!fresh && u.time < it->second.time) it->second = {u.time, memory_count};
       }
