@@ -133,6 +133,89 @@ struct row_reader {
   }
 };
 
+/// Rows of (task id, name id, value), a task's rows at a time (TASK_PMU_INFO:
+/// a row per PMU name per task, most of the db's rows). One INSERT holds `per`
+/// tasks' rows; in it each task's id is bound once and the name ids are
+/// numbers in the SQL, so a row binds only its value: a third of
+/// table_writer's binds, and SQLite stores the same values.
+class task_rows_insert {
+ public:
+  task_rows_insert(sqlite3* db, std::string table, std::vector<std::int64_t> names, result<void>* status)
+      : db_(db),
+        table_(std::move(table)),
+        names_(std::move(names)),
+        per_(std::max<std::size_t>(1, 500 / (names_.size() + 1))),  // about 500 values, as table_writer
+        status_(status),
+        st_(prepare(per_)) {}
+  ~task_rows_insert() {
+    if (st_) sqlite3_finalize(st_);
+  }
+  task_rows_insert(const task_rows_insert&) = delete;
+  task_rows_insert& operator=(const task_rows_insert&) = delete;
+
+  /// One task: a row (id, names[i], values[i]) per name.
+  void task(std::int64_t id, const double* values) {
+    if (!st_ || !*status_) return;
+    ids_.push_back(id);
+    values_.insert(values_.end(), values, values + names_.size());
+    if (ids_.size() == per_) run(st_);
+  }
+  /// Inserts the tasks still waiting.
+  void flush() {
+    if (ids_.empty() || !*status_) return;
+    if (sqlite3_stmt* st = prepare(ids_.size())) {
+      run(st);
+      sqlite3_finalize(st);
+    }
+  }
+  std::uint64_t rows() const noexcept { return rows_; }
+
+ private:
+  /// Task k's id is parameter k * (names + 1) + 1, its values the next ones.
+  sqlite3_stmt* prepare(std::size_t tasks) {
+    std::string sql = "INSERT INTO " + table_ + " VALUES";
+    const std::size_t n = names_.size();
+    for (std::size_t k = 0; k < tasks; ++k) {
+      const std::size_t id_at = k * (n + 1) + 1;
+      for (std::size_t i = 0; i < n; ++i)
+        sql += ((k || i) ? ",(?" : "(?") + std::to_string(id_at) + "," + std::to_string(names_[i]) + ",?" +
+               std::to_string(id_at + 1 + i) + ")";
+    }
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+      fail("prepare");
+      return nullptr;
+    }
+    return st;
+  }
+  void run(sqlite3_stmt* st) {
+    const std::size_t n = names_.size();
+    int at = 1;
+    for (std::size_t k = 0; k < ids_.size(); ++k) {
+      sqlite3_bind_int64(st, at++, ids_[k]);
+      for (std::size_t i = 0; i < n; ++i) sqlite3_bind_double(st, at++, values_[k * n + i]);
+    }
+    if (sqlite3_step(st) != SQLITE_DONE) fail("insert into");
+    sqlite3_reset(st);
+    rows_ += ids_.size() * n;
+    ids_.clear();
+    values_.clear();
+  }
+  void fail(const char* what) {
+    if (*status_) *status_ = make_error(errc::io, std::string("sqlite ") + what + " " + table_ + ": " + sqlite3_errmsg(db_));
+  }
+
+  sqlite3* db_;
+  std::string table_;
+  std::vector<std::int64_t> names_;
+  std::size_t per_;
+  result<void>* status_;
+  sqlite3_stmt* st_;
+  std::vector<std::int64_t> ids_;  ///< the tasks waiting
+  std::vector<double> values_;     ///< their values, names_.size() per task
+  std::uint64_t rows_ = 0;
+};
+
 }  // namespace
 
 // string_ids ----------------------------------------------------------------
@@ -536,15 +619,19 @@ result<void> db_window_writer::write_tasks(const model& final) {
 /// task id; the side the task did not run on reads 0.
 result<void> db_window_writer::write_pmu(const std::vector<std::int64_t>& name_ids, std::size_t aic_names) {
   auto& p = rows_of("TASK_PMU_INFO");
+  detail::task_rows_insert rows(db_.handle(), "TASK_PMU_INFO", name_ids, &status_);
+  std::vector<double> values(name_ids.size());
   MSPROF_TRY(pmu_.drain([&](const detail::id_key& k, std::string_view payload) {
     detail::row_reader in{payload};
     const bool aic = in.get<std::uint8_t>() != 0;
-    const auto id = static_cast<std::int64_t>(k.id);
     for (std::size_t i = 0; i < name_ids.size(); ++i) {
       const bool mine = (i < aic_names) == aic;
-      p.row(id, name_ids[i], mine ? in.get<double>() : 0.0);
+      values[i] = mine ? in.get<double>() : 0.0;
     }
+    rows.task(static_cast<std::int64_t>(k.id), values.data());
   }));
+  rows.flush();
+  p.counted(rows.rows());
   lap(p);
   return {};
 }

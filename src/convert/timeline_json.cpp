@@ -281,11 +281,16 @@ void timeline_collector::add(const model& w) {
       if (parts_.overlap) overlap_.add(t);
     }
     const std::uint64_t pid = format_pid(s.pid, sort_index::cann, host_device_bits);
+    // The calls, then their flows: each section comes as one ascending run, so
+    // a spill merges the window's few runs instead of sorting every row.
     for (const auto& a : w.apis) {
       if (!parts_.cann) break;  // the whole CANN process is left out
       events_.push_with({sections::apis, a.connection_id},
                         [&](std::string& out) { detail::append_api_json(out, a, pid); });
       api_tids_.insert(a.thread_id);
+    }
+    for (const auto& a : w.apis) {
+      if (!parts_.cann) break;
       if (!a.has_device_task) continue;
       events_.push_with({sections::api_flows, a.connection_id},
                         [&](std::string& out) { detail::append_api_flow_json(out, a, pid); });

@@ -100,6 +100,8 @@ class table_writer {
   /// Inserts the rows still waiting.
   void flush();
   std::uint64_t rows() const noexcept { return rows_; }
+  /// Counts `n` rows inserted into the table by another statement (TASK_PMU_INFO's per-task one).
+  void counted(std::uint64_t n) noexcept { rows_ += n; }
   const std::string& name() const noexcept { return name_; }
 
  private:

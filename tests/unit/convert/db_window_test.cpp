@@ -292,6 +292,25 @@ TEST_CASE("db windows: a generated multi-device model with ops, PMU counters and
   // Calls 1, 2, 3 are aclnnAdd, the long name, aclrtMemcpyAsync; aclnnAdd and launch came with the mstx.
   CHECK(strings[api_first] == "aclnnMatmul_a_name_longer_than_sso");
   CHECK(strings[api_first + 1] == "aclrtMemcpyAsync");
+  // TASK_PMU_INFO by rowid (more tasks than one INSERT holds): each PMU task's
+  // rows in task order, one per PMU name; the total cycles on the task's side,
+  // 0 on the other.
+  const std::vector<std::string> pmu_names(strings.begin() + 9, strings.begin() + static_cast<std::ptrdiff_t>(api_first));
+  REQUIRE(pmu_names.size() == 30);
+  std::vector<std::string> pmu_rows, cycles;
+  for (const auto& x : m.tasks) {
+    if (!x.pmu || !x.op) continue;
+    const bool aic = cv::detail::is_aic(x.op->ge_task_type);
+    if (!aic && !cv::detail::is_aiv(x.op->ge_task_type)) continue;
+    const std::string gid = std::to_string(x.global_task_id), n = std::to_string(x.pmu->total_cycles);
+    for (const auto& name : pmu_names) pmu_rows.push_back(gid + "," + name);
+    cycles.push_back(gid + ",aic_total_cycles," + (aic ? n : "0"));
+    cycles.push_back(gid + ",aiv_total_cycles," + (aic ? "0" : n));
+  }
+  CHECK(column(db, "SELECT p.globalTaskId||','||s.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                   "ORDER BY p.rowid") == pmu_rows);
+  CHECK(column(db, "SELECT p.globalTaskId||','||s.value||','||p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON "
+                   "s.id = p.name WHERE s.value IN ('aic_total_cycles', 'aiv_total_cycles') ORDER BY p.rowid") == cycles);
   // OVERLAP_ANALYSIS holds what the timeline's overlap_analysis computes.
   std::vector<std::string> overlap;
   std::int64_t id = 0;
