@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "msprof/convert/export_files.hpp"
+#include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/summary.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -128,6 +129,7 @@ struct summary_exporter::impl {
       MSPROF_TRY(f.close(r.files));
     }
     MSPROF_TRY(write_sorted("mstx_mem", mstx_mem_header(), mem_rows_, r.files));
+    MSPROF_TRY(write_module_mem(r));
     {
       file f(*this, losses.name, losses.header, losses.size());
       for (const auto& row : losses.rows) f.format_row([&](auto& s) {
@@ -266,6 +268,14 @@ struct summary_exporter::impl {
     file f(*this, name, header, g.size());
     g.rows([&](const auto& format) { f.format_row(format); });
     return f.close(files);
+  }
+  /// npu_module_mem, read from its slices here (npu_memory.hpp).
+  result<void> write_module_mem(export_result& r) {
+    module_mem_rows rows(prof_dir_, budget_);
+    MSPROF_TRY(rows.read(prof_dir_, r.warnings));
+    file f(*this, "npu_module_mem", npu_module_mem_header(), rows.size());
+    MSPROF_TRY(rows.drain([&](const module_mem_sample& m) { f.format_row([&](auto& s) { npu_module_mem_row(s, m); }); }));
+    return f.close(r.files);
   }
   const std::vector<std::string>* keys(const std::vector<std::string>& k) const { return k.empty() ? nullptr : &k; }
 
