@@ -22,6 +22,7 @@
 #include "msprof/convert/ascend_pt/cann_part.hpp"
 #include "msprof/convert/ascend_pt/db.hpp"
 #include "msprof/convert/load.hpp"
+#include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/overlap.hpp"
 #include "msprof/convert/show.hpp"
 #include "msprof/convert/summary.hpp"
@@ -133,6 +134,30 @@ result<void> task_time_rows(cann_part& cann, table_sink& out) {
   if (cann.task_time_rows() == 0) return {};
   out.begin("task_time", task_time_header());
   MSPROF_TRY(cann.drain_task_time([&](table::row& r) { return out.row(r); }));
+  return out.end();
+}
+
+/// npu_module_mem (the CANN summary torch_npu copies, IntegrateParser with
+/// NpuModuleMemoryBean): the same rows, the reserved memory in MB as Python's
+/// str(float(KB) / 1024). Problems of the slices go to `warnings`.
+result<void> npu_module_mem(const pt_dir& d, std::vector<std::string>& warnings, table_sink& out) {
+  std::error_code ec;
+  const auto tmp = fs::temp_directory_path(ec);
+  module_mem_rows rows(ec ? std::string("/tmp") : tmp.string(), spill_budget_default);
+  MSPROF_TRY(rows.read(d.prof_dir, warnings));
+  if (rows.size() == 0) return {};
+  out.begin("npu_module_mem", {"Device_id", "Component", "Timestamp(us)", "Total Reserved(MB)", "Device"});
+  table::row r;
+  result<void> written;
+  MSPROF_TRY(rows.drain([&](const module_mem_sample& m) {
+    if (!written) return;
+    r.clear();
+    cell_list c(r);
+    npu_module_mem_row(c, m);
+    r[3] = py_float(static_cast<double>(m.reserved / 1024) / 1024.0);
+    written = out.row(r);
+  }));
+  MSPROF_TRY(written);
   return out.end();
 }
 
@@ -519,6 +544,7 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
     MSPROF_TRY(out.whole(std::move(*api)));
   }
   if (info.level != "Level_none") MSPROF_TRY(task_time_rows(*l.cann, out));
+  if (info.level != "Level_none") MSPROF_TRY(npu_module_mem(l.d, l.warnings, out));
   auto steps = step_trace_time(*l.cann, l.d, l.steps);
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));
@@ -622,6 +648,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     return read.err();
   }
   for (auto& w : l.warnings) res.warnings.push_back(std::move(w));
+  l.warnings.clear();  // text_tables adds the problems of what it reads itself
   // `fill(put)` hands the file's text to put(text) in pieces.
   const auto write = [&](const std::string& name, auto fill) -> result<void> {
     auto f = outfile::atomic_file::create(*out, name);
@@ -635,6 +662,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     std::size_t incomplete = 0;
     csv_files csv(*out, res);
     MSPROF_TRY(text_tables(l, incomplete, csv));
+    for (auto& w : l.warnings) res.warnings.push_back(std::move(w));
     if (incomplete)
       res.warnings.push_back(l.d.dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
                              " memory record(s) are incomplete (blocks without their free records)");
@@ -654,10 +682,10 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
 result<std::string> show_text(const std::string& dir, std::size_t top, bool bold, std::vector<std::string>& warnings) {
   linked l;
   MSPROF_TRY(read_and_link(read_pt_dir(dir), l, true, nullptr));
-  warnings = std::move(l.warnings);
   std::size_t incomplete = 0;
   kept_tables kept({"operator_details", "step_trace_time"});  // the two shown
   MSPROF_TRY(text_tables(l, incomplete, kept));
+  warnings = std::move(l.warnings);
   const std::vector<table>& tables = kept.tables;
   const auto find = [&](const char* name) -> const table* {
     for (const auto& t : tables)

@@ -978,6 +978,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
   std::vector<std::string> files;
   const auto fill = [&](const std::string& path) -> result<void> {
     MSPROF_TRY(writer_->finish(m));
+    warnings.insert(warnings.end(), writer_->warnings().begin(), writer_->warnings().end());
     writer_.reset();
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
