@@ -44,6 +44,10 @@ const db_table_def* db_tables() {
        10},
       {"NPU_INFO", "id INTEGER, name TEXT", 2},
       {"NPU_MODULE_MEM", "moduleId INTEGER, timestampNs INTEGER, totalReserved NUMERIC, deviceId INTEGER", 4},
+      {"NPU_OP_MEM",
+       "operatorName INTEGER, addr INTEGER, type INTEGER, size INTEGER, timestampNs INTEGER, globalTid INTEGER, "
+       "totalAllocate NUMERIC, totalReserve NUMERIC, component INTEGER, deviceId INTEGER",
+       10},
       {"OVERLAP_ANALYSIS", "id INTEGER PRIMARY KEY, deviceId INTEGER, startNs NUMERIC, endNs NUMERIC, type INTEGER", 5},
       {"RANK_DEVICE_MAP", "rankId INTEGER, deviceId INTEGER", 2},
       {"SESSION_TIME_INFO", "startTimeNs INTEGER, endTimeNs INTEGER", 2},
@@ -335,6 +339,7 @@ result<void> db_window_writer::finish(const model& final) {
     }));
     lap(r);
   }
+  MSPROF_TRY(write_ge_memory(final));
   if (tasks_.size()) {
     MSPROF_TRY(write_tasks(final));
     if (pmu) MSPROF_TRY(write_pmu(pmu_name_ids, aic_names));

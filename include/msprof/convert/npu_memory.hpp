@@ -74,6 +74,72 @@ void npu_module_mem_row(Cells& s, const module_mem_sample& m) {
   s.str("NPU:" + std::to_string(m.device_id));
 }
 
+/// One GE memory event (host additional record task_memory_info).
+struct ge_memory_event {
+  std::string name;       ///< the op: hash_dic's name of its nodeId, else the nodeId in decimal
+  bool named = false;     ///< hash_dic has the name (operator_memory leaves the cell empty otherwise)
+  std::uint64_t node = 0; ///< nodeId (the op name's hash)
+  std::uint64_t addr = 0;
+  std::int64_t size = 0;  ///< > 0 an allocation, < 0 a release, bytes
+  std::uint64_t allocated = 0, reserved = 0;  ///< GE's totals after the event, bytes
+  std::uint32_t device_id = 0;
+  std::uint32_t thread_id = 0;
+  std::int64_t mono_ns = 0;  ///< host CLOCK_MONOTONIC_RAW ns
+  std::int64_t time_ns = 0;  ///< local Unix ns
+};
+
+/// Every task_memory_info event in file order, those before the collection
+/// start included (the CANN summaries keep them; the db leaves them out).
+/// Warnings as for_each_module_mem. `devices` gets the PROF_ directory's
+/// device ids (the summaries are written once per device, as the reference's).
+result<void> for_each_ge_memory(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                std::vector<std::uint32_t>& devices,
+                                const std::function<result<void>(const ge_memory_event&)>& fn);
+
+/// GE's operator memory as the reference pairs it (NpuOpMemCalculator): an
+/// allocation and the next release of the same op, address and device.
+/// fn(allocation, &release) for each pair at its release, then fn(allocation,
+/// nullptr) for each allocation never released, in the order its key was first
+/// allocated. Holds the allocations not yet released.
+result<void> for_each_ge_op_memory(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                   std::vector<std::uint32_t>& devices,
+                                   const std::function<result<void>(const ge_memory_event&, const ge_memory_event*)>& fn);
+
+/// The CANN summaries memory_record and operator_memory (Python viewers of the
+/// reference): sizes in KB rounded to 3 decimals in Python's float text, the
+/// time in µs with a TAB on CLOCK_MONOTONIC_RAW (the reference does not shift
+/// it to local time, with or without a device); `device` is the device
+/// directory the row was exported for ("host" without one: `device` < 0).
+std::vector<std::string> ge_memory_record_header();
+std::vector<std::string> ge_operator_memory_header();
+/// Python's round(v, 3) as str() prints it; py_round3_kb(b) is py_round3(b / 1024).
+std::string py_round3(double v);
+inline std::string py_round3_kb(double bytes) { return py_round3(bytes / 1024); }
+template <class Cells>
+void ge_memory_record_row(Cells& s, std::int64_t device, const ge_memory_event& e) {
+  if (device < 0) s.raw("host");
+  else s.num(static_cast<std::uint64_t>(device));
+  s.raw("GE");
+  s.ts(e.mono_ns);
+  s.raw(py_round3_kb(static_cast<double>(e.allocated)));
+  s.raw(py_round3_kb(static_cast<double>(e.reserved)));
+  s.str("NPU:" + std::to_string(e.device_id));
+}
+template <class Cells>
+void ge_operator_memory_row(Cells& s, std::int64_t device, const ge_memory_event& a, const ge_memory_event* r) {
+  if (device < 0) s.raw("host");
+  else s.num(static_cast<std::uint64_t>(device));
+  s.str(a.named ? a.name : std::string());
+  s.raw(py_round3_kb(static_cast<double>(a.size)));
+  s.ts(a.mono_ns);
+  s.raw(py_round3(r ? static_cast<double>(r->mono_ns - a.mono_ns) / 1000 : 0.0));  // µs
+  s.raw(py_round3_kb(static_cast<double>(a.allocated)));
+  s.raw(py_round3_kb(static_cast<double>(a.reserved)));
+  s.raw(py_round3_kb(r ? static_cast<double>(r->allocated) : 0.0));
+  s.raw(py_round3_kb(r ? static_cast<double>(r->reserved) : 0.0));
+  s.str("NPU:" + std::to_string(a.device_id));
+}
+
 }  // namespace convert
 MSPROF_END_NAMESPACE
 

@@ -53,28 +53,43 @@ TEST_CASE("npu_memory: the golden input is what the generator writes") {
   CHECK(files == generated);
 }
 
-TEST_CASE("npu_memory: npu_module_mem summary and NPU_MODULE_MEM equal the reference") {
+TEST_CASE("npu_memory: every summary, the db and the timeline equal the reference") {
   golden::temp_copy t(kCase);
   const auto o = fixed_ts();
+  auto tl = cv::export_timeline(t.prof.string(), o);
+  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
   auto s = cv::export_summary(t.prof.string(), o);
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
   auto d = cv::export_db(t.prof.string(), o);
   REQUIRE_MESSAGE(d.has_value(), d.err().what());
   const auto exp_dir = golden::case_dir(kCase) / "expected";
-  // The CANN summaries of the ops are the ones of ops_pipeutil; npu_module_mem is new.
-  for (const char* stem : {"npu_module_mem", "op_summary", "op_statistic", "api_statistic", "task_time"}) {
+  std::size_t csvs = 0;
+  for (const auto& e : golden::fs::directory_iterator(exp_dir)) {
+    if (e.path().extension() != ".csv") continue;
+    const std::string stem = e.path().stem().string();
     CAPTURE(stem);
     const auto ours = golden::output(t.prof, stem, "csv");
-    REQUIRE(!ours.empty());
-    CHECK(golden::slurp(ours) == golden::slurp(exp_dir / (std::string(stem) + ".csv")));
+    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
+    CHECK(golden::slurp(ours) == golden::slurp(e.path()));
+    ++csvs;
   }
-  // 9 samples in the slice, one before the collection start.
+  CHECK(csvs == 7);
+  // Row counts: 9 samples, one before the start; 10 GE events, all kept by the
+  // summaries; 6 operator_memory blocks (4 released, 2 not).
   CHECK(golden::lines(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv"))).size() == 1 + 8);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "memory_record", "csv"))).size() == 1 + 10);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "operator_memory", "csv"))).size() == 1 + 6);
   const auto got = golden::canonical_db(t.prof / "msprof_T.db");
   const auto exp = golden::lines(golden::slurp(exp_dir / "db.canonical.sql"));
-  CHECK(table_lines(got, "NPU_MODULE_MEM") == table_lines(exp, "NPU_MODULE_MEM"));
+  CHECK(got == exp);
   CHECK(table_lines(got, "NPU_MODULE_MEM").size() == 1 + 8);
-  CHECK(table_lines(got, "ENUM_MODULE") == table_lines(exp, "ENUM_MODULE"));
+  CHECK(table_lines(got, "NPU_OP_MEM").size() == 1 + 9);  // the event before the start left out
+  std::string e1, e2;
+  const auto a = golden::canonical_timeline(golden::slurp(exp_dir / "msprof.json"), e1);
+  const auto b = golden::canonical_timeline(golden::slurp(golden::output(t.prof, "msprof", "json")), e2);
+  REQUIRE(e1.empty());
+  REQUIRE_MESSAGE(e2.empty(), e2);
+  CHECK(a == b);
 }
 
 TEST_CASE("npu_memory: a cut npu_module_mem sample is a warning naming the file; the whole ones are kept") {
