@@ -224,8 +224,6 @@ inline constexpr const char* kProfFiles[] = {
     "host/data/unaging.additional.msprof_mstx_mem.slice_0",  // appended: older seeds keep their mapping
     "host/msprof_calls",
     "host/msprof_forks",
-    "device_0/data/npu_module_mem.data.0.slice_0",
-    "host/data/aging.additional.task_memory_info.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
