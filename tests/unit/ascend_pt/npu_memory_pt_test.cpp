@@ -58,7 +58,7 @@ std::vector<std::string> query(const fs::path& db, const std::string& sql) {
 
 }  // namespace
 
-TEST_CASE("ascend_pt memory: npu_module_mem.csv is the CANN summary in MB, as torch_npu copies it") {
+TEST_CASE("ascend_pt cann memory: npu_module_mem.csv, and GE's rows in memory_record.csv and operator_memory.csv, as torch_npu makes them") {
   temp_dir tmp("pt_module_mem");
   const fs::path dir = with_memory(tmp);
   auto r = pt::analyse(dir.string(), {"text"});
@@ -66,6 +66,11 @@ TEST_CASE("ascend_pt memory: npu_module_mem.csv is the CANN summary in MB, as to
   const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
   REQUIRE(fs::exists(out / "npu_module_mem.csv"));
   CHECK(read_text(out / "npu_module_mem.csv") == read_text(expected("npu_module_mem.csv")));
+  // GE's records merged with the PTA ones (memory_record: 10 GE and 10 PTA+GE
+  // rows first, their times being CANN's raw clock), GE's blocks after the PTA
+  // ones (operator_memory: 6).
+  CHECK(read_text(out / "memory_record.csv") == read_text(expected("memory_record.csv")));
+  CHECK(read_text(out / "operator_memory.csv") == read_text(expected("operator_memory.csv")));
   // The files the memory data does not feed are pt_memory's, unchanged.
   const fs::path pt_expected = fs::path(MSPROF_TEST_DATA_DIR) / "golden-pt" / "pt_memory" / "expected";
   for (const char* f : {"kernel_details.csv", "operator_details.csv", "op_statistic.csv", "api_statistic.csv",
@@ -75,7 +80,7 @@ TEST_CASE("ascend_pt memory: npu_module_mem.csv is the CANN summary in MB, as to
   }
 }
 
-TEST_CASE("ascend_pt memory: npu_module_mem.csv at Level0, none at Level_none or without samples") {
+TEST_CASE("ascend_pt cann memory: npu_module_mem.csv at Level0, none at Level_none or without samples") {
   for (const char* level : {"Level0", "Level_none"}) {
     CAPTURE(level);
     temp_dir tmp("pt_module_mem_level");
@@ -96,7 +101,7 @@ TEST_CASE("ascend_pt memory: npu_module_mem.csv at Level0, none at Level_none or
   CHECK(!fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "npu_module_mem.csv"));
 }
 
-TEST_CASE("ascend_pt memory: the db keeps CANN's NPU_MODULE_MEM rows") {
+TEST_CASE("ascend_pt cann memory: the db keeps CANN's NPU_MODULE_MEM rows") {
   temp_dir tmp("pt_module_mem_db");
   const fs::path dir = with_memory(tmp);
   auto r = pt::analyse(dir.string(), {"db"});
