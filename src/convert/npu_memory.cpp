@@ -175,13 +175,15 @@ result<void> for_each_ge_memory(const std::string& prof_dir, std::vector<std::st
 
 result<void> for_each_ge_op_memory(const std::string& prof_dir, std::vector<std::string>& warnings,
                                    std::vector<std::uint32_t>& devices,
-                                   const std::function<result<void>(const ge_memory_event&, const ge_memory_event*)>& fn) {
+                                   const std::function<result<void>(const ge_memory_event&, const ge_memory_event*)>& fn,
+                                   std::int64_t from_ns) {
   // The allocations not yet released, by (op, address, device), with the order
   // their key first came (a Python dict keeps a key's place when its value is replaced).
   using key = std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>;
   std::map<key, std::pair<std::uint64_t, ge_memory_event>> open;
   std::uint64_t arrivals = 0;
   MSPROF_TRY(for_each_ge_memory(prof_dir, warnings, devices, [&](const ge_memory_event& e) -> result<void> {
+    if (e.time_ns < from_ns) return {};
     const key k{e.node, e.addr, e.device_id};
     if (e.size > 0) {
       auto it = open.find(k);

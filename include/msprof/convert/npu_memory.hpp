@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,9 +102,11 @@ result<void> for_each_ge_memory(const std::string& prof_dir, std::vector<std::st
 /// fn(allocation, &release) for each pair at its release, then fn(allocation,
 /// nullptr) for each allocation never released, in the order its key was first
 /// allocated. Holds the allocations not yet released.
+/// `from_ns`: events before this local time are left out first (the db's NPU_OP_MEM has none of them).
 result<void> for_each_ge_op_memory(const std::string& prof_dir, std::vector<std::string>& warnings,
                                    std::vector<std::uint32_t>& devices,
-                                   const std::function<result<void>(const ge_memory_event&, const ge_memory_event*)>& fn);
+                                   const std::function<result<void>(const ge_memory_event&, const ge_memory_event*)>& fn,
+                                   std::int64_t from_ns = std::numeric_limits<std::int64_t>::min());
 
 /// The CANN summaries memory_record and operator_memory (Python viewers of the
 /// reference): sizes in KB rounded to 3 decimals in Python's float text, the

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <msprof/convert/ascend_pt/analyse.hpp>
 #include <sqlite3.h>
 #include <string>
@@ -114,4 +115,39 @@ TEST_CASE("ascend_pt cann memory: the db keeps CANN's NPU_MODULE_MEM rows") {
       "7|1767268800000123456|2097664|0", "7|1767268800000450000|3145728|0", "45|1767268800000060000|524288|0",
       "45|1767268800000300000|1536|0",   "99|1767268800000200000|4096|0"};
   CHECK(rows == want);
+}
+
+TEST_CASE("ascend_pt cann memory: the db's MEMORY_RECORD and OP_MEMORY hold GE's records as torch_npu merges them") {
+  temp_dir tmp("pt_ge_mem_db");
+  const fs::path dir = with_memory(tmp);
+  auto r = pt::analyse(dir.string(), {"db"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const fs::path db = dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
+  // Expected: torch_npu's MemoryDbParser rules on pt_memory's PTA rows and the reference's NPU_OP_MEM.
+  std::vector<std::string> want_records, want_ops;
+  {
+    std::istringstream in(read_text(expected("memory_db.txt")));
+    std::vector<std::string>* into = nullptr;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("# MEMORY_RECORD", 0) == 0) into = &want_records;
+      else if (line.rfind("# OP_MEMORY", 0) == 0) into = &want_ops;
+      else if (into && !line.empty()) into->push_back(line);
+    }
+  }
+  const auto records = query(db,
+                             "SELECT s.value, timestamp, totalAllocated, totalReserved, totalActive, streamPtr, deviceId "
+                             "FROM MEMORY_RECORD m JOIN STRING_IDS s ON s.id = m.component ORDER BY m.rowid");
+  CHECK(records == want_records);
+  CHECK(records.size() == 32);  // 10 GE and 6 PTA records, each with its PTA+GE row
+  const auto ops = query(db,
+                         "SELECT s.value, size, allocationTime, releaseTime, activeReleaseTime, duration, activeDuration, "
+                         "allocationTotalAllocated, allocationTotalReserved, allocationTotalActive, releaseTotalAllocated, "
+                         "releaseTotalReserved, releaseTotalActive, streamPtr, deviceId "
+                         "FROM OP_MEMORY o JOIN STRING_IDS s ON s.id = o.name WHERE o.name < 268435456 ORDER BY o.rowid");
+  CHECK(ops == want_ops);
+  // The GE blocks come after torch_npu's own 7.
+  CHECK(query(db, "SELECT count(*) FROM OP_MEMORY").front() == "12");
+  CHECK(query(db, "SELECT min(rowid) FROM OP_MEMORY WHERE name < 268435456").front() == "8");
+  // "GE" is the first memory string: torch_npu reads NPU_OP_MEM before its own records.
+  CHECK(query(db, "SELECT value FROM STRING_IDS WHERE id = 536870912").front() == "GE");
 }
