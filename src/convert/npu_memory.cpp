@@ -37,6 +37,24 @@ void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vect
   }
 }
 
+/// Whether a data directory of the PROF_ directory (host/data, or a
+/// device_<id>/data when `device`) holds a file whose name contains `part`:
+/// most collections have no memory data, and then no reader is opened.
+bool any_slice(const std::string& prof_dir, bool device, const std::string& part) {
+  std::vector<std::string> dirs;
+  if (!device) {
+    dirs.push_back(prof_dir + "/" + prof::layout::host_dir + "/" + prof::layout::data_dir);
+  } else if (auto entries = posix_dir::list(prof_dir)) {
+    for (const auto& e : *entries)
+      if (e.rfind(prof::layout::device_dir_prefix, 0) == 0) dirs.push_back(prof_dir + "/" + e + "/" + prof::layout::data_dir);
+  }
+  for (const auto& d : dirs)
+    if (auto names = posix_dir::list(d))
+      for (const auto& n : *names)
+        if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace npu_slices
 
 const std::vector<std::pair<std::uint32_t, const char*>>& module_names() {
@@ -67,6 +85,7 @@ std::vector<std::string> npu_module_mem_header() {
 
 result<void> for_each_module_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
                                  const std::function<result<void>(const module_mem_sample&)>& fn) {
+  if (!npu_slices::any_slice(prof_dir, true, std::string(prof::layout::npu_module_mem) + ".data.")) return {};
   prof::reader_options ro;
   ro.max_dictionary_bytes = 0;  // the samples need no dictionary; its warning is filtered out below
   auto r = prof::prof_reader::open(prof_dir, ro);
@@ -130,9 +149,7 @@ result<void> for_each_ge_memory(const std::string& prof_dir, std::vector<std::st
                                 std::vector<std::uint32_t>& devices,
                                 const std::function<result<void>(const ge_memory_event&)>& fn) {
   // Most collections have none: the reader (and its dictionaries) only for those that do.
-  const auto names = posix_dir::list(prof_dir + "/" + prof::layout::host_dir + "/" + prof::layout::data_dir);
-  const std::string tag = std::string(".") + prof::layout::tag::task_memory_info + prof::layout::slice_infix;
-  if (!names || std::none_of(names->begin(), names->end(), [&](const std::string& n) { return n.find(tag) != std::string::npos; }))
+  if (!npu_slices::any_slice(prof_dir, false, std::string(".") + prof::layout::tag::task_memory_info + prof::layout::slice_infix))
     return {};
   auto r = prof::prof_reader::open(prof_dir);
   if (!r) return {};
