@@ -886,6 +886,16 @@ result<void> create_and_fill(detail::sqlite_db& db, const std::string& table, co
 /// An optional number as a db value (unset: NULL).
 db_value or_null(const std::optional<std::int64_t>& v) { return v ? db_value(*v) : db_value(std::monostate{}); }
 
+/// A row's cells built in place (an initializer list of variants copies
+/// them, and GCC's -O3 then warns of an uninitialized string in the copies).
+template <class... V>
+std::vector<db_value> db_row(V&&... v) {
+  std::vector<db_value> r;
+  r.reserve(sizeof...(V));
+  (r.emplace_back(std::forward<V>(v)), ...);
+  return r;
+}
+
 /// A GE memory record of the db (torch_npu reads CANN's NPU_OP_MEM back):
 /// local ns and bytes.
 struct ge_db_record {
@@ -907,22 +917,53 @@ class cann_string_ids {
   ~cann_string_ids() { sqlite3_finalize(st_); }
   cann_string_ids(const cann_string_ids&) = delete;
   cann_string_ids& operator=(const cann_string_ids&) = delete;
-  db_value id(const std::string& s) {
+  /// The id; none when the CANN part lacks the string.
+  std::optional<std::int64_t> id(const std::string& s) {
     auto it = cache_.find(s);
     if (it != cache_.end()) return it->second;
-    db_value v = std::monostate{};
+    std::optional<std::int64_t> v;
     if (st_) {
       sqlite3_reset(st_);
       sqlite3_bind_text(st_, 1, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
       if (sqlite3_step(st_) == SQLITE_ROW) v = static_cast<std::int64_t>(sqlite3_column_int64(st_, 0));
     }
-    return cache_.emplace(s, v).first->second;
+    cache_.emplace(s, v);
+    return v;
   }
 
  private:
   sqlite3_stmt* st_ = nullptr;
-  std::unordered_map<std::string, db_value> cache_;  // one entry per distinct op name
+  std::unordered_map<std::string, std::optional<std::int64_t>> cache_;  // one entry per distinct op name
 };
+
+/// OP_MEMORY's GE blocks (torch_npu's get_ge_op_mem_data on NPU_OP_MEM): the
+/// events from the collection start on, paired as the CANN summary pairs them.
+result<void> ge_op_memory(batched_table& ops, detail::sqlite_db& db, const pt_dir& d, const model& m) {
+  cann_string_ids names(db.handle());
+  std::vector<std::string> reported;  // the CANN tables' writer reported these
+  std::vector<std::uint32_t> devices;
+  const auto i64 = [](std::uint64_t v) { return db_value(static_cast<std::int64_t>(v)); };
+  return for_each_ge_op_memory(
+      d.prof_dir, reported, devices,
+      [&](const ge_memory_event& a, const ge_memory_event* r) -> result<void> {
+        std::vector<db_value> row(15, db_value(std::monostate{}));
+        row[0] = or_null(names.id(a.name));
+        row[1] = a.size;
+        row[2] = a.time_ns;
+        row[7] = i64(a.allocated);
+        row[8] = i64(a.reserved);
+        row[14] = std::int64_t{a.device_id};
+        if (r) {
+          row[3] = r->time_ns;
+          row[5] = r->time_ns - a.time_ns;
+          row[10] = i64(r->allocated);
+          row[11] = i64(r->reserved);
+        }
+        ops.add(std::move(row));
+        return {};
+      },
+      m.session.start_ns);
+}
 
 /// torch_npu's MemoryDbParser: MEMORY_RECORD and OP_MEMORY, each only when it
 /// has rows, from the rows the text tables show (bytes and ns instead of MB,
@@ -989,13 +1030,13 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
     for (; more && (!before || gk.time < *before); more = ge.next(gk, gp)) {
       ge_db_record g;
       std::memcpy(&g, gp.data(), sizeof g);
-      records.add({ge_id, g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device});
+      records.add(db_row(ge_id, g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
       const auto p = last_pta.find(g.device);
       if (p == last_pta.end())
-        records.add({pta_ge_id(), g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device});
+        records.add(db_row(pta_ge_id(), g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
       else
-        records.add({pta_ge_id(), g.time, g.allocated + p->second.allocated, g.reserved + p->second.reserved,
-                     p->second.active, p->second.stream, g.device});
+        records.add(db_row(pta_ge_id(), g.time, g.allocated + p->second.allocated, g.reserved + p->second.reserved,
+                     p->second.active, p->second.stream, g.device));
       if (before) last_ge[g.device] = g;
     }
   };
@@ -1004,10 +1045,10 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
     if (!pta_ge) ge_rows(x.time);
     const auto g = last_ge.find(x.device);
     if (pta_ge && g != last_ge.end())
-      records.add({pta_ge_id(), x.time, x.allocated + g->second.allocated, x.reserved + g->second.reserved, x.active,
-                   x.stream ? db_value(x.stream) : db_value(std::monostate{}), x.device});
+      records.add(db_row(pta_ge_id(), x.time, x.allocated + g->second.allocated, x.reserved + g->second.reserved, x.active,
+                         or_null(x.stream ? std::optional<std::int64_t>(x.stream) : std::nullopt), x.device));
     else
-      records.add({ids.str(x.component), x.time, x.allocated, x.reserved, x.active, x.stream, x.device});
+      records.add(db_row(ids.str(x.component), x.time, x.allocated, x.reserved, x.active, x.stream, x.device));
     if (x.component == std::string_view("PTA")) last_pta[x.device] = {x.allocated, x.reserved, x.active, x.stream};
     return {};
   }));
@@ -1022,25 +1063,12 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
                     "releaseTotalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
                     15);
   MSPROF_TRY(op_rows.each([&](const op_memory_row& x) {
-    ops.add({ids.str(x.name), x.size, x.allocation_time, or_null(x.release_time), or_null(x.active_release_time),
+    ops.add(db_row(ids.str(x.name), x.size, x.allocation_time, or_null(x.release_time), or_null(x.active_release_time),
              or_null(x.duration), or_null(x.active_duration), x.allocation_total[0], x.allocation_total[1],
              x.allocation_total[2], or_null(x.release_total[0]), or_null(x.release_total[1]),
-             or_null(x.release_total[2]), x.stream, x.device});
+             or_null(x.release_total[2]), x.stream, x.device));
   }));
-  if (has_ge) {
-    cann_string_ids names(db.handle());
-    const db_value null = std::monostate{};
-    MSPROF_TRY(for_each_ge_op_memory(
-        d.prof_dir, reported, devices,
-        [&](const ge_memory_event& a, const ge_memory_event* r) -> result<void> {
-          const auto i64 = [](std::uint64_t v) { return db_value(static_cast<std::int64_t>(v)); };
-          ops.add({names.id(a.name), a.size, a.time_ns, r ? db_value(r->time_ns) : null, null,
-                   r ? db_value(r->time_ns - a.time_ns) : null, null, i64(a.allocated), i64(a.reserved), null,
-                   r ? i64(r->allocated) : null, r ? i64(r->reserved) : null, null, null, std::int64_t{a.device_id}});
-          return {};
-        },
-        m.session.start_ns));
-  }
+  if (has_ge) MSPROF_TRY(ge_op_memory(ops, db, d, m));
   return ops.finish();
 }
 
