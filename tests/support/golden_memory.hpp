@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -39,8 +41,8 @@ void append(std::string& out, const Bytes& b) {
   out.append(reinterpret_cast<const char*>(b.data()), b.size());
 }
 
-/// Adds the memory slices to the PROF_ directory `prof` (ops_pipeutil's input).
-inline void add_records(const fs::path& prof) {
+/// The npu_module_mem samples of one device, as bytes.
+inline std::string module_samples() {
   struct sample {
     std::uint32_t module;
     double us;
@@ -59,8 +61,19 @@ inline void add_records(const fs::path& prof) {
     m.totalSize = s.bytes;
     append(dev, codec::encode_device(m));
   }
-  const auto dev_stream = msprof::prof::stream::npu_module_mem(0);
-  write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir, dev_stream.base_name(), dev);
+  return dev;
+}
+
+/// device_<id>/data's npu_module_mem slice with module_samples().
+inline void write_module_samples(const fs::path& prof, std::uint32_t id) {
+  const auto dev_stream = msprof::prof::stream::npu_module_mem(id);
+  write_slice(prof / msprof::prof::layout::device_dir(id) / msprof::prof::layout::data_dir, dev_stream.base_name(),
+              module_samples());
+}
+
+/// Adds the memory slices to the PROF_ directory `prof` (ops_pipeutil's input).
+inline void add_records(const fs::path& prof) {
+  write_module_samples(prof, 0);
 
   // nodeId hashes of tests/golden/ops_pipeutil's hash_dic; 12345 is in no dictionary.
   const std::uint64_t matmul1 = 4727051265323026290ull, add2 = 208301921725578096ull,
@@ -97,6 +110,27 @@ inline void add_records(const fs::path& prof) {
   }
   write_slice(prof / msprof::prof::layout::host_dir / msprof::prof::layout::data_dir,
               msprof::prof::stream::task_memory_info(true).base_name(), host);
+}
+
+/// The two-device case `npu_memory_2dev`: after add_records(), a device_1
+/// with device_0's control files (its id made 1) and the same npu_module_mem
+/// samples, and no task data.
+inline void add_second_device(const fs::path& prof) {
+  const fs::path d0 = prof / "device_0", d1 = prof / "device_1";
+  fs::create_directories(d1 / "data");
+  const auto copy = [&](const std::string& from, const std::string& to) {
+    std::ifstream in(d0 / from, std::ios::binary);
+    std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& [a, b] : {std::pair<std::string, std::string>{"\"devices\": \"0\"", "\"devices\": \"1\""},
+                               {"\"DeviceInfo\": [{\"id\": 0", "\"DeviceInfo\": [{\"id\": 1"},
+                               {"[Device0]", "[Device1]"}})
+      if (const auto at = t.find(a); at != std::string::npos) t.replace(at, a.size(), b);
+    std::ofstream(d1 / to, std::ios::binary) << t;
+  };
+  for (const char* f : {"info.json", "start_info", "end_info", "host_start.log", "dev_start.log"})
+    copy(std::string(f) + ".0", std::string(f) + ".1");
+  copy("sample.json", "sample.json");
+  write_module_samples(prof, 1);
 }
 
 }  // namespace golden_memory

@@ -6,6 +6,7 @@
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/npu_memory.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 #include "../../support/golden_memory.hpp"
@@ -111,4 +112,48 @@ TEST_CASE("npu_memory: module names are the db's ENUM_MODULE, Unknown otherwise"
   CHECK(std::string(cv::module_name(77)) == "CUSTOM");
   CHECK(std::string(cv::module_name(46)) == "Unknown");
   CHECK(cv::module_names().size() == 65);
+}
+
+TEST_CASE("npu_memory: with two devices the summaries hold GE's rows once per device directory, as the reference") {
+  golden::temp_copy base("ops_pipeutil", "_2dev_gen");
+  golden_memory::add_records(base.prof);
+  golden_memory::add_second_device(base.prof);
+  golden::temp_copy t("npu_memory_2dev");
+  for (const auto& e : golden::fs::recursive_directory_iterator(t.prof)) {  // the input is the generator's
+    if (!e.is_regular_file()) continue;
+    const auto rel = golden::fs::relative(e.path(), t.prof);
+    CAPTURE(rel.string());
+    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
+  }
+  const auto o = fixed_ts();
+  auto s = cv::export_summary(t.prof.string(), o);
+  REQUIRE_MESSAGE(s.has_value(), s.err().what());
+  auto d = cv::export_db(t.prof.string(), o);
+  REQUIRE_MESSAGE(d.has_value(), d.err().what());
+  const auto exp_dir = golden::case_dir("npu_memory_2dev") / "expected";
+  for (const auto& e : golden::fs::directory_iterator(exp_dir)) {
+    if (e.path().extension() != ".csv") continue;
+    const std::string stem = e.path().stem().string();
+    CAPTURE(stem);
+    const auto ours = golden::output(t.prof, stem, "csv");
+    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
+    CHECK(golden::slurp(ours) == golden::slurp(e.path()));
+  }
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "memory_record", "csv"))).size() == 1 + 2 * 10);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "operator_memory", "csv"))).size() == 1 + 2 * 6);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv"))).size() == 1 + 2 * 8);
+  // The db: every table but the two whose connection ids the reference's run numbered from 6 (its quirk).
+  const auto got = golden::canonical_db(t.prof / "msprof_T.db");
+  const auto exp = golden::lines(golden::slurp(exp_dir / "db.canonical.sql"));
+  const auto without_ids = [](std::vector<std::string> v) {
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [](const std::string& l) {
+                             return l.rfind("INSERT INTO CANN_API ", 0) == 0 || l.rfind("INSERT INTO TASK ", 0) == 0;
+                           }),
+            v.end());
+    return v;
+  };
+  CHECK(without_ids(got) == without_ids(exp));
+  CHECK(table_lines(got, "NPU_MODULE_MEM").size() == 1 + 2 * 8);
+  CHECK(table_lines(got, "NPU_OP_MEM").size() == 1 + 9);
 }
