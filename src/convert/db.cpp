@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/timeline.hpp"
 
@@ -42,6 +43,11 @@ const db_table_def* db_tables() {
        "globalTid INTEGER, endGlobalTid INTEGER, domainId INTEGER, connectionId INTEGER",
        10},
       {"NPU_INFO", "id INTEGER, name TEXT", 2},
+      {"NPU_MODULE_MEM", "moduleId INTEGER, timestampNs INTEGER, totalReserved NUMERIC, deviceId INTEGER", 4},
+      {"NPU_OP_MEM",
+       "operatorName INTEGER, addr INTEGER, type INTEGER, size INTEGER, timestampNs INTEGER, globalTid INTEGER, "
+       "totalAllocate NUMERIC, totalReserve NUMERIC, component INTEGER, deviceId INTEGER",
+       10},
       {"OVERLAP_ANALYSIS", "id INTEGER PRIMARY KEY, deviceId INTEGER, startNs NUMERIC, endNs NUMERIC, type INTEGER", 5},
       {"RANK_DEVICE_MAP", "rankId INTEGER, deviceId INTEGER", 2},
       {"SESSION_TIME_INFO", "startTimeNs INTEGER, endTimeNs INTEGER", 2},
@@ -66,6 +72,8 @@ std::vector<std::pair<const char*, std::vector<enum_row>>> db_enums() {
     v.insert(v.end(), hccl_tail.begin(), hccl_tail.end());
     return v;
   };
+  std::vector<enum_row> modules;
+  for (const auto& [id, name] : module_names()) modules.push_back({static_cast<std::int64_t>(id), name});
   return {
       {"ENUM_API_TYPE", {{5000, "runtime"}, {5500, "communication"}, {10000, "node"}, {15000, "model"}, {20000, "acl"}}},
       {"ENUM_HCCL_DATA_TYPE",
@@ -81,17 +89,7 @@ std::vector<std::pair<const char*, std::vector<enum_row>>> db_enums() {
        {{0, memcpy_operation_name(0)}, {1, memcpy_operation_name(1)}, {2, memcpy_operation_name(2)},
         {3, memcpy_operation_name(3)}, {4, memcpy_operation_name(4)}, {5, memcpy_operation_name(5)},
         {6, memcpy_operation_name(6)}, {7, memcpy_operation_name(7)}, {65535, memcpy_operation_name(65535)}}},
-      {"ENUM_MODULE",
-       {{0, "SLOG"}, {1, "IDEDD"}, {2, "SCC"}, {3, "HCCL"}, {4, "FMK"}, {5, "CCU"}, {6, "DVPP"}, {7, "RUNTIME"},
-        {8, "CCE"}, {9, "HDC"}, {10, "DRV"}, {11, "NET"}, {22, "DEVMM"}, {23, "KERNEL"}, {24, "LIBMEDIA"},
-        {25, "CCECPU"}, {27, "ROS"}, {28, "HCCP"}, {29, "ROCE"}, {30, "TEFUSION"}, {31, "PROFILING"}, {32, "DP"},
-        {33, "APP"}, {34, "TS"}, {35, "TSDUMP"}, {36, "AICPU"}, {37, "LP"}, {38, "TDT"}, {39, "FE"}, {40, "MD"},
-        {41, "MB"}, {42, "ME"}, {43, "IMU"}, {44, "IMP"}, {45, "GE"}, {47, "CAMERA"}, {48, "ASCENDCL"},
-        {49, "TEEOS"}, {50, "ISP"}, {51, "SIS"}, {52, "HSM"}, {53, "DSS"}, {54, "PROCMGR"}, {55, "BBOX"},
-        {56, "AIVECTOR"}, {57, "TBE"}, {58, "FV"}, {60, "TUNE"}, {61, "HSS"}, {62, "FFTS"}, {63, "OP"},
-        {64, "UDF"}, {65, "HICAID"}, {66, "TSYNC"}, {67, "AUDIO"}, {68, "TPRT"}, {69, "ASCENDCKERNEL"},
-        {70, "ASYS"}, {71, "ATRACE"}, {72, "RTC"}, {73, "SYSMONITOR"}, {74, "AMP"}, {75, "ADETECT"},
-        {76, "MBUFF"}, {77, "CUSTOM"}}},
+      {"ENUM_MODULE", modules},
       {"ENUM_MSTX_EVENT_TYPE", {{0, "marker"}, {1, "push/pop"}, {2, "start/end"}, {3, "marker_ex"}}},
       {"ENUM_OVERLAP_ANALYSIS_TYPE",
        {{0, "COMPUTE"}, {1, "COMMUNICATION"}, {2, "COMM_NOT_OVERLAP_COMP"}, {3, "FREE"}, {65535, "RESERVE"}}},
@@ -424,6 +422,7 @@ result<void> db_window_writer::finish(const model& final) {
     }));
     lap(r);
   }
+  MSPROF_TRY(write_ge_memory(final));
   if (tasks_.size()) {
     MSPROF_TRY(write_tasks(final));
     if (pmu) MSPROF_TRY(write_pmu(pmu_name_ids, aic_names));
@@ -435,6 +434,7 @@ result<void> db_window_writer::finish(const model& final) {
     MSPROF_TRY(write_overlap());
     lap(rows_of("OVERLAP_ANALYSIS"));
   }
+  MSPROF_TRY(write_module_mem(s.prof_dir));
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
   for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
                       {"SCHEMA_VERSION_MAJOR", "1"},

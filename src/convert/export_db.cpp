@@ -40,11 +40,13 @@ struct db_exporter::impl {
   result<export_result> finish(const model& final) {
     MSPROF_TRY(status_);
     auto w = writer_->finish(final);
+    const auto read_warnings = writer_->warnings();
     writer_.reset();  // SQLite has closed the file
     if (!w) return w.err();  // tmp_ removes the temporary
     MSPROF_TRY(tmp_.commit());
     export_result r;
     r.warnings = final.warnings;
+    r.warnings.insert(r.warnings.end(), read_warnings.begin(), read_warnings.end());
     r.warnings.insert(r.warnings.end(), notes_.begin(), notes_.end());
     r.records = records_;
     r.files.push_back(tmp_.path());

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "msprof/convert/export_files.hpp"
+#include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/summary.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -128,6 +130,8 @@ struct summary_exporter::impl {
       MSPROF_TRY(f.close(r.files));
     }
     MSPROF_TRY(write_sorted("mstx_mem", mstx_mem_header(), mem_rows_, r.files));
+    MSPROF_TRY(write_module_mem(r));
+    MSPROF_TRY(write_ge_memory(r));
     {
       file f(*this, losses.name, losses.header, losses.size());
       for (const auto& row : losses.rows) f.format_row([&](auto& s) {
@@ -266,6 +270,58 @@ struct summary_exporter::impl {
     file f(*this, name, header, g.size());
     g.rows([&](const auto& format) { f.format_row(format); });
     return f.close(files);
+  }
+  /// npu_module_mem, read from its slices here (npu_memory.hpp).
+  result<void> write_module_mem(export_result& r) {
+    module_mem_rows rows(prof_dir_, budget_);
+    MSPROF_TRY(rows.read(prof_dir_, r.warnings));
+    file f(*this, "npu_module_mem", npu_module_mem_header(), rows.size());
+    MSPROF_TRY(rows.drain([&](const module_mem_sample& m) { f.format_row([&](auto& s) { npu_module_mem_row(s, m); }); }));
+    return f.close(r.files);
+  }
+  /// memory_record and operator_memory from GE's task_memory_info events
+  /// (npu_memory.hpp): every row once per device directory, as the reference
+  /// exports them from each (its Device_id; "host" without a device).
+  result<void> write_ge_memory(export_result& r) {
+    struct key {
+      std::uint32_t device;  ///< index in `devices`
+      std::uint64_t n;
+      bool operator<(const key& o) const { return std::tie(device, n) < std::tie(o.device, o.n); }
+    };
+    std::vector<std::uint32_t> devices;
+    std::vector<std::string> dropped;  // each file's warnings once, from the first pass
+    const bool json = o_.format == "json";
+    const auto rec_keys = json ? row_text::json_keys(ge_memory_record_header()) : std::vector<std::string>{};
+    const auto op_keys = json ? row_text::json_keys(ge_operator_memory_header()) : std::vector<std::string>{};
+    spill_sorter<key> records(prof_dir_, budget_), ops(prof_dir_, budget_);
+    std::uint64_t n = 0;
+    MSPROF_TRY(for_each_ge_memory(prof_dir_, r.warnings, devices, [&](const ge_memory_event& e) -> result<void> {
+      for (std::uint32_t d = 0; d < std::max<std::size_t>(devices.size(), 1); ++d)
+        records.push_with({d, n}, [&](std::string& b) {
+          row_text s(b, keys(rec_keys));
+          s.open();
+          ge_memory_record_row(s, devices.empty() ? -1 : std::int64_t{devices[d]}, e);
+          s.close();
+        });
+      ++n;
+      return {};
+    }));
+    devices.clear();
+    n = 0;
+    MSPROF_TRY(for_each_ge_op_memory(prof_dir_, dropped, devices,
+                                     [&](const ge_memory_event& a, const ge_memory_event* rel) -> result<void> {
+                                       for (std::uint32_t d = 0; d < std::max<std::size_t>(devices.size(), 1); ++d)
+                                         ops.push_with({d, n}, [&](std::string& b) {
+                                           row_text s(b, keys(op_keys));
+                                           s.open();
+                                           ge_operator_memory_row(s, devices.empty() ? -1 : std::int64_t{devices[d]}, a, rel);
+                                           s.close();
+                                         });
+                                       ++n;
+                                       return {};
+                                     }));
+    MSPROF_TRY(write_sorted("memory_record", ge_memory_record_header(), records, r.files));
+    return write_sorted("operator_memory", ge_operator_memory_header(), ops, r.files);
   }
   const std::vector<std::string>* keys(const std::vector<std::string>& k) const { return k.empty() ? nullptr : &k; }
 

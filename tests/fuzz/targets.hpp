@@ -78,6 +78,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
   if (auto r = codec::decode_acsq(data, size, at)) sink = sink + touch(*r) + r->func_type();
   if (auto r = codec::decode_context_pmu(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_ts_track(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_npu_module_mem(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_compact(data, size, at)) {
     // The minimum lengths the reader uses (a RUNTIME node_basic_info has 28).
     if (auto p = codec::decode_payload<codec::MsprofNodeBasicInfo>(*r, at, 28)) sink = sink + touch(*p);
@@ -90,6 +91,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
     if (auto p = codec::decode_payload<codec::MsprofContextIdInfo>(*r, at, 12)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofGraphIdInfo>(*r, at, 16)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MstxMemInfo>(*r, at, 48)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofMemoryInfo>(*r, at, 48)) sink = sink + touch(*p);
     const auto tx = codec::load<codec::MsprofTxInfo>(r->data);
     const std::string_view text = codec::tx_segment_text(tx);
     require(text.size() <= codec::tx_message_bytes, "tx_segment_text stays inside the message field");
@@ -285,6 +287,7 @@ inline void read_everything(prof::prof_reader& r) {
   (void)r.for_each_context_id_info(count);
   (void)r.for_each_graph_id_map(count);
   (void)r.for_each_mstx_mem(count);
+  (void)r.for_each_task_memory_info(count);
   (void)r.for_each_mstx([&](const prof::mstx_record& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
   const auto& host = r.host();
   n += static_cast<std::uint64_t>(host.clock.to_monotonic_ns(n)) + static_cast<std::uint64_t>(host.wall_offset_ns());
@@ -296,6 +299,7 @@ inline void read_everything(prof::prof_reader& r) {
     });
     (void)r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) { n += touch(p); });
     (void)r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) { n += touch(t); });
+    (void)r.for_each_npu_module_mem(d.id, [&](const codec::NpuModuleMem& m, const codec::place&) { n += touch(m); });
   }
   for (const auto& w : r.warnings()) n += w.text().size();
   sink = sink + n;

@@ -133,6 +133,12 @@ inline result<TsTrackStepTrace> decode_ts_track(const unsigned char* p, std::siz
   return load<TsTrackStepTrace>(p);
 }
 
+/// An npu_module_mem sample (any bytes are a valid sample).
+inline result<NpuModuleMem> decode_npu_module_mem(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < npu_module_mem_size) return detail::short_input(at, npu_module_mem_size, size);
+  return load<NpuModuleMem>(p);
+}
+
 /// The text of an MsprofTxInfo segment (up to the first NUL of the 156 bytes).
 inline std::string_view tx_segment_text(const MsprofTxInfo& t) {
   const char* m = t.stampInfo.message;

@@ -92,6 +92,10 @@ inline additional_bytes encode_mstx_mem(std::uint32_t tid, std::uint64_t ts, con
   return encode_additional(level::tx, tx_type::mstx_mem, tid, ts, p);
 }
 
+inline additional_bytes encode_task_memory_info(std::uint32_t tid, std::uint64_t ts, const MsprofMemoryInfo& p) {
+  return encode_additional(level::node, node_type::task_memory_info, tid, ts, p);
+}
+
 /// Tensor descriptions of one op, split into records of up to 5 tensors with
 /// equal opName/timestamp/thread (the parser concatenates them).
 inline std::vector<additional_bytes> encode_tensor_infos(std::uint32_t tid, std::uint64_t ts, std::uint64_t op_name,

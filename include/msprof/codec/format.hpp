@@ -578,6 +578,54 @@ inline X load(const unsigned char* p) noexcept {
   return x;
 }
 
+// ---------------------------------------------------------- memory records --
+// Kept in one block: the device's module samples and GE's per-op memory events.
+
+/// npu_module_mem sample (24 B, device file npu_module_mem.data.<id>): the
+/// memory one software module (an ENUM_MODULE id) holds reserved on the
+/// device, stamped with the host counter (host_start.log's clock).
+struct NpuModuleMem {
+  std::uint32_t moduleId = 0;
+  std::uint32_t reserved = 0;
+  std::uint64_t cpuCycleCount = 0;
+  std::uint64_t totalSize = 0;  ///< bytes
+};
+static_assert(sizeof(NpuModuleMem) == 24 && offsetof(NpuModuleMem, cpuCycleCount) == 8 &&
+                  offsetof(NpuModuleMem, totalSize) == 16,
+              "NpuModuleMem layout");
+constexpr std::size_t npu_module_mem_size = sizeof(NpuModuleMem);
+
+/// MsprofMemoryInfo (48 B; additional NODE/6 task_memory_info): GE's memory
+/// event for an op, an allocation (size > 0) or a release (size < 0), with the
+/// totals after it.
+struct MsprofMemoryInfo {
+  std::uint64_t addr = 0;
+  std::int64_t size = 0;
+  std::uint64_t nodeId = 0;  ///< hash of the op name
+  std::uint64_t totalAllocateMemory = 0;
+  std::uint64_t totalReserveMemory = 0;
+  std::uint32_t deviceId = 0;
+  std::uint32_t deviceType = 0;
+};
+static_assert(sizeof(MsprofMemoryInfo) == 48 && offsetof(MsprofMemoryInfo, size) == 8 &&
+                  offsetof(MsprofMemoryInfo, nodeId) == 16 && offsetof(MsprofMemoryInfo, totalAllocateMemory) == 24 &&
+                  offsetof(MsprofMemoryInfo, totalReserveMemory) == 32 && offsetof(MsprofMemoryInfo, deviceId) == 40 &&
+                  offsetof(MsprofMemoryInfo, deviceType) == 44,
+              "MsprofMemoryInfo layout");
+
+#define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
+template <class F> inline void fields_of(NpuModuleMem& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(NpuModuleMem, moduleId); MSPROF_DETAIL_F(NpuModuleMem, reserved);
+  MSPROF_DETAIL_F(NpuModuleMem, cpuCycleCount); MSPROF_DETAIL_F(NpuModuleMem, totalSize);
+}
+template <class F> inline void fields_of(MsprofMemoryInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofMemoryInfo, addr); MSPROF_DETAIL_F(MsprofMemoryInfo, size);
+  MSPROF_DETAIL_F(MsprofMemoryInfo, nodeId); MSPROF_DETAIL_F(MsprofMemoryInfo, totalAllocateMemory);
+  MSPROF_DETAIL_F(MsprofMemoryInfo, totalReserveMemory); MSPROF_DETAIL_F(MsprofMemoryInfo, deviceId);
+  MSPROF_DETAIL_F(MsprofMemoryInfo, deviceType);
+}
+#undef MSPROF_DETAIL_F
+
 // ------------------------------------------------ stream/task id packing --
 /// Stream and task id as the parser sees them after unpacking the raw 16-bit
 /// fields of STARS records (ascend-formats.md §2.8).

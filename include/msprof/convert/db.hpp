@@ -200,6 +200,8 @@ class db_window_writer {
   /// ones it writes in order (0 for those written as windows came), then the
   /// TaskIndex and the enum tables as two more entries.
   const std::vector<db_table_stat>& table_stats() const noexcept { return stats_; }
+  /// After finish(): problems of data it read itself (npu_module_mem slices).
+  const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
  private:
   result<void> open();
@@ -230,6 +232,11 @@ class db_window_writer {
   /// between the device's first task start and last task end.
   result<void> write_overlap();
 
+  /// NPU_MODULE_MEM from the PROF_ directory's npu_module_mem slices (defined in npu_memory.cpp).
+  result<void> write_module_mem(const std::string& prof_dir);
+  /// NPU_OP_MEM from its task_memory_info slices, registering "GE" and the op names (npu_memory.cpp).
+  result<void> write_ge_memory(const model& final);
+
   detail::sqlite_db db_;
   bool opened_ = false;
   result<void> status_;  ///< the first failure; every later call returns it
@@ -244,6 +251,7 @@ class db_window_writer {
   spill_sorter<detail::interval_key> ops_, gaps_;
   std::string buf_;  ///< the payload being built
   std::vector<db_table_stat> stats_;
+  std::vector<std::string> warnings_;
   std::chrono::steady_clock::time_point lap_start_;
 };
 

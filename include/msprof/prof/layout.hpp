@@ -95,6 +95,7 @@ inline constexpr char context_id_info[] = "context_id_info";
 inline constexpr char graph_id_map[] = "graph_id_map";
 inline constexpr char msproftx[] = "msproftx";
 inline constexpr char mstx_mem[] = "msprof_mstx_mem";
+inline constexpr char task_memory_info[] = "task_memory_info";
 inline constexpr char hash_dic[] = "hash_dic";            ///< text
 inline constexpr char type_info_dic[] = "type_info_dic";  ///< text
 }  // namespace tag
@@ -115,6 +116,7 @@ inline constexpr tag_record tag_records[] = {
     {additional, tag::graph_id_map, codec::model_type::graph_id_map},
     {additional, tag::msproftx, codec::tx_type::msproftx},
     {additional, tag::mstx_mem, codec::tx_type::mstx_mem},
+    {additional, tag::task_memory_info, codec::node_type::task_memory_info},
 };
 /// The record type of a host slice family; nullopt for families of other records or text.
 inline std::optional<std::uint32_t> record_type(std::string_view module, std::string_view tag) {
@@ -127,6 +129,7 @@ inline std::optional<std::uint32_t> record_type(std::string_view module, std::st
 inline constexpr char stars_soc[] = "stars_soc";
 inline constexpr char ffts_profile[] = "ffts_profile";
 inline constexpr char ts_track[] = "ts_track";
+inline constexpr char npu_module_mem[] = "npu_module_mem";
 
 }  // namespace layout
 
@@ -160,11 +163,13 @@ struct stream {
   static stream graph_id_map(bool aging) { return additional(aging, layout::tag::graph_id_map); }
   static stream msproftx(bool aging) { return additional(aging, layout::tag::msproftx); }
   static stream mstx_mem(bool aging) { return additional(aging, layout::tag::mstx_mem); }
+  static stream task_memory_info(bool aging) { return additional(aging, layout::tag::task_memory_info); }
   /// hash_dic / type_info_dic: text, never aged.
   static stream dictionary(std::string_view tag) { return {false, 0, false, layout::additional, std::string(tag), 0}; }
   static stream stars_soc(std::uint32_t dev) { return device_stream(dev, layout::stars_soc, codec::acsq_size); }
   static stream ffts_profile(std::uint32_t dev) { return device_stream(dev, layout::ffts_profile, codec::context_pmu_size); }
   static stream ts_track(std::uint32_t dev) { return device_stream(dev, layout::ts_track, codec::ts_track_size); }
+  static stream npu_module_mem(std::uint32_t dev) { return device_stream(dev, layout::npu_module_mem, codec::npu_module_mem_size); }
 
   /// The inverse of base_name() plus the slice index: the stream a data file
   /// `name` (in host/data, or in device_<dev>/data when `device`) belongs to.

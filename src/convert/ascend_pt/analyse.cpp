@@ -22,6 +22,7 @@
 #include "msprof/convert/ascend_pt/cann_part.hpp"
 #include "msprof/convert/ascend_pt/db.hpp"
 #include "msprof/convert/load.hpp"
+#include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/overlap.hpp"
 #include "msprof/convert/show.hpp"
 #include "msprof/convert/summary.hpp"
@@ -133,6 +134,30 @@ result<void> task_time_rows(cann_part& cann, table_sink& out) {
   if (cann.task_time_rows() == 0) return {};
   out.begin("task_time", task_time_header());
   MSPROF_TRY(cann.drain_task_time([&](table::row& r) { return out.row(r); }));
+  return out.end();
+}
+
+/// npu_module_mem (the CANN summary torch_npu copies, IntegrateParser with
+/// NpuModuleMemoryBean): the same rows, the reserved memory in MB as Python's
+/// str(float(KB) / 1024). Problems of the slices go to `warnings`.
+result<void> npu_module_mem(const pt_dir& d, std::vector<std::string>& warnings, table_sink& out) {
+  std::error_code ec;
+  const auto tmp = fs::temp_directory_path(ec);
+  module_mem_rows rows(ec ? std::string("/tmp") : tmp.string(), spill_budget_default);
+  MSPROF_TRY(rows.read(d.prof_dir, warnings));
+  if (rows.size() == 0) return {};
+  out.begin("npu_module_mem", {"Device_id", "Component", "Timestamp(us)", "Total Reserved(MB)", "Device"});
+  table::row r;
+  result<void> written;
+  MSPROF_TRY(rows.drain([&](const module_mem_sample& m) {
+    if (!written) return;
+    r.clear();
+    cell_list c(r);
+    npu_module_mem_row(c, m);
+    r[3] = py_float(static_cast<double>(m.reserved / 1024) / 1024.0);
+    written = out.row(r);
+  }));
+  MSPROF_TRY(written);
   return out.end();
 }
 
@@ -267,48 +292,137 @@ result<void> operator_details(relation& r, table_sink& out) {
   return out.end();
 }
 
-/// memory_record (torch_npu MemoryViewParser) from its rows (memory_record_rows),
-/// sizes in MB as Python prints floats.
-result<void> memory_record(const pt_dir& d, const model& m, table_sink& out) {
-  const auto mb = [](std::int64_t b) { return py_float(static_cast<double>(b) / (1024.0 * 1024.0)); };
+/// GE's memory records as torch_npu reads them back from CANN's memory_record
+/// CSV (GeMemoryRecordBean): every row once per device directory, the time the
+/// CSV's µs (the raw clock) in ns, totals float(KB text) / 1024 in MB.
+struct ge_record {
+  std::int64_t time_ns;
+  double allocated, reserved;  ///< MB
+  std::uint32_t device_id;     ///< the Device cell's "NPU:<id>"
+};
+struct ge_record_key {
+  std::int64_t time_ns;
+  std::uint64_t device, n;  ///< place in the CSV: device directories one after the other, then file order
+  bool operator<(const ge_record_key& o) const noexcept {
+    return std::tie(time_ns, device, n) < std::tie(o.time_ns, o.device, o.n);
+  }
+};
+
+/// memory_record (torch_npu MemoryViewParser) from its rows (memory_record_rows)
+/// merged with GE's records (_add_pta_ge_record_data): both in time order, GE
+/// first when earlier; each GE record a GE row and a PTA+GE row summed with the
+/// last PTA record of its device, each PTA record a PTA row and a PTA+GE row
+/// summed with the last GE record (a workspace record one WORKSPACE row). Sizes
+/// in MB as Python prints floats. GE's times are CANN's raw-clock µs, so on a
+/// real collection they all come before the PTA ones, as in torch_npu.
+result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::string>& warnings, table_sink& out) {
+  const auto mb = [](std::int64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); };
+  spill_sorter<ge_record_key> ge(d.spill_dir, d.spill_budget);
+  if (d.info.npu) {
+    std::vector<std::uint32_t> devices;
+    std::uint64_t n = 0;
+    MSPROF_TRY(for_each_ge_memory(d.prof_dir, warnings, devices, [&](const ge_memory_event& e) -> result<void> {
+      const auto kb = [](std::uint64_t b) { return std::strtod(py_round3_kb(static_cast<double>(b)).c_str(), nullptr); };
+      const ge_record r{e.mono_ns, kb(e.allocated) / 1024.0, kb(e.reserved) / 1024.0, e.device_id};
+      for (std::uint32_t k = 0; k < std::max<std::size_t>(devices.size(), 1); ++k)
+        ge.push({r.time_ns, k, n}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
+      ++n;
+      return {};
+    }));
+  }
   bool begun = false;
-  table::row r;
-  MSPROF_TRY(memory_record_rows(d, m, [&](const memory_record_row& x) -> result<void> {
+  const auto begin = [&] {
     if (!begun)
       out.begin("memory_record", {"Component", "Timestamp(us)", "Total Allocated(MB)", "Total Reserved(MB)",
                                   "Total Active(MB)", "Stream Ptr", "Device Type"});
     begun = true;
-    r = {std::string(x.component),
-         ts_us(x.time) + '\t',
-         mb(x.allocated),
-         mb(x.reserved),
-         mb(x.active),
-         std::to_string(x.stream),
-         "NPU:" + std::to_string(x.device)};
+  };
+  struct last_pta {
+    double allocated, reserved, active;
+    std::int64_t stream;
+  };
+  std::map<std::int64_t, last_pta> pta_of;  // by device
+  std::map<std::int64_t, ge_record> ge_of;
+  table::row r;
+  ge_record_key gk{};
+  std::string_view gp;
+  bool more = ge.next(gk, gp);
+  const auto ge_rows = [&](std::optional<std::int64_t> before) -> result<void> {
+    for (; more && (!before || gk.time_ns < *before); more = ge.next(gk, gp)) {
+      ge_record g;
+      std::memcpy(&g, gp.data(), sizeof g);
+      begin();
+      const std::string tag = "NPU:" + std::to_string(g.device_id), ts = ts_us(g.time_ns) + '\t';
+      r = {"GE", ts, py_float(g.allocated), py_float(g.reserved), "", "", tag};
+      MSPROF_TRY(out.row(r));
+      const auto p = pta_of.find(g.device_id);
+      if (p == pta_of.end())
+        r = {"PTA+GE", ts, py_float(g.allocated), py_float(g.reserved), "0", "", tag};
+      else
+        r = {"PTA+GE", ts, py_float(g.allocated + p->second.allocated), py_float(g.reserved + p->second.reserved),
+             py_float(p->second.active), std::to_string(p->second.stream), tag};
+      MSPROF_TRY(out.row(r));
+      if (before) ge_of[g.device_id] = g;  // the records after the last PTA one change nothing
+    }
+    return ge.take_status();
+  };
+  MSPROF_TRY(memory_record_rows(d, m, [&](const memory_record_row& x) -> result<void> {
+    if (x.component != std::string_view("PTA+GE")) MSPROF_TRY(ge_rows(x.time));
+    begin();
+    const std::string ts = ts_us(x.time) + '\t', tag = "NPU:" + std::to_string(x.device);
+    const auto g = ge_of.find(x.device);
+    if (x.component == std::string_view("PTA+GE") && g != ge_of.end()) {
+      r = {std::string(x.component), ts, py_float(mb(x.allocated) + g->second.allocated),
+           py_float(mb(x.reserved) + g->second.reserved), py_float(mb(x.active)),
+           x.stream ? std::to_string(x.stream) : std::string(), tag};
+    } else {
+      r = {std::string(x.component), ts, py_float(mb(x.allocated)), py_float(mb(x.reserved)), py_float(mb(x.active)),
+           std::to_string(x.stream), tag};
+    }
+    if (x.component == std::string_view("PTA")) pta_of[x.device] = {mb(x.allocated), mb(x.reserved), mb(x.active), x.stream};
     return out.row(r);
   }));
+  MSPROF_TRY(ge_rows(std::nullopt));
   return begun ? out.end() : result<void>();
 }
 
+/// Python's int() of a µs text as torch_npu's convert_us2ns reads it: the
+/// digits with the fraction cut or padded to 3 places ("135.0" -> 135000).
+std::int64_t us_text_ns(const std::string& us) {
+  const auto dot = us.find('.');
+  std::string digits = dot == std::string::npos ? us + "000" : us.substr(0, dot) + (us.substr(dot + 1) + "000").substr(0, 3);
+  return std::strtoll(digits.c_str(), nullptr, 10);
+}
+
 /// operator_memory (torch_npu MemoryViewParser) from its rows (op_memory_rows):
-/// sizes in KB and MB, times in us.
-result<void> operator_memory(const spilled_list<op_memory_row>& rows, table_sink& out) {
-  if (rows.empty()) return {};
-  out.begin("operator_memory", {"Name",
-                                "Size(KB)",
-                                "Allocation Time(us)",
-                                "Release Time(us)",
-                                "Active Release Time(us)",
-                                "Duration(us)",
-                                "Active Duration(us)",
-                                "Allocation Total Allocated(MB)",
-                                "Allocation Total Reserved(MB)",
-                                "Allocation Total Active(MB)",
-                                "Release Total Allocated(MB)",
-                                "Release Total Reserved(MB)",
-                                "Release Total Active(MB)",
-                                "Stream Ptr",
-                                "Device Type"});
+/// sizes in KB and MB, times in us; then GE's operator memory as torch_npu
+/// reads it back from CANN's operator_memory CSV (GeOpMemoryBean): "cann::"
+/// and the op, the CSV's size, time and duration texts, a release time of
+/// allocation + duration (an allocation never released gets its own time and
+/// duration 0.0, as there), totals float(KB text) / 1024 in MB; the CSV's rows
+/// once per device directory.
+result<void> operator_memory(const pt_dir& d, const spilled_list<op_memory_row>& rows,
+                             std::vector<std::string>& warnings, table_sink& out) {
+  bool begun = false;
+  const auto begin = [&] {
+    if (!begun)
+      out.begin("operator_memory", {"Name",
+                                    "Size(KB)",
+                                    "Allocation Time(us)",
+                                    "Release Time(us)",
+                                    "Active Release Time(us)",
+                                    "Duration(us)",
+                                    "Active Duration(us)",
+                                    "Allocation Total Allocated(MB)",
+                                    "Allocation Total Reserved(MB)",
+                                    "Allocation Total Active(MB)",
+                                    "Release Total Allocated(MB)",
+                                    "Release Total Reserved(MB)",
+                                    "Release Total Active(MB)",
+                                    "Stream Ptr",
+                                    "Device Type"});
+    begun = true;
+  };
   const auto mb = [](const std::optional<std::int64_t>& b) {
     return b ? py_float(static_cast<double>(*b) / (1024.0 * 1024.0)) : std::string();
   };
@@ -317,6 +431,7 @@ result<void> operator_memory(const spilled_list<op_memory_row>& rows, table_sink
   table::row r;
   MSPROF_TRY(rows.each([&](const op_memory_row& x) {
     if (!written) return;
+    begin();
     r = {std::string(x.name),
          py_float(static_cast<double>(x.size) / 1024.0),
          at(x.allocation_time),
@@ -335,7 +450,39 @@ result<void> operator_memory(const spilled_list<op_memory_row>& rows, table_sink
     written = out.row(r);
   }));
   MSPROF_TRY(written);
-  return out.end();
+  if (d.info.npu) {
+    const auto kb_mb = [](std::uint64_t b) {
+      return py_float(std::strtod(py_round3_kb(static_cast<double>(b)).c_str(), nullptr) / 1024.0);
+    };
+    std::vector<std::uint32_t> devices;
+    std::vector<std::string> again;  // the later passes' warnings are the first one's
+    for (std::size_t k = 0; k == 0 || k < devices.size(); ++k) {
+      std::vector<std::uint32_t> seen;
+      MSPROF_TRY(for_each_ge_op_memory(
+          d.prof_dir, k == 0 ? warnings : again, k == 0 ? devices : seen,
+          [&](const ge_memory_event& a, const ge_memory_event* rel) -> result<void> {
+            begin();
+            const std::string dur = py_round3(rel ? static_cast<double>(rel->mono_ns - a.mono_ns) / 1000 : 0.0);
+            r = {"cann::" + (a.named ? a.name : std::string()),
+                 py_round3_kb(static_cast<double>(a.size)),
+                 ts_us(a.mono_ns) + '\t',
+                 ts_us(a.mono_ns + us_text_ns(dur)) + '\t',
+                 "",
+                 dur,
+                 "",
+                 kb_mb(a.allocated),
+                 kb_mb(a.reserved),
+                 "",
+                 rel ? kb_mb(rel->allocated) : py_float(0.0),
+                 rel ? kb_mb(rel->reserved) : py_float(0.0),
+                 "",
+                 "",
+                 "NPU:" + std::to_string(a.device_id)};
+            return out.row(r);
+          }));
+    }
+  }
+  return begun ? out.end() : result<void>();
 }
 
 /// An allocator record's device as torch_npu shows it: the PROF_ device when
@@ -519,12 +666,13 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
     MSPROF_TRY(out.whole(std::move(*api)));
   }
   if (info.level != "Level_none") MSPROF_TRY(task_time_rows(*l.cann, out));
+  if (info.level != "Level_none") MSPROF_TRY(npu_module_mem(l.d, l.warnings, out));
   auto steps = step_trace_time(*l.cann, l.d, l.steps);
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));
   incomplete = l.memory.incomplete;
-  MSPROF_TRY(operator_memory(l.op_memory, out));
-  return memory_record(l.d, l.m, out);
+  MSPROF_TRY(operator_memory(l.d, l.op_memory, l.warnings, out));
+  return memory_record(l.d, l.m, l.warnings, out);
 }
 
 /// CSV files in ASCEND_PROFILER_OUTPUT/, each opened at its first row and
@@ -622,6 +770,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     return read.err();
   }
   for (auto& w : l.warnings) res.warnings.push_back(std::move(w));
+  l.warnings.clear();  // text_tables adds the problems of what it reads itself
   // `fill(put)` hands the file's text to put(text) in pieces.
   const auto write = [&](const std::string& name, auto fill) -> result<void> {
     auto f = outfile::atomic_file::create(*out, name);
@@ -635,6 +784,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     std::size_t incomplete = 0;
     csv_files csv(*out, res);
     MSPROF_TRY(text_tables(l, incomplete, csv));
+    for (auto& w : l.warnings) res.warnings.push_back(std::move(w));
     if (incomplete)
       res.warnings.push_back(l.d.dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
                              " memory record(s) are incomplete (blocks without their free records)");
@@ -654,10 +804,10 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
 result<std::string> show_text(const std::string& dir, std::size_t top, bool bold, std::vector<std::string>& warnings) {
   linked l;
   MSPROF_TRY(read_and_link(read_pt_dir(dir), l, true, nullptr));
-  warnings = std::move(l.warnings);
   std::size_t incomplete = 0;
   kept_tables kept({"operator_details", "step_trace_time"});  // the two shown
   MSPROF_TRY(text_tables(l, incomplete, kept));
+  warnings = std::move(l.warnings);
   const std::vector<table>& tables = kept.tables;
   const auto find = [&](const char* name) -> const table* {
     for (const auto& t : tables)

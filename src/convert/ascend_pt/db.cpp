@@ -5,6 +5,8 @@
 // added to the same file before it is renamed into place.
 #include "msprof/convert/ascend_pt/db.hpp"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -12,12 +14,14 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <utility>
 
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/export_files.hpp"
+#include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/timeline_event.hpp"
 #include "msprof/core/json.hpp"
 
@@ -882,14 +886,116 @@ result<void> create_and_fill(detail::sqlite_db& db, const std::string& table, co
 /// An optional number as a db value (unset: NULL).
 db_value or_null(const std::optional<std::int64_t>& v) { return v ? db_value(*v) : db_value(std::monostate{}); }
 
+/// A row's cells built in place (an initializer list of variants copies
+/// them, and GCC's -O3 then warns of an uninitialized string in the copies).
+template <class... V>
+std::vector<db_value> db_row(V&&... v) {
+  std::vector<db_value> r;
+  r.reserve(sizeof...(V));
+  (r.emplace_back(std::forward<V>(v)), ...);
+  return r;
+}
+
+/// A GE memory record of the db (torch_npu reads CANN's NPU_OP_MEM back):
+/// local ns and bytes.
+struct ge_db_record {
+  std::int64_t time, allocated, reserved, device;
+};
+struct ge_db_key {
+  std::int64_t time;
+  std::uint64_t n;
+  bool operator<(const ge_db_key& o) const noexcept { return time != o.time ? time < o.time : n < o.n; }
+};
+
+/// The CANN STRING_IDS id of each op name (NPU_OP_MEM's operatorName, which
+/// torch_npu copies into OP_MEMORY as it is), looked up in the db's CANN part.
+class cann_string_ids {
+ public:
+  explicit cann_string_ids(sqlite3* db) {
+    sqlite3_prepare_v2(db, "SELECT id FROM STRING_IDS WHERE value = ?1 AND id < 268435456", -1, &st_, nullptr);
+  }
+  ~cann_string_ids() { sqlite3_finalize(st_); }
+  cann_string_ids(const cann_string_ids&) = delete;
+  cann_string_ids& operator=(const cann_string_ids&) = delete;
+  /// The id; none when the CANN part lacks the string.
+  std::optional<std::int64_t> id(const std::string& s) {
+    auto it = cache_.find(s);
+    if (it != cache_.end()) return it->second;
+    std::optional<std::int64_t> v;
+    if (st_) {
+      sqlite3_reset(st_);
+      sqlite3_bind_text(st_, 1, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+      if (sqlite3_step(st_) == SQLITE_ROW) v = static_cast<std::int64_t>(sqlite3_column_int64(st_, 0));
+    }
+    cache_.emplace(s, v);
+    return v;
+  }
+
+ private:
+  sqlite3_stmt* st_ = nullptr;
+  std::unordered_map<std::string, std::optional<std::int64_t>> cache_;  // one entry per distinct op name
+};
+
+/// OP_MEMORY's GE blocks (torch_npu's get_ge_op_mem_data on NPU_OP_MEM): the
+/// events from the collection start on, paired as the CANN summary pairs them.
+result<void> ge_op_memory(batched_table& ops, detail::sqlite_db& db, const pt_dir& d, const model& m) {
+  cann_string_ids names(db.handle());
+  std::vector<std::string> reported;  // the CANN tables' writer reported these
+  std::vector<std::uint32_t> devices;
+  const auto i64 = [](std::uint64_t v) { return db_value(static_cast<std::int64_t>(v)); };
+  return for_each_ge_op_memory(
+      d.prof_dir, reported, devices,
+      [&](const ge_memory_event& a, const ge_memory_event* r) -> result<void> {
+        std::vector<db_value> row(15, db_value(std::monostate{}));
+        row[0] = or_null(names.id(a.name));
+        row[1] = a.size;
+        row[2] = a.time_ns;
+        row[7] = i64(a.allocated);
+        row[8] = i64(a.reserved);
+        row[14] = std::int64_t{a.device_id};
+        if (r) {
+          row[3] = r->time_ns;
+          row[5] = r->time_ns - a.time_ns;
+          row[10] = i64(r->allocated);
+          row[11] = i64(r->reserved);
+        }
+        ops.add(std::move(row));
+        return {};
+      },
+      m.session.start_ns);
+}
+
 /// torch_npu's MemoryDbParser: MEMORY_RECORD and OP_MEMORY, each only when it
 /// has rows, from the rows the text tables show (bytes and ns instead of MB,
-/// KB and us). Their strings (components, op names) take ids from 2 << 28 in
-/// its order: the records' components as the records first show them, then
-/// "PTA+GE" (its PTA/GE merge comes after), then the op names by row.
+/// KB and us), with GE's memory from CANN's NPU_OP_MEM (the events from the
+/// collection start on, local ns). Their strings (components, op names) take
+/// ids from 2 << 28 in its order: "GE" when there are GE records, the records'
+/// components as the records first show them, "WORKSPACE" (its merge asks for
+/// it), "PTA+GE", then the PTA op names by row. MEMORY_RECORD: the PTA and GE
+/// records merged by time as in the text export (each with its PTA+GE row,
+/// summed with the last record of the other kind on its device); OP_MEMORY:
+/// the PTA blocks, then GE's (op name as CANN's string id, release minus
+/// allocation as the duration; NULLs for what GE lacks).
 result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const pt_dir& d, const model& m,
                            const spilled_list<op_memory_row>& op_rows) {
   string_ids ids(strings, first_memory_string_id);
+  std::vector<std::string> reported;  // the CANN tables' writer reported these
+  std::vector<std::uint32_t> devices;
+  spill_sorter<ge_db_key> ge(d.spill_dir, d.spill_budget);
+  {
+    std::uint64_t n = 0;
+    MSPROF_TRY(for_each_ge_memory(d.prof_dir, reported, devices, [&](const ge_memory_event& e) -> result<void> {
+      if (e.time_ns < m.session.start_ns) return {};
+      const ge_db_record r{e.time_ns, static_cast<std::int64_t>(e.allocated), static_cast<std::int64_t>(e.reserved),
+                           std::int64_t{e.device_id}};
+      ge.push({r.time, n++}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
+      return {};
+    }));
+    MSPROF_TRY(ge.take_status());
+  }
+  const bool has_ge = ge.size() != 0;
+  std::int64_t ge_id = 0;
+  if (has_ge) ge_id = ids.str("GE");
   // The first PTA and WORKSPACE records (by time, then file order) give the components' order.
   {
     std::optional<std::pair<std::int64_t, std::uint64_t>> first[2];  // PTA, WORKSPACE: time, file order
@@ -903,20 +1009,51 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
     const bool pta_first = first[0] && (!first[1] || *first[0] < *first[1]);
     if (pta_first) ids.str("PTA");
     if (first[1]) ids.str("WORKSPACE");
-    if (first[0]) {
-      ids.str("PTA");
-      ids.str("PTA+GE");
-    }
+    if (first[0]) ids.str("PTA");
+    if (first[0] || first[1] || has_ge) ids.str("WORKSPACE");
+    if (first[0] || has_ge) ids.str("PTA+GE");
   }
+  const auto pta_ge_id = [&] { return ids.str("PTA+GE"); };  // registered above whenever a row needs it
   batched_table records(db, "MEMORY_RECORD",
                         "component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, "
                         "totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
                         7);
+  struct pta_last {
+    std::int64_t allocated, reserved, active, stream;
+  };
+  std::map<std::int64_t, pta_last> last_pta;
+  std::map<std::int64_t, ge_db_record> last_ge;
+  ge_db_key gk{};
+  std::string_view gp;
+  bool more = ge.next(gk, gp);
+  const auto ge_rows = [&](std::optional<std::int64_t> before) {
+    for (; more && (!before || gk.time < *before); more = ge.next(gk, gp)) {
+      ge_db_record g;
+      std::memcpy(&g, gp.data(), sizeof g);
+      records.add(db_row(ge_id, g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
+      const auto p = last_pta.find(g.device);
+      if (p == last_pta.end())
+        records.add(db_row(pta_ge_id(), g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
+      else
+        records.add(db_row(pta_ge_id(), g.time, g.allocated + p->second.allocated, g.reserved + p->second.reserved,
+                     p->second.active, p->second.stream, g.device));
+      if (before) last_ge[g.device] = g;
+    }
+  };
   MSPROF_TRY(memory_record_rows(d, m, [&](const memory_record_row& x) -> result<void> {
-    records.add({ids.str(x.component), x.time, x.allocated, x.reserved, x.active, x.stream,
-                 x.device});
+    const bool pta_ge = x.component == std::string_view("PTA+GE");
+    if (!pta_ge) ge_rows(x.time);
+    const auto g = last_ge.find(x.device);
+    if (pta_ge && g != last_ge.end())
+      records.add(db_row(pta_ge_id(), x.time, x.allocated + g->second.allocated, x.reserved + g->second.reserved, x.active,
+                         or_null(x.stream ? std::optional<std::int64_t>(x.stream) : std::nullopt), x.device));
+    else
+      records.add(db_row(ids.str(x.component), x.time, x.allocated, x.reserved, x.active, x.stream, x.device));
+    if (x.component == std::string_view("PTA")) last_pta[x.device] = {x.allocated, x.reserved, x.active, x.stream};
     return {};
   }));
+  ge_rows(std::nullopt);
+  MSPROF_TRY(ge.take_status());
   MSPROF_TRY(records.finish());
   batched_table ops(db, "OP_MEMORY",
                     "name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER, "
@@ -926,11 +1063,12 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
                     "releaseTotalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
                     15);
   MSPROF_TRY(op_rows.each([&](const op_memory_row& x) {
-    ops.add({ids.str(x.name), x.size, x.allocation_time, or_null(x.release_time), or_null(x.active_release_time),
+    ops.add(db_row(ids.str(x.name), x.size, x.allocation_time, or_null(x.release_time), or_null(x.active_release_time),
              or_null(x.duration), or_null(x.active_duration), x.allocation_total[0], x.allocation_total[1],
              x.allocation_total[2], or_null(x.release_total[0]), or_null(x.release_total[1]),
-             or_null(x.release_total[2]), x.stream, x.device});
+             or_null(x.release_total[2]), x.stream, x.device));
   }));
+  if (has_ge) MSPROF_TRY(ge_op_memory(ops, db, d, m));
   return ops.finish();
 }
 
@@ -978,6 +1116,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
   std::vector<std::string> files;
   const auto fill = [&](const std::string& path) -> result<void> {
     MSPROF_TRY(writer_->finish(m));
+    warnings.insert(warnings.end(), writer_->warnings().begin(), writer_->warnings().end());
     writer_.reset();
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());

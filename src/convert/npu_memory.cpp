@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+// CANN's memory data, read from the slices as the reference (9ba1ac7be)
+// exports it. npu_module_mem (NpuModuleMemProcessor): the host counter
+// through host_start.log's clock, plus start_info's offset; samples before the
+// collection start dropped; a size past INT64_MAX is what the reference makes
+// of its -1 (2^64 - 1). task_memory_info (NpuOpMemParser, NpuOpMemCalculator,
+// NpuOpMemProcessor): the same clock; names through hash_dic.
+#include "msprof/convert/npu_memory.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <string_view>
+#include <tuple>
+
+#include "msprof/convert/db.hpp"
+#include "msprof/convert/text.hpp"
+#include "msprof/prof/reader.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+// Named apart from the other sources' helpers (a unity build joins them).
+namespace npu_slices {
+
+/// Names of the warnings of `r` about slices whose name starts with `stem`.
+void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vector<std::string>& out) {
+  for (const auto& w : r.warnings()) {
+    const auto slash = w.file.rfind('/');
+    const std::string_view name = std::string_view(w.file).substr(slash == std::string::npos ? 0 : slash + 1);
+    if (name.substr(0, stem.size()) == stem || name.find(std::string(".") + std::string(stem) + ".") != std::string_view::npos)
+      out.push_back(w.text());
+  }
+}
+
+/// Whether a data directory of the PROF_ directory (host/data, or a
+/// device_<id>/data when `device`) holds a file whose name contains `part`:
+/// most collections have no memory data, and then no reader is opened.
+bool any_slice(const std::string& prof_dir, bool device, const std::string& part) {
+  std::vector<std::string> dirs;
+  if (!device) {
+    dirs.push_back(prof_dir + "/" + prof::layout::host_dir + "/" + prof::layout::data_dir);
+  } else if (auto entries = posix_dir::list(prof_dir)) {
+    for (const auto& e : *entries)
+      if (e.rfind(prof::layout::device_dir_prefix, 0) == 0) dirs.push_back(prof_dir + "/" + e + "/" + prof::layout::data_dir);
+  }
+  for (const auto& d : dirs)
+    if (auto names = posix_dir::list(d))
+      for (const auto& n : *names)
+        if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace npu_slices
+
+const std::vector<std::pair<std::uint32_t, const char*>>& module_names() {
+  static const std::vector<std::pair<std::uint32_t, const char*>> names = {
+      {0, "SLOG"},        {1, "IDEDD"},     {2, "SCC"},       {3, "HCCL"},          {4, "FMK"},     {5, "CCU"},
+      {6, "DVPP"},        {7, "RUNTIME"},   {8, "CCE"},       {9, "HDC"},           {10, "DRV"},    {11, "NET"},
+      {22, "DEVMM"},      {23, "KERNEL"},   {24, "LIBMEDIA"}, {25, "CCECPU"},       {27, "ROS"},    {28, "HCCP"},
+      {29, "ROCE"},       {30, "TEFUSION"}, {31, "PROFILING"}, {32, "DP"},          {33, "APP"},    {34, "TS"},
+      {35, "TSDUMP"},     {36, "AICPU"},    {37, "LP"},       {38, "TDT"},          {39, "FE"},     {40, "MD"},
+      {41, "MB"},         {42, "ME"},       {43, "IMU"},      {44, "IMP"},          {45, "GE"},     {47, "CAMERA"},
+      {48, "ASCENDCL"},   {49, "TEEOS"},    {50, "ISP"},      {51, "SIS"},          {52, "HSM"},    {53, "DSS"},
+      {54, "PROCMGR"},    {55, "BBOX"},     {56, "AIVECTOR"}, {57, "TBE"},          {58, "FV"},     {60, "TUNE"},
+      {61, "HSS"},        {62, "FFTS"},     {63, "OP"},       {64, "UDF"},          {65, "HICAID"}, {66, "TSYNC"},
+      {67, "AUDIO"},      {68, "TPRT"},     {69, "ASCENDCKERNEL"}, {70, "ASYS"},    {71, "ATRACE"}, {72, "RTC"},
+      {73, "SYSMONITOR"}, {74, "AMP"},      {75, "ADETECT"},  {76, "MBUFF"},        {77, "CUSTOM"}};
+  return names;
+}
+
+const char* module_name(std::uint32_t id) {
+  for (const auto& [k, v] : module_names())
+    if (k == id) return v;
+  return "Unknown";
+}
+
+std::vector<std::string> npu_module_mem_header() {
+  return {"Device_id", "Component", "Timestamp(us)", "Total Reserved(KB)", "Device"};
+}
+
+result<void> for_each_module_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                 const std::function<result<void>(const module_mem_sample&)>& fn) {
+  if (!npu_slices::any_slice(prof_dir, true, std::string(prof::layout::npu_module_mem) + ".data.")) return {};
+  prof::reader_options ro;
+  ro.max_dictionary_bytes = 0;  // the samples need no dictionary; its warning is filtered out below
+  auto r = prof::prof_reader::open(prof_dir, ro);
+  if (!r) return {};
+  const auto& host = r->host();
+  const std::int64_t offset = host.wall_offset_ns();
+  const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
+  result<void> status;
+  std::uint64_t bad_time = 0;
+  for (const auto& d : r->devices()) {
+    module_mem_sample s;
+    s.device_id = d.id;
+    auto read = r->for_each_npu_module_mem(d.id, [&](const codec::NpuModuleMem& m, const codec::place&) {
+      if (!status) return;
+      const auto t = prof::time_ns::to_wall(host.clock.monotonic_ns(m.cpuCycleCount), offset);
+      if (!t) {
+        ++bad_time;
+        return;
+      }
+      if (*t < start) return;
+      s.module_id = m.moduleId;
+      s.time_ns = *t;
+      s.reserved = m.totalSize > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                       ? std::numeric_limits<std::uint64_t>::max()
+                       : m.totalSize;
+      status = fn(s);
+    });
+    MSPROF_TRY(read);
+    MSPROF_TRY(status);
+  }
+  npu_slices::slice_warnings(*r, prof::layout::npu_module_mem, warnings);
+  if (bad_time)
+    warnings.push_back(prof_dir + ": " + std::to_string(bad_time) +
+                       " npu_module_mem sample(s) with a time outside the clock's range were skipped");
+  return {};
+}
+
+
+std::string py_round3(double v) {
+  // printf rounds the exact binary value to 3 decimals, ties to even, as Python's round(v, 3).
+  return py_float(std::strtod(fmt::format("{:.3f}", v).c_str(), nullptr));
+}
+
+std::vector<std::string> ge_memory_record_header() {
+  return {"Device_id", "Component", "Timestamp(us)", "Total Allocated(KB)", "Total Reserved(KB)", "Device"};
+}
+std::vector<std::string> ge_operator_memory_header() {
+  return {"Device_id",
+          "Name",
+          "Size(KB)",
+          "Allocation Time(us)",
+          "Duration(us)",
+          "Allocation Total Allocated(KB)",
+          "Allocation Total Reserved(KB)",
+          "Release Total Allocated(KB)",
+          "Release Total Reserved(KB)",
+          "Device"};
+}
+
+result<void> for_each_ge_memory(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                std::vector<std::uint32_t>& devices,
+                                const std::function<result<void>(const ge_memory_event&)>& fn) {
+  // Most collections have none: the reader (and its dictionaries) only for those that do.
+  if (!npu_slices::any_slice(prof_dir, false, std::string(".") + prof::layout::tag::task_memory_info + prof::layout::slice_infix))
+    return {};
+  auto r = prof::prof_reader::open(prof_dir);
+  if (!r) return {};
+  for (const auto& d : r->devices()) devices.push_back(d.id);
+  const auto& host = r->host();
+  const std::int64_t offset = host.wall_offset_ns();
+  result<void> status;
+  std::uint64_t bad_time = 0;
+  ge_memory_event e;
+  MSPROF_TRY(r->for_each_task_memory_info([&](const prof::host_record<codec::MsprofMemoryInfo>& rec) {
+    if (!status) return;
+    const auto mono = host.clock.monotonic_ns(rec.head.timeStamp);
+    const auto t = prof::time_ns::to_wall(mono, offset);
+    if (!t) {
+      ++bad_time;
+      return;
+    }
+    const auto& m = rec.payload;
+    const auto name = r->hashes().find(m.nodeId);
+    e.named = name != r->hashes().end();
+    e.name = e.named ? name->second : std::to_string(m.nodeId);
+    e.node = m.nodeId;
+    e.addr = m.addr;
+    e.size = m.size;
+    e.allocated = m.totalAllocateMemory;
+    e.reserved = m.totalReserveMemory;
+    e.device_id = m.deviceId;
+    e.thread_id = rec.head.threadId;
+    e.mono_ns = *mono;
+    e.time_ns = *t;
+    status = fn(e);
+  }));
+  MSPROF_TRY(status);
+  npu_slices::slice_warnings(*r, prof::layout::tag::task_memory_info, warnings);
+  if (bad_time)
+    warnings.push_back(prof_dir + ": " + std::to_string(bad_time) +
+                       " task_memory_info record(s) with a time outside the clock's range were skipped");
+  return {};
+}
+
+result<void> for_each_ge_op_memory(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                   std::vector<std::uint32_t>& devices,
+                                   const std::function<result<void>(const ge_memory_event&, const ge_memory_event*)>& fn,
+                                   std::int64_t from_ns) {
+  // The allocations not yet released, by (op, address, device), with the order
+  // their key first came (a Python dict keeps a key's place when its value is replaced).
+  using key = std::tuple<std::uint64_t, std::uint64_t, std::uint32_t>;
+  std::map<key, std::pair<std::uint64_t, ge_memory_event>> open;
+  std::uint64_t arrivals = 0;
+  MSPROF_TRY(for_each_ge_memory(prof_dir, warnings, devices, [&](const ge_memory_event& e) -> result<void> {
+    if (e.time_ns < from_ns) return {};
+    const key k{e.node, e.addr, e.device_id};
+    if (e.size > 0) {
+      auto it = open.find(k);
+      if (it == open.end())
+        open.emplace(k, std::make_pair(arrivals++, e));
+      else
+        it->second.second = e;
+      return {};
+    }
+    if (e.size == 0) return {};
+    auto it = open.find(k);
+    if (it == open.end()) return {};
+    MSPROF_TRY(fn(it->second.second, &e));
+    open.erase(it);
+    return {};
+  }));
+  std::vector<const std::pair<std::uint64_t, ge_memory_event>*> left;
+  for (const auto& kv : open) left.push_back(&kv.second);
+  std::sort(left.begin(), left.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* p : left) MSPROF_TRY(fn(p->second, nullptr));
+  return {};
+}
+
+result<void> module_mem_rows::read(const std::string& prof_dir, std::vector<std::string>& warnings) {
+  MSPROF_TRY(for_each_module_mem(prof_dir, warnings, [this](const module_mem_sample& s) -> result<void> {
+    rows_.push_with({s.module_id, s.time_ns}, [&](std::string& b) {
+      b.append(reinterpret_cast<const char*>(&s.device_id), sizeof s.device_id);
+      b.append(reinterpret_cast<const char*>(&s.reserved), sizeof s.reserved);
+    });
+    return {};
+  }));
+  return rows_.take_status();
+}
+
+result<void> module_mem_rows::drain(const std::function<void(const module_mem_sample&)>& fn) {
+  return rows_.drain([&](const key& k, std::string_view p) {
+    module_mem_sample s;
+    s.module_id = k.module_id;
+    s.time_ns = k.time_ns;
+    std::memcpy(&s.device_id, p.data(), sizeof s.device_id);
+    std::memcpy(&s.reserved, p.data() + sizeof s.device_id, sizeof s.reserved);
+    fn(s);
+  });
+}
+
+/// NPU_MODULE_MEM: the samples in file order (the reference's), bytes and ns.
+result<void> db_window_writer::write_module_mem(const std::string& prof_dir) {
+  detail::table_writer* t = nullptr;
+  MSPROF_TRY(for_each_module_mem(prof_dir, warnings_, [&](const module_mem_sample& s) -> result<void> {
+    if (!t) t = &rows_of("NPU_MODULE_MEM");
+    t->row(s.module_id, s.time_ns, s.reserved, s.device_id);
+    return status_;
+  }));
+  if (t) lap(*t);
+  return status_;
+}
+
+/// NPU_OP_MEM: the events from the collection start on, in file order; "GE"
+/// and the op names registered in that order, between the CANN_API names and
+/// the tasks' strings (the reference's order).
+result<void> db_window_writer::write_ge_memory(const model& final) {
+  detail::table_writer* t = nullptr;
+  std::int64_t ge = 0;
+  std::vector<std::uint32_t> devices;
+  MSPROF_TRY(for_each_ge_memory(final.session.prof_dir, warnings_, devices, [&](const ge_memory_event& e) -> result<void> {
+    if (e.time_ns < final.session.start_ns) return {};
+    if (!t) {
+      t = &rows_of("NPU_OP_MEM");
+      ge = ids_.id("GE");
+    }
+    const std::int64_t name = ids_.id(e.name);
+    const std::int64_t type = ids_.id(e.size < 0 ? "release" : "allocate");
+    const std::uint64_t size = e.size < 0 ? 0 - static_cast<std::uint64_t>(e.size) : static_cast<std::uint64_t>(e.size);
+    t->row(name, e.addr, type, size, e.time_ns, gtid(final, e.thread_id), e.allocated, e.reserved, ge, e.device_id);
+    return status_;
+  }));
+  if (t) lap(*t);
+  return status_;
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// The raw input of the golden case `npu_memory` (tests/golden/README.md): the
+// `ops_pipeutil` collection plus CANN's memory data, written here through the
+// project's own encoders: npu_module_mem samples of device 0 (modules RUNTIME,
+// GE, HCCL and one id with no name; one sample before the collection start)
+// and GE's task_memory_info events for the ops (allocations, releases, one
+// allocation never released, one op whose name is not in hash_dic, one event
+// before the start). golden_test.cpp checks that the checked-in input is what
+// this writes, so the generator cannot drift from the data.
+#ifndef MSPROF_TESTS_SUPPORT_GOLDEN_MEMORY_HPP
+#define MSPROF_TESTS_SUPPORT_GOLDEN_MEMORY_HPP
+
+#include <msprof/codec/encode.hpp>
+#include <msprof/prof/layout.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <utility>
+#include <string>
+#include <vector>
+
+namespace golden_memory {
+
+namespace fs = std::filesystem;
+namespace codec = msprof::codec;
+
+/// Host monotonic ns of `us` µs after the collection start (start_info's 1e12 ns; host_start.log: ns mode).
+inline std::uint64_t at_us(double us) { return 1000000000000ull + static_cast<std::uint64_t>(us * 1000.0 + 0.5); }
+
+inline void write_slice(const fs::path& dir, const std::string& base, const std::string& bytes) {
+  fs::create_directories(dir);
+  const std::string name = msprof::prof::layout::slice_file(base, 0);
+  std::ofstream(dir / name, std::ios::binary) << bytes;
+  std::ofstream(dir / (name + msprof::prof::layout::done_suffix)) << "filesize:" << bytes.size() << "\n";
+}
+
+template <class Bytes>
+void append(std::string& out, const Bytes& b) {
+  out.append(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+/// The npu_module_mem samples of one device, as bytes.
+inline std::string module_samples() {
+  struct sample {
+    std::uint32_t module;
+    double us;
+    std::uint64_t bytes;
+  };
+  const std::vector<sample> samples = {
+      {7, -1, 1048576},       // before the start: dropped
+      {7, 50, 1048576},       {45, 60, 524288},   {3, 100.5, 0},      {7, 123.456, 2097664},
+      {99, 200, 4096},        {45, 300, 1536},    {7, 450, 3145728},  {3, 460.001, 65536},
+  };
+  std::string dev;
+  for (const auto& s : samples) {
+    codec::NpuModuleMem m;
+    m.moduleId = s.module;
+    m.cpuCycleCount = s.us < 0 ? at_us(0) - 1000 : at_us(s.us);
+    m.totalSize = s.bytes;
+    append(dev, codec::encode_device(m));
+  }
+  return dev;
+}
+
+/// device_<id>/data's npu_module_mem slice with module_samples().
+inline void write_module_samples(const fs::path& prof, std::uint32_t id) {
+  const auto dev_stream = msprof::prof::stream::npu_module_mem(id);
+  write_slice(prof / msprof::prof::layout::device_dir(id) / msprof::prof::layout::data_dir, dev_stream.base_name(),
+              module_samples());
+}
+
+/// Adds the memory slices to the PROF_ directory `prof` (ops_pipeutil's input).
+inline void add_records(const fs::path& prof) {
+  write_module_samples(prof, 0);
+
+  // nodeId hashes of tests/golden/ops_pipeutil's hash_dic; 12345 is in no dictionary.
+  const std::uint64_t matmul1 = 4727051265323026290ull, add2 = 208301921725578096ull,
+                      matmul3 = 4727051273912960884ull, relu4 = 7542326851773966877ull, unnamed = 12345;
+  struct event {
+    double us;
+    std::uint64_t node, addr;
+    std::int64_t size;
+    std::uint64_t allocated, reserved;
+  };
+  const std::vector<event> events = {
+      {-2, matmul1, 0x10000, 256, 256, 2097152},  // before the start
+      {110, matmul1, 0x20000, 4096, 4352, 2097152},
+      {120, add2, 0x30000, 1024, 5376, 2097152},
+      {245, matmul1, 0x20000, -4096, 1280, 2097152},
+      {262.5, matmul3, 0x40000, 8192, 9472, 4194304},
+      {330, add2, 0x30000, -1024, 8448, 4194304},
+      {335, relu4, 0x50000, 512, 8960, 4194304},
+      {340.25, matmul3, 0x40000, -8192, 768, 4194304},
+      {350, unnamed, 0x60000, 2048, 2816, 4194304},
+      {355, unnamed, 0x60000, -2048, 768, 4194304},
+  };
+  std::string host;
+  for (const auto& e : events) {
+    codec::MsprofMemoryInfo m;
+    m.addr = e.addr;
+    m.size = e.size;
+    m.nodeId = e.node;
+    m.totalAllocateMemory = e.allocated;
+    m.totalReserveMemory = e.reserved;
+    m.deviceId = 0;
+    const std::uint64_t ts = e.us < 0 ? at_us(0) - 2000 : at_us(e.us);
+    append(host, codec::encode_task_memory_info(2001, ts, m));
+  }
+  write_slice(prof / msprof::prof::layout::host_dir / msprof::prof::layout::data_dir,
+              msprof::prof::stream::task_memory_info(true).base_name(), host);
+}
+
+/// The two-device case `npu_memory_2dev`: after add_records(), a device_1
+/// with device_0's control files (its id made 1) and the same npu_module_mem
+/// samples, and no task data.
+inline void add_second_device(const fs::path& prof) {
+  const fs::path d0 = prof / "device_0", d1 = prof / "device_1";
+  fs::create_directories(d1 / "data");
+  const auto copy = [&](const std::string& from, const std::string& to) {
+    std::ifstream in(d0 / from, std::ios::binary);
+    std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& [a, b] : {std::pair<std::string, std::string>{"\"devices\": \"0\"", "\"devices\": \"1\""},
+                               {"\"DeviceInfo\": [{\"id\": 0", "\"DeviceInfo\": [{\"id\": 1"},
+                               {"[Device0]", "[Device1]"}})
+      if (const auto at = t.find(a); at != std::string::npos) t.replace(at, a.size(), b);
+    std::ofstream(d1 / to, std::ios::binary) << t;
+  };
+  for (const char* f : {"info.json", "start_info", "end_info", "host_start.log", "dev_start.log"})
+    copy(std::string(f) + ".0", std::string(f) + ".1");
+  copy("sample.json", "sample.json");
+  write_module_samples(prof, 1);
+}
+
+}  // namespace golden_memory
+
+#endif  // MSPROF_TESTS_SUPPORT_GOLDEN_MEMORY_HPP

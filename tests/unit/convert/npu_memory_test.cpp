@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+// CANN's memory data (npu_module_mem samples, GE's task_memory_info events)
+// against the golden case `npu_memory`: its input is what
+// tests/support/golden_memory.hpp writes, its expected files the reference's.
+#include <doctest/doctest.h>
+#include <msprof/convert/export.hpp>
+#include <msprof/convert/npu_memory.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+#include "../../support/golden_memory.hpp"
+#include "golden_util.hpp"
+
+namespace cv = msprof::convert;
+using golden::fs::path;
+
+namespace {
+
+const char* const kCase = "npu_memory";
+
+cv::export_options fixed_ts() {
+  cv::export_options o;
+  o.timestamp = "T";
+  return o;
+}
+
+/// The canonical dump's lines of one table (its CREATE and INSERTs).
+std::vector<std::string> table_lines(const std::vector<std::string>& dump, const std::string& table) {
+  std::vector<std::string> v;
+  for (const auto& l : dump)
+    if (l.rfind("CREATE TABLE " + table + " ", 0) == 0 || l.rfind("INSERT INTO " + table + " ", 0) == 0)
+      v.push_back(l);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("npu_memory: the golden input is what the generator writes") {
+  golden::temp_copy base("ops_pipeutil");
+  golden_memory::add_records(base.prof);
+  golden::temp_copy ours(kCase);
+  std::size_t files = 0;
+  for (const auto& e : golden::fs::recursive_directory_iterator(ours.prof)) {
+    if (!e.is_regular_file()) continue;
+    const auto rel = golden::fs::relative(e.path(), ours.prof);
+    CAPTURE(rel.string());
+    REQUIRE(golden::fs::exists(base.prof / rel));
+    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
+    ++files;
+  }
+  std::size_t generated = 0;
+  for (const auto& e : golden::fs::recursive_directory_iterator(base.prof)) generated += e.is_regular_file();
+  CHECK(files == generated);
+}
+
+TEST_CASE("npu_memory: every summary, the db and the timeline equal the reference") {
+  golden::temp_copy t(kCase);
+  const auto o = fixed_ts();
+  auto tl = cv::export_timeline(t.prof.string(), o);
+  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
+  auto s = cv::export_summary(t.prof.string(), o);
+  REQUIRE_MESSAGE(s.has_value(), s.err().what());
+  auto d = cv::export_db(t.prof.string(), o);
+  REQUIRE_MESSAGE(d.has_value(), d.err().what());
+  const auto exp_dir = golden::case_dir(kCase) / "expected";
+  std::size_t csvs = 0;
+  for (const auto& e : golden::fs::directory_iterator(exp_dir)) {
+    if (e.path().extension() != ".csv") continue;
+    const std::string stem = e.path().stem().string();
+    CAPTURE(stem);
+    const auto ours = golden::output(t.prof, stem, "csv");
+    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
+    CHECK(golden::slurp(ours) == golden::slurp(e.path()));
+    ++csvs;
+  }
+  CHECK(csvs == 7);
+  // Row counts: 9 samples, one before the start; 10 GE events, all kept by the
+  // summaries; 6 operator_memory blocks (4 released, 2 not).
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv"))).size() == 1 + 8);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "memory_record", "csv"))).size() == 1 + 10);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "operator_memory", "csv"))).size() == 1 + 6);
+  const auto got = golden::canonical_db(t.prof / "msprof_T.db");
+  const auto exp = golden::lines(golden::slurp(exp_dir / "db.canonical.sql"));
+  CHECK(got == exp);
+  CHECK(table_lines(got, "NPU_MODULE_MEM").size() == 1 + 8);
+  CHECK(table_lines(got, "NPU_OP_MEM").size() == 1 + 9);  // the event before the start left out
+  std::string e1, e2;
+  const auto a = golden::canonical_timeline(golden::slurp(exp_dir / "msprof.json"), e1);
+  const auto b = golden::canonical_timeline(golden::slurp(golden::output(t.prof, "msprof", "json")), e2);
+  REQUIRE(e1.empty());
+  REQUIRE_MESSAGE(e2.empty(), e2);
+  CHECK(a == b);
+}
+
+TEST_CASE("npu_memory: a cut npu_module_mem sample is a warning naming the file; the whole ones are kept") {
+  golden::temp_copy t(kCase);
+  const auto slice = t.prof / "device_0" / "data" / "npu_module_mem.data.0.slice_0";
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::app | std::ios::binary) << std::string(10, '\x01');
+  auto s = cv::export_summary(t.prof.string(), fixed_ts());
+  REQUIRE(s.has_value());
+  bool named = false;
+  for (const auto& w : s->warnings) named = named || w.find(slice.string() + ": truncated record at byte offset 216") != std::string::npos;
+  CHECK(named);
+  CHECK(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv")) ==
+        golden::slurp(golden::case_dir(kCase) / "expected" / "npu_module_mem.csv"));
+}
+
+TEST_CASE("npu_memory: module names are the db's ENUM_MODULE, Unknown otherwise") {
+  CHECK(std::string(cv::module_name(45)) == "GE");
+  CHECK(std::string(cv::module_name(77)) == "CUSTOM");
+  CHECK(std::string(cv::module_name(46)) == "Unknown");
+  CHECK(cv::module_names().size() == 65);
+}
+
+TEST_CASE("npu_memory: with two devices the summaries hold GE's rows once per device directory, as the reference") {
+  golden::temp_copy base("ops_pipeutil", "_2dev_gen");
+  golden_memory::add_records(base.prof);
+  golden_memory::add_second_device(base.prof);
+  golden::temp_copy t("npu_memory_2dev");
+  for (const auto& e : golden::fs::recursive_directory_iterator(t.prof)) {  // the input is the generator's
+    if (!e.is_regular_file()) continue;
+    const auto rel = golden::fs::relative(e.path(), t.prof);
+    CAPTURE(rel.string());
+    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
+  }
+  const auto o = fixed_ts();
+  auto s = cv::export_summary(t.prof.string(), o);
+  REQUIRE_MESSAGE(s.has_value(), s.err().what());
+  auto d = cv::export_db(t.prof.string(), o);
+  REQUIRE_MESSAGE(d.has_value(), d.err().what());
+  const auto exp_dir = golden::case_dir("npu_memory_2dev") / "expected";
+  for (const auto& e : golden::fs::directory_iterator(exp_dir)) {
+    if (e.path().extension() != ".csv") continue;
+    const std::string stem = e.path().stem().string();
+    CAPTURE(stem);
+    const auto ours = golden::output(t.prof, stem, "csv");
+    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
+    CHECK(golden::slurp(ours) == golden::slurp(e.path()));
+  }
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "memory_record", "csv"))).size() == 1 + 2 * 10);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "operator_memory", "csv"))).size() == 1 + 2 * 6);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv"))).size() == 1 + 2 * 8);
+  // The db: every table but the two whose connection ids the reference's run numbered from 6 (its quirk).
+  const auto got = golden::canonical_db(t.prof / "msprof_T.db");
+  const auto exp = golden::lines(golden::slurp(exp_dir / "db.canonical.sql"));
+  const auto without_ids = [](std::vector<std::string> v) {
+    v.erase(std::remove_if(v.begin(), v.end(),
+                           [](const std::string& l) {
+                             return l.rfind("INSERT INTO CANN_API ", 0) == 0 || l.rfind("INSERT INTO TASK ", 0) == 0;
+                           }),
+            v.end());
+    return v;
+  };
+  CHECK(without_ids(got) == without_ids(exp));
+  CHECK(table_lines(got, "NPU_MODULE_MEM").size() == 1 + 2 * 8);
+  CHECK(table_lines(got, "NPU_OP_MEM").size() == 1 + 9);
+}
