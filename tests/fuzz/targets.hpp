@@ -90,6 +90,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
     if (auto p = codec::decode_payload<codec::MsprofContextIdInfo>(*r, at, 12)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofGraphIdInfo>(*r, at, 16)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MstxMemInfo>(*r, at, 48)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofHcclInfo>(*r, at, 120)) sink = sink + touch(*p);
     const auto tx = codec::load<codec::MsprofTxInfo>(r->data);
     const std::string_view text = codec::tx_segment_text(tx);
     require(text.size() <= codec::tx_message_bytes, "tx_segment_text stays inside the message field");
@@ -222,6 +223,7 @@ inline constexpr const char* kProfFiles[] = {
     "host/data/unaging.additional.msprof_mstx_mem.slice_0",  // appended: older seeds keep their mapping
     "host/msprof_calls",
     "host/msprof_forks",
+    "host/data/aging.additional.hccl_info.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -285,6 +287,7 @@ inline void read_everything(prof::prof_reader& r) {
   (void)r.for_each_context_id_info(count);
   (void)r.for_each_graph_id_map(count);
   (void)r.for_each_mstx_mem(count);
+  (void)r.for_each_hccl_info(count);
   (void)r.for_each_mstx([&](const prof::mstx_record& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
   const auto& host = r.host();
   n += static_cast<std::uint64_t>(host.clock.to_monotonic_ns(n)) + static_cast<std::uint64_t>(host.wall_offset_ns());
