@@ -76,11 +76,12 @@ TEST_CASE("hccl golden: the generator writes the stored input") {
   const auto got = data_files(*fresh);
   REQUIRE(!want.empty());
   CHECK(got.size() == want.size());
-  for (const auto& [file, bytes] : want) {
+  for (const auto& w : want) {
+    const std::string file = w.first;  // INFO captures it: not a structured binding (clang)
     INFO(file);
     auto it = got.find(file);
     REQUIRE(it != got.end());
-    CHECK(it->second == bytes);
+    CHECK(it->second == w.second);
   }
 
   auto r = msprof::prof::prof_reader::open(*fresh);

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// convert/hccl on the hccl_allreduce golden case: the collectives and small
+// tasks linked from the loaded model and the raw HCCL records equal the
+// reference's (its Communication timeline process as a multiset of events,
+// communication_statistic.csv byte for byte, the db's resolved COMMUNICATION_OP
+// and COMMUNICATION_TASK_INFO rows).
+#include <doctest/doctest.h>
+#include <msprof/convert/hccl.hpp>
+#include <msprof/convert/load.hpp>
+#include <msprof/convert/timeline_json.hpp>
+#include <msprof/prof/reader.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../../support/hccl_prof.hpp"
+
+namespace fs = std::filesystem;
+namespace cv = msprof::convert;
+namespace hc = msprof::convert::hccl;
+
+namespace {
+
+fs::path case_dir() { return fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "hccl_allreduce"; }
+fs::path prof_dir() { return case_dir() / "input" / hccl_prof::name; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The top-level objects of a compact JSON array, as text.
+std::vector<std::string> array_items(const std::string& json) {
+  std::vector<std::string> out;
+  int depth = 0;
+  bool in_str = false, esc = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_str) {
+      if (esc) esc = false;
+      else if (c == '\\') esc = true;
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == '"') in_str = true;
+    else if (c == '{') {
+      if (depth++ == 1 - 1) start = i;
+    } else if (c == '}') {
+      if (--depth == 0) out.push_back(json.substr(start, i - start + 1));
+    }
+  }
+  return out;
+}
+
+struct loaded {
+  cv::model m;
+  hc::communication c;
+};
+
+loaded link_case() {
+  loaded l;
+  auto m = cv::load_model(prof_dir().string());
+  REQUIRE(m);
+  l.m = std::move(*m);
+  auto r = msprof::prof::prof_reader::open(prof_dir().string());
+  REQUIRE(r);
+  const auto& host = r->host();
+  auto local = [&](std::uint64_t ts) { return host.clock.to_monotonic_ns(ts) + host.wall_offset_ns(); };
+  hc::inputs in;
+  in.apis = &l.m.apis;
+  in.tasks = &l.m.tasks;
+  in.collection_start_ns = l.m.session.start_ns;
+  REQUIRE(r->for_each_hccl_info([&](const auto& rec) {
+    hc::info_record i;
+    i.thread_id = rec.head.threadId;
+    i.ts_ns = local(rec.head.timeStamp);
+    i.payload = rec.payload;
+    i.name = r->lookup(rec.payload.itemId);
+    in.group_names[rec.payload.groupName] = r->lookup(rec.payload.groupName);
+    in.infos.push_back(i);
+  }));
+  REQUIRE(r->for_each_hccl_op_info([&](const auto& rec) {
+    hc::op_info_record o;
+    o.thread_id = rec.head.threadId;
+    o.ts_ns = local(rec.head.timeStamp);
+    o.payload = rec.payload;
+    o.alg_type = r->lookup(rec.payload.algType);
+    in.op_infos.push_back(o);
+  }));
+  REQUIRE(r->for_each_node_basic_info([&](const auto& rec) {
+    hc::node_type_record n;
+    n.thread_id = rec.head.threadId;
+    n.ts_ns = local(rec.head.timeStamp);
+    n.op_type = r->lookup(rec.payload.opType);
+    in.node_types.push_back(n);
+  }));
+  l.c = hc::link(in);
+  return l;
+}
+
+std::string g17(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("hccl: the golden case's collectives, tasks and bandwidths") {
+  const auto l = link_case();
+  CHECK(l.c.warnings.empty());
+  REQUIRE(l.c.ops.size() == 2);
+  REQUIRE(l.c.tasks.size() == 8);
+  CHECK(l.c.ops[0].name == "hcom_allReduce__123_0_1_322_0_1");
+  CHECK(l.c.ops[1].name == "hcom_allReduce__123_0_1_322_1_1");
+  CHECK(l.c.ops[0].end_ns - l.c.ops[0].start_ns == 48500);
+  CHECK(l.c.tasks[1].bandwidth == doctest::Approx(52.4288).epsilon(1e-15));
+}
+
+TEST_CASE("hccl: the Communication timeline process equals the reference's") {
+  const auto l = link_case();
+  std::vector<cv::trace_event> events;
+  auto collect = [&](cv::trace_event&& e) { events.push_back(std::move(e)); };
+  cv::detail::output_ref<decltype(collect)> out(collect);
+  hc::emit_timeline(l.c, l.m.session.pid, 0, out);
+  std::vector<std::string> got;
+  for (const auto& e : events) {
+    std::string s;
+    cv::append_event_json(s, e);
+    got.push_back(s);
+  }
+  std::vector<std::string> want;
+  for (auto& e : array_items(slurp(case_dir() / "expected" / "msprof.json")))
+    if (e.find("\"pid\":1536,") != std::string::npos) want.push_back(e);
+  std::sort(got.begin(), got.end());
+  std::sort(want.begin(), want.end());
+  REQUIRE(want.size() == 21);  // 3 process + 6 thread metadata, 2 collectives + 2 flow ends, 8 tasks
+  CHECK(got.size() == want.size());
+  for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+    INFO(i);
+    CHECK(got[i] == want[i]);
+  }
+}
+
+TEST_CASE("hccl: communication_statistic equals the reference's") {
+  const auto l = link_case();
+  CHECK(hc::statistic_csv(l.c, 0, l.m.session.start_ns) ==
+        slurp(case_dir() / "expected" / "communication_statistic.csv"));
+  CHECK(hc::statistic_csv(l.c, 1, l.m.session.start_ns).empty());
+}
+
+TEST_CASE("hccl: the db rows the reference writes, resolved") {
+  const auto l = link_case();
+  std::string got;
+  for (const auto& op : l.c.ops)
+    got += op.name + "|" + std::to_string(op.start_ns) + "|" + std::to_string(op.end_ns) + "|" +
+           std::to_string(op.connection_id) + "|" + op.group + "|" + std::to_string(op.relay) + "|" +
+           std::to_string(op.retry) + "|" + std::to_string(op.data_type) + "|" + op.alg_type + "|" +
+           std::to_string(op.count) + "|" + op.op_type + "|" + std::to_string(op.device_id) + "|" +
+           std::to_string(op.rank_size) + "\n";
+  for (const auto& t : l.c.tasks) {
+    const auto& i = t.info;
+    got += t.op_name + "|" + std::to_string(t.stream_id) + "|" + std::to_string(t.task_id) + "|" + t.name + "|" +
+           std::to_string(i.planeID) + "|" + std::to_string(i.notifyID) + "|" + std::to_string(i.rdmaType) + "|" +
+           std::to_string(i.localRank) + "|" + std::to_string(i.remoteRank) + "|" + std::to_string(i.transportType) +
+           "|" + std::to_string(i.dataSize) + "|" + std::to_string(i.dataType) + "|" + std::to_string(i.linkType) + "|" +
+           t.op_name + "|" + (t.master ? "1" : "0") + "|" + g17(t.bandwidth * 1e9) + "\n";
+  }
+  CHECK(got == slurp(case_dir() / "expected" / "communication_db.txt"));
+}
+
+TEST_CASE("hccl: no HCCL calls, nothing linked") {
+  std::vector<cv::api_call> apis(1);
+  apis[0].level = cv::level::node;
+  apis[0].end_ns = 10;
+  std::vector<cv::device_task> tasks(1);
+  tasks[0].track_ns = 5;
+  hc::inputs in;
+  in.apis = &apis;
+  in.tasks = &tasks;
+  const auto c = hc::link(in);
+  CHECK(c.ops.empty());
+  CHECK(c.tasks.empty());
+  CHECK(hc::statistic_csv(c, 0, 0).empty());
+}
