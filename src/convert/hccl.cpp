@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // HCCL communication (convert/hccl.hpp): linking, naming, bandwidth, spans, and
 // the Communication timeline process and communication_statistic rows.
+#include <msprof/codec/dictionary.hpp>
 #include <msprof/convert/hccl.hpp>
 #include <msprof/convert/text.hpp>
 
@@ -117,6 +118,47 @@ const char* transport_type_name(std::uint32_t v) noexcept {
 const char* rdma_type_name(std::uint32_t v) noexcept {
   static const char* const names[] = {"RDMA_SEND_NOTIFY", "RDMA_SEND_PAYLOAD"};
   return v < sizeof names / sizeof names[0] ? names[v] : "N/A";
+}
+
+result<inputs> read_inputs(prof::prof_reader& r, const model& m) {
+  inputs in;
+  in.apis = &m.apis;
+  in.tasks = &m.tasks;
+  in.collection_start_ns = m.session.start_ns;
+  const auto& host = r.host();
+  const std::int64_t offset = host.wall_offset_ns();
+  auto local = [&](std::uint64_t ts) { return host.clock.to_monotonic_ns(ts) + offset; };
+  MSPROF_TRY(r.for_each_hccl_info([&](const auto& rec) {
+    info_record i;
+    i.thread_id = rec.head.threadId;
+    i.ts_ns = local(rec.head.timeStamp);
+    i.payload = rec.payload;
+    i.name = r.lookup(rec.payload.itemId);
+    if (!in.group_names.count(rec.payload.groupName)) {
+      // Only hash_dic's texts: a group it lacks is shown as its number, as the reference shows it.
+      std::string g = r.lookup(rec.payload.groupName);
+      if (!g.empty() && g != codec::unknown_hash_text(rec.payload.groupName))
+        in.group_names.emplace(rec.payload.groupName, std::move(g));
+    }
+    in.infos.push_back(std::move(i));
+  }));
+  if (in.infos.empty()) return in;  // no communication: the other records are not needed
+  MSPROF_TRY(r.for_each_hccl_op_info([&](const auto& rec) {
+    op_info_record o;
+    o.thread_id = rec.head.threadId;
+    o.ts_ns = local(rec.head.timeStamp);
+    o.payload = rec.payload;
+    o.alg_type = r.lookup(rec.payload.algType);
+    in.op_infos.push_back(std::move(o));
+  }));
+  MSPROF_TRY(r.for_each_node_basic_info([&](const auto& rec) {
+    node_type_record n;
+    n.thread_id = rec.head.threadId;
+    n.ts_ns = local(rec.head.timeStamp);
+    n.op_type = r.lookup(rec.payload.opType);
+    in.node_types.push_back(std::move(n));
+  }));
+  return in;
 }
 
 communication link(const inputs& in) {

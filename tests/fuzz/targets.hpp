@@ -32,6 +32,7 @@
 #include <msprof/core/json.hpp>
 #ifdef MSPROF_FUZZ_WITH_CONVERT
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/hccl.hpp>
 #include <msprof/convert/load.hpp>
 #include <msprof/convert/text.hpp>
 #endif
@@ -389,6 +390,16 @@ inline int convert_load(const std::uint8_t* data, std::size_t size) {
   const std::string dir = write_prof_dir(data, size);
   auto m = msprof::convert::load_model(dir);
   if (!m) require(!m.err().message.empty(), "load_model errors have a message");
+  if (!m) return 0;
+  // The HCCL linking over whatever loaded (convert/hccl.hpp).
+  if (auto r = prof::prof_reader::open(dir)) {
+    if (auto in = msprof::convert::hccl::read_inputs(*r, *m)) {
+      const auto c = msprof::convert::hccl::link(*in);
+      for (const auto& d : m->session.devices)
+        sink = sink + msprof::convert::hccl::statistic_csv(c, d.id, m->session.start_ns).size();
+      sink = sink + c.ops.size() + c.tasks.size();
+    }
+  }
   return 0;
 }
 

@@ -18,6 +18,8 @@
 
 #include "../codec/format.hpp"
 #include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "../prof/reader.hpp"
 #include "model.hpp"
 #include "timeline_event.hpp"
 
@@ -100,6 +102,12 @@ struct communication {
   std::vector<comm_task> tasks;  ///< by device start
   std::vector<std::string> warnings;
 };
+
+/// The HCCL records of a PROF_ directory (hccl_info, hccl_op_info, and the op
+/// types of node_basic_info) with local times and resolved names, for the
+/// model `m` loaded from it (its calls and tasks; `m` must outlive the result).
+/// The reader's warnings say what was skipped.
+result<inputs> read_inputs(prof::prof_reader& r, const model& m);
 
 /// Links tasks to HCCL calls, hccl_info and their collectives; names them, and
 /// computes bandwidths and spans.

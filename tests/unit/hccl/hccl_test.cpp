@@ -72,37 +72,12 @@ loaded link_case() {
   l.m = std::move(*m);
   auto r = msprof::prof::prof_reader::open(prof_dir().string());
   REQUIRE(r);
-  const auto& host = r->host();
-  auto local = [&](std::uint64_t ts) { return host.clock.to_monotonic_ns(ts) + host.wall_offset_ns(); };
-  hc::inputs in;
-  in.apis = &l.m.apis;
-  in.tasks = &l.m.tasks;
-  in.collection_start_ns = l.m.session.start_ns;
-  REQUIRE(r->for_each_hccl_info([&](const auto& rec) {
-    hc::info_record i;
-    i.thread_id = rec.head.threadId;
-    i.ts_ns = local(rec.head.timeStamp);
-    i.payload = rec.payload;
-    i.name = r->lookup(rec.payload.itemId);
-    in.group_names[rec.payload.groupName] = r->lookup(rec.payload.groupName);
-    in.infos.push_back(i);
-  }));
-  REQUIRE(r->for_each_hccl_op_info([&](const auto& rec) {
-    hc::op_info_record o;
-    o.thread_id = rec.head.threadId;
-    o.ts_ns = local(rec.head.timeStamp);
-    o.payload = rec.payload;
-    o.alg_type = r->lookup(rec.payload.algType);
-    in.op_infos.push_back(o);
-  }));
-  REQUIRE(r->for_each_node_basic_info([&](const auto& rec) {
-    hc::node_type_record n;
-    n.thread_id = rec.head.threadId;
-    n.ts_ns = local(rec.head.timeStamp);
-    n.op_type = r->lookup(rec.payload.opType);
-    in.node_types.push_back(n);
-  }));
-  l.c = hc::link(in);
+  auto in = hc::read_inputs(*r, l.m);
+  REQUIRE(in);
+  CHECK(in->infos.size() == 8);
+  CHECK(in->op_infos.size() == 2);
+  CHECK(in->group_names.size() == 1);
+  l.c = hc::link(*in);
   return l;
 }
 
