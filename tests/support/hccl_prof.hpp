@@ -68,7 +68,7 @@ struct writer {
     r.kernelName = kernel;
     r.set_num_blocks(blocks);
     const auto bytes = codec::encode_task_track(tid, us(t), r);
-    put(prof::stream::task_track(false), bytes);
+    put(prof::stream::task_track(true), bytes);
   }
   void device_task(std::uint16_t stream, std::uint16_t task, std::uint16_t sqe, double start, double end) {
     for (int e = 0; e < 2; ++e) {
@@ -105,7 +105,7 @@ struct writer {
       tensors[k].shape[1] = 256;
     }
     for (const auto& r : codec::encode_tensor_infos(tid, us(t + 1), d.hash(op), tensors))
-      put(prof::stream::tensor_info(false), r);
+      put(prof::stream::tensor_info(true), r);
     track(t + 8, 2, task, rt_type, d.hash(std::string(op_type) + "_kernel"), 8);
     const bool aic = ge_type == codec::ge_task::ai_core;
     device_task(2, task, aic ? codec::sqe::ai_core : codec::sqe::aiv, dev_start, dev_start + dev_dur);
@@ -143,7 +143,7 @@ struct writer {
     info.count = 262144;
     info.groupName = group;
     const auto ib = codec::encode_hccl_op_info(tid, us(t + 2), info);
-    put(prof::stream::hccl_op_info(false), ib);
+    put(prof::stream::hccl_op_info(true), ib);
     const small tasks[] = {
         {"Notify_Record", 0, 8, rt::notify_record, codec::sqe::notify_record, 4, 1, 1, 0, 2},
         {"Memcpy", 0, 8, rt::memcpy_async, codec::sqe::sdma, 1048576, 1, 1, 0, 20},
@@ -171,7 +171,7 @@ struct writer {
       hi.transportType = s.transport;
       hi.rdmaType = 255;  // not RDMA
       const auto hb = codec::encode_hccl_info(tid, us(h + 1), hi);
-      put(prof::stream::hccl_info(false), hb);
+      put(prof::stream::hccl_info(true), hb);
       track(h + 5, s.stream, task, s.rt_type, 0, 0);
       device_task(s.stream, task, s.sqe, dev, dev + s.dev_dur);
       dev += s.dev_dur + 3;
