@@ -28,14 +28,12 @@ struct thread_calls {
   std::vector<const api_call*> node, hccl;
 };
 
-/// The last call with start < ts (start <= ts when `inclusive`) whose end >= ts;
-/// nullptr when none contains ts. Calls of a level do not overlap on a thread,
+/// The call holding ts in (start, end], as the reference attaches records to
+/// calls; nullptr when none does. Calls of a level do not overlap on a thread,
 /// but node-level ones may nest (an AI CPU launch inside a collective's): the
-/// search walks back to the innermost one that still contains ts.
-const api_call* containing(const std::vector<const api_call*>& v, std::int64_t ts, bool inclusive) {
-  auto it = std::partition_point(v.begin(), v.end(), [&](const api_call* a) {
-    return inclusive ? a->start_ns <= ts : a->start_ns < ts;
-  });
+/// search walks back to the innermost one that still holds ts.
+const api_call* containing(const std::vector<const api_call*>& v, std::int64_t ts) {
+  auto it = std::partition_point(v.begin(), v.end(), [&](const api_call* a) { return a->start_ns < ts; });
   while (it != v.begin()) {
     --it;
     if ((*it)->end_ns >= ts) return *it;
@@ -185,19 +183,19 @@ communication link(const inputs& in) {
   std::unordered_map<const api_call*, std::vector<const info_record*>> infos;
   for (const auto& r : in.infos) {
     const auto* c = calls_of(r.thread_id);
-    const api_call* h = c ? containing(c->hccl, r.ts_ns, false) : nullptr;
+    const api_call* h = c ? containing(c->hccl, r.ts_ns) : nullptr;
     if (h) infos[h].push_back(&r);
   }
   std::unordered_map<const api_call*, const op_info_record*> op_infos;
   for (const auto& r : in.op_infos) {
     const auto* c = calls_of(r.thread_id);
-    const api_call* n = c ? containing(c->node, r.ts_ns, false) : nullptr;
+    const api_call* n = c ? containing(c->node, r.ts_ns) : nullptr;
     if (n) op_infos.emplace(n, &r);  // the first one, as the reference
   }
   std::unordered_map<const api_call*, std::string> op_types;
   for (const auto& r : in.node_types) {
     const auto* c = calls_of(r.thread_id);
-    const api_call* n = c ? containing(c->node, r.ts_ns, false) : nullptr;
+    const api_call* n = c ? containing(c->node, r.ts_ns) : nullptr;
     if (n) op_types.emplace(n, r.op_type);
   }
   auto group_text = [&](const std::string& number) {
@@ -215,7 +213,7 @@ communication link(const inputs& in) {
   std::vector<found> tasks;
   for (const auto& d : *in.tasks) {
     const auto* c = calls_of(d.thread_id);
-    const api_call* h = c ? containing(c->hccl, d.track_ns, false) : nullptr;
+    const api_call* h = c ? containing(c->hccl, d.track_ns) : nullptr;
     if (!h) continue;
     const api_call* n = enclosing(c->node, *h);
     if (!n) {

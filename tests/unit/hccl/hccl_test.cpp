@@ -166,3 +166,83 @@ TEST_CASE("hccl: no HCCL calls, nothing linked") {
   CHECK(c.tasks.empty());
   CHECK(hc::statistic_csv(c, 0, 0).empty());
 }
+
+namespace {
+
+cv::api_call call(std::uint16_t lv, const char* name, const char* item, std::int64_t b, std::int64_t e, std::uint64_t id) {
+  cv::api_call a;
+  a.level = lv;
+  a.thread_id = 1;
+  a.name = name;
+  a.item = item;
+  a.start_ns = b;
+  a.end_ns = e;
+  a.connection_id = id;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("hccl: RDMA payload tasks share the bandwidth up to their closing task") {
+  std::vector<cv::api_call> apis = {call(cv::level::node, "launch", "hcom_send_", 1, 1000, 1)};
+  std::vector<cv::device_task> tasks;
+  hc::inputs in;
+  for (int k = 0; k < 4; ++k) {
+    apis.push_back(call(cv::level::hccl, "master", "RDMASend", 10 + 20 * k, 20 + 20 * k, 2 + k));
+    cv::device_task t;
+    t.thread_id = 1;
+    t.track_ns = 15 + 20 * k;
+    t.stream_id = 4;
+    t.task_id = static_cast<std::uint32_t>(k);
+    t.start_ns = 100 + 100 * k;
+    t.end_ns = t.start_ns + 50;
+    tasks.push_back(t);
+    hc::info_record i;
+    i.thread_id = 1;
+    i.ts_ns = 12 + 20 * k;
+    i.name = "RDMASend";
+    i.payload.ctxID = msprof::codec::context_id_none;
+    i.payload.dataSize = 1000;
+    i.payload.rdmaType = k < 2 ? 1 : 0;  // two payloads, then notifies
+    in.infos.push_back(i);
+  }
+  in.apis = &apis;
+  in.tasks = &tasks;
+  const auto c = hc::link(in);
+  CHECK(c.warnings.empty());
+  REQUIRE(c.tasks.size() == 4);
+  // A send closes 3 tasks on: the two payloads' 2000 bytes over 100 .. 450 ns.
+  CHECK(c.tasks[0].bandwidth == doctest::Approx(2000.0 / 350.0));
+  CHECK(c.tasks[1].bandwidth == doctest::Approx(2000.0 / 350.0));
+  CHECK(c.tasks[2].bandwidth == doctest::Approx(20.0));
+  CHECK(c.tasks[3].bandwidth == doctest::Approx(20.0));
+  REQUIRE(c.ops.size() == 1);
+  CHECK(c.ops[0].name == "hcom_send__0_0_1");  // group hash 0: its decimal text "0"
+  CHECK(c.ops[0].start_ns == 100);
+  CHECK(c.ops[0].end_ns == 450);
+  CHECK_FALSE(c.ops[0].has_info);
+}
+
+TEST_CASE("hccl: what cannot be linked is left out with a warning") {
+  std::vector<cv::api_call> apis = {call(cv::level::hccl, "master", "Memcpy", 10, 20, 1),   // in no node call
+                                    call(cv::level::node, "launch", "hcom_x_", 100, 200, 2),
+                                    call(cv::level::hccl, "master", "Memcpy", 110, 120, 3)};  // FFTS+ records only
+  std::vector<cv::device_task> tasks(2);
+  tasks[0].thread_id = tasks[1].thread_id = 1;
+  tasks[0].track_ns = 15;
+  tasks[1].track_ns = 115;
+  hc::inputs in;
+  hc::info_record i;
+  i.thread_id = 1;
+  i.ts_ns = 112;
+  i.payload.ctxID = 3;
+  in.infos.push_back(i);
+  in.apis = &apis;
+  in.tasks = &tasks;
+  const auto c = hc::link(in);
+  CHECK(c.tasks.empty());
+  CHECK(c.ops.empty());
+  REQUIRE(c.warnings.size() == 2);
+  CHECK(c.warnings[0].find("outside any node-level call") != std::string::npos);
+  CHECK(c.warnings[1].find("FFTS+") != std::string::npos);
+}
