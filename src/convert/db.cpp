@@ -308,7 +308,7 @@ result<void> db_window_writer::add(const model& w) {
     detail::put(buf_, a.end_ns);
     detail::put(buf_, a.level);
     detail::put(buf_, a.thread_id);
-    buf_ += a.name;
+    buf_ += display_name(a);
     apis_.push({a.connection_id}, buf_);
   }
   for (const auto& t : w.tasks) add_task(w, t);

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "../codec/format.hpp"
@@ -128,6 +129,48 @@ const char* data_type_name(std::uint32_t v) noexcept;
 const char* link_type_name(std::uint32_t v) noexcept;
 const char* transport_type_name(std::uint32_t v) noexcept;
 const char* rdma_type_name(std::uint32_t v) noexcept;
+
+/// Overlap Analysis of one device: the collectives' spans (merged, by start)
+/// as its Communication lane, handed to `out`; `free_gap` then splits a gap
+/// between compute intervals into its Communication(Not Overlapped) parts
+/// (handed to `out`) and the parts still free (returned, in time order).
+class overlap_lanes {
+ public:
+  overlap_lanes(const communication& c, std::uint32_t device_id, std::uint64_t pid);
+  void emit_communication(detail::event_output& out) const;
+  std::vector<std::pair<std::int64_t, std::int64_t>> free_gap(std::int64_t b, std::int64_t e,
+                                                              detail::event_output& out) const;
+
+ private:
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans_;
+  std::uint64_t pid_;
+};
+
+/// Gathers what link() needs from the export's windows (load.hpp) without
+/// holding the collection: the HCCL records are read once when it opens, and
+/// of the windows it keeps the HCCL-level calls, the node-level calls holding
+/// an hccl_info record (the collectives' launches), and the tasks without an op
+/// launched on a thread with hccl_info records (the small tasks among them;
+/// a task can come before its call, so they are sorted out at the end).
+/// Memory grows with the HCCL records, not with the other ones.
+class collector {
+ public:
+  /// Reads prof_dir's HCCL records; a collection without hccl_info gives an
+  /// idle collector.
+  static result<collector> open(const std::string& prof_dir);
+  bool active() const noexcept { return !in_.infos.empty(); }
+  void add(const model& window);
+  /// Links what was kept; `final` gives the collection start.
+  communication finish(const model& final);
+
+ private:
+  bool holds_info(const api_call& a) const;
+  inputs in_;
+  /// Per thread, the times of its hccl_info records, sorted.
+  std::unordered_map<std::uint32_t, std::vector<std::int64_t>> info_ts_;
+  std::vector<api_call> apis_;
+  std::vector<device_task> tasks_;
+};
 
 }  // namespace hccl
 }  // namespace convert
