@@ -2,6 +2,7 @@
 // The SQLite writer (convert/db.hpp): the connection, table inserts, the
 // reference's tables and enums, and db_window_writer.
 #include "msprof/convert/db.hpp"
+#include "msprof/convert/hccl.hpp"
 
 #include <sqlite3.h>
 
@@ -9,6 +10,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
 
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/timeline.hpp"
@@ -28,6 +31,16 @@ const db_table_def* db_tables() {
   static const db_table_def defs[] = {
       {"AICORE_FREQ", "deviceId INTEGER, timestampNs NUMERIC, freq INTEGER, dieId NUMERIC", 4},
       {"CANN_API", "startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, name INTEGER", 6},
+      {"COMMUNICATION_OP",
+       "opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY "
+       "KEY, relay INTEGER, retry INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER, deviceId "
+       "INTEGER, rankSize INTEGER",
+       14},
+      {"COMMUNICATION_TASK_INFO",
+       "name INTEGER, globalTaskId INTEGER, taskType INTEGER, planeId INTEGER, groupName INTEGER, notifyId INTEGER, "
+       "rdmaType INTEGER, srcRank INTEGER, dstRank INTEGER, transportType INTEGER, size INTEGER, dataType INTEGER, "
+       "linkType INTEGER, opId INTEGER, isMaster INTEGER, bandwidth NUMERIC",
+       16},
       {"COMPUTE_TASK_INFO",
        "name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockNum INTEGER, mixBlockNum INTEGER, taskType INTEGER, "
        "opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, outputFormats INTEGER, "
@@ -351,6 +364,7 @@ result<void> db_window_writer::finish(const model& final) {
     }
     MSPROF_TRY(write_overlap());
     lap(rows_of("OVERLAP_ANALYSIS"));
+    if (comm_ && !comm_->tasks.empty()) write_communication();
   }
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
   for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
@@ -566,8 +580,16 @@ result<void> db_window_writer::write_overlap() {
   auto close_device = [&] {
     const std::int64_t hi = task_span_[cur.device_id].second;
     if (hi > covered) gaps_.push({covered, hi, cur.device_id, 0}, {});
+    // With collectives: their lane (1), and each gap split into communication not overlapped (2) and free (3).
+    std::optional<hccl::overlap_lanes> comm;
+    if (comm_) comm.emplace(*comm_, cur.device_id);
+    if (comm)
+      for (const auto& sp : comm->communication_spans()) o.row(oid++, cur.device_id, sp.first, sp.second, 1);
     auto g = gaps_.drain([&](const detail::interval_key& k, std::string_view) {
-      o.row(oid++, k.device_id, k.start_ns, k.end_ns, 3);
+      if (!comm) return o.row(oid++, k.device_id, k.start_ns, k.end_ns, 3);
+      const auto parts = comm->free_gap(k.start_ns, k.end_ns);
+      for (const auto& sp : parts.not_overlapped) o.row(oid++, k.device_id, sp.first, sp.second, 2);
+      for (const auto& sp : parts.free) o.row(oid++, k.device_id, sp.first, sp.second, 3);
     });
     if (!g && gaps_status) gaps_status = g;
   };
@@ -587,6 +609,33 @@ result<void> db_window_writer::write_overlap() {
     close_device();
   }
   return gaps_status;
+}
+
+/// COMMUNICATION_OP (opId: the collective's place by start) and
+/// COMMUNICATION_TASK_INFO; bandwidths in B/s, names and groups as strings.
+void db_window_writer::write_communication() {
+  const auto& c = *comm_;
+  std::map<std::pair<std::string, std::uint32_t>, std::size_t> op_id;
+  auto& ops = rows_of("COMMUNICATION_OP");
+  for (std::size_t i = 0; i < c.ops.size(); ++i) {
+    const auto& op = c.ops[i];
+    op_id.emplace(std::make_pair(op.name, op.device_id), i);
+    ops.row(ids_.id(op.name), op.start_ns, op.end_ns, op.connection_id, ids_.id(op.group), i,
+            op.has_info ? op.relay : 0, op.has_info ? op.retry : 0, op.has_info ? op.data_type : 65534u,
+            ids_.id(op.has_info ? op.alg_type : std::string("N/A")), op.count, ids_.id(op.op_type), op.device_id,
+            op.rank_size);
+  }
+  lap(ops);
+  auto& tasks = rows_of("COMMUNICATION_TASK_INFO");
+  for (const auto& t : c.tasks) {
+    auto id = op_id.find({t.op_name, t.device_id});
+    if (id == op_id.end()) continue;  // its collective was left out (hccl::link warned)
+    const auto& i = t.info;
+    tasks.row(ids_.id(t.op_name), t.global_task_id, ids_.id(t.name), i.planeID, ids_.id(t.group),
+              t.has_info ? static_cast<std::int64_t>(i.notifyID) : -1, i.rdmaType, i.localRank, i.remoteRank,
+              i.transportType, i.dataSize, i.dataType, i.linkType, id->second, t.master ? 1 : 0, t.bandwidth * 1e9);
+  }
+  lap(tasks);
 }
 
 result<void> write_db(const model& m, const std::string& path, std::size_t spill_budget) {

@@ -154,6 +154,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   const hccl::communication comm = comm_records.finish(*loaded);
   if (timeline) timeline->set_communication(comm);
   if (summary) summary->set_communication(comm);
+  if (db) db->set_communication(comm);
   part_results r;
   beside(
       db.has_value(), [&] { r.db.emplace(db->finish(*loaded)); },

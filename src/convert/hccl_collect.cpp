@@ -50,52 +50,42 @@ communication collector::finish(const model& final) {
   return link(in_);
 }
 
-overlap_lanes::overlap_lanes(const communication& c, std::uint32_t device_id, std::uint64_t pid) : pid_(pid) {
+overlap_lanes::overlap_lanes(const communication& c, std::uint32_t device_id) {
+  std::vector<span> all;
   for (const auto& op : c.ops)
-    if (op.device_id == device_id) spans_.emplace_back(op.start_ns, op.end_ns);
-  std::sort(spans_.begin(), spans_.end());
-  std::vector<std::pair<std::int64_t, std::int64_t>> merged;
-  for (const auto& s : spans_) {
-    if (!merged.empty() && s.first <= merged.back().second)
-      merged.back().second = std::max(merged.back().second, s.second);
+    if (op.device_id == device_id) all.emplace_back(op.start_ns, op.end_ns);
+  std::sort(all.begin(), all.end());
+  for (const auto& s : all) {
+    if (!spans_.empty() && s.first <= spans_.back().second)
+      spans_.back().second = std::max(spans_.back().second, s.second);
     else
-      merged.push_back(s);
+      spans_.push_back(s);
   }
-  spans_ = std::move(merged);
 }
 
-namespace {
-void lane_event(detail::event_output& out, const char* name, std::uint64_t pid, std::uint32_t tid, std::int64_t b,
-                std::int64_t e) {
-  trace_event x;
-  x.ph = 'X';
-  x.name = name;
-  x.pid = pid;
-  x.tid = tid;
-  x.ts_ns = b;
-  x.dur_ns = e - b;
-  out(std::move(x));
-}
-}  // namespace
-
-void overlap_lanes::emit_communication(detail::event_output& out) const {
-  for (const auto& s : spans_) lane_event(out, "Communication", pid_, 1, s.first, s.second);
-}
-
-std::vector<std::pair<std::int64_t, std::int64_t>> overlap_lanes::free_gap(std::int64_t b, std::int64_t e,
-                                                                          detail::event_output& out) const {
-  std::vector<std::pair<std::int64_t, std::int64_t>> still_free;
-  auto it = std::lower_bound(spans_.begin(), spans_.end(), std::make_pair(b, b),
-                             [](const auto& x, const auto& y) { return x.second <= y.first; });  // first ending after b
+overlap_lanes::split overlap_lanes::free_gap(std::int64_t b, std::int64_t e) const {
+  split out;
+  auto it = std::partition_point(spans_.begin(), spans_.end(), [&](const span& s) { return s.second <= b; });
   std::int64_t at = b;
   for (; it != spans_.end() && it->first < e; ++it) {
     const std::int64_t from = std::max(at, it->first), to = std::min(e, it->second);
-    if (from > at) still_free.emplace_back(at, from);
-    if (to > from) lane_event(out, "Communication(Not Overlapped)", pid_, 2, from, to);
+    if (from > at) out.free.emplace_back(at, from);
+    if (to > from) out.not_overlapped.emplace_back(from, to);
     at = std::max(at, to);
   }
-  if (e > at) still_free.emplace_back(at, e);
-  return still_free;
+  if (e > at) out.free.emplace_back(at, e);
+  return out;
+}
+
+void overlap_lanes::emit(detail::event_output& out, bool not_overlapped, std::uint64_t pid, const span& s) {
+  trace_event x;
+  x.ph = 'X';
+  x.name = not_overlapped ? "Communication(Not Overlapped)" : "Communication";
+  x.pid = pid;
+  x.tid = not_overlapped ? 2 : 1;
+  x.ts_ns = s.first;
+  x.dur_ns = s.second - s.first;
+  out(std::move(x));
 }
 
 }  // namespace hccl

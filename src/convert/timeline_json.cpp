@@ -349,14 +349,21 @@ result<void> timeline_collector::write_overlap(const session_info& s, detail::ev
     dev = d;
     pid = format_pid(s.pid, sort_index::overlap_analysis, d);
     detail::add_overlap_meta(dest, s, d);
-    if (comm_) comm.emplace(*comm_, d, pid);
-    if (comm) comm->emit_communication(dest);
+    if (comm_) comm.emplace(*comm_, d);
+    if (comm)
+      for (const auto& sp : comm->communication_spans()) hccl::overlap_lanes::emit(dest, false, pid, sp);
   };
   auto on_compute = [&](std::int64_t b, std::int64_t e) { dest.overlap({dev, b, e, true}, pid); };
   auto on_free = [&](std::int64_t b, std::int64_t e) {
-    for (const auto& [fb, fe] : comm ? comm->free_gap(b, e, dest) : std::vector<std::pair<std::int64_t, std::int64_t>>{{b, e}}) {
+    hccl::overlap_lanes::split parts;
+    if (comm)
+      parts = comm->free_gap(b, e);
+    else
+      parts.free.emplace_back(b, e);
+    for (const auto& sp : parts.not_overlapped) hccl::overlap_lanes::emit(dest, true, pid, sp);
+    for (const auto& sp : parts.free) {
       text.clear();
-      detail::append_overlap_json(text, {dev, fb, fe, false}, pid);
+      detail::append_overlap_json(text, {dev, sp.first, sp.second, false}, pid);
       events_.push({sections::overlap_free, gaps++}, text);
     }
   };

@@ -125,6 +125,9 @@ class db_exporter {
 
   result<void> add(const model& window);
 
+  /// The collectives (convert/hccl.hpp; must outlive finish()): their tables.
+  void set_communication(const hccl::communication& c);
+
   result<export_result> finish(const model& final);
 
  private:

@@ -130,20 +130,24 @@ const char* link_type_name(std::uint32_t v) noexcept;
 const char* transport_type_name(std::uint32_t v) noexcept;
 const char* rdma_type_name(std::uint32_t v) noexcept;
 
-/// Overlap Analysis of one device: the collectives' spans (merged, by start)
-/// as its Communication lane, handed to `out`; `free_gap` then splits a gap
-/// between compute intervals into its Communication(Not Overlapped) parts
-/// (handed to `out`) and the parts still free (returned, in time order).
+/// Overlap Analysis of one device: the collectives' spans, merged, by start
+/// (its Communication lane); free_gap() splits a gap between compute
+/// intervals into its Communication(Not Overlapped) parts and the parts still
+/// free, both in time order.
 class overlap_lanes {
  public:
-  overlap_lanes(const communication& c, std::uint32_t device_id, std::uint64_t pid);
-  void emit_communication(detail::event_output& out) const;
-  std::vector<std::pair<std::int64_t, std::int64_t>> free_gap(std::int64_t b, std::int64_t e,
-                                                              detail::event_output& out) const;
+  using span = std::pair<std::int64_t, std::int64_t>;
+  struct split {
+    std::vector<span> not_overlapped, free;
+  };
+  overlap_lanes(const communication& c, std::uint32_t device_id);
+  const std::vector<span>& communication_spans() const noexcept { return spans_; }
+  split free_gap(std::int64_t b, std::int64_t e) const;
+  /// A timeline event of the lane: Communication (tid 1) or Communication(Not Overlapped) (tid 2).
+  static void emit(detail::event_output& out, bool not_overlapped, std::uint64_t pid, const span& s);
 
  private:
-  std::vector<std::pair<std::int64_t, std::int64_t>> spans_;
-  std::uint64_t pid_;
+  std::vector<span> spans_;
 };
 
 /// Gathers what link() needs from the export's windows (load.hpp) without
