@@ -79,17 +79,19 @@ std::vector<std::pair<const char*, std::vector<enum_row>>> db_enums() {
     v.insert(v.end(), hccl_tail.begin(), hccl_tail.end());
     return v;
   };
+  // The HCCL names come from convert/hccl (one place): the ids below the tail it names.
+  auto hccl_names = [](const char* (*name)(std::uint32_t) noexcept) {
+    std::vector<enum_row> v;
+    for (std::uint32_t id = 0; id < 255; ++id)
+      if (std::strcmp(name(id), "N/A") != 0) v.push_back({id, name(id)});
+    return v;
+  };
   return {
       {"ENUM_API_TYPE", {{5000, "runtime"}, {5500, "communication"}, {10000, "node"}, {15000, "model"}, {20000, "acl"}}},
-      {"ENUM_HCCL_DATA_TYPE",
-       {{0, "INT8"}, {1, "INT16"}, {2, "INT32"}, {3, "FP16"}, {4, "FP32"}, {5, "INT64"}, {6, "UINT64"},
-        {7, "UINT8"}, {8, "UINT16"}, {9, "UINT32"}, {10, "FP64"}, {11, "BFP16"}, {12, "INT128"}, {14, "HIF8"},
-        {15, "FP8E4M3"}, {16, "FP8E5M2"}, {17, "FP8E8M0"}, {255, "RESERVED"}, {65534, "N/A"}, {65535, "INVALID_TYPE"}}},
-      {"ENUM_HCCL_LINK_TYPE",
-       with_tail({{0, "ON_CHIP"}, {1, "HCCS"}, {2, "PCIE"}, {3, "ROCE"}, {4, "SIO"}, {5, "HCCS_SW"},
-                  {6, "STANDARD_ROCE"}, {7, "UB"}, {8, "UBoE"}})},
-      {"ENUM_HCCL_RDMA_TYPE", with_tail({{0, "RDMA_SEND_NOTIFY"}, {1, "RDMA_SEND_PAYLOAD"}})},
-      {"ENUM_HCCL_TRANSPORT_TYPE", with_tail({{0, "SDMA"}, {1, "RDMA"}, {2, "LOCAL"}, {3, "UB"}, {4, "ROCE"}})},
+      {"ENUM_HCCL_DATA_TYPE", with_tail(hccl_names(hccl::data_type_name))},
+      {"ENUM_HCCL_LINK_TYPE", with_tail(hccl_names(hccl::link_type_name))},
+      {"ENUM_HCCL_RDMA_TYPE", with_tail(hccl_names(hccl::rdma_type_name))},
+      {"ENUM_HCCL_TRANSPORT_TYPE", with_tail(hccl_names(hccl::transport_type_name))},
       {"ENUM_MEMCPY_OPERATION",
        {{0, memcpy_operation_name(0)}, {1, memcpy_operation_name(1)}, {2, memcpy_operation_name(2)},
         {3, memcpy_operation_name(3)}, {4, memcpy_operation_name(4)}, {5, memcpy_operation_name(5)},
