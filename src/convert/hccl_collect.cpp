@@ -3,6 +3,9 @@
 // at the end (the exports' one hook into convert/hccl).
 #include <msprof/convert/hccl.hpp>
 
+#include <msprof/core/directory.hpp>
+#include <msprof/prof/layout.hpp>
+
 #include <algorithm>
 
 MSPROF_BEGIN_NAMESPACE
@@ -11,6 +14,13 @@ namespace hccl {
 
 result<collector> collector::open(const std::string& prof_dir) {
   collector c;
+  // Most collections have no communication: a look at the host data's names
+  // spares them a second reader (its dictionaries).
+  auto names = posix_dir::list(prof_dir + "/" + prof::layout::host_dir + "/" + prof::layout::data_dir);
+  if (!names || std::none_of(names->begin(), names->end(), [](const std::string& n) {
+        return n.find(".hccl_info.") != std::string::npos;
+      }))
+    return c;
   auto r = prof::prof_reader::open(prof_dir);
   if (!r) return r.err();
   const model none;

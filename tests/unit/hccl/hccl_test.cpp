@@ -246,3 +246,26 @@ TEST_CASE("hccl: what cannot be linked is left out with a warning") {
   CHECK(c.warnings[0].find("outside any node-level call") != std::string::npos);
   CHECK(c.warnings[1].find("FFTS+") != std::string::npos);
 }
+
+TEST_CASE("hccl: overlap lanes merge the collectives and split a free gap around them") {
+  hc::communication c;
+  auto op = [](std::int64_t b, std::int64_t e, std::uint32_t dev) {
+    hc::comm_op o;
+    o.start_ns = b;
+    o.end_ns = e;
+    o.device_id = dev;
+    return o;
+  };
+  c.ops = {op(100, 200, 0), op(150, 250, 0), op(400, 500, 0), op(0, 1000, 1)};
+  const hc::overlap_lanes lanes(c, 0);
+  using span = hc::overlap_lanes::span;
+  CHECK(lanes.communication_spans() == std::vector<span>{{100, 250}, {400, 500}});  // device 1's is not there
+  // A gap 50..450: communication not overlapped 100..250 and 400..450, free 50..100 and 250..400.
+  const auto s = lanes.free_gap(50, 450);
+  CHECK(s.not_overlapped == std::vector<span>{{100, 250}, {400, 450}});
+  CHECK(s.free == std::vector<span>{{50, 100}, {250, 400}});
+  // A gap inside a collective is all communication; one outside them all free.
+  CHECK(lanes.free_gap(160, 170).free.empty());
+  CHECK(lanes.free_gap(260, 300).free == std::vector<span>{{260, 300}});
+  CHECK(lanes.free_gap(260, 300).not_overlapped.empty());
+}
