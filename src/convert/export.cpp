@@ -151,7 +151,9 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   MSPROF_TRY(text_status);
   MSPROF_TRY(db_status);
   detail::clear_intermediates(prof_dir, oo);
-  const hccl::communication comm = comm_records.finish(*loaded);
+  auto linked = comm_records.finish(*loaded);
+  if (!linked) return linked.err();
+  const hccl::communication comm = std::move(*linked);
   if (timeline) timeline->set_communication(comm);
   if (summary) summary->set_communication(comm);
   if (db) db->set_communication(comm);
@@ -165,6 +167,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
       });
   export_result all;
   all.warnings = loaded->warnings;
+  all.warnings.insert(all.warnings.end(), comm.warnings.begin(), comm.warnings.end());
   all.records = records;
   if (chrome_extra && (!r.timeline || *r.timeline)) {
     auto c = chrome ? (chrome_status ? chrome->finish(*loaded) : result<export_result>(chrome_status.err()))

@@ -118,7 +118,7 @@ const char* rdma_type_name(std::uint32_t v) noexcept {
   return v < sizeof names / sizeof names[0] ? names[v] : "N/A";
 }
 
-result<inputs> read_inputs(prof::prof_reader& r, const model& m) {
+result<inputs> read_inputs(prof::prof_reader& r, const model& m, bool with_node_types) {
   inputs in;
   in.apis = &m.apis;
   in.tasks = &m.tasks;
@@ -149,14 +149,23 @@ result<inputs> read_inputs(prof::prof_reader& r, const model& m) {
     o.alg_type = r.lookup(rec.payload.algType);
     in.op_infos.push_back(std::move(o));
   }));
-  MSPROF_TRY(r.for_each_node_basic_info([&](const auto& rec) {
+  if (with_node_types) MSPROF_TRY(read_node_types(r, [](std::uint32_t, std::int64_t) { return true; }, in.node_types));
+  return in;
+}
+
+result<void> read_node_types(prof::prof_reader& r, const std::function<bool(std::uint32_t, std::int64_t)>& keep,
+                             std::vector<node_type_record>& out) {
+  const auto& host = r.host();
+  const std::int64_t offset = host.wall_offset_ns();
+  return r.for_each_node_basic_info([&](const auto& rec) {
+    const std::int64_t ts = host.clock.to_monotonic_ns(rec.head.timeStamp) + offset;
+    if (!keep(rec.head.threadId, ts)) return;
     node_type_record n;
     n.thread_id = rec.head.threadId;
-    n.ts_ns = local(rec.head.timeStamp);
+    n.ts_ns = ts;
     n.op_type = r.lookup(rec.payload.opType);
-    in.node_types.push_back(std::move(n));
-  }));
-  return in;
+    out.push_back(std::move(n));
+  });
 }
 
 communication link(const inputs& in) {

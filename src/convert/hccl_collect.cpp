@@ -24,15 +24,12 @@ result<collector> collector::open(const std::string& prof_dir) {
   auto r = prof::prof_reader::open(prof_dir);
   if (!r) return r.err();
   const model none;
-  auto in = read_inputs(*r, none);
+  auto in = read_inputs(*r, none, false);
   if (!in) return in.err();
   c.in_ = std::move(*in);
   for (const auto& i : c.in_.infos) c.info_ts_[i.thread_id].push_back(i.ts_ns);
   for (auto& [tid, v] : c.info_ts_) std::sort(v.begin(), v.end());
-  // Only the op types of threads that report communication can name a collective.
-  auto& types = c.in_.node_types;
-  types.erase(std::remove_if(types.begin(), types.end(), [&](const node_type_record& n) { return !c.info_ts_.count(n.thread_id); }),
-              types.end());
+  c.reader_.emplace(std::move(*r));
   return c;
 }
 
@@ -52,8 +49,33 @@ void collector::add(const model& w) {
 }
 
 
-communication collector::finish(const model& final) {
-  if (!active()) return {};
+result<communication> collector::finish(const model& final) {
+  if (!active()) return communication{};
+  // Op types inside the kept node-level calls only: per thread, those calls by
+  // start with the latest end so far (calls may nest), so a record's test is a search.
+  struct calls {
+    std::vector<std::int64_t> starts, max_ends;
+  };
+  std::unordered_map<std::uint32_t, std::vector<std::pair<std::int64_t, std::int64_t>>> spans;
+  for (const auto& a : apis_)
+    if (a.level == level::node) spans[a.thread_id].emplace_back(a.start_ns, a.end_ns);
+  std::unordered_map<std::uint32_t, calls> nodes;
+  for (auto& [tid, v] : spans) {
+    std::sort(v.begin(), v.end());
+    auto& c = nodes[tid];
+    for (const auto& [b, e] : v) {
+      c.starts.push_back(b);
+      c.max_ends.push_back(c.max_ends.empty() ? e : std::max(c.max_ends.back(), e));
+    }
+  }
+  auto inside = [&](std::uint32_t tid, std::int64_t ts) {  // in (start, end] of a kept call
+    auto it = nodes.find(tid);
+    if (it == nodes.end()) return false;
+    const auto& c = it->second;
+    const auto n = std::lower_bound(c.starts.begin(), c.starts.end(), ts) - c.starts.begin();
+    return n > 0 && c.max_ends[static_cast<std::size_t>(n - 1)] >= ts;
+  };
+  MSPROF_TRY(read_node_types(*reader_, inside, in_.node_types));
   in_.apis = &apis_;
   in_.tasks = &tasks_;
   in_.collection_start_ns = final.session.start_ns;

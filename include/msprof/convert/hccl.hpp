@@ -11,6 +11,8 @@
 #define MSPROF_CONVERT_HCCL_HPP
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -107,8 +109,13 @@ struct communication {
 /// The HCCL records of a PROF_ directory (hccl_info, hccl_op_info, and the op
 /// types of node_basic_info) with local times and resolved names, for the
 /// model `m` loaded from it (its calls and tasks; `m` must outlive the result).
-/// The reader's warnings say what was skipped.
-result<inputs> read_inputs(prof::prof_reader& r, const model& m);
+/// The reader's warnings say what was skipped. Without `with_node_types` the
+/// op types are left to read_node_types().
+result<inputs> read_inputs(prof::prof_reader& r, const model& m, bool with_node_types = true);
+
+/// node_basic_info's op types of the records `keep(thread, local ts)` wants.
+result<void> read_node_types(prof::prof_reader& r, const std::function<bool(std::uint32_t, std::int64_t)>& keep,
+                             std::vector<node_type_record>& out);
 
 /// Links tasks to HCCL calls, hccl_info and their collectives; names them, and
 /// computes bandwidths and spans.
@@ -155,8 +162,9 @@ class overlap_lanes {
 /// of the windows it keeps the HCCL-level calls, the node-level calls holding
 /// an hccl_info record (the collectives' launches), and the tasks without an op
 /// launched on a thread with hccl_info records (the small tasks among them;
-/// a task can come before its call, so they are sorted out at the end).
-/// Memory grows with the HCCL records, not with the other ones.
+/// a task can come before its call, so they are sorted out at the end). The
+/// op types are read at the end, only those inside the kept calls. Memory
+/// grows with the HCCL records, not with the other ones.
 class collector {
  public:
   /// Reads prof_dir's HCCL records; a collection without hccl_info gives an
@@ -164,11 +172,13 @@ class collector {
   static result<collector> open(const std::string& prof_dir);
   bool active() const noexcept { return !in_.infos.empty(); }
   void add(const model& window);
-  /// Links what was kept; `final` gives the collection start.
-  communication finish(const model& final);
+  /// Reads the op types of the kept node-level calls and links what was
+  /// kept; `final` gives the collection start.
+  result<communication> finish(const model& final);
 
  private:
   bool holds_info(const api_call& a) const;
+  std::optional<prof::prof_reader> reader_;  ///< for the op types, read at the end
   inputs in_;
   /// Per thread, the times of its hccl_info records, sorted.
   std::unordered_map<std::uint32_t, std::vector<std::int64_t>> info_ts_;
