@@ -27,6 +27,8 @@ result<collector> collector::open(const std::string& prof_dir) {
   auto in = read_inputs(*r, none, false);
   if (!in) return in.err();
   c.in_ = std::move(*in);
+  c.in_.apis = nullptr;  // they pointed into `none`; finish() sets the kept ones
+  c.in_.tasks = nullptr;
   for (const auto& i : c.in_.infos) c.info_ts_[i.thread_id].push_back(i.ts_ns);
   for (auto& [tid, v] : c.info_ts_) std::sort(v.begin(), v.end());
   c.reader_.emplace(std::move(*r));
