@@ -269,3 +269,50 @@ TEST_CASE("hccl: overlap lanes merge the collectives and split a free gap around
   CHECK(lanes.free_gap(260, 300).free == std::vector<span>{{260, 300}});
   CHECK(lanes.free_gap(260, 300).not_overlapped.empty());
 }
+
+TEST_CASE("hccl: the collector fed tiny windows links what link() links on the whole model") {
+  const auto whole = link_case();
+  for (std::size_t per : {1u, 2u, 3u, 7u}) {
+    CAPTURE(per);
+    auto c = hc::collector::open(prof_dir().string());
+    REQUIRE(c);
+    CHECK(c->active());
+    cv::load_options lo;
+    lo.window_records = per;  // a task may come in a window before its HCCL call's
+    auto final = cv::load_windows(prof_dir().string(), lo, [&](cv::model& w) { c->add(w); });
+    REQUIRE(final);
+    auto got = c->finish(*final);
+    REQUIRE(got);
+    CHECK(got->warnings.empty());
+    REQUIRE(got->ops.size() == whole.c.ops.size());
+    REQUIRE(got->tasks.size() == whole.c.tasks.size());
+    for (std::size_t i = 0; i < got->ops.size(); ++i) {
+      CHECK(got->ops[i].name == whole.c.ops[i].name);
+      CHECK(got->ops[i].op_type == whole.c.ops[i].op_type);
+      CHECK(got->ops[i].start_ns == whole.c.ops[i].start_ns);
+      CHECK(got->ops[i].end_ns == whole.c.ops[i].end_ns);
+      CHECK(got->ops[i].connection_id == whole.c.ops[i].connection_id);
+    }
+    for (std::size_t i = 0; i < got->tasks.size(); ++i) {
+      CHECK(got->tasks[i].op_name == whole.c.tasks[i].op_name);
+      CHECK(got->tasks[i].name == whole.c.tasks[i].name);
+      CHECK(got->tasks[i].bandwidth == whole.c.tasks[i].bandwidth);
+    }
+  }
+}
+
+TEST_CASE("hccl: a collection without hccl_info gives an idle collector") {
+  const auto dir = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "ops_pipeutil" / "input";
+  fs::path prof;
+  for (const auto& e : fs::directory_iterator(dir)) prof = e.path();
+  auto c = hc::collector::open(prof.string());
+  REQUIRE(c);
+  CHECK_FALSE(c->active());
+  auto m = cv::load_model(prof.string());
+  REQUIRE(m);
+  c->add(*m);
+  auto got = c->finish(*m);
+  REQUIRE(got);
+  CHECK(got->ops.empty());
+  CHECK(got->tasks.empty());
+}
