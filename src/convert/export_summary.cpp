@@ -195,32 +195,21 @@ struct summary_exporter::impl {
       });
     }
   }
-  /// communication_statistic: the CSV form only (hccl::statistic_csv).
+  /// communication_statistic: per device (ascending) its rows.
   result<void> write_communication_statistic(const hccl::communication& c, const model& final,
                                              std::vector<std::string>& files) {
     std::set<std::uint32_t> devices;
     for (const auto& t : c.tasks) devices.insert(t.device_id);
-    std::vector<std::string> lines;
-    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
     for (auto d : devices) {
-      const std::string text = hccl::statistic_csv(c, d, final.session.start_ns);
-      std::size_t from = text.find('\n');
-      if (from == std::string::npos) continue;
-      if (header.empty()) header = split_csv_header(text.substr(0, from));
-      for (std::size_t to; (to = text.find('\n', ++from)) != std::string::npos; from = to)
-        lines.push_back(text.substr(from, to - from + 1));
+      auto r = hccl::statistic_rows(c, d, final.session.start_ns);
+      rows.insert(rows.end(), r.begin(), r.end());
     }
-    if (lines.empty() || o_.format == "json") return {};
-    file f(*this, "communication_statistic", header, lines.size());
-    for (const auto& l : lines) f.row().append(l);
+    file f(*this, "communication_statistic", hccl::statistic_header(), rows.size());
+    for (const auto& row : rows) f.format_row([&](auto& s) {
+        for (const auto& cell : row) s.str(cell);
+      });
     return f.close(files);
-  }
-  static std::vector<std::string> split_csv_header(const std::string& h) {
-    std::vector<std::string> v;
-    std::size_t from = 0;
-    for (std::size_t to; (to = h.find(',', from)) != std::string::npos; from = to + 1) v.push_back(h.substr(from, to - from));
-    v.push_back(h.substr(from));
-    return v;
   }
 
   /// The files of one summary: <stem>[_slice_<k>]_<ts>.<ext>, o.slice_rows rows

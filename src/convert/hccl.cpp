@@ -457,7 +457,12 @@ void emit_timeline(const communication& c, std::uint32_t pid, std::uint32_t devi
   }
 }
 
-std::string statistic_csv(const communication& c, std::uint32_t device_id, std::int64_t collection_start_ns) {
+std::vector<std::string> statistic_header() {
+  return {"Device_id", "OP Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)", "Ratio(%)"};
+}
+
+std::vector<std::vector<std::string>> statistic_rows(const communication& c, std::uint32_t device_id,
+                                                     std::int64_t collection_start_ns) {
   // Per collective (its master tasks after the start) its span; per op type
   // count, total, min, avg, max and share of the total, largest share first.
   struct span {
@@ -491,15 +496,28 @@ std::string statistic_csv(const communication& c, std::uint32_t device_id, std::
   std::vector<row> v;
   for (auto& [k, r] : rows) v.push_back(r);
   std::stable_sort(v.begin(), v.end(), [](const row& a, const row& b) { return a.total > b.total; });
-  std::string out = "Device_id,OP Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n";
+  std::vector<std::vector<std::string>> out;
   for (const auto& r : v) {
     if (all == 0) break;
-    out += std::to_string(device_id) + ",";
-    append_csv_cell(out, r.type);
-    out += "," + std::to_string(r.count) + "," + fewest3(r.total) + "," + fewest3(r.min) + "," +
-           fewest3(r.total / static_cast<double>(r.count)) + "," + fewest3(r.max) + "," + fewest3(r.total / all * 100) +
-           "\n";
+    out.push_back({std::to_string(device_id), r.type, std::to_string(r.count), fewest3(r.total), fewest3(r.min),
+                   fewest3(r.total / static_cast<double>(r.count)), fewest3(r.max), fewest3(r.total / all * 100)});
   }
+  return out;
+}
+
+std::string statistic_csv(const communication& c, std::uint32_t device_id, std::int64_t collection_start_ns) {
+  const auto rows = statistic_rows(c, device_id, collection_start_ns);
+  if (rows.empty()) return {};
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+      if (k) out += ',';
+      append_csv_cell(out, cells[k]);
+    }
+    out += '\n';
+  };
+  line(statistic_header());
+  for (const auto& r : rows) line(r);
   return out;
 }
 

@@ -127,8 +127,14 @@ communication link(const inputs& in);
 /// (the reference's order is its hash map's).
 void emit_timeline(const communication& c, std::uint32_t pid, std::uint32_t device_id, detail::event_output& out);
 
+/// communication_statistic's columns, and its rows of one device (none
+/// without master tasks).
+std::vector<std::string> statistic_header();
+std::vector<std::vector<std::string>> statistic_rows(const communication& c, std::uint32_t device_id,
+                                                     std::int64_t collection_start_ns);
+
 /// communication_statistic_<ts>.csv of one device (header included; "" without
-/// master tasks).
+/// rows).
 std::string statistic_csv(const communication& c, std::uint32_t device_id, std::int64_t collection_start_ns);
 
 /// ENUM_HCCL_* names ("FP32", "HCCS", "SDMA", "RDMA_SEND_PAYLOAD"); "N/A" for others.
