@@ -2,6 +2,7 @@
 // The SQLite writer (convert/db.hpp): the connection, table inserts, the
 // reference's tables and enums, and db_window_writer.
 #include "msprof/convert/db.hpp"
+#include "msprof/convert/hccl.hpp"
 
 #include <sqlite3.h>
 
@@ -9,6 +10,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
 
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/summary.hpp"
@@ -29,6 +32,16 @@ const db_table_def* db_tables() {
   static const db_table_def defs[] = {
       {"AICORE_FREQ", "deviceId INTEGER, timestampNs NUMERIC, freq INTEGER, dieId NUMERIC", 4},
       {"CANN_API", "startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, name INTEGER", 6},
+      {"COMMUNICATION_OP",
+       "opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY "
+       "KEY, relay INTEGER, retry INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER, deviceId "
+       "INTEGER, rankSize INTEGER",
+       14},
+      {"COMMUNICATION_TASK_INFO",
+       "name INTEGER, globalTaskId INTEGER, taskType INTEGER, planeId INTEGER, groupName INTEGER, notifyId INTEGER, "
+       "rdmaType INTEGER, srcRank INTEGER, dstRank INTEGER, transportType INTEGER, size INTEGER, dataType INTEGER, "
+       "linkType INTEGER, opId INTEGER, isMaster INTEGER, bandwidth NUMERIC",
+       16},
       {"COMPUTE_TASK_INFO",
        "name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockNum INTEGER, mixBlockNum INTEGER, taskType INTEGER, "
        "opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, inputShapes INTEGER, outputFormats INTEGER, "
@@ -74,17 +87,19 @@ std::vector<std::pair<const char*, std::vector<enum_row>>> db_enums() {
   };
   std::vector<enum_row> modules;
   for (const auto& [id, name] : module_names()) modules.push_back({static_cast<std::int64_t>(id), name});
+  // The HCCL names come from convert/hccl (one place): the ids below the tail it names.
+  auto hccl_names = [](const char* (*name)(std::uint32_t) noexcept) {
+    std::vector<enum_row> v;
+    for (std::uint32_t id = 0; id < 255; ++id)
+      if (std::strcmp(name(id), "N/A") != 0) v.push_back({id, name(id)});
+    return v;
+  };
   return {
       {"ENUM_API_TYPE", {{5000, "runtime"}, {5500, "communication"}, {10000, "node"}, {15000, "model"}, {20000, "acl"}}},
-      {"ENUM_HCCL_DATA_TYPE",
-       {{0, "INT8"}, {1, "INT16"}, {2, "INT32"}, {3, "FP16"}, {4, "FP32"}, {5, "INT64"}, {6, "UINT64"},
-        {7, "UINT8"}, {8, "UINT16"}, {9, "UINT32"}, {10, "FP64"}, {11, "BFP16"}, {12, "INT128"}, {14, "HIF8"},
-        {15, "FP8E4M3"}, {16, "FP8E5M2"}, {17, "FP8E8M0"}, {255, "RESERVED"}, {65534, "N/A"}, {65535, "INVALID_TYPE"}}},
-      {"ENUM_HCCL_LINK_TYPE",
-       with_tail({{0, "ON_CHIP"}, {1, "HCCS"}, {2, "PCIE"}, {3, "ROCE"}, {4, "SIO"}, {5, "HCCS_SW"},
-                  {6, "STANDARD_ROCE"}, {7, "UB"}, {8, "UBoE"}})},
-      {"ENUM_HCCL_RDMA_TYPE", with_tail({{0, "RDMA_SEND_NOTIFY"}, {1, "RDMA_SEND_PAYLOAD"}})},
-      {"ENUM_HCCL_TRANSPORT_TYPE", with_tail({{0, "SDMA"}, {1, "RDMA"}, {2, "LOCAL"}, {3, "UB"}, {4, "ROCE"}})},
+      {"ENUM_HCCL_DATA_TYPE", with_tail(hccl_names(hccl::data_type_name))},
+      {"ENUM_HCCL_LINK_TYPE", with_tail(hccl_names(hccl::link_type_name))},
+      {"ENUM_HCCL_RDMA_TYPE", with_tail(hccl_names(hccl::rdma_type_name))},
+      {"ENUM_HCCL_TRANSPORT_TYPE", with_tail(hccl_names(hccl::transport_type_name))},
       {"ENUM_MEMCPY_OPERATION",
        {{0, memcpy_operation_name(0)}, {1, memcpy_operation_name(1)}, {2, memcpy_operation_name(2)},
         {3, memcpy_operation_name(3)}, {4, memcpy_operation_name(4)}, {5, memcpy_operation_name(5)},
@@ -389,7 +404,7 @@ result<void> db_window_writer::add(const model& w) {
     detail::put(buf_, a.end_ns);
     detail::put(buf_, a.level);
     detail::put(buf_, a.thread_id);
-    buf_ += a.name;
+    buf_ += display_name(a);
     apis_.push({a.connection_id}, buf_);
   }
   for (const auto& t : w.tasks) add_task(w, t);
@@ -433,6 +448,7 @@ result<void> db_window_writer::finish(const model& final) {
     }
     MSPROF_TRY(write_overlap());
     lap(rows_of("OVERLAP_ANALYSIS"));
+    if (comm_ && !comm_->tasks.empty()) write_communication();
   }
   MSPROF_TRY(write_module_mem(s.prof_dir));
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
@@ -653,8 +669,16 @@ result<void> db_window_writer::write_overlap() {
   auto close_device = [&] {
     const std::int64_t hi = task_span_[cur.device_id].second;
     if (hi > covered) gaps_.push({covered, hi, cur.device_id, 0}, {});
+    // With collectives: their lane (1), and each gap split into communication not overlapped (2) and free (3).
+    std::optional<hccl::overlap_lanes> comm;
+    if (comm_) comm.emplace(*comm_, cur.device_id);
+    if (comm)
+      for (const auto& sp : comm->communication_spans()) o.row(oid++, cur.device_id, sp.first, sp.second, 1);
     auto g = gaps_.drain([&](const detail::interval_key& k, std::string_view) {
-      o.row(oid++, k.device_id, k.start_ns, k.end_ns, 3);
+      if (!comm) return o.row(oid++, k.device_id, k.start_ns, k.end_ns, 3);
+      const auto parts = comm->free_gap(k.start_ns, k.end_ns);
+      for (const auto& sp : parts.not_overlapped) o.row(oid++, k.device_id, sp.first, sp.second, 2);
+      for (const auto& sp : parts.free) o.row(oid++, k.device_id, sp.first, sp.second, 3);
     });
     if (!g && gaps_status) gaps_status = g;
   };
@@ -674,6 +698,33 @@ result<void> db_window_writer::write_overlap() {
     close_device();
   }
   return gaps_status;
+}
+
+/// COMMUNICATION_OP (opId: the collective's place by start) and
+/// COMMUNICATION_TASK_INFO; bandwidths in B/s, names and groups as strings.
+void db_window_writer::write_communication() {
+  const auto& c = *comm_;
+  std::map<std::pair<std::string, std::uint32_t>, std::size_t> op_id;
+  auto& ops = rows_of("COMMUNICATION_OP");
+  for (std::size_t i = 0; i < c.ops.size(); ++i) {
+    const auto& op = c.ops[i];
+    op_id.emplace(std::make_pair(op.name, op.device_id), i);
+    ops.row(ids_.id(op.name), op.start_ns, op.end_ns, op.connection_id, ids_.id(op.group), i,
+            op.has_info ? op.relay : 0, op.has_info ? op.retry : 0, op.has_info ? op.data_type : 65534u,
+            ids_.id(op.has_info ? op.alg_type : std::string("N/A")), op.count, ids_.id(op.op_type), op.device_id,
+            op.rank_size);
+  }
+  lap(ops);
+  auto& tasks = rows_of("COMMUNICATION_TASK_INFO");
+  for (const auto& t : c.tasks) {
+    auto id = op_id.find({t.op_name, t.device_id});
+    if (id == op_id.end()) continue;  // its collective was left out (hccl::link warned)
+    const auto& i = t.info;
+    tasks.row(ids_.id(t.op_name), t.global_task_id, ids_.id(t.name), i.planeID, ids_.id(t.group),
+              t.has_info ? static_cast<std::int64_t>(i.notifyID) : -1, i.rdmaType, i.localRank, i.remoteRank,
+              i.transportType, i.dataSize, i.dataType, i.linkType, id->second, t.master ? 1 : 0, t.bandwidth * 1e9);
+  }
+  lap(tasks);
 }
 
 result<void> write_db(const model& m, const std::string& path, std::size_t spill_budget) {

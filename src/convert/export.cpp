@@ -3,6 +3,7 @@
 // as it loads; at the end the db is finished on a second thread beside the
 // text files.
 #include "msprof/convert/export.hpp"
+#include "msprof/convert/hccl.hpp"
 
 #include <optional>
 #include <system_error>
@@ -113,7 +114,13 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   // Every writer gets every window, in load order. (A writers' thread taking
   // the windows while the next one loads made peak RSS depend on the threads'
   // timing: docs/performance.md, "Conversion", session 17.)
+  // HCCL communication: its own records read now, its calls and tasks kept
+  // from the windows, linked once they are all in (convert/hccl.hpp).
+  // An unreadable directory is the load's error to report (idle collector).
+  auto opened = hccl::collector::open(prof_dir);
+  hccl::collector comm_records = opened ? std::move(*opened) : hccl::collector{};
   auto write = [&](const model& w) {
+    comm_records.add(w);
     add(timeline, w, text_status);
     add(summary, w, text_status);
     add(chrome, w, oo.chrome ? text_status : chrome_status);
@@ -144,6 +151,12 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   MSPROF_TRY(text_status);
   MSPROF_TRY(db_status);
   detail::clear_intermediates(prof_dir, oo);
+  auto linked = comm_records.finish(*loaded);
+  if (!linked) return linked.err();
+  const hccl::communication comm = std::move(*linked);
+  if (timeline) timeline->set_communication(comm);
+  if (summary) summary->set_communication(comm);
+  if (db) db->set_communication(comm);
   part_results r;
   beside(
       db.has_value(), [&] { r.db.emplace(db->finish(*loaded)); },
@@ -154,6 +167,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
       });
   export_result all;
   all.warnings = loaded->warnings;
+  all.warnings.insert(all.warnings.end(), comm.warnings.begin(), comm.warnings.end());
   all.records = records;
   if (chrome_extra && (!r.timeline || *r.timeline)) {
     auto c = chrome ? (chrome_status ? chrome->finish(*loaded) : result<export_result>(chrome_status.err()))

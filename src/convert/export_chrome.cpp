@@ -60,7 +60,7 @@ struct hot_events {
     std::string& name = name_;
     name.assign(layer_name(a.level));
     name += '@';
-    name += a.name;
+    name += display_name(a);
     const chrome::detail::slice_fields f{'X', pid, a.thread_id, a.start_ns, a.end_ns - a.start_ns, name, a.connection_id};
     detail::api_args(a, b.begin_slice(f, {chrome_section::apis, a.connection_id}));
     b.end_slice();

@@ -53,7 +53,6 @@ struct db_exporter::impl {
     return r;
   }
 
- private:
   std::vector<std::string> notes_;   // temporaries of an interrupted export, removed
   result<void> status_;
   outfile::atomic_file tmp_;         // declared before writer_: SQLite closes first
@@ -67,6 +66,10 @@ db_exporter::db_exporter(const export_options& o, const std::string& prof_dir, s
 db_exporter::~db_exporter() = default;
 
 result<void> db_exporter::add(const model& window) { return p_->add(window); }
+
+void db_exporter::set_communication(const hccl::communication& c) {
+  if (p_->writer_) p_->writer_->set_communication(c);
+}
 
 result<export_result> db_exporter::finish(const model& final) { return p_->finish(final); }
 

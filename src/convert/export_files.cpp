@@ -133,7 +133,7 @@ std::string readme_text(const std::string& old, const export_options& o, const s
   std::string s =
       "msprof export output (msprof " MSPROF_VERSION_STRING ")\n\n"
       "msprof_<ts>.json      timeline (Chrome trace array): CANN APIs, Ascend Hardware tasks, AI Core Freq,\n"
-      "                      mstx events, HostToDevice/MsTx flows, Overlap Analysis\n"
+      "                      mstx events, HostToDevice/MsTx flows, Communication (HCCL), Overlap Analysis\n"
       "msprof_tx_<ts>.json   timeline of mstx markers and ranges only\n"
       "step_trace_<ts>.json  timeline of the iterations (steps) only, when the device recorded step traces\n"
       "chrome_trace_<ts>.json  the timeline in the form Chrome DevTools and the Perfetto UI draw\n"
@@ -142,6 +142,7 @@ std::string readme_text(const std::string& old, const export_options& o, const s
       "op_statistic_<ts>     ops grouped by type and core type\n"
       "api_statistic_<ts>    host API calls grouped by level and name\n"
       "task_time_<ts>        one row per device task\n"
+      "communication_statistic_<ts>  HCCL collectives per op type: count and times (when there are any)\n"
       "msprof_tx_<ts>        mstx markers and ranges (JSON: msprof_tx_summary_<ts>.json)\n"
       "step_trace_<ts>       one row per iteration (step): FP/BP, iteration end and time, model id\n"
       "                      (JSON: step_trace_summary_<ts>.json)\n"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -15,6 +16,7 @@
 
 #include "msprof/convert/export_files.hpp"
 #include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/hccl.hpp"
 #include "msprof/convert/summary.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -36,6 +38,8 @@ struct summary_exporter::impl {
       mem_keys_ = row_text::json_keys(mstx_mem_header());
     }
   }
+
+  const hccl::communication* comm_ = nullptr;  // set_communication(); none: no collectives
 
   result<void> add(const model& w) {
     records_ += detail::record_count(w);
@@ -101,13 +105,14 @@ struct summary_exporter::impl {
         0)
       return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to summarize");
 
+    if (comm_) add_communication(*comm_);
     {  // op_summary; op_statistic adds the durations up in its row order
       file f(*this, "op_summary", op_summary_header(pmu_ ? &*pmu_ : nullptr), op_rows_.size());
       std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
       MSPROF_TRY(op_rows_.drain([&](const task_row_key& k, std::string_view p) {
         op_row h;
         std::memcpy(&h, p.data(), sizeof h);
-        op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
+        if (h.group != no_group) op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
         std::string& b = f.row();
         b.append(p.substr(sizeof h, h.head_size));
         row_text s(b, keys(op_keys_));
@@ -120,6 +125,7 @@ struct summary_exporter::impl {
       MSPROF_TRY(f.close(r.files));
     }
     MSPROF_TRY(write_groups("op_statistic", op_statistic_header(), op_groups_, r.files));
+    if (comm_) MSPROF_TRY(write_communication_statistic(*comm_, final, r.files));
     MSPROF_TRY(api_.finish());
     MSPROF_TRY(write_groups("api_statistic", api_statistic_header(), api_.groups(), r.files));
     MSPROF_TRY(write_sorted("task_time", task_time_header(), task_rows_, r.files));
@@ -160,9 +166,55 @@ struct summary_exporter::impl {
   /// Head of an op_summary payload, followed by the text before the wait cell, then the text after it.
   struct op_row {
     std::int64_t end_ns;
-    std::uint32_t group;  ///< op_statistic group
+    std::uint32_t group;  ///< op_statistic group; no_group: a collective's row
     std::uint32_t head_size;
   };
+  static constexpr std::uint32_t no_group = UINT32_MAX;
+  /// A collective's op_summary row: its span, N/A for what belongs to compute
+  /// tasks (it is no op_statistic group).
+  void add_communication(const hccl::communication& c) {
+    const std::size_t cols = op_summary_header(pmu_ ? &*pmu_ : nullptr).size();
+    for (const auto& op : c.ops) {
+      op_rows_.push_with({op.device_id, op.start_ns, 0}, [&](std::string& b) {
+        const std::size_t at = b.size();
+        b.append(sizeof(op_row), '\0');
+        row_text o(b, keys(op_keys_));
+        o.open();
+        o.num(op.device_id);
+        o.num(4294967295u);
+        o.raw("N/A");
+        o.raw("N/A");
+        o.str(op.name);
+        o.str(op.op_type);
+        o.raw("N/A");
+        o.raw("COMMUNICATION");
+        o.ts(op.start_ns);
+        o.fixed3(detail::dur_us(op.start_ns, op.end_ns));
+        const op_row h{op.end_ns, no_group, static_cast<std::uint32_t>(b.size() - at - sizeof(op_row))};
+        std::memcpy(&b[at], &h, sizeof h);
+        o.open(op_summary_wait_col + 1);
+        o.raw("0");
+        for (std::size_t i = op_summary_wait_col + 2; i < cols; ++i) o.raw("N/A");
+        o.close();
+      });
+    }
+  }
+  /// communication_statistic: per device (ascending) its rows.
+  result<void> write_communication_statistic(const hccl::communication& c, const model& final,
+                                             std::vector<std::string>& files) {
+    std::set<std::uint32_t> devices;
+    for (const auto& t : c.tasks) devices.insert(t.device_id);
+    std::vector<std::vector<std::string>> rows;
+    for (auto d : devices) {
+      auto r = hccl::statistic_rows(c, d, final.session.start_ns);
+      rows.insert(rows.end(), r.begin(), r.end());
+    }
+    file f(*this, "communication_statistic", hccl::statistic_header(), rows.size());
+    for (const auto& row : rows) f.format_row([&](auto& s) {
+        for (const auto& cell : row) s.str(cell);
+      });
+    return f.close(files);
+  }
 
   /// The files of one summary: <stem>[_slice_<k>]_<ts>.<ext>, o.slice_rows rows
   /// each (the row count is known before the first row, so are the names);
@@ -347,6 +399,8 @@ summary_exporter::summary_exporter(const export_options& o, const std::string& p
 summary_exporter::~summary_exporter() = default;
 
 result<void> summary_exporter::add(const model& w) { return p_->add(w); }
+
+void summary_exporter::set_communication(const hccl::communication& c) { p_->comm_ = &c; }
 
 result<export_result> summary_exporter::finish(const model& final) { return p_->finish(final); }
 

@@ -73,8 +73,6 @@ struct timeline_exporter::impl {
     return r;
   }
 
- private:
-
   export_options o_;
   std::string prof_dir_;
   timeline_collector events_;
@@ -86,6 +84,8 @@ timeline_exporter::timeline_exporter(const export_options& o, const std::string&
 timeline_exporter::~timeline_exporter() = default;
 
 result<void> timeline_exporter::add(const model& window) { return p_->add(window); }
+
+void timeline_exporter::set_communication(const hccl::communication& c) { p_->events_.set_communication(c); }
 
 result<export_result> timeline_exporter::finish(const model& final) { return p_->finish(final); }
 

@@ -408,11 +408,15 @@ void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
   // flow) is the reference's too: the innermost enclosing call above the
   // runtime level (Node@launch for a kernel, aclrtMemcpyAsync for a copy), else
   // its thread's id, which names no call (file comment).
-  // A model-level call further out gives the task its model id.
+  // A model-level call further out gives the task its model id. A task inside
+  // an HCCL-level call is a collective's small task: neither that call nor the
+  // collective's op is its own (convert/hccl.hpp links it).
   open_api* launcher = nullptr;
+  bool in_hccl = false;
   enclosing(tr.thread_id, [&](open_api& a) {
-    if (!launcher && a.call.level != level::runtime) launcher = &a;
-    if (!t.op && a.op) t.op = a.op;
+    in_hccl = in_hccl || a.call.level == level::hccl;
+    if (!launcher && a.call.level != level::runtime && a.call.level != level::hccl) launcher = &a;
+    if (!t.op && a.op && !in_hccl) t.op = a.op;
     if (a.call.level == level::model) {
       t.model_id = static_cast<std::uint32_t>(a.item_id);
       return false;

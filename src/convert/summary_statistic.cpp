@@ -95,7 +95,7 @@ double mean3(double sum, std::size_t count) { return round3(sum / static_cast<do
 }  // namespace
 
 std::uint32_t api_statistic_groups::group_of(const api_call& a) {
-  const auto [it, added] = ids_.try_emplace(key{a.name, a.level}, static_cast<std::uint32_t>(groups_.size()));
+  const auto [it, added] = ids_.try_emplace(key{display_name(a), a.level}, static_cast<std::uint32_t>(groups_.size()));
   if (added) groups_.emplace_back();
   return it->second;
 }

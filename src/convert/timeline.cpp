@@ -213,7 +213,7 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
       }
       trace_event x;
       x.ph = 'X';
-      x.name = std::string(layer_name(a.level)) + "@" + a.name;
+      x.name = std::string(layer_name(a.level)) + "@" + display_name(a);
       x.pid = pid;
       x.tid = a.thread_id;
       x.ts_ns = a.start_ns;

@@ -2,6 +2,7 @@
 // msprof's JSON form of the timeline's events: the formatters, timeline_json
 // and the windowed timeline_collector (timeline_json.hpp).
 #include "msprof/convert/timeline_json.hpp"
+#include "msprof/convert/hccl.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -189,7 +190,7 @@ void append_task_flow_json(std::string& out, const device_task& t, std::uint64_t
 
 void append_api_json(std::string& out, const api_call& a, std::uint64_t pid) {
   const bool acl = a.level == level::acl;
-  append_head_json(out, layer_name(a.level), a.name, pid, a.thread_id, a.start_ns);
+  append_head_json(out, layer_name(a.level), display_name(a), pid, a.thread_id, a.start_ns);
   append_dur_json(out, a.end_ns - a.start_ns);
   append_lit(out, "\"Thread Id\":");
   append_u64(out, a.thread_id);
@@ -330,6 +331,8 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
   timeline_parts rest = parts_;  // what only the final model knows: step trace, loss note, AI Core Freq
   rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
   detail::timeline_events(final, dest, rest);
+  if (comm_ && parts_.hardware)
+    for (const auto& [d, streams] : streams_) hccl::emit_timeline(*comm_, s.pid, d, dest);
   return parts_.overlap ? write_overlap(s, dest) : result<void>{};
 }
 
@@ -346,16 +349,28 @@ result<void> timeline_collector::write_overlap(const session_info& s, detail::ev
   std::uint64_t pid = 0, gaps = 0;
   std::uint32_t dev = 0;
   std::string text;
+  std::optional<hccl::overlap_lanes> comm;  // the device's collectives, when any
   auto open = [&](std::uint32_t d) {
     dev = d;
     pid = format_pid(s.pid, sort_index::overlap_analysis, d);
     detail::add_overlap_meta(dest, s, d);
+    if (comm_) comm.emplace(*comm_, d);
+    if (comm)
+      for (const auto& sp : comm->communication_spans()) hccl::overlap_lanes::emit(dest, false, pid, sp);
   };
   auto on_compute = [&](std::int64_t b, std::int64_t e) { dest.overlap({dev, b, e, true}, pid); };
   auto on_free = [&](std::int64_t b, std::int64_t e) {
-    text.clear();
-    detail::append_overlap_json(text, {dev, b, e, false}, pid);
-    events_.push({sections::overlap_free, gaps++}, text);
+    hccl::overlap_lanes::split parts;
+    if (comm)
+      parts = comm->free_gap(b, e);
+    else
+      parts.free.emplace_back(b, e);
+    for (const auto& sp : parts.not_overlapped) hccl::overlap_lanes::emit(dest, true, pid, sp);
+    for (const auto& sp : parts.free) {
+      text.clear();
+      detail::append_overlap_json(text, {dev, sp.first, sp.second, false}, pid);
+      events_.push({sections::overlap_free, gaps++}, text);
+    }
   };
   auto close = [&](std::uint32_t) {
     auto r = events_.drain([&](const event_key&, std::string_view json) { dest.raw(json); });

@@ -57,6 +57,8 @@ def main():
             data / "aging.compact.task_track.slice_0": 64,
             data / "aging.additional.tensor_info.slice_0": 256,
             data / "aging.additional.msproftx.slice_0": 256,
+            data / "aging.additional.hccl_info.slice_0": 256,
+            data / "aging.compact.hccl_op_info.slice_0": 64,
             dev / "stars_soc.data.0.slice_0": 64,
             dev / "ffts_profile.data.0.slice_0": 128,
         }

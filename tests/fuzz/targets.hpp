@@ -32,6 +32,7 @@
 #include <msprof/core/json.hpp>
 #ifdef MSPROF_FUZZ_WITH_CONVERT
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/hccl.hpp>
 #include <msprof/convert/load.hpp>
 #include <msprof/convert/text.hpp>
 #endif
@@ -92,6 +93,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
     if (auto p = codec::decode_payload<codec::MsprofGraphIdInfo>(*r, at, 16)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MstxMemInfo>(*r, at, 48)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofMemoryInfo>(*r, at, 48)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofHcclInfo>(*r, at, 120)) sink = sink + touch(*p);
     const auto tx = codec::load<codec::MsprofTxInfo>(r->data);
     const std::string_view text = codec::tx_segment_text(tx);
     require(text.size() <= codec::tx_message_bytes, "tx_segment_text stays inside the message field");
@@ -224,6 +226,7 @@ inline constexpr const char* kProfFiles[] = {
     "host/data/unaging.additional.msprof_mstx_mem.slice_0",  // appended: older seeds keep their mapping
     "host/msprof_calls",
     "host/msprof_forks",
+    "host/data/aging.additional.hccl_info.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -288,6 +291,7 @@ inline void read_everything(prof::prof_reader& r) {
   (void)r.for_each_graph_id_map(count);
   (void)r.for_each_mstx_mem(count);
   (void)r.for_each_task_memory_info(count);
+  (void)r.for_each_hccl_info(count);
   (void)r.for_each_mstx([&](const prof::mstx_record& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
   const auto& host = r.host();
   n += static_cast<std::uint64_t>(host.clock.to_monotonic_ns(n)) + static_cast<std::uint64_t>(host.wall_offset_ns());
@@ -390,6 +394,16 @@ inline int convert_load(const std::uint8_t* data, std::size_t size) {
   const std::string dir = write_prof_dir(data, size);
   auto m = msprof::convert::load_model(dir);
   if (!m) require(!m.err().message.empty(), "load_model errors have a message");
+  if (!m) return 0;
+  // The HCCL linking over whatever loaded (convert/hccl.hpp).
+  if (auto r = prof::prof_reader::open(dir)) {
+    if (auto in = msprof::convert::hccl::read_inputs(*r, *m)) {
+      const auto c = msprof::convert::hccl::link(*in);
+      for (const auto& d : m->session.devices)
+        sink = sink + msprof::convert::hccl::statistic_csv(c, d.id, m->session.start_ns).size();
+      sink = sink + c.ops.size() + c.tasks.size();
+    }
+  }
   return 0;
 }
 

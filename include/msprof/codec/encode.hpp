@@ -91,6 +91,9 @@ inline additional_bytes encode_graph_id_map(std::uint32_t tid, std::uint64_t ts,
 inline additional_bytes encode_mstx_mem(std::uint32_t tid, std::uint64_t ts, const MstxMemInfo& p) {
   return encode_additional(level::tx, tx_type::mstx_mem, tid, ts, p);
 }
+inline additional_bytes encode_hccl_info(std::uint32_t tid, std::uint64_t ts, const MsprofHcclInfo& p) {
+  return encode_additional(level::hccl_node, hccl_type::hccl_info, tid, ts, p);
+}
 
 inline additional_bytes encode_task_memory_info(std::uint32_t tid, std::uint64_t ts, const MsprofMemoryInfo& p) {
   return encode_additional(level::node, node_type::task_memory_info, tid, ts, p);

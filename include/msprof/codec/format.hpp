@@ -293,6 +293,49 @@ struct MsprofTxInfo {
 static_assert(sizeof(MsprofHcclOPInfo) == 26 && offsetof(MsprofHcclOPInfo, algType) == 2 &&
                   offsetof(MsprofHcclOPInfo, count) == 10 && offsetof(MsprofHcclOPInfo, groupName) == 18,
               "MsprofHcclOPInfo layout");
+
+/// MsprofHcclInfo (120 B, pack 4; additional HCCL_NODE "hccl_info"): one small
+/// communication task (a Memcpy, Notify_Record, ...) of a collective. HCCL
+/// sends it inside the HCCL-level API (level 5500, type master/slave) whose
+/// task_track launches the task; ctxID is context_id_none outside FFTS+.
+struct MsprofHcclInfo {
+  std::uint64_t itemId = 0;     ///< hash of the task name ("Memcpy", "Notify_Wait", ...)
+  std::uint64_t cclTag = 0;
+  std::uint64_t groupName = 0;  ///< hash; the outputs print the number itself
+  std::uint32_t localRank = 0;
+  std::uint32_t remoteRank = 0;
+  std::uint32_t rankSize = 0;
+  std::uint32_t workFlowMode = 0;
+  std::uint32_t planeID = 0;
+  std::uint32_t ctxID = 0;
+  std::uint64_t notifyID = 0;
+  std::uint32_t stage = 0;
+  std::uint32_t role = 0;       ///< 0 dst, 1 src
+  double durationEstimated = 0; ///< µs
+  std::uint64_t srcAddr = 0;
+  std::uint64_t dstAddr = 0;
+  std::uint64_t dataSize = 0;   ///< bytes
+  std::uint32_t opType = 0;     ///< hccl_reduce_op
+  std::uint32_t dataType = 0;   ///< HCCL data type (ENUM_HCCL_DATA_TYPE)
+  std::uint32_t linkType = 0;   ///< ENUM_HCCL_LINK_TYPE
+  std::uint32_t transportType = 0;  ///< ENUM_HCCL_TRANSPORT_TYPE
+  std::uint32_t rdmaType = 0;   ///< ENUM_HCCL_RDMA_TYPE
+  std::uint32_t reserve2 = 0;
+};
+static_assert(sizeof(MsprofHcclInfo) == 120 && offsetof(MsprofHcclInfo, localRank) == 24 &&
+                  offsetof(MsprofHcclInfo, ctxID) == 44 && offsetof(MsprofHcclInfo, notifyID) == 48 &&
+                  offsetof(MsprofHcclInfo, stage) == 56 && offsetof(MsprofHcclInfo, durationEstimated) == 64 &&
+                  offsetof(MsprofHcclInfo, srcAddr) == 72 && offsetof(MsprofHcclInfo, dataSize) == 88 &&
+                  offsetof(MsprofHcclInfo, opType) == 96 && offsetof(MsprofHcclInfo, rdmaType) == 112,
+              "MsprofHcclInfo layout");
+/// HCCL-level (5500) API types (CANN's MSPROF_REPORT_HCCL_*_TYPE), registered
+/// as "master" / "slave" in type_info_dic; the additional hccl_info record's
+/// own type is not named by CANN's header (the parser picks it by file name).
+namespace hccl_type {
+constexpr std::uint32_t master = 0x010001, slave = 0x010002, hccl_info = 0;
+}  // namespace hccl_type
+/// ctxID of a task outside an FFTS+ graph (the parser's DEFAULT_CONTEXT_ID).
+constexpr std::uint32_t context_id_none = 0xFFFFFFFFu;
 static_assert(sizeof(MsprofTensorData) == 44 && offsetof(MsprofTensorData, shape) == 12, "MsprofTensorData layout");
 static_assert(sizeof(MsprofTensorInfo) == 232 && offsetof(MsprofTensorInfo, tensorNum) == 8 &&
                   offsetof(MsprofTensorInfo, tensorData) == 12,
@@ -494,6 +537,19 @@ template <class F> inline void fields_of(MsprofHcclOPInfo& x, F& f, std::size_t 
   MSPROF_DETAIL_F(MsprofHcclOPInfo, algType); MSPROF_DETAIL_F(MsprofHcclOPInfo, count);
   MSPROF_DETAIL_F(MsprofHcclOPInfo, groupName);
 }
+template <class F> inline void fields_of(MsprofHcclInfo& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofHcclInfo, itemId); MSPROF_DETAIL_F(MsprofHcclInfo, cclTag);
+  MSPROF_DETAIL_F(MsprofHcclInfo, groupName); MSPROF_DETAIL_F(MsprofHcclInfo, localRank);
+  MSPROF_DETAIL_F(MsprofHcclInfo, remoteRank); MSPROF_DETAIL_F(MsprofHcclInfo, rankSize);
+  MSPROF_DETAIL_F(MsprofHcclInfo, workFlowMode); MSPROF_DETAIL_F(MsprofHcclInfo, planeID);
+  MSPROF_DETAIL_F(MsprofHcclInfo, ctxID); MSPROF_DETAIL_F(MsprofHcclInfo, notifyID);
+  MSPROF_DETAIL_F(MsprofHcclInfo, stage); MSPROF_DETAIL_F(MsprofHcclInfo, role);
+  MSPROF_DETAIL_F(MsprofHcclInfo, durationEstimated); MSPROF_DETAIL_F(MsprofHcclInfo, srcAddr);
+  MSPROF_DETAIL_F(MsprofHcclInfo, dstAddr); MSPROF_DETAIL_F(MsprofHcclInfo, dataSize);
+  MSPROF_DETAIL_F(MsprofHcclInfo, opType); MSPROF_DETAIL_F(MsprofHcclInfo, dataType);
+  MSPROF_DETAIL_F(MsprofHcclInfo, linkType); MSPROF_DETAIL_F(MsprofHcclInfo, transportType);
+  MSPROF_DETAIL_F(MsprofHcclInfo, rdmaType); MSPROF_DETAIL_F(MsprofHcclInfo, reserve2);
+}
 template <class F> inline void fields_of(MsprofTensorData& x, F& f, std::size_t base) {
   MSPROF_DETAIL_F(MsprofTensorData, tensorType); MSPROF_DETAIL_F(MsprofTensorData, format);
   MSPROF_DETAIL_F(MsprofTensorData, dataType); MSPROF_DETAIL_F(MsprofTensorData, shape);
@@ -563,7 +619,11 @@ inline void store(unsigned char* p, const X& x) noexcept {
   fields(copy, [p](std::size_t off, auto& m) {
     using M = std::remove_reference_t<decltype(m)>;
     if constexpr (std::is_same_v<M, char>) p[off] = static_cast<unsigned char>(m);
-    else detail::store_le(p + off, m);
+    else if constexpr (std::is_same_v<M, double>) {  // its IEEE bits (MsprofHcclInfo)
+      std::uint64_t bits;
+      std::memcpy(&bits, &m, sizeof bits);
+      detail::store_le(p + off, bits);
+    } else detail::store_le(p + off, m);
   });
 }
 /// Reads an X from p[0, sizeof(X)) (caller checked the bounds).
@@ -573,7 +633,10 @@ inline X load(const unsigned char* p) noexcept {
   fields(x, [p](std::size_t off, auto& m) {
     using M = std::remove_reference_t<decltype(m)>;
     if constexpr (std::is_same_v<M, char>) m = static_cast<char>(p[off]);
-    else m = detail::load_le<M>(p + off);
+    else if constexpr (std::is_same_v<M, double>) {
+      const auto bits = detail::load_le<std::uint64_t>(p + off);
+      std::memcpy(&m, &bits, sizeof m);
+    } else m = detail::load_le<M>(p + off);
   });
   return x;
 }

@@ -31,6 +31,9 @@ struct sqlite3_stmt;
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
+namespace hccl {
+struct communication;
+}  // namespace hccl
 
 namespace detail {
 
@@ -192,6 +195,10 @@ class db_window_writer {
   /// Takes one window; the database is created on the first call.
   result<void> add(const model& w);
 
+  /// The collectives (convert/hccl.hpp; must outlive finish()): their
+  /// COMMUNICATION_OP and COMMUNICATION_TASK_INFO rows and overlap lanes.
+  void set_communication(const hccl::communication& c) { comm_ = &c; }
+
   /// Writes the ordered tables and the rest from the final model (its records
   /// are ignored) and closes the database.
   result<void> finish(const model& final);
@@ -243,6 +250,8 @@ class db_window_writer {
   detail::string_ids ids_;
   std::vector<std::pair<std::string, std::unique_ptr<detail::table_writer>>> tables_;
   bool any_pmu_ = false;
+  const hccl::communication* comm_ = nullptr;
+  void write_communication();
   std::optional<pmu_columns> pmu_cols_;  ///< the collection's PMU metrics, from the first task with PMU
   /// Per device: first task start, last task end (OVERLAP_ANALYSIS's free time).
   std::map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> task_span_;

@@ -15,6 +15,9 @@
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
+namespace hccl {
+struct communication;
+}  // namespace hccl
 
 /// The timeline files of a model handed over in windows (model.hpp): add()
 /// every window, then finish() with the final model. Between windows it holds
@@ -32,6 +35,10 @@ class timeline_exporter {
 
   /// The window's records are copied (as their JSON text); the window may go afterwards.
   result<void> add(const model& window);
+
+  /// The collectives (convert/hccl.hpp; must outlive finish()): their
+  /// Communication process and Overlap Analysis lanes.
+  void set_communication(const hccl::communication& c);
 
   /// Writes msprof_<ts>.json, msprof_tx_<ts>.json and step_trace_<ts>.json;
   /// `final` gives the session, iterations and warnings (its records are ignored).
@@ -90,6 +97,10 @@ class summary_exporter {
 
   result<void> add(const model& w);
 
+  /// The collectives (convert/hccl.hpp; must outlive finish()): their
+  /// op_summary rows and communication_statistic.
+  void set_communication(const hccl::communication& c);
+
   result<export_result> finish(const model& final);
 
  private:
@@ -113,6 +124,9 @@ class db_exporter {
   ~db_exporter();
 
   result<void> add(const model& window);
+
+  /// The collectives (convert/hccl.hpp; must outlive finish()): their tables.
+  void set_communication(const hccl::communication& c);
 
   result<export_result> finish(const model& final);
 

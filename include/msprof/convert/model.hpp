@@ -88,6 +88,13 @@ struct api_call {
   bool has_device_task = false;     ///< a HostToDevice flow starts here
 };
 
+/// The name an API call is shown by (timeline, api_statistic, db CANN_API):
+/// its type name, but an HCCL-level call's task name (its itemId, "Memcpy";
+/// its type, "master", is the timeline's Mode).
+inline const std::string& display_name(const api_call& a) {
+  return a.level == level::hccl && !a.item.empty() ? a.item : a.name;
+}
+
 /// A tensor shape: at most 8 dimensions (tensor_info's fixed array), held
 /// inline so a tensor costs no allocation of its own.
 class tensor_shape {

@@ -54,6 +54,7 @@ inline constexpr std::uint32_t mstx = 6;
 inline constexpr std::uint32_t cann = 7;
 inline constexpr std::uint32_t ascend_hardware = 14;
 inline constexpr std::uint32_t ai_core_freq = 15;
+inline constexpr std::uint32_t communication = 16;
 inline constexpr std::uint32_t overlap_analysis = 31;
 }  // namespace sort_index
 

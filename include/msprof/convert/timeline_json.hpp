@@ -21,6 +21,9 @@
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
+namespace hccl {
+struct communication;
+}  // namespace hccl
 
 /// Appends one event in msprof's JSON form.
 void append_event_json(std::string& out, const trace_event& e);
@@ -119,6 +122,10 @@ class timeline_collector {
 
   void add(const model& w);
 
+  /// The collectives (convert/hccl.hpp; must outlive write_timeline): their
+  /// Communication process and Overlap Analysis lanes.
+  void set_communication(const hccl::communication& c) { comm_ = &c; }
+
   /// API calls, device tasks and mstx events of all windows.
   std::size_t records() const noexcept { return records_; }
   std::size_t mstx_count() const noexcept { return mstx_; }
@@ -169,6 +176,7 @@ class timeline_collector {
   std::set<std::uint32_t> api_tids_, mstx_tids_;
   std::size_t records_ = 0, mstx_ = 0;
   std::uint64_t mstx_seq_ = 0;
+  const hccl::communication* comm_ = nullptr;
 };
 
 }  // namespace convert

@@ -90,6 +90,7 @@ inline constexpr char node_basic_info[] = "node_basic_info";
 inline constexpr char task_track[] = "task_track";
 inline constexpr char memcpy_info[] = "memcpy_info";
 inline constexpr char hccl_op_info[] = "hccl_op_info";
+inline constexpr char hccl_info[] = "hccl_info";  ///< not in tag_records: CANN names no type id for it
 inline constexpr char tensor_info[] = "tensor_info";
 inline constexpr char context_id_info[] = "context_id_info";
 inline constexpr char graph_id_map[] = "graph_id_map";
@@ -158,6 +159,7 @@ struct stream {
   static stream task_track(bool aging) { return compact(aging, layout::tag::task_track); }
   static stream memcpy_info(bool aging) { return compact(aging, layout::tag::memcpy_info); }
   static stream hccl_op_info(bool aging) { return compact(aging, layout::tag::hccl_op_info); }
+  static stream hccl_info(bool aging) { return additional(aging, layout::tag::hccl_info); }
   static stream tensor_info(bool aging) { return additional(aging, layout::tag::tensor_info); }
   static stream context_id_info(bool aging) { return additional(aging, layout::tag::context_id_info); }
   static stream graph_id_map(bool aging) { return additional(aging, layout::tag::graph_id_map); }

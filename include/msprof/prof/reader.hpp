@@ -240,6 +240,7 @@ class prof_reader {
   template <class F> result<void> for_each_task_track(F&& cb) { return typed_compact<codec::MsprofRuntimeTrack>("task_track", 32, cb); }
   template <class F> result<void> for_each_memcpy_info(F&& cb) { return typed_compact<codec::MsprofMemcpyInfo>("memcpy_info", 18, cb); }
   template <class F> result<void> for_each_hccl_op_info(F&& cb) { return typed_compact<codec::MsprofHcclOPInfo>("hccl_op_info", 26, cb); }
+  template <class F> result<void> for_each_hccl_info(F&& cb) { return typed_additional<codec::MsprofHcclInfo>("hccl_info", 120, cb); }
   template <class F> result<void> for_each_tensor_info(F&& cb) { return typed_additional<codec::MsprofTensorInfo>("tensor_info", 12, cb); }
   template <class F> result<void> for_each_context_id_info(F&& cb) { return typed_additional<codec::MsprofContextIdInfo>("context_id_info", 12, cb); }
   template <class F> result<void> for_each_graph_id_map(F&& cb) { return typed_additional<codec::MsprofGraphIdInfo>("graph_id_map", 16, cb); }

@@ -388,3 +388,43 @@ TEST_CASE("stream/task unpacking rules") {
   CHECK(b.stream_id == 0x007);
   CHECK(b.task_id == (0x0123 | 0x5000));
 }
+
+TEST_CASE("additional payload: hccl_info (120 B, its double at offset 64)") {
+  codec::MsprofHcclInfo h;
+  h.itemId = 11;
+  h.groupName = 0x8000000000000001ull;
+  h.localRank = 2;
+  h.remoteRank = 5;
+  h.rankSize = 8;
+  h.planeID = 3;
+  h.ctxID = codec::context_id_none;
+  h.notifyID = 77;
+  h.role = 1;
+  h.durationEstimated = 12.25;
+  h.dataSize = 1u << 20;
+  h.dataType = 4;
+  h.linkType = 1;
+  h.transportType = 0;
+  h.rdmaType = 1;
+  const auto b = codec::encode_hccl_info(1001, 42, h);
+  CHECK(load_le<std::uint16_t>(&b[2]) == codec::level::hccl_node);
+  CHECK(load_le<std::uint32_t>(&b[12]) == 120);                        // dataLen
+  CHECK(load_le<std::uint32_t>(&b[24 + 44]) == 0xFFFFFFFFu);           // ctxID
+  CHECK(load_le<std::uint64_t>(&b[24 + 64]) == 0x4028800000000000ull); // 12.25 as IEEE bits
+  CHECK(load_le<std::uint32_t>(&b[24 + 112]) == 1);                    // rdmaType
+  auto r = codec::decode_additional(b.data(), b.size(), {"f", 0});
+  REQUIRE(r);
+  auto p = codec::decode_payload<codec::MsprofHcclInfo>(*r, {"f", 0});
+  REQUIRE(p);
+  CHECK(p->durationEstimated == 12.25);
+  CHECK(+p->groupName == 0x8000000000000001ull);
+  CHECK(+p->remoteRank == 5);
+  CHECK(+p->planeID == 3);
+  CHECK(+p->dataSize == (1u << 20));
+  // A record with a shorter payload is an error naming the place, not a read past it.
+  auto cut = b;
+  cut[12] = 100;
+  auto rc = codec::decode_additional(cut.data(), cut.size(), {"f", 256});
+  REQUIRE(rc);
+  CHECK_FALSE(codec::decode_payload<codec::MsprofHcclInfo>(*rc, {"f", 256}, 120));
+}

@@ -41,7 +41,9 @@ void check_lines_equal(const std::vector<std::string>& expected, const std::vect
 }  // namespace
 
 TEST_CASE("golden: summaries are byte-identical to the reference CSVs") {
-  for (const char* c : golden::cases) {
+  std::vector<std::string> all(std::begin(golden::cases), std::end(golden::cases));
+  all.push_back("hccl_allreduce");  // communication_statistic and the collectives' op_summary rows too
+  for (const auto& c : all) {
     CAPTURE(c);
     golden::temp_copy t(c);
     export_everything(t);
@@ -57,7 +59,7 @@ TEST_CASE("golden: summaries are byte-identical to the reference CSVs") {
 }
 
 TEST_CASE("golden: timeline events equal the reference as a multiset, ids compared by links") {
-  for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed"}) {
+  for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed", "hccl_allreduce"}) {
     CAPTURE(c);
     golden::temp_copy t(c);
     export_everything(t);
@@ -144,4 +146,76 @@ TEST_CASE("timeline: the streamed msprof JSON equals the event-list form byte fo
       CHECK(golden::slurp(golden::output(t.prof, "msprof_tx", "json")) == cv::timeline_json(tx));
     }
   }
+}
+
+namespace {
+
+/// Rows of a query, cells joined by '|' (REAL as %.17g), one line each.
+std::string query_lines(const golden::fs::path& db_path, const char* sql) {
+  sqlite3* db = nullptr;
+  std::string out;
+  if (sqlite3_open_v2(db_path.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return "cannot open " + db_path.string();
+  }
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) out = std::string("bad query: ") + sqlite3_errmsg(db);
+  while (st && sqlite3_step(st) == SQLITE_ROW) {
+    for (int i = 0; i < sqlite3_column_count(st); ++i) {
+      if (i) out += '|';
+      if (sqlite3_column_type(st, i) == SQLITE_FLOAT) {
+        char b[40];
+        std::snprintf(b, sizeof b, "%.17g", sqlite3_column_double(st, i));
+        out += b;
+      } else if (const auto* t = sqlite3_column_text(st, i)) {
+        out += reinterpret_cast<const char*>(t);
+      }
+    }
+    out += '\n';
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("golden: hccl_allreduce's db communication tables, strings and tasks resolved, equal the reference's") {
+  golden::temp_copy t("hccl_allreduce");
+  export_everything(t);
+  const auto db = t.prof / "msprof_T.db";
+  // String ids and global task ids are numbered in registration order, so the
+  // rows are compared by what they name (expected/communication_db.txt).
+  const std::string got =
+      query_lines(db,
+                  "SELECT n.value, o.startNs, o.endNs, o.connectionId, g.value, o.relay, o.retry, o.dataType, a.value, "
+                  "o.count, ty.value, o.deviceId, o.rankSize FROM COMMUNICATION_OP o JOIN STRING_IDS n ON n.id = "
+                  "o.opName JOIN STRING_IDS g ON g.id = o.groupName JOIN STRING_IDS a ON a.id = o.algType JOIN "
+                  "STRING_IDS ty ON ty.id = o.opType ORDER BY o.startNs") +
+      query_lines(db,
+                  "SELECT n.value, k.streamId, k.taskId, ty.value, c.planeId, c.notifyId, c.rdmaType, c.srcRank, "
+                  "c.dstRank, c.transportType, c.size, c.dataType, c.linkType, opn.value, c.isMaster, c.bandwidth "
+                  "FROM COMMUNICATION_TASK_INFO c JOIN TASK k ON k.globalTaskId = c.globalTaskId JOIN STRING_IDS n "
+                  "ON n.id = c.name JOIN STRING_IDS ty ON ty.id = c.taskType JOIN COMMUNICATION_OP o ON o.opId = "
+                  "c.opId JOIN STRING_IDS opn ON opn.id = o.opName ORDER BY k.startNs");
+  CHECK(got == golden::slurp(golden::case_dir("hccl_allreduce") / "expected" / "communication_db.txt"));
+  // The overlap lanes: communication (1), not overlapped (2) and free (3) as the reference has them.
+  const char* lanes = "SELECT deviceId, startNs, endNs, type FROM OVERLAP_ANALYSIS ORDER BY type, startNs";
+  sqlite3* ref = nullptr;
+  REQUIRE(sqlite3_open(":memory:", &ref) == SQLITE_OK);
+  const std::string dump = golden::slurp(golden::case_dir("hccl_allreduce") / "expected" / "db.sql");
+  REQUIRE(sqlite3_exec(ref, dump.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+  std::string want;
+  sqlite3_exec(
+      ref, lanes,
+      [](void* w, int n, char** v, char**) {
+        auto& s = *static_cast<std::string*>(w);
+        for (int i = 0; i < n; ++i) s += std::string(i ? "|" : "") + (v[i] ? v[i] : "");
+        s += '\n';
+        return 0;
+      },
+      &want, nullptr);
+  sqlite3_close(ref);
+  CHECK(want.find("|1\n") != std::string::npos);
+  CHECK(query_lines(db, lanes) == want);
 }
