@@ -116,6 +116,16 @@ sqlite3* open_as_writer(const fs::path& file) {
   return db;
 }
 
+/// Finalizes `st`, commits and closes `db`, removes its file: the seconds since `t`.
+double close_timed(sqlite3* db, sqlite3_stmt* st, const fs::path& file, clk::time_point t) {
+  sqlite3_finalize(st);
+  sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  const double s = secs_since(t);
+  fs::remove(file);
+  return s;
+}
+
 /// SQLite alone: `rows` rows of `ncols` integer columns through one prepared
 /// multi-row INSERT in one transaction, as the db writer inserts.
 double sqlite_alone(const fs::path& dir, std::uint64_t rows, int ncols, int per_stmt) {
@@ -138,11 +148,7 @@ double sqlite_alone(const fs::path& dir, std::uint64_t rows, int ncols, int per_
     sqlite3_step(st);
     sqlite3_reset(st);
   }
-  sqlite3_finalize(st);
-  sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-  sqlite3_close(db);
-  const double s = secs_since(t);
-  fs::remove(file);
+  const double s = close_timed(db, st, file, t);
   return static_cast<double>(rows) / s;
 }
 
@@ -183,11 +189,7 @@ double sqlite_alone_per_task(const fs::path& dir, std::uint64_t tasks, std::size
     sqlite3_step(st);
     sqlite3_reset(st);
   }
-  sqlite3_finalize(st);
-  sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-  sqlite3_close(db);
-  const double s = secs_since(t);
-  fs::remove(file);
+  const double s = close_timed(db, st, file, t);
   return static_cast<double>(tasks * names) / s;
 }
 

@@ -27,12 +27,6 @@ namespace {
 
 std::string case_of(const am::group& g) { return "aic_metrics/" + std::string(g.name); }
 
-cv::export_options fixed_ts() {
-  cv::export_options o;
-  o.timestamp = "T";
-  return o;
-}
-
 std::vector<std::string> split(const std::string& line, char sep) {
   std::vector<std::string> v;
   std::stringstream s(line);
@@ -99,7 +93,7 @@ TEST_CASE("aic metrics: every group's op_summary is byte-identical to the refere
     const std::string c = case_of(g);
     CAPTURE(c);
     golden::temp_copy t(c);
-    auto r = cv::export_summary(t.prof.string(), fixed_ts());
+    auto r = cv::export_summary(t.prof.string(), golden::fixed_ts());
     REQUIRE_MESSAGE(r.has_value(), r.err().what());
     CHECK(r->warnings.empty());
     const auto ours = golden::output(t.prof, "op_summary", "csv");
@@ -122,7 +116,7 @@ TEST_CASE("aic metrics: TASK_PMU_INFO equals the reference's for every task and 
     const std::string c = case_of(g);
     CAPTURE(c);
     golden::temp_copy t(c);
-    auto r = cv::export_db(t.prof.string(), fixed_ts());
+    auto r = cv::export_db(t.prof.string(), golden::fixed_ts());
     REQUIRE_MESSAGE(r.has_value(), r.err().what());
     const auto got = task_pmu_info(t.prof / "msprof_T.db");
     const auto want = expected_task_pmu_info(c);

@@ -12,22 +12,6 @@ using golden::fs::path;
 
 namespace {
 
-cv::export_options fixed_ts() {
-  cv::export_options o;
-  o.timestamp = "T";
-  return o;
-}
-
-void export_everything(const golden::temp_copy& t) {
-  const auto o = fixed_ts();
-  auto a = cv::export_timeline(t.prof.string(), o);
-  REQUIRE_MESSAGE(a.has_value(), a.err().what());
-  auto b = cv::export_summary(t.prof.string(), o);
-  REQUIRE_MESSAGE(b.has_value(), b.err().what());
-  auto c = cv::export_db(t.prof.string(), o);
-  REQUIRE_MESSAGE(c.has_value(), c.err().what());
-}
-
 void check_lines_equal(const std::vector<std::string>& expected, const std::vector<std::string>& got,
                        const std::string& what) {
   const auto missing = golden::minus(expected, got);
@@ -46,7 +30,7 @@ TEST_CASE("golden: summaries are byte-identical to the reference CSVs") {
   for (const auto& c : all) {
     CAPTURE(c);
     golden::temp_copy t(c);
-    export_everything(t);
+    golden::export_everything(t);
     for (const auto& e : golden::fs::directory_iterator(golden::case_dir(c) / "expected")) {
       if (e.path().extension() != ".csv") continue;
       const std::string stem = e.path().stem().string();
@@ -62,7 +46,7 @@ TEST_CASE("golden: timeline events equal the reference as a multiset, ids compar
   for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed", "hccl_allreduce"}) {
     CAPTURE(c);
     golden::temp_copy t(c);
-    export_everything(t);
+    golden::export_everything(t);
     for (const char* stem : {"msprof", "msprof_tx"}) {
       const auto exp = golden::case_dir(c) / "expected" / (std::string(stem) + ".json");
       const auto ours = golden::output(t.prof, stem, "json");
@@ -82,7 +66,7 @@ TEST_CASE("golden: db canonical dump equals db.canonical.sql") {
   for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed"}) {
     CAPTURE(c);
     golden::temp_copy t(c);
-    export_everything(t);
+    golden::export_everything(t);
     const auto got = golden::canonical_db(t.prof / "msprof_T.db");
     const auto exp = golden::lines(golden::slurp(golden::case_dir(c) / "expected" / "db.canonical.sql"));
     CHECK(got == exp);
@@ -108,7 +92,7 @@ TEST_CASE("golden: truncated_tail keeps what the reference lost and reports the 
   CHECK(api_warned);
   CHECK(tx_warned);
 
-  export_everything(t);
+  golden::export_everything(t);
   // What the reference did export is identical...
   std::string e1, e2;
   const auto exp = golden::canonical_timeline(golden::slurp(golden::case_dir("truncated_tail") / "expected/msprof.json"), e1);
@@ -125,7 +109,7 @@ TEST_CASE("golden: truncated_tail keeps what the reference lost and reports the 
   CHECK(dbadd.size() == 1 + 3 + 3);  // CREATE CANN_API, 3 rows, 3 new strings
   CHECK(!golden::output(t.prof, "api_statistic", "csv").empty());
 
-  cv::export_options strict = fixed_ts();
+  cv::export_options strict = golden::fixed_ts();
   strict.strict = true;
   auto r = cv::export_timeline(t.prof.string(), strict);
   REQUIRE(!r.has_value());
@@ -138,7 +122,7 @@ TEST_CASE("timeline: the streamed msprof JSON equals the event-list form byte fo
     golden::temp_copy t(c);
     auto m = cv::load_model(t.prof.string());
     REQUIRE(m.has_value());
-    REQUIRE(cv::export_timeline(*m, fixed_ts()).has_value());
+    REQUIRE(cv::export_timeline(*m, golden::fixed_ts()).has_value());
     CHECK(golden::slurp(golden::output(t.prof, "msprof", "json")) == cv::timeline_json(cv::build_timeline(*m)));
     if (!m->mstx.empty()) {
       std::vector<cv::trace_event> tx;
@@ -182,7 +166,7 @@ std::string query_lines(const golden::fs::path& db_path, const char* sql) {
 
 TEST_CASE("golden: hccl_allreduce's db communication tables, strings and tasks resolved, equal the reference's") {
   golden::temp_copy t("hccl_allreduce");
-  export_everything(t);
+  golden::export_everything(t);
   const auto db = t.prof / "msprof_T.db";
   // String ids and global task ids are numbered in registration order, so the
   // rows are compared by what they name (expected/communication_db.txt).

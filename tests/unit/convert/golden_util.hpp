@@ -6,6 +6,8 @@
 #ifndef MSPROF_TESTS_UNIT_CONVERT_GOLDEN_UTIL_HPP
 #define MSPROF_TESTS_UNIT_CONVERT_GOLDEN_UTIL_HPP
 
+#include <doctest/doctest.h>
+#include <msprof/convert/export.hpp>
 #include <simdjson.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -58,6 +60,24 @@ struct temp_copy {
     return n;
   }
 };
+
+/// Export options whose file names carry the fixed timestamp "T".
+inline msprof::convert::export_options fixed_ts() {
+  msprof::convert::export_options o;
+  o.timestamp = "T";
+  return o;
+}
+
+/// The timeline, summary and db exports of a copied case, each required to succeed.
+inline void export_everything(const temp_copy& t) {
+  const auto o = fixed_ts();
+  auto a = msprof::convert::export_timeline(t.prof.string(), o);
+  REQUIRE_MESSAGE(a.has_value(), a.err().what());
+  auto b = msprof::convert::export_summary(t.prof.string(), o);
+  REQUIRE_MESSAGE(b.has_value(), b.err().what());
+  auto c = msprof::convert::export_db(t.prof.string(), o);
+  REQUIRE_MESSAGE(c.has_value(), c.err().what());
+}
 
 /// The output file named <stem>_<ts>.<ext> (ts "T"); empty path if absent.
 inline fs::path output(const fs::path& prof, const std::string& stem, const std::string& ext) {

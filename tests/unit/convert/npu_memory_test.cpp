@@ -19,12 +19,6 @@ namespace {
 
 const char* const kCase = "npu_memory";
 
-cv::export_options fixed_ts() {
-  cv::export_options o;
-  o.timestamp = "T";
-  return o;
-}
-
 /// The canonical dump's lines of one table (its CREATE and INSERTs).
 std::vector<std::string> table_lines(const std::vector<std::string>& dump, const std::string& table) {
   std::vector<std::string> v;
@@ -32,6 +26,21 @@ std::vector<std::string> table_lines(const std::vector<std::string>& dump, const
     if (l.rfind("CREATE TABLE " + table + " ", 0) == 0 || l.rfind("INSERT INTO " + table + " ", 0) == 0)
       v.push_back(l);
   return v;
+}
+
+/// Every CSV of the case's expected/ equals ours byte for byte; how many there were.
+std::size_t check_csvs(const golden::temp_copy& t, const std::string& c) {
+  std::size_t csvs = 0;
+  for (const auto& e : golden::fs::directory_iterator(golden::case_dir(c) / "expected")) {
+    if (e.path().extension() != ".csv") continue;
+    const std::string stem = e.path().stem().string();
+    CAPTURE(stem);
+    const auto ours = golden::output(t.prof, stem, "csv");
+    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
+    CHECK(golden::slurp(ours) == golden::slurp(e.path()));
+    ++csvs;
+  }
+  return csvs;
 }
 
 }  // namespace
@@ -56,25 +65,9 @@ TEST_CASE("npu_memory: the golden input is what the generator writes") {
 
 TEST_CASE("npu_memory: every summary, the db and the timeline equal the reference") {
   golden::temp_copy t(kCase);
-  const auto o = fixed_ts();
-  auto tl = cv::export_timeline(t.prof.string(), o);
-  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
-  auto s = cv::export_summary(t.prof.string(), o);
-  REQUIRE_MESSAGE(s.has_value(), s.err().what());
-  auto d = cv::export_db(t.prof.string(), o);
-  REQUIRE_MESSAGE(d.has_value(), d.err().what());
+  golden::export_everything(t);
+  CHECK(check_csvs(t, kCase) == 7);
   const auto exp_dir = golden::case_dir(kCase) / "expected";
-  std::size_t csvs = 0;
-  for (const auto& e : golden::fs::directory_iterator(exp_dir)) {
-    if (e.path().extension() != ".csv") continue;
-    const std::string stem = e.path().stem().string();
-    CAPTURE(stem);
-    const auto ours = golden::output(t.prof, stem, "csv");
-    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
-    CHECK(golden::slurp(ours) == golden::slurp(e.path()));
-    ++csvs;
-  }
-  CHECK(csvs == 7);
   // Row counts: 9 samples, one before the start; 10 GE events, all kept by the
   // summaries; 6 operator_memory blocks (4 released, 2 not).
   CHECK(golden::lines(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv"))).size() == 1 + 8);
@@ -93,12 +86,12 @@ TEST_CASE("npu_memory: every summary, the db and the timeline equal the referenc
   CHECK(a == b);
 }
 
-TEST_CASE("npu_memory: a cut npu_module_mem sample is a warning naming the file; the whole ones are kept") {
+TEST_CASE("npu_memory: a cut npu_module_mem sample is a warning naming the file, and the whole ones are kept") {
   golden::temp_copy t(kCase);
   const auto slice = t.prof / "device_0" / "data" / "npu_module_mem.data.0.slice_0";
   golden::fs::remove(slice.string() + ".done");
   std::ofstream(slice, std::ios::app | std::ios::binary) << std::string(10, '\x01');
-  auto s = cv::export_summary(t.prof.string(), fixed_ts());
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE(s.has_value());
   bool named = false;
   for (const auto& w : s->warnings) named = named || w.find(slice.string() + ": truncated record at byte offset 216") != std::string::npos;
@@ -125,20 +118,13 @@ TEST_CASE("npu_memory: with two devices the summaries hold GE's rows once per de
     CAPTURE(rel.string());
     CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
   }
-  const auto o = fixed_ts();
+  const auto o = golden::fixed_ts();
   auto s = cv::export_summary(t.prof.string(), o);
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
   auto d = cv::export_db(t.prof.string(), o);
   REQUIRE_MESSAGE(d.has_value(), d.err().what());
+  CHECK(check_csvs(t, "npu_memory_2dev") == 7);
   const auto exp_dir = golden::case_dir("npu_memory_2dev") / "expected";
-  for (const auto& e : golden::fs::directory_iterator(exp_dir)) {
-    if (e.path().extension() != ".csv") continue;
-    const std::string stem = e.path().stem().string();
-    CAPTURE(stem);
-    const auto ours = golden::output(t.prof, stem, "csv");
-    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
-    CHECK(golden::slurp(ours) == golden::slurp(e.path()));
-  }
   CHECK(golden::lines(golden::slurp(golden::output(t.prof, "memory_record", "csv"))).size() == 1 + 2 * 10);
   CHECK(golden::lines(golden::slurp(golden::output(t.prof, "operator_memory", "csv"))).size() == 1 + 2 * 6);
   CHECK(golden::lines(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv"))).size() == 1 + 2 * 8);
