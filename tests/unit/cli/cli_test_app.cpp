@@ -11,7 +11,8 @@
 //   burst N     N ranges on each of 2 threads as fast as they go; prints
 //               "emitted E" (E mstx calls, a range being two)
 //   ranges      ranges on 2 threads in bursts with short pauses, until killed
-//   ticks N [P] marks "tick <k>" every P ms (default 100), k = 0 .. N-1 (--delay/--duration, --dynamic)
+//   ticks N [P] [F] marks "tick <k>" every P ms (default 100), k = 0 .. N-1
+//               (--delay/--duration, --dynamic); ends early once file F exists
 //   framework   two "ProfilerStep#N" steps of msprof::record_function ops: an
 //               op with shapes enqueues to a worker thread, which dequeues and
 //               runs a backward op; an allocation and its frees (--layout tests)
@@ -188,9 +189,9 @@ int framework() {
   return 0;
 }
 
-int ticks(long n, long period_ms) {
+int ticks(long n, long period_ms, const char* end_file) {
   const auto start = std::chrono::steady_clock::now();
-  for (long k = 0; k < n; ++k) {
+  for (long k = 0; k < n && !(end_file && ::access(end_file, F_OK) == 0); ++k) {
     mstxMarkA(("tick " + std::to_string(k)).c_str(), nullptr);
     std::this_thread::sleep_until(start + std::chrono::milliseconds(period_ms * (k + 1)));
   }
@@ -208,7 +209,7 @@ int main(int argc, char** argv) {
   if (mode == "burst" && argc > 2) return burst(std::atol(argv[2]));
   if (mode == "ranges") return ranges_until_killed();
   if (mode == "framework") return framework();
-  if (mode == "ticks" && argc > 2) return ticks(std::atol(argv[2]), argc > 3 ? std::atol(argv[3]) : 100);
+  if (mode == "ticks" && argc > 2) return ticks(std::atol(argv[2]), argc > 3 ? std::atol(argv[3]) : 100, argc > 4 ? argv[4] : nullptr);
   mstxMarkA("hello launcher", nullptr);
   const mstxRangeId r = mstxRangeStartA("work", nullptr);
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
