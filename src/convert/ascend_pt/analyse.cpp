@@ -21,6 +21,7 @@
 
 #include "msprof/convert/ascend_pt/cann_part.hpp"
 #include "msprof/convert/ascend_pt/db.hpp"
+#include "msprof/convert/hccl.hpp"
 #include "msprof/convert/load.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/overlap.hpp"
@@ -165,9 +166,12 @@ result<void> npu_module_mem(const pt_dir& d, std::vector<std::string>& warnings,
 double as_py_float(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
 
 /// step_trace_time (torch_npu TraceStepTimeParser) from the timeline's Overlap
-/// Analysis events, per device and step. No communication data yet: those
-/// columns stay 0.
-result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, const std::vector<step_range>& steps) {
+/// Analysis events, per device and step: Computing and Free, and with HCCL
+/// data the Communication and Communication(Not Overlapped) lanes and the
+/// hcom_receive collectives (Bubble), each event counted in the step its
+/// start falls in, as torch_npu reads them back from the timeline.
+result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, const std::vector<step_range>& steps,
+                                             const hccl::communication& comm) {
   struct step_state {
     std::optional<std::string> id;
     double start = -1, end = -1, fwk_start = -1;
@@ -179,19 +183,19 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
     proto.push_back(
         {s.id, as_py_float(ts_us(s.start_ns)), as_py_float(ts_us(s.end_ns)), as_py_float(ts_us(s.fwk_start_ns))});
   if (steps.empty()) proto.push_back({std::nullopt});
+  enum kind { computing, free_time, communication, not_overlapped, bubble };
   struct sums {
-    py_num compute, free;
+    py_num compute, free, comm, not_overlapped, bubble;
   };
   std::map<std::uint32_t, std::vector<step_state>> per_device;
   // device -> (step id or none, in first-seen order) -> sums
   std::map<std::uint32_t, std::vector<std::pair<std::optional<std::string>, sums>>> saved;
   bool any = false;
-  MSPROF_TRY(cann.drain_overlap([&](const overlap_interval& iv) {
-    any = true;
-    auto [it, fresh] = per_device.try_emplace(iv.device_id, proto);
-    auto& list = it->second;
-    const double start = as_py_float(ts_us(iv.start_ns));
-    const double dur = as_py_float(dur_us_json(iv.end_ns - iv.start_ns));
+  // One timeline event (TraceStepTimeParser.count_time).
+  const auto count = [&](std::uint32_t device, kind k, std::int64_t b, std::int64_t e) {
+    auto& list = per_device.try_emplace(device, proto).first->second;
+    const double start = as_py_float(ts_us(b));
+    const double dur = as_py_float(dur_us_json(e - b));
     std::optional<std::string> cur;
     for (const auto& st : list)
       if (st.start <= start && start < st.end) {
@@ -203,16 +207,35 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
       if (!st.e2e_set || start < st.e2e_start) st.e2e_start = start;
       if (!st.e2e_set || start + dur > st.e2e_end) st.e2e_end = start + dur;
       st.e2e_set = true;
-      if (iv.compute && (!st.first_set || start < st.first_task)) {
+      if ((k == computing || k == communication) && (!st.first_set || start < st.first_task)) {
         st.first_task = start;
         st.first_set = true;
       }
       break;
     }
-    auto& dev = saved[iv.device_id];
+    auto& dev = saved[device];
     auto s = std::find_if(dev.begin(), dev.end(), [&](const auto& p) { return p.first == cur; });
     if (s == dev.end()) s = dev.insert(dev.end(), {cur, sums{}});
-    (iv.compute ? s->second.compute : s->second.free).add(dur);
+    py_num* const into[] = {&s->second.compute, &s->second.free, &s->second.comm, &s->second.not_overlapped,
+                            &s->second.bubble};
+    into[k]->add(dur);
+  };
+  std::optional<hccl::overlap_lanes> lanes;  // the current device's collectives
+  std::optional<std::uint32_t> device;
+  MSPROF_TRY(cann.drain_overlap([&](const overlap_interval& iv) {
+    any = true;
+    if (device != iv.device_id) {
+      device = iv.device_id;
+      lanes.emplace(comm, iv.device_id);
+      for (const auto& op : comm.ops)
+        if (op.device_id == iv.device_id && op.name.rfind("hcom_receive", 0) == 0)
+          count(iv.device_id, bubble, op.start_ns, op.end_ns);
+      for (const auto& sp : lanes->communication_spans()) count(iv.device_id, communication, sp.first, sp.second);
+    }
+    if (iv.compute) return count(iv.device_id, computing, iv.start_ns, iv.end_ns);
+    const auto parts = lanes->free_gap(iv.start_ns, iv.end_ns);
+    for (const auto& sp : parts.not_overlapped) count(iv.device_id, not_overlapped, sp.first, sp.second);
+    for (const auto& sp : parts.free) count(iv.device_id, free_time, sp.first, sp.second);
   }));
   if (!any) return std::optional<table>();
   const bool has_op = !d.ops.empty();
@@ -237,16 +260,22 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
           prepare.add(first - as_py_float(ts_us(first_op)));
         break;
       }
+      // Python's int and float arithmetic: end to end less the bubbles, the
+      // overlapped part, the part not overlapped less the bubbles (max(x, 0)).
+      const auto minus = [](const py_num& a, const py_num& b) { return py_num{a.v - b.v, a.is_float || b.is_float}; };
+      stage = minus(stage, sm.bubble);
+      py_num rec = minus(sm.not_overlapped, sm.bubble);
+      if (rec.v < 0) rec = py_num{};
       table::row r = {std::to_string(device),
                       id.value_or(""),
                       sm.compute.str(),
-                      "0",
-                      "0",
-                      "0",
+                      sm.not_overlapped.str(),
+                      minus(sm.comm, sm.not_overlapped).str(),
+                      sm.comm.str(),
                       sm.free.str(),
                       stage.str(),
-                      "0",
-                      "0",
+                      sm.bubble.str(),
+                      rec.str(),
                       prepare.str()};
       rows.push_back({device, id ? std::atoll(id->c_str()) : 0, std::move(r)});
     }
@@ -597,6 +626,7 @@ struct linked {
   pt_dir d;
   model m;  ///< the PROF_ directory's final model: session, iterations and warnings (no records)
   std::optional<cann_part> cann;  ///< the CANN part, gathered window by window
+  hccl::communication comm;       ///< its HCCL collectives (the timeline and db point here)
   memory_naming memory;  ///< operator_memory's blocks
   spilled_list<op_memory_row> op_memory;  ///< and its rows, for either export
   relation rel;
@@ -624,16 +654,27 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   lo.bytes_read = bytes_read;
   lo.spill_budget = spill_budget;
   l.cann.emplace(lo.spill_dir, l.d.info.cpu, text, 2 * spill_budget);
+  // HCCL communication, gathered as the CANN export does (convert/hccl.hpp);
+  // an unreadable directory is the load's error to report (idle collector).
+  auto opened = hccl::collector::open(l.d.prof_dir);
+  hccl::collector comm = opened ? std::move(*opened) : hccl::collector{};
   auto m = load_windows(l.d.prof_dir, lo, [&](model& w) {
+    comm.add(w);
     l.cann->add(w);
     if (db) db->add(w, l.d);
   });
   if (!m) return m.err();
   l.m = std::move(*m);
   l.cann->finish(l.m);
+  auto linked_comm = comm.finish(l.m);
+  if (!linked_comm) return linked_comm.err();
+  l.comm = std::move(*linked_comm);
+  if (text) l.cann->timeline().set_communication(l.comm);
+  if (db) db->set_communication(l.comm);
   place_framework(l.d, l.m.session.wall_offset_ns, bytes_read, lo.spill_dir, spill_budget);
   l.warnings = std::move(l.d.warnings);
   for (auto& w : l.m.warnings) l.warnings.push_back(std::move(w));
+  for (auto& w : l.comm.warnings) l.warnings.push_back(w);
   link_options ko;
   ko.spill_dir = lo.spill_dir;
   ko.spill_budget = spill_budget;
@@ -667,7 +708,7 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
   }
   if (info.level != "Level_none") MSPROF_TRY(task_time_rows(*l.cann, out));
   if (info.level != "Level_none") MSPROF_TRY(npu_module_mem(l.d, l.warnings, out));
-  auto steps = step_trace_time(*l.cann, l.d, l.steps);
+  auto steps = step_trace_time(*l.cann, l.d, l.steps, l.comm);
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));
   incomplete = l.memory.incomplete;

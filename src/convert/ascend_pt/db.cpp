@@ -21,6 +21,7 @@
 
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/export_files.hpp"
+#include "msprof/convert/hccl.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/timeline_event.hpp"
 #include "msprof/core/json.hpp"
@@ -702,11 +703,12 @@ std::string step_id(const fw_op& o) { return std::string(o.name.substr(o.name.rf
 /// StepTraceTime rows (torch_npu StepInfoDbParser.get_step_range, then
 /// TraceStepTimeDbParser) from the CANN data alone: each step's device range
 /// spans the tasks of the node-level calls inside the step op (to at least the
-/// op's end); computing and free time come from the compute tasks starting in
-/// it. No communication data yet: those columns stay 0. The calls meet their
+/// op's end); computing, communication and free time come from the compute
+/// tasks and the collectives starting in it. The calls meet their
 /// tasks by connection id, then the steps by start; the compute tasks meet the
 /// ranges by start: sorted runs, with only the steps and ranges in memory.
-result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const relation& rel, const run_place& at) {
+result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const relation& rel, const run_place& at,
+                             const hccl::communication* comm) {
   constexpr std::int64_t forever = std::numeric_limits<std::int64_t>::max();
   const auto join = [](std::optional<span>& into, const span& s) {
     into = into ? span{std::min(into->first, s.first), std::max(into->second, s.second)} : s;
@@ -771,25 +773,74 @@ result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const rela
   if (!read) return read.err();
 
   // Per device, each range's compute tasks (starting in [start, end)) merged
-  // as they come by start.
+  // as they come by start, and laid with its collectives (starting in it,
+  // merged) over one timeline as torch_npu's pipeline overlap does: each
+  // interval by start (a collective before a compute interval of the same
+  // start) against what is left of the previous one.
+  struct lane {
+    std::int64_t b, e;
+    bool comm;
+  };
   struct merged {
+    std::vector<span> comm;  ///< the range's collectives on the device, merged
+    std::size_t next_comm = 0;
+    std::int64_t comm_total = 0, bubble = 0;
     bool any = false;
-    std::int64_t from = 0, to = 0;  ///< the interval being merged
-    std::int64_t first = 0, busy = 0, free = 0;
+    std::int64_t from = 0, to = 0;  ///< the compute interval being merged
+    std::int64_t first = 0, busy = 0;
+    bool open = false;
+    lane cur{};  ///< what is left of the last interval laid
+    std::int64_t free = 0, pure = 0, lo = 0, hi = 0;
+    void lay(lane t) {
+      lo = open ? std::min(lo, t.b) : t.b;
+      hi = open ? std::max(hi, t.e) : t.e;
+      if (!open) {
+        open = true;
+        cur = t;
+      } else if (cur.e < t.b) {
+        free += t.b - cur.e;
+        if (cur.comm) pure += cur.e - cur.b;
+        cur = t;
+      } else if (cur.e < t.e) {
+        if (cur.comm) {
+          pure += t.b - cur.b;
+          cur = {cur.e, t.e, false};
+        }
+        if (t.comm) cur = {cur.e, t.e, true};
+      } else {
+        if (cur.comm) {
+          pure += t.b - cur.b;
+          cur = {t.e, cur.e, true};
+        }
+        if (t.comm) cur = {t.e, cur.e, false};
+      }
+    }
+    void comm_until(std::int64_t at) {
+      for (; next_comm < comm.size() && comm[next_comm].first <= at; ++next_comm)
+        lay({comm[next_comm].first, comm[next_comm].second, true});
+    }
+    void close_compute() {
+      comm_until(from);
+      lay({from, to, false});
+      busy += to - from;
+    }
     void add(std::int64_t b, std::int64_t e) {
       if (any && b <= to) {
         to = std::max(to, e);
         return;
       }
-      if (any) {
-        busy += to - from;
-        free += b - to;
-      } else {
+      if (any)
+        close_compute();
+      else
         first = b;
-      }
       any = true;
       from = b;
       to = e;
+    }
+    void finish() {
+      if (any) close_compute();
+      comm_until(std::numeric_limits<std::int64_t>::max());
+      if (open && cur.comm) pure += cur.e - cur.b;
     }
   };
   std::vector<std::size_t> by_start(ranges.size());
@@ -797,31 +848,69 @@ result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const rela
   std::stable_sort(by_start.begin(), by_start.end(),
                    [&](std::size_t a, std::size_t b) { return ranges[a].start < ranges[b].start; });
   const auto us = [](std::int64_t ns) { return static_cast<double>(ns) / 1000.0; };
+  // The collectives by device, then start.
+  std::map<std::uint32_t, std::vector<const hccl::comm_op*>> comm_ops;
+  if (comm)
+    for (const auto& op : comm->ops) comm_ops[op.device_id].push_back(&op);
+  for (auto& dev : comm_ops)
+    std::stable_sort(dev.second.begin(), dev.second.end(),
+                     [](const hccl::comm_op* a, const hccl::comm_op* b) { return a->start_ns < b->start_ns; });
   rows out;
   std::vector<merged> state(ranges.size());
   std::vector<std::size_t> active;
   std::size_t next = 0;
   std::optional<std::uint32_t> device;
-  const auto device_rows = [&] {
-    for (std::size_t i = 0; i < ranges.size(); ++i) {
-      const range& r = ranges[i];
-      const merged& m = state[i];
-      std::int64_t busy = m.busy, stage = 0, prepare = 0;
-      if (m.any) {
-        busy += m.to - m.from;
-        stage = m.to - m.first;
-        if (m.first != 0) prepare = m.first - (r.has_step ? r.fwk_start : first_op.value_or(m.first));
-      }
-      out.push_back({static_cast<std::int64_t>(*device), r.id, us(busy), 0.0, 0.0, 0.0, us(m.free), us(stage), 0.0,
-                     0.0, us(prepare)});
-    }
+  const auto open_device = [&](std::uint32_t d) {
+    device = d;
     state.assign(ranges.size(), merged{});
     active.clear();
     next = 0;
+    const auto ops = comm_ops.find(d);
+    if (ops == comm_ops.end()) return;
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      merged& m = state[i];
+      for (const hccl::comm_op* op : ops->second) {
+        if (op->start_ns < ranges[i].start || op->start_ns >= ranges[i].end) continue;
+        if (op->name.rfind("hcom_receive", 0) == 0) m.bubble += op->end_ns - op->start_ns;
+        if (!m.comm.empty() && op->start_ns <= m.comm.back().second)
+          m.comm.back().second = std::max(m.comm.back().second, op->end_ns);
+        else
+          m.comm.emplace_back(op->start_ns, op->end_ns);
+      }
+      for (const auto& c : m.comm) m.comm_total += c.second - c.first;
+    }
+  };
+  const auto device_rows = [&] {
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      const range& r = ranges[i];
+      merged& m = state[i];
+      m.finish();
+      const std::int64_t stage = (m.open ? m.hi - m.lo : 0) - m.bubble;
+      // The first compute interval's start, or an earlier collective's.
+      std::int64_t first = m.any ? m.first : 0;
+      if (!m.comm.empty() && m.comm.front().first < first) first = m.comm.front().first;
+      std::int64_t prepare = 0;
+      if (first != 0) prepare = first - (r.has_step ? r.fwk_start : first_op.value_or(first));
+      out.push_back({static_cast<std::int64_t>(*device), r.id, us(m.busy), us(m.pure), us(m.comm_total - m.pure),
+                     us(m.comm_total), us(m.free), us(stage), us(m.bubble), us(std::max<std::int64_t>(m.pure - m.bubble, 0)),
+                     us(prepare)});
+    }
+  };
+  // Devices with collectives but no compute task get their rows too, in device order.
+  auto comm_device = comm_ops.begin();
+  const auto devices_before = [&](std::optional<std::uint32_t> d) {
+    for (; comm_device != comm_ops.end() && (!d || comm_device->first < *d); ++comm_device) {
+      if (device && comm_device->first <= *device) continue;
+      open_device(comm_device->first);
+      device_rows();
+    }
   };
   MSPROF_TRY(cann.compute.drain([&](const device_key& k, std::string_view p) {
-    if (device && *device != k.device) device_rows();
-    device = k.device;
+    if (device != k.device) {
+      if (device) device_rows();
+      devices_before(k.device);
+      open_device(k.device);
+    }
     for (; next < by_start.size() && ranges[by_start[next]].start <= k.start; ++next) active.push_back(by_start[next]);
     active.erase(std::remove_if(active.begin(), active.end(), [&](std::size_t i) { return ranges[i].end <= k.start; }),
                  active.end());
@@ -829,6 +918,7 @@ result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const rela
     for (const auto i : active) state[i].add(k.start, end);
   }));
   if (device) device_rows();
+  devices_before(std::nullopt);
   return out;
 }
 
@@ -1115,6 +1205,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
   MSPROF_TRY(status_);
   std::vector<std::string> files;
   const auto fill = [&](const std::string& path) -> result<void> {
+    if (comm_) writer_->set_communication(*comm_);
     MSPROF_TRY(writer_->finish(m));
     warnings.insert(warnings.end(), writer_->warnings().begin(), writer_->warnings().end());
     writer_.reset();
@@ -1168,7 +1259,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
   auto analysis = write_sqlite(out_, "analysis.db", [&](const std::string& path) -> result<void> {
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
-    auto step_rows = step_trace_rows(d, *cann_, rel, {spill_dir_, spill_budget_ / 4});
+    auto step_rows = step_trace_rows(d, *cann_, rel, {spill_dir_, spill_budget_ / 4}, comm_);
     if (!step_rows) return step_rows.err();
     MSPROF_TRY(create_and_fill(db, "StepTraceTime",
                                "deviceId INTEGER, step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, "

@@ -52,6 +52,9 @@ class db_export {
   /// One window; `d` names the file (read_pt_dir is enough). The first error
   /// stops the export; finish() returns it.
   void add(const model& w, const pt_dir& d);
+  /// The collectives (convert/hccl.hpp; must outlive finish()): their
+  /// COMMUNICATION_OP and COMMUNICATION_TASK_INFO rows, as the CANN db has them.
+  void set_communication(const hccl::communication& c) { comm_ = &c; }
   /// `d` placed (place_framework), `m` the final model (its records are not
   /// read), `rel` link()'s, `op_memory` op_memory_rows()'. Returns the paths
   /// written; `warnings` gets what was skipped (an unreadable
@@ -69,6 +72,7 @@ class db_export {
   std::optional<outfile::atomic_file> file_;
   std::unique_ptr<db_window_writer> writer_;
   std::unique_ptr<calls> cann_;
+  const hccl::communication* comm_ = nullptr;
   result<void> status_;
 };
 
