@@ -181,8 +181,11 @@ struct writer {
   }
 };
 
-/// Writes the case's PROF_ directory inside `parent` (replacing one there); returns its path or an error.
-inline msprof::result<std::string> write(const std::string& parent) {
+/// Writes a PROF_ directory of the case's layout inside `parent` (replacing
+/// one there) with the launches `body` makes (the group's hash given); returns
+/// its path or an error.
+template <class Body>
+msprof::result<std::string> write_with(const std::string& parent, Body body) {
   prof::prof_dir_options o;
   o.parent = parent;
   o.name = name;
@@ -207,11 +210,7 @@ inline msprof::result<std::string> write(const std::string& parent) {
   MSPROF_TRY(d->register_type(codec::level::runtime, rt::notify_wait, "NOTIFY_WAIT"));
   writer w{*d, {}, {}};
   const std::uint64_t group = d->hash("10.0.0.1%enp_60000_0_1767268800000");
-  w.kernel(100, "MatMul_1", codec::ge_task::ai_core, "MatMul", 1, rt::kernel_aicore, 200, 40);
-  w.collective(200, "hcom_allReduce__123_0_1", group, 1, 300);
-  w.kernel(320, "Add_2", codec::ge_task::ai_vector_core, "Add", 2, rt::kernel_aivec, 400, 10);
-  w.collective(400, "hcom_allReduce__123_0_1", group, 5, 500);
-  w.kernel(520, "MatMul_3", codec::ge_task::ai_core, "MatMul", 3, rt::kernel_aicore, 600, 30);
+  body(w, group);
   for (const auto& l : w.acsq) {
     unsigned char b[codec::acsq_size];
     codec::store(b, l);
@@ -225,6 +224,17 @@ inline msprof::result<std::string> write(const std::string& parent) {
   if (w.failed) return msprof::make_error(msprof::errc::io, "hccl_prof: a record could not be appended");
   MSPROF_TRY(d->close());
   return d->path();
+}
+
+/// Writes the case's PROF_ directory inside `parent` (replacing one there); returns its path or an error.
+inline msprof::result<std::string> write(const std::string& parent) {
+  return write_with(parent, [](writer& w, std::uint64_t group) {
+    w.kernel(100, "MatMul_1", codec::ge_task::ai_core, "MatMul", 1, rt::kernel_aicore, 200, 40);
+    w.collective(200, "hcom_allReduce__123_0_1", group, 1, 300);
+    w.kernel(320, "Add_2", codec::ge_task::ai_vector_core, "Add", 2, rt::kernel_aivec, 400, 10);
+    w.collective(400, "hcom_allReduce__123_0_1", group, 5, 500);
+    w.kernel(520, "MatMul_3", codec::ge_task::ai_core, "MatMul", 3, rt::kernel_aicore, 600, 30);
+  });
 }
 
 }  // namespace hccl_prof

@@ -63,6 +63,35 @@ fs::path make_case(const temp_dir& tmp, bool with_steps = true) {
   return dir;
 }
 
+/// A case whose collective overlaps compute: kernels launched at 100, 310 and
+/// 320 us run on the device over [250, 310], [320, 330] and [340, 400] us,
+/// the allReduce launched at 200 over [300, 348.5] (its tasks as in the golden
+/// case); ProfilerStep#1 over [90, 450] us.
+fs::path make_overlap_case(const temp_dir& tmp) {
+  namespace codec = msprof::codec;
+  const fs::path dir = tmp / "worker0_1_20260101120000000_ascend_pt";
+  fs::create_directories(dir / "FRAMEWORK");
+  auto prof = hccl_prof::write_with(dir.string(), [](hccl_prof::writer& w, std::uint64_t group) {
+    w.kernel(100, "MatMul_1", codec::ge_task::ai_core, "MatMul", 1, hccl_prof::rt::kernel_aicore, 250, 60);
+    w.collective(200, "hcom_allReduce__123_0_1", group, 1, 300);
+    w.kernel(310, "Add_2", codec::ge_task::ai_vector_core, "Add", 2, hccl_prof::rt::kernel_aivec, 320, 10);
+    w.kernel(320, "MatMul_3", codec::ge_task::ai_core, "MatMul", 3, hccl_prof::rt::kernel_aicore, 340, 60);
+  });
+  REQUIRE_MESSAGE(prof.has_value(), prof.err().what());
+  generated_pt::write_profiler_info(dir);
+  fw::op_range r;
+  r.start = static_cast<std::int64_t>(hccl_prof::us(90));
+  r.end = static_cast<std::int64_t>(hccl_prof::us(450));
+  r.seq = -1;
+  r.pid = 1;
+  r.start_tid = r.end_tid = hccl_prof::tid;
+  r.name = "ProfilerStep#1";
+  std::string ops;
+  fw::encode(r, ops);
+  std::ofstream(dir / "FRAMEWORK" / "torch.op_range", std::ios::binary) << ops;
+  return dir;
+}
+
 /// The events of a timeline JSON file, each dumped compactly, that `keep` wants,
 /// sorted (our msprof.json orders some events otherwise than the reference's:
 /// tests/unit/convert/golden_test.cpp compares them as multisets too).
@@ -204,4 +233,26 @@ TEST_CASE("ascend_pt hccl: the db export has the CANN db's communication tables"
   CHECK(query_lines(dir / "ASCEND_PROFILER_OUTPUT" / "analysis.db", "SELECT * FROM StepTraceTime ORDER BY step") ==
         "0|1|50|48.5|0|48.5|111.5|210|0|48.5|110\n"
         "0|2|30|48.5|0|48.5|51.5|130|0|48.5|110\n");
+}
+
+TEST_CASE("ascend_pt hccl: a collective overlapping compute counts only its uncovered parts as not overlapped") {
+  temp_dir tmp("pt_hccl_overlap");
+  const fs::path dir = make_overlap_case(tmp);
+  auto r = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  // Computing 60+10+60; of the collective's 48.5 only [310, 320] and [330,
+  // 340] are not covered; no free time; end to end 250..400; preparing from
+  // the step op (90) to the first task (250).
+  CHECK(read_text(dir / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv") ==
+        "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+        "Communication(Not Overlapped and Exclude Receive),Preparing\r\n"
+        "0,1,130.0,20.0,28.5,48.5,0,150.0,0,20.0,160.0\r\n");
+  // The db flavour lays the collective over the step's compute intervals:
+  // the same sums.
+  temp_dir tmp2("pt_hccl_overlap_db");
+  const fs::path dir2 = make_overlap_case(tmp2);
+  auto d = pt::analyse(dir2.string(), {"db"});
+  REQUIRE_MESSAGE(d.has_value(), d.err().what());
+  CHECK(query_lines(dir2 / "ASCEND_PROFILER_OUTPUT" / "analysis.db", "SELECT * FROM StepTraceTime") ==
+        "0|1|130|20|28.5|48.5|0|150|0|20|160\n");
 }
