@@ -67,13 +67,13 @@ fs::path make_case(const temp_dir& tmp, bool with_steps = true) {
 /// 320 us run on the device over [250, 310], [320, 330] and [340, 400] us,
 /// the allReduce launched at 200 over [300, 348.5] (its tasks as in the golden
 /// case); ProfilerStep#1 over [90, 450] us.
-fs::path make_overlap_case(const temp_dir& tmp) {
+fs::path make_overlap_case(const temp_dir& tmp, const char* collective = "hcom_allReduce__123_0_1") {
   namespace codec = msprof::codec;
   const fs::path dir = tmp / "worker0_1_20260101120000000_ascend_pt";
   fs::create_directories(dir / "FRAMEWORK");
-  auto prof = hccl_prof::write_with(dir.string(), [](hccl_prof::writer& w, std::uint64_t group) {
+  auto prof = hccl_prof::write_with(dir.string(), [&](hccl_prof::writer& w, std::uint64_t group) {
     w.kernel(100, "MatMul_1", codec::ge_task::ai_core, "MatMul", 1, hccl_prof::rt::kernel_aicore, 250, 60);
-    w.collective(200, "hcom_allReduce__123_0_1", group, 1, 300);
+    w.collective(200, collective, group, 1, 300);
     w.kernel(310, "Add_2", codec::ge_task::ai_vector_core, "Add", 2, hccl_prof::rt::kernel_aivec, 320, 10);
     w.kernel(320, "MatMul_3", codec::ge_task::ai_core, "MatMul", 3, hccl_prof::rt::kernel_aicore, 340, 60);
   });
@@ -255,4 +255,24 @@ TEST_CASE("ascend_pt hccl: a collective overlapping compute counts only its unco
   REQUIRE_MESSAGE(d.has_value(), d.err().what());
   CHECK(query_lines(dir2 / "ASCEND_PROFILER_OUTPUT" / "analysis.db", "SELECT * FROM StepTraceTime") ==
         "0|1|130|20|28.5|48.5|0|150|0|20|160\n");
+}
+
+TEST_CASE("ascend_pt hccl: an hcom_receive collective is a bubble, taken from the stage") {
+  for (const char* type : {"text", "db"}) {
+    CAPTURE(type);
+    temp_dir tmp("pt_hccl_bubble");
+    const fs::path dir = make_overlap_case(tmp, "hcom_receive__123_0_1");
+    auto r = pt::analyse(dir.string(), {type});
+    REQUIRE_MESSAGE(r.has_value(), r.err().what());
+    // The overlap case's numbers with Bubble 48.5: Stage 150 - 48.5, and the
+    // not-overlapped time less the bubble below 0, so 0.
+    if (std::string(type) == "text")
+      CHECK(read_text(dir / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv") ==
+            "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+            "Communication(Not Overlapped and Exclude Receive),Preparing\r\n"
+            "0,1,130.0,20.0,28.5,48.5,0,101.5,48.5,0,160.0\r\n");
+    else
+      CHECK(query_lines(dir / "ASCEND_PROFILER_OUTPUT" / "analysis.db", "SELECT * FROM StepTraceTime") ==
+            "0|1|130|20|28.5|48.5|0|101.5|48.5|0|160\n");
+  }
 }
