@@ -80,6 +80,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
   if (auto r = codec::decode_context_pmu(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_ts_track(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_npu_module_mem(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_npu_mem(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_compact(data, size, at)) {
     // The minimum lengths the reader uses (a RUNTIME node_basic_info has 28).
     if (auto p = codec::decode_payload<codec::MsprofNodeBasicInfo>(*r, at, 28)) sink = sink + touch(*p);
@@ -227,6 +228,8 @@ inline constexpr const char* kProfFiles[] = {
     "host/msprof_calls",
     "host/msprof_forks",
     "host/data/aging.additional.hccl_info.slice_0",
+    "device_0/data/npu_module_mem.data.0.slice_0",
+    "device_0/data/npu_mem.data.0.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -304,6 +307,7 @@ inline void read_everything(prof::prof_reader& r) {
     (void)r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) { n += touch(p); });
     (void)r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) { n += touch(t); });
     (void)r.for_each_npu_module_mem(d.id, [&](const codec::NpuModuleMem& m, const codec::place&) { n += touch(m); });
+    (void)r.for_each_npu_mem(d.id, [&](const codec::NpuMem& m, const codec::place&) { n += touch(m); });
   }
   for (const auto& w : r.warnings()) n += w.text().size();
   sink = sink + n;

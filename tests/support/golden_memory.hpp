@@ -112,6 +112,35 @@ inline void add_records(const fs::path& prof) {
               msprof::prof::stream::task_memory_info(true).base_name(), host);
 }
 
+/// The case `npu_mem`: after add_records(), device 0's npu_mem samples (APP
+/// and Device memory; sizes not multiples of 1 KB; times that the reference's
+/// float sum rounds; the version-2.0 time field set to a value that is not the
+/// sample's time). No event other than 0 and 1: the reference's timeline stops
+/// with an error at one.
+inline void add_app_samples(const fs::path& prof) {
+  struct sample {
+    std::uint32_t us, event;
+    std::uint64_t ddr, hbm;
+  };
+  const std::vector<sample> samples = {
+      {0, 0, 0, 1048676},         {0, 1, 2048, 33554432},     {50, 0, 512, 2098152},
+      {50, 1, 3000, 41943040},    {123, 0, 1023, 3146752},    {123, 1, 4096, 50331648},
+      {200, 0, 1, 1},             {999, 0, 0, 0},             {999, 1, 5000, 58720256},
+  };
+  std::string dev;
+  for (const auto& s : samples) {
+    codec::NpuMem m;
+    m.sampleTimeUs = s.us;
+    m.event = s.event;
+    m.timestamp = 777;
+    m.ddr = s.ddr;
+    m.hbm = s.hbm;
+    append(dev, codec::encode_device(m));
+  }
+  write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
+              msprof::prof::stream::npu_mem(0).base_name(), dev);
+}
+
 /// The two-device case `npu_memory_2dev`: after add_records(), a device_1
 /// with device_0's control files (its id made 1) and the same npu_module_mem
 /// samples, and no task data.

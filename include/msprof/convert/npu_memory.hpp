@@ -75,6 +75,34 @@ void npu_module_mem_row(Cells& s, const module_mem_sample& m) {
   s.str("NPU:" + std::to_string(m.device_id));
 }
 
+/// One npu_mem sample: the memory of the application (event 0) or of the
+/// whole device (event 1), on the wall clock.
+struct npu_mem_sample {
+  std::uint32_t device_id = 0;
+  std::uint32_t event = 0;
+  std::int64_t time_ns = 0;  ///< local Unix ns, as the reference computes it (docs/formats.md)
+  std::uint64_t ddr = 0, hbm = 0;  ///< bytes
+};
+
+/// Every device's npu_mem samples in file order (devices by id), those before
+/// the collection start left out. Warnings as for_each_module_mem.
+result<void> for_each_npu_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<result<void>(const npu_mem_sample&)>& fn);
+/// The summary's name of an event: "APP", "Device", else "Unknown".
+const char* npu_mem_event_name(std::uint32_t event);
+
+/// The CANN summary npu_mem: sizes in whole KB (rounded down), memory = DDR + HBM.
+std::vector<std::string> npu_mem_header();
+template <class Cells>
+void npu_mem_row(Cells& s, const npu_mem_sample& m) {
+  s.num(m.device_id);
+  s.str(npu_mem_event_name(m.event));
+  s.num(m.ddr / 1024);
+  s.num(m.hbm / 1024);
+  s.num((m.ddr + m.hbm) / 1024);
+  s.ts(m.time_ns);
+}
+
 /// One GE memory event (host additional record task_memory_info).
 struct ge_memory_event {
   std::string name;       ///< the op: hash_dic's name of its nodeId, else the nodeId in decimal

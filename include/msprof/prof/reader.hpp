@@ -334,6 +334,16 @@ class prof_reader {
     });
   }
 
+  /// npu_mem samples (APP and device memory) of device `dev`.
+  template <class F>
+  result<void> for_each_npu_mem(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::npu_mem, codec::npu_mem_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_npu_mem(p, codec::npu_mem_size, at);
+      if (!d) return warn(f, at.offset, codec::npu_mem_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::NpuMem&>(*d), at);
+    });
+  }
+
  private:
   // Per-record problems of the file being scanned are capped: a damaged file
   // of any size gives at most max_warnings_per_file lines plus one count, so
