@@ -178,6 +178,15 @@ result<void> for_each_npu_mem(const std::string& prof_dir, std::vector<std::stri
   return {};
 }
 
+result<void> npu_mem_app_rows(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<result<void>(std::vector<std::string>&&)>& fn) {
+  return for_each_npu_mem(prof_dir, warnings, [&](const npu_mem_sample& m) -> result<void> {
+    if (m.event != 0) return {};
+    const double mb = static_cast<double>((m.ddr + m.hbm) / 1024) / 1024.0;  // the summary's whole KB
+    return fn({"APP", ts_us(m.time_ns) + '\t', "", py_float(mb), "", "", "NPU:" + std::to_string(m.device_id)});
+  });
+}
+
 /// NPU_MEM: the samples in file order, bytes and ns; the type "app" or
 /// "device" as a string id (registered at the first sample, after GE's
 /// strings and before the tasks', as the reference registers them), another event as its number.

@@ -103,6 +103,12 @@ void npu_mem_row(Cells& s, const npu_mem_sample& m) {
   s.ts(m.time_ns);
 }
 
+/// torch_npu's APP rows of memory_record.csv (NpuMemoryBean on CANN's npu_mem
+/// summary): each APP sample in file order as {"APP", time µs + TAB, "",
+/// memory(KB) / 1024 in MB as Python prints it, "", "", "NPU:<id>"}.
+result<void> npu_mem_app_rows(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<result<void>(std::vector<std::string>&&)>& fn);
+
 /// One GE memory event (host additional record task_memory_info).
 struct ge_memory_event {
   std::string name;       ///< the op: hash_dic's name of its nodeId, else the nodeId in decimal
