@@ -138,6 +138,7 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_sorted("mstx_mem", mstx_mem_header(), mem_rows_, r.files));
     MSPROF_TRY(write_module_mem(r));
     MSPROF_TRY(write_npu_mem(r));
+    MSPROF_TRY(write_static_op_mem(r));
     MSPROF_TRY(write_ge_memory(r));
     {
       file f(*this, losses.name, losses.header, losses.size());
@@ -340,6 +341,18 @@ struct summary_exporter::impl {
     file f(*this, "npu_mem", npu_mem_header(), n);
     if (n) MSPROF_TRY(for_each_npu_mem(prof_dir_, again, [&](const npu_mem_sample& m) -> result<void> {
       f.format_row([&](auto& s) { npu_mem_row(s, m); });
+      return {};
+    }));
+    return f.close(r.files);
+  }
+  /// static_op_mem in file order: a counting pass, then the rows (npu_memory.hpp).
+  result<void> write_static_op_mem(export_result& r) {
+    std::size_t n = 0;
+    std::vector<std::string> again;  // the warnings once, from the first pass
+    MSPROF_TRY(for_each_static_op_mem(prof_dir_, r.warnings, [&](const static_op_mem_row&) -> result<void> { return ++n, result<void>{}; }));
+    file f(*this, "static_op_mem", static_op_mem_header(), n);
+    if (n) MSPROF_TRY(for_each_static_op_mem(prof_dir_, again, [&](const static_op_mem_row& m) -> result<void> {
+      f.format_row([&](auto& s) { static_op_mem_cells(s, m); });
       return {};
     }));
     return f.close(r.files);

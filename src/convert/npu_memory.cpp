@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -185,6 +186,46 @@ result<void> npu_mem_app_rows(const std::string& prof_dir, std::vector<std::stri
     const double mb = static_cast<double>((m.ddr + m.hbm) / 1024) / 1024.0;  // the summary's whole KB
     return fn({"APP", ts_us(m.time_ns) + '\t', "", py_float(mb), "", "", "NPU:" + std::to_string(m.device_id)});
   });
+}
+
+std::vector<std::string> static_op_mem_header() {
+  return {"Device_id", "Op Name", "Model Name", "Graph ID", "Node Index Start", "Node Index End", "Size(KB)"};
+}
+
+std::string static_op_mem_kb(std::int64_t bytes) {
+  // The reference stores bytes / 1024.0 in a NUMERIC column, which keeps a whole value as an integer.
+  const double kb = static_cast<double>(bytes) / 1024.0;
+  if (kb == std::floor(kb) && std::fabs(kb) < 9.2e18) return std::to_string(static_cast<std::int64_t>(kb));
+  return py_float(kb);
+}
+
+result<void> for_each_static_op_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                    const std::function<result<void>(const static_op_mem_row&)>& fn) {
+  if (!npu_slices::any_slice(prof_dir, false, std::string(".") + prof::layout::tag::static_op_mem + prof::layout::slice_infix))
+    return {};
+  auto r = prof::prof_reader::open(prof_dir);
+  if (!r) return {};
+  const auto name = [&](std::uint64_t h) {
+    const auto n = r->hashes().find(h);
+    return n != r->hashes().end() ? n->second : std::to_string(h);
+  };
+  result<void> status;
+  static_op_mem_row row;
+  MSPROF_TRY(r->for_each_static_op_mem([&](const prof::host_record<codec::MsprofStaticOpMem>& rec) {
+    if (!status) return;
+    const auto& m = rec.payload;
+    row.op = name(m.opName);
+    if (row.op == "0") row.op = "TOTAL";
+    row.model = name(m.dynOpName);
+    row.graph_id = m.graphId;
+    row.start = m.lifeStart;
+    row.end = m.lifeEnd == 4294967294u ? 4294967295u : m.lifeEnd;
+    row.size = m.opMemSize;
+    status = fn(row);
+  }));
+  MSPROF_TRY(status);
+  npu_slices::slice_warnings(*r, prof::layout::tag::static_op_mem, warnings);
+  return {};
 }
 
 /// NPU_MEM: the samples in file order, bytes and ns; the type "app" or

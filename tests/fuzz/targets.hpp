@@ -94,6 +94,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
     if (auto p = codec::decode_payload<codec::MsprofGraphIdInfo>(*r, at, 16)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MstxMemInfo>(*r, at, 48)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofMemoryInfo>(*r, at, 48)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofStaticOpMem>(*r, at, 52)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofHcclInfo>(*r, at, 120)) sink = sink + touch(*p);
     const auto tx = codec::load<codec::MsprofTxInfo>(r->data);
     const std::string_view text = codec::tx_segment_text(tx);
@@ -230,6 +231,7 @@ inline constexpr const char* kProfFiles[] = {
     "host/data/aging.additional.hccl_info.slice_0",
     "device_0/data/npu_module_mem.data.0.slice_0",
     "device_0/data/npu_mem.data.0.slice_0",
+    "host/data/aging.additional.static_op_mem.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -294,6 +296,7 @@ inline void read_everything(prof::prof_reader& r) {
   (void)r.for_each_graph_id_map(count);
   (void)r.for_each_mstx_mem(count);
   (void)r.for_each_task_memory_info(count);
+  (void)r.for_each_static_op_mem(count);
   (void)r.for_each_hccl_info(count);
   (void)r.for_each_mstx([&](const prof::mstx_record& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
   const auto& host = r.host();

@@ -141,6 +141,39 @@ inline void add_app_samples(const fs::path& prof) {
               msprof::prof::stream::npu_mem(0).base_name(), dev);
 }
 
+/// The case `static_op_mem`: after add_records(), GE's static graph memory
+/// records (host aging slice): ops named in hash_dic and one not, the graph's
+/// total (opName 0), a model name from hash_dic and none (0), an end index of
+/// 4294967294 (printed 4294967295), sizes whole and not whole KB.
+inline void add_static_op_mem(const fs::path& prof) {
+  const std::uint64_t matmul1 = 4727051265323026290ull, add2 = 208301921725578096ull, relu4 = 7542326851773966877ull;
+  struct rec {
+    std::uint64_t op, model;
+    std::uint32_t graph;
+    std::uint64_t start, end;
+    std::int64_t size;
+  };
+  const std::vector<rec> recs = {
+      {matmul1, 0, 1, 0, 3, 4096},          {add2, 0, 1, 1, 4294967294ull, 1536},
+      {relu4, matmul1, 2, 2, 5, 100},       {12345, 0, 2, 4, 4, 1048576},
+      {0, 0, 1, 0, 0, 5632},                {0, matmul1, 2, 0, 0, 1048676},
+  };
+  std::string host;
+  for (const auto& x : recs) {
+    codec::MsprofStaticOpMem m;
+    m.opMemSize = x.size;
+    m.opName = x.op;
+    m.lifeStart = x.start;
+    m.lifeEnd = x.end;
+    m.totalAllocMem = 2 * 1048576;
+    m.dynOpName = x.model;
+    m.graphId = x.graph;
+    append(host, codec::encode_static_op_mem(2001, at_us(5), m));
+  }
+  write_slice(prof / msprof::prof::layout::host_dir / msprof::prof::layout::data_dir,
+              msprof::prof::stream::static_op_mem(true).base_name(), host);
+}
+
 /// The two-device case `npu_memory_2dev`: after add_records(), a device_1
 /// with device_0's control files (its id made 1) and the same npu_module_mem
 /// samples, and no task data.

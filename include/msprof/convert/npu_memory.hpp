@@ -109,6 +109,35 @@ void npu_mem_row(Cells& s, const npu_mem_sample& m) {
 result<void> npu_mem_app_rows(const std::string& prof_dir, std::vector<std::string>& warnings,
                               const std::function<result<void>(std::vector<std::string>&&)>& fn);
 
+/// One row of GE's static graph memory (host additional record static_op_mem).
+struct static_op_mem_row {
+  std::string op;     ///< hash_dic's name of opName, else it in decimal; "TOTAL" for 0
+  std::string model;  ///< hash_dic's name of dynOpName, else it in decimal
+  std::uint32_t graph_id = 0;
+  std::uint64_t start = 0, end = 0;  ///< node indexes (an end of 4294967294 is 4294967295)
+  std::int64_t size = 0;             ///< bytes
+};
+/// Every static_op_mem record in file order (aging slices, then unaging).
+/// Warnings as for_each_module_mem.
+result<void> for_each_static_op_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                    const std::function<result<void>(const static_op_mem_row&)>& fn);
+/// The CANN summary static_op_mem; Size(KB) bytes / 1024 as the reference
+/// prints it (a whole number without ".0", Python's float text otherwise).
+/// Its rows once, `Device_id` "host" (the reference exports them from the host
+/// directory only), in file order.
+std::vector<std::string> static_op_mem_header();
+std::string static_op_mem_kb(std::int64_t bytes);
+template <class Cells>
+void static_op_mem_cells(Cells& s, const static_op_mem_row& m) {
+  s.raw("host");
+  s.str(m.op);
+  s.str(m.model);
+  s.num(m.graph_id);
+  s.num(m.start);
+  s.num(m.end);
+  s.raw(static_op_mem_kb(m.size));
+}
+
 /// One GE memory event (host additional record task_memory_info).
 struct ge_memory_event {
   std::string name;       ///< the op: hash_dic's name of its nodeId, else the nodeId in decimal

@@ -97,6 +97,7 @@ inline constexpr char graph_id_map[] = "graph_id_map";
 inline constexpr char msproftx[] = "msproftx";
 inline constexpr char mstx_mem[] = "msprof_mstx_mem";
 inline constexpr char task_memory_info[] = "task_memory_info";
+inline constexpr char static_op_mem[] = "static_op_mem";
 inline constexpr char hash_dic[] = "hash_dic";            ///< text
 inline constexpr char type_info_dic[] = "type_info_dic";  ///< text
 }  // namespace tag
@@ -118,6 +119,7 @@ inline constexpr tag_record tag_records[] = {
     {additional, tag::msproftx, codec::tx_type::msproftx},
     {additional, tag::mstx_mem, codec::tx_type::mstx_mem},
     {additional, tag::task_memory_info, codec::node_type::task_memory_info},
+    {additional, tag::static_op_mem, codec::node_type::static_op_mem},
 };
 /// The record type of a host slice family; nullopt for families of other records or text.
 inline std::optional<std::uint32_t> record_type(std::string_view module, std::string_view tag) {
@@ -167,6 +169,7 @@ struct stream {
   static stream msproftx(bool aging) { return additional(aging, layout::tag::msproftx); }
   static stream mstx_mem(bool aging) { return additional(aging, layout::tag::mstx_mem); }
   static stream task_memory_info(bool aging) { return additional(aging, layout::tag::task_memory_info); }
+  static stream static_op_mem(bool aging) { return additional(aging, layout::tag::static_op_mem); }
   /// hash_dic / type_info_dic: text, never aged.
   static stream dictionary(std::string_view tag) { return {false, 0, false, layout::additional, std::string(tag), 0}; }
   static stream stars_soc(std::uint32_t dev) { return device_stream(dev, layout::stars_soc, codec::acsq_size); }

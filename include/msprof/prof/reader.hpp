@@ -246,6 +246,7 @@ class prof_reader {
   template <class F> result<void> for_each_graph_id_map(F&& cb) { return typed_additional<codec::MsprofGraphIdInfo>("graph_id_map", 16, cb); }
   template <class F> result<void> for_each_mstx_mem(F&& cb) { return typed_additional<codec::MstxMemInfo>("msprof_mstx_mem", 48, cb); }
   template <class F> result<void> for_each_task_memory_info(F&& cb) { return typed_additional<codec::MsprofMemoryInfo>(layout::tag::task_memory_info, 48, cb); }
+  template <class F> result<void> for_each_static_op_mem(F&& cb) { return typed_additional<codec::MsprofStaticOpMem>(layout::tag::static_op_mem, 52, cb); }
 
   /// mstx events; a message split over several records (res0 = 0, 1, ...,
   /// same markId and thread, consecutive) is joined back together.

@@ -207,3 +207,41 @@ TEST_CASE("npu_mem: a cut sample is a warning naming the file, and the whole one
   CHECK(golden::slurp(golden::output(t.prof, "npu_mem", "csv")) ==
         golden::slurp(golden::case_dir("npu_mem") / "expected" / "npu_mem.csv"));
 }
+
+TEST_CASE("static_op_mem: the golden input is npu_memory's plus the generator's static_op_mem records") {
+  golden::temp_copy base("npu_memory", "_static_gen");
+  golden_memory::add_static_op_mem(base.prof);
+  golden::temp_copy ours("static_op_mem");
+  std::size_t files = 0, generated = 0;
+  for (const auto& e : golden::fs::recursive_directory_iterator(ours.prof)) {
+    if (!e.is_regular_file()) continue;
+    const auto rel = golden::fs::relative(e.path(), ours.prof);
+    CAPTURE(rel.string());
+    REQUIRE(golden::fs::exists(base.prof / rel));
+    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
+    ++files;
+  }
+  for (const auto& e : golden::fs::recursive_directory_iterator(base.prof)) generated += e.is_regular_file();
+  CHECK(files == generated);
+}
+
+TEST_CASE("static_op_mem: the summary, every other summary and the db equal the reference") {
+  golden::temp_copy t("static_op_mem");
+  golden::export_everything(t);
+  CHECK(check_csvs(t, "static_op_mem") == 8);
+  // 6 records, once ("host"): names through hash_dic, opName 0 TOTAL, the end index 4294967294 printed 4294967295.
+  const auto csv = golden::lines(golden::slurp(golden::output(t.prof, "static_op_mem", "csv")));
+  REQUIRE(csv.size() == 1 + 6);
+  CHECK(csv[2] == "host,Add_2,0,1,1,4294967295,1.5");
+  // The reference's db has no table for it: the db is npu_memory's.
+  CHECK(golden::canonical_db(t.prof / "msprof_T.db") ==
+        golden::lines(golden::slurp(golden::case_dir("static_op_mem") / "expected" / "db.canonical.sql")));
+}
+
+TEST_CASE("static_op_mem: sizes in KB as the reference prints them") {
+  CHECK(cv::static_op_mem_kb(4096) == "4");
+  CHECK(cv::static_op_mem_kb(1536) == "1.5");
+  CHECK(cv::static_op_mem_kb(100) == "0.09765625");
+  CHECK(cv::static_op_mem_kb(0) == "0");
+  CHECK(cv::static_op_mem_kb(-2048) == "-2");
+}
