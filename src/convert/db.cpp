@@ -56,6 +56,7 @@ const db_table_def* db_tables() {
        "globalTid INTEGER, endGlobalTid INTEGER, domainId INTEGER, connectionId INTEGER",
        10},
       {"NPU_INFO", "id INTEGER, name TEXT", 2},
+      {"NPU_MEM", "type INTEGER, ddr NUMERIC, hbm NUMERIC, timestampNs INTEGER, deviceId INTEGER", 5},
       {"NPU_MODULE_MEM", "moduleId INTEGER, timestampNs INTEGER, totalReserved NUMERIC, deviceId INTEGER", 4},
       {"NPU_OP_MEM",
        "operatorName INTEGER, addr INTEGER, type INTEGER, size INTEGER, timestampNs INTEGER, globalTid INTEGER, "
@@ -438,6 +439,7 @@ result<void> db_window_writer::finish(const model& final) {
     lap(r);
   }
   MSPROF_TRY(write_ge_memory(final));
+  MSPROF_TRY(write_npu_mem(final.session.prof_dir));
   if (tasks_.size()) {
     MSPROF_TRY(write_tasks(final));
     if (pmu) MSPROF_TRY(write_pmu(pmu_name_ids, aic_names));

@@ -137,6 +137,8 @@ struct summary_exporter::impl {
     }
     MSPROF_TRY(write_sorted("mstx_mem", mstx_mem_header(), mem_rows_, r.files));
     MSPROF_TRY(write_module_mem(r));
+    MSPROF_TRY(write_npu_mem(r));
+    MSPROF_TRY(write_static_op_mem(r));
     MSPROF_TRY(write_ge_memory(r));
     {
       file f(*this, losses.name, losses.header, losses.size());
@@ -329,6 +331,30 @@ struct summary_exporter::impl {
     MSPROF_TRY(rows.read(prof_dir_, r.warnings));
     file f(*this, "npu_module_mem", npu_module_mem_header(), rows.size());
     MSPROF_TRY(rows.drain([&](const module_mem_sample& m) { f.format_row([&](auto& s) { npu_module_mem_row(s, m); }); }));
+    return f.close(r.files);
+  }
+  /// npu_mem in file order: a counting pass, then the rows (npu_memory.hpp).
+  result<void> write_npu_mem(export_result& r) {
+    std::size_t n = 0;
+    std::vector<std::string> again;  // the warnings once, from the first pass
+    MSPROF_TRY(for_each_npu_mem(prof_dir_, r.warnings, [&](const npu_mem_sample&) -> result<void> { return ++n, result<void>{}; }));
+    file f(*this, "npu_mem", npu_mem_header(), n);
+    if (n) MSPROF_TRY(for_each_npu_mem(prof_dir_, again, [&](const npu_mem_sample& m) -> result<void> {
+      f.format_row([&](auto& s) { npu_mem_row(s, m); });
+      return {};
+    }));
+    return f.close(r.files);
+  }
+  /// static_op_mem in file order: a counting pass, then the rows (npu_memory.hpp).
+  result<void> write_static_op_mem(export_result& r) {
+    std::size_t n = 0;
+    std::vector<std::string> again;  // the warnings once, from the first pass
+    MSPROF_TRY(for_each_static_op_mem(prof_dir_, r.warnings, [&](const static_op_mem_row&) -> result<void> { return ++n, result<void>{}; }));
+    file f(*this, "static_op_mem", static_op_mem_header(), n);
+    if (n) MSPROF_TRY(for_each_static_op_mem(prof_dir_, again, [&](const static_op_mem_row& m) -> result<void> {
+      f.format_row([&](auto& s) { static_op_mem_cells(s, m); });
+      return {};
+    }));
     return f.close(r.files);
   }
   /// memory_record and operator_memory from GE's task_memory_info events

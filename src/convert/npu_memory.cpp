@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -123,6 +124,129 @@ result<void> for_each_module_mem(const std::string& prof_dir, std::vector<std::s
   return {};
 }
 
+
+const char* npu_mem_event_name(std::uint32_t event) {
+  return event == 0 ? "APP" : event == 1 ? "Device" : "Unknown";
+}
+
+std::vector<std::string> npu_mem_header() {
+  return {"Device_id", "event", "ddr(KB)", "hbm(KB)", "memory(KB)", "timestamp(us)"};
+}
+
+result<void> for_each_npu_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<result<void>(const npu_mem_sample&)>& fn) {
+  if (!npu_slices::any_slice(prof_dir, true, std::string(prof::layout::npu_mem) + ".data.")) return {};
+  prof::reader_options ro;
+  ro.max_dictionary_bytes = 0;
+  auto r = prof::prof_reader::open(prof_dir, ro);
+  if (!r) return {};
+  const auto& host = r->host();
+  const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
+  // The reference's sum, in its order and in doubles (so rounded as it rounds
+  // them): (µs * 1000 + dev_start.log's clock) + (host_start.log's clock in s
+  // - dev_start.log's in s) * 1e9 + start_info's offset in µs * 1000.
+  const double host_mon_s = static_cast<double>(host.clock.anchor_ns) / 1e9;
+  const double offset_us = static_cast<double>(host.collection_time_begin_us) -
+                           static_cast<double>(host.start_monotonic_raw_ns) / 1000.0;
+  result<void> status;
+  std::uint64_t bad_time = 0;
+  for (const auto& d : r->devices()) {
+    const std::uint64_t dev_mono = static_cast<std::uint64_t>(d.clock.anchor_ns);
+    const double delta_ns = (host_mon_s - static_cast<double>(dev_mono) / 1e9) * 1e9;
+    npu_mem_sample s;
+    s.device_id = d.id;
+    auto read = r->for_each_npu_mem(d.id, [&](const codec::NpuMem& m, const codec::place&) {
+      if (!status) return;
+      const double t = static_cast<double>(std::uint64_t{m.sampleTimeUs} * 1000 + dev_mono) + delta_ns + offset_us * 1000.0;
+      if (!(t > -9.2e18 && t < 9.2e18)) {
+        ++bad_time;
+        return;
+      }
+      s.time_ns = static_cast<std::int64_t>(t);  // truncated, as the reference's int()
+      if (s.time_ns < start) return;
+      s.event = m.event;
+      s.ddr = m.ddr;
+      s.hbm = m.hbm;
+      status = fn(s);
+    });
+    MSPROF_TRY(read);
+    MSPROF_TRY(status);
+  }
+  npu_slices::slice_warnings(*r, prof::layout::npu_mem, warnings);
+  if (bad_time)
+    warnings.push_back(prof_dir + ": " + std::to_string(bad_time) +
+                       " npu_mem sample(s) with a time outside the clock's range were skipped");
+  return {};
+}
+
+result<void> npu_mem_app_rows(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<result<void>(std::vector<std::string>&&)>& fn) {
+  return for_each_npu_mem(prof_dir, warnings, [&](const npu_mem_sample& m) -> result<void> {
+    if (m.event != 0) return {};
+    const double mb = static_cast<double>((m.ddr + m.hbm) / 1024) / 1024.0;  // the summary's whole KB
+    return fn({"APP", ts_us(m.time_ns) + '\t', "", py_float(mb), "", "", "NPU:" + std::to_string(m.device_id)});
+  });
+}
+
+std::vector<std::string> static_op_mem_header() {
+  return {"Device_id", "Op Name", "Model Name", "Graph ID", "Node Index Start", "Node Index End", "Size(KB)"};
+}
+
+std::string static_op_mem_kb(std::int64_t bytes) {
+  // The reference stores bytes / 1024.0 in a NUMERIC column, which keeps a whole value as an integer.
+  const double kb = static_cast<double>(bytes) / 1024.0;
+  if (kb == std::floor(kb) && std::fabs(kb) < 9.2e18) return std::to_string(static_cast<std::int64_t>(kb));
+  return py_float(kb);
+}
+
+result<void> for_each_static_op_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                    const std::function<result<void>(const static_op_mem_row&)>& fn) {
+  if (!npu_slices::any_slice(prof_dir, false, std::string(".") + prof::layout::tag::static_op_mem + prof::layout::slice_infix))
+    return {};
+  auto r = prof::prof_reader::open(prof_dir);
+  if (!r) return {};
+  const auto name = [&](std::uint64_t h) {
+    const auto n = r->hashes().find(h);
+    return n != r->hashes().end() ? n->second : std::to_string(h);
+  };
+  result<void> status;
+  static_op_mem_row row;
+  MSPROF_TRY(r->for_each_static_op_mem([&](const prof::host_record<codec::MsprofStaticOpMem>& rec) {
+    if (!status) return;
+    const auto& m = rec.payload;
+    row.op = name(m.opName);
+    if (row.op == "0") row.op = "TOTAL";
+    row.model = name(m.dynOpName);
+    row.graph_id = m.graphId;
+    row.start = m.lifeStart;
+    row.end = m.lifeEnd == 4294967294u ? 4294967295u : m.lifeEnd;
+    row.size = m.opMemSize;
+    status = fn(row);
+  }));
+  MSPROF_TRY(status);
+  npu_slices::slice_warnings(*r, prof::layout::tag::static_op_mem, warnings);
+  return {};
+}
+
+/// NPU_MEM: the samples in file order, bytes and ns; the type "app" or
+/// "device" as a string id (registered at the first sample, after GE's
+/// strings and before the tasks', as the reference registers them), another event as its number.
+result<void> db_window_writer::write_npu_mem(const std::string& prof_dir) {
+  detail::table_writer* t = nullptr;
+  std::int64_t app = 0, device = 0;
+  MSPROF_TRY(for_each_npu_mem(prof_dir, warnings_, [&](const npu_mem_sample& s) -> result<void> {
+    if (!t) {
+      t = &rows_of("NPU_MEM");
+      app = ids_.id("app");
+      device = ids_.id("device");
+    }
+    const std::int64_t type = s.event == 0 ? app : s.event == 1 ? device : static_cast<std::int64_t>(s.event);
+    t->row(type, s.ddr, s.hbm, s.time_ns, s.device_id);
+    return status_;
+  }));
+  if (t) lap(*t);
+  return status_;
+}
 
 std::string py_round3(double v) {
   // printf rounds the exact binary value to 3 decimals, ties to even, as Python's round(v, 3).

@@ -59,8 +59,11 @@ def main():
             data / "aging.additional.msproftx.slice_0": 256,
             data / "aging.additional.hccl_info.slice_0": 256,
             data / "aging.compact.hccl_op_info.slice_0": 64,
+            data / "aging.additional.static_op_mem.slice_0": 256,
             dev / "stars_soc.data.0.slice_0": 64,
             dev / "ffts_profile.data.0.slice_0": 128,
+            dev / "npu_module_mem.data.0.slice_0": 24,
+            dev / "npu_mem.data.0.slice_0": 32,
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

@@ -80,6 +80,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
   if (auto r = codec::decode_context_pmu(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_ts_track(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_npu_module_mem(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_npu_mem(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_compact(data, size, at)) {
     // The minimum lengths the reader uses (a RUNTIME node_basic_info has 28).
     if (auto p = codec::decode_payload<codec::MsprofNodeBasicInfo>(*r, at, 28)) sink = sink + touch(*p);
@@ -93,6 +94,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
     if (auto p = codec::decode_payload<codec::MsprofGraphIdInfo>(*r, at, 16)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MstxMemInfo>(*r, at, 48)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofMemoryInfo>(*r, at, 48)) sink = sink + touch(*p);
+    if (auto p = codec::decode_payload<codec::MsprofStaticOpMem>(*r, at, 52)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofHcclInfo>(*r, at, 120)) sink = sink + touch(*p);
     const auto tx = codec::load<codec::MsprofTxInfo>(r->data);
     const std::string_view text = codec::tx_segment_text(tx);
@@ -227,6 +229,9 @@ inline constexpr const char* kProfFiles[] = {
     "host/msprof_calls",
     "host/msprof_forks",
     "host/data/aging.additional.hccl_info.slice_0",
+    "device_0/data/npu_module_mem.data.0.slice_0",
+    "device_0/data/npu_mem.data.0.slice_0",
+    "host/data/aging.additional.static_op_mem.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -291,6 +296,7 @@ inline void read_everything(prof::prof_reader& r) {
   (void)r.for_each_graph_id_map(count);
   (void)r.for_each_mstx_mem(count);
   (void)r.for_each_task_memory_info(count);
+  (void)r.for_each_static_op_mem(count);
   (void)r.for_each_hccl_info(count);
   (void)r.for_each_mstx([&](const prof::mstx_record& e) { n += e.message.size() + r.lookup(e.stamp.domain).size(); });
   const auto& host = r.host();
@@ -304,6 +310,7 @@ inline void read_everything(prof::prof_reader& r) {
     (void)r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) { n += touch(p); });
     (void)r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) { n += touch(t); });
     (void)r.for_each_npu_module_mem(d.id, [&](const codec::NpuModuleMem& m, const codec::place&) { n += touch(m); });
+    (void)r.for_each_npu_mem(d.id, [&](const codec::NpuMem& m, const codec::place&) { n += touch(m); });
   }
   for (const auto& w : r.warnings()) n += w.text().size();
   sink = sink + n;

@@ -112,6 +112,68 @@ inline void add_records(const fs::path& prof) {
               msprof::prof::stream::task_memory_info(true).base_name(), host);
 }
 
+/// The case `npu_mem`: after add_records(), device 0's npu_mem samples (APP
+/// and Device memory; sizes not multiples of 1 KB; times that the reference's
+/// float sum rounds; the version-2.0 time field set to a value that is not the
+/// sample's time). No event other than 0 and 1: the reference's timeline stops
+/// with an error at one.
+inline void add_app_samples(const fs::path& prof) {
+  struct sample {
+    std::uint32_t us, event;
+    std::uint64_t ddr, hbm;
+  };
+  const std::vector<sample> samples = {
+      {0, 0, 0, 1048676},         {0, 1, 2048, 33554432},     {50, 0, 512, 2098152},
+      {50, 1, 3000, 41943040},    {123, 0, 1023, 3146752},    {123, 1, 4096, 50331648},
+      {200, 0, 1, 1},             {999, 0, 0, 0},             {999, 1, 5000, 58720256},
+  };
+  std::string dev;
+  for (const auto& s : samples) {
+    codec::NpuMem m;
+    m.sampleTimeUs = s.us;
+    m.event = s.event;
+    m.timestamp = 777;
+    m.ddr = s.ddr;
+    m.hbm = s.hbm;
+    append(dev, codec::encode_device(m));
+  }
+  write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
+              msprof::prof::stream::npu_mem(0).base_name(), dev);
+}
+
+/// The case `static_op_mem`: after add_records(), GE's static graph memory
+/// records (host aging slice): ops named in hash_dic and one not, the graph's
+/// total (opName 0), a model name from hash_dic and none (0), an end index of
+/// 4294967294 (printed 4294967295), sizes whole and not whole KB.
+inline void add_static_op_mem(const fs::path& prof) {
+  const std::uint64_t matmul1 = 4727051265323026290ull, add2 = 208301921725578096ull, relu4 = 7542326851773966877ull;
+  struct rec {
+    std::uint64_t op, model;
+    std::uint32_t graph;
+    std::uint64_t start, end;
+    std::int64_t size;
+  };
+  const std::vector<rec> recs = {
+      {matmul1, 0, 1, 0, 3, 4096},          {add2, 0, 1, 1, 4294967294ull, 1536},
+      {relu4, matmul1, 2, 2, 5, 100},       {12345, 0, 2, 4, 4, 1048576},
+      {0, 0, 1, 0, 0, 5632},                {0, matmul1, 2, 0, 0, 1048676},
+  };
+  std::string host;
+  for (const auto& x : recs) {
+    codec::MsprofStaticOpMem m;
+    m.opMemSize = x.size;
+    m.opName = x.op;
+    m.lifeStart = x.start;
+    m.lifeEnd = x.end;
+    m.totalAllocMem = 2 * 1048576;
+    m.dynOpName = x.model;
+    m.graphId = x.graph;
+    append(host, codec::encode_static_op_mem(2001, at_us(5), m));
+  }
+  write_slice(prof / msprof::prof::layout::host_dir / msprof::prof::layout::data_dir,
+              msprof::prof::stream::static_op_mem(true).base_name(), host);
+}
+
 /// The two-device case `npu_memory_2dev`: after add_records(), a device_1
 /// with device_0's control files (its id made 1) and the same npu_module_mem
 /// samples, and no task data.

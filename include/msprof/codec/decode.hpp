@@ -139,6 +139,12 @@ inline result<NpuModuleMem> decode_npu_module_mem(const unsigned char* p, std::s
   return load<NpuModuleMem>(p);
 }
 
+/// An npu_mem sample (any bytes are a valid sample).
+inline result<NpuMem> decode_npu_mem(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < npu_mem_size) return detail::short_input(at, npu_mem_size, size);
+  return load<NpuMem>(p);
+}
+
 /// The text of an MsprofTxInfo segment (up to the first NUL of the 156 bytes).
 inline std::string_view tx_segment_text(const MsprofTxInfo& t) {
   const char* m = t.stampInfo.message;

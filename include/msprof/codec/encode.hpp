@@ -98,6 +98,9 @@ inline additional_bytes encode_hccl_info(std::uint32_t tid, std::uint64_t ts, co
 inline additional_bytes encode_task_memory_info(std::uint32_t tid, std::uint64_t ts, const MsprofMemoryInfo& p) {
   return encode_additional(level::node, node_type::task_memory_info, tid, ts, p);
 }
+inline additional_bytes encode_static_op_mem(std::uint32_t tid, std::uint64_t ts, const MsprofStaticOpMem& p) {
+  return encode_additional(level::node, node_type::static_op_mem, tid, ts, p);
+}
 
 /// Tensor descriptions of one op, split into records of up to 5 tensors with
 /// equal opName/timestamp/thread (the parser concatenates them).

@@ -676,6 +676,41 @@ static_assert(sizeof(MsprofMemoryInfo) == 48 && offsetof(MsprofMemoryInfo, size)
                   offsetof(MsprofMemoryInfo, deviceType) == 44,
               "MsprofMemoryInfo layout");
 
+/// npu_mem sample (32 B, device file npu_mem.data.<id>): the memory of the
+/// application (event 0, "APP") or of the whole device (event 1) in DDR and
+/// HBM. Collection version "1.0" (info.json's `version`, the one msprof
+/// writes) stamps it in `sampleTimeUs`, µs after the host's
+/// CLOCK_MONOTONIC_RAW start (host_start.log); version "2.0" moves the
+/// time to `timestamp`.
+struct NpuMem {
+  std::uint32_t sampleTimeUs = 0;
+  std::uint32_t event = 0;  ///< 0 APP, 1 Device
+  std::uint64_t timestamp = 0;
+  std::uint64_t ddr = 0;  ///< bytes
+  std::uint64_t hbm = 0;  ///< bytes
+};
+static_assert(sizeof(NpuMem) == 32 && offsetof(NpuMem, event) == 4 && offsetof(NpuMem, timestamp) == 8 &&
+                  offsetof(NpuMem, ddr) == 16 && offsetof(NpuMem, hbm) == 24,
+              "NpuMem layout");
+constexpr std::size_t npu_mem_size = sizeof(NpuMem);
+
+#pragma pack(push, 1)
+/// MsprofStaticOpMem (52 B packed; additional NODE/11 static_op_mem): GE's
+/// memory of an op of a static graph, the node index range it lives in.
+struct MsprofStaticOpMem {
+  std::int64_t opMemSize = 0;      ///< bytes
+  std::uint64_t opName = 0;        ///< hash; 0 the graph's total
+  std::uint64_t lifeStart = 0;     ///< node index
+  std::uint64_t lifeEnd = 0;       ///< node index
+  std::uint64_t totalAllocMem = 0;
+  std::uint64_t dynOpName = 0;     ///< hash of the dynamic root op (the model); 0 none
+  std::uint32_t graphId = 0;
+};
+#pragma pack(pop)
+static_assert(sizeof(MsprofStaticOpMem) == 52 && offsetof(MsprofStaticOpMem, opName) == 8 &&
+                  offsetof(MsprofStaticOpMem, dynOpName) == 40 && offsetof(MsprofStaticOpMem, graphId) == 48,
+              "MsprofStaticOpMem layout");
+
 #define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
 template <class F> inline void fields_of(NpuModuleMem& x, F& f, std::size_t base) {
   MSPROF_DETAIL_F(NpuModuleMem, moduleId); MSPROF_DETAIL_F(NpuModuleMem, reserved);
@@ -686,6 +721,16 @@ template <class F> inline void fields_of(MsprofMemoryInfo& x, F& f, std::size_t 
   MSPROF_DETAIL_F(MsprofMemoryInfo, nodeId); MSPROF_DETAIL_F(MsprofMemoryInfo, totalAllocateMemory);
   MSPROF_DETAIL_F(MsprofMemoryInfo, totalReserveMemory); MSPROF_DETAIL_F(MsprofMemoryInfo, deviceId);
   MSPROF_DETAIL_F(MsprofMemoryInfo, deviceType);
+}
+template <class F> inline void fields_of(NpuMem& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(NpuMem, sampleTimeUs); MSPROF_DETAIL_F(NpuMem, event); MSPROF_DETAIL_F(NpuMem, timestamp);
+  MSPROF_DETAIL_F(NpuMem, ddr); MSPROF_DETAIL_F(NpuMem, hbm);
+}
+template <class F> inline void fields_of(MsprofStaticOpMem& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(MsprofStaticOpMem, opMemSize); MSPROF_DETAIL_F(MsprofStaticOpMem, opName);
+  MSPROF_DETAIL_F(MsprofStaticOpMem, lifeStart); MSPROF_DETAIL_F(MsprofStaticOpMem, lifeEnd);
+  MSPROF_DETAIL_F(MsprofStaticOpMem, totalAllocMem); MSPROF_DETAIL_F(MsprofStaticOpMem, dynOpName);
+  MSPROF_DETAIL_F(MsprofStaticOpMem, graphId);
 }
 #undef MSPROF_DETAIL_F
 

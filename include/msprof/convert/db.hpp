@@ -241,6 +241,8 @@ class db_window_writer {
 
   /// NPU_MODULE_MEM from the PROF_ directory's npu_module_mem slices (defined in npu_memory.cpp).
   result<void> write_module_mem(const std::string& prof_dir);
+  /// NPU_MEM from its npu_mem slices, registering "app" and "device" (npu_memory.cpp).
+  result<void> write_npu_mem(const std::string& prof_dir);
   /// NPU_OP_MEM from its task_memory_info slices, registering "GE" and the op names (npu_memory.cpp).
   result<void> write_ge_memory(const model& final);
 

@@ -75,6 +75,69 @@ void npu_module_mem_row(Cells& s, const module_mem_sample& m) {
   s.str("NPU:" + std::to_string(m.device_id));
 }
 
+/// One npu_mem sample: the memory of the application (event 0) or of the
+/// whole device (event 1), on the wall clock.
+struct npu_mem_sample {
+  std::uint32_t device_id = 0;
+  std::uint32_t event = 0;
+  std::int64_t time_ns = 0;  ///< local Unix ns, as the reference computes it (docs/formats.md)
+  std::uint64_t ddr = 0, hbm = 0;  ///< bytes
+};
+
+/// Every device's npu_mem samples in file order (devices by id), those before
+/// the collection start left out. Warnings as for_each_module_mem.
+result<void> for_each_npu_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<result<void>(const npu_mem_sample&)>& fn);
+/// The summary's name of an event: "APP", "Device", else "Unknown".
+const char* npu_mem_event_name(std::uint32_t event);
+
+/// The CANN summary npu_mem: sizes in whole KB (rounded down), memory = DDR + HBM.
+std::vector<std::string> npu_mem_header();
+template <class Cells>
+void npu_mem_row(Cells& s, const npu_mem_sample& m) {
+  s.num(m.device_id);
+  s.str(npu_mem_event_name(m.event));
+  s.num(m.ddr / 1024);
+  s.num(m.hbm / 1024);
+  s.num((m.ddr + m.hbm) / 1024);
+  s.ts(m.time_ns);
+}
+
+/// torch_npu's APP rows of memory_record.csv (NpuMemoryBean on CANN's npu_mem
+/// summary): each APP sample in file order as {"APP", time µs + TAB, "",
+/// memory(KB) / 1024 in MB as Python prints it, "", "", "NPU:<id>"}.
+result<void> npu_mem_app_rows(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<result<void>(std::vector<std::string>&&)>& fn);
+
+/// One row of GE's static graph memory (host additional record static_op_mem).
+struct static_op_mem_row {
+  std::string op;     ///< hash_dic's name of opName, else it in decimal; "TOTAL" for 0
+  std::string model;  ///< hash_dic's name of dynOpName, else it in decimal
+  std::uint32_t graph_id = 0;
+  std::uint64_t start = 0, end = 0;  ///< node indexes (an end of 4294967294 is 4294967295)
+  std::int64_t size = 0;             ///< bytes
+};
+/// Every static_op_mem record in file order (aging slices, then unaging).
+/// Warnings as for_each_module_mem.
+result<void> for_each_static_op_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                    const std::function<result<void>(const static_op_mem_row&)>& fn);
+/// The CANN summary static_op_mem; Size(KB) bytes / 1024 as the reference
+/// prints it (a whole number without ".0", Python's float text otherwise).
+/// Its rows once, `Device_id` "host" (the reference exports them from the host
+/// directory only), in file order.
+std::vector<std::string> static_op_mem_header();
+std::string static_op_mem_kb(std::int64_t bytes);
+template <class Cells>
+void static_op_mem_cells(Cells& s, const static_op_mem_row& m) {
+  s.raw("host");
+  s.str(m.op);
+  s.str(m.model);
+  s.num(m.graph_id);
+  s.num(m.start);
+  s.num(m.end);
+  s.raw(static_op_mem_kb(m.size));
+}
+
 /// One GE memory event (host additional record task_memory_info).
 struct ge_memory_event {
   std::string name;       ///< the op: hash_dic's name of its nodeId, else the nodeId in decimal

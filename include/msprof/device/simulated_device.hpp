@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
@@ -125,6 +126,14 @@ struct simulated_options {
   bool training_trace = false;
   std::string fp_point, bp_point;
   std::uint32_t training_model_id = 1;
+  /// Device memory samples at each synchronize(): npu_module_mem (RUNTIME,
+  /// GE) and npu_mem (APP, Device). The application holds `app_base_bytes`
+  /// plus the bytes copied to the device and not back; the device that plus
+  /// `device_reserved_bytes`; RUNTIME `runtime_bytes`.
+  bool memory_samples = true;
+  std::uint64_t app_base_bytes = 64ull << 20;
+  std::uint64_t device_reserved_bytes = 1ull << 30;
+  std::uint64_t runtime_bytes = 32ull << 20;
 };
 
 class simulated_device final : public backend, public instrument::stream_marker {
@@ -273,6 +282,8 @@ class simulated_device final : public backend, public instrument::stream_marker 
     t.kind = task_kind::memcpy;
     t.sqe_type = codec::sqe::sdma;
     t.bytes = static_cast<double>(bytes);
+    if (kind == memcpy_kind::host_to_device) to_device_ += bytes;
+    if (kind == memcpy_kind::device_to_host) to_host_ += bytes;
     MSPROF_TRY(submit(s, t, tid, codec::runtime_task::memcpy_async, out_.hash("MEMCPY_ASYNC"), 0, 0x10002, "rtMemcpyAsync",
                       &m));
     return acl_api(0x30005, "aclrtMemcpyAsync", b, host_now());
@@ -318,6 +329,7 @@ class simulated_device final : public backend, public instrument::stream_marker 
       if (opt_.asynchronous) done_cv_.wait(lk, [&] { return queue_.empty() && busy_ == 0; });
       if (write_error_.code != errc::ok) return write_error_;
     }
+    if (opt_.memory_samples) MSPROF_TRY(write_memory_samples(host_now()));
     MSPROF_TRY(out_.flush());
     return acl_api(0x30004, "aclrtSynchronizeDevice", b, host_now());
   }
@@ -624,6 +636,32 @@ class simulated_device final : public backend, public instrument::stream_marker 
     return {};
   }
 
+  // The memory samples of a synchronize() at host time `ts` (simulated_options::memory_samples).
+  result<void> write_memory_samples(std::uint64_t ts) {
+    const std::uint64_t in = to_device_, back = to_host_;
+    const std::uint64_t app = opt_.app_base_bytes + (in > back ? in - back : 0);
+    codec::NpuModuleMem m;
+    m.cpuCycleCount = ts;
+    for (const auto& [module, bytes] : {std::pair<std::uint32_t, std::uint64_t>{7, opt_.runtime_bytes}, {45, app}}) {  // RUNTIME, GE
+      m.moduleId = module;
+      m.totalSize = bytes;
+      auto b = codec::encode_device(m);
+      MSPROF_TRY(out_.append(prof::stream::npu_module_mem(opt_.device_id), b.data(), b.size()));
+    }
+    // npu_mem (collection version 1.0) stamps µs after host_start.log's clock in 32 bits: none past that.
+    const std::int64_t us = (host_clock().to_monotonic_ns(ts) - static_cast<std::int64_t>(host_clock().anchor_ns)) / 1000;
+    if (us < 0 || us > std::int64_t{0xFFFFFFFF}) return {};
+    codec::NpuMem n;
+    n.sampleTimeUs = static_cast<std::uint32_t>(us);
+    for (const auto& [event, bytes] : {std::pair<std::uint32_t, std::uint64_t>{0, app}, {1, app + opt_.device_reserved_bytes}}) {
+      n.event = event;
+      n.hbm = bytes;
+      auto b = codec::encode_device(n);
+      MSPROF_TRY(out_.append(prof::stream::npu_mem(opt_.device_id), b.data(), b.size()));
+    }
+    return {};
+  }
+
   // FP start / BP end of the open training step around a kernel's span.
   result<void> training_tags(const task& t, std::uint64_t c0, std::uint64_t c1) {
     if (!opt_.training_trace || !training_.open) return {};
@@ -758,6 +796,7 @@ class simulated_device final : public backend, public instrument::stream_marker 
   std::unordered_map<event_id, double> events_;
   stream_id next_stream_ = 0;
   std::uint64_t tasks_written_ = 0;
+  std::atomic<std::uint64_t> to_device_{0}, to_host_{0};  ///< memcpy bytes host to device, device to host
   std::uint16_t acsq_cnt_ = 0;       ///< cnt of the next stars_soc record (the parser checks it rises by 1 mod 16)
   std::uint16_t pmu_cnt_ = 0;        ///< cnt of the next ffts_profile record
   std::vector<const codec::aic_metrics::event*> aic_events_, aiv_events_;  ///< the group's counters (sample.json order)

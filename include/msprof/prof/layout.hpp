@@ -97,6 +97,7 @@ inline constexpr char graph_id_map[] = "graph_id_map";
 inline constexpr char msproftx[] = "msproftx";
 inline constexpr char mstx_mem[] = "msprof_mstx_mem";
 inline constexpr char task_memory_info[] = "task_memory_info";
+inline constexpr char static_op_mem[] = "static_op_mem";
 inline constexpr char hash_dic[] = "hash_dic";            ///< text
 inline constexpr char type_info_dic[] = "type_info_dic";  ///< text
 }  // namespace tag
@@ -118,6 +119,7 @@ inline constexpr tag_record tag_records[] = {
     {additional, tag::msproftx, codec::tx_type::msproftx},
     {additional, tag::mstx_mem, codec::tx_type::mstx_mem},
     {additional, tag::task_memory_info, codec::node_type::task_memory_info},
+    {additional, tag::static_op_mem, codec::node_type::static_op_mem},
 };
 /// The record type of a host slice family; nullopt for families of other records or text.
 inline std::optional<std::uint32_t> record_type(std::string_view module, std::string_view tag) {
@@ -131,6 +133,7 @@ inline constexpr char stars_soc[] = "stars_soc";
 inline constexpr char ffts_profile[] = "ffts_profile";
 inline constexpr char ts_track[] = "ts_track";
 inline constexpr char npu_module_mem[] = "npu_module_mem";
+inline constexpr char npu_mem[] = "npu_mem";
 
 }  // namespace layout
 
@@ -166,12 +169,14 @@ struct stream {
   static stream msproftx(bool aging) { return additional(aging, layout::tag::msproftx); }
   static stream mstx_mem(bool aging) { return additional(aging, layout::tag::mstx_mem); }
   static stream task_memory_info(bool aging) { return additional(aging, layout::tag::task_memory_info); }
+  static stream static_op_mem(bool aging) { return additional(aging, layout::tag::static_op_mem); }
   /// hash_dic / type_info_dic: text, never aged.
   static stream dictionary(std::string_view tag) { return {false, 0, false, layout::additional, std::string(tag), 0}; }
   static stream stars_soc(std::uint32_t dev) { return device_stream(dev, layout::stars_soc, codec::acsq_size); }
   static stream ffts_profile(std::uint32_t dev) { return device_stream(dev, layout::ffts_profile, codec::context_pmu_size); }
   static stream ts_track(std::uint32_t dev) { return device_stream(dev, layout::ts_track, codec::ts_track_size); }
   static stream npu_module_mem(std::uint32_t dev) { return device_stream(dev, layout::npu_module_mem, codec::npu_module_mem_size); }
+  static stream npu_mem(std::uint32_t dev) { return device_stream(dev, layout::npu_mem, codec::npu_mem_size); }
 
   /// The inverse of base_name() plus the slice index: the stream a data file
   /// `name` (in host/data, or in device_<dev>/data when `device`) belongs to.

@@ -246,6 +246,7 @@ class prof_reader {
   template <class F> result<void> for_each_graph_id_map(F&& cb) { return typed_additional<codec::MsprofGraphIdInfo>("graph_id_map", 16, cb); }
   template <class F> result<void> for_each_mstx_mem(F&& cb) { return typed_additional<codec::MstxMemInfo>("msprof_mstx_mem", 48, cb); }
   template <class F> result<void> for_each_task_memory_info(F&& cb) { return typed_additional<codec::MsprofMemoryInfo>(layout::tag::task_memory_info, 48, cb); }
+  template <class F> result<void> for_each_static_op_mem(F&& cb) { return typed_additional<codec::MsprofStaticOpMem>(layout::tag::static_op_mem, 52, cb); }
 
   /// mstx events; a message split over several records (res0 = 0, 1, ...,
   /// same markId and thread, consecutive) is joined back together.
@@ -331,6 +332,16 @@ class prof_reader {
       auto d = decode_npu_module_mem(p, codec::npu_module_mem_size, at);
       if (!d) return warn(f, at.offset, codec::npu_module_mem_size, d.err().message + "; record skipped");
       cb(static_cast<const codec::NpuModuleMem&>(*d), at);
+    });
+  }
+
+  /// npu_mem samples (APP and device memory) of device `dev`.
+  template <class F>
+  result<void> for_each_npu_mem(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::npu_mem, codec::npu_mem_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_npu_mem(p, codec::npu_mem_size, at);
+      if (!d) return warn(f, at.offset, codec::npu_mem_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::NpuMem&>(*d), at);
     });
   }
 

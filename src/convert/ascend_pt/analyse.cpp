@@ -373,6 +373,7 @@ result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::str
   std::map<std::int64_t, last_pta> pta_of;  // by device
   std::map<std::int64_t, ge_record> ge_of;
   table::row r;
+  if (d.info.npu) MSPROF_TRY(npu_mem_app_rows(d.prof_dir, warnings, [&](table::row&& app) { return begin(), out.row(app); }));
   ge_record_key gk{};
   std::string_view gp;
   bool more = ge.next(gk, gp);

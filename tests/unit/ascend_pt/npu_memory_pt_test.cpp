@@ -151,3 +151,29 @@ TEST_CASE("ascend_pt cann memory: the db's MEMORY_RECORD and OP_MEMORY hold GE's
   // "GE" is the first memory string: torch_npu reads NPU_OP_MEM before its own records.
   CHECK(query(db, "SELECT value FROM STRING_IDS WHERE id = 536870912").front() == "GE");
 }
+
+TEST_CASE("ascend_pt cann memory: memory_record.csv starts with CANN's APP rows, and the db keeps CANN's NPU_MEM rows") {
+  temp_dir tmp("pt_npu_mem");
+  const fs::path dir = with_memory(tmp);
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) golden_memory::add_app_samples(e.path());
+  for (const char* type : {"text", "db"}) {
+    auto r = pt::analyse(dir.string(), {type});
+    REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  }
+  const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+  // 5 APP rows (the Device ones left out), then npu_memory's GE and PTA rows unchanged.
+  CHECK(read_text(out / "memory_record.csv") ==
+        read_text(fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "npu_mem" / "expected_pt" / "memory_record.csv"));
+  const auto rows = query(out / "ascend_pytorch_profiler_0.db",
+                          "SELECT s.value, m.ddr, m.hbm, m.timestampNs, m.deviceId FROM NPU_MEM m JOIN STRING_IDS s "
+                          "ON s.id = m.type ORDER BY m.rowid");
+  // The reference's CANN db rows (tests/golden/npu_mem/expected/db.canonical.sql), in file order.
+  const std::vector<std::string> want = {
+      "app|0|1048676|1767268800000000000|0",      "device|2048|33554432|1767268800000000000|0",
+      "app|512|2098152|1767268800000049920|0",    "device|3000|41943040|1767268800000049920|0",
+      "app|1023|3146752|1767268800000122880|0",   "device|4096|50331648|1767268800000122880|0",
+      "app|1|1|1767268800000199936|0",            "app|0|0|1767268800000998912|0",
+      "device|5000|58720256|1767268800000998912|0"};
+  CHECK(rows == want);
+}

@@ -143,3 +143,105 @@ TEST_CASE("npu_memory: with two devices the summaries hold GE's rows once per de
   CHECK(table_lines(got, "NPU_MODULE_MEM").size() == 1 + 2 * 8);
   CHECK(table_lines(got, "NPU_OP_MEM").size() == 1 + 9);
 }
+
+TEST_CASE("npu_mem: the golden input is npu_memory's plus the generator's npu_mem samples") {
+  golden::temp_copy base("npu_memory", "_npu_mem_gen");
+  golden_memory::add_app_samples(base.prof);
+  golden::temp_copy ours("npu_mem");
+  std::size_t files = 0, generated = 0;
+  for (const auto& e : golden::fs::recursive_directory_iterator(ours.prof)) {
+    if (!e.is_regular_file()) continue;
+    const auto rel = golden::fs::relative(e.path(), ours.prof);
+    CAPTURE(rel.string());
+    REQUIRE(golden::fs::exists(base.prof / rel));
+    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
+    ++files;
+  }
+  for (const auto& e : golden::fs::recursive_directory_iterator(base.prof)) generated += e.is_regular_file();
+  CHECK(files == generated);
+}
+
+TEST_CASE("npu_mem: the npu_mem summary, every other summary and the db equal the reference") {
+  golden::temp_copy t("npu_mem");
+  golden::export_everything(t);
+  CHECK(check_csvs(t, "npu_mem") == 8);
+  // 9 samples from the collection start on; the reference's float sum rounds
+  // the times to 256 ns (50 µs -> 49.920).
+  const auto csv = golden::lines(golden::slurp(golden::output(t.prof, "npu_mem", "csv")));
+  REQUIRE(csv.size() == 1 + 9);
+  CHECK(csv[3] == "0,APP,0,2048,2049,1767268800000049.920\t");
+  const auto got = golden::canonical_db(t.prof / "msprof_T.db");
+  CHECK(got == golden::lines(golden::slurp(golden::case_dir("npu_mem") / "expected" / "db.canonical.sql")));
+  CHECK(table_lines(got, "NPU_MEM").size() == 1 + 9);
+}
+
+TEST_CASE("npu_mem: an event other than APP and Device is Unknown in the summary and its number in the db") {
+  golden::temp_copy t("npu_mem");
+  const auto slice = t.prof / "device_0" / "data" / "npu_mem.data.0.slice_0";
+  {
+    std::fstream f(slice, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4);  // the first sample's event
+    const char seven[4] = {7, 0, 0, 0};
+    f.write(seven, 4);
+  }
+  golden::export_everything(t);
+  const auto csv = golden::lines(golden::slurp(golden::output(t.prof, "npu_mem", "csv")));
+  REQUIRE(csv.size() == 1 + 9);
+  CHECK(csv[1] == "0,Unknown,0,1024,1024,1767268800000000.000\t");
+  const auto rows = table_lines(golden::canonical_db(t.prof / "msprof_T.db"), "NPU_MEM");
+  CHECK(std::count_if(rows.begin(), rows.end(), [](const std::string& l) {
+          return l.rfind("INSERT INTO NPU_MEM VALUES(7,0,1048676,", 0) == 0;
+        }) == 1);
+}
+
+TEST_CASE("npu_mem: a cut sample is a warning naming the file, and the whole ones are kept") {
+  golden::temp_copy t("npu_mem");
+  const auto slice = t.prof / "device_0" / "data" / "npu_mem.data.0.slice_0";
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::app | std::ios::binary) << std::string(10, '\x01');
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE(s.has_value());
+  bool named = false;
+  for (const auto& w : s->warnings) named = named || w.find(slice.string() + ": truncated record at byte offset 288") != std::string::npos;
+  CHECK(named);
+  CHECK(golden::slurp(golden::output(t.prof, "npu_mem", "csv")) ==
+        golden::slurp(golden::case_dir("npu_mem") / "expected" / "npu_mem.csv"));
+}
+
+TEST_CASE("static_op_mem: the golden input is npu_memory's plus the generator's static_op_mem records") {
+  golden::temp_copy base("npu_memory", "_static_gen");
+  golden_memory::add_static_op_mem(base.prof);
+  golden::temp_copy ours("static_op_mem");
+  std::size_t files = 0, generated = 0;
+  for (const auto& e : golden::fs::recursive_directory_iterator(ours.prof)) {
+    if (!e.is_regular_file()) continue;
+    const auto rel = golden::fs::relative(e.path(), ours.prof);
+    CAPTURE(rel.string());
+    REQUIRE(golden::fs::exists(base.prof / rel));
+    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
+    ++files;
+  }
+  for (const auto& e : golden::fs::recursive_directory_iterator(base.prof)) generated += e.is_regular_file();
+  CHECK(files == generated);
+}
+
+TEST_CASE("static_op_mem: the summary, every other summary and the db equal the reference") {
+  golden::temp_copy t("static_op_mem");
+  golden::export_everything(t);
+  CHECK(check_csvs(t, "static_op_mem") == 8);
+  // 6 records, once ("host"): names through hash_dic, opName 0 TOTAL, the end index 4294967294 printed 4294967295.
+  const auto csv = golden::lines(golden::slurp(golden::output(t.prof, "static_op_mem", "csv")));
+  REQUIRE(csv.size() == 1 + 6);
+  CHECK(csv[2] == "host,Add_2,0,1,1,4294967295,1.5");
+  // The reference's db has no table for it: the db is npu_memory's.
+  CHECK(golden::canonical_db(t.prof / "msprof_T.db") ==
+        golden::lines(golden::slurp(golden::case_dir("static_op_mem") / "expected" / "db.canonical.sql")));
+}
+
+TEST_CASE("static_op_mem: sizes in KB as the reference prints them") {
+  CHECK(cv::static_op_mem_kb(4096) == "4");
+  CHECK(cv::static_op_mem_kb(1536) == "1.5");
+  CHECK(cv::static_op_mem_kb(100) == "0.09765625");
+  CHECK(cv::static_op_mem_kb(0) == "0");
+  CHECK(cv::static_op_mem_kb(-2048) == "-2");
+}

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <msprof/prof/reader.hpp>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/npu_memory.hpp>
 #include <msprof/convert/summary.hpp>
 #include <msprof/device/simulated_device.hpp>
 #include <msprof/instrument/tool_core.hpp>
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -1056,4 +1058,66 @@ TEST_CASE("device: end to end, a memcpy is an SDMA_SQE slice with size, bandwidt
   sqlite3_finalize(st);
   sqlite3_close(h);
   CHECK(rows == std::vector<std::string>{std::to_string(1u << 20) + ",1,MEMCPY_ASYNC"});
+}
+
+TEST_CASE("device: end to end, synchronize() writes memory samples: npu_module_mem RUNTIME and GE, npu_mem APP and Device") {
+  temp_dir t;
+  const std::string out = run_e2e(t);  // 1 MiB copied to the device, one synchronize()
+  const auto lines = [&](const std::string& f) {
+    std::vector<std::string> v;
+    std::istringstream in(read_text(out + f));
+    for (std::string l; std::getline(in, l);) v.push_back(l);
+    return v;
+  };
+  const auto mod = lines("npu_module_mem_T.csv");
+  REQUIRE(mod.size() == 3);
+  CHECK(mod[1].rfind("0,RUNTIME,", 0) == 0);
+  CHECK(mod[1].find("\t,32768,NPU:0") != std::string::npos);
+  CHECK(mod[2].rfind("0,GE,", 0) == 0);
+  CHECK(mod[2].find("\t,66560,NPU:0") != std::string::npos);  // 64 MiB + the 1 MiB copied
+  const auto mem = lines("npu_mem_T.csv");
+  REQUIRE(mem.size() == 3);
+  CHECK(mem[1].rfind("0,APP,0,66560,66560,", 0) == 0);
+  CHECK(mem[2].rfind("0,Device,0,1115136,1115136,", 0) == 0);  // + the 1 GiB device reserve
+  // Both samples at the synchronize(): the same time, after the last task's launch.
+  CHECK(mem[1].substr(mem[1].rfind(',')) == mem[2].substr(mem[2].rfind(',')));
+}
+
+TEST_CASE("device: without memory_samples no memory slices are written, and a copy back lowers the APP memory") {
+  temp_dir t;
+  auto dir = make_dir(t, "PROF_000001_20260101120000000_SIMULATEDDEVICEAA", true);
+  {
+    device::simulated_options so;
+    so.memory_samples = false;
+    device::simulated_device dev(dir, so);
+    auto s = dev.create_stream();
+    REQUIRE(s);
+    REQUIRE(dev.synchronize());
+  }
+  REQUIRE(dir.close());
+  for (const auto& e : std::filesystem::directory_iterator(dir.path() + "/device_0/data"))
+    CHECK(e.path().filename().string().find("mem") == std::string::npos);
+
+  temp_dir t2;
+  auto dir2 = make_dir(t2, "PROF_000001_20260101120000000_SIMULATEDDEVICEAA", true);
+  {
+    device::simulated_options so;
+    so.virtual_host_step_ns = 1000;
+    device::simulated_device dev(dir2, so);
+    auto s = dev.create_stream();
+    REQUIRE(s);
+    REQUIRE(dev.memcpy_async(*s, 4 << 20, device::memcpy_kind::host_to_device));
+    REQUIRE(dev.synchronize());
+    REQUIRE(dev.memcpy_async(*s, 1 << 20, device::memcpy_kind::device_to_host));
+    REQUIRE(dev.synchronize());
+  }
+  REQUIRE(dir2.close());
+  std::vector<std::uint64_t> app;
+  std::vector<std::string> warnings;
+  REQUIRE(cv::for_each_npu_mem(dir2.path(), warnings, [&](const cv::npu_mem_sample& m) -> msprof::result<void> {
+    if (m.event == 0) app.push_back(m.hbm);
+    return {};
+  }));
+  CHECK(warnings.empty());
+  CHECK(app == std::vector<std::uint64_t>{(64u + 4u) << 20, (64u + 3u) << 20});
 }
