@@ -61,6 +61,7 @@ def main():
             data / "aging.compact.hccl_op_info.slice_0": 64,
             dev / "stars_soc.data.0.slice_0": 64,
             dev / "ffts_profile.data.0.slice_0": 128,
+            dev / "aicpu.data.0.slice_0": 256,
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

@@ -88,6 +88,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
     if (auto p = codec::decode_payload<codec::MsprofHcclOPInfo>(*r, at, 26)) sink = sink + touch(*p);
   }
   if (auto r = codec::decode_additional(data, size, at)) {
+    if (auto p = codec::decode_payload<codec::MsprofAicpuNodeAdditionalData>(*r, at)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofTensorInfo>(*r, at, 12)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofContextIdInfo>(*r, at, 12)) sink = sink + touch(*p);
     if (auto p = codec::decode_payload<codec::MsprofGraphIdInfo>(*r, at, 16)) sink = sink + touch(*p);
@@ -227,6 +228,7 @@ inline constexpr const char* kProfFiles[] = {
     "host/msprof_calls",
     "host/msprof_forks",
     "host/data/aging.additional.hccl_info.slice_0",
+    "device_0/data/aicpu.data.0.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -304,6 +306,7 @@ inline void read_everything(prof::prof_reader& r) {
     (void)r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) { n += touch(p); });
     (void)r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) { n += touch(t); });
     (void)r.for_each_npu_module_mem(d.id, [&](const codec::NpuModuleMem& m, const codec::place&) { n += touch(m); });
+    (void)r.for_each_aicpu_node(d.id, [&](const codec::MsprofAicpuNodeAdditionalData& a, const codec::place&) { n += touch(a); });
   }
   for (const auto& w : r.warnings()) n += w.text().size();
   sink = sink + n;

@@ -131,6 +131,7 @@ inline constexpr char stars_soc[] = "stars_soc";
 inline constexpr char ffts_profile[] = "ffts_profile";
 inline constexpr char ts_track[] = "ts_track";
 inline constexpr char npu_module_mem[] = "npu_module_mem";
+inline constexpr char aicpu[] = "aicpu";  ///< MsprofAdditionalInfo records of level AICPU
 
 }  // namespace layout
 
@@ -172,6 +173,7 @@ struct stream {
   static stream ffts_profile(std::uint32_t dev) { return device_stream(dev, layout::ffts_profile, codec::context_pmu_size); }
   static stream ts_track(std::uint32_t dev) { return device_stream(dev, layout::ts_track, codec::ts_track_size); }
   static stream npu_module_mem(std::uint32_t dev) { return device_stream(dev, layout::npu_module_mem, codec::npu_module_mem_size); }
+  static stream aicpu(std::uint32_t dev) { return device_stream(dev, layout::aicpu, codec::additional_size); }
 
   /// The inverse of base_name() plus the slice index: the stream a data file
   /// `name` (in host/data, or in device_<dev>/data when `device`) belongs to.
