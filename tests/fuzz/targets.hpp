@@ -228,7 +228,7 @@ inline constexpr const char* kProfFiles[] = {
     "host/msprof_calls",
     "host/msprof_forks",
     "host/data/aging.additional.hccl_info.slice_0",
-    "device_0/data/aicpu.data.0.slice_0",
+    "device_0/data/aicpu.data.0.slice_0",  // appended; finding-F2's chunk index 110 (5 mod 35) was made 5
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
