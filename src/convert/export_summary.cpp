@@ -16,6 +16,7 @@
 
 #include "msprof/convert/export_files.hpp"
 #include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/aicpu.hpp"
 #include "msprof/convert/hccl.hpp"
 #include "msprof/convert/summary.hpp"
 
@@ -43,6 +44,7 @@ struct summary_exporter::impl {
 
   result<void> add(const model& w) {
     records_ += detail::record_count(w);
+    aicpu_names_.add(w);
     for (const auto& a : w.apis) api_.add(a);
     // Every window has the same session: the PMU columns (and JSON keys) are set once.
     if (!pmu_) {
@@ -140,6 +142,7 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_npu_mem(r));
     MSPROF_TRY(write_static_op_mem(r));
     MSPROF_TRY(write_ge_memory(r));
+    MSPROF_TRY(write_aicpu(r));
     {
       file f(*this, losses.name, losses.header, losses.size());
       for (const auto& row : losses.rows) f.format_row([&](auto& s) {
@@ -357,6 +360,15 @@ struct summary_exporter::impl {
     }));
     return f.close(r.files);
   }
+  /// aicpu, read from its slices here (aicpu.hpp); the nodes named by the model's AI_CPU tasks.
+  result<void> write_aicpu(export_result& r) {
+    auto ks = aicpu_kernels(prof_dir_, r.warnings);
+    if (!ks) return ks.err();
+    file f(*this, "aicpu", aicpu_header(), ks->size());
+    for (const auto& k : *ks) f.format_row([&](auto& s) { aicpu_row(s, k, aicpu_names_.name_of(k)); });
+    return f.close(r.files);
+  }
+  aicpu_names aicpu_names_;
   /// memory_record and operator_memory from GE's task_memory_info events
   /// (npu_memory.hpp): every row once per device directory, as the reference
   /// exports them from each (its Device_id; "host" without a device).

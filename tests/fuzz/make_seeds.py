@@ -64,6 +64,7 @@ def main():
             dev / "ffts_profile.data.0.slice_0": 128,
             dev / "npu_module_mem.data.0.slice_0": 24,
             dev / "npu_mem.data.0.slice_0": 32,
+            dev / "aicpu.data.0.slice_0": 256,
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

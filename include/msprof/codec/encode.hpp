@@ -156,6 +156,11 @@ inline std::array<unsigned char, sizeof(DeviceRecord)> encode_device(const Devic
   return b;
 }
 
+// --- AI CPU records (device slices aicpu.data.<id>) ---
+inline additional_bytes encode_aicpu_node(std::uint32_t tid, std::uint64_t ts, const MsprofAicpuNodeAdditionalData& p) {
+  return encode_additional(level::aicpu, aicpu_type::node, tid, ts, p);
+}
+
 }  // namespace codec
 MSPROF_END_NAMESPACE
 

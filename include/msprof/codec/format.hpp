@@ -763,6 +763,65 @@ constexpr std::uint32_t pack_track_task(std::uint16_t task, std::uint16_t batch)
   return (static_cast<std::uint32_t>(batch) << 16) | task;
 }
 
+// ------------------------------------------------------------ AI CPU records --
+// Kept in one block: the AI CPU's own report of each kernel it ran (device
+// slices aicpu.data.<id>: MsprofAdditionalInfo records of level AICPU).
+
+namespace aicpu_type {
+constexpr std::uint32_t node = 0;  ///< MsprofAicpuNodeAdditionalData
+}  // namespace aicpu_type
+
+/// MsprofAicpuNodeAdditionalData (128 B; additional AICPU/0): one AI CPU
+/// kernel. *Tick fields are device counter ticks; compute/memcpy times are µs
+/// on the AI CPU's own clock; dispatchTime and totalTime are µs.
+struct MsprofAicpuNodeAdditionalData {
+  std::uint16_t streamId = 0;
+  std::uint16_t taskId = 0;
+  std::uint32_t rev = 0;
+  std::uint64_t runStartTime = 0;
+  std::uint64_t runStartTick = 0;
+  std::uint64_t computeStartTime = 0;
+  std::uint64_t memcpyStartTime = 0;
+  std::uint64_t memcpyEndTime = 0;
+  std::uint64_t runEndTime = 0;
+  std::uint64_t runEndTick = 0;
+  std::uint32_t threadId = 0;
+  std::uint32_t deviceId = 0;
+  std::uint64_t submitTick = 0;
+  std::uint64_t scheduleTick = 0;
+  std::uint64_t tickBeforeRun = 0;
+  std::uint64_t tickAfterRun = 0;
+  std::uint32_t kernelType = 0;
+  std::uint32_t dispatchTime = 0;
+  std::uint32_t totalTime = 0;
+  std::uint16_t fftsThreadId = 0;
+  std::uint8_t version = 0;
+  std::uint8_t reserve[9] = {};
+};
+static_assert(sizeof(MsprofAicpuNodeAdditionalData) == 128 && offsetof(MsprofAicpuNodeAdditionalData, runStartTick) == 16 &&
+                  offsetof(MsprofAicpuNodeAdditionalData, runEndTick) == 56 &&
+                  offsetof(MsprofAicpuNodeAdditionalData, threadId) == 64 &&
+                  offsetof(MsprofAicpuNodeAdditionalData, submitTick) == 72 &&
+                  offsetof(MsprofAicpuNodeAdditionalData, tickAfterRun) == 96 &&
+                  offsetof(MsprofAicpuNodeAdditionalData, kernelType) == 104 &&
+                  offsetof(MsprofAicpuNodeAdditionalData, fftsThreadId) == 116 &&
+                  offsetof(MsprofAicpuNodeAdditionalData, reserve) == 119,
+              "MsprofAicpuNodeAdditionalData layout");
+
+#define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
+template <class F> inline void fields_of(MsprofAicpuNodeAdditionalData& x, F& f, std::size_t base) {
+  using T = MsprofAicpuNodeAdditionalData;
+  MSPROF_DETAIL_F(T, streamId); MSPROF_DETAIL_F(T, taskId); MSPROF_DETAIL_F(T, rev);
+  MSPROF_DETAIL_F(T, runStartTime); MSPROF_DETAIL_F(T, runStartTick); MSPROF_DETAIL_F(T, computeStartTime);
+  MSPROF_DETAIL_F(T, memcpyStartTime); MSPROF_DETAIL_F(T, memcpyEndTime); MSPROF_DETAIL_F(T, runEndTime);
+  MSPROF_DETAIL_F(T, runEndTick); MSPROF_DETAIL_F(T, threadId); MSPROF_DETAIL_F(T, deviceId);
+  MSPROF_DETAIL_F(T, submitTick); MSPROF_DETAIL_F(T, scheduleTick); MSPROF_DETAIL_F(T, tickBeforeRun);
+  MSPROF_DETAIL_F(T, tickAfterRun); MSPROF_DETAIL_F(T, kernelType); MSPROF_DETAIL_F(T, dispatchTime);
+  MSPROF_DETAIL_F(T, totalTime); MSPROF_DETAIL_F(T, fftsThreadId); MSPROF_DETAIL_F(T, version);
+  MSPROF_DETAIL_F(T, reserve);
+}
+#undef MSPROF_DETAIL_F
+
 }  // namespace codec
 MSPROF_END_NAMESPACE
 

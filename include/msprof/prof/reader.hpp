@@ -342,6 +342,17 @@ class prof_reader {
       auto d = decode_npu_mem(p, codec::npu_mem_size, at);
       if (!d) return warn(f, at.offset, codec::npu_mem_size, d.err().message + "; record skipped");
       cb(static_cast<const codec::NpuMem&>(*d), at);
+  /// AI CPU kernel reports (additional AICPU/node) of device `dev`; records of
+  /// the other AICPU types in the same slices are passed over.
+  template <class F>
+  result<void> for_each_aicpu_node(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::aicpu, codec::additional_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto a = decode_additional(p, codec::additional_size, at);
+      if (!a) return warn(f, at.offset, codec::additional_size, a.err().message + "; record skipped");
+      if (a->head.level != codec::level::aicpu || a->head.type != codec::aicpu_type::node) return;
+      auto d = codec::decode_payload<codec::MsprofAicpuNodeAdditionalData>(*a, at);
+      if (!d) return warn(f, at.offset, codec::additional_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::MsprofAicpuNodeAdditionalData&>(*d), at);
     });
   }
 

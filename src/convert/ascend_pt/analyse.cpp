@@ -709,6 +709,11 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
   }
   if (info.level != "Level_none") MSPROF_TRY(task_time_rows(*l.cann, out));
   if (info.level != "Level_none") MSPROF_TRY(npu_module_mem(l.d, l.warnings, out));
+  if (info.level == "Level2") {  // torch_npu's IntegrateParser: data_preprocess.csv (aicpu.hpp)
+    auto dp = data_preprocess(l.d.prof_dir, l.cann->aicpu(), l.warnings);
+    if (!dp) return dp.err();
+    MSPROF_TRY(out.whole(std::move(*dp)));
+  }
   auto steps = step_trace_time(*l.cann, l.d, l.steps, l.comm);
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));

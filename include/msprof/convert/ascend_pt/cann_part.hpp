@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "../../core/error.hpp"
+#include "../aicpu.hpp"
 #include "../model.hpp"
 #include "../overlap.hpp"
 #include "../spill.hpp"
@@ -73,8 +74,11 @@ class cann_part {
   result<void> drain_overlap(const std::function<void(const overlap_interval&)>& iv);
   /// msprof_<ts>.json's events (the CANN part of trace_view.json).
   timeline_collector& timeline() noexcept { return *timeline_; }
+  /// The AI_CPU tasks' op names (data_preprocess.csv's nodes; aicpu.hpp).
+  const aicpu_names& aicpu() const noexcept { return aicpu_; }
 
  private:
+  aicpu_names aicpu_;
   struct pending_kernel {
     std::uint64_t global_task_id;
     kernel_ref k;
