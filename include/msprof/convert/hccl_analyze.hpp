@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// Communication analysis of the linked HCCL collectives (hccl.hpp): per
+// collective its time split (transit, wait, synchronization, idle), its
+// bandwidth per link kind with the size distribution, and its rank-to-rank
+// matrix; CANN's analyze/communication.json and communication_matrix.json.
+// docs/formats.md, "Communication analysis", has the rules; the hccl_allreduce
+// golden case (expected/analyze) their reference output.
+#ifndef MSPROF_CONVERT_HCCL_ANALYZE_HPP
+#define MSPROF_CONVERT_HCCL_ANALYZE_HPP
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../core/abi.hpp"
+#include "hccl.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace hccl {
+
+/// A number the reference starts as the integer 0 and turns into a float the
+/// first time it adds to or sets it: the JSON prints "0" or "0.0" accordingly.
+struct py_num {
+  double v = 0;
+  bool is_float = false;
+  void add(double x) { v += x; is_float = true; }
+  void set(double x) { v = x; is_float = true; }
+};
+
+/// Bandwidth of one link kind.
+struct link_bandwidth {
+  py_num size_mb, time_ms, bandwidth, large_packet_ratio;
+  /// Per transfer size (MB, in order of first use): count and total ms.
+  std::vector<std::pair<double, std::pair<std::uint64_t, double>>> sizes;
+};
+
+/// Link kinds in the reference's order: RDMA, HCCS, PCIE, SDMA (the sum of
+/// HCCS, PCIE and SIO plus its own), SIO.
+constexpr std::array<const char*, 5> link_kinds{"RDMA", "HCCS", "PCIE", "SDMA", "SIO"};
+
+/// One collective's (or the total's) analysis.
+struct op_analysis {
+  std::string name;   ///< collective name; "Total HCCL Operators" for the total
+  std::string group;  ///< group hash as a decimal number; "" for the total
+  py_num start_us, elapse_ms, transit_ms, wait_ms, sync_ms, idle_ms, wait_ratio, sync_ratio;
+  std::array<link_bandwidth, 5> bandwidth;  ///< by link_kinds
+};
+
+/// One src-dst link of a collective's matrix.
+struct matrix_link {
+  std::string key;        ///< "<src rank>-<dst rank>"
+  int transport = -1;     ///< 0 HCCS, 1 PCIE, 2 RDMA, 3 LOCAL, 4 SIO, -1 unknown (null)
+  double size_mb = 0, time_ms = 0;
+  std::uint64_t packets = 0, large_packets = 0;
+};
+struct op_matrix {
+  std::string name, group;  ///< as in op_analysis
+  std::vector<matrix_link> links;
+};
+
+struct analysis {
+  std::vector<op_analysis> ops;  ///< by first task, the total last
+  std::vector<op_matrix> matrix; ///< by first task, the total last
+};
+
+/// The analysis of one device's collectives from their tasks starting at or
+/// after `collection_start_ns` (the reference's analyze step; "" ops without
+/// master tasks are left out). Empty without tasks.
+analysis analyze(const communication& c, std::uint32_t device_id, std::int64_t collection_start_ns);
+
+/// communication.json / communication_matrix.json ("" for an empty analysis).
+std::string communication_json(const analysis& a);
+std::string communication_matrix_json(const analysis& a);
+
+/// Transport name of matrix_link::transport; nullptr for unknown.
+const char* matrix_transport_name(int transport) noexcept;
+
+}  // namespace hccl
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_HCCL_ANALYZE_HPP

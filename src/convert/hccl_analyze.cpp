@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: MIT
+// Communication analysis (convert/hccl_analyze.hpp): time split, bandwidth per
+// link kind and the rank matrix of each collective, and their JSON files.
+#include <msprof/convert/hccl_analyze.hpp>
+#include <msprof/convert/text.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string_view>
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+namespace hccl {
+
+namespace {
+
+constexpr char total_name[] = "Total HCCL Operators";
+constexpr std::uint32_t no_rank = 0xffffffffu;
+constexpr std::uint32_t rdma_payload = 1;  // RDMA_SEND_PAYLOAD
+enum kind_index : std::size_t { k_rdma, k_hccs, k_pcie, k_sdma, k_sio };
+
+/// Python's round(v, 4): the decimal nearest the double's exact value.
+double round4(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4f", v);
+  return std::strtod(buf, nullptr);
+}
+
+double ms_of(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double mb_of(std::uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
+
+std::string_view link_name(const comm_task& t) { return t.has_info ? link_type_name(t.info.linkType) : "N/A"; }
+std::string_view transport_name(const comm_task& t) {
+  return t.has_info ? transport_type_name(t.info.transportType) : "N/A";
+}
+bool is_payload(const comm_task& t) { return t.has_info && t.info.rdmaType == rdma_payload; }
+bool is_copy(const comm_task& t) { return t.name == "Memcpy" || t.name == "Reduce_Inline"; }
+/// An SDMA copy that moves data off the chip.
+bool is_transit(const comm_task& t) { return is_copy(t) && transport_name(t) == "SDMA" && link_name(t) != "ON_CHIP"; }
+
+/// Bytes over the link; messages above it count as large (MB).
+double large_threshold(std::string_view kind) {
+  if (kind == "RDMA") return 0.5;
+  if (kind == "HCCS" || kind == "PCIE" || kind == "SIO") return 32;
+  return 0;
+}
+
+std::size_t kind_of(std::string_view name) {
+  for (std::size_t k = 0; k < link_kinds.size(); ++k)
+    if (name == link_kinds[k]) return k;
+  return link_kinds.size();
+}
+
+/// The link kind an SDMA copy's bandwidth counts under.
+std::size_t copy_kind(const comm_task& t) {
+  const auto l = link_name(t);
+  if (l == "HCCS_SW" || l == "HCCS") return k_hccs;
+  if (l == "PCIE") return k_pcie;
+  if (l == "SIO") return k_sio;
+  return k_sdma;
+}
+
+/// A run of RDMA payload tasks at v[i] and the task that closes it: their
+/// bytes and the time from the first payload to the closing task's end. False
+/// (with the run's length) when the closing task is missing.
+struct payload_run {
+  std::size_t count = 0;
+  bool closed = false;
+  double time_ms = 0, size_mb = 0;
+};
+payload_run run_at(const std::vector<const comm_task*>& v, std::size_t i, std::size_t jump) {
+  payload_run r;
+  while (i + r.count < v.size() && is_payload(*v[i + r.count])) ++r.count;
+  const std::size_t close = i + r.count + jump - 2;
+  if (close >= v.size()) return r;
+  std::uint64_t bytes = 0;
+  for (std::size_t k = i; k < i + r.count; ++k) bytes += v[k]->info.dataSize;
+  r.closed = true;
+  r.size_mb = mb_of(bytes);
+  r.time_ms = ms_of(v[close]->end_ns - v[i]->start_ns);
+  return r;
+}
+
+/// Tasks closing an RDMA payload run: a send / receive 3 on, others 5.
+std::size_t jump_for(const std::string& op_name) {
+  std::string lower = op_name;
+  for (auto& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return lower.find("send") != std::string::npos || lower.find("receive") != std::string::npos ? 3 : 5;
+}
+
+void record(link_bandwidth& b, double size_mb, double time_ms) {
+  b.size_mb.add(size_mb);
+  b.time_ms.add(time_ms);
+  auto it = std::find_if(b.sizes.begin(), b.sizes.end(), [&](const auto& s) { return s.first == size_mb; });
+  if (it == b.sizes.end()) it = b.sizes.insert(b.sizes.end(), {size_mb, {0, 0.0}});
+  ++it->second.first;
+  it->second.second += time_ms;
+}
+
+void set_ratios(op_analysis& o) {
+  if (o.wait_ms.v + o.transit_ms.v != 0) o.wait_ratio.set(round4(o.wait_ms.v / (o.wait_ms.v + o.transit_ms.v)));
+  if (o.sync_ms.v + o.transit_ms.v != 0) o.sync_ratio.set(round4(o.sync_ms.v / (o.sync_ms.v + o.transit_ms.v)));
+}
+
+/// Bandwidth (GB/s) and large-packet ratio of a kind other than SDMA.
+void finish_kind(link_bandwidth& b, std::string_view kind) {
+  if (b.time_ms.v != 0) b.bandwidth.set(round4((b.size_mb.v / 1000) / (b.time_ms.v / 1000)));
+  std::uint64_t packets = 0, large = 0;
+  for (const auto& s : b.sizes) {
+    packets += s.second.first;
+    if (s.first > large_threshold(kind)) large += s.second.first;
+  }
+  if (packets > 0) b.large_packet_ratio.set(round4(static_cast<double>(large) / static_cast<double>(packets)));
+}
+
+void finish_sdma(link_bandwidth& b) {
+  if (b.time_ms.v != 0) b.bandwidth.set(round4((b.size_mb.v / 1000) / (b.time_ms.v / 1000)));
+}
+
+/// Tasks by plane, planes in order of first task.
+std::vector<std::vector<const comm_task*>> by_plane(const std::vector<const comm_task*>& v) {
+  std::vector<std::vector<const comm_task*>> out;
+  std::map<std::uint32_t, std::size_t> at;
+  for (const auto* t : v) {
+    auto [it, fresh] = at.emplace(t->info.planeID, out.size());
+    if (fresh) out.emplace_back();
+    out[it->second].push_back(t);
+  }
+  return out;
+}
+
+bool analyze_op(const std::vector<const comm_task*>& all, op_analysis& o) {
+  // Only the first iteration's tasks of the name.
+  std::vector<const comm_task*> v;
+  for (const auto* t : all)
+    if (t->iteration == all.front()->iteration) v.push_back(t);
+  const comm_task* first_master = nullptr;
+  for (const auto* t : v)
+    if (t->master && (!first_master || t->start_ns < first_master->start_ns)) first_master = t;
+  if (!first_master) return false;
+  const std::size_t jump = jump_for(v.front()->op_name);
+
+  // Time: the master plane's tasks (the plane of the first master task in order).
+  std::uint32_t plane = 0;
+  for (const auto* t : v)
+    if (t->master) { plane = t->info.planeID; break; }
+  std::vector<const comm_task*> m;
+  for (const auto* t : v)
+    if (t->info.planeID == plane) m.push_back(t);
+  bool before_transit = true;
+  for (std::size_t i = 0; i < m.size();) {
+    const auto& t = *m[i];
+    if (is_transit(t)) {
+      before_transit = false;
+      o.transit_ms.add(ms_of(t.end_ns - t.start_ns));
+    }
+    if (is_payload(t)) {
+      const auto r = run_at(m, i, jump);
+      if (!r.closed) {
+        i += r.count;
+        continue;
+      }
+      o.transit_ms.add(r.time_ms);
+      i += jump + r.count - 1;
+      before_transit = false;
+      continue;
+    }
+    if (t.name == "Notify_Wait") {
+      const double w = ms_of(t.end_ns - t.start_ns);
+      if (before_transit) o.sync_ms.add(w);
+      o.wait_ms.add(w);
+    }
+    ++i;
+  }
+  std::int64_t b = m.front()->start_ns, e = m.front()->end_ns;
+  for (const auto* t : m) {
+    b = std::min(b, t->start_ns);
+    e = std::max(e, t->end_ns);
+  }
+  o.elapse_ms.set(ms_of(e - b));
+  o.idle_ms.set(o.elapse_ms.v - o.transit_ms.v - o.wait_ms.v);
+  set_ratios(o);
+  const std::int64_t s = first_master->start_ns;
+  o.start_us.set(static_cast<double>(s / 1000) + static_cast<double>(s % 1000) / 1000.0);
+
+  // Bandwidth: every plane.
+  for (const auto& p : by_plane(v)) {
+    for (std::size_t i = 0; i < p.size();) {
+      const auto& t = *p[i];
+      if (is_transit(t)) record(o.bandwidth[copy_kind(t)], mb_of(t.info.dataSize), ms_of(t.end_ns - t.start_ns));
+      if (is_payload(t)) {
+        const auto r = run_at(p, i, jump);
+        if (!r.closed) {
+          i += r.count;
+          continue;
+        }
+        const std::size_t k = kind_of(transport_name(t));
+        if (k < link_kinds.size()) record(o.bandwidth[k], r.size_mb, r.time_ms);
+        i += jump + r.count - 1;
+        continue;
+      }
+      ++i;
+    }
+  }
+  auto& sdma = o.bandwidth[k_sdma];
+  for (std::size_t k : {k_hccs, k_pcie, k_sio}) {
+    sdma.size_mb.add(o.bandwidth[k].size_mb.v);
+    sdma.time_ms.add(o.bandwidth[k].time_ms.v);
+  }
+  for (std::size_t k = 0; k < link_kinds.size(); ++k) {
+    if (k == k_sdma)
+      finish_sdma(sdma);
+    else
+      finish_kind(o.bandwidth[k], link_kinds[k]);
+  }
+  return true;
+}
+
+/// The matrix's transport of an SDMA copy, by its link.
+int copy_transport(const comm_task& t) {
+  const auto l = link_name(t);
+  if (l == "ON_CHIP") return 3;
+  if (l == "HCCS" || l == "HCCS_SW") return 0;
+  if (l == "PCIE") return 1;
+  if (l == "SIO") return 4;
+  return -1;
+}
+
+void add_link(op_matrix& mx, const comm_task& t, int transport, double size_mb, double time_ms,
+              std::string_view kind) {
+  const std::uint32_t dst = t.info.remoteRank == no_rank ? t.info.localRank : t.info.remoteRank;
+  const std::string key = std::to_string(t.info.localRank) + "-" + std::to_string(dst);
+  auto it = std::find_if(mx.links.begin(), mx.links.end(), [&](const matrix_link& l) { return l.key == key; });
+  if (it == mx.links.end()) {
+    it = mx.links.insert(mx.links.end(), matrix_link{});
+    it->key = key;
+  }
+  it->transport = transport;
+  it->size_mb += size_mb;
+  it->time_ms += time_ms;
+  ++it->packets;
+  if (size_mb > large_threshold(kind)) ++it->large_packets;
+}
+
+void matrix_op(const std::vector<const comm_task*>& v, op_matrix& mx) {
+  const std::size_t jump = jump_for(v.front()->op_name);
+  for (const auto& p : by_plane(v)) {
+    for (std::size_t i = 0; i < p.size();) {
+      const auto& t = *p[i];
+      if (!t.has_info || t.info.localRank == no_rank) {
+        ++i;
+        continue;
+      }
+      if (is_copy(t) && transport_name(t) == "SDMA") {
+        const int tr = copy_transport(t);
+        add_link(mx, t, tr, mb_of(t.info.dataSize), ms_of(t.end_ns - t.start_ns),
+                 tr >= 0 ? matrix_transport_name(tr) : "");
+      }
+      if (is_payload(t)) {
+        const auto r = run_at(p, i, jump);
+        if (!r.closed) {
+          i += r.count;
+          continue;
+        }
+        const auto tn = transport_name(t);
+        add_link(mx, t, tn == "RDMA" ? 2 : tn == "LOCAL" ? 3 : -1, r.size_mb, r.time_ms, tn);
+        i += jump + r.count - 1;
+        continue;
+      }
+      ++i;
+    }
+  }
+}
+
+void append_num(std::string& out, const py_num& n) { out += n.is_float ? py_float(n.v) : std::string("0"); }
+
+void append_key(std::string& out, std::string_view k) {
+  append_json_string(out, k);
+  out += ": ";
+}
+
+}  // namespace
+
+const char* matrix_transport_name(int transport) noexcept {
+  static const char* const names[] = {"HCCS", "PCIE", "RDMA", "LOCAL", "SIO"};
+  return transport >= 0 && transport < 5 ? names[transport] : nullptr;
+}
+
+analysis analyze(const communication& c, std::uint32_t device_id, std::int64_t collection_start_ns) {
+  // Tasks per collective and group, in order of first task.
+  std::vector<std::pair<std::string, std::string>> keys;
+  std::map<std::pair<std::string, std::string>, std::vector<const comm_task*>> tasks;
+  for (const auto& t : c.tasks) {
+    if (t.device_id != device_id || t.start_ns < collection_start_ns) continue;
+    // The group as its hash number, as the reference's analysis names it.
+    const std::pair<std::string, std::string> key{t.op_name, std::to_string(t.group_hash)};
+    auto& v = tasks[key];
+    if (v.empty()) keys.push_back(key);
+    v.push_back(&t);
+  }
+  analysis a;
+  if (keys.empty()) return a;
+  op_analysis total;
+  total.name = total_name;
+  op_matrix total_mx;
+  total_mx.name = total_name;
+  for (const auto& k : keys) {
+    const auto& v = tasks[k];
+    op_analysis o;
+    o.name = k.first;
+    o.group = k.second;
+    if (analyze_op(v, o)) {
+      // The times add up (start and ratios do not).
+      for (py_num op_analysis::*f :
+           {&op_analysis::elapse_ms, &op_analysis::transit_ms, &op_analysis::wait_ms, &op_analysis::sync_ms,
+            &op_analysis::idle_ms})
+        if ((o.*f).is_float) (total.*f).add((o.*f).v);
+      for (std::size_t b = 0; b < link_kinds.size(); ++b) {
+        auto& tb = total.bandwidth[b];
+        const auto& ob = o.bandwidth[b];
+        if (ob.size_mb.is_float) tb.size_mb.add(ob.size_mb.v);
+        if (ob.time_ms.is_float) tb.time_ms.add(ob.time_ms.v);
+        if (b == k_sdma) continue;  // its own sizes are not summed (the reference's rule)
+        for (const auto& s : ob.sizes) {
+          auto it = std::find_if(tb.sizes.begin(), tb.sizes.end(), [&](const auto& x) { return x.first == s.first; });
+          if (it == tb.sizes.end()) it = tb.sizes.insert(tb.sizes.end(), {s.first, {0, 0.0}});
+          it->second.first += s.second.first;
+          it->second.second += s.second.second;
+        }
+      }
+      a.ops.push_back(std::move(o));
+    }
+    op_matrix mx;
+    mx.name = k.first;
+    mx.group = k.second;
+    matrix_op(v, mx);
+    for (const auto& l : mx.links) {
+      auto it = std::find_if(total_mx.links.begin(), total_mx.links.end(),
+                             [&](const matrix_link& x) { return x.key == l.key; });
+      if (it == total_mx.links.end()) {
+        it = total_mx.links.insert(total_mx.links.end(), matrix_link{});
+        it->key = l.key;
+      }
+      it->transport = l.transport;
+      it->size_mb += l.size_mb;
+      it->time_ms += l.time_ms;
+      it->packets += l.packets;
+      it->large_packets += l.large_packets;
+    }
+    a.matrix.push_back(std::move(mx));
+  }
+  set_ratios(total);
+  for (std::size_t k = 0; k < link_kinds.size(); ++k) {
+    if (k == k_sdma)
+      finish_sdma(total.bandwidth[k]);
+    else
+      finish_kind(total.bandwidth[k], link_kinds[k]);
+  }
+  a.ops.push_back(std::move(total));
+  a.matrix.push_back(std::move(total_mx));
+  return a;
+}
+
+std::string communication_json(const analysis& a) {
+  if (a.ops.empty()) return {};
+  std::string out = "{";
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    const auto& o = a.ops[i];
+    if (i) out += ", ";
+    append_key(out, o.name == total_name ? o.name : o.name + "@" + o.group);
+    out += "{\"Communication Time Info\": {";
+    const std::pair<const char*, const py_num*> times[] = {
+        {"Start Timestamp(us)", &o.start_us}, {"Elapse Time(ms)", &o.elapse_ms},
+        {"Transit Time(ms)", &o.transit_ms},  {"Wait Time(ms)", &o.wait_ms},
+        {"Synchronization Time(ms)", &o.sync_ms}, {"Idle Time(ms)", &o.idle_ms},
+        {"Wait Time Ratio", &o.wait_ratio},   {"Synchronization Time Ratio", &o.sync_ratio}};
+    for (std::size_t k = 0; k < std::size(times); ++k) {
+      if (k) out += ", ";
+      append_key(out, times[k].first);
+      append_num(out, *times[k].second);
+    }
+    out += "}, \"Communication Bandwidth Info\": {";
+    for (std::size_t k = 0; k < link_kinds.size(); ++k) {
+      const auto& b = o.bandwidth[k];
+      if (k) out += ", ";
+      append_key(out, link_kinds[k]);
+      out += "{\"Transit Size(MB)\": ";
+      append_num(out, b.size_mb);
+      out += ", \"Transit Time(ms)\": ";
+      append_num(out, b.time_ms);
+      out += ", \"Bandwidth(GB/s)\": ";
+      append_num(out, b.bandwidth);
+      out += ", \"Large Packet Ratio\": ";
+      append_num(out, b.large_packet_ratio);
+      out += ", \"Size Distribution\": {";
+      for (std::size_t s = 0; s < b.sizes.size(); ++s) {
+        if (s) out += ", ";
+        append_key(out, py_float(b.sizes[s].first));
+        out += "[" + std::to_string(b.sizes[s].second.first) + ", " + py_float(b.sizes[s].second.second) + "]";
+      }
+      out += "}}";
+    }
+    out += "}}";
+  }
+  out += "}";
+  return out;
+}
+
+std::string communication_matrix_json(const analysis& a) {
+  if (a.matrix.empty()) return {};
+  std::string out = "{";
+  for (std::size_t i = 0; i < a.matrix.size(); ++i) {
+    const auto& m = a.matrix[i];
+    if (i) out += ", ";
+    append_key(out, m.name == total_name ? m.name : m.name + "@" + m.group);
+    out += "{";
+    for (std::size_t k = 0; k < m.links.size(); ++k) {
+      const auto& l = m.links[k];
+      if (k) out += ", ";
+      append_key(out, l.key);
+      out += "{\"Transport Type\": ";
+      if (const char* n = matrix_transport_name(l.transport))
+        append_json_string(out, n);
+      else
+        out += "null";
+      out += ", \"Transit Size(MB)\": " + py_float(l.size_mb) + ", \"Transit Time(ms)\": " + py_float(l.time_ms) +
+             ", \"Bandwidth(GB/s)\": " + (l.time_ms != 0 ? py_float(round4(l.size_mb / l.time_ms)) : "0") + "}";
+    }
+    out += "}";
+  }
+  out += "}";
+  return out;
+}
+
+}  // namespace hccl
+}  // namespace convert
+MSPROF_END_NAMESPACE

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// convert/hccl_analyze: communication.json and communication_matrix.json of
+// the hccl_allreduce golden case equal the reference's as JSON values; the
+// wait / synchronization split and RDMA payload runs on made-up tasks.
+#include <doctest/doctest.h>
+#include <msprof/convert/hccl_analyze.hpp>
+#include <msprof/convert/load.hpp>
+#include <msprof/core/json.hpp>
+#include <msprof/prof/reader.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "../../support/hccl_prof.hpp"
+
+namespace fs = std::filesystem;
+namespace cv = msprof::convert;
+namespace hc = msprof::convert::hccl;
+namespace js = msprof::json;
+
+namespace {
+
+fs::path case_dir() { return fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "hccl_allreduce"; }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Equal as values: the same members in the same order, numbers equal as doubles.
+void check_same(const js::value& got, const js::value& want, const std::string& at) {
+  INFO(at);
+  REQUIRE(got.type() == want.type());
+  switch (want.type()) {
+    case js::kind::number: {
+      double g = 0, w = 0;
+      REQUIRE(got.to_double(g));
+      REQUIRE(want.to_double(w));
+      CHECK(g == w);
+      break;
+    }
+    case js::kind::string:
+      CHECK(got.text() == want.text());
+      break;
+    case js::kind::array:
+      REQUIRE(got.size() == want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) check_same(got.at(i), want.at(i), at + "[" + std::to_string(i) + "]");
+      break;
+    case js::kind::object:
+      REQUIRE(got.size() == want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        CHECK(got.members()[i].first == want.members()[i].first);
+        check_same(got.members()[i].second, want.members()[i].second, at + "/" + want.members()[i].first);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+hc::analysis golden_analysis() {
+  const fs::path prof = case_dir() / "input" / hccl_prof::name;
+  auto m = cv::load_model(prof.string());
+  REQUIRE(m);
+  auto r = msprof::prof::prof_reader::open(prof.string());
+  REQUIRE(r);
+  auto in = hc::read_inputs(*r, *m);
+  REQUIRE(in);
+  const auto c = hc::link(*in);
+  return hc::analyze(c, 0, m->session.start_ns);
+}
+
+hc::comm_task task(std::string name, std::int64_t b, std::int64_t e, std::uint32_t plane = 0) {
+  hc::comm_task t;
+  t.op_name = "hcom_send__1_0_1";
+  t.group = "g";
+  t.group_hash = 7;
+  t.name = std::move(name);
+  t.start_ns = b;
+  t.end_ns = e;
+  t.has_info = true;
+  t.info.planeID = plane;
+  t.info.localRank = 0;
+  t.info.remoteRank = 1;
+  t.info.linkType = 3;       // ROCE
+  t.info.transportType = 1;  // RDMA
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("hccl analyze: communication.json and communication_matrix.json equal the reference's") {
+  const auto a = golden_analysis();
+  REQUIRE(a.ops.size() == 3);  // two collectives and the total
+  for (const char* f : {"communication.json", "communication_matrix.json"}) {
+    const std::string name = f;
+    const std::string text = name == "communication.json" ? hc::communication_json(a) : hc::communication_matrix_json(a);
+    auto got = js::parse(text, name);
+    REQUIRE_MESSAGE(got, text);
+    const std::string want_text = slurp(case_dir() / "expected" / "analyze" / f);
+    auto want = js::parse(want_text, name);
+    REQUIRE(want);
+    check_same(*got, *want, name);
+    CHECK(text == want_text);  // and the same bytes: ints stay "0", floats print as Python's repr
+  }
+}
+
+TEST_CASE("hccl analyze: waits before the first transfer are synchronization, RDMA payload runs are one transfer") {
+  hc::communication c;
+  // A master plane: a wait, a payload run of two closed by a send's third task, a wait.
+  c.tasks.push_back(task("Notify_Wait", 0, 1000));
+  for (int k = 0; k < 2; ++k) {
+    auto t = task("RDMASend", 1000 + k * 1000, 1500 + k * 1000);
+    t.info.rdmaType = 1;  // RDMA_SEND_PAYLOAD
+    t.info.dataSize = 1000000;
+    c.tasks.push_back(t);
+  }
+  c.tasks.push_back(task("RDMASend", 3000, 3500));
+  c.tasks.push_back(task("Notify_Wait", 3500, 5000));
+  c.tasks.push_back(task("Notify_Wait", 5000, 6000));
+  for (auto& t : c.tasks) t.master = true;
+  // Before the collection: not counted.
+  c.tasks.insert(c.tasks.begin(), task("Notify_Wait", -100, -50));
+  const auto a = hc::analyze(c, 0, 0);
+  REQUIRE(a.ops.size() == 2);
+  const auto& o = a.ops[0];
+  CHECK(o.name == "hcom_send__1_0_1");
+  CHECK(o.sync_ms.v == doctest::Approx(0.001));
+  CHECK(o.wait_ms.v == doctest::Approx(0.002));  // the first wait and the last; the closing one is inside the run
+  CHECK(o.transit_ms.v == doctest::Approx(0.004));  // 1000 .. 5000: a send's run closes 3 tasks on
+  CHECK(o.elapse_ms.v == doctest::Approx(0.006));
+  const auto& rdma = o.bandwidth[0];
+  CHECK(rdma.size_mb.v == doctest::Approx(2.0));
+  CHECK(rdma.bandwidth.v == doctest::Approx(500.0));  // 2 MB in 4 us
+  CHECK(rdma.large_packet_ratio.v == 1.0);  // 2 MB > 0.5 MB
+  REQUIRE(a.matrix.size() == 2);
+  REQUIRE(a.matrix[0].links.size() == 1);
+  CHECK(a.matrix[0].links[0].key == "0-1");
+  CHECK(std::string(hc::matrix_transport_name(a.matrix[0].links[0].transport)) == "RDMA");
+  const std::string j = hc::communication_json(a);
+  CHECK(j.find("\"hcom_send__1_0_1@7\"") != std::string::npos);
+  CHECK(j.find("\"Total HCCL Operators\"") != std::string::npos);
+}
+
+TEST_CASE("hccl analyze: nothing on the device, no files") {
+  hc::communication c;
+  c.tasks.push_back(task("Memcpy", 0, 10));
+  const auto a = hc::analyze(c, 1, 0);
+  CHECK(a.ops.empty());
+  CHECK(hc::communication_json(a).empty());
+  CHECK(hc::communication_matrix_json(a).empty());
+}
