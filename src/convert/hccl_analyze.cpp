@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 // Communication analysis (convert/hccl_analyze.hpp): time split, bandwidth per
 // link kind and the rank matrix of each collective, and their JSON files.
+#include <msprof/convert/db.hpp>
+#include <msprof/convert/export_files.hpp>
 #include <msprof/convert/hccl_analyze.hpp>
+#include <msprof/convert/load.hpp>
 #include <msprof/convert/text.hpp>
+#include <msprof/core/output_file.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string_view>
 
 MSPROF_BEGIN_NAMESPACE
@@ -432,6 +437,116 @@ std::string communication_matrix_json(const analysis& a) {
   }
   out += "}";
   return out;
+}
+
+std::vector<analyzer_table> analyzer_tables(const analysis& a) {
+  using cell = std::variant<std::int64_t, double, std::string, std::monostate>;
+  auto num = [](const py_num& n) { return n.is_float ? cell(n.v) : cell(std::int64_t{0}); };
+  std::vector<analyzer_table> out(3);
+  auto& bw = out[0];
+  bw.name = "CommAnalyzerBandwidth";
+  bw.create =
+      "CREATE TABLE CommAnalyzerBandwidth(hccl_op_name TEXT, group_name TEXT, transport_type TEXT, transit_size "
+      "NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio NUMERIC, package_size NUMERIC, count "
+      "NUMERIC, total_duration NUMERIC)";
+  auto& mx = out[1];
+  mx.name = "CommAnalyzerMatrix";
+  mx.create =
+      "CREATE TABLE CommAnalyzerMatrix(hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT, "
+      "transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC)";
+  auto& tm = out[2];
+  tm.name = "CommAnalyzerTime";
+  tm.create =
+      "CREATE TABLE CommAnalyzerTime(hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, elapse_time "
+      "NUMERIC, transit_time NUMERIC, wait_time NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC)";
+  for (const auto& o : a.ops) {
+    if (o.name == total_name) continue;
+    tm.rows.push_back({o.name, o.group, num(o.start_us), num(o.elapse_ms), num(o.transit_ms), num(o.wait_ms),
+                       num(o.sync_ms), num(o.idle_ms)});
+    // A kind with something moved: one row per transfer size, or one with zeros.
+    for (std::size_t k = 0; k < link_kinds.size(); ++k) {
+      const auto& b = o.bandwidth[k];
+      if (b.size_mb.v + b.time_ms.v + b.bandwidth.v + b.large_packet_ratio.v == 0) continue;
+      std::vector<cell> head{o.name, o.group, std::string(link_kinds[k]), num(b.size_mb), num(b.time_ms),
+                             num(b.bandwidth), num(b.large_packet_ratio)};
+      if (b.sizes.empty()) {
+        auto r = head;
+        r.insert(r.end(), {std::int64_t{0}, std::int64_t{0}, std::int64_t{0}});
+        bw.rows.push_back(std::move(r));
+      }
+      for (const auto& sz : b.sizes) {
+        auto r = head;
+        r.insert(r.end(), {sz.first, static_cast<std::int64_t>(sz.second.first), sz.second.second});
+        bw.rows.push_back(std::move(r));
+      }
+    }
+  }
+  for (const auto& m : a.matrix) {
+    if (m.name == total_name) continue;
+    for (const auto& l : m.links) {
+      const auto dash = l.key.find('-');
+      const char* tr = matrix_transport_name(l.transport);
+      mx.rows.push_back({m.name, m.group, l.key.substr(0, dash), l.key.substr(dash + 1),
+                         tr ? cell(std::string(tr)) : cell(std::monostate{}), l.size_mb, l.time_ms,
+                         l.time_ms != 0 ? cell(round4(l.size_mb / l.time_ms)) : cell(std::int64_t{0})});
+    }
+  }
+  return out;
+}
+
+result<analyze_written> write_analysis(const std::string& prof_dir, bool text) {
+  analyze_written w;
+  auto prof = outfile::dir::open(prof_dir, true);  // the user's path: it may be a link
+  if (!prof) return prof.err();
+  auto col = collector::open(prof_dir);
+  if (!col) return col.err();
+  if (!col->active()) {
+    w.warnings.push_back(prof_dir + ": no HCCL data (hccl_info) to analyse");
+    return w;
+  }
+  auto final = load_windows(prof_dir, load_options{}, [&](model& window) { col->add(window); });
+  if (!final) return final.err();
+  auto comm = col->finish(*final);
+  if (!comm) return comm.err();
+  w.warnings = comm->warnings;
+  std::set<std::uint32_t> devices;
+  for (const auto& t : comm->tasks) devices.insert(t.device_id);
+  if (devices.empty()) {
+    w.warnings.push_back(prof_dir + ": no HCCL task linked to analyse");
+    return w;
+  }
+  for (auto d = std::next(devices.begin()); d != devices.end(); ++d)
+    w.warnings.push_back(prof_dir + ": device " + std::to_string(*d) + " left out: the analysis is of device " +
+                         std::to_string(*devices.begin()));
+  const auto a = analyze(*comm, *devices.begin(), final->session.start_ns);
+  if (a.ops.empty()) {
+    w.warnings.push_back(prof_dir + ": no HCCL collective with a master task after the collection start");
+    return w;
+  }
+  auto dir = prof->mkdir("analyze");
+  if (!dir) return dir.err();
+  for (auto& n : dir->remove_stale_temps()) w.warnings.push_back(std::move(n));
+  const std::string out = dir->path();
+  if (text) {
+    MSPROF_TRY(outfile::write_atomic(*dir, "communication.json", communication_json(a)));
+    w.files.push_back(out + "/communication.json");
+    MSPROF_TRY(outfile::write_atomic(*dir, "communication_matrix.json", communication_matrix_json(a)));
+    w.files.push_back(out + "/communication_matrix.json");
+  }
+  auto f = outfile::atomic_file::create(*dir, "communication_analyzer.db");
+  if (!f) return f.err();
+  {
+    detail::sqlite_db db(detail::sqlite_path(*dir, *f));
+    MSPROF_TRY(db.open());
+    for (const auto& t : analyzer_tables(a)) {
+      MSPROF_TRY(db.exec(t.create));
+      if (!t.rows.empty()) MSPROF_TRY(db.insert(t.name, t.rows.front().size(), t.rows));
+    }
+    MSPROF_TRY(db.close());
+  }
+  MSPROF_TRY(f->commit());
+  w.files.push_back(out + "/communication_analyzer.db");
+  return w;
 }
 
 }  // namespace hccl

@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "../core/abi.hpp"
+#include "../core/error.hpp"
 #include "hccl.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -77,6 +79,27 @@ std::string communication_matrix_json(const analysis& a);
 
 /// Transport name of matrix_link::transport; nullptr for unknown.
 const char* matrix_transport_name(int transport) noexcept;
+
+/// communication_analyzer.db's tables (CommAnalyzerTime, CommAnalyzerBandwidth,
+/// CommAnalyzerMatrix): their CREATE statements and rows, the total left out.
+struct analyzer_table {
+  std::string name, create;
+  std::vector<std::vector<std::variant<std::int64_t, double, std::string, std::monostate>>> rows;
+};
+std::vector<analyzer_table> analyzer_tables(const analysis& a);
+
+/// What write_analysis() did.
+struct analyze_written {
+  std::vector<std::string> files;     ///< paths written
+  std::vector<std::string> warnings;  ///< of the linking; devices left out
+};
+
+/// `msprof --analyze=on` on one PROF_ directory: streams it through the HCCL
+/// collector, analyses the lowest-numbered device holding collectives and
+/// writes <prof_dir>/analyze/communication.json, communication_matrix.json
+/// (when `text`) and communication_analyzer.db. Nothing (and a warning)
+/// without HCCL data.
+result<analyze_written> write_analysis(const std::string& prof_dir, bool text = true);
 
 }  // namespace hccl
 }  // namespace convert

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // convert/hccl_analyze: communication.json and communication_matrix.json of
-// the hccl_allreduce golden case equal the reference's as JSON values; the
+// the hccl_allreduce golden case equal the reference's as JSON values, and
+// write_analysis() writes them and communication_analyzer.db there; the
 // wait / synchronization split and RDMA payload runs on made-up tasks.
 #include <doctest/doctest.h>
 #include <msprof/convert/hccl_analyze.hpp>
@@ -8,12 +9,15 @@
 #include <msprof/core/json.hpp>
 #include <msprof/prof/reader.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "../../support/hccl_prof.hpp"
+#include "../convert/golden_util.hpp"
 
 namespace fs = std::filesystem;
 namespace cv = msprof::convert;
@@ -153,4 +157,45 @@ TEST_CASE("hccl analyze: nothing on the device, no files") {
   CHECK(a.ops.empty());
   CHECK(hc::communication_json(a).empty());
   CHECK(hc::communication_matrix_json(a).empty());
+}
+
+TEST_CASE("hccl analyze: write_analysis writes the reference's analyze directory") {
+  const fs::path tmp = fs::temp_directory_path() / ("msprof_hccl_analyze_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  fs::copy(case_dir() / "input", tmp, fs::copy_options::recursive);
+  const fs::path prof = tmp / hccl_prof::name;
+  auto w = hc::write_analysis(prof.string());
+  REQUIRE_MESSAGE(w, (w ? "" : w.err().message));
+  CHECK(w->warnings.empty());
+  REQUIRE(w->files.size() == 3);
+  const fs::path want = case_dir() / "expected" / "analyze";
+  for (const char* f : {"communication.json", "communication_matrix.json"})
+    CHECK(slurp(prof / "analyze" / f) == slurp(want / f));
+  const auto got_db = golden::canonical_db(prof / "analyze" / "communication_analyzer.db");
+  const auto want_db = golden::lines(slurp(want / "communication_analyzer.canonical.sql"));
+  CHECK(got_db == want_db);
+  // Again over its own output: the same files, replaced.
+  auto again = hc::write_analysis(prof.string());
+  REQUIRE(again);
+  CHECK(slurp(prof / "analyze" / "communication.json") == slurp(want / "communication.json"));
+  fs::remove_all(tmp);
+}
+
+TEST_CASE("hccl analyze: a collection without HCCL data writes nothing and says so") {
+  const auto dir = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "ops_pipeutil" / "input";
+  fs::path prof;
+  for (const auto& e : fs::directory_iterator(dir)) prof = e.path();
+  auto w = hc::write_analysis(prof.string());
+  REQUIRE(w);
+  CHECK(w->files.empty());
+  REQUIRE(w->warnings.size() == 1);
+  CHECK(w->warnings[0].find("no HCCL data") != std::string::npos);
+  CHECK_FALSE(fs::exists(prof / "analyze"));
+}
+
+TEST_CASE("hccl analyze: a missing directory is an error naming it") {
+  auto w = hc::write_analysis("/nonexistent/PROF_x");
+  REQUIRE_FALSE(w);
+  CHECK(w.err().message.find("/nonexistent/PROF_x") != std::string::npos);
 }
