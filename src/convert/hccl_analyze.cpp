@@ -494,7 +494,7 @@ std::vector<analyzer_table> analyzer_tables(const analysis& a) {
   return out;
 }
 
-result<analyze_written> write_analysis(const std::string& prof_dir, bool text) {
+result<analyze_written> write_analysis(const std::string& prof_dir, const analyze_options& o) {
   analyze_written w;
   auto prof = outfile::dir::open(prof_dir, true);  // the user's path: it may be a link
   if (!prof) return prof.err();
@@ -527,9 +527,11 @@ result<analyze_written> write_analysis(const std::string& prof_dir, bool text) {
   if (!dir) return dir.err();
   for (auto& n : dir->remove_stale_temps()) w.warnings.push_back(std::move(n));
   const std::string out = dir->path();
-  if (text) {
+  if (o.text && o.communication) {
     MSPROF_TRY(outfile::write_atomic(*dir, "communication.json", communication_json(a)));
     w.files.push_back(out + "/communication.json");
+  }
+  if (o.text && o.matrix) {
     MSPROF_TRY(outfile::write_atomic(*dir, "communication_matrix.json", communication_matrix_json(a)));
     w.files.push_back(out + "/communication_matrix.json");
   }
@@ -539,6 +541,7 @@ result<analyze_written> write_analysis(const std::string& prof_dir, bool text) {
     detail::sqlite_db db(detail::sqlite_path(*dir, *f));
     MSPROF_TRY(db.open());
     for (const auto& t : analyzer_tables(a)) {
+      if (!(t.name == "CommAnalyzerMatrix" ? o.matrix : o.communication)) continue;
       MSPROF_TRY(db.exec(t.create));
       if (!t.rows.empty()) MSPROF_TRY(db.insert(t.name, t.rows.front().size(), t.rows));
     }

@@ -94,12 +94,19 @@ struct analyze_written {
   std::vector<std::string> warnings;  ///< of the linking; devices left out
 };
 
+/// What `msprof --analyze=on` writes: --type (text: the JSON files and the db;
+/// db: the db only) and --rule (communication, communication_matrix).
+struct analyze_options {
+  bool text = true;
+  bool communication = true;  ///< communication.json, CommAnalyzerTime / CommAnalyzerBandwidth
+  bool matrix = true;         ///< communication_matrix.json, CommAnalyzerMatrix
+};
+
 /// `msprof --analyze=on` on one PROF_ directory: streams it through the HCCL
 /// collector, analyses the lowest-numbered device holding collectives and
 /// writes <prof_dir>/analyze/communication.json, communication_matrix.json
-/// (when `text`) and communication_analyzer.db. Nothing (and a warning)
-/// without HCCL data.
-result<analyze_written> write_analysis(const std::string& prof_dir, bool text = true);
+/// and communication_analyzer.db. Nothing (and a warning) without HCCL data.
+result<analyze_written> write_analysis(const std::string& prof_dir, const analyze_options& o = {});
 
 }  // namespace hccl
 }  // namespace convert
