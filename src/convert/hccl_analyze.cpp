@@ -10,9 +10,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 #include <string_view>
 
 MSPROF_BEGIN_NAMESPACE
@@ -368,46 +372,56 @@ analysis analyze(const communication& c, std::uint32_t device_id, std::int64_t c
   return a;
 }
 
+namespace {
+
+std::string op_key(const op_analysis& o) { return o.name == total_name ? o.name : o.name + "@" + o.group; }
+
+/// One collective's value in communication.json.
+void append_op(std::string& out, const op_analysis& o) {
+  out += "{\"Communication Time Info\": {";
+  const std::pair<const char*, const py_num*> times[] = {
+      {"Start Timestamp(us)", &o.start_us}, {"Elapse Time(ms)", &o.elapse_ms},
+      {"Transit Time(ms)", &o.transit_ms},  {"Wait Time(ms)", &o.wait_ms},
+      {"Synchronization Time(ms)", &o.sync_ms}, {"Idle Time(ms)", &o.idle_ms},
+      {"Wait Time Ratio", &o.wait_ratio},   {"Synchronization Time Ratio", &o.sync_ratio}};
+  for (std::size_t k = 0; k < std::size(times); ++k) {
+    if (k) out += ", ";
+    append_key(out, times[k].first);
+    append_num(out, *times[k].second);
+  }
+  out += "}, \"Communication Bandwidth Info\": {";
+  for (std::size_t k = 0; k < link_kinds.size(); ++k) {
+    const auto& b = o.bandwidth[k];
+    if (k) out += ", ";
+    append_key(out, link_kinds[k]);
+    out += "{\"Transit Size(MB)\": ";
+    append_num(out, b.size_mb);
+    out += ", \"Transit Time(ms)\": ";
+    append_num(out, b.time_ms);
+    out += ", \"Bandwidth(GB/s)\": ";
+    append_num(out, b.bandwidth);
+    out += ", \"Large Packet Ratio\": ";
+    append_num(out, b.large_packet_ratio);
+    out += ", \"Size Distribution\": {";
+    for (std::size_t s = 0; s < b.sizes.size(); ++s) {
+      if (s) out += ", ";
+      append_key(out, py_float(b.sizes[s].first));
+      out += "[" + std::to_string(b.sizes[s].second.first) + ", " + py_float(b.sizes[s].second.second) + "]";
+    }
+    out += "}}";
+  }
+  out += "}}";
+}
+
+}  // namespace
+
 std::string communication_json(const analysis& a) {
   if (a.ops.empty()) return {};
   std::string out = "{";
   for (std::size_t i = 0; i < a.ops.size(); ++i) {
-    const auto& o = a.ops[i];
     if (i) out += ", ";
-    append_key(out, o.name == total_name ? o.name : o.name + "@" + o.group);
-    out += "{\"Communication Time Info\": {";
-    const std::pair<const char*, const py_num*> times[] = {
-        {"Start Timestamp(us)", &o.start_us}, {"Elapse Time(ms)", &o.elapse_ms},
-        {"Transit Time(ms)", &o.transit_ms},  {"Wait Time(ms)", &o.wait_ms},
-        {"Synchronization Time(ms)", &o.sync_ms}, {"Idle Time(ms)", &o.idle_ms},
-        {"Wait Time Ratio", &o.wait_ratio},   {"Synchronization Time Ratio", &o.sync_ratio}};
-    for (std::size_t k = 0; k < std::size(times); ++k) {
-      if (k) out += ", ";
-      append_key(out, times[k].first);
-      append_num(out, *times[k].second);
-    }
-    out += "}, \"Communication Bandwidth Info\": {";
-    for (std::size_t k = 0; k < link_kinds.size(); ++k) {
-      const auto& b = o.bandwidth[k];
-      if (k) out += ", ";
-      append_key(out, link_kinds[k]);
-      out += "{\"Transit Size(MB)\": ";
-      append_num(out, b.size_mb);
-      out += ", \"Transit Time(ms)\": ";
-      append_num(out, b.time_ms);
-      out += ", \"Bandwidth(GB/s)\": ";
-      append_num(out, b.bandwidth);
-      out += ", \"Large Packet Ratio\": ";
-      append_num(out, b.large_packet_ratio);
-      out += ", \"Size Distribution\": {";
-      for (std::size_t s = 0; s < b.sizes.size(); ++s) {
-        if (s) out += ", ";
-        append_key(out, py_float(b.sizes[s].first));
-        out += "[" + std::to_string(b.sizes[s].second.first) + ", " + py_float(b.sizes[s].second.second) + "]";
-      }
-      out += "}}";
-    }
-    out += "}}";
+    append_key(out, op_key(a.ops[i]));
+    append_op(out, a.ops[i]);
   }
   out += "}";
   return out;
@@ -437,6 +451,297 @@ std::string communication_matrix_json(const analysis& a) {
   }
   out += "}";
   return out;
+}
+
+namespace {
+
+/// The ns of a µs float as torch_npu reads it from its text: digits before
+/// the point, then the first three after it (Python's repr of the float).
+std::int64_t us_text_to_ns(const py_num& us) {
+  const std::string t = us.is_float ? py_float(us.v) : std::string("0");
+  const auto dot = t.find('.');
+  std::string digits = t.substr(0, dot);
+  std::string frac = dot == std::string::npos ? std::string() : t.substr(dot + 1, 3);
+  frac.resize(3, '0');
+  return std::strtoll((digits + frac).c_str(), nullptr, 10);
+}
+
+bool starts_with_lower(const std::string& s, std::string_view p) {
+  if (s.size() < p.size()) return false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char c = s[i];
+    if (static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c) != p[i]) return false;
+  }
+  return true;
+}
+
+/// p2p (true), collective (false), or left out (the total).
+std::optional<bool> p2p_of(const std::string& key) {
+  if (starts_with_lower(key, "hcom_send") || starts_with_lower(key, "hcom_receive") ||
+      starts_with_lower(key, "hcom_batchsendrecv"))
+    return true;
+  if (starts_with_lower(key, "total")) return std::nullopt;
+  return false;
+}
+
+/// The op type torch_npu names a matrix entry by: the first of its type words
+/// found in the lowercased key (leftmost; at one place the first in its list),
+/// else the name up to "__".
+std::string comm_type(const std::string& key) {
+  static const char* const words[] = {"send",      "reduce",        "invalid", "broadcast", "allreduce",
+                                      "receive",   "allgather",     "reducescatter", "scatter", "alltoall",
+                                      "alltoallv", "alltoallvc",    "batchsendrecv"};
+  std::string lower = key;
+  for (auto& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  for (std::size_t at = 0; at < lower.size(); ++at)
+    for (const char* w : words)
+      if (lower.compare(at, std::strlen(w), w) == 0) return w;
+  return key.substr(0, key.find("__"));
+}
+
+/// torch_npu's ratio: 0 (an integer) for a divisor within 1e-15 of 0.
+py_num ratio(double a, double b) {
+  py_num r;
+  if (std::abs(b) >= 1e-15) r.set(round4(a / b));
+  return r;
+}
+
+void append_total_op(std::string& out, const std::vector<const op_analysis*>& ops) {
+  double times[5] = {0, 0, 0, 0, 0};  // elapse, transit, wait, sync, idle: floats from the start
+  struct kind_total {
+    py_num time_ms, size_mb;
+    std::vector<std::pair<double, std::pair<std::uint64_t, double>>> sizes;
+  };
+  std::array<kind_total, 5> kinds;
+  for (const auto* o : ops) {
+    const py_num* t[] = {&o->elapse_ms, &o->transit_ms, &o->wait_ms, &o->sync_ms, &o->idle_ms};
+    for (int k = 0; k < 5; ++k) times[k] += t[k]->v;
+    for (std::size_t k = 0; k < link_kinds.size(); ++k) {
+      const auto& b = o->bandwidth[k];
+      if (b.time_ms.is_float) kinds[k].time_ms.add(b.time_ms.v);
+      if (b.size_mb.is_float) kinds[k].size_mb.add(b.size_mb.v);
+      for (const auto& sz : b.sizes) {
+        auto& v = kinds[k].sizes;
+        auto it = std::find_if(v.begin(), v.end(), [&](const auto& x) { return x.first == sz.first; });
+        if (it == v.end()) it = v.insert(v.end(), {sz.first, {0, 0.0}});
+        it->second.first += sz.second.first;
+        it->second.second += sz.second.second;
+      }
+    }
+  }
+  out += "{\"Communication Time Info\": {";
+  const char* names[] = {"Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)", "Synchronization Time(ms)",
+                         "Idle Time(ms)"};
+  for (int k = 0; k < 5; ++k) {
+    append_key(out, names[k]);
+    out += py_float(times[k]) + ", ";
+  }
+  append_key(out, "Wait Time Ratio");
+  append_num(out, ratio(times[2], times[2] + times[1]));
+  out += ", ";
+  append_key(out, "Synchronization Time Ratio");
+  append_num(out, ratio(times[3], times[1] + times[3]));
+  out += "}, \"Communication Bandwidth Info\": {";
+  for (std::size_t k = 0; k < link_kinds.size(); ++k) {
+    if (k) out += ", ";
+    append_key(out, link_kinds[k]);
+    out += "{\"Transit Time(ms)\": ";
+    append_num(out, kinds[k].time_ms);
+    out += ", \"Transit Size(MB)\": ";
+    append_num(out, kinds[k].size_mb);
+    out += ", \"Size Distribution\": {";
+    for (std::size_t s = 0; s < kinds[k].sizes.size(); ++s) {
+      if (s) out += ", ";
+      append_key(out, py_float(kinds[k].sizes[s].first));
+      out += "[" + std::to_string(kinds[k].sizes[s].second.first) + ", " + py_float(kinds[k].sizes[s].second.second) +
+             "]";
+    }
+    out += "}}";
+  }
+  out += "}}";
+}
+
+/// {"p2p": {...}, "collective": {...}} of a step's collectives.
+void append_step_ops(std::string& out, const std::vector<const op_analysis*>& ops) {
+  out += "{";
+  for (bool p2p : {true, false}) {
+    std::vector<const op_analysis*> part;
+    for (const auto* o : ops)
+      if (p2p_of(op_key(*o)) == std::optional<bool>(p2p)) part.push_back(o);
+    out += p2p ? "\"p2p\": {" : ", \"collective\": {";
+    for (const auto* o : part) {
+      append_key(out, op_key(*o));
+      append_op(out, *o);
+      out += ", ";
+    }
+    if (!part.empty()) {
+      append_key(out, "Total Op Info");
+      append_total_op(out, part);
+    }
+    out += "}";
+  }
+  out += "}";
+}
+
+struct link_entry {
+  const matrix_link* link;
+  std::string op_name;
+};
+
+void append_link(std::string& out, const matrix_link& l, const std::string* op_name) {
+  out += "{\"Transport Type\": ";
+  if (const char* n = matrix_transport_name(l.transport))
+    append_json_string(out, n);
+  else
+    out += "null";
+  out += ", \"Transit Size(MB)\": " + py_float(l.size_mb) + ", \"Transit Time(ms)\": " + py_float(l.time_ms) +
+         ", \"Bandwidth(GB/s)\": " + (l.time_ms != 0 ? py_float(round4(l.size_mb / l.time_ms)) : "0");
+  if (op_name) {
+    out += ", \"Op Name\": ";
+    append_json_string(out, *op_name);
+  }
+  out += "}";
+}
+
+double link_bw(const matrix_link& l) { return l.time_ms != 0 ? round4(l.size_mb / l.time_ms) : 0.0; }
+
+/// A step's matrix part (p2p or collective): per op type, group and link the
+/// entries by bandwidth, shown as top1 / middle / bottom1 / total / bottom2 / bottom3.
+void append_matrix_part(std::string& out, const std::vector<const op_matrix*>& ops) {
+  std::vector<std::tuple<std::string, std::string, std::string>> keys;
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<link_entry>> entries;
+  for (const auto* m : ops) {
+    const std::string key = m->name + "@" + m->group;
+    const std::string type = comm_type(key);
+    for (const auto& l : m->links) {
+      auto k = std::make_tuple(type, m->group, l.key);
+      auto& v = entries[k];
+      if (v.empty()) keys.push_back(k);
+      v.push_back({&l, m->name});
+    }
+  }
+  // Output names in order of first update, each holding its links in order.
+  std::vector<std::string> names;
+  std::map<std::string, std::string> bodies;
+  auto put = [&](const std::string& name, const std::string& link, const std::string& value) {
+    auto it = bodies.find(name);
+    if (it == bodies.end()) {
+      names.push_back(name);
+      it = bodies.emplace(name, std::string()).first;
+    } else {
+      it->second += ", ";
+    }
+    append_key(it->second, link);
+    it->second += value;
+  };
+  for (const auto& k : keys) {
+    auto v = entries[k];
+    std::stable_sort(v.begin(), v.end(),
+                     [](const link_entry& a, const link_entry& b) { return link_bw(*a.link) > link_bw(*b.link); });
+    const std::string& type = std::get<0>(k);
+    const std::string& group = std::get<1>(k);
+    const std::string& link = std::get<2>(k);
+    auto entry = [&](const link_entry& e) {
+      std::string s;
+      append_link(s, *e.link, &e.op_name);
+      return s;
+    };
+    matrix_link total;
+    total.transport = v.front().link->transport;
+    for (const auto& e : v) {
+      total.size_mb += e.link->size_mb;
+      total.time_ms += e.link->time_ms;
+    }
+    put(type + "-top1@" + group, link, entry(v.front()));
+    put(type + "-middle@" + group, link, entry(v[v.size() / 2]));
+    put(type + "-bottom1@" + group, link, entry(v.back()));
+    std::string t;
+    t += "{\"Transport Type\": ";
+    if (const char* n = matrix_transport_name(total.transport))
+      append_json_string(t, n);
+    else
+      t += "null";
+    t += ", \"Transit Size(MB)\": " + py_float(total.size_mb) + ", \"Transit Time(ms)\": " +
+         py_float(total.time_ms) + ", \"Bandwidth(GB/s)\": ";
+    append_num(t, ratio(total.size_mb, total.time_ms));
+    t += "}";
+    put(type + "-total@" + group, link, t);
+    if (v.size() >= 2) put(type + "-bottom2@" + group, link, entry(v[v.size() - 2]));
+    if (v.size() >= 3) put(type + "-bottom3@" + group, link, entry(v[v.size() - 3]));
+  }
+  out += "{";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i) out += ", ";
+    append_key(out, names[i]);
+    out += "{" + bodies[names[i]] + "}";
+  }
+  out += "}";
+}
+
+}  // namespace
+
+pt_files pt_communication_json(const analysis& a, const std::vector<pt_step>& given) {
+  pt_files f;
+  if (a.ops.empty()) return f;
+  std::vector<pt_step> steps = given.empty() ? std::vector<pt_step>{pt_step{}} : given;
+  // Each collective (the total too, by its start 0) goes to the first step holding its start; one step takes all.
+  std::vector<std::vector<const op_analysis*>> step_ops(steps.size());
+  std::map<std::string, std::size_t> step_of;  // op key -> step
+  for (const auto& o : a.ops) {
+    const std::int64_t ns = us_text_to_ns(o.start_us);
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+      if (steps.size() == 1 || (steps[s].start_ns <= ns && ns <= steps[s].end_ns)) {
+        step_ops[s].push_back(&o);
+        step_of.emplace(op_key(o), s);
+        break;
+      }
+    }
+  }
+  auto step_name = [&](std::size_t s) { return "step" + steps[s].id; };
+  f.communication = "{";
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    if (s) f.communication += ", ";
+    append_key(f.communication, step_name(s));
+    append_step_ops(f.communication, step_ops[s]);
+  }
+  f.communication += "}";
+
+  // The matrix: each collective in its step (all in "step" when no step holds any).
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const op_matrix*>> by_step;
+  for (const auto& m : a.matrix) {
+    std::string name;
+    if (step_of.empty()) {
+      name = "step";
+    } else {
+      const std::string key = m.name == total_name ? m.name : m.name + "@" + m.group;
+      auto it = step_of.find(key);
+      if (it == step_of.end()) continue;
+      name = step_name(it->second);
+    }
+    auto& v = by_step[name];
+    if (v.empty()) order.push_back(name);
+    v.push_back(&m);
+  }
+  if (order.empty()) return f;
+  f.matrix = "{";
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i) f.matrix += ", ";
+    append_key(f.matrix, order[i]);
+    f.matrix += "{";
+    for (bool p2p : {true, false}) {
+      std::vector<const op_matrix*> part;
+      for (const auto* m : by_step[order[i]]) {
+        const std::string key = m->name == total_name ? m->name : m->name + "@" + m->group;
+        if (p2p_of(key) == std::optional<bool>(p2p)) part.push_back(m);
+      }
+      f.matrix += p2p ? "\"p2p\": " : ", \"collective\": ";
+      append_matrix_part(f.matrix, part);
+    }
+    f.matrix += "}";
+  }
+  f.matrix += "}";
+  return f;
 }
 
 std::vector<analyzer_table> analyzer_tables(const analysis& a) {

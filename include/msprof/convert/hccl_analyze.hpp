@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <variant>
@@ -87,6 +88,25 @@ struct analyzer_table {
   std::vector<std::vector<std::variant<std::int64_t, double, std::string, std::monostate>>> rows;
 };
 std::vector<analyzer_table> analyzer_tables(const analysis& a);
+
+/// A step of torch_npu's analysis: its id ("" for the one step of a
+/// collection without steps: "step") and its span, local ns, both ends in.
+struct pt_step {
+  std::string id;
+  std::int64_t start_ns = 0, end_ns = INT64_MAX;
+};
+
+/// torch_npu's ASCEND_PROFILER_OUTPUT/communication.json and
+/// communication_matrix.json, made from the analysis as torch_npu makes them
+/// from CANN's files: per step ("step<id>") the collectives starting in it,
+/// split into "p2p" (send / receive / batchsendrecv) and "collective", each
+/// with a "Total Op Info"; the matrix per op type and group as top1 / middle /
+/// bottom1..3 / total by bandwidth. No steps: one step "step" with them all.
+/// Both "" for an empty analysis.
+struct pt_files {
+  std::string communication, matrix;
+};
+pt_files pt_communication_json(const analysis& a, const std::vector<pt_step>& steps);
 
 /// What write_analysis() did.
 struct analyze_written {

@@ -206,3 +206,46 @@ TEST_CASE("hccl analyze: a missing directory is an error naming it") {
   REQUIRE_FALSE(w);
   CHECK(w.err().message.find("/nonexistent/PROF_x") != std::string::npos);
 }
+
+TEST_CASE("hccl analyze: torch_npu's communication.json and communication_matrix.json by step") {
+  const auto a = golden_analysis();
+  const fs::path want = case_dir() / "expected" / "pt_communication";
+  struct variant_case {
+    const char* dir;
+    std::vector<hc::pt_step> steps;
+  };
+  // Two steps: the first collective (start ...300 us) in step 1, the second (...500 us) in step 2.
+  const variant_case cases[] = {
+      {"no_steps", {}},
+      {"two_steps",
+       {hc::pt_step{"1", 1767268800000000000, 1767268800000400000},
+        hc::pt_step{"2", 1767268800000400001, 1767268800001000000}}}};
+  for (const auto& c : cases) {
+    const std::string dir = c.dir;
+    CAPTURE(dir);
+    const auto f = hc::pt_communication_json(a, c.steps);
+    for (const char* name : {"communication.json", "communication_matrix.json"}) {
+      const std::string file = name;
+      CAPTURE(file);
+      const std::string got = file == "communication.json" ? f.communication : f.matrix;
+      const std::string expected = slurp(want / dir / file);
+      auto g = js::parse(got, file);
+      REQUIRE_MESSAGE(g, got);
+      auto w = js::parse(expected, file);
+      REQUIRE(w);
+      check_same(*g, *w, dir + "/" + file);
+      CHECK(got == expected);
+    }
+  }
+  // A step holding no collective has empty parts; one holding only the total (its start is 0) gets an empty
+  // matrix entry after the others (the matrix goes by collective, the total last).
+  const auto f = hc::pt_communication_json(
+      a, {hc::pt_step{"9", 0, 1}, hc::pt_step{"1", 1767268800000000000, 1767268800001000000}});
+  CHECK(f.communication.rfind("{\"step9\": {\"p2p\": {}, \"collective\": {}}, \"step1\": ", 0) == 0);
+  const std::string tail = ", \"step9\": {\"p2p\": {}, \"collective\": {}}}";
+  CHECK(f.matrix.compare(f.matrix.size() - tail.size(), tail.size(), tail) == 0);
+  const auto g = hc::pt_communication_json(
+      a, {hc::pt_step{"9", 5, 6}, hc::pt_step{"1", 1767268800000000000, 1767268800001000000}});
+  CHECK(g.matrix.find("step9") == std::string::npos);
+  CHECK(hc::pt_communication_json(hc::analysis{}, {}).communication.empty());
+}
