@@ -585,95 +585,102 @@ void append_step_ops(std::string& out, const std::vector<const op_analysis*>& op
 
 struct link_entry {
   const matrix_link* link;
-  std::string op_name;
+  const std::string* op_name;  ///< its collective's (in the analysis)
 };
-
-void append_link(std::string& out, const matrix_link& l, const std::string* op_name) {
-  out += "{\"Transport Type\": ";
-  if (const char* n = matrix_transport_name(l.transport))
-    append_json_string(out, n);
-  else
-    out += "null";
-  out += ", \"Transit Size(MB)\": " + py_float(l.size_mb) + ", \"Transit Time(ms)\": " + py_float(l.time_ms) +
-         ", \"Bandwidth(GB/s)\": " + (l.time_ms != 0 ? py_float(round4(l.size_mb / l.time_ms)) : "0");
-  if (op_name) {
-    out += ", \"Op Name\": ";
-    append_json_string(out, *op_name);
-  }
-  out += "}";
-}
 
 double link_bw(const matrix_link& l) { return l.time_ms != 0 ? round4(l.size_mb / l.time_ms) : 0.0; }
 
+/// One entry of torch_npu's integrated matrix: a collective's link, or the
+/// total of a link over the collectives (no op name).
+struct pt_link {
+  int transport = -1;
+  double size_mb = 0, time_ms = 0;
+  py_num bandwidth;
+  const std::string* op_name = nullptr;  ///< into the analysis
+};
+using pt_matrix = std::vector<std::pair<std::string, std::vector<std::pair<std::string, pt_link>>>>;
+
 /// A step's matrix part (p2p or collective): per op type, group and link the
-/// entries by bandwidth, shown as top1 / middle / bottom1 / total / bottom2 / bottom3.
-void append_matrix_part(std::string& out, const std::vector<const op_matrix*>& ops) {
+/// entries by bandwidth, shown as top1 / middle / bottom1 / total / bottom2 /
+/// bottom3 ("<type>-top1@<group>"), names in order of first use.
+pt_matrix integrate(const std::vector<const op_matrix*>& ops) {
   std::vector<std::tuple<std::string, std::string, std::string>> keys;
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<link_entry>> entries;
   for (const auto* m : ops) {
-    const std::string key = m->name + "@" + m->group;
-    const std::string type = comm_type(key);
+    const std::string type = comm_type(m->name + "@" + m->group);
     for (const auto& l : m->links) {
       auto k = std::make_tuple(type, m->group, l.key);
       auto& v = entries[k];
       if (v.empty()) keys.push_back(k);
-      v.push_back({&l, m->name});
+      v.push_back({&l, &m->name});
     }
   }
-  // Output names in order of first update, each holding its links in order.
-  std::vector<std::string> names;
-  std::map<std::string, std::string> bodies;
-  auto put = [&](const std::string& name, const std::string& link, const std::string& value) {
-    auto it = bodies.find(name);
-    if (it == bodies.end()) {
-      names.push_back(name);
-      it = bodies.emplace(name, std::string()).first;
-    } else {
-      it->second += ", ";
-    }
-    append_key(it->second, link);
-    it->second += value;
+  pt_matrix out;
+  std::map<std::string, std::size_t> at;
+  auto put = [&](const std::string& name, const std::string& link, const pt_link& value) {
+    auto [it, fresh] = at.emplace(name, out.size());
+    if (fresh) out.emplace_back(name, std::vector<std::pair<std::string, pt_link>>{});
+    out[it->second].second.emplace_back(link, value);
   };
   for (const auto& k : keys) {
-    auto v = entries[k];
+    auto& v = entries[k];
     std::stable_sort(v.begin(), v.end(),
-                     [](const link_entry& a, const link_entry& b) { return link_bw(*a.link) > link_bw(*b.link); });
+                     [](const link_entry& x, const link_entry& y) { return link_bw(*x.link) > link_bw(*y.link); });
     const std::string& type = std::get<0>(k);
     const std::string& group = std::get<1>(k);
     const std::string& link = std::get<2>(k);
-    auto entry = [&](const link_entry& e) {
-      std::string s;
-      append_link(s, *e.link, &e.op_name);
-      return s;
+    auto entry = [](const link_entry& e) {
+      pt_link p;
+      p.transport = e.link->transport;
+      p.size_mb = e.link->size_mb;
+      p.time_ms = e.link->time_ms;
+      if (e.link->time_ms != 0) p.bandwidth.set(round4(e.link->size_mb / e.link->time_ms));
+      p.op_name = e.op_name;
+      return p;
     };
-    matrix_link total;
+    pt_link total;
     total.transport = v.front().link->transport;
     for (const auto& e : v) {
       total.size_mb += e.link->size_mb;
       total.time_ms += e.link->time_ms;
     }
+    total.bandwidth = ratio(total.size_mb, total.time_ms);
     put(type + "-top1@" + group, link, entry(v.front()));
     put(type + "-middle@" + group, link, entry(v[v.size() / 2]));
     put(type + "-bottom1@" + group, link, entry(v.back()));
-    std::string t;
-    t += "{\"Transport Type\": ";
-    if (const char* n = matrix_transport_name(total.transport))
-      append_json_string(t, n);
-    else
-      t += "null";
-    t += ", \"Transit Size(MB)\": " + py_float(total.size_mb) + ", \"Transit Time(ms)\": " +
-         py_float(total.time_ms) + ", \"Bandwidth(GB/s)\": ";
-    append_num(t, ratio(total.size_mb, total.time_ms));
-    t += "}";
-    put(type + "-total@" + group, link, t);
+    put(type + "-total@" + group, link, total);
     if (v.size() >= 2) put(type + "-bottom2@" + group, link, entry(v[v.size() - 2]));
     if (v.size() >= 3) put(type + "-bottom3@" + group, link, entry(v[v.size() - 3]));
   }
+  return out;
+}
+
+void append_matrix_part(std::string& out, const std::vector<const op_matrix*>& ops) {
+  const auto m = integrate(ops);
   out += "{";
-  for (std::size_t i = 0; i < names.size(); ++i) {
+  for (std::size_t i = 0; i < m.size(); ++i) {
     if (i) out += ", ";
-    append_key(out, names[i]);
-    out += "{" + bodies[names[i]] + "}";
+    append_key(out, m[i].first);
+    out += "{";
+    for (std::size_t k = 0; k < m[i].second.size(); ++k) {
+      const auto& l = m[i].second[k].second;
+      if (k) out += ", ";
+      append_key(out, m[i].second[k].first);
+      out += "{\"Transport Type\": ";
+      if (const char* n = matrix_transport_name(l.transport))
+        append_json_string(out, n);
+      else
+        out += "null";
+      out += ", \"Transit Size(MB)\": " + py_float(l.size_mb) + ", \"Transit Time(ms)\": " + py_float(l.time_ms) +
+             ", \"Bandwidth(GB/s)\": ";
+      append_num(out, l.bandwidth);
+      if (l.op_name) {
+        out += ", \"Op Name\": ";
+        append_json_string(out, *l.op_name);
+      }
+      out += "}";
+    }
+    out += "}";
   }
   out += "}";
 }
