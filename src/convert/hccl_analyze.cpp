@@ -806,6 +806,75 @@ std::vector<analyzer_table> analyzer_tables(const analysis& a) {
   return out;
 }
 
+std::vector<analyzer_table> pt_analyzer_tables(const analysis& a, const std::vector<pt_step>& given) {
+  using cell = std::variant<std::int64_t, double, std::string, std::monostate>;
+  const std::vector<pt_step> steps = given.empty() ? std::vector<pt_step>{pt_step{}} : given;
+  auto cann = analyzer_tables(a);  // Bandwidth, Matrix, Time
+  std::vector<analyzer_table> out(3);
+  const char* cols[] = {
+      "hccl_op_name TEXT, group_name TEXT, transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, "
+      "bandwidth NUMERIC, large_packet_ratio NUMERIC, package_size NUMERIC, count NUMERIC, total_duration NUMERIC, "
+      "step TEXT, type TEXT",
+      "hccl_op_name TEXT, group_name TEXT, src_rank TEXT, dst_rank TEXT, transport_type TEXT, transit_size NUMERIC, "
+      "transit_time NUMERIC, bandwidth NUMERIC, step TEXT, type TEXT, op_name TEXT",
+      "hccl_op_name TEXT, group_name TEXT, start_timestamp NUMERIC, elapse_time NUMERIC, transit_time NUMERIC, "
+      "wait_time NUMERIC, synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, type TEXT"};
+  for (std::size_t t = 0; t < 3; ++t) {
+    out[t].name = cann[t].name;
+    out[t].create = "CREATE TABLE " + cann[t].name + " (" + cols[t] + ")";
+  }
+  // Each collective's time row, in the step holding its start, with its
+  // bandwidth rows; its matrix goes to integration per step and type.
+  std::vector<std::string> step_order;
+  std::map<std::string, std::pair<std::vector<const op_matrix*>, std::vector<const op_matrix*>>> step_matrix;
+  for (const auto& o : a.ops) {
+    if (o.name == total_name) continue;
+    const auto p2p = p2p_of(op_key(o));
+    const std::string type = p2p ? (*p2p ? "p2p" : "collective") : "";
+    const std::int64_t ns = us_text_to_ns(o.start_us);
+    for (const auto& st : steps) {
+      if (!(st.start_ns <= ns && ns <= st.end_ns)) continue;
+      const std::string step = "step" + st.id;
+      for (const auto& r : cann[2].rows)
+        if (std::get<std::string>(r[0]) == o.name && std::get<std::string>(r[1]) == o.group) {
+          auto row = r;
+          row.insert(row.end(), {cell(step), cell(type)});
+          out[2].rows.push_back(std::move(row));
+        }
+      for (const auto& r : cann[0].rows)
+        if (std::get<std::string>(r[0]) == o.name && std::get<std::string>(r[1]) == o.group) {
+          auto row = r;
+          row.insert(row.end(), {cell(step), cell(type)});
+          out[0].rows.push_back(std::move(row));
+        }
+      for (const auto& m : a.matrix)
+        if (m.name == o.name && m.group == o.group && p2p) {
+          auto [it, fresh] = step_matrix.try_emplace(step);
+          if (fresh) step_order.push_back(step);
+          (*p2p ? it->second.first : it->second.second).push_back(&m);
+        }
+      break;
+    }
+  }
+  for (const auto& step : step_order) {
+    for (bool p2p : {true, false}) {
+      const auto& part = p2p ? step_matrix[step].first : step_matrix[step].second;
+      for (const auto& [name, links] : integrate(part)) {
+        const auto at = name.rfind('@');
+        for (const auto& [key, l] : links) {
+          const auto dash = key.find('-');
+          const char* tr = matrix_transport_name(l.transport);
+          out[1].rows.push_back({name.substr(0, at), name.substr(at + 1), key.substr(0, dash), key.substr(dash + 1),
+                                 tr ? cell(std::string(tr)) : cell(std::monostate{}), l.size_mb, l.time_ms,
+                                 l.bandwidth.is_float ? cell(l.bandwidth.v) : cell(std::int64_t{0}), step,
+                                 std::string(p2p ? "p2p" : "collective"), l.op_name ? *l.op_name : std::string()});
+        }
+      }
+    }
+  }
+  return out;
+}
+
 result<analyze_written> write_analysis(const std::string& prof_dir, const analyze_options& o) {
   analyze_written w;
   auto prof = outfile::dir::open(prof_dir, true);  // the user's path: it may be a link

@@ -108,6 +108,13 @@ struct pt_files {
 };
 pt_files pt_communication_json(const analysis& a, const std::vector<pt_step>& steps);
 
+/// analysis.db's CommAnalyzerBandwidth / CommAnalyzerMatrix / CommAnalyzerTime
+/// as torch_npu makes them from communication_analyzer.db: the rows of the
+/// collectives starting in a step with its name and type (p2p / collective)
+/// appended; the matrix integrated as in pt_communication_json (op name the
+/// integrated name, op_name the collective's).
+std::vector<analyzer_table> pt_analyzer_tables(const analysis& a, const std::vector<pt_step>& steps);
+
 /// What write_analysis() did.
 struct analyze_written {
   std::vector<std::string> files;     ///< paths written

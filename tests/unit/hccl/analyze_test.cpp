@@ -4,6 +4,7 @@
 // write_analysis() writes them and communication_analyzer.db there; the
 // wait / synchronization split and RDMA payload runs on made-up tasks.
 #include <doctest/doctest.h>
+#include <msprof/convert/db.hpp>
 #include <msprof/convert/hccl_analyze.hpp>
 #include <msprof/convert/load.hpp>
 #include <msprof/core/json.hpp>
@@ -248,4 +249,29 @@ TEST_CASE("hccl analyze: torch_npu's communication.json and communication_matrix
       a, {hc::pt_step{"9", 5, 6}, hc::pt_step{"1", 1767268800000000000, 1767268800001000000}});
   CHECK(g.matrix.find("step9") == std::string::npos);
   CHECK(hc::pt_communication_json(hc::analysis{}, {}).communication.empty());
+}
+
+TEST_CASE("hccl analyze: torch_npu's analysis.db CommAnalyzer tables by step") {
+  const auto a = golden_analysis();
+  const fs::path want = case_dir() / "expected" / "pt_communication";
+  const std::vector<hc::pt_step> two = {hc::pt_step{"1", 1767268800000000000, 1767268800000400000},
+                                        hc::pt_step{"2", 1767268800000400001, 1767268800001000000}};
+  for (const char* dir : {"no_steps", "two_steps"}) {
+    const std::string d = dir;
+    CAPTURE(d);
+    const auto tables = hc::pt_analyzer_tables(a, d == "two_steps" ? two : std::vector<hc::pt_step>{});
+    const fs::path db = fs::temp_directory_path() / ("msprof_pt_comm_" + std::to_string(::getpid()) + ".db");
+    fs::remove(db);
+    {
+      msprof::convert::detail::sqlite_db w(db.string());
+      REQUIRE(w.open());
+      for (const auto& t : tables) {
+        REQUIRE(w.exec(t.create));
+        if (!t.rows.empty()) REQUIRE(w.insert(t.name, t.rows.front().size(), t.rows));
+      }
+      REQUIRE(w.close());
+    }
+    CHECK(golden::canonical_db(db) == golden::lines(slurp(want / d / "analysis.canonical.sql")));
+    fs::remove(db);
+  }
 }
