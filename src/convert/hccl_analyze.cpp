@@ -875,6 +875,26 @@ std::vector<analyzer_table> pt_analyzer_tables(const analysis& a, const std::vec
   return out;
 }
 
+result<std::vector<std::string>> write_pt_communication(const std::string& out_dir, const communication& c,
+                                                        std::int64_t collection_start_ns,
+                                                        const std::vector<pt_step>& steps) {
+  std::vector<std::string> files;
+  if (c.tasks.empty()) return files;
+  std::uint32_t device = c.tasks.front().device_id;
+  for (const auto& t : c.tasks) device = std::min(device, t.device_id);
+  const auto f = pt_communication_json(analyze(c, device, collection_start_ns), steps);
+  if (f.communication.empty()) return files;
+  auto dir = outfile::dir::open(out_dir);
+  if (!dir) return dir.err();
+  MSPROF_TRY(outfile::write_atomic(*dir, "communication.json", f.communication));
+  files.push_back(dir->path() + "/communication.json");
+  if (!f.matrix.empty()) {
+    MSPROF_TRY(outfile::write_atomic(*dir, "communication_matrix.json", f.matrix));
+    files.push_back(dir->path() + "/communication_matrix.json");
+  }
+  return files;
+}
+
 result<analyze_written> write_analysis(const std::string& prof_dir, const analyze_options& o) {
   analyze_written w;
   auto prof = outfile::dir::open(prof_dir, true);  // the user's path: it may be a link

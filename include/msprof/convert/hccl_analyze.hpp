@@ -115,6 +115,15 @@ pt_files pt_communication_json(const analysis& a, const std::vector<pt_step>& st
 /// integrated name, op_name the collective's).
 std::vector<analyzer_table> pt_analyzer_tables(const analysis& a, const std::vector<pt_step>& steps);
 
+/// `msprof analyse`'s one call: torch_npu's communication.json and
+/// communication_matrix.json of the linked collectives (the lowest-numbered
+/// device's, as write_analysis) into the existing directory `out_dir`
+/// (ASCEND_PROFILER_OUTPUT), split by `steps`; nothing without collectives.
+/// Returns the paths written.
+result<std::vector<std::string>> write_pt_communication(const std::string& out_dir, const communication& c,
+                                                        std::int64_t collection_start_ns,
+                                                        const std::vector<pt_step>& steps);
+
 /// What write_analysis() did.
 struct analyze_written {
   std::vector<std::string> files;     ///< paths written

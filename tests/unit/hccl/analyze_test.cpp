@@ -275,3 +275,31 @@ TEST_CASE("hccl analyze: torch_npu's analysis.db CommAnalyzer tables by step") {
     fs::remove(db);
   }
 }
+
+TEST_CASE("hccl analyze: write_pt_communication writes torch_npu's two files from the linked collectives") {
+  const fs::path prof = case_dir() / "input" / hccl_prof::name;
+  auto m = cv::load_model(prof.string());
+  REQUIRE(m);
+  auto r = msprof::prof::prof_reader::open(prof.string());
+  REQUIRE(r);
+  auto in = hc::read_inputs(*r, *m);
+  REQUIRE(in);
+  const auto c = hc::link(*in);
+  const fs::path out = fs::temp_directory_path() / ("msprof_pt_comm_out_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  fs::create_directories(out);
+  auto w = hc::write_pt_communication(out.string(), c, m->session.start_ns, {});
+  REQUIRE_MESSAGE(w, (w ? "" : w.err().message));
+  CHECK(w->size() == 2);
+  const fs::path want = case_dir() / "expected" / "pt_communication" / "no_steps";
+  for (const char* f : {"communication.json", "communication_matrix.json"}) CHECK(slurp(out / f) == slurp(want / f));
+  // Nothing linked: nothing written.
+  auto none = hc::write_pt_communication((out / "missing").string(), hc::communication{}, 0, {});
+  REQUIRE(none);
+  CHECK(none->empty());
+  // A missing output directory is an error naming it.
+  auto bad = hc::write_pt_communication((out / "missing").string(), c, m->session.start_ns, {});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.err().message.find("missing") != std::string::npos);
+  fs::remove_all(out);
+}
