@@ -4,6 +4,7 @@
 // Huawei's tool, every failure exits non-zero with one message naming the file.
 #include <msprof/convert/ascend_pt/analyse.hpp>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/hccl_analyze.hpp>
 #include <msprof/convert/show.hpp>
 #include <msprof/convert/soc/import.hpp>
 #include <msprof/core/output_file.hpp>
@@ -98,7 +99,9 @@ constexpr const char* usage_text =
     "      on stdin, then export what it collected (docs/cli.md, Dynamic profiling)\n"
     "  msprof --export=on | --parse=on | --query=on | --analyze=on --output=<PROF_ dir or parent> [--type=...]\n"
     "      CANN's work on collected data: export it (options as above); parse and query check it and print\n"
-    "      what it holds (as import); analyze: msprof has no communication data to analyse\n"
+    "      what it holds (as import); analyze: communication.json, communication_matrix.json and\n"
+    "      communication_analyzer.db of the HCCL collectives into <PROF_>/analyze/ (--rule=communication,\n"
+    "      communication_matrix)\n"
     "  msprof collect -m <main> [--config <ssh.ini>] [--interval N] [--acl_api on|off] [--aacpu on|off]\n"
     "                 [--switch on|off] [--aac_metrics M] [--output DIR] [--all]\n"
     "      the SoC flow (docs/soc.md): run <main> with an acl.json profiler section, here or on the board\n"
@@ -488,7 +491,8 @@ int say_analysis(const msprof::result<cv::ascend_pt::analyse_result>& r) {
 /// CANN's `msprof --export=on | --parse=on | --query=on | --analyze=on --output=DIR`
 /// with no program: works on the collections in DIR (a PROF_ directory or its parent).
 int use_collected(const std::string& dir, bool export_on, bool parse, bool query, bool analyze,
-                  const cv::export_options& eo, const std::string& collect_flag) {
+                  const cv::export_options& eo, const std::string& collect_flag,
+                  cv::hccl::analyze_options ao = {}) {
   if (int(export_on) + int(parse) + int(query) + int(analyze) > 1)
     return usage_error("--export=on, --parse, --query and --analyze go one at a time");
   if (!collect_flag.empty())
@@ -497,9 +501,22 @@ int use_collected(const std::string& dir, bool export_on, bool parse, bool query
   if (export_on) return run_export(dir, what{{}, true}, eo, progress_flags{});
   // msprof reads the raw data directly: parse and query check it and say what it holds.
   if (parse || query) return import_dirs(dir, progress_flags{});
-  if (!prof_dirs_or_fail(dir)) return 1;
-  console::get().say(std::cerr, "msprof: --analyze=on: nothing to analyse: msprof collects no communication data");
-  return 0;
+  // analyze: the communication analysis of each collection into its analyze/.
+  const auto dirs = prof_dirs_or_fail(dir);
+  if (!dirs) return 1;
+  ao.text = eo.text;
+  int rc = 0;
+  for (const auto& d : *dirs) {
+    auto r = cv::hccl::write_analysis(d, ao);
+    if (!r) {
+      say_error(r.err().what());
+      rc = 1;
+      continue;
+    }
+    for (const auto& w : r->warnings) say_warning(w);
+    for (const auto& f : r->files) say_out(f);
+  }
+  return rc;
 }
 
 int cmd_launch(arg_parser& p) {
@@ -509,6 +526,7 @@ int cmd_launch(arg_parser& p) {
   bool mstx = true, export_data = true, export_on = false, parse = false, query = false, analyze = false,
        chrome_trace = true;
   cv::export_options eo;    // --type, --summary-format, --reports, --clear, --model-id, --iteration-id
+  cv::hccl::analyze_options ao;  // --rule
   std::string collect_flag;  // the first option that only a collection uses
   std::string setting_flag;  // the first one that sets the program's collection up (not with --pid)
   std::optional<pid_t> attach_pid;  // --pid: CANN's attach mode of --dynamic
@@ -559,6 +577,8 @@ int cmd_launch(arg_parser& p) {
     } else if (name == "rule") {  // of --analyze
       if (const auto expected = cann_value_error("list:communication|communication_matrix", v); !expected.empty())
         return bad_value(flag, expected, v);
+      ao.communication = ao.matrix = false;
+      for (const auto& r : split(v, ',')) (r == "communication" ? ao.communication : ao.matrix) = true;
     } else if (name == "python-path") {
       // CANN's analysis runs in Python; msprof's needs none.
     } else if (name == "environment") {  // CANN's KEY=VALUE;KEY=VALUE for the program
@@ -623,7 +643,7 @@ int cmd_launch(arg_parser& p) {
     if (!mstx) return usage_error("--mstx=off / --msproftx=off: with --pid the program records its mstx calls, nothing else");
   }
   if (application.empty() && !attach_pid && (export_on || parse || query || analyze))
-    return use_collected(output, export_on, parse, query, analyze, eo, collect_flag);
+    return use_collected(output, export_on, parse, query, analyze, eo, collect_flag, ao);
   if (parse || query || analyze)
     return usage_error("--parse, --query and --analyze work on collected data: give --output=<dir> and no program");
   if (application.empty() && !attach_pid)

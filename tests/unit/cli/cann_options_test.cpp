@@ -397,7 +397,8 @@ TEST_CASE("cann options: --export=on, --parse=on, --query=on and --analyze=on --
   }
   r = s.run({"--analyze=on", "--rule=communication,communication_matrix", "--output=" + out.string()});
   CHECK(r.rc == 0);
-  CHECK(r.err == "msprof: --analyze=on: nothing to analyse: msprof collects no communication data\n");
+  CHECK(r.err == "msprof: warning: " + prof.string() + ": no HCCL data (hccl_info) to analyse\n");
+  CHECK_FALSE(fs::exists(prof / "analyze"));
   // nothing collected there: the message every command gives
   fs::create_directories(s.root / "empty");
   for (const char* mode : {"--export=on", "--parse=on", "--query=on", "--analyze=on"}) {
