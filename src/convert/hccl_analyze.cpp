@@ -875,14 +875,18 @@ std::vector<analyzer_table> pt_analyzer_tables(const analysis& a, const std::vec
   return out;
 }
 
+analysis analyze_first_device(const communication& c, std::int64_t collection_start_ns) {
+  if (c.tasks.empty()) return {};
+  std::uint32_t device = c.tasks.front().device_id;
+  for (const auto& t : c.tasks) device = std::min(device, t.device_id);
+  return analyze(c, device, collection_start_ns);
+}
+
 result<std::vector<std::string>> write_pt_communication(const std::string& out_dir, const communication& c,
                                                         std::int64_t collection_start_ns,
                                                         const std::vector<pt_step>& steps) {
   std::vector<std::string> files;
-  if (c.tasks.empty()) return files;
-  std::uint32_t device = c.tasks.front().device_id;
-  for (const auto& t : c.tasks) device = std::min(device, t.device_id);
-  const auto f = pt_communication_json(analyze(c, device, collection_start_ns), steps);
+  const auto f = pt_communication_json(analyze_first_device(c, collection_start_ns), steps);
   if (f.communication.empty()) return files;
   auto dir = outfile::dir::open(out_dir);
   if (!dir) return dir.err();

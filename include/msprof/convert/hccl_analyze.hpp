@@ -73,6 +73,9 @@ struct analysis {
 /// after `collection_start_ns` (the reference's analyze step; "" ops without
 /// master tasks are left out). Empty without tasks.
 analysis analyze(const communication& c, std::uint32_t device_id, std::int64_t collection_start_ns);
+/// analyze() of the lowest-numbered device with tasks (the one torch_npu's
+/// files describe); empty without tasks.
+analysis analyze_first_device(const communication& c, std::int64_t collection_start_ns);
 
 /// communication.json / communication_matrix.json ("" for an empty analysis).
 std::string communication_json(const analysis& a);

@@ -342,6 +342,9 @@ class prof_reader {
       auto d = decode_npu_mem(p, codec::npu_mem_size, at);
       if (!d) return warn(f, at.offset, codec::npu_mem_size, d.err().message + "; record skipped");
       cb(static_cast<const codec::NpuMem&>(*d), at);
+    });
+  }
+
   /// AI CPU kernel reports (additional AICPU/node) of device `dev`; records of
   /// the other AICPU types in the same slices are passed over.
   template <class F>

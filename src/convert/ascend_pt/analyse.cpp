@@ -22,6 +22,7 @@
 #include "msprof/convert/ascend_pt/cann_part.hpp"
 #include "msprof/convert/ascend_pt/db.hpp"
 #include "msprof/convert/hccl.hpp"
+#include "msprof/convert/hccl_analyze.hpp"
 #include "msprof/convert/load.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/overlap.hpp"
@@ -837,6 +838,9 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
                              " memory record(s) are incomplete (blocks without their free records)");
     MSPROF_TRY(write_trace_view(*out, l.d, l.m, l.cann->timeline(), l.rel));
     res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
+    auto comm = hccl::write_pt_communication(out->path(), l.comm, l.m.session.start_ns, comm_steps(l.steps));
+    if (!comm) return comm.err();
+    res.files.insert(res.files.end(), comm->begin(), comm->end());
   }
   if (db) {
     auto dbs = db->finish(l.d, l.m, l.rel, l.op_memory, res.warnings);

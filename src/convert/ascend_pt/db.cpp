@@ -22,6 +22,7 @@
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/export_files.hpp"
 #include "msprof/convert/hccl.hpp"
+#include "msprof/convert/hccl_analyze.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/timeline_event.hpp"
 #include "msprof/core/json.hpp"
@@ -1267,6 +1268,14 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
                                "bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
                                "preparing NUMERIC",
                                11, std::move(*step_rows)));
+    if (comm_) {  // torch_npu's CommAnalyzer tables, by step (hccl_analyze.hpp)
+      const auto a = hccl::analyze_first_device(*comm_, m.session.start_ns);
+      if (!a.ops.empty())
+        for (const auto& t : hccl::pt_analyzer_tables(a, comm_steps(step_ranges(rel)))) {
+          MSPROF_TRY(db.exec(t.create));
+          if (!t.rows.empty()) MSPROF_TRY(db.insert(t.name, t.rows.front().size(), t.rows));
+        }
+    }
     return db.close();
   });
   if (!analysis) return analysis.err();

@@ -470,6 +470,12 @@ std::vector<step_range> step_ranges(const relation& r) {
   return out;
 }
 
+std::vector<hccl::pt_step> comm_steps(const std::vector<step_range>& steps) {
+  std::vector<hccl::pt_step> out;
+  for (const auto& s : steps) out.push_back({s.id, s.start_ns, s.end_ns});
+  return out;
+}
+
 }  // namespace ascend_pt
 }  // namespace convert
 MSPROF_END_NAMESPACE

@@ -36,6 +36,7 @@
 
 #include "../../codec/framework.hpp"
 #include "../../core/error.hpp"
+#include "../hccl_analyze.hpp"
 #include "../model.hpp"
 #include "../spill.hpp"
 
@@ -355,6 +356,8 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
 /// kernels reached through their enqueues (task queue) or launches.
 std::vector<step_range> step_ranges(const relation& r);
+/// The same steps as the communication files split by them (hccl_analyze.hpp).
+std::vector<hccl::pt_step> comm_steps(const std::vector<step_range>& steps);
 
 /// A memory_record row in torch_npu's db units (ns, bytes): each NPU
 /// allocator record in time order as a "PTA" row followed by an equal
