@@ -838,9 +838,11 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
                              " memory record(s) are incomplete (blocks without their free records)");
     MSPROF_TRY(write_trace_view(*out, l.d, l.m, l.cann->timeline(), l.rel));
     res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
-    auto comm = hccl::write_pt_communication(out->path(), l.comm, l.m.session.start_ns, comm_steps(l.steps));
-    if (!comm) return comm.err();
-    res.files.insert(res.files.end(), comm->begin(), comm->end());
+    if (l.d.info.level != "Level_none") {  // torch_npu's CommunicationParser (hccl_analyze.hpp)
+      auto comm = hccl::write_pt_communication(out->path(), l.comm, l.m.session.start_ns, comm_steps(l.steps));
+      if (!comm) return comm.err();
+      res.files.insert(res.files.end(), comm->begin(), comm->end());
+    }
   }
   if (db) {
     auto dbs = db->finish(l.d, l.m, l.rel, l.op_memory, res.warnings);

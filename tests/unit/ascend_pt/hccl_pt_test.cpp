@@ -21,6 +21,7 @@
 #include "../../support/generated_pt.hpp"
 #include "../../support/hccl_prof.hpp"
 #include "../../support/temp_dir.hpp"
+#include "../convert/golden_util.hpp"
 
 namespace fs = std::filesystem;
 namespace pt = msprof::convert::ascend_pt;
@@ -275,4 +276,25 @@ TEST_CASE("ascend_pt hccl: an hcom_receive collective is a bubble, taken from th
       CHECK(query_lines(dir / "ASCEND_PROFILER_OUTPUT" / "analysis.db", "SELECT * FROM StepTraceTime") ==
             "0|1|130|20|28.5|48.5|0|101.5|48.5|0|160\n");
   }
+}
+
+TEST_CASE("ascend_pt hccl: communication.json, communication_matrix.json and analysis.db's CommAnalyzer tables as torch_npu's") {
+  temp_dir tmp("pt_hccl_comm_files");
+  const fs::path dir = make_case(tmp, false);  // no steps: the collectives all in torch_npu's one step
+  auto r = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+  const fs::path want = golden_expected() / "pt_communication" / "no_steps";  // torch_npu's parsers' files
+  for (const char* f : {"communication.json", "communication_matrix.json"}) {
+    CAPTURE(f);
+    CHECK(read_text(out / f) == read_text(want / f));
+    CHECK(std::find(r->files.begin(), r->files.end(), (out / f).string()) != r->files.end());
+  }
+  auto d = pt::analyse(dir.string(), {"db"});
+  REQUIRE_MESSAGE(d.has_value(), d.err().what());
+  std::vector<std::string> comm_lines;
+  for (auto& line : golden::canonical_db(out / "analysis.db"))
+    if (line.find("CommAnalyzer") != std::string::npos) comm_lines.push_back(line);
+  CHECK(comm_lines.size() > 3);
+  CHECK(comm_lines == golden::lines(read_text(want / "analysis.canonical.sql")));
 }
