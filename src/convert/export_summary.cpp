@@ -336,29 +336,29 @@ struct summary_exporter::impl {
     MSPROF_TRY(rows.drain([&](const module_mem_sample& m) { f.format_row([&](auto& s) { npu_module_mem_row(s, m); }); }));
     return f.close(r.files);
   }
-  /// npu_mem in file order: a counting pass, then the rows (npu_memory.hpp).
-  result<void> write_npu_mem(export_result& r) {
+  /// A summary of records read in file order (npu_memory.hpp): a counting pass, then the rows.
+  template <class Record, class Row>
+  result<void> write_in_file_order(export_result& r, const std::string& name, const std::vector<std::string>& header,
+                                   result<void> (*for_each)(const std::string&, std::vector<std::string>&,
+                                                            const std::function<result<void>(const Record&)>&),
+                                   Row row) {
     std::size_t n = 0;
     std::vector<std::string> again;  // the warnings once, from the first pass
-    MSPROF_TRY(for_each_npu_mem(prof_dir_, r.warnings, [&](const npu_mem_sample&) -> result<void> { return ++n, result<void>{}; }));
-    file f(*this, "npu_mem", npu_mem_header(), n);
-    if (n) MSPROF_TRY(for_each_npu_mem(prof_dir_, again, [&](const npu_mem_sample& m) -> result<void> {
-      f.format_row([&](auto& s) { npu_mem_row(s, m); });
+    MSPROF_TRY(for_each(prof_dir_, r.warnings, [&](const Record&) -> result<void> { return ++n, result<void>{}; }));
+    file f(*this, name, header, n);
+    if (n) MSPROF_TRY(for_each(prof_dir_, again, [&](const Record& m) -> result<void> {
+      f.format_row([&](auto& s) { row(s, m); });
       return {};
     }));
     return f.close(r.files);
   }
-  /// static_op_mem in file order: a counting pass, then the rows (npu_memory.hpp).
+  result<void> write_npu_mem(export_result& r) {
+    return write_in_file_order(r, "npu_mem", npu_mem_header(), &for_each_npu_mem,
+                               [](auto& s, const npu_mem_sample& m) { npu_mem_row(s, m); });
+  }
   result<void> write_static_op_mem(export_result& r) {
-    std::size_t n = 0;
-    std::vector<std::string> again;  // the warnings once, from the first pass
-    MSPROF_TRY(for_each_static_op_mem(prof_dir_, r.warnings, [&](const static_op_mem_row&) -> result<void> { return ++n, result<void>{}; }));
-    file f(*this, "static_op_mem", static_op_mem_header(), n);
-    if (n) MSPROF_TRY(for_each_static_op_mem(prof_dir_, again, [&](const static_op_mem_row& m) -> result<void> {
-      f.format_row([&](auto& s) { static_op_mem_cells(s, m); });
-      return {};
-    }));
-    return f.close(r.files);
+    return write_in_file_order(r, "static_op_mem", static_op_mem_header(), &for_each_static_op_mem,
+                               [](auto& s, const static_op_mem_row& m) { static_op_mem_cells(s, m); });
   }
   /// aicpu, read from its slices here (aicpu.hpp); the nodes named by the model's AI_CPU tasks.
   result<void> write_aicpu(export_result& r) {

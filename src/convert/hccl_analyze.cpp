@@ -427,6 +427,22 @@ std::string communication_json(const analysis& a) {
   return out;
 }
 
+namespace {
+/// A matrix link as `"<key>": {"Transport Type": ..., "Transit Size(MB)": ...,
+/// "Transit Time(ms)": ..., "Bandwidth(GB/s)": ` (the caller writes the rest).
+template <class Link>
+void append_link_head(std::string& out, std::string_view key, const Link& l) {
+  append_key(out, key);
+  out += "{\"Transport Type\": ";
+  if (const char* n = matrix_transport_name(l.transport))
+    append_json_string(out, n);
+  else
+    out += "null";
+  out += ", \"Transit Size(MB)\": " + py_float(l.size_mb) + ", \"Transit Time(ms)\": " + py_float(l.time_ms) +
+         ", \"Bandwidth(GB/s)\": ";
+}
+}  // namespace
+
 std::string communication_matrix_json(const analysis& a) {
   if (a.matrix.empty()) return {};
   std::string out = "{";
@@ -438,14 +454,8 @@ std::string communication_matrix_json(const analysis& a) {
     for (std::size_t k = 0; k < m.links.size(); ++k) {
       const auto& l = m.links[k];
       if (k) out += ", ";
-      append_key(out, l.key);
-      out += "{\"Transport Type\": ";
-      if (const char* n = matrix_transport_name(l.transport))
-        append_json_string(out, n);
-      else
-        out += "null";
-      out += ", \"Transit Size(MB)\": " + py_float(l.size_mb) + ", \"Transit Time(ms)\": " + py_float(l.time_ms) +
-             ", \"Bandwidth(GB/s)\": " + (l.time_ms != 0 ? py_float(round4(l.size_mb / l.time_ms)) : "0") + "}";
+      append_link_head(out, l.key, l);
+      out += (l.time_ms != 0 ? py_float(round4(l.size_mb / l.time_ms)) : "0") + "}";
     }
     out += "}";
   }
@@ -665,14 +675,7 @@ void append_matrix_part(std::string& out, const std::vector<const op_matrix*>& o
     for (std::size_t k = 0; k < m[i].second.size(); ++k) {
       const auto& l = m[i].second[k].second;
       if (k) out += ", ";
-      append_key(out, m[i].second[k].first);
-      out += "{\"Transport Type\": ";
-      if (const char* n = matrix_transport_name(l.transport))
-        append_json_string(out, n);
-      else
-        out += "null";
-      out += ", \"Transit Size(MB)\": " + py_float(l.size_mb) + ", \"Transit Time(ms)\": " + py_float(l.time_ms) +
-             ", \"Bandwidth(GB/s)\": ";
+      append_link_head(out, m[i].second[k].first, l);
       append_num(out, l.bandwidth);
       if (l.op_name) {
         out += ", \"Op Name\": ";

@@ -32,34 +32,13 @@ TEST_CASE("aicpu: the golden input is what the generator writes") {
   golden::temp_copy base("ops_pipeutil");
   golden_aicpu::add_records(base.prof);
   golden::temp_copy ours(kCase);
-  std::size_t files = 0;
-  for (const auto& e : golden::fs::recursive_directory_iterator(ours.prof)) {
-    if (!e.is_regular_file()) continue;
-    const auto rel = golden::fs::relative(e.path(), ours.prof);
-    CAPTURE(rel.string());
-    REQUIRE(golden::fs::exists(base.prof / rel));
-    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
-    ++files;
-  }
-  std::size_t generated = 0;
-  for (const auto& e : golden::fs::recursive_directory_iterator(base.prof)) generated += e.is_regular_file();
-  CHECK(files == generated);
+  golden::check_same_files(base.prof, ours.prof);
 }
 
 TEST_CASE("aicpu: every summary equals the reference") {
   golden::temp_copy t(kCase);
   golden::export_everything(t);
-  std::size_t csvs = 0;
-  for (const auto& e : golden::fs::directory_iterator(golden::case_dir(kCase) / "expected")) {
-    if (e.path().extension() != ".csv") continue;
-    const std::string stem = e.path().stem().string();
-    CAPTURE(stem);
-    const auto ours = golden::output(t.prof, stem, "csv");
-    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
-    CHECK(golden::slurp(ours) == golden::slurp(e.path()));
-    ++csvs;
-  }
-  CHECK(csvs == 5);
+  CHECK(golden::check_csvs(t, kCase) == 5);
   // 4 reports, one started before the collection; Cast_5 named through its AI_CPU task.
   const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "aicpu", "csv")));
   REQUIRE(rows.size() == 1 + 3);

@@ -85,6 +85,37 @@ inline fs::path output(const fs::path& prof, const std::string& stem, const std:
   return fs::exists(p) ? p : fs::path();
 }
 
+/// `stored` (a stored golden input) holds exactly the files of `generated`
+/// (what the generator writes now), byte for byte.
+inline void check_same_files(const fs::path& generated, const fs::path& stored) {
+  std::size_t files = 0, made = 0;
+  for (const auto& e : fs::recursive_directory_iterator(stored)) {
+    if (!e.is_regular_file()) continue;
+    const auto rel = fs::relative(e.path(), stored);
+    CAPTURE(rel.string());
+    REQUIRE(fs::exists(generated / rel));
+    CHECK(slurp(generated / rel) == slurp(e.path()));
+    ++files;
+  }
+  for (const auto& e : fs::recursive_directory_iterator(generated)) made += e.is_regular_file();
+  CHECK(files == made);
+}
+
+/// Every CSV of case `c`'s expected/ equals ours (in t) byte for byte; how many there were.
+inline std::size_t check_csvs(const temp_copy& t, const std::string& c) {
+  std::size_t csvs = 0;
+  for (const auto& e : fs::directory_iterator(case_dir(c) / "expected")) {
+    if (e.path().extension() != ".csv") continue;
+    const std::string stem = e.path().stem().string();
+    CAPTURE(stem);
+    const auto ours = output(t.prof, stem, "csv");
+    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
+    CHECK(slurp(ours) == slurp(e.path()));
+    ++csvs;
+  }
+  return csvs;
+}
+
 /// Canonical dump: CREATE + INSERT lines, tables by name, rows by all columns.
 inline std::vector<std::string> canonical_db(const fs::path& db_path) {
   std::vector<std::string> out;

@@ -28,20 +28,6 @@ std::vector<std::string> table_lines(const std::vector<std::string>& dump, const
   return v;
 }
 
-/// Every CSV of the case's expected/ equals ours byte for byte; how many there were.
-std::size_t check_csvs(const golden::temp_copy& t, const std::string& c) {
-  std::size_t csvs = 0;
-  for (const auto& e : golden::fs::directory_iterator(golden::case_dir(c) / "expected")) {
-    if (e.path().extension() != ".csv") continue;
-    const std::string stem = e.path().stem().string();
-    CAPTURE(stem);
-    const auto ours = golden::output(t.prof, stem, "csv");
-    REQUIRE_MESSAGE(!ours.empty(), "no " << stem << " written");
-    CHECK(golden::slurp(ours) == golden::slurp(e.path()));
-    ++csvs;
-  }
-  return csvs;
-}
 
 }  // namespace
 
@@ -49,24 +35,13 @@ TEST_CASE("npu_memory: the golden input is what the generator writes") {
   golden::temp_copy base("ops_pipeutil");
   golden_memory::add_records(base.prof);
   golden::temp_copy ours(kCase);
-  std::size_t files = 0;
-  for (const auto& e : golden::fs::recursive_directory_iterator(ours.prof)) {
-    if (!e.is_regular_file()) continue;
-    const auto rel = golden::fs::relative(e.path(), ours.prof);
-    CAPTURE(rel.string());
-    REQUIRE(golden::fs::exists(base.prof / rel));
-    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
-    ++files;
-  }
-  std::size_t generated = 0;
-  for (const auto& e : golden::fs::recursive_directory_iterator(base.prof)) generated += e.is_regular_file();
-  CHECK(files == generated);
+  golden::check_same_files(base.prof, ours.prof);
 }
 
 TEST_CASE("npu_memory: every summary, the db and the timeline equal the reference") {
   golden::temp_copy t(kCase);
   golden::export_everything(t);
-  CHECK(check_csvs(t, kCase) == 7);
+  CHECK(golden::check_csvs(t, kCase) == 7);
   const auto exp_dir = golden::case_dir(kCase) / "expected";
   // Row counts: 9 samples, one before the start; 10 GE events, all kept by the
   // summaries; 6 operator_memory blocks (4 released, 2 not).
@@ -123,7 +98,7 @@ TEST_CASE("npu_memory: with two devices the summaries hold GE's rows once per de
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
   auto d = cv::export_db(t.prof.string(), o);
   REQUIRE_MESSAGE(d.has_value(), d.err().what());
-  CHECK(check_csvs(t, "npu_memory_2dev") == 7);
+  CHECK(golden::check_csvs(t, "npu_memory_2dev") == 7);
   const auto exp_dir = golden::case_dir("npu_memory_2dev") / "expected";
   CHECK(golden::lines(golden::slurp(golden::output(t.prof, "memory_record", "csv"))).size() == 1 + 2 * 10);
   CHECK(golden::lines(golden::slurp(golden::output(t.prof, "operator_memory", "csv"))).size() == 1 + 2 * 6);
@@ -148,23 +123,13 @@ TEST_CASE("npu_mem: the golden input is npu_memory's plus the generator's npu_me
   golden::temp_copy base("npu_memory", "_npu_mem_gen");
   golden_memory::add_app_samples(base.prof);
   golden::temp_copy ours("npu_mem");
-  std::size_t files = 0, generated = 0;
-  for (const auto& e : golden::fs::recursive_directory_iterator(ours.prof)) {
-    if (!e.is_regular_file()) continue;
-    const auto rel = golden::fs::relative(e.path(), ours.prof);
-    CAPTURE(rel.string());
-    REQUIRE(golden::fs::exists(base.prof / rel));
-    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
-    ++files;
-  }
-  for (const auto& e : golden::fs::recursive_directory_iterator(base.prof)) generated += e.is_regular_file();
-  CHECK(files == generated);
+  golden::check_same_files(base.prof, ours.prof);
 }
 
 TEST_CASE("npu_mem: the npu_mem summary, every other summary and the db equal the reference") {
   golden::temp_copy t("npu_mem");
   golden::export_everything(t);
-  CHECK(check_csvs(t, "npu_mem") == 8);
+  CHECK(golden::check_csvs(t, "npu_mem") == 8);
   // 9 samples from the collection start on; the reference's float sum rounds
   // the times to 256 ns (50 µs -> 49.920).
   const auto csv = golden::lines(golden::slurp(golden::output(t.prof, "npu_mem", "csv")));
@@ -212,23 +177,13 @@ TEST_CASE("static_op_mem: the golden input is npu_memory's plus the generator's 
   golden::temp_copy base("npu_memory", "_static_gen");
   golden_memory::add_static_op_mem(base.prof);
   golden::temp_copy ours("static_op_mem");
-  std::size_t files = 0, generated = 0;
-  for (const auto& e : golden::fs::recursive_directory_iterator(ours.prof)) {
-    if (!e.is_regular_file()) continue;
-    const auto rel = golden::fs::relative(e.path(), ours.prof);
-    CAPTURE(rel.string());
-    REQUIRE(golden::fs::exists(base.prof / rel));
-    CHECK(golden::slurp(base.prof / rel) == golden::slurp(e.path()));
-    ++files;
-  }
-  for (const auto& e : golden::fs::recursive_directory_iterator(base.prof)) generated += e.is_regular_file();
-  CHECK(files == generated);
+  golden::check_same_files(base.prof, ours.prof);
 }
 
 TEST_CASE("static_op_mem: the summary, every other summary and the db equal the reference") {
   golden::temp_copy t("static_op_mem");
   golden::export_everything(t);
-  CHECK(check_csvs(t, "static_op_mem") == 8);
+  CHECK(golden::check_csvs(t, "static_op_mem") == 8);
   // 6 records, once ("host"): names through hash_dic, opName 0 TOTAL, the end index 4294967294 printed 4294967295.
   const auto csv = golden::lines(golden::slurp(golden::output(t.prof, "static_op_mem", "csv")));
   REQUIRE(csv.size() == 1 + 6);
