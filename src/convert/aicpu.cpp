@@ -11,6 +11,7 @@
 #include <optional>
 #include <string_view>
 
+#include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/prof/reader.hpp"
 
@@ -25,30 +26,13 @@ double diff(std::uint64_t a, std::uint64_t b) {
   return a >= b ? static_cast<double>(a - b) : -static_cast<double>(b - a);
 }
 
-/// Whether any device_<id>/data holds an aicpu slice: most collections have
-/// none, and then no reader is opened.
-bool any_slice(const std::string& prof_dir) {
-  const std::string part = std::string(prof::layout::aicpu) + ".data.";
-  auto entries = posix_dir::list(prof_dir);
-  if (!entries) return false;
-  for (const auto& e : *entries) {
-    if (e.rfind(prof::layout::device_dir_prefix, 0) != 0) continue;
-    if (auto names = posix_dir::list(prof_dir + "/" + e + "/" + prof::layout::data_dir))
-      for (const auto& n : *names)
-        if (n.rfind(part, 0) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace aicpu_detail
 
 result<void> for_each_aicpu_kernel(const std::string& prof_dir, std::vector<std::string>& warnings,
                                    const std::function<result<void>(const aicpu_kernel&)>& fn) {
-  if (!aicpu_detail::any_slice(prof_dir)) return {};
-  prof::reader_options ro;
-  ro.max_dictionary_bytes = 0;  // the kernels need no dictionary
-  auto r = prof::prof_reader::open(prof_dir, ro);
-  if (!r) return {};  // the model loader says what is wrong with the directory
+  const std::string slices = std::string(prof::layout::aicpu) + ".data.";
+  auto r = detail::open_for_slices(prof_dir, true, slices, false);
+  if (!r) return {};
   const auto& host = r->host();
   const std::int64_t offset = host.wall_offset_ns();
   const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
@@ -85,8 +69,7 @@ result<void> for_each_aicpu_kernel(const std::string& prof_dir, std::vector<std:
     MSPROF_TRY(read);
     MSPROF_TRY(status);
   }
-  for (const auto& w : r->warnings())
-    if (w.file.find(std::string("/") + prof::layout::aicpu + ".data.") != std::string::npos) warnings.push_back(w.text());
+  detail::slice_warnings(*r, slices, warnings);
   if (bad_time)
     warnings.push_back(prof_dir + ": " + std::to_string(bad_time) +
                        " AI CPU kernel report(s) with a time outside the clock's range were skipped");

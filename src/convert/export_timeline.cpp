@@ -53,6 +53,7 @@ struct timeline_exporter::impl {
       const std::string name = "msprof_" + ts + ".json";
       MSPROF_TRY(write_timeline_file(*dir, name, [&](auto& dest) { return events_.write_timeline(final, dest); }));
       r.files.push_back(dir->path_of(name));
+      r.warnings.insert(r.warnings.end(), events_.warnings().begin(), events_.warnings().end());
     }
     if (events_.mstx_count() != 0 && detail::wanted(o_, "msprof_tx")) {
       const std::string name = "msprof_tx_" + ts + ".json";

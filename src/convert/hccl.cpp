@@ -60,19 +60,11 @@ struct task_key {
   }
 };
 
-/// RDMA payload tasks share one bandwidth up to their closing task: a send /
-/// receive closes 3 tasks on, the others 5 (the reference's barrier counts).
-std::size_t jump_of(const std::string& op_name) {
-  std::string lower = op_name;
-  for (auto& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return lower.find("send") != std::string::npos || lower.find("receive") != std::string::npos ? 3 : 5;
-}
-
 double bandwidth_of(double bytes, std::int64_t ns) { return ns > 0 ? bytes / static_cast<double>(ns) : 0.0; }
 
 void set_bandwidths(std::vector<comm_task*>& v, std::vector<std::string>& warnings) {
   constexpr std::uint32_t payload = 1;  // RDMA_SEND_PAYLOAD
-  const std::size_t jump = jump_of(v.front()->op_name);
+  const std::size_t jump = rdma_jump(v.front()->op_name);
   for (std::size_t i = 0; i < v.size(); ++i) {
     auto& t = *v[i];
     const double size = static_cast<double>(t.info.dataSize);
@@ -97,6 +89,12 @@ void set_bandwidths(std::vector<comm_task*>& v, std::vector<std::string>& warnin
 }
 
 }  // namespace
+
+std::size_t rdma_jump(const std::string& op_name) {
+  std::string lower = op_name;
+  for (auto& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return lower.find("send") != std::string::npos || lower.find("receive") != std::string::npos ? 3 : 5;
+}
 
 const char* data_type_name(std::uint32_t v) noexcept {
   static const char* const names[] = {"INT8",  "INT16", "INT32", "FP16",   "FP32", "INT64",   "UINT64",  "UINT8", "UINT16",

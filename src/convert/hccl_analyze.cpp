@@ -92,13 +92,6 @@ payload_run run_at(const std::vector<const comm_task*>& v, std::size_t i, std::s
   return r;
 }
 
-/// Tasks closing an RDMA payload run: a send / receive 3 on, others 5.
-std::size_t jump_for(const std::string& op_name) {
-  std::string lower = op_name;
-  for (auto& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return lower.find("send") != std::string::npos || lower.find("receive") != std::string::npos ? 3 : 5;
-}
-
 void record(link_bandwidth& b, double size_mb, double time_ms) {
   b.size_mb.add(size_mb);
   b.time_ms.add(time_ms);
@@ -149,7 +142,7 @@ bool analyze_op(const std::vector<const comm_task*>& all, op_analysis& o) {
   for (const auto* t : v)
     if (t->master && (!first_master || t->start_ns < first_master->start_ns)) first_master = t;
   if (!first_master) return false;
-  const std::size_t jump = jump_for(v.front()->op_name);
+  const std::size_t jump = rdma_jump(v.front()->op_name);
 
   // Time: the master plane's tasks (the plane of the first master task in order).
   std::uint32_t plane = 0;
@@ -254,7 +247,7 @@ void add_link(op_matrix& mx, const comm_task& t, int transport, double size_mb, 
 }
 
 void matrix_op(const std::vector<const comm_task*>& v, op_matrix& mx) {
-  const std::size_t jump = jump_for(v.front()->op_name);
+  const std::size_t jump = rdma_jump(v.front()->op_name);
   for (const auto& p : by_plane(v)) {
     for (std::size_t i = 0; i < p.size();) {
       const auto& t = *p[i];

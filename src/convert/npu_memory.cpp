@@ -19,44 +19,13 @@
 #include <tuple>
 
 #include "msprof/convert/db.hpp"
+#include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/prof/reader.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
-// Named apart from the other sources' helpers (a unity build joins them).
-namespace npu_slices {
-
-/// Names of the warnings of `r` about slices whose name starts with `stem`.
-void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vector<std::string>& out) {
-  for (const auto& w : r.warnings()) {
-    const auto slash = w.file.rfind('/');
-    const std::string_view name = std::string_view(w.file).substr(slash == std::string::npos ? 0 : slash + 1);
-    if (name.substr(0, stem.size()) == stem || name.find(std::string(".") + std::string(stem) + ".") != std::string_view::npos)
-      out.push_back(w.text());
-  }
-}
-
-/// Whether a data directory of the PROF_ directory (host/data, or a
-/// device_<id>/data when `device`) holds a file whose name contains `part`:
-/// most collections have no memory data, and then no reader is opened.
-bool any_slice(const std::string& prof_dir, bool device, const std::string& part) {
-  std::vector<std::string> dirs;
-  if (!device) {
-    dirs.push_back(prof_dir + "/" + prof::layout::host_dir + "/" + prof::layout::data_dir);
-  } else if (auto entries = posix_dir::list(prof_dir)) {
-    for (const auto& e : *entries)
-      if (e.rfind(prof::layout::device_dir_prefix, 0) == 0) dirs.push_back(prof_dir + "/" + e + "/" + prof::layout::data_dir);
-  }
-  for (const auto& d : dirs)
-    if (auto names = posix_dir::list(d))
-      for (const auto& n : *names)
-        if (n.find(part) != std::string::npos) return true;
-  return false;
-}
-
-}  // namespace npu_slices
 
 const std::vector<std::pair<std::uint32_t, const char*>>& module_names() {
   static const std::vector<std::pair<std::uint32_t, const char*>> names = {
@@ -86,10 +55,7 @@ std::vector<std::string> npu_module_mem_header() {
 
 result<void> for_each_module_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
                                  const std::function<result<void>(const module_mem_sample&)>& fn) {
-  if (!npu_slices::any_slice(prof_dir, true, std::string(prof::layout::npu_module_mem) + ".data.")) return {};
-  prof::reader_options ro;
-  ro.max_dictionary_bytes = 0;  // the samples need no dictionary; its warning is filtered out below
-  auto r = prof::prof_reader::open(prof_dir, ro);
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::npu_module_mem) + ".data.", false);
   if (!r) return {};
   const auto& host = r->host();
   const std::int64_t offset = host.wall_offset_ns();
@@ -117,7 +83,7 @@ result<void> for_each_module_mem(const std::string& prof_dir, std::vector<std::s
     MSPROF_TRY(read);
     MSPROF_TRY(status);
   }
-  npu_slices::slice_warnings(*r, prof::layout::npu_module_mem, warnings);
+  detail::slice_warnings(*r, prof::layout::npu_module_mem, warnings);
   if (bad_time)
     warnings.push_back(prof_dir + ": " + std::to_string(bad_time) +
                        " npu_module_mem sample(s) with a time outside the clock's range were skipped");
@@ -135,10 +101,7 @@ std::vector<std::string> npu_mem_header() {
 
 result<void> for_each_npu_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
                               const std::function<result<void>(const npu_mem_sample&)>& fn) {
-  if (!npu_slices::any_slice(prof_dir, true, std::string(prof::layout::npu_mem) + ".data.")) return {};
-  prof::reader_options ro;
-  ro.max_dictionary_bytes = 0;
-  auto r = prof::prof_reader::open(prof_dir, ro);
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::npu_mem) + ".data.", false);
   if (!r) return {};
   const auto& host = r->host();
   const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
@@ -172,7 +135,7 @@ result<void> for_each_npu_mem(const std::string& prof_dir, std::vector<std::stri
     MSPROF_TRY(read);
     MSPROF_TRY(status);
   }
-  npu_slices::slice_warnings(*r, prof::layout::npu_mem, warnings);
+  detail::slice_warnings(*r, prof::layout::npu_mem, warnings);
   if (bad_time)
     warnings.push_back(prof_dir + ": " + std::to_string(bad_time) +
                        " npu_mem sample(s) with a time outside the clock's range were skipped");
@@ -201,9 +164,8 @@ std::string static_op_mem_kb(std::int64_t bytes) {
 
 result<void> for_each_static_op_mem(const std::string& prof_dir, std::vector<std::string>& warnings,
                                     const std::function<result<void>(const static_op_mem_row&)>& fn) {
-  if (!npu_slices::any_slice(prof_dir, false, std::string(".") + prof::layout::tag::static_op_mem + prof::layout::slice_infix))
-    return {};
-  auto r = prof::prof_reader::open(prof_dir);
+  auto r = detail::open_for_slices(
+      prof_dir, false, std::string(".") + prof::layout::tag::static_op_mem + prof::layout::slice_infix, true);
   if (!r) return {};
   const auto name = [&](std::uint64_t h) {
     const auto n = r->hashes().find(h);
@@ -224,7 +186,7 @@ result<void> for_each_static_op_mem(const std::string& prof_dir, std::vector<std
     status = fn(row);
   }));
   MSPROF_TRY(status);
-  npu_slices::slice_warnings(*r, prof::layout::tag::static_op_mem, warnings);
+  detail::slice_warnings(*r, prof::layout::tag::static_op_mem, warnings);
   return {};
 }
 
@@ -272,10 +234,8 @@ std::vector<std::string> ge_operator_memory_header() {
 result<void> for_each_ge_memory(const std::string& prof_dir, std::vector<std::string>& warnings,
                                 std::vector<std::uint32_t>& devices,
                                 const std::function<result<void>(const ge_memory_event&)>& fn) {
-  // Most collections have none: the reader (and its dictionaries) only for those that do.
-  if (!npu_slices::any_slice(prof_dir, false, std::string(".") + prof::layout::tag::task_memory_info + prof::layout::slice_infix))
-    return {};
-  auto r = prof::prof_reader::open(prof_dir);
+  auto r = detail::open_for_slices(
+      prof_dir, false, std::string(".") + prof::layout::tag::task_memory_info + prof::layout::slice_infix, true);
   if (!r) return {};
   for (const auto& d : r->devices()) devices.push_back(d.id);
   const auto& host = r->host();
@@ -307,7 +267,7 @@ result<void> for_each_ge_memory(const std::string& prof_dir, std::vector<std::st
     status = fn(e);
   }));
   MSPROF_TRY(status);
-  npu_slices::slice_warnings(*r, prof::layout::tag::task_memory_info, warnings);
+  detail::slice_warnings(*r, prof::layout::tag::task_memory_info, warnings);
   if (bad_time)
     warnings.push_back(prof_dir + ": " + std::to_string(bad_time) +
                        " task_memory_info record(s) with a time outside the clock's range were skipped");

@@ -2,6 +2,7 @@
 // The timeline's event emitters (timeline.hpp) and the process metadata they
 // share with the step trace and the JSON collector (timeline_event.hpp).
 #include "msprof/convert/timeline.hpp"
+#include "msprof/convert/npu_memory.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -289,6 +290,32 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
       }
     }
   }
+}
+
+result<void> npu_mem_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  bool begun = false;
+  return for_each_npu_mem(s.prof_dir, warnings, [&](const npu_mem_sample& m) -> result<void> {
+    if (!begun) {  // the reference's metadata: every device, before the first counter
+      for (const auto& d : s.devices)
+        add_process_meta(out, format_pid(s.pid, sort_index::npu_mem, d.id), "NPU MEM", "NPU " + std::to_string(d.id),
+                         sort_index::npu_mem);
+      begun = true;
+    }
+    const char* const event = m.event == 0 ? "APP" : m.event == 1 ? "Device" : nullptr;
+    if (event == nullptr) return {};  // the reference has counter names for these two events only
+    const std::pair<const char*, std::uint64_t> counters[] = {{"DDR", m.ddr}, {"HBM", m.hbm}, {"Memory", m.ddr + m.hbm}};
+    for (const auto& [name, bytes] : counters) {
+      trace_event c;
+      c.ph = 'C';
+      c.name = std::string(event) + "/" + name;
+      c.pid = format_pid(s.pid, sort_index::npu_mem, m.device_id);
+      c.tid = 0;
+      c.ts_ns = m.time_ns;
+      c.args.push_back(trace_arg::real("KB", static_cast<double>(bytes) / 1024.0));
+      out(std::move(c));
+    }
+    return {};
+  });
 }
 
 }  // namespace detail

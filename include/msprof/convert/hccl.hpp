@@ -137,6 +137,10 @@ std::vector<std::vector<std::string>> statistic_rows(const communication& c, std
 /// rows).
 std::string statistic_csv(const communication& c, std::uint32_t device_id, std::int64_t collection_start_ns);
 
+/// RDMA payload tasks share one bandwidth up to their closing task: a send /
+/// receive closes 3 tasks on, the others 5 (the reference's barrier counts).
+std::size_t rdma_jump(const std::string& op_name);
+
 /// ENUM_HCCL_* names ("FP32", "HCCS", "SDMA", "RDMA_SEND_PAYLOAD"); "N/A" for others.
 const char* data_type_name(std::uint32_t v) noexcept;
 const char* link_type_name(std::uint32_t v) noexcept;

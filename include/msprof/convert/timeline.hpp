@@ -27,6 +27,10 @@ namespace detail {
 void mstx_events(const model& m, event_output& out);
 void loss_note(const model& m, event_output& out);
 void timeline_events(const model& m, event_output& out, const timeline_parts& parts);
+/// NPU MEM: per device with any npu_mem sample in `s.prof_dir`, the counters
+/// APP/ and Device/ DDR, HBM and Memory (KB), after every device's metadata;
+/// the slices' problems go to `warnings`.
+result<void> npu_mem_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
 }  // namespace detail
 
 /// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json),

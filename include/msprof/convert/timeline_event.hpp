@@ -55,6 +55,7 @@ inline constexpr std::uint32_t cann = 7;
 inline constexpr std::uint32_t ascend_hardware = 14;
 inline constexpr std::uint32_t ai_core_freq = 15;
 inline constexpr std::uint32_t communication = 16;
+inline constexpr std::uint32_t npu_mem = 17;
 inline constexpr std::uint32_t overlap_analysis = 31;
 }  // namespace sort_index
 
@@ -70,6 +71,7 @@ struct timeline_parts {
   bool cann = true;
   bool hardware = true;
   bool freq = true;
+  bool npu_mem = true;     ///< NPU MEM: the devices' npu_mem samples, read from their slices
   bool overlap = true;
   bool mstx = true;
   bool step_trace = true;  ///< Step Trace threads of the Ascend Hardware process (when iterations exist)

@@ -129,6 +129,8 @@ class timeline_collector {
   /// API calls, device tasks and mstx events of all windows.
   std::size_t records() const noexcept { return records_; }
   std::size_t mstx_count() const noexcept { return mstx_; }
+  /// Problems write_timeline met in data read outside the windows (npu_mem slices).
+  const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
   /// msprof_<ts>.json's events into a detail::json_output; `final` gives the
   /// session (pid, devices, end) and the iterations. Once only.
@@ -177,6 +179,7 @@ class timeline_collector {
   std::size_t records_ = 0, mstx_ = 0;
   std::uint64_t mstx_seq_ = 0;
   const hccl::communication* comm_ = nullptr;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace convert

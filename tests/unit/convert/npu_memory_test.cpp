@@ -138,6 +138,14 @@ TEST_CASE("npu_mem: the npu_mem summary, every other summary and the db equal th
   const auto got = golden::canonical_db(t.prof / "msprof_T.db");
   CHECK(got == golden::lines(golden::slurp(golden::case_dir("npu_mem") / "expected" / "db.canonical.sql")));
   CHECK(table_lines(got, "NPU_MEM").size() == 1 + 9);
+  // The NPU MEM process: its metadata and three counters per sample, as a multiset.
+  std::string e1, e2;
+  const auto a = golden::canonical_timeline(golden::slurp(golden::case_dir("npu_mem") / "expected" / "msprof.json"), e1);
+  const auto b = golden::canonical_timeline(golden::slurp(golden::output(t.prof, "msprof", "json")), e2);
+  REQUIRE(e1.empty());
+  REQUIRE_MESSAGE(e2.empty(), e2);
+  CHECK(a == b);
+  CHECK(std::count_if(b.begin(), b.end(), [](const std::string& l) { return l.find("\"APP/HBM\"") != std::string::npos; }) == 5);
 }
 
 TEST_CASE("npu_mem: an event other than APP and Device is Unknown in the summary and its number in the db") {
@@ -171,6 +179,11 @@ TEST_CASE("npu_mem: a cut sample is a warning naming the file, and the whole one
   CHECK(named);
   CHECK(golden::slurp(golden::output(t.prof, "npu_mem", "csv")) ==
         golden::slurp(golden::case_dir("npu_mem") / "expected" / "npu_mem.csv"));
+  auto tl = cv::export_timeline(t.prof.string(), golden::fixed_ts());  // the NPU MEM counters read the same slice
+  REQUIRE(tl.has_value());
+  named = false;
+  for (const auto& w : tl->warnings) named = named || w.find(slice.string() + ": truncated record at byte offset 288") != std::string::npos;
+  CHECK(named);
 }
 
 TEST_CASE("static_op_mem: the golden input is npu_memory's plus the generator's static_op_mem records") {
