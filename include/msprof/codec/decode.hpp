@@ -145,6 +145,12 @@ inline result<NpuMem> decode_npu_mem(const unsigned char* p, std::size_t size, c
   return load<NpuMem>(p);
 }
 
+/// A PCIe sample (any bytes are a valid sample).
+inline result<PcieSample> decode_pcie(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < pcie_size) return detail::short_input(at, pcie_size, size);
+  return load<PcieSample>(p);
+}
+
 /// The text of an MsprofTxInfo segment (up to the first NUL of the 156 bytes).
 inline std::string_view tx_segment_text(const MsprofTxInfo& t) {
   const char* m = t.stampInfo.message;

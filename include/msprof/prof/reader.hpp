@@ -345,6 +345,16 @@ class prof_reader {
     });
   }
 
+  /// PCIe samples of device `dev`.
+  template <class F>
+  result<void> for_each_pcie(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::pcie, codec::pcie_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_pcie(p, codec::pcie_size, at);
+      if (!d) return warn(f, at.offset, codec::pcie_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::PcieSample&>(*d), at);
+    });
+  }
+
   /// AI CPU kernel reports (additional AICPU/node) of device `dev`; records of
   /// the other AICPU types in the same slices are passed over.
   template <class F>
