@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The raw input of the golden case `pcie` (tests/golden/README.md): the
-// `ops_pipeutil` collection plus four PCIe samples of device 0 (device slice
-// pcie.data.0), written here through the project's own encoder. The latest
-// sample is the second in the file; it holds the counter's "no value"
-// (0xFFFFF) as a minimum and as a maximum, a bandwidth of 2^32 - 1 and
-// latencies that are not whole µs. Its deviceId (7) is not the directory's.
-// sys_io_test.cpp checks that the checked-in input is what this writes.
+// The raw inputs of the golden cases `pcie` and `hccs` (tests/golden/README.md):
+// the `ops_pipeutil` collection plus four PCIe samples of device 0 (device
+// slice pcie.data.0), written here through the project's own encoder, or plus
+// seven HCCS samples (the text slice hccs.data.0). The latest PCIe sample is
+// the second in the file; it holds the counter's "no value" (0xFFFFF) as a
+// minimum and as a maximum, a bandwidth of 2^32 - 1 and latencies that are not
+// whole µs. Its deviceId (7) is not the directory's. The HCCS samples are out
+// of time order, one counter goes down, two share a timestamp.
+// sys_io_test.cpp checks that the checked-in inputs are what this writes.
 #ifndef MSPROF_TESTS_SUPPORT_GOLDEN_SYSIO_HPP
 #define MSPROF_TESTS_SUPPORT_GOLDEN_SYSIO_HPP
 
@@ -48,6 +50,21 @@ inline void add_pcie(const fs::path& prof) {
   }
   golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
                              msprof::prof::stream::pcie(0).base_name(), dev);
+}
+
+/// The case `hccs`: add_hccs on a copy of `ops_pipeutil`'s input.
+inline void add_hccs(const fs::path& prof) {
+  const std::string text =
+      "timestamp(ns) txAmount(B) rxAmount(B)\n"
+      "1000000300000: 3000000 1500000\n"
+      "1000000100000: 1000000 500000\n"
+      "1000000200000: 2000123 1000077\n"
+      "1000000400000: 2000000 2500000\n"
+      "1000000500000: 9000000 3000000\n"
+      "1000000500000: 9000001 3000001\n"
+      "1000000700001: 12345678 4000000\n";
+  golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
+                             msprof::prof::stream::hccs(0).base_name(), text);
 }
 
 }  // namespace golden_sysio

@@ -845,6 +845,14 @@ template <class F> inline void fields_of(PcieSample& x, F& f, std::size_t base) 
 }
 #undef MSPROF_DETAIL_F
 
+
+/// HCCS sample (device file hccs.data.<id>, text): after a header line, one
+/// line "<timestamp>: <txAmount> <rxAmount>" per sample, the link's byte
+/// counters at that time (ns).
+struct HccsSample {
+  double timestamp = 0;  ///< ns, as the reference reads it (a float)
+  std::int64_t tx = 0, rx = 0;  ///< bytes sent and received so far
+};
 }  // namespace codec
 MSPROF_END_NAMESPACE
 
