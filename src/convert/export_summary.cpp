@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem, npu_module_mem and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hccs and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "msprof/convert/aicpu.hpp"
 #include "msprof/convert/hccl.hpp"
 #include "msprof/convert/summary.hpp"
+#include "msprof/convert/sys_io.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -143,13 +144,8 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_static_op_mem(r));
     MSPROF_TRY(write_ge_memory(r));
     MSPROF_TRY(write_aicpu(r));
-    {
-      file f(*this, losses.name, losses.header, losses.size());
-      for (const auto& row : losses.rows) f.format_row([&](auto& s) {
-          for (const auto& c : row) s.str(c);
-        });
-      MSPROF_TRY(f.close(r.files));
-    }
+    MSPROF_TRY(write_sys_io(r));
+    MSPROF_TRY(write_table(r, losses));
     auto readme = detail::write_readme(dir_, o_, ts_, r.files);
     if (!readme) return readme.err();
     r.files.push_back(std::move(*readme));
@@ -369,6 +365,23 @@ struct summary_exporter::impl {
     return f.close(r.files);
   }
   aicpu_names aicpu_names_;
+  /// The interconnect and I/O summaries, read from their slices (sys_io.hpp).
+  result<void> write_sys_io(export_result& r) {
+    auto pcie = pcie_summary(prof_dir_, r.warnings);
+    if (!pcie) return pcie.err();
+    if (*pcie) MSPROF_TRY(write_table(r, **pcie));
+    auto hccs = hccs_summary(prof_dir_, r.warnings);
+    if (!hccs) return hccs.err();
+    return *hccs ? write_table(r, **hccs) : result<void>{};
+  }
+  /// A summary made whole in memory, its cells as text.
+  result<void> write_table(export_result& r, const table& t) {
+    file f(*this, t.name, t.header, t.size());
+    for (const auto& row : t.rows) f.format_row([&](auto& s) {
+        for (const auto& c : row) s.str(c);
+      });
+    return f.close(r.files);
+  }
   /// memory_record and operator_memory from GE's task_memory_info events
   /// (npu_memory.hpp): every row once per device directory, as the reference
   /// exports them from each (its Device_id; "host" without a device).

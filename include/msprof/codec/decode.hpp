@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -143,6 +145,45 @@ inline result<NpuModuleMem> decode_npu_module_mem(const unsigned char* p, std::s
 inline result<NpuMem> decode_npu_mem(const unsigned char* p, std::size_t size, const place& at) {
   if (size < npu_mem_size) return detail::short_input(at, npu_mem_size, size);
   return load<NpuMem>(p);
+}
+
+/// A PCIe sample (any bytes are a valid sample).
+inline result<PcieSample> decode_pcie(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < pcie_size) return detail::short_input(at, pcie_size, size);
+  return load<PcieSample>(p);
+}
+
+/// A sample line of an HCCS slice: three fields split at blanks, the
+/// timestamp with its ':' removed a decimal number, the counters integers.
+inline result<HccsSample> decode_hccs_line(std::string_view line, const place& at) {
+  std::string field[3];
+  std::size_t n = 0, i = 0;
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+  while (i < line.size()) {
+    while (i < line.size() && blank(line[i])) ++i;
+    if (i == line.size()) break;
+    if (n == 3) return make_error(errc::bad_value, at.str() + ": more than 3 fields in an HCCS sample line");
+    const std::size_t from = i;
+    while (i < line.size() && !blank(line[i])) ++i;
+    field[n++] = std::string(line.substr(from, i - from));
+  }
+  if (n != 3) return make_error(errc::bad_value, at.str() + ": " + std::to_string(n) + " fields in an HCCS sample line, not 3");
+  field[0].erase(std::remove(field[0].begin(), field[0].end(), ':'), field[0].end());
+  HccsSample s;
+  const bool time_ok = !field[0].empty() && field[0].find_first_not_of("0123456789.") == std::string::npos &&
+                       std::count(field[0].begin(), field[0].end(), '.') <= 1 && field[0] != ".";
+  if (time_ok) s.timestamp = std::strtod(field[0].c_str(), nullptr);
+  if (!time_ok || !(s.timestamp < 1e300))
+    return make_error(errc::bad_value, at.str() + ": HCCS timestamp '" + field[0] + "' is not a decimal number");
+  for (int k = 1; k < 3; ++k) {
+    std::int64_t& v = k == 1 ? s.tx : s.rx;
+    const char* b = field[k].data();
+    const char* e = b + field[k].size();
+    const auto r = std::from_chars(b, e, v);
+    if (r.ec != std::errc() || r.ptr != e)
+      return make_error(errc::bad_value, at.str() + ": HCCS byte count '" + field[k] + "' is not a 64-bit integer");
+  }
+  return s;
 }
 
 /// The text of an MsprofTxInfo segment (up to the first NUL of the 156 bytes).

@@ -822,6 +822,37 @@ template <class F> inline void fields_of(MsprofAicpuNodeAdditionalData& x, F& f,
 }
 #undef MSPROF_DETAIL_F
 
+// ------------------------------------------------- system interconnect --
+/// PCIe sample (96 B, device file pcie.data.<id>): the link's bandwidths in
+/// bytes/µs and its non-posted latency in ns over one sampling period, each as
+/// min, max and average. The reference's summary shows the device directory's
+/// id, not `deviceId`.
+struct PcieSample {
+  enum metric : unsigned { tx_p, tx_np, tx_cpl, tx_np_latency, rx_p, rx_np, rx_cpl, metric_count };
+  enum stat : unsigned { min, max, avg };
+  std::uint64_t timestamp = 0;  ///< ns
+  std::uint32_t deviceId = 0;
+  std::uint32_t values[metric_count * 3] = {};  ///< values[metric * 3 + stat]
+  std::uint32_t value(metric m, stat s) const { return values[m * 3 + s]; }
+};
+static_assert(sizeof(PcieSample) == 96 && offsetof(PcieSample, deviceId) == 8 && offsetof(PcieSample, values) == 12,
+              "PcieSample layout");
+constexpr std::size_t pcie_size = sizeof(PcieSample);
+
+#define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
+template <class F> inline void fields_of(PcieSample& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(PcieSample, timestamp); MSPROF_DETAIL_F(PcieSample, deviceId); MSPROF_DETAIL_F(PcieSample, values);
+}
+#undef MSPROF_DETAIL_F
+
+
+/// HCCS sample (device file hccs.data.<id>, text): after a header line, one
+/// line "<timestamp>: <txAmount> <rxAmount>" per sample, the link's byte
+/// counters at that time (ns).
+struct HccsSample {
+  double timestamp = 0;  ///< ns, as the reference reads it (a float)
+  std::int64_t tx = 0, rx = 0;  ///< bytes sent and received so far
+};
 }  // namespace codec
 MSPROF_END_NAMESPACE
 

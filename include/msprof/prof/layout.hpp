@@ -135,6 +135,8 @@ inline constexpr char ts_track[] = "ts_track";
 inline constexpr char npu_module_mem[] = "npu_module_mem";
 inline constexpr char npu_mem[] = "npu_mem";
 inline constexpr char aicpu[] = "aicpu";  ///< MsprofAdditionalInfo records of level AICPU
+inline constexpr char pcie[] = "pcie";
+inline constexpr char hccs[] = "hccs";  ///< text: a header line, then one sample a line
 
 }  // namespace layout
 
@@ -179,6 +181,8 @@ struct stream {
   static stream npu_module_mem(std::uint32_t dev) { return device_stream(dev, layout::npu_module_mem, codec::npu_module_mem_size); }
   static stream npu_mem(std::uint32_t dev) { return device_stream(dev, layout::npu_mem, codec::npu_mem_size); }
   static stream aicpu(std::uint32_t dev) { return device_stream(dev, layout::aicpu, codec::additional_size); }
+  static stream pcie(std::uint32_t dev) { return device_stream(dev, layout::pcie, codec::pcie_size); }
+  static stream hccs(std::uint32_t dev) { return device_stream(dev, layout::hccs, 0); }
 
   /// The inverse of base_name() plus the slice index: the stream a data file
   /// `name` (in host/data, or in device_<dev>/data when `device`) belongs to.

@@ -345,6 +345,53 @@ class prof_reader {
     });
   }
 
+  /// PCIe samples of device `dev`.
+  template <class F>
+  result<void> for_each_pcie(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::pcie, codec::pcie_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_pcie(p, codec::pcie_size, at);
+      if (!d) return warn(f, at.offset, codec::pcie_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::PcieSample&>(*d), at);
+    });
+  }
+
+  /// HCCS samples of device `dev`, slice by slice, each slice's first line
+  /// (its header) passed over; a line that is not a sample is a warning with
+  /// its byte offset and is skipped.
+  template <class F>
+  result<void> for_each_hccs(std::uint32_t dev, F&& cb) {
+    constexpr std::size_t max_slice = 64u << 20;
+    for (const auto& f : files_) {
+      if (!f.device || f.device_id != dev || f.module != layout::hccs) continue;
+      bool found = false;
+      auto text = read_small_file(f.path, found, max_slice);
+      if (!text) {
+        if (text.err().code == errc::io) return text.err();  // as scan(): not damage in the data
+        warn(f, 0, f.size, text.err().message + "; HCCS slice skipped");
+        continue;
+      }
+      scanning_ = &f;
+      scan_problems_ = 0;
+      const std::string& t = *text;
+      std::size_t pos = t.find('\n');
+      pos = pos == std::string::npos ? t.size() : pos + 1;
+      while (pos < t.size()) {
+        std::size_t end = t.find('\n', pos);
+        if (end == std::string::npos) end = t.size();
+        const codec::place at{f.path, pos};
+        auto s = codec::decode_hccs_line(std::string_view(t).substr(pos, end - pos), at);
+        if (s) cb(static_cast<const codec::HccsSample&>(*s), at);
+        else warn(f, pos, end - pos, s.err().message + "; line skipped");
+        pos = end + 1;
+      }
+      scanning_ = nullptr;
+      if (scan_problems_ > opt_.max_warnings_per_file)
+        warnings_.push_back({f.path, 0, f.size,
+                             "... and " + std::to_string(scan_problems_ - opt_.max_warnings_per_file) + " more problems in " + f.path});
+    }
+    return {};
+  }
+
   /// AI CPU kernel reports (additional AICPU/node) of device `dev`; records of
   /// the other AICPU types in the same slices are passed over.
   template <class F>

@@ -28,6 +28,7 @@
 #include "msprof/convert/overlap.hpp"
 #include "msprof/convert/show.hpp"
 #include "msprof/convert/summary.hpp"
+#include "msprof/convert/sys_io.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/core/output_file.hpp"
 
@@ -714,6 +715,14 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
     auto dp = data_preprocess(l.d.prof_dir, l.cann->aicpu(), l.warnings);
     if (!dp) return dp.err();
     MSPROF_TRY(out.whole(std::move(*dp)));
+  }
+  if (info.sys_interconnection) {  // IntegrateParser's PcieBean and HccsBean: the CANN summaries' cells (sys_io.hpp)
+    auto pcie = pcie_summary(l.d.prof_dir, l.warnings);
+    if (!pcie) return pcie.err();
+    MSPROF_TRY(out.whole(std::move(*pcie)));
+    auto hccs = hccs_summary(l.d.prof_dir, l.warnings);
+    if (!hccs) return hccs.err();
+    MSPROF_TRY(out.whole(std::move(*hccs)));
   }
   auto steps = step_trace_time(*l.cann, l.d, l.steps, l.comm);
   if (!steps) return steps.err();

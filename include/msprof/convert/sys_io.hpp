@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// The device's interconnect and I/O data, read straight from its slices (it is
+// not part of the joined model): PCIe samples (device slices pcie.data.<id>)
+// and HCCS byte counters (hccs.data.<id>, text), and the CANN summaries `pcie`
+// and `hccs` made of them, which torch_npu copies into ASCEND_PROFILER_OUTPUT
+// (pcie.csv, hccs.csv) when experimental_config's _sys_interconnection is on
+// (docs/formats.md, "Interconnect and I/O").
+#ifndef MSPROF_CONVERT_SYS_IO_HPP
+#define MSPROF_CONVERT_SYS_IO_HPP
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "summary.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// The CANN summary pcie (Ascend910B, chip "5"): for each device with
+/// samples (by id), seven rows (Tx_p, Tx_np, Tx_cpl, Tx_latency, Rx_p, Rx_np,
+/// Rx_cpl) of the latest sample's min, max and average; bandwidths in MB/s,
+/// the latency in µs. nullopt without samples (the reference writes no file
+/// then). Cut records are added to `warnings`, naming the file and offset.
+result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vector<std::string>& warnings);
+
+/// The CANN summary hccs: for each device with throughputs (by id), the rows
+/// "Tx (MB/s)" and "Rx (MB/s)" of their max, min and average. A throughput is
+/// the counter's growth between neighbouring samples (by time) over their time
+/// apart, computed and rounded as the reference does (docs/formats.md).
+/// nullopt without throughputs. Bad lines are added to `warnings`, naming the
+/// file and offset.
+result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vector<std::string>& warnings);
+
+/// The reference's float_calculate([bytes, time], '/'): Python's Decimal of
+/// `bytes` over Decimal(str(time)), 28 significant digits, quantized to 3
+/// decimals (both half-even), as SQLite then reads the text; 0 where Python
+/// raises (a zero time, a result too long).
+double decimal_quotient3(std::int64_t bytes, double time);
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_SYS_IO_HPP

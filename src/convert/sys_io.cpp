@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// The CANN summary pcie as the reference (9ba1ac7be) exports it on chip "5"
+// (ParsingPcieData, InterConnectionView.get_pcie_summary_data): the sample
+// with the latest timestamp (the first of equal ones), its min, max and
+// average of each metric; a bandwidth in bytes/µs times 10^6 / 2^20 (MB/s), the
+// latency in ns / 1000 (µs), each Python's round(x, 3); a minimum of 0xFFFFF
+// (the counter's "no value") shown as 0.
+// The CANN summary hccs as it exports it (ParsingHCCSData, HccsModel,
+// InterConnectionView.get_hccs_data): the samples of all slices by time; for
+// each neighbouring pair (and the last with the first) a throughput when
+// neither counter went down, then the last throughput dropped when there is
+// more than one; max, min and average of each direction through SQLite's
+// ROUND(x, 3), as Python prints the double.
+#include "msprof/convert/sys_io.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/text.hpp"
+#include "msprof/prof/reader.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+namespace sys_io_detail {
+
+constexpr std::uint32_t no_min = 0xFFFFF;
+constexpr double mb_per_s = 1e6 / (1024.0 * 1024.0);  // of 1 byte/µs
+
+struct pcie_mode {
+  codec::PcieSample::metric metric;
+  const char* name;
+  bool latency;
+};
+constexpr pcie_mode pcie_modes[] = {
+    {codec::PcieSample::tx_p, "Tx_p_avg(MB/s)", false},       {codec::PcieSample::tx_np, "Tx_np_avg(MB/s)", false},
+    {codec::PcieSample::tx_cpl, "Tx_cpl_avg(MB/s)", false},   {codec::PcieSample::tx_np_latency, "Tx_latency_avg(us)", true},
+    {codec::PcieSample::rx_p, "Rx_p_avg(MB/s)", false},       {codec::PcieSample::rx_np, "Rx_np_avg(MB/s)", false},
+    {codec::PcieSample::rx_cpl, "Rx_cpl_avg(MB/s)", false},
+};
+
+std::string pcie_cell(std::uint32_t v, bool latency) {
+  return py_round3(latency ? static_cast<double>(v) / 1000 : static_cast<double>(v) * mb_per_s);
+}
+
+/// SQLite's MAX, MIN and AVG (its double sum over the count, 3.40) of `v`, each through ROUND(x, 3), as Python prints them.
+std::vector<std::string> max_min_avg(const std::vector<double>& v) {
+  double mx = v.front(), mn = v.front(), sum = 0;
+  for (double x : v) {
+    mx = std::max(mx, x);
+    mn = std::min(mn, x);
+    sum += x;
+  }
+  return {py_float(sql_round3(mx)), py_float(sql_round3(mn)), py_float(sql_round3(sum / static_cast<double>(v.size())))};
+}
+
+/// A reader of the PROF_ directory when a device_<id>/data holds a `stem`
+/// slice; nullopt when none does (most collections) or when the directory
+/// cannot be read (the model loader says what is wrong with it).
+std::optional<prof::prof_reader> open_for(const std::string& prof_dir, const char* stem) {
+  if (!npu_slices::any_slice(prof_dir, true, std::string(stem) + ".data.")) return std::nullopt;
+  prof::reader_options ro;
+  ro.max_dictionary_bytes = 0;  // the samples need no dictionary
+  auto r = prof::prof_reader::open(prof_dir, ro);
+  if (!r) return std::nullopt;
+  return std::optional<prof::prof_reader>(std::move(*r));
+}
+
+}  // namespace sys_io_detail
+
+double decimal_quotient3(std::int64_t bytes, double time) {
+  __extension__ typedef unsigned __int128 u128;  // 28 decimal digits need more than 64 bits
+  if (!(time != 0) || !std::isfinite(time)) return 0;  // Decimal raises on x / 0: float_calculate's "0"
+  // The divisor as Python's str() gives it: the shortest digits that read back as `time`.
+  const std::string repr = fmt::format("{}", std::fabs(time));
+  std::uint64_t d = 0;
+  int exp10 = 0, frac = 0;
+  bool point = false;
+  for (std::size_t i = 0; i < repr.size(); ++i) {
+    const char c = repr[i];
+    if (c == '.') {
+      point = true;
+    } else if (c == 'e' || c == 'E') {
+      exp10 = std::atoi(repr.c_str() + i + 1);
+      break;
+    } else {
+      d = d * 10 + static_cast<std::uint64_t>(c - '0');  // at most 17 digits
+      frac += point;
+    }
+  }
+  exp10 -= frac;  // |time| = d * 10^exp10
+  const std::uint64_t n = bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
+  if (n == 0) return 0;
+  // Digits of n / d by long division: digit i (from 1) is worth 10^(len - i).
+  const std::string num = std::to_string(n);
+  const int len = static_cast<int>(num.size());
+  std::uint64_t r = 0;
+  u128 coef = 0;
+  int got = 0, first = 0, guard = 0;
+  for (int i = 1; got < 29; ++i) {
+    r = r * 10 + static_cast<std::uint64_t>(i <= len ? num[static_cast<std::size_t>(i - 1)] - '0' : 0);
+    const int q = static_cast<int>(r / d);
+    r %= d;
+    if (got == 0 && q == 0) continue;
+    if (got == 0) first = i;
+    if (++got <= 28) coef = coef * 10 + static_cast<unsigned>(q);
+    else guard = q;
+  }
+  // 28 significant digits, half-even; the last is worth 10^x.
+  int x = len - first - 27 - exp10;
+  const bool sticky = r != 0;
+  if (guard > 5 || (guard == 5 && (sticky || (coef & 1)))) ++coef;
+  u128 p28 = 1;
+  for (int i = 0; i < 28; ++i) p28 *= 10;
+  if (coef == p28) coef /= 10, ++x;
+  // Quantized to 3 decimals, half-even; a coefficient past 28 digits is Python's InvalidOperation.
+  u128 q3 = coef;
+  if (x + 3 >= 0) {
+    for (int i = 0; i < x + 3; ++i) {
+      q3 *= 10;
+      if (q3 >= p28) return 0;
+    }
+  } else if (-(x + 3) > 29) {
+    q3 = 0;
+  } else {
+    u128 div = 1;
+    for (int i = 0; i < -(x + 3); ++i) div *= 10;
+    const u128 rem = coef % div;
+    q3 = coef / div;
+    if (rem * 2 > div || (rem * 2 == div && (q3 & 1))) ++q3;
+  }
+  std::string text;  // q3 / 1000 in decimal, as Python's str() of the Decimal
+  for (int i = 0; q3 != 0 || i < 4; ++i, q3 /= 10) {
+    if (i == 3) text += '.';
+    text += static_cast<char>('0' + static_cast<int>(q3 % 10));
+  }
+  std::reverse(text.begin(), text.end());
+  const double v = std::strtod(text.c_str(), nullptr);
+  return (bytes < 0) != (time < 0) ? -v : v;
+}
+
+result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
+  using namespace sys_io_detail;
+  auto r = open_for(prof_dir, prof::layout::hccs);
+  if (!r) return std::optional<table>();
+  constexpr double byte_ns_to_mb_s = 1e9 / 1024.0 / 1024.0;
+  table t;
+  t.name = "hccs";
+  t.header = {"Device_id", "Mode", "Max", "Min", "Average"};
+  for (const auto& d : r->devices()) {
+    std::vector<codec::HccsSample> samples;
+    MSPROF_TRY(r->for_each_hccs(d.id, [&](const codec::HccsSample& s, const codec::place&) { samples.push_back(s); }));
+    std::stable_sort(samples.begin(), samples.end(),
+                     [](const codec::HccsSample& a, const codec::HccsSample& b) { return a.timestamp < b.timestamp; });
+    std::vector<double> tx, rx;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const auto& cur = samples[i];
+      const auto& next = samples[(i + 1) % samples.size()];  // the last pairs with the first, as the reference's zip
+      if (next.tx < cur.tx || next.rx < cur.rx) continue;    // a counter that went down (wrapped): no throughput
+      const double time = (next.timestamp - cur.timestamp) / byte_ns_to_mb_s;
+      tx.push_back(decimal_quotient3(next.tx - cur.tx, time));
+      rx.push_back(decimal_quotient3(next.rx - cur.rx, time));
+    }
+    if (tx.size() > 1) tx.pop_back(), rx.pop_back();  // the reference drops the last, whichever pair it came from
+    if (tx.empty()) continue;
+    auto row = [&](const char* mode, const std::vector<double>& v) {
+      t.rows.push_back({std::to_string(d.id), mode});
+      for (auto& c : max_min_avg(v)) t.rows.back().push_back(std::move(c));
+    };
+    row("Tx (MB/s)", tx);
+    row("Rx (MB/s)", rx);
+  }
+  npu_slices::slice_warnings(*r, prof::layout::hccs, warnings);
+  if (t.rows.empty()) return std::optional<table>();
+  return std::optional<table>(std::move(t));
+}
+
+result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
+  using namespace sys_io_detail;
+  auto r = open_for(prof_dir, prof::layout::pcie);
+  if (!r) return std::optional<table>();
+  std::map<std::uint32_t, codec::PcieSample> latest;  // by device id
+  for (const auto& d : r->devices()) {
+    MSPROF_TRY(r->for_each_pcie(d.id, [&](const codec::PcieSample& s, const codec::place&) {
+      auto [it, first] = latest.emplace(d.id, s);
+      if (!first && s.timestamp > it->second.timestamp) it->second = s;
+    }));
+  }
+  npu_slices::slice_warnings(*r, prof::layout::pcie, warnings);
+  if (latest.empty()) return std::optional<table>();
+  table t;
+  t.name = "pcie";
+  t.header = {"Device_id", "Mode", "Min", "Max", "Avg"};
+  for (const auto& [dev, s] : latest)
+    for (const auto& m : pcie_modes) {
+      const std::uint32_t min = s.value(m.metric, codec::PcieSample::min);
+      t.rows.push_back({std::to_string(dev), m.name, pcie_cell(min == no_min ? 0 : min, m.latency),
+                        pcie_cell(s.value(m.metric, codec::PcieSample::max), m.latency),
+                        pcie_cell(s.value(m.metric, codec::PcieSample::avg), m.latency)});
+    }
+  return std::optional<table>(std::move(t));
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE

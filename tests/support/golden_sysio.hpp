@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// The raw inputs of the golden cases `pcie` and `hccs` (tests/golden/README.md):
+// the `ops_pipeutil` collection plus four PCIe samples of device 0 (device
+// slice pcie.data.0), written here through the project's own encoder, or plus
+// seven HCCS samples (the text slice hccs.data.0). The latest PCIe sample is
+// the second in the file; it holds the counter's "no value" (0xFFFFF) as a
+// minimum and as a maximum, a bandwidth of 2^32 - 1 and latencies that are not
+// whole µs. Its deviceId (7) is not the directory's. The HCCS samples are out
+// of time order, one counter goes down, two share a timestamp.
+// sys_io_test.cpp checks that the checked-in inputs are what this writes.
+#ifndef MSPROF_TESTS_SUPPORT_GOLDEN_SYSIO_HPP
+#define MSPROF_TESTS_SUPPORT_GOLDEN_SYSIO_HPP
+
+#include <msprof/codec/encode.hpp>
+#include <msprof/prof/layout.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "golden_memory.hpp"
+
+namespace golden_sysio {
+
+namespace fs = std::filesystem;
+namespace codec = msprof::codec;
+
+/// The case `pcie`: add_pcie on a copy of `ops_pipeutil`'s input.
+inline void add_pcie(const fs::path& prof) {
+  constexpr std::uint32_t none = 0xFFFFF, full = 0xFFFFFFFFu;
+  struct sample {
+    std::uint64_t ns;
+    std::uint32_t v[21];  // tx_p, tx_np, tx_cpl, tx_np_latency, rx_p, rx_np, rx_cpl: min, max, avg
+  };
+  const std::vector<sample> samples = {
+      {1000000100000, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}},
+      {1000000900000, {100, none, 333, none, 500, 250, 10, 20, 15, 1500, 2500, 3457, full, 0, 1, 7, 9, 8, none, none, none}},
+      {1000000300000, {500, 100, 300, 9, 999999, 999999, 9, 999999, 999999, 9, 999999, 999999, 9, 999999, 999999, 9,
+                       999999, 999999, 9, 999999, 999999}},
+      {1000000200000, {0, 0, 0, none, 0, 0, 1, 2, 3, 999, 1001, 1000, full, full, full, 5, 5, 5, 2, 2, 2}},
+  };
+  std::string dev;
+  for (const auto& s : samples) {
+    codec::PcieSample p;
+    p.timestamp = s.ns;
+    p.deviceId = 7;
+    for (std::size_t i = 0; i < 21; ++i) p.values[i] = s.v[i];
+    golden_memory::append(dev, codec::encode_device(p));
+  }
+  golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
+                             msprof::prof::stream::pcie(0).base_name(), dev);
+}
+
+/// The case `hccs`: add_hccs on a copy of `ops_pipeutil`'s input.
+inline void add_hccs(const fs::path& prof) {
+  const std::string text =
+      "timestamp(ns) txAmount(B) rxAmount(B)\n"
+      "1000000300000: 3000000 1500000\n"
+      "1000000100000: 1000000 500000\n"
+      "1000000200000: 2000123 1000077\n"
+      "1000000400000: 2000000 2500000\n"
+      "1000000500000: 9000000 3000000\n"
+      "1000000500000: 9000001 3000001\n"
+      "1000000700001: 12345678 4000000\n";
+  golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
+                             msprof::prof::stream::hccs(0).base_name(), text);
+}
+
+}  // namespace golden_sysio
+
+#endif  // MSPROF_TESTS_SUPPORT_GOLDEN_SYSIO_HPP

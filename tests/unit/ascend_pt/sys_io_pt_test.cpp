@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// pcie.csv and hccs.csv in `msprof analyse`: the pt_memory case with the
+// golden cases pcie's and hccs's slices added to its PROF_ part (the same CANN
+// data, ops_pipeutil's). Expected files: tests/golden/{pcie,hccs}/expected_pt,
+// made from the reference's summaries by torch_npu's rules (IntegrateParser
+// with PcieBean / HccsBean: csv.DictReader cells written by csv.writer, CRLF;
+// its code read, not run; tests/golden/README.md).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <msprof/convert/ascend_pt/analyse.hpp>
+#include <string>
+
+#include "../../support/golden_sysio.hpp"
+#include "pt_case.hpp"
+
+namespace fs = std::filesystem;
+namespace pt = msprof::convert::ascend_pt;
+
+namespace {
+
+/// pt_memory with the PCIe and HCCS slices, _sys_interconnection set to `on`.
+fs::path pcie_case(const temp_dir& tmp, bool on) {
+  const fs::path dir = copy_case(tmp, "pt_memory");
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("PROF_", 0) == 0) {
+      golden_sysio::add_pcie(e.path());
+      golden_sysio::add_hccs(e.path());
+    }
+    if (name.rfind("profiler_info", 0) == 0 && on) {
+      std::string text = read_text(e.path());
+      const std::string from = "\"_sys_interconnection\": false";
+      const auto at = text.find(from);
+      REQUIRE(at != std::string::npos);
+      text.replace(at, from.size(), "\"_sys_interconnection\": true");
+      std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << text;
+    }
+  }
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("ascend_pt sys_interconnection: CANN's pcie and hccs summaries copied into pcie.csv and hccs.csv as torch_npu does") {
+  temp_dir tmp("pt_pcie");
+  const fs::path dir = pcie_case(tmp, true);
+  auto r = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  for (const std::string kind : {"pcie", "hccs"}) {
+    CAPTURE(kind);
+    const fs::path out = dir / "ASCEND_PROFILER_OUTPUT" / (kind + ".csv");
+    REQUIRE(fs::exists(out));
+    const fs::path expected = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / kind / "expected_pt" / (kind + ".csv");
+    CHECK(read_text(out) == read_text(expected));
+  }
+}
+
+TEST_CASE("ascend_pt sys_interconnection: no pcie.csv or hccs.csv without it") {
+  temp_dir tmp("pt_pcie_off");
+  const fs::path dir = pcie_case(tmp, false);
+  auto r = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "pcie.csv"));
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "hccs.csv"));
+  CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "task_time.csv"));
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// The device's PCIe samples (device slices pcie.data.<id>) and the CANN
+// summary pcie, against the golden case `pcie`: its input is what
+// tests/support/golden_sysio.hpp writes, its expected file the reference's.
+#include <doctest/doctest.h>
+#include <msprof/convert/export.hpp>
+#include <msprof/convert/sys_io.hpp>
+
+#include <fstream>
+
+#include "../../support/golden_sysio.hpp"
+#include "golden_util.hpp"
+
+namespace cv = msprof::convert;
+using golden::fs::path;
+
+namespace {
+
+const char* const kCase = "pcie";
+
+path pcie_slice(const path& prof) { return prof / "device_0" / "data" / "pcie.data.0.slice_0"; }
+
+}  // namespace
+
+TEST_CASE("pcie: the golden input is what the generator writes") {
+  golden::temp_copy base("ops_pipeutil");
+  golden_sysio::add_pcie(base.prof);
+  golden::temp_copy ours(kCase);
+  golden::check_same_files(base.prof, ours.prof);
+}
+
+TEST_CASE("pcie: the pcie summary equals the reference") {
+  golden::temp_copy t(kCase);
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE_MESSAGE(s.has_value(), s.err().what());
+  CHECK(golden::check_csvs(t, kCase) == 1);
+  CHECK(s->warnings.empty());
+  // The latest sample (the file's second) is shown, its 0xFFFFF minimum as 0.
+  const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "pcie", "csv")));
+  REQUIRE(rows.size() == 1 + 7);
+  CHECK(rows[2] == "0,Tx_np_avg(MB/s),0.0,476.837,238.419");
+  CHECK(rows[4] == "0,Tx_latency_avg(us),1.5,2.5,3.457");
+}
+
+TEST_CASE("pcie, hccs: a collection without their samples has neither summary") {
+  golden::temp_copy t("ops_pipeutil");
+  std::vector<std::string> warnings;
+  for (auto summary : {&cv::pcie_summary, &cv::hccs_summary}) {
+    auto p = (*summary)(t.prof.string(), warnings);
+    REQUIRE(p.has_value());
+    CHECK_FALSE(p->has_value());
+  }
+  CHECK(warnings.empty());
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE(s.has_value());
+  CHECK(golden::output(t.prof, "pcie", "csv").empty());
+  CHECK(golden::output(t.prof, "hccs", "csv").empty());
+}
+
+TEST_CASE("pcie: a cut sample is a warning naming the file and offset; the whole ones are kept") {
+  golden::temp_copy t(kCase);
+  const auto slice = pcie_slice(t.prof);
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::app | std::ios::binary) << std::string(50, '\x01');
+  std::vector<std::string> warnings;
+  auto p = cv::pcie_summary(t.prof.string(), warnings);
+  REQUIRE(p.has_value());
+  REQUIRE(p->has_value());
+  bool named = false;
+  for (const auto& w : warnings) named = named || w.find(slice.string() + ": truncated record at byte offset 384") != std::string::npos;
+  CHECK(named);
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE(s.has_value());
+  CHECK(golden::slurp(golden::output(t.prof, "pcie", "csv")) ==
+        golden::slurp(golden::case_dir(kCase) / "expected" / "pcie.csv"));
+}
+
+TEST_CASE("pcie: of samples with equal timestamps the first in the file is shown") {
+  golden::temp_copy t(kCase);
+  const auto slice = pcie_slice(t.prof);
+  std::string bytes = golden::slurp(slice);
+  REQUIRE(bytes.size() == 4 * 96);
+  bytes.replace(3 * 96, 8, bytes.substr(96, 8));  // the last sample gets the latest time too
+  std::ofstream(slice, std::ios::binary | std::ios::trunc) << bytes;
+  std::vector<std::string> warnings;
+  auto p = cv::pcie_summary(t.prof.string(), warnings);
+  REQUIRE(p.has_value());
+  REQUIRE(p->has_value());
+  CHECK((*p)->rows[0] == std::vector<std::string>{"0", "Tx_p_avg(MB/s)", "95.367", "999999.046", "317.574"});
+}
+
+TEST_CASE("hccs: the golden input is what the generator writes") {
+  golden::temp_copy base("ops_pipeutil");
+  golden_sysio::add_hccs(base.prof);
+  golden::temp_copy ours("hccs");
+  golden::check_same_files(base.prof, ours.prof);
+}
+
+TEST_CASE("hccs: the hccs summary equals the reference") {
+  golden::temp_copy t("hccs");
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE_MESSAGE(s.has_value(), s.err().what());
+  CHECK(golden::check_csvs(t, "hccs") == 1);
+  CHECK(s->warnings.empty());
+  // 4 throughputs: the pair where tx went down has none, the pair 700001 - 500000
+  // ns apart is the one dropped last, two samples of one time give 0.
+  const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "hccs", "csv")));
+  REQUIRE(rows.size() == 1 + 2);
+  CHECK(rows[1] == "0,Tx (MB/s),66757.202,0.0,21457.672");
+}
+
+TEST_CASE("hccs: a line that is not a sample is a warning naming the file and offset, the others are kept") {
+  golden::temp_copy t("hccs");
+  const auto slice = t.prof / "device_0" / "data" / "hccs.data.0.slice_0";
+  const auto size = golden::fs::file_size(slice);
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::app | std::ios::binary) << "1000000800000: 1x 2\n1000000900000: 5\n";
+  std::vector<std::string> warnings;
+  auto h = cv::hccs_summary(t.prof.string(), warnings);
+  REQUIRE(h.has_value());
+  REQUIRE(h->has_value());
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].find(slice.string() + ": record at byte offset " + std::to_string(size) +
+                         ": HCCS byte count '1x' is not a 64-bit integer; line skipped") != std::string::npos);
+  CHECK(warnings[1].find("2 fields in an HCCS sample line, not 3") != std::string::npos);
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE(s.has_value());
+  CHECK(golden::slurp(golden::output(t.prof, "hccs", "csv")) ==
+        golden::slurp(golden::case_dir("hccs") / "expected" / "hccs.csv"));
+}
+
+TEST_CASE("hccs: throughputs are Python's Decimal quotients, quantized half-even") {
+  // Expected values: Python's Decimal(str(a)) / Decimal(str(b)), quantize(Decimal('0.000')).
+  CHECK(cv::decimal_quotient3(1, 3.0) == 0.333);
+  CHECK(cv::decimal_quotient3(1, 2000.0) == 0.0);    // 0.0005: half to even
+  CHECK(cv::decimal_quotient3(3, 2000.0) == 0.002);  // 0.0015: half to even
+  CHECK(cv::decimal_quotient3(5, 8000.0) == 0.001);
+  CHECK(cv::decimal_quotient3(1000123, 1e5 / 953.67431640625) == 9537.916);
+  CHECK(cv::decimal_quotient3(7, -0.1) == -70.0);
+  CHECK(cv::decimal_quotient3(123456789, 0.1 + 0.2) == 411522630.0);  // str() of the divisor: 0.30000000000000004
+  CHECK(cv::decimal_quotient3(9223372036854775807, 3.3e-5) == 279496122328932600212121.212);
+  CHECK(cv::decimal_quotient3(9000000000000000000, 1e-10) == 0.0);  // 9e28 has more than 28 digits: Python's error, "0"
+  CHECK(cv::decimal_quotient3(10, 1e300) == 0.0);
+  CHECK(cv::decimal_quotient3(5, 0.0) == 0.0);  // division by zero: "0"
+}
