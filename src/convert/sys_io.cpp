@@ -22,6 +22,7 @@
 #include <map>
 #include <optional>
 
+#include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/prof/reader.hpp"
@@ -59,18 +60,6 @@ std::vector<std::string> max_min_avg(const std::vector<double>& v) {
     sum += x;
   }
   return {py_float(sql_round3(mx)), py_float(sql_round3(mn)), py_float(sql_round3(sum / static_cast<double>(v.size())))};
-}
-
-/// A reader of the PROF_ directory when a device_<id>/data holds a `stem`
-/// slice; nullopt when none does (most collections) or when the directory
-/// cannot be read (the model loader says what is wrong with it).
-std::optional<prof::prof_reader> open_for(const std::string& prof_dir, const char* stem) {
-  if (!npu_slices::any_slice(prof_dir, true, std::string(stem) + ".data.")) return std::nullopt;
-  prof::reader_options ro;
-  ro.max_dictionary_bytes = 0;  // the samples need no dictionary
-  auto r = prof::prof_reader::open(prof_dir, ro);
-  if (!r) return std::nullopt;
-  return std::optional<prof::prof_reader>(std::move(*r));
 }
 
 }  // namespace sys_io_detail
@@ -148,7 +137,7 @@ double decimal_quotient3(std::int64_t bytes, double time) {
 
 result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
   using namespace sys_io_detail;
-  auto r = open_for(prof_dir, prof::layout::hccs);
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::hccs) + ".data.", false);
   if (!r) return std::optional<table>();
   constexpr double byte_ns_to_mb_s = 1e9 / 1024.0 / 1024.0;
   table t;
@@ -177,14 +166,14 @@ result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vect
     row("Tx (MB/s)", tx);
     row("Rx (MB/s)", rx);
   }
-  npu_slices::slice_warnings(*r, prof::layout::hccs, warnings);
+  detail::slice_warnings(*r, prof::layout::hccs, warnings);
   if (t.rows.empty()) return std::optional<table>();
   return std::optional<table>(std::move(t));
 }
 
 result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
   using namespace sys_io_detail;
-  auto r = open_for(prof_dir, prof::layout::pcie);
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::pcie) + ".data.", false);
   if (!r) return std::optional<table>();
   std::map<std::uint32_t, codec::PcieSample> latest;  // by device id
   for (const auto& d : r->devices()) {
@@ -193,7 +182,7 @@ result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vect
       if (!first && s.timestamp > it->second.timestamp) it->second = s;
     }));
   }
-  npu_slices::slice_warnings(*r, prof::layout::pcie, warnings);
+  detail::slice_warnings(*r, prof::layout::pcie, warnings);
   if (latest.empty()) return std::optional<table>();
   table t;
   t.name = "pcie";

@@ -11,7 +11,6 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,9 +19,6 @@
 #include "spill.hpp"
 
 MSPROF_BEGIN_NAMESPACE
-namespace prof {
-class prof_reader;
-}
 namespace convert {
 
 /// CANN's software modules (the db's ENUM_MODULE), in id order.
@@ -186,14 +182,6 @@ std::vector<std::string> ge_operator_memory_header();
 std::string py_round3(double v);
 inline std::string py_round3_kb(double bytes) { return py_round3(bytes / 1024); }
 
-// Helpers of the readers of device data outside the joined model (npu_memory.cpp).
-namespace npu_slices {
-/// The warnings of `r` about slices whose name starts with `stem`, as text.
-void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vector<std::string>& out);
-/// Whether host/data (or, when `device`, a device_<id>/data) holds a file
-/// whose name contains `part`: without one no reader is opened.
-bool any_slice(const std::string& prof_dir, bool device, const std::string& part);
-}  // namespace npu_slices
 template <class Cells>
 void ge_memory_record_row(Cells& s, std::int64_t device, const ge_memory_event& e) {
   if (device < 0) s.raw("host");
