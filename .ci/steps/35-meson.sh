@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The meson build (mirror of the CMake one): setup, compile everything (-O0: the
-# optimised builds are the CMake ones), meson test.
+# optimised builds are the CMake ones), meson test but for the converters' suites
+# (suite 'slow', tests/meson.build), which the CMake steps run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=build-ci-meson
 rm -rf $b
 meson setup $b --buildtype=debug >/dev/null
 meson compile -C $b -j 2
-meson test -C $b --num-processes 2 --print-errorlogs
+meson test -C $b --num-processes 2 --print-errorlogs --no-suite slow
