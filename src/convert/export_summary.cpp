@@ -17,6 +17,7 @@
 #include "msprof/convert/export_files.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/aicpu.hpp"
+#include "msprof/convert/l2_cache.hpp"
 #include "msprof/convert/hccl.hpp"
 #include "msprof/convert/summary.hpp"
 
@@ -45,6 +46,7 @@ struct summary_exporter::impl {
   result<void> add(const model& w) {
     records_ += detail::record_count(w);
     aicpu_names_.add(w);
+    l2_names_.add(w);
     for (const auto& a : w.apis) api_.add(a);
     // Every window has the same session: the PMU columns (and JSON keys) are set once.
     if (!pmu_) {
@@ -143,6 +145,7 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_static_op_mem(r));
     MSPROF_TRY(write_ge_memory(r));
     MSPROF_TRY(write_aicpu(r));
+    MSPROF_TRY(write_l2_cache(r));
     {
       file f(*this, losses.name, losses.header, losses.size());
       for (const auto& row : losses.rows) f.format_row([&](auto& s) {
@@ -369,6 +372,13 @@ struct summary_exporter::impl {
     return f.close(r.files);
   }
   aicpu_names aicpu_names_;
+  /// l2_cache, read from its slices here (l2_cache.hpp); Op Name only when the model has ops.
+  result<void> write_l2_cache(export_result& r) {
+    const l2_cache_names* names = l2_names_.empty() ? nullptr : &l2_names_;
+    return write_in_file_order(r, "l2_cache", l2_cache_header(names != nullptr), &for_each_l2_cache,
+                               [names](auto& s, const l2_cache_rates& c) { l2_cache_row(s, c, names); });
+  }
+  l2_cache_names l2_names_;
   /// memory_record and operator_memory from GE's task_memory_info events
   /// (npu_memory.hpp): every row once per device directory, as the reference
   /// exports them from each (its Device_id; "host" without a device).

@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,7 +20,20 @@
 #include "spill.hpp"
 
 MSPROF_BEGIN_NAMESPACE
+namespace prof {
+class prof_reader;
+}
 namespace convert {
+
+/// Helpers of the readers that take device or host slices straight from disk
+/// (npu_memory.cpp).
+namespace npu_slices {
+/// Names of the warnings of `r` about slices whose name starts with `stem`.
+void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vector<std::string>& out);
+/// Whether a data directory of the PROF_ directory (host/data, or a
+/// device_<id>/data when `device`) holds a file whose name contains `part`.
+bool any_slice(const std::string& prof_dir, bool device, const std::string& part);
+}  // namespace npu_slices
 
 /// CANN's software modules (the db's ENUM_MODULE), in id order.
 const std::vector<std::pair<std::uint32_t, const char*>>& module_names();

@@ -163,6 +163,24 @@ result<void> npu_module_mem(const pt_dir& d, std::vector<std::string>& warnings,
   return out.end();
 }
 
+/// l2_cache (torch_npu's IntegrateParser with L2CacheBean, at any level when
+/// experimental_config._l2_cache is set): CANN's l2_cache summary, its header
+/// and cells as they are (l2_cache.hpp).
+result<void> l2_cache(const pt_dir& d, const l2_cache_names& names, std::vector<std::string>& warnings, table_sink& out) {
+  const l2_cache_names* named = names.empty() ? nullptr : &names;
+  bool begun = false;
+  table::row r;
+  MSPROF_TRY(for_each_l2_cache(d.prof_dir, warnings, [&](const l2_cache_rates& c) -> result<void> {
+    if (!begun) out.begin("l2_cache", l2_cache_header(named != nullptr));
+    begun = true;
+    r.clear();
+    cell_list s(r);
+    l2_cache_row(s, c, named);
+    return out.row(r);
+  }));
+  return begun ? out.end() : result<void>{};
+}
+
 /// A ts or dur cell of the msprof timeline read back as Python float() does.
 double as_py_float(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
 
@@ -715,6 +733,7 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
     if (!dp) return dp.err();
     MSPROF_TRY(out.whole(std::move(*dp)));
   }
+  if (info.l2_cache) MSPROF_TRY(l2_cache(l.d, l.cann->l2_names(), l.warnings, out));
   auto steps = step_trace_time(*l.cann, l.d, l.steps, l.comm);
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));

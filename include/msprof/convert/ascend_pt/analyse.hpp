@@ -56,6 +56,7 @@ struct profiler_info {
   std::int64_t start_monotonic = 0;              ///< start_info.start_monotonic (ns)
   std::int64_t rank_id = -1;
   bool data_simplification = true;               ///< experimental_config._data_simplification
+  bool l2_cache = false;                         ///< experimental_config._l2_cache
 };
 
 /// A framework op (torch.op_range) on the local clock. Its texts are views of
