@@ -33,7 +33,8 @@ struct summary_exporter::impl {
         task_rows_(prof_dir, budget_),
         tx_rows_(prof_dir, budget_),
         mem_rows_(prof_dir, budget_),
-        api_(prof_dir, budget_) {
+        api_(prof_dir, budget_),
+        l2_names_(prof_dir) {
     if (o.format == "json") {
       task_keys_ = row_text::json_keys(task_time_header());
       tx_keys_ = row_text::json_keys(msprof_tx_header());
@@ -378,7 +379,6 @@ struct summary_exporter::impl {
     return write_in_file_order(r, "l2_cache", l2_cache_header(names != nullptr), &for_each_l2_cache,
                                [names](auto& s, const l2_cache_rates& c) { l2_cache_row(s, c, names); });
   }
-  l2_cache_names l2_names_;
   /// memory_record and operator_memory from GE's task_memory_info events
   /// (npu_memory.hpp): every row once per device directory, as the reference
   /// exports them from each (its Device_id; "host" without a device).
@@ -434,6 +434,7 @@ struct summary_exporter::impl {
   spill_sorter<tx_key> tx_rows_;
   spill_sorter<arrival_key> mem_rows_;
   api_statistic_stream api_;
+  l2_cache_names l2_names_;  // the ops of the tasks, when there are L2 cache slices
   op_statistic_groups op_groups_;
   std::size_t records_ = 0;
   std::uint64_t arrivals_ = 0;  // mstx and mstx_mem records so far

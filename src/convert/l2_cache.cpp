@@ -45,6 +45,11 @@ constexpr std::string_view kKnown[] = {"0x59", "0x5b", "0x5c", "0x62", "0x6a", "
                                        "0x97", "0x81", "0x82", "0x83"};
 constexpr std::size_t kMaxEvents = 8;
 
+/// Whether any device_<id>/data holds an l2_cache slice: most collections have none.
+bool any_slice(const std::string& prof_dir) {
+  return npu_slices::any_slice(prof_dir, true, std::string(prof::layout::l2_cache) + ".data.");
+}
+
 /// Python's str.strip().lower() of an ASCII event name.
 std::string normalized(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -139,7 +144,7 @@ struct calculator {
 
 result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::string>& warnings,
                                const std::function<result<void>(const l2_cache_rates&)>& fn) {
-  if (!npu_slices::any_slice(prof_dir, true, std::string(prof::layout::l2_cache) + ".data.")) return {};
+  if (!l2_cache_detail::any_slice(prof_dir)) return {};
   prof::reader_options ro;
   ro.max_dictionary_bytes = 0;  // the rates need no dictionary
   auto r = prof::prof_reader::open(prof_dir, ro);
@@ -176,9 +181,14 @@ result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::str
   return {};
 }
 
+l2_cache_names::l2_cache_names(const std::string& prof_dir)
+    : wanted_(l2_cache_detail::any_slice(prof_dir)) {}
+
 void l2_cache_names::add(const model& w) {
+  if (!wanted_) return;
   for (const auto& t : w.tasks) {
-    if (!t.op) continue;
+    // A record holds 16-bit ids: a task with larger ones is never asked for.
+    if (!t.op || t.stream_id > 0xFFFF || t.task_id > 0xFFFF) continue;
     auto& [launch, name] = ops_[(std::uint64_t{t.stream_id} << 32) | t.task_id];
     if (t.global_task_id >= launch) {
       launch = t.global_task_id;

@@ -65,6 +65,7 @@ def main():
             dev / "npu_module_mem.data.0.slice_0": 24,
             dev / "npu_mem.data.0.slice_0": 32,
             dev / "aicpu.data.0.slice_0": 256,
+            dev / "l2_cache.data.0.slice_0": 72,
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

@@ -81,6 +81,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
   if (auto r = codec::decode_ts_track(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_npu_module_mem(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_npu_mem(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_l2_cache(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_compact(data, size, at)) {
     // The minimum lengths the reader uses (a RUNTIME node_basic_info has 28).
     if (auto p = codec::decode_payload<codec::MsprofNodeBasicInfo>(*r, at, 28)) sink = sink + touch(*p);
@@ -234,6 +235,7 @@ inline constexpr const char* kProfFiles[] = {
     "device_0/data/npu_mem.data.0.slice_0",
     "host/data/aging.additional.static_op_mem.slice_0",
     "device_0/data/aicpu.data.0.slice_0",  // appended; finding-F2's chunk index 110 (5 mod 35) was made 5
+    "device_0/data/l2_cache.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -314,6 +316,7 @@ inline void read_everything(prof::prof_reader& r) {
     (void)r.for_each_npu_module_mem(d.id, [&](const codec::NpuModuleMem& m, const codec::place&) { n += touch(m); });
     (void)r.for_each_npu_mem(d.id, [&](const codec::NpuMem& m, const codec::place&) { n += touch(m); });
     (void)r.for_each_aicpu_node(d.id, [&](const codec::MsprofAicpuNodeAdditionalData& a, const codec::place&) { n += touch(a); });
+    (void)r.for_each_l2_cache(d.id, [&](const codec::L2CacheTask& t, const codec::place&) { n += touch(t); });
   }
   for (const auto& w : r.warnings()) n += w.text().size();
   sink = sink + n;

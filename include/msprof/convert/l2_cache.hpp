@@ -45,6 +45,10 @@ result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::str
 /// tasks, whatever the device and time); "N/A" for ids no op had.
 class l2_cache_names {
  public:
+  /// Names are kept only for a PROF_ directory with L2 cache slices (they
+  /// cost memory per task id); default: none.
+  l2_cache_names() = default;
+  explicit l2_cache_names(const std::string& prof_dir);
   void add(const model& w);
   /// Without any op the summary has no Op Name column.
   bool empty() const noexcept { return ops_.empty(); }
@@ -53,6 +57,7 @@ class l2_cache_names {
  private:
   /// stream << 32 | task -> (global_task_id, op name) of the last launch.
   std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::string>> ops_;
+  bool wanted_ = false;
 };
 
 /// The CANN summary l2_cache: header and one row (Op Name only with `names`).

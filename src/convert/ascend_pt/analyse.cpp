@@ -674,6 +674,7 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   lo.bytes_read = bytes_read;
   lo.spill_budget = spill_budget;
   l.cann.emplace(lo.spill_dir, l.d.info.cpu, text, 2 * spill_budget);
+  if (text && l.d.info.l2_cache) l.cann->want_l2_names(l.d.prof_dir);
   // HCCL communication, gathered as the CANN export does (convert/hccl.hpp);
   // an unreadable directory is the load's error to report (idle collector).
   auto opened = hccl::collector::open(l.d.prof_dir);

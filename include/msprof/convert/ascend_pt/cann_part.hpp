@@ -79,6 +79,8 @@ class cann_part {
   const aicpu_names& aicpu() const noexcept { return aicpu_; }
   /// The ops of (stream, task) (l2_cache.csv's Op Name; l2_cache.hpp).
   const l2_cache_names& l2_names() const noexcept { return l2_names_; }
+  /// Keeps them from now on (for l2_cache.csv) when `prof_dir` has L2 cache slices.
+  void want_l2_names(const std::string& prof_dir) { l2_names_ = l2_cache_names(prof_dir); }
 
  private:
   aicpu_names aicpu_;
