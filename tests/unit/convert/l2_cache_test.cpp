@@ -154,3 +154,32 @@ TEST_CASE("l2_cache: a cut record is a warning naming the slice and offset; the 
   REQUIRE(ours.size() == 1 + 8);
   for (std::size_t i = 0; i < ours.size(); ++i) CHECK(ours[i] == expected[i]);
 }
+
+TEST_CASE("l2_cache: Op Name is the op of the last launch with those ids, whatever the window order") {
+  golden::temp_copy t(kCase);
+  const auto task = [](std::uint64_t launch, std::uint32_t stream, std::uint32_t id, const char* op) {
+    cv::device_task d;
+    d.global_task_id = launch;
+    d.stream_id = stream;
+    d.task_id = id;
+    auto o = std::make_shared<cv::op_info>();
+    o->name = op;
+    d.op = std::move(o);
+    return d;
+  };
+  cv::model later, earlier;
+  later.tasks = {task(70000, 2, 10, "Second"), task(70001, 2, 0x10000, "WideId")};
+  earlier.tasks = {task(5, 2, 10, "First"), task(6, 3, 10, "Other")};
+  cv::l2_cache_names names(t.prof.string());
+  names.add(later);
+  names.add(earlier);
+  CHECK(names.name_of(2, 10) == "Second");
+  CHECK(names.name_of(3, 10) == "Other");
+  CHECK(names.name_of(2, 11) == "N/A");
+  CHECK(names.name_of(2, 0) == "N/A");  // 0x10000 is no 16-bit id a record can hold
+  // Without L2 cache slices nothing is kept (the names cost memory per task).
+  golden::temp_copy plain("ops_pipeutil");
+  cv::l2_cache_names none(plain.prof.string());
+  none.add(later);
+  CHECK(none.empty());
+}
