@@ -121,8 +121,9 @@ struct calculator {
     return c;
   }
 
-  // The reference sums Python ints: exact; here long double is exact for the
-  // sum of two counters, and the sums as doubles equal Python's below 2^53.
+  // The reference sums Python ints, exactly, and divides them correctly
+  // rounded; sums in long double, divided as doubles, give the same while
+  // each sum stays below 2^53 (counters of one task).
   static double sum(const codec::L2CacheTask& t, const std::vector<term>& terms) {
     long double s = 0;
     for (const auto& x : terms) s += static_cast<long double>(x.sign) * static_cast<long double>(t.events[x.index]);
