@@ -25,26 +25,12 @@ double diff(std::uint64_t a, std::uint64_t b) {
   return a >= b ? static_cast<double>(a - b) : -static_cast<double>(b - a);
 }
 
-/// Whether any device_<id>/data holds an aicpu slice: most collections have
-/// none, and then no reader is opened.
-bool any_slice(const std::string& prof_dir) {
-  const std::string part = std::string(prof::layout::aicpu) + ".data.";
-  auto entries = posix_dir::list(prof_dir);
-  if (!entries) return false;
-  for (const auto& e : *entries) {
-    if (e.rfind(prof::layout::device_dir_prefix, 0) != 0) continue;
-    if (auto names = posix_dir::list(prof_dir + "/" + e + "/" + prof::layout::data_dir))
-      for (const auto& n : *names)
-        if (n.rfind(part, 0) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace aicpu_detail
 
 result<void> for_each_aicpu_kernel(const std::string& prof_dir, std::vector<std::string>& warnings,
                                    const std::function<result<void>(const aicpu_kernel&)>& fn) {
-  if (!aicpu_detail::any_slice(prof_dir)) return {};
+  // Most collections have no aicpu slice, and then no reader is opened.
+  if (!npu_slices::any_slice(prof_dir, true, std::string(prof::layout::aicpu) + ".data.")) return {};
   prof::reader_options ro;
   ro.max_dictionary_bytes = 0;  // the kernels need no dictionary
   auto r = prof::prof_reader::open(prof_dir, ro);
