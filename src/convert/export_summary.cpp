@@ -17,6 +17,7 @@
 #include "msprof/convert/export_files.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/aicpu.hpp"
+#include "msprof/convert/l2_cache.hpp"
 #include "msprof/convert/hccl.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/sys_io.hpp"
@@ -33,7 +34,8 @@ struct summary_exporter::impl {
         task_rows_(prof_dir, budget_),
         tx_rows_(prof_dir, budget_),
         mem_rows_(prof_dir, budget_),
-        api_(prof_dir, budget_) {
+        api_(prof_dir, budget_),
+        l2_names_(prof_dir) {
     if (o.format == "json") {
       task_keys_ = row_text::json_keys(task_time_header());
       tx_keys_ = row_text::json_keys(msprof_tx_header());
@@ -46,6 +48,7 @@ struct summary_exporter::impl {
   result<void> add(const model& w) {
     records_ += detail::record_count(w);
     aicpu_names_.add(w);
+    l2_names_.add(w);
     for (const auto& a : w.apis) api_.add(a);
     // Every window has the same session: the PMU columns (and JSON keys) are set once.
     if (!pmu_) {
@@ -145,6 +148,7 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_ge_memory(r));
     MSPROF_TRY(write_aicpu(r));
     MSPROF_TRY(write_sys_io(r));
+    MSPROF_TRY(write_l2_cache(r));
     MSPROF_TRY(write_table(r, losses));
     auto readme = detail::write_readme(dir_, o_, ts_, r.files);
     if (!readme) return readme.err();
@@ -382,6 +386,12 @@ struct summary_exporter::impl {
       });
     return f.close(r.files);
   }
+  /// l2_cache, read from its slices here (l2_cache.hpp); Op Name only when the model has ops.
+  result<void> write_l2_cache(export_result& r) {
+    const l2_cache_names* names = l2_names_.empty() ? nullptr : &l2_names_;
+    return write_in_file_order(r, "l2_cache", l2_cache_header(names != nullptr), &for_each_l2_cache,
+                               [names](auto& s, const l2_cache_rates& c) { l2_cache_row(s, c, names); });
+  }
   /// memory_record and operator_memory from GE's task_memory_info events
   /// (npu_memory.hpp): every row once per device directory, as the reference
   /// exports them from each (its Device_id; "host" without a device).
@@ -437,6 +447,7 @@ struct summary_exporter::impl {
   spill_sorter<tx_key> tx_rows_;
   spill_sorter<arrival_key> mem_rows_;
   api_statistic_stream api_;
+  l2_cache_names l2_names_;  // the ops of the tasks, when there are L2 cache slices
   op_statistic_groups op_groups_;
   std::size_t records_ = 0;
   std::uint64_t arrivals_ = 0;  // mstx and mstx_mem records so far

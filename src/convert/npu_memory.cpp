@@ -210,10 +210,7 @@ result<void> db_window_writer::write_npu_mem(const std::string& prof_dir) {
   return status_;
 }
 
-std::string py_round3(double v) {
-  // printf rounds the exact binary value to 3 decimals, ties to even, as Python's round(v, 3).
-  return py_float(std::strtod(fmt::format("{:.3f}", v).c_str(), nullptr));
-}
+std::string py_round3(double v) { return py_round(v, 3); }
 
 std::vector<std::string> ge_memory_record_header() {
   return {"Device_id", "Component", "Timestamp(us)", "Total Allocated(KB)", "Total Reserved(KB)", "Device"};

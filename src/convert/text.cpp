@@ -74,6 +74,11 @@ std::string py_float(double v) {
   return s;
 }
 
+std::string py_round(double v, int digits) {
+  // printf rounds the exact binary value, ties to even, as Python's round().
+  return py_float(std::strtod(fmt::format("{:.{}f}", v, digits).c_str(), nullptr));
+}
+
 std::string dur_us_json(std::int64_t ns) { return py_float(static_cast<double>(ns) / 1000.0); }
 
 std::string dur_us_fixed3(std::int64_t ns) {

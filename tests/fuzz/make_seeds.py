@@ -16,7 +16,7 @@ GOLDEN = HERE.parent / "golden"
 CORPUS = HERE / "corpus"
 
 # Must list the files in the order of kProfFiles in targets.hpp.
-PROF_FILES = re.findall(r'^\s+"([^"]+)",$',
+PROF_FILES = re.findall(r'^\s+"([^"]+)",(?:\s*//.*)?$',
                         (HERE / "targets.hpp").read_text().split("kProfFiles[] = {")[1].split("};")[0], re.M)
 
 
@@ -67,6 +67,7 @@ def main():
             dev / "aicpu.data.0.slice_0": 256,
             dev / "pcie.data.0.slice_0": 96,
             dev / "hccs.data.0.slice_0": 64,  # text: its header and first sample
+            dev / "l2_cache.data.0.slice_0": 72,
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

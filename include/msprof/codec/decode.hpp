@@ -186,6 +186,12 @@ inline result<HccsSample> decode_hccs_line(std::string_view line, const place& a
   return s;
 }
 
+/// An l2_cache record (any bytes are a valid record).
+inline result<L2CacheTask> decode_l2_cache(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < l2_cache_size) return detail::short_input(at, l2_cache_size, size);
+  return load<L2CacheTask>(p);
+}
+
 /// The text of an MsprofTxInfo segment (up to the first NUL of the 156 bytes).
 inline std::string_view tx_segment_text(const MsprofTxInfo& t) {
   const char* m = t.stampInfo.message;

@@ -845,7 +845,6 @@ template <class F> inline void fields_of(PcieSample& x, F& f, std::size_t base) 
 }
 #undef MSPROF_DETAIL_F
 
-
 /// HCCS sample (device file hccs.data.<id>, text): after a header line, one
 /// line "<timestamp>: <txAmount> <rxAmount>" per sample, the link's byte
 /// counters at that time (ns).
@@ -853,6 +852,30 @@ struct HccsSample {
   double timestamp = 0;  ///< ns, as the reference reads it (a float)
   std::int64_t tx = 0, rx = 0;  ///< bytes sent and received so far
 };
+
+// ---------------------------------------------------------- L2 cache records --
+/// L2 cache counters of one task (72 B, device file l2_cache.data.<id>): the
+/// eight L2 PMU events sample.json's l2CacheTaskProfilingEvents lists, in its
+/// order. Stream and task id are the raw 16-bit values.
+struct L2CacheTask {
+  std::uint16_t taskType = 0;
+  std::uint16_t streamId = 0;
+  std::uint16_t taskId = 0;
+  std::uint16_t reserved = 0;
+  std::uint64_t events[8] = {};
+};
+static_assert(sizeof(L2CacheTask) == 72 && offsetof(L2CacheTask, taskId) == 4 && offsetof(L2CacheTask, events) == 8,
+              "L2CacheTask layout");
+constexpr std::size_t l2_cache_size = sizeof(L2CacheTask);
+
+#define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
+template <class F> inline void fields_of(L2CacheTask& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(L2CacheTask, taskType); MSPROF_DETAIL_F(L2CacheTask, streamId);
+  MSPROF_DETAIL_F(L2CacheTask, taskId); MSPROF_DETAIL_F(L2CacheTask, reserved);
+  MSPROF_DETAIL_F(L2CacheTask, events);
+}
+#undef MSPROF_DETAIL_F
+
 }  // namespace codec
 MSPROF_END_NAMESPACE
 

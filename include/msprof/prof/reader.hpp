@@ -392,6 +392,16 @@ class prof_reader {
     return {};
   }
 
+  /// L2 cache counters of device `dev`, one record per task.
+  template <class F>
+  result<void> for_each_l2_cache(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::l2_cache, codec::l2_cache_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_l2_cache(p, codec::l2_cache_size, at);
+      if (!d) return warn(f, at.offset, codec::l2_cache_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::L2CacheTask&>(*d), at);
+    });
+  }
+
   /// AI CPU kernel reports (additional AICPU/node) of device `dev`; records of
   /// the other AICPU types in the same slices are passed over.
   template <class F>

@@ -164,6 +164,24 @@ result<void> npu_module_mem(const pt_dir& d, std::vector<std::string>& warnings,
   return out.end();
 }
 
+/// l2_cache (torch_npu's IntegrateParser with L2CacheBean, at any level when
+/// experimental_config._l2_cache is set): CANN's l2_cache summary, its header
+/// and cells as they are (l2_cache.hpp).
+result<void> l2_cache(const pt_dir& d, const l2_cache_names& names, std::vector<std::string>& warnings, table_sink& out) {
+  const l2_cache_names* named = names.empty() ? nullptr : &names;
+  bool begun = false;
+  table::row r;
+  MSPROF_TRY(for_each_l2_cache(d.prof_dir, warnings, [&](const l2_cache_rates& c) -> result<void> {
+    if (!begun) out.begin("l2_cache", l2_cache_header(named != nullptr));
+    begun = true;
+    r.clear();
+    cell_list s(r);
+    l2_cache_row(s, c, named);
+    return out.row(r);
+  }));
+  return begun ? out.end() : result<void>{};
+}
+
 /// A ts or dur cell of the msprof timeline read back as Python float() does.
 double as_py_float(const std::string& s) { return std::strtod(s.c_str(), nullptr); }
 
@@ -657,6 +675,7 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   lo.bytes_read = bytes_read;
   lo.spill_budget = spill_budget;
   l.cann.emplace(lo.spill_dir, l.d.info.cpu, text, 2 * spill_budget);
+  if (text && l.d.info.l2_cache) l.cann->want_l2_names(l.d.prof_dir);
   // HCCL communication, gathered as the CANN export does (convert/hccl.hpp);
   // an unreadable directory is the load's error to report (idle collector).
   auto opened = hccl::collector::open(l.d.prof_dir);
@@ -724,6 +743,7 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
     if (!hccs) return hccs.err();
     MSPROF_TRY(out.whole(std::move(*hccs)));
   }
+  if (info.l2_cache) MSPROF_TRY(l2_cache(l.d, l.cann->l2_names(), l.warnings, out));
   auto steps = step_trace_time(*l.cann, l.d, l.steps, l.comm);
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));

@@ -61,6 +61,7 @@ cann_part::cann_part(const std::string& spill_dir, bool kernels, bool text, std:
 
 void cann_part::add(const model& w) {
   aicpu_.add(w);
+  l2_names_.add(w);
   // The HostToDevice flow keeps one end per launch: its first task. A task
   // comes in its launch's window or an earlier one, so the launch settles it.
   for (const auto& t : w.tasks) {

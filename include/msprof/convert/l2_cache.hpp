@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// The L2 cache counters of each task (device slices l2_cache.data.<id>), read
+// straight from the slices (they are not part of the joined model), and the
+// CANN summary `l2_cache` made of them, which torch_npu copies into
+// l2_cache.csv when its experimental config asks for the L2 cache
+// (docs/formats.md, "L2 cache").
+#ifndef MSPROF_CONVERT_L2_CACHE_HPP
+#define MSPROF_CONVERT_L2_CACHE_HPP
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "../core/abi.hpp"
+#include "../core/error.hpp"
+#include "model.hpp"
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+/// One task's L2 cache rates as the summary shows them.
+struct l2_cache_rates {
+  std::uint32_t device_id = 0;
+  std::uint32_t stream_id = 0;  ///< the record's raw 16-bit ids
+  std::uint32_t task_id = 0;
+  std::string hit_rate;     ///< Python's round(hit / request, 6) as str() prints it; "N/A" on STARS chips
+  std::string victim_rate;  ///< round(victim / request, 6); both 0.0 without requests
+};
+
+/// Every device's records in file order (devices by id, slices by number).
+/// Which events count as requests, hits and victims follows the device's
+/// platform_version (info.json) and the order of sample.json's
+/// l2CacheTaskProfilingEvents; a device whose events or platform do not allow
+/// it gives a warning naming the file and no rows, as the reference writes
+/// none. Problems of the slices (a cut record) are added to `warnings`, naming
+/// the file and offset; the other records are kept.
+result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::string>& warnings,
+                               const std::function<result<void>(const l2_cache_rates&)>& fn);
+
+/// The op of each (stream id, task id), collected from the model's windows:
+/// the op of the last task with those ids (the reference's dictionary of GE's
+/// tasks, whatever the device and time); "N/A" for ids no op had.
+class l2_cache_names {
+ public:
+  /// Names are kept only for a PROF_ directory with L2 cache slices (they
+  /// cost memory per task id); default: none.
+  l2_cache_names() = default;
+  explicit l2_cache_names(const std::string& prof_dir);
+  void add(const model& w);
+  /// Without any op the summary has no Op Name column.
+  bool empty() const noexcept { return ops_.empty(); }
+  const std::string& name_of(std::uint32_t stream_id, std::uint32_t task_id) const;
+
+ private:
+  /// stream << 32 | task -> (global_task_id, op name) of the last launch.
+  std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::string>> ops_;
+  bool wanted_ = false;
+};
+
+/// The CANN summary l2_cache: header and one row (Op Name only with `names`).
+std::vector<std::string> l2_cache_header(bool named);
+template <class Cells>
+void l2_cache_row(Cells& s, const l2_cache_rates& r, const l2_cache_names* names) {
+  s.num(r.device_id);
+  s.num(r.stream_id);
+  s.num(r.task_id);
+  s.raw(r.hit_rate);
+  s.raw(r.victim_rate);
+  if (names) s.str(names->name_of(r.stream_id, r.task_id));
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+#endif  // MSPROF_CONVERT_L2_CACHE_HPP

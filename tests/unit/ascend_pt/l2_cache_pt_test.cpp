@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// l2_cache.csv in `msprof analyse`: the pt_memory case (ops_pipeutil's CANN
+// data) with the golden case l2_cache's slices and device sample.json added to
+// its PROF_ part. Expected file: tests/golden/l2_cache/expected_pt, made from
+// the reference's l2_cache summary by torch_npu's rule (its code read, not
+// run): with experimental_config._l2_cache, at any profiler level of the text
+// export, IntegrateParser reads CANN's l2_cache CSV with csv.DictReader into
+// L2CacheBean and writes its header (the CSV's own, Device_id first) and
+// cells with csv.writer, so CRLF line ends.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <msprof/convert/ascend_pt/analyse.hpp>
+#include <string>
+
+#include "pt_case.hpp"
+
+namespace fs = std::filesystem;
+namespace pt = msprof::convert::ascend_pt;
+
+namespace {
+
+/// Replaces `from` by `to` in the file `p` (required to hold it).
+void replace_in(const fs::path& p, const std::string& from, const std::string& to) {
+  std::string text = read_text(p);
+  const auto at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, p.string() << " lacks " << from);
+  text.replace(at, from.size(), to);
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+}
+
+/// pt_memory at profiler level `level`, `_l2_cache` as given, with the L2 cache data.
+fs::path l2_case(const temp_dir& tmp, const std::string& level, bool l2_cache) {
+  const fs::path dir = copy_case(tmp, "pt_memory");
+  const fs::path golden = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "l2_cache" / "input";
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("PROF_", 0) == 0) {
+      const fs::path from = golden / name / "device_0";
+      fs::copy_file(from / "sample.json", e.path() / "device_0" / "sample.json", fs::copy_options::overwrite_existing);
+      for (const auto& f : fs::directory_iterator(from / "data"))
+        if (f.path().filename().string().rfind("l2_cache.", 0) == 0)
+          fs::copy_file(f.path(), e.path() / "device_0" / "data" / f.path().filename());
+    }
+    if (name.rfind("profiler_info", 0) == 0) {
+      replace_in(e.path(), "\"_profiler_level\": \"Level1\"", "\"_profiler_level\": \"" + level + "\"");
+      if (l2_cache) replace_in(e.path(), "\"_l2_cache\": false", "\"_l2_cache\": true");
+    }
+  }
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("ascend_pt l2_cache: _l2_cache copies CANN's l2_cache summary into l2_cache.csv at every level") {
+  const fs::path expected = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "l2_cache" / "expected_pt" / "l2_cache.csv";
+  for (const char* level : {"Level_none", "Level0", "Level1", "Level2"}) {
+    CAPTURE(level);
+    temp_dir tmp("pt_l2_cache");
+    const fs::path dir = l2_case(tmp, level, true);
+    auto r = pt::analyse(dir.string(), {"text"});
+    REQUIRE_MESSAGE(r.has_value(), r.err().what());
+    const fs::path out = dir / "ASCEND_PROFILER_OUTPUT" / "l2_cache.csv";
+    REQUIRE(fs::exists(out));
+    CHECK(read_text(out) == read_text(expected));
+  }
+}
+
+TEST_CASE("ascend_pt l2_cache: no l2_cache.csv without _l2_cache") {
+  temp_dir tmp("pt_l2_cache_off");
+  const fs::path dir = l2_case(tmp, "Level2", false);
+  auto r = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "l2_cache.csv"));
+  CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"));
+}

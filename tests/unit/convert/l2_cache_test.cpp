@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+// The L2 cache counters (device slices l2_cache.data.<id>) and the CANN
+// summary l2_cache, against the golden case `l2_cache`: ops_pipeutil's input
+// with two l2_cache slices and sample.json's l2CacheTaskProfilingEvents; its
+// expected files are the reference's (Python path, the only one it has for
+// this summary), on platform 5 (expected/) and with platform_version 1
+// (expected_platform1/, where the Hit Rate is shown).
+#include <doctest/doctest.h>
+#include <msprof/codec/format.hpp>
+#include <msprof/convert/export.hpp>
+#include <msprof/convert/l2_cache.hpp>
+
+#include <fstream>
+
+#include "golden_util.hpp"
+
+namespace cv = msprof::convert;
+using golden::fs::path;
+
+namespace {
+
+const char* const kCase = "l2_cache";
+
+path device_file(const path& prof, const std::string& name) { return prof / "device_0" / name; }
+
+void write(const path& p, const std::string& text) { std::ofstream(p, std::ios::binary | std::ios::trunc) << text; }
+
+/// Replaces `from` by `to` in the file `p` (required to hold it).
+void replace_in(const path& p, const std::string& from, const std::string& to) {
+  std::string text = golden::slurp(p);
+  const auto at = text.find(from);
+  REQUIRE_MESSAGE(at != std::string::npos, p.string() << " lacks " << from);
+  text.replace(at, from.size(), to);
+  write(p, text);
+}
+
+std::string export_l2(const golden::temp_copy& t, std::vector<std::string>* warnings = nullptr) {
+  auto r = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  if (warnings) *warnings = r->warnings;
+  const auto p = golden::output(t.prof, "l2_cache", "csv");
+  return p.empty() ? std::string() : golden::slurp(p);
+}
+
+std::vector<cv::l2_cache_rates> rates(const path& prof, std::vector<std::string>& warnings) {
+  std::vector<cv::l2_cache_rates> out;
+  auto r = cv::for_each_l2_cache(prof.string(), warnings, [&](const cv::l2_cache_rates& c) -> msprof::result<void> {
+    out.push_back(c);
+    return {};
+  });
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  return out;
+}
+
+const std::string kEvents = "\"l2CacheTaskProfilingEvents\": \"0x90, 0xFB,0x9c,0xfc,0x91,0x59,0x5b,0x5c\"";
+
+}  // namespace
+
+TEST_CASE("l2_cache: the summary equals the reference (platform 5: no Hit Rate)") {
+  golden::temp_copy t(kCase);
+  const std::string ours = export_l2(t);
+  CHECK(ours == golden::slurp(golden::case_dir(kCase) / "expected" / "l2_cache.csv"));
+  // 9 records over 2 slices: rounding (1/3, 3e-06), zero requests, a task
+  // without an op (N/A), counters whose sum passes 2^64.
+  const auto rows = golden::lines(ours);
+  REQUIRE(rows.size() == 1 + 9);
+  CHECK(rows[3] == "0,2,12,N/A,0.0,MatMul_3");
+  CHECK(rows[7] == "0,3,10,N/A,0.25,N/A");
+}
+
+TEST_CASE("l2_cache: with platform_version 1 the Hit Rate is computed, as the reference computes it") {
+  golden::temp_copy t(kCase);
+  for (const auto& p : {device_file(t.prof, "info.json.0"), t.prof / "host" / "info.json"})
+    replace_in(p, "\"platform_version\": \"5\"", "\"platform_version\": \"1\"");
+  std::vector<std::string> warnings;
+  const auto rs = rates(t.prof, warnings);
+  CHECK(warnings.empty());
+  REQUIRE(rs.size() == 9);
+  // The reference's rows, read from its file, without the op names (the model
+  // is not loaded here): Device_id, Stream Id, Task Id, Hit Rate, Victim Rate.
+  const auto expected = golden::lines(golden::slurp(golden::case_dir(kCase) / "expected_platform1" / "l2_cache.csv"));
+  REQUIRE(expected.size() == 1 + rs.size());
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const auto& c = rs[i];
+    const std::string row = std::to_string(c.device_id) + "," + std::to_string(c.stream_id) + "," +
+                            std::to_string(c.task_id) + "," + c.hit_rate + "," + c.victim_rate + ",";
+    CHECK(expected[i + 1].rfind(row, 0) == 0);
+  }
+  CHECK(rs[0].hit_rate == "0.666667");
+  CHECK(rs[2].victim_rate == "2e-06");  // 1.5e-06 rounded
+}
+
+TEST_CASE("l2_cache: a collection without L2 cache slices has no l2_cache summary") {
+  golden::temp_copy t("ops_pipeutil");
+  CHECK(export_l2(t).empty());
+}
+
+TEST_CASE("l2_cache: events or a platform the reference cannot use give a warning naming sample.json, no rows") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"missing", ""},
+      {"unknown event", "\"l2CacheTaskProfilingEvents\": \"0xfb,0xfc,0x90,0x91,0x9c,0x123\""},
+      {"more than 8", "\"l2CacheTaskProfilingEvents\": \"0xfb,0xfc,0x90,0x91,0x9c,0x59,0x5b,0x5c,0x62\""},
+      {"an event of the platform lacking", "\"l2CacheTaskProfilingEvents\": \"0xfb,0xfc,0x90,0x91\""},
+  };
+  for (const auto& [what, events] : cases) {
+    CAPTURE(what);
+    golden::temp_copy t(kCase);
+    replace_in(device_file(t.prof, "sample.json"), ", " + kEvents, events.empty() ? "" : ", " + events);
+    std::vector<std::string> warnings;
+    CHECK(rates(t.prof, warnings).empty());
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("device_0/sample.json") != std::string::npos);
+    CHECK(export_l2(t).empty());
+  }
+  golden::temp_copy t(kCase);
+  replace_in(device_file(t.prof, "info.json.0"), "\"platform_version\": \"5\"", "\"platform_version\": \"9\"");
+  std::vector<std::string> warnings;
+  CHECK(rates(t.prof, warnings).empty());
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("platform_version '9'") != std::string::npos);
+}
+
+TEST_CASE("l2_cache: a damaged sample.json is a warning naming it and the offset, not a crash") {
+  golden::temp_copy t(kCase);
+  write(device_file(t.prof, "sample.json"), "{\"l2CacheTaskProfilingEvents\": \"0xfb,");
+  std::vector<std::string> warnings;
+  CHECK(rates(t.prof, warnings).empty());
+  REQUIRE(warnings.size() == 2);
+  for (const auto& w : warnings) CHECK(w.find("device_0/sample.json") != std::string::npos);
+  CHECK(warnings[0].find("byte offset 31") != std::string::npos);
+  // The export reads control files strictly: the same words, as its error.
+  auto r = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE_FALSE(r.has_value());
+  CHECK(std::string(r.err().what()).find("sample.json: invalid JSON at byte offset 31") != std::string::npos);
+}
+
+TEST_CASE("l2_cache: a cut record is a warning naming the slice and offset; the whole records are kept") {
+  golden::temp_copy t(kCase);
+  const path slice = t.prof / "device_0" / "data" / "l2_cache.data.0.slice_1";
+  std::string bytes = golden::slurp(slice);
+  REQUIRE(bytes.size() == 4 * msprof::codec::l2_cache_size);
+  bytes.resize(bytes.size() - 30);
+  write(slice, bytes);
+  write(slice.string() + ".done", "filesize:" + std::to_string(bytes.size()) + "\n");
+  std::vector<std::string> warnings;
+  const auto rs = rates(t.prof, warnings);
+  CHECK(rs.size() == 5 + 3);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("l2_cache.data.0.slice_1") != std::string::npos);
+  CHECK(warnings[0].find("offset 216") != std::string::npos);
+  // The summary keeps the reference's first 8 rows.
+  const auto expected = golden::lines(golden::slurp(golden::case_dir(kCase) / "expected" / "l2_cache.csv"));
+  const auto ours = golden::lines(export_l2(t));
+  REQUIRE(ours.size() == 1 + 8);
+  for (std::size_t i = 0; i < ours.size(); ++i) CHECK(ours[i] == expected[i]);
+}
+
+TEST_CASE("l2_cache: Op Name is the op of the last launch with those ids, whatever the window order") {
+  golden::temp_copy t(kCase);
+  const auto task = [](std::uint64_t launch, std::uint32_t stream, std::uint32_t id, const char* op) {
+    cv::device_task d;
+    d.global_task_id = launch;
+    d.stream_id = stream;
+    d.task_id = id;
+    auto o = std::make_shared<cv::op_info>();
+    o->name = op;
+    d.op = std::move(o);
+    return d;
+  };
+  cv::model later, earlier;
+  later.tasks = {task(70000, 2, 10, "Second"), task(70001, 2, 0x10000, "WideId")};
+  earlier.tasks = {task(5, 2, 10, "First"), task(6, 3, 10, "Other")};
+  cv::l2_cache_names names(t.prof.string());
+  names.add(later);
+  names.add(earlier);
+  CHECK(names.name_of(2, 10) == "Second");
+  CHECK(names.name_of(3, 10) == "Other");
+  CHECK(names.name_of(2, 11) == "N/A");
+  CHECK(names.name_of(2, 0) == "N/A");  // 0x10000 is no 16-bit id a record can hold
+  // Without L2 cache slices nothing is kept (the names cost memory per task).
+  golden::temp_copy plain("ops_pipeutil");
+  cv::l2_cache_names none(plain.prof.string());
+  none.add(later);
+  CHECK(none.empty());
+}
