@@ -17,18 +17,20 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace {
 
-/// Runs `side` on a second thread while `main` runs here (inline when no thread
-/// can be started): the db, the slowest writer, goes beside the text files.
+/// Runs `side` on a second thread while `main` runs here; both here when not
+/// `threaded` or when no thread can be started: the db, the slowest writer,
+/// goes beside the text files.
 template <class Side, class Main>
-void beside(bool with_side, Side&& side, Main&& main) {
+void beside(bool threaded, Side&& side, Main&& main) {
   std::thread t;
-  if (with_side) {
+  if (threaded) {
     try {
       t = std::thread([&] { side(); });
     } catch (const std::system_error&) {
-      side();
+      threaded = false;
     }
   }
+  if (!threaded) side();
   main();
   if (t.joinable()) t.join();
 }
@@ -158,8 +160,12 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   if (summary) summary->set_communication(comm);
   if (db) db->set_communication(comm);
   part_results r;
+  // The db alone finishes on this thread: one of its own would only add a malloc arena (~30 MiB).
   beside(
-      db.has_value(), [&] { r.db.emplace(db->finish(*loaded)); },
+      db.has_value() && (timeline || summary || chrome),
+      [&] {
+        if (db) r.db.emplace(db->finish(*loaded));
+      },
       [&] {
         if (timeline) r.timeline.emplace(timeline->finish(*loaded));
         if (chrome && oo.chrome) r.timeline.emplace(chrome->finish(*loaded));
