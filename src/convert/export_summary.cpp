@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hccs and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hccs, nic and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
 #include <algorithm>
@@ -372,7 +372,10 @@ struct summary_exporter::impl {
     if (*pcie) MSPROF_TRY(write_table(r, **pcie));
     auto hccs = hccs_summary(prof_dir_, r.warnings);
     if (!hccs) return hccs.err();
-    return *hccs ? write_table(r, **hccs) : result<void>{};
+    if (*hccs) MSPROF_TRY(write_table(r, **hccs));
+    auto nic = nic_summary(prof_dir_, r.warnings);
+    if (!nic) return nic.err();
+    return *nic ? write_table(r, **nic) : result<void>{};
   }
   /// A summary made whole in memory, its cells as text.
   result<void> write_table(export_result& r, const table& t) {
