@@ -12,7 +12,8 @@
 // more than one; max, min and average of each direction through SQLite's
 // ROUND(x, 3), as Python prints the double.
 // The CANN summary nic as it exports it (ParsingNicData, NicModel,
-// get_peripheral_nic_data): one row per port, its quirks in docs/formats.md.
+// get_peripheral_nic_data): one row per port, its quirks in docs/formats.md;
+// roce the same way (ParsingRoceData, RoceModel), from the same line format.
 #include "msprof/convert/sys_io.hpp"
 
 #include <fmt/format.h>
@@ -248,19 +249,21 @@ MSPROF_END_NAMESPACE
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
-result<std::optional<table>> nic_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
-  using namespace sys_io_detail;
+namespace sys_io_detail {
+
+/// The summary nic or roce (`stem`): the two are made alike.
+result<std::optional<table>> network_summary(const std::string& prof_dir, const char* stem, std::vector<std::string>& warnings) {
   using S = codec::NicSample;
-  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::nic) + ".data.", false);
+  auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
   if (!r) return std::optional<table>();
   table t;
-  t.name = "nic";
+  t.name = stem;
   t.header = {"Device_id", "Timestamp(us)", "Bandwidth(MB/s)", "Rx Bandwidth efficiency(%)", "rxPacket/s",
               "rxError rate(%)", "rxDropped rate(%)", "Tx Bandwidth efficiency(%)", "txPacket/s", "txError rate(%)",
               "txDropped rate(%)", "funcId"};
   for (const auto& d : r->devices()) {
     std::vector<S> samples;
-    MSPROF_TRY(r->for_each_nic(d.id, [&](const S& s, const codec::place&) { samples.push_back(s); }));
+    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const S& s, const codec::place&) { samples.push_back(s); }));
     if (samples.empty()) continue;
     const double offset_us = std::strtod(d.start_info.get("collectionTimeBegin").as_string_or("0").c_str(), nullptr) -
                              std::strtod(d.start_info.get("clockMonotonicRaw").as_string_or("0").c_str(), nullptr) / 1000;
@@ -330,9 +333,19 @@ result<std::optional<table>> nic_summary(const std::string& prof_dir, std::vecto
                         text_round3(tx_err), text_round3(tx_drop), std::to_string(func)});
     }
   }
-  detail::slice_warnings(*r, prof::layout::nic, warnings);
+  detail::slice_warnings(*r, stem, warnings);
   if (t.rows.empty()) return std::optional<table>();
   return std::optional<table>(std::move(t));
+}
+
+}  // namespace sys_io_detail
+
+result<std::optional<table>> nic_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
+  return sys_io_detail::network_summary(prof_dir, prof::layout::nic, warnings);
+}
+
+result<std::optional<table>> roce_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
+  return sys_io_detail::network_summary(prof_dir, prof::layout::roce, warnings);
 }
 
 }  // namespace convert

@@ -242,6 +242,7 @@ inline constexpr const char* kProfFiles[] = {
     "device_0/data/pcie.data.0.slice_0",
     "device_0/data/hccs.data.0.slice_0",
     "device_0/data/nic.data.0.slice_0",
+    "device_0/data/roce.data.0.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -324,7 +325,8 @@ inline void read_everything(prof::prof_reader& r) {
     (void)r.for_each_aicpu_node(d.id, [&](const codec::MsprofAicpuNodeAdditionalData& a, const codec::place&) { n += touch(a); });
     (void)r.for_each_pcie(d.id, [&](const codec::PcieSample& p, const codec::place&) { n += touch(p); });
     (void)r.for_each_hccs(d.id, [&](const codec::HccsSample& h, const codec::place&) { n += static_cast<std::size_t>(h.tx ^ h.rx); });
-    (void)r.for_each_nic(d.id, [&](const codec::NicSample& c, const codec::place&) { n += static_cast<std::size_t>(c.bandwidth ^ c.func_id); });
+    for (const char* stem : {prof::layout::nic, prof::layout::roce})
+      (void)r.for_each_network(d.id, stem, [&](const codec::NicSample& c, const codec::place&) { n += static_cast<std::size_t>(c.bandwidth ^ c.func_id); });
   }
   for (const auto& w : r.warnings()) n += w.text().size();
   sink = sink + n;

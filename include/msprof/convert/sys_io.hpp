@@ -2,10 +2,11 @@
 // The device's interconnect and I/O data, read straight from its slices (it is
 // not part of the joined model): PCIe samples (device slices pcie.data.<id>)
 // and HCCS byte counters (hccs.data.<id>, text), NIC port counters
-// (nic.data.<id>, text), and the CANN summaries `pcie`, `hccs` and `nic` made
-// of them, which torch_npu copies into ASCEND_PROFILER_OUTPUT (pcie.csv,
-// hccs.csv when experimental_config's _sys_interconnection is on; nic.csv when
-// its _sys_io is) (docs/formats.md, "Interconnect and I/O").
+// and RoCE port counters (nic.data.<id>, roce.data.<id>, text), and the CANN
+// summaries `pcie`, `hccs`, `nic` and `roce` made of them, which torch_npu
+// copies into ASCEND_PROFILER_OUTPUT (pcie.csv, hccs.csv when
+// experimental_config's _sys_interconnection is on; nic.csv, roce.csv when its
+// _sys_io is) (docs/formats.md, "Interconnect and I/O").
 #ifndef MSPROF_CONVERT_SYS_IO_HPP
 #define MSPROF_CONVERT_SYS_IO_HPP
 
@@ -43,6 +44,10 @@ result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vect
 /// and rounded as the reference does (docs/formats.md). nullopt without
 /// samples. Bad lines are added to `warnings`, naming the file and offset.
 result<std::optional<table>> nic_summary(const std::string& prof_dir, std::vector<std::string>& warnings);
+
+/// The CANN summary roce: nic_summary's rows of the RoCE samples (device slices
+/// roce.data.<id>, the same line format).
+result<std::optional<table>> roce_summary(const std::string& prof_dir, std::vector<std::string>& warnings);
 
 /// The reference's float_calculate([bytes, time], '/'): Python's Decimal of
 /// `bytes` over Decimal(str(time)), 28 significant digits, quantized to 3

@@ -363,17 +363,18 @@ class prof_reader {
     return text_lines(dev, layout::hccs, "HCCS", [](std::string_view) { return true; }, codec::decode_hccs_line, cb);
   }
 
-  /// NIC samples of device `dev`, slice by slice, a first line holding the
-  /// word "rxPacket/s" (a header) passed over; a line that is not a sample is
-  /// a warning with its byte offset and is skipped.
+  /// NIC or RoCE samples (`stem` layout::nic or layout::roce: one format) of
+  /// device `dev`, slice by slice, a first line holding the word "rxPacket/s"
+  /// (a header) passed over; a line that is not a sample is a warning with its
+  /// byte offset and is skipped.
   template <class F>
-  result<void> for_each_nic(std::uint32_t dev, F&& cb) {
+  result<void> for_each_network(std::uint32_t dev, std::string_view stem, F&& cb) {
     const auto header = [](std::string_view first) {
       std::vector<std::string> f;
       codec::detail::split_fields(first, std::string_view::npos, f);
       return std::find(f.begin(), f.end(), "rxPacket/s") != f.end();
     };
-    return text_lines(dev, layout::nic, "NIC", header, codec::decode_nic_line, cb);
+    return text_lines(dev, stem, stem == layout::roce ? "RoCE" : "NIC", header, codec::decode_nic_line, cb);
   }
 
   /// AI CPU kernel reports (additional AICPU/node) of device `dev`; records of

@@ -724,10 +724,12 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
     if (!hccs) return hccs.err();
     MSPROF_TRY(out.whole(std::move(*hccs)));
   }
-  if (info.sys_io) {  // IntegrateParser's NicBean: the CANN summary's cells (sys_io.hpp)
-    auto nic = nic_summary(l.d.prof_dir, l.warnings);
-    if (!nic) return nic.err();
-    MSPROF_TRY(out.whole(std::move(*nic)));
+  if (info.sys_io) {  // IntegrateParser's NicBean and RoCEBean: the CANN summaries' cells (sys_io.hpp)
+    for (auto summary : {&nic_summary, &roce_summary}) {
+      auto t = (*summary)(l.d.prof_dir, l.warnings);
+      if (!t) return t.err();
+      MSPROF_TRY(out.whole(std::move(*t)));
+    }
   }
   auto steps = step_trace_time(*l.cann, l.d, l.steps, l.comm);
   if (!steps) return steps.err();

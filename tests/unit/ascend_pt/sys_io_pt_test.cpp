@@ -30,6 +30,7 @@ fs::path sys_io_case(const temp_dir& tmp, const char* flag) {
       golden_sysio::add_pcie(e.path());
       golden_sysio::add_hccs(e.path());
       golden_sysio::add_nic(e.path());
+      golden_sysio::add_roce(e.path());
     }
     if (name.rfind("profiler_info", 0) == 0 && flag) {
       std::string text = read_text(e.path());
@@ -62,16 +63,17 @@ TEST_CASE("ascend_pt sys_interconnection: CANN's pcie and hccs summaries copied 
   CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "nic.csv"));
 }
 
-TEST_CASE("ascend_pt sys_io: CANN's nic summary copied into nic.csv as torch_npu does") {
+TEST_CASE("ascend_pt sys_io: CANN's nic and roce summaries copied into nic.csv and roce.csv as torch_npu does") {
   temp_dir tmp("pt_nic");
   const fs::path dir = sys_io_case(tmp, "_sys_io");
   auto r = pt::analyse(dir.string(), {"text"});
   REQUIRE_MESSAGE(r.has_value(), r.err().what());
   check_copied(dir, "nic");
+  check_copied(dir, "roce");
   CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "pcie.csv"));
 }
 
-TEST_CASE("ascend_pt sys_interconnection, sys_io: no pcie.csv, hccs.csv or nic.csv without them") {
+TEST_CASE("ascend_pt sys_interconnection, sys_io: no pcie.csv, hccs.csv, nic.csv or roce.csv without them") {
   temp_dir tmp("pt_pcie_off");
   const fs::path dir = sys_io_case(tmp, nullptr);
   auto r = pt::analyse(dir.string(), {"text"});
@@ -79,5 +81,6 @@ TEST_CASE("ascend_pt sys_interconnection, sys_io: no pcie.csv, hccs.csv or nic.c
   CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "pcie.csv"));
   CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "hccs.csv"));
   CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "nic.csv"));
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "roce.csv"));
   CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "task_time.csv"));
 }

@@ -23,9 +23,9 @@ path pcie_slice(const path& prof) { return prof / "device_0" / "data" / "pcie.da
 
 }  // namespace
 
-TEST_CASE("pcie, hccs, nic: the golden inputs are what the generator writes") {
+TEST_CASE("pcie, hccs, nic, roce: the golden inputs are what the generator writes") {
   for (const auto& [name, add] : {std::pair{"pcie", &golden_sysio::add_pcie}, std::pair{"hccs", &golden_sysio::add_hccs},
-                                  std::pair{"nic", &golden_sysio::add_nic}}) {
+                                  std::pair{"nic", &golden_sysio::add_nic}, std::pair{"roce", &golden_sysio::add_roce}}) {
     CAPTURE(name);
     golden::temp_copy base("ops_pipeutil");
     add(base.prof);
@@ -47,10 +47,10 @@ TEST_CASE("pcie: the pcie summary equals the reference") {
   CHECK(rows[4] == "0,Tx_latency_avg(us),1.5,2.5,3.457");
 }
 
-TEST_CASE("pcie, hccs, nic: a collection without their samples has none of the summaries") {
+TEST_CASE("pcie, hccs, nic, roce: a collection without their samples has none of the summaries") {
   golden::temp_copy t("ops_pipeutil");
   std::vector<std::string> warnings;
-  for (auto summary : {&cv::pcie_summary, &cv::hccs_summary, &cv::nic_summary}) {
+  for (auto summary : {&cv::pcie_summary, &cv::hccs_summary, &cv::nic_summary, &cv::roce_summary}) {
     auto p = (*summary)(t.prof.string(), warnings);
     REQUIRE(p.has_value());
     CHECK_FALSE(p->has_value());
@@ -61,6 +61,7 @@ TEST_CASE("pcie, hccs, nic: a collection without their samples has none of the s
   CHECK(golden::output(t.prof, "pcie", "csv").empty());
   CHECK(golden::output(t.prof, "hccs", "csv").empty());
   CHECK(golden::output(t.prof, "nic", "csv").empty());
+  CHECK(golden::output(t.prof, "roce", "csv").empty());
 }
 
 TEST_CASE("pcie: a cut sample is a warning naming the file and offset; the whole ones are kept") {
@@ -208,4 +209,32 @@ TEST_CASE("nic: Timestamp(us) is the span's Decimal quantized half-even (0.5005 
   // The reference's row for this slice.
   CHECK((*n)->rows[0] == std::vector<std::string>{"0", "1767267800000000.500\t", "8.0", "0.0", "0.016", "12.5", "25.0",
                                                    "0.0", "0.02", "30.0", "80.0", "0"});
+}
+
+TEST_CASE("roce: the roce summary equals the reference (the nic case's samples give the nic case's rows)") {
+  golden::temp_copy t("roce");
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE_MESSAGE(s.has_value(), s.err().what());
+  CHECK(golden::check_csvs(t, "roce") == 1);
+  CHECK(s->warnings.empty());
+  CHECK(golden::output(t.prof, "nic", "csv").empty());
+  const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "roce", "csv")));
+  REQUIRE(rows.size() == 1 + 2);
+  CHECK(rows[1] == "0,1767267800000200.458\t,1.0,1.142,0.0,3.6,1.2,0.0,0.0,1.0,6.0,0");
+}
+
+TEST_CASE("roce: a line that is not a sample is a warning naming the file and offset") {
+  golden::temp_copy t("roce");
+  const auto slice = t.prof / "device_0" / "data" / "roce.data.0.slice_0";
+  const auto size = golden::fs::file_size(slice);
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::app | std::ios::binary) << "1000000900000: 5\n";
+  std::vector<std::string> warnings;
+  auto n = cv::roce_summary(t.prof.string(), warnings);
+  REQUIRE(n.has_value());
+  REQUIRE(n->has_value());
+  CHECK((*n)->rows.size() == 2);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find(slice.string() + ": record at byte offset " + std::to_string(size) +
+                         ": 2 fields in a NIC sample line, not 14 to 16; line skipped") != std::string::npos);
 }

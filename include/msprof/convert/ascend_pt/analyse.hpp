@@ -57,7 +57,7 @@ struct profiler_info {
   std::int64_t rank_id = -1;
   bool data_simplification = true;               ///< experimental_config._data_simplification
   bool sys_interconnection = false;              ///< experimental_config._sys_interconnection (pcie.csv)
-  bool sys_io = false;                           ///< experimental_config._sys_io (nic.csv)
+  bool sys_io = false;                           ///< experimental_config._sys_io (nic.csv, roce.csv)
 };
 
 /// A framework op (torch.op_range) on the local clock. Its texts are views of
