@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hccs and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hccs, nic, roce and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
 #include <algorithm>
@@ -376,7 +376,13 @@ struct summary_exporter::impl {
     if (*pcie) MSPROF_TRY(write_table(r, **pcie));
     auto hccs = hccs_summary(prof_dir_, r.warnings);
     if (!hccs) return hccs.err();
-    return *hccs ? write_table(r, **hccs) : result<void>{};
+    if (*hccs) MSPROF_TRY(write_table(r, **hccs));
+    for (auto summary : {&nic_summary, &roce_summary}) {
+      auto t = (*summary)(prof_dir_, r.warnings);
+      if (!t) return t.err();
+      if (*t) MSPROF_TRY(write_table(r, **t));
+    }
+    return {};
   }
   /// A summary made whole in memory, its cells as text.
   result<void> write_table(export_result& r, const table& t) {

@@ -11,6 +11,9 @@
 // neither counter went down, then the last throughput dropped when there is
 // more than one; max, min and average of each direction through SQLite's
 // ROUND(x, 3), as Python prints the double.
+// The CANN summary nic as it exports it (ParsingNicData, NicModel,
+// get_peripheral_nic_data): one row per port, its quirks in docs/formats.md;
+// roce the same way (ParsingRoceData, RoceModel), from the same line format.
 #include "msprof/convert/sys_io.hpp"
 
 #include <fmt/format.h>
@@ -21,6 +24,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
@@ -62,29 +66,71 @@ std::vector<std::string> max_min_avg(const std::vector<double>& v) {
   return {py_float(sql_round3(mx)), py_float(sql_round3(mn)), py_float(sql_round3(sum / static_cast<double>(v.size())))};
 }
 
+/// The decimal text `t` (digits, a point, an exponent; at most 19 digits) as
+/// d * 10^exp10.
+std::pair<std::uint64_t, int> decimal_digits(const std::string& t) {
+  std::uint64_t d = 0;
+  int exp10 = 0, frac = 0;
+  bool point = false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '.') {
+      point = true;
+    } else if (c == 'e' || c == 'E') {
+      exp10 = std::atoi(t.c_str() + i + 1);
+      break;
+    } else {
+      d = d * 10 + static_cast<std::uint64_t>(c - '0');
+      frac += point;
+    }
+  }
+  return {d, exp10 - frac};
+}
+
+/// Python's round(v, 3).
+double py_round3_value(double v) { return std::strtod(fmt::format("{:.3f}", v).c_str(), nullptr); }
+
+/// A REAL the reference stores in a TEXT column and reads back through float()
+/// (SQLite keeps 15 significant digits), then round(x, 3) as Python prints it.
+std::string text_round3(double v) { return py_round3(std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr)); }
+
+/// The NIC summary's Timestamp(us): the duration (ns, a REAL in a TEXT column)
+/// through the reference's trans_into_local_time: Decimal(text) / 1000 plus
+/// Decimal(str(offset_us)), quantized to 3 decimals (half-even), then a TAB.
+std::string nic_time_cell(double duration_ns, double offset_us) {
+  __extension__ typedef __int128 i128;
+  const double dur = std::fabs(duration_ns);
+  if (!(dur < 1e18) || !(std::fabs(offset_us) < 1e18)) return fmt::format("{:.3f}\t", duration_ns / 1000 + offset_us);
+  const auto scaled = [](std::pair<std::uint64_t, int> v, int shift) {  // v in units of 10^-shift
+    i128 x = v.first;
+    for (int e = v.second + shift; e > 0; --e) x *= 10;
+    for (int e = v.second + shift; e < 0; ++e) x /= 10;  // digits past 10^-9 µs: none for these inputs
+    return x;
+  };
+  // Both in 10^-9 µs: the duration's ns in 10^-6 ns.
+  i128 sum = scaled(decimal_digits(fmt::format("{:.15g}", dur)), 6) * (duration_ns < 0 ? -1 : 1) +
+             scaled(decimal_digits(fmt::format("{}", std::fabs(offset_us))), 9) * (offset_us < 0 ? -1 : 1);
+  const bool neg = sum < 0;
+  i128 a = neg ? -sum : sum, q = a / 1000000;
+  const i128 rem = a % 1000000;
+  if (rem > 500000 || (rem == 500000 && (q & 1))) ++q;
+  std::string digits;
+  for (int i = 0; q != 0 || i < 4; ++i, q /= 10) {
+    if (i == 3) digits += '.';
+    digits += static_cast<char>('0' + static_cast<int>(q % 10));
+  }
+  if (neg) digits += '-';
+  std::reverse(digits.begin(), digits.end());
+  return digits + '\t';
+}
+
 }  // namespace sys_io_detail
 
 double decimal_quotient3(std::int64_t bytes, double time) {
   __extension__ typedef unsigned __int128 u128;  // 28 decimal digits need more than 64 bits
   if (!(time != 0) || !std::isfinite(time)) return 0;  // Decimal raises on x / 0: float_calculate's "0"
   // The divisor as Python's str() gives it: the shortest digits that read back as `time`.
-  const std::string repr = fmt::format("{}", std::fabs(time));
-  std::uint64_t d = 0;
-  int exp10 = 0, frac = 0;
-  bool point = false;
-  for (std::size_t i = 0; i < repr.size(); ++i) {
-    const char c = repr[i];
-    if (c == '.') {
-      point = true;
-    } else if (c == 'e' || c == 'E') {
-      exp10 = std::atoi(repr.c_str() + i + 1);
-      break;
-    } else {
-      d = d * 10 + static_cast<std::uint64_t>(c - '0');  // at most 17 digits
-      frac += point;
-    }
-  }
-  exp10 -= frac;  // |time| = d * 10^exp10
+  const auto [d, exp10] = sys_io_detail::decimal_digits(fmt::format("{}", std::fabs(time)));  // |time| = d * 10^exp10
   const std::uint64_t n = bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
   if (n == 0) return 0;
   // Digits of n / d by long division: digit i (from 1) is worth 10^(len - i).
@@ -195,6 +241,111 @@ result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vect
                         pcie_cell(s.value(m.metric, codec::PcieSample::avg), m.latency)});
     }
   return std::optional<table>(std::move(t));
+}
+
+}  // namespace convert
+MSPROF_END_NAMESPACE
+
+MSPROF_BEGIN_NAMESPACE
+namespace convert {
+
+namespace sys_io_detail {
+
+/// The summary nic or roce (`stem`): the two are made alike.
+result<std::optional<table>> network_summary(const std::string& prof_dir, const char* stem, std::vector<std::string>& warnings) {
+  using S = codec::NicSample;
+  auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
+  if (!r) return std::optional<table>();
+  table t;
+  t.name = stem;
+  t.header = {"Device_id", "Timestamp(us)", "Bandwidth(MB/s)", "Rx Bandwidth efficiency(%)", "rxPacket/s",
+              "rxError rate(%)", "rxDropped rate(%)", "Tx Bandwidth efficiency(%)", "txPacket/s", "txError rate(%)",
+              "txDropped rate(%)", "funcId"};
+  for (const auto& d : r->devices()) {
+    std::vector<S> samples;
+    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const S& s, const codec::place&) { samples.push_back(s); }));
+    if (samples.empty()) continue;
+    const double offset_us = std::strtod(d.start_info.get("collectionTimeBegin").as_string_or("0").c_str(), nullptr) -
+                             std::strtod(d.start_info.get("clockMonotonicRaw").as_string_or("0").c_str(), nullptr) / 1000;
+    double rx_errors_all = 0;  // the rxError rate averages over every port (the reference's query has no funcId)
+    for (const auto& s : samples) rx_errors_all += s.v[S::rx_errors];
+    rx_errors_all /= static_cast<double>(samples.size());
+    std::vector<std::int64_t> funcs;  // in order of first sample
+    for (const auto& s : samples)
+      if (std::find(funcs.begin(), funcs.end(), s.func_id) == funcs.end()) funcs.push_back(s.func_id);
+    for (const std::int64_t func : funcs) {
+      std::vector<const S*> f;
+      for (const auto& s : samples)
+        if (s.func_id == func) f.push_back(&s);
+      const S& first = *f.front();
+      const auto rate100 = [](double x, double packets) { return py_round3_value(py_round3_value(x / packets) * 100); };
+      double duration = 0, rx_bw = 0, tx_bw = 0, rx_packet = 0, tx_packet = 0, rx_err = 0, rx_drop = 0, tx_err = 0, tx_drop = 0;
+      if (f.size() == 1) {  // the first sample's own counts
+        rx_packet = first.v[S::rx_packet_s];
+        tx_packet = first.v[S::tx_packet_s];
+        if (first.v[S::rx_packets] != 0) {
+          rx_err = py_round3_value(first.v[S::rx_errors] / first.v[S::rx_packets]);
+          rx_drop = py_round3_value(first.v[S::rx_dropped] / first.v[S::rx_packets]);
+        }
+        if (first.v[S::tx_packets] != 0) {
+          tx_err = py_round3_value(first.v[S::tx_errors] / first.v[S::tx_packets]);
+          tx_drop = py_round3_value(first.v[S::tx_dropped] / first.v[S::tx_packets]);
+        }
+      } else {
+        double tmin = first.timestamp, tmax = first.timestamp, sum[S::fields] = {};
+        double hi[S::fields], lo[S::fields];
+        for (int k = 0; k < S::fields; ++k) hi[k] = lo[k] = first.v[k];
+        for (const S* s : f) {
+          tmin = std::min(tmin, s->timestamp);
+          tmax = std::max(tmax, s->timestamp);
+          for (int k = 0; k < S::fields; ++k) {
+            sum[k] += s->v[k];
+            hi[k] = std::max(hi[k], s->v[k]);
+            lo[k] = std::min(lo[k], s->v[k]);
+          }
+        }
+        duration = py_round3_value(tmax - tmin);
+        const double n = static_cast<double>(f.size());
+        double rx_sum = 0, tx_sum = 0;  // packets/s summed over the samples
+        if (duration != 0) {
+          if (first.bandwidth != 0) {
+            const double per_s = duration * static_cast<double>(first.bandwidth) * 1024 * 1024;
+            rx_bw = py_round3_value((std::trunc(hi[S::rx_bytes]) - std::trunc(lo[S::rx_bytes])) * 8 / per_s);
+            tx_bw = py_round3_value((std::trunc(hi[S::tx_bytes]) - std::trunc(lo[S::tx_bytes])) * 8 / per_s);
+          }
+          rx_sum = sum[S::rx_packet_s];
+          tx_sum = sum[S::tx_packet_s];
+          rx_packet = py_round3_value(rx_sum / duration);
+          tx_packet = py_round3_value(tx_sum / duration);
+        }
+        if (rx_sum != 0) {
+          rx_err = rate100(rx_errors_all, rx_sum);
+          rx_drop = rate100(sum[S::rx_dropped] / n, rx_sum);
+        }
+        if (tx_sum != 0) {
+          tx_err = rate100(sum[S::tx_errors] / n, tx_sum);
+          tx_drop = rate100(sum[S::tx_dropped], tx_sum);  // a sum, not an average, as the reference has it
+        }
+      }
+      t.rows.push_back({std::to_string(d.id), nic_time_cell(duration, offset_us),
+                        text_round3(static_cast<double>(first.bandwidth)), text_round3(rx_bw), text_round3(rx_packet),
+                        text_round3(rx_err), text_round3(rx_drop), text_round3(tx_bw), text_round3(tx_packet),
+                        text_round3(tx_err), text_round3(tx_drop), std::to_string(func)});
+    }
+  }
+  detail::slice_warnings(*r, stem, warnings);
+  if (t.rows.empty()) return std::optional<table>();
+  return std::optional<table>(std::move(t));
+}
+
+}  // namespace sys_io_detail
+
+result<std::optional<table>> nic_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
+  return sys_io_detail::network_summary(prof_dir, prof::layout::nic, warnings);
+}
+
+result<std::optional<table>> roce_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
+  return sys_io_detail::network_summary(prof_dir, prof::layout::roce, warnings);
 }
 
 }  // namespace convert

@@ -68,6 +68,8 @@ def main():
             dev / "pcie.data.0.slice_0": 96,
             dev / "hccs.data.0.slice_0": 64,  # text: its header and first sample
             dev / "l2_cache.data.0.slice_0": 72,
+            dev / "nic.data.0.slice_0": 200,  # text: its header and first sample
+            dev / "roce.data.0.slice_0": 200,  # the same format
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

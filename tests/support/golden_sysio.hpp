@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
-// The raw inputs of the golden cases `pcie` and `hccs` (tests/golden/README.md):
+// The raw inputs of the golden cases `pcie`, `hccs`, `nic` and `roce` (tests/golden/README.md):
 // the `ops_pipeutil` collection plus four PCIe samples of device 0 (device
 // slice pcie.data.0), written here through the project's own encoder, or plus
 // seven HCCS samples (the text slice hccs.data.0). The latest PCIe sample is
 // the second in the file; it holds the counter's "no value" (0xFFFFF) as a
 // minimum and as a maximum, a bandwidth of 2^32 - 1 and latencies that are not
 // whole µs. Its deviceId (7) is not the directory's. The HCCS samples are out
-// of time order, one counter goes down, two share a timestamp.
+// of time order, one counter goes down, two share a timestamp. The NIC case
+// (text slice nic.data.0) has two ports: funcId 0 with three samples out of
+// time order (a span not whole µs, a first bandwidth of 1 MB/s), funcId 1 with
+// one; the RoCE case the same samples in roce.data.0.
 // sys_io_test.cpp checks that the checked-in inputs are what this writes.
 #ifndef MSPROF_TESTS_SUPPORT_GOLDEN_SYSIO_HPP
 #define MSPROF_TESTS_SUPPORT_GOLDEN_SYSIO_HPP
@@ -66,6 +69,25 @@ inline void add_hccs(const fs::path& prof) {
   golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
                              msprof::prof::stream::hccs(0).base_name(), text);
 }
+
+/// The NIC samples of the cases `nic` and `roce` (one format), as slice `stream`.
+inline void add_network(const fs::path& prof, const msprof::prof::stream& stream) {
+  const std::string text =
+      "timestamp bandwidth rxPacket/s rxByte/s rxPackets rxBytes rxErrors rxDropped "
+      "txPacket/s txByte/s txPackets txBytes txErrors txDropped funcId\n"
+      "1000000100000: 1 10 1000 10 1000 1 0 20 2000 20 2000 0 1 0\n"
+      "1000000300457.5: 100000 30 3000 40 30000001000 2 1 25 2500 45 4500 1 2 0\n"
+      "1000000200123: 100000 15 1500 25 2500 2 1 22 2200 30 3000 1 1 0\n"
+      "1000000150000: 25 7 700 40 70000000.9 3 1 9 900 0 9000 2 0 1\n";
+  golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
+                             stream.base_name(), text);
+}
+
+/// The case `nic`: add_nic on a copy of `ops_pipeutil`'s input.
+inline void add_nic(const fs::path& prof) { add_network(prof, msprof::prof::stream::nic(0)); }
+
+/// The case `roce`: add_roce on a copy of `ops_pipeutil`'s input (the same samples).
+inline void add_roce(const fs::path& prof) { add_network(prof, msprof::prof::stream::roce(0)); }
 
 }  // namespace golden_sysio
 

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -153,36 +154,81 @@ inline result<PcieSample> decode_pcie(const unsigned char* p, std::size_t size, 
   return load<PcieSample>(p);
 }
 
-/// A sample line of an HCCS slice: three fields split at blanks, the
-/// timestamp with its ':' removed a decimal number, the counters integers.
-inline result<HccsSample> decode_hccs_line(std::string_view line, const place& at) {
-  std::string field[3];
-  std::size_t n = 0, i = 0;
+namespace detail {
+/// The blank-separated fields of a text sample line; false past `max` fields.
+inline bool split_fields(std::string_view line, std::size_t max, std::vector<std::string>& field) {
+  field.clear();
+  std::size_t i = 0;
   const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
   while (i < line.size()) {
     while (i < line.size() && blank(line[i])) ++i;
     if (i == line.size()) break;
-    if (n == 3) return make_error(errc::bad_value, at.str() + ": more than 3 fields in an HCCS sample line");
+    if (field.size() == max) return false;
     const std::size_t from = i;
     while (i < line.size() && !blank(line[i])) ++i;
-    field[n++] = std::string(line.substr(from, i - from));
+    field.emplace_back(line.substr(from, i - from));
   }
-  if (n != 3) return make_error(errc::bad_value, at.str() + ": " + std::to_string(n) + " fields in an HCCS sample line, not 3");
-  field[0].erase(std::remove(field[0].begin(), field[0].end(), ':'), field[0].end());
+  return true;
+}
+
+/// A sample's timestamp field with its ':' removed, a decimal number (as Python's float() of it).
+inline result<double> sample_time(std::string f, const place& at, const char* what) {
+  f.erase(std::remove(f.begin(), f.end(), ':'), f.end());
+  const bool ok = !f.empty() && f.find_first_not_of("0123456789.") == std::string::npos &&
+                  std::count(f.begin(), f.end(), '.') <= 1 && f != ".";
+  const double t = ok ? std::strtod(f.c_str(), nullptr) : 0;
+  if (!ok || !(t < 1e300)) return make_error(errc::bad_value, at.str() + ": " + what + " timestamp '" + f + "' is not a decimal number");
+  return t;
+}
+
+inline bool whole(const std::string& f, std::int64_t& v) {
+  const char* b = f.data();
+  const char* e = b + f.size();
+  const auto r = std::from_chars(b, e, v);
+  return r.ec == std::errc() && r.ptr == e;
+}
+}  // namespace detail
+
+/// A sample line of an HCCS slice: three fields split at blanks, the
+/// timestamp with its ':' removed a decimal number, the counters integers.
+inline result<HccsSample> decode_hccs_line(std::string_view line, const place& at) {
+  std::vector<std::string> field;
+  if (!detail::split_fields(line, 3, field)) return make_error(errc::bad_value, at.str() + ": more than 3 fields in an HCCS sample line");
+  if (field.size() != 3)
+    return make_error(errc::bad_value, at.str() + ": " + std::to_string(field.size()) + " fields in an HCCS sample line, not 3");
   HccsSample s;
-  const bool time_ok = !field[0].empty() && field[0].find_first_not_of("0123456789.") == std::string::npos &&
-                       std::count(field[0].begin(), field[0].end(), '.') <= 1 && field[0] != ".";
-  if (time_ok) s.timestamp = std::strtod(field[0].c_str(), nullptr);
-  if (!time_ok || !(s.timestamp < 1e300))
-    return make_error(errc::bad_value, at.str() + ": HCCS timestamp '" + field[0] + "' is not a decimal number");
-  for (int k = 1; k < 3; ++k) {
-    std::int64_t& v = k == 1 ? s.tx : s.rx;
-    const char* b = field[k].data();
-    const char* e = b + field[k].size();
-    const auto r = std::from_chars(b, e, v);
-    if (r.ec != std::errc() || r.ptr != e)
+  auto t = detail::sample_time(field[0], at, "HCCS");
+  if (!t) return t.err();
+  s.timestamp = *t;
+  for (int k = 1; k < 3; ++k)
+    if (!detail::whole(field[k], k == 1 ? s.tx : s.rx))
       return make_error(errc::bad_value, at.str() + ": HCCS byte count '" + field[k] + "' is not a 64-bit integer");
+  return s;
+}
+
+/// A sample line of a NIC slice: 14, 15 or 16 fields split at blanks (see
+/// NicSample), the timestamp with its ':' removed a decimal number, the
+/// bandwidth and funcId integers, the counters decimal numbers.
+inline result<NicSample> decode_nic_line(std::string_view line, const place& at) {
+  std::vector<std::string> field;
+  if (!detail::split_fields(line, 16, field)) return make_error(errc::bad_value, at.str() + ": more than 16 fields in a NIC sample line");
+  if (field.size() < 14)
+    return make_error(errc::bad_value, at.str() + ": " + std::to_string(field.size()) + " fields in a NIC sample line, not 14 to 16");
+  NicSample s;
+  auto t = detail::sample_time(field[0], at, "NIC");
+  if (!t) return t.err();
+  s.timestamp = *t;
+  if (!detail::whole(field[1], s.bandwidth))
+    return make_error(errc::bad_value, at.str() + ": NIC bandwidth '" + field[1] + "' is not a 64-bit integer");
+  for (int k = 0; k < NicSample::fields; ++k) {
+    const std::string& f = field[static_cast<std::size_t>(k) + 2];
+    char* end = nullptr;
+    s.v[k] = std::strtod(f.c_str(), &end);
+    if (f.find_first_not_of("0123456789.") != std::string::npos || end != f.c_str() + f.size() || !std::isfinite(s.v[k]))
+      return make_error(errc::bad_value, at.str() + ": NIC counter '" + f + "' is not a decimal number");
   }
+  if (field.size() > 14 && !detail::whole(field[14], s.func_id))
+    return make_error(errc::bad_value, at.str() + ": NIC funcId '" + field[14] + "' is not a 64-bit integer");
   return s;
 }
 

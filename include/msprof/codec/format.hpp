@@ -853,6 +853,20 @@ struct HccsSample {
   std::int64_t tx = 0, rx = 0;  ///< bytes sent and received so far
 };
 
+/// NIC sample (device file nic.data.<id>, text): after an optional header line
+/// (one holding the word "rxPacket/s"), one line per sample: "<timestamp>:"
+/// then bandwidth (MB/s), rxPacket/s, rxByte/s, rxPackets, rxBytes, rxErrors,
+/// rxDropped, the same six of tx, and the port's funcId; a line of 13 values
+/// has no funcId (0), one of 15 a last value that is not read.
+struct NicSample {
+  enum field { rx_packet_s, rx_byte_s, rx_packets, rx_bytes, rx_errors, rx_dropped,
+               tx_packet_s, tx_byte_s, tx_packets, tx_bytes, tx_errors, tx_dropped, fields };
+  double timestamp = 0;         ///< ns, as the reference reads it (a float)
+  std::int64_t bandwidth = 0;   ///< the port's, MB/s
+  double v[fields] = {};        ///< the counters, as reals (the reference's REAL columns)
+  std::int64_t func_id = 0;
+};
+
 // ---------------------------------------------------------- L2 cache records --
 /// L2 cache counters of one task (72 B, device file l2_cache.data.<id>): the
 /// eight L2 PMU events sample.json's l2CacheTaskProfilingEvents lists, in its

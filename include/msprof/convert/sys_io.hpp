@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The device's interconnect and I/O data, read straight from its slices (it is
 // not part of the joined model): PCIe samples (device slices pcie.data.<id>)
-// and HCCS byte counters (hccs.data.<id>, text), and the CANN summaries `pcie`
-// and `hccs` made of them, which torch_npu copies into ASCEND_PROFILER_OUTPUT
-// (pcie.csv, hccs.csv) when experimental_config's _sys_interconnection is on
-// (docs/formats.md, "Interconnect and I/O").
+// and HCCS byte counters (hccs.data.<id>, text), NIC port counters
+// and RoCE port counters (nic.data.<id>, roce.data.<id>, text), and the CANN
+// summaries `pcie`, `hccs`, `nic` and `roce` made of them, which torch_npu
+// copies into ASCEND_PROFILER_OUTPUT (pcie.csv, hccs.csv when
+// experimental_config's _sys_interconnection is on; nic.csv, roce.csv when its
+// _sys_io is) (docs/formats.md, "Interconnect and I/O").
 #ifndef MSPROF_CONVERT_SYS_IO_HPP
 #define MSPROF_CONVERT_SYS_IO_HPP
 
@@ -34,6 +36,18 @@ result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vect
 /// nullopt without throughputs. Bad lines are added to `warnings`, naming the
 /// file and offset.
 result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vector<std::string>& warnings);
+
+/// The CANN summary nic: for each device with NIC samples (by id), one row per
+/// port (funcId, in order of its first sample): the samples' time span pushed
+/// through the local-time conversion as "Timestamp(us)", the bandwidth, the
+/// bandwidth efficiencies, packets per second and error/drop rates computed
+/// and rounded as the reference does (docs/formats.md). nullopt without
+/// samples. Bad lines are added to `warnings`, naming the file and offset.
+result<std::optional<table>> nic_summary(const std::string& prof_dir, std::vector<std::string>& warnings);
+
+/// The CANN summary roce: nic_summary's rows of the RoCE samples (device slices
+/// roce.data.<id>, the same line format).
+result<std::optional<table>> roce_summary(const std::string& prof_dir, std::vector<std::string>& warnings);
 
 /// The reference's float_calculate([bytes, time], '/'): Python's Decimal of
 /// `bytes` over Decimal(str(time)), 28 significant digits, quantized to 3

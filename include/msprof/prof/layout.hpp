@@ -138,6 +138,8 @@ inline constexpr char l2_cache[] = "l2_cache";
 inline constexpr char aicpu[] = "aicpu";  ///< MsprofAdditionalInfo records of level AICPU
 inline constexpr char pcie[] = "pcie";
 inline constexpr char hccs[] = "hccs";  ///< text: a header line, then one sample a line
+inline constexpr char nic[] = "nic";    ///< text: maybe a header line, then one sample a line
+inline constexpr char roce[] = "roce";  ///< as nic
 
 }  // namespace layout
 
@@ -185,6 +187,8 @@ struct stream {
   static stream aicpu(std::uint32_t dev) { return device_stream(dev, layout::aicpu, codec::additional_size); }
   static stream pcie(std::uint32_t dev) { return device_stream(dev, layout::pcie, codec::pcie_size); }
   static stream hccs(std::uint32_t dev) { return device_stream(dev, layout::hccs, 0); }
+  static stream nic(std::uint32_t dev) { return device_stream(dev, layout::nic, 0); }
+  static stream roce(std::uint32_t dev) { return device_stream(dev, layout::roce, 0); }
 
   /// The inverse of base_name() plus the slice index: the stream a data file
   /// `name` (in host/data, or in device_<dev>/data when `device`) belongs to.

@@ -360,36 +360,21 @@ class prof_reader {
   /// its byte offset and is skipped.
   template <class F>
   result<void> for_each_hccs(std::uint32_t dev, F&& cb) {
-    constexpr std::size_t max_slice = 64u << 20;
-    for (const auto& f : files_) {
-      if (!f.device || f.device_id != dev || f.module != layout::hccs) continue;
-      bool found = false;
-      auto text = read_small_file(f.path, found, max_slice);
-      if (!text) {
-        if (text.err().code == errc::io) return text.err();  // as scan(): not damage in the data
-        warn(f, 0, f.size, text.err().message + "; HCCS slice skipped");
-        continue;
-      }
-      scanning_ = &f;
-      scan_problems_ = 0;
-      const std::string& t = *text;
-      std::size_t pos = t.find('\n');
-      pos = pos == std::string::npos ? t.size() : pos + 1;
-      while (pos < t.size()) {
-        std::size_t end = t.find('\n', pos);
-        if (end == std::string::npos) end = t.size();
-        const codec::place at{f.path, pos};
-        auto s = codec::decode_hccs_line(std::string_view(t).substr(pos, end - pos), at);
-        if (s) cb(static_cast<const codec::HccsSample&>(*s), at);
-        else warn(f, pos, end - pos, s.err().message + "; line skipped");
-        pos = end + 1;
-      }
-      scanning_ = nullptr;
-      if (scan_problems_ > opt_.max_warnings_per_file)
-        warnings_.push_back({f.path, 0, f.size,
-                             "... and " + std::to_string(scan_problems_ - opt_.max_warnings_per_file) + " more problems in " + f.path});
-    }
-    return {};
+    return text_lines(dev, layout::hccs, "HCCS", [](std::string_view) { return true; }, codec::decode_hccs_line, cb);
+  }
+
+  /// NIC or RoCE samples (`stem` layout::nic or layout::roce: one format) of
+  /// device `dev`, slice by slice, a first line holding the word "rxPacket/s"
+  /// (a header) passed over; a line that is not a sample is a warning with its
+  /// byte offset and is skipped.
+  template <class F>
+  result<void> for_each_network(std::uint32_t dev, std::string_view stem, F&& cb) {
+    const auto header = [](std::string_view first) {
+      std::vector<std::string> f;
+      codec::detail::split_fields(first, std::string_view::npos, f);
+      return std::find(f.begin(), f.end(), "rxPacket/s") != f.end();
+    };
+    return text_lines(dev, stem, stem == layout::roce ? "RoCE" : "NIC", header, codec::decode_nic_line, cb);
   }
 
   /// L2 cache counters of device `dev`, one record per task.
@@ -417,6 +402,44 @@ class prof_reader {
   }
 
  private:
+  /// The lines of device `dev`'s text slices `stem`, each decoded by `decode`
+  /// (line, place) and passed to `cb`; a slice's first line is passed over
+  /// when `header(line)` says it is one.
+  template <class H, class D, class F>
+  result<void> text_lines(std::uint32_t dev, std::string_view stem, const char* what, H&& header, D&& decode, F&& cb) {
+    constexpr std::size_t max_slice = 64u << 20;
+    for (const auto& f : files_) {
+      if (!f.device || f.device_id != dev || f.module != stem) continue;
+      bool found = false;
+      auto text = read_small_file(f.path, found, max_slice);
+      if (!text) {
+        if (text.err().code == errc::io) return text.err();  // as scan(): not damage in the data
+        warn(f, 0, f.size, text.err().message + "; " + what + " slice skipped");
+        continue;
+      }
+      scanning_ = &f;
+      scan_problems_ = 0;
+      const std::string& t = *text;
+      std::size_t pos = 0, first_end = t.find('\n');
+      if (first_end == std::string::npos) first_end = t.size();
+      if (header(std::string_view(t).substr(0, first_end))) pos = first_end + 1;
+      while (pos < t.size()) {
+        std::size_t end = t.find('\n', pos);
+        if (end == std::string::npos) end = t.size();
+        const codec::place at{f.path, pos};
+        auto s = decode(std::string_view(t).substr(pos, end - pos), at);
+        if (s) cb(*s, at);
+        else warn(f, pos, end - pos, s.err().message + "; line skipped");
+        pos = end + 1;
+      }
+      scanning_ = nullptr;
+      if (scan_problems_ > opt_.max_warnings_per_file)
+        warnings_.push_back({f.path, 0, f.size,
+                             "... and " + std::to_string(scan_problems_ - opt_.max_warnings_per_file) + " more problems in " + f.path});
+    }
+    return {};
+  }
+
   // Per-record problems of the file being scanned are capped: a damaged file
   // of any size gives at most max_warnings_per_file lines plus one count, so
   // memory and output stay flat in the amount of damage.

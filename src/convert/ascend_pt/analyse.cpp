@@ -744,6 +744,13 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
     MSPROF_TRY(out.whole(std::move(*hccs)));
   }
   if (info.l2_cache) MSPROF_TRY(l2_cache(l.d, l.cann->l2_names(), l.warnings, out));
+  if (info.sys_io) {  // IntegrateParser's NicBean and RoCEBean: the CANN summaries' cells (sys_io.hpp)
+    for (auto summary : {&nic_summary, &roce_summary}) {
+      auto t = (*summary)(l.d.prof_dir, l.warnings);
+      if (!t) return t.err();
+      MSPROF_TRY(out.whole(std::move(*t)));
+    }
+  }
   auto steps = step_trace_time(*l.cann, l.d, l.steps, l.comm);
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));

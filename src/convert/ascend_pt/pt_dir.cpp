@@ -183,6 +183,7 @@ result<profiler_info> parse_profiler_info(const std::string& text, const std::st
   if (exp.get("_data_simplification").is_bool()) pi.data_simplification = exp.get("_data_simplification").as_bool();
   if (exp.get("_sys_interconnection").is_bool()) pi.sys_interconnection = exp.get("_sys_interconnection").as_bool();
   if (exp.get("_l2_cache").is_bool()) pi.l2_cache = exp.get("_l2_cache").as_bool();
+  if (exp.get("_sys_io").is_bool()) pi.sys_io = exp.get("_sys_io").as_bool();
   const auto& si = doc->get("start_info");
   if (si.get("syscnt_enable").is_bool()) pi.syscnt_enable = si.get("syscnt_enable").as_bool();
   double freq = 0;

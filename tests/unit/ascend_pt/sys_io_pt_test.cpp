@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// pcie.csv and hccs.csv in `msprof analyse`: the pt_memory case with the
-// golden cases pcie's and hccs's slices added to its PROF_ part (the same CANN
-// data, ops_pipeutil's). Expected files: tests/golden/{pcie,hccs}/expected_pt,
+// pcie.csv, hccs.csv and nic.csv in `msprof analyse`: the pt_memory case with
+// the golden cases pcie's, hccs's and nic's slices added to its PROF_ part (the
+// same CANN data, ops_pipeutil's). Expected files: tests/golden/{pcie,hccs,nic}/expected_pt,
 // made from the reference's summaries by torch_npu's rules (IntegrateParser
-// with PcieBean / HccsBean: csv.DictReader cells written by csv.writer, CRLF;
+// with PcieBean / HccsBean / NicBean: csv.DictReader cells written by csv.writer, CRLF;
 // its code read, not run; tests/golden/README.md).
 #include <doctest/doctest.h>
 
@@ -20,49 +20,67 @@ namespace pt = msprof::convert::ascend_pt;
 
 namespace {
 
-/// pt_memory with the PCIe and HCCS slices, _sys_interconnection set to `on`.
-fs::path pcie_case(const temp_dir& tmp, bool on) {
+/// pt_memory with the PCIe, HCCS and NIC slices, experimental_config's `flag`
+/// (none: nullptr) set to true.
+fs::path sys_io_case(const temp_dir& tmp, const char* flag) {
   const fs::path dir = copy_case(tmp, "pt_memory");
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
     if (name.rfind("PROF_", 0) == 0) {
       golden_sysio::add_pcie(e.path());
       golden_sysio::add_hccs(e.path());
+      golden_sysio::add_nic(e.path());
+      golden_sysio::add_roce(e.path());
     }
-    if (name.rfind("profiler_info", 0) == 0 && on) {
+    if (name.rfind("profiler_info", 0) == 0 && flag) {
       std::string text = read_text(e.path());
-      const std::string from = "\"_sys_interconnection\": false";
+      const std::string from = "\"" + std::string(flag) + "\": false";
       const auto at = text.find(from);
       REQUIRE(at != std::string::npos);
-      text.replace(at, from.size(), "\"_sys_interconnection\": true");
+      text.replace(at, from.size(), "\"" + std::string(flag) + "\": true");
       std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << text;
     }
   }
   return dir;
 }
 
+void check_copied(const fs::path& dir, const std::string& kind) {
+  CAPTURE(kind);
+  const fs::path out = dir / "ASCEND_PROFILER_OUTPUT" / (kind + ".csv");
+  REQUIRE(fs::exists(out));
+  const fs::path expected = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / kind / "expected_pt" / (kind + ".csv");
+  CHECK(read_text(out) == read_text(expected));
+}
+
 }  // namespace
 
 TEST_CASE("ascend_pt sys_interconnection: CANN's pcie and hccs summaries copied into pcie.csv and hccs.csv as torch_npu does") {
   temp_dir tmp("pt_pcie");
-  const fs::path dir = pcie_case(tmp, true);
+  const fs::path dir = sys_io_case(tmp, "_sys_interconnection");
   auto r = pt::analyse(dir.string(), {"text"});
   REQUIRE_MESSAGE(r.has_value(), r.err().what());
-  for (const std::string kind : {"pcie", "hccs"}) {
-    CAPTURE(kind);
-    const fs::path out = dir / "ASCEND_PROFILER_OUTPUT" / (kind + ".csv");
-    REQUIRE(fs::exists(out));
-    const fs::path expected = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / kind / "expected_pt" / (kind + ".csv");
-    CHECK(read_text(out) == read_text(expected));
-  }
+  for (const std::string kind : {"pcie", "hccs"}) check_copied(dir, kind);
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "nic.csv"));
 }
 
-TEST_CASE("ascend_pt sys_interconnection: no pcie.csv or hccs.csv without it") {
+TEST_CASE("ascend_pt sys_io: CANN's nic and roce summaries copied into nic.csv and roce.csv as torch_npu does") {
+  temp_dir tmp("pt_nic");
+  const fs::path dir = sys_io_case(tmp, "_sys_io");
+  auto r = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  check_copied(dir, "nic");
+  check_copied(dir, "roce");
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "pcie.csv"));
+}
+
+TEST_CASE("ascend_pt sys_interconnection, sys_io: no pcie.csv, hccs.csv, nic.csv or roce.csv without them") {
   temp_dir tmp("pt_pcie_off");
-  const fs::path dir = pcie_case(tmp, false);
+  const fs::path dir = sys_io_case(tmp, nullptr);
   auto r = pt::analyse(dir.string(), {"text"});
   REQUIRE_MESSAGE(r.has_value(), r.err().what());
   CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "pcie.csv"));
   CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "hccs.csv"));
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "nic.csv"));
+  CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "roce.csv"));
   CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "task_time.csv"));
 }

@@ -7,6 +7,7 @@
 #include <msprof/convert/sys_io.hpp>
 
 #include <fstream>
+#include <utility>
 
 #include "../../support/golden_sysio.hpp"
 #include "golden_util.hpp"
@@ -22,11 +23,15 @@ path pcie_slice(const path& prof) { return prof / "device_0" / "data" / "pcie.da
 
 }  // namespace
 
-TEST_CASE("pcie: the golden input is what the generator writes") {
-  golden::temp_copy base("ops_pipeutil");
-  golden_sysio::add_pcie(base.prof);
-  golden::temp_copy ours(kCase);
-  golden::check_same_files(base.prof, ours.prof);
+TEST_CASE("pcie, hccs, nic, roce: the golden inputs are what the generator writes") {
+  for (const auto& [name, add] : {std::pair{"pcie", &golden_sysio::add_pcie}, std::pair{"hccs", &golden_sysio::add_hccs},
+                                  std::pair{"nic", &golden_sysio::add_nic}, std::pair{"roce", &golden_sysio::add_roce}}) {
+    CAPTURE(name);
+    golden::temp_copy base("ops_pipeutil");
+    add(base.prof);
+    golden::temp_copy ours(name);
+    golden::check_same_files(base.prof, ours.prof);
+  }
 }
 
 TEST_CASE("pcie: the pcie summary equals the reference") {
@@ -42,10 +47,10 @@ TEST_CASE("pcie: the pcie summary equals the reference") {
   CHECK(rows[4] == "0,Tx_latency_avg(us),1.5,2.5,3.457");
 }
 
-TEST_CASE("pcie, hccs: a collection without their samples has neither summary") {
+TEST_CASE("pcie, hccs, nic, roce: a collection without their samples has none of the summaries") {
   golden::temp_copy t("ops_pipeutil");
   std::vector<std::string> warnings;
-  for (auto summary : {&cv::pcie_summary, &cv::hccs_summary}) {
+  for (auto summary : {&cv::pcie_summary, &cv::hccs_summary, &cv::nic_summary, &cv::roce_summary}) {
     auto p = (*summary)(t.prof.string(), warnings);
     REQUIRE(p.has_value());
     CHECK_FALSE(p->has_value());
@@ -55,6 +60,8 @@ TEST_CASE("pcie, hccs: a collection without their samples has neither summary") 
   REQUIRE(s.has_value());
   CHECK(golden::output(t.prof, "pcie", "csv").empty());
   CHECK(golden::output(t.prof, "hccs", "csv").empty());
+  CHECK(golden::output(t.prof, "nic", "csv").empty());
+  CHECK(golden::output(t.prof, "roce", "csv").empty());
 }
 
 TEST_CASE("pcie: a cut sample is a warning naming the file and offset; the whole ones are kept") {
@@ -87,13 +94,6 @@ TEST_CASE("pcie: of samples with equal timestamps the first in the file is shown
   REQUIRE(p.has_value());
   REQUIRE(p->has_value());
   CHECK((*p)->rows[0] == std::vector<std::string>{"0", "Tx_p_avg(MB/s)", "95.367", "999999.046", "317.574"});
-}
-
-TEST_CASE("hccs: the golden input is what the generator writes") {
-  golden::temp_copy base("ops_pipeutil");
-  golden_sysio::add_hccs(base.prof);
-  golden::temp_copy ours("hccs");
-  golden::check_same_files(base.prof, ours.prof);
 }
 
 TEST_CASE("hccs: the hccs summary equals the reference") {
@@ -142,4 +142,99 @@ TEST_CASE("hccs: throughputs are Python's Decimal quotients, quantized half-even
   CHECK(cv::decimal_quotient3(9000000000000000000, 1e-10) == 0.0);  // 9e28 has more than 28 digits: Python's error, "0"
   CHECK(cv::decimal_quotient3(10, 1e300) == 0.0);
   CHECK(cv::decimal_quotient3(5, 0.0) == 0.0);  // division by zero: "0"
+}
+
+TEST_CASE("nic: the nic summary equals the reference") {
+  golden::temp_copy t("nic");
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE_MESSAGE(s.has_value(), s.err().what());
+  CHECK(golden::check_csvs(t, "nic") == 1);
+  CHECK(s->warnings.empty());
+  // funcId 0: the span 200457.5 ns as "local time" (200.4575 µs, half-even), the
+  // first sample's bandwidth, rxError rate of every port's average errors;
+  // funcId 1 (one sample): its own counts, its rates not in percent.
+  const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "nic", "csv")));
+  REQUIRE(rows.size() == 1 + 2);
+  CHECK(rows[1] == "0,1767267800000200.458\t,1.0,1.142,0.0,3.6,1.2,0.0,0.0,1.0,6.0,0");
+  CHECK(rows[2] == "0,1767267800000000.000\t,25.0,0.0,7.0,0.075,0.025,0.0,9.0,0.0,0.0,1");
+}
+
+TEST_CASE("nic: a line that is not a sample is a warning naming the file and offset, the others are kept") {
+  golden::temp_copy t("nic");
+  const auto slice = t.prof / "device_0" / "data" / "nic.data.0.slice_0";
+  const auto size = golden::fs::file_size(slice);
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::app | std::ios::binary)
+      << "1000000800000: 1 x 1 1 1 1 1 1 1 1 1 1 1 0\n1000000900000: 5\n1000000900000: 1 1 1 1 1 1 1 1 1 1 1 1 1 0 0 0\n";
+  std::vector<std::string> warnings;
+  auto n = cv::nic_summary(t.prof.string(), warnings);
+  REQUIRE(n.has_value());
+  REQUIRE(n->has_value());
+  REQUIRE(warnings.size() == 3);
+  CHECK(warnings[0].find(slice.string() + ": record at byte offset " + std::to_string(size) +
+                         ": NIC counter 'x' is not a decimal number; line skipped") != std::string::npos);
+  CHECK(warnings[1].find("2 fields in a NIC sample line, not 14 to 16") != std::string::npos);
+  CHECK(warnings[2].find("more than 16 fields in a NIC sample line") != std::string::npos);
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE(s.has_value());
+  CHECK(golden::slurp(golden::output(t.prof, "nic", "csv")) == golden::slurp(golden::case_dir("nic") / "expected" / "nic.csv"));
+}
+
+TEST_CASE("nic: a slice without a header and lines of 14 or 16 fields") {
+  golden::temp_copy t("nic");
+  const auto slice = t.prof / "device_0" / "data" / "nic.data.0.slice_0";
+  golden::fs::remove(slice.string() + ".done");
+  // 14 fields: funcId 0; 16: the last is not read.
+  std::ofstream(slice, std::ios::binary) << "2000: 8 4 0 10 0 1 2 5 0 10 0 3 4\n1000: 8 4 0 10 0 1 2 5 0 10 0 3 4 0 9\n";
+  std::vector<std::string> warnings;
+  auto n = cv::nic_summary(t.prof.string(), warnings);
+  REQUIRE(n.has_value());
+  REQUIRE(n->has_value());
+  CHECK(warnings.empty());
+  REQUIRE((*n)->rows.size() == 1);
+  // 1000 ns: 8 packets/µs over 2 samples; rxDropped 2 / 8 -> 0.25 -> 25.0; txDropped sums: 8 / 10 -> 80.0.
+  CHECK((*n)->rows[0] == std::vector<std::string>{"0", "1767267800000001.000\t", "8.0", "0.0", "0.008", "12.5", "25.0",
+                                                   "0.0", "0.01", "30.0", "80.0", "0"});
+}
+
+TEST_CASE("nic: Timestamp(us) is the span's Decimal quantized half-even (0.5005 µs -> 0.500)") {
+  golden::temp_copy t("nic");
+  const auto slice = t.prof / "device_0" / "data" / "nic.data.0.slice_0";
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::binary) << "1500.5: 8 4 0 10 0 1 2 5 0 10 0 3 4 0\n1000: 8 4 0 10 0 1 2 5 0 10 0 3 4 0\n";
+  std::vector<std::string> warnings;
+  auto n = cv::nic_summary(t.prof.string(), warnings);
+  REQUIRE(n.has_value());
+  REQUIRE(n->has_value());
+  // The reference's row for this slice.
+  CHECK((*n)->rows[0] == std::vector<std::string>{"0", "1767267800000000.500\t", "8.0", "0.0", "0.016", "12.5", "25.0",
+                                                   "0.0", "0.02", "30.0", "80.0", "0"});
+}
+
+TEST_CASE("roce: the roce summary equals the reference (the nic case's samples give the nic case's rows)") {
+  golden::temp_copy t("roce");
+  auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE_MESSAGE(s.has_value(), s.err().what());
+  CHECK(golden::check_csvs(t, "roce") == 1);
+  CHECK(s->warnings.empty());
+  CHECK(golden::output(t.prof, "nic", "csv").empty());
+  const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "roce", "csv")));
+  REQUIRE(rows.size() == 1 + 2);
+  CHECK(rows[1] == "0,1767267800000200.458\t,1.0,1.142,0.0,3.6,1.2,0.0,0.0,1.0,6.0,0");
+}
+
+TEST_CASE("roce: a line that is not a sample is a warning naming the file and offset") {
+  golden::temp_copy t("roce");
+  const auto slice = t.prof / "device_0" / "data" / "roce.data.0.slice_0";
+  const auto size = golden::fs::file_size(slice);
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::app | std::ios::binary) << "1000000900000: 5\n";
+  std::vector<std::string> warnings;
+  auto n = cv::roce_summary(t.prof.string(), warnings);
+  REQUIRE(n.has_value());
+  REQUIRE(n->has_value());
+  CHECK((*n)->rows.size() == 2);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find(slice.string() + ": record at byte offset " + std::to_string(size) +
+                         ": 2 fields in a NIC sample line, not 14 to 16; line skipped") != std::string::npos);
 }

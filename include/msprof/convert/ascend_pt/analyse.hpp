@@ -58,6 +58,7 @@ struct profiler_info {
   bool data_simplification = true;               ///< experimental_config._data_simplification
   bool sys_interconnection = false;              ///< experimental_config._sys_interconnection (pcie.csv)
   bool l2_cache = false;                         ///< experimental_config._l2_cache
+  bool sys_io = false;                           ///< experimental_config._sys_io (nic.csv, roce.csv)
 };
 
 /// A framework op (torch.op_range) on the local clock. Its texts are views of
