@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The timeline's event emitters (timeline.hpp) and the process metadata they
-// share with the step trace and the JSON collector (timeline_event.hpp).
+// The timeline's event emitters (timeline.hpp), NPU MEM's from the npu_mem
+// slices, and the process metadata they share with the step trace and the JSON
+// collector (timeline_event.hpp).
 #include "msprof/convert/timeline.hpp"
-#include "msprof/convert/npu_memory.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,6 +12,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "msprof/convert/npu_memory.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
