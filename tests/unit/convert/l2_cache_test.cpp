@@ -134,7 +134,7 @@ TEST_CASE("l2_cache: a damaged sample.json is a warning naming it and the offset
   CHECK(std::string(r.err().what()).find("sample.json: invalid JSON at byte offset 31") != std::string::npos);
 }
 
-TEST_CASE("l2_cache: a cut record is a warning naming the slice and offset; the whole records are kept") {
+TEST_CASE("l2_cache: a cut record is a warning naming the slice and offset, and the whole records are kept") {
   golden::temp_copy t(kCase);
   const path slice = t.prof / "device_0" / "data" / "l2_cache.data.0.slice_1";
   std::string bytes = golden::slurp(slice);

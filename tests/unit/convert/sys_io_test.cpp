@@ -64,7 +64,7 @@ TEST_CASE("pcie, hccs, nic, roce: a collection without their samples has none of
   CHECK(golden::output(t.prof, "roce", "csv").empty());
 }
 
-TEST_CASE("pcie: a cut sample is a warning naming the file and offset; the whole ones are kept") {
+TEST_CASE("pcie: a cut sample is a warning naming the file and offset, and the whole ones are kept") {
   golden::temp_copy t(kCase);
   const auto slice = pcie_slice(t.prof);
   golden::fs::remove(slice.string() + ".done");
