@@ -88,6 +88,14 @@ void set_bandwidths(std::vector<comm_task*>& v, std::vector<std::string>& warnin
   }
 }
 
+/// A host counter on the local wall clock, clamped to the int64 range (a
+/// damaged counter must not overflow; the clock's own conversion clamps too).
+std::int64_t host_wall_ns(const prof::host_info& host, std::uint64_t ticks) {
+  const std::int64_t offset = host.wall_offset_ns();
+  return prof::time_ns::add(host.clock.to_monotonic_ns(ticks), offset)
+      .value_or(offset > 0 ? prof::time_ns::max : prof::time_ns::min);
+}
+
 }  // namespace
 
 std::size_t rdma_jump(const std::string& op_name) {
@@ -121,9 +129,7 @@ result<inputs> read_inputs(prof::prof_reader& r, const model& m, bool with_node_
   in.apis = &m.apis;
   in.tasks = &m.tasks;
   in.collection_start_ns = m.session.start_ns;
-  const auto& host = r.host();
-  const std::int64_t offset = host.wall_offset_ns();
-  auto local = [&](std::uint64_t ts) { return host.clock.to_monotonic_ns(ts) + offset; };
+  auto local = [&](std::uint64_t ts) { return host_wall_ns(r.host(), ts); };
   MSPROF_TRY(r.for_each_hccl_info([&](const auto& rec) {
     info_record i;
     i.thread_id = rec.head.threadId;
@@ -153,10 +159,8 @@ result<inputs> read_inputs(prof::prof_reader& r, const model& m, bool with_node_
 
 result<void> read_node_types(prof::prof_reader& r, const std::function<bool(std::uint32_t, std::int64_t)>& keep,
                              std::vector<node_type_record>& out) {
-  const auto& host = r.host();
-  const std::int64_t offset = host.wall_offset_ns();
   return r.for_each_node_basic_info([&](const auto& rec) {
-    const std::int64_t ts = host.clock.to_monotonic_ns(rec.head.timeStamp) + offset;
+    const std::int64_t ts = host_wall_ns(r.host(), rec.head.timeStamp);
     if (!keep(rec.head.threadId, ts)) return;
     node_type_record n;
     n.thread_id = rec.head.threadId;
