@@ -87,9 +87,6 @@ std::pair<std::uint64_t, int> decimal_digits(const std::string& t) {
   return {d, exp10 - frac};
 }
 
-/// Python's round(v, 3).
-double py_round3_value(double v) { return std::strtod(fmt::format("{:.3f}", v).c_str(), nullptr); }
-
 /// A REAL the reference stores in a TEXT column and reads back through float()
 /// (SQLite keeps 15 significant digits), then round(x, 3) as Python prints it.
 std::string text_round3(double v) { return py_round3(std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr)); }
@@ -278,18 +275,18 @@ result<std::optional<table>> network_summary(const std::string& prof_dir, const 
       for (const auto& s : samples)
         if (s.func_id == func) f.push_back(&s);
       const S& first = *f.front();
-      const auto rate100 = [](double x, double packets) { return py_round3_value(py_round3_value(x / packets) * 100); };
+      const auto rate100 = [](double x, double packets) { return py_round_value(py_round_value(x / packets, 3) * 100, 3); };
       double duration = 0, rx_bw = 0, tx_bw = 0, rx_packet = 0, tx_packet = 0, rx_err = 0, rx_drop = 0, tx_err = 0, tx_drop = 0;
       if (f.size() == 1) {  // the first sample's own counts
         rx_packet = first.v[S::rx_packet_s];
         tx_packet = first.v[S::tx_packet_s];
         if (first.v[S::rx_packets] != 0) {
-          rx_err = py_round3_value(first.v[S::rx_errors] / first.v[S::rx_packets]);
-          rx_drop = py_round3_value(first.v[S::rx_dropped] / first.v[S::rx_packets]);
+          rx_err = py_round_value(first.v[S::rx_errors] / first.v[S::rx_packets], 3);
+          rx_drop = py_round_value(first.v[S::rx_dropped] / first.v[S::rx_packets], 3);
         }
         if (first.v[S::tx_packets] != 0) {
-          tx_err = py_round3_value(first.v[S::tx_errors] / first.v[S::tx_packets]);
-          tx_drop = py_round3_value(first.v[S::tx_dropped] / first.v[S::tx_packets]);
+          tx_err = py_round_value(first.v[S::tx_errors] / first.v[S::tx_packets], 3);
+          tx_drop = py_round_value(first.v[S::tx_dropped] / first.v[S::tx_packets], 3);
         }
       } else {
         double tmin = first.timestamp, tmax = first.timestamp, sum[S::fields] = {};
@@ -304,19 +301,19 @@ result<std::optional<table>> network_summary(const std::string& prof_dir, const 
             lo[k] = std::min(lo[k], s->v[k]);
           }
         }
-        duration = py_round3_value(tmax - tmin);
+        duration = py_round_value(tmax - tmin, 3);
         const double n = static_cast<double>(f.size());
         double rx_sum = 0, tx_sum = 0;  // packets/s summed over the samples
         if (duration != 0) {
           if (first.bandwidth != 0) {
             const double per_s = duration * static_cast<double>(first.bandwidth) * 1024 * 1024;
-            rx_bw = py_round3_value((std::trunc(hi[S::rx_bytes]) - std::trunc(lo[S::rx_bytes])) * 8 / per_s);
-            tx_bw = py_round3_value((std::trunc(hi[S::tx_bytes]) - std::trunc(lo[S::tx_bytes])) * 8 / per_s);
+            rx_bw = py_round_value((std::trunc(hi[S::rx_bytes]) - std::trunc(lo[S::rx_bytes])) * 8 / per_s, 3);
+            tx_bw = py_round_value((std::trunc(hi[S::tx_bytes]) - std::trunc(lo[S::tx_bytes])) * 8 / per_s, 3);
           }
           rx_sum = sum[S::rx_packet_s];
           tx_sum = sum[S::tx_packet_s];
-          rx_packet = py_round3_value(rx_sum / duration);
-          tx_packet = py_round3_value(tx_sum / duration);
+          rx_packet = py_round_value(rx_sum / duration, 3);
+          tx_packet = py_round_value(tx_sum / duration, 3);
         }
         if (rx_sum != 0) {
           rx_err = rate100(rx_errors_all, rx_sum);

@@ -74,10 +74,12 @@ std::string py_float(double v) {
   return s;
 }
 
-std::string py_round(double v, int digits) {
+double py_round_value(double v, int digits) {
   // printf rounds the exact binary value, ties to even, as Python's round().
-  return py_float(std::strtod(fmt::format("{:.{}f}", v, digits).c_str(), nullptr));
+  return std::strtod(fmt::format("{:.{}f}", v, digits).c_str(), nullptr);
 }
+
+std::string py_round(double v, int digits) { return py_float(py_round_value(v, digits)); }
 
 std::string dur_us_json(std::int64_t ns) { return py_float(static_cast<double>(ns) / 1000.0); }
 

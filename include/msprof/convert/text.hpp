@@ -25,8 +25,11 @@ std::string ts_us(std::int64_t ns);
 /// (Python's repr: 40.0, 60.5).
 std::string py_float(double v);
 
-/// Python's round(v, digits) (0 <= digits <= 17) as str() prints it: the exact
-/// binary value rounded, ties to even ("0.333333", "3e-06", "-0.0").
+/// Python's round(v, digits) (0 <= digits <= 17): the exact binary value
+/// rounded, ties to even.
+double py_round_value(double v, int digits);
+
+/// py_round_value as str() prints it ("0.333333", "3e-06", "-0.0").
 std::string py_round(double v, int digits);
 
 /// A duration in ns as a JSON number in µs ("40.0", "60.5").
