@@ -345,9 +345,9 @@ result<void> operator_details(relation& r, table_sink& out) {
 /// CSV (GeMemoryRecordBean): every row once per device directory, the time the
 /// CSV's µs (the raw clock) in ns, totals float(KB text) / 1024 in MB.
 struct ge_record {
-  std::int64_t time_ns;
+  std::int64_t time;           ///< ns
   double allocated, reserved;  ///< MB
-  std::uint32_t device_id;     ///< the Device cell's "NPU:<id>"
+  std::int64_t device;         ///< the Device cell's "NPU:<id>"
 };
 struct ge_record_key {
   std::int64_t time_ns;
@@ -358,12 +358,12 @@ struct ge_record_key {
 };
 
 /// memory_record (torch_npu MemoryViewParser) from its rows (memory_record_rows)
-/// merged with GE's records (_add_pta_ge_record_data): both in time order, GE
-/// first when earlier; each GE record a GE row and a PTA+GE row summed with the
-/// last PTA record of its device, each PTA record a PTA row and a PTA+GE row
-/// summed with the last GE record (a workspace record one WORKSPACE row). Sizes
-/// in MB as Python prints floats. GE's times are CANN's raw-clock µs, so on a
-/// real collection they all come before the PTA ones, as in torch_npu.
+/// merged with GE's records (merge_ge_memory): each GE record a GE row and a
+/// PTA+GE row summed with the last PTA record of its device, each PTA record a
+/// PTA row and a PTA+GE row summed with the last GE record (a workspace record
+/// one WORKSPACE row). Sizes in MB as Python prints floats. GE's times are
+/// CANN's raw-clock µs, so on a real collection they all come before the PTA
+/// ones, as in torch_npu.
 result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::string>& warnings, table_sink& out) {
   const auto mb = [](std::int64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); };
   spill_sorter<ge_record_key> ge(d.spill_dir, d.spill_budget);
@@ -374,7 +374,7 @@ result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::str
       const auto kb = [](std::uint64_t b) { return std::strtod(py_round3_kb(static_cast<double>(b)).c_str(), nullptr); };
       const ge_record r{e.mono_ns, kb(e.allocated) / 1024.0, kb(e.reserved) / 1024.0, e.device_id};
       for (std::uint32_t k = 0; k < std::max<std::size_t>(devices.size(), 1); ++k)
-        ge.push({r.time_ns, k, n}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
+        ge.push({r.time, k, n}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
       ++n;
       return {};
     }));
@@ -386,53 +386,42 @@ result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::str
                                   "Total Active(MB)", "Stream Ptr", "Device Type"});
     begun = true;
   };
-  struct last_pta {
-    double allocated, reserved, active;
-    std::int64_t stream;
-  };
-  std::map<std::int64_t, last_pta> pta_of;  // by device
-  std::map<std::int64_t, ge_record> ge_of;
   table::row r;
   if (d.info.npu) MSPROF_TRY(npu_mem_app_rows(d.prof_dir, warnings, [&](table::row&& app) { return begin(), out.row(app); }));
-  ge_record_key gk{};
-  std::string_view gp;
-  bool more = ge.next(gk, gp);
-  const auto ge_rows = [&](std::optional<std::int64_t> before) -> result<void> {
-    for (; more && (!before || gk.time_ns < *before); more = ge.next(gk, gp)) {
-      ge_record g;
-      std::memcpy(&g, gp.data(), sizeof g);
-      begin();
-      const std::string tag = "NPU:" + std::to_string(g.device_id), ts = ts_us(g.time_ns) + '\t';
-      r = {"GE", ts, py_float(g.allocated), py_float(g.reserved), "", "", tag};
-      MSPROF_TRY(out.row(r));
-      const auto p = pta_of.find(g.device_id);
-      if (p == pta_of.end())
-        r = {"PTA+GE", ts, py_float(g.allocated), py_float(g.reserved), "0", "", tag};
-      else
-        r = {"PTA+GE", ts, py_float(g.allocated + p->second.allocated), py_float(g.reserved + p->second.reserved),
-             py_float(p->second.active), std::to_string(p->second.stream), tag};
-      MSPROF_TRY(out.row(r));
-      if (before) ge_of[g.device_id] = g;  // the records after the last PTA one change nothing
-    }
-    return ge.take_status();
+  const auto next_ge = [&](ge_record& g) {
+    ge_record_key k;
+    std::string_view p;
+    if (!ge.next(k, p)) return false;
+    std::memcpy(&g, p.data(), sizeof g);
+    return true;
   };
-  MSPROF_TRY(memory_record_rows(d, m, [&](const memory_record_row& x) -> result<void> {
-    if (x.component != std::string_view("PTA+GE")) MSPROF_TRY(ge_rows(x.time));
+  const auto ge_row = [&](const ge_record& g, const memory_record_row* p) -> result<void> {
+    begin();
+    const std::string tag = "NPU:" + std::to_string(g.device), ts = ts_us(g.time) + '\t';
+    r = {"GE", ts, py_float(g.allocated), py_float(g.reserved), "", "", tag};
+    MSPROF_TRY(out.row(r));
+    if (!p)
+      r = {"PTA+GE", ts, py_float(g.allocated), py_float(g.reserved), "0", "", tag};
+    else
+      r = {"PTA+GE", ts, py_float(g.allocated + mb(p->allocated)), py_float(g.reserved + mb(p->reserved)),
+           py_float(mb(p->active)), std::to_string(p->stream), tag};
+    return out.row(r);
+  };
+  const auto pta_row = [&](const memory_record_row& x, const ge_record* g) -> result<void> {
     begin();
     const std::string ts = ts_us(x.time) + '\t', tag = "NPU:" + std::to_string(x.device);
-    const auto g = ge_of.find(x.device);
-    if (x.component == std::string_view("PTA+GE") && g != ge_of.end()) {
-      r = {std::string(x.component), ts, py_float(mb(x.allocated) + g->second.allocated),
-           py_float(mb(x.reserved) + g->second.reserved), py_float(mb(x.active)),
+    if (x.component == std::string_view("PTA+GE") && g) {
+      r = {std::string(x.component), ts, py_float(mb(x.allocated) + g->allocated),
+           py_float(mb(x.reserved) + g->reserved), py_float(mb(x.active)),
            x.stream ? std::to_string(x.stream) : std::string(), tag};
     } else {
       r = {std::string(x.component), ts, py_float(mb(x.allocated)), py_float(mb(x.reserved)), py_float(mb(x.active)),
            std::to_string(x.stream), tag};
     }
-    if (x.component == std::string_view("PTA")) pta_of[x.device] = {mb(x.allocated), mb(x.reserved), mb(x.active), x.stream};
     return out.row(r);
-  }));
-  MSPROF_TRY(ge_rows(std::nullopt));
+  };
+  MSPROF_TRY(merge_ge_memory<ge_record>(d, m, next_ge, ge_row, pta_row));
+  MSPROF_TRY(ge.take_status());
   return begun ? out.end() : result<void>();
 }
 

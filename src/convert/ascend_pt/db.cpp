@@ -1109,41 +1109,31 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
                         "component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, "
                         "totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
                         7);
-  struct pta_last {
-    std::int64_t allocated, reserved, active, stream;
+  const auto next_ge = [&](ge_db_record& g) {
+    ge_db_key k;
+    std::string_view p;
+    if (!ge.next(k, p)) return false;
+    std::memcpy(&g, p.data(), sizeof g);
+    return true;
   };
-  std::map<std::int64_t, pta_last> last_pta;
-  std::map<std::int64_t, ge_db_record> last_ge;
-  ge_db_key gk{};
-  std::string_view gp;
-  bool more = ge.next(gk, gp);
-  const auto ge_rows = [&](std::optional<std::int64_t> before) {
-    for (; more && (!before || gk.time < *before); more = ge.next(gk, gp)) {
-      ge_db_record g;
-      std::memcpy(&g, gp.data(), sizeof g);
-      records.add(db_row(ge_id, g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
-      const auto p = last_pta.find(g.device);
-      if (p == last_pta.end())
-        records.add(db_row(pta_ge_id(), g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
-      else
-        records.add(db_row(pta_ge_id(), g.time, g.allocated + p->second.allocated, g.reserved + p->second.reserved,
-                     p->second.active, p->second.stream, g.device));
-      if (before) last_ge[g.device] = g;
-    }
+  const auto ge_row = [&](const ge_db_record& g, const memory_record_row* p) -> result<void> {
+    records.add(db_row(ge_id, g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
+    if (!p)
+      records.add(db_row(pta_ge_id(), g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
+    else
+      records.add(db_row(pta_ge_id(), g.time, g.allocated + p->allocated, g.reserved + p->reserved, p->active,
+                         p->stream, g.device));
+    return {};
   };
-  MSPROF_TRY(memory_record_rows(d, m, [&](const memory_record_row& x) -> result<void> {
-    const bool pta_ge = x.component == std::string_view("PTA+GE");
-    if (!pta_ge) ge_rows(x.time);
-    const auto g = last_ge.find(x.device);
-    if (pta_ge && g != last_ge.end())
-      records.add(db_row(pta_ge_id(), x.time, x.allocated + g->second.allocated, x.reserved + g->second.reserved, x.active,
+  const auto pta_row = [&](const memory_record_row& x, const ge_db_record* g) -> result<void> {
+    if (x.component == std::string_view("PTA+GE") && g)
+      records.add(db_row(pta_ge_id(), x.time, x.allocated + g->allocated, x.reserved + g->reserved, x.active,
                          or_null(x.stream ? std::optional<std::int64_t>(x.stream) : std::nullopt), x.device));
     else
       records.add(db_row(ids.str(x.component), x.time, x.allocated, x.reserved, x.active, x.stream, x.device));
-    if (x.component == std::string_view("PTA")) last_pta[x.device] = {x.allocated, x.reserved, x.active, x.stream};
     return {};
-  }));
-  ge_rows(std::nullopt);
+  };
+  MSPROF_TRY(merge_ge_memory<ge_db_record>(d, m, next_ge, ge_row, pta_row));
   MSPROF_TRY(ge.take_status());
   MSPROF_TRY(records.finish());
   batched_table ops(db, "OP_MEMORY",

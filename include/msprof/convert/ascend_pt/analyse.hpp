@@ -377,6 +377,38 @@ struct memory_record_row {
 result<void> memory_record_rows(const pt_dir& d, const model& m,
                                 const std::function<result<void>(const memory_record_row&)>& row);
 
+/// torch_npu's merge of memory_record's rows with GE's records
+/// (_add_pta_ge_record_data, and its db parser's twin), for both exports in
+/// their own units: in time order, each GE record before the first row other
+/// than "PTA+GE" that is not earlier. `next_ge(g)` fills the next GE record
+/// (false after the last; Ge has `time` and `device`); `ge_row(g, p)` gets p,
+/// the last "PTA" row of g's device or null; `pta_row(x, g)` gets g, the last
+/// GE record of x's device merged before x or null (the GE records after the
+/// last row change nothing).
+template <class Ge, class NextGe, class GeRow, class PtaRow>
+result<void> merge_ge_memory(const pt_dir& d, const model& m, NextGe next_ge, GeRow ge_row, PtaRow pta_row) {
+  std::map<std::int64_t, memory_record_row> last_pta;  // by device
+  std::map<std::int64_t, Ge> last_ge;
+  Ge g{};
+  bool more = next_ge(g);
+  const auto ge_rows = [&](std::optional<std::int64_t> before) -> result<void> {
+    for (; more && (!before || g.time < *before); more = next_ge(g)) {
+      const auto p = last_pta.find(g.device);
+      MSPROF_TRY(ge_row(g, p == last_pta.end() ? nullptr : &p->second));
+      if (before) last_ge[g.device] = g;
+    }
+    return {};
+  };
+  MSPROF_TRY(memory_record_rows(d, m, [&](const memory_record_row& x) -> result<void> {
+    if (x.component != std::string_view("PTA+GE")) MSPROF_TRY(ge_rows(x.time));
+    const auto l = last_ge.find(x.device);
+    MSPROF_TRY(pta_row(x, l == last_ge.end() ? nullptr : &l->second));
+    if (x.component == std::string_view("PTA")) last_pta[x.device] = x;
+    return {};
+  }));
+  return ge_rows(std::nullopt);
+}
+
 /// An operator_memory row in torch_npu's db units (ns, bytes): one block.
 /// Unset: the block has no such record (an empty cell, NULL). `name` views
 /// pt_dir::texts ("": no op found). The text table shows it in us, KB and MB.
