@@ -3358,6 +3358,10 @@ struct options {
   // Fill this module's mstx table in-process (msprof_mstx_attach_v0_1). The
   // injection library sets false: its table is the instrumented program's.
   bool attach_in_process = true;
+  // With attach_in_process: record the program's mstx calls. false attaches
+  // only the framework records (record_function, queue marks, memory events),
+  // as torch_npu records its ops with its mstx switch off.
+  bool mstx_calls = true;
   // Use this calibration (from collect::calibrate) instead of measuring one:
   // the PROF_ directory's info.json / host_start.log must describe exactly the
   // clock the records use, and they are written before start().
@@ -3542,6 +3546,8 @@ class basic_collector {
     static int init_default_filtered(mstxGetModuleFuncTableFunc get) noexcept {
       return with_framework(get, base::init_without_default(get));
     }
+    // The framework slots alone: mstx calls stay NULL (one load and one branch).
+    static int init_framework_only(mstxGetModuleFuncTableFunc get) noexcept { return with_framework(get, MSTX_SUCCESS); }
 
    private:
     static int with_framework(mstxGetModuleFuncTableFunc get, int rc) noexcept {
@@ -3624,7 +3630,8 @@ class basic_collector {
     losses_persisted_ns_ = 0;
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
-    if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
+    if (attach_in_process_ && !o.mstx_calls) attach_table(&api::init_framework_only);
+    else if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
       attach_table(core::domain_enabled(0) ? &api::init : &api::init_default_filtered);
     stop_requested_ = false;
     // Construct the drain's function-local statics here, not on the new thread: their

@@ -144,6 +144,8 @@ class basic_collector {
     static int init_default_filtered(mstxGetModuleFuncTableFunc get) noexcept {
       return with_framework(get, base::init_without_default(get));
     }
+    // The framework slots alone: mstx calls stay NULL (one load and one branch).
+    static int init_framework_only(mstxGetModuleFuncTableFunc get) noexcept { return with_framework(get, MSTX_SUCCESS); }
 
    private:
     static int with_framework(mstxGetModuleFuncTableFunc get, int rc) noexcept {
@@ -226,7 +228,8 @@ class basic_collector {
     losses_persisted_ns_ = 0;
     pid_ = static_cast<std::uint32_t>(::getpid());
     attach_in_process_ = o.attach_in_process;
-    if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
+    if (attach_in_process_ && !o.mstx_calls) attach_table(&api::init_framework_only);
+    else if (attach_in_process_)  // fill this module's mstx table; a filtered-out default domain stays NULL
       attach_table(core::domain_enabled(0) ? &api::init : &api::init_default_filtered);
     stop_requested_ = false;
     // Construct the drain's function-local statics here, not on the new thread: their

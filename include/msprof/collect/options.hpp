@@ -51,6 +51,10 @@ struct options {
   // Fill this module's mstx table in-process (msprof_mstx_attach_v0_1). The
   // injection library sets false: its table is the instrumented program's.
   bool attach_in_process = true;
+  // With attach_in_process: record the program's mstx calls. false attaches
+  // only the framework records (record_function, queue marks, memory events),
+  // as torch_npu records its ops with its mstx switch off.
+  bool mstx_calls = true;
   // Use this calibration (from collect::calibrate) instead of measuring one:
   // the PROF_ directory's info.json / host_start.log must describe exactly the
   // clock the records use, and they are written before start().

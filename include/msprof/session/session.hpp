@@ -284,7 +284,11 @@ class profiler {
     o.drain_interval = cfg_.drain_interval;
     apply(cfg_.buffers, o);
     o.warn = [this](const std::string& w) { warning(w); };
-    o.attach_in_process = cfg_.mstx && cfg_.cpu;  // off: mstx calls stay unattached (steps still recorded)
+    // mstx off: its calls stay unattached (steps still recorded); the framework
+    // layouts still record their ops, as torch_npu does with its mstx switch off.
+    const bool framework = cfg_.layout != output_layout::cann;
+    o.attach_in_process = cfg_.cpu && (cfg_.mstx || framework);
+    o.mstx_calls = cfg_.mstx;
     collect_options_ = o;
     return collect::start(o);
   }

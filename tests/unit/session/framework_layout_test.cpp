@@ -321,6 +321,35 @@ TEST_CASE("framework layout: mstx calls are also the framework ops torch_npu rec
   for (const char* name : {"mstx_mark_op,", "mstx_range_start_op,", "mstx_range_end_op,"}) CHECK(details.find(name) != std::string::npos);
 }
 
+TEST_CASE("framework layout: with mstx off the ops are still recorded and the mstx calls are not") {
+  temp_dir t;
+  session::session_config c;
+  c.output = t.path;
+  c.drain_interval = std::chrono::milliseconds(5);
+  c.layout = session::output_layout::ascend_pt;
+  c.npu = false;
+  c.mstx = false;  // torch_npu's default: its ops are recorded all the same
+  std::vector<std::string> ready;
+  session::profiler prof(c, std::nullopt, [&](const std::string& d) { ready.push_back(d); });
+  REQUIRE(static_cast<bool>(prof.start()));
+  { msprof::record_function f("aten::mm"); }
+  mstxMarkA("a mark", nullptr);
+  mstxRangeEnd(mstxRangeStartA("a range", nullptr));
+  REQUIRE(static_cast<bool>(prof.stop()));
+  REQUIRE(ready.size() == 1);
+  std::vector<std::string> warnings;
+  const fw::records rec = decode_framework(ready[0], warnings);
+  CHECK(warnings.empty());
+  std::set<std::string> names;
+  for (const auto& o : rec.ops) names.insert(o.name);
+  CHECK(names == std::set<std::string>{"ProfilerStep#0", "aten::mm"});  // the session's step, the op
+  auto r = msprof::convert::ascend_pt::analyse(ready[0]);
+  REQUIRE_MESSAGE(r.has_value(), r.err().message);
+  const std::string details = slurp(fs::path(ready[0]) / "ASCEND_PROFILER_OUTPUT" / "operator_details.csv");
+  CHECK(details.find("aten::mm,") != std::string::npos);
+  CHECK(details.find("mstx") == std::string::npos);
+}
+
 TEST_CASE("framework layout: a bad worker name and an unknown layout name are refused") {
   session::session_config c;
   c.worker_name = "a b";
