@@ -149,6 +149,7 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_aicpu(r));
     MSPROF_TRY(write_sys_io(r));
     MSPROF_TRY(write_l2_cache(r));
+    MSPROF_TRY(write_soc_pmu(r));
     MSPROF_TRY(write_table(r, losses));
     auto readme = detail::write_readme(dir_, o_, ts_, r.files);
     if (!readme) return readme.err();
@@ -398,6 +399,12 @@ struct summary_exporter::impl {
     return write_in_file_order(r, "l2_cache", l2_cache_header(names != nullptr), &for_each_l2_cache,
                                [names](auto& s, const l2_cache_rates& c) { l2_cache_row(s, c, names); });
   }
+  /// soc_pmu likewise (l2_cache.hpp), the same op names.
+  result<void> write_soc_pmu(export_result& r) {
+    const l2_cache_names* names = l2_names_.empty() ? nullptr : &l2_names_;
+    return write_in_file_order(r, "soc_pmu", soc_pmu_header(names != nullptr), &for_each_soc_pmu,
+                               [names](auto& s, const soc_pmu_rates& c) { soc_pmu_row(s, c, names); });
+  }
   /// memory_record and operator_memory from GE's task_memory_info events
   /// (npu_memory.hpp): every row once per device directory, as the reference
   /// exports them from each (its Device_id; "host" without a device).
@@ -453,7 +460,7 @@ struct summary_exporter::impl {
   spill_sorter<tx_key> tx_rows_;
   spill_sorter<arrival_key> mem_rows_;
   api_statistic_stream api_;
-  l2_cache_names l2_names_;  // the ops of the tasks, when there are L2 cache slices
+  l2_cache_names l2_names_;  // the ops of the tasks, when there are L2 cache or SoC PMU slices
   op_statistic_groups op_groups_;
   std::size_t records_ = 0;
   std::uint64_t arrivals_ = 0;  // mstx and mstx_mem records so far

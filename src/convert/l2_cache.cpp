@@ -5,13 +5,17 @@
 // (an event's counter found at its place in sample.json's list); each rate
 // Python's round(x / request, 6), 0 without requests; the Hit Rate "N/A" on
 // STARS chips; rows in file order; the op of (task id, stream id) from GE's
-// tasks, the last one with those ids.
+// tasks, the last one with those ids. The CANN summary soc_pmu likewise, from
+// the SoC PMU slices (SocPmuParser, SocPmuCalculator, SocPmuConfig,
+// SocPmuViewer): only records of data type 2, sample.json's npuEvents
+// "SMMU:..." events, the rates printed from a NUMERIC column.
 #include "msprof/convert/l2_cache.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 #include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
@@ -46,9 +50,6 @@ constexpr std::string_view kKnown[] = {"0x59", "0x5b", "0x5c", "0x62", "0x6a", "
                                        "0x97", "0x81", "0x82", "0x83"};
 constexpr std::size_t kMaxEvents = 8;
 
-/// The part of the l2_cache slices' names (device_slices.hpp).
-std::string slices() { return std::string(prof::layout::l2_cache) + ".data."; }
-
 /// Python's str.strip().lower() of an ASCII event name.
 std::string normalized(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -79,27 +80,32 @@ struct calculator {
   std::vector<term> request, hit, victim;
   bool stars = false;
 
-  /// nullopt, with the reason in `why`, when the reference writes no rows.
-  static std::optional<calculator> of(const prof::device_info& d, std::string& why) {
-    const std::string platform = d.info.get("platform_version").as_string_or("");
+  /// nullopt, with the reason in `why`, when the reference writes no rows:
+  /// `events` (named `what` in sample.json) must be known and at most 8, and
+  /// hold every event that the platform's sums need.
+  template <std::size_t P, std::size_t K>
+  static std::optional<calculator> of(const std::string& platform, const std::vector<std::string>& events,
+                                      const platform_events (&table)[P], const std::string_view (&known)[K],
+                                      const std::string& what, std::string& why) {
     const platform_events* p = nullptr;
-    for (const auto& e : kPlatforms)
+    for (const auto& e : table)
       for (const char* id : e.platforms)
         if (id && platform == id) p = &e;
     if (!p) {
-      why = "info.json's platform_version '" + platform + "' has no L2 cache events";
+      why = "info.json's platform_version '" + platform + "' has no " + what + " events";
       return std::nullopt;
     }
-    const auto& v = d.sample.get("l2CacheTaskProfilingEvents");
-    const std::vector<std::string> events = split(v.is_string() ? v.as_string_or("") : "");
+    if (events.empty()) {
+      why = what + " lists no events";
+      return std::nullopt;
+    }
     if (events.size() > kMaxEvents) {
-      why = "l2CacheTaskProfilingEvents lists " + std::to_string(events.size()) + " events, more than " +
-            std::to_string(kMaxEvents);
+      why = what + " lists " + std::to_string(events.size()) + " events, more than " + std::to_string(kMaxEvents);
       return std::nullopt;
     }
     for (const auto& e : events)
-      if (std::find(std::begin(kKnown), std::end(kKnown), e) == std::end(kKnown)) {
-        why = "l2CacheTaskProfilingEvents '" + v.as_string_or("") + "' is missing or names an unknown event ('" + e + "')";
+      if (std::find(std::begin(known), std::end(known), e) == std::end(known)) {
+        why = what + " names an unknown event ('" + e + "')";
         return std::nullopt;
       }
     calculator c;
@@ -109,7 +115,7 @@ struct calculator {
         const bool minus = w[0] == '-';
         const auto it = std::find(events.begin(), events.end(), minus ? w.substr(1) : w);
         if (it == events.end()) {
-          why = "l2CacheTaskProfilingEvents lacks event " + (minus ? w.substr(1) : w) + " of platform " + platform;
+          why = what + " lacks event " + (minus ? w.substr(1) : w) + " of platform " + platform;
           return false;
         }
         out.push_back({static_cast<std::size_t>(it - events.begin()), minus ? -1.0 : 1.0});
@@ -123,9 +129,9 @@ struct calculator {
   // The reference sums Python ints, exactly, and divides them correctly
   // rounded; sums in long double, divided as doubles, give the same while
   // each sum stays below 2^53 (counters of one task).
-  static double sum(const codec::L2CacheTask& t, const std::vector<term>& terms) {
+  static double sum(const std::uint64_t (&events)[8], const std::vector<term>& terms) {
     long double s = 0;
-    for (const auto& x : terms) s += static_cast<long double>(x.sign) * static_cast<long double>(t.events[x.index]);
+    for (const auto& x : terms) s += static_cast<long double>(x.sign) * static_cast<long double>(events[x.index]);
     return static_cast<double>(s);
   }
   static std::string rate(double part, double request) {
@@ -133,59 +139,168 @@ struct calculator {
     return s == "-0.0" ? "0.0" : s;  // the reference's REAL column keeps no -0.0
   }
 
-  void fill(const codec::L2CacheTask& t, l2_cache_rates& out) const {
-    const double req = sum(t, request);
-    out.hit_rate = stars ? "N/A" : rate(sum(t, hit), req);
-    out.victim_rate = rate(sum(t, victim), req);
+  /// The hit and victim (or miss) rates of one record's counters.
+  std::pair<std::string, std::string> rates(const std::uint64_t (&events)[8]) const {
+    const double req = sum(events, request);
+    return {stars ? "N/A" : rate(sum(events, hit), req), rate(sum(events, victim), req)};
   }
 };
 
 }  // namespace l2_cache_detail
 
-result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::string>& warnings,
-                               const std::function<result<void>(const l2_cache_rates&)>& fn) {
-  auto r = detail::open_for_slices(prof_dir, true, l2_cache_detail::slices(), false);
-  if (!r) return {};
-  result<void> status;
-  for (const auto& d : r->devices()) {
-    bool checked = false;
-    std::optional<l2_cache_detail::calculator> calc;
-    l2_cache_rates row;
-    row.device_id = d.id;
-    auto read = r->for_each_l2_cache(d.id, [&](const codec::L2CacheTask& t, const codec::place&) {
-      if (!status) return;
-      if (!checked) {  // only a device with records is checked
-        checked = true;
-        std::string why;
-        calc = l2_cache_detail::calculator::of(d, why);
-        if (!calc) {
-          const std::string sample = prof_dir + "/" + prof::layout::device_dir(d.id) + "/" + prof::layout::sample_json;
-          for (const auto& w : r->warnings())  // why the file could not be read, if it could not
-            if (w.file == sample) warnings.push_back(w.text());
-          warnings.push_back(sample + ": " + why + "; no l2_cache rows for device " + std::to_string(d.id));
-        }
+namespace l2_cache_detail {
+
+/// How device `d`'s records become rates: the calculator `make` builds at
+/// its first record (only a device with records is checked), and a warning
+/// naming its sample.json when the config allows none.
+template <class Make>
+struct device_calc {
+  const std::string& prof_dir;
+  const prof::prof_reader& r;
+  const prof::device_info& d;
+  const char* summary;
+  std::vector<std::string>& warnings;
+  Make make;
+  bool checked = false;
+  std::optional<calculator> calc;
+
+  const calculator* get() {
+    if (!checked) {
+      checked = true;
+      std::string why;
+      calc = make(d, why);
+      if (!calc) {
+        const std::string sample = prof_dir + "/" + prof::layout::device_dir(d.id) + "/" + prof::layout::sample_json;
+        for (const auto& w : r.warnings())  // why the file could not be read, if it could not
+          if (w.file == sample) warnings.push_back(w.text());
+        warnings.push_back(sample + ": " + why + "; no " + summary + " rows for device " + std::to_string(d.id));
       }
-      if (!calc) return;
-      row.stream_id = t.streamId;
-      row.task_id = t.taskId;
-      calc->fill(t, row);
-      status = fn(row);
-    });
-    MSPROF_TRY(read);
-    MSPROF_TRY(status);
+    }
+    return calc ? &*calc : nullptr;
   }
-  detail::slice_warnings(*r, prof::layout::l2_cache, warnings);
+};
+
+/// Calls `read(reader, device, calc)` for each device with `stem` slices,
+/// then adds the reader's warnings about them.
+template <class Make, class Read>
+result<void> each_device(const std::string& prof_dir, const char* stem, const char* summary,
+                         std::vector<std::string>& warnings, const Make& make, const Read& read) {
+  auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
+  if (!r) return {};
+  for (const auto& d : r->devices()) {
+    device_calc<const Make&> calc{prof_dir, *r, d, summary, warnings, make, false, std::nullopt};
+    MSPROF_TRY(read(*r, d, calc));
+  }
+  detail::slice_warnings(*r, stem, warnings);
   return {};
 }
 
+std::string platform_of(const prof::device_info& d) { return d.info.get("platform_version").as_string_or(""); }
+
+/// npuEvents' SMMU events: "TYPE:e,e;SMMU:e,e" (the first SMMU part; a part
+/// without ':' is passed over, text after a second ':' ignored).
+std::vector<std::string> smmu_events(std::string_view cfg) {
+  for (std::size_t pos = 0; pos <= cfg.size();) {
+    const std::size_t end = std::min(cfg.find(';', pos), cfg.size());
+    const std::string_view part = cfg.substr(pos, end - pos);
+    pos = end + 1;
+    const std::size_t colon = part.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string key = normalized(part.substr(0, colon));
+    for (auto& c : key) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (key != "SMMU") continue;
+    const std::string_view values = part.substr(colon + 1);
+    return split(values.substr(0, values.find(':')));
+  }
+  return {};
+}
+
+/// SocPmuConfig and Constant.SOC_PMU_EVENTS: one set of events on chips 5,
+/// 15 and 16; the "miss" events take the victim's place.
+constexpr platform_events kSocPmuPlatforms[] = {{{"5", "15", "16"}, "0x8a", "0x8c,0x8d", "0x2", false}};
+constexpr std::string_view kSocPmuKnown[] = {"0x2", "0x8a", "0x8b", "0x8c", "0x8d"};
+constexpr std::uint16_t kSocPmuTlb = 2;  ///< the data type of a task's TLB counters
+constexpr std::uint16_t kSocPmuHa = 1, kSocPmuPageFault = 4;  ///< other tables' (not in this summary)
+
+/// The summary's column is NUMERIC: a rate that is a whole number is stored,
+/// and printed, as an integer (0.0 -> 0, 1.0 -> 1).
+std::string numeric(std::string rate) {
+  if (rate.size() > 2 && rate.compare(rate.size() - 2, 2, ".0") == 0) rate.resize(rate.size() - 2);
+  return rate;
+}
+
+}  // namespace l2_cache_detail
+
+result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::string>& warnings,
+                               const std::function<result<void>(const l2_cache_rates&)>& fn) {
+  using namespace l2_cache_detail;
+  const auto make = [](const prof::device_info& d, std::string& why) {
+    const auto& v = d.sample.get("l2CacheTaskProfilingEvents");
+    return calculator::of(platform_of(d), split(v.is_string() ? v.as_string_or("") : ""), kPlatforms, kKnown,
+                          "l2CacheTaskProfilingEvents", why);
+  };
+  return each_device(prof_dir, prof::layout::l2_cache, "l2_cache", warnings, make,
+                     [&](prof::prof_reader& r, const prof::device_info& d, auto& calc) -> result<void> {
+                       result<void> status;
+                       l2_cache_rates row;
+                       row.device_id = d.id;
+                       MSPROF_TRY(r.for_each_l2_cache(d.id, [&](const codec::L2CacheTask& t, const codec::place&) {
+                         const calculator* c = status ? calc.get() : nullptr;
+                         if (!c) return;
+                         row.stream_id = t.streamId;
+                         row.task_id = t.taskId;
+                         std::tie(row.hit_rate, row.victim_rate) = c->rates(t.events);
+                         status = fn(row);
+                       }));
+                       return status;
+                     });
+}
+
+result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<result<void>(const soc_pmu_rates&)>& fn) {
+  using namespace l2_cache_detail;
+  const auto make = [](const prof::device_info& d, std::string& why) {
+    const auto& v = d.sample.get("npuEvents");
+    return calculator::of(platform_of(d), smmu_events(v.is_string() ? v.as_string_or("") : ""), kSocPmuPlatforms,
+                          kSocPmuKnown, "npuEvents' SMMU part", why);
+  };
+  return each_device(prof_dir, prof::layout::soc_pmu, "soc_pmu", warnings, make,
+                     [&](prof::prof_reader& r, const prof::device_info& d, auto& calc) -> result<void> {
+                       const std::string platform = platform_of(d);
+                       const bool v6 = platform == "15" || platform == "16";
+                       result<void> status;
+                       soc_pmu_rates row;
+                       row.device_id = d.id;
+                       MSPROF_TRY(r.for_each_soc_pmu(d.id, v6, [&](const codec::SocPmuTaskV6& t, const codec::place& at) {
+                         if (!status) return;
+                         if (t.dataType != kSocPmuTlb) {
+                           if (t.dataType != kSocPmuHa && t.dataType != kSocPmuPageFault)
+                             warnings.push_back(at.str() + ": SoC PMU data type " + std::to_string(t.dataType) +
+                                                " is not known; record skipped");
+                           return;
+                         }
+                         const calculator* c = calc.get();
+                         if (!c) return;
+                         row.stream_id = t.streamId;
+                         row.task_id = t.taskId;
+                         auto [hit, miss] = c->rates(t.events);
+                         row.hit_rate = numeric(std::move(hit));
+                         row.miss_rate = numeric(std::move(miss));
+                         status = fn(row);
+                       }));
+                       return status;
+                     });
+}
+
 l2_cache_names::l2_cache_names(const std::string& prof_dir)
-    : wanted_(detail::any_slice(prof_dir, true, l2_cache_detail::slices())) {}
+    : wanted_(detail::any_slice(prof_dir, true, std::string(prof::layout::l2_cache) + ".data.") ||
+              detail::any_slice(prof_dir, true, std::string(prof::layout::soc_pmu) + ".data.")) {}
 
 void l2_cache_names::add(const model& w) {
   if (!wanted_) return;
   for (const auto& t : w.tasks) {
-    // A record holds 16-bit ids: a task with larger ones is never asked for.
-    if (!t.op || t.stream_id > 0xFFFF || t.task_id > 0xFFFF) continue;
+    // Records hold 16-bit stream ids: a task with a larger one is never asked for.
+    if (!t.op || t.stream_id > 0xFFFF) continue;
     auto& [launch, name] = ops_[(std::uint64_t{t.stream_id} << 32) | t.task_id];
     if (t.global_task_id >= launch) {
       launch = t.global_task_id;
@@ -198,6 +313,12 @@ const std::string& l2_cache_names::name_of(std::uint32_t stream_id, std::uint32_
   static const std::string na = "N/A";
   const auto it = ops_.find((std::uint64_t{stream_id} << 32) | task_id);
   return it == ops_.end() ? na : it->second.second;
+}
+
+std::vector<std::string> soc_pmu_header(bool named) {
+  std::vector<std::string> h = {"Device_id", "Stream Id", "Task Id", "TLB Hit Rate", "TLB Miss Rate"};
+  if (named) h.push_back("Op Name");
+  return h;
 }
 
 std::vector<std::string> l2_cache_header(bool named) {

@@ -70,6 +70,7 @@ def main():
             dev / "l2_cache.data.0.slice_0": 72,
             dev / "nic.data.0.slice_0": 200,  # text: its header and first sample
             dev / "roce.data.0.slice_0": 200,  # the same format
+            dev / "socpmu.data.0.slice_0": 80,
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

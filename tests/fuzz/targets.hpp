@@ -85,6 +85,8 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
   if (auto r = codec::decode_hccs_line(std::string_view(reinterpret_cast<const char*>(data), size), at))
     sink = sink + static_cast<std::uint64_t>(r->tx ^ r->rx) + static_cast<std::uint64_t>(r->timestamp > 0);
   if (auto r = codec::decode_l2_cache(data, size, at)) sink = sink + touch(*r);
+  for (bool v6 : {false, true})
+    if (auto r = codec::decode_soc_pmu(data, size, at, v6)) sink = sink + touch(*r);
   if (auto r = codec::decode_nic_line(std::string_view(reinterpret_cast<const char*>(data), size), at))
     sink = sink + static_cast<std::uint64_t>(r->bandwidth ^ r->func_id) + static_cast<std::uint64_t>(r->v[0] > 0);
   if (auto r = codec::decode_compact(data, size, at)) {
@@ -245,6 +247,7 @@ inline constexpr const char* kProfFiles[] = {
     "device_0/data/l2_cache.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
     "device_0/data/nic.data.0.slice_0",
     "device_0/data/roce.data.0.slice_0",
+    "device_0/data/socpmu.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -328,6 +331,8 @@ inline void read_everything(prof::prof_reader& r) {
     (void)r.for_each_pcie(d.id, [&](const codec::PcieSample& p, const codec::place&) { n += touch(p); });
     (void)r.for_each_hccs(d.id, [&](const codec::HccsSample& h, const codec::place&) { n += static_cast<std::size_t>(h.tx ^ h.rx); });
     (void)r.for_each_l2_cache(d.id, [&](const codec::L2CacheTask& t, const codec::place&) { n += touch(t); });
+    for (bool v6 : {false, true})
+      (void)r.for_each_soc_pmu(d.id, v6, [&](const codec::SocPmuTaskV6& t, const codec::place&) { n += touch(t); });
     for (const char* stem : {prof::layout::nic, prof::layout::roce})
       (void)r.for_each_network(d.id, stem, [&](const codec::NicSample& c, const codec::place&) { n += static_cast<std::size_t>(c.bandwidth ^ c.func_id); });
   }

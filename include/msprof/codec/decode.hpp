@@ -238,6 +238,21 @@ inline result<L2CacheTask> decode_l2_cache(const unsigned char* p, std::size_t s
   return load<L2CacheTask>(p);
 }
 
+/// A socpmu record in either layout (any bytes are a valid record), given in
+/// that of chips 15 and 16 (`v6`), whose fields hold the other's.
+inline result<SocPmuTaskV6> decode_soc_pmu(const unsigned char* p, std::size_t size, const place& at, bool v6) {
+  if (size < soc_pmu_size) return detail::short_input(at, soc_pmu_size, size);
+  if (v6) return load<SocPmuTaskV6>(p);
+  const SocPmuTask t = load<SocPmuTask>(p);
+  SocPmuTaskV6 c;
+  c.dataType = t.dataType;
+  c.taskType = t.taskType;
+  c.streamId = t.streamId;
+  c.taskId = t.taskId;
+  for (std::size_t i = 0; i < 8; ++i) c.events[i] = t.events[i];
+  return c;
+}
+
 /// The text of an MsprofTxInfo segment (up to the first NUL of the 156 bytes).
 inline std::string_view tx_segment_text(const MsprofTxInfo& t) {
   const char* m = t.stampInfo.message;

@@ -882,11 +882,49 @@ static_assert(sizeof(L2CacheTask) == 72 && offsetof(L2CacheTask, taskId) == 4 &&
               "L2CacheTask layout");
 constexpr std::size_t l2_cache_size = sizeof(L2CacheTask);
 
+/// SoC PMU counters of one task (80 B, device file socpmu.data.<id>): the
+/// eight SMMU events of sample.json's npuEvents ("SMMU:..."), in its order.
+/// dataType 2 is a task's TLB counters; 1 (HA) and 4 (page faults) share the
+/// file. Chips 15 and 16 write SocPmuTaskV6 instead (same size).
+struct SocPmuTask {
+  std::uint8_t reserved[8] = {};
+  std::uint16_t taskType = 0;
+  std::uint16_t streamId = 0;
+  std::uint16_t taskId = 0;
+  std::uint16_t dataType = 0;
+  std::uint64_t events[8] = {};
+};
+static_assert(sizeof(SocPmuTask) == 80 && offsetof(SocPmuTask, taskType) == 8 && offsetof(SocPmuTask, events) == 16,
+              "SocPmuTask layout");
+/// The layout of chips 15 and 16: a 32-bit task id, the data type first
+/// (decode_soc_pmu gives either layout's record in this one).
+struct SocPmuTaskV6 {
+  std::uint8_t reserved[6] = {};
+  std::uint16_t dataType = 0;
+  std::uint16_t taskType = 0;
+  std::uint16_t streamId = 0;
+  std::uint32_t taskId = 0;
+  std::uint64_t events[8] = {};
+};
+static_assert(sizeof(SocPmuTaskV6) == 80 && offsetof(SocPmuTaskV6, taskId) == 12 && offsetof(SocPmuTaskV6, events) == 16,
+              "SocPmuTaskV6 layout");
+constexpr std::size_t soc_pmu_size = sizeof(SocPmuTask);
+
 #define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
 template <class F> inline void fields_of(L2CacheTask& x, F& f, std::size_t base) {
   MSPROF_DETAIL_F(L2CacheTask, taskType); MSPROF_DETAIL_F(L2CacheTask, streamId);
   MSPROF_DETAIL_F(L2CacheTask, taskId); MSPROF_DETAIL_F(L2CacheTask, reserved);
   MSPROF_DETAIL_F(L2CacheTask, events);
+}
+template <class F> inline void fields_of(SocPmuTask& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(SocPmuTask, reserved); MSPROF_DETAIL_F(SocPmuTask, taskType);
+  MSPROF_DETAIL_F(SocPmuTask, streamId); MSPROF_DETAIL_F(SocPmuTask, taskId);
+  MSPROF_DETAIL_F(SocPmuTask, dataType); MSPROF_DETAIL_F(SocPmuTask, events);
+}
+template <class F> inline void fields_of(SocPmuTaskV6& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(SocPmuTaskV6, reserved); MSPROF_DETAIL_F(SocPmuTaskV6, dataType);
+  MSPROF_DETAIL_F(SocPmuTaskV6, taskType); MSPROF_DETAIL_F(SocPmuTaskV6, streamId);
+  MSPROF_DETAIL_F(SocPmuTaskV6, taskId); MSPROF_DETAIL_F(SocPmuTaskV6, events);
 }
 #undef MSPROF_DETAIL_F
 

@@ -3,7 +3,9 @@
 // straight from the slices (they are not part of the joined model), and the
 // CANN summary `l2_cache` made of them, which torch_npu copies into
 // l2_cache.csv when its experimental config asks for the L2 cache
-// (docs/formats.md, "L2 cache").
+// (docs/formats.md, "L2 cache"). Likewise the SoC PMU's TLB counters (device
+// slices socpmu.data.<id>) and the summary `soc_pmu` (torch_npu's
+// soc_pmu.csv), docs/formats.md "SoC PMU".
 #ifndef MSPROF_CONVERT_L2_CACHE_HPP
 #define MSPROF_CONVERT_L2_CACHE_HPP
 
@@ -40,12 +42,28 @@ struct l2_cache_rates {
 result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::string>& warnings,
                                const std::function<result<void>(const l2_cache_rates&)>& fn);
 
+/// One task's TLB rates (SoC PMU records of data type 2) as the summary shows them.
+struct soc_pmu_rates {
+  std::uint32_t device_id = 0;
+  std::uint32_t stream_id = 0;  ///< the record's raw ids
+  std::uint32_t task_id = 0;
+  std::string hit_rate;   ///< round(hit / request, 6) as a NUMERIC column prints it: 0.5, 1, 0 without requests
+  std::string miss_rate;  ///< round(miss / request, 6), likewise
+};
+
+/// Every device's SoC PMU task records in file order, as for_each_l2_cache:
+/// sample.json's npuEvents ("SMMU:e,e,...") name the counters; chips 15 and
+/// 16 use their own record layout; records of data type 1 and 4 (other
+/// tables) are passed over, any other type is a warning naming file and offset.
+result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<result<void>(const soc_pmu_rates&)>& fn);
+
 /// The op of each (stream id, task id), collected from the model's windows:
 /// the op of the last task with those ids (the reference's dictionary of GE's
 /// tasks, whatever the device and time); "N/A" for ids no op had.
 class l2_cache_names {
  public:
-  /// Names are kept only for a PROF_ directory with L2 cache slices (they
+  /// Names are kept only for a PROF_ directory with L2 cache or SoC PMU slices (they
   /// cost memory per task id); default: none.
   l2_cache_names() = default;
   explicit l2_cache_names(const std::string& prof_dir);
@@ -69,6 +87,18 @@ void l2_cache_row(Cells& s, const l2_cache_rates& r, const l2_cache_names* names
   s.num(r.task_id);
   s.raw(r.hit_rate);
   s.raw(r.victim_rate);
+  if (names) s.str(names->name_of(r.stream_id, r.task_id));
+}
+
+/// The CANN summary soc_pmu: header and one row (Op Name only with `names`).
+std::vector<std::string> soc_pmu_header(bool named);
+template <class Cells>
+void soc_pmu_row(Cells& s, const soc_pmu_rates& r, const l2_cache_names* names) {
+  s.num(r.device_id);
+  s.num(r.stream_id);
+  s.num(r.task_id);
+  s.raw(r.hit_rate);
+  s.raw(r.miss_rate);
   if (names) s.str(names->name_of(r.stream_id, r.task_id));
 }
 

@@ -135,6 +135,7 @@ inline constexpr char ts_track[] = "ts_track";
 inline constexpr char npu_module_mem[] = "npu_module_mem";
 inline constexpr char npu_mem[] = "npu_mem";
 inline constexpr char l2_cache[] = "l2_cache";
+inline constexpr char soc_pmu[] = "socpmu";
 inline constexpr char aicpu[] = "aicpu";  ///< MsprofAdditionalInfo records of level AICPU
 inline constexpr char pcie[] = "pcie";
 inline constexpr char hccs[] = "hccs";  ///< text: a header line, then one sample a line
@@ -184,6 +185,7 @@ struct stream {
   static stream npu_module_mem(std::uint32_t dev) { return device_stream(dev, layout::npu_module_mem, codec::npu_module_mem_size); }
   static stream npu_mem(std::uint32_t dev) { return device_stream(dev, layout::npu_mem, codec::npu_mem_size); }
   static stream l2_cache(std::uint32_t dev) { return device_stream(dev, layout::l2_cache, codec::l2_cache_size); }
+  static stream soc_pmu(std::uint32_t dev) { return device_stream(dev, layout::soc_pmu, codec::soc_pmu_size); }
   static stream aicpu(std::uint32_t dev) { return device_stream(dev, layout::aicpu, codec::additional_size); }
   static stream pcie(std::uint32_t dev) { return device_stream(dev, layout::pcie, codec::pcie_size); }
   static stream hccs(std::uint32_t dev) { return device_stream(dev, layout::hccs, 0); }

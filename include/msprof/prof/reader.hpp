@@ -387,6 +387,17 @@ class prof_reader {
     });
   }
 
+  /// SoC PMU records of device `dev` (every data type), read in the layout of
+  /// chips 15 and 16 when `v6` and given in it either way (decode_soc_pmu).
+  template <class F>
+  result<void> for_each_soc_pmu(std::uint32_t dev, bool v6, F&& cb) {
+    return device_stream(dev, layout::soc_pmu, codec::soc_pmu_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_soc_pmu(p, codec::soc_pmu_size, at, v6);
+      if (!d) return warn(f, at.offset, codec::soc_pmu_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::SocPmuTaskV6&>(*d), at);
+    });
+  }
+
   /// AI CPU kernel reports (additional AICPU/node) of device `dev`; records of
   /// the other AICPU types in the same slices are passed over.
   template <class F>

@@ -4,7 +4,12 @@
 // with two l2_cache slices and sample.json's l2CacheTaskProfilingEvents; its
 // expected files are the reference's (Python path, the only one it has for
 // this summary), on platform 5 (expected/) and with platform_version 1
-// (expected_platform1/, where the Hit Rate is shown).
+// (expected_platform1/, where the Hit Rate is shown). Likewise the SoC PMU
+// records (device slices socpmu.data.<id>) and the summary soc_pmu, against
+// the golden case `soc_pmu`: ops_pipeutil's input plus what
+// tests/support/golden_soc_pmu.hpp writes; its expected file is the
+// reference's (Python path), on platform 5 and, the same bytes, on platform 15
+// with the records in that chip's layout.
 #include <doctest/doctest.h>
 #include <msprof/codec/format.hpp>
 #include <msprof/convert/export.hpp>
@@ -12,6 +17,7 @@
 
 #include <fstream>
 
+#include "../../support/golden_soc_pmu.hpp"
 #include "golden_util.hpp"
 
 namespace cv = msprof::convert;
@@ -34,11 +40,13 @@ void replace_in(const path& p, const std::string& from, const std::string& to) {
   write(p, text);
 }
 
-std::string export_l2(const golden::temp_copy& t, std::vector<std::string>* warnings = nullptr) {
+/// The summary `name` (l2_cache or soc_pmu) the export writes, "" without one.
+std::string export_l2(const golden::temp_copy& t, std::vector<std::string>* warnings = nullptr,
+                      const char* name = "l2_cache") {
   auto r = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(r.has_value(), r.err().what());
   if (warnings) *warnings = r->warnings;
-  const auto p = golden::output(t.prof, "l2_cache", "csv");
+  const auto p = golden::output(t.prof, name, "csv");
   return p.empty() ? std::string() : golden::slurp(p);
 }
 
@@ -182,4 +190,111 @@ TEST_CASE("l2_cache: Op Name is the op of the last launch with those ids, whatev
   cv::l2_cache_names none(plain.prof.string());
   none.add(later);
   CHECK(none.empty());
+}
+
+namespace {
+
+const char* const kSocCase = "soc_pmu";
+
+std::string soc_pmu_expected() { return golden::slurp(golden::case_dir(kSocCase) / "expected" / "soc_pmu.csv"); }
+
+std::vector<std::string> soc_pmu_rows(const path& prof, std::vector<std::string>& warnings) {
+  std::vector<std::string> out;
+  auto r = cv::for_each_soc_pmu(prof.string(), warnings, [&](const cv::soc_pmu_rates& c) -> msprof::result<void> {
+    out.push_back(std::to_string(c.device_id) + "," + std::to_string(c.stream_id) + "," + std::to_string(c.task_id) +
+                  "," + c.hit_rate + "," + c.miss_rate);
+    return {};
+  });
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("soc_pmu: the golden input is what the generator writes") {
+  golden::temp_copy base("ops_pipeutil");
+  golden_soc_pmu::add_soc_pmu(base.prof);
+  golden::temp_copy ours(kSocCase);
+  golden::check_same_files(base.prof, ours.prof);
+}
+
+TEST_CASE("soc_pmu: the summary equals the reference") {
+  golden::temp_copy t(kSocCase);
+  std::vector<std::string> warnings;
+  const std::string ours = export_l2(t, &warnings, "soc_pmu");
+  CHECK(ours == soc_pmu_expected());
+  // 9 task records of 12 (a page fault, an HA and an unknown type left out):
+  // rounding (1/3, 3e-06, 5e-07 to 0), zero requests, rates of exactly 1
+  // printed as integers, a task without an op, hits summing to 2^64.
+  const auto rows = golden::lines(ours);
+  REQUIRE(rows.size() == 1 + 9);
+  CHECK(rows[0] == "Device_id,Stream Id,Task Id,TLB Hit Rate,TLB Miss Rate,Op Name");
+  CHECK(rows[3] == "0,2,12,0,0,MatMul_3");
+  CHECK(rows[7] == "0,3,10,1,0,N/A");
+  // The unknown data type is the one warning, with its file and offset.
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("socpmu.data.0.slice_1: record at byte offset 320") != std::string::npos);
+  CHECK(warnings[0].find("data type 3") != std::string::npos);
+}
+
+TEST_CASE("soc_pmu: chips 15 and 16 write their own layout, with the same rows") {
+  golden::temp_copy t(kSocCase);
+  for (const auto& p : {device_file(t.prof, "info.json.0"), t.prof / "host" / "info.json"})
+    replace_in(p, "\"platform_version\": \"5\"", "\"platform_version\": \"15\"");
+  std::vector<std::string> warnings;
+  // Read in the chip-5 layout the records are other tasks' (wrong types, ids).
+  CHECK(soc_pmu_rows(t.prof, warnings).size() != 9);
+  golden_soc_pmu::write_slices(t.prof, true);
+  CHECK(export_l2(t, nullptr, "soc_pmu") == soc_pmu_expected());
+}
+
+TEST_CASE("soc_pmu: npuEvents or a platform the reference cannot use give a warning naming sample.json, no file") {
+  const std::string events = std::string("\"npuEvents\": \"") + golden_soc_pmu::kNpuEvents + "\"";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"missing", ""},
+      {"no SMMU part", "\"npuEvents\": \"DDR:0x8a,0x8c,0x8d,0x2\""},
+      {"unknown event", "\"npuEvents\": \"SMMU:0x8a,0x8c,0x8d,0x2,0x3\""},
+      {"more than 8", "\"npuEvents\": \"SMMU:0x8a,0x8c,0x8d,0x2,0x8b,0x8b,0x8b,0x8b,0x8b\""},
+      {"an event of the platform lacking", "\"npuEvents\": \"SMMU:0x8a,0x8c,0x2\""},
+  };
+  for (const auto& [what, text] : cases) {
+    CAPTURE(what);
+    golden::temp_copy t(kSocCase);
+    replace_in(device_file(t.prof, "sample.json"), ", " + events, text.empty() ? "" : ", " + text);
+    std::vector<std::string> warnings;
+    CHECK(soc_pmu_rows(t.prof, warnings).empty());
+    REQUIRE(warnings.size() == 2);  // then the unknown data type's
+    CHECK(warnings[0].find("device_0/sample.json") != std::string::npos);
+    CHECK(export_l2(t, nullptr, "soc_pmu").empty());
+  }
+  golden::temp_copy t(kSocCase);
+  replace_in(device_file(t.prof, "info.json.0"), "\"platform_version\": \"5\"", "\"platform_version\": \"1\"");
+  std::vector<std::string> warnings;
+  CHECK(soc_pmu_rows(t.prof, warnings).empty());
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[0].find("platform_version '1'") != std::string::npos);
+}
+
+TEST_CASE("soc_pmu: a cut record is a warning naming the slice and offset, and the whole records are kept") {
+  golden::temp_copy t(kSocCase);
+  const path slice = t.prof / "device_0" / "data" / "socpmu.data.0.slice_0";
+  std::string bytes = golden::slurp(slice);
+  REQUIRE(bytes.size() == 6 * msprof::codec::soc_pmu_size);
+  bytes.resize(bytes.size() - 30);
+  write(slice, bytes);
+  write(slice.string() + ".done", "filesize:" + std::to_string(bytes.size()) + "\n");
+  std::vector<std::string> warnings;
+  CHECK(soc_pmu_rows(t.prof, warnings).size() == 4 + 4);  // task records: slice_0 loses one of 5
+  REQUIRE(warnings.size() == 2);
+  CHECK(warnings[1].find("socpmu.data.0.slice_0") != std::string::npos);
+  CHECK(warnings[1].find("offset 400") != std::string::npos);
+  // The summary keeps the reference's rows but the cut one (the fifth).
+  auto expected = golden::lines(soc_pmu_expected());
+  expected.erase(expected.begin() + 5);
+  CHECK(golden::lines(export_l2(t, nullptr, "soc_pmu")) == expected);
+}
+
+TEST_CASE("soc_pmu: a collection without SoC PMU slices has no soc_pmu summary") {
+  golden::temp_copy t("l2_cache");
+  CHECK(export_l2(t, nullptr, "soc_pmu").empty());
 }

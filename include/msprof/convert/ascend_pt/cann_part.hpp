@@ -77,9 +77,9 @@ class cann_part {
   timeline_collector& timeline() noexcept { return *timeline_; }
   /// The AI_CPU tasks' op names (data_preprocess.csv's nodes; aicpu.hpp).
   const aicpu_names& aicpu() const noexcept { return aicpu_; }
-  /// The ops of (stream, task) (l2_cache.csv's Op Name; l2_cache.hpp).
+  /// The ops of (stream, task) (l2_cache.csv and soc_pmu.csv Op Name; l2_cache.hpp).
   const l2_cache_names& l2_names() const noexcept { return l2_names_; }
-  /// Keeps them from now on (for l2_cache.csv) when `prof_dir` has L2 cache slices.
+  /// Keeps them from now on (for those files) when `prof_dir` has L2 cache or SoC PMU slices.
   void want_l2_names(const std::string& prof_dir) { l2_names_ = l2_cache_names(prof_dir); }
 
  private:
