@@ -136,6 +136,7 @@ class spill_sorter {
   /// sorter's memory: no copy through a buffer of the caller's).
   template <class Write>
   void push_with(const Key& key, Write&& write) {
+    if (rows_.capacity() == 0) reserve_budget();
     const std::size_t at = arena_.size();
     write(arena_);
     rows_.push_back({key, seq_++, at, static_cast<std::uint32_t>(arena_.size() - at)});
@@ -218,6 +219,16 @@ class spill_sorter {
     }
   }
   static constexpr std::size_t max_merged_runs = 16;
+  /// Room for a budget's worth of rows at the first push: pages are touched
+  /// only as rows fill them, and the buffers never move (grown by doubling,
+  /// every row was copied again and every page faulted in twice). Unbounded
+  /// sorters (in-memory joins) grow as they go.
+  void reserve_budget() {
+    if (file_.budget() > max_reserved_budget) return;
+    rows_.reserve(file_.budget() / sizeof(row) + 1);
+    arena_.reserve(file_.budget());
+  }
+  static constexpr std::size_t max_reserved_budget = std::size_t{1} << 30;
   void clear_memory() {
     rows_.clear();
     arena_.clear();
