@@ -48,6 +48,7 @@ const db_table_def* db_tables() {
        "outputDataTypes INTEGER, outputShapes INTEGER, attrInfo INTEGER, opState INTEGER, hf32Eligible INTEGER, "
        "gridDim INTEGER, blockDim INTEGER",
        17},
+      {"HCCS", "deviceId INTEGER, timestampNs INTEGER, txThroughput NUMERIC, rxThroughput NUMERIC", 4},
       {"HOST_INFO", "hostUid TEXT, hostName TEXT", 2},
       {"MEMCPY_INFO", "globalTaskId NUMERIC, size NUMERIC, memcpyOperation NUMERIC", 3},
       {"META_DATA", "name TEXT, value TEXT", 2},
@@ -63,6 +64,13 @@ const db_table_def* db_tables() {
        "totalAllocate NUMERIC, totalReserve NUMERIC, component INTEGER, deviceId INTEGER",
        10},
       {"OVERLAP_ANALYSIS", "id INTEGER PRIMARY KEY, deviceId INTEGER, startNs NUMERIC, endNs NUMERIC, type INTEGER", 5},
+      {"PCIE",
+       "deviceId INTEGER, timestampNs INTEGER, txPostMin NUMERIC, txPostMax NUMERIC, txPostAvg NUMERIC, txNonpostMin "
+       "NUMERIC, txNonpostMax NUMERIC, txNonpostAvg NUMERIC, txCplMin NUMERIC, txCplMax NUMERIC, txCplAvg NUMERIC, "
+       "txNonpostLatencyMin NUMERIC, txNonpostLatencyMax NUMERIC, txNonpostLatencyAvg NUMERIC, rxPostMin NUMERIC, "
+       "rxPostMax NUMERIC, rxPostAvg NUMERIC, rxNonpostMin NUMERIC, rxNonpostMax NUMERIC, rxNonpostAvg NUMERIC, "
+       "rxCplMin NUMERIC, rxCplMax NUMERIC, rxCplAvg NUMERIC",
+       23},
       {"RANK_DEVICE_MAP", "rankId INTEGER, deviceId INTEGER", 2},
       {"SESSION_TIME_INFO", "startTimeNs INTEGER, endTimeNs INTEGER", 2},
       {"STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", 2},
@@ -453,6 +461,8 @@ result<void> db_window_writer::finish(const model& final) {
     if (comm_ && !comm_->tasks.empty()) write_communication();
   }
   MSPROF_TRY(write_module_mem(s.prof_dir));
+  MSPROF_TRY(write_pcie(s.prof_dir));
+  MSPROF_TRY(write_hccs(s.prof_dir));
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
   for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
                       {"SCHEMA_VERSION_MAJOR", "1"},

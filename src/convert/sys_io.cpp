@@ -26,6 +26,7 @@
 #include <optional>
 #include <utility>
 
+#include "msprof/convert/db.hpp"
 #include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/text.hpp"
@@ -121,6 +122,47 @@ std::string nic_time_cell(double duration_ns, double offset_us) {
   return digits + '\t';
 }
 
+/// The warning for `n` `what` of `prof_dir` left out.
+void left_out(std::vector<std::string>& warnings, const std::string& prof_dir, std::uint64_t n, const std::string& what) {
+  if (n) warnings.push_back(prof_dir + ": " + std::to_string(n) + " " + what + " were left out");
+}
+
+/// The local times of a collection's device samples as the reference's C++
+/// path makes them (GetTimeBySamplingTimestamp, GetLocalTime): the device ns
+/// (a double, as it reads them) plus host_start.log's minus dev_start.log's
+/// clock plus start_info's collectionTimeBegin minus its clockMonotonicRaw,
+/// truncated. Those before the collection start (dropped by the reference)
+/// and those outside int64 are counted, for one warning each.
+class local_times {
+ public:
+  explicit local_times(const prof::host_info& host)
+      : host_(host), start_(prof::time_ns::from_us(host.collection_time_begin_us).value_or(0)) {}
+
+  /// The local time of `ns` of device `d`; nullopt (counted) when it is left out.
+  std::optional<std::int64_t> operator()(const prof::device_info& d, double ns) {
+    const auto host_mono = prof::time_ns::from_u64(host_.clock.anchor_ns);
+    const auto dev_mono = prof::time_ns::from_u64(d.clock.anchor_ns);
+    std::optional<std::int64_t> t;
+    if (ns > -9.2e18 && ns < 9.2e18 && host_mono && dev_mono)
+      if (const auto moved = prof::time_ns::add(static_cast<std::int64_t>(ns), *host_mono - *dev_mono))  // both >= 0
+        t = prof::time_ns::add(*moved, host_.wall_offset_ns());
+    if (!t) ++bad_;
+    else if (*t < start_) ++early_, t.reset();
+    return t;
+  }
+
+  /// The warnings about the `what` (e.g. "pcie sample(s)") of `prof_dir` left out.
+  void warn(std::vector<std::string>& warnings, const std::string& prof_dir, const std::string& what) const {
+    left_out(warnings, prof_dir, bad_, what + " with a time outside the clock's range");
+    left_out(warnings, prof_dir, early_, what + " from before the collection start (as the reference)");
+  }
+
+ private:
+  const prof::host_info& host_;
+  std::int64_t start_;
+  std::uint64_t bad_ = 0, early_ = 0;
+};
+
 }  // namespace sys_io_detail
 
 double decimal_quotient3(std::int64_t bytes, double time) {
@@ -178,30 +220,51 @@ double decimal_quotient3(std::int64_t bytes, double time) {
   return (bytes < 0) != (time < 0) ? -v : v;
 }
 
+namespace sys_io_detail {
+
+/// One throughput of the reference's HccsModel: the later sample's time (ns, as read) and MB/s.
+struct hccs_rate {
+  double timestamp;
+  double tx, rx;
+};
+
+/// The samples of all of a device's hccs slices by time; for each neighbouring
+/// pair (and the last with the first, as the reference's zip) a throughput
+/// when neither counter went down, then the last dropped when there is more
+/// than one, whichever pair it came from.
+result<std::vector<hccs_rate>> hccs_rates(prof::prof_reader& r, std::uint32_t device) {
+  constexpr double byte_ns_to_mb_s = 1e9 / 1024.0 / 1024.0;
+  std::vector<codec::HccsSample> samples;
+  MSPROF_TRY(r.for_each_hccs(device, [&](const codec::HccsSample& s, const codec::place&) { samples.push_back(s); }));
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const codec::HccsSample& a, const codec::HccsSample& b) { return a.timestamp < b.timestamp; });
+  std::vector<hccs_rate> v;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const auto& cur = samples[i];
+    const auto& next = samples[(i + 1) % samples.size()];
+    if (next.tx < cur.tx || next.rx < cur.rx) continue;  // a counter that went down (wrapped): no throughput
+    const double time = (next.timestamp - cur.timestamp) / byte_ns_to_mb_s;
+    v.push_back({next.timestamp, decimal_quotient3(next.tx - cur.tx, time), decimal_quotient3(next.rx - cur.rx, time)});
+  }
+  if (v.size() > 1) v.pop_back();
+  return v;
+}
+
+}  // namespace sys_io_detail
+
 result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
   using namespace sys_io_detail;
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::hccs) + ".data.", false);
   if (!r) return std::optional<table>();
-  constexpr double byte_ns_to_mb_s = 1e9 / 1024.0 / 1024.0;
   table t;
   t.name = "hccs";
   t.header = {"Device_id", "Mode", "Max", "Min", "Average"};
   for (const auto& d : r->devices()) {
-    std::vector<codec::HccsSample> samples;
-    MSPROF_TRY(r->for_each_hccs(d.id, [&](const codec::HccsSample& s, const codec::place&) { samples.push_back(s); }));
-    std::stable_sort(samples.begin(), samples.end(),
-                     [](const codec::HccsSample& a, const codec::HccsSample& b) { return a.timestamp < b.timestamp; });
+    auto rates = hccs_rates(*r, d.id);
+    MSPROF_TRY(rates);
+    if (rates->empty()) continue;
     std::vector<double> tx, rx;
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      const auto& cur = samples[i];
-      const auto& next = samples[(i + 1) % samples.size()];  // the last pairs with the first, as the reference's zip
-      if (next.tx < cur.tx || next.rx < cur.rx) continue;    // a counter that went down (wrapped): no throughput
-      const double time = (next.timestamp - cur.timestamp) / byte_ns_to_mb_s;
-      tx.push_back(decimal_quotient3(next.tx - cur.tx, time));
-      rx.push_back(decimal_quotient3(next.rx - cur.rx, time));
-    }
-    if (tx.size() > 1) tx.pop_back(), rx.pop_back();  // the reference drops the last, whichever pair it came from
-    if (tx.empty()) continue;
+    for (const auto& x : *rates) tx.push_back(x.tx), rx.push_back(x.rx);
     auto row = [&](const char* mode, const std::vector<double>& v) {
       t.rows.push_back({std::to_string(d.id), mode});
       for (auto& c : max_min_avg(v)) t.rows.back().push_back(std::move(c));
@@ -212,6 +275,89 @@ result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vect
   detail::slice_warnings(*r, prof::layout::hccs, warnings);
   if (t.rows.empty()) return std::optional<table>();
   return std::optional<table>(std::move(t));
+}
+
+result<void> for_each_hccs_throughput(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                      const std::function<result<void>(const hccs_throughput&)>& fn) {
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::hccs) + ".data.", false);
+  if (!r) return {};
+  sys_io_detail::local_times local(r->host());
+  for (const auto& d : r->devices()) {
+    auto rates = sys_io_detail::hccs_rates(*r, d.id);
+    MSPROF_TRY(rates);
+    for (const auto& x : *rates)
+      if (const auto t = local(d, x.timestamp)) MSPROF_TRY(fn(hccs_throughput{d.id, *t, x.tx, x.rx}));
+  }
+  detail::slice_warnings(*r, prof::layout::hccs, warnings);
+  local.warn(warnings, prof_dir, "hccs throughput(s)");
+  return {};
+}
+
+/// HCCS: the throughputs of for_each_hccs_throughput in B/s, truncated to
+/// integers as the reference's uint64 cast (a negative one, undefined there, 0).
+result<void> db_window_writer::write_hccs(const std::string& prof_dir) {
+  detail::table_writer* t = nullptr;
+  const auto b_s = [](double mb_s) {
+    const double v = mb_s * 1024 * 1024;
+    return v > 0 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : std::uint64_t{0};
+  };
+  MSPROF_TRY(for_each_hccs_throughput(prof_dir, warnings_, [&](const hccs_throughput& h) -> result<void> {
+    if (!t) t = &rows_of("HCCS");
+    t->row(h.device_id, h.time_ns, b_s(h.tx_mb_s), b_s(h.rx_mb_s));
+    return status_;
+  }));
+  if (t) lap(*t);
+  return status_;
+}
+
+result<void> for_each_pcie_sample(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                  const std::function<result<void>(const pcie_sample&)>& fn) {
+  using P = codec::PcieSample;
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::pcie) + ".data.", false);
+  if (!r) return {};
+  sys_io_detail::local_times local(r->host());
+  result<void> status;
+  std::uint64_t inverted = 0;
+  for (const auto& d : r->devices()) {
+    pcie_sample s;
+    s.device_id = d.id;  // the reference's parser writes the directory's id, not the sample's
+    MSPROF_TRY(r->for_each_pcie(d.id, [&](const P& raw, const codec::place&) {
+      if (!status) return;
+      if (raw.value(P::tx_p, P::max) < raw.value(P::tx_p, P::min)) {  // the reference's query: WHERE max >= min
+        ++inverted;
+        return;
+      }
+      const auto t = local(d, static_cast<double>(raw.timestamp));
+      if (!t) return;
+      s.time_ns = *t;
+      s.values = raw;
+      for (unsigned m = 0; m < P::metric_count; ++m)
+        if (m != P::tx_np_latency)  // B/µs -> B/s in the reference's uint32 fields
+          for (unsigned k = 0; k < 3; ++k)
+            s.values.values[m * 3 + k] = static_cast<std::uint32_t>(std::uint64_t{raw.values[m * 3 + k]} * 1000000u);
+      status = fn(s);
+    }));
+    MSPROF_TRY(status);
+  }
+  detail::slice_warnings(*r, prof::layout::pcie, warnings);
+  local.warn(warnings, prof_dir, "pcie sample(s)");
+  sys_io_detail::left_out(warnings, prof_dir, inverted,
+                          "pcie sample(s) whose Tx_p maximum is below its minimum (as the reference's timeline and db)");
+  return {};
+}
+
+/// PCIE: the samples of for_each_pcie_sample, bandwidths in B/s, latencies in ns.
+result<void> db_window_writer::write_pcie(const std::string& prof_dir) {
+  detail::table_writer* t = nullptr;
+  MSPROF_TRY(for_each_pcie_sample(prof_dir, warnings_, [&](const pcie_sample& p) -> result<void> {
+    if (!t) t = &rows_of("PCIE");
+    const auto* v = p.values.values;
+    t->row(p.device_id, p.time_ns, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
+           v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20]);
+    return status_;
+  }));
+  if (t) lap(*t);
+  return status_;
 }
 
 result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
