@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
@@ -482,6 +483,118 @@ result<std::optional<table>> network_summary(const std::string& prof_dir, const 
 }
 
 }  // namespace sys_io_detail
+
+result<void> for_each_network_sample(const std::string& prof_dir, const char* stem, std::vector<std::string>& warnings,
+                                     const std::function<result<void>(const network_sample&)>& fn) {
+  auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
+  if (!r) return {};
+  sys_io_detail::local_times local(r->host());
+  result<void> status;
+  for (const auto& d : r->devices()) {
+    network_sample s;
+    s.device_id = d.id;
+    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const codec::NicSample& n, const codec::place&) {
+      if (!status) return;
+      const auto t = local(d, n.timestamp);
+      if (!t) return;
+      s.time_ns = *t;
+      s.values = n;
+      status = fn(s);
+    }));
+    MSPROF_TRY(status);
+  }
+  detail::slice_warnings(*r, stem, warnings);
+  local.warn(warnings, prof_dir, std::string(stem) + " sample(s)");
+  return {};
+}
+
+result<void> for_each_network_rate(const std::string& prof_dir, const char* stem, std::vector<std::string>& warnings,
+                                   const std::function<result<void>(const network_rate&)>& fn) {
+  using S = codec::NicSample;
+  auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
+  if (!r) return {};
+  const bool roce = std::string(stem) == prof::layout::roce;
+  sys_io_detail::local_times local(r->host());
+  std::uint64_t no_bandwidth = 0;
+  // SQLite's REAL a / b (NULL for b = 0), then the models' "or 0".
+  const auto ratio = [](double a, double b) { return b == 0 ? 0.0 : a / b; };
+  for (const auto& d : r->devices()) {
+    std::vector<S> samples;
+    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const S& s, const codec::place&) { samples.push_back(s); }));
+    std::vector<std::int64_t> funcs;  // in order of first sample, as SELECT DISTINCT
+    for (const auto& s : samples)
+      if (std::find(funcs.begin(), funcs.end(), s.func_id) == funcs.end()) funcs.push_back(s.func_id);
+    for (const std::int64_t func : funcs) {
+      std::vector<std::pair<const S*, network_rate>> points;
+      std::int64_t first_bandwidth = 0, rows = 0;
+      for (const auto& s : samples) {
+        if (s.func_id != func) continue;
+        if (rows++ == 0) first_bandwidth = s.bandwidth;
+        const std::int64_t bandwidth = roce ? first_bandwidth : s.bandwidth;
+        if (bandwidth == 0) continue;
+        const double per_s = static_cast<double>(bandwidth) * 1024 * 1024;
+        network_rate p;
+        p.device_id = d.id;
+        p.func_id = static_cast<std::uint16_t>(static_cast<std::uint32_t>(func));  // sqlite3_column_int into uint16
+        p.rx_efficiency = py_round_value(std::trunc(s.v[S::rx_byte_s]) * 8 / per_s, 3);
+        p.tx_efficiency = py_round_value(std::trunc(s.v[S::tx_byte_s]) * 8 / per_s, 3);
+        p.rx_packets = s.v[S::rx_packet_s];
+        p.tx_packets = s.v[S::tx_packet_s];
+        p.rx_error = ratio(s.v[S::rx_errors], s.v[S::rx_packets]);
+        p.rx_dropped = ratio(s.v[S::rx_dropped], s.v[S::rx_packets]);
+        p.tx_error = ratio(s.v[S::tx_errors], s.v[S::tx_packets]);
+        p.tx_dropped = ratio(s.v[S::tx_dropped], s.v[S::tx_packets]);
+        points.emplace_back(&s, p);
+      }
+      if (points.empty()) no_bandwidth += static_cast<std::uint64_t>(rows);
+      for (auto& [s, p] : points)
+        if (const auto t = local(d, s->timestamp)) {
+          p.time_ns = *t;
+          MSPROF_TRY(fn(p));
+        }
+    }
+  }
+  detail::slice_warnings(*r, stem, warnings);
+  local.warn(warnings, prof_dir, std::string(stem) + " timeline point(s)");
+  sys_io_detail::left_out(warnings, prof_dir, no_bandwidth,
+                          std::string(stem) + " sample(s) of ports without a bandwidth (the reference's model fails on them)");
+  return {};
+}
+
+namespace sys_io_detail {
+
+/// A REAL column read into the reference's uint32 field: SQLite's
+/// sqlite3_column_int64 (truncated, saturated), then cast (modulo 2^32).
+std::uint32_t column_u32(double v) {
+  std::int64_t i = 0;
+  if (v >= 9.2233720368547758e18) i = std::numeric_limits<std::int64_t>::max();
+  else if (v <= -9.2233720368547758e18) i = std::numeric_limits<std::int64_t>::min();
+  else if (v == v) i = static_cast<std::int64_t>(v);
+  return static_cast<std::uint32_t>(static_cast<std::uint64_t>(i));
+}
+
+}  // namespace sys_io_detail
+
+/// NIC or ROCE (`table`) from the slices `stem`: the reference's
+/// SaveSysIOData of its uint32/uint16/double fields, the bandwidth MB/s × 2^20.
+result<void> db_window_writer::write_network(const std::string& prof_dir, const char* stem, const char* table) {
+  using S = codec::NicSample;
+  using sys_io_detail::column_u32;
+  detail::table_writer* t = nullptr;
+  MSPROF_TRY(for_each_network_sample(prof_dir, stem, warnings_, [&](const network_sample& n) -> result<void> {
+    if (!t) t = &rows_of(table);
+    const double* v = n.values.v;
+    const std::uint64_t bandwidth = static_cast<std::uint32_t>(n.values.bandwidth) * std::uint64_t{1024 * 1024};
+    const auto func = static_cast<std::uint16_t>(static_cast<std::uint32_t>(n.values.func_id));  // sqlite3_column_int
+    t->row(n.device_id, n.time_ns, bandwidth, v[S::rx_packet_s], v[S::rx_byte_s], column_u32(v[S::rx_packets]),
+           column_u32(v[S::rx_bytes]), column_u32(v[S::rx_errors]), column_u32(v[S::rx_dropped]), v[S::tx_packet_s],
+           v[S::tx_byte_s], column_u32(v[S::tx_packets]), column_u32(v[S::tx_bytes]), column_u32(v[S::tx_errors]),
+           column_u32(v[S::tx_dropped]), func);
+    return status_;
+  }));
+  if (t) lap(*t);
+  return status_;
+}
 
 result<std::optional<table>> nic_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
   return sys_io_detail::network_summary(prof_dir, prof::layout::nic, warnings);

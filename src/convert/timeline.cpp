@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The timeline's event emitters (timeline.hpp), NPU MEM's, HCCS's and PCIe's
-// from their slices, and the process metadata they share with the step trace and the JSON
+// The timeline's event emitters (timeline.hpp), NPU MEM's, HCCS's, NIC's, RoCE's
+// and PCIe's from their slices, and the process metadata they share with the step trace and the JSON
 // collector (timeline_event.hpp).
 #include "msprof/convert/timeline.hpp"
 
@@ -16,6 +16,7 @@
 
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/sys_io.hpp"
+#include "msprof/prof/layout.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -343,6 +344,23 @@ result<void> hccs_events(const session_info& s, event_output& out, std::vector<s
     every_device_meta_once(begun, out, s, sort_index::hccs, "HCCS");
     add_counter(out, s, sort_index::hccs, h.device_id, h.time_ns, "Rx", {{"Rx(MB/s)", h.rx_mb_s}});
     add_counter(out, s, sort_index::hccs, h.device_id, h.time_ns, "Tx", {{"Tx(MB/s)", h.tx_mb_s}});
+    return {};
+  });
+}
+
+result<void> network_events(const session_info& s, event_output& out, std::vector<std::string>& warnings, bool roce) {
+  const std::uint32_t sort = roce ? sort_index::roce : sort_index::nic;
+  bool begun = false;
+  return for_each_network_rate(s.prof_dir, roce ? prof::layout::roce : prof::layout::nic, warnings,
+                               [&](const network_rate& p) -> result<void> {
+    every_device_meta_once(begun, out, s, sort, roce ? "RoCE" : "NIC");
+    const std::string port = "Port " + std::to_string(p.func_id) + "/";
+    add_counter(out, s, sort, p.device_id, p.time_ns, port + "Rx",
+                {{"Rx Dropped Rate", p.rx_dropped}, {"Rx Error Rate", p.rx_error}, {"Rx Packets", p.rx_packets},
+                 {"Rx Bandwidth Efficiency", p.rx_efficiency}});
+    add_counter(out, s, sort, p.device_id, p.time_ns, port + "Tx",
+                {{"Tx Dropped Rate", p.tx_dropped}, {"Tx Error Rate", p.tx_error}, {"Tx Packets", p.tx_packets},
+                 {"Tx Bandwidth Efficiency", p.tx_efficiency}});
     return {};
   });
 }

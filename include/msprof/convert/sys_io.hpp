@@ -6,8 +6,8 @@
 // summaries `pcie`, `hccs`, `nic` and `roce` made of them, which torch_npu
 // copies into ASCEND_PROFILER_OUTPUT (pcie.csv, hccs.csv when
 // experimental_config's _sys_interconnection is on; nic.csv, roce.csv when its
-// _sys_io is), and the PCIe samples and HCCS throughputs the timeline and the
-// unified db show (docs/formats.md, "Interconnect and I/O").
+// _sys_io is), and the samples (HCCS: throughputs) the timeline's counter
+// processes and the unified db's tables show (docs/formats.md, "Interconnect and I/O").
 #ifndef MSPROF_CONVERT_SYS_IO_HPP
 #define MSPROF_CONVERT_SYS_IO_HPP
 
@@ -83,6 +83,41 @@ struct hccs_throughput {
 /// bad lines, naming the file and offset).
 result<void> for_each_hccs_throughput(const std::string& prof_dir, std::vector<std::string>& warnings,
                                       const std::function<result<void>(const hccs_throughput&)>& fn);
+
+/// One NIC or RoCE sample as the reference's C++ path (SysIOProcessor) hands
+/// it to the db: the directory's device id, the time on the local clock (ns)
+/// and the sample as read.
+struct network_sample {
+  std::uint32_t device_id = 0;
+  std::int64_t time_ns = 0;
+  codec::NicSample values;
+};
+
+/// Every device's samples of slices `stem` (nic or roce) in file order
+/// (devices by id), those before the collection start left out (a warning with
+/// their count, as are bad lines, naming the file and offset).
+result<void> for_each_network_sample(const std::string& prof_dir, const char* stem, std::vector<std::string>& warnings,
+                                     const std::function<result<void>(const network_sample&)>& fn);
+
+/// One NIC or RoCE timeline point as the reference's C++ path
+/// (SysIOTimelineProcessor) reads it from its Python models' NicReceiveSend /
+/// RoceReceiveSend tables: the directory's device id, the sample's local
+/// time, the port, and the sample's rates (ratios, not percent).
+struct network_rate {
+  std::uint32_t device_id = 0;
+  std::int64_t time_ns = 0;
+  std::uint16_t func_id = 0;
+  double rx_efficiency = 0, rx_packets = 0, rx_error = 0, rx_dropped = 0;
+  double tx_efficiency = 0, tx_packets = 0, tx_error = 0, tx_dropped = 0;
+};
+
+/// Every device's timeline points of slices `stem` (nic or roce): per port
+/// (in order of its first sample) its samples in file order with a non-zero
+/// bandwidth (nic: the sample's; roce: the port's first sample's), those
+/// before the collection start left out. A port with no such sample is left
+/// out with a warning (the reference's models fail on it).
+result<void> for_each_network_rate(const std::string& prof_dir, const char* stem, std::vector<std::string>& warnings,
+                                   const std::function<result<void>(const network_rate&)>& fn);
 
 /// The reference's float_calculate([bytes, time], '/'): Python's Decimal of
 /// `bytes` over Decimal(str(time)), 28 significant digits, quantized to 3

@@ -85,10 +85,10 @@ TEST_CASE("ascend_pt sys_interconnection, sys_io: no pcie.csv, hccs.csv, nic.csv
   CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "task_time.csv"));
 }
 
-TEST_CASE("ascend_pt sys_interconnection: trace_view.json holds the CANN timeline's PCIe and HCCS processes") {
+TEST_CASE("ascend_pt sys_interconnection: trace_view.json holds the CANN timeline's PCIe, HCCS, NIC and RoCE processes") {
   // torch_npu copies the CANN timeline whole (Level0 prunes none of these
   // names): the three kept PCIe samples' four counters, the process metadata,
-  // and HCCS's counters (sys_io_test.cpp has their values).
+  // and HCCS's, NIC's and RoCE's counters (sys_io_test.cpp has their values).
   temp_dir tmp("pt_pcie_trace");
   const fs::path dir = sys_io_case(tmp, "_sys_interconnection");
   auto r = pt::analyse(dir.string(), {"text"});
@@ -106,5 +106,8 @@ TEST_CASE("ascend_pt sys_interconnection: trace_view.json holds the CANN timelin
   CHECK(count("\"args\": {\"Tx\": 3.457, \"Rx\": 0.0}") == 1);
   CHECK(count("\"args\": {\"name\": \"PCIe\"}") == 1);
   CHECK(count("\"args\": {\"name\": \"HCCS\"}") == 1);
+  CHECK(count("\"args\": {\"name\": \"NIC\"}") == 1);
+  CHECK(count("\"args\": {\"name\": \"RoCE\"}") == 1);
+  CHECK(count("{\"name\": \"Port 1/Tx\"") == 2);  // one sample of port 1 in each of nic and roce
   CHECK(count("\"args\": {\"Tx(MB/s)\": 66757.202}") == 1);
 }

@@ -348,6 +348,99 @@ TEST_CASE("nic: Timestamp(us) is the span's Decimal quantized half-even (0.5005 
                                                    "0.0", "0.02", "30.0", "80.0", "0"});
 }
 
+TEST_CASE("nic, roce: the db's NIC and ROCE tables (the reference's C++ path, by hand)") {
+  // No run of the reference's C++ path was made: the expected rows follow its
+  // code (sys_io_processor.cpp on NicOriginalData / RoceOriginalData,
+  // db_assembler.cpp SaveSysIOData, msprof_db.cpp SYS_IO, connection.cpp's
+  // GetColumn): every sample, the local time as for PCIe (a float time
+  // truncated: ...300457.5 -> ...300457), the bandwidth MB/s × 2^20, the
+  // counters through SQLite's int64 into uint32 (30000001000 -> 4230197224,
+  // 70000000.9 -> 70000000), the rates as read (whole ones stored as integers
+  // by the NUMERIC columns, as SQLite stores the reference's doubles too).
+  const std::vector<std::string> rows = {
+      "VALUES(0,1767268800000100000,1048576,10,1000,10,1000,1,0,20,2000,20,2000,0,1,0);",
+      "VALUES(0,1767268800000150000,26214400,7,700,40,70000000,3,1,9,900,0,9000,2,0,1);",
+      "VALUES(0,1767268800000200123,104857600000,15,1500,25,2500,2,1,22,2200,30,3000,1,1,0);",
+      "VALUES(0,1767268800000300457,104857600000,30,3000,40,4230197224,2,1,25,2500,45,4500,1,2,0);",
+  };
+  for (const auto& [kind, table] : {std::pair{"nic", "NIC"}, std::pair{"roce", "ROCE"}}) {
+    CAPTURE(kind);
+    golden::temp_copy t(kind);
+    auto db = cv::export_db(t.prof.string(), golden::fixed_ts());
+    REQUIRE_MESSAGE(db.has_value(), db.err().what());
+    CHECK(db->warnings.empty());
+    std::vector<std::string> want = {std::string("CREATE TABLE ") + table +
+                                     " (deviceId INTEGER, timestampNs INTEGER, bandwidth INTEGER, rxPacketRate NUMERIC, "
+                                     "rxByteRate NUMERIC, rxPackets INTEGER, rxBytes INTEGER, rxErrors INTEGER, rxDropped "
+                                     "INTEGER, txPacketRate NUMERIC, txByteRate NUMERIC, txPackets INTEGER, txBytes "
+                                     "INTEGER, txErrors INTEGER, txDropped INTEGER, funcId INTEGER);"};
+    for (const auto& r : rows) want.push_back(std::string("INSERT INTO ") + table + " " + r);
+    CHECK(table_rows(t.prof, table) == want);
+  }
+}
+
+TEST_CASE("nic, roce: the timeline's NIC and RoCE processes (the reference's C++ path, by hand)") {
+  // No run of the reference's C++ path was made: the expected values follow its
+  // code (NicModel.create_nicreceivesend_table, RoceModel.create_rocereceivesend_table,
+  // sys_io_processor.cpp SysIOTimelineProcessor, sys_io_assembler.cpp,
+  // meta_data_event.h). Per port, its samples in file order: efficiency =
+  // round(int(byte/s) × 8 / (bandwidth × 2^20), 3) with the sample's bandwidth
+  // (nic) or the port's first (roce: 1 MB/s for port 0, so its efficiencies
+  // are not 0); error and dropped rates are errors / packets (0 for 0 packets),
+  // packets the packet/s; the time as for PCIe, truncated (...300457.5 -> ...300457).
+  for (const auto& [kind, roce] : {std::pair{"nic", false}, std::pair{"roce", true}}) {
+    CAPTURE(kind);
+    golden::temp_copy t(kind);
+    auto tl = cv::export_timeline(t.prof.string(), golden::fixed_ts());
+    REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
+    CHECK(tl->warnings.empty());
+    const std::uint64_t pid = (6060u << 10) | ((roce ? 22u : 21u) << 5);
+    const std::string p = "pid:" + std::to_string(pid) + ",tid:0,";
+    const auto c = [&](const char* port, const char* us, const char* dir, const char* dropped, const char* error,
+                       const char* packets, const char* eff) {
+      const std::string d = dir;
+      return "{name:\"Port " + std::string(port) + "/" + d + "\"," + p + "ts:\"17672688000" + us +
+             "\",ph:\"C\",args:{" + d + " Dropped Rate:" + dropped + "," + d + " Error Rate:" + error + "," + d +
+             " Packets:" + packets + "," + d + " Bandwidth Efficiency:" + eff + ",},}";
+    };
+    const std::vector<std::string> want = {
+        c("0", "00100.000", "Rx", "0.0", "0.1", "10.0", "0.008"),
+        c("0", "00200.123", "Rx", "0.04", "0.08", "15.0", roce ? "0.011" : "0.0"),
+        c("0", "00300.457", "Rx", "0.025", "0.05", "30.0", roce ? "0.023" : "0.0"),
+        c("0", "00100.000", "Tx", "0.05", "0.0", "20.0", "0.015"),
+        c("0", "00200.123", "Tx", "0.03333333333333333", "0.03333333333333333", "22.0", roce ? "0.017" : "0.0"),
+        c("0", "00300.457", "Tx", "0.044444444444444446", "0.022222222222222223", "25.0", roce ? "0.019" : "0.0"),
+        c("1", "00150.000", "Rx", "0.025", "0.075", "7.0", "0.0"),
+        c("1", "00150.000", "Tx", "0.0", "0.0", "9.0", "0.0"),
+        "{name:\"process_labels\"," + p + "ph:\"M\",args:{labels:\"NPU 0\",},}",
+        std::string("{name:\"process_name\",") + p + "ph:\"M\",args:{name:\"" + (roce ? "RoCE" : "NIC") + "\",},}",
+        "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:" + (roce ? "22" : "21") + ",},}",
+    };
+    CHECK(process_events(t.prof, pid) == want);
+  }
+}
+
+TEST_CASE("nic: a port without a bandwidth has no timeline points, and a warning says so") {
+  golden::temp_copy t("nic");
+  const auto slice = t.prof / "device_0" / "data" / "nic.data.0.slice_0";
+  std::string text = golden::slurp(slice);
+  const auto at = text.find("1000000150000: 25 ");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 18, "1000000150000: 0 ");  // port 1's only sample
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::binary | std::ios::trunc) << text;
+  std::vector<std::string> warnings, ports;
+  REQUIRE(cv::for_each_network_rate(t.prof.string(), "nic", warnings, [&](const cv::network_rate& p) -> msprof::result<void> {
+            ports.push_back(std::to_string(p.func_id));
+            return {};
+          }).has_value());
+  CHECK(ports == std::vector<std::string>{"0", "0", "0"});
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == t.prof.string() +
+                           ": 1 nic sample(s) of ports without a bandwidth (the reference's model fails on them) were "
+                           "left out");
+}
+
 TEST_CASE("roce: the roce summary equals the reference (the nic case's samples give the nic case's rows)") {
   golden::temp_copy t("roce");
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
