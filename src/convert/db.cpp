@@ -16,6 +16,7 @@
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/timeline.hpp"
+#include "msprof/prof/layout.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -48,6 +49,7 @@ const db_table_def* db_tables() {
        "outputDataTypes INTEGER, outputShapes INTEGER, attrInfo INTEGER, opState INTEGER, hf32Eligible INTEGER, "
        "gridDim INTEGER, blockDim INTEGER",
        17},
+      {"HCCS", "deviceId INTEGER, timestampNs INTEGER, txThroughput NUMERIC, rxThroughput NUMERIC", 4},
       {"HOST_INFO", "hostUid TEXT, hostName TEXT", 2},
       {"MEMCPY_INFO", "globalTaskId NUMERIC, size NUMERIC, memcpyOperation NUMERIC", 3},
       {"META_DATA", "name TEXT, value TEXT", 2},
@@ -55,6 +57,11 @@ const db_table_def* db_tables() {
        "startNs INTEGER, endNs INTEGER, eventType INTEGER, rangeId INTEGER, category INTEGER, message INTEGER, "
        "globalTid INTEGER, endGlobalTid INTEGER, domainId INTEGER, connectionId INTEGER",
        10},
+      {"NIC",
+       "deviceId INTEGER, timestampNs INTEGER, bandwidth INTEGER, rxPacketRate NUMERIC, rxByteRate NUMERIC, rxPackets "
+       "INTEGER, rxBytes INTEGER, rxErrors INTEGER, rxDropped INTEGER, txPacketRate NUMERIC, txByteRate NUMERIC, "
+       "txPackets INTEGER, txBytes INTEGER, txErrors INTEGER, txDropped INTEGER, funcId INTEGER",
+       16},
       {"NPU_INFO", "id INTEGER, name TEXT", 2},
       {"NPU_MEM", "type INTEGER, ddr NUMERIC, hbm NUMERIC, timestampNs INTEGER, deviceId INTEGER", 5},
       {"NPU_MODULE_MEM", "moduleId INTEGER, timestampNs INTEGER, totalReserved NUMERIC, deviceId INTEGER", 4},
@@ -63,7 +70,19 @@ const db_table_def* db_tables() {
        "totalAllocate NUMERIC, totalReserve NUMERIC, component INTEGER, deviceId INTEGER",
        10},
       {"OVERLAP_ANALYSIS", "id INTEGER PRIMARY KEY, deviceId INTEGER, startNs NUMERIC, endNs NUMERIC, type INTEGER", 5},
+      {"PCIE",
+       "deviceId INTEGER, timestampNs INTEGER, txPostMin NUMERIC, txPostMax NUMERIC, txPostAvg NUMERIC, txNonpostMin "
+       "NUMERIC, txNonpostMax NUMERIC, txNonpostAvg NUMERIC, txCplMin NUMERIC, txCplMax NUMERIC, txCplAvg NUMERIC, "
+       "txNonpostLatencyMin NUMERIC, txNonpostLatencyMax NUMERIC, txNonpostLatencyAvg NUMERIC, rxPostMin NUMERIC, "
+       "rxPostMax NUMERIC, rxPostAvg NUMERIC, rxNonpostMin NUMERIC, rxNonpostMax NUMERIC, rxNonpostAvg NUMERIC, "
+       "rxCplMin NUMERIC, rxCplMax NUMERIC, rxCplAvg NUMERIC",
+       23},
       {"RANK_DEVICE_MAP", "rankId INTEGER, deviceId INTEGER", 2},
+      {"ROCE",
+       "deviceId INTEGER, timestampNs INTEGER, bandwidth INTEGER, rxPacketRate NUMERIC, rxByteRate NUMERIC, rxPackets "
+       "INTEGER, rxBytes INTEGER, rxErrors INTEGER, rxDropped INTEGER, txPacketRate NUMERIC, txByteRate NUMERIC, "
+       "txPackets INTEGER, txBytes INTEGER, txErrors INTEGER, txDropped INTEGER, funcId INTEGER",
+       16},
       {"SESSION_TIME_INFO", "startTimeNs INTEGER, endTimeNs INTEGER", 2},
       {"STRING_IDS", "id INTEGER PRIMARY KEY, value TEXT", 2},
       {"TASK",
@@ -453,6 +472,10 @@ result<void> db_window_writer::finish(const model& final) {
     if (comm_ && !comm_->tasks.empty()) write_communication();
   }
   MSPROF_TRY(write_module_mem(s.prof_dir));
+  MSPROF_TRY(write_pcie(s.prof_dir));
+  MSPROF_TRY(write_hccs(s.prof_dir));
+  MSPROF_TRY(write_network(s.prof_dir, prof::layout::nic, "NIC"));
+  MSPROF_TRY(write_network(s.prof_dir, prof::layout::roce, "ROCE"));
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
   for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
                       {"SCHEMA_VERSION_MAJOR", "1"},

@@ -22,10 +22,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 #include <utility>
 
+#include "msprof/convert/db.hpp"
 #include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/text.hpp"
@@ -121,6 +123,47 @@ std::string nic_time_cell(double duration_ns, double offset_us) {
   return digits + '\t';
 }
 
+/// The warning for `n` `what` of `prof_dir` left out.
+void left_out(std::vector<std::string>& warnings, const std::string& prof_dir, std::uint64_t n, const std::string& what) {
+  if (n) warnings.push_back(prof_dir + ": " + std::to_string(n) + " " + what + " were left out");
+}
+
+/// The local times of a collection's device samples as the reference's C++
+/// path makes them (GetTimeBySamplingTimestamp, GetLocalTime): the device ns
+/// (a double, as it reads them) plus host_start.log's minus dev_start.log's
+/// clock plus start_info's collectionTimeBegin minus its clockMonotonicRaw,
+/// truncated. Those before the collection start (dropped by the reference)
+/// and those outside int64 are counted, for one warning each.
+class local_times {
+ public:
+  explicit local_times(const prof::host_info& host)
+      : host_(host), start_(prof::time_ns::from_us(host.collection_time_begin_us).value_or(0)) {}
+
+  /// The local time of `ns` of device `d`; nullopt (counted) when it is left out.
+  std::optional<std::int64_t> operator()(const prof::device_info& d, double ns) {
+    const auto host_mono = prof::time_ns::from_u64(host_.clock.anchor_ns);
+    const auto dev_mono = prof::time_ns::from_u64(d.clock.anchor_ns);
+    std::optional<std::int64_t> t;
+    if (ns > -9.2e18 && ns < 9.2e18 && host_mono && dev_mono)
+      if (const auto moved = prof::time_ns::add(static_cast<std::int64_t>(ns), *host_mono - *dev_mono))  // both >= 0
+        t = prof::time_ns::add(*moved, host_.wall_offset_ns());
+    if (!t) ++bad_;
+    else if (*t < start_) ++early_, t.reset();
+    return t;
+  }
+
+  /// The warnings about the `what` (e.g. "pcie sample(s)") of `prof_dir` left out.
+  void warn(std::vector<std::string>& warnings, const std::string& prof_dir, const std::string& what) const {
+    left_out(warnings, prof_dir, bad_, what + " with a time outside the clock's range");
+    left_out(warnings, prof_dir, early_, what + " from before the collection start (as the reference)");
+  }
+
+ private:
+  const prof::host_info& host_;
+  std::int64_t start_;
+  std::uint64_t bad_ = 0, early_ = 0;
+};
+
 }  // namespace sys_io_detail
 
 double decimal_quotient3(std::int64_t bytes, double time) {
@@ -178,30 +221,51 @@ double decimal_quotient3(std::int64_t bytes, double time) {
   return (bytes < 0) != (time < 0) ? -v : v;
 }
 
+namespace sys_io_detail {
+
+/// One throughput of the reference's HccsModel: the later sample's time (ns, as read) and MB/s.
+struct hccs_rate {
+  double timestamp;
+  double tx, rx;
+};
+
+/// The samples of all of a device's hccs slices by time; for each neighbouring
+/// pair (and the last with the first, as the reference's zip) a throughput
+/// when neither counter went down, then the last dropped when there is more
+/// than one, whichever pair it came from.
+result<std::vector<hccs_rate>> hccs_rates(prof::prof_reader& r, std::uint32_t device) {
+  constexpr double byte_ns_to_mb_s = 1e9 / 1024.0 / 1024.0;
+  std::vector<codec::HccsSample> samples;
+  MSPROF_TRY(r.for_each_hccs(device, [&](const codec::HccsSample& s, const codec::place&) { samples.push_back(s); }));
+  std::stable_sort(samples.begin(), samples.end(),
+                   [](const codec::HccsSample& a, const codec::HccsSample& b) { return a.timestamp < b.timestamp; });
+  std::vector<hccs_rate> v;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const auto& cur = samples[i];
+    const auto& next = samples[(i + 1) % samples.size()];
+    if (next.tx < cur.tx || next.rx < cur.rx) continue;  // a counter that went down (wrapped): no throughput
+    const double time = (next.timestamp - cur.timestamp) / byte_ns_to_mb_s;
+    v.push_back({next.timestamp, decimal_quotient3(next.tx - cur.tx, time), decimal_quotient3(next.rx - cur.rx, time)});
+  }
+  if (v.size() > 1) v.pop_back();
+  return v;
+}
+
+}  // namespace sys_io_detail
+
 result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
   using namespace sys_io_detail;
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::hccs) + ".data.", false);
   if (!r) return std::optional<table>();
-  constexpr double byte_ns_to_mb_s = 1e9 / 1024.0 / 1024.0;
   table t;
   t.name = "hccs";
   t.header = {"Device_id", "Mode", "Max", "Min", "Average"};
   for (const auto& d : r->devices()) {
-    std::vector<codec::HccsSample> samples;
-    MSPROF_TRY(r->for_each_hccs(d.id, [&](const codec::HccsSample& s, const codec::place&) { samples.push_back(s); }));
-    std::stable_sort(samples.begin(), samples.end(),
-                     [](const codec::HccsSample& a, const codec::HccsSample& b) { return a.timestamp < b.timestamp; });
+    auto rates = hccs_rates(*r, d.id);
+    MSPROF_TRY(rates);
+    if (rates->empty()) continue;
     std::vector<double> tx, rx;
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      const auto& cur = samples[i];
-      const auto& next = samples[(i + 1) % samples.size()];  // the last pairs with the first, as the reference's zip
-      if (next.tx < cur.tx || next.rx < cur.rx) continue;    // a counter that went down (wrapped): no throughput
-      const double time = (next.timestamp - cur.timestamp) / byte_ns_to_mb_s;
-      tx.push_back(decimal_quotient3(next.tx - cur.tx, time));
-      rx.push_back(decimal_quotient3(next.rx - cur.rx, time));
-    }
-    if (tx.size() > 1) tx.pop_back(), rx.pop_back();  // the reference drops the last, whichever pair it came from
-    if (tx.empty()) continue;
+    for (const auto& x : *rates) tx.push_back(x.tx), rx.push_back(x.rx);
     auto row = [&](const char* mode, const std::vector<double>& v) {
       t.rows.push_back({std::to_string(d.id), mode});
       for (auto& c : max_min_avg(v)) t.rows.back().push_back(std::move(c));
@@ -212,6 +276,89 @@ result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vect
   detail::slice_warnings(*r, prof::layout::hccs, warnings);
   if (t.rows.empty()) return std::optional<table>();
   return std::optional<table>(std::move(t));
+}
+
+result<void> for_each_hccs_throughput(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                      const std::function<result<void>(const hccs_throughput&)>& fn) {
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::hccs) + ".data.", false);
+  if (!r) return {};
+  sys_io_detail::local_times local(r->host());
+  for (const auto& d : r->devices()) {
+    auto rates = sys_io_detail::hccs_rates(*r, d.id);
+    MSPROF_TRY(rates);
+    for (const auto& x : *rates)
+      if (const auto t = local(d, x.timestamp)) MSPROF_TRY(fn(hccs_throughput{d.id, *t, x.tx, x.rx}));
+  }
+  detail::slice_warnings(*r, prof::layout::hccs, warnings);
+  local.warn(warnings, prof_dir, "hccs throughput(s)");
+  return {};
+}
+
+/// HCCS: the throughputs of for_each_hccs_throughput in B/s, truncated to
+/// integers as the reference's uint64 cast (a negative one, undefined there, 0).
+result<void> db_window_writer::write_hccs(const std::string& prof_dir) {
+  detail::table_writer* t = nullptr;
+  const auto b_s = [](double mb_s) {
+    const double v = mb_s * 1024 * 1024;
+    return v > 0 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : std::uint64_t{0};
+  };
+  MSPROF_TRY(for_each_hccs_throughput(prof_dir, warnings_, [&](const hccs_throughput& h) -> result<void> {
+    if (!t) t = &rows_of("HCCS");
+    t->row(h.device_id, h.time_ns, b_s(h.tx_mb_s), b_s(h.rx_mb_s));
+    return status_;
+  }));
+  if (t) lap(*t);
+  return status_;
+}
+
+result<void> for_each_pcie_sample(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                  const std::function<result<void>(const pcie_sample&)>& fn) {
+  using P = codec::PcieSample;
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::pcie) + ".data.", false);
+  if (!r) return {};
+  sys_io_detail::local_times local(r->host());
+  result<void> status;
+  std::uint64_t inverted = 0;
+  for (const auto& d : r->devices()) {
+    pcie_sample s;
+    s.device_id = d.id;  // the reference's parser writes the directory's id, not the sample's
+    MSPROF_TRY(r->for_each_pcie(d.id, [&](const P& raw, const codec::place&) {
+      if (!status) return;
+      if (raw.value(P::tx_p, P::max) < raw.value(P::tx_p, P::min)) {  // the reference's query: WHERE max >= min
+        ++inverted;
+        return;
+      }
+      const auto t = local(d, static_cast<double>(raw.timestamp));
+      if (!t) return;
+      s.time_ns = *t;
+      s.values = raw;
+      for (unsigned m = 0; m < P::metric_count; ++m)
+        if (m != P::tx_np_latency)  // B/µs -> B/s in the reference's uint32 fields
+          for (unsigned k = 0; k < 3; ++k)
+            s.values.values[m * 3 + k] = static_cast<std::uint32_t>(std::uint64_t{raw.values[m * 3 + k]} * 1000000u);
+      status = fn(s);
+    }));
+    MSPROF_TRY(status);
+  }
+  detail::slice_warnings(*r, prof::layout::pcie, warnings);
+  local.warn(warnings, prof_dir, "pcie sample(s)");
+  sys_io_detail::left_out(warnings, prof_dir, inverted,
+                          "pcie sample(s) whose Tx_p maximum is below its minimum (as the reference's timeline and db)");
+  return {};
+}
+
+/// PCIE: the samples of for_each_pcie_sample, bandwidths in B/s, latencies in ns.
+result<void> db_window_writer::write_pcie(const std::string& prof_dir) {
+  detail::table_writer* t = nullptr;
+  MSPROF_TRY(for_each_pcie_sample(prof_dir, warnings_, [&](const pcie_sample& p) -> result<void> {
+    if (!t) t = &rows_of("PCIE");
+    const auto* v = p.values.values;
+    t->row(p.device_id, p.time_ns, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
+           v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20]);
+    return status_;
+  }));
+  if (t) lap(*t);
+  return status_;
 }
 
 result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
@@ -336,6 +483,118 @@ result<std::optional<table>> network_summary(const std::string& prof_dir, const 
 }
 
 }  // namespace sys_io_detail
+
+result<void> for_each_network_sample(const std::string& prof_dir, const char* stem, std::vector<std::string>& warnings,
+                                     const std::function<result<void>(const network_sample&)>& fn) {
+  auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
+  if (!r) return {};
+  sys_io_detail::local_times local(r->host());
+  result<void> status;
+  for (const auto& d : r->devices()) {
+    network_sample s;
+    s.device_id = d.id;
+    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const codec::NicSample& n, const codec::place&) {
+      if (!status) return;
+      const auto t = local(d, n.timestamp);
+      if (!t) return;
+      s.time_ns = *t;
+      s.values = n;
+      status = fn(s);
+    }));
+    MSPROF_TRY(status);
+  }
+  detail::slice_warnings(*r, stem, warnings);
+  local.warn(warnings, prof_dir, std::string(stem) + " sample(s)");
+  return {};
+}
+
+result<void> for_each_network_rate(const std::string& prof_dir, const char* stem, std::vector<std::string>& warnings,
+                                   const std::function<result<void>(const network_rate&)>& fn) {
+  using S = codec::NicSample;
+  auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
+  if (!r) return {};
+  const bool roce = std::string(stem) == prof::layout::roce;
+  sys_io_detail::local_times local(r->host());
+  std::uint64_t no_bandwidth = 0;
+  // SQLite's REAL a / b (NULL for b = 0), then the models' "or 0".
+  const auto ratio = [](double a, double b) { return b == 0 ? 0.0 : a / b; };
+  for (const auto& d : r->devices()) {
+    std::vector<S> samples;
+    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const S& s, const codec::place&) { samples.push_back(s); }));
+    std::vector<std::int64_t> funcs;  // in order of first sample, as SELECT DISTINCT
+    for (const auto& s : samples)
+      if (std::find(funcs.begin(), funcs.end(), s.func_id) == funcs.end()) funcs.push_back(s.func_id);
+    for (const std::int64_t func : funcs) {
+      std::vector<std::pair<const S*, network_rate>> points;
+      std::int64_t first_bandwidth = 0, rows = 0;
+      for (const auto& s : samples) {
+        if (s.func_id != func) continue;
+        if (rows++ == 0) first_bandwidth = s.bandwidth;
+        const std::int64_t bandwidth = roce ? first_bandwidth : s.bandwidth;
+        if (bandwidth == 0) continue;
+        const double per_s = static_cast<double>(bandwidth) * 1024 * 1024;
+        network_rate p;
+        p.device_id = d.id;
+        p.func_id = static_cast<std::uint16_t>(static_cast<std::uint32_t>(func));  // sqlite3_column_int into uint16
+        p.rx_efficiency = py_round_value(std::trunc(s.v[S::rx_byte_s]) * 8 / per_s, 3);
+        p.tx_efficiency = py_round_value(std::trunc(s.v[S::tx_byte_s]) * 8 / per_s, 3);
+        p.rx_packets = s.v[S::rx_packet_s];
+        p.tx_packets = s.v[S::tx_packet_s];
+        p.rx_error = ratio(s.v[S::rx_errors], s.v[S::rx_packets]);
+        p.rx_dropped = ratio(s.v[S::rx_dropped], s.v[S::rx_packets]);
+        p.tx_error = ratio(s.v[S::tx_errors], s.v[S::tx_packets]);
+        p.tx_dropped = ratio(s.v[S::tx_dropped], s.v[S::tx_packets]);
+        points.emplace_back(&s, p);
+      }
+      if (points.empty()) no_bandwidth += static_cast<std::uint64_t>(rows);
+      for (auto& [s, p] : points)
+        if (const auto t = local(d, s->timestamp)) {
+          p.time_ns = *t;
+          MSPROF_TRY(fn(p));
+        }
+    }
+  }
+  detail::slice_warnings(*r, stem, warnings);
+  local.warn(warnings, prof_dir, std::string(stem) + " timeline point(s)");
+  sys_io_detail::left_out(warnings, prof_dir, no_bandwidth,
+                          std::string(stem) + " sample(s) of ports without a bandwidth (the reference's model fails on them)");
+  return {};
+}
+
+namespace sys_io_detail {
+
+/// A REAL column read into the reference's uint32 field: SQLite's
+/// sqlite3_column_int64 (truncated, saturated), then cast (modulo 2^32).
+std::uint32_t column_u32(double v) {
+  std::int64_t i = 0;
+  if (v >= 9.2233720368547758e18) i = std::numeric_limits<std::int64_t>::max();
+  else if (v <= -9.2233720368547758e18) i = std::numeric_limits<std::int64_t>::min();
+  else if (v == v) i = static_cast<std::int64_t>(v);
+  return static_cast<std::uint32_t>(static_cast<std::uint64_t>(i));
+}
+
+}  // namespace sys_io_detail
+
+/// NIC or ROCE (`table`) from the slices `stem`: the reference's
+/// SaveSysIOData of its uint32/uint16/double fields, the bandwidth MB/s × 2^20.
+result<void> db_window_writer::write_network(const std::string& prof_dir, const char* stem, const char* table) {
+  using S = codec::NicSample;
+  using sys_io_detail::column_u32;
+  detail::table_writer* t = nullptr;
+  MSPROF_TRY(for_each_network_sample(prof_dir, stem, warnings_, [&](const network_sample& n) -> result<void> {
+    if (!t) t = &rows_of(table);
+    const double* v = n.values.v;
+    const std::uint64_t bandwidth = static_cast<std::uint32_t>(n.values.bandwidth) * std::uint64_t{1024 * 1024};
+    const auto func = static_cast<std::uint16_t>(static_cast<std::uint32_t>(n.values.func_id));  // sqlite3_column_int
+    t->row(n.device_id, n.time_ns, bandwidth, v[S::rx_packet_s], v[S::rx_byte_s], column_u32(v[S::rx_packets]),
+           column_u32(v[S::rx_bytes]), column_u32(v[S::rx_errors]), column_u32(v[S::rx_dropped]), v[S::tx_packet_s],
+           v[S::tx_byte_s], column_u32(v[S::tx_packets]), column_u32(v[S::tx_bytes]), column_u32(v[S::tx_errors]),
+           column_u32(v[S::tx_dropped]), func);
+    return status_;
+  }));
+  if (t) lap(*t);
+  return status_;
+}
 
 result<std::optional<table>> nic_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
   return sys_io_detail::network_summary(prof_dir, prof::layout::nic, warnings);

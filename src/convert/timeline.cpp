@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The timeline's event emitters (timeline.hpp), NPU MEM's from the npu_mem
-// slices, and the process metadata they share with the step trace and the JSON
+// The timeline's event emitters (timeline.hpp), NPU MEM's, HCCS's, NIC's, RoCE's
+// and PCIe's from their slices, and the process metadata they share with the step trace and the JSON
 // collector (timeline_event.hpp).
 #include "msprof/convert/timeline.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <string>
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/sys_io.hpp"
+#include "msprof/prof/layout.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -294,30 +297,91 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
   }
 }
 
+/// A device counter process's metadata (name, "NPU <id>", its sort index).
+void add_device_process_meta(event_output& out, const session_info& s, std::uint32_t sort, std::uint32_t device,
+                             const char* name) {
+  add_process_meta(out, format_pid(s.pid, sort, device), name, "NPU " + std::to_string(device), sort);
+}
+
+/// One counter event (tid 0) of a device counter process, its series in order.
+void add_counter(event_output& out, const session_info& s, std::uint32_t sort, std::uint32_t device, std::int64_t ts_ns,
+                 std::string name, std::initializer_list<std::pair<const char*, double>> series) {
+  trace_event c;
+  c.ph = 'C';
+  c.name = std::move(name);
+  c.pid = format_pid(s.pid, sort, device);
+  c.tid = 0;
+  c.ts_ns = ts_ns;
+  for (const auto& [key, v] : series) c.args.push_back(trace_arg::real(key, v));
+  out(std::move(c));
+}
+
+/// The reference's metadata of a counter process that has data: every
+/// device's, once, before the first counter.
+void every_device_meta_once(bool& begun, event_output& out, const session_info& s, std::uint32_t sort, const char* name) {
+  if (begun) return;
+  for (const auto& d : s.devices) add_device_process_meta(out, s, sort, d.id, name);
+  begun = true;
+}
+
 result<void> npu_mem_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
   bool begun = false;
   return for_each_npu_mem(s.prof_dir, warnings, [&](const npu_mem_sample& m) -> result<void> {
-    if (!begun) {  // the reference's metadata: every device, before the first counter
-      for (const auto& d : s.devices)
-        add_process_meta(out, format_pid(s.pid, sort_index::npu_mem, d.id), "NPU MEM", "NPU " + std::to_string(d.id),
-                         sort_index::npu_mem);
-      begun = true;
-    }
+    every_device_meta_once(begun, out, s, sort_index::npu_mem, "NPU MEM");
     const char* const event = m.event == 0 ? "APP" : m.event == 1 ? "Device" : nullptr;
     if (event == nullptr) return {};  // the reference has counter names for these two events only
     const std::pair<const char*, std::uint64_t> counters[] = {{"DDR", m.ddr}, {"HBM", m.hbm}, {"Memory", m.ddr + m.hbm}};
-    for (const auto& [name, bytes] : counters) {
-      trace_event c;
-      c.ph = 'C';
-      c.name = std::string(event) + "/" + name;
-      c.pid = format_pid(s.pid, sort_index::npu_mem, m.device_id);
-      c.tid = 0;
-      c.ts_ns = m.time_ns;
-      c.args.push_back(trace_arg::real("KB", static_cast<double>(bytes) / 1024.0));
-      out(std::move(c));
-    }
+    for (const auto& [name, bytes] : counters)
+      add_counter(out, s, sort_index::npu_mem, m.device_id, m.time_ns, std::string(event) + "/" + name,
+                  {{"KB", static_cast<double>(bytes) / 1024.0}});
     return {};
   });
+}
+
+result<void> hccs_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  bool begun = false;
+  return for_each_hccs_throughput(s.prof_dir, warnings, [&](const hccs_throughput& h) -> result<void> {
+    every_device_meta_once(begun, out, s, sort_index::hccs, "HCCS");
+    add_counter(out, s, sort_index::hccs, h.device_id, h.time_ns, "Rx", {{"Rx(MB/s)", h.rx_mb_s}});
+    add_counter(out, s, sort_index::hccs, h.device_id, h.time_ns, "Tx", {{"Tx(MB/s)", h.tx_mb_s}});
+    return {};
+  });
+}
+
+result<void> network_events(const session_info& s, event_output& out, std::vector<std::string>& warnings, bool roce) {
+  const std::uint32_t sort = roce ? sort_index::roce : sort_index::nic;
+  bool begun = false;
+  return for_each_network_rate(s.prof_dir, roce ? prof::layout::roce : prof::layout::nic, warnings,
+                               [&](const network_rate& p) -> result<void> {
+    every_device_meta_once(begun, out, s, sort, roce ? "RoCE" : "NIC");
+    const std::string port = "Port " + std::to_string(p.func_id) + "/";
+    add_counter(out, s, sort, p.device_id, p.time_ns, port + "Rx",
+                {{"Rx Dropped Rate", p.rx_dropped}, {"Rx Error Rate", p.rx_error}, {"Rx Packets", p.rx_packets},
+                 {"Rx Bandwidth Efficiency", p.rx_efficiency}});
+    add_counter(out, s, sort, p.device_id, p.time_ns, port + "Tx",
+                {{"Tx Dropped Rate", p.tx_dropped}, {"Tx Error Rate", p.tx_error}, {"Tx Packets", p.tx_packets},
+                 {"Tx Bandwidth Efficiency", p.tx_efficiency}});
+    return {};
+  });
+}
+
+result<void> pcie_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  using P = codec::PcieSample;
+  std::set<std::uint32_t> devices;
+  MSPROF_TRY(for_each_pcie_sample(s.prof_dir, warnings, [&](const pcie_sample& p) -> result<void> {
+    devices.insert(p.device_id);
+    const auto mb_s = [&](P::metric m) { return static_cast<double>(p.values.value(m, P::avg)) / 1024 / 1024; };
+    const auto counter = [&](const char* name, double tx, double rx) {
+      add_counter(out, s, sort_index::pcie, p.device_id, p.time_ns, name, {{"Tx", tx}, {"Rx", rx}});
+    };
+    counter("PCIe_cpl", mb_s(P::tx_cpl), mb_s(P::rx_cpl));
+    counter("PCIe_nonpost", mb_s(P::tx_np), mb_s(P::rx_np));
+    counter("PCIe_nonpost_latency", static_cast<double>(p.values.value(P::tx_np_latency, P::avg)) / 1000, 0);
+    counter("PCIe_post", mb_s(P::tx_p), mb_s(P::rx_p));
+    return {};
+  }));
+  for (auto d : devices) add_device_process_meta(out, s, sort_index::pcie, d, "PCIe");  // after the counters, as the reference
+  return {};
 }
 
 }  // namespace detail

@@ -243,6 +243,11 @@ class db_window_writer {
   result<void> write_module_mem(const std::string& prof_dir);
   /// NPU_MEM from its npu_mem slices, registering "app" and "device" (npu_memory.cpp).
   result<void> write_npu_mem(const std::string& prof_dir);
+  /// PCIE from its pcie slices, HCCS from its hccs slices (sys_io.cpp).
+  result<void> write_pcie(const std::string& prof_dir);
+  result<void> write_hccs(const std::string& prof_dir);
+  /// NIC or ROCE (`table`) from its slices `stem` (nic, roce; sys_io.cpp).
+  result<void> write_network(const std::string& prof_dir, const char* stem, const char* table);
   /// NPU_OP_MEM from its task_memory_info slices, registering "GE" and the op names (npu_memory.cpp).
   result<void> write_ge_memory(const model& final);
 

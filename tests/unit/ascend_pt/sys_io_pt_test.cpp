@@ -84,3 +84,30 @@ TEST_CASE("ascend_pt sys_interconnection, sys_io: no pcie.csv, hccs.csv, nic.csv
   CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "roce.csv"));
   CHECK(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "task_time.csv"));
 }
+
+TEST_CASE("ascend_pt sys_interconnection: trace_view.json holds the CANN timeline's PCIe, HCCS, NIC and RoCE processes") {
+  // torch_npu copies the CANN timeline whole (Level0 prunes none of these
+  // names): the three kept PCIe samples' four counters, the process metadata,
+  // and HCCS's, NIC's and RoCE's counters (sys_io_test.cpp has their values).
+  temp_dir tmp("pt_pcie_trace");
+  const fs::path dir = sys_io_case(tmp, "_sys_interconnection");
+  auto r = pt::analyse(dir.string(), {"text"});
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const std::string trace = read_text(dir / "ASCEND_PROFILER_OUTPUT" / "trace_view.json");
+  const auto count = [&](const std::string& s) {
+    std::size_t n = 0;
+    for (auto at = trace.find(s); at != std::string::npos; at = trace.find(s, at + 1)) ++n;
+    return n;
+  };
+  for (const char* name : {"\"PCIe_cpl\"", "\"PCIe_nonpost\"", "\"PCIe_nonpost_latency\"", "\"PCIe_post\""}) {
+    CAPTURE(name);
+    CHECK(count(std::string("{\"name\": ") + name) == 3);
+  }
+  CHECK(count("\"args\": {\"Tx\": 3.457, \"Rx\": 0.0}") == 1);
+  CHECK(count("\"args\": {\"name\": \"PCIe\"}") == 1);
+  CHECK(count("\"args\": {\"name\": \"HCCS\"}") == 1);
+  CHECK(count("\"args\": {\"name\": \"NIC\"}") == 1);
+  CHECK(count("\"args\": {\"name\": \"RoCE\"}") == 1);
+  CHECK(count("{\"name\": \"Port 1/Tx\"") == 2);  // one sample of port 1 in each of nic and roce
+  CHECK(count("\"args\": {\"Tx(MB/s)\": 66757.202}") == 1);
+}

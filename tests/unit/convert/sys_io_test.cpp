@@ -6,6 +6,7 @@
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/sys_io.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <utility>
 
@@ -18,8 +19,29 @@ using golden::fs::path;
 namespace {
 
 const char* const kCase = "pcie";
+// The PCIe process of device 0: info.json's pid 6060 << 10 | sort index 23 << 5 | 0.
+constexpr std::uint64_t kPciePid = (6060u << 10) | (23u << 5);
 
 path pcie_slice(const path& prof) { return prof / "device_0" / "data" / "pcie.data.0.slice_0"; }
+
+/// The canonical events of process `pid` in the case's msprof_T.json.
+std::vector<std::string> process_events(const path& prof, std::uint64_t pid) {
+  std::string err;
+  const auto events = golden::canonical_timeline(golden::slurp(golden::output(prof, "msprof", "json")), err);
+  REQUIRE_MESSAGE(err.empty(), err);
+  std::vector<std::string> v;
+  for (const auto& e : events)
+    if (e.find("pid:" + std::to_string(pid) + ",") != std::string::npos) v.push_back(e);
+  return v;
+}
+
+/// The canonical dump's lines of `table` in the case's msprof_T.db.
+std::vector<std::string> table_rows(const path& prof, const std::string& table) {
+  std::vector<std::string> v;
+  for (const auto& l : golden::canonical_db(prof / "msprof_T.db"))
+    if (l.rfind("CREATE TABLE " + table + " ", 0) == 0 || l.rfind("INSERT INTO " + table + " ", 0) == 0) v.push_back(l);
+  return v;
+}
 
 }  // namespace
 
@@ -96,6 +118,81 @@ TEST_CASE("pcie: of samples with equal timestamps the first in the file is shown
   CHECK((*p)->rows[0] == std::vector<std::string>{"0", "Tx_p_avg(MB/s)", "95.367", "999999.046", "317.574"});
 }
 
+TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the reference's C++ path, by hand)") {
+  // No run of the reference's C++ path was made: the expected values follow its
+  // code (pcie_processor.cpp, pcie_assembler.cpp, db_assembler.cpp SavePCIeData,
+  // msprof_db.cpp PCIE, meta_data_event.h). Of the four samples the third
+  // (Tx_p max 100 < min 500) is left out by its query; bandwidths are B/µs
+  // times 10^6 kept in uint32 (0xFFFFF -> 602979776, 2^32 - 1 -> 4293967296),
+  // latencies ns; the time is the device ns + 0 (host_start.log minus
+  // dev_start.log) + 1767268800000000000 - 10^12 (start_info).
+  golden::temp_copy t(kCase);
+  const auto o = golden::fixed_ts();
+  auto tl = cv::export_timeline(t.prof.string(), o);
+  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
+  auto db = cv::export_db(t.prof.string(), o);
+  REQUIRE_MESSAGE(db.has_value(), db.err().what());
+  for (const auto* w : {&tl->warnings, &db->warnings}) {
+    REQUIRE(w->size() == 1);
+    CHECK(w->front() == t.prof.string() +
+                            ": 1 pcie sample(s) whose Tx_p maximum is below its minimum (as the reference's timeline "
+                            "and db) were left out");
+  }
+  // Per sample (by time): the averages of Cpl, Nonpost, Nonpost latency (µs) and Post, B/s / 2^20.
+  const std::string p = "pid:" + std::to_string(kPciePid) + ",tid:0,";
+  const auto c = [&](const char* name, const char* us, const char* tx, const char* rx) {
+    return std::string("{name:\"") + name + "\"," + p + "ts:\"17672688000" + us + ".000\",ph:\"C\",args:{Tx:" + tx + ",Rx:" + rx + ",},}";
+  };
+  std::vector<std::string> want = {
+      c("PCIe_cpl", "00100", "8.58306884765625", "20.02716064453125"),
+      c("PCIe_cpl", "00200", "2.86102294921875", "1.9073486328125"),
+      c("PCIe_cpl", "00900", "14.30511474609375", "575.0463256835938"),  // 602979776 B/s
+      c("PCIe_nonpost", "00100", "5.7220458984375", "17.1661376953125"),
+      c("PCIe_nonpost", "00200", "0.0", "4.76837158203125"),
+      c("PCIe_nonpost", "00900", "238.4185791015625", "7.62939453125"),
+      c("PCIe_nonpost_latency", "00100", "0.012", "0.0"),
+      c("PCIe_nonpost_latency", "00200", "1.0", "0.0"),
+      c("PCIe_nonpost_latency", "00900", "3.457", "0.0"),
+      c("PCIe_post", "00100", "2.86102294921875", "14.30511474609375"),
+      c("PCIe_post", "00200", "0.0", "4095.0463256835938"),  // 4293967296 B/s
+      c("PCIe_post", "00900", "317.57354736328125", "0.95367431640625"),
+      "{name:\"process_labels\"," + p + "ph:\"M\",args:{labels:\"NPU 0\",},}",
+      "{name:\"process_name\"," + p + "ph:\"M\",args:{name:\"PCIe\",},}",
+      "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:23,},}",
+  };
+  CHECK(process_events(t.prof, kPciePid) == want);
+  const std::vector<std::string> want_db = {
+      "CREATE TABLE PCIE (deviceId INTEGER, timestampNs INTEGER, txPostMin NUMERIC, txPostMax NUMERIC, txPostAvg "
+      "NUMERIC, txNonpostMin NUMERIC, txNonpostMax NUMERIC, txNonpostAvg NUMERIC, txCplMin NUMERIC, txCplMax NUMERIC, "
+      "txCplAvg NUMERIC, txNonpostLatencyMin NUMERIC, txNonpostLatencyMax NUMERIC, txNonpostLatencyAvg NUMERIC, "
+      "rxPostMin NUMERIC, rxPostMax NUMERIC, rxPostAvg NUMERIC, rxNonpostMin NUMERIC, rxNonpostMax NUMERIC, "
+      "rxNonpostAvg NUMERIC, rxCplMin NUMERIC, rxCplMax NUMERIC, rxCplAvg NUMERIC);",
+      "INSERT INTO PCIE VALUES(0,1767268800000100000,1000000,2000000,3000000,4000000,5000000,6000000,7000000,8000000,"
+      "9000000,10,11,12,13000000,14000000,15000000,16000000,17000000,18000000,19000000,20000000,21000000);",
+      "INSERT INTO PCIE VALUES(0,1767268800000200000,0,0,0,602979776,0,0,1000000,2000000,3000000,999,1001,1000,"
+      "4293967296,4293967296,4293967296,5000000,5000000,5000000,2000000,2000000,2000000);",
+      "INSERT INTO PCIE VALUES(0,1767268800000900000,100000000,602979776,333000000,602979776,500000000,250000000,"
+      "10000000,20000000,15000000,1500,2500,3457,4293967296,0,1000000,7000000,9000000,8000000,602979776,602979776,"
+      "602979776);",
+  };
+  CHECK(table_rows(t.prof, "PCIE") == want_db);
+}
+
+TEST_CASE("pcie: json_process.pcie false leaves the PCIe process out, and the other processes are unchanged") {
+  golden::temp_copy on(kCase), off(kCase);
+  auto o = golden::fixed_ts();
+  REQUIRE(cv::export_timeline(on.prof.string(), o).has_value());
+  o.json_process.pcie = false;
+  REQUIRE(cv::export_timeline(off.prof.string(), o).has_value());
+  CHECK(process_events(on.prof, kPciePid).size() == 15);
+  CHECK(process_events(off.prof, kPciePid).empty());
+  std::string e1, e2;
+  auto a = golden::canonical_timeline(golden::slurp(golden::output(on.prof, "msprof", "json")), e1);
+  const auto b = golden::canonical_timeline(golden::slurp(golden::output(off.prof, "msprof", "json")), e2);
+  a.erase(std::remove_if(a.begin(), a.end(), [](const std::string& e) { return e.find("pid:" + std::to_string(kPciePid) + ",") != std::string::npos; }), a.end());
+  CHECK(a == b);
+}
+
 TEST_CASE("hccs: the hccs summary equals the reference") {
   golden::temp_copy t("hccs");
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
@@ -107,6 +204,46 @@ TEST_CASE("hccs: the hccs summary equals the reference") {
   const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "hccs", "csv")));
   REQUIRE(rows.size() == 1 + 2);
   CHECK(rows[1] == "0,Tx (MB/s),66757.202,0.0,21457.672");
+}
+
+TEST_CASE("hccs: the timeline's HCCS process and the db's HCCS table (the reference's C++ path, by hand)") {
+  // No run of the reference's C++ path was made: the expected values follow its
+  // code (hccs_processor.cpp on HccsModel's HCCSEventsData, hccs_assembler.cpp,
+  // db_assembler.cpp SaveHccsData, msprof_db.cpp HCCS, meta_data_event.h). The
+  // summary's throughputs (MB/s), each at the later sample's time (the local
+  // time as for PCIe): 200000 and 300000 ns past the device's clock start,
+  // then two at 500000 (the pair with equal times gives 0); the db's B/s are
+  // MB/s × 2^20 truncated.
+  golden::temp_copy t("hccs");
+  const auto o = golden::fixed_ts();
+  auto tl = cv::export_timeline(t.prof.string(), o);
+  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
+  CHECK(tl->warnings.empty());
+  auto db = cv::export_db(t.prof.string(), o);
+  REQUIRE_MESSAGE(db.has_value(), db.err().what());
+  CHECK(db->warnings.empty());
+  constexpr std::uint64_t pid = (6060u << 10) | (20u << 5);
+  const std::string p = "pid:" + std::to_string(pid) + ",tid:0,";
+  const auto c = [&](const char* dir, const char* us, const char* v) {
+    return std::string("{name:\"") + dir + "\"," + p + "ts:\"17672688000" + us + ".000\",ph:\"C\",args:{" + dir +
+           "(MB/s):" + v + ",},}";
+  };
+  const std::vector<std::string> want = {
+      c("Rx", "00200", "4769.106"), c("Rx", "00300", "4767.637"), c("Rx", "00500", "0.0"), c("Rx", "00500", "4768.372"),
+      c("Tx", "00200", "9537.916"), c("Tx", "00300", "9535.57"),  c("Tx", "00500", "0.0"), c("Tx", "00500", "66757.202"),
+      "{name:\"process_labels\"," + p + "ph:\"M\",args:{labels:\"NPU 0\",},}",
+      "{name:\"process_name\"," + p + "ph:\"M\",args:{name:\"HCCS\",},}",
+      "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:20,},}",
+  };
+  CHECK(process_events(t.prof, pid) == want);
+  const std::vector<std::string> want_db = {
+      "CREATE TABLE HCCS (deviceId INTEGER, timestampNs INTEGER, txThroughput NUMERIC, rxThroughput NUMERIC);",
+      "INSERT INTO HCCS VALUES(0,1767268800000200000,10001229807,5000770093);",
+      "INSERT INTO HCCS VALUES(0,1767268800000300000,9998769848,4999229734);",
+      "INSERT INTO HCCS VALUES(0,1767268800000500000,0,0);",
+      "INSERT INTO HCCS VALUES(0,1767268800000500000,69999999844,5000000438);",
+  };
+  CHECK(table_rows(t.prof, "HCCS") == want_db);
 }
 
 TEST_CASE("hccs: a line that is not a sample is a warning naming the file and offset, the others are kept") {
@@ -209,6 +346,99 @@ TEST_CASE("nic: Timestamp(us) is the span's Decimal quantized half-even (0.5005 
   // The reference's row for this slice.
   CHECK((*n)->rows[0] == std::vector<std::string>{"0", "1767267800000000.500\t", "8.0", "0.0", "0.016", "12.5", "25.0",
                                                    "0.0", "0.02", "30.0", "80.0", "0"});
+}
+
+TEST_CASE("nic, roce: the db's NIC and ROCE tables (the reference's C++ path, by hand)") {
+  // No run of the reference's C++ path was made: the expected rows follow its
+  // code (sys_io_processor.cpp on NicOriginalData / RoceOriginalData,
+  // db_assembler.cpp SaveSysIOData, msprof_db.cpp SYS_IO, connection.cpp's
+  // GetColumn): every sample, the local time as for PCIe (a float time
+  // truncated: ...300457.5 -> ...300457), the bandwidth MB/s × 2^20, the
+  // counters through SQLite's int64 into uint32 (30000001000 -> 4230197224,
+  // 70000000.9 -> 70000000), the rates as read (whole ones stored as integers
+  // by the NUMERIC columns, as SQLite stores the reference's doubles too).
+  const std::vector<std::string> rows = {
+      "VALUES(0,1767268800000100000,1048576,10,1000,10,1000,1,0,20,2000,20,2000,0,1,0);",
+      "VALUES(0,1767268800000150000,26214400,7,700,40,70000000,3,1,9,900,0,9000,2,0,1);",
+      "VALUES(0,1767268800000200123,104857600000,15,1500,25,2500,2,1,22,2200,30,3000,1,1,0);",
+      "VALUES(0,1767268800000300457,104857600000,30,3000,40,4230197224,2,1,25,2500,45,4500,1,2,0);",
+  };
+  for (const auto& [kind, table] : {std::pair{"nic", "NIC"}, std::pair{"roce", "ROCE"}}) {
+    CAPTURE(kind);
+    golden::temp_copy t(kind);
+    auto db = cv::export_db(t.prof.string(), golden::fixed_ts());
+    REQUIRE_MESSAGE(db.has_value(), db.err().what());
+    CHECK(db->warnings.empty());
+    std::vector<std::string> want = {std::string("CREATE TABLE ") + table +
+                                     " (deviceId INTEGER, timestampNs INTEGER, bandwidth INTEGER, rxPacketRate NUMERIC, "
+                                     "rxByteRate NUMERIC, rxPackets INTEGER, rxBytes INTEGER, rxErrors INTEGER, rxDropped "
+                                     "INTEGER, txPacketRate NUMERIC, txByteRate NUMERIC, txPackets INTEGER, txBytes "
+                                     "INTEGER, txErrors INTEGER, txDropped INTEGER, funcId INTEGER);"};
+    for (const auto& r : rows) want.push_back(std::string("INSERT INTO ") + table + " " + r);
+    CHECK(table_rows(t.prof, table) == want);
+  }
+}
+
+TEST_CASE("nic, roce: the timeline's NIC and RoCE processes (the reference's C++ path, by hand)") {
+  // No run of the reference's C++ path was made: the expected values follow its
+  // code (NicModel.create_nicreceivesend_table, RoceModel.create_rocereceivesend_table,
+  // sys_io_processor.cpp SysIOTimelineProcessor, sys_io_assembler.cpp,
+  // meta_data_event.h). Per port, its samples in file order: efficiency =
+  // round(int(byte/s) × 8 / (bandwidth × 2^20), 3) with the sample's bandwidth
+  // (nic) or the port's first (roce: 1 MB/s for port 0, so its efficiencies
+  // are not 0); error and dropped rates are errors / packets (0 for 0 packets),
+  // packets the packet/s; the time as for PCIe, truncated (...300457.5 -> ...300457).
+  for (const auto& [kind, roce] : {std::pair{"nic", false}, std::pair{"roce", true}}) {
+    CAPTURE(kind);
+    golden::temp_copy t(kind);
+    auto tl = cv::export_timeline(t.prof.string(), golden::fixed_ts());
+    REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
+    CHECK(tl->warnings.empty());
+    const std::uint64_t pid = (6060u << 10) | ((roce ? 22u : 21u) << 5);
+    const std::string p = "pid:" + std::to_string(pid) + ",tid:0,";
+    const auto c = [&](const char* port, const char* us, const char* dir, const char* dropped, const char* error,
+                       const char* packets, const char* eff) {
+      const std::string d = dir;
+      return "{name:\"Port " + std::string(port) + "/" + d + "\"," + p + "ts:\"17672688000" + us +
+             "\",ph:\"C\",args:{" + d + " Dropped Rate:" + dropped + "," + d + " Error Rate:" + error + "," + d +
+             " Packets:" + packets + "," + d + " Bandwidth Efficiency:" + eff + ",},}";
+    };
+    const std::vector<std::string> want = {
+        c("0", "00100.000", "Rx", "0.0", "0.1", "10.0", "0.008"),
+        c("0", "00200.123", "Rx", "0.04", "0.08", "15.0", roce ? "0.011" : "0.0"),
+        c("0", "00300.457", "Rx", "0.025", "0.05", "30.0", roce ? "0.023" : "0.0"),
+        c("0", "00100.000", "Tx", "0.05", "0.0", "20.0", "0.015"),
+        c("0", "00200.123", "Tx", "0.03333333333333333", "0.03333333333333333", "22.0", roce ? "0.017" : "0.0"),
+        c("0", "00300.457", "Tx", "0.044444444444444446", "0.022222222222222223", "25.0", roce ? "0.019" : "0.0"),
+        c("1", "00150.000", "Rx", "0.025", "0.075", "7.0", "0.0"),
+        c("1", "00150.000", "Tx", "0.0", "0.0", "9.0", "0.0"),
+        "{name:\"process_labels\"," + p + "ph:\"M\",args:{labels:\"NPU 0\",},}",
+        std::string("{name:\"process_name\",") + p + "ph:\"M\",args:{name:\"" + (roce ? "RoCE" : "NIC") + "\",},}",
+        "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:" + (roce ? "22" : "21") + ",},}",
+    };
+    CHECK(process_events(t.prof, pid) == want);
+  }
+}
+
+TEST_CASE("nic: a port without a bandwidth has no timeline points, and a warning says so") {
+  golden::temp_copy t("nic");
+  const auto slice = t.prof / "device_0" / "data" / "nic.data.0.slice_0";
+  std::string text = golden::slurp(slice);
+  const auto at = text.find("1000000150000: 25 ");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 18, "1000000150000: 0 ");  // port 1's only sample
+  golden::fs::remove(slice.string() + ".done");
+  std::ofstream(slice, std::ios::binary | std::ios::trunc) << text;
+  std::vector<std::string> warnings, ports;
+  REQUIRE(cv::for_each_network_rate(t.prof.string(), "nic", warnings, [&](const cv::network_rate& p) -> msprof::result<void> {
+            ports.push_back(std::to_string(p.func_id));
+            return {};
+          }).has_value());
+  CHECK(ports == std::vector<std::string>{"0", "0", "0"});
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == t.prof.string() +
+                           ": 1 nic sample(s) of ports without a bandwidth (the reference's model fails on them) were "
+                           "left out");
 }
 
 TEST_CASE("roce: the roce summary equals the reference (the nic case's samples give the nic case's rows)") {
