@@ -5,6 +5,7 @@
 #include "msprof/convert/hccl.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -74,7 +75,9 @@ void append_event_json(std::string& out, const trace_event& e) {
     out += ':';
     switch (a.k) {
       case trace_arg::kind::integer: fmt::format_to(std::back_inserter(out), "{}", a.i); break;
-      case trace_arg::kind::real: out += py_float(a.d); break;
+      case trace_arg::kind::real:  // a counter read from damaged data can be NaN or infinite: JSON has null for it
+        out += std::isfinite(a.d) ? py_float(a.d) : std::string("null");
+        break;
       case trace_arg::kind::string: append_json_string(out, a.s); break;
     }
   }

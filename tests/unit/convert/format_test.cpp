@@ -2,6 +2,7 @@
 // Number formatting, CSV quoting, slicing and the pid scheme, on hand-made models.
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
+#include <msprof/core/json.hpp>
 #include <msprof/convert/summary.hpp>
 #include <msprof/convert/text.hpp>
 #include <msprof/convert/timeline.hpp>
@@ -51,6 +52,18 @@ TEST_CASE("text: reference number forms") {
   CHECK(cv::round3_sql(-0.0001) == "0.0");
   CHECK(cv::round3_sql(10000000000000.0625) == "10000000000000.1");
   CHECK(cv::py_float(12.5) == "12.5");
+}
+
+TEST_CASE("timeline: a counter that is not a finite number is null, so the JSON still parses") {
+  cv::trace_event c;
+  c.ph = 'C';
+  c.name = "Port 0/Rx";
+  c.args.push_back(cv::trace_arg::real("Rx Packets", std::nan("")));
+  c.args.push_back(cv::trace_arg::real("Rx Dropped Rate", HUGE_VAL));
+  c.args.push_back(cv::trace_arg::real("Rx Error Rate", 0.5));
+  const std::string s = cv::timeline_json({c});
+  CHECK(s.find("\"Rx Packets\":null,\"Rx Dropped Rate\":null,\"Rx Error Rate\":0.5}") != std::string::npos);
+  CHECK(bool(msprof::json::parse(s, "msprof.json")));
 }
 
 TEST_CASE("text: CSV cells are quoted only when needed") {
