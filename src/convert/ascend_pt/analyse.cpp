@@ -393,13 +393,6 @@ result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::str
   };
   table::row r;
   if (d.info.npu) MSPROF_TRY(npu_mem_app_rows(d.prof_dir, warnings, [&](table::row&& app) { return begin(), out.row(app); }));
-  const auto next_ge = [&](ge_record& g) {
-    ge_record_key k;
-    std::string_view p;
-    if (!ge.next(k, p)) return false;
-    std::memcpy(&g, p.data(), sizeof g);
-    return true;
-  };
   const auto ge_row = [&](const ge_record& g, const memory_record_row* p) -> result<void> {
     begin();
     const std::string tag = "NPU:" + std::to_string(g.device), ts = ts_us(g.time) + '\t';
@@ -425,8 +418,7 @@ result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::str
     }
     return out.row(r);
   };
-  MSPROF_TRY(merge_ge_memory<ge_record>(d, m, next_ge, ge_row, pta_row));
-  MSPROF_TRY(ge.take_status());
+  MSPROF_TRY(merge_ge_memory<ge_record>(d, m, ge, ge_row, pta_row));
   return begun ? out.end() : result<void>();
 }
 

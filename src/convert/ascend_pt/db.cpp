@@ -1109,13 +1109,6 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
                         "component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, "
                         "totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
                         7);
-  const auto next_ge = [&](ge_db_record& g) {
-    ge_db_key k;
-    std::string_view p;
-    if (!ge.next(k, p)) return false;
-    std::memcpy(&g, p.data(), sizeof g);
-    return true;
-  };
   const auto ge_row = [&](const ge_db_record& g, const memory_record_row* p) -> result<void> {
     records.add(db_row(ge_id, g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
     if (!p)
@@ -1133,8 +1126,7 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
       records.add(db_row(ids.str(x.component), x.time, x.allocated, x.reserved, x.active, x.stream, x.device));
     return {};
   };
-  MSPROF_TRY(merge_ge_memory<ge_db_record>(d, m, next_ge, ge_row, pta_row));
-  MSPROF_TRY(ge.take_status());
+  MSPROF_TRY(merge_ge_memory<ge_db_record>(d, m, ge, ge_row, pta_row));
   MSPROF_TRY(records.finish());
   batched_table ops(db, "OP_MEMORY",
                     "name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER, "

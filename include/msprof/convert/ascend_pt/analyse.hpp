@@ -380,16 +380,23 @@ result<void> memory_record_rows(const pt_dir& d, const model& m,
 /// torch_npu's merge of memory_record's rows with GE's records
 /// (_add_pta_ge_record_data, and its db parser's twin), for both exports in
 /// their own units: in time order, each GE record before the first row other
-/// than "PTA+GE" that is not earlier. `next_ge(g)` fills the next GE record
-/// (false after the last; Ge has `time` and `device`); `ge_row(g, p)` gets p,
+/// than "PTA+GE" that is not earlier. `ge` holds the GE records as their
+/// bytes in time order (Ge has `time` and `device`); `ge_row(g, p)` gets p,
 /// the last "PTA" row of g's device or null; `pta_row(x, g)` gets g, the last
 /// GE record of x's device merged before x or null (the GE records after the
 /// last row change nothing).
-template <class Ge, class NextGe, class GeRow, class PtaRow>
-result<void> merge_ge_memory(const pt_dir& d, const model& m, NextGe next_ge, GeRow ge_row, PtaRow pta_row) {
+template <class Ge, class Key, class GeRow, class PtaRow>
+result<void> merge_ge_memory(const pt_dir& d, const model& m, spill_sorter<Key>& ge, GeRow ge_row, PtaRow pta_row) {
   std::map<std::int64_t, memory_record_row> last_pta;  // by device
   std::map<std::int64_t, Ge> last_ge;
   Ge g{};
+  const auto next_ge = [&](Ge& out) {
+    Key k;
+    std::string_view bytes;
+    if (!ge.next(k, bytes)) return false;
+    std::memcpy(&out, bytes.data(), sizeof out);
+    return true;
+  };
   bool more = next_ge(g);
   const auto ge_rows = [&](std::optional<std::int64_t> before) -> result<void> {
     for (; more && (!before || g.time < *before); more = next_ge(g)) {
@@ -406,7 +413,8 @@ result<void> merge_ge_memory(const pt_dir& d, const model& m, NextGe next_ge, Ge
     if (x.component == std::string_view("PTA")) last_pta[x.device] = x;
     return {};
   }));
-  return ge_rows(std::nullopt);
+  MSPROF_TRY(ge_rows(std::nullopt));
+  return ge.take_status();
 }
 
 /// An operator_memory row in torch_npu's db units (ns, bytes): one block.
