@@ -4,8 +4,9 @@
 // get_l2_cache_data): per platform, the request, hit and victim events summed
 // (an event's counter found at its place in sample.json's list); each rate
 // Python's round(x / request, 6), 0 without requests; the Hit Rate "N/A" on
-// STARS chips; rows in file order; the op of (task id, stream id) from GE's
-// tasks, the last one with those ids. The CANN summary soc_pmu likewise, from
+// STARS chips; rows in file order, the SoC PMU slices' HA records (which
+// SocPmuParser adds to the L2 cache table) after the L2 cache slices'; the op
+// of (task id, stream id) from GE's tasks, the last one with those ids. The CANN summary soc_pmu likewise, from
 // the SoC PMU slices (SocPmuParser, SocPmuCalculator, SocPmuConfig,
 // SocPmuViewer): only records of data type 2, sample.json's npuEvents
 // "SMMU:..." events, the rates printed from a NUMERIC column.
@@ -180,12 +181,14 @@ struct device_calc {
   }
 };
 
-/// Calls `read(reader, device, calc)` for each device with `stem` slices,
-/// then adds the reader's warnings about them.
+/// Calls `read(reader, device, calc)` for each device of a collection with
+/// `stem` (or `also`) slices, then adds the reader's warnings about the
+/// `stem` slices (those about `also` are another summary's).
 template <class Make, class Read>
-result<void> each_device(const std::string& prof_dir, const char* stem, const char* summary,
+result<void> each_device(const std::string& prof_dir, const char* stem, const char* also, const char* summary,
                          std::vector<std::string>& warnings, const Make& make, const Read& read) {
   auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
+  if (!r && also) r = detail::open_for_slices(prof_dir, true, std::string(also) + ".data.", false);
   if (!r) return {};
   for (const auto& d : r->devices()) {
     device_calc<const Make&> calc{prof_dir, *r, d, summary, warnings, make, false, std::nullopt};
@@ -196,6 +199,7 @@ result<void> each_device(const std::string& prof_dir, const char* stem, const ch
 }
 
 std::string platform_of(const prof::device_info& d) { return d.info.get("platform_version").as_string_or(""); }
+bool soc_pmu_v6(const std::string& platform) { return platform == "15" || platform == "16"; }
 
 /// npuEvents' SMMU events: "TYPE:e,e;SMMU:e,e" (the first SMMU part; a part
 /// without ':' is passed over, text after a second ':' ignored).
@@ -220,7 +224,11 @@ std::vector<std::string> smmu_events(std::string_view cfg) {
 constexpr platform_events kSocPmuPlatforms[] = {{{"5", "15", "16"}, "0x8a", "0x8c,0x8d", "0x2", false}};
 constexpr std::string_view kSocPmuKnown[] = {"0x2", "0x8a", "0x8b", "0x8c", "0x8d"};
 constexpr std::uint16_t kSocPmuTlb = 2;  ///< the data type of a task's TLB counters
-constexpr std::uint16_t kSocPmuHa = 1, kSocPmuPageFault = 4;  ///< other tables' (not in this summary)
+constexpr std::uint16_t kSocPmuHa = 1;  ///< a task's HA counters: L2 cache events, in the l2_cache summary
+constexpr std::uint16_t kSocPmuPageFault = 4;  ///< another table's (in no summary)
+
+/// The reference parses SoC PMU slices only on these chips; 15 and 16 have their own layout.
+bool soc_pmu_chip(const std::string& platform) { return platform == "5" || soc_pmu_v6(platform); }
 
 /// The summary's column is NUMERIC: a rate that is a whole number is stored,
 /// and printed, as an integer (0.0 -> 0, 1.0 -> 1).
@@ -239,19 +247,33 @@ result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::str
     return calculator::of(platform_of(d), split(v.is_string() ? v.as_string_or("") : ""), kPlatforms, kKnown,
                           "l2CacheTaskProfilingEvents", why);
   };
-  return each_device(prof_dir, prof::layout::l2_cache, "l2_cache", warnings, make,
+  return each_device(prof_dir, prof::layout::l2_cache, prof::layout::soc_pmu, "l2_cache", warnings, make,
                      [&](prof::prof_reader& r, const prof::device_info& d, auto& calc) -> result<void> {
                        result<void> status;
                        l2_cache_rates row;
                        row.device_id = d.id;
-                       MSPROF_TRY(r.for_each_l2_cache(d.id, [&](const codec::L2CacheTask& t, const codec::place&) {
+                       const auto add = [&](std::uint32_t stream_id, std::uint32_t task_id,
+                                            const std::uint64_t(&events)[8]) {
                          const calculator* c = status ? calc.get() : nullptr;
                          if (!c) return;
-                         row.stream_id = t.streamId;
-                         row.task_id = t.taskId;
-                         std::tie(row.hit_rate, row.victim_rate) = c->rates(t.events);
+                         row.stream_id = stream_id;
+                         row.task_id = task_id;
+                         std::tie(row.hit_rate, row.victim_rate) = c->rates(events);
                          status = fn(row);
+                       };
+                       MSPROF_TRY(r.for_each_l2_cache(d.id, [&](const codec::L2CacheTask& t, const codec::place&) {
+                         add(t.streamId, t.taskId, t.events);
                        }));
+                       // The reference's SoC PMU parser adds the HA records to the same table; both
+                       // parsers run at once, so which block comes first is a race there: here the
+                       // L2 cache slices' rows come first. The SoC PMU slices' own problems are the
+                       // soc_pmu summary's warnings.
+                       const std::string platform = platform_of(d);
+                       if (!soc_pmu_chip(platform)) return status;
+                       MSPROF_TRY(r.for_each_soc_pmu(d.id, soc_pmu_v6(platform),
+                                                     [&](const codec::SocPmuTaskV6& t, const codec::place&) {
+                                                       if (t.dataType == kSocPmuHa) add(t.streamId, t.taskId, t.events);
+                                                     }));
                        return status;
                      });
 }
@@ -264,10 +286,9 @@ result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::stri
     return calculator::of(platform_of(d), smmu_events(v.is_string() ? v.as_string_or("") : ""), kSocPmuPlatforms,
                           kSocPmuKnown, "npuEvents' SMMU part", why);
   };
-  return each_device(prof_dir, prof::layout::soc_pmu, "soc_pmu", warnings, make,
+  return each_device(prof_dir, prof::layout::soc_pmu, nullptr, "soc_pmu", warnings, make,
                      [&](prof::prof_reader& r, const prof::device_info& d, auto& calc) -> result<void> {
-                       const std::string platform = platform_of(d);
-                       const bool v6 = platform == "15" || platform == "16";
+                       const bool v6 = soc_pmu_v6(platform_of(d));
                        result<void> status;
                        soc_pmu_rates row;
                        row.device_id = d.id;

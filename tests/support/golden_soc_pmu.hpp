@@ -7,8 +7,11 @@
 // two slices hold TLB records (data type 2) of the ops' tasks and of tasks no
 // op launched, rates that round, a zero request count, a rate of exactly 1 and
 // a hit sum of 2^64, and records of data types 1, 3 and 4 that the summary
-// leaves out. l2_cache_test.cpp checks that the checked-in input is what this
-// writes; with `v6` it writes the same records in the layout of chips 15 and 16.
+// leaves out. The HA records (data type 1) are the summary l2_cache's, their
+// counters named by l2CacheTaskProfilingEvents (spaced, in upper case); the
+// collection has no L2 cache slices. l2_cache_test.cpp checks that the
+// checked-in input is what this writes; with `v6` it writes the same records
+// in the layout of chips 15 and 16.
 #ifndef MSPROF_TESTS_SUPPORT_GOLDEN_SOC_PMU_HPP
 #define MSPROF_TESTS_SUPPORT_GOLDEN_SOC_PMU_HPP
 
@@ -31,6 +34,10 @@ namespace codec = msprof::codec;
 
 /// The SMMU events, in the order of the records' counters: hit, miss, request, hit.
 inline const char* const kNpuEvents = "DDR:0x1,0x2;junk;SMMU: 0x8C,0x2 ,0x8a, 0x8d;SMMU:0x8a";
+
+/// The L2 cache events of the HA records' counters: on platform 5 the request
+/// is hit1 + request, the victim is miss.
+inline const char* const kL2Events = "0xfb, 0x9C,0xfc,0x90,0x91";
 
 struct record {
   std::uint16_t data_type, stream, task;
@@ -64,13 +71,16 @@ inline void write_slices(const fs::path& prof, bool v6) {
        {4, 2, 10, 5, 5, 5, 5},  // a page fault record: not a task's
        {2, 2, 12, 0, 0, 0, 0},  // no requests
        {2, 2, 13, 2, 0, 4, 2},  // a hit rate of 1
-       {2, 2, 14, 3, 1, 1000000, 0}},
+       {2, 2, 14, 3, 1, 1000000, 0},
+       {1, 2, 10, 1, 1, 2, 0},   // HA: 1/3
+       {1, 2, 12, 0, 0, 0, 0}},  // HA without requests
       {{2, 2, 99, 1, 7, 6, 0},           // no op launched task 99; a miss rate above 1
        {2, 3, 10, top, 0, ~std::uint64_t{0}, top},  // hits summing to 2^64
        {1, 2, 11, 9, 9, 9, 9},           // HA: the L2 cache's
        {2, 2, 14, 1, 0, 2000000, 0},     // 5e-07 rounded
        {3, 2, 12, 1, 1, 1, 1},           // an unknown data type
-       {2, 2, 10, 1, 1, 2, 1}},
+       {2, 2, 10, 1, 1, 2, 1},
+       {1, 5, 99, 3, 7, 0, 0}},  // HA of a task no op launched, a victim rate above 1
   };
   const fs::path dir = prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir;
   const std::string base = msprof::prof::stream::soc_pmu(0).base_name();
@@ -89,7 +99,8 @@ inline void add_soc_pmu(const fs::path& prof) {
   std::ifstream in(sample, std::ios::binary);
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   in.close();
-  text = text.substr(0, text.rfind('}')) + ", \"npuEvents\": \"" + kNpuEvents + "\"}";
+  text = text.substr(0, text.rfind('}')) + ", \"npuEvents\": \"" + kNpuEvents +
+         "\", \"l2CacheTaskProfilingEvents\": \"" + kL2Events + "\"}";
   std::ofstream(sample, std::ios::binary | std::ios::trunc) << text;
   write_slices(prof, false);
 }

@@ -32,7 +32,10 @@ struct l2_cache_rates {
   std::string victim_rate;  ///< round(victim / request, 6); both 0.0 without requests
 };
 
-/// Every device's records in file order (devices by id, slices by number).
+/// Every device's records in file order (devices by id, slices by number):
+/// its L2 cache slices' records, then the HA records (data type 1) of its
+/// SoC PMU slices on chips 5, 15 and 16, which the reference puts in the same
+/// table.
 /// Which events count as requests, hits and victims follows the device's
 /// platform_version (info.json) and the order of sample.json's
 /// l2CacheTaskProfilingEvents; a device whose events or platform do not allow
@@ -53,8 +56,9 @@ struct soc_pmu_rates {
 
 /// Every device's SoC PMU task records in file order, as for_each_l2_cache:
 /// sample.json's npuEvents ("SMMU:e,e,...") name the counters; chips 15 and
-/// 16 use their own record layout; records of data type 1 and 4 (other
-/// tables) are passed over, any other type is a warning naming file and offset.
+/// 16 use their own record layout; records of data type 1 (for_each_l2_cache's)
+/// and 4 (another table) are passed over, any other type is a warning naming
+/// file and offset.
 result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::string>& warnings,
                               const std::function<result<void>(const soc_pmu_rates&)>& fn);
 

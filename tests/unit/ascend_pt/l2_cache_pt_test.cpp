@@ -10,7 +10,7 @@
 // golden case soc_pmu's slices and sample.json: SocPmuBean under the same
 // flag, its expected file derived here from the reference's soc_pmu summary
 // by that rule (the same header and cells, each line ended by CRLF: none of
-// its cells needs quoting).
+// its cells needs quoting), and l2_cache.csv from the rows of its HA records.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -58,6 +58,15 @@ fs::path l2_case(const temp_dir& tmp, const std::string& level, bool l2_cache, c
   return dir;
 }
 
+/// The golden case soc_pmu's expected CANN summary `name`, as torch_npu
+/// copies it: the same lines, CRLF-ended.
+std::string crlf_of_soc_pmu_case(const std::string& name) {
+  std::string out;
+  for (char c : read_text(fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "soc_pmu" / "expected" / name))
+    out += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("ascend_pt l2_cache: _l2_cache copies CANN's l2_cache summary into l2_cache.csv at every level") {
@@ -85,10 +94,10 @@ TEST_CASE("ascend_pt l2_cache: no l2_cache.csv without _l2_cache") {
 
 TEST_CASE("ascend_pt soc_pmu: _l2_cache copies CANN's soc_pmu summary into soc_pmu.csv at every level") {
   // torch_npu's rule applied to the reference's summary: its lines, CRLF-ended.
-  std::string expected;
-  for (char c : read_text(fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "soc_pmu" / "expected" / "soc_pmu.csv"))
-    expected += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const std::string expected = crlf_of_soc_pmu_case("soc_pmu.csv");
+  const std::string expected_l2 = crlf_of_soc_pmu_case("l2_cache.csv");
   REQUIRE(expected.size() > 100);
+  REQUIRE(expected_l2.size() > 100);
   for (const char* level : {"Level_none", "Level0", "Level1", "Level2"}) {
     CAPTURE(level);
     temp_dir tmp("pt_soc_pmu");
@@ -98,7 +107,7 @@ TEST_CASE("ascend_pt soc_pmu: _l2_cache copies CANN's soc_pmu summary into soc_p
     const fs::path out = dir / "ASCEND_PROFILER_OUTPUT" / "soc_pmu.csv";
     REQUIRE(fs::exists(out));
     CHECK(read_text(out) == expected);
-    CHECK_FALSE(fs::exists(dir / "ASCEND_PROFILER_OUTPUT" / "l2_cache.csv"));  // no L2 cache slices
+    CHECK(read_text(dir / "ASCEND_PROFILER_OUTPUT" / "l2_cache.csv") == expected_l2);  // the HA records' rows
   }
 }
 

@@ -9,12 +9,15 @@
 // the golden case `soc_pmu`: ops_pipeutil's input plus what
 // tests/support/golden_soc_pmu.hpp writes; its expected file is the
 // reference's (Python path), on platform 5 and, the same bytes, on platform 15
-// with the records in that chip's layout.
+// with the records in that chip's layout; its expected l2_cache.csv holds the
+// rows of its HA records (data type 1), which the reference's SoC PMU parser
+// puts in the L2 cache table.
 #include <doctest/doctest.h>
 #include <msprof/codec/format.hpp>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/l2_cache.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 #include "../../support/golden_soc_pmu.hpp"
@@ -223,7 +226,7 @@ TEST_CASE("soc_pmu: the summary equals the reference") {
   std::vector<std::string> warnings;
   const std::string ours = export_l2(t, &warnings, "soc_pmu");
   CHECK(ours == soc_pmu_expected());
-  // 9 task records of 12 (a page fault, an HA and an unknown type left out):
+  // 9 task records of 15 (a page fault, 4 HA and an unknown type left out):
   // rounding (1/3, 3e-06, 5e-07 to 0), zero requests, rates of exactly 1
   // printed as integers, a task without an op, hits summing to 2^64.
   const auto rows = golden::lines(ours);
@@ -279,8 +282,8 @@ TEST_CASE("soc_pmu: a cut record is a warning naming the slice and offset, and t
   golden::temp_copy t(kSocCase);
   const path slice = t.prof / "device_0" / "data" / "socpmu.data.0.slice_0";
   std::string bytes = golden::slurp(slice);
-  REQUIRE(bytes.size() == 6 * msprof::codec::soc_pmu_size);
-  bytes.resize(bytes.size() - 30);
+  REQUIRE(bytes.size() == 8 * msprof::codec::soc_pmu_size);
+  bytes.resize(6 * msprof::codec::soc_pmu_size - 30);  // the two HA records gone, the sixth cut
   write(slice, bytes);
   write(slice.string() + ".done", "filesize:" + std::to_string(bytes.size()) + "\n");
   std::vector<std::string> warnings;
@@ -292,6 +295,42 @@ TEST_CASE("soc_pmu: a cut record is a warning naming the slice and offset, and t
   auto expected = golden::lines(soc_pmu_expected());
   expected.erase(expected.begin() + 5);
   CHECK(golden::lines(export_l2(t, nullptr, "soc_pmu")) == expected);
+}
+
+TEST_CASE("l2_cache: the SoC PMU's HA records are rows of the summary l2_cache, as the reference writes them") {
+  golden::temp_copy t(kSocCase);
+  std::vector<std::string> warnings;
+  const std::string ours = export_l2(t, &warnings);
+  CHECK(ours == golden::slurp(golden::case_dir(kSocCase) / "expected" / "l2_cache.csv"));
+  // The 4 HA records of 15 in file order: 1/3, no requests, 9/18, a victim rate above 1 of a task without an op.
+  const auto rows = golden::lines(ours);
+  REQUIRE(rows.size() == 1 + 4);
+  CHECK(rows[2] == "0,2,12,N/A,0.0,MatMul_3");
+  CHECK(rows[4] == "0,5,99,N/A,2.333333,N/A");
+  // The slices' unknown data type is said once (by the soc_pmu summary), not once more here.
+  CHECK(warnings.size() == 1);
+  // Chips other than 5, 15 and 16 have no SoC PMU parser: no HA rows.
+  replace_in(device_file(t.prof, "info.json.0"), "\"platform_version\": \"5\"", "\"platform_version\": \"2\"");
+  replace_in(device_file(t.prof, "sample.json"), golden_soc_pmu::kL2Events, "0x78,0x79,0x6a,0x71");
+  warnings.clear();
+  CHECK(rates(t.prof, warnings).empty());
+  CHECK(warnings.empty());
+}
+
+TEST_CASE("l2_cache: with L2 cache slices too, their rows come first, then the HA records' (the reference's runs)") {
+  golden::temp_copy t(kSocCase);
+  for (const auto& e : golden::fs::recursive_directory_iterator(golden::case_dir(kCase) / "input"))
+    if (e.path().filename().string().rfind("l2_cache.data.", 0) == 0)
+      golden::fs::copy_file(e.path(), t.prof / "device_0" / "data" / e.path().filename());
+  replace_in(device_file(t.prof, "sample.json"), golden_soc_pmu::kL2Events, "0x90, 0xFB,0x9c,0xfc,0x91,0x59,0x5b,0x5c");
+  const std::string ours = export_l2(t);
+  CHECK(ours == golden::slurp(golden::case_dir(kSocCase) / "expected_l2_slices" / "l2_cache.csv"));
+  // The L2 cache case's own rows, then 4 more.
+  const auto l2_only = golden::lines(golden::slurp(golden::case_dir(kCase) / "expected" / "l2_cache.csv"));
+  const auto rows = golden::lines(ours);
+  REQUIRE(rows.size() == l2_only.size() + 4);
+  CHECK(std::equal(l2_only.begin(), l2_only.end(), rows.begin()));
+  CHECK(rows[l2_only.size()] == "0,2,10,N/A,2.0,MatMul_1");
 }
 
 TEST_CASE("soc_pmu: a collection without SoC PMU slices has no soc_pmu summary") {
