@@ -317,6 +317,17 @@ TEST_CASE("l2_cache: the SoC PMU's HA records are rows of the summary l2_cache, 
   CHECK(warnings.empty());
 }
 
+TEST_CASE("l2_cache: on chip 15 the HA records are read in its layout and summed by its L2 events") {
+  golden::temp_copy t(kSocCase);
+  for (const auto& p : {device_file(t.prof, "info.json.0"), t.prof / "host" / "info.json"})
+    replace_in(p, "\"platform_version\": \"5\"", "\"platform_version\": \"15\"");
+  replace_in(device_file(t.prof, "sample.json"), golden_soc_pmu::kL2Events, "0x00,0x74,0x81,0x75,0x82,0x83");
+  golden_soc_pmu::write_slices(t.prof, true);
+  const std::string ours = export_l2(t);
+  CHECK(ours == golden::slurp(golden::case_dir(kSocCase) / "expected_v6" / "l2_cache.csv"));
+  CHECK(golden::lines(ours).size() == 1 + 4);
+}
+
 TEST_CASE("l2_cache: with L2 cache slices too, their rows come first, then the HA records' (the reference's runs)") {
   golden::temp_copy t(kSocCase);
   for (const auto& e : golden::fs::recursive_directory_iterator(golden::case_dir(kCase) / "input"))
