@@ -397,13 +397,13 @@ struct summary_exporter::impl {
   result<void> write_l2_cache(export_result& r) {
     const l2_cache_names* names = l2_names_.empty() ? nullptr : &l2_names_;
     return write_in_file_order(r, "l2_cache", l2_cache_header(names != nullptr), &for_each_l2_cache,
-                               [names](auto& s, const l2_cache_rates& c) { l2_cache_row(s, c, names); });
+                               [names](auto& s, const task_rates& c) { task_rates_row(s, c, names); });
   }
   /// soc_pmu likewise (l2_cache.hpp), the same op names.
   result<void> write_soc_pmu(export_result& r) {
     const l2_cache_names* names = l2_names_.empty() ? nullptr : &l2_names_;
     return write_in_file_order(r, "soc_pmu", soc_pmu_header(names != nullptr), &for_each_soc_pmu,
-                               [names](auto& s, const soc_pmu_rates& c) { soc_pmu_row(s, c, names); });
+                               [names](auto& s, const task_rates& c) { task_rates_row(s, c, names); });
   }
   /// memory_record and operator_memory from GE's task_memory_info events
   /// (npu_memory.hpp): every row once per device directory, as the reference

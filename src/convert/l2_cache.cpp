@@ -240,7 +240,7 @@ std::string numeric(std::string rate) {
 }  // namespace l2_cache_detail
 
 result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::string>& warnings,
-                               const std::function<result<void>(const l2_cache_rates&)>& fn) {
+                               const task_rates_fn& fn) {
   using namespace l2_cache_detail;
   const auto make = [](const prof::device_info& d, std::string& why) {
     const auto& v = d.sample.get("l2CacheTaskProfilingEvents");
@@ -250,7 +250,7 @@ result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::str
   return each_device(prof_dir, prof::layout::l2_cache, prof::layout::soc_pmu, "l2_cache", warnings, make,
                      [&](prof::prof_reader& r, const prof::device_info& d, auto& calc) -> result<void> {
                        result<void> status;
-                       l2_cache_rates row;
+                       task_rates row;
                        row.device_id = d.id;
                        const auto add = [&](std::uint32_t stream_id, std::uint32_t task_id,
                                             const std::uint64_t(&events)[8]) {
@@ -258,7 +258,7 @@ result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::str
                          if (!c) return;
                          row.stream_id = stream_id;
                          row.task_id = task_id;
-                         std::tie(row.hit_rate, row.victim_rate) = c->rates(events);
+                         std::tie(row.hit_rate, row.second_rate) = c->rates(events);
                          status = fn(row);
                        };
                        MSPROF_TRY(r.for_each_l2_cache(d.id, [&](const codec::L2CacheTask& t, const codec::place&) {
@@ -279,7 +279,7 @@ result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::str
 }
 
 result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::string>& warnings,
-                              const std::function<result<void>(const soc_pmu_rates&)>& fn) {
+                              const task_rates_fn& fn) {
   using namespace l2_cache_detail;
   const auto make = [](const prof::device_info& d, std::string& why) {
     const auto& v = d.sample.get("npuEvents");
@@ -290,7 +290,7 @@ result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::stri
                      [&](prof::prof_reader& r, const prof::device_info& d, auto& calc) -> result<void> {
                        const bool v6 = soc_pmu_v6(platform_of(d));
                        result<void> status;
-                       soc_pmu_rates row;
+                       task_rates row;
                        row.device_id = d.id;
                        MSPROF_TRY(r.for_each_soc_pmu(d.id, v6, [&](const codec::SocPmuTaskV6& t, const codec::place& at) {
                          if (!status) return;
@@ -306,7 +306,7 @@ result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::stri
                          row.task_id = t.taskId;
                          auto [hit, miss] = c->rates(t.events);
                          row.hit_rate = numeric(std::move(hit));
-                         row.miss_rate = numeric(std::move(miss));
+                         row.second_rate = numeric(std::move(miss));
                          status = fn(row);
                        }));
                        return status;

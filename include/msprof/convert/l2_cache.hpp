@@ -23,14 +23,18 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
-/// One task's L2 cache rates as the summary shows them.
-struct l2_cache_rates {
+/// One task's two rates as the l2_cache or soc_pmu summary shows them.
+struct task_rates {
   std::uint32_t device_id = 0;
-  std::uint32_t stream_id = 0;  ///< the record's raw 16-bit ids
+  std::uint32_t stream_id = 0;  ///< the record's raw ids
   std::uint32_t task_id = 0;
-  std::string hit_rate;     ///< Python's round(hit / request, 6) as str() prints it; "N/A" on STARS chips
-  std::string victim_rate;  ///< round(victim / request, 6); both 0.0 without requests
+  /// l2_cache: Python's round(hit / request, 6) as str() prints it, "N/A" on
+  /// STARS chips; soc_pmu (TLB hits): as a NUMERIC column prints it: 0.5, 1.
+  /// Both 0 (l2_cache: 0.0) without requests.
+  std::string hit_rate;
+  std::string second_rate;  ///< l2_cache: round(victim / request, 6); soc_pmu: round(TLB miss / request, 6)
 };
+using task_rates_fn = std::function<result<void>(const task_rates&)>;
 
 /// Every device's records in file order (devices by id, slices by number):
 /// its L2 cache slices' records, then the HA records (data type 1) of its
@@ -43,16 +47,7 @@ struct l2_cache_rates {
 /// none. Problems of the slices (a cut record) are added to `warnings`, naming
 /// the file and offset; the other records are kept.
 result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::string>& warnings,
-                               const std::function<result<void>(const l2_cache_rates&)>& fn);
-
-/// One task's TLB rates (SoC PMU records of data type 2) as the summary shows them.
-struct soc_pmu_rates {
-  std::uint32_t device_id = 0;
-  std::uint32_t stream_id = 0;  ///< the record's raw ids
-  std::uint32_t task_id = 0;
-  std::string hit_rate;   ///< round(hit / request, 6) as a NUMERIC column prints it: 0.5, 1, 0 without requests
-  std::string miss_rate;  ///< round(miss / request, 6), likewise
-};
+                               const task_rates_fn& fn);
 
 /// Every device's SoC PMU task records in file order, as for_each_l2_cache:
 /// sample.json's npuEvents ("SMMU:e,e,...") name the counters; chips 15 and
@@ -60,7 +55,7 @@ struct soc_pmu_rates {
 /// and 4 (another table) are passed over, any other type is a warning naming
 /// file and offset.
 result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::string>& warnings,
-                              const std::function<result<void>(const soc_pmu_rates&)>& fn);
+                              const task_rates_fn& fn);
 
 /// The op of each (stream id, task id), collected from the model's windows:
 /// the op of the last task with those ids (the reference's dictionary of GE's
@@ -82,27 +77,17 @@ class l2_cache_names {
   bool wanted_ = false;
 };
 
-/// The CANN summary l2_cache: header and one row (Op Name only with `names`).
+/// The CANN summaries' headers (Op Name only when `named`).
 std::vector<std::string> l2_cache_header(bool named);
-template <class Cells>
-void l2_cache_row(Cells& s, const l2_cache_rates& r, const l2_cache_names* names) {
-  s.num(r.device_id);
-  s.num(r.stream_id);
-  s.num(r.task_id);
-  s.raw(r.hit_rate);
-  s.raw(r.victim_rate);
-  if (names) s.str(names->name_of(r.stream_id, r.task_id));
-}
-
-/// The CANN summary soc_pmu: header and one row (Op Name only with `names`).
 std::vector<std::string> soc_pmu_header(bool named);
+/// A row of either summary (Op Name only with `names`).
 template <class Cells>
-void soc_pmu_row(Cells& s, const soc_pmu_rates& r, const l2_cache_names* names) {
+void task_rates_row(Cells& s, const task_rates& r, const l2_cache_names* names) {
   s.num(r.device_id);
   s.num(r.stream_id);
   s.num(r.task_id);
   s.raw(r.hit_rate);
-  s.raw(r.miss_rate);
+  s.raw(r.second_rate);
   if (names) s.str(names->name_of(r.stream_id, r.task_id));
 }
 

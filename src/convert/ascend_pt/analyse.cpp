@@ -168,20 +168,18 @@ result<void> npu_module_mem(const pt_dir& d, std::vector<std::string>& warnings,
 /// SocPmuBean, at any level when experimental_config._l2_cache is set): CANN's
 /// l2_cache / soc_pmu summary, its header and cells as they are (l2_cache.hpp);
 /// no file without rows.
-template <class Rates, class Row>
 result<void> l2_summary(const pt_dir& d, const char* name, std::vector<std::string> (*header)(bool),
-                        result<void> (*for_each)(const std::string&, std::vector<std::string>&,
-                                                 const std::function<result<void>(const Rates&)>&),
-                        Row row, const l2_cache_names& names, std::vector<std::string>& warnings, table_sink& out) {
+                        decltype(&for_each_l2_cache) for_each, const l2_cache_names& names,
+                        std::vector<std::string>& warnings, table_sink& out) {
   const l2_cache_names* named = names.empty() ? nullptr : &names;
   bool begun = false;
   table::row r;
-  MSPROF_TRY(for_each(d.prof_dir, warnings, [&](const Rates& c) -> result<void> {
+  MSPROF_TRY(for_each(d.prof_dir, warnings, [&](const task_rates& c) -> result<void> {
     if (!begun) out.begin(name, header(named != nullptr));
     begun = true;
     r.clear();
     cell_list s(r);
-    row(s, c, named);
+    task_rates_row(s, c, named);
     return out.row(r);
   }));
   return begun ? out.end() : result<void>{};
@@ -730,10 +728,8 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
     MSPROF_TRY(out.whole(std::move(*hccs)));
   }
   if (info.l2_cache) {
-    const auto l2_row = [](cell_list& s, const l2_cache_rates& c, const l2_cache_names* n) { l2_cache_row(s, c, n); };
-    const auto pmu_row = [](cell_list& s, const soc_pmu_rates& c, const l2_cache_names* n) { soc_pmu_row(s, c, n); };
-    MSPROF_TRY(l2_summary(l.d, "l2_cache", &l2_cache_header, &for_each_l2_cache, l2_row, l.cann->l2_names(), l.warnings, out));
-    MSPROF_TRY(l2_summary(l.d, "soc_pmu", &soc_pmu_header, &for_each_soc_pmu, pmu_row, l.cann->l2_names(), l.warnings, out));
+    MSPROF_TRY(l2_summary(l.d, "l2_cache", &l2_cache_header, &for_each_l2_cache, l.cann->l2_names(), l.warnings, out));
+    MSPROF_TRY(l2_summary(l.d, "soc_pmu", &soc_pmu_header, &for_each_soc_pmu, l.cann->l2_names(), l.warnings, out));
   }
   if (info.sys_io) {  // IntegrateParser's NicBean and RoCEBean: the CANN summaries' cells (sys_io.hpp)
     for (auto summary : {&nic_summary, &roce_summary}) {

@@ -53,9 +53,9 @@ std::string export_l2(const golden::temp_copy& t, std::vector<std::string>* warn
   return p.empty() ? std::string() : golden::slurp(p);
 }
 
-std::vector<cv::l2_cache_rates> rates(const path& prof, std::vector<std::string>& warnings) {
-  std::vector<cv::l2_cache_rates> out;
-  auto r = cv::for_each_l2_cache(prof.string(), warnings, [&](const cv::l2_cache_rates& c) -> msprof::result<void> {
+std::vector<cv::task_rates> rates(const path& prof, std::vector<std::string>& warnings) {
+  std::vector<cv::task_rates> out;
+  auto r = cv::for_each_l2_cache(prof.string(), warnings, [&](const cv::task_rates& c) -> msprof::result<void> {
     out.push_back(c);
     return {};
   });
@@ -94,11 +94,11 @@ TEST_CASE("l2_cache: with platform_version 1 the Hit Rate is computed, as the re
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const auto& c = rs[i];
     const std::string row = std::to_string(c.device_id) + "," + std::to_string(c.stream_id) + "," +
-                            std::to_string(c.task_id) + "," + c.hit_rate + "," + c.victim_rate + ",";
+                            std::to_string(c.task_id) + "," + c.hit_rate + "," + c.second_rate + ",";
     CHECK(expected[i + 1].rfind(row, 0) == 0);
   }
   CHECK(rs[0].hit_rate == "0.666667");
-  CHECK(rs[2].victim_rate == "2e-06");  // 1.5e-06 rounded
+  CHECK(rs[2].second_rate == "2e-06");  // 1.5e-06 rounded
 }
 
 TEST_CASE("l2_cache: a collection without L2 cache slices has no l2_cache summary") {
@@ -203,9 +203,9 @@ std::string soc_pmu_expected() { return golden::slurp(golden::case_dir(kSocCase)
 
 std::vector<std::string> soc_pmu_rows(const path& prof, std::vector<std::string>& warnings) {
   std::vector<std::string> out;
-  auto r = cv::for_each_soc_pmu(prof.string(), warnings, [&](const cv::soc_pmu_rates& c) -> msprof::result<void> {
+  auto r = cv::for_each_soc_pmu(prof.string(), warnings, [&](const cv::task_rates& c) -> msprof::result<void> {
     out.push_back(std::to_string(c.device_id) + "," + std::to_string(c.stream_id) + "," + std::to_string(c.task_id) +
-                  "," + c.hit_rate + "," + c.miss_rate);
+                  "," + c.hit_rate + "," + c.second_rate);
     return {};
   });
   REQUIRE_MESSAGE(r.has_value(), r.err().what());
