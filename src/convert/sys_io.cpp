@@ -405,26 +405,44 @@ result<std::optional<table>> network_summary(const std::string& prof_dir, const 
   t.header = {"Device_id", "Timestamp(us)", "Bandwidth(MB/s)", "Rx Bandwidth efficiency(%)", "rxPacket/s",
               "rxError rate(%)", "rxDropped rate(%)", "Tx Bandwidth efficiency(%)", "txPacket/s", "txError rate(%)",
               "txDropped rate(%)", "funcId"};
+  struct port {  // one func id's samples, summed as they are read
+    std::int64_t func = 0;
+    S first;
+    std::size_t n = 0;
+    double tmin = 0, tmax = 0, sum[S::fields] = {}, hi[S::fields] = {}, lo[S::fields] = {};
+  };
   for (const auto& d : r->devices()) {
-    std::vector<S> samples;
-    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const S& s, const codec::place&) { samples.push_back(s); }));
-    if (samples.empty()) continue;
+    std::vector<port> ports;  // in order of first sample, as SELECT DISTINCT
+    double rx_errors_all = 0;  // the rxError rate averages over every port (the reference's query has no funcId)
+    std::size_t samples = 0;
+    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const S& s, const codec::place&) {
+      ++samples;
+      rx_errors_all += s.v[S::rx_errors];
+      auto p = std::find_if(ports.begin(), ports.end(), [&](const port& q) { return q.func == s.func_id; });
+      if (p == ports.end()) {
+        p = ports.insert(ports.end(), port{s.func_id, s, 0, s.timestamp, s.timestamp, {}, {}, {}});
+        std::copy(std::begin(s.v), std::end(s.v), p->hi);
+        std::copy(std::begin(s.v), std::end(s.v), p->lo);
+      }
+      ++p->n;
+      p->tmin = std::min(p->tmin, s.timestamp);
+      p->tmax = std::max(p->tmax, s.timestamp);
+      for (int k = 0; k < S::fields; ++k) {
+        p->sum[k] += s.v[k];
+        p->hi[k] = std::max(p->hi[k], s.v[k]);
+        p->lo[k] = std::min(p->lo[k], s.v[k]);
+      }
+    }));
+    if (samples == 0) continue;
     const double offset_us = std::strtod(d.start_info.get("collectionTimeBegin").as_string_or("0").c_str(), nullptr) -
                              std::strtod(d.start_info.get("clockMonotonicRaw").as_string_or("0").c_str(), nullptr) / 1000;
-    double rx_errors_all = 0;  // the rxError rate averages over every port (the reference's query has no funcId)
-    for (const auto& s : samples) rx_errors_all += s.v[S::rx_errors];
-    rx_errors_all /= static_cast<double>(samples.size());
-    std::vector<std::int64_t> funcs;  // in order of first sample
-    for (const auto& s : samples)
-      if (std::find(funcs.begin(), funcs.end(), s.func_id) == funcs.end()) funcs.push_back(s.func_id);
-    for (const std::int64_t func : funcs) {
-      std::vector<const S*> f;
-      for (const auto& s : samples)
-        if (s.func_id == func) f.push_back(&s);
-      const S& first = *f.front();
+    rx_errors_all /= static_cast<double>(samples);
+    for (const port& p : ports) {
+      const S& first = p.first;
+      const std::int64_t func = p.func;
       const auto rate100 = [](double x, double packets) { return py_round_value(py_round_value(x / packets, 3) * 100, 3); };
       double duration = 0, rx_bw = 0, tx_bw = 0, rx_packet = 0, tx_packet = 0, rx_err = 0, rx_drop = 0, tx_err = 0, tx_drop = 0;
-      if (f.size() == 1) {  // the first sample's own counts
+      if (p.n == 1) {  // the first sample's own counts
         rx_packet = first.v[S::rx_packet_s];
         tx_packet = first.v[S::tx_packet_s];
         if (first.v[S::rx_packets] != 0) {
@@ -436,26 +454,15 @@ result<std::optional<table>> network_summary(const std::string& prof_dir, const 
           tx_drop = py_round_value(first.v[S::tx_dropped] / first.v[S::tx_packets], 3);
         }
       } else {
-        double tmin = first.timestamp, tmax = first.timestamp, sum[S::fields] = {};
-        double hi[S::fields], lo[S::fields];
-        for (int k = 0; k < S::fields; ++k) hi[k] = lo[k] = first.v[k];
-        for (const S* s : f) {
-          tmin = std::min(tmin, s->timestamp);
-          tmax = std::max(tmax, s->timestamp);
-          for (int k = 0; k < S::fields; ++k) {
-            sum[k] += s->v[k];
-            hi[k] = std::max(hi[k], s->v[k]);
-            lo[k] = std::min(lo[k], s->v[k]);
-          }
-        }
-        duration = py_round_value(tmax - tmin, 3);
-        const double n = static_cast<double>(f.size());
+        const double* sum = p.sum;
+        duration = py_round_value(p.tmax - p.tmin, 3);
+        const double n = static_cast<double>(p.n);
         double rx_sum = 0, tx_sum = 0;  // packets/s summed over the samples
         if (duration != 0) {
           if (first.bandwidth != 0) {
             const double per_s = duration * static_cast<double>(first.bandwidth) * 1024 * 1024;
-            rx_bw = py_round_value((std::trunc(hi[S::rx_bytes]) - std::trunc(lo[S::rx_bytes])) * 8 / per_s, 3);
-            tx_bw = py_round_value((std::trunc(hi[S::tx_bytes]) - std::trunc(lo[S::tx_bytes])) * 8 / per_s, 3);
+            rx_bw = py_round_value((std::trunc(p.hi[S::rx_bytes]) - std::trunc(p.lo[S::rx_bytes])) * 8 / per_s, 3);
+            tx_bw = py_round_value((std::trunc(p.hi[S::tx_bytes]) - std::trunc(p.lo[S::tx_bytes])) * 8 / per_s, 3);
           }
           rx_sum = sum[S::rx_packet_s];
           tx_sum = sum[S::tx_packet_s];
@@ -518,40 +525,50 @@ result<void> for_each_network_rate(const std::string& prof_dir, const char* stem
   std::uint64_t no_bandwidth = 0;
   // SQLite's REAL a / b (NULL for b = 0), then the models' "or 0".
   const auto ratio = [](double a, double b) { return b == 0 ? 0.0 : a / b; };
+  // Ports in order of their first sample, as SELECT DISTINCT: a first pass
+  // finds them, then one pass per port over a second reader (whose warnings
+  // would repeat the first's) gives its points, holding no samples.
+  auto again = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
+  if (!again) return {};
+  struct port {
+    std::int64_t func = 0, first_bandwidth = 0, rows = 0;
+    bool any_bandwidth = false;  ///< a sample with a non-zero bandwidth, so a point
+  };
   for (const auto& d : r->devices()) {
-    std::vector<S> samples;
-    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const S& s, const codec::place&) { samples.push_back(s); }));
-    std::vector<std::int64_t> funcs;  // in order of first sample, as SELECT DISTINCT
-    for (const auto& s : samples)
-      if (std::find(funcs.begin(), funcs.end(), s.func_id) == funcs.end()) funcs.push_back(s.func_id);
-    for (const std::int64_t func : funcs) {
-      std::vector<std::pair<const S*, network_rate>> points;
-      std::int64_t first_bandwidth = 0, rows = 0;
-      for (const auto& s : samples) {
-        if (s.func_id != func) continue;
-        if (rows++ == 0) first_bandwidth = s.bandwidth;
-        const std::int64_t bandwidth = roce ? first_bandwidth : s.bandwidth;
-        if (bandwidth == 0) continue;
-        const double per_s = static_cast<double>(bandwidth) * 1024 * 1024;
-        network_rate p;
-        p.device_id = d.id;
-        p.func_id = static_cast<std::uint16_t>(static_cast<std::uint32_t>(func));  // sqlite3_column_int into uint16
-        p.rx_efficiency = py_round_value(std::trunc(s.v[S::rx_byte_s]) * 8 / per_s, 3);
-        p.tx_efficiency = py_round_value(std::trunc(s.v[S::tx_byte_s]) * 8 / per_s, 3);
-        p.rx_packets = s.v[S::rx_packet_s];
-        p.tx_packets = s.v[S::tx_packet_s];
-        p.rx_error = ratio(s.v[S::rx_errors], s.v[S::rx_packets]);
-        p.rx_dropped = ratio(s.v[S::rx_dropped], s.v[S::rx_packets]);
-        p.tx_error = ratio(s.v[S::tx_errors], s.v[S::tx_packets]);
-        p.tx_dropped = ratio(s.v[S::tx_dropped], s.v[S::tx_packets]);
-        points.emplace_back(&s, p);
+    std::vector<port> ports;
+    MSPROF_TRY(r->for_each_network(d.id, stem, [&](const S& s, const codec::place&) {
+      auto p = std::find_if(ports.begin(), ports.end(), [&](const port& q) { return q.func == s.func_id; });
+      if (p == ports.end()) p = ports.insert(ports.end(), port{s.func_id, s.bandwidth, 0, false});
+      ++p->rows;
+      p->any_bandwidth = p->any_bandwidth || (roce ? p->first_bandwidth : s.bandwidth) != 0;
+    }));
+    for (const port& p : ports) {
+      if (!p.any_bandwidth) {
+        no_bandwidth += static_cast<std::uint64_t>(p.rows);
+        continue;
       }
-      if (points.empty()) no_bandwidth += static_cast<std::uint64_t>(rows);
-      for (auto& [s, p] : points)
-        if (const auto t = local(d, s->timestamp)) {
-          p.time_ns = *t;
-          MSPROF_TRY(fn(p));
-        }
+      result<void> status;
+      MSPROF_TRY(again->for_each_network(d.id, stem, [&](const S& s, const codec::place&) {
+        const std::int64_t bandwidth = roce ? p.first_bandwidth : s.bandwidth;
+        if (!status || s.func_id != p.func || bandwidth == 0) return;
+        const auto t = local(d, s.timestamp);
+        if (!t) return;
+        const double per_s = static_cast<double>(bandwidth) * 1024 * 1024;
+        network_rate n;
+        n.device_id = d.id;
+        n.time_ns = *t;
+        n.func_id = static_cast<std::uint16_t>(static_cast<std::uint32_t>(p.func));  // sqlite3_column_int into uint16
+        n.rx_efficiency = py_round_value(std::trunc(s.v[S::rx_byte_s]) * 8 / per_s, 3);
+        n.tx_efficiency = py_round_value(std::trunc(s.v[S::tx_byte_s]) * 8 / per_s, 3);
+        n.rx_packets = s.v[S::rx_packet_s];
+        n.tx_packets = s.v[S::tx_packet_s];
+        n.rx_error = ratio(s.v[S::rx_errors], s.v[S::rx_packets]);
+        n.rx_dropped = ratio(s.v[S::rx_dropped], s.v[S::rx_packets]);
+        n.tx_error = ratio(s.v[S::tx_errors], s.v[S::tx_packets]);
+        n.tx_dropped = ratio(s.v[S::tx_dropped], s.v[S::tx_packets]);
+        status = fn(n);
+      }));
+      MSPROF_TRY(status);
     }
   }
   detail::slice_warnings(*r, stem, warnings);
