@@ -68,27 +68,6 @@ std::vector<std::string> max_min_avg(const std::vector<double>& v) {
   return {py_float(sql_round3(mx)), py_float(sql_round3(mn)), py_float(sql_round3(sum / static_cast<double>(v.size())))};
 }
 
-/// The decimal text `t` (digits, a point, an exponent; at most 19 digits) as
-/// d * 10^exp10.
-std::pair<std::uint64_t, int> decimal_digits(const std::string& t) {
-  std::uint64_t d = 0;
-  int exp10 = 0, frac = 0;
-  bool point = false;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    const char c = t[i];
-    if (c == '.') {
-      point = true;
-    } else if (c == 'e' || c == 'E') {
-      exp10 = std::atoi(t.c_str() + i + 1);
-      break;
-    } else {
-      d = d * 10 + static_cast<std::uint64_t>(c - '0');
-      frac += point;
-    }
-  }
-  return {d, exp10 - frac};
-}
-
 /// A REAL the reference stores in a TEXT column and reads back through float()
 /// (SQLite keeps 15 significant digits), then round(x, 3) as Python prints it.
 std::string text_round3(double v) { return py_round3(std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr)); }
@@ -170,7 +149,7 @@ double decimal_quotient3(std::int64_t bytes, double time) {
   __extension__ typedef unsigned __int128 u128;  // 28 decimal digits need more than 64 bits
   if (!(time != 0) || !std::isfinite(time)) return 0;  // Decimal raises on x / 0: float_calculate's "0"
   // The divisor as Python's str() gives it: the shortest digits that read back as `time`.
-  const auto [d, exp10] = sys_io_detail::decimal_digits(fmt::format("{}", std::fabs(time)));  // |time| = d * 10^exp10
+  const auto [d, exp10] = decimal_digits(fmt::format("{}", std::fabs(time)));  // |time| = d * 10^exp10
   const std::uint64_t n = bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
   if (n == 0) return 0;
   // Digits of n / d by long division: digit i (from 1) is worth 10^(len - i).

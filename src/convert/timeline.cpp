@@ -16,6 +16,7 @@
 
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/sys_io.hpp"
+#include "msprof/convert/sys_mem.hpp"
 #include "msprof/prof/layout.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -382,6 +383,17 @@ result<void> pcie_events(const session_info& s, event_output& out, std::vector<s
   }));
   for (auto d : devices) add_device_process_meta(out, s, sort_index::pcie, d, "PCIe");  // after the counters, as the reference
   return {};
+}
+
+result<void> hbm_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  bool begun = false;
+  return for_each_hbm_bandwidth(s.prof_dir, true, warnings, [&](const hbm_bandwidth& b) -> result<void> {
+    every_device_meta_once(begun, out, s, sort_index::hbm, "HBM");
+    add_counter(out, s, sort_index::hbm, b.device_id, b.time_ns,
+                "HBM " + std::to_string(b.hbm_id) + (b.write ? "/Write" : "/Read"),
+                {{b.write ? "Write(MB/s)" : "Read(MB/s)", b.mb_s}});
+    return {};
+  });
 }
 
 }  // namespace detail

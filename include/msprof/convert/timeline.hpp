@@ -45,6 +45,10 @@ result<void> network_events(const session_info& s, event_output& out, std::vecto
 /// averages (Tx and Rx, MB/s; the latency's Tx in µs, its Rx 0), then the
 /// devices' metadata, as the reference's C++ path (pcie_assembler.cpp).
 result<void> pcie_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
+/// HBM: when any bandwidth from the collection start is kept (sys_mem.hpp),
+/// every device's metadata, then per bandwidth the counter "HBM <id>/Read"
+/// ({"Read(MB/s)": x}) or ".../Write", as the reference's C++ path (hbm_assembler.cpp).
+result<void> hbm_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
 }  // namespace detail
 
 /// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json),
