@@ -102,47 +102,6 @@ std::string nic_time_cell(double duration_ns, double offset_us) {
   return digits + '\t';
 }
 
-/// The warning for `n` `what` of `prof_dir` left out.
-void left_out(std::vector<std::string>& warnings, const std::string& prof_dir, std::uint64_t n, const std::string& what) {
-  if (n) warnings.push_back(prof_dir + ": " + std::to_string(n) + " " + what + " were left out");
-}
-
-/// The local times of a collection's device samples as the reference's C++
-/// path makes them (GetTimeBySamplingTimestamp, GetLocalTime): the device ns
-/// (a double, as it reads them) plus host_start.log's minus dev_start.log's
-/// clock plus start_info's collectionTimeBegin minus its clockMonotonicRaw,
-/// truncated. Those before the collection start (dropped by the reference)
-/// and those outside int64 are counted, for one warning each.
-class local_times {
- public:
-  explicit local_times(const prof::host_info& host)
-      : host_(host), start_(prof::time_ns::from_us(host.collection_time_begin_us).value_or(0)) {}
-
-  /// The local time of `ns` of device `d`; nullopt (counted) when it is left out.
-  std::optional<std::int64_t> operator()(const prof::device_info& d, double ns) {
-    const auto host_mono = prof::time_ns::from_u64(host_.clock.anchor_ns);
-    const auto dev_mono = prof::time_ns::from_u64(d.clock.anchor_ns);
-    std::optional<std::int64_t> t;
-    if (ns > -9.2e18 && ns < 9.2e18 && host_mono && dev_mono)
-      if (const auto moved = prof::time_ns::add(static_cast<std::int64_t>(ns), *host_mono - *dev_mono))  // both >= 0
-        t = prof::time_ns::add(*moved, host_.wall_offset_ns());
-    if (!t) ++bad_;
-    else if (*t < start_) ++early_, t.reset();
-    return t;
-  }
-
-  /// The warnings about the `what` (e.g. "pcie sample(s)") of `prof_dir` left out.
-  void warn(std::vector<std::string>& warnings, const std::string& prof_dir, const std::string& what) const {
-    left_out(warnings, prof_dir, bad_, what + " with a time outside the clock's range");
-    left_out(warnings, prof_dir, early_, what + " from before the collection start (as the reference)");
-  }
-
- private:
-  const prof::host_info& host_;
-  std::int64_t start_;
-  std::uint64_t bad_ = 0, early_ = 0;
-};
-
 }  // namespace sys_io_detail
 
 double decimal_quotient3(std::int64_t bytes, double time) {
@@ -261,7 +220,7 @@ result<void> for_each_hccs_throughput(const std::string& prof_dir, std::vector<s
                                       const std::function<result<void>(const hccs_throughput&)>& fn) {
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::hccs) + ".data.", false);
   if (!r) return {};
-  sys_io_detail::local_times local(r->host());
+  detail::local_times local(r->host());
   for (const auto& d : r->devices()) {
     auto rates = sys_io_detail::hccs_rates(*r, d.id);
     MSPROF_TRY(rates);
@@ -295,7 +254,7 @@ result<void> for_each_pcie_sample(const std::string& prof_dir, std::vector<std::
   using P = codec::PcieSample;
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::pcie) + ".data.", false);
   if (!r) return {};
-  sys_io_detail::local_times local(r->host());
+  detail::local_times local(r->host());
   result<void> status;
   std::uint64_t inverted = 0;
   for (const auto& d : r->devices()) {
@@ -321,7 +280,7 @@ result<void> for_each_pcie_sample(const std::string& prof_dir, std::vector<std::
   }
   detail::slice_warnings(*r, prof::layout::pcie, warnings);
   local.warn(warnings, prof_dir, "pcie sample(s)");
-  sys_io_detail::left_out(warnings, prof_dir, inverted,
+  detail::left_out(warnings, prof_dir, inverted,
                           "pcie sample(s) whose Tx_p maximum is below its minimum (as the reference's timeline and db)");
   return {};
 }
@@ -474,7 +433,7 @@ result<void> for_each_network_sample(const std::string& prof_dir, const char* st
                                      const std::function<result<void>(const network_sample&)>& fn) {
   auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
   if (!r) return {};
-  sys_io_detail::local_times local(r->host());
+  detail::local_times local(r->host());
   result<void> status;
   for (const auto& d : r->devices()) {
     network_sample s;
@@ -500,7 +459,7 @@ result<void> for_each_network_rate(const std::string& prof_dir, const char* stem
   auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
   if (!r) return {};
   const bool roce = std::string(stem) == prof::layout::roce;
-  sys_io_detail::local_times local(r->host());
+  detail::local_times local(r->host());
   std::uint64_t no_bandwidth = 0;
   // SQLite's REAL a / b (NULL for b = 0), then the models' "or 0".
   const auto ratio = [](double a, double b) { return b == 0 ? 0.0 : a / b; };
@@ -552,7 +511,7 @@ result<void> for_each_network_rate(const std::string& prof_dir, const char* stem
   }
   detail::slice_warnings(*r, stem, warnings);
   local.warn(warnings, prof_dir, std::string(stem) + " timeline point(s)");
-  sys_io_detail::left_out(warnings, prof_dir, no_bandwidth,
+  detail::left_out(warnings, prof_dir, no_bandwidth,
                           std::string(stem) + " sample(s) of ports without a bandwidth (the reference's model fails on them)");
   return {};
 }

@@ -396,6 +396,16 @@ result<void> hbm_events(const session_info& s, event_output& out, std::vector<st
   });
 }
 
+result<void> ddr_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  bool begun = false;
+  return for_each_ddr_bandwidth(s.prof_dir, true, warnings, [&](const ddr_bandwidth& b) -> result<void> {
+    every_device_meta_once(begun, out, s, sort_index::ddr, "DDR");
+    add_counter(out, s, sort_index::ddr, b.device_id, b.local_ns, "DDR/Read", {{"Read(MB/s)", b.read_mb_s * 1024 * 1024}});
+    add_counter(out, s, sort_index::ddr, b.device_id, b.local_ns, "DDR/Write", {{"Write(MB/s)", b.write_mb_s * 1024 * 1024}});
+    return {};
+  });
+}
+
 }  // namespace detail
 
 /// mstx events as a vector.

@@ -337,6 +337,7 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
   if (comm_ && parts_.hardware)
     for (const auto& [d, streams] : streams_) hccl::emit_timeline(*comm_, s.pid, d, dest);
   if (parts_.npu_mem) MSPROF_TRY(detail::npu_mem_events(s, dest, warnings_));
+  if (parts_.ddr) MSPROF_TRY(detail::ddr_events(s, dest, warnings_));
   if (parts_.hccs) MSPROF_TRY(detail::hccs_events(s, dest, warnings_));
   if (parts_.nic) MSPROF_TRY(detail::network_events(s, dest, warnings_, false));
   if (parts_.roce) MSPROF_TRY(detail::network_events(s, dest, warnings_, true));

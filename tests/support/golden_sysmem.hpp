@@ -7,7 +7,12 @@
 // file), each with a read and a write of channels 0 and 1 in an order that is
 // not the reference's table order; channel 1 reads nothing (its summary row
 // shows the write average as read), counts from 0 to 999999999.
-// sys_mem_test.cpp checks that the checked-in input is what this writes.
+// The input of the golden case `ddr`: the same collection on chip "4" (both
+// info.json; the reference reads DDR on chips 0-4, 7, 8 and 11 only) plus 13
+// DDR samples of device 0 (device slice ddr.data.0): three times (250, 100,
+// 600 µs in file order), each with a read and a write of controllers 0 and 1,
+// and one master's read (master id 3), which the bandwidths leave out.
+// sys_mem_test.cpp checks that the checked-in inputs are what this writes.
 #ifndef MSPROF_TESTS_SUPPORT_GOLDEN_SYSMEM_HPP
 #define MSPROF_TESTS_SUPPORT_GOLDEN_SYSMEM_HPP
 
@@ -19,6 +24,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "golden_memory.hpp"
 
@@ -58,6 +64,40 @@ inline void add_hbm(const fs::path& prof) {
   in.close();
   text = text.substr(0, text.rfind('}')) + ", \"hbm_profiling\": \"on\", \"hbm_profiling_events\": \"read,write\"}";
   std::ofstream(sample, std::ios::binary | std::ios::trunc) << text;
+}
+
+/// `text` of the file `p` with `from` replaced by `to` (once; `from` must be there).
+inline void replace_in(const fs::path& p, const std::string& from, const std::string& to) {
+  std::ifstream in(p, std::ios::binary);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  in.close();
+  const auto at = text.find(from);
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+}
+
+/// The case `ddr`: add_ddr on a copy of `ops_pipeutil`'s input.
+inline void add_ddr(const fs::path& prof) {
+  constexpr std::uint32_t all = 0xFFFFFFFFu;  // no master: the controller's whole flux
+  struct time {
+    std::uint32_t us, read0, write0, read1, write1;
+  };
+  const time times[] = {{250, 3000, 1000, 5, 0}, {100, 123456, 654321, 7, 8}, {600, 999999, 1, 0, 77777}};
+  std::vector<codec::DdrSample> samples;
+  for (const auto& t : times) {
+    samples.push_back({t.us, t.write0, 1, 0, all});
+    samples.push_back({t.us, t.read0, 0, 0, all});
+    samples.push_back({t.us, t.read1, 0, 1, all});
+    samples.push_back({t.us, t.write1, 1, 1, all});
+  }
+  samples.insert(samples.begin() + 5, codec::DdrSample{250, 4242, 0, 2, 3});
+  std::string dev;
+  for (const auto& s : samples) golden_memory::append(dev, codec::encode_device(s));
+  const fs::path device = prof / msprof::prof::layout::device_dir(0);
+  golden_memory::write_slice(device / msprof::prof::layout::data_dir, msprof::prof::stream::ddr(0).base_name(), dev);
+  for (const auto& info : {prof / "host" / "info.json", device / "info.json.0"})
+    replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"4\"");
+  replace_in(device / msprof::prof::layout::sample_json, "\"}", "\", \"ddr_profiling\": \"on\"}");
 }
 
 }  // namespace golden_sysmem

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The device's memory bandwidth data, read straight from its slices (it is
-// not part of the joined model): HBM samples (device slices hbm.data.<id>),
-// the CANN summary `hbm` made of them, and the bandwidths the timeline's HBM
-// counter process and the unified db's HBM table show (docs/formats.md,
-// "Device memory bandwidth").
+// not part of the joined model): HBM and DDR samples (device slices
+// hbm.data.<id>, ddr.data.<id>), the CANN summaries `hbm` and `ddr` made of
+// them, and the bandwidths the timeline's HBM and DDR counter processes and
+// the unified db's HBM and DDR tables show (docs/formats.md, "Device memory
+// bandwidth").
 #ifndef MSPROF_CONVERT_SYS_MEM_HPP
 #define MSPROF_CONVERT_SYS_MEM_HPP
 
@@ -40,7 +41,8 @@ struct hbm_bandwidth {
 /// the reference's C++ path (HBMProcessor) leaves them out of the timeline and
 /// the db (a warning with their count). A device whose sample.json names
 /// other than one or two hbm_profiling_events has none (a warning naming the
-/// file), as have those with fewer samples than `check_len`; cut records are
+/// file), as have those with fewer samples than `check_len` and those of
+/// collection version "2.0" (info.json's `version`: another layout); cut records are
 /// warnings naming the file and offset.
 result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start, std::vector<std::string>& warnings,
                                     const std::function<result<void>(const hbm_bandwidth&)>& fn);
@@ -51,6 +53,33 @@ result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start
 /// channel (by id), its quirks in docs/formats.md. nullopt without
 /// bandwidths.
 result<std::optional<table>> hbm_summary(const std::string& prof_dir, std::vector<std::string>& warnings);
+
+/// One DDR bandwidth as the reference's DdrModel stores it (DDRMetricData): the
+/// directory's device id, the time (ns on the device's clock_monotonic_raw;
+/// `local_ns` after the reference's C++ path made it local, 0 when it left it
+/// out) and the read and write flux of all controllers (master id
+/// 0xFFFFFFFF) over the time since the previous one (the first: since the
+/// device's start), in MB/s.
+struct ddr_bandwidth {
+  std::uint32_t device_id = 0;
+  std::int64_t device_ns = 0;
+  std::int64_t local_ns = 0;
+  double read_mb_s = 0, write_mb_s = 0;
+};
+
+/// Every device's DDR bandwidths (devices by id; by time within one), one per
+/// sample time. With `from_start` those the reference's C++ path leaves out
+/// (DDRProcessor: before the collection start, outside the clock) are left out
+/// with a warning. The reference parses DDR on chips 0-4, 7, 8 and 11 only: a
+/// device of another (info.json's platform_version) has none, with a warning;
+/// cut records are warnings naming the file and offset.
+result<void> for_each_ddr_bandwidth(const std::string& prof_dir, bool from_start, std::vector<std::string>& warnings,
+                                    const std::function<result<void>(const ddr_bandwidth&)>& fn);
+
+/// The CANN summary ddr as the reference's Python path writes it
+/// (get_ddr_data): per device with bandwidths (by id) one row "Average", the
+/// mean read and write bandwidth as Python's round(x, 3). nullopt without any.
+result<std::optional<table>> ddr_summary(const std::string& prof_dir, std::vector<std::string>& warnings);
 
 }  // namespace convert
 MSPROF_END_NAMESPACE

@@ -49,6 +49,11 @@ result<void> pcie_events(const session_info& s, event_output& out, std::vector<s
 /// every device's metadata, then per bandwidth the counter "HBM <id>/Read"
 /// ({"Read(MB/s)": x}) or ".../Write", as the reference's C++ path (hbm_assembler.cpp).
 result<void> hbm_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
+/// DDR: when any bandwidth is kept (sys_mem.hpp), every device's metadata,
+/// then per bandwidth the counters "DDR/Read" ({"Read(MB/s)": x}) and
+/// "DDR/Write", x in B/s (MB/s * 2^20) as the reference's C++ path shows it
+/// (ddr_processor.cpp, ddr_assembler.cpp).
+result<void> ddr_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
 }  // namespace detail
 
 /// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json),

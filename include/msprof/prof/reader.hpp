@@ -365,6 +365,16 @@ class prof_reader {
     });
   }
 
+  /// DDR samples of device `dev`.
+  template <class F>
+  result<void> for_each_ddr(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::ddr, codec::ddr_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_ddr(p, codec::ddr_size, at);
+      if (!d) return warn(f, at.offset, codec::ddr_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::DdrSample&>(*d), at);
+    });
+  }
+
   /// HCCS samples of device `dev`, slice by slice, each slice's first line
   /// (its header) passed over; a line that is not a sample is a warning with
   /// its byte offset and is skipped.

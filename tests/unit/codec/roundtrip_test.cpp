@@ -451,3 +451,21 @@ TEST_CASE("device records: an HBM sample's bytes, its round trip and a short one
   CHECK(cut.err().code == msprof::errc::truncated);
   CHECK(cut.err().message.find("offset 48") != std::string::npos);
 }
+
+TEST_CASE("device records: a DDR sample's bytes, its round trip and a short one") {
+  const codec::DdrSample s{250, 4242, 1, 2, 0xFFFFFFFFu};
+  const auto b = codec::encode_device(s);
+  REQUIRE(b.size() == 20);
+  CHECK(b[0] == 250);   // five little-endian u32: µs, count, event, controller, master
+  CHECK(b[8] == 1);
+  CHECK(b[12] == 2);
+  CHECK(b[19] == 0xFF);
+  auto d = codec::decode_ddr(b.data(), b.size(), {"ddr.data.0.slice_0", 0});
+  REQUIRE(d);
+  CHECK(d->timestampUs == 250);
+  CHECK(d->count == 4242);
+  CHECK(d->masterId == 0xFFFFFFFFu);
+  auto cut = codec::decode_ddr(b.data(), 19, {"ddr.data.0.slice_0", 40});
+  REQUIRE_FALSE(cut);
+  CHECK(cut.err().message.find("offset 40") != std::string::npos);
+}

@@ -18,6 +18,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace golden {
@@ -77,6 +78,16 @@ inline void export_everything(const temp_copy& t) {
   REQUIRE_MESSAGE(b.has_value(), b.err().what());
   auto c = msprof::convert::export_db(t.prof.string(), o);
   REQUIRE_MESSAGE(c.has_value(), c.err().what());
+}
+
+/// The warnings of the timeline and db exports of a copied case, each required to succeed.
+inline std::pair<std::vector<std::string>, std::vector<std::string>> timeline_and_db_warnings(const temp_copy& t) {
+  const auto o = fixed_ts();
+  auto tl = msprof::convert::export_timeline(t.prof.string(), o);
+  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
+  auto db = msprof::convert::export_db(t.prof.string(), o);
+  REQUIRE_MESSAGE(db.has_value(), db.err().what());
+  return {tl->warnings, db->warnings};
 }
 
 /// The output file named <stem>_<ts>.<ext> (ts "T"); empty path if absent.

@@ -108,12 +108,8 @@ TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the refere
   // latencies ns; the time is the device ns + 0 (host_start.log minus
   // dev_start.log) + 1767268800000000000 - 10^12 (start_info).
   golden::temp_copy t(kCase);
-  const auto o = golden::fixed_ts();
-  auto tl = cv::export_timeline(t.prof.string(), o);
-  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
-  auto db = cv::export_db(t.prof.string(), o);
-  REQUIRE_MESSAGE(db.has_value(), db.err().what());
-  for (const auto* w : {&tl->warnings, &db->warnings}) {
+  const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
+  for (const auto* w : {&tl_warnings, &db_warnings}) {
     REQUIRE(w->size() == 1);
     CHECK(w->front() == t.prof.string() +
                             ": 1 pcie sample(s) whose Tx_p maximum is below its minimum (as the reference's timeline "

@@ -27,12 +27,7 @@ constexpr std::uint64_t kHbmPid = (6060u << 10) | (24u << 5);
 path hbm_slice(const path& prof) { return prof / "device_0" / "data" / "hbm.data.0.slice_0"; }
 
 void set_events(const path& prof, const std::string& from, const std::string& to) {
-  const path sample = prof / "device_0" / "sample.json";
-  std::string text = golden::slurp(sample);
-  const auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  text.replace(at, from.size(), to);
-  std::ofstream(sample, std::ios::binary | std::ios::trunc) << text;
+  golden_sysmem::replace_in(prof / "device_0" / "sample.json", from, to);
 }
 
 }  // namespace
@@ -83,6 +78,22 @@ TEST_CASE("hbm: three hbm_profiling_events give no bandwidths and one warning na
                            ": hbm_profiling_events names more than two events; no HBM bandwidths for device 0");
 }
 
+TEST_CASE("hbm: collection version 2.0 (another layout) gives no bandwidths and one warning naming info.json") {
+  golden::temp_copy t(kCase);
+  const path info = t.prof / "device_0" / "info.json.0";
+  std::string text = golden::slurp(info);
+  const auto at = text.find("\"version\": \"1.0\"");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 16, "\"version\": \"2.0\"");
+  std::ofstream(info, std::ios::binary | std::ios::trunc) << text;
+  std::vector<std::string> warnings;
+  auto s = cv::hbm_summary(t.prof.string(), warnings);
+  REQUIRE(s.has_value());
+  CHECK(!s->has_value());
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == info.string() + ": collection version 2.0's HBM samples are not read; no HBM bandwidths for device 0");
+}
+
 TEST_CASE("hbm: a cut sample is a warning naming the file and offset, and the whole ones are kept") {
   golden::temp_copy t(kCase);
   golden::fs::remove(hbm_slice(t.prof).string() + ".done");
@@ -118,13 +129,9 @@ TEST_CASE("hbm: the timeline's HBM process and the db's HBM table (the reference
   // db's bandwidth is MB/s * 2^20 cut to an integer, its type the string id of
   // "read" or "write".
   golden::temp_copy t(kCase);
-  const auto o = golden::fixed_ts();
-  auto tl = cv::export_timeline(t.prof.string(), o);
-  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
-  auto db = cv::export_db(t.prof.string(), o);
-  REQUIRE_MESSAGE(db.has_value(), db.err().what());
-  CHECK(tl->warnings.empty());
-  CHECK(db->warnings.empty());
+  const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
+  CHECK(tl_warnings.empty());
+  CHECK(db_warnings.empty());
   const std::string p = "pid:" + std::to_string(kHbmPid) + ",tid:0,";
   const auto c = [&](int hbm, bool write, const char* us, const char* v) {
     const std::string dir = write ? "Write" : "Read";
@@ -183,4 +190,76 @@ TEST_CASE("decimal_mean3: Python's Decimal sum of the values' str() over n, each
   CHECK(cv::decimal_mean3({0.0015}, 1) == "0.002");
   CHECK(cv::decimal_mean3({0.001, 0.002}, 4) == "0.001");  // 0.003 / 4 = 0.00075
   CHECK(cv::decimal_mean3({1e-05}, 1) == "0.000");
+}
+
+namespace {
+// The DDR process of device 0: info.json's pid 6060 << 10 | sort index 18 << 5 | 0.
+constexpr std::uint64_t kDdrPid = (6060u << 10) | (18u << 5);
+}  // namespace
+
+TEST_CASE("ddr: the golden input is what the generator writes") {
+  golden::temp_copy base("ops_pipeutil");
+  golden_sysmem::add_ddr(base.prof);
+  golden::temp_copy ours("ddr");
+  golden::check_same_files(base.prof, ours.prof);
+}
+
+TEST_CASE("ddr: the ddr summary equals the reference") {
+  golden::temp_copy t("ddr");
+  std::vector<std::string> warnings;
+  auto s = cv::ddr_summary(t.prof.string(), warnings);
+  REQUIRE(s.has_value());
+  REQUIRE(s->has_value());
+  CHECK(warnings.empty());
+  auto e = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE_MESSAGE(e.has_value(), e.err().what());
+  const auto want = golden::slurp(golden::case_dir("ddr") / "expected" / "ddr.csv");
+  CHECK(golden::slurp(golden::output(t.prof, "ddr", "csv")) == want);
+  CHECK(want == "Device_id,Metric,Read(MB/s),Write(MB/s)\n0,Average,41827.426,68890.173\n");
+}
+
+TEST_CASE("ddr: on chip 5 (whose DDR the reference does not read) no rows and one warning") {
+  golden::temp_copy t("ddr");
+  golden_sysmem::replace_in(t.prof / "device_0" / "info.json.0", "\"platform_version\": \"4\"", "\"platform_version\": \"5\"");
+  std::vector<std::string> warnings;
+  auto s = cv::ddr_summary(t.prof.string(), warnings);
+  REQUIRE(s.has_value());
+  CHECK(!s->has_value());
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == t.prof.string() + ": device 0's DDR samples were left out: chip \"5\" (info.json's "
+                                         "platform_version) is not one whose DDR data the reference reads");
+}
+
+TEST_CASE("ddr: the timeline's DDR process and the db's DDR table (the reference's C++ path, by hand)") {
+  // No run of the reference's C++ path was made: the expected values follow its
+  // code (ddr_processor.cpp, ddr_assembler.cpp, db_assembler.cpp SaveDDRData,
+  // msprof_db.cpp DDR) applied to the DDRMetricData table its Python parser
+  // wrote for this input: per time the controllers' read and write flux in
+  // MB/s (bit width 256 on chip 4) times 2^20 (B/s, though the series say
+  // MB/s), the time made local; the db keeps the B/s cut to integers.
+  golden::temp_copy t("ddr");
+  const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
+  CHECK(tl_warnings.empty());
+  CHECK(db_warnings.empty());
+  const std::string p = "pid:" + std::to_string(kDdrPid) + ",tid:0,";
+  const auto c = [&](const char* dir, const char* us, const char* v) {
+    return std::string("{name:\"DDR/") + dir + "\"," + p + "ts:\"1767268800000" + us + ".000\",ph:\"C\",args:{" + dir +
+           "(MB/s):" + v + ",},}";
+  };
+  const std::vector<std::string> want = {
+      c("Read", "100", "39508160000.0"),        c("Read", "250", "641066666.6666666"),
+      c("Read", "600", "91428480000.0"),        c("Write", "100", "209385280000.0"),
+      c("Write", "250", "213333333.33333334"),  c("Write", "600", "7111131428.571428"),
+      "{name:\"process_labels\"," + p + "ph:\"M\",args:{labels:\"NPU 0\",},}",
+      "{name:\"process_name\"," + p + "ph:\"M\",args:{name:\"DDR\",},}",
+      "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:18,},}",
+  };
+  CHECK(golden::process_events(t.prof, kDdrPid) == want);
+  const std::vector<std::string> want_db = {
+      "CREATE TABLE DDR (deviceId INTEGER, timestampNs INTEGER, read NUMERIC, write NUMERIC);",
+      "INSERT INTO DDR VALUES(0,1767268800000100000,39508160000,209385280000);",
+      "INSERT INTO DDR VALUES(0,1767268800000250000,641066666,213333333);",
+      "INSERT INTO DDR VALUES(0,1767268800000600000,91428480000,7111131428);",
+  };
+  CHECK(golden::table_rows(t.prof, "DDR") == want_db);
 }
