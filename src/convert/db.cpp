@@ -49,6 +49,8 @@ const db_table_def* db_tables() {
        "outputDataTypes INTEGER, outputShapes INTEGER, attrInfo INTEGER, opState INTEGER, hf32Eligible INTEGER, "
        "gridDim INTEGER, blockDim INTEGER",
        17},
+      {"DDR", "deviceId INTEGER, timestampNs INTEGER, read NUMERIC, write NUMERIC", 4},
+      {"HBM", "deviceId INTEGER, timestampNs INTEGER, bandwidth NUMERIC, hbmId INTEGER, type INTEGER", 5},
       {"HCCS", "deviceId INTEGER, timestampNs INTEGER, txThroughput NUMERIC, rxThroughput NUMERIC", 4},
       {"HOST_INFO", "hostUid TEXT, hostName TEXT", 2},
       {"MEMCPY_INFO", "globalTaskId NUMERIC, size NUMERIC, memcpyOperation NUMERIC", 3},
@@ -476,6 +478,8 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(write_hccs(s.prof_dir));
   MSPROF_TRY(write_network(s.prof_dir, prof::layout::nic, "NIC"));
   MSPROF_TRY(write_network(s.prof_dir, prof::layout::roce, "ROCE"));
+  MSPROF_TRY(write_hbm(s.prof_dir));
+  MSPROF_TRY(write_ddr(s.prof_dir));
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
   for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
                       {"SCHEMA_VERSION_MAJOR", "1"},

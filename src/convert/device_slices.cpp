@@ -42,6 +42,23 @@ void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vect
   }
 }
 
+sampling_clock::sampling_clock(const prof::host_info& host, const prof::device_info& device)
+    : dev_mono_(static_cast<std::uint64_t>(device.clock.anchor_ns)),
+      delta_ns_((static_cast<double>(host.clock.anchor_ns) / 1e9 - static_cast<double>(dev_mono_) / 1e9) * 1e9),
+      offset_ns_((static_cast<double>(host.collection_time_begin_us) -
+                  static_cast<double>(host.start_monotonic_raw_ns) / 1000.0) *
+                 1000.0) {}
+
+std::optional<std::int64_t> sampling_clock::operator()(std::uint64_t us) const {
+  constexpr std::uint64_t max = ~std::uint64_t{0};
+  // Python's integers do not wrap: past 64 bits the sum is far outside int64 anyway.
+  const double ns = us <= (max - dev_mono_) / 1000 ? static_cast<double>(us * 1000 + dev_mono_)
+                                                   : static_cast<double>(us) * 1000.0;
+  const double t = ns + delta_ns_ + offset_ns_;
+  if (!(t > -9.2e18 && t < 9.2e18)) return std::nullopt;
+  return static_cast<std::int64_t>(t);  // truncated, as the reference's int()
+}
+
 }  // namespace detail
 }  // namespace convert
 MSPROF_END_NAMESPACE

@@ -105,27 +105,20 @@ result<void> for_each_npu_mem(const std::string& prof_dir, std::vector<std::stri
   if (!r) return {};
   const auto& host = r->host();
   const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
-  // The reference's sum, in its order and in doubles (so rounded as it rounds
-  // them): (µs * 1000 + dev_start.log's clock) + (host_start.log's clock in s
-  // - dev_start.log's in s) * 1e9 + start_info's offset in µs * 1000.
-  const double host_mon_s = static_cast<double>(host.clock.anchor_ns) / 1e9;
-  const double offset_us = static_cast<double>(host.collection_time_begin_us) -
-                           static_cast<double>(host.start_monotonic_raw_ns) / 1000.0;
   result<void> status;
   std::uint64_t bad_time = 0;
   for (const auto& d : r->devices()) {
-    const std::uint64_t dev_mono = static_cast<std::uint64_t>(d.clock.anchor_ns);
-    const double delta_ns = (host_mon_s - static_cast<double>(dev_mono) / 1e9) * 1e9;
+    const detail::sampling_clock local(host, d);
     npu_mem_sample s;
     s.device_id = d.id;
     auto read = r->for_each_npu_mem(d.id, [&](const codec::NpuMem& m, const codec::place&) {
       if (!status) return;
-      const double t = static_cast<double>(std::uint64_t{m.sampleTimeUs} * 1000 + dev_mono) + delta_ns + offset_us * 1000.0;
-      if (!(t > -9.2e18 && t < 9.2e18)) {
+      const auto t = local(m.sampleTimeUs);
+      if (!t) {
         ++bad_time;
         return;
       }
-      s.time_ns = static_cast<std::int64_t>(t);  // truncated, as the reference's int()
+      s.time_ns = *t;
       if (s.time_ns < start) return;
       s.event = m.event;
       s.ddr = m.ddr;

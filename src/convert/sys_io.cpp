@@ -68,27 +68,6 @@ std::vector<std::string> max_min_avg(const std::vector<double>& v) {
   return {py_float(sql_round3(mx)), py_float(sql_round3(mn)), py_float(sql_round3(sum / static_cast<double>(v.size())))};
 }
 
-/// The decimal text `t` (digits, a point, an exponent; at most 19 digits) as
-/// d * 10^exp10.
-std::pair<std::uint64_t, int> decimal_digits(const std::string& t) {
-  std::uint64_t d = 0;
-  int exp10 = 0, frac = 0;
-  bool point = false;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    const char c = t[i];
-    if (c == '.') {
-      point = true;
-    } else if (c == 'e' || c == 'E') {
-      exp10 = std::atoi(t.c_str() + i + 1);
-      break;
-    } else {
-      d = d * 10 + static_cast<std::uint64_t>(c - '0');
-      frac += point;
-    }
-  }
-  return {d, exp10 - frac};
-}
-
 /// A REAL the reference stores in a TEXT column and reads back through float()
 /// (SQLite keeps 15 significant digits), then round(x, 3) as Python prints it.
 std::string text_round3(double v) { return py_round3(std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr)); }
@@ -123,54 +102,13 @@ std::string nic_time_cell(double duration_ns, double offset_us) {
   return digits + '\t';
 }
 
-/// The warning for `n` `what` of `prof_dir` left out.
-void left_out(std::vector<std::string>& warnings, const std::string& prof_dir, std::uint64_t n, const std::string& what) {
-  if (n) warnings.push_back(prof_dir + ": " + std::to_string(n) + " " + what + " were left out");
-}
-
-/// The local times of a collection's device samples as the reference's C++
-/// path makes them (GetTimeBySamplingTimestamp, GetLocalTime): the device ns
-/// (a double, as it reads them) plus host_start.log's minus dev_start.log's
-/// clock plus start_info's collectionTimeBegin minus its clockMonotonicRaw,
-/// truncated. Those before the collection start (dropped by the reference)
-/// and those outside int64 are counted, for one warning each.
-class local_times {
- public:
-  explicit local_times(const prof::host_info& host)
-      : host_(host), start_(prof::time_ns::from_us(host.collection_time_begin_us).value_or(0)) {}
-
-  /// The local time of `ns` of device `d`; nullopt (counted) when it is left out.
-  std::optional<std::int64_t> operator()(const prof::device_info& d, double ns) {
-    const auto host_mono = prof::time_ns::from_u64(host_.clock.anchor_ns);
-    const auto dev_mono = prof::time_ns::from_u64(d.clock.anchor_ns);
-    std::optional<std::int64_t> t;
-    if (ns > -9.2e18 && ns < 9.2e18 && host_mono && dev_mono)
-      if (const auto moved = prof::time_ns::add(static_cast<std::int64_t>(ns), *host_mono - *dev_mono))  // both >= 0
-        t = prof::time_ns::add(*moved, host_.wall_offset_ns());
-    if (!t) ++bad_;
-    else if (*t < start_) ++early_, t.reset();
-    return t;
-  }
-
-  /// The warnings about the `what` (e.g. "pcie sample(s)") of `prof_dir` left out.
-  void warn(std::vector<std::string>& warnings, const std::string& prof_dir, const std::string& what) const {
-    left_out(warnings, prof_dir, bad_, what + " with a time outside the clock's range");
-    left_out(warnings, prof_dir, early_, what + " from before the collection start (as the reference)");
-  }
-
- private:
-  const prof::host_info& host_;
-  std::int64_t start_;
-  std::uint64_t bad_ = 0, early_ = 0;
-};
-
 }  // namespace sys_io_detail
 
 double decimal_quotient3(std::int64_t bytes, double time) {
   __extension__ typedef unsigned __int128 u128;  // 28 decimal digits need more than 64 bits
   if (!(time != 0) || !std::isfinite(time)) return 0;  // Decimal raises on x / 0: float_calculate's "0"
   // The divisor as Python's str() gives it: the shortest digits that read back as `time`.
-  const auto [d, exp10] = sys_io_detail::decimal_digits(fmt::format("{}", std::fabs(time)));  // |time| = d * 10^exp10
+  const auto [d, exp10] = decimal_digits(fmt::format("{}", std::fabs(time)));  // |time| = d * 10^exp10
   const std::uint64_t n = bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
   if (n == 0) return 0;
   // Digits of n / d by long division: digit i (from 1) is worth 10^(len - i).
@@ -282,7 +220,7 @@ result<void> for_each_hccs_throughput(const std::string& prof_dir, std::vector<s
                                       const std::function<result<void>(const hccs_throughput&)>& fn) {
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::hccs) + ".data.", false);
   if (!r) return {};
-  sys_io_detail::local_times local(r->host());
+  detail::local_times local(r->host());
   for (const auto& d : r->devices()) {
     auto rates = sys_io_detail::hccs_rates(*r, d.id);
     MSPROF_TRY(rates);
@@ -316,7 +254,7 @@ result<void> for_each_pcie_sample(const std::string& prof_dir, std::vector<std::
   using P = codec::PcieSample;
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::pcie) + ".data.", false);
   if (!r) return {};
-  sys_io_detail::local_times local(r->host());
+  detail::local_times local(r->host());
   result<void> status;
   std::uint64_t inverted = 0;
   for (const auto& d : r->devices()) {
@@ -342,7 +280,7 @@ result<void> for_each_pcie_sample(const std::string& prof_dir, std::vector<std::
   }
   detail::slice_warnings(*r, prof::layout::pcie, warnings);
   local.warn(warnings, prof_dir, "pcie sample(s)");
-  sys_io_detail::left_out(warnings, prof_dir, inverted,
+  detail::left_out(warnings, prof_dir, inverted,
                           "pcie sample(s) whose Tx_p maximum is below its minimum (as the reference's timeline and db)");
   return {};
 }
@@ -495,7 +433,7 @@ result<void> for_each_network_sample(const std::string& prof_dir, const char* st
                                      const std::function<result<void>(const network_sample&)>& fn) {
   auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
   if (!r) return {};
-  sys_io_detail::local_times local(r->host());
+  detail::local_times local(r->host());
   result<void> status;
   for (const auto& d : r->devices()) {
     network_sample s;
@@ -521,7 +459,7 @@ result<void> for_each_network_rate(const std::string& prof_dir, const char* stem
   auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
   if (!r) return {};
   const bool roce = std::string(stem) == prof::layout::roce;
-  sys_io_detail::local_times local(r->host());
+  detail::local_times local(r->host());
   std::uint64_t no_bandwidth = 0;
   // SQLite's REAL a / b (NULL for b = 0), then the models' "or 0".
   const auto ratio = [](double a, double b) { return b == 0 ? 0.0 : a / b; };
@@ -573,7 +511,7 @@ result<void> for_each_network_rate(const std::string& prof_dir, const char* stem
   }
   detail::slice_warnings(*r, stem, warnings);
   local.warn(warnings, prof_dir, std::string(stem) + " timeline point(s)");
-  sys_io_detail::left_out(warnings, prof_dir, no_bandwidth,
+  detail::left_out(warnings, prof_dir, no_bandwidth,
                           std::string(stem) + " sample(s) of ports without a bandwidth (the reference's model fails on them)");
   return {};
 }

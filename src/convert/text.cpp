@@ -299,5 +299,67 @@ void append_json_string(std::string& out, std::string_view v) {
   out += '"';
 }
 
+std::pair<std::uint64_t, int> decimal_digits(const std::string& t) {
+  std::uint64_t d = 0;
+  int exp10 = 0, frac = 0;
+  bool point = false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '.') {
+      point = true;
+    } else if (c == 'e' || c == 'E') {
+      exp10 = std::atoi(t.c_str() + i + 1);
+      break;
+    } else {
+      d = d * 10 + static_cast<std::uint64_t>(c - '0');
+      frac += point;
+    }
+  }
+  return {d, exp10 - frac};
+}
+
+std::string decimal_mean3(const std::vector<double>& values, std::size_t n) {
+  __extension__ typedef __int128 i128;
+  // Each value exactly, in units of 10^-20 (str() gives at most 17 digits;
+  // digits further down do not reach the third decimal); a value too large
+  // for that falls back to the double sum.
+  constexpr int unit = -20;
+  i128 sum = 0;
+  bool exact = n != 0;
+  double fallback = 0;
+  for (double v : values) {
+    fallback += v;
+    if (!std::isfinite(v) || std::fabs(v) >= 1e16) exact = false;
+    if (!exact || v == 0) continue;
+    auto [d, e] = decimal_digits(fmt::format("{}", std::fabs(v)));
+    i128 x = d;
+    for (; e > unit; --e) x *= 10;
+    for (; e < unit; ++e) x /= 10;
+    sum += v < 0 ? -x : x;
+  }
+  if (!exact) return n ? fmt::format("{:.3f}", fallback / static_cast<double>(n)) : std::string("0.000");
+  const auto half_even = [](i128 a, i128 b) {  // a / b, b > 0
+    const bool neg = a < 0;
+    if (neg) a = -a;
+    i128 q = a / b;
+    const i128 r = a % b;
+    if (2 * r > b || (2 * r == b && (q & 1))) ++q;
+    return neg ? -q : q;
+  };
+  i128 p17 = 1;
+  for (int i = 0; i < 17; ++i) p17 *= 10;
+  const i128 q = half_even(half_even(sum, p17), static_cast<i128>(n));  // thousandths
+  const bool neg = q < 0;
+  i128 a = neg ? -q : q;
+  std::string digits;
+  for (int i = 0; a != 0 || i < 4; ++i, a /= 10) {
+    if (i == 3) digits += '.';
+    digits += static_cast<char>('0' + static_cast<int>(a % 10));
+  }
+  if (neg) digits += '-';
+  std::reverse(digits.begin(), digits.end());
+  return digits;
+}
+
 }  // namespace convert
 MSPROF_END_NAMESPACE

@@ -16,6 +16,7 @@
 
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/sys_io.hpp"
+#include "msprof/convert/sys_mem.hpp"
 #include "msprof/prof/layout.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -400,15 +401,45 @@ result<void> pcie_events(const session_info& s, event_output& out, std::vector<s
   return {};
 }
 
+/// HBM: when any bandwidth from the collection start is kept (sys_mem.hpp),
+/// every device's metadata, then per bandwidth the counter "HBM <id>/Read"
+/// ({"Read(MB/s)": x}) or ".../Write", as the reference's C++ path (hbm_assembler.cpp).
+result<void> hbm_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  bool begun = false;
+  return for_each_hbm_bandwidth(s.prof_dir, true, warnings, [&](const hbm_bandwidth& b) -> result<void> {
+    every_device_meta_once(begun, out, s, sort_index::hbm, "HBM");
+    add_counter(out, s, sort_index::hbm, b.device_id, b.time_ns,
+                "HBM " + std::to_string(b.hbm_id) + (b.write ? "/Write" : "/Read"),
+                {{b.write ? "Write(MB/s)" : "Read(MB/s)", b.mb_s}});
+    return {};
+  });
+}
+
+/// DDR: when any bandwidth is kept (sys_mem.hpp), every device's metadata,
+/// then per bandwidth the counters "DDR/Read" ({"Read(MB/s)": x}) and
+/// "DDR/Write", x in B/s (MB/s * 2^20) as the reference's C++ path shows it
+/// (ddr_processor.cpp, ddr_assembler.cpp).
+result<void> ddr_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  bool begun = false;
+  return for_each_ddr_bandwidth(s.prof_dir, true, warnings, [&](const ddr_bandwidth& b) -> result<void> {
+    every_device_meta_once(begun, out, s, sort_index::ddr, "DDR");
+    add_counter(out, s, sort_index::ddr, b.device_id, b.local_ns, "DDR/Read", {{"Read(MB/s)", b.read_mb_s * 1024 * 1024}});
+    add_counter(out, s, sort_index::ddr, b.device_id, b.local_ns, "DDR/Write", {{"Write(MB/s)", b.write_mb_s * 1024 * 1024}});
+    return {};
+  });
+}
+
 }  // namespace
 
 result<void> device_counter_events(const session_info& s, const timeline_parts& parts, event_output& out,
                                    std::vector<std::string>& warnings) {
   if (parts.npu_mem) MSPROF_TRY(npu_mem_events(s, out, warnings));
+  if (parts.ddr) MSPROF_TRY(ddr_events(s, out, warnings));
   if (parts.hccs) MSPROF_TRY(hccs_events(s, out, warnings));
   if (parts.nic) MSPROF_TRY(network_events(s, out, warnings, false));
   if (parts.roce) MSPROF_TRY(network_events(s, out, warnings, true));
   if (parts.pcie) MSPROF_TRY(pcie_events(s, out, warnings));
+  if (parts.hbm) MSPROF_TRY(hbm_events(s, out, warnings));
   return {};
 }
 

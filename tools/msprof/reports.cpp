@@ -25,7 +25,7 @@ constexpr std::array<json_process_key, 32> json_process_keys{{
     {"overlap_analyse", &msprof::convert::timeline_parts::overlap},
     {"step_trace", &msprof::convert::timeline_parts::step_trace},
     {"freq", &msprof::convert::timeline_parts::freq},
-    {"acc_pmu", nullptr}, {"ddr", nullptr}, {"stars_chip_trans", nullptr}, {"hbm", nullptr},
+    {"acc_pmu", nullptr}, {"ddr", &msprof::convert::timeline_parts::ddr}, {"stars_chip_trans", nullptr}, {"hbm", &msprof::convert::timeline_parts::hbm},
     {"communication", nullptr}, {"ccu", nullptr}, {"hccs", &msprof::convert::timeline_parts::hccs},
     {"os_runtime_api", nullptr}, {"network_usage", nullptr}, {"disk_usage", nullptr}, {"memory_usage", nullptr},
     {"cpu_usage", nullptr}, {"npu_mem", &msprof::convert::timeline_parts::npu_mem},
@@ -38,7 +38,7 @@ constexpr std::array<json_process_key, 32> json_process_keys{{
 msprof::result<void> read_json_process(const std::string& path, simdjson::dom::object obj,
                                        msprof::convert::timeline_parts& parts) {
   msprof::convert::timeline_parts chosen;
-  chosen.cann = chosen.hardware = chosen.freq = chosen.npu_mem = chosen.hccs = chosen.nic = chosen.roce = chosen.pcie =
+  chosen.cann = chosen.hardware = chosen.freq = chosen.npu_mem = chosen.hccs = chosen.nic = chosen.roce = chosen.pcie = chosen.hbm = chosen.ddr =
       chosen.overlap = chosen.mstx = chosen.step_trace = false;
   for (auto field : obj) {
     const std::string_view key = field.key;

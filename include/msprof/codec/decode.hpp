@@ -154,6 +154,18 @@ inline result<PcieSample> decode_pcie(const unsigned char* p, std::size_t size, 
   return load<PcieSample>(p);
 }
 
+/// An HBM sample (any bytes are a valid sample).
+inline result<HbmSample> decode_hbm(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < hbm_size) return detail::short_input(at, hbm_size, size);
+  return load<HbmSample>(p);
+}
+
+/// A DDR sample (any bytes are a valid sample).
+inline result<DdrSample> decode_ddr(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < ddr_size) return detail::short_input(at, ddr_size, size);
+  return load<DdrSample>(p);
+}
+
 namespace detail {
 /// The blank-separated fields of a text sample line; false past `max` fields.
 inline bool split_fields(std::string_view line, std::size_t max, std::vector<std::string>& field) {

@@ -845,6 +845,50 @@ template <class F> inline void fields_of(PcieSample& x, F& f, std::size_t base) 
 }
 #undef MSPROF_DETAIL_F
 
+// ----------------------------------------------------- device memory --
+/// HBM sample (24 B, device file hbm.data.<id>; collection version "1.0",
+/// info.json's `version`): the bytes one HBM channel (`hbmId`) read (event 0)
+/// or wrote (any other event) since its previous sample, stamped in µs after
+/// the device's clock_monotonic_raw start (dev_start.log).
+struct HbmSample {
+  std::uint64_t timestampUs = 0;
+  std::uint64_t count = 0;  ///< bytes / 256 / 8 (the reference's SCALE turns it into MB)
+  std::uint32_t eventId = 0;
+  std::uint32_t hbmId = 0;
+};
+static_assert(sizeof(HbmSample) == 24 && offsetof(HbmSample, count) == 8 && offsetof(HbmSample, eventId) == 16 &&
+                  offsetof(HbmSample, hbmId) == 20,
+              "HbmSample layout");
+constexpr std::size_t hbm_size = sizeof(HbmSample);
+
+#define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
+template <class F> inline void fields_of(HbmSample& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(HbmSample, timestampUs); MSPROF_DETAIL_F(HbmSample, count); MSPROF_DETAIL_F(HbmSample, eventId);
+  MSPROF_DETAIL_F(HbmSample, hbmId);
+}
+#undef MSPROF_DETAIL_F
+
+/// DDR sample (20 B, device file ddr.data.<id>): the count one DDR controller
+/// (`ddrcId`) read (event 0) or wrote (any other) since its previous sample,
+/// stamped in µs after the device's clock_monotonic_raw start; `masterId`
+/// 0xFFFFFFFF for the controller's whole flux, another value for one master's.
+struct DdrSample {
+  std::uint32_t timestampUs = 0;
+  std::uint32_t count = 0;
+  std::uint32_t eventId = 0;
+  std::uint32_t ddrcId = 0;
+  std::uint32_t masterId = 0;
+};
+static_assert(sizeof(DdrSample) == 20 && offsetof(DdrSample, masterId) == 16, "DdrSample layout");
+constexpr std::size_t ddr_size = sizeof(DdrSample);
+
+#define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
+template <class F> inline void fields_of(DdrSample& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(DdrSample, timestampUs); MSPROF_DETAIL_F(DdrSample, count); MSPROF_DETAIL_F(DdrSample, eventId);
+  MSPROF_DETAIL_F(DdrSample, ddrcId); MSPROF_DETAIL_F(DdrSample, masterId);
+}
+#undef MSPROF_DETAIL_F
+
 /// HCCS sample (device file hccs.data.<id>, text): after a header line, one
 /// line "<timestamp>: <txAmount> <rxAmount>" per sample, the link's byte
 /// counters at that time (ns).

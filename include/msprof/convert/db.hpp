@@ -248,6 +248,9 @@ class db_window_writer {
   result<void> write_hccs(const std::string& prof_dir);
   /// NIC or ROCE (`table`) from its slices `stem` (nic, roce; sys_io.cpp).
   result<void> write_network(const std::string& prof_dir, const char* stem, const char* table);
+  /// HBM from its hbm slices, registering "read" and "write"; DDR from its ddr slices (sys_mem.cpp).
+  result<void> write_hbm(const std::string& prof_dir);
+  result<void> write_ddr(const std::string& prof_dir);
   /// NPU_OP_MEM from its task_memory_info slices, registering "GE" and the op names (npu_memory.cpp).
   result<void> write_ge_memory(const model& final);
 

@@ -5,6 +5,7 @@
 #ifndef MSPROF_CONVERT_DEVICE_SLICES_HPP
 #define MSPROF_CONVERT_DEVICE_SLICES_HPP
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,64 @@ std::optional<prof::prof_reader> open_for_slices(const std::string& prof_dir, bo
 /// The text of the warnings of `r` about slices whose name starts with `stem`
 /// (or holds ".<stem>."), appended to `out`.
 void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vector<std::string>& out);
+
+/// The local time of a device sample stamped in µs after its device's
+/// clock_monotonic_raw start, as the reference's Python parsers make it
+/// (get_absolute_time_by_sampling_timestamp), in its order and in doubles (so
+/// rounded as it rounds them): (µs * 1000 + dev_start.log's clock) +
+/// (host_start.log's clock in s - dev_start.log's in s) * 1e9 + start_info's
+/// offset in µs * 1000, truncated; nullopt outside int64.
+class sampling_clock {
+ public:
+  sampling_clock(const prof::host_info& host, const prof::device_info& device);
+  std::optional<std::int64_t> operator()(std::uint64_t us) const;
+
+ private:
+  std::uint64_t dev_mono_;
+  double delta_ns_, offset_ns_;
+};
+
+/// The warning for `n` `what` of `prof_dir` left out (none when `n` is 0).
+inline void left_out(std::vector<std::string>& warnings, const std::string& prof_dir, std::uint64_t n,
+                     const std::string& what) {
+  if (n) warnings.push_back(prof_dir + ": " + std::to_string(n) + " " + what + " were left out");
+}
+
+/// The local times of a collection's device samples as the reference's C++
+/// path makes them (GetTimeBySamplingTimestamp, GetLocalTime): the device ns
+/// (a double, as it reads them) plus host_start.log's minus dev_start.log's
+/// clock plus start_info's collectionTimeBegin minus its clockMonotonicRaw,
+/// truncated. Those before the collection start (dropped by the reference)
+/// and those outside int64 are counted, for one warning each.
+class local_times {
+ public:
+  explicit local_times(const prof::host_info& host)
+      : host_(host), start_(prof::time_ns::from_us(host.collection_time_begin_us).value_or(0)) {}
+
+  /// The local time of `ns` of device `d`; nullopt (counted) when it is left out.
+  std::optional<std::int64_t> operator()(const prof::device_info& d, double ns) {
+    const auto host_mono = prof::time_ns::from_u64(host_.clock.anchor_ns);
+    const auto dev_mono = prof::time_ns::from_u64(d.clock.anchor_ns);
+    std::optional<std::int64_t> t;
+    if (ns > -9.2e18 && ns < 9.2e18 && host_mono && dev_mono)
+      if (const auto moved = prof::time_ns::add(static_cast<std::int64_t>(ns), *host_mono - *dev_mono))  // both >= 0
+        t = prof::time_ns::add(*moved, host_.wall_offset_ns());
+    if (!t) ++bad_;
+    else if (*t < start_) ++early_, t.reset();
+    return t;
+  }
+
+  /// The warnings about the `what` (e.g. "pcie sample(s)") of `prof_dir` left out.
+  void warn(std::vector<std::string>& warnings, const std::string& prof_dir, const std::string& what) const {
+    left_out(warnings, prof_dir, bad_, what + " with a time outside the clock's range");
+    left_out(warnings, prof_dir, early_, what + " from before the collection start (as the reference)");
+  }
+
+ private:
+  const prof::host_info& host_;
+  std::int64_t start_;
+  std::uint64_t bad_ = 0, early_ = 0;
+};
 
 }  // namespace detail
 }  // namespace convert

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "../core/abi.hpp"
 
@@ -57,6 +59,16 @@ double sql_round3(double v);
 /// back from its SQLite table.
 std::string round3_sql(double v);
 void append_round3_sql(std::string& out, double v);
+
+/// The decimal text `t` (digits, a point, an exponent; at most 19 digits) as
+/// d * 10^exp10.
+std::pair<std::uint64_t, int> decimal_digits(const std::string& t);
+
+/// The reference's float_calculate([float_calculate(values), n], '/'):
+/// Python's Decimal of each value's str() summed, quantized to 3 decimals,
+/// over `n`, quantized again (both half-even), as str() prints it
+/// ("5450315.042"); "0.000" without values.
+std::string decimal_mean3(const std::vector<double>& values, std::size_t n);
 
 /// Whether a spreadsheet would run `v` as a formula: it starts with = + - @,
 /// TAB or CR and is not a decimal number ("-1.5" stays a number).

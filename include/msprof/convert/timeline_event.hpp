@@ -56,10 +56,12 @@ inline constexpr std::uint32_t ascend_hardware = 14;
 inline constexpr std::uint32_t ai_core_freq = 15;
 inline constexpr std::uint32_t communication = 16;
 inline constexpr std::uint32_t npu_mem = 17;
+inline constexpr std::uint32_t ddr = 18;
 inline constexpr std::uint32_t hccs = 20;
 inline constexpr std::uint32_t nic = 21;
 inline constexpr std::uint32_t roce = 22;
 inline constexpr std::uint32_t pcie = 23;
+inline constexpr std::uint32_t hbm = 24;
 inline constexpr std::uint32_t overlap_analysis = 31;
 }  // namespace sort_index
 
@@ -80,6 +82,8 @@ struct timeline_parts {
   bool nic = true;         ///< NIC: the devices' nic samples, read from their slices
   bool roce = true;        ///< RoCE: the devices' roce samples, read from their slices
   bool pcie = true;        ///< PCIe: the devices' pcie samples, read from their slices
+  bool hbm = true;         ///< HBM: the devices' hbm bandwidths, read from their slices
+  bool ddr = true;         ///< DDR: the devices' ddr bandwidths, read from their slices
   bool overlap = true;
   bool mstx = true;
   bool step_trace = true;  ///< Step Trace threads of the Ascend Hardware process (when iterations exist)

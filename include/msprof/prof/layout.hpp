@@ -141,6 +141,8 @@ inline constexpr char pcie[] = "pcie";
 inline constexpr char hccs[] = "hccs";  ///< text: a header line, then one sample a line
 inline constexpr char nic[] = "nic";    ///< text: maybe a header line, then one sample a line
 inline constexpr char roce[] = "roce";  ///< as nic
+inline constexpr char hbm[] = "hbm";
+inline constexpr char ddr[] = "ddr";
 
 }  // namespace layout
 
@@ -191,6 +193,8 @@ struct stream {
   static stream hccs(std::uint32_t dev) { return device_stream(dev, layout::hccs, 0); }
   static stream nic(std::uint32_t dev) { return device_stream(dev, layout::nic, 0); }
   static stream roce(std::uint32_t dev) { return device_stream(dev, layout::roce, 0); }
+  static stream hbm(std::uint32_t dev) { return device_stream(dev, layout::hbm, codec::hbm_size); }
+  static stream ddr(std::uint32_t dev) { return device_stream(dev, layout::ddr, codec::ddr_size); }
 
   /// The inverse of base_name() plus the slice index: the stream a data file
   /// `name` (in host/data, or in device_<dev>/data when `device`) belongs to.

@@ -355,6 +355,26 @@ class prof_reader {
     });
   }
 
+  /// HBM samples of device `dev`.
+  template <class F>
+  result<void> for_each_hbm(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::hbm, codec::hbm_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_hbm(p, codec::hbm_size, at);
+      if (!d) return warn(f, at.offset, codec::hbm_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::HbmSample&>(*d), at);
+    });
+  }
+
+  /// DDR samples of device `dev`.
+  template <class F>
+  result<void> for_each_ddr(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::ddr, codec::ddr_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = decode_ddr(p, codec::ddr_size, at);
+      if (!d) return warn(f, at.offset, codec::ddr_size, d.err().message + "; record skipped");
+      cb(static_cast<const codec::DdrSample&>(*d), at);
+    });
+  }
+
   /// HCCS samples of device `dev`, slice by slice, each slice's first line
   /// (its header) passed over; a line that is not a sample is a warning with
   /// its byte offset and is skipped.

@@ -10,7 +10,6 @@
 #include <fstream>
 #include <sstream>
 #include <msprof/convert/ascend_pt/analyse.hpp>
-#include <sqlite3.h>
 #include <string>
 #include <vector>
 
@@ -34,27 +33,6 @@ fs::path with_memory(const temp_dir& tmp) {
 
 fs::path expected(const std::string& name) {
   return fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "npu_memory" / "expected_pt" / name;
-}
-
-/// Rows of a query, cells joined by '|'.
-std::vector<std::string> query(const fs::path& db, const std::string& sql) {
-  std::vector<std::string> out;
-  sqlite3* h = nullptr;
-  REQUIRE(sqlite3_open_v2(db.string().c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
-  while (sqlite3_step(st) == SQLITE_ROW) {
-    std::string row;
-    for (int i = 0; i < sqlite3_column_count(st); ++i) {
-      if (i) row += '|';
-      const auto* t = sqlite3_column_text(st, i);
-      row += t ? reinterpret_cast<const char*>(t) : "NULL";
-    }
-    out.push_back(row);
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return out;
 }
 
 }  // namespace
@@ -107,7 +85,7 @@ TEST_CASE("ascend_pt cann memory: the db keeps CANN's NPU_MODULE_MEM rows") {
   const fs::path dir = with_memory(tmp);
   auto r = pt::analyse(dir.string(), {"db"});
   REQUIRE_MESSAGE(r.has_value(), r.err().what());
-  const auto rows = query(dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db",
+  const auto rows = db_rows(dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db",
                           "SELECT moduleId, timestampNs, totalReserved, deviceId FROM NPU_MODULE_MEM ORDER BY 1, 2");
   // The reference's CANN db rows (tests/golden/npu_memory/expected/db.canonical.sql).
   const std::vector<std::string> want = {
@@ -134,22 +112,22 @@ TEST_CASE("ascend_pt cann memory: the db's MEMORY_RECORD and OP_MEMORY hold GE's
       else if (into && !line.empty()) into->push_back(line);
     }
   }
-  const auto records = query(db,
+  const auto records = db_rows(db,
                              "SELECT s.value, timestamp, totalAllocated, totalReserved, totalActive, streamPtr, deviceId "
                              "FROM MEMORY_RECORD m JOIN STRING_IDS s ON s.id = m.component ORDER BY m.rowid");
   CHECK(records == want_records);
   CHECK(records.size() == 32);  // 10 GE and 6 PTA records, each with its PTA+GE row
-  const auto ops = query(db,
+  const auto ops = db_rows(db,
                          "SELECT s.value, size, allocationTime, releaseTime, activeReleaseTime, duration, activeDuration, "
                          "allocationTotalAllocated, allocationTotalReserved, allocationTotalActive, releaseTotalAllocated, "
                          "releaseTotalReserved, releaseTotalActive, streamPtr, deviceId "
                          "FROM OP_MEMORY o JOIN STRING_IDS s ON s.id = o.name WHERE o.name < 268435456 ORDER BY o.rowid");
   CHECK(ops == want_ops);
   // The GE blocks come after torch_npu's own 7.
-  CHECK(query(db, "SELECT count(*) FROM OP_MEMORY").front() == "12");
-  CHECK(query(db, "SELECT min(rowid) FROM OP_MEMORY WHERE name < 268435456").front() == "8");
+  CHECK(db_rows(db, "SELECT count(*) FROM OP_MEMORY").front() == "12");
+  CHECK(db_rows(db, "SELECT min(rowid) FROM OP_MEMORY WHERE name < 268435456").front() == "8");
   // "GE" is the first memory string: torch_npu reads NPU_OP_MEM before its own records.
-  CHECK(query(db, "SELECT value FROM STRING_IDS WHERE id = 536870912").front() == "GE");
+  CHECK(db_rows(db, "SELECT value FROM STRING_IDS WHERE id = 536870912").front() == "GE");
 }
 
 TEST_CASE("ascend_pt cann memory: memory_record.csv starts with CANN's APP rows, and the db keeps CANN's NPU_MEM rows") {
@@ -175,7 +153,7 @@ TEST_CASE("ascend_pt cann memory: memory_record.csv starts with CANN's APP rows,
   CHECK(count("\"args\": {\"name\": \"NPU MEM\"}") == 1);
   CHECK(count("\"name\": \"APP/Memory\"") == 5);
   CHECK(count("\"name\": \"Device/HBM\"") == 4);
-  const auto rows = query(out / "ascend_pytorch_profiler_0.db",
+  const auto rows = db_rows(out / "ascend_pytorch_profiler_0.db",
                           "SELECT s.value, m.ddr, m.hbm, m.timestampNs, m.deviceId FROM NPU_MEM m JOIN STRING_IDS s "
                           "ON s.id = m.type ORDER BY m.rowid");
   // The reference's CANN db rows (tests/golden/npu_mem/expected/db.canonical.sql), in file order.

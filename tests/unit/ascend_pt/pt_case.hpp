@@ -6,7 +6,10 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <sqlite3.h>
+
 #include <string>
+#include <vector>
 
 #include "../../support/temp_dir.hpp"
 
@@ -24,6 +27,27 @@ inline std::filesystem::path copy_case(const temp_dir& tmp, const std::string& c
   for (const auto& e : fs::recursive_directory_iterator(pt_dir))
     fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
   return pt_dir;
+}
+
+/// Rows of a query, cells joined by '|'.
+inline std::vector<std::string> db_rows(const std::filesystem::path& db, const std::string& sql) {
+  std::vector<std::string> out;
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2(db.string().c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    std::string row;
+    for (int i = 0; i < sqlite3_column_count(st); ++i) {
+      if (i) row += '|';
+      const auto* t = sqlite3_column_text(st, i);
+      row += t ? reinterpret_cast<const char*>(t) : "NULL";
+    }
+    out.push_back(row);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
 }
 
 #endif  // MSPROF_TESTS_ASCEND_PT_PT_CASE_HPP

@@ -428,3 +428,44 @@ TEST_CASE("additional payload: hccl_info (120 B, its double at offset 64)") {
   REQUIRE(rc);
   CHECK_FALSE(codec::decode_payload<codec::MsprofHcclInfo>(*rc, {"f", 256}, 120));
 }
+
+TEST_CASE("device records: an HBM sample's bytes, its round trip and a short one") {
+  codec::HbmSample s;
+  s.timestampUs = 0x0102030405060708ull;
+  s.count = 999999999;
+  s.eventId = 1;
+  s.hbmId = 0x11223344;
+  const auto b = codec::encode_device(s);
+  REQUIRE(b.size() == 24);
+  CHECK(b[0] == 0x08);   // little-endian µs first
+  CHECK(b[16] == 1);     // then the count, the event id at 16
+  CHECK(b[20] == 0x44);  // and the channel at 20
+  auto d = codec::decode_hbm(b.data(), b.size(), {"hbm.data.0.slice_0", 0});
+  REQUIRE(d);
+  CHECK(d->timestampUs == s.timestampUs);
+  CHECK(d->count == s.count);
+  CHECK(d->eventId == 1);
+  CHECK(d->hbmId == 0x11223344u);
+  auto cut = codec::decode_hbm(b.data(), 23, {"hbm.data.0.slice_0", 48});
+  REQUIRE_FALSE(cut);
+  CHECK(cut.err().code == msprof::errc::truncated);
+  CHECK(cut.err().message.find("offset 48") != std::string::npos);
+}
+
+TEST_CASE("device records: a DDR sample's bytes, its round trip and a short one") {
+  const codec::DdrSample s{250, 4242, 1, 2, 0xFFFFFFFFu};
+  const auto b = codec::encode_device(s);
+  REQUIRE(b.size() == 20);
+  CHECK(b[0] == 250);   // five little-endian u32: µs, count, event, controller, master
+  CHECK(b[8] == 1);
+  CHECK(b[12] == 2);
+  CHECK(b[19] == 0xFF);
+  auto d = codec::decode_ddr(b.data(), b.size(), {"ddr.data.0.slice_0", 0});
+  REQUIRE(d);
+  CHECK(d->timestampUs == 250);
+  CHECK(d->count == 4242);
+  CHECK(d->masterId == 0xFFFFFFFFu);
+  auto cut = codec::decode_ddr(b.data(), 19, {"ddr.data.0.slice_0", 40});
+  REQUIRE_FALSE(cut);
+  CHECK(cut.err().message.find("offset 40") != std::string::npos);
+}

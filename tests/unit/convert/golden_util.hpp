@@ -18,6 +18,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace golden {
@@ -77,6 +78,16 @@ inline void export_everything(const temp_copy& t) {
   REQUIRE_MESSAGE(b.has_value(), b.err().what());
   auto c = msprof::convert::export_db(t.prof.string(), o);
   REQUIRE_MESSAGE(c.has_value(), c.err().what());
+}
+
+/// The warnings of the timeline and db exports of a copied case, each required to succeed.
+inline std::pair<std::vector<std::string>, std::vector<std::string>> timeline_and_db_warnings(const temp_copy& t) {
+  const auto o = fixed_ts();
+  auto tl = msprof::convert::export_timeline(t.prof.string(), o);
+  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
+  auto db = msprof::convert::export_db(t.prof.string(), o);
+  REQUIRE_MESSAGE(db.has_value(), db.err().what());
+  return {tl->warnings, db->warnings};
 }
 
 /// The output file named <stem>_<ts>.<ext> (ts "T"); empty path if absent.
@@ -274,6 +285,25 @@ inline std::vector<std::string> minus(std::vector<std::string> a, std::vector<st
   std::vector<std::string> d;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(d));
   return d;
+}
+
+/// The canonical events of process `pid` in the case's msprof_T.json.
+inline std::vector<std::string> process_events(const fs::path& prof, std::uint64_t pid) {
+  std::string err;
+  const auto events = canonical_timeline(slurp(output(prof, "msprof", "json")), err);
+  REQUIRE_MESSAGE(err.empty(), err);
+  std::vector<std::string> v;
+  for (const auto& e : events)
+    if (e.find("pid:" + std::to_string(pid) + ",") != std::string::npos) v.push_back(e);
+  return v;
+}
+
+/// The canonical dump's lines of `table` in the case's msprof_T.db.
+inline std::vector<std::string> table_rows(const fs::path& prof, const std::string& table) {
+  std::vector<std::string> v;
+  for (const auto& l : canonical_db(prof / "msprof_T.db"))
+    if (l.rfind("CREATE TABLE " + table + " ", 0) == 0 || l.rfind("INSERT INTO " + table + " ", 0) == 0) v.push_back(l);
+  return v;
 }
 
 }  // namespace golden

@@ -24,25 +24,6 @@ constexpr std::uint64_t kPciePid = (6060u << 10) | (23u << 5);
 
 path pcie_slice(const path& prof) { return prof / "device_0" / "data" / "pcie.data.0.slice_0"; }
 
-/// The canonical events of process `pid` in the case's msprof_T.json.
-std::vector<std::string> process_events(const path& prof, std::uint64_t pid) {
-  std::string err;
-  const auto events = golden::canonical_timeline(golden::slurp(golden::output(prof, "msprof", "json")), err);
-  REQUIRE_MESSAGE(err.empty(), err);
-  std::vector<std::string> v;
-  for (const auto& e : events)
-    if (e.find("pid:" + std::to_string(pid) + ",") != std::string::npos) v.push_back(e);
-  return v;
-}
-
-/// The canonical dump's lines of `table` in the case's msprof_T.db.
-std::vector<std::string> table_rows(const path& prof, const std::string& table) {
-  std::vector<std::string> v;
-  for (const auto& l : golden::canonical_db(prof / "msprof_T.db"))
-    if (l.rfind("CREATE TABLE " + table + " ", 0) == 0 || l.rfind("INSERT INTO " + table + " ", 0) == 0) v.push_back(l);
-  return v;
-}
-
 }  // namespace
 
 TEST_CASE("pcie, hccs, nic, roce: the golden inputs are what the generator writes") {
@@ -127,12 +108,8 @@ TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the refere
   // latencies ns; the time is the device ns + 0 (host_start.log minus
   // dev_start.log) + 1767268800000000000 - 10^12 (start_info).
   golden::temp_copy t(kCase);
-  const auto o = golden::fixed_ts();
-  auto tl = cv::export_timeline(t.prof.string(), o);
-  REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
-  auto db = cv::export_db(t.prof.string(), o);
-  REQUIRE_MESSAGE(db.has_value(), db.err().what());
-  for (const auto* w : {&tl->warnings, &db->warnings}) {
+  const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
+  for (const auto* w : {&tl_warnings, &db_warnings}) {
     REQUIRE(w->size() == 1);
     CHECK(w->front() == t.prof.string() +
                             ": 1 pcie sample(s) whose Tx_p maximum is below its minimum (as the reference's timeline "
@@ -160,7 +137,7 @@ TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the refere
       "{name:\"process_name\"," + p + "ph:\"M\",args:{name:\"PCIe\",},}",
       "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:23,},}",
   };
-  CHECK(process_events(t.prof, kPciePid) == want);
+  CHECK(golden::process_events(t.prof, kPciePid) == want);
   const std::vector<std::string> want_db = {
       "CREATE TABLE PCIE (deviceId INTEGER, timestampNs INTEGER, txPostMin NUMERIC, txPostMax NUMERIC, txPostAvg "
       "NUMERIC, txNonpostMin NUMERIC, txNonpostMax NUMERIC, txNonpostAvg NUMERIC, txCplMin NUMERIC, txCplMax NUMERIC, "
@@ -175,7 +152,7 @@ TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the refere
       "10000000,20000000,15000000,1500,2500,3457,4293967296,0,1000000,7000000,9000000,8000000,602979776,602979776,"
       "602979776);",
   };
-  CHECK(table_rows(t.prof, "PCIE") == want_db);
+  CHECK(golden::table_rows(t.prof, "PCIE") == want_db);
 }
 
 TEST_CASE("pcie: json_process.pcie false leaves the PCIe process out, and the other processes are unchanged") {
@@ -184,8 +161,8 @@ TEST_CASE("pcie: json_process.pcie false leaves the PCIe process out, and the ot
   REQUIRE(cv::export_timeline(on.prof.string(), o).has_value());
   o.json_process.pcie = false;
   REQUIRE(cv::export_timeline(off.prof.string(), o).has_value());
-  CHECK(process_events(on.prof, kPciePid).size() == 15);
-  CHECK(process_events(off.prof, kPciePid).empty());
+  CHECK(golden::process_events(on.prof, kPciePid).size() == 15);
+  CHECK(golden::process_events(off.prof, kPciePid).empty());
   std::string e1, e2;
   auto a = golden::canonical_timeline(golden::slurp(golden::output(on.prof, "msprof", "json")), e1);
   const auto b = golden::canonical_timeline(golden::slurp(golden::output(off.prof, "msprof", "json")), e2);
@@ -235,7 +212,7 @@ TEST_CASE("hccs: the timeline's HCCS process and the db's HCCS table (the refere
       "{name:\"process_name\"," + p + "ph:\"M\",args:{name:\"HCCS\",},}",
       "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:20,},}",
   };
-  CHECK(process_events(t.prof, pid) == want);
+  CHECK(golden::process_events(t.prof, pid) == want);
   const std::vector<std::string> want_db = {
       "CREATE TABLE HCCS (deviceId INTEGER, timestampNs INTEGER, txThroughput NUMERIC, rxThroughput NUMERIC);",
       "INSERT INTO HCCS VALUES(0,1767268800000200000,10001229807,5000770093);",
@@ -243,7 +220,7 @@ TEST_CASE("hccs: the timeline's HCCS process and the db's HCCS table (the refere
       "INSERT INTO HCCS VALUES(0,1767268800000500000,0,0);",
       "INSERT INTO HCCS VALUES(0,1767268800000500000,69999999844,5000000438);",
   };
-  CHECK(table_rows(t.prof, "HCCS") == want_db);
+  CHECK(golden::table_rows(t.prof, "HCCS") == want_db);
 }
 
 TEST_CASE("hccs: a line that is not a sample is a warning naming the file and offset, the others are kept") {
@@ -375,7 +352,7 @@ TEST_CASE("nic, roce: the db's NIC and ROCE tables (the reference's C++ path, by
                                      "INTEGER, txPacketRate NUMERIC, txByteRate NUMERIC, txPackets INTEGER, txBytes "
                                      "INTEGER, txErrors INTEGER, txDropped INTEGER, funcId INTEGER);"};
     for (const auto& r : rows) want.push_back(std::string("INSERT INTO ") + table + " " + r);
-    CHECK(table_rows(t.prof, table) == want);
+    CHECK(golden::table_rows(t.prof, table) == want);
   }
 }
 
@@ -416,7 +393,7 @@ TEST_CASE("nic, roce: the timeline's NIC and RoCE processes (the reference's C++
         std::string("{name:\"process_name\",") + p + "ph:\"M\",args:{name:\"" + (roce ? "RoCE" : "NIC") + "\",},}",
         "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:" + (roce ? "22" : "21") + ",},}",
     };
-    CHECK(process_events(t.prof, pid) == want);
+    CHECK(golden::process_events(t.prof, pid) == want);
   }
 }
 
