@@ -19,7 +19,7 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
-void append_u64(std::string& out, std::uint64_t v) {
+char* put_u64(char* p, std::uint64_t v) {
   // Two digits per division: timestamps have 16 digits, and the exports print
   // several numbers per record.
   static constexpr char pairs[] =
@@ -27,40 +27,46 @@ void append_u64(std::string& out, std::uint64_t v) {
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
   char buf[24];
-  char* p = buf + sizeof buf;
+  char* b = buf + sizeof buf;
   while (v >= 100) {
     const auto k = static_cast<std::size_t>(v % 100) * 2;
     v /= 100;
-    *--p = pairs[k + 1];
-    *--p = pairs[k];
+    *--b = pairs[k + 1];
+    *--b = pairs[k];
   }
   if (v >= 10) {
     const auto k = static_cast<std::size_t>(v) * 2;
-    *--p = pairs[k + 1];
-    *--p = pairs[k];
+    *--b = pairs[k + 1];
+    *--b = pairs[k];
   } else {
-    *--p = static_cast<char>('0' + v);
+    *--b = static_cast<char>('0' + v);
   }
-  out.append(p, static_cast<std::size_t>(buf + sizeof buf - p));
+  const auto n = static_cast<std::size_t>(buf + sizeof buf - b);
+  std::memcpy(p, b, n);
+  return p + n;
 }
 
-namespace {
+void append_u64(std::string& out, std::uint64_t v) {
+  char buf[24];
+  out.append(buf, static_cast<std::size_t>(put_u64(buf, v) - buf));
+}
 
-// `n` thousandths as "<n / 1000>.ddd".
-void append_thousandths(std::string& out, std::uint64_t n) {
-  append_u64(out, n / 1000u);
+char* put_ts_us(char* p, std::int64_t ns) {
+  if (ns < 0) *p++ = '-';
+  // Through unsigned: -INT64_MIN does not fit an int64. "<n / 1000>.ddd".
+  const std::uint64_t n = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  p = put_u64(p, n / 1000u);
   const auto f = static_cast<unsigned>(n % 1000u);
-  const char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
-                     static_cast<char>('0' + f % 10)};
-  out.append(d, 4);
+  *p++ = '.';
+  *p++ = static_cast<char>('0' + f / 100);
+  *p++ = static_cast<char>('0' + f / 10 % 10);
+  *p++ = static_cast<char>('0' + f % 10);
+  return p;
 }
-
-}  // namespace
 
 void append_ts_us(std::string& out, std::int64_t ns) {
-  if (ns < 0) out += '-';
-  // Through unsigned: -INT64_MIN does not fit an int64.
-  append_thousandths(out, ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns));
+  char buf[24];
+  out.append(buf, static_cast<std::size_t>(put_ts_us(buf, ns) - buf));
 }
 std::string ts_us(std::int64_t ns) {
   std::string s;

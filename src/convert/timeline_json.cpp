@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -98,6 +99,21 @@ void append_lit(std::string& out, const char (&s)[N]) {
   out.append(s, N - 1);
 }
 
+// The fields of bounded length go into a buffer on the stack and then into
+// `out` in one append: one string append per field cost more than the bytes.
+template <std::size_t N>
+char* put_lit(char* p, const char (&s)[N]) {
+  std::memcpy(p, s, N - 1);
+  return p + N - 1;
+}
+char* put_str(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+void append_buf(std::string& out, const char* buf, const char* end) {
+  out.append(buf, static_cast<std::size_t>(end - buf));
+}
+
 /// name, pid, tid, ts; a layer (API calls) prefixes the name: "AscendCL@aclrtMalloc".
 void append_head_json(std::string& out, std::string_view layer, std::string_view name, std::uint64_t pid,
                              std::uint64_t tid, std::int64_t ts) {
@@ -107,56 +123,60 @@ void append_head_json(std::string& out, std::string_view layer, std::string_view
     out += '@';
   }
   append_json_escaped(out, name);
-  append_lit(out, "\",\"pid\":");
-  append_u64(out, pid);
-  append_lit(out, ",\"tid\":");
-  append_u64(out, tid);
-  append_lit(out, ",\"ts\":\"");
-  append_ts_us(out, ts);
-  out += '"';
+  char buf[96];  // 85 bytes at most
+  char* p = put_lit(buf, "\",\"pid\":");
+  p = put_u64(p, pid);
+  p = put_lit(p, ",\"tid\":");
+  p = put_u64(p, tid);
+  p = put_lit(p, ",\"ts\":\"");
+  p = put_ts_us(p, ts);
+  *p++ = '"';
+  append_buf(out, buf, p);
 }
 
 /// A flow event; its id is a number written as a string ("HostToDevice<id>").
+/// `cat` and `prefix`: the callers' short literals (16 bytes at most).
 void append_flow_json(std::string& out, char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts,
-                             std::string_view cat, std::uint64_t id, std::string_view prefix, bool bp) {
-  append_lit(out, "{\"name\":\"");
-  out.append(prefix);
-  append_u64(out, id);
-  append_lit(out, "\",\"pid\":");
-  append_u64(out, pid);
-  append_lit(out, ",\"tid\":");
-  append_u64(out, tid);
-  append_lit(out, ",\"ph\":\"");
-  out += ph;
-  append_lit(out, "\",\"cat\":\"");
-  out.append(cat);
-  append_lit(out, "\",\"id\":\"");
-  append_u64(out, id);
-  append_lit(out, "\",\"ts\":\"");
-  append_ts_us(out, ts);
+                      std::string_view cat, std::uint64_t id, std::string_view prefix, bool bp) {
+  char buf[256];  // 202 bytes at most
+  char* p = put_lit(buf, "{\"name\":\"");
+  p = put_str(p, prefix.substr(0, 16));
+  p = put_u64(p, id);
+  p = put_lit(p, "\",\"pid\":");
+  p = put_u64(p, pid);
+  p = put_lit(p, ",\"tid\":");
+  p = put_u64(p, tid);
+  p = put_lit(p, ",\"ph\":\"");
+  *p++ = ph;
+  p = put_lit(p, "\",\"cat\":\"");
+  p = put_str(p, cat.substr(0, 16));
+  p = put_lit(p, "\",\"id\":\"");
+  p = put_u64(p, id);
+  p = put_lit(p, "\",\"ts\":\"");
+  p = put_ts_us(p, ts);
   if (bp)
-    append_lit(out, "\",\"bp\":\"e\"}");
+    p = put_lit(p, "\",\"bp\":\"e\"}");
   else
-    append_lit(out, "\"}");
+    p = put_lit(p, "\"}");
+  append_buf(out, buf, p);
 }
 
 }  // namespace
 
 void append_dur_json(std::string& out, std::int64_t ns) {
-  append_lit(out, ",\"dur\":");
   if (ns >= 0 && ns < 1000000000000000LL) {
     // ns/1000 has at most 3 decimals, so its shortest round-trip form is the
     // decimal itself without trailing zeros (what dur_us_json prints).
-    append_u64(out, static_cast<std::uint64_t>(ns) / 1000u);
-    unsigned f = static_cast<unsigned>(static_cast<std::uint64_t>(ns) % 1000u);
-    char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
-                 static_cast<char>('0' + f % 10)};
-    std::size_t len = 4;
-    while (len > 2 && d[len - 1] == '0') --len;
-    out.append(d, len);
-  } else {
-    out += dur_us_json(ns);
+    char buf[64];
+    char* p = put_lit(buf, ",\"dur\":");
+    p = put_ts_us(p, ns);
+    while (p[-2] != '.' && p[-1] == '0') --p;
+    p = put_lit(p, ",\"ph\":\"X\",\"args\":{");
+    append_buf(out, buf, p);
+    return;
   }
+  append_lit(out, ",\"dur\":");
+  out += dur_us_json(ns);
   append_lit(out, ",\"ph\":\"X\",\"args\":{");
 }
 
@@ -167,14 +187,16 @@ void append_task_json(std::string& out, const device_task& t, std::uint64_t pid)
   append_u64(out, t.model_id);
   append_lit(out, ",\"Task Type\":");
   append_json_string(out, task_slice_type(t));
-  append_lit(out, ",\"Physic Stream Id\":");
-  append_u64(out, t.stream_id);
-  append_lit(out, ",\"Task Id\":");
-  append_u64(out, t.task_id);
-  append_lit(out, ",\"Batch Id\":");
-  append_u64(out, t.batch_id);
-  append_lit(out, ",\"Subtask Id\":4294967295,\"connection_id\":");
-  append_u64(out, t.connection_id);
+  char buf[192];  // 164 bytes at most
+  char* p = put_lit(buf, ",\"Physic Stream Id\":");
+  p = put_u64(p, t.stream_id);
+  p = put_lit(p, ",\"Task Id\":");
+  p = put_u64(p, t.task_id);
+  p = put_lit(p, ",\"Batch Id\":");
+  p = put_u64(p, t.batch_id);
+  p = put_lit(p, ",\"Subtask Id\":4294967295,\"connection_id\":");
+  p = put_u64(p, t.connection_id);
+  append_buf(out, buf, p);
   if (t.memcpy) {
     append_lit(out, ",\"size(B)\":");
     append_u64(out, t.memcpy->size);

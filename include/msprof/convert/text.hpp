@@ -17,10 +17,15 @@ namespace convert {
 
 /// Decimal digits of `v`.
 void append_u64(std::string& out, std::uint64_t v);
+/// The same digits written at `p` (20 at most); returns their end. For
+/// formatters that fill a buffer of known bound and append it once.
+char* put_u64(char* p, std::uint64_t v);
 
 /// Local ns -> "1767268800000200.000" (µs with exactly 3 decimals, no rounding:
 /// msprof inserts a dot into the ns integer).
 void append_ts_us(std::string& out, std::int64_t ns);
+/// The same text written at `p` (22 bytes at most); returns its end.
+char* put_ts_us(char* p, std::int64_t ns);
 std::string ts_us(std::int64_t ns);
 
 /// Shortest round-trip form of a double, always with a decimal point

@@ -27,6 +27,12 @@ TEST_CASE("text: ts strings insert a dot into the ns integer") {
   CHECK(cv::ts_us(1767268800000330500) == "1767268800000330.500");
   CHECK(cv::ts_us(1999) == "1.999");
   CHECK(cv::ts_us(0) == "0.000");
+  CHECK(cv::ts_us(-1999) == "-1.999");
+  CHECK(cv::ts_us(INT64_MIN) == "-9223372036854775.808");
+  std::string digits;
+  cv::append_u64(digits, UINT64_MAX);
+  cv::append_u64(digits, 0);
+  CHECK(digits == "184467440737095516150");
 }
 
 TEST_CASE("text: reference number forms") {
