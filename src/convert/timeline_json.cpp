@@ -106,10 +106,6 @@ char* put_lit(char* p, const char (&s)[N]) {
   std::memcpy(p, s, N - 1);
   return p + N - 1;
 }
-char* put_str(char* p, std::string_view s) {
-  std::memcpy(p, s.data(), s.size());
-  return p + s.size();
-}
 void append_buf(std::string& out, const char* buf, const char* end) {
   out.append(buf, static_cast<std::size_t>(end - buf));
 }
@@ -135,12 +131,14 @@ void append_head_json(std::string& out, std::string_view layer, std::string_view
 }
 
 /// A flow event; its id is a number written as a string ("HostToDevice<id>").
-/// `cat` and `prefix`: the callers' short literals (16 bytes at most).
+/// `cat` and `prefix`: short literals (16 bytes at most, checked when compiled).
+template <std::size_t C, std::size_t P>
 void append_flow_json(std::string& out, char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts,
-                      std::string_view cat, std::uint64_t id, std::string_view prefix, bool bp) {
+                      const char (&cat)[C], std::uint64_t id, const char (&prefix)[P], bool bp) {
+  static_assert(C <= 17 && P <= 17, "the buffer holds 16 bytes of each");
   char buf[256];  // 202 bytes at most
   char* p = put_lit(buf, "{\"name\":\"");
-  p = put_str(p, prefix.substr(0, 16));
+  p = put_lit(p, prefix);
   p = put_u64(p, id);
   p = put_lit(p, "\",\"pid\":");
   p = put_u64(p, pid);
@@ -149,7 +147,7 @@ void append_flow_json(std::string& out, char ph, std::uint64_t pid, std::uint64_
   p = put_lit(p, ",\"ph\":\"");
   *p++ = ph;
   p = put_lit(p, "\",\"cat\":\"");
-  p = put_str(p, cat.substr(0, 16));
+  p = put_lit(p, cat);
   p = put_lit(p, "\",\"id\":\"");
   p = put_u64(p, id);
   p = put_lit(p, "\",\"ts\":\"");
