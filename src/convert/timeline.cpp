@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/host_usage.hpp"
 #include "msprof/convert/sys_io.hpp"
 #include "msprof/prof/layout.hpp"
 
@@ -381,6 +382,28 @@ result<void> pcie_events(const session_info& s, event_output& out, std::vector<s
     return {};
   }));
   for (auto d : devices) add_device_process_meta(out, s, sort_index::pcie, d, "PCIe");  // after the counters, as the reference
+  return {};
+}
+
+result<void> host_usage_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  for (const bool memory : {false, true}) {
+    const std::uint32_t sort = memory ? sort_index::memory_usage : sort_index::cpu_usage;
+    const std::uint64_t pid = format_pid(s.pid, sort, host_device_bits);
+    bool any = false;
+    MSPROF_TRY(for_each_host_usage(s.prof_dir, memory, warnings, [&](const host_usage_point& p) -> result<void> {
+      trace_event c;
+      c.ph = 'C';
+      c.name = memory ? "Memory Usage" : "CPU " + p.cpu;
+      c.pid = pid;
+      c.tid = 0;
+      c.ts_ns = p.time_ns;
+      c.args.push_back(trace_arg::real("Usage(%)", p.usage));
+      out(std::move(c));
+      any = true;
+      return {};
+    }));
+    if (any) add_process_meta(out, pid, memory ? "Memory Usage" : "CPU Usage", "CPU", sort);  // after the counters, as the reference
+  }
   return {};
 }
 

@@ -71,6 +71,8 @@ def main():
             dev / "nic.data.0.slice_0": 200,  # text: its header and first sample
             dev / "roce.data.0.slice_0": 200,  # the same format
             dev / "socpmu.data.0.slice_0": 80,
+            data / "host_cpu.data.slice_0": 18,  # text: its first line ("time <ns>")
+            data / "host_mem.data.slice_0": 41,  # text: its first line
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

@@ -248,6 +248,8 @@ class db_window_writer {
   result<void> write_hccs(const std::string& prof_dir);
   /// NIC or ROCE (`table`) from its slices `stem` (nic, roce; sys_io.cpp).
   result<void> write_network(const std::string& prof_dir, const char* stem, const char* table);
+  /// CPU_USAGE and HOST_MEM_USAGE from the host's usage slices (host_usage.cpp).
+  result<void> write_host_usage(const std::string& prof_dir);
   /// NPU_OP_MEM from its task_memory_info slices, registering "GE" and the op names (npu_memory.cpp).
   result<void> write_ge_memory(const model& final);
 
