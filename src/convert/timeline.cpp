@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The timeline's event emitters (timeline.hpp), NPU MEM's, HCCS's, NIC's, RoCE's
-// and PCIe's from their slices, and the process metadata they share with the step trace and the JSON
+// PCIe's and the host's CPU and memory usage from their slices, and the process metadata they share with the step trace and the JSON
 // collector (timeline_event.hpp).
 #include "msprof/convert/timeline.hpp"
 
@@ -385,25 +385,23 @@ result<void> pcie_events(const session_info& s, event_output& out, std::vector<s
   return {};
 }
 
-result<void> host_usage_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
-  for (const bool memory : {false, true}) {
-    const std::uint32_t sort = memory ? sort_index::memory_usage : sort_index::cpu_usage;
-    const std::uint64_t pid = format_pid(s.pid, sort, host_device_bits);
-    bool any = false;
-    MSPROF_TRY(for_each_host_usage(s.prof_dir, memory, warnings, [&](const host_usage_point& p) -> result<void> {
-      trace_event c;
-      c.ph = 'C';
-      c.name = memory ? "Memory Usage" : "CPU " + p.cpu;
-      c.pid = pid;
-      c.tid = 0;
-      c.ts_ns = p.time_ns;
-      c.args.push_back(trace_arg::real("Usage(%)", p.usage));
-      out(std::move(c));
-      any = true;
-      return {};
-    }));
-    if (any) add_process_meta(out, pid, memory ? "Memory Usage" : "CPU Usage", "CPU", sort);  // after the counters, as the reference
-  }
+result<void> host_usage_events(const session_info& s, bool memory, event_output& out, std::vector<std::string>& warnings) {
+  const std::uint32_t sort = memory ? sort_index::memory_usage : sort_index::cpu_usage;
+  const std::uint64_t pid = format_pid(s.pid, sort, host_device_bits);
+  bool any = false;
+  MSPROF_TRY(for_each_host_usage(s.prof_dir, memory, warnings, [&](const host_usage_point& p) -> result<void> {
+    trace_event c;
+    c.ph = 'C';
+    c.name = memory ? "Memory Usage" : "CPU " + p.cpu;
+    c.pid = pid;
+    c.tid = 0;
+    c.ts_ns = p.time_ns;
+    c.args.push_back(trace_arg::real("Usage(%)", p.usage));
+    out(std::move(c));
+    any = true;
+    return {};
+  }));
+  if (any) add_process_meta(out, pid, memory ? "Memory Usage" : "CPU Usage", "CPU", sort);  // after the counters, as the reference
   return {};
 }
 

@@ -341,7 +341,8 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
   if (parts_.nic) MSPROF_TRY(detail::network_events(s, dest, warnings_, false));
   if (parts_.roce) MSPROF_TRY(detail::network_events(s, dest, warnings_, true));
   if (parts_.pcie) MSPROF_TRY(detail::pcie_events(s, dest, warnings_));
-  if (parts_.host_usage) MSPROF_TRY(detail::host_usage_events(s, dest, warnings_));
+  if (parts_.cpu_usage) MSPROF_TRY(detail::host_usage_events(s, false, dest, warnings_));
+  if (parts_.memory_usage) MSPROF_TRY(detail::host_usage_events(s, true, dest, warnings_));
   return parts_.overlap ? write_overlap(s, dest) : result<void>{};
 }
 

@@ -45,10 +45,11 @@ result<void> network_events(const session_info& s, event_output& out, std::vecto
 /// averages (Tx and Rx, MB/s; the latency's Tx in µs, its Rx 0), then the
 /// devices' metadata, as the reference's C++ path (pcie_assembler.cpp).
 result<void> pcie_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
-/// CPU Usage and Memory Usage: the host's usage points (host_usage.hpp), the
-/// counters "CPU <n>" / "CPU Avg" and "Memory Usage" of series "Usage(%)",
-/// then each process's metadata, as the reference's C++ path (host_usage_assembler.cpp).
-result<void> host_usage_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
+/// CPU Usage (Memory Usage when `memory`): the host's usage points
+/// (host_usage.hpp), the counters "CPU <n>" / "CPU Avg" ("Memory Usage") of
+/// series "Usage(%)", then the process's metadata, as the reference's C++ path
+/// (host_usage_assembler.cpp).
+result<void> host_usage_events(const session_info& s, bool memory, event_output& out, std::vector<std::string>& warnings);
 }  // namespace detail
 
 /// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json),

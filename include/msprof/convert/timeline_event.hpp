@@ -82,7 +82,8 @@ struct timeline_parts {
   bool nic = true;         ///< NIC: the devices' nic samples, read from their slices
   bool roce = true;        ///< RoCE: the devices' roce samples, read from their slices
   bool pcie = true;        ///< PCIe: the devices' pcie samples, read from their slices
-  bool host_usage = true;  ///< CPU Usage, Memory Usage: the host's usage samples, read from its slices
+  bool cpu_usage = true;     ///< CPU Usage: the host's CPU usage samples, read from its slices
+  bool memory_usage = true;  ///< Memory Usage: the host's memory usage samples, read from its slices
   bool overlap = true;
   bool mstx = true;
   bool step_trace = true;  ///< Step Trace threads of the Ascend Hardware process (when iterations exist)

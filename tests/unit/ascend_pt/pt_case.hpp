@@ -26,4 +26,11 @@ inline std::filesystem::path copy_case(const temp_dir& tmp, const std::string& c
   return pt_dir;
 }
 
+/// How many times `s` occurs in `text` (overlapping occurrences counted).
+inline std::size_t count_of(const std::string& text, const std::string& s) {
+  std::size_t n = 0;
+  for (auto at = text.find(s); at != std::string::npos; at = text.find(s, at + 1)) ++n;
+  return n;
+}
+
 #endif  // MSPROF_TESTS_ASCEND_PT_PT_CASE_HPP

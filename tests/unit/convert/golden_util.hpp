@@ -276,6 +276,17 @@ inline std::vector<std::string> minus(std::vector<std::string> a, std::vector<st
   return d;
 }
 
+/// The canonical events of process `pid` in the case's msprof_T.json.
+inline std::vector<std::string> process_events(const fs::path& prof, std::uint64_t pid) {
+  std::string err;
+  const auto events = canonical_timeline(slurp(output(prof, "msprof", "json")), err);
+  REQUIRE_MESSAGE(err.empty(), err);
+  std::vector<std::string> v;
+  for (const auto& e : events)
+    if (e.find("pid:" + std::to_string(pid) + ",") != std::string::npos) v.push_back(e);
+  return v;
+}
+
 }  // namespace golden
 
 #endif  // MSPROF_TESTS_UNIT_CONVERT_GOLDEN_UTIL_HPP

@@ -23,16 +23,6 @@ constexpr std::uint64_t kMemPid = (4242u << 10) | (10u << 5) | 31u;
 
 path host_data(const path& prof, const char* name) { return prof / "host" / "data" / name; }
 
-std::vector<std::string> process_events(const path& prof, std::uint64_t pid) {
-  std::string err;
-  const auto events = golden::canonical_timeline(golden::slurp(golden::output(prof, "msprof", "json")), err);
-  REQUIRE_MESSAGE(err.empty(), err);
-  std::vector<std::string> v;
-  for (const auto& e : events)
-    if (e.find("pid:" + std::to_string(pid) + ",") != std::string::npos) v.push_back(e);
-  return v;
-}
-
 }  // namespace
 
 TEST_CASE("host_usage: the host_cpu_usage and host_mem_usage summaries equal the reference") {
@@ -93,7 +83,7 @@ TEST_CASE("host_usage: the timeline's CPU Usage and Memory Usage processes (the 
   };
   for (auto& m : meta(kCpuPid, "CPU Usage", 9)) want_cpu.push_back(m);
   std::sort(want_cpu.begin(), want_cpu.end());
-  CHECK(process_events(t.prof, kCpuPid) == want_cpu);
+  CHECK(golden::process_events(t.prof, kCpuPid) == want_cpu);
   std::vector<std::string> want_mem = {
       c(kMemPid, "Memory Usage", "00100", "8.773804"), c(kMemPid, "Memory Usage", "20100", "9.960556"),
       c(kMemPid, "Memory Usage", "40100", "9.536743"), c(kMemPid, "Memory Usage", "60200", "0.0"),
@@ -101,7 +91,7 @@ TEST_CASE("host_usage: the timeline's CPU Usage and Memory Usage processes (the 
   };
   for (auto& m : meta(kMemPid, "Memory Usage", 10)) want_mem.push_back(m);
   std::sort(want_mem.begin(), want_mem.end());
-  CHECK(process_events(t.prof, kMemPid) == want_mem);
+  CHECK(golden::process_events(t.prof, kMemPid) == want_mem);
 }
 
 TEST_CASE("host_usage: no host usage slices, no summaries and no processes") {
@@ -111,8 +101,8 @@ TEST_CASE("host_usage: no host usage slices, no summaries and no processes") {
   CHECK_FALSE(cv::host_mem_usage_summary(t.prof.string(), warnings).has_value());
   CHECK(warnings.empty());
   REQUIRE(cv::export_timeline(t.prof.string(), golden::fixed_ts()).has_value());
-  CHECK(process_events(t.prof, kCpuPid).empty());
-  CHECK(process_events(t.prof, kMemPid).empty());
+  CHECK(golden::process_events(t.prof, kCpuPid).empty());
+  CHECK(golden::process_events(t.prof, kMemPid).empty());
 }
 
 TEST_CASE("host_usage: bad lines are warnings naming the file and offset, and the good lines are kept") {

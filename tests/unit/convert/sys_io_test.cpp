@@ -24,17 +24,6 @@ constexpr std::uint64_t kPciePid = (6060u << 10) | (23u << 5);
 
 path pcie_slice(const path& prof) { return prof / "device_0" / "data" / "pcie.data.0.slice_0"; }
 
-/// The canonical events of process `pid` in the case's msprof_T.json.
-std::vector<std::string> process_events(const path& prof, std::uint64_t pid) {
-  std::string err;
-  const auto events = golden::canonical_timeline(golden::slurp(golden::output(prof, "msprof", "json")), err);
-  REQUIRE_MESSAGE(err.empty(), err);
-  std::vector<std::string> v;
-  for (const auto& e : events)
-    if (e.find("pid:" + std::to_string(pid) + ",") != std::string::npos) v.push_back(e);
-  return v;
-}
-
 /// The canonical dump's lines of `table` in the case's msprof_T.db.
 std::vector<std::string> table_rows(const path& prof, const std::string& table) {
   std::vector<std::string> v;
@@ -160,7 +149,7 @@ TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the refere
       "{name:\"process_name\"," + p + "ph:\"M\",args:{name:\"PCIe\",},}",
       "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:23,},}",
   };
-  CHECK(process_events(t.prof, kPciePid) == want);
+  CHECK(golden::process_events(t.prof, kPciePid) == want);
   const std::vector<std::string> want_db = {
       "CREATE TABLE PCIE (deviceId INTEGER, timestampNs INTEGER, txPostMin NUMERIC, txPostMax NUMERIC, txPostAvg "
       "NUMERIC, txNonpostMin NUMERIC, txNonpostMax NUMERIC, txNonpostAvg NUMERIC, txCplMin NUMERIC, txCplMax NUMERIC, "
@@ -184,8 +173,8 @@ TEST_CASE("pcie: json_process.pcie false leaves the PCIe process out, and the ot
   REQUIRE(cv::export_timeline(on.prof.string(), o).has_value());
   o.json_process.pcie = false;
   REQUIRE(cv::export_timeline(off.prof.string(), o).has_value());
-  CHECK(process_events(on.prof, kPciePid).size() == 15);
-  CHECK(process_events(off.prof, kPciePid).empty());
+  CHECK(golden::process_events(on.prof, kPciePid).size() == 15);
+  CHECK(golden::process_events(off.prof, kPciePid).empty());
   std::string e1, e2;
   auto a = golden::canonical_timeline(golden::slurp(golden::output(on.prof, "msprof", "json")), e1);
   const auto b = golden::canonical_timeline(golden::slurp(golden::output(off.prof, "msprof", "json")), e2);
@@ -235,7 +224,7 @@ TEST_CASE("hccs: the timeline's HCCS process and the db's HCCS table (the refere
       "{name:\"process_name\"," + p + "ph:\"M\",args:{name:\"HCCS\",},}",
       "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:20,},}",
   };
-  CHECK(process_events(t.prof, pid) == want);
+  CHECK(golden::process_events(t.prof, pid) == want);
   const std::vector<std::string> want_db = {
       "CREATE TABLE HCCS (deviceId INTEGER, timestampNs INTEGER, txThroughput NUMERIC, rxThroughput NUMERIC);",
       "INSERT INTO HCCS VALUES(0,1767268800000200000,10001229807,5000770093);",
@@ -416,7 +405,7 @@ TEST_CASE("nic, roce: the timeline's NIC and RoCE processes (the reference's C++
         std::string("{name:\"process_name\",") + p + "ph:\"M\",args:{name:\"" + (roce ? "RoCE" : "NIC") + "\",},}",
         "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:" + (roce ? "22" : "21") + ",},}",
     };
-    CHECK(process_events(t.prof, pid) == want);
+    CHECK(golden::process_events(t.prof, pid) == want);
   }
 }
 
