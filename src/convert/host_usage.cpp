@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <unordered_map>
 #include <utility>
 
 #include "msprof/convert/db.hpp"
@@ -41,20 +42,21 @@ struct thread_times {
 };
 
 /// One sample of host_cpu.data: its time, its uptime in clock ticks times
-/// 10^6 (none before its uptime line), its threads in file order (a pid once).
+/// 10^6 (none before its uptime line), its threads in file order (a pid once,
+/// at its first place, as a Python dict's key; `at` finds it).
 struct cpu_sample {
   std::uint64_t time = 0;
   std::optional<i128> jiffies_e6;
   std::vector<thread_times> threads;
+  std::unordered_map<std::int64_t, std::size_t> at;
   const thread_times* find(std::int64_t pid) const {
-    const auto at = std::find_if(threads.begin(), threads.end(), [&](const thread_times& t) { return t.pid == pid; });
-    return at == threads.end() ? nullptr : &*at;
+    const auto it = at.find(pid);
+    return it == at.end() ? nullptr : &threads[it->second];
   }
-  /// A thread's line: a pid seen before in this sample keeps its place (a Python dict's key).
   void add(const thread_times& t) {
-    const auto at = std::find_if(threads.begin(), threads.end(), [&](const thread_times& o) { return o.pid == t.pid; });
-    if (at == threads.end()) threads.push_back(t);
-    else *at = t;
+    const auto [it, fresh] = at.emplace(t.pid, threads.size());
+    if (fresh) threads.push_back(t);
+    else threads[it->second] = t;
   }
 };
 
@@ -161,12 +163,11 @@ std::optional<std::vector<host_mem_usage>> host_mem_usages(const std::string& pr
 std::optional<table> host_cpu_usage_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
   const auto usages = host_cpu_usages(prof_dir, warnings);
   if (!usages) return std::nullopt;
-  std::vector<std::pair<std::string, double>> peak;  // per CPU, Avg aside
+  std::unordered_map<std::string, double> peak;  // per CPU, Avg aside
   for (const auto& u : *usages) {
     if (u.cpu == "Avg") continue;
-    auto at = std::find_if(peak.begin(), peak.end(), [&](const auto& p) { return p.first == u.cpu; });
-    if (at == peak.end()) peak.emplace_back(u.cpu, u.usage);
-    else at->second = std::max(at->second, u.usage);
+    const auto [at, fresh] = peak.emplace(u.cpu, u.usage);
+    if (!fresh) at->second = std::max(at->second, u.usage);
   }
   const auto used = std::count_if(peak.begin(), peak.end(), [](const auto& p) { return p.second > 0; });
   auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_cpu) + ".data", false);
