@@ -127,7 +127,8 @@ struct chrome_exporter::impl {
     const std::string ts = detail::export_stamp(o_);
     if (r.records == 0) return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to export");
     // The metadata of all windows, then what only the final model knows (step
-    // trace, loss note, AI Core Freq) and Overlap Analysis, in build_timeline's order.
+    // trace, loss note, AI Core Freq), the device counters read from the slices
+    // and Overlap Analysis, in the exact timeline's order.
     const auto& s = final.session;
     chrome::detail::seq at{chrome_section::end, 0};
     auto feed = [&](trace_event&& e) { events_.add(e, {at.hi, at.lo++}); };
@@ -138,6 +139,7 @@ struct chrome_exporter::impl {
     timeline_parts rest;
     rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
     detail::timeline_events(final, out, rest);
+    MSPROF_TRY(detail::device_counter_events(s, o_.json_process, out, r.warnings));
     MSPROF_TRY(add_overlap(s, out, at));
     auto w = chrome::detail::write_built(events_, s.start_ns, dir->path(), chrome::file_stem(ts));
     if (!w) return w.err();

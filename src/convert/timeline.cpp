@@ -298,6 +298,8 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
   }
 }
 
+namespace {
+
 /// A device counter process's metadata (name, "NPU <id>", its sort index).
 void add_device_process_meta(event_output& out, const session_info& s, std::uint32_t sort, std::uint32_t device,
                              const char* name) {
@@ -325,6 +327,9 @@ void every_device_meta_once(bool& begun, event_output& out, const session_info& 
   begun = true;
 }
 
+/// NPU MEM: per device with any npu_mem sample in `s.prof_dir`, the counters
+/// APP/ and Device/ DDR, HBM and Memory (KB), after every device's metadata;
+/// the slices' problems go to `warnings`.
 result<void> npu_mem_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
   bool begun = false;
   return for_each_npu_mem(s.prof_dir, warnings, [&](const npu_mem_sample& m) -> result<void> {
@@ -339,6 +344,9 @@ result<void> npu_mem_events(const session_info& s, event_output& out, std::vecto
   });
 }
 
+/// HCCS: when any hccs throughput is kept (sys_io.hpp), every device's
+/// metadata, then per throughput the counters Rx ("Rx(MB/s)") and Tx
+/// ("Tx(MB/s)"), as the reference's C++ path (hccs_assembler.cpp).
 result<void> hccs_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
   bool begun = false;
   return for_each_hccs_throughput(s.prof_dir, warnings, [&](const hccs_throughput& h) -> result<void> {
@@ -349,6 +357,10 @@ result<void> hccs_events(const session_info& s, event_output& out, std::vector<s
   });
 }
 
+/// NIC (`roce` false) or RoCE: when any point is kept (sys_io.hpp), every
+/// device's metadata, then per point the counters "Port <funcId>/Rx" and
+/// "Port <funcId>/Tx" (dropped and error rates, packets, bandwidth
+/// efficiency), as the reference's C++ path (sys_io_assembler.cpp).
 result<void> network_events(const session_info& s, event_output& out, std::vector<std::string>& warnings, bool roce) {
   const std::uint32_t sort = roce ? sort_index::roce : sort_index::nic;
   bool begun = false;
@@ -366,6 +378,10 @@ result<void> network_events(const session_info& s, event_output& out, std::vecto
   });
 }
 
+/// PCIe: per device with any pcie sample kept (sys_io.hpp), the counters
+/// PCIe_cpl, PCIe_nonpost, PCIe_nonpost_latency and PCIe_post of the sample's
+/// averages (Tx and Rx, MB/s; the latency's Tx in µs, its Rx 0), then the
+/// devices' metadata, as the reference's C++ path (pcie_assembler.cpp).
 result<void> pcie_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
   using P = codec::PcieSample;
   std::set<std::uint32_t> devices;
@@ -385,6 +401,10 @@ result<void> pcie_events(const session_info& s, event_output& out, std::vector<s
   return {};
 }
 
+/// CPU Usage (Memory Usage when `memory`): the host's usage points
+/// (host_usage.hpp), the counters "CPU <n>" / "CPU Avg" ("Memory Usage") of
+/// series "Usage(%)", then the process's metadata, as the reference's C++ path
+/// (host_usage_assembler.cpp).
 result<void> host_usage_events(const session_info& s, bool memory, event_output& out, std::vector<std::string>& warnings) {
   const std::uint32_t sort = memory ? sort_index::memory_usage : sort_index::cpu_usage;
   const std::uint64_t pid = format_pid(s.pid, sort, host_device_bits);
@@ -402,6 +422,20 @@ result<void> host_usage_events(const session_info& s, bool memory, event_output&
     return {};
   }));
   if (any) add_process_meta(out, pid, memory ? "Memory Usage" : "CPU Usage", "CPU", sort);  // after the counters, as the reference
+  return {};
+}
+
+}  // namespace
+
+result<void> device_counter_events(const session_info& s, const timeline_parts& parts, event_output& out,
+                                   std::vector<std::string>& warnings) {
+  if (parts.npu_mem) MSPROF_TRY(npu_mem_events(s, out, warnings));
+  if (parts.hccs) MSPROF_TRY(hccs_events(s, out, warnings));
+  if (parts.nic) MSPROF_TRY(network_events(s, out, warnings, false));
+  if (parts.roce) MSPROF_TRY(network_events(s, out, warnings, true));
+  if (parts.pcie) MSPROF_TRY(pcie_events(s, out, warnings));
+  if (parts.cpu_usage) MSPROF_TRY(host_usage_events(s, false, out, warnings));
+  if (parts.memory_usage) MSPROF_TRY(host_usage_events(s, true, out, warnings));
   return {};
 }
 

@@ -336,13 +336,7 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
   detail::timeline_events(final, dest, rest);
   if (comm_ && parts_.hardware)
     for (const auto& [d, streams] : streams_) hccl::emit_timeline(*comm_, s.pid, d, dest);
-  if (parts_.npu_mem) MSPROF_TRY(detail::npu_mem_events(s, dest, warnings_));
-  if (parts_.hccs) MSPROF_TRY(detail::hccs_events(s, dest, warnings_));
-  if (parts_.nic) MSPROF_TRY(detail::network_events(s, dest, warnings_, false));
-  if (parts_.roce) MSPROF_TRY(detail::network_events(s, dest, warnings_, true));
-  if (parts_.pcie) MSPROF_TRY(detail::pcie_events(s, dest, warnings_));
-  if (parts_.cpu_usage) MSPROF_TRY(detail::host_usage_events(s, false, dest, warnings_));
-  if (parts_.memory_usage) MSPROF_TRY(detail::host_usage_events(s, true, dest, warnings_));
+  MSPROF_TRY(detail::device_counter_events(s, parts_, dest, warnings_));
   return parts_.overlap ? write_overlap(s, dest) : result<void>{};
 }
 

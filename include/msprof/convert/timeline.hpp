@@ -27,29 +27,11 @@ namespace detail {
 void mstx_events(const model& m, event_output& out);
 void loss_note(const model& m, event_output& out);
 void timeline_events(const model& m, event_output& out, const timeline_parts& parts);
-/// NPU MEM: per device with any npu_mem sample in `s.prof_dir`, the counters
-/// APP/ and Device/ DDR, HBM and Memory (KB), after every device's metadata;
-/// the slices' problems go to `warnings`.
-result<void> npu_mem_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
-/// HCCS: when any hccs throughput is kept (sys_io.hpp), every device's
-/// metadata, then per throughput the counters Rx ("Rx(MB/s)") and Tx
-/// ("Tx(MB/s)"), as the reference's C++ path (hccs_assembler.cpp).
-result<void> hccs_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
-/// NIC (`roce` false) or RoCE: when any point is kept (sys_io.hpp), every
-/// device's metadata, then per point the counters "Port <funcId>/Rx" and
-/// "Port <funcId>/Tx" (dropped and error rates, packets, bandwidth
-/// efficiency), as the reference's C++ path (sys_io_assembler.cpp).
-result<void> network_events(const session_info& s, event_output& out, std::vector<std::string>& warnings, bool roce);
-/// PCIe: per device with any pcie sample kept (sys_io.hpp), the counters
-/// PCIe_cpl, PCIe_nonpost, PCIe_nonpost_latency and PCIe_post of the sample's
-/// averages (Tx and Rx, MB/s; the latency's Tx in µs, its Rx 0), then the
-/// devices' metadata, as the reference's C++ path (pcie_assembler.cpp).
-result<void> pcie_events(const session_info& s, event_output& out, std::vector<std::string>& warnings);
-/// CPU Usage (Memory Usage when `memory`): the host's usage points
-/// (host_usage.hpp), the counters "CPU <n>" / "CPU Avg" ("Memory Usage") of
-/// series "Usage(%)", then the process's metadata, as the reference's C++ path
-/// (host_usage_assembler.cpp).
-result<void> host_usage_events(const session_info& s, bool memory, event_output& out, std::vector<std::string>& warnings);
+/// The counter processes read from `s.prof_dir`'s slices, those `parts` asks
+/// for, in the timeline's order: NPU MEM, HCCS, NIC, RoCE, PCIe, then the
+/// host's CPU Usage and Memory Usage.
+result<void> device_counter_events(const session_info& s, const timeline_parts& parts, event_output& out,
+                                   std::vector<std::string>& warnings);
 }  // namespace detail
 
 /// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json),

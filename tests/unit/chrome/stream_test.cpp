@@ -2,7 +2,8 @@
 // The streamed chrome form (export timeline --timeline-format=chrome: the model
 // handed over window by window, its hot records encoded straight from the
 // model) is byte for byte the chrome form of the whole model's timeline
-// (chrome::render of build_timeline), in one part and in parts.
+// (chrome::render of build_timeline with the device counters read from the
+// slices), in one part and in parts.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -46,6 +47,26 @@ std::vector<fs::path> inputs(const temp_dir& d) {
   return out;
 }
 
+/// The whole model's timeline as the exact timeline has it: build_timeline's
+/// events, with the device counter processes read from the slices (NPU MEM,
+/// HCCS, ...) before Overlap Analysis; `counters` counts those.
+std::vector<cv::trace_event> whole_timeline(const cv::model& m, std::size_t& counters) {
+  cv::timeline_parts before;
+  before.overlap = false;
+  auto v = cv::build_timeline(m, before);
+  const std::size_t n = v.size();
+  auto push = [&](cv::trace_event&& e) { v.push_back(std::move(e)); };
+  cv::detail::output_ref<decltype(push)> out(push);
+  std::vector<std::string> warnings;
+  REQUIRE(cv::detail::device_counter_events(m.session, {}, out, warnings).has_value());
+  counters = static_cast<std::size_t>(std::count_if(v.begin() + static_cast<std::ptrdiff_t>(n), v.end(),
+                                                    [](const cv::trace_event& e) { return e.ph == 'C'; }));
+  cv::timeline_parts overlap;
+  overlap.cann = overlap.hardware = overlap.freq = overlap.mstx = overlap.step_trace = overlap.losses = false;
+  for (auto& e : cv::build_timeline(m, overlap)) v.push_back(std::move(e));
+  return v;
+}
+
 /// The chrome files export_timeline wrote into `prof`, in part order.
 std::vector<std::string> written_parts(const cv::export_result& r) {
   std::vector<std::string> texts;
@@ -60,11 +81,14 @@ TEST_CASE("chrome: streamed: the export's bytes are the whole model's chrome for
   temp_dir d("msprof_chrome_stream");
   const auto profs = inputs(d);
   REQUIRE(profs.size() >= 6);
+  std::size_t counter_inputs = 0;  // inputs with NPU MEM, HCCS, ... counters
   for (const auto& prof : profs) {
     CAPTURE(prof.string());
     auto m = cv::load_model(prof.string());
     REQUIRE_MESSAGE(m.has_value(), m.err().what());
-    const auto events = cv::build_timeline(*m);
+    std::size_t counters = 0;
+    const auto events = whole_timeline(*m, counters);
+    counter_inputs += counters > 0;
     // One part, then parts of 64 KiB (the generated case spans several).
     for (std::uint64_t limit : {std::uint64_t{256} << 20, std::uint64_t{64} << 10}) {
       CAPTURE(limit);
@@ -89,6 +113,7 @@ TEST_CASE("chrome: streamed: the export's bytes are the whole model's chrome for
       fs::remove_all(prof / "mindstudio_profiler_output");
     }
   }
+  CHECK(counter_inputs >= 2);
 }
 
 TEST_CASE("chrome: streamed: memcpy tasks, ACL calls and odd strings from the model are the whole model's bytes") {
