@@ -33,6 +33,7 @@ const db_table_def* db_tables() {
   static const db_table_def defs[] = {
       {"AICORE_FREQ", "deviceId INTEGER, timestampNs NUMERIC, freq INTEGER, dieId NUMERIC", 4},
       {"CANN_API", "startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, name INTEGER", 6},
+      {"CPU_USAGE", "timestampNs NUMERIC, cpuId NUMERIC, usage NUMERIC", 3},
       {"COMMUNICATION_OP",
        "opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY "
        "KEY, relay INTEGER, retry INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER, deviceId "
@@ -53,6 +54,7 @@ const db_table_def* db_tables() {
       {"HBM", "deviceId INTEGER, timestampNs INTEGER, bandwidth NUMERIC, hbmId INTEGER, type INTEGER", 5},
       {"HCCS", "deviceId INTEGER, timestampNs INTEGER, txThroughput NUMERIC, rxThroughput NUMERIC", 4},
       {"HOST_INFO", "hostUid TEXT, hostName TEXT", 2},
+      {"HOST_MEM_USAGE", "timestampNs NUMERIC, usage NUMERIC", 2},
       {"MEMCPY_INFO", "globalTaskId NUMERIC, size NUMERIC, memcpyOperation NUMERIC", 3},
       {"META_DATA", "name TEXT, value TEXT", 2},
       {"MSTX_EVENTS",
@@ -480,6 +482,7 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(write_network(s.prof_dir, prof::layout::roce, "ROCE"));
   MSPROF_TRY(write_hbm(s.prof_dir));
   MSPROF_TRY(write_ddr(s.prof_dir));
+  MSPROF_TRY(write_host_usage(s.prof_dir));
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
   for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
                       {"SCHEMA_VERSION_MAJOR", "1"},

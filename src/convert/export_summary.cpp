@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, hccs, nic, roce and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, hccs, nic, roce, host_cpu_usage, host_mem_usage and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "msprof/convert/aicpu.hpp"
 #include "msprof/convert/l2_cache.hpp"
 #include "msprof/convert/hccl.hpp"
+#include "msprof/convert/host_usage.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/sys_io.hpp"
 #include "msprof/convert/sys_mem.hpp"
@@ -149,6 +150,7 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_ge_memory(r));
     MSPROF_TRY(write_aicpu(r));
     MSPROF_TRY(write_sys_io(r));
+    MSPROF_TRY(write_host_usage(r));
     MSPROF_TRY(write_l2_cache(r));
     MSPROF_TRY(write_soc_pmu(r));
     MSPROF_TRY(write_table(r, losses));
@@ -389,6 +391,12 @@ struct summary_exporter::impl {
       if (!t) return t.err();
       if (*t) MSPROF_TRY(write_table(r, **t));
     }
+    return {};
+  }
+  /// The host system's usage summaries, read from the host's slices (host_usage.hpp).
+  result<void> write_host_usage(export_result& r) {
+    for (auto summary : {&host_cpu_usage_summary, &host_mem_usage_summary})
+      if (const auto t = (*summary)(prof_dir_, r.warnings)) MSPROF_TRY(write_table(r, *t));
     return {};
   }
   /// A summary made whole in memory, its cells as text.

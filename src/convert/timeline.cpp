@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The timeline's event emitters (timeline.hpp), NPU MEM's, HCCS's, NIC's, RoCE's
-// and PCIe's from their slices, and the process metadata they share with the step trace and the JSON
+// PCIe's and the host's CPU and memory usage from their slices, and the process metadata they share with the step trace and the JSON
 // collector (timeline_event.hpp).
 #include "msprof/convert/timeline.hpp"
 
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/host_usage.hpp"
 #include "msprof/convert/sys_io.hpp"
 #include "msprof/convert/sys_mem.hpp"
 #include "msprof/prof/layout.hpp"
@@ -429,6 +430,30 @@ result<void> ddr_events(const session_info& s, event_output& out, std::vector<st
   });
 }
 
+/// CPU Usage (Memory Usage when `memory`): the host's usage points
+/// (host_usage.hpp), the counters "CPU <n>" / "CPU Avg" ("Memory Usage") of
+/// series "Usage(%)", then the process's metadata, as the reference's C++ path
+/// (host_usage_assembler.cpp).
+result<void> host_usage_events(const session_info& s, bool memory, event_output& out, std::vector<std::string>& warnings) {
+  const std::uint32_t sort = memory ? sort_index::memory_usage : sort_index::cpu_usage;
+  const std::uint64_t pid = format_pid(s.pid, sort, host_device_bits);
+  bool any = false;
+  MSPROF_TRY(for_each_host_usage(s.prof_dir, memory, warnings, [&](const host_usage_point& p) -> result<void> {
+    trace_event c;
+    c.ph = 'C';
+    c.name = memory ? "Memory Usage" : "CPU " + p.cpu;
+    c.pid = pid;
+    c.tid = 0;
+    c.ts_ns = p.time_ns;
+    c.args.push_back(trace_arg::real("Usage(%)", p.usage));
+    out(std::move(c));
+    any = true;
+    return {};
+  }));
+  if (any) add_process_meta(out, pid, memory ? "Memory Usage" : "CPU Usage", "CPU", sort);  // after the counters, as the reference
+  return {};
+}
+
 }  // namespace
 
 result<void> device_counter_events(const session_info& s, const timeline_parts& parts, event_output& out,
@@ -440,6 +465,8 @@ result<void> device_counter_events(const session_info& s, const timeline_parts& 
   if (parts.roce) MSPROF_TRY(network_events(s, out, warnings, true));
   if (parts.pcie) MSPROF_TRY(pcie_events(s, out, warnings));
   if (parts.hbm) MSPROF_TRY(hbm_events(s, out, warnings));
+  if (parts.cpu_usage) MSPROF_TRY(host_usage_events(s, false, out, warnings));
+  if (parts.memory_usage) MSPROF_TRY(host_usage_events(s, true, out, warnings));
   return {};
 }
 

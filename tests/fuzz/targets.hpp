@@ -91,6 +91,12 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
     if (auto r = codec::decode_soc_pmu(data, size, at, v6)) sink = sink + touch(*r);
   if (auto r = codec::decode_nic_line(std::string_view(reinterpret_cast<const char*>(data), size), at))
     sink = sink + static_cast<std::uint64_t>(r->bandwidth ^ r->func_id) + static_cast<std::uint64_t>(r->v[0] > 0);
+  {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    if (auto r = codec::decode_host_cpu_line(text, at))
+      sink = sink + r->timestamp + static_cast<std::uint64_t>(r->uptime_us ^ r->pid ^ r->tid ^ r->utime ^ r->stime ^ r->cpu);
+    if (auto r = codec::decode_host_mem_line(text, at)) sink = sink + r->timestamp + static_cast<std::uint64_t>(r->resident);
+  }
   if (auto r = codec::decode_compact(data, size, at)) {
     // The minimum lengths the reader uses (a RUNTIME node_basic_info has 28).
     if (auto p = codec::decode_payload<codec::MsprofNodeBasicInfo>(*r, at, 28)) sink = sink + touch(*p);
@@ -252,6 +258,8 @@ inline constexpr const char* kProfFiles[] = {
     "device_0/data/socpmu.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
     "device_0/data/hbm.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
     "device_0/data/ddr.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
+    "host/data/host_cpu.data.slice_0",  // appended (no finding has a chunk index it remaps)
+    "host/data/host_mem.data.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 

@@ -218,6 +218,64 @@ inline result<HccsSample> decode_hccs_line(std::string_view line, const place& a
   return s;
 }
 
+namespace detail {
+/// A decimal with at most 6 fractional digits (no sign, no exponent), in millionths.
+inline bool micro_units(const std::string& f, std::int64_t& v) {
+  const std::size_t dot = f.find('.');
+  const std::string whole_part = f.substr(0, dot), frac = dot == std::string::npos ? "" : f.substr(dot + 1);
+  std::int64_t w = 0, x = 0;
+  if (whole_part.empty() || frac.size() > 6 || whole_part.size() > 12 || whole_part[0] == '-' || !whole(whole_part, w)) return false;
+  if (!frac.empty() && (frac[0] == '-' || frac[0] == '+' || !whole(frac, x))) return false;
+  for (std::size_t k = frac.size(); k < 6; ++k) x *= 10;
+  v = w * 1000000 + x;
+  return true;
+}
+}  // namespace detail
+
+/// A line of a host CPU usage slice (HostCpuLine): "time <ns>", an uptime
+/// line of two fields, or a thread's stat line of at least 39 fields.
+inline result<HostCpuLine> decode_host_cpu_line(std::string_view line, const place& at) {
+  std::vector<std::string> field;
+  detail::split_fields(line, 64, field);
+  HostCpuLine l;
+  std::int64_t v = 0;
+  if (!field.empty() && field[0] == "time") {
+    if (field.size() != 2 || !detail::whole(field[1], v) || v < 0)
+      return make_error(errc::bad_value, at.str() + ": a host CPU 'time' line is not 'time <ns>'");
+    l.timestamp = static_cast<std::uint64_t>(v);
+    return l;
+  }
+  if (field.size() == 2) {
+    l.kind = HostCpuLine::uptime;
+    if (!detail::micro_units(field[0], l.uptime_us))
+      return make_error(errc::bad_value, at.str() + ": host CPU uptime '" + field[0] + "' is not a decimal number of seconds");
+    return l;
+  }
+  if (field.size() < 39)
+    return make_error(errc::bad_value, at.str() + ": " + std::to_string(field.size()) + " fields in a host CPU thread line, not at least 39");
+  l.kind = HostCpuLine::thread;
+  std::int64_t* const to[] = {&l.pid, &l.tid, &l.utime, &l.stime, &l.cpu};
+  const std::size_t from[] = {0, 3, 13, 14, 38};
+  for (std::size_t k = 0; k < 5; ++k)
+    if (!detail::whole(field[from[k]], *to[k]) || *to[k] < 0)
+      return make_error(errc::bad_value, at.str() + ": host CPU thread field " + std::to_string(from[k]) + " '" + field[from[k]] +
+                                             "' is not a non-negative integer");
+  return l;
+}
+
+/// A line of a host memory usage slice (HostMemLine): at least 3 fields, the
+/// time and the resident pages non-negative integers.
+inline result<HostMemLine> decode_host_mem_line(std::string_view line, const place& at) {
+  std::vector<std::string> field;
+  detail::split_fields(line, 16, field);
+  if (field.size() < 3)
+    return make_error(errc::bad_value, at.str() + ": " + std::to_string(field.size()) + " fields in a host memory line, not at least 3");
+  std::int64_t t = 0, r = 0;
+  if (!detail::whole(field[0], t) || t < 0 || !detail::whole(field[2], r) || r < 0)
+    return make_error(errc::bad_value, at.str() + ": a host memory line's time or resident pages is not a non-negative integer");
+  return HostMemLine{static_cast<std::uint64_t>(t), r};
+}
+
 /// A sample line of a NIC slice: 14, 15 or 16 fields split at blanks (see
 /// NicSample), the timestamp with its ':' removed a decimal number, the
 /// bandwidth and funcId integers, the counters decimal numbers.

@@ -897,6 +897,26 @@ struct HccsSample {
   std::int64_t tx = 0, rx = 0;  ///< bytes sent and received so far
 };
 
+/// A line of the host's CPU usage slices (host/data/host_cpu.data.slice_<n>,
+/// text): per sample, "time <ns>", then /proc/uptime's line ("<uptime s>
+/// <idle s>"), then one line per thread of the application, its
+/// /proc/<pid>/task/<tid>/stat (fields 0, 3, 13, 14 and 38 are read: CANN's
+/// pid, tid, utime, stime and the CPU it last ran on).
+struct HostCpuLine {
+  enum kind_t : std::uint8_t { time, uptime, thread } kind = time;
+  std::uint64_t timestamp = 0;  ///< time: the host clock, ns
+  std::int64_t uptime_us = 0;   ///< uptime: seconds since boot, in µs (at most 6 decimals)
+  std::int64_t pid = 0, tid = 0, utime = 0, stime = 0, cpu = 0;  ///< thread: clock ticks
+};
+
+/// A line of the host's memory usage slices (host/data/host_mem.data.slice_<n>,
+/// text): "<ns> " then the application's /proc/<pid>/statm (size, resident,
+/// ...: pages); the resident pages are read.
+struct HostMemLine {
+  std::uint64_t timestamp = 0;  ///< the host clock, ns
+  std::int64_t resident = 0;    ///< pages (4 KiB, as the reference counts them)
+};
+
 /// NIC sample (device file nic.data.<id>, text): after an optional header line
 /// (one holding the word "rxPacket/s"), one line per sample: "<timestamp>:"
 /// then bandwidth (MB/s), rxPacket/s, rxByte/s, rxPackets, rxBytes, rxErrors,

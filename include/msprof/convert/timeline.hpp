@@ -27,8 +27,9 @@ namespace detail {
 void mstx_events(const model& m, event_output& out);
 void loss_note(const model& m, event_output& out);
 void timeline_events(const model& m, event_output& out, const timeline_parts& parts);
-/// The device counter processes read from `s.prof_dir`'s slices, those `parts`
-/// asks for, in the timeline's order: NPU MEM, DDR, HCCS, NIC, RoCE, PCIe, HBM.
+/// The counter processes read from `s.prof_dir`'s slices, those `parts` asks
+/// for, in the timeline's order: NPU MEM, DDR, HCCS, NIC, RoCE, PCIe, HBM,
+/// then the host's CPU Usage and Memory Usage.
 result<void> device_counter_events(const session_info& s, const timeline_parts& parts, event_output& out,
                                    std::vector<std::string>& warnings);
 }  // namespace detail

@@ -52,6 +52,8 @@ namespace sort_index {
 inline constexpr std::uint32_t msprof_losses = 1;  ///< msprof's own: the loss note (only when something was lost)
 inline constexpr std::uint32_t mstx = 6;
 inline constexpr std::uint32_t cann = 7;
+inline constexpr std::uint32_t cpu_usage = 9;      ///< host
+inline constexpr std::uint32_t memory_usage = 10;  ///< host
 inline constexpr std::uint32_t ascend_hardware = 14;
 inline constexpr std::uint32_t ai_core_freq = 15;
 inline constexpr std::uint32_t communication = 16;
@@ -84,6 +86,8 @@ struct timeline_parts {
   bool pcie = true;        ///< PCIe: the devices' pcie samples, read from their slices
   bool hbm = true;         ///< HBM: the devices' hbm bandwidths, read from their slices
   bool ddr = true;         ///< DDR: the devices' ddr bandwidths, read from their slices
+  bool cpu_usage = true;     ///< CPU Usage: the host's CPU usage samples, read from its slices
+  bool memory_usage = true;  ///< Memory Usage: the host's memory usage samples, read from its slices
   bool overlap = true;
   bool mstx = true;
   bool step_trace = true;  ///< Step Trace threads of the Ascend Hardware process (when iterations exist)

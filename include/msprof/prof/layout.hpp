@@ -143,6 +143,11 @@ inline constexpr char nic[] = "nic";    ///< text: maybe a header line, then one
 inline constexpr char roce[] = "roce";  ///< as nic
 inline constexpr char hbm[] = "hbm";
 inline constexpr char ddr[] = "ddr";
+// Host text slices "<module>.data.slice_<n>" (no aging prefix, no tag): the
+// host system's usage as CANN samples it.
+inline constexpr char host_cpu[] = "host_cpu";  ///< text: time, uptime and thread stat lines
+inline constexpr char host_mem[] = "host_mem";  ///< text: "<ns> <statm>" lines
+inline bool host_text_module(std::string_view m) { return m == host_cpu || m == host_mem; }
 
 }  // namespace layout
 
@@ -158,6 +163,7 @@ struct stream {
   /// File name without ".slice_<N>".
   std::string base_name() const {
     if (device) return module + ".data." + std::to_string(device_id);
+    if (tag.empty()) return module + ".data";  // a host text slice
     return (aging ? layout::aging : layout::unaging) + ("." + module) + "." + tag;
   }
   bool operator<(const stream& o) const { return std::tie(device, device_id, aging, module, tag) < std::tie(o.device, o.device_id, o.aging, o.module, o.tag); }
@@ -239,6 +245,11 @@ inline stream::parsed stream::parse(std::string_view name, bool device, std::uin
   }
   const std::size_t d1 = stem.find('.');
   const std::size_t d2 = d1 == std::string_view::npos ? d1 : stem.find('.', d1 + 1);
+  if (d1 != std::string_view::npos && d2 == std::string_view::npos && stem.substr(d1) == ".data" &&
+      layout::host_text_module(stem.substr(0, d1))) {
+    p.s.module = std::string(stem.substr(0, d1));
+    return p;
+  }
   if (d2 == std::string_view::npos) {
     p.problem = "host file name is not (aging|unaging).<module>.<tag>.slice_<N>";
     return p;

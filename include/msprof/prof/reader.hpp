@@ -380,7 +380,7 @@ class prof_reader {
   /// its byte offset and is skipped.
   template <class F>
   result<void> for_each_hccs(std::uint32_t dev, F&& cb) {
-    return text_lines(dev, layout::hccs, "HCCS", [](std::string_view) { return true; }, codec::decode_hccs_line, cb);
+    return text_lines(true, dev, layout::hccs, "HCCS", [](std::string_view) { return true; }, codec::decode_hccs_line, cb);
   }
 
   /// NIC or RoCE samples (`stem` layout::nic or layout::roce: one format) of
@@ -394,7 +394,20 @@ class prof_reader {
       codec::detail::split_fields(first, std::string_view::npos, f);
       return std::find(f.begin(), f.end(), "rxPacket/s") != f.end();
     };
-    return text_lines(dev, stem, stem == layout::roce ? "RoCE" : "NIC", header, codec::decode_nic_line, cb);
+    return text_lines(true, dev, stem, stem == layout::roce ? "RoCE" : "NIC", header, codec::decode_nic_line, cb);
+  }
+
+  /// The lines of the host's CPU usage slices (HostCpuLine), slice by slice;
+  /// a line that is not one is a warning with its byte offset and is skipped.
+  template <class F>
+  result<void> for_each_host_cpu_line(F&& cb) {
+    return text_lines(false, 0, layout::host_cpu, "host CPU", [](std::string_view) { return false; }, codec::decode_host_cpu_line, cb);
+  }
+
+  /// The lines of the host's memory usage slices (HostMemLine), as for_each_host_cpu_line.
+  template <class F>
+  result<void> for_each_host_mem_line(F&& cb) {
+    return text_lines(false, 0, layout::host_mem, "host memory", [](std::string_view) { return false; }, codec::decode_host_mem_line, cb);
   }
 
   /// L2 cache counters of device `dev`, one record per task.
@@ -433,14 +446,15 @@ class prof_reader {
   }
 
  private:
-  /// The lines of device `dev`'s text slices `stem`, each decoded by `decode`
+  /// The lines of device `dev`'s (the host's when not `device`) text slices `stem`, each decoded by `decode`
   /// (line, place) and passed to `cb`; a slice's first line is passed over
   /// when `header(line)` says it is one.
   template <class H, class D, class F>
-  result<void> text_lines(std::uint32_t dev, std::string_view stem, const char* what, H&& header, D&& decode, F&& cb) {
+  result<void> text_lines(bool device, std::uint32_t dev, std::string_view stem, const char* what, H&& header, D&& decode,
+                          F&& cb) {
     constexpr std::size_t max_slice = 64u << 20;
     for (const auto& f : files_) {
-      if (!f.device || f.device_id != dev || f.module != stem) continue;
+      if (f.device != device || f.device_id != dev || f.module != stem) continue;
       bool found = false;
       auto text = read_small_file(f.path, found, max_slice);
       if (!text) {

@@ -145,11 +145,7 @@ TEST_CASE("ascend_pt cann memory: memory_record.csv starts with CANN's APP rows,
         read_text(fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "npu_mem" / "expected_pt" / "memory_record.csv"));
   // trace_view.json keeps the CANN timeline's NPU MEM process, as torch_npu copies msprof.json's events.
   const std::string trace = read_text(out / "trace_view.json");
-  const auto count = [&](const std::string& s) {
-    std::size_t n = 0;
-    for (auto at = trace.find(s); at != std::string::npos; at = trace.find(s, at + 1)) ++n;
-    return n;
-  };
+  const auto count = [&](const std::string& s) { return count_of(trace, s); };
   CHECK(count("\"args\": {\"name\": \"NPU MEM\"}") == 1);
   CHECK(count("\"name\": \"APP/Memory\"") == 5);
   CHECK(count("\"name\": \"Device/HBM\"") == 4);

@@ -50,4 +50,11 @@ inline std::vector<std::string> db_rows(const std::filesystem::path& db, const s
   return out;
 }
 
+/// How many times `s` occurs in `text` (overlapping occurrences counted).
+inline std::size_t count_of(const std::string& text, const std::string& s) {
+  std::size_t n = 0;
+  for (auto at = text.find(s); at != std::string::npos; at = text.find(s, at + 1)) ++n;
+  return n;
+}
+
 #endif  // MSPROF_TESTS_ASCEND_PT_PT_CASE_HPP

@@ -94,11 +94,7 @@ TEST_CASE("ascend_pt sys_interconnection: trace_view.json holds the CANN timelin
   auto r = pt::analyse(dir.string(), {"text"});
   REQUIRE_MESSAGE(r.has_value(), r.err().what());
   const std::string trace = read_text(dir / "ASCEND_PROFILER_OUTPUT" / "trace_view.json");
-  const auto count = [&](const std::string& s) {
-    std::size_t n = 0;
-    for (auto at = trace.find(s); at != std::string::npos; at = trace.find(s, at + 1)) ++n;
-    return n;
-  };
+  const auto count = [&](const std::string& s) { return count_of(trace, s); };
   for (const char* name : {"\"PCIe_cpl\"", "\"PCIe_nonpost\"", "\"PCIe_nonpost_latency\"", "\"PCIe_post\""}) {
     CAPTURE(name);
     CHECK(count(std::string("{\"name\": ") + name) == 3);

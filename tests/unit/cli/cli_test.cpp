@@ -301,6 +301,14 @@ TEST_CASE("cli: -reports with CANN's reports_sample_config.json chooses the proc
   CAPTURE(r.err);
   REQUIRE(r.rc == 0);
   CHECK(processes(some) == std::set<std::string>{"CANN", "mixed_app"});
+  // The host's usage processes: each switched by its own key.
+  const auto host = s.add("host_usage", "host");
+  REQUIRE(s.run({"export", "timeline", "-dir", host.string()}).rc == 0);
+  CHECK(processes(host) == std::set<std::string>{"CANN", "CPU Usage", "Memory Usage"});
+  const auto host_cpu = s.add("host_usage", "host_cpu");
+  std::ofstream(cfg) << R"({"json_process": {"cpu_usage": true, "memory_usage": false, "cann": true}})";
+  REQUIRE(s.run({"export", "timeline", "-dir", host_cpu.string(), "-reports", cfg.string()}).rc == 0);
+  CHECK(processes(host_cpu) == std::set<std::string>{"CANN", "CPU Usage"});
 
   std::ofstream(cfg) << R"({"json_process": {"cann": "yes"}})";
   r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});
