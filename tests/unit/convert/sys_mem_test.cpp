@@ -27,7 +27,7 @@ constexpr std::uint64_t kHbmPid = (6060u << 10) | (24u << 5);
 path hbm_slice(const path& prof) { return prof / "device_0" / "data" / "hbm.data.0.slice_0"; }
 
 void set_events(const path& prof, const std::string& from, const std::string& to) {
-  golden_sysmem::replace_in(prof / "device_0" / "sample.json", from, to);
+  golden_memory::replace_in(prof / "device_0" / "sample.json", from, to);
 }
 
 }  // namespace
@@ -220,7 +220,7 @@ TEST_CASE("ddr: the ddr summary equals the reference") {
 
 TEST_CASE("ddr: on chip 5 (whose DDR the reference does not read) no rows and one warning") {
   golden::temp_copy t("ddr");
-  golden_sysmem::replace_in(t.prof / "device_0" / "info.json.0", "\"platform_version\": \"4\"", "\"platform_version\": \"5\"");
+  golden_memory::replace_in(t.prof / "device_0" / "info.json.0", "\"platform_version\": \"4\"", "\"platform_version\": \"5\"");
   std::vector<std::string> warnings;
   auto s = cv::ddr_summary(t.prof.string(), warnings);
   REQUIRE(s.has_value());
