@@ -700,6 +700,8 @@ int cmd_launch(arg_parser& p) {
     if (const char* note = cann_note(*find_cann_option(name), v)) console::get().say(std::cerr, "msprof: --" + name + "=" + v + ": " + note);
     cann_record += (cann_record.empty() ? "" : ";") + name + "=" + v;
   }
+  if (attach_pid && (host_cpu || host_mem))
+    say_warning("--host-sys=cpu,mem: not sampled with --pid (msprof samples a program it runs)");
 
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
@@ -725,8 +727,6 @@ int cmd_launch(arg_parser& p) {
   const auto launch_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::steady_clock::now().time_since_epoch())
                              .count();
-  if (attach_pid && (host_cpu || host_mem))
-    say_warning("--host-sys=cpu,mem: not sampled with --pid (msprof samples a program it runs)");
   pid_t child = -1;  // --pid: none of ours
   if (!attach_pid && (child = fork()) < 0) return fail(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
@@ -755,7 +755,7 @@ int cmd_launch(arg_parser& p) {
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
   }
-  std::unique_ptr<host_sampler> sampler;  // sh -c runs a simple command as itself: the child is the program
+  std::unique_ptr<host_sampler> sampler;  // the shell the program runs under, and its descendants
   if (child > 0 && (host_cpu || host_mem)) {
     auto started = host_sampler::start(child, host_cpu, host_mem, std::chrono::milliseconds(1000 / host_hz));
     if (started) sampler = std::move(*started);
