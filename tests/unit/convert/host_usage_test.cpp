@@ -70,10 +70,10 @@ TEST_CASE("host_usage: the CPU usages of each interval, as the reference compute
   CHECK(got == want);
 }
 
-TEST_CASE("host_usage: the timeline's CPU Usage and Memory Usage processes (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected events follow its
-  // code (host_usage_processor.cpp reads the Python path's CpuUsage / MemUsage
-  // tables, host_usage_assembler.cpp makes a counter "CPU <cpu_no>" or "Memory
+TEST_CASE("host_usage: the timeline's CPU Usage and Memory Usage processes (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (tests/golden/host_usage/
+  // expected/msprof.json holds its output; host_usage_processor.cpp reads the
+  // Python path's CpuUsage / MemUsage tables, host_usage_assembler.cpp makes a counter "CPU <cpu_no>" or "Memory
   // Usage" of series Usage(%) at each interval's start, then the process
   // metadata with label "CPU" and sort indices 9 and 10). The values are those
   // the Python path stored (its timeline shows the same ones).
@@ -174,10 +174,11 @@ TEST_CASE("host_usage: a thread line before any uptime line is out of place, and
   CHECK(warnings[0].find("memoryTotal") != std::string::npos);
 }
 
-TEST_CASE("host_usage: the db's CPU_USAGE and HOST_MEM_USAGE tables (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected rows follow its
-  // code (msprof_db.cpp's CPU_USAGE and HOST_MEM_USAGE columns, db_assembler.cpp
-  // SaveCpuUsageData: the Avg rows left out, the CPU as a number;
+TEST_CASE("host_usage: the db's CPU_USAGE and HOST_MEM_USAGE tables (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (tests/golden/host_usage/
+  // expected/db.canonical.sql holds its output; msprof_db.cpp's CPU_USAGE and
+  // HOST_MEM_USAGE columns, db_assembler.cpp SaveCpuUsageData: the Avg rows
+  // left out, the CPU as a number;
   // SaveHostMemUsageData), the times the intervals' starts on the local clock;
   // NUMERIC columns keep a whole usage as an integer, the dump prints 20 digits.
   golden::temp_copy t(kCase);
