@@ -153,6 +153,7 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_host_usage(r));
     MSPROF_TRY(write_l2_cache(r));
     MSPROF_TRY(write_soc_pmu(r));
+    MSPROF_TRY(write_page_fault(r));
     MSPROF_TRY(write_table(r, losses));
     auto readme = detail::write_readme(dir_, o_, ts_, r.files);
     if (!readme) return readme.err();
@@ -418,6 +419,17 @@ struct summary_exporter::impl {
     const l2_cache_names* names = l2_names_.empty() ? nullptr : &l2_names_;
     return write_in_file_order(r, "soc_pmu", soc_pmu_header(names != nullptr), &for_each_soc_pmu,
                                [names](auto& s, const task_rates& c) { task_rates_row(s, c, names); });
+  }
+  /// page_fault (l2_cache.hpp), the ops named as the reference's C++ path does: by their first launch.
+  result<void> write_page_fault(export_result& r) {
+    return write_in_file_order(r, "page_fault", page_fault_header(), &for_each_page_fault,
+                               [this](auto& s, const page_faults& p) {
+                                 s.num(p.device_id);
+                                 s.num(p.stream_id);
+                                 s.num(p.task_id);
+                                 s.num(p.count);
+                                 s.str(l2_names_.name_of(p.stream_id, p.task_id, true));
+                               });
   }
   /// memory_record and operator_memory from GE's task_memory_info events
   /// (npu_memory.hpp): every row once per device directory, as the reference

@@ -225,7 +225,7 @@ constexpr platform_events kSocPmuPlatforms[] = {{{"5", "15", "16"}, "0x8a", "0x8
 constexpr std::string_view kSocPmuKnown[] = {"0x2", "0x8a", "0x8b", "0x8c", "0x8d"};
 constexpr std::uint16_t kSocPmuTlb = 2;  ///< the data type of a task's TLB counters
 constexpr std::uint16_t kSocPmuHa = 1;  ///< a task's HA counters: L2 cache events, in the l2_cache summary
-constexpr std::uint16_t kSocPmuPageFault = 4;  ///< another table's (in no summary)
+constexpr std::uint16_t kSocPmuPageFault = 4;  ///< page faults: the page_fault summary's
 
 /// The reference parses SoC PMU slices only on these chips; 15 and 16 have their own layout.
 bool soc_pmu_chip(const std::string& platform) { return platform == "5" || soc_pmu_v6(platform); }
@@ -313,6 +313,28 @@ result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::stri
                      });
 }
 
+result<void> for_each_page_fault(const std::string& prof_dir, std::vector<std::string>&,
+                                 const std::function<result<void>(const page_faults&)>& fn) {
+  using namespace l2_cache_detail;
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::soc_pmu) + ".data.", false);
+  if (!r) return {};
+  for (const auto& d : r->devices()) {
+    if (!soc_pmu_chip(platform_of(d))) continue;
+    result<void> status;
+    page_faults row;
+    row.device_id = d.id;
+    MSPROF_TRY(r->for_each_soc_pmu(d.id, soc_pmu_v6(platform_of(d)), [&](const codec::SocPmuTaskV6& t, const codec::place&) {
+      if (!status || t.dataType != kSocPmuPageFault) return;
+      row.stream_id = t.streamId;
+      row.task_id = t.taskId;
+      row.count = static_cast<std::uint32_t>(t.events[0]);
+      status = fn(row);
+    }));
+    MSPROF_TRY(status);
+  }
+  return {};
+}
+
 l2_cache_names::l2_cache_names(const std::string& prof_dir)
     : wanted_(detail::any_slice(prof_dir, true, std::string(prof::layout::l2_cache) + ".data.") ||
               detail::any_slice(prof_dir, true, std::string(prof::layout::soc_pmu) + ".data.")) {}
@@ -322,18 +344,23 @@ void l2_cache_names::add(const model& w) {
   for (const auto& t : w.tasks) {
     // Records hold 16-bit stream ids: a task with a larger one is never asked for.
     if (!t.op || t.stream_id > 0xFFFF) continue;
-    auto& [launch, name] = ops_[(std::uint64_t{t.stream_id} << 32) | t.task_id];
-    if (t.global_task_id >= launch) {
-      launch = t.global_task_id;
-      name = t.op->name;
+    auto& l = ops_[(std::uint64_t{t.stream_id} << 32) | t.task_id];
+    if (t.global_task_id >= l.last) {
+      l.last = t.global_task_id;
+      l.last_name = t.op->name;
+    }
+    if (t.global_task_id < l.first) {
+      l.first = t.global_task_id;
+      l.first_name = t.op->name;
     }
   }
 }
 
-const std::string& l2_cache_names::name_of(std::uint32_t stream_id, std::uint32_t task_id) const {
+const std::string& l2_cache_names::name_of(std::uint32_t stream_id, std::uint32_t task_id, bool first) const {
   static const std::string na = "N/A";
   const auto it = ops_.find((std::uint64_t{stream_id} << 32) | task_id);
-  return it == ops_.end() ? na : it->second.second;
+  if (it == ops_.end()) return na;
+  return first ? it->second.first_name : it->second.last_name;
 }
 
 std::vector<std::string> soc_pmu_header(bool named) {
@@ -341,6 +368,8 @@ std::vector<std::string> soc_pmu_header(bool named) {
   if (named) h.push_back("Op Name");
   return h;
 }
+
+std::vector<std::string> page_fault_header() { return {"Device Id", "Stream Id", "Task Id", "Page Fault Num", "Op Name"}; }
 
 std::vector<std::string> l2_cache_header(bool named) {
   std::vector<std::string> h = {"Device_id", "Stream Id", "Task Id", "Hit Rate", "Victim Rate"};

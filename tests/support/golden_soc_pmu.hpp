@@ -7,7 +7,8 @@
 // two slices hold TLB records (data type 2) of the ops' tasks and of tasks no
 // op launched, rates that round, a zero request count, a rate of exactly 1 and
 // a hit sum of 2^64, and records of data types 1, 3 and 4 that the summary
-// leaves out. The HA records (data type 1) are the summary l2_cache's, their
+// leaves out. The page faults (data type 4) are the summary page_fault's, one
+// with a first counter beyond 32 bits. The HA records (data type 1) are the summary l2_cache's, their
 // counters named by l2CacheTaskProfilingEvents (spaced, in upper case); the
 // collection has no L2 cache slices. l2_cache_test.cpp checks that the
 // checked-in input is what this writes; with `v6` it writes the same records
@@ -68,7 +69,7 @@ inline void write_slices(const fs::path& prof, bool v6) {
   const std::vector<std::vector<record>> slices = {
       {{2, 2, 10, 1, 1, 3, 0},  // 1/3, 1/3
        {2, 2, 11, 1, 0, 3, 1},
-       {4, 2, 10, 5, 5, 5, 5},  // a page fault record: not a task's
+       {4, 2, 10, 5, 5, 5, 5},  // page faults (data type 4): the page_fault summary's
        {2, 2, 12, 0, 0, 0, 0},  // no requests
        {2, 2, 13, 2, 0, 4, 2},  // a hit rate of 1
        {2, 2, 14, 3, 1, 1000000, 0},
@@ -80,7 +81,9 @@ inline void write_slices(const fs::path& prof, bool v6) {
        {2, 2, 14, 1, 0, 2000000, 0},     // 5e-07 rounded
        {3, 2, 12, 1, 1, 1, 1},           // an unknown data type
        {2, 2, 10, 1, 1, 2, 1},
-       {1, 5, 99, 3, 7, 0, 0}},  // HA of a task no op launched, a victim rate above 1
+       {1, 5, 99, 3, 7, 0, 0},   // HA of a task no op launched, a victim rate above 1
+       {4, 2, 11, 7, 1, 2, 3},   // page faults: the first counter's
+       {4, 3, 99, (std::uint64_t{1} << 32) + 3, 0, 0, 0}},  // beyond 32 bits, of a task no op launched
   };
   for (std::size_t n = 0; n < slices.size(); ++n) {
     std::string bytes;

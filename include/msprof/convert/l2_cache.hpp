@@ -57,9 +57,22 @@ result<void> for_each_l2_cache(const std::string& prof_dir, std::vector<std::str
 result<void> for_each_soc_pmu(const std::string& prof_dir, std::vector<std::string>& warnings,
                               const task_rates_fn& fn);
 
+/// Every device's SoC PMU page fault records (data type 4) in file order, on
+/// chips 5, 15 and 16: the count is the first counter cut to 32 bits, as the
+/// reference's PageFaultProcessor reads it (std::stoul into a uint32_t). The
+/// slices' problems and other chips are the soc_pmu summary's warnings: none
+/// are added here.
+struct page_faults {
+  std::uint32_t device_id = 0, stream_id = 0, task_id = 0;
+  std::uint32_t count = 0;
+};
+result<void> for_each_page_fault(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                 const std::function<result<void>(const page_faults&)>& fn);
+
 /// The op of each (stream id, task id), collected from the model's windows:
-/// the op of the last task with those ids (the reference's dictionary of GE's
-/// tasks, whatever the device and time); "N/A" for ids no op had.
+/// the op of the last task with those ids (the reference's Python dictionary
+/// of GE's tasks, whatever the device and time) or of the first (its C++
+/// map of them); "N/A" for ids no op had.
 class l2_cache_names {
  public:
   /// Names are kept only for a PROF_ directory with L2 cache or SoC PMU slices (they
@@ -69,17 +82,23 @@ class l2_cache_names {
   void add(const model& w);
   /// Without any op the summary has no Op Name column.
   bool empty() const noexcept { return ops_.empty(); }
-  const std::string& name_of(std::uint32_t stream_id, std::uint32_t task_id) const;
+  const std::string& name_of(std::uint32_t stream_id, std::uint32_t task_id, bool first = false) const;
 
  private:
-  /// stream << 32 | task -> (global_task_id, op name) of the last launch.
-  std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::string>> ops_;
+  /// The first and the last launch (global task id) with those ids, and their ops' names.
+  struct launches {
+    std::uint64_t first = ~std::uint64_t{0}, last = 0;
+    std::string first_name, last_name;
+  };
+  std::unordered_map<std::uint64_t, launches> ops_;  ///< by stream << 32 | task
   bool wanted_ = false;
 };
 
 /// The CANN summaries' headers (Op Name only when `named`).
 std::vector<std::string> l2_cache_header(bool named);
 std::vector<std::string> soc_pmu_header(bool named);
+/// page_fault's header: its Op Name column is always there (the reference's C++ path).
+std::vector<std::string> page_fault_header();
 /// A row of either summary (Op Name only with `names`).
 template <class Cells>
 void task_rates_row(Cells& s, const task_rates& r, const l2_cache_names* names) {

@@ -159,7 +159,7 @@ TEST_CASE("l2_cache: a cut record is a warning naming the slice and offset, and 
   for (std::size_t i = 0; i < ours.size(); ++i) CHECK(ours[i] == expected[i]);
 }
 
-TEST_CASE("l2_cache: Op Name is the op of the last launch with those ids, whatever the window order") {
+TEST_CASE("l2_cache: Op Name is the op of the last launch with those ids (page_fault's: the first), whatever the window order") {
   golden::temp_copy t(kCase);
   const auto task = [](std::uint64_t launch, std::uint32_t stream, std::uint32_t id, const char* op) {
     cv::device_task d;
@@ -178,7 +178,9 @@ TEST_CASE("l2_cache: Op Name is the op of the last launch with those ids, whatev
   names.add(later);
   names.add(earlier);
   CHECK(names.name_of(2, 10) == "Second");
+  CHECK(names.name_of(2, 10, true) == "First");  // the C++ path's (page_fault): the first launch
   CHECK(names.name_of(3, 10) == "Other");
+  CHECK(names.name_of(3, 10, true) == "Other");
   CHECK(names.name_of(2, 11) == "N/A");
   CHECK(names.name_of(2, 0) == "N/A");  // 0x10000 is no 16-bit id a record can hold
   // Without L2 cache slices nothing is kept (the names cost memory per task).
@@ -219,7 +221,7 @@ TEST_CASE("soc_pmu: the summary equals the reference") {
   std::vector<std::string> warnings;
   const std::string ours = export_l2(t, &warnings, "soc_pmu");
   CHECK(ours == soc_pmu_expected());
-  // 9 task records of 15 (a page fault, 4 HA and an unknown type left out):
+  // 9 task records of 17 (3 page faults, 4 HA and an unknown type left out):
   // rounding (1/3, 3e-06, 5e-07 to 0), zero requests, rates of exactly 1
   // printed as integers, a task without an op, hits summing to 2^64.
   const auto rows = golden::lines(ours);
@@ -231,6 +233,26 @@ TEST_CASE("soc_pmu: the summary equals the reference") {
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("socpmu.data.0.slice_1: record at byte offset 320") != std::string::npos);
   CHECK(warnings[0].find("data type 3") != std::string::npos);
+}
+
+TEST_CASE("page_fault: the summary equals the reference's C++ path, on chip 5 and in the layout of chips 15 and 16") {
+  // Its page faults: the first counter cut to 32 bits (2^32 + 3 -> 3), a task no op launched "N/A".
+  const std::string expected = golden::slurp(golden::case_dir(kSocCase) / "expected" / "page_fault.csv");
+  REQUIRE(golden::lines(expected).size() == 1 + 3);
+  {
+    golden::temp_copy t(kSocCase);
+    CHECK(export_l2(t, nullptr, "page_fault") == expected);
+  }
+  golden::temp_copy t(kSocCase);
+  for (const auto& info : {t.prof / "host" / "info.json", device_file(t.prof, "info.json.0")})
+    replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"15\"");
+  golden_soc_pmu::write_slices(t.prof, true);
+  CHECK(export_l2(t, nullptr, "page_fault") == expected);
+  // Chip 4 has no SoC PMU: no file.
+  golden::temp_copy chip4(kSocCase);
+  for (const auto& info : {chip4.prof / "host" / "info.json", device_file(chip4.prof, "info.json.0")})
+    replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"4\"");
+  CHECK(export_l2(chip4, nullptr, "page_fault").empty());
 }
 
 TEST_CASE("soc_pmu: chips 15 and 16 write their own layout, with the same rows") {
@@ -295,7 +317,7 @@ TEST_CASE("l2_cache: the SoC PMU's HA records are rows of the summary l2_cache, 
   std::vector<std::string> warnings;
   const std::string ours = export_l2(t, &warnings);
   CHECK(ours == golden::slurp(golden::case_dir(kSocCase) / "expected" / "l2_cache.csv"));
-  // The 4 HA records of 15 in file order: 1/3, no requests, 9/18, a victim rate above 1 of a task without an op.
+  // The 4 HA records of 17 in file order: 1/3, no requests, 9/18, a victim rate above 1 of a task without an op.
   const auto rows = golden::lines(ours);
   REQUIRE(rows.size() == 1 + 4);
   CHECK(rows[2] == "0,2,12,N/A,0.0,MatMul_3");
