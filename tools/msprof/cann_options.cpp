@@ -67,7 +67,7 @@ constexpr cann_option cann_options[] = {
     {"sys-devices", "devices", nullptr},
     {"optype", "text", nullptr},
     // The host system. cpu and mem: the launched program's /proc files
-    // (host_sampler.hpp); CANN samples the rest with perf, iotop and ltrace.
+    // (msprof/prof/host_sampler.hpp); CANN samples the rest with perf, iotop and ltrace.
     {"host-sys", "list:cpu|mem|disk|network|osrt", host_sys_part, "cpu|mem"},
     {"host-sys-pid", "pid", nullptr},  // CANN: without effect when it runs the program, as here
     {"host-sys-usage", "list:cpu|mem", no_system_sampling},

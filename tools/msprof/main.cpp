@@ -8,6 +8,7 @@
 #include <msprof/convert/show.hpp>
 #include <msprof/convert/soc/import.hpp>
 #include <msprof/core/output_file.hpp>
+#include <msprof/prof/host_sampler.hpp>
 #include <msprof/prof/staging.hpp>
 #include <msprof/session/buffer_options.hpp>
 #include <msprof/session/output_path.hpp>
@@ -37,7 +38,7 @@
 #include "cann_options.hpp"
 #include "console.hpp"
 #include "dynamic.hpp"
-#include "host_sampler.hpp"
+#include "process_tree.hpp"
 #include "progress_bar.hpp"
 #include "reports.hpp"
 #include "soc_commands.hpp"
@@ -755,9 +756,10 @@ int cmd_launch(arg_parser& p) {
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
   }
-  std::unique_ptr<host_sampler> sampler;  // the shell the program runs under, and its descendants
-  if (child > 0 && (host_cpu || host_mem)) {
-    auto started = host_sampler::start(child, host_cpu, host_mem, std::chrono::milliseconds(1000 / host_hz));
+  std::unique_ptr<msprof::prof::host_sampler> sampler;
+  if (child > 0 && (host_cpu || host_mem)) {  // the shell the program runs under, and its descendants
+    auto started = msprof::prof::host_sampler::start([child] { return process_tree(child); }, host_cpu, host_mem,
+                                                     std::chrono::milliseconds(1000 / host_hz));
     if (started) sampler = std::move(*started);
     else say_warning(started.err().what() + " (--host-sys: the program runs unsampled)");
   }

@@ -458,7 +458,7 @@ inline result<void> parse_experimental_config(const json::value& exp, const conf
     } else if (key == "host_sys") {
       auto list = r.strings(key, v);
       if (!list) return list.err();
-      if (!list->empty()) r.no_effect(key, v);
+      c.host_sys = std::move(*list);  // the names are checked by validate()
     } else if (key == "gc_detect_threshold") {
       double d = 0;
       if (!v.is_null() && (!v.is_number() || !v.to_double(d) || d < 0))

@@ -214,9 +214,7 @@ class framework_dir {
     w.begin_array();
     for (export_type t : cfg.export_types) w.string(t == export_type::db ? "db" : "text");
     w.end_array();
-    w.key("_host_sys");
-    w.begin_array();
-    w.end_array();
+    string_list(w, "_host_sys", cfg.host_sys);
     bool_member(w, "_op_attr", false);
     w.key("_gc_detect_threshold");
     w.null();

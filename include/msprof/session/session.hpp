@@ -26,7 +26,9 @@
 // With cfg.layout ascend_pt / ascend_ms each window is torch_npu's
 // `{worker}_{pid}_{ts}_ascend_pt/` around its PROF_ directory, with the
 // program's msprof::record_function ops in FRAMEWORK/ (framework_dir.hpp);
-// on_trace_ready then gets that directory.
+// on_trace_ready then gets that directory. With cfg.host_sys cpu / mem, the
+// process's CPU and memory usage is sampled while each window collects and
+// lands in its PROF_ directory before on_trace_ready (prof/host_sampler.hpp).
 //
 // One session at a time per process (the collector is process-wide).
 // Methods may be called from any thread; they serialise on one mutex.
@@ -50,6 +52,7 @@
 #include "../core/error.hpp"
 #include "../core/json.hpp"
 #include "../device/simulated_device.hpp"
+#include "../prof/host_sampler.hpp"
 #include "../prof/writer.hpp"
 #include "../collect/collector.hpp"
 #include "session_config.hpp"
@@ -154,6 +157,7 @@ class profiler {
     std::lock_guard<std::mutex> lk(mu_);
     if (started_) return make_error(errc::invalid_argument, "profiler: already started");
     MSPROF_TRY(validate(cfg_));
+    if (auto note = host_sys_not_collected(cfg_); !note.empty()) warning(note);
     started_ = true;
     step_ = 0;
     action_ = action_for(0);
@@ -224,6 +228,7 @@ class profiler {
     std::shared_ptr<framework_sink> fw_sink;  // forwards to sink; writes FRAMEWORK/ in fw
     /// What on_trace_ready and saved_dirs() name: the framework directory, else the PROF_ one.
     const std::string& path() const { return fw ? fw->root() : dir.path(); }
+    std::unique_ptr<prof::host_sampler> host;  // host_sys cpu / mem: this process's usage while the window collects
     std::unique_ptr<device::simulated_device> npu;  // declared last: destroyed before dir
   };
 
@@ -347,6 +352,12 @@ class profiler {
       if (w->npu) collect::default_collector::core::set_stream_marker(nullptr);
       return abandon(r.err());
     }
+    const bool host_cpu = has_host_sys(cfg_, "cpu"), host_mem = has_host_sys(cfg_, "mem");
+    if (host_cpu || host_mem) {
+      auto h = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, host_cpu, host_mem);
+      if (h) w->host = std::move(*h);
+      else warning(h.err().what() + " (host_sys: " + w->dir.path() + " gets no host usage)");
+    }
     window_ = std::move(w);
     return {};
   }
@@ -367,6 +378,11 @@ class profiler {
       first = window_->npu->synchronize();
       (void)device_.attach(nullptr);
       window_->npu.reset();
+    }
+    if (window_->host) {  // the slices are in the directory before on_trace_ready exports it
+      window_->host->stop();
+      if (auto h = window_->host->write_into(window_->dir.path()); !h)
+        warning(h.err().what() + " (host_sys: " + window_->dir.path() + " has no host usage)");
     }
     last_losses_ = collect::losses();
     auto meta = write_metadata(window_->path());

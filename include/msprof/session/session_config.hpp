@@ -6,6 +6,7 @@
 #ifndef MSPROF_SESSION_SESSION_CONFIG_HPP
 #define MSPROF_SESSION_SESSION_CONFIG_HPP
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -40,6 +41,11 @@ struct session_config {
   bool record_shapes = false;            ///< tensor shapes of launched ops and record_function input shapes/dtypes
   bool with_stack = false;               ///< record_function call stacks (ascend_pt/ascend_ms layouts)
   bool profile_memory = false;           ///< allocator events, msprof::record_memory (ascend_pt/ascend_ms)
+  /// experimental_config.host_sys, torch_npu's names (host_sys_names): "cpu"
+  /// and "mem" sample this process's /proc files while a window collects into
+  /// its PROF_ directory's host usage slices (prof/host_sampler.hpp); the others
+  /// are accepted and not collected (a warning at start).
+  std::vector<std::string> host_sys;
   /// TensorFlow/GE training trace: steps become model executions on the device
   /// with FP start at op `fp_point` and BP end at op `bp_point` (empty: the
   /// step's first / last kernel); step_trace gets FP/BP and their bounds.
@@ -70,6 +76,23 @@ inline constexpr std::array<std::array<std::string_view, 2>, 8> aic_metrics_name
     {"L2Cache", "ACL_AICORE_L2_CACHE"},
     {"AiCoreNone", "ACL_AICORE_NONE"},
 }};
+
+/// torch_npu's HostSystem values; msprof collects the first two.
+inline constexpr std::array<std::string_view, 6> host_sys_names{"cpu", "mem", "disk", "network", "osrt", "numa"};
+
+inline bool has_host_sys(const session_config& c, std::string_view name) {
+  for (const auto& n : c.host_sys)
+    if (n == name) return true;
+  return false;
+}
+
+/// The warning for the host_sys entries that are accepted and not collected; empty when none.
+inline std::string host_sys_not_collected(const session_config& c) {
+  std::string names;
+  for (const auto& n : c.host_sys)
+    if (n != "cpu" && n != "mem" && names.find(n) == std::string::npos) names += (names.empty() ? "" : ", ") + n;
+  return names.empty() ? names : "host_sys: " + names + " not collected (msprof samples this process's cpu and mem)";
+}
 
 /// The canonical metric name for either spelling; empty when unknown.
 inline std::string_view canonical_aic_metrics(std::string_view name) noexcept {
@@ -132,6 +155,10 @@ inline result<void> validate(const session_config& c) {
   if (c.export_types.empty()) return make_error(errc::invalid_argument, "config: export_type is empty (expected text and/or db)");
   if (auto bad = check_output_path(c.output); !bad.empty()) return make_error(errc::invalid_argument, "config: " + bad);
   if (auto bad = check_worker_name(c.worker_name); !bad.empty()) return make_error(errc::invalid_argument, "config: " + bad);
+  for (const auto& n : c.host_sys)
+    if (std::find(host_sys_names.begin(), host_sys_names.end(), n) == host_sys_names.end())
+      return make_error(errc::invalid_argument,
+                        "config: host_sys '" + n + "' is not one of cpu, mem, disk, network, osrt, numa");
   if (c.drain_interval.count() <= 0 || c.drain_interval.count() > 100000)
     return make_error(errc::invalid_argument, "config: drain interval must be 1..100000 ms");
   if ((c.buffers.ring_bytes != 0 && c.buffers.ring_bytes < min_buffer_bytes) ||

@@ -232,6 +232,7 @@ TEST_CASE("config files: profiler_config.json keys") {
       "mstx_domain_exclude": ["io"],
       "gc_detect_threshold": null,
       "l2_cache": false,
+      "host_sys": ["cpu", "mem"],
       "sys_io": true
     },
     "metadata": {"model": "resnet", "dp": {"size": 8}},
@@ -257,6 +258,7 @@ TEST_CASE("config files: profiler_config.json keys") {
   CHECK(r->session.mstx);
   CHECK(r->session.mstx_domain_include == std::vector<std::string>{"compute"});
   CHECK(r->session.mstx_domain_exclude.empty());  // include wins, as in torch_npu
+  CHECK(r->session.host_sys == std::vector<std::string>{"cpu", "mem"});  // collected: no "no effect" warning
   REQUIRE(r->metadata.size() == 2);
   CHECK(r->metadata[0] == std::make_pair(std::string("model"), std::string("\"resnet\"")));
   CHECK(r->metadata[1] == std::make_pair(std::string("dp"), std::string("{\"size\": 8}")));
@@ -305,6 +307,8 @@ TEST_CASE("config files: profiler_config.json errors name the file and the key a
         "profiler_config.json: experimental_config.mstx_domain_include: expected an array of strings, got \"a,b\"");
   CHECK(err(R"({"experimental_config": {"gc_detect_threshold": "x"}})") ==
         "profiler_config.json: experimental_config.gc_detect_threshold: expected null or a number >= 0, got \"x\"");
+  CHECK(err(R"({"experimental_config": {"host_sys": ["cpu", "gpu"]}})") ==
+        "profiler_config.json: config: host_sys 'gpu' is not one of cpu, mem, disk, network, osrt, numa");
   CHECK(err(R"({"experimental_config": 1})") == "profiler_config.json: experimental_config: expected an object, got 1");
   CHECK(err(R"({"metadata": []})") == "profiler_config.json: metadata: expected an object, got []");
   CHECK(err(R"({"prof_dir": "my prof"})").find("profiler_config.json: config: output path 'my prof'") == 0);

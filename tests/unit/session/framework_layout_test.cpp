@@ -124,6 +124,7 @@ TEST_CASE("framework layout: record_function, queue marks and memory events beco
   c.layout = session::output_layout::ascend_pt;
   c.worker_name = "worker0";
   c.record_shapes = c.with_stack = c.profile_memory = true;
+  c.host_sys = {"mem", "cpu"};
   std::vector<std::string> ready;
   session::profiler prof(c, std::nullopt, [&](const std::string& d) { ready.push_back(d); });
   prof.add_metadata("note", "framework layout test");
@@ -157,6 +158,7 @@ TEST_CASE("framework layout: record_function, queue marks and memory events beco
   CHECK(info.find("\"_profiler_level\": \"Level0\"") != std::string::npos);
   CHECK(info.find("\"syscnt_enable\": false") != std::string::npos);
   CHECK(info.find("\"profile_memory\": true") != std::string::npos);
+  CHECK(info.find("\"_host_sys\": [\"mem\", \"cpu\"]") != std::string::npos);
 
   std::vector<std::string> warnings;
   const fw::records rec = decode_framework(dir, warnings);
@@ -238,8 +240,10 @@ TEST_CASE("framework layout: record_function, queue marks and memory events beco
   REQUIRE_MESSAGE(trace.has_value(), trace.err().message);
   std::map<std::string, std::set<std::uint64_t>> op_threads;
   std::map<std::string, std::size_t> flow_ends;  // "<name> <ph>"
+  std::set<std::string> processes;
   for (const auto& e : trace->items()) {
     const std::string ph = e.get("ph").as_string_or(""), name = e.get("name").as_string_or("");
+    if (name == "process_name") processes.insert(e.get("args").get("name").as_string_or(""));
     std::uint64_t tid = 0;
     e.get("tid").to_uint64(tid);
     if (ph == "X" && e.get("cat").as_string_or("") == "cpu_op") op_threads[name].insert(tid);
@@ -250,6 +254,9 @@ TEST_CASE("framework layout: record_function, queue marks and memory events beco
   CHECK(op_threads["ProfilerStep#0"] == std::set<std::uint64_t>{main_tid});
   CHECK(op_threads["ProfilerStep#1"] == std::set<std::uint64_t>{main_tid});
   CHECK(op_threads["MmBackward0"] == workers);
+  // host_sys: the PROF_ part's host usage, as torch_npu copies it (CPU usage needs
+  // more than the 10 ms /proc/uptime resolution; this window may be shorter).
+  CHECK(processes.count("Memory Usage") == 1);
   for (const char* flow : {"enqueue_to_dequeue", "torch_to_npu", "fwdbwd"}) {
     CAPTURE(flow);
     CHECK(flow_ends[std::string(flow) + " s"] == 2);
