@@ -160,6 +160,14 @@ inline result<HbmSample> decode_hbm(const unsigned char* p, std::size_t size, co
   return load<HbmSample>(p);
 }
 
+/// An LLC sample of either layout (any bytes are a valid sample).
+template <class Sample>
+inline result<Sample> decode_llc(const unsigned char* p, std::size_t size, const place& at) {
+  static_assert(std::is_same_v<Sample, LlcSample> || std::is_same_v<Sample, LlcSampleV2>, "an LLC layout");
+  if (size < llc_size) return detail::short_input(at, llc_size, size);
+  return load<Sample>(p);
+}
+
 /// A DDR sample (any bytes are a valid sample).
 inline result<DdrSample> decode_ddr(const unsigned char* p, std::size_t size, const place& at) {
   if (size < ddr_size) return detail::short_input(at, ddr_size, size);

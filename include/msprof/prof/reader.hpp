@@ -375,6 +375,16 @@ class prof_reader {
     });
   }
 
+  /// LLC samples of device `dev` in the layout `Sample` (LlcSample or LlcSampleV2).
+  template <class Sample, class F>
+  result<void> for_each_llc(std::uint32_t dev, F&& cb) {
+    return device_stream(dev, layout::llc, codec::llc_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = codec::decode_llc<Sample>(p, codec::llc_size, at);
+      if (!d) return warn(f, at.offset, codec::llc_size, d.err().message + "; record skipped");
+      cb(static_cast<const Sample&>(*d), at);
+    });
+  }
+
   /// HCCS samples of device `dev`, slice by slice, each slice's first line
   /// (its header) passed over; a line that is not a sample is a warning with
   /// its byte offset and is skipped.
