@@ -94,9 +94,10 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
     std::uint64_t samples = 0;
     const auto add = [&](std::optional<std::int64_t> t, std::uint64_t count, std::uint32_t event, std::uint32_t tag) {
       ++samples;
-      if (!t) return void(++bad_time);
+      const double real = t ? static_cast<double>(*t) : 0.0;
+      if (!t || real >= 9223372036854775808.0) return void(++bad_time);  // 2^63: beyond int64 once rounded
       for (std::size_t k = 0; k < events.size(); ++k)
-        if (events[k] == event) rows[{tag, static_cast<std::int64_t>(static_cast<double>(*t))}][k] = count;
+        if (events[k] == event) rows[{tag, static_cast<std::int64_t>(real)}][k] = count;
     };
     if (version == "2.0") {
       MSPROF_TRY(r->for_each_llc<codec::LlcSampleV2>(d.id, [&](const codec::LlcSampleV2& s, const codec::place&) {

@@ -183,6 +183,18 @@ TEST_CASE("llc: a cut sample is a warning naming the file and offset, and the wh
   CHECK(rows[0] == std::vector<std::string>{"0", "read", "Average", "99.317", "4177269.343"});
 }
 
+TEST_CASE("llc: a version 2.0 time beyond int64 (once a REAL) is skipped with a warning, the others kept") {
+  golden::temp_copy t(kCase);
+  add_llc_v2(t.prof);
+  std::string bytes = golden::slurp(llc_slice(t.prof));
+  for (std::size_t i = 16; i < 24; ++i) bytes[i] = i == 23 ? '\x7f' : '\xff';  // the first sample's ns: INT64_MAX
+  std::ofstream(llc_slice(t.prof), std::ios::binary | std::ios::trunc) << bytes;
+  std::vector<std::string> warnings;
+  CHECK(summary_rows(t.prof, warnings).size() == 3);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == t.prof.string() + ": 1 llc sample(s) with a time outside the clock's range were skipped");
+}
+
 TEST_CASE("llc: an unknown collection version is read in the first layout with one warning naming info.json") {
   golden::temp_copy t(kCase);
   const path info = t.prof / "device_0" / "info.json.0";
