@@ -442,7 +442,8 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(open());
   lap_start_ = std::chrono::steady_clock::now();
   const auto& s = final.session;
-  // Registration order follows the reference: mstx (done), PMU names, APIs, tasks, compute info.
+  // Registration order follows the reference's savers: mstx (done), PMU names, HBM's
+  // types, APIs, GE's memory, NPU_MEM's types, tasks, compute info.
   const bool pmu = any_pmu_ && pmu_cols_ && !pmu_cols_->empty();
   std::vector<std::int64_t> pmu_name_ids;
   std::size_t aic_names = 0;
@@ -451,6 +452,7 @@ result<void> db_window_writer::finish(const model& final) {
     aic_names = pmu_name_ids.size();
     for (const auto& n : detail::pmu_db_names(pmu_cols_->aiv, "aiv_")) pmu_name_ids.push_back(ids_.id(n));
   }
+  MSPROF_TRY(write_hbm(s.prof_dir));
   if (apis_.size()) {
     auto& r = rows_of("CANN_API");
     MSPROF_TRY(apis_.drain([&](const detail::id_key& k, std::string_view payload) {
@@ -481,7 +483,6 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(write_hccs(s.prof_dir));
   MSPROF_TRY(write_network(s.prof_dir, prof::layout::nic, "NIC"));
   MSPROF_TRY(write_network(s.prof_dir, prof::layout::roce, "ROCE"));
-  MSPROF_TRY(write_hbm(s.prof_dir));
   MSPROF_TRY(write_ddr(s.prof_dir));
   MSPROF_TRY(write_llc(s.prof_dir));
   MSPROF_TRY(write_host_usage(s.prof_dir));

@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <unordered_map>
 #include <utility>
 
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/device_slices.hpp"
+#include "msprof/convert/spill.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/prof/reader.hpp"
 
@@ -62,7 +64,8 @@ struct cpu_sample {
 
 /// _process_per_usage: per CPU (in order of its first thread) the threads'
 /// ticks over the interval's, then Avg over every CPU.
-void interval_usages(const cpu_sample& last, const cpu_sample& curr, std::int64_t cpu_nums, std::vector<host_cpu_usage>& out) {
+void interval_usages(const cpu_sample& last, const cpu_sample& curr, std::int64_t cpu_nums,
+                     const std::function<void(const host_cpu_usage&)>& out) {
   if (!last.jiffies_e6 || !curr.jiffies_e6) return;
   const i128 delta = *curr.jiffies_e6 - *last.jiffies_e6;
   if (delta == 0) return;
@@ -81,9 +84,9 @@ void interval_usages(const cpu_sample& last, const cpu_sample& curr, std::int64_
   for (const auto& [cpu, ticks] : per_cpu) {
     const double usage = quantize6(ticks * 100, delta);
     if (usage > 100) continue;  // a thread that moved between CPUs counted twice
-    out.push_back({last.time, curr.time, std::to_string(cpu), usage});
+    out({last.time, curr.time, std::to_string(cpu), usage});
   }
-  out.push_back({last.time, curr.time, "Avg", cpu_nums == 0 ? 0.0 : quantize6(total * 100, delta * cpu_nums)});
+  out({last.time, curr.time, "Avg", cpu_nums == 0 ? 0.0 : quantize6(total * 100, delta * cpu_nums)});
 }
 
 /// A whole number of host/info.json, or nullopt (the reference's value is then unusable).
@@ -100,16 +103,16 @@ std::string info_text(const prof::prof_reader& r, const char* key) {
 
 }  // namespace
 
-std::optional<std::vector<host_cpu_usage>> host_cpu_usages(const std::string& prof_dir, std::vector<std::string>& warnings) {
+bool for_each_host_cpu_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
+                             const std::function<void(const host_cpu_usage&)>& out) {
   auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_cpu) + ".data", false);
-  if (!r) return std::nullopt;
+  if (!r) return false;
   const auto clk = info_number(*r, "sysClockFreq");
   const std::int64_t cpu_nums = info_number(*r, "cpuNums").value_or(0);
   if (!clk) {
     warnings.push_back(prof_dir + "/host/info.json: no numeric sysClockFreq; the host CPU usage is not computed");
-    return std::vector<host_cpu_usage>{};
+    return true;
   }
-  std::vector<host_cpu_usage> out;
   std::optional<cpu_sample> last;
   cpu_sample curr;
   bool any = false, uptime_next = false;
@@ -137,38 +140,37 @@ std::optional<std::vector<host_cpu_usage>> host_cpu_usages(const std::string& pr
   if (!res) warnings.push_back(res.err().message);
   if (last && !curr.threads.empty() && !last->threads.empty()) interval_usages(*last, curr, cpu_nums, out);
   detail::slice_warnings(*r, prof::layout::host_cpu, warnings);
-  return out;
+  return true;
 }
 
-std::optional<std::vector<host_mem_usage>> host_mem_usages(const std::string& prof_dir, std::vector<std::string>& warnings) {
+bool for_each_host_mem_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
+                             const std::function<void(const host_mem_usage&)>& out) {
   auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_mem) + ".data", false);
-  if (!r) return std::nullopt;
+  if (!r) return false;
   const auto total = info_number(*r, "memoryTotal");
   if (!total || *total <= 0) {
     warnings.push_back(prof_dir + "/host/info.json: no positive memoryTotal; the host memory usage is not computed");
-    return std::nullopt;
+    return false;
   }
-  std::vector<host_mem_usage> out;
   std::optional<std::uint64_t> last;
   auto res = r->for_each_host_mem_line([&](const codec::HostMemLine& l, const codec::place&) {
     const double usage = quantize6(static_cast<i128>(l.resident) * 4 * 100, *total);  // 4 KiB pages
-    if (last) out.push_back({*last, l.timestamp, usage});
+    if (last) out({*last, l.timestamp, usage});
     last = l.timestamp;
   });
   if (!res) warnings.push_back(res.err().message);
   detail::slice_warnings(*r, prof::layout::host_mem, warnings);
-  return out;
+  return true;
 }
 
 std::optional<table> host_cpu_usage_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
-  const auto usages = host_cpu_usages(prof_dir, warnings);
-  if (!usages) return std::nullopt;
   std::unordered_map<std::string, double> peak;  // per CPU, Avg aside
-  for (const auto& u : *usages) {
-    if (u.cpu == "Avg") continue;
-    const auto [at, fresh] = peak.emplace(u.cpu, u.usage);
-    if (!fresh) at->second = std::max(at->second, u.usage);
-  }
+  if (!for_each_host_cpu_usage(prof_dir, warnings, [&](const host_cpu_usage& u) {
+        if (u.cpu == "Avg") return;
+        const auto [at, fresh] = peak.emplace(u.cpu, u.usage);
+        if (!fresh) at->second = std::max(at->second, u.usage);
+      }))
+    return std::nullopt;
   const auto used = std::count_if(peak.begin(), peak.end(), [](const auto& p) { return p.second > 0; });
   auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_cpu) + ".data", false);
   table t{"host_cpu_usage", {"Device_id", "Total Cpu Numbers", "Occupied Cpu Numbers", "Recommend Cpu Numbers"}, {}};
@@ -177,10 +179,9 @@ std::optional<table> host_cpu_usage_summary(const std::string& prof_dir, std::ve
 }
 
 std::optional<table> host_mem_usage_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
-  const auto usages = host_mem_usages(prof_dir, warnings);
-  if (!usages || usages->empty()) return std::nullopt;
-  std::vector<double> v, positive;
-  for (const auto& u : *usages) v.push_back(u.usage);
+  std::vector<double> v, positive;  // a number per sample: the percentile needs them all
+  for_each_host_mem_usage(prof_dir, warnings, [&](const host_mem_usage& u) { v.push_back(u.usage); });
+  if (v.empty()) return std::nullopt;
   std::sort(v.begin(), v.end());
   for (double x : v)
     if (x > 0) positive.push_back(x);
@@ -197,17 +198,6 @@ std::optional<table> host_mem_usage_summary(const std::string& prof_dir, std::ve
 
 result<void> for_each_host_usage(const std::string& prof_dir, bool memory, std::vector<std::string>& warnings,
                                  const std::function<result<void>(const host_usage_point&)>& fn) {
-  std::vector<host_usage_point> points;
-  if (memory) {
-    if (auto u = host_mem_usages(prof_dir, warnings))
-      for (const auto& m : *u) points.push_back({static_cast<std::int64_t>(m.start), {}, m.usage});
-  } else if (auto u = host_cpu_usages(prof_dir, warnings)) {
-    for (const auto& c : *u) points.push_back({static_cast<std::int64_t>(c.start), c.cpu, c.usage});
-    // ORDER BY CAST(cpu_no AS DECIMAL): Avg casts to 0; SQLite's sort keeps equal keys in table order.
-    const auto key = [](const std::string& cpu) { return std::strtod(cpu.c_str(), nullptr); };
-    std::stable_sort(points.begin(), points.end(), [&](const auto& a, const auto& b) { return key(a.cpu) < key(b.cpu); });
-  }
-  if (points.empty()) return {};
   auto r = prof::prof_reader::open(prof_dir, [] {
     prof::reader_options o;
     o.max_dictionary_bytes = 0;
@@ -216,11 +206,41 @@ result<void> for_each_host_usage(const std::string& prof_dir, bool memory, std::
   if (!r) return {};
   const std::int64_t offset = r->host().wall_offset_ns();
   const std::int64_t start = offset + static_cast<std::int64_t>(r->host().start_monotonic_raw_ns);
-  for (auto& p : points) {
-    p.time_ns += offset;
-    if (p.time_ns >= start) MSPROF_TRY(fn(p));  // FilterDataByStartTime
+  host_usage_point p;
+  auto emit = [&](std::uint64_t local_ns) -> result<void> {
+    p.time_ns = static_cast<std::int64_t>(local_ns) + offset;
+    return p.time_ns >= start ? fn(p) : result<void>{};  // FilterDataByStartTime
+  };
+  result<void> status;
+  if (memory) {
+    for_each_host_mem_usage(prof_dir, warnings, [&](const host_mem_usage& m) {
+      p.usage = m.usage;
+      if (status) status = emit(m.start);
+    });
+    return status;
   }
-  return {};
+  // ORDER BY CAST(cpu_no AS DECIMAL): Avg casts to 0; SQLite's sort keeps
+  // equal keys in table order, as the sorter does (spilled past its budget).
+  struct by_cpu {
+    double cpu;
+    bool operator<(const by_cpu& o) const { return cpu < o.cpu; }
+  };
+  spill_sorter<by_cpu> sorted(prof_dir);
+  for_each_host_cpu_usage(prof_dir, warnings, [&](const host_cpu_usage& c) {
+    sorted.push_with({std::strtod(c.cpu.c_str(), nullptr)}, [&](std::string& out) {
+      out.append(reinterpret_cast<const char*>(&c.start), sizeof c.start);
+      out.append(reinterpret_cast<const char*>(&c.usage), sizeof c.usage);
+      out.append(c.cpu);
+    });
+  });
+  MSPROF_TRY(sorted.drain([&](const by_cpu&, std::string_view row) {
+    std::uint64_t local_ns = 0;
+    std::memcpy(&local_ns, row.data(), sizeof local_ns);
+    std::memcpy(&p.usage, row.data() + sizeof local_ns, sizeof p.usage);
+    p.cpu.assign(row.substr(sizeof local_ns + sizeof p.usage));
+    if (status) status = emit(local_ns);
+  }));
+  return status;
 }
 
 /// CPU_USAGE (SaveCpuUsageData: Avg left out, the CPU a number) and HOST_MEM_USAGE.

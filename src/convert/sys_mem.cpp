@@ -272,13 +272,10 @@ result<void> db_window_writer::write_ddr(const std::string& prof_dir) {
 
 result<void> db_window_writer::write_hbm(const std::string& prof_dir) {
   detail::table_writer* t = nullptr;
-  std::int64_t type[2] = {};
+  std::int64_t type[2] = {-1, -1};  // registered at a type's first row, as SaveHbmData does
   MSPROF_TRY(for_each_hbm_bandwidth(prof_dir, true, warnings_, [&](const hbm_bandwidth& b) -> result<void> {
-    if (!t) {
-      t = &rows_of("HBM");
-      type[0] = ids_.id("read");
-      type[1] = ids_.id("write");
-    }
+    if (!t) t = &rows_of("HBM");
+    if (type[b.write] < 0) type[b.write] = ids_.id(b.write ? "write" : "read");
     t->row(b.device_id, b.time_ns, bytes_per_s(b.mb_s), static_cast<std::uint8_t>(b.hbm_id), type[b.write]);  // SaveHbmData
     return status_;
   }));

@@ -361,8 +361,8 @@ result<void> hccs_events(const session_info& s, event_output& out, std::vector<s
 
 /// NIC (`roce` false) or RoCE: when any point is kept (sys_io.hpp), every
 /// device's metadata, then per point the counters "Port <funcId>/Rx" and
-/// "Port <funcId>/Tx" (dropped and error rates, packets, bandwidth
-/// efficiency), as the reference's C++ path (sys_io_assembler.cpp).
+/// "Port <funcId>/Tx" (bandwidth efficiency, packets, error and dropped
+/// rates), as the reference's C++ path (sys_io_assembler.cpp).
 result<void> network_events(const session_info& s, event_output& out, std::vector<std::string>& warnings, bool roce) {
   const std::uint32_t sort = roce ? sort_index::roce : sort_index::nic;
   bool begun = false;
@@ -370,19 +370,20 @@ result<void> network_events(const session_info& s, event_output& out, std::vecto
                                [&](const network_rate& p) -> result<void> {
     every_device_meta_once(begun, out, s, sort, roce ? "RoCE" : "NIC");
     const std::string port = "Port " + std::to_string(p.func_id) + "/";
+    // The args in the order a run of the reference writes them (its counters keep them in an unordered_map).
     add_counter(out, s, sort, p.device_id, p.time_ns, port + "Rx",
-                {{"Rx Dropped Rate", p.rx_dropped}, {"Rx Error Rate", p.rx_error}, {"Rx Packets", p.rx_packets},
-                 {"Rx Bandwidth Efficiency", p.rx_efficiency}});
+                {{"Rx Bandwidth Efficiency", p.rx_efficiency}, {"Rx Packets", p.rx_packets},
+                 {"Rx Error Rate", p.rx_error}, {"Rx Dropped Rate", p.rx_dropped}});
     add_counter(out, s, sort, p.device_id, p.time_ns, port + "Tx",
-                {{"Tx Dropped Rate", p.tx_dropped}, {"Tx Error Rate", p.tx_error}, {"Tx Packets", p.tx_packets},
-                 {"Tx Bandwidth Efficiency", p.tx_efficiency}});
+                {{"Tx Bandwidth Efficiency", p.tx_efficiency}, {"Tx Packets", p.tx_packets},
+                 {"Tx Error Rate", p.tx_error}, {"Tx Dropped Rate", p.tx_dropped}});
     return {};
   });
 }
 
 /// PCIe: per device with any pcie sample kept (sys_io.hpp), the counters
 /// PCIe_cpl, PCIe_nonpost, PCIe_nonpost_latency and PCIe_post of the sample's
-/// averages (Tx and Rx, MB/s; the latency's Tx in µs, its Rx 0), then the
+/// averages (Rx and Tx, MB/s; the latency's Tx in µs, its Rx 0), then the
 /// devices' metadata, as the reference's C++ path (pcie_assembler.cpp).
 result<void> pcie_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
   using P = codec::PcieSample;
@@ -391,7 +392,7 @@ result<void> pcie_events(const session_info& s, event_output& out, std::vector<s
     devices.insert(p.device_id);
     const auto mb_s = [&](P::metric m) { return static_cast<double>(p.values.value(m, P::avg)) / 1024 / 1024; };
     const auto counter = [&](const char* name, double tx, double rx) {
-      add_counter(out, s, sort_index::pcie, p.device_id, p.time_ns, name, {{"Tx", tx}, {"Rx", rx}});
+      add_counter(out, s, sort_index::pcie, p.device_id, p.time_ns, name, {{"Rx", rx}, {"Tx", tx}});  // a run's order
     };
     counter("PCIe_cpl", mb_s(P::tx_cpl), mb_s(P::rx_cpl));
     counter("PCIe_nonpost", mb_s(P::tx_np), mb_s(P::rx_np));
@@ -419,14 +420,15 @@ result<void> hbm_events(const session_info& s, event_output& out, std::vector<st
 
 /// DDR: when any bandwidth is kept (sys_mem.hpp), every device's metadata,
 /// then per bandwidth the counters "DDR/Read" ({"Read(MB/s)": x}) and
-/// "DDR/Write", x in B/s (MB/s * 2^20) as the reference's C++ path shows it
-/// (ddr_processor.cpp, ddr_assembler.cpp).
+/// "DDR/Write", x in MB/s. The reference reads DDR only on chips whose
+/// timeline its Python path writes, and a run shows MB/s there (its C++
+/// path would show B/s, but never has DDR data).
 result<void> ddr_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
   bool begun = false;
   return for_each_ddr_bandwidth(s.prof_dir, true, warnings, [&](const ddr_bandwidth& b) -> result<void> {
     every_device_meta_once(begun, out, s, sort_index::ddr, "DDR");
-    add_counter(out, s, sort_index::ddr, b.device_id, b.local_ns, "DDR/Read", {{"Read(MB/s)", b.read_mb_s * 1024 * 1024}});
-    add_counter(out, s, sort_index::ddr, b.device_id, b.local_ns, "DDR/Write", {{"Write(MB/s)", b.write_mb_s * 1024 * 1024}});
+    add_counter(out, s, sort_index::ddr, b.device_id, b.local_ns, "DDR/Read", {{"Read(MB/s)", b.read_mb_s}});
+    add_counter(out, s, sort_index::ddr, b.device_id, b.local_ns, "DDR/Write", {{"Write(MB/s)", b.write_mb_s}});
     return {};
   });
 }

@@ -77,18 +77,18 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
   const codec::place at{"fuzz", 0};
   if (auto r = codec::decode_api(data, size, at)) sink = sink + (r->is_event ? touch(r->event) : touch(r->api));
   if (auto r = codec::decode_acsq(data, size, at)) sink = sink + touch(*r) + r->func_type();
-  if (auto r = codec::decode_context_pmu(data, size, at)) sink = sink + touch(*r);
-  if (auto r = codec::decode_ts_track(data, size, at)) sink = sink + touch(*r);
-  if (auto r = codec::decode_npu_module_mem(data, size, at)) sink = sink + touch(*r);
-  if (auto r = codec::decode_npu_mem(data, size, at)) sink = sink + touch(*r);
-  if (auto r = codec::decode_pcie(data, size, at)) sink = sink + touch(*r);
-  if (auto r = codec::decode_hbm(data, size, at)) sink = sink + touch(*r);
-  if (auto r = codec::decode_ddr(data, size, at)) sink = sink + touch(*r);
-  if (auto r = codec::decode_llc<codec::LlcSample>(data, size, at)) sink = sink + touch(*r);
-  if (auto r = codec::decode_llc<codec::LlcSampleV2>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::ContextPmu>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::TsTrackStepTrace>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::NpuModuleMem>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::NpuMem>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::PcieSample>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::HbmSample>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::DdrSample>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::LlcSample>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::LlcSampleV2>(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_hccs_line(std::string_view(reinterpret_cast<const char*>(data), size), at))
     sink = sink + static_cast<std::uint64_t>(r->tx ^ r->rx) + static_cast<std::uint64_t>(r->timestamp > 0);
-  if (auto r = codec::decode_l2_cache(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::L2CacheTask>(data, size, at)) sink = sink + touch(*r);
   for (bool v6 : {false, true})
     if (auto r = codec::decode_soc_pmu(data, size, at, v6)) sink = sink + touch(*r);
   if (auto r = codec::decode_nic_line(std::string_view(reinterpret_cast<const char*>(data), size), at))

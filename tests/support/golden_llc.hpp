@@ -12,12 +12,13 @@
 #ifndef MSPROF_TESTS_SUPPORT_GOLDEN_LLC_HPP
 #define MSPROF_TESTS_SUPPORT_GOLDEN_LLC_HPP
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
 
-#include "golden_sysmem.hpp"
+#include "golden_memory.hpp"
 
 namespace golden_llc {
 
@@ -45,10 +46,9 @@ inline void add_llc(const fs::path& prof) {
     if (us == 100)
       for (auto e : kReadEvents) put(us, 5, e, 2);
   }
-  const fs::path device = prof / msprof::prof::layout::device_dir(0);
-  golden_memory::write_slice(device / msprof::prof::layout::data_dir, msprof::prof::stream::llc(0).base_name(), dev);
-  golden_sysmem::replace_in(device / msprof::prof::layout::sample_json, "\"llc_profiling\": \"\"",
-                            "\"llc_profiling\": \"read\"");
+  golden_memory::write_slice(prof, msprof::prof::stream::llc(0), dev);
+  golden_memory::replace_in(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::sample_json,
+                            "\"llc_profiling\": \"\"", "\"llc_profiling\": \"read\"");
 }
 
 }  // namespace golden_llc

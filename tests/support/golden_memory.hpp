@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <utility>
 #include <string>
 #include <vector>
@@ -29,11 +30,34 @@ namespace codec = msprof::codec;
 /// Host monotonic ns of `us` µs after the collection start (start_info's 1e12 ns; host_start.log: ns mode).
 inline std::uint64_t at_us(double us) { return 1000000000000ull + static_cast<std::uint64_t>(us * 1000.0 + 0.5); }
 
-inline void write_slice(const fs::path& dir, const std::string& base, const std::string& bytes) {
+inline void write_slice(const fs::path& prof, const msprof::prof::stream& s, const std::string& bytes, std::uint32_t n = 0) {
+  namespace layout = msprof::prof::layout;
+  const fs::path dir = (s.device ? prof / layout::device_dir(s.device_id) : prof / layout::host_dir) / layout::data_dir;
   fs::create_directories(dir);
-  const std::string name = msprof::prof::layout::slice_file(base, 0);
+  const std::string name = layout::slice_file(s.base_name(), n);
   std::ofstream(dir / name, std::ios::binary) << bytes;
-  std::ofstream(dir / (name + msprof::prof::layout::done_suffix)) << "filesize:" << bytes.size() << "\n";
+  std::ofstream(dir / (name + layout::done_suffix)) << "filesize:" << bytes.size() << "\n";
+}
+
+/// The file `p` with its first `from` replaced by `to`; throws when `p` lacks `from`.
+inline void replace_in(const fs::path& p, const std::string& from, const std::string& to) {
+  std::ifstream in(p, std::ios::binary);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  in.close();
+  const auto at = text.find(from);
+  if (at == std::string::npos) throw std::runtime_error(p.string() + " lacks " + from);
+  text.replace(at, from.size(), to);
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+}
+
+/// device_0/sample.json with `fields` (`"key": "value", ...`) added at its end.
+inline void add_sample_fields(const fs::path& prof, const std::string& fields) {
+  const fs::path sample = prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::sample_json;
+  std::ifstream in(sample, std::ios::binary);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  in.close();
+  text = text.substr(0, text.rfind('}')) + ", " + fields + "}";
+  std::ofstream(sample, std::ios::binary | std::ios::trunc) << text;
 }
 
 template <class Bytes>
@@ -66,9 +90,7 @@ inline std::string module_samples() {
 
 /// device_<id>/data's npu_module_mem slice with module_samples().
 inline void write_module_samples(const fs::path& prof, std::uint32_t id) {
-  const auto dev_stream = msprof::prof::stream::npu_module_mem(id);
-  write_slice(prof / msprof::prof::layout::device_dir(id) / msprof::prof::layout::data_dir, dev_stream.base_name(),
-              module_samples());
+  write_slice(prof, msprof::prof::stream::npu_module_mem(id), module_samples());
 }
 
 /// Adds the memory slices to the PROF_ directory `prof` (ops_pipeutil's input).
@@ -108,8 +130,7 @@ inline void add_records(const fs::path& prof) {
     const std::uint64_t ts = e.us < 0 ? at_us(0) - 2000 : at_us(e.us);
     append(host, codec::encode_task_memory_info(2001, ts, m));
   }
-  write_slice(prof / msprof::prof::layout::host_dir / msprof::prof::layout::data_dir,
-              msprof::prof::stream::task_memory_info(true).base_name(), host);
+  write_slice(prof, msprof::prof::stream::task_memory_info(true), host);
 }
 
 /// The case `npu_mem`: after add_records(), device 0's npu_mem samples (APP
@@ -137,8 +158,7 @@ inline void add_app_samples(const fs::path& prof) {
     m.hbm = s.hbm;
     append(dev, codec::encode_device(m));
   }
-  write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
-              msprof::prof::stream::npu_mem(0).base_name(), dev);
+  write_slice(prof, msprof::prof::stream::npu_mem(0), dev);
 }
 
 /// The case `static_op_mem`: after add_records(), GE's static graph memory
@@ -170,8 +190,7 @@ inline void add_static_op_mem(const fs::path& prof) {
     m.graphId = x.graph;
     append(host, codec::encode_static_op_mem(2001, at_us(5), m));
   }
-  write_slice(prof / msprof::prof::layout::host_dir / msprof::prof::layout::data_dir,
-              msprof::prof::stream::static_op_mem(true).base_name(), host);
+  write_slice(prof, msprof::prof::stream::static_op_mem(true), host);
 }
 
 /// The two-device case `npu_memory_2dev`: after add_records(), a device_1

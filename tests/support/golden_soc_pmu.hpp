@@ -82,26 +82,17 @@ inline void write_slices(const fs::path& prof, bool v6) {
        {2, 2, 10, 1, 1, 2, 1},
        {1, 5, 99, 3, 7, 0, 0}},  // HA of a task no op launched, a victim rate above 1
   };
-  const fs::path dir = prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir;
-  const std::string base = msprof::prof::stream::soc_pmu(0).base_name();
   for (std::size_t n = 0; n < slices.size(); ++n) {
     std::string bytes;
     for (const auto& r : slices[n]) bytes += encode(r, v6);
-    const std::string name = msprof::prof::layout::slice_file(base, static_cast<std::uint32_t>(n));
-    std::ofstream(dir / name, std::ios::binary) << bytes;
-    std::ofstream(dir / (name + msprof::prof::layout::done_suffix)) << "filesize:" << bytes.size() << "\n";
+    golden_memory::write_slice(prof, msprof::prof::stream::soc_pmu(0), bytes, static_cast<std::uint32_t>(n));
   }
 }
 
 /// The case `soc_pmu`: add_soc_pmu on a copy of `ops_pipeutil`'s input.
 inline void add_soc_pmu(const fs::path& prof) {
-  const fs::path sample = prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::sample_json;
-  std::ifstream in(sample, std::ios::binary);
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  in.close();
-  text = text.substr(0, text.rfind('}')) + ", \"npuEvents\": \"" + kNpuEvents +
-         "\", \"l2CacheTaskProfilingEvents\": \"" + kL2Events + "\"}";
-  std::ofstream(sample, std::ios::binary | std::ios::trunc) << text;
+  golden_memory::add_sample_fields(prof, std::string("\"npuEvents\": \"") + kNpuEvents +
+                                             "\", \"l2CacheTaskProfilingEvents\": \"" + kL2Events + "\"");
   write_slices(prof, false);
 }
 

@@ -51,8 +51,7 @@ inline void add_pcie(const fs::path& prof) {
     for (std::size_t i = 0; i < 21; ++i) p.values[i] = s.v[i];
     golden_memory::append(dev, codec::encode_device(p));
   }
-  golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
-                             msprof::prof::stream::pcie(0).base_name(), dev);
+  golden_memory::write_slice(prof, msprof::prof::stream::pcie(0), dev);
 }
 
 /// The case `hccs`: add_hccs on a copy of `ops_pipeutil`'s input.
@@ -66,8 +65,7 @@ inline void add_hccs(const fs::path& prof) {
       "1000000500000: 9000000 3000000\n"
       "1000000500000: 9000001 3000001\n"
       "1000000700001: 12345678 4000000\n";
-  golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
-                             msprof::prof::stream::hccs(0).base_name(), text);
+  golden_memory::write_slice(prof, msprof::prof::stream::hccs(0), text);
 }
 
 /// The NIC samples of the cases `nic` and `roce` (one format), as slice `stream`.
@@ -79,8 +77,7 @@ inline void add_network(const fs::path& prof, const msprof::prof::stream& stream
       "1000000300457.5: 100000 30 3000 40 30000001000 2 1 25 2500 45 4500 1 2 0\n"
       "1000000200123: 100000 15 1500 25 2500 2 1 22 2200 30 3000 1 1 0\n"
       "1000000150000: 25 7 700 40 70000000.9 3 1 9 900 0 9000 2 0 1\n";
-  golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
-                             stream.base_name(), text);
+  golden_memory::write_slice(prof, stream, text);
 }
 
 /// The case `nic`: add_nic on a copy of `ops_pipeutil`'s input.

@@ -56,24 +56,8 @@ inline void add_hbm(const fs::path& prof) {
       s.hbmId = c.hbm;
       golden_memory::append(dev, codec::encode_device(s));
     }
-  golden_memory::write_slice(prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::data_dir,
-                             msprof::prof::stream::hbm(0).base_name(), dev);
-  const fs::path sample = prof / msprof::prof::layout::device_dir(0) / msprof::prof::layout::sample_json;
-  std::ifstream in(sample, std::ios::binary);
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  in.close();
-  text = text.substr(0, text.rfind('}')) + ", \"hbm_profiling\": \"on\", \"hbm_profiling_events\": \"read,write\"}";
-  std::ofstream(sample, std::ios::binary | std::ios::trunc) << text;
-}
-
-/// `text` of the file `p` with `from` replaced by `to` (once; `from` must be there).
-inline void replace_in(const fs::path& p, const std::string& from, const std::string& to) {
-  std::ifstream in(p, std::ios::binary);
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  in.close();
-  const auto at = text.find(from);
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+  golden_memory::write_slice(prof, msprof::prof::stream::hbm(0), dev);
+  golden_memory::add_sample_fields(prof, "\"hbm_profiling\": \"on\", \"hbm_profiling_events\": \"read,write\"");
 }
 
 /// The case `ddr`: add_ddr on a copy of `ops_pipeutil`'s input.
@@ -93,11 +77,10 @@ inline void add_ddr(const fs::path& prof) {
   samples.insert(samples.begin() + 5, codec::DdrSample{250, 4242, 0, 2, 3});
   std::string dev;
   for (const auto& s : samples) golden_memory::append(dev, codec::encode_device(s));
-  const fs::path device = prof / msprof::prof::layout::device_dir(0);
-  golden_memory::write_slice(device / msprof::prof::layout::data_dir, msprof::prof::stream::ddr(0).base_name(), dev);
-  for (const auto& info : {prof / "host" / "info.json", device / "info.json.0"})
-    replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"4\"");
-  replace_in(device / msprof::prof::layout::sample_json, "\"}", "\", \"ddr_profiling\": \"on\"}");
+  golden_memory::write_slice(prof, msprof::prof::stream::ddr(0), dev);
+  for (const auto& info : {prof / "host" / "info.json", prof / msprof::prof::layout::device_dir(0) / "info.json.0"})
+    golden_memory::replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"4\"");
+  golden_memory::add_sample_fields(prof, "\"ddr_profiling\": \"on\"");
 }
 
 }  // namespace golden_sysmem

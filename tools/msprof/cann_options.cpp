@@ -13,7 +13,9 @@ namespace {
 /// What CANN's msprof collects and msprof cannot here, said once per option.
 constexpr const char* no_hardware = "not collected: no such hardware here";
 constexpr const char* no_runtime = "not collected: no CANN runtime here (msprof records the program's mstx calls)";
-constexpr const char* no_host_sampling = "not collected: msprof does not sample the host system";
+constexpr const char* host_sys_part = "disk, network and osrt are not collected (msprof samples the program's cpu and mem)";
+constexpr const char* no_system_sampling =
+    "not collected: msprof does not sample the whole system (--host-sys=cpu,mem samples the program)";
 
 // Names, values and ranges: CANN's msprof --help and its input parser
 // (docs/cli.md, "CANN's collection options", lists the sources).
@@ -64,11 +66,12 @@ constexpr cann_option cann_options[] = {
     {"sys-period", "1..2592000", nullptr},
     {"sys-devices", "devices", nullptr},
     {"optype", "text", nullptr},
-    // The host system, which CANN samples with perf, iotop and ltrace.
-    {"host-sys", "list:cpu|mem|disk|network|osrt", no_host_sampling},
-    {"host-sys-pid", "pid", nullptr},
-    {"host-sys-usage", "list:cpu|mem", no_host_sampling},
-    {"host-sys-usage-freq", "1..50", nullptr},
+    // The host system. cpu and mem: the launched program's /proc files
+    // (host_sampler.hpp); CANN samples the rest with perf, iotop and ltrace.
+    {"host-sys", "list:cpu|mem|disk|network|osrt", host_sys_part, "cpu|mem"},
+    {"host-sys-pid", "pid", nullptr},  // CANN: without effect when it runs the program, as here
+    {"host-sys-usage", "list:cpu|mem", no_system_sampling},
+    {"host-sys-usage-freq", "1..50", nullptr},  // applied: the period of --host-sys=cpu,mem
     // Collection windows.
     {"dynamic", "on|off", nullptr},          // applied: start / stop / quit on stdin (dynamic.cpp)
     {"delay", "1..4294967295", nullptr},     // applied: MSPROF_DELAY
@@ -83,6 +86,15 @@ const cann_option* find_cann_option(const std::string& name) {
     if (name == o.name) return &o;
   return nullptr;
 }
+const char* cann_note(const cann_option& o, const std::string& v) {
+  if (o.note == nullptr || v == "off") return nullptr;
+  if (o.collected == nullptr) return o.note;
+  const auto collected = split(o.collected, '|');
+  for (const auto& w : split(v, ','))
+    if (std::find(collected.begin(), collected.end(), w) == collected.end()) return o.note;
+  return nullptr;
+}
+
 /// "" when `v` is a value the spec of cann_option::values allows, else what it allows.
 std::string cann_value_error(const std::string& spec, const std::string& v) {
   if (const auto dots = spec.find(".."); dots != std::string::npos) {

@@ -19,7 +19,13 @@ struct cann_option {
   /// What msprof says when the value asks for data (anything but "off");
   /// nullptr for a setting of another switch (a frequency, a mode).
   const char* note;
+  /// Of a list, the words msprof does collect ("a|b"): nothing is said when
+  /// the value holds only these.
+  const char* collected = nullptr;
 };
+
+/// What msprof says when `o` is given the value `v`, or nullptr: nothing to say.
+const char* cann_note(const cann_option& o, const std::string& v);
 
 /// The option called `name`, or nullptr.
 const cann_option* find_cann_option(const std::string& name);

@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -36,6 +37,7 @@
 #include "cann_options.hpp"
 #include "console.hpp"
 #include "dynamic.hpp"
+#include "host_sampler.hpp"
 #include "progress_bar.hpp"
 #include "reports.hpp"
 #include "soc_commands.hpp"
@@ -633,6 +635,17 @@ int cmd_launch(arg_parser& p) {
     window |= name == "delay" || name == "duration";
   }
   if (dynamic && window) return usage_error("--dynamic=on cannot be used with --delay or --duration (as in CANN)");
+  // --host-sys=cpu,mem: the program's usage, every 1/--host-sys-usage-freq s (CANN's default 50 Hz).
+  bool host_cpu = false, host_mem = false;
+  unsigned host_hz = 50;
+  for (const auto& [name, v] : cann) {
+    if (name == "host-sys")
+      for (const auto& w : split(v, ',')) {
+        host_cpu |= w == "cpu";
+        host_mem |= w == "mem";
+      }
+    if (name == "host-sys-usage-freq") host_hz = *parse_u32(v);
+  }
   if (attach_pid) {
     if (!dynamic) return usage_error("--pid attaches dynamic profiling to a running program: it needs --dynamic=on");
     if (!application.empty()) return usage_error("--pid attaches to a running program: give no program to run");
@@ -684,10 +697,11 @@ int cmd_launch(arg_parser& p) {
   // Said once, before the program runs: what a CANN user asked for and does not get here.
   std::string cann_record;  // MSPROF_CANN_OPTIONS: name=value;...
   for (const auto& [name, v] : cann) {
-    const char* note = find_cann_option(name)->note;
-    if (note != nullptr && v != "off") console::get().say(std::cerr, "msprof: --" + name + "=" + v + ": " + note);
+    if (const char* note = cann_note(*find_cann_option(name), v)) console::get().say(std::cerr, "msprof: --" + name + "=" + v + ": " + note);
     cann_record += (cann_record.empty() ? "" : ";") + name + "=" + v;
   }
+  if (attach_pid && (host_cpu || host_mem))
+    say_warning("--host-sys=cpu,mem: not sampled with --pid (msprof samples a program it runs)");
 
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
@@ -741,6 +755,12 @@ int cmd_launch(arg_parser& p) {
     std::fprintf(stderr, "msprof: error: cannot run /bin/sh: %s\n", std::strerror(errno));
     _exit(127);
   }
+  std::unique_ptr<host_sampler> sampler;  // the shell the program runs under, and its descendants
+  if (child > 0 && (host_cpu || host_mem)) {
+    auto started = host_sampler::start(child, host_cpu, host_mem, std::chrono::milliseconds(1000 / host_hz));
+    if (started) sampler = std::move(*started);
+    else say_warning(started.err().what() + " (--host-sys: the program runs unsampled)");
+  }
   std::optional<int> ended;  // --dynamic: the program ended in the interactive mode
   if (control && !attach_pid)
     ended = interactive([child]() -> std::optional<int> {
@@ -753,6 +773,7 @@ int cmd_launch(arg_parser& p) {
     if (errno != EINTR) return fail(std::string("waitpid: ") + std::strerror(errno));
   }
   control.reset();  // the control file goes
+  if (sampler) sampler->stop();
   int app_rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 
   // Every PROF_ directory the run created, one per process that collected (with
@@ -785,8 +806,13 @@ int cmd_launch(arg_parser& p) {
                                       (export_data ? ", each exported" : ""));
   // Each collection's staging becomes its msproftx slices now, exported or
   // not: the PROF_ directory is then what Huawei's parser reads.
-  for (const auto& d : made)
-    if (!recover_staged(framework ? cv::find_prof_dirs(d) : std::vector<std::string>{d})) return 1;
+  for (const auto& d : made) {
+    const auto profs = framework ? cv::find_prof_dirs(d) : std::vector<std::string>{d};
+    if (!recover_staged(profs)) return 1;
+    for (const auto& prof : profs)  // each collection of the run shows the program's usage
+      if (auto w = sampler ? sampler->write_into(prof) : msprof::result<void>{}; !w)
+        say_warning(w.err().what() + " (--host-sys: the host usage of " + prof + " is missing)");
+  }
   int rc = 0;
   if (export_data && framework) {
     for (const auto& d : made)  // ASCEND_PROFILER_OUTPUT/, as `msprof analyse` writes it

@@ -117,6 +117,14 @@ inline result<T> decode_payload(const Rec& r, const place& at, std::size_t min_l
   return load<T>(r.data);
 }
 
+/// A record of a kind in which any bytes are a valid record (samples and
+/// counters: ContextPmu, NpuMem, HbmSample...): only its size is checked.
+template <class T>
+inline result<T> decode_fixed(const unsigned char* p, std::size_t size, const place& at) {
+  if (size < sizeof(T)) return detail::short_input(at, sizeof(T), size);
+  return load<T>(p);
+}
+
 inline result<StarsAcsqLog> decode_acsq(const unsigned char* p, std::size_t size, const place& at) {
   if (size < acsq_size) return detail::short_input(at, acsq_size, size);
   StarsAcsqLog r = load<StarsAcsqLog>(p);
@@ -124,54 +132,6 @@ inline result<StarsAcsqLog> decode_acsq(const unsigned char* p, std::size_t size
   if (f != acsq_func_start && f != acsq_func_end)
     return make_error(errc::bad_value, at.str() + ": ACSQ funcType " + std::to_string(f) + " is neither start (0) nor end (1)");
   return r;
-}
-
-inline result<ContextPmu> decode_context_pmu(const unsigned char* p, std::size_t size, const place& at) {
-  if (size < context_pmu_size) return detail::short_input(at, context_pmu_size, size);
-  return load<ContextPmu>(p);
-}
-
-inline result<TsTrackStepTrace> decode_ts_track(const unsigned char* p, std::size_t size, const place& at) {
-  if (size < ts_track_size) return detail::short_input(at, ts_track_size, size);
-  return load<TsTrackStepTrace>(p);
-}
-
-/// An npu_module_mem sample (any bytes are a valid sample).
-inline result<NpuModuleMem> decode_npu_module_mem(const unsigned char* p, std::size_t size, const place& at) {
-  if (size < npu_module_mem_size) return detail::short_input(at, npu_module_mem_size, size);
-  return load<NpuModuleMem>(p);
-}
-
-/// An npu_mem sample (any bytes are a valid sample).
-inline result<NpuMem> decode_npu_mem(const unsigned char* p, std::size_t size, const place& at) {
-  if (size < npu_mem_size) return detail::short_input(at, npu_mem_size, size);
-  return load<NpuMem>(p);
-}
-
-/// A PCIe sample (any bytes are a valid sample).
-inline result<PcieSample> decode_pcie(const unsigned char* p, std::size_t size, const place& at) {
-  if (size < pcie_size) return detail::short_input(at, pcie_size, size);
-  return load<PcieSample>(p);
-}
-
-/// An HBM sample (any bytes are a valid sample).
-inline result<HbmSample> decode_hbm(const unsigned char* p, std::size_t size, const place& at) {
-  if (size < hbm_size) return detail::short_input(at, hbm_size, size);
-  return load<HbmSample>(p);
-}
-
-/// An LLC sample of either layout (any bytes are a valid sample).
-template <class Sample>
-inline result<Sample> decode_llc(const unsigned char* p, std::size_t size, const place& at) {
-  static_assert(std::is_same_v<Sample, LlcSample> || std::is_same_v<Sample, LlcSampleV2>, "an LLC layout");
-  if (size < llc_size) return detail::short_input(at, llc_size, size);
-  return load<Sample>(p);
-}
-
-/// A DDR sample (any bytes are a valid sample).
-inline result<DdrSample> decode_ddr(const unsigned char* p, std::size_t size, const place& at) {
-  if (size < ddr_size) return detail::short_input(at, ddr_size, size);
-  return load<DdrSample>(p);
 }
 
 namespace detail {
@@ -308,12 +268,6 @@ inline result<NicSample> decode_nic_line(std::string_view line, const place& at)
   if (field.size() > 14 && !detail::whole(field[14], s.func_id))
     return make_error(errc::bad_value, at.str() + ": NIC funcId '" + field[14] + "' is not a 64-bit integer");
   return s;
-}
-
-/// An l2_cache record (any bytes are a valid record).
-inline result<L2CacheTask> decode_l2_cache(const unsigned char* p, std::size_t size, const place& at) {
-  if (size < l2_cache_size) return detail::short_input(at, l2_cache_size, size);
-  return load<L2CacheTask>(p);
 }
 
 /// A socpmu record in either layout (any bytes are a valid record), given in

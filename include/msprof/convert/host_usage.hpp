@@ -40,14 +40,17 @@ struct host_mem_usage {
   double usage = 0;
 };
 
-/// The CPU usages of `prof_dir` in the reference's order (per interval: the
-/// CPUs in order of their first thread, then Avg); nullopt without host_cpu
-/// slices. Bad lines are added to `warnings`, naming the file and offset.
-std::optional<std::vector<host_cpu_usage>> host_cpu_usages(const std::string& prof_dir, std::vector<std::string>& warnings);
+/// Calls `fn` with the CPU usages of `prof_dir` in the reference's order (per
+/// interval: the CPUs in order of their first thread, then Avg), as the
+/// samples are read; false without host_cpu slices. Bad lines are added to
+/// `warnings`, naming the file and offset.
+bool for_each_host_cpu_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
+                             const std::function<void(const host_cpu_usage&)>& fn);
 
-/// The memory usages of `prof_dir`; nullopt without host_mem slices or
-/// without a memoryTotal (a warning).
-std::optional<std::vector<host_mem_usage>> host_mem_usages(const std::string& prof_dir, std::vector<std::string>& warnings);
+/// The same for the memory usages; false without host_mem slices or without
+/// a memoryTotal (a warning).
+bool for_each_host_mem_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
+                             const std::function<void(const host_mem_usage&)>& fn);
 
 /// The CANN summary host_cpu_usage: one row "host", cpuNums, the CPUs with a
 /// usage, the CPUs with a usage above 0. nullopt without host_cpu slices.

@@ -309,80 +309,49 @@ class prof_reader {
   /// Per-task PMU records (ffts_profile codec::ContextPmu).
   template <class F>
   result<void> for_each_pmu(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, layout::ffts_profile, codec::context_pmu_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
-      auto d = decode_context_pmu(p, codec::context_pmu_size, at);
-      if (!d) return warn(f, at.offset, codec::context_pmu_size, d.err().message + "; record skipped");
-      cb(static_cast<const codec::ContextPmu&>(*d), at);
-    });
+    return for_each_fixed<codec::ContextPmu>(dev, layout::ffts_profile, cb);
   }
   /// ts_track step-trace records.
   template <class F>
   result<void> for_each_ts_track(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, layout::ts_track, codec::ts_track_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
-      auto d = decode_ts_track(p, codec::ts_track_size, at);
-      if (!d) return warn(f, at.offset, codec::ts_track_size, d.err().message + "; record skipped");
-      cb(static_cast<const codec::TsTrackStepTrace&>(*d), at);
-    });
+    return for_each_fixed<codec::TsTrackStepTrace>(dev, layout::ts_track, cb);
   }
 
   /// npu_module_mem samples of device `dev`.
   template <class F>
   result<void> for_each_npu_module_mem(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, layout::npu_module_mem, codec::npu_module_mem_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
-      auto d = decode_npu_module_mem(p, codec::npu_module_mem_size, at);
-      if (!d) return warn(f, at.offset, codec::npu_module_mem_size, d.err().message + "; record skipped");
-      cb(static_cast<const codec::NpuModuleMem&>(*d), at);
-    });
+    return for_each_fixed<codec::NpuModuleMem>(dev, layout::npu_module_mem, cb);
   }
 
   /// npu_mem samples (APP and device memory) of device `dev`.
   template <class F>
   result<void> for_each_npu_mem(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, layout::npu_mem, codec::npu_mem_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
-      auto d = decode_npu_mem(p, codec::npu_mem_size, at);
-      if (!d) return warn(f, at.offset, codec::npu_mem_size, d.err().message + "; record skipped");
-      cb(static_cast<const codec::NpuMem&>(*d), at);
-    });
+    return for_each_fixed<codec::NpuMem>(dev, layout::npu_mem, cb);
   }
 
   /// PCIe samples of device `dev`.
   template <class F>
   result<void> for_each_pcie(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, layout::pcie, codec::pcie_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
-      auto d = decode_pcie(p, codec::pcie_size, at);
-      if (!d) return warn(f, at.offset, codec::pcie_size, d.err().message + "; record skipped");
-      cb(static_cast<const codec::PcieSample&>(*d), at);
-    });
+    return for_each_fixed<codec::PcieSample>(dev, layout::pcie, cb);
   }
 
   /// HBM samples of device `dev`.
   template <class F>
   result<void> for_each_hbm(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, layout::hbm, codec::hbm_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
-      auto d = decode_hbm(p, codec::hbm_size, at);
-      if (!d) return warn(f, at.offset, codec::hbm_size, d.err().message + "; record skipped");
-      cb(static_cast<const codec::HbmSample&>(*d), at);
-    });
+    return for_each_fixed<codec::HbmSample>(dev, layout::hbm, cb);
   }
 
   /// DDR samples of device `dev`.
   template <class F>
   result<void> for_each_ddr(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, layout::ddr, codec::ddr_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
-      auto d = decode_ddr(p, codec::ddr_size, at);
-      if (!d) return warn(f, at.offset, codec::ddr_size, d.err().message + "; record skipped");
-      cb(static_cast<const codec::DdrSample&>(*d), at);
-    });
+    return for_each_fixed<codec::DdrSample>(dev, layout::ddr, cb);
   }
 
   /// LLC samples of device `dev` in the layout `Sample` (LlcSample or LlcSampleV2).
   template <class Sample, class F>
   result<void> for_each_llc(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, layout::llc, codec::llc_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
-      auto d = codec::decode_llc<Sample>(p, codec::llc_size, at);
-      if (!d) return warn(f, at.offset, codec::llc_size, d.err().message + "; record skipped");
-      cb(static_cast<const Sample&>(*d), at);
-    });
+    static_assert(sizeof(Sample) == codec::llc_size, "an LLC layout");
+    return for_each_fixed<Sample>(dev, layout::llc, cb);
   }
 
   /// HCCS samples of device `dev`, slice by slice, each slice's first line
@@ -423,11 +392,7 @@ class prof_reader {
   /// L2 cache counters of device `dev`, one record per task.
   template <class F>
   result<void> for_each_l2_cache(std::uint32_t dev, F&& cb) {
-    return device_stream(dev, layout::l2_cache, codec::l2_cache_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
-      auto d = decode_l2_cache(p, codec::l2_cache_size, at);
-      if (!d) return warn(f, at.offset, codec::l2_cache_size, d.err().message + "; record skipped");
-      cb(static_cast<const codec::L2CacheTask&>(*d), at);
-    });
+    return for_each_fixed<codec::L2CacheTask>(dev, layout::l2_cache, cb);
   }
 
   /// SoC PMU records of device `dev` (every data type), read in the layout of
@@ -552,6 +517,17 @@ class prof_reader {
       cb(host_record<T>{r.head, *p, f.aging});
     });
   }
+  /// Device `dev`'s records in slices `stem` of a kind in which any bytes are
+  /// a valid record (codec::decode_fixed); a cut record is a warning.
+  template <class T, class F>
+  result<void> for_each_fixed(std::uint32_t dev, std::string_view stem, F&& cb) {
+    return device_stream(dev, stem, sizeof(T), [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      auto d = codec::decode_fixed<T>(p, sizeof(T), at);
+      if (!d) return warn(f, at.offset, sizeof(T), d.err().message + "; record skipped");
+      cb(static_cast<const T&>(*d), at);
+    });
+  }
+
   template <class F>
   result<void> device_stream(std::uint32_t dev, std::string_view stem, std::size_t rs, F&& on) {
     for (const auto& f : files_) {

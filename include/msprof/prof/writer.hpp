@@ -626,9 +626,11 @@ class prof_dir {
     w.member("platform_version", "5");  // Ascend910B: the parser's C++ path
     w.member("pid", std::to_string(o.pid));
     const long pages = ::sysconf(_SC_PHYS_PAGES), psz = ::sysconf(_SC_PAGESIZE);
-    w.member("memoryTotal", static_cast<std::int64_t>(pages > 0 && psz > 0 ? pages / 1024 * psz : 0));
-    w.member("cpuNums", 1);
-    w.member("sysClockFreq", 100);
+    // The machine's, as the host usage (--host-sys=cpu,mem) needs them: KiB, CPUs, clock ticks per second.
+    w.member("memoryTotal", static_cast<std::int64_t>(pages > 0 && psz > 0 ? pages * (psz / 1024) : 0));
+    w.member("cpuNums", static_cast<std::int64_t>(cores > 0 ? cores : 1));
+    const long ticks = ::sysconf(_SC_CLK_TCK);
+    w.member("sysClockFreq", static_cast<std::int64_t>(ticks > 0 ? ticks : 100));
     w.member("upTime", "1");
     w.member("netCardNums", 0);
     w.member("rank_id", -1);

@@ -19,6 +19,7 @@
 #include <string>
 #include <tuple>
 
+#include "../../support/golden_memory.hpp"
 #include "pt_case.hpp"
 
 namespace fs = std::filesystem;
@@ -26,14 +27,7 @@ namespace pt = msprof::convert::ascend_pt;
 
 namespace {
 
-/// Replaces `from` by `to` in the file `p` (required to hold it).
-void replace_in(const fs::path& p, const std::string& from, const std::string& to) {
-  std::string text = read_text(p);
-  const auto at = text.find(from);
-  REQUIRE_MESSAGE(at != std::string::npos, p.string() << " lacks " << from);
-  text.replace(at, from.size(), to);
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
-}
+using golden_memory::replace_in;
 
 /// pt_memory at profiler level `level`, `_l2_cache` as given, with the golden
 /// case `from`'s device sample.json and slices named `slices`*.

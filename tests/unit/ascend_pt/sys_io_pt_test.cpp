@@ -99,7 +99,7 @@ TEST_CASE("ascend_pt sys_interconnection: trace_view.json holds the CANN timelin
     CAPTURE(name);
     CHECK(count(std::string("{\"name\": ") + name) == 3);
   }
-  CHECK(count("\"args\": {\"Tx\": 3.457, \"Rx\": 0.0}") == 1);
+  CHECK(count("\"args\": {\"Rx\": 0.0, \"Tx\": 3.457}") == 1);
   CHECK(count("\"args\": {\"name\": \"PCIe\"}") == 1);
   CHECK(count("\"args\": {\"name\": \"HCCS\"}") == 1);
   CHECK(count("\"args\": {\"name\": \"NIC\"}") == 1);

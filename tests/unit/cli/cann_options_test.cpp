@@ -4,6 +4,9 @@
 // short flags, and -h on every command.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -39,7 +42,8 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 constexpr const char* no_runtime = "not collected: no CANN runtime here";
 constexpr const char* no_hardware = "not collected: no such hardware here";
-constexpr const char* no_host = "not collected: msprof does not sample the host system";
+constexpr const char* host_part = "disk, network and osrt are not collected (msprof samples the program's cpu and mem)";
+constexpr const char* no_system = "not collected: msprof does not sample the whole system (--host-sys=cpu,mem samples the program)";
 
 /// CANN's collection options whose data msprof does not collect (names, values
 /// and ranges from CANN's msprof --help and input parser; docs/cli.md).
@@ -96,9 +100,9 @@ const std::vector<cann_case> cann_cases = {
     {"sys-period", "2592000", "2592001", nullptr, false},
     {"sys-devices", "0,1", "0,x", nullptr, false},
     {"optype", "Conv2D,MatMul", "a;b", nullptr, false},
-    {"host-sys", "cpu,mem,disk,network,osrt", "cpu,gpu", no_host, false},
+    {"host-sys", "cpu,mem,disk,network,osrt", "cpu,gpu", host_part, false},
     {"host-sys-pid", "1", "-1", nullptr, false},
-    {"host-sys-usage", "cpu,mem", "disk", no_host, false},
+    {"host-sys-usage", "cpu,mem", "disk", no_system, false},
     {"host-sys-usage-freq", "50", "51", nullptr, false},
     {"dynamic", "on", "yes", nullptr, true},  // applied: start / stop on stdin (cli_test)
     {"delay", "5", "0", nullptr, false},  // applied: the collection window (cli_test)
@@ -475,5 +479,78 @@ TEST_CASE("cann options: --collection-dir is -dir for export, import, show and a
   CHECK(r.rc == 2);
   CHECK(r.err.find("'--collection-dir' needs a value") != std::string::npos);
 }
+
+#if defined(MSPROF_TEST_INJECTION_LIB) && defined(MSPROF_TEST_APP)
+namespace {
+
+/// The "Usage(%)" values of the timeline's events whose JSON starts with "`name`.
+std::vector<double> counter_values(const std::string& timeline, const std::string& name) {
+  std::vector<double> v;
+  for (auto k = timeline.find("\"" + name); k != std::string::npos; k = timeline.find("\"" + name, k + 1)) {
+    const auto at = timeline.find("\"Usage(%)\"", k);
+    if (at == std::string::npos) break;
+    const auto colon = timeline.find(':', at);
+    v.push_back(std::strtod(timeline.c_str() + colon + 1, nullptr));
+  }
+  return v;
+}
+
+/// The second line of a one-row summary, split at commas.
+std::vector<std::string> summary_row(const fs::path& prof, const std::string& name) {
+  for (const auto& f : outputs(prof))
+    if (f.filename().string().rfind(name + "_", 0) == 0 && f.extension() == ".csv") {
+      const std::string text = slurp(f);
+      const auto nl = text.find('\n');
+      std::vector<std::string> cells;
+      std::string cell;
+      for (std::size_t k = nl + 1; k < text.size() && text[k] != '\n' && text[k] != '\r'; ++k) {
+        if (text[k] == ',') cells.push_back(cell), cell.clear();
+        else cell += text[k];
+      }
+      cells.push_back(cell);
+      return cells;
+    }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("cann options: --host-sys=cpu,mem samples the program: host usage summaries, CPU and Memory Usage in the timeline") {
+  sandbox s;
+  const auto out = s.root / "host";
+  const auto r = s.run({"--output=" + out.string(), "--host-sys=cpu,mem", "--application=" + test_app() + " host-burn"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("--host-sys") == std::string::npos);  // cpu and mem: nothing to say
+  const auto prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  CHECK(fs::exists(prof / "host" / "data" / "host_cpu.data.slice_0.done"));
+  // The machine's CPUs and clock in info.json, not placeholders.
+  const std::string info = slurp(prof / "host" / "info.json");
+  CHECK(info.find("\"sysClockFreq\": " + std::to_string(::sysconf(_SC_CLK_TCK))) != std::string::npos);
+  CHECK(info.find("\"cpuNums\": " + std::to_string(::sysconf(_SC_NPROCESSORS_ONLN))) != std::string::npos);
+  // host_cpu_usage: host, cpuNums, the CPUs the threads ran on, those busy (> 0).
+  const auto cpu = summary_row(prof, "host_cpu_usage");
+  REQUIRE(cpu.size() == 4);
+  CHECK(cpu[0] == "host");
+  CHECK(std::atoi(cpu[2].c_str()) >= 1);
+  CHECK(std::atoi(cpu[3].c_str()) >= 1);
+  // host_mem_usage: the peak holds the 64 MiB the program wrote (KiB).
+  const auto mem = summary_row(prof, "host_mem_usage");
+  REQUIRE(mem.size() == 4);
+  CHECK(std::strtod(mem[2].c_str(), nullptr) > 65536);
+  std::string timeline;
+  for (const auto& f : outputs(prof))
+    if (f.filename().string().rfind("msprof_2", 0) == 0 && f.extension() == ".json") timeline = slurp(f);
+  CHECK(timeline.find("\"CPU Usage\"") != std::string::npos);
+  CHECK(timeline.find("\"Memory Usage\"") != std::string::npos);
+  const auto avg = counter_values(timeline, "CPU Avg\"");
+  REQUIRE(!avg.empty());
+  CHECK(*std::max_element(avg.begin(), avg.end()) > 0);
+  const auto used = counter_values(timeline, "Memory Usage\",\"pid\"");  // the counters, not the process's name
+  REQUIRE(!used.empty());
+  CHECK(*std::max_element(used.begin(), used.end()) > 0);
+}
+#endif
 
 #endif  // MSPROF_TEST_CLI

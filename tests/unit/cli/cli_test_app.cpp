@@ -16,6 +16,8 @@
 //   framework   two "ProfilerStep#N" steps of msprof::record_function ops: an
 //               op with shapes enqueues to a worker thread, which dequeues and
 //               runs a backward op; an allocation and its frees (--layout tests)
+//   host-burn   a mark, then 2 threads busy for 0.3 s while 64 MiB are touched
+//               (--host-sys=cpu,mem)
 #include <msprof/framework.hpp>
 #include <msprof/mstx.h>
 #include <sys/syscall.h>
@@ -198,6 +200,20 @@ int ticks(long n, long period_ms, const char* end_file) {
   return 0;
 }
 
+int host_burn() {
+  mstxMarkA("burn", nullptr);  // the collection starts before the samples that count
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  auto spin = [until] {
+    volatile std::uint64_t n = 0;
+    while (std::chrono::steady_clock::now() < until) n = n + 1;
+  };
+  std::thread a(spin), b(spin);
+  std::string block(64u << 20, 'x');  // resident: every page written
+  a.join();
+  b.join();
+  return block[block.size() / 2] == 'x' ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -209,6 +225,7 @@ int main(int argc, char** argv) {
   if (mode == "burst" && argc > 2) return burst(std::atol(argv[2]));
   if (mode == "ranges") return ranges_until_killed();
   if (mode == "framework") return framework();
+  if (mode == "host-burn") return host_burn();
   if (mode == "ticks" && argc > 2) return ticks(std::atol(argv[2]), argc > 3 ? std::atol(argv[3]) : 100, argc > 4 ? argv[4] : nullptr);
   mstxMarkA("hello launcher", nullptr);
   const mstxRangeId r = mstxRangeStartA("work", nullptr);

@@ -257,7 +257,7 @@ TEST_CASE("device records: ACSQ, ContextPmu, ts_track") {
   CHECK(load_le<std::uint64_t>(&pb[32]) == 1440000);
   CHECK(load_le<std::uint64_t>(&pb[48 + 7 * 8]) == 8000);
   CHECK(load_le<std::uint64_t>(&pb[120]) == 2);
-  auto pd = codec::decode_context_pmu(pb.data(), pb.size(), {"f", 0});
+  auto pd = codec::decode_fixed<codec::ContextPmu>(pb.data(), pb.size(), {"f", 0});
   REQUIRE(pd);
   CHECK(std::uint64_t{pd->pmuList[3]} == 4000);
 
@@ -269,7 +269,7 @@ TEST_CASE("device records: ACSQ, ContextPmu, ts_track") {
   t.streamWord = 0x7FF | 0x800;
   t.tagId = 60000;
   const auto tb = codec::encode_device(t);
-  auto td = codec::decode_ts_track(tb.data(), tb.size(), {"f", 0});
+  auto td = codec::decode_fixed<codec::TsTrackStepTrace>(tb.data(), tb.size(), {"f", 0});
   REQUIRE(td);
   CHECK(td->stream_id() == 0x7FF);
   CHECK(+td->tagId == 60000);
@@ -304,7 +304,7 @@ TEST_CASE("device records: ACSQ logs carry the STARS magic, ContextPmu its fftsT
   const auto pb = codec::encode_device(p);
   CHECK(load_le<std::uint16_t>(&pb[20]) == (0x2000 | 0x1234));
   CHECK(load_le<std::uint16_t>(&pb[0]) == (0x28 | (3 << 6)));
-  auto pd = codec::decode_context_pmu(pb.data(), pb.size(), {"f", 0});
+  auto pd = codec::decode_fixed<codec::ContextPmu>(pb.data(), pb.size(), {"f", 0});
   REQUIRE(pd);
   CHECK(pd->ffts_type() == codec::ffts_type::aiv);
   CHECK(pd->cnt() == 3);
@@ -440,13 +440,13 @@ TEST_CASE("device records: an HBM sample's bytes, its round trip and a short one
   CHECK(b[0] == 0x08);   // little-endian µs first
   CHECK(b[16] == 1);     // then the count, the event id at 16
   CHECK(b[20] == 0x44);  // and the channel at 20
-  auto d = codec::decode_hbm(b.data(), b.size(), {"hbm.data.0.slice_0", 0});
+  auto d = codec::decode_fixed<codec::HbmSample>(b.data(), b.size(), {"hbm.data.0.slice_0", 0});
   REQUIRE(d);
   CHECK(d->timestampUs == s.timestampUs);
   CHECK(d->count == s.count);
   CHECK(d->eventId == 1);
   CHECK(d->hbmId == 0x11223344u);
-  auto cut = codec::decode_hbm(b.data(), 23, {"hbm.data.0.slice_0", 48});
+  auto cut = codec::decode_fixed<codec::HbmSample>(b.data(), 23, {"hbm.data.0.slice_0", 48});
   REQUIRE_FALSE(cut);
   CHECK(cut.err().code == msprof::errc::truncated);
   CHECK(cut.err().message.find("offset 48") != std::string::npos);
@@ -459,7 +459,7 @@ TEST_CASE("device records: an LLC sample's bytes in both layouts, their round tr
   CHECK(b1[0] == 0x08);  // little-endian µs first, then the count
   CHECK(b1[16] == 0x36);  // the event id at 16
   CHECK(b1[20] == 3);     // the tag at 20
-  auto d1 = codec::decode_llc<codec::LlcSample>(b1.data(), b1.size(), {"llc.data.0.slice_0", 0});
+  auto d1 = codec::decode_fixed<codec::LlcSample>(b1.data(), b1.size(), {"llc.data.0.slice_0", 0});
   REQUIRE(d1);
   CHECK(d1->timestampUs == v1.timestampUs);
   CHECK(d1->count == 999999999u);
@@ -472,11 +472,11 @@ TEST_CASE("device records: an LLC sample's bytes in both layouts, their round tr
   CHECK(b2[8] == 0x21);
   CHECK(b2[12] == 1);
   CHECK(b2[16] == 0x43);  // 1767268800000200003 = 0x1886999c36a48d43: low byte first
-  auto d2 = codec::decode_llc<codec::LlcSampleV2>(b2.data(), b2.size(), {"llc.data.0.slice_0", 0});
+  auto d2 = codec::decode_fixed<codec::LlcSampleV2>(b2.data(), b2.size(), {"llc.data.0.slice_0", 0});
   REQUIRE(d2);
   CHECK(d2->count == 4000000000u);
   CHECK(d2->timestampNs == v2.timestampNs);
-  auto cut = codec::decode_llc<codec::LlcSampleV2>(b2.data(), 23, {"llc.data.0.slice_0", 72});
+  auto cut = codec::decode_fixed<codec::LlcSampleV2>(b2.data(), 23, {"llc.data.0.slice_0", 72});
   REQUIRE_FALSE(cut);
   CHECK(cut.err().code == msprof::errc::truncated);
   CHECK(cut.err().message.find("offset 72") != std::string::npos);
@@ -490,12 +490,12 @@ TEST_CASE("device records: a DDR sample's bytes, its round trip and a short one"
   CHECK(b[8] == 1);
   CHECK(b[12] == 2);
   CHECK(b[19] == 0xFF);
-  auto d = codec::decode_ddr(b.data(), b.size(), {"ddr.data.0.slice_0", 0});
+  auto d = codec::decode_fixed<codec::DdrSample>(b.data(), b.size(), {"ddr.data.0.slice_0", 0});
   REQUIRE(d);
   CHECK(d->timestampUs == 250);
   CHECK(d->count == 4242);
   CHECK(d->masterId == 0xFFFFFFFFu);
-  auto cut = codec::decode_ddr(b.data(), 19, {"ddr.data.0.slice_0", 40});
+  auto cut = codec::decode_fixed<codec::DdrSample>(b.data(), 19, {"ddr.data.0.slice_0", 40});
   REQUIRE_FALSE(cut);
   CHECK(cut.err().message.find("offset 40") != std::string::npos);
 }

@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "golden_util.hpp"
 
@@ -23,6 +26,22 @@ constexpr std::uint64_t kMemPid = (4242u << 10) | (10u << 5) | 31u;
 
 path host_data(const path& prof, const char* name) { return prof / "host" / "data" / name; }
 
+/// The CPU usages of `prof`, nullopt without host_cpu slices.
+std::optional<std::vector<cv::host_cpu_usage>> cpu_usages(const golden::fs::path& prof, std::vector<std::string>& warnings) {
+  std::vector<cv::host_cpu_usage> v;
+  if (!cv::for_each_host_cpu_usage(prof.string(), warnings, [&](const cv::host_cpu_usage& u) { v.push_back(u); }))
+    return std::nullopt;
+  return v;
+}
+
+/// The memory usages of `prof`, nullopt without host_mem slices or memoryTotal.
+std::optional<std::vector<cv::host_mem_usage>> mem_usages(const golden::fs::path& prof, std::vector<std::string>& warnings) {
+  std::vector<cv::host_mem_usage> v;
+  if (!cv::for_each_host_mem_usage(prof.string(), warnings, [&](const cv::host_mem_usage& u) { v.push_back(u); }))
+    return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
 TEST_CASE("host_usage: the host_cpu_usage and host_mem_usage summaries equal the reference") {
@@ -36,7 +55,7 @@ TEST_CASE("host_usage: the host_cpu_usage and host_mem_usage summaries equal the
 TEST_CASE("host_usage: the CPU usages of each interval, as the reference computes them") {
   golden::temp_copy t(kCase);
   std::vector<std::string> warnings;
-  const auto u = cv::host_cpu_usages(t.prof.string(), warnings);
+  const auto u = cpu_usages(t.prof, warnings);
   REQUIRE(u.has_value());
   CHECK(warnings.empty());
   std::vector<std::string> got;
@@ -51,10 +70,10 @@ TEST_CASE("host_usage: the CPU usages of each interval, as the reference compute
   CHECK(got == want);
 }
 
-TEST_CASE("host_usage: the timeline's CPU Usage and Memory Usage processes (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected events follow its
-  // code (host_usage_processor.cpp reads the Python path's CpuUsage / MemUsage
-  // tables, host_usage_assembler.cpp makes a counter "CPU <cpu_no>" or "Memory
+TEST_CASE("host_usage: the timeline's CPU Usage and Memory Usage processes (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (tests/golden/host_usage/
+  // expected/msprof.json holds its output; host_usage_processor.cpp reads the
+  // Python path's CpuUsage / MemUsage tables, host_usage_assembler.cpp makes a counter "CPU <cpu_no>" or "Memory
   // Usage" of series Usage(%) at each interval's start, then the process
   // metadata with label "CPU" and sort indices 9 and 10). The values are those
   // the Python path stored (its timeline shows the same ones).
@@ -115,10 +134,10 @@ TEST_CASE("host_usage: bad lines are warnings naming the file and offset, and th
   std::ofstream(cpu, std::ios::app) << "time 12x\n1 (cut) S 4";      // a bad time, a cut thread line
   std::ofstream(mem, std::ios::app) << "1000100100000 60000\n";  // 2 fields
   std::vector<std::string> warnings;
-  const auto u = cv::host_cpu_usages(t.prof.string(), warnings);
+  const auto u = cpu_usages(t.prof, warnings);
   REQUIRE(u.has_value());
   CHECK(u->size() == 14);
-  const auto m = cv::host_mem_usages(t.prof.string(), warnings);
+  const auto m = mem_usages(t.prof, warnings);
   REQUIRE(m.has_value());
   CHECK(m->size() == 5);
   REQUIRE(warnings.size() == 3);
@@ -137,7 +156,7 @@ TEST_CASE("host_usage: a thread line before any uptime line is out of place, and
   text = text.substr(text.find('\n') + 1);  // the first 'time' line gone: its uptime and threads have no sample
   std::ofstream(cpu, std::ios::trunc) << text;
   std::vector<std::string> warnings;
-  const auto u = cv::host_cpu_usages(t.prof.string(), warnings);
+  const auto u = cpu_usages(t.prof, warnings);
   REQUIRE(u.has_value());
   CHECK(u->size() == 10);  // the first interval is gone
   REQUIRE(warnings.size() == 4);  // the uptime and 3 thread lines
@@ -155,10 +174,11 @@ TEST_CASE("host_usage: a thread line before any uptime line is out of place, and
   CHECK(warnings[0].find("memoryTotal") != std::string::npos);
 }
 
-TEST_CASE("host_usage: the db's CPU_USAGE and HOST_MEM_USAGE tables (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected rows follow its
-  // code (msprof_db.cpp's CPU_USAGE and HOST_MEM_USAGE columns, db_assembler.cpp
-  // SaveCpuUsageData: the Avg rows left out, the CPU as a number;
+TEST_CASE("host_usage: the db's CPU_USAGE and HOST_MEM_USAGE tables (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (tests/golden/host_usage/
+  // expected/db.canonical.sql holds its output; msprof_db.cpp's CPU_USAGE and
+  // HOST_MEM_USAGE columns, db_assembler.cpp SaveCpuUsageData: the Avg rows
+  // left out, the CPU as a number;
   // SaveHostMemUsageData), the times the intervals' starts on the local clock;
   // NUMERIC columns keep a whole usage as an integer, the dump prints 20 digits.
   golden::temp_copy t(kCase);

@@ -32,16 +32,9 @@ const char* const kCase = "l2_cache";
 
 path device_file(const path& prof, const std::string& name) { return prof / "device_0" / name; }
 
-void write(const path& p, const std::string& text) { std::ofstream(p, std::ios::binary | std::ios::trunc) << text; }
+using golden_memory::replace_in;
 
-/// Replaces `from` by `to` in the file `p` (required to hold it).
-void replace_in(const path& p, const std::string& from, const std::string& to) {
-  std::string text = golden::slurp(p);
-  const auto at = text.find(from);
-  REQUIRE_MESSAGE(at != std::string::npos, p.string() << " lacks " << from);
-  text.replace(at, from.size(), to);
-  write(p, text);
-}
+void write(const path& p, const std::string& text) { std::ofstream(p, std::ios::binary | std::ios::trunc) << text; }
 
 /// The summary `name` (l2_cache or soc_pmu) the export writes, "" without one.
 std::string export_l2(const golden::temp_copy& t, std::vector<std::string>* warnings = nullptr,

@@ -62,9 +62,9 @@ void add_llc_v2(const path& prof) {
       golden_memory::append(dev, msprof::codec::encode_device(msprof::codec::LlcSampleV2{0xDEAD, r.count[k], kWrite[k], r.tag, r.ns}));
   golden::fs::remove(llc_slice(prof));
   golden::fs::remove(llc_slice(prof).string() + ".done");
-  golden_memory::write_slice(prof / "device_0" / "data", "llc.data.0", dev);
-  golden_sysmem::replace_in(prof / "device_0" / "sample.json", "\"llc_profiling\": \"read\"", "\"llc_profiling\": \"write\"");
-  golden_sysmem::replace_in(prof / "device_0" / "info.json.0", "\"version\": \"1.0\"", "\"version\": \"2.0\"");
+  golden_memory::write_slice(prof, msprof::prof::stream::llc(0), dev);
+  golden_memory::replace_in(prof / "device_0" / "sample.json", "\"llc_profiling\": \"read\"", "\"llc_profiling\": \"write\"");
+  golden_memory::replace_in(prof / "device_0" / "info.json.0", "\"version\": \"1.0\"", "\"version\": \"2.0\"");
 }
 
 }  // namespace
@@ -198,7 +198,7 @@ TEST_CASE("llc: a version 2.0 time beyond int64 (once a REAL) is skipped with a 
 TEST_CASE("llc: an unknown collection version is read in the first layout with one warning naming info.json") {
   golden::temp_copy t(kCase);
   const path info = t.prof / "device_0" / "info.json.0";
-  golden_sysmem::replace_in(info, "\"version\": \"1.0\"", "\"version\": \"3.0\"");
+  golden_memory::replace_in(info, "\"version\": \"1.0\"", "\"version\": \"3.0\"");
   std::vector<std::string> warnings;
   CHECK(summary_rows(t.prof, warnings).size() == 3);
   REQUIRE(warnings.size() == 1);
@@ -209,14 +209,14 @@ TEST_CASE("llc: an unknown collection version is read in the first layout with o
 TEST_CASE("llc: sample.json without llc_profiling gives no metrics and one warning naming it") {
   golden::temp_copy t(kCase);
   const path sample = t.prof / "device_0" / "sample.json";
-  golden_sysmem::replace_in(sample, "\"llc_profiling\": \"read\", ", "");
+  golden_memory::replace_in(sample, "\"llc_profiling\": \"read\", ", "");
   CHECK(sole_warning_without_rows(t.prof) == sample.string() + ": llc_profiling \"\" is neither read nor write; no LLC metrics for device 0");
 }
 
 TEST_CASE("llc: chip 0 (whose LLC data has another format) gives no metrics and one warning naming info.json") {
   golden::temp_copy t(kCase);
   const path info = t.prof / "device_0" / "info.json.0";
-  golden_sysmem::replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"0\"");
+  golden_memory::replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"0\"");
   CHECK(sole_warning_without_rows(t.prof) == info.string() + ": chip \"0\" (platform_version) is not one whose LLC read/write data the "
                                        "reference reads; no LLC metrics for device 0");
 }
@@ -224,12 +224,12 @@ TEST_CASE("llc: chip 0 (whose LLC data has another format) gives no metrics and 
 TEST_CASE("llc: chip 7 keeps one tag, chip 1 four (LlcModel's tag list)") {
   golden::temp_copy t(kCase);
   const path info = t.prof / "device_0" / "info.json.0";
-  golden_sysmem::replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"7\"");
+  golden_memory::replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"7\"");
   std::vector<std::string> warnings;
   auto rows = summary_rows(t.prof, warnings);
   REQUIRE(rows.size() == 2);
   CHECK(rows[1][2] == "0");
-  golden_sysmem::replace_in(info, "\"platform_version\": \"7\"", "\"platform_version\": \"1\"");
+  golden_memory::replace_in(info, "\"platform_version\": \"7\"", "\"platform_version\": \"1\"");
   rows = summary_rows(t.prof, warnings);
   REQUIRE(rows.size() == 4);
   CHECK(rows[3] == std::vector<std::string>{"0", "read", "2", "200.0", "0.0"});  // tag 2's one time: 40/20, no throughput

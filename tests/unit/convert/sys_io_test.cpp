@@ -99,10 +99,9 @@ TEST_CASE("pcie: of samples with equal timestamps the first in the file is shown
   CHECK((*p)->rows[0] == std::vector<std::string>{"0", "Tx_p_avg(MB/s)", "95.367", "999999.046", "317.574"});
 }
 
-TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected values follow its
-  // code (pcie_processor.cpp, pcie_assembler.cpp, db_assembler.cpp SavePCIeData,
-  // msprof_db.cpp PCIE, meta_data_event.h). Of the four samples the third
+TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (tests/golden/pcie/expected
+  // msprof.json and db.canonical.sql hold its output). Of the four samples the third
   // (Tx_p max 100 < min 500) is left out by its query; bandwidths are B/µs
   // times 10^6 kept in uint32 (0xFFFFF -> 602979776, 2^32 - 1 -> 4293967296),
   // latencies ns; the time is the device ns + 0 (host_start.log minus
@@ -118,7 +117,7 @@ TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the refere
   // Per sample (by time): the averages of Cpl, Nonpost, Nonpost latency (µs) and Post, B/s / 2^20.
   const std::string p = "pid:" + std::to_string(kPciePid) + ",tid:0,";
   const auto c = [&](const char* name, const char* us, const char* tx, const char* rx) {
-    return std::string("{name:\"") + name + "\"," + p + "ts:\"17672688000" + us + ".000\",ph:\"C\",args:{Tx:" + tx + ",Rx:" + rx + ",},}";
+    return std::string("{name:\"") + name + "\"," + p + "ts:\"17672688000" + us + ".000\",ph:\"C\",args:{Rx:" + rx + ",Tx:" + tx + ",},}";
   };
   std::vector<std::string> want = {
       c("PCIe_cpl", "00100", "8.58306884765625", "20.02716064453125"),
@@ -183,12 +182,11 @@ TEST_CASE("hccs: the hccs summary equals the reference") {
   CHECK(rows[1] == "0,Tx (MB/s),66757.202,0.0,21457.672");
 }
 
-TEST_CASE("hccs: the timeline's HCCS process and the db's HCCS table (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected values follow its
-  // code (hccs_processor.cpp on HccsModel's HCCSEventsData, hccs_assembler.cpp,
-  // db_assembler.cpp SaveHccsData, msprof_db.cpp HCCS, meta_data_event.h). The
-  // summary's throughputs (MB/s), each at the later sample's time (the local
-  // time as for PCIe): 200000 and 300000 ns past the device's clock start,
+TEST_CASE("hccs: the timeline's HCCS process and the db's HCCS table (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (tests/golden/hccs/expected
+  // msprof.json and db.canonical.sql hold its output). The summary's
+  // throughputs (MB/s), each at the later sample's time (the local time as
+  // for PCIe): 200000 and 300000 ns past the device's clock start,
   // then two at 500000 (the pair with equal times gives 0); the db's B/s are
   // MB/s × 2^20 truncated.
   golden::temp_copy t("hccs");
@@ -325,11 +323,9 @@ TEST_CASE("nic: Timestamp(us) is the span's Decimal quantized half-even (0.5005 
                                                    "0.0", "0.02", "30.0", "80.0", "0"});
 }
 
-TEST_CASE("nic, roce: the db's NIC and ROCE tables (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected rows follow its
-  // code (sys_io_processor.cpp on NicOriginalData / RoceOriginalData,
-  // db_assembler.cpp SaveSysIOData, msprof_db.cpp SYS_IO, connection.cpp's
-  // GetColumn): every sample, the local time as for PCIe (a float time
+TEST_CASE("nic, roce: the db's NIC and ROCE tables (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (tests/golden/{nic,roce}/
+  // expected/db.canonical.sql hold its output): every sample, the local time as for PCIe (a float time
   // truncated: ...300457.5 -> ...300457), the bandwidth MB/s × 2^20, the
   // counters through SQLite's int64 into uint32 (30000001000 -> 4230197224,
   // 70000000.9 -> 70000000), the rates as read (whole ones stored as integers
@@ -356,11 +352,9 @@ TEST_CASE("nic, roce: the db's NIC and ROCE tables (the reference's C++ path, by
   }
 }
 
-TEST_CASE("nic, roce: the timeline's NIC and RoCE processes (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected values follow its
-  // code (NicModel.create_nicreceivesend_table, RoceModel.create_rocereceivesend_table,
-  // sys_io_processor.cpp SysIOTimelineProcessor, sys_io_assembler.cpp,
-  // meta_data_event.h). Per port, its samples in file order: efficiency =
+TEST_CASE("nic, roce: the timeline's NIC and RoCE processes (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (tests/golden/{nic,roce}/
+  // expected/msprof.json hold its output; the args in its order). Per port, its samples in file order: efficiency =
   // round(int(byte/s) × 8 / (bandwidth × 2^20), 3) with the sample's bandwidth
   // (nic) or the port's first (roce: 1 MB/s for port 0, so its efficiencies
   // are not 0); error and dropped rates are errors / packets (0 for 0 packets),
@@ -377,8 +371,8 @@ TEST_CASE("nic, roce: the timeline's NIC and RoCE processes (the reference's C++
                        const char* packets, const char* eff) {
       const std::string d = dir;
       return "{name:\"Port " + std::string(port) + "/" + d + "\"," + p + "ts:\"17672688000" + us +
-             "\",ph:\"C\",args:{" + d + " Dropped Rate:" + dropped + "," + d + " Error Rate:" + error + "," + d +
-             " Packets:" + packets + "," + d + " Bandwidth Efficiency:" + eff + ",},}";
+             "\",ph:\"C\",args:{" + d + " Bandwidth Efficiency:" + eff + "," + d + " Packets:" + packets + "," + d +
+             " Error Rate:" + error + "," + d + " Dropped Rate:" + dropped + ",},}";
     };
     const std::vector<std::string> want = {
         c("0", "00100.000", "Rx", "0.0", "0.1", "10.0", "0.008"),

@@ -27,7 +27,7 @@ constexpr std::uint64_t kHbmPid = (6060u << 10) | (24u << 5);
 path hbm_slice(const path& prof) { return prof / "device_0" / "data" / "hbm.data.0.slice_0"; }
 
 void set_events(const path& prof, const std::string& from, const std::string& to) {
-  golden_sysmem::replace_in(prof / "device_0" / "sample.json", from, to);
+  golden_memory::replace_in(prof / "device_0" / "sample.json", from, to);
 }
 
 }  // namespace
@@ -119,12 +119,10 @@ TEST_CASE("hbm: fewer samples than a bandwidth needs give no summary and a warni
   CHECK(warnings[0] == t.prof.string() + ": device 0 has 7 HBM sample(s), fewer than the 8 a bandwidth needs (as the reference, none)");
 }
 
-TEST_CASE("hbm: the timeline's HBM process and the db's HBM table (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected values follow its
-  // code (hbm_processor.cpp, hbm_assembler.cpp, db_assembler.cpp SaveHbmData,
-  // msprof_db.cpp HBM, meta_data_event.h) applied to the HBMbwData table its
-  // Python parser wrote for this input: every bandwidth (none is before the
-  // collection start), in the table's order; the time is the sample's µs * 1000
+TEST_CASE("hbm: the timeline's HBM process and the db's HBM table (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (tests/golden/hbm/expected
+  // msprof.json and db.canonical.sql hold its output): every bandwidth (none
+  // is before the collection start), in the table's order; the time is the sample's µs * 1000
   // plus the clocks' offsets, summed in doubles (so a multiple of 256 ns); the
   // db's bandwidth is MB/s * 2^20 cut to an integer, its type the string id of
   // "read" or "write".
@@ -220,7 +218,7 @@ TEST_CASE("ddr: the ddr summary equals the reference") {
 
 TEST_CASE("ddr: on chip 5 (whose DDR the reference does not read) no rows and one warning") {
   golden::temp_copy t("ddr");
-  golden_sysmem::replace_in(t.prof / "device_0" / "info.json.0", "\"platform_version\": \"4\"", "\"platform_version\": \"5\"");
+  golden_memory::replace_in(t.prof / "device_0" / "info.json.0", "\"platform_version\": \"4\"", "\"platform_version\": \"5\"");
   std::vector<std::string> warnings;
   auto s = cv::ddr_summary(t.prof.string(), warnings);
   REQUIRE(s.has_value());
@@ -230,13 +228,13 @@ TEST_CASE("ddr: on chip 5 (whose DDR the reference does not read) no rows and on
                                          "platform_version) is not one whose DDR data the reference reads");
 }
 
-TEST_CASE("ddr: the timeline's DDR process and the db's DDR table (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected values follow its
-  // code (ddr_processor.cpp, ddr_assembler.cpp, db_assembler.cpp SaveDDRData,
-  // msprof_db.cpp DDR) applied to the DDRMetricData table its Python parser
-  // wrote for this input: per time the controllers' read and write flux in
-  // MB/s (bit width 256 on chip 4) times 2^20 (B/s, though the series say
-  // MB/s), the time made local; the db keeps the B/s cut to integers.
+TEST_CASE("ddr: the timeline's DDR process and the db's DDR table, as runs of the reference show them") {
+  // Checked against runs of the reference on this input (chip 4): its db (C++
+  // path, SaveDDRData) keeps the B/s (MB/s x 2^20) cut to integers; its
+  // timeline, which on the chips it reads DDR on comes from its Python path,
+  // shows MB/s (37677.91748046875 = 39508160000 / 2^20), each Read counter
+  // twice and sort index 20 (its processes are numbered in order there);
+  // msprof draws each counter once under the C++ layout's sort index 18.
   golden::temp_copy t("ddr");
   const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
   CHECK(tl_warnings.empty());
@@ -247,9 +245,9 @@ TEST_CASE("ddr: the timeline's DDR process and the db's DDR table (the reference
            "(MB/s):" + v + ",},}";
   };
   const std::vector<std::string> want = {
-      c("Read", "100", "39508160000.0"),        c("Read", "250", "641066666.6666666"),
-      c("Read", "600", "91428480000.0"),        c("Write", "100", "209385280000.0"),
-      c("Write", "250", "213333333.33333334"),  c("Write", "600", "7111131428.571428"),
+      c("Read", "100", "37677.91748046875"),    c("Read", "250", "611.3688151041666"),
+      c("Read", "600", "87192.9931640625"),     c("Write", "100", "199685.36376953125"),
+      c("Write", "250", "203.45052083333334"),  c("Write", "600", "6781.703404017857"),
       "{name:\"process_labels\"," + p + "ph:\"M\",args:{labels:\"NPU 0\",},}",
       "{name:\"process_name\"," + p + "ph:\"M\",args:{name:\"DDR\",},}",
       "{name:\"process_sort_index\"," + p + "ph:\"M\",args:{sort_index:18,},}",
