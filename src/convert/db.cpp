@@ -55,6 +55,7 @@ const db_table_def* db_tables() {
       {"HCCS", "deviceId INTEGER, timestampNs INTEGER, txThroughput NUMERIC, rxThroughput NUMERIC", 4},
       {"HOST_INFO", "hostUid TEXT, hostName TEXT", 2},
       {"HOST_MEM_USAGE", "timestampNs NUMERIC, usage NUMERIC", 2},
+      {"LLC", "deviceId INTEGER, llcId INTEGER, timestampNs INTEGER, hitRate REAL, throughput INTEGER, mode INTEGER", 6},
       {"MEMCPY_INFO", "globalTaskId NUMERIC, size NUMERIC, memcpyOperation NUMERIC", 3},
       {"META_DATA", "name TEXT, value TEXT", 2},
       {"MSTX_EVENTS",
@@ -483,6 +484,7 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(write_network(s.prof_dir, prof::layout::nic, "NIC"));
   MSPROF_TRY(write_network(s.prof_dir, prof::layout::roce, "ROCE"));
   MSPROF_TRY(write_ddr(s.prof_dir));
+  MSPROF_TRY(write_llc(s.prof_dir));
   MSPROF_TRY(write_host_usage(s.prof_dir));
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
   for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},

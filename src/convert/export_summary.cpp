@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, hccs, nic, roce, host_cpu_usage, host_mem_usage and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, llc_read_write, hccs, nic, roce, host_cpu_usage, host_mem_usage and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
 #include <algorithm>
@@ -22,6 +22,7 @@
 #include "msprof/convert/host_usage.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/sys_io.hpp"
+#include "msprof/convert/llc.hpp"
 #include "msprof/convert/sys_mem.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -379,7 +380,7 @@ struct summary_exporter::impl {
     auto pcie = pcie_summary(prof_dir_, r.warnings);
     if (!pcie) return pcie.err();
     if (*pcie) MSPROF_TRY(write_table(r, **pcie));
-    for (auto summary : {&hbm_summary, &ddr_summary}) {
+    for (auto summary : {&hbm_summary, &ddr_summary, &llc_summary}) {
       auto t = (*summary)(prof_dir_, r.warnings);
       if (!t) return t.err();
       if (*t) MSPROF_TRY(write_table(r, **t));

@@ -131,21 +131,27 @@ std::string fewest3(double v) {
   return s;
 }
 
-double sql_round3(double v) {
+double sql_round(double v, int digits) {
+  // SQLite printf's arRound: 0.5 * 10^-digits as a literal, not a product.
+  static constexpr double rounders[] = {5.0e-01, 5.0e-02, 5.0e-03, 5.0e-04, 5.0e-05,
+                                        5.0e-06, 5.0e-07, 5.0e-08, 5.0e-09, 5.0e-10};
+  digits = std::clamp(digits, 0, 9);
+  double p10 = 1;
+  for (int i = 0; i < digits; ++i) p10 *= 10;
   // Nothing to round beyond 2^52 (and NaN passes through), as ROUND does.
   if (!(std::fabs(v) <= 4503599627370496.0)) return v;
-  // Away from a rounding boundary, plain doubles decide: the thousandths of
-  // |v| + 0.0005, truncated, are floor(|v| * 1000 + 0.5) when that sum is
+  // Away from a rounding boundary, plain doubles decide: the 10^-digits of
+  // |v| + rounder, truncated, are floor(|v| * 10^digits + 0.5) when that sum is
   // more than its possible error (a few ulps, the margin has 18) from an
   // integer. Near one, the digit-by-digit path below decides as SQLite does.
   {
-    const double x = std::fabs(v) * 1000.0 + 0.5;
+    const double x = std::fabs(v) * p10 + 0.5;
     if (x < 1e15) {
       const double f = std::floor(x);
       const double frac = x - f;
       const double margin = x * 4e-15 + 1e-9;
       if (frac > margin && frac < 1 - margin) {
-        const double out = f / 1000.0;
+        const double out = f / p10;
         return out == 0 ? 0.0 : (v < 0 ? -out : out);
       }
     }
@@ -156,8 +162,8 @@ double sql_round3(double v) {
   std::memcpy(&u, &v, sizeof u);
   const int ex = -1023 + static_cast<int>((u >> 52) & 0x7ff);
   // The rounding term is a double, the value a long double (SQLite's printf).
-  double rounder = 5.0e-4;
-  if (3 + ex / 3 < 15) rounder = static_cast<double>(rounder + r * static_cast<ld>(3e-16));
+  double rounder = rounders[digits];
+  if (digits + ex / 3 < 15) rounder = static_cast<double>(rounder + r * static_cast<ld>(3e-16));
   r += rounder;
   // Normalize to [1, 10) with its decimal exponent, then take digits one by one.
   int exp = 0;
@@ -170,10 +176,10 @@ double sql_round3(double v) {
     while (r < static_cast<ld>(1e-8)) { r *= static_cast<ld>(1e8); exp -= 8; }
     while (r < 1) { r *= 10; exp--; }
   }
-  // Up to 15 digits (below 1e12) the digits make an integer that a double
-  // holds exactly, and dividing it by 1000 rounds as strtod rounds the text:
-  // the same value without the text.
-  if (exp <= 11) {
+  // Up to 15 digits the digits make an integer that a double holds exactly,
+  // and dividing it by 10^digits rounds as strtod rounds the text: the same
+  // value without the text.
+  if (exp + digits <= 14) {
     const ld r0 = r;
     std::uint64_t n = 0;
     bool ok = true;
@@ -184,11 +190,11 @@ double sql_round3(double v) {
       n = n * 10 + static_cast<std::uint64_t>(d);
     };
     for (int e = exp; e >= 0; --e) take();
-    int decimals = 3;
+    int decimals = digits;
     for (int e = exp + 1; e < 0 && decimals > 0; ++e, --decimals) n *= 10;
     while (decimals-- > 0) take();
     if (ok) {
-      const double out = static_cast<double>(n) / 1000.0;
+      const double out = static_cast<double>(n) / p10;
       return out == 0 ? 0.0 : (v < 0 ? -out : out);
     }
     r = r0;
@@ -205,12 +211,14 @@ double sql_round3(double v) {
   if (exp < 0) text += '0';
   for (int e = exp; e >= 0; --e) text += digit();
   text += '.';
-  int decimals = 3;
+  int decimals = digits;
   for (int e = exp + 1; e < 0 && decimals > 0; ++e, --decimals) text += '0';
   while (decimals-- > 0) text += digit();
   const double out = std::strtod(text.c_str(), nullptr);
   return out == 0 ? 0.0 : out;  // SQLite prints no sign on zero
 }
+
+double sql_round3(double v) { return sql_round(v, 3); }
 
 void append_round3_sql(std::string& out, double v) {
   const double r = sql_round3(v);
@@ -324,8 +332,35 @@ std::pair<std::uint64_t, int> decimal_digits(const std::string& t) {
   return {d, exp10 - frac};
 }
 
+namespace {
+__extension__ typedef __int128 i128;
+
+/// a / b rounded half-even (b > 0).
+i128 half_even(i128 a, i128 b) {
+  const bool neg = a < 0;
+  if (neg) a = -a;
+  i128 q = a / b;
+  const i128 r = a % b;
+  if (2 * r > b || (2 * r == b && (q & 1))) ++q;
+  return neg ? -q : q;
+}
+
+/// `q` thousandths as Decimal's str() prints them ("-0.005", "12.000").
+std::string thousandths(i128 q) {
+  const bool neg = q < 0;
+  i128 a = neg ? -q : q;
+  std::string digits;
+  for (int i = 0; a != 0 || i < 4; ++i, a /= 10) {
+    if (i == 3) digits += '.';
+    digits += static_cast<char>('0' + static_cast<int>(a % 10));
+  }
+  if (neg) digits += '-';
+  std::reverse(digits.begin(), digits.end());
+  return digits;
+}
+}  // namespace
+
 std::string decimal_mean3(const std::vector<double>& values, std::size_t n) {
-  __extension__ typedef __int128 i128;
   // Each value exactly, in units of 10^-20 (str() gives at most 17 digits;
   // digits further down do not reach the third decimal); a value too large
   // for that falls back to the double sum.
@@ -344,27 +379,24 @@ std::string decimal_mean3(const std::vector<double>& values, std::size_t n) {
     sum += v < 0 ? -x : x;
   }
   if (!exact) return n ? fmt::format("{:.3f}", fallback / static_cast<double>(n)) : std::string("0.000");
-  const auto half_even = [](i128 a, i128 b) {  // a / b, b > 0
-    const bool neg = a < 0;
-    if (neg) a = -a;
-    i128 q = a / b;
-    const i128 r = a % b;
-    if (2 * r > b || (2 * r == b && (q & 1))) ++q;
-    return neg ? -q : q;
-  };
   i128 p17 = 1;
   for (int i = 0; i < 17; ++i) p17 *= 10;
-  const i128 q = half_even(half_even(sum, p17), static_cast<i128>(n));  // thousandths
-  const bool neg = q < 0;
-  i128 a = neg ? -q : q;
-  std::string digits;
-  for (int i = 0; a != 0 || i < 4; ++i, a /= 10) {
-    if (i == 3) digits += '.';
-    digits += static_cast<char>('0' + static_cast<int>(a % 10));
-  }
-  if (neg) digits += '-';
-  std::reverse(digits.begin(), digits.end());
-  return digits;
+  return thousandths(half_even(half_even(sum, p17), static_cast<i128>(n)));
+}
+
+std::string decimal_quotient3(std::uint64_t a, const std::string& b, std::uint64_t k) {
+  const auto [d, e] = decimal_digits(b);
+  if (d == 0 || k == 0) return "0";
+  // a * 1000 / (d * 10^e * k) thousandths, exactly while the factors fit in
+  // 127 bits (10^38 > 2^126); else in long double.
+  int shift = e - 3;
+  i128 num = a, den = static_cast<i128>(d) * k;
+  constexpr i128 limit = static_cast<i128>(1) << 120;
+  for (; shift < 0 && num < limit / 10; ++shift) num *= 10;
+  for (; shift > 0 && den < limit / 10; --shift) den *= 10;
+  if (shift == 0) return thousandths(half_even(num, den));
+  const long double q = static_cast<long double>(num) / static_cast<long double>(den) * std::pow(10.0L, -shift);
+  return fmt::format("{:.3f}", static_cast<double>(q));
 }
 
 }  // namespace convert

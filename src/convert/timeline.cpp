@@ -17,6 +17,7 @@
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/host_usage.hpp"
 #include "msprof/convert/sys_io.hpp"
+#include "msprof/convert/llc.hpp"
 #include "msprof/convert/sys_mem.hpp"
 #include "msprof/prof/layout.hpp"
 
@@ -432,6 +433,22 @@ result<void> ddr_events(const session_info& s, event_output& out, std::vector<st
   });
 }
 
+/// LLC: when any metric from the collection start is kept (llc.hpp), every
+/// device's metadata, then per metric the counters "LLC <id> Read/Hit Rate"
+/// ({"Hit Rate(%)": the fraction, though the series says %}) and
+/// "LLC <id> Read/Throughput" ({"Throughput(MB/s)": x}), Write for mode
+/// "write", as the reference's C++ path (llc_processor.cpp, llc_assembler.cpp).
+result<void> llc_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  bool begun = false;
+  return for_each_llc_metric(s.prof_dir, true, warnings, [&](const llc_metric& m) -> result<void> {
+    every_device_meta_once(begun, out, s, sort_index::llc, "LLC");
+    const std::string name = "LLC " + std::to_string(m.llc_id) + (m.mode == "write" ? " Write/" : " Read/");
+    add_counter(out, s, sort_index::llc, m.device_id, m.time_ns, name + "Hit Rate", {{"Hit Rate(%)", m.hit_rate * 100 / 100}});  // its % back to a fraction
+    add_counter(out, s, sort_index::llc, m.device_id, m.time_ns, name + "Throughput", {{"Throughput(MB/s)", m.throughput}});
+    return {};
+  });
+}
+
 /// CPU Usage (Memory Usage when `memory`): the host's usage points
 /// (host_usage.hpp), the counters "CPU <n>" / "CPU Avg" ("Memory Usage") of
 /// series "Usage(%)", then the process's metadata, as the reference's C++ path
@@ -467,6 +484,7 @@ result<void> device_counter_events(const session_info& s, const timeline_parts& 
   if (parts.roce) MSPROF_TRY(network_events(s, out, warnings, true));
   if (parts.pcie) MSPROF_TRY(pcie_events(s, out, warnings));
   if (parts.hbm) MSPROF_TRY(hbm_events(s, out, warnings));
+  if (parts.llc) MSPROF_TRY(llc_events(s, out, warnings));
   if (parts.cpu_usage) MSPROF_TRY(host_usage_events(s, false, out, warnings));
   if (parts.memory_usage) MSPROF_TRY(host_usage_events(s, true, out, warnings));
   return {};

@@ -73,6 +73,7 @@ def main():
             dev / "socpmu.data.0.slice_0": 80,
             dev / "hbm.data.0.slice_0": 24,
             dev / "ddr.data.0.slice_0": 20,
+            dev / "llc.data.0.slice_0": 24,
             data / "host_cpu.data.slice_0": 18,  # text: its first line ("time <ns>")
             data / "host_mem.data.slice_0": 41,  # text: its first line
         }

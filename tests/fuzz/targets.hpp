@@ -84,6 +84,8 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
   if (auto r = codec::decode_fixed<codec::PcieSample>(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_fixed<codec::HbmSample>(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_fixed<codec::DdrSample>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::LlcSample>(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_fixed<codec::LlcSampleV2>(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_hccs_line(std::string_view(reinterpret_cast<const char*>(data), size), at))
     sink = sink + static_cast<std::uint64_t>(r->tx ^ r->rx) + static_cast<std::uint64_t>(r->timestamp > 0);
   if (auto r = codec::decode_fixed<codec::L2CacheTask>(data, size, at)) sink = sink + touch(*r);
@@ -260,6 +262,7 @@ inline constexpr const char* kProfFiles[] = {
     "device_0/data/ddr.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
     "host/data/host_cpu.data.slice_0",  // appended (no finding has a chunk index it remaps)
     "host/data/host_mem.data.slice_0",
+    "device_0/data/llc.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 
@@ -343,6 +346,8 @@ inline void read_everything(prof::prof_reader& r) {
     (void)r.for_each_pcie(d.id, [&](const codec::PcieSample& p, const codec::place&) { n += touch(p); });
     (void)r.for_each_hbm(d.id, [&](const codec::HbmSample& h, const codec::place&) { n += touch(h); });
     (void)r.for_each_ddr(d.id, [&](const codec::DdrSample& s, const codec::place&) { n += touch(s); });
+    (void)r.for_each_llc<codec::LlcSample>(d.id, [&](const codec::LlcSample& s, const codec::place&) { n += touch(s); });
+    (void)r.for_each_llc<codec::LlcSampleV2>(d.id, [&](const codec::LlcSampleV2& s, const codec::place&) { n += touch(s); });
     (void)r.for_each_hccs(d.id, [&](const codec::HccsSample& h, const codec::place&) { n += static_cast<std::size_t>(h.tx ^ h.rx); });
     (void)r.for_each_l2_cache(d.id, [&](const codec::L2CacheTask& t, const codec::place&) { n += touch(t); });
     for (bool v6 : {false, true})

@@ -889,6 +889,42 @@ template <class F> inline void fields_of(DdrSample& x, F& f, std::size_t base) {
 }
 #undef MSPROF_DETAIL_F
 
+/// LLC sample of collection version "1.0" (24 B, device file llc.data.<id>;
+/// info.json's `version`): the count of one PMU event (`eventId`) of one L3
+/// tag (`l3tId`) since its previous sample, stamped in µs after the device's
+/// clock_monotonic_raw start (dev_start.log).
+struct LlcSample {
+  std::uint64_t timestampUs = 0;
+  std::uint64_t count = 0;
+  std::uint32_t eventId = 0;
+  std::uint32_t l3tId = 0;
+};
+static_assert(sizeof(LlcSample) == 24 && offsetof(LlcSample, eventId) == 16 && offsetof(LlcSample, l3tId) == 20,
+              "LlcSample layout");
+constexpr std::size_t llc_size = sizeof(LlcSample);
+
+/// LLC sample of collection version "2.0" (also 24 B, the same file): the
+/// same fields after 4 unused bytes, the time last, in ns.
+struct LlcSampleV2 {
+  std::uint32_t reserved = 0;
+  std::uint32_t count = 0;
+  std::uint32_t eventId = 0;
+  std::uint32_t l3tId = 0;
+  std::uint64_t timestampNs = 0;
+};
+static_assert(sizeof(LlcSampleV2) == llc_size && offsetof(LlcSampleV2, timestampNs) == 16, "LlcSampleV2 layout");
+
+#define MSPROF_DETAIL_F(T, m) detail::each_packed<decltype(T::m)>(x, offsetof(T, m), base, f)
+template <class F> inline void fields_of(LlcSample& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(LlcSample, timestampUs); MSPROF_DETAIL_F(LlcSample, count); MSPROF_DETAIL_F(LlcSample, eventId);
+  MSPROF_DETAIL_F(LlcSample, l3tId);
+}
+template <class F> inline void fields_of(LlcSampleV2& x, F& f, std::size_t base) {
+  MSPROF_DETAIL_F(LlcSampleV2, reserved); MSPROF_DETAIL_F(LlcSampleV2, count); MSPROF_DETAIL_F(LlcSampleV2, eventId);
+  MSPROF_DETAIL_F(LlcSampleV2, l3tId); MSPROF_DETAIL_F(LlcSampleV2, timestampNs);
+}
+#undef MSPROF_DETAIL_F
+
 /// HCCS sample (device file hccs.data.<id>, text): after a header line, one
 /// line "<timestamp>: <txAmount> <rxAmount>" per sample, the link's byte
 /// counters at that time (ns).

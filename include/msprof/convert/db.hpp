@@ -251,6 +251,8 @@ class db_window_writer {
   /// HBM from its hbm slices, registering "read" and "write"; DDR from its ddr slices (sys_mem.cpp).
   result<void> write_hbm(const std::string& prof_dir);
   result<void> write_ddr(const std::string& prof_dir);
+  /// LLC from its llc slices, registering the modes (llc.cpp).
+  result<void> write_llc(const std::string& prof_dir);
   /// CPU_USAGE and HOST_MEM_USAGE from the host's usage slices (host_usage.cpp).
   result<void> write_host_usage(const std::string& prof_dir);
   /// NPU_OP_MEM from its task_memory_info slices, registering "GE" and the op names (npu_memory.cpp).

@@ -58,6 +58,9 @@ std::string fewest3(double v);
 /// hold exactly), cut after the third decimal, in x87 long double; so an exact
 /// tie rounds up ("0.3125" -> 0.313), away from zero.
 double sql_round3(double v);
+/// SQLite's ROUND(v, digits) likewise (0 <= digits <= 9; the rounder
+/// 0.5 * 10^-digits).
+double sql_round(double v, int digits);
 
 /// sql_round3 printed as SQLite prints a REAL (15 significant digits, at least
 /// one decimal: "16.0", "0.013") - the PMU cells, which the reference reads
@@ -74,6 +77,13 @@ std::pair<std::uint64_t, int> decimal_digits(const std::string& t);
 /// over `n`, quantized again (both half-even), as str() prints it
 /// ("5450315.042"); "0.000" without values.
 std::string decimal_mean3(const std::vector<double>& values, std::size_t n);
+
+/// The reference's float_calculate([a, b * k], '/') of an integer `a` and the
+/// decimal text `b` (Python's str() of an int or float) times `k`: the exact
+/// quotient rounded half-even to thousandths as str() prints it ("0.667");
+/// "0" when the divisor is 0 (Decimal's error, which float_calculate turns
+/// into "0").
+std::string decimal_quotient3(std::uint64_t a, const std::string& b, std::uint64_t k = 1);
 
 /// Whether a spreadsheet would run `v` as a formula: it starts with = + - @,
 /// TAB or CR and is not a decimal number ("-1.5" stays a number).

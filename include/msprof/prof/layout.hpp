@@ -143,6 +143,7 @@ inline constexpr char nic[] = "nic";    ///< text: maybe a header line, then one
 inline constexpr char roce[] = "roce";  ///< as nic
 inline constexpr char hbm[] = "hbm";
 inline constexpr char ddr[] = "ddr";
+inline constexpr char llc[] = "llc";  ///< either LLC layout (info.json's `version`)
 // Host text slices "<module>.data.slice_<n>" (no aging prefix, no tag): the
 // host system's usage as CANN samples it.
 inline constexpr char host_cpu[] = "host_cpu";  ///< text: time, uptime and thread stat lines
@@ -201,6 +202,7 @@ struct stream {
   static stream roce(std::uint32_t dev) { return device_stream(dev, layout::roce, 0); }
   static stream hbm(std::uint32_t dev) { return device_stream(dev, layout::hbm, codec::hbm_size); }
   static stream ddr(std::uint32_t dev) { return device_stream(dev, layout::ddr, codec::ddr_size); }
+  static stream llc(std::uint32_t dev) { return device_stream(dev, layout::llc, codec::llc_size); }
 
   /// The inverse of base_name() plus the slice index: the stream a data file
   /// `name` (in host/data, or in device_<dev>/data when `device`) belongs to.

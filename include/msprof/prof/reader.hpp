@@ -347,6 +347,13 @@ class prof_reader {
     return for_each_fixed<codec::DdrSample>(dev, layout::ddr, cb);
   }
 
+  /// LLC samples of device `dev` in the layout `Sample` (LlcSample or LlcSampleV2).
+  template <class Sample, class F>
+  result<void> for_each_llc(std::uint32_t dev, F&& cb) {
+    static_assert(sizeof(Sample) == codec::llc_size, "an LLC layout");
+    return for_each_fixed<Sample>(dev, layout::llc, cb);
+  }
+
   /// HCCS samples of device `dev`, slice by slice, each slice's first line
   /// (its header) passed over; a line that is not a sample is a warning with
   /// its byte offset and is skipped.

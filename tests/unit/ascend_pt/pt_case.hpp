@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <msprof/convert/ascend_pt/analyse.hpp>
 #include <sqlite3.h>
 
 #include <string>
@@ -27,6 +28,20 @@ inline std::filesystem::path copy_case(const temp_dir& tmp, const std::string& c
   for (const auto& e : fs::recursive_directory_iterator(pt_dir))
     fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
   return pt_dir;
+}
+
+/// pt_memory with `add` applied to its PROF_ part, analysed (text and db);
+/// its ASCEND_PROFILER_OUTPUT.
+inline std::filesystem::path analysed(const temp_dir& tmp, void (*add)(const std::filesystem::path&)) {
+  namespace fs = std::filesystem;
+  const fs::path dir = copy_case(tmp, "pt_memory");
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) add(e.path());
+  for (const char* type : {"text", "db"}) {
+    auto r = msprof::convert::ascend_pt::analyse(dir.string(), {type});
+    REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  }
+  return dir / "ASCEND_PROFILER_OUTPUT";
 }
 
 /// Rows of a query, cells joined by '|'.

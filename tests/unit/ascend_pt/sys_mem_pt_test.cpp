@@ -7,7 +7,6 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <msprof/convert/ascend_pt/analyse.hpp>
 #include <string>
 #include <vector>
 
@@ -15,21 +14,8 @@
 #include "pt_case.hpp"
 
 namespace fs = std::filesystem;
-namespace pt = msprof::convert::ascend_pt;
 
 namespace {
-
-/// pt_memory with `add` applied to its PROF_ part, analysed (text and db).
-fs::path analysed(const temp_dir& tmp, void (*add)(const fs::path&)) {
-  const fs::path dir = copy_case(tmp, "pt_memory");
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().rfind("PROF_", 0) == 0) add(e.path());
-  for (const char* type : {"text", "db"}) {
-    auto r = pt::analyse(dir.string(), {type});
-    REQUIRE_MESSAGE(r.has_value(), r.err().what());
-  }
-  return dir / "ASCEND_PROFILER_OUTPUT";
-}
 
 /// How often `s` stands in `text`.
 std::size_t count(const std::string& text, const std::string& s) {

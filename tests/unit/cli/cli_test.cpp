@@ -309,6 +309,15 @@ TEST_CASE("cli: -reports with CANN's reports_sample_config.json chooses the proc
   std::ofstream(cfg) << R"({"json_process": {"cpu_usage": true, "memory_usage": false, "cann": true}})";
   REQUIRE(s.run({"export", "timeline", "-dir", host_cpu.string(), "-reports", cfg.string()}).rc == 0);
   CHECK(processes(host_cpu) == std::set<std::string>{"CANN", "CPU Usage"});
+  // LLC: its own key too.
+  const auto llc = s.add("llc", "llc");
+  std::ofstream(cfg) << R"({"json_process": {"llc": true}})";
+  REQUIRE(s.run({"export", "timeline", "-dir", llc.string(), "-reports", cfg.string()}).rc == 0);
+  CHECK(processes(llc) == std::set<std::string>{"LLC"});
+  const auto no_llc = s.add("llc", "no_llc");
+  std::ofstream(cfg) << R"({"json_process": {"llc": false, "ascend": true}})";
+  REQUIRE(s.run({"export", "timeline", "-dir", no_llc.string(), "-reports", cfg.string()}).rc == 0);
+  CHECK(processes(no_llc).count("LLC") == 0);
 
   std::ofstream(cfg) << R"({"json_process": {"cann": "yes"}})";
   r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});

@@ -452,6 +452,36 @@ TEST_CASE("device records: an HBM sample's bytes, its round trip and a short one
   CHECK(cut.err().message.find("offset 48") != std::string::npos);
 }
 
+TEST_CASE("device records: an LLC sample's bytes in both layouts, their round trip and a short one") {
+  const codec::LlcSample v1{0x0102030405060708ull, 999999999, 0x36, 3};
+  const auto b1 = codec::encode_device(v1);
+  REQUIRE(b1.size() == 24);
+  CHECK(b1[0] == 0x08);  // little-endian µs first, then the count
+  CHECK(b1[16] == 0x36);  // the event id at 16
+  CHECK(b1[20] == 3);     // the tag at 20
+  auto d1 = codec::decode_fixed<codec::LlcSample>(b1.data(), b1.size(), {"llc.data.0.slice_0", 0});
+  REQUIRE(d1);
+  CHECK(d1->timestampUs == v1.timestampUs);
+  CHECK(d1->count == 999999999u);
+  CHECK(d1->eventId == 0x36u);
+  CHECK(d1->l3tId == 3u);
+  const codec::LlcSampleV2 v2{0xDEAD, 4000000000u, 0x21, 1, 1767268800000200003ull};
+  const auto b2 = codec::encode_device(v2);
+  REQUIRE(b2.size() == 24);
+  CHECK(b2[4] == 0x00);   // four u32 (unused, count, event, tag), then the ns
+  CHECK(b2[8] == 0x21);
+  CHECK(b2[12] == 1);
+  CHECK(b2[16] == 0x43);  // 1767268800000200003 = 0x1886999c36a48d43: low byte first
+  auto d2 = codec::decode_fixed<codec::LlcSampleV2>(b2.data(), b2.size(), {"llc.data.0.slice_0", 0});
+  REQUIRE(d2);
+  CHECK(d2->count == 4000000000u);
+  CHECK(d2->timestampNs == v2.timestampNs);
+  auto cut = codec::decode_fixed<codec::LlcSampleV2>(b2.data(), 23, {"llc.data.0.slice_0", 72});
+  REQUIRE_FALSE(cut);
+  CHECK(cut.err().code == msprof::errc::truncated);
+  CHECK(cut.err().message.find("offset 72") != std::string::npos);
+}
+
 TEST_CASE("device records: a DDR sample's bytes, its round trip and a short one") {
   const codec::DdrSample s{250, 4242, 1, 2, 0xFFFFFFFFu};
   const auto b = codec::encode_device(s);
