@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 
+#include "msprof/convert/llc.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/timeline.hpp"
@@ -414,6 +415,7 @@ db_window_writer::db_window_writer(std::string path, const std::string& spill_di
 /// Takes one window; the database is created on the first call.
 result<void> db_window_writer::add(const model& w) {
   MSPROF_TRY(open());
+  register_early_ids(w.session.prof_dir);
   if (!w.mstx.empty()) {
     auto& r = rows_of("MSTX_EVENTS");
     for (const auto& e : w.mstx) {
@@ -442,7 +444,8 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(open());
   lap_start_ = std::chrono::steady_clock::now();
   const auto& s = final.session;
-  // Registration order follows the reference's savers: mstx (done), PMU names, HBM's
+  register_early_ids(s.prof_dir);
+  // Registration order follows the reference's savers: LLC's modes and mstx (done), PMU names, HBM's
   // types, APIs, GE's memory, NPU_MEM's types, tasks, compute info.
   const bool pmu = any_pmu_ && pmu_cols_ && !pmu_cols_->empty();
   std::vector<std::int64_t> pmu_name_ids;
@@ -533,6 +536,12 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(db_.close());
   lap_named("commit and close");
   return {};
+}
+
+void db_window_writer::register_early_ids(const std::string& prof_dir) {
+  if (early_ids_) return;
+  early_ids_ = true;
+  for (const auto& mode : llc_modes(prof_dir)) (void)ids_.id(mode);
 }
 
 result<void> db_window_writer::open() {

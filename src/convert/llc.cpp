@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <initializer_list>
@@ -202,6 +203,19 @@ result<std::optional<table>> llc_summary(const std::string& prof_dir, std::vecto
     }
   }
   return std::optional<table>(std::move(t));
+}
+
+std::vector<std::string> llc_modes(const std::string& prof_dir) {
+  std::vector<std::string> modes;
+  auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::llc) + ".data.", false);
+  if (!r) return modes;
+  for (const auto& d : r->devices()) {
+    const std::string mode = d.sample.get("llc_profiling").as_string_or("");
+    if ((mode == "read" || mode == "write") && parsed_chip(d.info.get("platform_version").as_string_or("")) &&
+        std::find(modes.begin(), modes.end(), mode) == modes.end())
+      modes.push_back(mode);
+  }
+  return modes;
 }
 
 result<void> db_window_writer::write_llc(const std::string& prof_dir) {

@@ -251,8 +251,11 @@ class db_window_writer {
   /// HBM from its hbm slices, registering "read" and "write"; DDR from its ddr slices (sys_mem.cpp).
   result<void> write_hbm(const std::string& prof_dir);
   result<void> write_ddr(const std::string& prof_dir);
-  /// LLC from its llc slices, registering the modes (llc.cpp).
+  /// LLC from its llc slices (llc.cpp); its modes' ids come first (register_early_ids).
   result<void> write_llc(const std::string& prof_dir);
+  /// Once, before the first string of a window or of finish(): the LLC modes,
+  /// whose saver the reference starts before the others.
+  void register_early_ids(const std::string& prof_dir);
   /// CPU_USAGE and HOST_MEM_USAGE from the host's usage slices (host_usage.cpp).
   result<void> write_host_usage(const std::string& prof_dir);
   /// NPU_OP_MEM from its task_memory_info slices, registering "GE" and the op names (npu_memory.cpp).
@@ -260,6 +263,7 @@ class db_window_writer {
 
   detail::sqlite_db db_;
   bool opened_ = false;
+  bool early_ids_ = false;  ///< the strings the reference registers before any other (register_early_ids)
   result<void> status_;  ///< the first failure; every later call returns it
   detail::string_ids ids_;
   std::vector<std::pair<std::string, std::unique_ptr<detail::table_writer>>> tables_;

@@ -48,6 +48,11 @@ struct llc_metric {
 result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, std::vector<std::string>& warnings,
                                  const std::function<result<void>(const llc_metric&)>& fn);
 
+/// The modes ("read", "write") of the devices whose LLC samples give metrics,
+/// in device order, each once: the reference's LLC saver registers them in
+/// STRING_IDS before the other tables' strings.
+std::vector<std::string> llc_modes(const std::string& prof_dir);
+
 /// The CANN summary llc_read_write as the reference's Python path writes it
 /// (get_llc_train_summary): per device with metrics (by id) the row "Average"
 /// (the tags' averages summed over the tag count), then one row per tag: mode,

@@ -110,8 +110,9 @@ TEST_CASE("llc: collection version 2.0's layout in mode write, as the reference'
   CHECK(warnings[0] == t.prof.string() + ": 1 LLC metric(s) from before the collection start were left out (as the reference)");
 }
 
-TEST_CASE("llc: the timeline's LLC process and the db's LLC table (the reference's C++ path, by hand)") {
-  // No run of the reference's C++ path was made: the expected values follow its
+TEST_CASE("llc: the timeline's LLC process and the db's LLC table (the reference's C++ path)") {
+  // Checked against a run of the reference's C++ path (whose whole msprof.json
+  // and db are the case's expected files, golden_test.cpp); the values follow its
   // code (llc_processor.cpp, llc_assembler.cpp, db_assembler.cpp SaveLlcData,
   // msprof_db.cpp LLC, meta_data_event.h) applied to the LLCMetrics table its
   // Python parser wrote for this input: every metric (none is before the
