@@ -222,10 +222,8 @@ result<void> db_window_writer::write_llc(const std::string& prof_dir) {
   detail::table_writer* t = nullptr;
   MSPROF_TRY(for_each_llc_metric(prof_dir, true, warnings_, [&](const llc_metric& m) -> result<void> {
     if (!t) t = &rows_of("LLC");
-    // SaveLlcData: the hit rate in %, the throughput in B/s cut to an unsigned integer, the mode's string id.
-    const double bytes = m.throughput * 1024 * 1024;
-    const auto throughput = bytes > 0 && bytes < 1.8e19 ? static_cast<std::uint64_t>(bytes) : std::uint64_t{0};
-    t->row(m.device_id, m.llc_id, m.time_ns, m.hit_rate * 100, throughput, ids_.id(m.mode));
+    // SaveLlcData: the hit rate in %, the throughput in B/s, the mode's string id.
+    t->row(m.device_id, m.llc_id, m.time_ns, m.hit_rate * 100, detail::db_bytes_per_s(m.throughput), ids_.id(m.mode));
     return status_;
   }));
   if (t) lap(*t);

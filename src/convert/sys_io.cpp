@@ -232,14 +232,10 @@ result<void> for_each_hccs_throughput(const std::string& prof_dir, std::vector<s
   return {};
 }
 
-/// HCCS: the throughputs of for_each_hccs_throughput in B/s, truncated to
-/// integers as the reference's uint64 cast (a negative one, undefined there, 0).
+/// HCCS: the throughputs of for_each_hccs_throughput in B/s (db_bytes_per_s).
 result<void> db_window_writer::write_hccs(const std::string& prof_dir) {
   detail::table_writer* t = nullptr;
-  const auto b_s = [](double mb_s) {
-    const double v = mb_s * 1024 * 1024;
-    return v > 0 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : std::uint64_t{0};
-  };
+  const auto b_s = detail::db_bytes_per_s;
   MSPROF_TRY(for_each_hccs_throughput(prof_dir, warnings_, [&](const hccs_throughput& h) -> result<void> {
     if (!t) t = &rows_of("HCCS");
     t->row(h.device_id, h.time_ns, b_s(h.tx_mb_s), b_s(h.rx_mb_s));

@@ -65,12 +65,6 @@ table bandwidth_table(const char* name) {
   return t;
 }
 
-/// MB/s as the reference's db keeps it: B/s (* 2^20) cut to an unsigned integer (0 when negative or too large).
-std::uint64_t bytes_per_s(double mb_s) {
-  const double v = mb_s * 1024 * 1024;
-  return v > 0 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : std::uint64_t{0};
-}
-
 }  // namespace
 
 result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start, std::vector<std::string>& warnings,
@@ -263,7 +257,7 @@ result<void> db_window_writer::write_ddr(const std::string& prof_dir) {
   detail::table_writer* t = nullptr;
   MSPROF_TRY(for_each_ddr_bandwidth(prof_dir, true, warnings_, [&](const ddr_bandwidth& b) -> result<void> {
     if (!t) t = &rows_of("DDR");
-    t->row(b.device_id, b.local_ns, bytes_per_s(b.read_mb_s), bytes_per_s(b.write_mb_s));  // SaveDDRData
+    t->row(b.device_id, b.local_ns, detail::db_bytes_per_s(b.read_mb_s), detail::db_bytes_per_s(b.write_mb_s));  // SaveDDRData
     return status_;
   }));
   if (t) lap(*t);
@@ -276,7 +270,7 @@ result<void> db_window_writer::write_hbm(const std::string& prof_dir) {
   MSPROF_TRY(for_each_hbm_bandwidth(prof_dir, true, warnings_, [&](const hbm_bandwidth& b) -> result<void> {
     if (!t) t = &rows_of("HBM");
     if (type[b.write] < 0) type[b.write] = ids_.id(b.write ? "write" : "read");
-    t->row(b.device_id, b.time_ns, bytes_per_s(b.mb_s), static_cast<std::uint8_t>(b.hbm_id), type[b.write]);  // SaveHbmData
+    t->row(b.device_id, b.time_ns, detail::db_bytes_per_s(b.mb_s), static_cast<std::uint8_t>(b.hbm_id), type[b.write]);  // SaveHbmData
     return status_;
   }));
   if (t) lap(*t);

@@ -91,6 +91,14 @@ class local_times {
   std::uint64_t bad_ = 0, early_ = 0;
 };
 
+/// MB/s as the reference's db keeps bandwidths (HCCS, HBM, DDR, LLC): B/s
+/// (* 2^20) cut to an unsigned integer, 0 when negative or too large (its
+/// uint64 cast, undefined there).
+inline std::uint64_t db_bytes_per_s(double mb_s) {
+  const double v = mb_s * 1024 * 1024;
+  return v > 0 && v < 1.8e19 ? static_cast<std::uint64_t>(v) : std::uint64_t{0};
+}
+
 }  // namespace detail
 }  // namespace convert
 MSPROF_END_NAMESPACE
