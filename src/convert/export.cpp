@@ -77,6 +77,12 @@ class window_pipe {
     w.mstx_mem.clear();
   }
 
+  /// Waits until the window handed over last is written.
+  void drain() {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return !full_; });
+  }
+
   /// Waits until the last window is written.
   void close() {
     if (!thread_.joinable()) return;
@@ -206,6 +212,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   lo.spill_budget = oo.spill_budget;
   lo.bytes_read = oo.bytes_read;
   lo.window_records /= 2;  // two windows exist at once: together one default window's memory
+  lo.after_windows = [&] { pipe.drain(); };
   auto loaded = load_windows(prof_dir, lo, [&](model& w) {
     if (select) {
       if (!filter && filter_status) choose(w);

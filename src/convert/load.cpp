@@ -270,6 +270,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     }));
     flush();
   }
+  if (lo.after_windows) lo.after_windows();
   if (auto w = account_calls(m.session, h.calls_made, calls_written, unfinished_why); !w.empty())
     warnings.push_back(std::move(w));
   if (h.forked_calls != 0)  // not in msprof_calls either: the children's own, outside the equation
