@@ -6,6 +6,7 @@
 #include "msprof/convert/hccl.hpp"
 
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -56,7 +57,12 @@ class window_pipe {
   }
   window_pipe(const window_pipe&) = delete;
   window_pipe& operator=(const window_pipe&) = delete;
-  ~window_pipe() { close(); }
+  ~window_pipe() {
+    try {
+      close();
+    } catch (...) {  // unwinding already, or an early return: a writer's exception is dropped
+    }
+  }
 
   void put(model& w) {
     if (!thread_.joinable()) return write_(w);
@@ -92,6 +98,7 @@ class window_pipe {
     }
     cv_.notify_all();
     thread_.join();
+    if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
   }
 
  private:
@@ -101,7 +108,11 @@ class window_pipe {
       cv_.wait(lk, [&] { return full_ || closed_; });
       if (!full_) return;
       lk.unlock();
-      write_(slot_);  // the loader waits for full_ to drop before touching the slot
+      try {
+        if (!failed_) write_(slot_);  // the loader waits for full_ to drop before touching the slot
+      } catch (...) {  // e.g. std::bad_alloc: thrown again on the loading thread, as without the thread
+        failed_ = std::current_exception();
+      }
       lk.lock();
       full_ = false;
       cv_.notify_all();
@@ -113,6 +124,7 @@ class window_pipe {
   std::condition_variable cv_;
   model slot_;
   bool full_ = false, closed_ = false;
+  std::exception_ptr failed_;  // a writer's exception, thrown again by close()
   std::thread thread_;  // last: started once the rest is built
 };
 
