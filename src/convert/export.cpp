@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The export entry points: one load, the chosen exporters fed window by window
-// on a second thread while the next window loads; at the end the db is
-// finished on a second thread beside the text files.
+// on a second thread while the next window loads (load_options::threaded); at
+// the end the db is finished on a second thread beside the text files.
 #include "msprof/convert/export.hpp"
 #include "msprof/convert/hccl.hpp"
 
-#include <condition_variable>
-#include <exception>
-#include <functional>
-#include <mutex>
 #include <optional>
 #include <system_error>
 #include <string>
@@ -38,95 +34,6 @@ void beside(bool threaded, Side&& side, Main&& main) {
   main();
   if (t.joinable()) t.join();
 }
-
-/// Hands the loader's windows to a writers' thread, one at a time, so the
-/// writers work on one window while the next one loads. Memory does not depend
-/// on the threads' timing (docs/performance.md, "Conversion", sessions 17 and
-/// 18): put() swaps the window's records with the slot's, whose vectors keep
-/// their capacity, and the written records it gets back are destroyed right
-/// there, on the loading thread that allocated them. So at each handoff exactly
-/// two windows' records exist, whichever thread is ahead. Without a thread
-/// (none could be started) put() writes the window itself.
-class window_pipe {
- public:
-  explicit window_pipe(std::function<void(const model&)> write) : write_(std::move(write)) {
-    try {
-      thread_ = std::thread([this] { run(); });
-    } catch (const std::system_error&) {
-    }
-  }
-  window_pipe(const window_pipe&) = delete;
-  window_pipe& operator=(const window_pipe&) = delete;
-  ~window_pipe() {
-    try {
-      close();
-    } catch (...) {  // unwinding already, or an early return: a writer's exception is dropped
-    }
-  }
-
-  void put(model& w) {
-    if (!thread_.joinable()) return write_(w);
-    std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [&] { return !full_; });
-    slot_.session = w.session;
-    slot_.iterations = w.iterations;
-    slot_.apis.swap(w.apis);
-    slot_.tasks.swap(w.tasks);
-    slot_.mstx.swap(w.mstx);
-    slot_.mstx_mem.swap(w.mstx_mem);
-    full_ = true;
-    lk.unlock();
-    cv_.notify_all();
-    w.apis.clear();
-    w.tasks.clear();
-    w.mstx.clear();
-    w.mstx_mem.clear();
-  }
-
-  /// Waits until the window handed over last is written.
-  void drain() {
-    std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [&] { return !full_; });
-  }
-
-  /// Waits until the last window is written.
-  void close() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      closed_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-    if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
-  }
-
- private:
-  void run() {
-    std::unique_lock<std::mutex> lk(mu_);
-    for (;;) {
-      cv_.wait(lk, [&] { return full_ || closed_; });
-      if (!full_) return;
-      lk.unlock();
-      try {
-        if (!failed_) write_(slot_);  // the loader waits for full_ to drop before touching the slot
-      } catch (...) {  // e.g. std::bad_alloc: thrown again on the loading thread, as without the thread
-        failed_ = std::current_exception();
-      }
-      lk.lock();
-      full_ = false;
-      cv_.notify_all();
-    }
-  }
-
-  std::function<void(const model&)> write_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  model slot_;
-  bool full_ = false, closed_ = false;
-  std::exception_ptr failed_;  // a writer's exception, thrown again by close()
-  std::thread thread_;  // last: started once the rest is built
-};
 
 /// Collects the files of the parts, reported in part order (timeline, summaries, db).
 struct part_results {
@@ -211,20 +118,12 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   // An unreadable directory is the load's error to report (idle collector).
   auto opened = hccl::collector::open(prof_dir);
   hccl::collector comm_records = opened ? std::move(*opened) : hccl::collector{};
-  // Every writer gets every window, in load order, on the writers' thread.
-  window_pipe pipe([&](const model& w) {
-    comm_records.add(w);
-    add(timeline, w, text_status);
-    add(summary, w, text_status);
-    add(chrome, w, oo.chrome ? text_status : chrome_status);
-    add(db, w, db_status);
-  });
   std::size_t records = 0, mem_records = 0;
   load_options lo;
   lo.spill_budget = oo.spill_budget;
   lo.bytes_read = oo.bytes_read;
-  lo.window_records /= 2;  // two windows exist at once: together one default window's memory
-  lo.after_windows = [&] { pipe.drain(); };
+  lo.threaded = true;
+  // Every writer gets every window, in load order, on the writers' thread.
   auto loaded = load_windows(prof_dir, lo, [&](model& w) {
     if (select) {
       if (!filter && filter_status) choose(w);
@@ -233,9 +132,12 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
     }
     records += detail::record_count(w);
     mem_records += w.mstx_mem.size();
-    pipe.put(w);
+    comm_records.add(w);
+    add(timeline, w, text_status);
+    add(summary, w, text_status);
+    add(chrome, w, oo.chrome ? text_status : chrome_status);
+    add(db, w, db_status);
   });
-  pipe.close();  // every window written: the writers' statuses are final
   if (!loaded) return loaded.err();
   MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
   if (select) {

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
 // load_windows() and load_model(): a PROF_ directory read through the codec's
-// streaming reader and joined (join.hpp) into the converter model.
+// streaming reader and joined (join.hpp) into the converter model, the
+// windows handed on here or on a second thread.
 #include "msprof/convert/load.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -17,6 +23,96 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace {
+
+/// Hands the loader's windows to a second thread, one at a time, so on_window
+/// works on one window while the next one loads (load_options::threaded).
+/// Memory does not depend on the threads' timing (docs/performance.md,
+/// "Conversion", sessions 17, 18 and 25): put() swaps the window's records with
+/// the slot's, whose vectors keep their capacity, and the used records it gets
+/// back are destroyed right there, on the loading thread that allocated them.
+/// So at each handoff exactly two windows' records exist, whichever thread is
+/// ahead. Without a thread (none could be started) put() hands the window on
+/// itself.
+class window_pipe {
+ public:
+  explicit window_pipe(std::function<void(model&)> write) : write_(std::move(write)) {
+    try {
+      thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error&) {
+    }
+  }
+  window_pipe(const window_pipe&) = delete;
+  window_pipe& operator=(const window_pipe&) = delete;
+  ~window_pipe() {
+    try {
+      close();
+    } catch (...) {  // unwinding already, or an early return: a writer's exception is dropped
+    }
+  }
+
+  void put(model& w) {
+    if (!thread_.joinable()) return write_(w);
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return !full_; });
+    slot_.session = w.session;
+    slot_.iterations = w.iterations;
+    slot_.apis.swap(w.apis);
+    slot_.tasks.swap(w.tasks);
+    slot_.mstx.swap(w.mstx);
+    slot_.mstx_mem.swap(w.mstx_mem);
+    full_ = true;
+    lk.unlock();
+    cv_.notify_all();
+    w.apis.clear();
+    w.tasks.clear();
+    w.mstx.clear();
+    w.mstx_mem.clear();
+  }
+
+  /// Waits until the window handed over last is written.
+  void drain() {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return !full_; });
+  }
+
+  /// Waits until the last window is written.
+  void close() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      closed_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+      cv_.wait(lk, [&] { return full_ || closed_; });
+      if (!full_) return;
+      lk.unlock();
+      try {
+        if (!failed_) write_(slot_);  // the loader waits for full_ to drop before touching the slot
+      } catch (...) {  // e.g. std::bad_alloc: thrown again on the loading thread, as without the thread
+        failed_ = std::current_exception();
+      }
+      lk.lock();
+      full_ = false;
+      cv_.notify_all();
+    }
+  }
+
+  std::function<void(model&)> write_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  model slot_;
+  bool full_ = false, closed_ = false;
+  std::exception_ptr failed_;  // a writer's exception, thrown again by close()
+  std::thread thread_;  // last: started once the rest is built
+};
 
 std::string json_text_of(const json::value& v) {
   if (v.is_string() || v.is_number()) return v.text();
@@ -61,10 +157,10 @@ std::string account_calls(session_info& s, std::optional<std::uint64_t> made, st
          " were lost at the end (lost_at_kill: still in the collector's memory, or dropped after the last save)";
 }
 
-}  // namespace
-
-result<model> load_windows(const std::string& prof_dir, const load_options& lo,
-                           const std::function<void(model&)>& on_window) {
+/// load_windows() on this thread; `after_windows` is called once the last
+/// window is handed out, while the join still holds its memory.
+result<model> load_here(const std::string& prof_dir, const load_options& lo,
+                        const std::function<void(model&)>& on_window, const std::function<void()>& after_windows) {
   prof::reader_options ro;
   ro.strict = true;  // control files: an error, not silently defaulted clocks
   ro.bytes_read = lo.bytes_read;
@@ -270,7 +366,7 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
     }));
     flush();
   }
-  if (lo.after_windows) lo.after_windows();
+  if (after_windows) after_windows();
   if (auto w = account_calls(m.session, h.calls_made, calls_written, unfinished_why); !w.empty())
     warnings.push_back(std::move(w));
   if (h.forked_calls != 0)  // not in msprof_calls either: the children's own, outside the equation
@@ -293,6 +389,21 @@ result<model> load_windows(const std::string& prof_dir, const load_options& lo,
   m.warnings.insert(m.warnings.end(), step_warnings.begin(), step_warnings.end());
   m.iterations = iterations;
   return result<model>(std::move(m));
+}
+
+}  // namespace
+
+result<model> load_windows(const std::string& prof_dir, const load_options& lo,
+                           const std::function<void(model&)>& on_window) {
+  if (!lo.threaded) return load_here(prof_dir, lo, on_window, {});
+  load_options half = lo;
+  half.window_records = std::max<std::size_t>(1, lo.window_records / 2);
+  window_pipe pipe(on_window);
+  // The loader waits for the last window before the join's memory goes, so the
+  // two always meet: the same peak whatever the threads' timing.
+  auto m = load_here(prof_dir, half, [&](model& w) { pipe.put(w); }, [&] { pipe.drain(); });
+  pipe.close();  // every window handed on: on_window's state is final
+  return m;
 }
 
 std::uint64_t data_bytes(const std::string& prof_dir) {

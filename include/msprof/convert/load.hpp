@@ -39,11 +39,11 @@ struct load_options {
   std::string spill_dir;  ///< where sorted runs go; "" = the PROF_ directory
   /// Progress: bytes of data slices read so far are added here (data_bytes() is the total).
   std::atomic<std::uint64_t>* bytes_read = nullptr;
-  /// Called once the last window is handed out, while the join still holds its
-  /// memory: a consumer on another thread waits here for the windows it was
-  /// given, so the join's memory and the writers' always meet (peak RSS that
-  /// does not depend on the threads' timing).
-  std::function<void()> after_windows;
+  /// on_window runs on a second thread while the next window loads (both
+  /// cores busy), with windows of half the size: the two that exist at once
+  /// hold one window's memory, whatever the threads' timing. Output is the
+  /// same: the windows come in the same order, one at a time.
+  bool threaded = false;
 };
 
 /// The size of prof_dir's data slices, what load_windows() reads: a progress

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// The streaming export hands its windows to a writers' thread while the next
+// one loads (export.cpp, window_pipe). Whatever the threads' timing, its files
+// must be those of the whole model written on one thread, byte for byte; the
+// collection spans several windows so that the handoff really happens.
+#include <doctest/doctest.h>
+#include <msprof/convert/export.hpp>
+#include <msprof/convert/export_writers.hpp>
+#include <msprof/convert/load.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "../../support/generated_prof.hpp"
+#include "../../support/temp_dir.hpp"
+#include "golden_util.hpp"
+
+namespace cv = msprof::convert;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Every file an export wrote under `prof` (outputs and the db), by relative path.
+std::map<std::string, std::string> outputs_of(const fs::path& prof) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(prof)) {
+    const std::string rel = fs::relative(e.path(), prof).string();
+    const bool out = rel.rfind("mindstudio_profiler_output", 0) == 0 || e.path().extension() == ".db";
+    if (out && e.is_regular_file()) files[rel] = golden::slurp(e.path());
+  }
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("export: the writers' thread writes the files of the whole model, byte for byte") {
+  temp_dir d("msprof_threads");
+  const fs::path streamed = d / "PROF_000001_20260101000000000_THREADSA";
+  const fs::path whole = d / "PROF_000001_20260101000000000_THREADSB";
+  // 300 k raw records: about 84 k calls and tasks, several windows.
+  generated_prof::generate(streamed, 300000);
+  fs::copy(streamed, whole, fs::copy_options::recursive);
+  const auto o = golden::fixed_ts();
+
+  auto r = cv::export_all(streamed.string(), o);
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+
+  std::size_t windows = 0;
+  cv::load_options lo;
+  REQUIRE(cv::load_windows(whole.string(), lo, [&](cv::model&) { ++windows; }).has_value());
+  CHECK(windows >= 3);
+  auto m = cv::load_model(whole.string());
+  REQUIRE(m.has_value());
+  using whole_export = msprof::result<cv::export_result> (*)(const cv::model&, const cv::export_options&);
+  for (whole_export part : {whole_export{&cv::export_timeline}, &cv::export_summary, &cv::export_db}) {
+    auto w = part(*m, o);
+    REQUIRE_MESSAGE(w.has_value(), w.err().what());
+  }
+
+  const auto a = outputs_of(streamed), b = outputs_of(whole);
+  CHECK(a.size() >= 8);
+  REQUIRE(a.size() == b.size());
+  for (const auto& [name, bytes] : a) {
+    CAPTURE(name);
+    REQUIRE(b.count(name) == 1);
+    CHECK(bytes == b.at(name));
+  }
+}
