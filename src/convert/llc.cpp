@@ -151,12 +151,8 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
     }
   }
   detail::slice_warnings(*r, prof::layout::llc, warnings);
-  if (bad_time)
-    warnings.push_back(prof_dir + ": " + std::to_string(bad_time) +
-                       " llc sample(s) with a time outside the clock's range were skipped");
-  if (early)
-    warnings.push_back(prof_dir + ": " + std::to_string(early) +
-                       " LLC metric(s) from before the collection start were left out (as the reference)");
+  detail::left_out(warnings, prof_dir, bad_time, "llc sample(s) with a time outside the clock's range");
+  detail::left_out(warnings, prof_dir, early, "LLC metric(s) from before the collection start (as the reference)");
   return {};
 }
 

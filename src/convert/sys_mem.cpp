@@ -125,12 +125,8 @@ result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start
     }
   }
   detail::slice_warnings(*r, prof::layout::hbm, warnings);
-  if (bad_time)
-    warnings.push_back(prof_dir + ": " + std::to_string(bad_time) +
-                       " hbm sample(s) with a time outside the clock's range were skipped");
-  if (early)
-    warnings.push_back(prof_dir + ": " + std::to_string(early) +
-                       " HBM bandwidth(s) from before the collection start were left out (as the reference)");
+  detail::left_out(warnings, prof_dir, bad_time, "hbm sample(s) with a time outside the clock's range");
+  detail::left_out(warnings, prof_dir, early, "HBM bandwidth(s) from before the collection start (as the reference)");
   return {};
 }
 

@@ -49,8 +49,9 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
                                  const std::function<result<void>(const llc_metric&)>& fn);
 
 /// The modes ("read", "write") of the devices whose LLC samples give metrics,
-/// in device order, each once: the reference's LLC saver registers them in
-/// STRING_IDS before the other tables' strings.
+/// in device order, each once. The db registers them in STRING_IDS before the
+/// other tables' strings, as the reference's LLC saver mostly does: its savers
+/// run on parallel threads, and in 5 of 6 runs it came first.
 std::vector<std::string> llc_modes(const std::string& prof_dir);
 
 /// The CANN summary llc_read_write as the reference's Python path writes it
