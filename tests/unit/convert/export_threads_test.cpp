@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The streaming export hands its windows to a writers' thread while the next
-// one loads (export.cpp, window_pipe). Whatever the threads' timing, its files
-// must be those of the whole model written on one thread, byte for byte; the
-// collection spans several windows so that the handoff really happens.
+// one loads (load_options::threaded, load.cpp's window_pipe). Whatever the
+// threads' timing, its files must be those of the whole model written on one
+// thread, byte for byte; the collection spans several windows so that the
+// handoff really happens.
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/export_writers.hpp>
