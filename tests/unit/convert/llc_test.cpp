@@ -107,7 +107,7 @@ TEST_CASE("llc: collection version 2.0's layout in mode write, as the reference'
   CHECK(from_start[3].throughput == 62472012554.001);
   CHECK(from_start[3].mode == "write");
   REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0] == t.prof.string() + ": 1 LLC metric(s) from before the collection start were left out (as the reference)");
+  CHECK(warnings[0] == t.prof.string() + ": 1 LLC metric(s) from before the collection start (as the reference) were left out");
 }
 
 TEST_CASE("llc: the timeline's LLC process and the db's LLC table (the reference's C++ path)") {
