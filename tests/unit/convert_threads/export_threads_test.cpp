@@ -3,7 +3,8 @@
 // one loads (load_options::threaded, load.cpp's window_pipe). Whatever the
 // threads' timing, its files must be those of the whole model written on one
 // thread, byte for byte; the collection spans several windows so that the
-// handoff really happens.
+// handoff really happens. A folder of its own (test_convert_threads), so the
+// ThreadSanitizer step of CI builds this file rather than all of test_convert.
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/export_writers.hpp>
@@ -15,7 +16,7 @@
 
 #include "../../support/generated_prof.hpp"
 #include "../../support/temp_dir.hpp"
-#include "golden_util.hpp"
+#include "../convert/golden_util.hpp"
 
 namespace cv = msprof::convert;
 namespace fs = std::filesystem;
