@@ -22,14 +22,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/spill.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/prof/reader.hpp"
 
@@ -57,16 +60,21 @@ std::string pcie_cell(std::uint32_t v, bool latency) {
   return py_round3(latency ? static_cast<double>(v) / 1000 : static_cast<double>(v) * mb_per_s);
 }
 
-/// SQLite's MAX, MIN and AVG (its double sum over the count, 3.40) of `v`, each through ROUND(x, 3), as Python prints them.
-std::vector<std::string> max_min_avg(const std::vector<double>& v) {
-  double mx = v.front(), mn = v.front(), sum = 0;
-  for (double x : v) {
-    mx = std::max(mx, x);
-    mn = std::min(mn, x);
+/// SQLite's MAX, MIN and AVG (its double sum over the count, 3.40) of the
+/// values added, each through ROUND(x, 3), as Python prints them.
+struct max_min_avg {
+  double mx = 0, mn = 0, sum = 0;
+  std::size_t n = 0;
+  void add(double x) {
+    mx = n == 0 ? x : std::max(mx, x);
+    mn = n == 0 ? x : std::min(mn, x);
     sum += x;
+    ++n;
   }
-  return {py_float(sql_round3(mx)), py_float(sql_round3(mn)), py_float(sql_round3(sum / static_cast<double>(v.size())))};
-}
+  std::vector<std::string> cells() const {
+    return {py_float(sql_round3(mx)), py_float(sql_round3(mn)), py_float(sql_round3(sum / static_cast<double>(n)))};
+  }
+};
 
 /// A REAL the reference stores in a TEXT column and reads back through float()
 /// (SQLite keeps 15 significant digits), then round(x, 3) as Python prints it.
@@ -167,26 +175,45 @@ struct hccs_rate {
   double tx, rx;
 };
 
-/// The samples of all of a device's hccs slices by time; for each neighbouring
-/// pair (and the last with the first, as the reference's zip) a throughput
-/// when neither counter went down, then the last dropped when there is more
-/// than one, whichever pair it came from.
-result<std::vector<hccs_rate>> hccs_rates(prof::prof_reader& r, std::uint32_t device) {
+/// Calls fn(const hccs_rate&) with the throughputs of a device's hccs slices,
+/// their samples by time (through a spill sorter: memory bounded, not one
+/// sample each): for each neighbouring pair (and the last with the first, as
+/// the reference's zip) a throughput when neither counter went down, then
+/// the last dropped when there is more than one, whichever pair it came from.
+template <class Fn>
+result<void> for_each_hccs_rate(prof::prof_reader& r, const std::string& prof_dir, std::uint32_t device, Fn&& fn) {
   constexpr double byte_ns_to_mb_s = 1e9 / 1024.0 / 1024.0;
-  std::vector<codec::HccsSample> samples;
-  MSPROF_TRY(r.for_each_hccs(device, [&](const codec::HccsSample& s, const codec::place&) { samples.push_back(s); }));
-  std::stable_sort(samples.begin(), samples.end(),
-                   [](const codec::HccsSample& a, const codec::HccsSample& b) { return a.timestamp < b.timestamp; });
-  std::vector<hccs_rate> v;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const auto& cur = samples[i];
-    const auto& next = samples[(i + 1) % samples.size()];
-    if (next.tx < cur.tx || next.rx < cur.rx) continue;  // a counter that went down (wrapped): no throughput
-    const double time = (next.timestamp - cur.timestamp) / byte_ns_to_mb_s;
-    v.push_back({next.timestamp, decimal_quotient3(next.tx - cur.tx, time), decimal_quotient3(next.rx - cur.rx, time)});
+  struct by_time {
+    double timestamp;
+    bool operator<(const by_time& o) const { return timestamp < o.timestamp; }
+  };
+  spill_sorter<by_time> sorted(prof_dir);
+  MSPROF_TRY(r.for_each_hccs(device, [&](const codec::HccsSample& s, const codec::place&) {
+    sorted.push({s.timestamp}, std::string_view(reinterpret_cast<const char*>(&s), sizeof s));
+  }));
+  std::optional<codec::HccsSample> first, cur;
+  std::optional<hccs_rate> held;  // the newest throughput: the last is dropped when there are more
+  std::size_t rates = 0;
+  auto pair = [&](const codec::HccsSample& a, const codec::HccsSample& next) {
+    if (next.tx < a.tx || next.rx < a.rx) return;  // a counter that went down (wrapped): no throughput
+    if (held) fn(*held);
+    const double time = (next.timestamp - a.timestamp) / byte_ns_to_mb_s;
+    held = hccs_rate{next.timestamp, decimal_quotient3(next.tx - a.tx, time), decimal_quotient3(next.rx - a.rx, time)};
+    ++rates;
+  };
+  by_time key{};
+  std::string_view row;
+  while (sorted.next(key, row)) {
+    codec::HccsSample s;
+    std::memcpy(&s, row.data(), sizeof s);
+    if (cur) pair(*cur, s);
+    else first = s;
+    cur = s;
   }
-  if (v.size() > 1) v.pop_back();
-  return v;
+  MSPROF_TRY(sorted.take_status());
+  if (cur) pair(*cur, *first);
+  if (held && rates == 1) fn(*held);
+  return {};
 }
 
 }  // namespace sys_io_detail
@@ -199,17 +226,13 @@ result<std::optional<table>> hccs_summary(const std::string& prof_dir, std::vect
   t.name = "hccs";
   t.header = {"Device_id", "Mode", "Max", "Min", "Average"};
   for (const auto& d : r->devices()) {
-    auto rates = hccs_rates(*r, d.id);
-    MSPROF_TRY(rates);
-    if (rates->empty()) continue;
-    std::vector<double> tx, rx;
-    for (const auto& x : *rates) tx.push_back(x.tx), rx.push_back(x.rx);
-    auto row = [&](const char* mode, const std::vector<double>& v) {
+    max_min_avg tx, rx;
+    MSPROF_TRY(for_each_hccs_rate(*r, prof_dir, d.id, [&](const hccs_rate& x) { tx.add(x.tx), rx.add(x.rx); }));
+    if (tx.n == 0) continue;
+    for (const auto& [mode, v] : {std::pair{"Tx (MB/s)", &tx}, std::pair{"Rx (MB/s)", &rx}}) {
       t.rows.push_back({std::to_string(d.id), mode});
-      for (auto& c : max_min_avg(v)) t.rows.back().push_back(std::move(c));
-    };
-    row("Tx (MB/s)", tx);
-    row("Rx (MB/s)", rx);
+      for (auto& c : v->cells()) t.rows.back().push_back(std::move(c));
+    }
   }
   detail::slice_warnings(*r, prof::layout::hccs, warnings);
   if (t.rows.empty()) return std::optional<table>();
@@ -222,10 +245,11 @@ result<void> for_each_hccs_throughput(const std::string& prof_dir, std::vector<s
   if (!r) return {};
   detail::local_times local(r->host());
   for (const auto& d : r->devices()) {
-    auto rates = sys_io_detail::hccs_rates(*r, d.id);
-    MSPROF_TRY(rates);
-    for (const auto& x : *rates)
-      if (const auto t = local(d, x.timestamp)) MSPROF_TRY(fn(hccs_throughput{d.id, *t, x.tx, x.rx}));
+    result<void> status;
+    MSPROF_TRY(sys_io_detail::for_each_hccs_rate(*r, prof_dir, d.id, [&](const sys_io_detail::hccs_rate& x) {
+      if (const auto t = local(d, x.timestamp); t && status) status = fn(hccs_throughput{d.id, *t, x.tx, x.rx});
+    }));
+    MSPROF_TRY(status);
   }
   detail::slice_warnings(*r, prof::layout::hccs, warnings);
   local.warn(warnings, prof_dir, "hccs throughput(s)");

@@ -14,13 +14,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/spill.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/prof/reader.hpp"
 
@@ -28,15 +32,19 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace {
 
-/// One row of the reference's HBMOriginalData grouped by (time, type, channel).
-struct hbm_count {
+/// The key of a row of the reference's HBMOriginalData, grouped by (time, type, channel).
+struct hbm_key {
   std::int64_t time_ns;
-  bool write;
-  std::uint32_t hbm_id;
-  std::uint64_t count;
-  bool operator<(const hbm_count& o) const {
+  std::uint32_t hbm_id, write;  // write 0 or 1; no padding bytes go to the spill file
+  bool operator<(const hbm_key& o) const {
     return std::tie(time_ns, write, hbm_id) < std::tie(o.time_ns, o.write, o.hbm_id);
   }
+  bool operator==(const hbm_key& o) const { return !(*this < o) && !(o < *this); }
+};
+
+struct hbm_count {
+  hbm_key key;
+  std::uint64_t count;
 };
 
 /// HbmModel's rows per bandwidth: 8 when sample.json's hbm_profiling_events
@@ -47,13 +55,14 @@ std::size_t check_len(const prof::device_info& d) {
   return n == 2 ? 8 : n == 1 ? 4 : 0;
 }
 
-/// The reference's bandwidth of `rows[i]` (MB/s), HbmModel._get_hbm_data.
-double bandwidth(const std::vector<hbm_count>& rows, std::size_t i, std::size_t len) {
+/// The reference's bandwidth (MB/s) of a row over the one `len` rows before
+/// it in the grouped table (HbmModel._get_hbm_data; the first `len` rows take
+/// the last `len`, as its index -len does).
+double bandwidth(const hbm_count& row, const hbm_count& prev) {
   constexpr double scale = 0.000030517578125;  // 256 B per count / 8 events / 2^20
-  const auto& prev = rows[i >= len ? i - len : i + rows.size() - len];
-  const double dur = static_cast<double>(rows[i].time_ns) - static_cast<double>(prev.time_ns);
-  if (dur == 0) return static_cast<double>(rows[i].count);
-  const double v = static_cast<double>(rows[i].count) * scale / dur * 1e9;
+  const double dur = static_cast<double>(row.key.time_ns) - static_cast<double>(prev.key.time_ns);
+  if (dur == 0) return static_cast<double>(row.count);
+  const double v = static_cast<double>(row.count) * scale / dur * 1e9;
   return v > 0 ? v : 0.0;
 }
 
@@ -83,46 +92,67 @@ result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start
       continue;
     }
     const detail::sampling_clock local(host, d);
-    std::vector<hbm_count> rows;
+    const std::size_t len = check_len(d);
+    // The grouped table in order through a spill sorter (memory bounded, not
+    // one row per sample), and its last `len` rows aside, which the first
+    // `len` bandwidths need: the largest keys, each with its last count.
+    spill_sorter<hbm_key> sorted(prof_dir);
+    std::map<hbm_key, std::uint64_t> tail;
     MSPROF_TRY(r->for_each_hbm(d.id, [&](const codec::HbmSample& s, const codec::place&) {
       const auto t = local(s.timestampUs);
       if (!t) return void(++bad_time);
-      rows.push_back({*t, s.eventId != 0, s.hbmId, s.count});
+      const hbm_key k{*t, s.hbmId, s.eventId != 0 ? 1u : 0u};
+      sorted.push(k, std::string_view(reinterpret_cast<const char*>(&s.count), sizeof s.count));
+      if (len == 0) return;
+      if (tail.size() == len && k < tail.begin()->first) return;
+      tail[k] = s.count;
+      if (tail.size() > len) tail.erase(tail.begin());
     }));
-    if (rows.empty()) continue;
-    const std::size_t len = check_len(d);
+    if (sorted.size() == 0) continue;
     const std::string sample = prof_dir + "/" + prof::layout::device_dir(d.id) + "/" + prof::layout::sample_json;
     if (len == 0) {
       warnings.push_back(sample + ": hbm_profiling_events names more than two events; no HBM bandwidths for device " +
                          std::to_string(d.id));
       continue;
     }
-    // GROUP BY time, type, channel: of equal ones the last in file order is kept.
-    std::stable_sort(rows.begin(), rows.end());
-    std::vector<hbm_count> grouped;
-    for (const auto& x : rows) {
-      if (!grouped.empty() && !(grouped.back() < x)) grouped.back() = x;
-      else grouped.push_back(x);
-    }
-    if (grouped.size() < len) {
-      warnings.push_back(prof_dir + ": device " + std::to_string(d.id) + " has " + std::to_string(grouped.size()) +
+    if (tail.size() < len) {  // as many grouped rows as the tail holds
+      warnings.push_back(prof_dir + ": device " + std::to_string(d.id) + " has " + std::to_string(tail.size()) +
                          " HBM sample(s), fewer than the " + std::to_string(len) +
                          " a bandwidth needs (as the reference, none)");
       continue;
     }
+    // `recent` holds the last `len` grouped rows (a ring, the tail's at first).
+    std::vector<hbm_count> recent;
+    for (const auto& [k, count] : tail) recent.push_back({k, count});
     hbm_bandwidth b;
     b.device_id = d.id;
-    for (std::size_t i = 0; i < grouped.size(); ++i) {
-      if (from_start && grouped[i].time_ns < start) {
+    std::size_t i = 0;
+    auto emit = [&](const hbm_count& row) -> result<void> {
+      hbm_count& prev = recent[i++ % len];
+      if (!from_start || row.key.time_ns >= start) {
+        b.time_ns = row.key.time_ns;
+        b.hbm_id = row.key.hbm_id;
+        b.write = row.key.write != 0;
+        b.mb_s = bandwidth(row, prev);
+        MSPROF_TRY(fn(b));
+      } else {
         ++early;
-        continue;
       }
-      b.time_ns = grouped[i].time_ns;
-      b.hbm_id = grouped[i].hbm_id;
-      b.write = grouped[i].write;
-      b.mb_s = bandwidth(grouped, i, len);
-      MSPROF_TRY(fn(b));
+      prev = row;
+      return {};
+    };
+    // GROUP BY time, type, channel: of equal keys the last in file order is kept.
+    std::optional<hbm_count> held;
+    hbm_key k{};
+    std::string_view payload;
+    while (sorted.next(k, payload)) {
+      hbm_count row{k, 0};
+      std::memcpy(&row.count, payload.data(), sizeof row.count);
+      if (held && !(held->key == k)) MSPROF_TRY(emit(*held));
+      held = row;
     }
+    MSPROF_TRY(sorted.take_status());
+    if (held) MSPROF_TRY(emit(*held));
   }
   detail::slice_warnings(*r, prof::layout::hbm, warnings);
   detail::left_out(warnings, prof_dir, bad_time, "hbm sample(s) with a time outside the clock's range");

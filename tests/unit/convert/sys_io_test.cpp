@@ -241,6 +241,27 @@ TEST_CASE("hccs: a line that is not a sample is a warning naming the file and of
         golden::slurp(golden::case_dir("hccs") / "expected" / "hccs.csv"));
 }
 
+TEST_CASE("hccs: the last sample paired with the first (the reference's zip) is the throughput dropped") {
+  // Counters that never move: every pair gives a throughput of 0, the wrapped
+  // one too, so it (not the 200000 -> 300000 one) is the one dropped last.
+  golden::temp_copy t("hccs");
+  const auto slice = t.prof / "device_0" / "data" / "hccs.data.0.slice_0";
+  const std::string text = "timestamp(ns) txAmount(B) rxAmount(B)\n1000000100000: 5 7\n1000000200000: 5 7\n1000000300000: 5 7\n";
+  std::ofstream(slice, std::ios::trunc | std::ios::binary) << text;
+  std::ofstream(slice.string() + ".done", std::ios::trunc) << "filesize:" << text.size() << "\n";
+  std::vector<std::string> warnings;
+  std::vector<std::int64_t> times;
+  auto r = cv::for_each_hccs_throughput(t.prof.string(), warnings, [&](const cv::hccs_throughput& h) -> msprof::result<void> {
+    CHECK(h.tx_mb_s == 0.0);
+    times.push_back(h.time_ns);
+    return {};
+  });
+  REQUIRE(r.has_value());
+  CHECK(warnings.empty());
+  REQUIRE(times.size() == 2);
+  CHECK(times[1] - times[0] == 100000);
+}
+
 TEST_CASE("hccs: throughputs are Python's Decimal quotients, quantized half-even") {
   // Expected values: Python's Decimal(str(a)) / Decimal(str(b)), quantize(Decimal('0.000')).
   CHECK(cv::decimal_quotient3(1, 3.0) == 0.333);

@@ -119,6 +119,41 @@ TEST_CASE("hbm: fewer samples than a bandwidth needs give no summary and a warni
   CHECK(warnings[0] == t.prof.string() + ": device 0 has 7 HBM sample(s), fewer than the 8 a bandwidth needs (as the reference, none)");
 }
 
+TEST_CASE("hbm: samples of one time, type and channel count once, with the last in file order (GROUP BY)") {
+  // A sample appended again with another count must give what that count in
+  // the sample's own place gives: the middle of the table, and its end (the
+  // rows the first bandwidths pair with).
+  auto bandwidths = [](const path& prof) {
+    std::vector<std::string> warnings, out;
+    auto r = cv::for_each_hbm_bandwidth(prof.string(), false, warnings, [&](const cv::hbm_bandwidth& b) -> msprof::result<void> {
+      out.push_back(std::to_string(b.time_ns) + " " + std::to_string(b.hbm_id) + (b.write ? " w " : " r ") + cv::py_float(b.mb_s));
+      return {};
+    });
+    REQUIRE(r.has_value());
+    CHECK(warnings.empty());
+    return out;
+  };
+  golden::temp_copy original(kCase);
+  const auto size = golden::fs::file_size(hbm_slice(original.prof));
+  const auto before = bandwidths(original.prof);
+  for (const std::uint64_t record : {std::uint64_t{1}, size / 24 - 1}) {
+    CAPTURE(record);
+    golden::temp_copy appended(kCase), in_place(kCase);
+    std::string sample(24, '\0');
+    std::ifstream(hbm_slice(original.prof), std::ios::binary).seekg(static_cast<std::streamoff>(record * 24)).read(sample.data(), 24);
+    const std::uint64_t count = 12345;
+    sample.replace(8, 8, reinterpret_cast<const char*>(&count), 8);
+    std::ofstream(hbm_slice(appended.prof), std::ios::binary | std::ios::app) << sample;
+    std::ofstream(hbm_slice(appended.prof).string() + ".done", std::ios::trunc) << "filesize:" << size + 24 << "\n";
+    std::fstream f(hbm_slice(in_place.prof), std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(record * 24)).write(sample.data(), 24);
+    f.close();
+    const auto want = bandwidths(in_place.prof);
+    CHECK(want != before);
+    CHECK(bandwidths(appended.prof) == want);
+  }
+}
+
 TEST_CASE("hbm: the timeline's HBM process and the db's HBM table (the reference's C++ path)") {
   // Checked against a run of the reference's C++ path (tests/golden/hbm/expected
   // msprof.json and db.canonical.sql hold its output): every bandwidth (none
