@@ -17,11 +17,14 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <limits>
+#include <cstring>
 #include <map>
+#include <string_view>
 #include <utility>
 
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/device_slices.hpp"
+#include "msprof/convert/spill.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/prof/reader.hpp"
 
@@ -32,6 +35,13 @@ namespace {
 /// LlcModel.READ_PMU_LIST and WRITE_PMU_LIST: the events event0..event7 of a mode.
 constexpr std::array<std::uint32_t, 8> read_events = {0x00, 0x01, 0x02, 0x13, 0x20, 0x22, 0x34, 0x36};
 constexpr std::array<std::uint32_t, 8> write_events = {0x00, 0x01, 0x03, 0x14, 0x21, 0x23, 0x35, 0x37};
+
+/// The key of an LLCEvents row: the tag, then the time.
+struct llc_key {
+  std::uint32_t tag, unused;  // unused: 0, no padding bytes go to the spill file
+  std::int64_t time_ns;
+  bool operator<(const llc_key& o) const { return tag != o.tag ? tag < o.tag : time_ns < o.time_ns; }
+};
 
 /// One LLCEvents row: the last count of each event (none when not sampled).
 using event_counts = std::array<std::optional<std::uint64_t>, 8>;
@@ -90,15 +100,21 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
     const std::string chip = d.info.get("platform_version").as_string_or("");
     const std::string mode = d.sample.get("llc_profiling").as_string_or("");
     const auto& events = mode == "write" ? write_events : read_events;
-    // LLCEvents: per (tag, time as a REAL) each event's last count.
-    std::map<std::pair<std::uint32_t, std::int64_t>, event_counts> rows;
+    // LLCEvents: per (tag, time as a REAL) each event's last count; the
+    // samples of its events go into that order through a spill sorter (equal
+    // keys in file order), so memory stays within its budget.
+    spill_sorter<llc_key> rows(prof_dir);
     std::uint64_t samples = 0;
     const auto add = [&](std::optional<std::int64_t> t, std::uint64_t count, std::uint32_t event, std::uint32_t tag) {
       ++samples;
       const double real = t ? static_cast<double>(*t) : 0.0;
       if (!t || real >= 9223372036854775808.0) return void(++bad_time);  // 2^63: beyond int64 once rounded
-      for (std::size_t k = 0; k < events.size(); ++k)
-        if (events[k] == event) rows[{tag, static_cast<std::int64_t>(real)}][k] = count;
+      for (std::uint32_t k = 0; k < events.size(); ++k)
+        if (events[k] == event)
+          rows.push_with({tag, 0, static_cast<std::int64_t>(real)}, [&](std::string& out) {
+            out.append(reinterpret_cast<const char*>(&k), sizeof k);
+            out.append(reinterpret_cast<const char*>(&count), sizeof count);
+          });
     };
     if (version == "2.0") {
       MSPROF_TRY(r->for_each_llc<codec::LlcSampleV2>(d.id, [&](const codec::LlcSampleV2& s, const codec::place&) {
@@ -134,21 +150,35 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
     const std::uint32_t tags = tag_count(chip);
     bool begun = false;
     std::int64_t prev = 0;
-    for (const auto& [key, counts] : rows) {
-      if (key.first >= tags) break;  // the model's tag list ends there
-      const bool starts = !begun || m.llc_id != key.first;  // a tag's first time: throughput 0
+    auto emit = [&](const llc_key& key, const event_counts& counts) -> result<void> {
+      const bool starts = !begun || m.llc_id != key.tag;  // a tag's first time: throughput 0
       begun = true;
-      m.llc_id = key.first;
-      m.time_ns = key.second;
+      m.llc_id = key.tag;
+      m.time_ns = key.time_ns;
       m.hit_rate = hit_rate(counts);
-      m.throughput = starts ? 0.0 : throughput(counts, static_cast<double>(key.second) - static_cast<double>(prev));
-      prev = key.second;
-      if (from_start && m.time_ns < start) {
-        ++early;
-        continue;
+      m.throughput = starts ? 0.0 : throughput(counts, static_cast<double>(key.time_ns) - static_cast<double>(prev));
+      prev = key.time_ns;
+      if (from_start && m.time_ns < start) ++early;
+      else MSPROF_TRY(fn(m));
+      return {};
+    };
+    std::optional<llc_key> row;  // the row being gathered, and its counts
+    event_counts counts;
+    llc_key key{};
+    std::string_view payload;
+    while (rows.next(key, payload) && key.tag < tags) {  // the model's tag list ends there
+      if (!row || *row < key) {  // a new row (the keys come in order)
+        if (row) MSPROF_TRY(emit(*row, counts));
+        counts = {}, row = key;
       }
-      MSPROF_TRY(fn(m));
+      std::uint32_t k = 0;
+      std::uint64_t count = 0;
+      std::memcpy(&k, payload.data(), sizeof k);
+      std::memcpy(&count, payload.data() + sizeof k, sizeof count);
+      counts[k] = count;
     }
+    MSPROF_TRY(rows.take_status());
+    if (row) MSPROF_TRY(emit(*row, counts));
   }
   detail::slice_warnings(*r, prof::layout::llc, warnings);
   detail::left_out(warnings, prof_dir, bad_time, "llc sample(s) with a time outside the clock's range");

@@ -172,6 +172,36 @@ TEST_CASE("llc: json_process.llc false leaves the LLC process out") {
   CHECK(golden::process_events(off.prof, kLlcPid).empty());
 }
 
+TEST_CASE("llc: an event sampled twice at one time and tag counts with its last sample in file order") {
+  // A sample appended again with another count gives what that count in the sample's own place gives.
+  auto metrics = [](const path& prof) {
+    std::vector<std::string> warnings, out;
+    auto r = cv::for_each_llc_metric(prof.string(), false, warnings, [&](const cv::llc_metric& m) -> msprof::result<void> {
+      out.push_back(std::to_string(m.llc_id) + " " + std::to_string(m.time_ns) + " " + cv::py_float(m.hit_rate) + " " +
+                    cv::py_float(m.throughput));
+      return {};
+    });
+    REQUIRE(r.has_value());
+    CHECK(warnings.empty());
+    return out;
+  };
+  golden::temp_copy original(kCase), appended(kCase), in_place(kCase);
+  const auto size = golden::fs::file_size(llc_slice(original.prof));
+  constexpr std::streamoff record = 8;  // time 300, tag 0, event 0 (read lines: the throughput)
+  std::string sample(24, '\0');
+  std::ifstream(llc_slice(original.prof), std::ios::binary).seekg(record * 24).read(sample.data(), 24);
+  const std::uint64_t count = 5000;
+  sample.replace(8, 8, reinterpret_cast<const char*>(&count), 8);
+  std::ofstream(llc_slice(appended.prof), std::ios::binary | std::ios::app) << sample;
+  std::ofstream(llc_slice(appended.prof).string() + ".done", std::ios::trunc) << "filesize:" << size + 24 << "\n";
+  std::fstream f(llc_slice(in_place.prof), std::ios::binary | std::ios::in | std::ios::out);
+  f.seekp(record * 24).write(sample.data(), 24);
+  f.close();
+  const auto want = metrics(in_place.prof);
+  CHECK(want != metrics(original.prof));
+  CHECK(metrics(appended.prof) == want);
+}
+
 TEST_CASE("llc: a cut sample is a warning naming the file and offset, and the whole ones are kept") {
   golden::temp_copy t(kCase);
   golden::fs::remove(llc_slice(t.prof).string() + ".done");

@@ -6,12 +6,15 @@
 // sizes spill, so both reach the bound the budget sets.
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
+#include <msprof/convert/llc.hpp>
 #include <msprof/convert/sys_io.hpp>
 #include <msprof/convert/sys_mem.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -74,62 +77,89 @@ TEST_CASE("streaming export: 5 M raw records need no more memory than 1 M") {
   CHECK(large.peak_mib < small.peak_mib * 1.1 + 8);
 }
 
-TEST_CASE("streaming: HBM and HCCS samples put in time order need no more memory for 5 x the samples") {
+namespace {
+
+/// Writes `n` binary device samples of 24 B, newest first: time (µs), count, then two u32 from `ids(i)`.
+template <class Ids>
+void write_samples(const std::filesystem::path& slice, std::size_t n, std::uint64_t per_time, Ids&& ids) {
+  std::ofstream f(slice, std::ios::binary | std::ios::trunc);
+  for (std::size_t i = n; i-- > 0;) {
+    const std::uint64_t us_count[2] = {100 + i / per_time, i};
+    const std::array<std::uint32_t, 2> id = ids(i);
+    f.write(reinterpret_cast<const char*>(us_count), sizeof us_count).write(reinterpret_cast<const char*>(id.data()), 8);
+  }
+}
+
+/// A .done file for every slice of `prof`/device_0/data: its size, as a finished collection has.
+void done_files(const std::filesystem::path& prof) {
+  for (const auto& e : std::filesystem::directory_iterator(prof / "device_0" / "data"))
+    if (e.path().extension() != ".done")
+      std::ofstream(e.path().string() + ".done", std::ios::trunc) << "filesize:" << std::filesystem::file_size(e.path()) << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("streaming: HBM, HCCS and LLC samples put in time order need no more memory for 5 x the samples") {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   MESSAGE("skipped under sanitizers: their allocators keep freed memory, so RSS says nothing about the exporter");
   return;
 #endif
-  // Both kinds are read in file order and exported in time order: samples
-  // written newest first make every one move. 400 k samples already pass the
-  // sorters' 16 MiB budget (a sample held in memory, as before, took 48 B).
-  child_run small, large;
-  for (std::size_t n : {400000u, 2000000u}) {
-    golden::temp_copy hbm("hbm"), hccs("hccs");
-    const auto hbm_slice = hbm.prof / "device_0" / "data" / "hbm.data.0.slice_0";
-    std::vector<std::filesystem::path> slices{hbm_slice};
-    {
-      std::ofstream f(hbm_slice, std::ios::binary | std::ios::trunc);
-      for (std::size_t i = n; i-- > 0;) {
-        const std::uint64_t us_count[2] = {100 + i / 4, i};  // 4 samples a time: read/write x 2 channels
-        const std::uint32_t event_id[2] = {static_cast<std::uint32_t>(i / 2 % 2), static_cast<std::uint32_t>(i % 2)};
-        f.write(reinterpret_cast<const char*>(us_count), sizeof us_count).write(reinterpret_cast<const char*>(event_id), sizeof event_id);
-      }
-    }
+  // Each kind is read in file order and exported in time order: samples
+  // written newest first make every one move. 300 k samples reach the
+  // sorters' 16 MiB budget (held in memory, as before, they took 24-180 B each).
+  constexpr std::size_t small = 300000, large = 5 * small;
+  std::map<std::string, double> peak_mib[2];
+  for (const std::size_t n : {small, large}) {
+    golden::temp_copy hbm("hbm"), hccs("hccs"), llc("llc");
+    const auto data = [](const golden::temp_copy& t) { return t.prof / "device_0" / "data"; };
+    // HBM: 4 samples a time (read/write x 2 channels), each its own bandwidth.
+    write_samples(data(hbm) / "hbm.data.0.slice_0", n, 4, [](std::size_t i) {
+      return std::array<std::uint32_t, 2>{static_cast<std::uint32_t>(i / 2 % 2), static_cast<std::uint32_t>(i % 2)};
+    });
+    // LLC: a time's 8 read events of tag 0, then of tag 1: a metric per 8 samples.
+    write_samples(data(llc) / "llc.data.0.slice_0", n, 16, [](std::size_t i) {
+      constexpr std::uint32_t read_events[8] = {0x00, 0x01, 0x02, 0x13, 0x20, 0x22, 0x34, 0x36};
+      return std::array<std::uint32_t, 2>{read_events[i % 8], static_cast<std::uint32_t>(i / 8 % 2)};
+    });
     // HCCS text slices are read whole (64 MiB at most each): 200 k samples a slice, as a long collection has several.
     std::ofstream f;
     for (std::size_t i = n, k = 0; i-- > 0; ++k) {
       if (k % 200000 == 0) {
-        slices.push_back(hccs.prof / "device_0" / "data" / ("hccs.data.0.slice_" + std::to_string(k / 200000)));
-        f = std::ofstream(slices.back(), std::ios::binary | std::ios::trunc);
+        f = std::ofstream(data(hccs) / ("hccs.data.0.slice_" + std::to_string(k / 200000)), std::ios::binary | std::ios::trunc);
         f << "timestamp(ns) txAmount(B) rxAmount(B)\n";
       }
       f << 1000000100000 + i * 10 << ": " << i * 1000 << " " << i * 500 << "\n";
     }
     f.close();
-    for (const auto& slice : slices)
-      std::ofstream(slice.string() + ".done", std::ios::trunc) << "filesize:" << std::filesystem::file_size(slice) << "\n";
-    std::size_t bandwidths = 0, throughputs = 0;
-    const child_run r = run_in_child([&] {
-      std::vector<std::string> warnings;
-      auto b = cv::for_each_hbm_bandwidth(hbm.prof.string(), false, warnings, [&](const cv::hbm_bandwidth&) -> msprof::result<void> {
-        ++bandwidths;
-        return {};
+    for (const auto* t : {&hbm, &hccs, &llc}) done_files(t->prof);
+    // Each kind in a child of its own: the peak is that kind's. `want` rows:
+    // a bandwidth per sample; a throughput per pair of neighbours but the last; a metric per 8 samples.
+    auto measure = [&](const std::string& kind, std::size_t want, auto&& rows) {
+      const child_run r = run_in_child([&] {
+        std::vector<std::string> warnings;
+        std::size_t got = 0;
+        const bool ok = rows(warnings, got) && got == want && warnings.empty();
+        if (!ok) std::fprintf(stderr, "%s: %zu rows, %zu warnings %s\n", kind.c_str(), got, warnings.size(), warnings.empty() ? "" : warnings[0].c_str());
+        return ok;
       });
-      auto t = cv::for_each_hccs_throughput(hccs.prof.string(), warnings, [&](const cv::hccs_throughput&) -> msprof::result<void> {
-        ++throughputs;
-        return {};
-      });
-      const auto s = cv::hccs_summary(hccs.prof.string(), warnings);
-      // A bandwidth per sample; a throughput per pair of neighbours but the last.
-      const bool ok = b && t && s && *s && bandwidths == n && throughputs == n - 2 && warnings.empty();
-      if (!ok)
-        std::fprintf(stderr, "%zu bandwidths, %zu throughputs, %zu warnings: %s\n", bandwidths, throughputs, warnings.size(),
-                     warnings.empty() ? "" : warnings[0].c_str());
-      return ok;
+      CHECK_MESSAGE(r.ok, kind);
+      MESSAGE(kind << ", " << n << " samples: peak RSS " << r.peak_mib << " MiB");
+      peak_mib[n == large][kind] = r.peak_mib;
+    };
+    auto count = [](std::size_t& got) { return [&got](const auto&) -> msprof::result<void> { return ++got, msprof::result<void>{}; }; };
+    measure("HBM", n, [&](std::vector<std::string>& w, std::size_t& got) {
+      return static_cast<bool>(cv::for_each_hbm_bandwidth(hbm.prof.string(), false, w, count(got)));
     });
-    REQUIRE(r.ok);
-    MESSAGE(n << " HBM and HCCS samples each: peak RSS " << r.peak_mib << " MiB");
-    (n == 400000u ? small : large) = r;
+    measure("HCCS", n - 2, [&](std::vector<std::string>& w, std::size_t& got) {
+      const auto s = cv::hccs_summary(hccs.prof.string(), w);
+      return s && *s && cv::for_each_hccs_throughput(hccs.prof.string(), w, count(got));
+    });
+    measure("LLC", n / 8, [&](std::vector<std::string>& w, std::size_t& got) {
+      return static_cast<bool>(cv::for_each_llc_metric(llc.prof.string(), false, w, count(got)));
+    });
   }
-  CHECK(large.peak_mib < small.peak_mib * 1.1 + 8);
+  for (const auto& [kind, mib] : peak_mib[0]) {
+    CAPTURE(kind);
+    CHECK(peak_mib[1][kind] < mib * 1.1 + 8);
+  }
 }
