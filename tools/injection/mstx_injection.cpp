@@ -44,6 +44,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <msprof/session/buffer_options.hpp>
@@ -188,8 +189,9 @@ msprof::result<std::unique_ptr<collection>> make_collection(const output& out, c
                                                       out.convert_staging);
   if (!c->sink->staging_error().empty()) log(c->sink->staging_error() + "; events written directly as msproftx records");
   if (c->fw)
-    c->fw_sink = std::make_shared<session::framework_sink>(c->sink, *c->fw, session::collector_clock(out.cal),
-                                                           session::framework_filter{});
+    c->fw_sink = std::make_shared<session::framework_sink>(
+        c->sink, *c->fw, session::collector_clock(out.cal),
+        session::framework_filter{out.cfg.record_shapes, out.cfg.with_stack, out.cfg.profile_memory});
   return c;
 }
 
@@ -427,7 +429,18 @@ extern "C" __attribute__((visibility("default"))) int InitInjectionMstx(mstxGetM
     }
     cfg.layout = *l;
   }
-  cfg.record_shapes = cfg.with_stack = cfg.profile_memory = true;  // the program chose what it records
+  // The program chose what it records; the launcher's --record-shapes, --with-stack, --profile-memory=off drop it.
+  for (const auto& [env, on] : {std::pair{"MSPROF_RECORD_SHAPES", &cfg.record_shapes},
+                                std::pair{"MSPROF_WITH_STACK", &cfg.with_stack},
+                                std::pair{"MSPROF_PROFILE_MEMORY", &cfg.profile_memory}}) {
+    const char* s = std::getenv(env);
+    const std::string v = s == nullptr ? "on" : s;
+    if (v != "on" && v != "off") {
+      log(std::string(env) + " must be on or off; collection disabled");
+      return MSTX_FAIL;
+    }
+    *on = v == "on";
+  }
   if (const char* s = std::getenv("MSPROF_STAGING"); s != nullptr && *s != '\0') {
     const std::string v = s;
     if (v != "on" && v != "off") {

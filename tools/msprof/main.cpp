@@ -92,6 +92,9 @@ constexpr const char* usage_text =
     "      --layout=cann|ascend_pt|ascend_ms  ascend_pt: torch_npu's {worker}_{pid}_{ts}_ascend_pt directory around\n"
     "                                      the PROF_ one (FRAMEWORK/ from msprof::record_function), analysed into\n"
     "                                      ASCEND_PROFILER_OUTPUT/ after the run; ascend_ms: MindSpore's name\n"
+    "      --record-shapes=on|off  --with-stack=on|off  --profile-memory=on|off\n"
+    "                                      torch_npu's switches for those layouts: off drops record_function's\n"
+    "                                      input shapes and dtypes, its call stacks, the memory events (default on)\n"
     "      --export=on|off                 off: only print the PROF_ directory, for a later `msprof export`\n"
     "      --chrome-trace=on|off           also chrome_trace_<ts>.json, the form Chrome DevTools and Perfetto draw\n"
     "                                      (default on, for collections up to 1 GiB of data)\n"
@@ -466,7 +469,7 @@ bool collection_only(const std::string& name) {
   static const std::set<std::string> names = {
       "mstx",          "msproftx",    "mstx-domain-include", "mstx-domain-exclude", "aic-metrics",
       "storage-limit", "buffer-size", "buffer-limit",        "buffer-full",         "environment",
-      "layout",        "staging"};
+      "layout",        "staging",     "record-shapes",       "with-stack",          "profile-memory"};
   return names.count(name) != 0 || find_cann_option(name) != nullptr;
 }
 
@@ -476,7 +479,8 @@ bool program_setting(const std::string& name) {
   static const std::set<std::string> names = {"mstx-domain-include", "mstx-domain-exclude", "aic-metrics",
                                               "storage-limit",       "buffer-size",         "buffer-limit",
                                               "buffer-full",         "environment",         "layout",
-                                              "staging"};
+                                              "staging",             "record-shapes",       "with-stack",
+                                              "profile-memory"};
   return names.count(name) != 0;
 }
 
@@ -528,6 +532,8 @@ int cmd_launch(arg_parser& p) {
   msprof::session::buffer_options buffers;
   bool mstx = true, export_data = true, export_on = false, parse = false, query = false, analyze = false,
        chrome_trace = true;
+  // torch_npu's record_shapes, with_stack, profile_memory: what the framework layouts keep
+  bool record_shapes = true, with_stack = true, profile_memory = true;
   cv::export_options eo;    // --type, --summary-format, --reports, --clear, --model-id, --iteration-id
   cv::hccl::analyze_options ao;  // --rule
   std::string collect_flag;  // the first option that only a collection uses
@@ -536,7 +542,8 @@ int cmd_launch(arg_parser& p) {
   // on|off switches; msproftx is CANN's name of mstx
   const std::map<std::string, bool*> switches = {
       {"mstx", &mstx},     {"msproftx", &mstx}, {"export", &export_data}, {"clear", &eo.clear},
-      {"parse", &parse},   {"query", &query},   {"analyze", &analyze}, {"chrome-trace", &chrome_trace}};
+      {"parse", &parse},   {"query", &query},   {"analyze", &analyze}, {"chrome-trace", &chrome_trace},
+      {"record-shapes", &record_shapes}, {"with-stack", &with_stack}, {"profile-memory", &profile_memory}};
   std::vector<std::pair<std::string, std::string>> cann;  // accepted cann_options, in command-line order
   std::vector<std::pair<std::string, std::string>> app_env;  // --environment
   std::vector<std::string> program;                          // msprof [options] <program> [args]
@@ -741,6 +748,9 @@ int cmd_launch(arg_parser& p) {
     if (!layout.empty()) setenv("MSPROF_LAYOUT", layout.c_str(), 1);
     if (!storage.empty()) setenv("MSPROF_STORAGE_LIMIT", storage.c_str(), 1);
     if (!staging.empty()) setenv("MSPROF_STAGING", staging.c_str(), 1);
+    for (const auto& [env, on] : {std::pair{"MSPROF_RECORD_SHAPES", record_shapes}, std::pair{"MSPROF_WITH_STACK", with_stack},
+                                  std::pair{"MSPROF_PROFILE_MEMORY", profile_memory}})
+      setenv(env, on ? "on" : "off", 1);
     // The program's exit only closes its staging; the slices are made below, after it.
     setenv("MSPROF_STAGING_CONVERT", "launcher", 1);
     if (buffer_flags.count("size")) setenv("MSPROF_BUFFER_SIZE", buffer_flags["size"].c_str(), 1);

@@ -111,6 +111,49 @@ TEST_CASE("cli: --layout=ascend_pt: record_function ops become an ascend_pt dire
   }
 }
 
+TEST_CASE("cli: --record-shapes, --with-stack and --profile-memory=off drop what torch_npu's switches drop") {
+  sandbox s;
+  const auto out = s.root / "out";
+  for (const std::string state : {"on", "off"}) {
+    CAPTURE(state);
+    const auto dir_out = out / state;
+    auto r = s.run({"--output=" + dir_out.string(), "--layout=ascend_pt", "--record-shapes=" + state, "--with-stack=" + state,
+                    "--profile-memory=" + state, app("framework")});
+    CAPTURE(r.err);
+    REQUIRE(r.rc == 0);
+    const fs::path dir = only_dir_in(dir_out);
+    fw::records rec;
+    std::vector<std::string> warnings;
+    for (const char* f : {"torch.op_range", "torch.memory_usage"}) {
+      const std::string b = fs::exists(dir / "FRAMEWORK" / f) ? slurp(dir / "FRAMEWORK" / f) : std::string();
+      fw::decode(fw::kind_of(f), reinterpret_cast<const unsigned char*>(b.data()), b.size(), f, rec, warnings);
+    }
+    CHECK(warnings.empty());
+    const bool on = state == "on";
+    bool mm = false;
+    for (const auto& o : rec.ops) {
+      if (o.name != "aten::mm") continue;
+      mm = true;
+      CHECK(o.input_shapes == (on ? "8,16;16,32" : ""));
+      CHECK(o.call_stack == (on ? "app.cpp(1): main" : ""));
+    }
+    CHECK(mm);
+    CHECK(rec.memory.size() == (on ? 6u : 0u));
+    auto info = msprof::json::parse(slurp(dir / "profiler_info.json"), "profiler_info.json");
+    REQUIRE(info.has_value());
+    const auto& common = info->get("config").get("common_config");
+    for (const char* key : {"record_shapes", "with_stack", "profile_memory"}) {
+      CAPTURE(key);
+      CHECK(common.get(key).is_bool());
+      CHECK(common.get(key).as_bool() == on);
+    }
+  }
+  // Not on or off: refused before anything runs.
+  auto r = s.run({"--output=" + out.string(), "--layout=ascend_pt", "--with-stack=yes", app("framework")});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--with-stack") != std::string::npos);
+}
+
 TEST_CASE("cli: --layout=ascend_ms names the directory as MindSpore does, --export=off leaves it unanalysed") {
   sandbox s;
   const auto out = s.root / "out";
