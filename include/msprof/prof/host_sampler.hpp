@@ -48,24 +48,6 @@
 MSPROF_BEGIN_NAMESPACE
 namespace prof {
 
-namespace detail {
-
-/// The whole (small) /proc file `path` into `out`, trailing blanks cut; false
-/// when it is gone or unreadable.
-inline bool read_proc(const std::string& path, std::string& out) {
-  out.clear();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[4096];
-  ssize_t n = 0;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-  ::close(fd);
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return n == 0 && !out.empty();
-}
-
-}  // namespace detail
-
 /// One sampling thread; stop() (or the destructor) ends and joins it.
 class host_sampler {
  public:
