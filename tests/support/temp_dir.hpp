@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A fresh directory under the test build directory, removed with everything in
-// it when the test ends; reading a whole file, and damaging one in place.
+// it when the test ends; reading a whole file (or its lines), and damaging one
+// in place.
 #ifndef MSPROF_TESTS_SUPPORT_TEMP_DIR_HPP
 #define MSPROF_TESTS_SUPPORT_TEMP_DIR_HPP
 
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 struct temp_dir {
   std::string path;  ///< absolute, no trailing slash
@@ -36,6 +38,14 @@ inline std::string read_text(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+/// The lines of `text`, without their '\n'.
+inline std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
 }
 
 // Overwrites the first `from` in file `p` by `to` (padded with NULs to its size).

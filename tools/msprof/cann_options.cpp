@@ -13,7 +13,7 @@ namespace {
 /// What CANN's msprof collects and msprof cannot here, said once per option.
 constexpr const char* no_hardware = "not collected: no such hardware here";
 constexpr const char* no_runtime = "not collected: no CANN runtime here (msprof records the program's mstx calls)";
-constexpr const char* host_sys_part = "disk, network and osrt are not collected (msprof samples the program's cpu and mem)";
+constexpr const char* host_sys_part = "osrt is not collected (msprof samples the program's cpu, mem, disk and network)";
 constexpr const char* no_system_sampling =
     "not collected: msprof does not sample the whole system (--host-sys=cpu,mem samples the program)";
 
@@ -66,12 +66,12 @@ constexpr cann_option cann_options[] = {
     {"sys-period", "1..2592000", nullptr},
     {"sys-devices", "devices", nullptr},
     {"optype", "text", nullptr},
-    // The host system. cpu and mem: the launched program's /proc files
-    // (msprof/prof/host_sampler.hpp); CANN samples the rest with perf, iotop and ltrace.
-    {"host-sys", "list:cpu|mem|disk|network|osrt", host_sys_part, "cpu|mem"},
+    // The host system. cpu, mem, disk: the launched program's /proc files; network:
+    // the machine's /proc/net/dev (msprof/prof/host_sampler.hpp). CANN samples osrt with perf and ltrace.
+    {"host-sys", "list:cpu|mem|disk|network|osrt", host_sys_part, "cpu|mem|disk|network"},
     {"host-sys-pid", "pid", nullptr},  // CANN: without effect when it runs the program, as here
     {"host-sys-usage", "list:cpu|mem", no_system_sampling},
-    {"host-sys-usage-freq", "1..50", nullptr},  // applied: the period of --host-sys=cpu,mem
+    {"host-sys-usage-freq", "1..50", nullptr},  // applied: the period of --host-sys
     // Collection windows.
     {"dynamic", "on|off", nullptr},          // applied: start / stop / quit on stdin (dynamic.cpp)
     {"delay", "1..4294967295", nullptr},     // applied: MSPROF_DELAY

@@ -643,15 +643,12 @@ int cmd_launch(arg_parser& p) {
     window |= name == "delay" || name == "duration";
   }
   if (dynamic && window) return usage_error("--dynamic=on cannot be used with --delay or --duration (as in CANN)");
-  // --host-sys=cpu,mem: the program's usage, every 1/--host-sys-usage-freq s (CANN's default 50 Hz).
-  bool host_cpu = false, host_mem = false;
+  // --host-sys=cpu,mem,disk,network: the program's usage, every 1/--host-sys-usage-freq s (CANN's default 50 Hz).
+  msprof::prof::host_sampler::parts host_sys;
   unsigned host_hz = 50;
   for (const auto& [name, v] : cann) {
     if (name == "host-sys")
-      for (const auto& w : split(v, ',')) {
-        host_cpu |= w == "cpu";
-        host_mem |= w == "mem";
-      }
+      for (const auto& w : split(v, ',')) host_sys.set(w);
     if (name == "host-sys-usage-freq") host_hz = *parse_u32(v);
   }
   if (attach_pid) {
@@ -708,8 +705,8 @@ int cmd_launch(arg_parser& p) {
     if (const char* note = cann_note(*find_cann_option(name), v)) console::get().say(std::cerr, "msprof: --" + name + "=" + v + ": " + note);
     cann_record += (cann_record.empty() ? "" : ";") + name + "=" + v;
   }
-  if (attach_pid && (host_cpu || host_mem))
-    say_warning("--host-sys=cpu,mem: not sampled with --pid (msprof samples a program it runs)");
+  if (attach_pid && host_sys.any())
+    say_warning("--host-sys: not sampled with --pid (msprof samples a program it runs)");
 
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);
@@ -767,8 +764,8 @@ int cmd_launch(arg_parser& p) {
     _exit(127);
   }
   std::unique_ptr<msprof::prof::host_sampler> sampler;
-  if (child > 0 && (host_cpu || host_mem)) {  // the shell the program runs under, and its descendants
-    auto started = msprof::prof::host_sampler::start([child] { return process_tree(child); }, host_cpu, host_mem,
+  if (child > 0 && host_sys.any()) {  // the shell the program runs under, and its descendants
+    auto started = msprof::prof::host_sampler::start([child] { return process_tree(child); }, host_sys,
                                                      std::chrono::milliseconds(1000 / host_hz));
     if (started) sampler = std::move(*started);
     else say_warning(started.err().what() + " (--host-sys: the program runs unsampled)");

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Host CPU and memory usage of a set of processes (torch_npu's
-// experimental_config.host_sys, CANN's --host-sys=cpu,mem), sampled from /proc
-// on a thread and written as CANN's host text slices
-// host/data/host_cpu.data.slice_0 and host_mem.data.slice_0 (docs/formats.md,
-// "Host system usage"):
+// Host CPU, memory, disk and network usage of a set of processes (torch_npu's
+// experimental_config.host_sys, CANN's --host-sys=cpu,mem,disk,network),
+// sampled from /proc on a thread and written as CANN's host text slices
+// host/data/host_cpu.data.slice_0, host_mem, host_disk and host_network
+// (docs/formats.md, "Host system usage"):
 //
-//   auto s = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, true, true);
+//   host_sampler::parts what;
+//   what.cpu = what.disk = true;
+//   auto s = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, what);
 //   ...                                  // the program runs
 //   s->stop();
-//   s->write_into(prof_dir_path);        // the slices and their .done files
+//   s->write_into(prof_dir_path);        // the slices, their .done files, sample.json's host_disk_freq
 //
 // The samples go to anonymous temporary files (disk, not memory, however long
 // the run): the PROF_ directory they belong to may be made only later. The
@@ -18,6 +20,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -29,7 +32,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,6 +46,7 @@
 
 #include "../core/abi.hpp"
 #include "../core/error.hpp"
+#include "../core/json.hpp"
 #include "../core/output_file.hpp"
 #include "layout.hpp"
 #include "writer.hpp"
@@ -48,43 +54,40 @@
 MSPROF_BEGIN_NAMESPACE
 namespace prof {
 
-namespace detail {
-
-/// The whole (small) /proc file `path` into `out`, trailing blanks cut; false
-/// when it is gone or unreadable.
-inline bool read_proc(const std::string& path, std::string& out) {
-  out.clear();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[4096];
-  ssize_t n = 0;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-  ::close(fd);
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return n == 0 && !out.empty();
-}
-
-}  // namespace detail
-
 /// One sampling thread; stop() (or the destructor) ends and joins it.
 class host_sampler {
  public:
+  /// What to sample: CANN's --host-sys names that msprof collects.
+  struct parts {
+    bool cpu = false;      ///< host_cpu: the processes' threads' /proc/<p>/task/<tid>/stat
+    bool mem = false;      ///< host_mem: their /proc/<p>/statm summed
+    bool disk = false;     ///< host_disk: their /proc/<p>/io and /proc/<p>/stat I/O, iotop's way
+    bool network = false;  ///< host_network: the machine's /proc/net/dev
+    /// Sets the part `name` names; false for a name that is no part (osrt, numa ...).
+    bool set(std::string_view name) noexcept {
+      bool* p = name == "cpu" ? &cpu : name == "mem" ? &mem : name == "disk" ? &disk : name == "network" ? &network : nullptr;
+      if (p) *p = true;
+      return p != nullptr;
+    }
+    bool any() const noexcept { return cpu || mem || disk || network; }
+  };
   /// The processes to sample; asked again every 100 ms (processes come and go).
   using process_list = std::function<std::vector<pid_t>()>;
   /// CANN's default period: --host-sys-usage-freq 50 Hz.
   static constexpr std::chrono::milliseconds default_period{20};
 
-  /// Samples the threads of `processes()` (their /proc/<p>/task/<tid>/stat)
-  /// for `cpu` and the sum of their /proc/<p>/statm for `mem`, now, every
-  /// `period`, and at stop().
-  static result<std::unique_ptr<host_sampler>> start(process_list processes, bool cpu, bool mem,
+  /// Samples `what` of `processes()` now, every `period` (at least 1 ms), and at stop().
+  static result<std::unique_ptr<host_sampler>> start(process_list processes, parts what,
                                                      std::chrono::milliseconds period = default_period) {
-    auto c = spool(cpu);
-    if (!c) return c.err();
-    file_ptr cpu_file(*c);
-    auto m = spool(mem);
-    if (!m) return m.err();
-    std::unique_ptr<host_sampler> s(new host_sampler(std::move(processes), period, std::move(cpu_file), file_ptr(*m)));
+    if (period.count() <= 0) return make_error(errc::invalid_argument, "host sampling: the period must be at least 1 ms");
+    std::unique_ptr<host_sampler> s(new host_sampler(std::move(processes), period));
+    const bool wanted[count] = {what.cpu, what.mem, what.disk, what.network};
+    for (int k = 0; k < count; ++k) {
+      if (!wanted[k]) continue;
+      std::FILE* f = std::tmpfile();
+      if (!f) return make_error(errc::io, std::string("host sampling: no temporary file: ") + std::strerror(errno));
+      s->spool_[k].reset(f);
+    }
     s->thread_ = std::thread([p = s.get()] { p->run(); });
     return s;
   }
@@ -102,9 +105,18 @@ class host_sampler {
     if (thread_.joinable()) thread_.join();
   }
 
-  /// Writes the samples into `prof_dir`/host/data/ as slice_0 of host_cpu.data
-  /// and host_mem.data with their .done files (created through outfile: never
-  /// through a link). After stop().
+  /// The sampling frequency in Hz as sample.json's host_disk_freq gives it
+  /// (the reader places the n-th host_disk line n periods after start_time).
+  std::string frequency_text() const {
+    char hz[32];
+    std::snprintf(hz, sizeof hz, "%.9g", 1000.0 / static_cast<double>(period_.count()));
+    return hz;
+  }
+
+  /// Writes the samples into `prof_dir`/host/data/ as slice_0 of host_cpu.data,
+  /// host_mem.data, host_disk.data and host_network.data with their .done
+  /// files, and host_disk's frequency into host/sample.json (every file
+  /// through outfile: never through a link). After stop().
   result<void> write_into(const std::string& prof_dir) const {
     auto prof = outfile::dir::open(prof_dir);
     if (!prof) return prof.err();
@@ -112,10 +124,11 @@ class host_sampler {
     if (!host) return host.err();
     auto data = host->mkdir(layout::data_dir);
     if (!data) return data.err();
-    for (const auto& [file, module] : {std::pair{cpu_.get(), layout::host_cpu}, std::pair{mem_.get(), layout::host_mem}}) {
+    for (int k = 0; k < count; ++k) {
+      std::FILE* file = spool_[k].get();
       if (!file) continue;
       if (std::ferror(file)) return make_error(errc::io, "host sampling: its temporary file could not be written (disk full?)");
-      const std::string name = std::string(module) + ".data.slice_0";
+      const std::string name = std::string(modules[k]) + ".data.slice_0";
       auto out = outfile::atomic_file::create(*data, name);
       if (!out) return out.err();
       char buf[1 << 16];
@@ -128,6 +141,7 @@ class host_sampler {
       if (auto d = outfile::write_atomic(*data, name + layout::done_suffix, "filesize:" + std::to_string(at) + "\n", false); !d)
         return d;
     }
+    if (spool_[disk]) return add_disk_frequency(*host);
     return {};
   }
 
@@ -136,16 +150,37 @@ class host_sampler {
     void operator()(std::FILE* f) const noexcept { std::fclose(f); }
   };
   using file_ptr = std::unique_ptr<std::FILE, file_closer>;
+  enum part : int { cpu, mem, disk, network, count };
+  static constexpr const char* modules[count] = {layout::host_cpu, layout::host_mem, layout::host_disk, layout::host_network};
 
-  host_sampler(process_list processes, std::chrono::milliseconds period, file_ptr cpu, file_ptr mem)
-      : processes_(std::move(processes)), period_(period), cpu_(std::move(cpu)), mem_(std::move(mem)) {}
+  /// A process's disk counters: /proc/<p>/io read_bytes, write_bytes (bytes that
+  /// reached the block layer) and /proc/<p>/stat's delayacct_blkio_ticks.
+  struct io_counters {
+    std::uint64_t read = 0, write = 0, blkio_ticks = 0;
+  };
 
-  /// A fresh anonymous temporary file (removed when closed), or null when not `wanted`.
-  static result<std::FILE*> spool(bool wanted) {
-    if (!wanted) return static_cast<std::FILE*>(nullptr);
-    std::FILE* f = std::tmpfile();
-    if (!f) return make_error(errc::io, std::string("host sampling: no temporary file: ") + std::strerror(errno));
-    return f;
+  host_sampler(process_list processes, std::chrono::milliseconds period)
+      : processes_(std::move(processes)), period_(period) {}
+
+  /// host/sample.json with host_disk_freq set (made when missing): the reader
+  /// needs it to place the host_disk lines.
+  result<void> add_disk_frequency(const outfile::dir& host) const {
+    json::value sample = json::value::make_object();
+    const int fd = ::openat(host.fd(), layout::sample_json, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      std::string text;
+      char buf[4096];
+      ssize_t n = 0;
+      while ((n = ::read(fd, buf, sizeof buf)) > 0 && text.size() < (1u << 20)) text.append(buf, static_cast<std::size_t>(n));
+      ::close(fd);
+      auto parsed = json::parse(text, host.path_of(layout::sample_json));
+      if (!parsed) return parsed.err();
+      if (parsed->is_object()) sample = std::move(*parsed);
+    } else if (errno != ENOENT) {
+      return make_error(errc::io, host.path_of(layout::sample_json) + ": " + std::strerror(errno) + " (host_disk_freq not added)");
+    }
+    sample.set("host_disk_freq", json::value::make_number(frequency_text()));
+    return outfile::write_atomic(host, layout::sample_json, json::dump(sample), false);
   }
 
   /// A stat line with the blanks inside "(comm)" made '_': the readers split
@@ -160,80 +195,214 @@ class host_sampler {
   void run() {
     auto next = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lock(m_);
-    while (!stopping_) {
+    do {  // the first sample even when stop() came first: with the last one, an interval
       lock.unlock();
-      sample();
+      sample(false);
       lock.lock();
       next += period_;
       const auto now = std::chrono::steady_clock::now();
-      if (next < now) next = now;  // a slow sample skips the missed periods, no burst
+      if (next < now) next = now;  // a slow sample skips the missed periods, no burst (host_disk fills them in)
       wake_.wait_until(lock, next, [this] { return stopping_; });
-    }
+    } while (!stopping_);
     lock.unlock();
-    sample();  // at stop too: a collection shorter than the period still gets an interval
+    sample(true);  // at stop too: a collection shorter than the period still gets an interval
     // Everything on disk for write_into().
-    if (cpu_) std::fflush(cpu_.get());
-    if (mem_) std::fflush(mem_.get());
+    for (const auto& f : spool_)
+      if (f) std::fflush(f.get());
   }
 
   /// One sample: a file read that fails (a process or thread gone) leaves that
   /// part out; a CPU sample without its uptime or any thread is left out whole.
-  void sample() {
+  void sample(bool last) {
     const auto now = std::chrono::steady_clock::now();
     if (!scanned_ || now - *scanned_ >= std::chrono::milliseconds(100)) {
       pids_ = processes_();
       scanned_ = now;
     }
     const std::uint64_t ns = detail::mono_ns();  // the collection's host clock
-    if (cpu_) {
-      std::string text;
-      if (detail::read_proc("/proc/uptime", line_)) text = "time " + std::to_string(ns) + "\n" + line_ + "\n";
-      const std::size_t head = text.size();
-      for (std::size_t k = 0; head > 0 && k < pids_.size(); ++k) {
-        const std::string task = "/proc/" + std::to_string(pids_[k]) + "/task";
-        DIR* d = ::opendir(task.c_str());
-        while (d) {
-          const dirent* e = ::readdir(d);
-          if (!e) break;
-          if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-          if (!detail::read_proc(task + "/" + e->d_name + "/stat", line_)) continue;  // the thread ended
-          blank_free_comm(line_);
-          text += line_;
-          text += '\n';
-        }
-        if (d) ::closedir(d);
-      }
-      if (text.size() > head) std::fwrite(text.data(), 1, text.size(), cpu_.get());
-    }
-    if (mem_) {  // the processes' statm summed: size resident shared text lib data dt (pages)
-      std::uint64_t sum[7] = {};
-      bool any = false;
-      for (const pid_t p : pids_) {
-        if (!detail::read_proc("/proc/" + std::to_string(p) + "/statm", line_)) continue;
-        const char* at = line_.c_str();
-        for (auto& v : sum) {
-          char* end = nullptr;
-          v += std::strtoull(at, &end, 10);
-          at = end;
-        }
-        any = true;
-      }
-      if (any) {
-        std::string text = std::to_string(ns);
-        for (const auto v : sum) text += " " + std::to_string(v);
+    if (spool_[cpu]) sample_cpu(ns);
+    if (spool_[mem]) sample_mem(ns);
+    if (spool_[disk]) sample_disk(ns, last);
+    if (spool_[network]) sample_network(ns);
+  }
+
+  void sample_cpu(std::uint64_t ns) {
+    std::string text;
+    if (detail::read_proc("/proc/uptime", line_)) text = "time " + std::to_string(ns) + "\n" + line_ + "\n";
+    const std::size_t head = text.size();
+    for (std::size_t k = 0; head > 0 && k < pids_.size(); ++k) {
+      const std::string task = "/proc/" + std::to_string(pids_[k]) + "/task";
+      DIR* d = ::opendir(task.c_str());
+      while (d) {
+        const dirent* e = ::readdir(d);
+        if (!e) break;
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        if (!detail::read_proc(task + "/" + e->d_name + "/stat", line_)) continue;  // the thread ended
+        blank_free_comm(line_);
+        text += line_;
         text += '\n';
-        std::fwrite(text.data(), 1, text.size(), mem_.get());
+      }
+      if (d) ::closedir(d);
+    }
+    if (text.size() > head) std::fwrite(text.data(), 1, text.size(), spool_[cpu].get());
+  }
+
+  void sample_mem(std::uint64_t ns) {  // the processes' statm summed: size resident shared text lib data dt (pages)
+    std::uint64_t sum[7] = {};
+    bool any = false;
+    for (const pid_t p : pids_) {
+      if (!detail::read_proc("/proc/" + std::to_string(p) + "/statm", line_)) continue;
+      const char* at = line_.c_str();
+      for (auto& v : sum) {
+        char* end = nullptr;
+        v += std::strtoull(at, &end, 10);
+        at = end;
+      }
+      any = true;
+    }
+    if (any) {
+      std::string text = std::to_string(ns);
+      for (const auto v : sum) text += " " + std::to_string(v);
+      text += '\n';
+      std::fwrite(text.data(), 1, text.size(), spool_[mem].get());
+    }
+  }
+
+  /// The disk counters of process `p`; nullopt when it is gone. A kernel
+  /// without I/O accounting (no /proc/<p>/io) gives 0 bytes.
+  std::optional<io_counters> read_io(pid_t p) {
+    const std::string dir = "/proc/" + std::to_string(p);
+    if (!detail::read_proc(dir + "/stat", line_)) return std::nullopt;
+    io_counters c;
+    // Field 42 (from 1), delayacct_blkio_ticks: counted from the ")" that ends
+    // the name (field 2). 0 unless the kernel accounts delays (delayacct).
+    if (const auto close = line_.rfind(')'); close != std::string::npos) {
+      const char* at = line_.c_str() + close + 1;
+      for (int field = 3; *at != '\0'; ++field) {
+        while (*at == ' ') ++at;
+        if (field == 42) {
+          c.blkio_ticks = std::strtoull(at, nullptr, 10);
+          break;
+        }
+        while (*at != '\0' && *at != ' ') ++at;
       }
     }
+    if (detail::read_proc(dir + "/io", line_)) {
+      for (const auto& [key, out] : {std::pair<const char*, std::uint64_t*>{"\nread_bytes: ", &c.read},
+                                     std::pair<const char*, std::uint64_t*>{"\nwrite_bytes: ", &c.write}}) {
+        const auto at = line_.find(key);
+        if (at != std::string::npos) *out = std::strtoull(line_.c_str() + at + std::strlen(key), nullptr, 10);
+      }
+    }
+    return c;
+  }
+
+  /// host_disk: one line per period of iotop's batch form with a time
+  /// (`iotop -b -o -t -k -p <pid>`), the processes summed:
+  ///   HH:MM:SS <pid> be/4 <user> <read> K/s <write> K/s <swapin> % <io> % <command>
+  /// The reader gives the n-th line the n-th period after start_time, so a
+  /// late sample writes the lines of every period it covers (each with the
+  /// rates over its whole time) and an early one none; the last (at stop)
+  /// closes the partial period.
+  void sample_disk(std::uint64_t ns, bool last) {
+    std::map<pid_t, io_counters> now;
+    for (const pid_t p : pids_)
+      if (auto c = read_io(p)) now.emplace(p, *c);
+    if (!pids_.empty() && pids_.front() != disk_pid_) {  // the line's process: the first one's pid, user and name
+      disk_pid_ = pids_.front();
+      const std::string dir = "/proc/" + std::to_string(disk_pid_);
+      // Its owner's uid, as iotop shows a user without a name: a name lookup
+      // (NSS: files, LDAP ...) has no place on a thread inside the profiled program.
+      struct stat st {};
+      disk_user_ = ::stat(dir.c_str(), &st) == 0 ? std::to_string(st.st_uid) : "?";
+      disk_command_ = detail::read_proc(dir + "/comm", line_) ? line_ : "?";
+      for (auto& ch : disk_command_)
+        if (std::isspace(static_cast<unsigned char>(ch))) ch = '_';
+    }
+    if (!disk_started_) {  // the first sample: the baseline
+      disk_started_ = true;
+      disk_start_ns_ = disk_last_ns_ = ns;
+      disk_last_ = std::move(now);
+      const std::string text = "start_time " + std::to_string(ns) + "\n";
+      std::fwrite(text.data(), 1, text.size(), spool_[disk].get());
+      return;
+    }
+    const std::uint64_t p = static_cast<std::uint64_t>(std::chrono::nanoseconds(period_).count());
+    const std::uint64_t since = ns - disk_start_ns_;
+    const std::uint64_t due = last ? (since + p - 1) / p : (since + p / 2) / p;  // periods ended by now
+    if (due <= disk_lines_ || ns <= disk_last_ns_) return;  // early: the counts go to the next line
+    io_counters sum;
+    for (const auto& [pid, c] : now) {
+      // A process first seen since the last line started during the collection: all its I/O counts.
+      const auto before = disk_last_.find(pid);
+      const io_counters b = before == disk_last_.end() ? io_counters{} : before->second;
+      sum.read += c.read >= b.read ? c.read - b.read : c.read;  // smaller: the pid was reused
+      sum.write += c.write >= b.write ? c.write - b.write : c.write;
+      sum.blkio_ticks += c.blkio_ticks >= b.blkio_ticks ? c.blkio_ticks - b.blkio_ticks : c.blkio_ticks;
+    }
+    const double seconds = static_cast<double>(ns - disk_last_ns_) / 1e9;
+    const long tck = ::sysconf(_SC_CLK_TCK);
+    double io = static_cast<double>(sum.blkio_ticks) * 100.0 / (seconds * static_cast<double>(tck > 0 ? tck : 100));
+    if (io > 100) io = 100;  // several processes' delays add up; a share of the time stays a share
+    disk_last_ = std::move(now);
+    disk_last_ns_ = ns;
+    const std::time_t wall = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&wall, &tm);
+    // Swap-in (iotop's SWAPIN %, the time waiting for pages swapped in) is not
+    // in /proc (only the taskstats netlink interface has it): always 0.00.
+    char text[512];
+    const int len = std::snprintf(text, sizeof text, "%02d:%02d:%02d %d be/4 %.64s %.2f K/s %.2f K/s 0.00 %% %.2f %% %.64s\n",
+                                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(disk_pid_), disk_user_.c_str(),
+                                  static_cast<double>(sum.read) / 1024.0 / seconds,
+                                  static_cast<double>(sum.write) / 1024.0 / seconds, io, disk_command_.c_str());
+    for (; disk_lines_ < due; ++disk_lines_)
+      std::fwrite(text, 1, static_cast<std::size_t>(len), spool_[disk].get());
+  }
+
+  /// host_network: `time <ns>`, then the interface lines of /proc/net/dev
+  /// (its two header lines left out) as `<name>: <16 counters>`, single
+  /// blanks: the kernel glues a large first counter to the colon.
+  void sample_network(std::uint64_t ns) {
+    if (!detail::read_proc("/proc/net/dev", line_)) return;
+    std::string text = "time " + std::to_string(ns) + "\n";
+    std::size_t at = 0;
+    for (int row = 0; at < line_.size(); ++row) {
+      std::size_t end = line_.find('\n', at);
+      if (end == std::string::npos) end = line_.size();
+      const std::string_view l(line_.data() + at, end - at);
+      at = end + 1;
+      const auto colon = l.find(':');
+      if (row < 2 || colon == std::string_view::npos) continue;
+      const auto name_at = l.find_first_not_of(' ');
+      if (name_at >= colon) continue;
+      text.append(l.substr(name_at, colon - name_at)).append(":");
+      for (std::size_t k = colon + 1; k < l.size();) {
+        const auto b = l.find_first_not_of(" \t", k);
+        if (b == std::string_view::npos) break;
+        auto e = l.find_first_of(" \t", b);
+        if (e == std::string_view::npos) e = l.size();
+        text.append(" ").append(l.substr(b, e - b));
+        k = e;
+      }
+      text += '\n';
+    }
+    std::fwrite(text.data(), 1, text.size(), spool_[network].get());
   }
 
   // Only the sampling thread touches these between start() and stop().
   process_list processes_;
   std::chrono::milliseconds period_;
-  file_ptr cpu_, mem_;  // the spooled lines; null when not asked for
+  file_ptr spool_[count];  // the spooled lines of each part; null when not asked for
   std::string line_;  // reused buffer for one /proc read
   std::vector<pid_t> pids_;
   std::optional<std::chrono::steady_clock::time_point> scanned_;
+  // host_disk: the counters and time at the last line (or the start), the lines written.
+  std::map<pid_t, io_counters> disk_last_;
+  bool disk_started_ = false;
+  std::uint64_t disk_start_ns_ = 0, disk_last_ns_ = 0, disk_lines_ = 0;
+  pid_t disk_pid_ = 0;
+  std::string disk_user_ = "?", disk_command_ = "?";
   std::mutex m_;
   std::condition_variable wake_;
   bool stopping_ = false;

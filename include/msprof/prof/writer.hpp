@@ -33,6 +33,7 @@
 #ifndef MSPROF_PROF_WRITER_HPP
 #define MSPROF_PROF_WRITER_HPP
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -41,11 +42,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <deque>
@@ -140,6 +143,44 @@ inline std::string process_name() {
   std::string s(buf);
   while (!s.empty() && s.back() == '\n') s.pop_back();
   return s;
+}
+
+/// The whole (small) /proc or /sys file `path` into `out`, trailing blanks
+/// cut; false when it is gone or unreadable.
+inline bool read_proc(const std::string& path, std::string& out) {
+  out.clear();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[4096];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return n == 0 && !out.empty();
+}
+
+/// The machine's network interfaces (/sys/class/net) by name, each with its
+/// speed in Mbit/s, -1 when the kernel knows none (down, virtual, loopback):
+/// info.json's netCard, as CANN writes it whatever is collected. The host
+/// network usage is a share of these speeds.
+inline std::vector<std::pair<std::string, std::int64_t>> net_cards() {
+  std::vector<std::pair<std::string, std::int64_t>> cards;
+  DIR* d = ::opendir("/sys/class/net");
+  if (!d) return cards;
+  std::string text;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::int64_t mbps = -1;
+    if (read_proc(std::string("/sys/class/net/") + e->d_name + "/speed", text)) {
+      char* end = nullptr;
+      const long long v = std::strtoll(text.c_str(), &end, 10);
+      if (end != text.c_str() && *end == '\0' && v > 0) mbps = v;
+    }
+    cards.emplace_back(e->d_name, mbps);
+  }
+  ::closedir(d);
+  std::sort(cards.begin(), cards.end());
+  return cards;
 }
 
 /// Incremented in every fork()ed child (pthread_atfork, registered by the first
@@ -632,7 +673,8 @@ class prof_dir {
     const long ticks = ::sysconf(_SC_CLK_TCK);
     w.member("sysClockFreq", static_cast<std::int64_t>(ticks > 0 ? ticks : 100));
     w.member("upTime", "1");
-    w.member("netCardNums", 0);
+    const auto cards = detail::net_cards();
+    w.member("netCardNums", static_cast<std::uint64_t>(cards.size()));
     w.member("rank_id", -1);
     w.member("pid_name", o.pid_name);
     w.member("drvVersion", 467473);
@@ -677,6 +719,12 @@ class prof_dir {
     w.end_array();
     w.key("netCard");
     w.begin_array();
+    for (const auto& [name, mbps] : cards) {
+      w.begin_object();
+      w.member("netCardName", name);
+      w.member("speed", mbps);
+      w.end_object();
+    }
     w.end_array();
     bool sim = false;
     for (const auto& d : o.devices) sim = sim || d.simulated;

@@ -26,9 +26,10 @@
 // With cfg.layout ascend_pt / ascend_ms each window is torch_npu's
 // `{worker}_{pid}_{ts}_ascend_pt/` around its PROF_ directory, with the
 // program's msprof::record_function ops in FRAMEWORK/ (framework_dir.hpp);
-// on_trace_ready then gets that directory. With cfg.host_sys cpu / mem, the
-// process's CPU and memory usage is sampled while each window collects and
-// lands in its PROF_ directory before on_trace_ready (prof/host_sampler.hpp).
+// on_trace_ready then gets that directory. With cfg.host_sys cpu / mem / disk /
+// network, the process's CPU, memory and disk usage and the machine's network
+// counters are sampled while each window collects and land in its PROF_
+// directory before on_trace_ready (prof/host_sampler.hpp).
 //
 // One session at a time per process (the collector is process-wide).
 // Methods may be called from any thread; they serialise on one mutex.
@@ -228,7 +229,7 @@ class profiler {
     std::shared_ptr<framework_sink> fw_sink;  // forwards to sink; writes FRAMEWORK/ in fw
     /// What on_trace_ready and saved_dirs() name: the framework directory, else the PROF_ one.
     const std::string& path() const { return fw ? fw->root() : dir.path(); }
-    std::unique_ptr<prof::host_sampler> host;  // host_sys cpu / mem: this process's usage while the window collects
+    std::unique_ptr<prof::host_sampler> host;  // host_sys cpu / mem / disk / network: usage while the window collects
     std::unique_ptr<device::simulated_device> npu;  // declared last: destroyed before dir
   };
 
@@ -352,9 +353,10 @@ class profiler {
       if (w->npu) collect::default_collector::core::set_stream_marker(nullptr);
       return abandon(r.err());
     }
-    const bool host_cpu = has_host_sys(cfg_, "cpu"), host_mem = has_host_sys(cfg_, "mem");
-    if (host_cpu || host_mem) {
-      auto h = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, host_cpu, host_mem);
+    prof::host_sampler::parts host;
+    for (const auto& n : cfg_.host_sys) host.set(n);
+    if (host.any()) {
+      auto h = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, host);
       if (h) w->host = std::move(*h);
       else warning(h.err().what() + " (host_sys: " + w->dir.path() + " gets no host usage)");
     }

@@ -41,10 +41,11 @@ struct session_config {
   bool record_shapes = false;            ///< tensor shapes of launched ops and record_function input shapes/dtypes
   bool with_stack = false;               ///< record_function call stacks (ascend_pt/ascend_ms layouts)
   bool profile_memory = false;           ///< allocator events, msprof::record_memory (ascend_pt/ascend_ms)
-  /// experimental_config.host_sys, torch_npu's names (host_sys_names): "cpu"
-  /// and "mem" sample this process's /proc files while a window collects into
-  /// its PROF_ directory's host usage slices (prof/host_sampler.hpp); the others
-  /// are accepted and not collected (a warning at start).
+  /// experimental_config.host_sys, torch_npu's names (host_sys_names): "cpu",
+  /// "mem", "disk" and "network" sample this process's /proc files (network:
+  /// the machine's) while a window collects into its PROF_ directory's host
+  /// usage slices (prof/host_sampler.hpp); "osrt" and "numa" are accepted and
+  /// not collected (a warning at start).
   std::vector<std::string> host_sys;
   /// TensorFlow/GE training trace: steps become model executions on the device
   /// with FP start at op `fp_point` and BP end at op `bp_point` (empty: the
@@ -77,21 +78,18 @@ inline constexpr std::array<std::array<std::string_view, 2>, 8> aic_metrics_name
     {"AiCoreNone", "ACL_AICORE_NONE"},
 }};
 
-/// torch_npu's HostSystem values; msprof collects the first two.
+/// torch_npu's HostSystem values; msprof collects the first four (prof::host_sampler::parts).
 inline constexpr std::array<std::string_view, 6> host_sys_names{"cpu", "mem", "disk", "network", "osrt", "numa"};
-
-inline bool has_host_sys(const session_config& c, std::string_view name) {
-  for (const auto& n : c.host_sys)
-    if (n == name) return true;
-  return false;
-}
 
 /// The warning for the host_sys entries that are accepted and not collected; empty when none.
 inline std::string host_sys_not_collected(const session_config& c) {
   std::string names;
   for (const auto& n : c.host_sys)
-    if (n != "cpu" && n != "mem" && names.find(n) == std::string::npos) names += (names.empty() ? "" : ", ") + n;
-  return names.empty() ? names : "host_sys: " + names + " not collected (msprof samples this process's cpu and mem)";
+    if (std::find(host_sys_names.begin(), host_sys_names.begin() + 4, n) == host_sys_names.begin() + 4 &&
+        names.find(n) == std::string::npos)
+      names += (names.empty() ? "" : ", ") + n;
+  return names.empty() ? names
+                       : "host_sys: " + names + " not collected (msprof samples this process's cpu, mem, disk and network)";
 }
 
 /// The canonical metric name for either spelling; empty when unknown.

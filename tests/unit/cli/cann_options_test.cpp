@@ -42,7 +42,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 constexpr const char* no_runtime = "not collected: no CANN runtime here";
 constexpr const char* no_hardware = "not collected: no such hardware here";
-constexpr const char* host_part = "disk, network and osrt are not collected (msprof samples the program's cpu and mem)";
+constexpr const char* host_part = "osrt is not collected (msprof samples the program's cpu, mem, disk and network)";
 constexpr const char* no_system = "not collected: msprof does not sample the whole system (--host-sys=cpu,mem samples the program)";
 
 /// CANN's collection options whose data msprof does not collect (names, values
@@ -525,6 +525,9 @@ TEST_CASE("cann options: --host-sys=cpu,mem samples the program: host usage summ
   const auto prof = prof_dir_in(out);
   REQUIRE(!prof.empty());
   CHECK(fs::exists(prof / "host" / "data" / "host_cpu.data.slice_0.done"));
+  CHECK_FALSE(fs::exists(prof / "host" / "data" / "host_disk.data.slice_0"));  // not asked for
+  CHECK_FALSE(fs::exists(prof / "host" / "data" / "host_network.data.slice_0"));
+  CHECK(slurp(prof / "host" / "sample.json").find("host_disk_freq") == std::string::npos);
   // The machine's CPUs and clock in info.json, not placeholders.
   const std::string info = slurp(prof / "host" / "info.json");
   CHECK(info.find("\"sysClockFreq\": " + std::to_string(::sysconf(_SC_CLK_TCK))) != std::string::npos);
@@ -550,6 +553,31 @@ TEST_CASE("cann options: --host-sys=cpu,mem samples the program: host usage summ
   const auto used = counter_values(timeline, "Memory Usage\",\"pid\"");  // the counters, not the process's name
   REQUIRE(!used.empty());
   CHECK(*std::max_element(used.begin(), used.end()) > 0);
+}
+
+TEST_CASE("cann options: --host-sys=disk,network samples the program's disk I/O and the machine's interfaces") {
+  sandbox s;
+  const auto out = s.root / "disk";
+  const auto r = s.run({"--output=" + out.string(), "--host-sys=disk,network", "--host-sys-usage-freq=25", "--export=off",
+                        "--application=" + test_app() + " disk-write " + (s.root / "written").string()});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("--host-sys") == std::string::npos);  // disk and network: nothing to say
+  const auto prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  const auto data = prof / "host" / "data";
+  CHECK_FALSE(fs::exists(data / "host_cpu.data.slice_0"));
+  CHECK_FALSE(fs::exists(data / "host_mem.data.slice_0"));
+  CHECK(fs::exists(data / "host_disk.data.slice_0.done"));
+  CHECK(fs::exists(data / "host_network.data.slice_0.done"));
+  // 25 Hz: the reader's period of the host_disk lines, at least 160 ms of writing.
+  CHECK(slurp(prof / "host" / "sample.json").find("\"host_disk_freq\": 25") != std::string::npos);
+  const std::string disk = slurp(data / "host_disk.data.slice_0");
+  CAPTURE(disk);
+  CHECK(disk.rfind("start_time ", 0) == 0);
+  CHECK(count(disk, "\n") >= 1 + 4);
+  CHECK(count(disk, " K/s ") == 2 * (count(disk, "\n") - 1));
+  CHECK(slurp(data / "host_network.data.slice_0").rfind("time ", 0) == 0);
 }
 #endif
 

@@ -18,6 +18,8 @@
 //               runs a backward op; an allocation and its frees (--layout tests)
 //   host-burn   a mark, then 2 threads busy for 0.3 s while 64 MiB are touched
 //               (--host-sys=cpu,mem)
+//   disk-write F  a mark, then 8 MiB written to file F in 1 MiB steps, each
+//               fsync()ed, 20 ms apart; F removed (--host-sys=disk)
 #include <msprof/framework.hpp>
 #include <msprof/mstx.h>
 #include <sys/syscall.h>
@@ -214,6 +216,21 @@ int host_burn() {
   return block[block.size() / 2] == 'x' ? 0 : 1;
 }
 
+int disk_write(const char* path) {
+  mstxMarkA("disk", nullptr);
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return 1;
+  const std::string block(1u << 20, 'd');
+  bool ok = true;
+  for (int k = 0; k < 8 && ok; ++k) {
+    ok = ::write(fd, block.data(), block.size()) == static_cast<ssize_t>(block.size()) && ::fsync(fd) == 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::close(fd);
+  ::unlink(path);
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -226,6 +243,7 @@ int main(int argc, char** argv) {
   if (mode == "ranges") return ranges_until_killed();
   if (mode == "framework") return framework();
   if (mode == "host-burn") return host_burn();
+  if (mode == "disk-write" && argc > 2) return disk_write(argv[2]);
   if (mode == "ticks" && argc > 2) return ticks(std::atol(argv[2]), argc > 3 ? std::atol(argv[3]) : 100, argc > 4 ? argv[4] : nullptr);
   mstxMarkA("hello launcher", nullptr);
   const mstxRangeId r = mstxRangeStartA("work", nullptr);

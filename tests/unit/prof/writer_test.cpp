@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -124,6 +125,24 @@ TEST_CASE("prof_dir: name, layout, modes, control files the reader understands")
   REQUIRE(ours);
   for (const auto& m : golden->members()) { CAPTURE(m.first); CHECK(ours->find(m.first) != nullptr); }
   for (const auto& m : golden->get("DeviceInfo").at(0).members()) { CAPTURE(m.first); CHECK(ours->get("DeviceInfo").at(0).find(m.first) != nullptr); }
+  // netCard: /sys/class/net's interfaces with their speeds (Mbit/s, -1 unknown), netCardNums their count.
+  std::set<std::string> interfaces, cards;
+  if (DIR* p = opendir("/sys/class/net")) {
+    while (const dirent* e = readdir(p))
+      if (e->d_name[0] != '.') interfaces.insert(e->d_name);
+    closedir(p);
+  }
+  CHECK(ours->get("netCardNums").int_or(-2) == static_cast<std::int64_t>(ours->get("netCard").size()));
+  for (const auto& c : ours->get("netCard").items()) {
+    const std::string name = c.get("netCardName").as_string_or("");
+    CAPTURE(name);
+    cards.insert(name);
+    REQUIRE(c.get("speed").is_number());
+    std::string sys;
+    const bool known = prof::detail::read_proc("/sys/class/net/" + name + "/speed", sys) && std::atoll(sys.c_str()) > 0;
+    CHECK(c.get("speed").int_or(0) == (known ? std::atoll(sys.c_str()) : -1));
+  }
+  CHECK(cards == interfaces);
   auto gs = msprof::json::parse(slurp(std::string(MSPROF_TEST_DATA_DIR) +
                                       "/golden/ops_pipeutil/input/PROF_000001_20260101120000000_GOLDENCASEAAAAAA/device_0/sample.json"), "g");
   auto os = msprof::json::parse(slurp(d->path() + "/device_0/sample.json"), "o");

@@ -49,7 +49,7 @@ TEST_CASE("session: host_sys cpu and mem sample the process while the window col
   session::session_config cfg;
   cfg.output = t.path;
   cfg.npu = false;
-  cfg.host_sys = {"cpu", "mem", "disk"};
+  cfg.host_sys = {"cpu", "mem", "disk", "network", "osrt"};
   session::export_handler handler;
   session::profiler prof(cfg, std::nullopt, handler);
   std::vector<std::string> warnings;
@@ -58,15 +58,18 @@ TEST_CASE("session: host_sys cpu and mem sample the process while the window col
   burn(std::chrono::milliseconds(300));
   REQUIRE(static_cast<bool>(prof.stop()));
   REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0] == "host_sys: disk not collected (msprof samples this process's cpu and mem)");
+  CHECK(warnings[0] == "host_sys: osrt not collected (msprof samples this process's cpu, mem, disk and network)");
   REQUIRE(handler.exported().size() == 1);
   const fs::path prof_dir = handler.exported()[0];
-  for (const char* f : {"host_cpu.data.slice_0", "host_mem.data.slice_0"}) {
+  for (const char* f : {"host_cpu.data.slice_0", "host_mem.data.slice_0", "host_disk.data.slice_0", "host_network.data.slice_0"}) {
     CAPTURE(f);
     REQUIRE(fs::exists(prof_dir / "host" / "data" / f));
     CHECK(fs::file_size(prof_dir / "host" / "data" / f) > 0);
     CHECK(fs::exists(prof_dir / "host" / "data" / (std::string(f) + ".done")));
   }
+  CHECK(read_text(prof_dir / "host" / "data" / "host_disk.data.slice_0").rfind("start_time ", 0) == 0);
+  CHECK(read_text(prof_dir / "host" / "data" / "host_network.data.slice_0").rfind("time ", 0) == 0);
+  CHECK(read_text(prof_dir / "host" / "sample.json").find("\"host_disk_freq\": 50") != std::string::npos);
   const fs::path out = prof_dir / "mindstudio_profiler_output";
   // host_cpu_usage: Device_id,Total Cpu Numbers,Occupied Cpu Numbers,Recommend Cpu Numbers
   const std::string summary = read_text(output_file(out, "host_cpu_usage_", ".csv"));
@@ -94,4 +97,29 @@ TEST_CASE("session: host_sys cpu and mem sample the process while the window col
   CHECK(cpu_process);
   CHECK(memory_process);
   CHECK(avg > 0);
+}
+
+TEST_CASE("session: host_sys without disk and network writes no disk or network usage, and says nothing") {
+  temp_dir t;
+  session::session_config cfg;
+  cfg.output = t.path;
+  cfg.npu = false;
+  cfg.host_sys = {"mem"};
+  session::profiler prof(cfg);
+  std::vector<std::string> warnings;
+  prof.on_warning([&](const std::string& w) { warnings.push_back(w); });
+  REQUIRE(static_cast<bool>(prof.start()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(static_cast<bool>(prof.stop()));
+  CHECK(warnings.empty());
+  fs::path prof_dir;
+  for (const auto& e : fs::recursive_directory_iterator(t.path))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) prof_dir = e.path();
+  REQUIRE(!prof_dir.empty());
+  CHECK(fs::exists(prof_dir / "host" / "data" / "host_mem.data.slice_0"));
+  for (const char* f : {"host_cpu", "host_disk", "host_network"}) {
+    CAPTURE(f);
+    CHECK_FALSE(fs::exists(prof_dir / "host" / "data" / (std::string(f) + ".data.slice_0")));
+  }
+  CHECK(read_text(prof_dir / "host" / "sample.json").find("host_disk_freq") == std::string::npos);
 }

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// The host sampler's disk and network files as the reference parser reads them
+// (host_disk_usage_presenter.py, host_network_usage_presenter.py): host_disk's
+// start_time and exactly one iotop line per period, host_network's time and
+// interface lines, and sample.json's host_disk_freq (info.json's netCard:
+// writer_test.cpp).
+#include <doctest/doctest.h>
+#include <msprof/core/json.hpp>
+#include <msprof/prof/host_sampler.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../../support/temp_dir.hpp"
+
+namespace prof = msprof::prof;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> fields_of(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string f; in >> f;) out.push_back(f);
+  return out;
+}
+
+bool digits(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
+
+/// A number with exactly 2 decimals, as iotop prints them.
+bool two_decimals(const std::string& s) {
+  const auto dot = s.find('.');
+  return dot != std::string::npos && dot > 0 && s.size() - dot == 3 && digits(s.substr(0, dot)) && digits(s.substr(dot + 1));
+}
+
+/// This process's /proc/self/io write_bytes.
+std::uint64_t written_bytes() {
+  std::string io;
+  REQUIRE(prof::detail::read_proc("/proc/self/io", io));
+  const auto at = io.find("\nwrite_bytes: ");
+  REQUIRE(at != std::string::npos);
+  return std::strtoull(io.c_str() + at + 14, nullptr, 10);
+}
+
+/// 8 MiB written to `path` in 1 MiB steps, each fsync()ed, 20 ms apart: plain I/O, no O_DIRECT.
+void write_and_sync(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  REQUIRE(fd >= 0);
+  const std::string block(1u << 20, 'w');
+  for (int k = 0; k < 8; ++k) {
+    REQUIRE(::write(fd, block.data(), block.size()) == static_cast<ssize_t>(block.size()));
+    REQUIRE(::fsync(fd) == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::close(fd);
+  ::unlink(path.c_str());
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+  REQUIRE(f.good());
+}
+
+prof::host_sampler::parts disk_and_network() {
+  prof::host_sampler::parts what;
+  what.disk = what.network = true;
+  return what;
+}
+
+}  // namespace
+
+TEST_CASE("host sampler: host_disk has start_time, then exactly one iotop line per period, with the bytes written") {
+  temp_dir t;
+  const std::uint64_t period_ns = 20'000'000;
+  std::atomic<int> asked{0};
+  // The second look-up of the processes (after 100 ms) takes 70 ms: that sample
+  // comes late and must write the lines of the periods it missed.
+  auto me = [&asked] {
+    if (asked.fetch_add(1) == 1) std::this_thread::sleep_for(std::chrono::milliseconds(70));
+    return std::vector<pid_t>{::getpid()};
+  };
+  const std::uint64_t before_start = prof::detail::mono_ns();
+  const std::uint64_t written_before = written_bytes();
+  auto s = prof::host_sampler::start(me, disk_and_network());
+  REQUIRE(s);
+  write_and_sync(t.path + "/data.bin");
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const std::uint64_t written = written_bytes() - written_before;
+  const std::uint64_t before_stop = prof::detail::mono_ns();
+  (*s)->stop();
+  const std::uint64_t after_stop = prof::detail::mono_ns();
+  CHECK(asked.load() >= 2);
+  REQUIRE((*s)->write_into(t.path));
+
+  const std::string data = t.path + "/host/data/";
+  const auto text = read_text(data + "host_disk.data.slice_0");
+  CHECK(read_text(data + "host_disk.data.slice_0.done") == "filesize:" + std::to_string(text.size()) + "\n");
+  const auto lines = split_lines(text);
+  REQUIRE(lines.size() >= 2);
+  const auto head = fields_of(lines[0]);
+  REQUIRE(head.size() == 2);
+  CHECK(head[0] == "start_time");
+  REQUIRE(digits(head[1]));
+  const std::uint64_t start = std::stoull(head[1]);
+  CHECK(start >= before_start);
+  // The last line is written at stop (between before_stop and after_stop) and
+  // closes the period it falls in: the lines are the periods up to then.
+  const auto periods = [&](std::uint64_t at) { return (at - start + period_ns - 1) / period_ns; };
+  const std::size_t n = lines.size() - 1;
+  CHECK(n >= periods(before_stop));
+  CHECK(n <= periods(after_stop));
+  double kib = 0;
+  for (std::size_t k = 1; k < lines.size(); ++k) {
+    CAPTURE(lines[k]);
+    const auto f = fields_of(lines[k]);
+    REQUIRE(f.size() >= 11);  // the reader's fields: 1 pid, 4..7 read/unit/write/unit, 8 swapin, 10 io
+    CHECK(f[0].size() == 8);  // HH:MM:SS
+    CHECK(f[1] == std::to_string(::getpid()));
+    CHECK(f[2] == "be/4");
+    CHECK(two_decimals(f[4]));
+    CHECK(f[5] == "K/s");
+    CHECK(two_decimals(f[6]));
+    CHECK(f[7] == "K/s");
+    CHECK(f[8] == "0.00");
+    CHECK(f[9] == "%");
+    CHECK(two_decimals(f[10]));
+    CHECK(std::stod(f[10]) <= 100.0);
+    CHECK(f[11] == "%");
+    kib += std::stod(f[6]) * static_cast<double>(period_ns) / 1e9;
+  }
+  // Rates × periods give back what was written, when the file system counts
+  // block writes (tmpfs counts none).
+  CAPTURE(written);
+  if (written >= (4u << 20)) {
+    CHECK(kib * 1024 >= 0.7 * static_cast<double>(written));
+    CHECK(kib * 1024 <= 1.3 * static_cast<double>(written));
+  }
+  // host_disk_freq for the reader, in a sample.json made when missing.
+  auto sample = msprof::json::parse(read_text(t.path + "/host/sample.json"));
+  REQUIRE(sample);
+  CHECK(sample->get("host_disk_freq").is_number());
+  CHECK(sample->get("host_disk_freq").text() == "50");
+}
+
+TEST_CASE("host sampler: host_network has time lines, each followed by /proc/net/dev's interfaces, name and colon one field") {
+  temp_dir t;
+  auto s = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, disk_and_network(),
+                                     std::chrono::milliseconds(10));
+  REQUIRE(s);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  (*s)->stop();
+  REQUIRE((*s)->write_into(t.path));
+  const std::string path = t.path + "/host/data/host_network.data.slice_0";
+  CHECK(read_text(path + ".done") == "filesize:" + std::to_string(read_text(path).size()) + "\n");
+  std::set<std::string> interfaces;
+  std::string dev;
+  REQUIRE(prof::detail::read_proc("/proc/net/dev", dev));
+  for (const auto& l : split_lines(dev))
+    if (const auto colon = l.find(':'); colon != std::string::npos)
+      interfaces.insert(fields_of(l.substr(0, colon)).at(0));
+  int samples = 0;
+  std::uint64_t last = 0;
+  std::set<std::string> seen;
+  for (const auto& l : split_lines(read_text(path))) {
+    CAPTURE(l);
+    const auto f = fields_of(l);
+    if (f.at(0) == "time") {
+      REQUIRE(f.size() == 2);
+      REQUIRE(digits(f[1]));
+      CHECK(std::stoull(f[1]) > last);
+      last = std::stoull(f[1]);
+      if (samples++ > 0) CHECK(seen == interfaces);
+      seen.clear();
+      continue;
+    }
+    REQUIRE(samples > 0);  // no interface line before the first time line
+    REQUIRE(f.size() == 17);  // the name, rx bytes packets errs ..., tx bytes packets errs ...
+    REQUIRE(f[0].size() >= 2);
+    CHECK(f[0].back() == ':');
+    CHECK(f[0].find(':') == f[0].size() - 1);
+    for (std::size_t k = 1; k < f.size(); ++k) CHECK(digits(f[k]));
+    seen.insert(f[0].substr(0, f[0].size() - 1));
+  }
+  CHECK(seen == interfaces);
+  CHECK(samples >= 3);
+}
+
+TEST_CASE("host sampler: only the parts asked for, host_disk_freq joins an existing sample.json, never through a link") {
+  temp_dir t;
+  prof::host_sampler::parts cpu;
+  CHECK(cpu.set("cpu"));
+  CHECK_FALSE(cpu.set("osrt"));
+  CHECK(cpu.any());
+  auto only_cpu = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, cpu);
+  REQUIRE(only_cpu);
+  (*only_cpu)->stop();
+  fs::create_directories(t / "a" / "host");
+  write_text(t / "a" / "host" / "sample.json", R"({"acl": "on"})");
+  REQUIRE((*only_cpu)->write_into((t / "a").string()));
+  CHECK(fs::exists(t / "a" / "host" / "data" / "host_cpu.data.slice_0"));
+  for (const char* f : {"host_mem", "host_disk", "host_network"}) {
+    CAPTURE(f);
+    CHECK_FALSE(fs::exists(t / "a" / "host" / "data" / (std::string(f) + ".data.slice_0")));
+  }
+  CHECK(read_text(t / "a" / "host" / "sample.json") == R"({"acl": "on"})");  // no disk: untouched
+
+  prof::host_sampler::parts disk;
+  disk.set("disk");
+  auto d = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, disk, std::chrono::milliseconds(40));
+  REQUIRE(d);
+  (*d)->stop();
+  REQUIRE((*d)->write_into((t / "a").string()));
+  auto sample = msprof::json::parse(read_text(t / "a" / "host" / "sample.json"));
+  REQUIRE(sample);
+  CHECK(sample->get("acl").as_string_or("") == "on");
+  CHECK(sample->get("host_disk_freq").text() == "25");
+  CHECK_FALSE(fs::exists(t / "a" / "host" / "data" / "host_network.data.slice_0"));
+  // A stop right after the start still closes one period.
+  CHECK(split_lines(read_text(t / "a" / "host" / "data" / "host_disk.data.slice_0")).size() == 2);
+
+  // sample.json planted as a link: an error, and the link's target is left alone.
+  fs::create_directories(t / "b" / "host");
+  write_text(t / "target.json", "{}");
+  fs::create_symlink(t / "target.json", t / "b" / "host" / "sample.json");
+  CHECK_FALSE((*d)->write_into((t / "b").string()));
+  CHECK(read_text(t / "target.json") == "{}");
+}
