@@ -103,6 +103,17 @@ std::string info_text(const prof::prof_reader& r, const char* key) {
   return v ? std::to_string(*v) : std::string();
 }
 
+/// A reader of `prof_dir` when it has host slices `stem` (host_cpu, host_mem, ...).
+std::optional<prof::prof_reader> open_host(const std::string& prof_dir, const char* stem) {
+  return detail::open_for_slices(prof_dir, false, std::string(stem) + ".data", false);
+}
+
+/// The error a read of the slices `stem` of `r` ended with, then the reader's warnings about them.
+void read_warnings(const prof::prof_reader& r, const result<void>& read, const char* stem, std::vector<std::string>& warnings) {
+  if (!read) warnings.push_back(read.err().message);
+  detail::slice_warnings(r, stem, warnings);
+}
+
 /// Utils.percentile(the values above 0, 0.98, math.ceil) / 0.8 of the sorted `v`
 /// (recommend_value_for_data_list).
 double recommended(const std::vector<double>& v) {
@@ -362,7 +373,7 @@ void net_interval(const net_sample& last, const net_sample& curr, const net_card
 
 bool for_each_host_cpu_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
                              const std::function<void(const host_cpu_usage&)>& out) {
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_cpu) + ".data", false);
+  auto r = open_host(prof_dir, prof::layout::host_cpu);
   if (!r) return false;
   const auto clk = info_number(*r, "sysClockFreq");
   const std::int64_t cpu_nums = info_number(*r, "cpuNums").value_or(0);
@@ -402,7 +413,7 @@ bool for_each_host_cpu_usage(const std::string& prof_dir, std::vector<std::strin
 
 bool for_each_host_mem_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
                              const std::function<void(const host_mem_usage&)>& out) {
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_mem) + ".data", false);
+  auto r = open_host(prof_dir, prof::layout::host_mem);
   if (!r) return false;
   const auto total = info_number(*r, "memoryTotal");
   if (!total || *total <= 0) {
@@ -415,8 +426,7 @@ bool for_each_host_mem_usage(const std::string& prof_dir, std::vector<std::strin
     if (last) out({*last, l.timestamp, usage});
     last = l.timestamp;
   });
-  if (!res) warnings.push_back(res.err().message);
-  detail::slice_warnings(*r, prof::layout::host_mem, warnings);
+  read_warnings(*r, res, prof::layout::host_mem, warnings);
   return true;
 }
 
@@ -429,7 +439,7 @@ std::optional<table> host_cpu_usage_summary(const std::string& prof_dir, std::ve
       }))
     return std::nullopt;
   const auto used = std::count_if(peak.begin(), peak.end(), [](const auto& p) { return p.second > 0; });
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_cpu) + ".data", false);
+  auto r = open_host(prof_dir, prof::layout::host_cpu);
   table t{"host_cpu_usage", {"Device_id", "Total Cpu Numbers", "Occupied Cpu Numbers", "Recommend Cpu Numbers"}, {}};
   t.rows.push_back({"host", r ? info_text(*r, "cpuNums") : std::string(), std::to_string(peak.size()), std::to_string(used)});
   return t;
@@ -441,7 +451,7 @@ std::optional<table> host_mem_usage_summary(const std::string& prof_dir, std::ve
   if (v.empty()) return std::nullopt;
   std::sort(v.begin(), v.end());
   const double recommend = recommended(v);
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_mem) + ".data", false);
+  auto r = open_host(prof_dir, prof::layout::host_mem);
   const double total = static_cast<double>(r ? info_number(*r, "memoryTotal").value_or(0) : 0);
   table t{"host_mem_usage", {"Device_id", "Total Memory(KB)", "Peak Used Memory(KB)", "Recommend Memory(KB)"}, {}};
   t.rows.push_back({"host", r ? info_text(*r, "memoryTotal") : std::string(), py_round(v.back() * total / 100, 3),
@@ -451,8 +461,7 @@ std::optional<table> host_mem_usage_summary(const std::string& prof_dir, std::ve
 
 bool for_each_host_disk_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
                               const std::function<void(const host_disk_usage&)>& out) {
-  const std::string part = std::string(prof::layout::host_disk) + ".data";
-  auto r = detail::open_for_slices(prof_dir, false, part, false);
+  auto r = open_host(prof_dir, prof::layout::host_disk);
   if (!r) return false;
   double freq = 0;
   const json::value& f = r->host().sample.get("host_disk_freq");
@@ -465,7 +474,7 @@ bool for_each_host_disk_usage(const std::string& prof_dir, std::vector<std::stri
   // start_time line (0 without one): a first pass, through a reader of its own
   // (its warnings are the second pass's).
   std::unordered_map<std::string, double> start_of;
-  if (auto first = detail::open_for_slices(prof_dir, false, part, false))
+  if (auto first = open_host(prof_dir, prof::layout::host_disk))
     (void)first->for_each_host_disk_line([&](const codec::HostDiskLine& l, const codec::place& at) {
       if (l.kind == codec::HostDiskLine::start_time) start_of[std::string(at.file)] = l.start_ns;
     });
@@ -487,14 +496,13 @@ bool for_each_host_disk_usage(const std::string& prof_dir, std::vector<std::stri
     end = start + interval;
     out({start, end, l.read_kbs, l.write_kbs, l.io_percent});
   });
-  if (!res) warnings.push_back(res.err().message);
-  detail::slice_warnings(*r, prof::layout::host_disk, warnings);
+  read_warnings(*r, res, prof::layout::host_disk, warnings);
   return true;
 }
 
 bool for_each_host_network_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
                                  const std::function<void(const host_network_usage&)>& out) {
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_network) + ".data", false);
+  auto r = open_host(prof_dir, prof::layout::host_network);
   if (!r) return false;
   const auto cards = read_net_cards(*r, prof_dir, warnings);
   if (!cards) return false;
@@ -527,8 +535,7 @@ bool for_each_host_network_usage(const std::string& prof_dir, std::vector<std::s
     }
   });
   slice_end();
-  if (!res) warnings.push_back(res.err().message);
-  detail::slice_warnings(*r, prof::layout::host_network, warnings);
+  read_warnings(*r, res, prof::layout::host_network, warnings);
   return true;
 }
 
@@ -551,7 +558,7 @@ std::optional<table> host_network_usage_summary(const std::string& prof_dir, std
   std::vector<double> speed;
   if (!for_each_host_network_usage(prof_dir, warnings, [&](const host_network_usage& u) { speed.push_back(u.speed); }))
     return std::nullopt;
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_network) + ".data", false);
+  auto r = open_host(prof_dir, prof::layout::host_network);
   std::vector<std::string> ignored;
   const auto cards = r ? read_net_cards(*r, prof_dir, ignored) : std::nullopt;
   // compute_netcard_speed: Python's int 0, plus each listed speed * 125000 / 1024.0 (KB/s)
