@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, llc_read_write, hccs, nic, roce, host_cpu_usage, host_mem_usage and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, llc_read_write, hccs, nic, roce, host_cpu_usage, host_mem_usage, host_disk_usage, host_network_usage and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
 #include <algorithm>
@@ -397,7 +397,7 @@ struct summary_exporter::impl {
   }
   /// The host system's usage summaries, read from the host's slices (host_usage.hpp).
   result<void> write_host_usage(export_result& r) {
-    for (auto summary : {&host_cpu_usage_summary, &host_mem_usage_summary})
+    for (auto summary : {&host_cpu_usage_summary, &host_mem_usage_summary, &host_disk_usage_summary, &host_network_usage_summary})
       if (const auto t = (*summary)(prof_dir_, r.warnings)) MSPROF_TRY(write_table(r, *t));
     return {};
   }

@@ -2,9 +2,11 @@
 // The host system's usage as the reference (9ba1ac7be) computes it from CANN's
 // host slices: HostCpuUsagePresenter (host_cpu.data) and HostMemUsagePresenter
 // (host_mem.data) with their Decimal arithmetic (exact here: integers in
-// millionths, each usage quantized to 6 decimals, ties to even), the summaries
-// of its Python path (get_host_prof_summary), and the points its C++ path
-// (host_usage_processor.cpp) reads back from those tables.
+// millionths, each usage quantized to 6 decimals, ties to even),
+// HostDiskUsagePresenter (host_disk.data, Python floats) and
+// HostNetworkUsagePresenter (host_network.data, Decimal at its 28 digits), the
+// summaries of its Python path (get_host_prof_summary), and the points its C++
+// path (host_usage_processor.cpp) reads back from those tables.
 #include "msprof/convert/host_usage.hpp"
 
 #include <algorithm>
@@ -101,11 +103,277 @@ std::string info_text(const prof::prof_reader& r, const char* key) {
   return v ? std::to_string(*v) : std::string();
 }
 
+/// A reader of `prof_dir` when it has host slices `stem` (host_cpu, host_mem, ...).
+std::optional<prof::prof_reader> open_host(const std::string& prof_dir, const char* stem) {
+  return detail::open_for_slices(prof_dir, false, std::string(stem) + ".data", false);
+}
+
+/// The error a read of the slices `stem` of `r` ended with, then the reader's warnings about them.
+void read_warnings(const prof::prof_reader& r, const result<void>& read, const char* stem, std::vector<std::string>& warnings) {
+  if (!read) warnings.push_back(read.err().message);
+  detail::slice_warnings(r, stem, warnings);
+}
+
+/// Utils.percentile(the values above 0, 0.98, math.ceil) / 0.8 of the sorted `v`
+/// (recommend_value_for_data_list).
+double recommended(const std::vector<double>& v) {
+  std::vector<double> positive;
+  for (double x : v)
+    if (x > 0) positive.push_back(x);
+  if (positive.empty()) return 0.0;
+  return positive[static_cast<std::size_t>(std::ceil(static_cast<double>(positive.size() - 1) * 0.98))] / 0.8;
+}
+
+/// get_recommend_value's [peak, recommended] of `v` as Python prints them, N/A without values.
+std::vector<std::string> peak_and_recommended(std::vector<double>& v) {
+  if (v.empty()) return {"N/A", "N/A"};
+  std::sort(v.begin(), v.end());
+  return {py_float(v.back()), py_float(recommended(v))};
+}
+
+/// Warnings of a usage reader about lines, at most `cap` per slice and then a count.
+class line_warnings {
+ public:
+  explicit line_warnings(std::vector<std::string>& out) : out_(out) {}
+  ~line_warnings() { flush(); }
+  line_warnings(const line_warnings&) = delete;
+  line_warnings& operator=(const line_warnings&) = delete;
+  void operator()(const codec::place& at, const std::string& what) {
+    if (at.file != file_) {
+      flush();
+      file_ = std::string(at.file);
+    }
+    if (++count_ <= cap) out_.push_back(at.str() + ": " + what);
+  }
+
+ private:
+  static constexpr std::size_t cap = 100;
+  void flush() {
+    if (count_ > cap) out_.push_back("... and " + std::to_string(count_ - cap) + " more problems in " + file_);
+    count_ = 0;
+  }
+  std::vector<std::string>& out_;
+  std::string file_;
+  std::size_t count_ = 0;
+};
+
+// ---- Python's Decimal in its default context (28 digits, half-even), the
+// few operations HostNetworkUsagePresenter uses.
+
+__extension__ typedef unsigned __int128 u128;
+
+/// A finite Decimal: coef * 10^exp.
+struct py_decimal {
+  u128 coef = 0;
+  int exp = 0;
+  bool neg = false;
+};
+
+std::string digits_of(u128 v) {
+  std::string s;
+  do {
+    s += static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v != 0);
+  std::reverse(s.begin(), s.end());
+  return s;
+}
+
+/// The decimal digits of n * 2^twos * 5^fives (a number of any size, in 32-bit limbs).
+std::string big_digits(u128 n, int twos, int fives) {
+  std::vector<std::uint32_t> w;  // least significant first
+  for (; n != 0; n >>= 32) w.push_back(static_cast<std::uint32_t>(n));
+  const auto mul = [&](std::uint32_t m) {
+    std::uint64_t carry = 0;
+    for (auto& x : w) {
+      const std::uint64_t p = static_cast<std::uint64_t>(x) * m + carry;
+      x = static_cast<std::uint32_t>(p);
+      carry = p >> 32;
+    }
+    if (carry != 0) w.push_back(static_cast<std::uint32_t>(carry));
+  };
+  for (; twos >= 16; twos -= 16) mul(1u << 16);
+  if (twos > 0) mul(1u << twos);
+  for (; fives >= 13; fives -= 13) mul(1220703125u);  // 5^13
+  for (; fives > 0; --fives) mul(5);
+  std::string s;  // 9 digits at a time, least significant first
+  while (!w.empty()) {
+    std::uint64_t rem = 0;
+    for (std::size_t i = w.size(); i-- > 0;) {
+      const std::uint64_t cur = (rem << 32) | w[i];
+      w[i] = static_cast<std::uint32_t>(cur / 1000000000u);
+      rem = cur % 1000000000u;
+    }
+    while (!w.empty() && w.back() == 0) w.pop_back();
+    for (int k = 0; k < 9; ++k, rem /= 10) s += static_cast<char>('0' + static_cast<int>(rem % 10));
+  }
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  std::reverse(s.begin(), s.end());
+  return s.empty() ? "0" : s;
+}
+
+/// The Decimal quotient digits * 10^exp10 / d (d > 0, below 2^120): the exact
+/// value rounded to 28 significant digits, half-even.
+py_decimal div28(const std::string& digits, int exp10, u128 d, bool neg) {
+  py_decimal v;
+  if (digits.find_first_not_of('0') == std::string::npos) return v;
+  v.neg = neg;
+  const int len = static_cast<int>(digits.size());
+  u128 r = 0;
+  int got = 0, first = 0, guard = 0;
+  bool sticky = false;
+  for (int i = 1; got < 29 || i <= len; ++i) {  // long division, digit i worth 10^(len - i + exp10)
+    r = r * 10 + static_cast<unsigned>(i <= len ? digits[static_cast<std::size_t>(i - 1)] - '0' : 0);
+    const int q = static_cast<int>(r / d);
+    r %= d;
+    if (got == 0 && q == 0) continue;
+    if (got == 0) first = i;
+    if (++got <= 28) v.coef = v.coef * 10 + static_cast<unsigned>(q);
+    else if (got == 29) guard = q;
+    else sticky |= q != 0;
+  }
+  sticky |= r != 0;
+  v.exp = len - first - 27 + exp10;
+  if (guard > 5 || (guard == 5 && (sticky || (v.coef & 1)))) ++v.coef;
+  u128 p28 = 1;
+  for (int i = 0; i < 28; ++i) p28 *= 10;
+  if (v.coef == p28) v.coef /= 10, ++v.exp;
+  return v;
+}
+
+/// float(Decimal).
+double to_double(const py_decimal& v) {
+  const double d = std::strtod((digits_of(v.coef) + "e" + std::to_string(v.exp)).c_str(), nullptr);
+  return v.neg ? -d : d;
+}
+
+/// Decimal.quantize(10^-6) (half-even), as SQLite reads its str() into a REAL;
+/// nullopt where Python raises (a coefficient past 28 digits).
+std::optional<double> quantized6(const py_decimal& v) {
+  u128 p28 = 1;
+  for (int i = 0; i < 28; ++i) p28 *= 10;
+  u128 q = v.coef;
+  if (v.exp >= -6) {
+    for (int i = 0; i < v.exp + 6; ++i)
+      if ((q *= 10) >= p28) return std::nullopt;
+  } else if (-6 - v.exp > 30) {
+    q = 0;
+  } else {
+    u128 div = 1;
+    for (int i = 0; i < -6 - v.exp; ++i) div *= 10;
+    const u128 rem = v.coef % div;
+    q = v.coef / div;
+    if (rem * 2 > div || (rem * 2 == div && (q & 1))) ++q;
+    if (q >= p28) return std::nullopt;
+  }
+  std::string t = digits_of(q);
+  if (t.size() < 7) t.insert(0, 7 - t.size(), '0');
+  t.insert(t.size() - 6, ".");
+  const double d = std::strtod(t.c_str(), nullptr);
+  return v.neg && q != 0 ? -d : d;
+}
+
+// ---- the network usage
+
+/// info.json's netCard as HostNetworkUsagePresenter reads it: the entries with
+/// a speed other than -1 (Mbit/s), in order.
+struct net_cards {
+  std::vector<std::pair<std::string, std::int64_t>> listed;
+  std::unordered_map<std::string, std::int64_t> speed;  // by name, the last entry's
+};
+
+std::optional<net_cards> read_net_cards(const prof::prof_reader& r, const std::string& prof_dir, std::vector<std::string>& warnings) {
+  const json::value& list = r.host().info.get("netCard");
+  if (!list.is_array()) {
+    warnings.push_back(prof_dir + "/host/info.json: no netCard list; the host network usage is not computed");
+    return std::nullopt;
+  }
+  net_cards c;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json::value& card = list.at(i);
+    std::int64_t speed = 0;
+    if (!card.get("speed").is_number() || !card.get("speed").to_int64(speed) || !card.get("netCardName").is_string()) {
+      warnings.push_back(prof_dir + "/host/info.json: netCard " + std::to_string(i) +
+                         " has no netCardName or no whole speed; left out of the host network usage");
+      continue;
+    }
+    if (speed == -1) continue;  // unknown
+    c.listed.emplace_back(card.get("netCardName").text(), speed);
+    c.speed[card.get("netCardName").text()] = speed;
+  }
+  return c;
+}
+
+/// One sample of host_network.data: its time in seconds (float(ns) / 1e9; none
+/// before the slice's first time line) and its listed interfaces' counters,
+/// each at its first place (a Python dict's key).
+struct net_sample {
+  struct stat {
+    std::string name;
+    std::int64_t rx = 0, tx = 0;
+  };
+  std::optional<double> time;
+  std::vector<stat> data;
+  std::unordered_map<std::string, std::size_t> at;
+  const stat* find(const std::string& name) const {
+    const auto it = at.find(name);
+    return it == at.end() ? nullptr : &data[it->second];
+  }
+  void put(const codec::HostNetLine& l) {
+    const auto [it, fresh] = at.emplace(l.name, data.size());
+    if (fresh) data.push_back({l.name, l.rx_bytes, l.tx_bytes});
+    else data[it->second] = {l.name, l.rx_bytes, l.tx_bytes};
+  }
+};
+
+/// write_per_usage between `last` and `curr`; `problem` words why an interval
+/// the reference fails on (no time between the samples, a speed of 0, a usage
+/// past Decimal's digits) is left out.
+void net_interval(const net_sample& last, const net_sample& curr, const net_cards& cards,
+                  const std::function<void(const std::string&)>& problem,
+                  const std::function<void(const host_network_usage&)>& out) {
+  __extension__ typedef __int128 i128;
+  i128 total = 0;
+  int n = 0;
+  for (const auto& s : curr.data) {
+    const net_sample::stat* before = last.find(s.name);
+    if (!before) continue;
+    const i128 rx = static_cast<i128>(s.rx) - before->rx, tx = static_cast<i128>(s.tx) - before->tx;
+    if (rx < 0 || tx < 0) continue;  // a counter that went back (a reset)
+    total += rx + tx;
+    ++n;
+  }
+  if (n == 0 || !last.time || !curr.time) return;
+  const double dur = *curr.time - *last.time;
+  // The divisor is the speed of the sample's last interface (Python's loop variable), counted or not.
+  const std::int64_t mbits = cards.speed.at(curr.data.back().name);
+  if (dur == 0 || mbits == 0) {
+    problem(dur == 0 ? "two samples at the same time" : "interface '" + curr.data.back().name + "' has speed 0");
+    return;
+  }
+  const py_decimal avg = div28(digits_of(static_cast<u128>(total)), 0, static_cast<u128>(n), false);
+  // Decimal(dur) is the double exactly: m * 2^k.
+  int k = 0;
+  std::uint64_t m = static_cast<std::uint64_t>(std::ldexp(std::frexp(std::fabs(dur), &k), 53));
+  k -= 53;
+  for (; (m & 1) == 0; m >>= 1) ++k;
+  const py_decimal speed = k < 0 ? div28(big_digits(avg.coef, -k, 0), avg.exp, m, dur < 0)
+                                 : div28(big_digits(avg.coef, 0, k), avg.exp - k, m, dur < 0);  // / 2^k = * 5^k / 10^k
+  const i128 bytes_per_s = static_cast<i128>(mbits) * 125000;  // Mbit/s → B/s
+  const auto usage = quantized6(div28(digits_of(speed.coef), speed.exp + 2, static_cast<u128>(bytes_per_s < 0 ? -bytes_per_s : bytes_per_s),
+                                      speed.neg != (bytes_per_s < 0)));
+  if (!usage) {
+    problem("a usage past Decimal's 28 digits");
+    return;
+  }
+  out({*last.time * 1e9, *curr.time * 1e9, *usage, to_double(speed) * n / 1024.0});
+}
+
 }  // namespace
 
 bool for_each_host_cpu_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
                              const std::function<void(const host_cpu_usage&)>& out) {
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_cpu) + ".data", false);
+  auto r = open_host(prof_dir, prof::layout::host_cpu);
   if (!r) return false;
   const auto clk = info_number(*r, "sysClockFreq");
   const std::int64_t cpu_nums = info_number(*r, "cpuNums").value_or(0);
@@ -145,7 +413,7 @@ bool for_each_host_cpu_usage(const std::string& prof_dir, std::vector<std::strin
 
 bool for_each_host_mem_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
                              const std::function<void(const host_mem_usage&)>& out) {
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_mem) + ".data", false);
+  auto r = open_host(prof_dir, prof::layout::host_mem);
   if (!r) return false;
   const auto total = info_number(*r, "memoryTotal");
   if (!total || *total <= 0) {
@@ -158,8 +426,7 @@ bool for_each_host_mem_usage(const std::string& prof_dir, std::vector<std::strin
     if (last) out({*last, l.timestamp, usage});
     last = l.timestamp;
   });
-  if (!res) warnings.push_back(res.err().message);
-  detail::slice_warnings(*r, prof::layout::host_mem, warnings);
+  read_warnings(*r, res, prof::layout::host_mem, warnings);
   return true;
 }
 
@@ -172,23 +439,19 @@ std::optional<table> host_cpu_usage_summary(const std::string& prof_dir, std::ve
       }))
     return std::nullopt;
   const auto used = std::count_if(peak.begin(), peak.end(), [](const auto& p) { return p.second > 0; });
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_cpu) + ".data", false);
+  auto r = open_host(prof_dir, prof::layout::host_cpu);
   table t{"host_cpu_usage", {"Device_id", "Total Cpu Numbers", "Occupied Cpu Numbers", "Recommend Cpu Numbers"}, {}};
   t.rows.push_back({"host", r ? info_text(*r, "cpuNums") : std::string(), std::to_string(peak.size()), std::to_string(used)});
   return t;
 }
 
 std::optional<table> host_mem_usage_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
-  std::vector<double> v, positive;  // a number per sample: the percentile needs them all
+  std::vector<double> v;  // a number per sample: the percentile needs them all
   for_each_host_mem_usage(prof_dir, warnings, [&](const host_mem_usage& u) { v.push_back(u.usage); });
   if (v.empty()) return std::nullopt;
   std::sort(v.begin(), v.end());
-  for (double x : v)
-    if (x > 0) positive.push_back(x);
-  // Utils.percentile(data, 0.98, math.ceil) / 0.8
-  const double recommend =
-      positive.empty() ? 0.0 : positive[static_cast<std::size_t>(std::ceil(static_cast<double>(positive.size() - 1) * 0.98))] / 0.8;
-  auto r = detail::open_for_slices(prof_dir, false, std::string(prof::layout::host_mem) + ".data", false);
+  const double recommend = recommended(v);
+  auto r = open_host(prof_dir, prof::layout::host_mem);
   const double total = static_cast<double>(r ? info_number(*r, "memoryTotal").value_or(0) : 0);
   table t{"host_mem_usage", {"Device_id", "Total Memory(KB)", "Peak Used Memory(KB)", "Recommend Memory(KB)"}, {}};
   t.rows.push_back({"host", r ? info_text(*r, "memoryTotal") : std::string(), py_round(v.back() * total / 100, 3),
@@ -196,7 +459,123 @@ std::optional<table> host_mem_usage_summary(const std::string& prof_dir, std::ve
   return t;
 }
 
-result<void> for_each_host_usage(const std::string& prof_dir, bool memory, std::vector<std::string>& warnings,
+bool for_each_host_disk_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
+                              const std::function<void(const host_disk_usage&)>& out) {
+  auto r = open_host(prof_dir, prof::layout::host_disk);
+  if (!r) return false;
+  double freq = 0;
+  const json::value& f = r->host().sample.get("host_disk_freq");
+  if (!f.is_number() || !f.to_double(freq) || !(freq > 0)) {
+    warnings.push_back(prof_dir + "/host/sample.json: no positive host_disk_freq; the host disk usage is not computed");
+    return true;
+  }
+  const double interval = 1 / freq * 1e9;
+  // The reference reads a slice whole and starts its rows at the slice's last
+  // start_time line (0 without one): a first pass, through a reader of its own
+  // (its warnings are the second pass's).
+  std::unordered_map<std::string, double> start_of;
+  if (auto first = open_host(prof_dir, prof::layout::host_disk))
+    (void)first->for_each_host_disk_line([&](const codec::HostDiskLine& l, const codec::place& at) {
+      if (l.kind == codec::HostDiskLine::start_time) start_of[std::string(at.file)] = l.start_ns;
+    });
+  line_warnings warn(warnings);
+  std::string file;
+  double end = 0;
+  auto res = r->for_each_host_disk_line([&](const codec::HostDiskLine& l, const codec::place& at) {
+    if (l.kind != codec::HostDiskLine::sample) return;
+    if (at.file != file) {
+      file = std::string(at.file);
+      const auto it = start_of.find(file);
+      end = it == start_of.end() ? 0.0 : it->second;
+      if (it == start_of.end()) warn(at, "the slice has no start_time line; its times start at 0, as the reference's do");
+    }
+    if (l.flags & (codec::HostDiskLine::bad_read | codec::HostDiskLine::bad_write))
+      warn(at, "a host disk read or write rate is not a number; counted as 0");
+    if (l.flags & codec::HostDiskLine::unknown_unit) warn(at, "a host disk rate's unit is not B/s, K/s, M/s or G/s; counted as K/s");
+    const double start = end;
+    end = start + interval;
+    out({start, end, l.read_kbs, l.write_kbs, l.io_percent});
+  });
+  read_warnings(*r, res, prof::layout::host_disk, warnings);
+  return true;
+}
+
+bool for_each_host_network_usage(const std::string& prof_dir, std::vector<std::string>& warnings,
+                                 const std::function<void(const host_network_usage&)>& out) {
+  auto r = open_host(prof_dir, prof::layout::host_network);
+  if (!r) return false;
+  const auto cards = read_net_cards(*r, prof_dir, warnings);
+  if (!cards) return false;
+  line_warnings warn(warnings);
+  net_sample last, curr;  // each slice on its own, as the reference parses each file
+  std::string file;
+  codec::place where;
+  const auto interval = [&] {
+    if (last.time)
+      net_interval(last, curr, *cards, [&](const std::string& why) { warn(where, why + "; the interval before it is left out"); }, out);
+  };
+  const auto slice_end = [&] {
+    if (!curr.data.empty()) interval();
+    last = curr = net_sample{};
+  };
+  auto res = r->for_each_host_net_line([&](const codec::HostNetLine& l, const codec::place& at) {
+    if (at.file != file) {
+      slice_end();
+      file = std::string(at.file);
+    }
+    where = codec::place{file, at.offset};
+    if (l.kind == codec::HostNetLine::time) {
+      interval();
+      last = std::move(curr);
+      curr = net_sample{};
+      curr.time = static_cast<double>(l.timestamp) / 1e9;
+    } else if (l.kind != codec::HostNetLine::other && cards->speed.count(l.name) != 0) {
+      if (l.kind == codec::HostNetLine::interface) curr.put(l);
+      else warn(at, "host network interface '" + l.name + "': its counters are not integers; line skipped");
+    }
+  });
+  slice_end();
+  read_warnings(*r, res, prof::layout::host_network, warnings);
+  return true;
+}
+
+std::optional<table> host_disk_usage_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
+  std::vector<double> read, write;
+  if (!for_each_host_disk_usage(prof_dir, warnings, [&](const host_disk_usage& u) {
+        read.push_back(u.read);
+        write.push_back(u.write);
+      }))
+    return std::nullopt;
+  table t{"host_disk_usage",
+          {"Device_id", "Peak Disk Read(KB/s)", "Recommend Disk Read(KB/s)", "Peak Disk Write(KB/s)", "Recommend Disk Write(KB/s)"},
+          {}};
+  const auto r = peak_and_recommended(read), w = peak_and_recommended(write);
+  t.rows.push_back({"host", r[0], r[1], w[0], w[1]});
+  return t;
+}
+
+std::optional<table> host_network_usage_summary(const std::string& prof_dir, std::vector<std::string>& warnings) {
+  std::vector<double> speed;
+  if (!for_each_host_network_usage(prof_dir, warnings, [&](const host_network_usage& u) { speed.push_back(u.speed); }))
+    return std::nullopt;
+  auto r = open_host(prof_dir, prof::layout::host_network);
+  std::vector<std::string> ignored;
+  const auto cards = r ? read_net_cards(*r, prof_dir, ignored) : std::nullopt;
+  // compute_netcard_speed: Python's int 0, plus each listed speed * 125000 / 1024.0 (KB/s)
+  std::string total = "0";
+  if (cards && !cards->listed.empty()) {
+    __extension__ typedef __int128 i128;
+    double sum = 0;
+    for (const auto& c : cards->listed) sum += static_cast<double>(static_cast<i128>(c.second) * 125000) / 1024.0;
+    total = py_float(sum);
+  }
+  table t{"host_network_usage", {"Device_id", "Netcard Speed(KB/s)", "Peak Used Speed(KB/s)", "Recommend Speed(KB/s)"}, {}};
+  const auto p = peak_and_recommended(speed);
+  t.rows.push_back({"host", total, p[0], p[1]});
+  return t;
+}
+
+result<void> for_each_host_usage(const std::string& prof_dir, host_usage_kind kind, std::vector<std::string>& warnings,
                                  const std::function<result<void>(const host_usage_point&)>& fn) {
   auto r = prof::prof_reader::open(prof_dir, [] {
     prof::reader_options o;
@@ -208,16 +587,41 @@ result<void> for_each_host_usage(const std::string& prof_dir, bool memory, std::
   const std::int64_t start = offset + static_cast<std::int64_t>(r->host().start_monotonic_raw_ns);
   host_usage_point p;
   auto emit = [&](std::uint64_t local_ns) -> result<void> {
-    p.time_ns = static_cast<std::int64_t>(local_ns) + offset;
+    if (local_ns > static_cast<std::uint64_t>(INT64_MAX) || __builtin_add_overflow(static_cast<std::int64_t>(local_ns), offset, &p.time_ns))
+      return {};
     return p.time_ns >= start ? fn(p) : result<void>{};  // FilterDataByStartTime
   };
+  // A start the Python path stored as a float in a NUMERIC column, read back
+  // as an integer: its whole nanoseconds (SQLite's conversion; none past int64).
+  auto emit_stored = [&](double start_ns) -> result<void> {
+    if (!(start_ns > -1) || !(start_ns < 9223372036854775807.0)) return {};
+    return emit(static_cast<std::uint64_t>(static_cast<std::int64_t>(start_ns)));
+  };
   result<void> status;
-  if (memory) {
-    for_each_host_mem_usage(prof_dir, warnings, [&](const host_mem_usage& m) {
-      p.usage = m.usage;
-      if (status) status = emit(m.start);
-    });
-    return status;
+  switch (kind) {
+    case host_usage_kind::cpu:
+      break;
+    case host_usage_kind::memory:
+      for_each_host_mem_usage(prof_dir, warnings, [&](const host_mem_usage& m) {
+        p.usage = m.usage;
+        if (status) status = emit(m.start);
+      });
+      return status;
+    case host_usage_kind::disk:
+      for_each_host_disk_usage(prof_dir, warnings, [&](const host_disk_usage& d) {
+        p.usage = d.usage;
+        p.read_rate = d.read;
+        p.write_rate = d.write;
+        if (status) status = emit_stored(d.start);
+      });
+      return status;
+    case host_usage_kind::network:
+      for_each_host_network_usage(prof_dir, warnings, [&](const host_network_usage& n) {
+        p.usage = n.usage;
+        p.speed = n.speed;
+        if (status) status = emit_stored(n.start);
+      });
+      return status;
   }
   // ORDER BY CAST(cpu_no AS DECIMAL): Avg casts to 0; SQLite's sort keeps
   // equal keys in table order, as the sorter does (spilled past its budget).
@@ -243,15 +647,31 @@ result<void> for_each_host_usage(const std::string& prof_dir, bool memory, std::
   return status;
 }
 
-/// CPU_USAGE (SaveCpuUsageData: Avg left out, the CPU a number) and HOST_MEM_USAGE.
+/// CPU_USAGE (SaveCpuUsageData: Avg left out, the CPU a number), HOST_MEM_USAGE,
+/// HOST_DISK_USAGE and HOST_NETWORK_USAGE (SaveHostDiskUsageData,
+/// SaveHostNetworkUsageData: the rates from KB/s to B/s, times 1024).
 result<void> db_window_writer::write_host_usage(const std::string& prof_dir) {
-  for (const bool memory : {false, true}) {
+  using k = host_usage_kind;
+  for (const k kind : {k::cpu, k::memory, k::disk, k::network}) {
     detail::table_writer* t = nullptr;
-    MSPROF_TRY(for_each_host_usage(prof_dir, memory, warnings_, [&](const host_usage_point& p) -> result<void> {
-      if (!memory && p.cpu == "Avg") return status_;
-      if (!t) t = &rows_of(memory ? "HOST_MEM_USAGE" : "CPU_USAGE");
-      if (memory) t->row(p.time_ns, p.usage);
-      else t->row(p.time_ns, static_cast<std::uint64_t>(std::strtoull(p.cpu.c_str(), nullptr, 10)), p.usage);
+    MSPROF_TRY(for_each_host_usage(prof_dir, kind, warnings_, [&](const host_usage_point& p) -> result<void> {
+      if (kind == k::cpu && p.cpu == "Avg") return status_;
+      if (!t)
+        t = &rows_of(kind == k::cpu ? "CPU_USAGE" : kind == k::memory ? "HOST_MEM_USAGE" : kind == k::disk ? "HOST_DISK_USAGE" : "HOST_NETWORK_USAGE");
+      switch (kind) {
+        case k::cpu:
+          t->row(p.time_ns, static_cast<std::uint64_t>(std::strtoull(p.cpu.c_str(), nullptr, 10)), p.usage);
+          break;
+        case k::memory:
+          t->row(p.time_ns, p.usage);
+          break;
+        case k::disk:
+          t->row(p.time_ns, p.read_rate * 1024, p.write_rate * 1024, p.usage);
+          break;
+        case k::network:
+          t->row(p.time_ns, p.usage, p.speed * 1024);
+          break;
+      }
       return status_;
     }));
     if (t) lap(*t);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The timeline's event emitters (timeline.hpp), NPU MEM's, HCCS's, NIC's, RoCE's
-// PCIe's and the host's CPU and memory usage from their slices, and the process metadata they share with the step trace and the JSON
+// PCIe's and the host's CPU, memory, disk and network usage from their slices, and the process metadata they share with the step trace and the JSON
 // collector (timeline_event.hpp).
 #include "msprof/convert/timeline.hpp"
 
@@ -449,18 +449,24 @@ result<void> llc_events(const session_info& s, event_output& out, std::vector<st
   });
 }
 
-/// CPU Usage (Memory Usage when `memory`): the host's usage points
-/// (host_usage.hpp), the counters "CPU <n>" / "CPU Avg" ("Memory Usage") of
-/// series "Usage(%)", then the process's metadata, as the reference's C++ path
-/// (host_usage_assembler.cpp).
-result<void> host_usage_events(const session_info& s, bool memory, event_output& out, std::vector<std::string>& warnings) {
-  const std::uint32_t sort = memory ? sort_index::memory_usage : sort_index::cpu_usage;
+/// CPU Usage, Memory Usage, Disk Usage or Network Usage: the host's usage
+/// points (host_usage.hpp), the counters "CPU <n>" / "CPU Avg" (or the
+/// process's name) of series "Usage(%)", then the process's metadata, as the
+/// reference's C++ path (host_usage_assembler.cpp).
+result<void> host_usage_events(const session_info& s, host_usage_kind kind, event_output& out, std::vector<std::string>& warnings) {
+  static constexpr std::pair<const char*, std::uint32_t> process[] = {
+      {"CPU Usage", sort_index::cpu_usage},
+      {"Memory Usage", sort_index::memory_usage},
+      {"Disk Usage", sort_index::disk_usage},
+      {"Network Usage", sort_index::network_usage},
+  };
+  const auto [name, sort] = process[static_cast<std::size_t>(kind)];
   const std::uint64_t pid = format_pid(s.pid, sort, host_device_bits);
   bool any = false;
-  MSPROF_TRY(for_each_host_usage(s.prof_dir, memory, warnings, [&](const host_usage_point& p) -> result<void> {
+  MSPROF_TRY(for_each_host_usage(s.prof_dir, kind, warnings, [&](const host_usage_point& p) -> result<void> {
     trace_event c;
     c.ph = 'C';
-    c.name = memory ? "Memory Usage" : "CPU " + p.cpu;
+    c.name = kind == host_usage_kind::cpu ? "CPU " + p.cpu : name;
     c.pid = pid;
     c.tid = 0;
     c.ts_ns = p.time_ns;
@@ -469,7 +475,7 @@ result<void> host_usage_events(const session_info& s, bool memory, event_output&
     any = true;
     return {};
   }));
-  if (any) add_process_meta(out, pid, memory ? "Memory Usage" : "CPU Usage", "CPU", sort);  // after the counters, as the reference
+  if (any) add_process_meta(out, pid, name, "CPU", sort);  // after the counters, as the reference
   return {};
 }
 
@@ -485,8 +491,10 @@ result<void> device_counter_events(const session_info& s, const timeline_parts& 
   if (parts.pcie) MSPROF_TRY(pcie_events(s, out, warnings));
   if (parts.hbm) MSPROF_TRY(hbm_events(s, out, warnings));
   if (parts.llc) MSPROF_TRY(llc_events(s, out, warnings));
-  if (parts.cpu_usage) MSPROF_TRY(host_usage_events(s, false, out, warnings));
-  if (parts.memory_usage) MSPROF_TRY(host_usage_events(s, true, out, warnings));
+  if (parts.cpu_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::cpu, out, warnings));
+  if (parts.memory_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::memory, out, warnings));
+  if (parts.disk_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::disk, out, warnings));
+  if (parts.network_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::network, out, warnings));
   return {};
 }
 

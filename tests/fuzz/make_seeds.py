@@ -76,6 +76,8 @@ def main():
             dev / "llc.data.0.slice_0": 24,
             data / "host_cpu.data.slice_0": 18,  # text: its first line ("time <ns>")
             data / "host_mem.data.slice_0": 41,  # text: its first line
+            data / "host_disk.data.slice_0": 24,  # text: its first line ("start_time <ns>")
+            data / "host_network.data.slice_0": 18,  # text: its first line ("time <ns>")
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

@@ -98,6 +98,11 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
     if (auto r = codec::decode_host_cpu_line(text, at))
       sink = sink + r->timestamp + static_cast<std::uint64_t>(r->uptime_us ^ r->pid ^ r->tid ^ r->utime ^ r->stime ^ r->cpu);
     if (auto r = codec::decode_host_mem_line(text, at)) sink = sink + r->timestamp + static_cast<std::uint64_t>(r->resident);
+    if (auto r = codec::decode_host_disk_line(text, at))
+      sink = sink + static_cast<std::uint64_t>(r->kind + r->flags) + static_cast<std::uint64_t>(r->start_ns > 0) +
+             static_cast<std::uint64_t>(r->read_kbs + r->write_kbs + r->io_percent > 0);
+    if (auto r = codec::decode_host_net_line(text, at))
+      sink = sink + r->timestamp + r->name.size() + static_cast<std::uint64_t>(r->rx_bytes ^ r->tx_bytes) + r->kind;
   }
   if (auto r = codec::decode_compact(data, size, at)) {
     // The minimum lengths the reader uses (a RUNTIME node_basic_info has 28).
@@ -263,6 +268,8 @@ inline constexpr const char* kProfFiles[] = {
     "host/data/host_cpu.data.slice_0",  // appended (no finding has a chunk index it remaps)
     "host/data/host_mem.data.slice_0",
     "device_0/data/llc.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
+    "host/data/host_disk.data.slice_0",  // appended (no finding has a chunk index it remaps)
+    "host/data/host_network.data.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 

@@ -27,7 +27,8 @@ constexpr std::array<json_process_key, 32> json_process_keys{{
     {"freq", &msprof::convert::timeline_parts::freq},
     {"acc_pmu", nullptr}, {"ddr", &msprof::convert::timeline_parts::ddr}, {"stars_chip_trans", nullptr}, {"hbm", &msprof::convert::timeline_parts::hbm},
     {"communication", nullptr}, {"ccu", nullptr}, {"hccs", &msprof::convert::timeline_parts::hccs},
-    {"os_runtime_api", nullptr}, {"network_usage", nullptr}, {"disk_usage", nullptr}, {"memory_usage", &msprof::convert::timeline_parts::memory_usage},
+    {"os_runtime_api", nullptr}, {"network_usage", &msprof::convert::timeline_parts::network_usage},
+    {"disk_usage", &msprof::convert::timeline_parts::disk_usage}, {"memory_usage", &msprof::convert::timeline_parts::memory_usage},
     {"cpu_usage", &msprof::convert::timeline_parts::cpu_usage}, {"npu_mem", &msprof::convert::timeline_parts::npu_mem},
     {"pcie", &msprof::convert::timeline_parts::pcie}, {"sio", nullptr}, {"stars_soc", nullptr}, {"llc", &msprof::convert::timeline_parts::llc},
     {"nic", &msprof::convert::timeline_parts::nic}, {"roce", &msprof::convert::timeline_parts::roce}, {"qos", nullptr},
@@ -39,7 +40,8 @@ msprof::result<void> read_json_process(const std::string& path, simdjson::dom::o
                                        msprof::convert::timeline_parts& parts) {
   msprof::convert::timeline_parts chosen;
   chosen.cann = chosen.hardware = chosen.freq = chosen.npu_mem = chosen.hccs = chosen.nic = chosen.roce = chosen.pcie = chosen.hbm = chosen.llc =
-      chosen.ddr = chosen.overlap = chosen.mstx = chosen.step_trace = chosen.cpu_usage = chosen.memory_usage = false;
+      chosen.ddr = chosen.overlap = chosen.mstx = chosen.step_trace = chosen.cpu_usage = chosen.memory_usage =
+      chosen.disk_usage = chosen.network_usage = false;
   for (auto field : obj) {
     const std::string_view key = field.key;
     const json_process_key* k = nullptr;

@@ -244,6 +244,108 @@ inline result<HostMemLine> decode_host_mem_line(std::string_view line, const pla
   return HostMemLine{static_cast<std::uint64_t>(t), r};
 }
 
+namespace detail {
+/// Python's float() of a decimal number ("12.50", "-1e3"); inf, nan and
+/// underscores are not read.
+inline bool py_decimal(const std::string& f, double& v) {
+  if (f.empty()) return false;
+  std::size_t i = f[0] == '+' || f[0] == '-' ? 1 : 0;
+  const std::size_t int_from = i;
+  while (i < f.size() && f[i] >= '0' && f[i] <= '9') ++i;
+  std::size_t digits = i - int_from;
+  if (i < f.size() && f[i] == '.') {
+    const std::size_t frac_from = ++i;
+    while (i < f.size() && f[i] >= '0' && f[i] <= '9') ++i;
+    digits += i - frac_from;
+  }
+  if (digits == 0) return false;
+  if (i < f.size() && (f[i] == 'e' || f[i] == 'E')) {
+    if (++i < f.size() && (f[i] == '+' || f[i] == '-')) ++i;
+    const std::size_t exp_from = i;
+    while (i < f.size() && f[i] >= '0' && f[i] <= '9') ++i;
+    if (i == exp_from) return false;
+  }
+  if (i != f.size()) return false;
+  v = std::strtod(f.c_str(), nullptr);
+  return std::isfinite(v);
+}
+
+/// Python's int() of a field that fits 64 bits: an optional sign, then digits.
+inline bool py_int(const std::string& f, std::int64_t& v) {
+  return f.size() > 1 && f[0] == '+' ? f[1] != '-' && whole(f.substr(1), v) : whole(f, v);
+}
+
+inline bool all_digits(const std::string& f) {
+  return !f.empty() && f.find_first_not_of("0123456789") == std::string::npos;
+}
+}  // namespace detail
+
+/// A line of a host disk usage slice (HostDiskLine), as the reference's
+/// HostDiskUsagePresenter reads it: under 2 fields or a second field that is
+/// not digits, `other`; "start_time <digits>"; else a sample of at least 8
+/// fields (an error otherwise) whose read and write are a number times its
+/// unit's KB/s (an unknown unit counts 1, a bad number 0: `flags` says which),
+/// the IO column a number unless the line says "unavailable" or has under 11 fields.
+inline result<HostDiskLine> decode_host_disk_line(std::string_view line, const place& at) {
+  std::vector<std::string> field;
+  detail::split_fields(line, 12, field);  // 12 tell "at least 11"
+  HostDiskLine l;
+  if (field.size() < 2 || !detail::all_digits(field[1])) return l;
+  if (field[0] == "start_time") {
+    l.kind = HostDiskLine::start_time;
+    l.start_ns = std::strtod(field[1].c_str(), nullptr);
+    return l;
+  }
+  if (field.size() < 8)
+    return make_error(errc::bad_value, at.str() + ": " + std::to_string(field.size()) + " fields in a host disk line, not at least 8");
+  l.kind = HostDiskLine::sample;
+  const auto kbs = [&](std::size_t k, std::uint8_t bad, double& out) {
+    const std::string& unit = field[k + 1];
+    double factor = 1.0;  // KB/s, and an unknown unit
+    if (unit == "B/s") factor = 1.0 / 1024.0;
+    else if (unit == "M/s") factor = 1024.0;
+    else if (unit == "G/s") factor = 1024.0 * 1024.0;
+    else if (unit != "K/s") l.flags |= HostDiskLine::unknown_unit;
+    if (detail::py_decimal(field[k], out)) out *= factor;
+    else out = 0, l.flags |= bad;
+  };
+  kbs(4, HostDiskLine::bad_read, l.read_kbs);
+  kbs(6, HostDiskLine::bad_write, l.write_kbs);
+  const std::size_t unavailable = line.find("unavailable");
+  if ((unavailable != std::string_view::npos && unavailable > 0) || field.size() < 11) return l;
+  if (!detail::py_decimal(field[10], l.io_percent))
+    return make_error(errc::bad_value, at.str() + ": host disk IO '" + field[10] + "' is not a number");
+  return l;
+}
+
+/// A line of a host network usage slice (HostNetLine), as the reference's
+/// HostNetworkUsagePresenter reads it: a line starting "time" is "time <ns>"
+/// (an error otherwise); a line of 12 or more fields is an interface, its
+/// fields 1-3 and 9-11 integers (else `bad_interface`); any other line `other`.
+inline result<HostNetLine> decode_host_net_line(std::string_view line, const place& at) {
+  std::vector<std::string> field;
+  detail::split_fields(line, 12, field);
+  HostNetLine l;
+  std::int64_t v = 0;
+  if (line.substr(0, 4) == "time") {
+    if (field.size() < 2 || !detail::all_digits(field[1]) || !detail::whole(field[1], v))
+      return make_error(errc::bad_value, at.str() + ": a host network 'time' line is not 'time <ns>'");
+    l.kind = HostNetLine::time;
+    l.timestamp = static_cast<std::uint64_t>(v);
+    return l;
+  }
+  if (field.size() < 12) return l;
+  l.name = field[0].substr(0, field[0].size() - 1);
+  l.kind = HostNetLine::bad_interface;
+  for (std::size_t k : {1, 2, 3, 9, 10, 11}) {
+    if (!detail::py_int(field[k], v)) return l;
+    if (k == 1) l.rx_bytes = v;
+    if (k == 9) l.tx_bytes = v;
+  }
+  l.kind = HostNetLine::interface;
+  return l;
+}
+
 /// A sample line of a NIC slice: 14, 15 or 16 fields split at blanks (see
 /// NicSample), the timestamp with its ':' removed a decimal number, the
 /// bandwidth and funcId integers, the counters decimal numbers.

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "../core/abi.hpp"
@@ -951,6 +952,33 @@ struct HostCpuLine {
 struct HostMemLine {
   std::uint64_t timestamp = 0;  ///< the host clock, ns
   std::int64_t resident = 0;    ///< pages (4 KiB, as the reference counts them)
+};
+
+/// A line of the host's disk usage slices (host/data/host_disk.data.slice_<n>,
+/// text): "start_time <ns>" (the host clock), then one line per sampling
+/// interval in iotop's batch form with the time first: "HH:MM:SS <pid> <prio>
+/// <user> <read> <unit> <write> <unit> <swapin> % <io> % <command>", the unit
+/// B/s, K/s, M/s or G/s. A line whose second field is not a number (iotop's
+/// headers, a blank line) is `other`.
+struct HostDiskLine {
+  enum kind_t : std::uint8_t { other, start_time, sample } kind = other;
+  double start_ns = 0;                 ///< start_time: the number as Python's float() reads it
+  double read_kbs = 0, write_kbs = 0;  ///< sample: KB/s (0 when not a number)
+  double io_percent = 0;               ///< sample: the IO column (0 when "unavailable" or under 11 fields)
+  std::uint8_t flags = 0;              ///< sample: what was not read (the bits below)
+  static constexpr std::uint8_t bad_read = 1, bad_write = 2, unknown_unit = 4;
+};
+
+/// A line of the host's network usage slices (host/data/host_network.data.slice_<n>,
+/// text): per sample "time <ns>" (the host clock), then the lines of
+/// /proc/net/dev ("eth0: rxbytes rxpackets rxerrs ... txbytes(field 9)
+/// txpackets txerrs ..."). A line of fewer than 12 fields (its headers) is `other`;
+/// one of 12 or more whose counters are not integers is `bad_interface`.
+struct HostNetLine {
+  enum kind_t : std::uint8_t { other, time, interface, bad_interface } kind = other;
+  std::uint64_t timestamp = 0;              ///< time: ns
+  std::string name;                         ///< interface: the first field less its last character ("eth0:" → "eth0")
+  std::int64_t rx_bytes = 0, tx_bytes = 0;  ///< interface: bytes received and sent so far
 };
 
 /// NIC sample (device file nic.data.<id>, text): after an optional header line

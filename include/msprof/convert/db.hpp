@@ -256,7 +256,7 @@ class db_window_writer {
   /// Once, before the first string of a window or of finish(): the LLC modes,
   /// whose saver the reference starts before the others.
   void register_early_ids(const std::string& prof_dir);
-  /// CPU_USAGE and HOST_MEM_USAGE from the host's usage slices (host_usage.cpp).
+  /// CPU_USAGE, HOST_MEM_USAGE, HOST_DISK_USAGE and HOST_NETWORK_USAGE from the host's usage slices (host_usage.cpp).
   result<void> write_host_usage(const std::string& prof_dir);
   /// NPU_OP_MEM from its task_memory_info slices, registering "GE" and the op names (npu_memory.cpp).
   result<void> write_ge_memory(const model& final);

@@ -54,6 +54,8 @@ inline constexpr std::uint32_t mstx = 6;
 inline constexpr std::uint32_t cann = 7;
 inline constexpr std::uint32_t cpu_usage = 9;      ///< host
 inline constexpr std::uint32_t memory_usage = 10;  ///< host
+inline constexpr std::uint32_t network_usage = 11;  ///< host
+inline constexpr std::uint32_t disk_usage = 12;     ///< host
 inline constexpr std::uint32_t ascend_hardware = 14;
 inline constexpr std::uint32_t ai_core_freq = 15;
 inline constexpr std::uint32_t communication = 16;
@@ -90,6 +92,8 @@ struct timeline_parts {
   bool llc = true;         ///< LLC: the devices' llc hit rates and throughputs, read from their slices
   bool cpu_usage = true;     ///< CPU Usage: the host's CPU usage samples, read from its slices
   bool memory_usage = true;  ///< Memory Usage: the host's memory usage samples, read from its slices
+  bool disk_usage = true;     ///< Disk Usage: the host's disk usage samples, read from its slices
+  bool network_usage = true;  ///< Network Usage: the host's network usage samples, read from its slices
   bool overlap = true;
   bool mstx = true;
   bool step_trace = true;  ///< Step Trace threads of the Ascend Hardware process (when iterations exist)

@@ -148,8 +148,8 @@ inline constexpr char llc[] = "llc";  ///< either LLC layout (info.json's `versi
 // host system's usage as CANN samples it.
 inline constexpr char host_cpu[] = "host_cpu";  ///< text: time, uptime and thread stat lines
 inline constexpr char host_mem[] = "host_mem";  ///< text: "<ns> <statm>" lines
-inline constexpr char host_disk[] = "host_disk";  ///< text: "start_time <ns>", then iotop lines, one a period
-inline constexpr char host_network[] = "host_network";  ///< text: time and /proc/net/dev interface lines
+inline constexpr char host_disk[] = "host_disk";        ///< text: "start_time <ns>", then iotop's lines
+inline constexpr char host_network[] = "host_network";  ///< text: "time <ns>" and /proc/net/dev lines
 inline bool host_text_module(std::string_view m) {
   return m == host_cpu || m == host_mem || m == host_disk || m == host_network;
 }

@@ -389,6 +389,18 @@ class prof_reader {
     return text_lines(false, 0, layout::host_mem, "host memory", [](std::string_view) { return false; }, codec::decode_host_mem_line, cb);
   }
 
+  /// The lines of the host's disk usage slices (HostDiskLine), as for_each_host_cpu_line.
+  template <class F>
+  result<void> for_each_host_disk_line(F&& cb) {
+    return text_lines(false, 0, layout::host_disk, "host disk", [](std::string_view) { return false; }, codec::decode_host_disk_line, cb);
+  }
+
+  /// The lines of the host's network usage slices (HostNetLine), as for_each_host_cpu_line.
+  template <class F>
+  result<void> for_each_host_net_line(F&& cb) {
+    return text_lines(false, 0, layout::host_network, "host network", [](std::string_view) { return false; }, codec::decode_host_net_line, cb);
+  }
+
   /// L2 cache counters of device `dev`, one record per task.
   template <class F>
   result<void> for_each_l2_cache(std::uint32_t dev, F&& cb) {

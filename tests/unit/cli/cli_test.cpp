@@ -309,6 +309,13 @@ TEST_CASE("cli: -reports with CANN's reports_sample_config.json chooses the proc
   std::ofstream(cfg) << R"({"json_process": {"cpu_usage": true, "memory_usage": false, "cann": true}})";
   REQUIRE(s.run({"export", "timeline", "-dir", host_cpu.string(), "-reports", cfg.string()}).rc == 0);
   CHECK(processes(host_cpu) == std::set<std::string>{"CANN", "CPU Usage"});
+  const auto host_io = s.add("host_io", "host_io");
+  REQUIRE(s.run({"export", "timeline", "-dir", host_io.string()}).rc == 0);
+  CHECK(processes(host_io) == std::set<std::string>{"CANN", "Disk Usage", "Network Usage"});
+  const auto host_disk = s.add("host_io", "host_disk");
+  std::ofstream(cfg) << R"({"json_process": {"disk_usage": true, "network_usage": false, "cann": true}})";
+  REQUIRE(s.run({"export", "timeline", "-dir", host_disk.string(), "-reports", cfg.string()}).rc == 0);
+  CHECK(processes(host_disk) == std::set<std::string>{"CANN", "Disk Usage"});
   // LLC: its own key too.
   const auto llc = s.add("llc", "llc");
   std::ofstream(cfg) << R"({"json_process": {"llc": true}})";
