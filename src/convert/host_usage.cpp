@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "msprof/convert/db.hpp"
+#include "msprof/convert/py_decimal.hpp"
 #include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/spill.hpp"
 #include "msprof/convert/text.hpp"
@@ -157,122 +158,6 @@ class line_warnings {
   std::size_t count_ = 0;
 };
 
-// ---- Python's Decimal in its default context (28 digits, half-even), the
-// few operations HostNetworkUsagePresenter uses.
-
-__extension__ typedef unsigned __int128 u128;
-
-/// A finite Decimal: coef * 10^exp.
-struct py_decimal {
-  u128 coef = 0;
-  int exp = 0;
-  bool neg = false;
-};
-
-std::string digits_of(u128 v) {
-  std::string s;
-  do {
-    s += static_cast<char>('0' + static_cast<int>(v % 10));
-    v /= 10;
-  } while (v != 0);
-  std::reverse(s.begin(), s.end());
-  return s;
-}
-
-/// The decimal digits of n * 2^twos * 5^fives (a number of any size, in 32-bit limbs).
-std::string big_digits(u128 n, int twos, int fives) {
-  std::vector<std::uint32_t> w;  // least significant first
-  for (; n != 0; n >>= 32) w.push_back(static_cast<std::uint32_t>(n));
-  const auto mul = [&](std::uint32_t m) {
-    std::uint64_t carry = 0;
-    for (auto& x : w) {
-      const std::uint64_t p = static_cast<std::uint64_t>(x) * m + carry;
-      x = static_cast<std::uint32_t>(p);
-      carry = p >> 32;
-    }
-    if (carry != 0) w.push_back(static_cast<std::uint32_t>(carry));
-  };
-  for (; twos >= 16; twos -= 16) mul(1u << 16);
-  if (twos > 0) mul(1u << twos);
-  for (; fives >= 13; fives -= 13) mul(1220703125u);  // 5^13
-  for (; fives > 0; --fives) mul(5);
-  std::string s;  // 9 digits at a time, least significant first
-  while (!w.empty()) {
-    std::uint64_t rem = 0;
-    for (std::size_t i = w.size(); i-- > 0;) {
-      const std::uint64_t cur = (rem << 32) | w[i];
-      w[i] = static_cast<std::uint32_t>(cur / 1000000000u);
-      rem = cur % 1000000000u;
-    }
-    while (!w.empty() && w.back() == 0) w.pop_back();
-    for (int k = 0; k < 9; ++k, rem /= 10) s += static_cast<char>('0' + static_cast<int>(rem % 10));
-  }
-  while (s.size() > 1 && s.back() == '0') s.pop_back();
-  std::reverse(s.begin(), s.end());
-  return s.empty() ? "0" : s;
-}
-
-/// The Decimal quotient digits * 10^exp10 / d (d > 0, below 2^120): the exact
-/// value rounded to 28 significant digits, half-even.
-py_decimal div28(const std::string& digits, int exp10, u128 d, bool neg) {
-  py_decimal v;
-  if (digits.find_first_not_of('0') == std::string::npos) return v;
-  v.neg = neg;
-  const int len = static_cast<int>(digits.size());
-  u128 r = 0;
-  int got = 0, first = 0, guard = 0;
-  bool sticky = false;
-  for (int i = 1; got < 29 || i <= len; ++i) {  // long division, digit i worth 10^(len - i + exp10)
-    r = r * 10 + static_cast<unsigned>(i <= len ? digits[static_cast<std::size_t>(i - 1)] - '0' : 0);
-    const int q = static_cast<int>(r / d);
-    r %= d;
-    if (got == 0 && q == 0) continue;
-    if (got == 0) first = i;
-    if (++got <= 28) v.coef = v.coef * 10 + static_cast<unsigned>(q);
-    else if (got == 29) guard = q;
-    else sticky |= q != 0;
-  }
-  sticky |= r != 0;
-  v.exp = len - first - 27 + exp10;
-  if (guard > 5 || (guard == 5 && (sticky || (v.coef & 1)))) ++v.coef;
-  u128 p28 = 1;
-  for (int i = 0; i < 28; ++i) p28 *= 10;
-  if (v.coef == p28) v.coef /= 10, ++v.exp;
-  return v;
-}
-
-/// float(Decimal).
-double to_double(const py_decimal& v) {
-  const double d = std::strtod((digits_of(v.coef) + "e" + std::to_string(v.exp)).c_str(), nullptr);
-  return v.neg ? -d : d;
-}
-
-/// Decimal.quantize(10^-6) (half-even), as SQLite reads its str() into a REAL;
-/// nullopt where Python raises (a coefficient past 28 digits).
-std::optional<double> quantized6(const py_decimal& v) {
-  u128 p28 = 1;
-  for (int i = 0; i < 28; ++i) p28 *= 10;
-  u128 q = v.coef;
-  if (v.exp >= -6) {
-    for (int i = 0; i < v.exp + 6; ++i)
-      if ((q *= 10) >= p28) return std::nullopt;
-  } else if (-6 - v.exp > 30) {
-    q = 0;
-  } else {
-    u128 div = 1;
-    for (int i = 0; i < -6 - v.exp; ++i) div *= 10;
-    const u128 rem = v.coef % div;
-    q = v.coef / div;
-    if (rem * 2 > div || (rem * 2 == div && (q & 1))) ++q;
-    if (q >= p28) return std::nullopt;
-  }
-  std::string t = digits_of(q);
-  if (t.size() < 7) t.insert(0, 7 - t.size(), '0');
-  t.insert(t.size() - 6, ".");
-  const double d = std::strtod(t.c_str(), nullptr);
-  return v.neg && q != 0 ? -d : d;
-}
-
 // ---- the network usage
 
 /// info.json's netCard as HostNetworkUsagePresenter reads it: the entries with
@@ -351,22 +236,25 @@ void net_interval(const net_sample& last, const net_sample& curr, const net_card
     problem(dur == 0 ? "two samples at the same time" : "interface '" + curr.data.back().name + "' has speed 0");
     return;
   }
-  const py_decimal avg = div28(digits_of(static_cast<u128>(total)), 0, static_cast<u128>(n), false);
+  const py_decimal avg = divide_digits(decimal_digits_of(static_cast<py_decimal_coef>(total)), 0, static_cast<py_decimal_coef>(n), false);
   // Decimal(dur) is the double exactly: m * 2^k.
   int k = 0;
   std::uint64_t m = static_cast<std::uint64_t>(std::ldexp(std::frexp(std::fabs(dur), &k), 53));
   k -= 53;
   for (; (m & 1) == 0; m >>= 1) ++k;
-  const py_decimal speed = k < 0 ? div28(big_digits(avg.coef, -k, 0), avg.exp, m, dur < 0)
-                                 : div28(big_digits(avg.coef, 0, k), avg.exp - k, m, dur < 0);  // / 2^k = * 5^k / 10^k
+  const py_decimal speed = k < 0 ? divide_digits(scaled_digits(avg.coef, -k, 0), avg.exp, m, dur < 0)
+                                 : divide_digits(scaled_digits(avg.coef, 0, k), avg.exp - k, m, dur < 0);  // / 2^k = * 5^k / 10^k
   const i128 bytes_per_s = static_cast<i128>(mbits) * 125000;  // Mbit/s → B/s
-  const auto usage = quantized6(div28(digits_of(speed.coef), speed.exp + 2, static_cast<u128>(bytes_per_s < 0 ? -bytes_per_s : bytes_per_s),
-                                      speed.neg != (bytes_per_s < 0)));
+  auto usage = quantize(divide_digits(decimal_digits_of(speed.coef), speed.exp + 2,
+                                     static_cast<py_decimal_coef>(bytes_per_s < 0 ? -bytes_per_s : bytes_per_s),
+                                     speed.neg != (bytes_per_s < 0)),
+                       6);
   if (!usage) {
     problem("a usage past Decimal's 28 digits");
     return;
   }
-  out({*last.time * 1e9, *curr.time * 1e9, *usage, to_double(speed) * n / 1024.0});
+  usage->neg = usage->neg && usage->coef != 0;  // -0.000000 read back as 0
+  out({*last.time * 1e9, *curr.time * 1e9, to_double(*usage), to_double(speed) * n / 1024.0});
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/device_slices.hpp"
+#include "msprof/convert/py_decimal.hpp"
 #include "msprof/convert/spill.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/prof/reader.hpp"
@@ -67,22 +68,22 @@ std::optional<std::uint64_t> sum(const event_counts& e, std::initializer_list<in
   return s;
 }
 
-double number(const std::string& decimal) { return std::strtod(decimal.c_str(), nullptr); }
-
 /// LlcModel.calculate_hit_rate: (event2 + event3 + event5 + event7) / (event4 + event6).
 double hit_rate(const event_counts& e) {
   const auto hits = sum(e, {2, 3, 5, 7});
   const auto all = sum(e, {4, 6});
-  return hits && all ? number(decimal_quotient3(*hits, std::to_string(*all))) : 0.0;
+  return hits && all ? float_calculate_quotient({py_decimal::of_uint(*hits), py_decimal::of_uint(*all)}) : 0.0;
 }
 
 /// LlcModel.calculate_throughput: (event0 + event1) 64-byte lines over the
-/// time since the tag's previous sample, as it computes that (ns / 64 / 1e9)
-/// and then divides by 1/64 and 1024 twice.
+/// time since the tag's previous sample, as it computes that (ns / 64 / 1e9,
+/// str() of the float) and divides: by 1/64, 1024 and 1024, then the time.
 double throughput(const event_counts& e, double dt_ns) {
   const auto lines = sum(e, {0, 1});
   if (!lines) return 0.0;
-  return number(decimal_quotient3(*lines, fmt::format("{}", dt_ns / 64.0 / 1e9), 16384));
+  const auto kib = py_decimal::of_text("1024.0");
+  return float_calculate_quotient({py_decimal::of_uint(*lines), py_decimal::of_text("0.015625"), kib, kib,
+                                   py_decimal::of_text(fmt::format("{}", dt_ns / 64.0 / 1e9))});
 }
 
 }  // namespace

@@ -32,6 +32,7 @@
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/py_decimal.hpp"
 #include "msprof/convert/spill.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/prof/reader.hpp"
@@ -113,58 +114,9 @@ std::string nic_time_cell(double duration_ns, double offset_us) {
 }  // namespace sys_io_detail
 
 double decimal_quotient3(std::int64_t bytes, double time) {
-  __extension__ typedef unsigned __int128 u128;  // 28 decimal digits need more than 64 bits
   if (!(time != 0) || !std::isfinite(time)) return 0;  // Decimal raises on x / 0: float_calculate's "0"
   // The divisor as Python's str() gives it: the shortest digits that read back as `time`.
-  const auto [d, exp10] = decimal_digits(fmt::format("{}", std::fabs(time)));  // |time| = d * 10^exp10
-  const std::uint64_t n = bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
-  if (n == 0) return 0;
-  // Digits of n / d by long division: digit i (from 1) is worth 10^(len - i).
-  const std::string num = std::to_string(n);
-  const int len = static_cast<int>(num.size());
-  std::uint64_t r = 0;
-  u128 coef = 0;
-  int got = 0, first = 0, guard = 0;
-  for (int i = 1; got < 29; ++i) {
-    r = r * 10 + static_cast<std::uint64_t>(i <= len ? num[static_cast<std::size_t>(i - 1)] - '0' : 0);
-    const int q = static_cast<int>(r / d);
-    r %= d;
-    if (got == 0 && q == 0) continue;
-    if (got == 0) first = i;
-    if (++got <= 28) coef = coef * 10 + static_cast<unsigned>(q);
-    else guard = q;
-  }
-  // 28 significant digits, half-even; the last is worth 10^x.
-  int x = len - first - 27 - exp10;
-  const bool sticky = r != 0;
-  if (guard > 5 || (guard == 5 && (sticky || (coef & 1)))) ++coef;
-  u128 p28 = 1;
-  for (int i = 0; i < 28; ++i) p28 *= 10;
-  if (coef == p28) coef /= 10, ++x;
-  // Quantized to 3 decimals, half-even; a coefficient past 28 digits is Python's InvalidOperation.
-  u128 q3 = coef;
-  if (x + 3 >= 0) {
-    for (int i = 0; i < x + 3; ++i) {
-      q3 *= 10;
-      if (q3 >= p28) return 0;
-    }
-  } else if (-(x + 3) > 29) {
-    q3 = 0;
-  } else {
-    u128 div = 1;
-    for (int i = 0; i < -(x + 3); ++i) div *= 10;
-    const u128 rem = coef % div;
-    q3 = coef / div;
-    if (rem * 2 > div || (rem * 2 == div && (q3 & 1))) ++q3;
-  }
-  std::string text;  // q3 / 1000 in decimal, as Python's str() of the Decimal
-  for (int i = 0; q3 != 0 || i < 4; ++i, q3 /= 10) {
-    if (i == 3) text += '.';
-    text += static_cast<char>('0' + static_cast<int>(q3 % 10));
-  }
-  std::reverse(text.begin(), text.end());
-  const double v = std::strtod(text.c_str(), nullptr);
-  return (bytes < 0) != (time < 0) ? -v : v;
+  return float_calculate_quotient({py_decimal::of_int(bytes), py_decimal::of_text(fmt::format("{}", time))});
 }
 
 namespace sys_io_detail {

@@ -384,20 +384,5 @@ std::string decimal_mean3(const std::vector<double>& values, std::size_t n) {
   return thousandths(half_even(half_even(sum, p17), static_cast<i128>(n)));
 }
 
-std::string decimal_quotient3(std::uint64_t a, const std::string& b, std::uint64_t k) {
-  const auto [d, e] = decimal_digits(b);
-  if (d == 0 || k == 0) return "0";
-  // a * 1000 / (d * 10^e * k) thousandths, exactly while the factors fit in
-  // 127 bits (10^38 > 2^126); else in long double.
-  int shift = e - 3;
-  i128 num = a, den = static_cast<i128>(d) * k;
-  constexpr i128 limit = static_cast<i128>(1) << 120;
-  for (; shift < 0 && num < limit / 10; ++shift) num *= 10;
-  for (; shift > 0 && den < limit / 10; --shift) den *= 10;
-  if (shift == 0) return thousandths(half_even(num, den));
-  const long double q = static_cast<long double>(num) / static_cast<long double>(den) * std::pow(10.0L, -shift);
-  return fmt::format("{:.3f}", static_cast<double>(q));
-}
-
 }  // namespace convert
 MSPROF_END_NAMESPACE

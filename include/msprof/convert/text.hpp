@@ -78,13 +78,6 @@ std::pair<std::uint64_t, int> decimal_digits(const std::string& t);
 /// ("5450315.042"); "0.000" without values.
 std::string decimal_mean3(const std::vector<double>& values, std::size_t n);
 
-/// The reference's float_calculate([a, b * k], '/') of an integer `a` and the
-/// decimal text `b` (Python's str() of an int or float) times `k`: the exact
-/// quotient rounded half-even to thousandths as str() prints it ("0.667");
-/// "0" when the divisor is 0 (Decimal's error, which float_calculate turns
-/// into "0").
-std::string decimal_quotient3(std::uint64_t a, const std::string& b, std::uint64_t k = 1);
-
 /// Whether a spreadsheet would run `v` as a formula: it starts with = + - @,
 /// TAB or CR and is not a decimal number ("-1.5" stays a number).
 bool csv_formula_like(std::string_view v);

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/llc.hpp>
+#include <msprof/convert/py_decimal.hpp>
 #include <msprof/convert/text.hpp>
 
 #include <algorithm>
@@ -267,11 +268,15 @@ TEST_CASE("llc: chip 7 keeps one tag, chip 1 four (LlcModel's tag list)") {
   CHECK(warnings.empty());
 }
 
-TEST_CASE("decimal_quotient3: Python's Decimal quotient quantized half-even, 0 for a zero divisor") {
-  CHECK(cv::decimal_quotient3(2, "3") == "0.667");
-  CHECK(cv::decimal_quotient3(1, "16") == "0.062");  // 0.0625: a tie to even
-  CHECK(cv::decimal_quotient3(3, "16") == "0.188");
-  CHECK(cv::decimal_quotient3(5, "0") == "0");
-  CHECK(cv::decimal_quotient3(777777, "3.124e-06", 16384) == "15195819.694");
-  CHECK(cv::decimal_quotient3(0, "2.5") == "0.000");
+TEST_CASE("float_calculate_quotient: Python's Decimal quotients left to right, quantized half-even, 0 for a zero divisor") {
+  // Expected: the reference's float_calculate(values, '/') run in Python (Decimal(str(v)) each, 28 digits).
+  const auto d = [](const char* t) { return cv::py_decimal::of_text(t); };
+  CHECK(cv::float_calculate_quotient({d("2"), d("3")}) == 0.667);
+  CHECK(cv::float_calculate_quotient({d("1"), d("16")}) == 0.062);  // 0.0625: a tie to even
+  CHECK(cv::float_calculate_quotient({d("3"), d("16")}) == 0.188);
+  CHECK(cv::float_calculate_quotient({d("5"), d("0")}) == 0.0);
+  CHECK(cv::float_calculate_quotient({d("0"), d("2.5")}) == 0.0);
+  CHECK(cv::float_calculate_quotient({d("777777"), d("0.015625"), d("1024.0"), d("1024.0"), d("3.124e-06")}) == 15195819.694);
+  CHECK(cv::float_calculate_quotient({d("1e+24"), d("3")}) == 333333333333333333333333.333);
+  CHECK(cv::float_calculate_quotient({d("1e+26"), d("3")}) == 0.0);  // 29 digits once quantized: Python's error, "0"
 }
