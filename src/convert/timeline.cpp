@@ -460,7 +460,8 @@ result<void> host_usage_events(const session_info& s, host_usage_kind kind, even
       {"Disk Usage", sort_index::disk_usage},
       {"Network Usage", sort_index::network_usage},
   };
-  const auto [name, sort] = process[static_cast<std::size_t>(kind)];
+  const char* const name = process[static_cast<std::size_t>(kind)].first;  // not a structured binding: the lambda takes it
+  const std::uint32_t sort = process[static_cast<std::size_t>(kind)].second;
   const std::uint64_t pid = format_pid(s.pid, sort, host_device_bits);
   bool any = false;
   MSPROF_TRY(for_each_host_usage(s.prof_dir, kind, warnings, [&](const host_usage_point& p) -> result<void> {
