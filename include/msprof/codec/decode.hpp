@@ -247,7 +247,7 @@ inline result<HostMemLine> decode_host_mem_line(std::string_view line, const pla
 namespace detail {
 /// Python's float() of a decimal number ("12.50", "-1e3"); inf, nan and
 /// underscores are not read.
-inline bool py_decimal(const std::string& f, double& v) {
+inline bool parse_py_float(const std::string& f, double& v) {
   if (f.empty()) return false;
   std::size_t i = f[0] == '+' || f[0] == '-' ? 1 : 0;
   const std::size_t int_from = i;
@@ -306,14 +306,14 @@ inline result<HostDiskLine> decode_host_disk_line(std::string_view line, const p
     else if (unit == "M/s") factor = 1024.0;
     else if (unit == "G/s") factor = 1024.0 * 1024.0;
     else if (unit != "K/s") l.flags |= HostDiskLine::unknown_unit;
-    if (detail::py_decimal(field[k], out)) out *= factor;
+    if (detail::parse_py_float(field[k], out)) out *= factor;
     else out = 0, l.flags |= bad;
   };
   kbs(4, HostDiskLine::bad_read, l.read_kbs);
   kbs(6, HostDiskLine::bad_write, l.write_kbs);
   const std::size_t unavailable = line.find("unavailable");
   if ((unavailable != std::string_view::npos && unavailable > 0) || field.size() < 11) return l;
-  if (!detail::py_decimal(field[10], l.io_percent))
+  if (!detail::parse_py_float(field[10], l.io_percent))
     return make_error(errc::bad_value, at.str() + ": host disk IO '" + field[10] + "' is not a number");
   return l;
 }
