@@ -3,12 +3,11 @@
 // on a second thread while the next window loads (load_options::threaded); at
 // the end the db is finished on a second thread beside the text files.
 #include "msprof/convert/export.hpp"
+#include "msprof/convert/beside.hpp"
 #include "msprof/convert/hccl.hpp"
 
 #include <optional>
-#include <system_error>
 #include <string>
-#include <thread>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -16,24 +15,6 @@
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace {
-
-/// Runs `side` on a second thread while `main` runs here; both here when not
-/// `threaded` or when no thread can be started: the db, the slowest writer,
-/// goes beside the text files.
-template <class Side, class Main>
-void beside(bool threaded, Side&& side, Main&& main) {
-  std::thread t;
-  if (threaded) {
-    try {
-      t = std::thread([&] { side(); });
-    } catch (const std::system_error&) {
-      threaded = false;
-    }
-  }
-  if (!threaded) side();
-  main();
-  if (t.joinable()) t.join();
-}
 
 /// Collects the files of the parts, reported in part order (timeline, summaries, db).
 struct part_results {

@@ -188,7 +188,7 @@ void stream_join::add(const raw::acsq& a) {
   const auto key = detail::task_key(a.device_id, a.stream_id, a.task_id);
   spools_of(a.device_id).acsq.push(0, detail::bytes_of(span_edge{key, *at, a.start, a.sqe_type}));
   // Pairs as run() will, counting only: how many spans each key gets.
-  auto& c = counts_[key];
+  auto& c = device_counts_[key];
   if (a.start)
     ++c.open_starts;
   else if (c.open_starts > 0) {
@@ -199,12 +199,19 @@ void stream_join::add(const raw::acsq& a) {
 void stream_join::add(const raw::pmu& p) {
   const auto key = detail::task_key(p.device_id, p.stream_id, p.task_id);
   spools_of(p.device_id).pmu.push(0, detail::bytes_of(pmu_record{key, p.counters}));
-  ++counts_[key].pmus;
+  ++device_counts_[key].pmus;
 }
 
 // Pass 2 ---------------------------------------------------------------
 
 result<model> stream_join::run_windows(const window_fn& on_window) {
+  for (const auto& [key, d] : device_counts_) {
+    auto& c = counts_[key];
+    c.spans = d.spans;
+    c.pmus = d.pmus;
+    c.open_starts = d.open_starts;
+  }
+  device_counts_ = {};
   window_.session = session_;
   placed_api_key akey{};
   std::string_view api;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // load_windows() and load_model(): a PROF_ directory read through the codec's
-// streaming reader and joined (join.hpp) into the converter model, the
-// windows handed on here or on a second thread.
+// streaming reader and joined (join.hpp) into the converter model, the host's
+// and the devices' records read on one thread or two, the windows handed on
+// here or on a second thread.
 #include "msprof/convert/load.hpp"
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 
 #include "msprof/prof/reader.hpp"
 #include "msprof/core/json.hpp"
+#include "msprof/convert/beside.hpp"
 #include "msprof/convert/iterations.hpp"
 #include "msprof/convert/join.hpp"
 
@@ -250,7 +252,8 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
   stream_join j(s, h.clock, r.devices(), {r.hashes().begin(), r.hashes().end()}, {r.types().begin(), r.types().end()}, jo);
 
   bool any_track = false;
-  if (has_host) {
+  auto load_host = [&]() -> result<void> {
+    if (!has_host) return {};
     MSPROF_TRY(r.for_each_api([&](const prof::api_record& a) {
       j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
     }));
@@ -289,29 +292,42 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
       j.add(raw::memcpy_info{m.head.timeStamp, m.head.threadId, m.payload.dataSize, m.payload.maxSize,
                              m.payload.memcpyDirection});
     }));
-  }
+    return {};
+  };
   std::vector<raw::step_tag_record> step_tags;  // ts_track step trace -> model::iterations
   std::size_t step_bad_time = 0;                 // step tags that cannot be placed: skipped, like tasks
-  for (const auto& d : r.devices()) {
-    MSPROF_TRY(r.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
-      const auto f = l.func_type();
-      if (f > 1) return;  // only ACSQ task start (0) / end (1)
-      j.add(raw::acsq{d.id, f == 0, l.streamId, l.taskId, l.timestamp, l.task_type()});
-    }));
-    MSPROF_TRY(r.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) {
-      raw::pmu pm{d.id, p.streamId, p.taskId, {}};
-      pm.counters.total_cycles = p.totalCycle;
-      for (std::size_t k = 0; k < 8; ++k) pm.counters.events[k] = p.pmuList[k];
-      j.add(pm);
-    }));
-    MSPROF_TRY(r.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) {
-      if (t.funcType != codec::ts_track_step_func) return;
-      if (const auto at = prof::time_ns::to_wall(d.clock.monotonic_ns(t.timestamp), s.wall_offset_ns))
-        step_tags.push_back({d.id, t.modelId, t.indexId, t.tagId, *at});
-      else
-        ++step_bad_time;
-    }));
-  }
+  // The devices' records go to the join beside the host's (join.hpp: the two
+  // sides share nothing), read through a reader of their own so that each
+  // reader's warnings stay in its files' order: the host's, then these.
+  prof::prof_reader dr = r;
+  const std::size_t dr_seen = dr.warnings().size();
+  auto load_devices = [&]() -> result<void> {
+    for (const auto& d : dr.devices()) {
+      MSPROF_TRY(dr.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
+        const auto f = l.func_type();
+        if (f > 1) return;  // only ACSQ task start (0) / end (1)
+        j.add(raw::acsq{d.id, f == 0, l.streamId, l.taskId, l.timestamp, l.task_type()});
+      }));
+      MSPROF_TRY(dr.for_each_pmu(d.id, [&](const codec::ContextPmu& p, const codec::place&) {
+        raw::pmu pm{d.id, p.streamId, p.taskId, {}};
+        pm.counters.total_cycles = p.totalCycle;
+        for (std::size_t k = 0; k < 8; ++k) pm.counters.events[k] = p.pmuList[k];
+        j.add(pm);
+      }));
+      MSPROF_TRY(dr.for_each_ts_track(d.id, [&](const codec::TsTrackStepTrace& t, const codec::place&) {
+        if (t.funcType != codec::ts_track_step_func) return;
+        if (const auto at = prof::time_ns::to_wall(d.clock.monotonic_ns(t.timestamp), s.wall_offset_ns))
+          step_tags.push_back({d.id, t.modelId, t.indexId, t.tagId, *at});
+        else
+          ++step_bad_time;
+      }));
+    }
+    return {};
+  };
+  result<void> host_read, devices_read;
+  beside(lo.threaded, [&] { devices_read = load_devices(); }, [&] { host_read = load_host(); });
+  MSPROF_TRY(host_read);
+  MSPROF_TRY(devices_read);
   // Iterations come from the device's step tags alone: every window has them.
   std::vector<std::string> step_warnings;
   const std::vector<iteration> iterations = build_iterations(std::move(step_tags), step_warnings);
@@ -376,6 +392,7 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
                        std::to_string(h.pid) + " is)");
   // The session's own warnings, then the reader's (every file is read by now), then the join's.
   for (const auto& w : r.warnings()) warnings.push_back(w.message);
+  for (std::size_t i = dr_seen; i < dr.warnings().size(); ++i) warnings.push_back(dr.warnings()[i].message);
   if (!has_host) warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
   if (has_host && r.devices().empty() && any_track)
     warnings.push_back(prof_dir + ": task_track records but no device_<id>/ directory: no device tasks exported");

@@ -113,7 +113,8 @@ void order_by_ids(model& m);
 }  // namespace detail
 
 /// The streaming join (see the file comment). Feed every record with add_*(),
-/// then call run() once.
+/// then call run() once. The device records' add()s (acsq, pmu) touch nothing
+/// the host records' do: the two sides may be fed from two threads at once.
 class stream_join {
  public:
   struct options {
@@ -302,6 +303,7 @@ class stream_join {
   spill_sorter<host_event_key> host_events_;
   std::map<std::uint32_t, device_spools> spools_;
   std::unordered_map<std::uint64_t, key_counts> counts_;
+  std::unordered_map<std::uint64_t, key_counts> device_counts_;  // the device side's, into counts_ at run()
   waiting<span> starts_;          // ACSQ starts waiting for their end (end unset)
   waiting<span> ready_;           // spans waiting for their launch
   waiting<pmu_counters> pmu_;     // PMU records waiting for their task

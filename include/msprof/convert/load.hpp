@@ -39,10 +39,11 @@ struct load_options {
   std::string spill_dir;  ///< where sorted runs go; "" = the PROF_ directory
   /// Progress: bytes of data slices read so far are added here (data_bytes() is the total).
   std::atomic<std::uint64_t>* bytes_read = nullptr;
-  /// on_window runs on a second thread while the next window loads (both
-  /// cores busy), with windows of half the size: the two that exist at once
-  /// hold one window's memory, whatever the threads' timing. Output is the
-  /// same: the windows come in the same order, one at a time.
+  /// Both cores: the devices' records are read beside the host's, then
+  /// on_window runs on a second thread while the next window loads, with
+  /// windows of half the size: the two that exist at once hold one window's
+  /// memory, whatever the threads' timing. Output is the same: the windows
+  /// come in the same order, one at a time.
   bool threaded = false;
 };
 

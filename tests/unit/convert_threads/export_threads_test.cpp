@@ -10,7 +10,9 @@
 #include <msprof/convert/export_writers.hpp>
 #include <msprof/convert/load.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -68,4 +70,36 @@ TEST_CASE("export: the writers' thread writes the files of the whole model, byte
     REQUIRE(b.count(name) == 1);
     CHECK(bytes == b.at(name));
   }
+}
+
+TEST_CASE("export: the host's and the devices' records read on two threads give one thread's warnings, in order") {
+  temp_dir d("msprof_threads_warn");
+  const fs::path prof = d / "PROF_000001_20260101000000000_THREADSC";
+  generated_prof::generate(prof, 20000);
+  // A cut record at the end of a host slice and of a device slice: each
+  // reader warns about its own, the host's first.
+  const auto cut = [](const fs::path& dir, const std::string& stem) {
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().rfind(stem, 0) == 0) {
+        std::ofstream(e.path(), std::ios::binary | std::ios::app) << "cut";
+        return;
+      }
+    FAIL("no " << stem << " slice in " << dir.string());
+  };
+  cut(prof / "host" / "data", "unaging.compact.task_track");
+  cut(prof / "device_0" / "data", "stars_soc.data");
+  cv::load_options one, two;
+  two.threaded = true;
+  auto a = cv::load_windows(prof.string(), one, [](cv::model&) {});
+  auto b = cv::load_windows(prof.string(), two, [](cv::model&) {});
+  REQUIRE(a.has_value());
+  REQUIRE(b.has_value());
+  CHECK(a->warnings == b->warnings);
+  std::size_t host = a->warnings.size(), device = host;
+  for (std::size_t i = 0; i < a->warnings.size(); ++i) {
+    if (a->warnings[i].find("unaging.compact.task_track") != std::string::npos) host = std::min(host, i);
+    if (a->warnings[i].find("stars_soc.data") != std::string::npos) device = std::min(device, i);
+  }
+  CHECK(host < device);
+  CHECK(device < a->warnings.size());
 }
