@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "msprof/convert/host_usage.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/text.hpp"
 
@@ -223,6 +224,31 @@ class mstx_statistics {
 
 }  // namespace detail
 
+/// The host usage table: per usage the intervals sampled, their mean and peak
+/// percentage, over the timeline's counters (CPU: the Avg of the CPUs).
+result<std::string> host_usage_text(const std::string& prof_dir, bool color, std::vector<std::string>& warnings) {
+  table t;
+  t.header = {"Usage", "Intervals", "Mean(%)", "Peak(%)"};
+  using k = host_usage_kind;
+  for (auto [kind, name] : {std::pair{k::cpu, "CPU"}, {k::memory, "Memory"}, {k::disk, "Disk"}, {k::network, "Network"}}) {
+    std::size_t n = 0;
+    double sum = 0, peak = 0;
+    MSPROF_TRY(for_each_host_usage(prof_dir, kind, warnings, [&](const host_usage_point& p) -> result<void> {
+      if (kind == k::cpu && p.cpu != "Avg") return {};
+      peak = n++ == 0 ? p.usage : std::max(peak, p.usage);
+      sum += p.usage;
+      return {};
+    }));
+    if (n == 0) continue;
+    std::string mean, top;
+    append_fixed(mean, sum / static_cast<double>(n), 2);
+    append_fixed(top, peak, 2);
+    t.rows.push_back({name, std::to_string(n), mean, top});
+  }
+  if (t.rows.empty()) return std::string();
+  return render_table("Host usage", t, {0, 1, 2, 3}, SIZE_MAX, color);
+}
+
 /// show_collector's state.
 struct show_collector::impl {
   impl(std::size_t top, const std::string& spill_dir, std::size_t spill_budget)
@@ -243,7 +269,7 @@ struct show_collector::impl {
   }
 
   /// The tables, after the last window; `final` is load_windows()' model. Once only.
-  result<std::string> text(const model& final, bool color) {
+  result<std::string> text(const model& final, bool color, std::vector<std::string>& warnings) {
     std::string out = final.session.prof_dir + "\n" + collection_summary(final, counts_) + "\n\n";
     if (ops_.size() != 0) {
       table ops;
@@ -287,7 +313,11 @@ struct show_collector::impl {
                           std::to_string(d.aiv_num)});
       out += render_table("Frequency", f, {0, 1, 2, 3}, SIZE_MAX, color);
     }
-    if (st.rows.empty() && api.rows.empty() && counts_.mstx == 0) out += "(no API, task or mstx records)\n";
+    auto host = host_usage_text(final.session.prof_dir, color, warnings);
+    if (!host) return host.err();
+    out += *host;
+    if (st.rows.empty() && api.rows.empty() && counts_.mstx == 0 && host->empty())
+      out += "(no API, task or mstx records)\n";
     return out;
   }
 
@@ -339,7 +369,9 @@ show_collector::~show_collector() = default;
 
 void show_collector::add(const model& w) { p_->add(w); }
 
-result<std::string> show_collector::text(const model& final, bool color) { return p_->text(final, color); }
+result<std::string> show_collector::text(const model& final, bool color, std::vector<std::string>& warnings) {
+  return p_->text(final, color, warnings);
+}
 
 }  // namespace convert
 MSPROF_END_NAMESPACE

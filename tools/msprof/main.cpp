@@ -399,7 +399,8 @@ int cmd_show(arg_parser& p) {
     lo.bytes_read = bar.bytes(k);
     cv::show_collector c(top, lo.spill_dir);
     auto m = cv::load_windows(dirs[k], lo, [&](cv::model& w) { c.add(w); });
-    auto text = m ? c.text(*m, isatty(STDOUT_FILENO) != 0) : msprof::result<std::string>(m.err());
+    std::vector<std::string> host_warnings;
+    auto text = m ? c.text(*m, isatty(STDOUT_FILENO) != 0, host_warnings) : msprof::result<std::string>(m.err());
     bar.finish(k);
     if (!text) {
       say_error(text.err().what());
@@ -407,6 +408,7 @@ int cmd_show(arg_parser& p) {
       continue;
     }
     for (const auto& w : m->warnings) say_warning(w);
+    for (const auto& w : host_warnings) say_warning(w);
     if (!text->empty()) say_out(*text);
   }
   for (const auto& f : framework_dirs)

@@ -54,8 +54,9 @@ class show_collector {
 
   void add(const model& w);
 
-  /// The tables, after the last window; `final` is load_windows()' model. Once only.
-  result<std::string> text(const model& final, bool color);
+  /// The tables, after the last window; `final` is load_windows()' model. Once
+  /// only. The host usage files' problems are added to `warnings`.
+  result<std::string> text(const model& final, bool color, std::vector<std::string>& warnings);
 
  private:
   struct impl;  // show.cpp: the sorters, statistics and top ops

@@ -8,11 +8,14 @@
 #include <msprof/convert/show.hpp>
 #include <msprof/convert/summary.hpp>
 #include <msprof/convert/text.hpp>
+#include <msprof/core/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -145,7 +148,8 @@ std::string streamed_show(const std::string& prof, std::size_t top, std::size_t 
   cv::show_collector c(top, lo.spill_dir, budget);
   auto final_model = cv::load_windows(prof, lo, [&](cv::model& w) { c.add(w); });
   REQUIRE(final_model);
-  auto text = c.text(*final_model, false);
+  std::vector<std::string> warnings;
+  auto text = c.text(*final_model, false, warnings);
   REQUIRE(text);
   return *text;
 }
@@ -207,7 +211,8 @@ TEST_CASE("show: mstx ranges by domain and message with count, total, average, m
 
   cv::show_collector c(10, fs::temp_directory_path().string());
   c.add(m);
-  auto text = c.text(m, false);
+  std::vector<std::string> warnings;
+  auto text = c.text(m, false, warnings);
   REQUIRE(text);
   CAPTURE(*text);
   CHECK(text->find("0 API calls, 0 device tasks, 7 mstx events") != std::string::npos);
@@ -219,4 +224,58 @@ TEST_CASE("show: mstx ranges by domain and message with count, total, average, m
                    "  10   11   4       0      16.000\n"
                    "  10   12   1       2      4.000\n") != std::string::npos);
   CHECK(text->find("(no API, task or mstx records)") == std::string::npos);
+}
+
+TEST_CASE("show: host usage's intervals, mean and peak are those of the reference's timeline counters") {
+  // The reference's msprof.json of each case (tests/golden/*/expected) has a
+  // counter event per interval: CPU Avg, Memory, Disk and Network Usage.
+  const std::map<std::string, std::string> row_of = {
+      {"CPU Avg", "CPU"}, {"Memory Usage", "Memory"}, {"Disk Usage", "Disk"}, {"Network Usage", "Network"}};
+  for (const char* name : {"host_usage", "host_io"}) {
+    CAPTURE(name);
+    auto trace = msprof::json::parse(golden::slurp(golden::case_dir(name) / "expected" / "msprof.json"));
+    REQUIRE(trace);
+    struct stats {
+      std::size_t n = 0;
+      double sum = 0, peak = 0;
+    };
+    std::map<std::string, stats> want;
+    for (const auto& e : trace->items()) {
+      const auto it = row_of.find(e.get("name").as_string_or(""));
+      if (e.get("ph").as_string_or("") != "C" || it == row_of.end()) continue;
+      double v = 0;
+      REQUIRE(e.get("args").get("Usage(%)").to_double(v));
+      auto& st = want[it->second];
+      st.peak = st.n++ == 0 ? v : std::max(st.peak, v);
+      st.sum += v;
+    }
+    REQUIRE(want.size() >= 2);
+    golden::temp_copy t(name);
+    const std::string text = streamed_show(t.prof.string(), 10, 1 << 16, cv::spill_budget_default);
+    CAPTURE(text);
+    const auto table = text.find("Host usage\n");
+    REQUIRE(table != std::string::npos);
+    std::istringstream lines(text.substr(table));
+    std::string line;
+    std::getline(lines, line);
+    std::getline(lines, line);
+    std::istringstream header(line);
+    std::vector<std::string> columns{std::istream_iterator<std::string>(header), {}};
+    CHECK(columns == std::vector<std::string>{"Usage", "Intervals", "Mean(%)", "Peak(%)"});
+    std::map<std::string, std::vector<std::string>> got;
+    while (std::getline(lines, line) && line.rfind("  ", 0) == 0) {
+      std::istringstream cells(line);
+      std::string usage, n, mean, peak;
+      cells >> usage >> n >> mean >> peak;
+      got[usage] = {n, mean, peak};
+    }
+    CHECK(got.size() == want.size());
+    for (const auto& [usage, st] : want) {
+      CAPTURE(usage);
+      std::string mean, peak;
+      cv::append_fixed(mean, st.sum / static_cast<double>(st.n), 2);
+      cv::append_fixed(peak, st.peak, 2);
+      CHECK(got[usage] == std::vector<std::string>{std::to_string(st.n), mean, peak});
+    }
+  }
 }
