@@ -52,20 +52,17 @@ std::vector<std::string> export_rows(const golden::temp_copy& t, std::vector<std
   return f.empty() ? std::vector<std::string>{} : lines(golden::slurp(f));
 }
 
-bool has(const std::vector<std::string>& warnings, const std::string& a, const std::string& b) {
-  return std::any_of(warnings.begin(), warnings.end(),
-                     [&](const std::string& w) { return w.find(a) != std::string::npos && w.find(b) != std::string::npos; });
-}
+using golden::has_warning;
 
 // The case's own warnings: the two empty slices, device 0's records 3 and 4
 // (a bad magic, a bad tag: kept, as the reference keeps them) and device 1's
 // line of 2 parts (passed over, as the reference passes over it).
 void check_case_warnings(const std::vector<std::string>& w) {
   CHECK(w.size() == 4);
-  CHECK(has(w, "DATA_PREPROCESS.DP.0.slice_1: record at byte offset 0", "empty data preprocess slice"));
-  CHECK(has(w, "DATA_PREPROCESS.DP.1.slice_2: record at byte offset 0", "empty data preprocess slice"));
-  CHECK(has(w, "DATA_PREPROCESS.DP.0.slice_0: record at byte offset 384", "2 data preprocess record(s) whose magic or tag"));
-  CHECK(has(w, "DATA_PREPROCESS.dev.DP.1.slice_0: record at byte offset 297", "2 comma-separated parts"));
+  CHECK(has_warning(w, "DATA_PREPROCESS.DP.0.slice_1: record at byte offset 0", "empty data preprocess slice"));
+  CHECK(has_warning(w, "DATA_PREPROCESS.DP.1.slice_2: record at byte offset 0", "empty data preprocess slice"));
+  CHECK(has_warning(w, "DATA_PREPROCESS.DP.0.slice_0: record at byte offset 384", "2 data preprocess record(s) whose magic or tag"));
+  CHECK(has_warning(w, "DATA_PREPROCESS.dev.DP.1.slice_0: record at byte offset 297", "2 comma-separated parts"));
 }
 
 }  // namespace
@@ -78,27 +75,31 @@ TEST_CASE("dp: the summary equals the reference's (binary and text slices, both 
   check_case_warnings(s->warnings);
 }
 
-TEST_CASE("dp: a cut binary record is a warning with its offset, the whole records are kept") {
-  // The reference's struct.unpack fails on the whole file: no dp file at all.
+/// Device 0's binary slice changed by `edit`: the case's rows all the same,
+/// and a warning holding `where` and `what`.
+template <class Edit>
+void check_binary_damage(Edit&& edit, const std::string& where, const std::string& what) {
   golden::temp_copy t(kCase);
   const path p = data(t.prof, 0) / "DATA_PREPROCESS.DP.0.slice_0";
-  write(p, golden::slurp(p) + std::string(50, 'x'));
+  std::string b = golden::slurp(p);
+  edit(b);
+  write(p, b);
   std::vector<std::string> w;
   CHECK(export_rows(t, w) == expected());
-  CHECK(has(w, "DATA_PREPROCESS.DP.0.slice_0: record at byte offset 1280", "truncated data preprocess record: 50 of 128 bytes"));
+  CHECK(has_warning(w, "DATA_PREPROCESS.DP.0.slice_0: record at byte offset " + where, what));
+}
+
+TEST_CASE("dp: a cut binary record is a warning with its offset, the whole records are kept") {
+  // The reference's struct.unpack fails on the whole file: no dp file at all.
+  check_binary_damage([](std::string& b) { b += std::string(50, 'x'); }, "1280",
+                      "truncated data preprocess record: 50 of 128 bytes");
 }
 
 TEST_CASE("dp: a bad header on the last record still reads the slice as binary, by its first record") {
   // The reference looks at the last record only and would read the bytes as
   // text (no row); the first record's header says binary.
-  golden::temp_copy t(kCase);
-  const path p = data(t.prof, 0) / "DATA_PREPROCESS.DP.0.slice_0";
-  std::string b = golden::slurp(p);
-  b[b.size() - 128] = 0;
-  write(p, b);
-  std::vector<std::string> w;
-  CHECK(export_rows(t, w) == expected());
-  CHECK(has(w, "DATA_PREPROCESS.DP.0.slice_0: record at byte offset 384", "3 data preprocess record(s) whose magic or tag"));
+  check_binary_damage([](std::string& b) { b[b.size() - 128] = 0; }, "384",
+                      "3 data preprocess record(s) whose magic or tag");
 }
 
 TEST_CASE("dp: binary records of several slices, newest slice first") {
@@ -124,7 +125,7 @@ TEST_CASE("dp: a text line whose time is not a number is a warning with its offs
   write(p, b + "[12x] Last queue dequeue, source:s, index:1, size:1\n" + std::string(1, '\0'));
   std::vector<std::string> w;
   CHECK(export_rows(t, w) == expected());
-  CHECK(has(w, "DATA_PREPROCESS.dev.DP.1.slice_0: record at byte offset " + std::to_string(b.size()),
+  CHECK(has_warning(w, "DATA_PREPROCESS.dev.DP.1.slice_0: record at byte offset " + std::to_string(b.size()),
             "data preprocess time '12x' is not a decimal number; line skipped"));
 }
 
