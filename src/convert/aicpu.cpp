@@ -8,11 +8,16 @@
 #include "msprof/convert/aicpu.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string_view>
 
+#include "msprof/codec/dp.hpp"
 #include "msprof/convert/device_slices.hpp"
 #include "msprof/convert/npu_memory.hpp"
+#include "msprof/convert/py_decimal.hpp"
 #include "msprof/prof/reader.hpp"
 
 MSPROF_BEGIN_NAMESPACE
@@ -120,6 +125,165 @@ result<std::optional<table>> data_preprocess(const std::string& prof_dir, const 
     aicpu_row(c, k, names.name_of(k));
   }
   return std::optional<table>(std::move(t));
+}
+
+namespace dp_detail {
+
+/// The reference's trans_into_local_time: Decimal(raw ns) / 1000 plus
+/// Decimal(str(offset µs)), quantized to 3 decimals (half-even), read back by
+/// float(); nullopt where Python's Decimal would raise.
+std::optional<double> local_us(const py_decimal& raw_ns, double offset_us) {
+  if (!std::isfinite(offset_us)) return std::nullopt;
+  const auto us = raw_ns / py_decimal::of_int(1000);
+  const auto sum = us ? *us + py_decimal::of_text(py_float(offset_us)) : std::nullopt;
+  const auto q = sum ? quantize(*sum, 3) : std::nullopt;
+  if (!q) return std::nullopt;
+  return to_double(*q);
+}
+
+/// Whether the 4 bytes at `pos` of `path` are a binary record's start.
+bool header_at(const std::string& path, std::uint64_t pos) {
+  std::uint64_t size = 0;
+  auto f = codec::open_regular(path, size);
+  if (!f) return false;
+  unsigned char h[4];
+  const bool ok = pos + 4 <= size && std::fseek(*f, static_cast<long>(pos), SEEK_SET) == 0 && std::fread(h, 1, 4, *f) == 4;
+  std::fclose(*f);
+  return ok && codec::dp_binary_header(h);
+}
+
+/// The reference's dp_data_dispatch on a device's slices (oldest first):
+/// under 128 bytes in all, text; else the header where the last record would
+/// start (in the newest slice, or the one before when the newest holds less
+/// than a record). Added here: binary also when the first slice starts with
+/// a record (a cut tail moves the place the reference looks at).
+bool judged_binary(const std::vector<const prof::data_file*>& fs) {
+  std::uint64_t total = 0;
+  for (const auto* f : fs) total += f->size;
+  if (total >= codec::dp_record_size) {
+    std::size_t j = fs.size() - 1;
+    std::int64_t off = 0;
+    if (fs[j]->size < codec::dp_record_size) off = static_cast<std::int64_t>(fs[j--]->size);
+    if (static_cast<std::int64_t>(codec::dp_record_size) - off < 4) off -= static_cast<std::int64_t>(codec::dp_record_size);
+    const std::int64_t pos = static_cast<std::int64_t>(fs[j]->size) + off - static_cast<std::int64_t>(codec::dp_record_size);
+    if (pos >= 0 && header_at(fs[j]->path, static_cast<std::uint64_t>(pos))) return true;
+  }
+  for (const auto* f : fs)
+    if (f->size != 0) return header_at(f->path, 0);
+  return false;
+}
+
+/// A file's problems: the first few each a warning, then one count.
+class file_problems {
+ public:
+  file_problems(std::vector<std::string>& out, const std::string& path) : out_(out), path_(path) {}
+  ~file_problems() {
+    if (n_ > shown) out_.push_back(path_ + ": ... and " + std::to_string(n_ - shown) + " more data preprocess problems");
+  }
+  file_problems(const file_problems&) = delete;
+  file_problems& operator=(const file_problems&) = delete;
+  void add(std::string text) {
+    if (++n_ <= shown) out_.push_back(std::move(text));
+  }
+
+ private:
+  static constexpr std::uint64_t shown = 8;
+  std::vector<std::string>& out_;
+  const std::string& path_;
+  std::uint64_t n_ = 0;
+};
+
+}  // namespace dp_detail
+
+result<void> for_each_dp_row(const std::string& prof_dir, std::vector<std::string>& warnings,
+                             const std::function<result<void>(const dp_row&)>& fn) {
+  using namespace dp_detail;
+  auto r = detail::open_for_slices(prof_dir, true, "DATA_PREPROCESS.", false);
+  if (!r) return {};
+  std::vector<const prof::device_info*> devices;
+  for (const auto& d : r->devices()) devices.push_back(&d);
+  std::sort(devices.begin(), devices.end(), [](const prof::device_info* a, const prof::device_info* b) {
+    return std::to_string(a->id) < std::to_string(b->id);  // the folders' names, as sorted() gives them
+  });
+  result<void> status;
+  for (const auto* d : devices) {
+    std::vector<const prof::data_file*> fs;
+    for (const auto& f : r->files())
+      if (f.device && f.device_id == d->id && f.module == prof::layout::data_preprocess) fs.push_back(&f);
+    if (fs.empty()) continue;
+    // InfoConfReader's offset: start_info's collectionTimeBegin - clockMonotonicRaw / 1000, 0 without both.
+    const std::string begin = d->start_info.get("collectionTimeBegin").as_string_or("");
+    const std::string raw = d->start_info.get("clockMonotonicRaw").as_string_or("");
+    const double offset_us = begin.empty() || raw.empty() ? 0.0
+                                                          : std::strtod(begin.c_str(), nullptr) - std::strtod(raw.c_str(), nullptr) / 1000;
+    const bool binary = judged_binary(fs);
+    dp_row row;
+    row.device_id = d->id;
+    row.size_is_number = binary;
+    const auto emit = [&](const codec::DpEntry& e, const py_decimal& ns, const codec::place& at, file_problems& p) {
+      const auto us = local_us(ns, offset_us);
+      if (!us) return p.add(at.str() + ": data preprocess time outside what the reference's Decimal holds; skipped");
+      row.time = py_float(*us);
+      row.action = e.action;
+      row.source = e.source;
+      row.size = e.size;
+      status = fn(row);
+    };
+    // Newest slice first, as the reference reads them (its sort is in place, newest first).
+    for (auto it = fs.rbegin(); it != fs.rend() && status; ++it) {
+      const prof::data_file& f = **it;
+      file_problems p(warnings, f.path);
+      if (f.size == 0) {
+        p.add(f.path + ": record at byte offset 0: empty data preprocess slice, no records");
+        continue;
+      }
+      if (binary) {
+        std::uint64_t bad_header = 0, first_bad = 0;
+        auto rep = codec::scan_file(f.path, codec::dp_record_size, [&](const unsigned char* b, std::uint64_t off) {
+          if (!status) return;
+          const codec::place at{f.path, off};
+          auto e = codec::decode_dp_record(b, codec::dp_record_size, at);
+          if (!e) return p.add(e.err().message);
+          if (!e->header_ok && bad_header++ == 0) first_bad = off;
+          emit(*e, py_decimal::of_uint(e->timestamp), at, p);
+        });
+        if (!rep) {
+          if (rep.err().code == errc::io) return rep.err();
+          p.add(rep.err().message + "; data preprocess slice skipped");
+          continue;
+        }
+        if (bad_header)
+          p.add(codec::place{f.path, first_bad}.str() + ": " + std::to_string(bad_header) +
+                " data preprocess record(s) whose magic or tag is not 0x5A5A/100 (the first here); kept, as the reference keeps them");
+        if (rep->tail_bytes)
+          p.add(codec::place{f.path, rep->records * codec::dp_record_size}.str() + ": truncated data preprocess record: " +
+                std::to_string(rep->tail_bytes) + " of 128 bytes; the " + std::to_string(rep->records) +
+                " whole record(s) before it are kept");
+        continue;
+      }
+      bool found = false;
+      auto text = prof::read_small_file(f.path, found, 64u << 20);
+      if (!text) {
+        if (text.err().code == errc::io) return text.err();
+        p.add(text.err().message + "; data preprocess slice skipped");
+        continue;
+      }
+      codec::for_each_dp_piece(*text, [&](std::string_view piece, std::size_t off) {
+        if (!status || piece.find(codec::dp_mark) == std::string_view::npos) return;
+        const codec::place at{f.path, off};
+        auto e = codec::decode_dp_line(piece, at);
+        if (!e) return p.add(e.err().message + "; line skipped");
+        emit(*e, py_decimal::of_text(py_float(e->text_timestamp)), at, p);
+      });
+    }
+    MSPROF_TRY(status);
+  }
+  detail::slice_warnings(*r, "DATA_PREPROCESS.", warnings);
+  return {};
+}
+
+std::vector<std::string> dp_header() {
+  return {"Device_id", "Timestamp(us)", "Action", "Source", "Cached Buffer Size"};
 }
 
 }  // namespace convert

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, llc_read_write, hccs, nic, roce, host_cpu_usage, host_mem_usage, host_disk_usage, host_network_usage and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, llc_read_write, hccs, nic, roce, host_cpu_usage, host_mem_usage, host_disk_usage, host_network_usage, dp and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
 #include <algorithm>
@@ -150,6 +150,8 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_static_op_mem(r));
     MSPROF_TRY(write_ge_memory(r));
     MSPROF_TRY(write_aicpu(r));
+    MSPROF_TRY(write_in_file_order(r, "dp", dp_header(), &for_each_dp_row,
+                                   [](auto& s, const dp_row& m) { dp_cells(s, m); }));
     MSPROF_TRY(write_sys_io(r));
     MSPROF_TRY(write_host_usage(r));
     MSPROF_TRY(write_l2_cache(r));

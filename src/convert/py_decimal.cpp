@@ -117,6 +117,33 @@ std::optional<py_decimal> operator/(const py_decimal& a, const py_decimal& b) {
   return divide_digits(decimal_digits_of(a.coef), a.exp - b.exp, b.coef, a.neg != b.neg);
 }
 
+std::optional<py_decimal> operator+(const py_decimal& a, const py_decimal& b) {
+  const int e = std::min(a.exp, b.exp);
+  const u128 p37 = pow10(37);
+  const auto aligned = [&](const py_decimal& v) -> std::optional<u128> {
+    u128 c = v.coef;
+    for (int i = e; i < v.exp; ++i)
+      if ((c *= 10) >= p37) return std::nullopt;
+    return c;
+  };
+  const auto x = aligned(a), y = aligned(b);
+  if (!x || !y) return std::nullopt;
+  py_decimal s;
+  s.exp = e;
+  if (a.neg == b.neg) {
+    s.coef = *x + *y;
+    s.neg = a.neg;
+  } else {
+    s.neg = *x >= *y ? a.neg : b.neg;
+    s.coef = *x >= *y ? *x - *y : *y - *x;
+    if (s.coef == 0) s.neg = false;
+  }
+  int cut = 0;  // digits past 28, rounded away as the context rounds
+  for (u128 c = s.coef; c >= pow10(28); c /= 10) ++cut;
+  if (cut == 0) return s;
+  return quantize(s, -(s.exp + cut));
+}
+
 std::optional<py_decimal> quantize(const py_decimal& v, int places) {
   const u128 p28 = pow10(28);
   py_decimal q{v.coef, -places, v.neg};

@@ -78,6 +78,8 @@ def main():
             data / "host_mem.data.slice_0": 41,  # text: its first line
             data / "host_disk.data.slice_0": 24,  # text: its first line ("start_time <ns>")
             data / "host_network.data.slice_0": 18,  # text: its first line ("time <ns>")
+            dev / "DATA_PREPROCESS.DP.0.slice_0": 128,
+            prof / "device_1" / "data" / "DATA_PREPROCESS.dev.DP.1.slice_0": 80,  # text: its first line and "\n\0"
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

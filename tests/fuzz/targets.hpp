@@ -26,6 +26,7 @@
 #include <vector>
 
 #include <msprof/codec/decode.hpp>
+#include <msprof/codec/dp.hpp>
 #include <msprof/codec/dictionary.hpp>
 #include <msprof/prof/reader.hpp>
 #include <msprof/prof/staging.hpp>
@@ -103,7 +104,14 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
              static_cast<std::uint64_t>(r->read_kbs + r->write_kbs + r->io_percent > 0);
     if (auto r = codec::decode_host_net_line(text, at))
       sink = sink + r->timestamp + r->name.size() + static_cast<std::uint64_t>(r->rx_bytes ^ r->tx_bytes) + r->kind;
+    codec::for_each_dp_piece(text, [&](std::string_view piece, std::size_t off) {
+      require(off <= size, "a data preprocess piece starts inside its text");
+      if (auto r = codec::decode_dp_line(piece, codec::place{at.file, off}))
+        sink = sink + r->action.size() + r->source.size() + r->size.size() + static_cast<std::uint64_t>(r->text_timestamp > 0);
+    });
   }
+  if (auto r = codec::decode_dp_record(data, size, at))
+    sink = sink + r->timestamp + r->action.size() + r->source.size() + r->size.size() + r->header_ok;
   if (auto r = codec::decode_compact(data, size, at)) {
     // The minimum lengths the reader uses (a RUNTIME node_basic_info has 28).
     if (auto p = codec::decode_payload<codec::MsprofNodeBasicInfo>(*r, at, 28)) sink = sink + touch(*p);
@@ -270,6 +278,8 @@ inline constexpr const char* kProfFiles[] = {
     "device_0/data/llc.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
     "host/data/host_disk.data.slice_0",  // appended (no finding has a chunk index it remaps)
     "host/data/host_network.data.slice_0",
+    "device_0/data/DATA_PREPROCESS.DP.0.slice_0",  // appended (no finding has a chunk index it remaps)
+    "device_1/data/DATA_PREPROCESS.dev.DP.1.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 

@@ -84,6 +84,37 @@ void aicpu_row(Cells& s, const aicpu_kernel& k, const std::string& node) {
 result<std::optional<table>> data_preprocess(const std::string& prof_dir, const aicpu_names& names,
                                              std::vector<std::string>& warnings);
 
+/// One row of the CANN summary dp (the AI CPU's data preprocessing: its
+/// queue dequeues), from device_<id>/data/DATA_PREPROCESS.DP slices.
+struct dp_row {
+  std::uint32_t device_id = 0;
+  std::string time;  ///< local µs as the reference prints it (Python's repr of a float)
+  std::string action, source, size;
+  bool size_is_number = false;  ///< binary records' sizes; the text's are as written
+};
+
+/// The rows of every device with DP slices, devices in the order of their
+/// folders' names (as the reference merges them: device_10 before device_2),
+/// each device's slices newest first (the reference's order); binary records
+/// or text lines as the reference judges the device's slices (its rule: the
+/// record where the last whole one would start). Damage (a cut record, a
+/// binary header that is not 0x5A5A/100, a line whose time is not a number, an
+/// empty slice) is a warning naming the file and offset; every other row is kept.
+result<void> for_each_dp_row(const std::string& prof_dir, std::vector<std::string>& warnings,
+                             const std::function<result<void>(const dp_row&)>& fn);
+
+/// The CANN summary dp: header and one row.
+std::vector<std::string> dp_header();
+template <class Cells>
+void dp_cells(Cells& s, const dp_row& r) {
+  s.num(r.device_id);
+  s.raw(r.time);
+  s.str(r.action);
+  s.str(r.source);
+  if (r.size_is_number) s.raw(r.size);
+  else s.str(r.size);
+}
+
 }  // namespace convert
 MSPROF_END_NAMESPACE
 

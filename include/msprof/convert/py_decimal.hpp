@@ -46,6 +46,10 @@ py_decimal divide_digits(std::string_view digits, int exp10, py_decimal_coef d, 
 /// coefficient is 2^120 or more.
 std::optional<py_decimal> operator/(const py_decimal& a, const py_decimal& b);
 
+/// a + b at 28 digits (half-even); nullopt when the two, aligned, would
+/// need more than 37 digits (exponents far apart: not the times it adds).
+std::optional<py_decimal> operator+(const py_decimal& a, const py_decimal& b);
+
 /// Decimal.quantize(10^-places) (half-even); nullopt where Python raises
 /// InvalidOperation (the result needs more than 28 digits).
 std::optional<py_decimal> quantize(const py_decimal& v, int places);

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -144,6 +145,10 @@ inline constexpr char roce[] = "roce";  ///< as nic
 inline constexpr char hbm[] = "hbm";
 inline constexpr char ddr[] = "ddr";
 inline constexpr char llc[] = "llc";  ///< either LLC layout (info.json's `version`)
+// The AI CPU's data-preprocess slices, named apart from the others:
+// DATA_PREPROCESS.DP.<id>.slice_<n> or DATA_PREPROCESS.dev.DP.<id>.slice_<n>
+// (both the reference's patterns), one module whichever (codec/dp.hpp).
+inline constexpr char data_preprocess[] = "DATA_PREPROCESS.DP";
 // Host text slices "<module>.data.slice_<n>" (no aging prefix, no tag): the
 // host system's usage as CANN samples it.
 inline constexpr char host_cpu[] = "host_cpu";  ///< text: time, uptime and thread stat lines
@@ -241,6 +246,12 @@ inline stream::parsed stream::parse(std::string_view name, bool device, std::uin
   p.slice = static_cast<std::uint32_t>(slice);
   const std::string_view stem = name.substr(0, s);
   if (device) {
+    const std::string id = "." + std::to_string(dev);
+    for (std::string_view dp : {"DATA_PREPROCESS.DP", "DATA_PREPROCESS.dev.DP"})
+      if (stem.size() == dp.size() + id.size() && stem.substr(0, dp.size()) == dp && stem.substr(dp.size()) == id) {
+        p.s.module = layout::data_preprocess;
+        return p;
+      }
     const std::string mid = ".data." + std::to_string(dev);
     if (stem.size() < mid.size() || stem.substr(stem.size() - mid.size()) != mid) {
       p.problem = "device file name is not <name>.data.<device id>.slice_<N>";

@@ -113,6 +113,12 @@ inline void check_same_files(const fs::path& generated, const fs::path& stored) 
 }
 
 /// Every CSV of case `c`'s expected/ equals ours (in t) byte for byte; how many there were.
+/// Whether one of `warnings` holds both `a` and `b`.
+inline bool has_warning(const std::vector<std::string>& warnings, const std::string& a, const std::string& b) {
+  return std::any_of(warnings.begin(), warnings.end(),
+                     [&](const std::string& w) { return w.find(a) != std::string::npos && w.find(b) != std::string::npos; });
+}
+
 inline std::size_t check_csvs(const temp_copy& t, const std::string& c) {
   std::size_t csvs = 0;
   for (const auto& e : fs::directory_iterator(case_dir(c) / "expected")) {

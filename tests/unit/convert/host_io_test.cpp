@@ -67,10 +67,7 @@ std::vector<std::string> network_usages(const path& prof, std::vector<std::strin
   return v;
 }
 
-bool has(const std::vector<std::string>& warnings, const std::string& a, const std::string& b) {
-  return std::any_of(warnings.begin(), warnings.end(),
-                     [&](const std::string& w) { return w.find(a) != std::string::npos && w.find(b) != std::string::npos; });
-}
+using golden::has_warning;
 
 // The case's two warnings: slice_0's cut line (6 fields; the reference skips it
 // too) and slice_1 without a start_time line (its rows start at 0, as the
@@ -78,8 +75,8 @@ bool has(const std::vector<std::string>& warnings, const std::string& a, const s
 // them out as before the collection start).
 void check_case_warnings(const std::vector<std::string>& w) {
   CHECK(w.size() == 2);
-  CHECK(has(w, "host_disk.data.slice_0: record at byte offset 803", "6 fields in a host disk line, not at least 8"));
-  CHECK(has(w, "host_disk.data.slice_1: record at byte offset 0", "no start_time line"));
+  CHECK(has_warning(w, "host_disk.data.slice_0: record at byte offset 803", "6 fields in a host disk line, not at least 8"));
+  CHECK(has_warning(w, "host_disk.data.slice_1: record at byte offset 0", "no start_time line"));
 }
 
 }  // namespace
@@ -183,10 +180,10 @@ TEST_CASE("host_io: bad disk lines are warnings naming the file and offset, and 
   CHECK(u[63].start == u[62].end);
   REQUIRE(warnings.size() == 2 + 4);
   const std::string f = "host_disk.data.slice_0: record at byte offset ";
-  CHECK(has(warnings, f + std::to_string(size) + ":", "read or write rate is not a number; counted as 0"));
-  CHECK(has(warnings, f + std::to_string(size + bad_read.size()) + ":", "unit is not B/s, K/s, M/s or G/s"));
-  CHECK(has(warnings, f + std::to_string(size + bad_read.size() + bad_unit.size()) + ":", "host disk IO 'zz' is not a number"));
-  CHECK(has(warnings, f + std::to_string(size + bad_read.size() + bad_unit.size() + bad_io.size()) + ":", "4 fields"));
+  CHECK(has_warning(warnings, f + std::to_string(size) + ":", "read or write rate is not a number; counted as 0"));
+  CHECK(has_warning(warnings, f + std::to_string(size + bad_read.size()) + ":", "unit is not B/s, K/s, M/s or G/s"));
+  CHECK(has_warning(warnings, f + std::to_string(size + bad_read.size() + bad_unit.size()) + ":", "host disk IO 'zz' is not a number"));
+  CHECK(has_warning(warnings, f + std::to_string(size + bad_read.size() + bad_unit.size() + bad_io.size()) + ":", "4 fields"));
 }
 
 TEST_CASE("host_io: without host_disk_freq the disk usage is a warning and its summary N/A") {
@@ -198,7 +195,7 @@ TEST_CASE("host_io: without host_disk_freq the disk usage is a warning and its s
   REQUIRE(s->rows.size() == 1);
   CHECK(s->rows[0] == std::vector<std::string>{"host", "N/A", "N/A", "N/A", "N/A"});
   REQUIRE(warnings.size() == 1);
-  CHECK(has(warnings, "host/sample.json", "no positive host_disk_freq"));
+  CHECK(has_warning(warnings, "host/sample.json", "no positive host_disk_freq"));
 }
 
 TEST_CASE("host_io: bad network lines, equal times and a missing netCard are warnings, and the rest is kept") {
@@ -215,15 +212,15 @@ TEST_CASE("host_io: bad network lines, equal times and a missing netCard are war
   CHECK(got.size() == 7);  // the interval of no time is left out
   REQUIRE(warnings.size() == 3);
   const std::string f = "host_network.data.slice_1: record at byte offset ";
-  CHECK(has(warnings, f + std::to_string(size) + ":", "'time' line is not 'time <ns>'"));
-  CHECK(has(warnings, f + std::to_string(size + bad_time.size()) + ":", "interface 'eth0': its counters are not integers"));
-  CHECK(has(warnings, "host_network.data.slice_1", "two samples at the same time; the interval before it is left out"));
+  CHECK(has_warning(warnings, f + std::to_string(size) + ":", "'time' line is not 'time <ns>'"));
+  CHECK(has_warning(warnings, f + std::to_string(size + bad_time.size()) + ":", "interface 'eth0': its counters are not integers"));
+  CHECK(has_warning(warnings, "host_network.data.slice_1", "two samples at the same time; the interval before it is left out"));
 
   edit(t.prof, "info.json", "\"netCard\":", "\"netCards\":");
   warnings.clear();
   CHECK_FALSE(cv::host_network_usage_summary(t.prof.string(), warnings).has_value());
   REQUIRE(warnings.size() == 1);
-  CHECK(has(warnings, "host/info.json", "no netCard list"));
+  CHECK(has_warning(warnings, "host/info.json", "no netCard list"));
 }
 
 TEST_CASE("host_io: every netCard speed -1, a summary of no usage") {
