@@ -132,32 +132,6 @@ std::vector<std::string> peak_and_recommended(std::vector<double>& v) {
   return {py_float(v.back()), py_float(recommended(v))};
 }
 
-/// Warnings of a usage reader about lines, at most `cap` per slice and then a count.
-class line_warnings {
- public:
-  explicit line_warnings(std::vector<std::string>& out) : out_(out) {}
-  ~line_warnings() { flush(); }
-  line_warnings(const line_warnings&) = delete;
-  line_warnings& operator=(const line_warnings&) = delete;
-  void operator()(const codec::place& at, const std::string& what) {
-    if (at.file != file_) {
-      flush();
-      file_ = std::string(at.file);
-    }
-    if (++count_ <= cap) out_.push_back(at.str() + ": " + what);
-  }
-
- private:
-  static constexpr std::size_t cap = 100;
-  void flush() {
-    if (count_ > cap) out_.push_back("... and " + std::to_string(count_ - cap) + " more problems in " + file_);
-    count_ = 0;
-  }
-  std::vector<std::string>& out_;
-  std::string file_;
-  std::size_t count_ = 0;
-};
-
 // ---- the network usage
 
 /// info.json's netCard as HostNetworkUsagePresenter reads it: the entries with
@@ -366,7 +340,6 @@ bool for_each_host_disk_usage(const std::string& prof_dir, std::vector<std::stri
     (void)first->for_each_host_disk_line([&](const codec::HostDiskLine& l, const codec::place& at) {
       if (l.kind == codec::HostDiskLine::start_time) start_of[std::string(at.file)] = l.start_ns;
     });
-  line_warnings warn(warnings);
   std::string file;
   double end = 0;
   auto res = r->for_each_host_disk_line([&](const codec::HostDiskLine& l, const codec::place& at) {
@@ -375,11 +348,12 @@ bool for_each_host_disk_usage(const std::string& prof_dir, std::vector<std::stri
       file = std::string(at.file);
       const auto it = start_of.find(file);
       end = it == start_of.end() ? 0.0 : it->second;
-      if (it == start_of.end()) warn(at, "the slice has no start_time line; its times start at 0, as the reference's do");
+      if (it == start_of.end()) r->line_warning(at, "the slice has no start_time line; its times start at 0, as the reference's do");
     }
     if (l.flags & (codec::HostDiskLine::bad_read | codec::HostDiskLine::bad_write))
-      warn(at, "a host disk read or write rate is not a number; counted as 0");
-    if (l.flags & codec::HostDiskLine::unknown_unit) warn(at, "a host disk rate's unit is not B/s, K/s, M/s or G/s; counted as K/s");
+      r->line_warning(at, "a host disk read or write rate is not a number; counted as 0");
+    if (l.flags & codec::HostDiskLine::unknown_unit)
+      r->line_warning(at, "a host disk rate's unit is not B/s, K/s, M/s or G/s; counted as K/s");
     const double start = end;
     end = start + interval;
     out({start, end, l.read_kbs, l.write_kbs, l.io_percent});
@@ -394,13 +368,14 @@ bool for_each_host_network_usage(const std::string& prof_dir, std::vector<std::s
   if (!r) return false;
   const auto cards = read_net_cards(*r, prof_dir, warnings);
   if (!cards) return false;
-  line_warnings warn(warnings);
   net_sample last, curr;  // each slice on its own, as the reference parses each file
   std::string file;
   codec::place where;
   const auto interval = [&] {
     if (last.time)
-      net_interval(last, curr, *cards, [&](const std::string& why) { warn(where, why + "; the interval before it is left out"); }, out);
+      net_interval(
+          last, curr, *cards, [&](const std::string& why) { r->line_warning(where, why + "; the interval before it is left out"); },
+          out);
   };
   const auto slice_end = [&] {
     if (!curr.data.empty()) interval();
@@ -419,7 +394,7 @@ bool for_each_host_network_usage(const std::string& prof_dir, std::vector<std::s
       curr.time = static_cast<double>(l.timestamp) / 1e9;
     } else if (l.kind != codec::HostNetLine::other && cards->speed.count(l.name) != 0) {
       if (l.kind == codec::HostNetLine::interface) curr.put(l);
-      else warn(at, "host network interface '" + l.name + "': its counters are not integers; line skipped");
+      else r->line_warning(at, "host network interface '" + l.name + "': its counters are not integers; line skipped");
     }
   });
   slice_end();

@@ -10,6 +10,20 @@
 
 #include <cstdio>
 
+/// A memory test's first statement: ASan's and TSan's allocators keep freed
+/// memory, so under them peak RSS says nothing and the test returns (doctest's MESSAGE says why).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MSPROF_TEST_SKIP_UNDER_SANITIZERS()                                                             \
+  do {                                                                                                  \
+    MESSAGE("skipped under sanitizers: their allocators keep freed memory, so peak RSS says nothing"); \
+    return;                                                                                             \
+  } while (0)
+#else
+#define MSPROF_TEST_SKIP_UNDER_SANITIZERS() \
+  do {                                      \
+  } while (0)
+#endif
+
 struct child_run {
   bool ok = false;      ///< the child ran and work() returned true
   double peak_mib = 0;  ///< the child's peak RSS

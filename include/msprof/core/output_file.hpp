@@ -269,6 +269,30 @@ class dir {
     return unique_fd(fd);
   }
 
+  /// The whole of the regular file `name` (one msprof updates), never through
+  /// a link: errc::not_found when it is missing, errc::bad_size past `limit` bytes.
+  result<std::string> read(const std::string& name, std::size_t limit) const {
+    // O_NONBLOCK: a FIFO planted under the name fails the check below instead of blocking.
+    unique_fd fd(::openat(fd_.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd) {
+      const int e = errno;
+      return make_error(e == ENOENT ? errc::not_found : errc::io, path_of(name) + ": cannot open: " + file_problem(name, e));
+    }
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return make_error(errc::io, path_of(name) + ": not a regular file");
+    std::string text;
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return make_error(errc::io, path_of(name) + ": read failed: " + detail::sys_err());
+      if (n == 0) return text;
+      if (text.size() + static_cast<std::size_t>(n) > limit)
+        return make_error(errc::bad_size, path_of(name) + ": larger than " + std::to_string(limit) + " bytes");
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+
   /// Error when `name` exists as something an output file may not replace (a link, a directory).
   result<void> check_replaceable(const std::string& name) const {
     struct stat st {};

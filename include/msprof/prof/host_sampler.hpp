@@ -166,18 +166,13 @@ class host_sampler {
   /// needs it to place the host_disk lines.
   result<void> add_disk_frequency(const outfile::dir& host) const {
     json::value sample = json::value::make_object();
-    const int fd = ::openat(host.fd(), layout::sample_json, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
-      std::string text;
-      char buf[4096];
-      ssize_t n = 0;
-      while ((n = ::read(fd, buf, sizeof buf)) > 0 && text.size() < (1u << 20)) text.append(buf, static_cast<std::size_t>(n));
-      ::close(fd);
-      auto parsed = json::parse(text, host.path_of(layout::sample_json));
+    auto text = host.read(layout::sample_json, 1u << 20);
+    if (text) {
+      auto parsed = json::parse(*text, host.path_of(layout::sample_json));
       if (!parsed) return parsed.err();
       if (parsed->is_object()) sample = std::move(*parsed);
-    } else if (errno != ENOENT) {
-      return make_error(errc::io, host.path_of(layout::sample_json) + ": " + std::strerror(errno) + " (host_disk_freq not added)");
+    } else if (text.err().code != errc::not_found) {
+      return make_error(errc::io, text.err().message + " (host_disk_freq not added)");
     }
     sample.set("host_disk_freq", json::value::make_number(frequency_text()));
     return outfile::write_atomic(host, layout::sample_json, json::dump(sample), false);

@@ -165,6 +165,13 @@ class prof_reader {
   }
   /// Warnings so far (open() and every for_each_* call add to them).
   const std::vector<warning>& warnings() const noexcept { return warnings_; }
+  /// A problem a for_each_*_line callback finds in the line at `at`: a
+  /// warning like the reader's own, under the same cap while its slice is read.
+  void line_warning(const codec::place& at, const std::string& what) {
+    if (scanning_ && scanning_->path == at.file)
+      return warn(*scanning_, at.offset, 0, warn_shown(*scanning_) ? at.str() + ": " + what : std::string());
+    warnings_.push_back({std::string(at.file), at.offset, 0, at.str() + ": " + what});
+  }
 
   /// Every API call in host api_event slices. MsprofEvent halves are paired by
   /// (level, type, thread, requestId, itemId); an unmatched half is a warning.

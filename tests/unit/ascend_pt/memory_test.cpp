@@ -77,10 +77,7 @@ child_run analyse_in_child(const fs::path& dir, const std::string& type) {
 }  // namespace
 
 TEST_CASE("ascend_pt memory: the peak RSS each framework op adds stays under its budget (text, db)") {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  MESSAGE("skipped under sanitizers: their allocators keep freed memory, so RSS says nothing about the analysis");
-  return;
-#endif
+  MSPROF_TEST_SKIP_UNDER_SANITIZERS();
   constexpr std::uint64_t small_ops = 40000, large_ops = 5 * small_ops;
   // Bytes of peak RSS per framework op (with its marks and ~1.8 CANN records),
   // with a 1 MiB spill budget so that the sorted runs are full at both sizes:
@@ -121,10 +118,7 @@ TEST_CASE("ascend_pt memory: the peak RSS each framework op adds stays under its
 }
 
 TEST_CASE("ascend_pt memory: the CANN part adds nothing that grows with the CANN records (text)") {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  MESSAGE("skipped under sanitizers: their allocators keep freed memory, so RSS says nothing about the analysis");
-  return;
-#endif
+  MSPROF_TEST_SKIP_UNDER_SANITIZERS();
   // The PROF_ part is loaded in windows (load_windows, whose own bound
   // tests/unit/convert/memory_test.cpp holds) and analyse keeps its rows and
   // events in sorted runs: with NPU activity only (nothing links framework
@@ -172,10 +166,7 @@ TEST_CASE("ascend_pt memory: the CANN part adds nothing that grows with the CANN
 }
 
 TEST_CASE("ascend_pt memory: the framework ops, task-queue spans, op tree, kernels, allocations and Python tracer records add nothing that grows with them (text, db)") {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  MESSAGE("skipped under sanitizers: their allocators keep freed memory, so RSS says nothing about the analysis");
-  return;
-#endif
+  MSPROF_TEST_SKIP_UNDER_SANITIZERS();
   // The ops and the task-queue spans are kept in temporary files past the
   // spill budget (spilled_list), the op tree is built in one pass with a stack
   // of the open ops, each launch's kernels meet the enqueues through sorted

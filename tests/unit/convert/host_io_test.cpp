@@ -186,6 +186,26 @@ TEST_CASE("host_io: bad disk lines are warnings naming the file and offset, and 
   CHECK(has_warning(warnings, f + std::to_string(size + bad_read.size() + bad_unit.size() + bad_io.size()) + ":", "4 fields"));
 }
 
+TEST_CASE("host_io: a slice's bad disk lines share the reader's cap of 20 warnings, then one count") {
+  // Lines the decoder rejects and lines the usage flags (a rate that is not a
+  // number) are counted together, as every problem the reader finds in a slice.
+  golden::temp_copy t(kCase);
+  const std::string bad_read = "12:00:09  4242 be/4 root  abc K/s  1.00 K/s  0.00 %  1.00 % python\n";
+  const std::string cut = "12:00:09  4242 be/4 ro\n";
+  std::string text = "start_time 1000100050000\n";
+  for (int k = 0; k < 15; ++k) text += bad_read + cut;
+  append(t.prof, "host_disk.data.slice_2", text);
+  std::vector<std::string> warnings;
+  const auto u = disk_usages(t.prof, warnings);
+  CHECK(u.size() == 65 + 15);  // the bad reads count 0
+  const std::string slice = (host_file(t.prof, "data") / "host_disk.data.slice_2").string();
+  CHECK(std::count_if(warnings.begin(), warnings.end(), [&](const std::string& w) {
+          return w.find(slice + ": record at byte offset ") != std::string::npos;
+        }) == 20);
+  CHECK(std::count(warnings.begin(), warnings.end(), "[msprof.codec] ... and 10 more problems in " + slice) == 1);
+  CHECK(warnings.size() == 2 + 20 + 1);  // the case's two, the slice's
+}
+
 TEST_CASE("host_io: without host_disk_freq the disk usage is a warning and its summary N/A") {
   golden::temp_copy t(kCase);
   edit(t.prof, "sample.json", "\"host_disk_freq\": 7", "\"host_disk_freq\": \"7\"");  // a string: the reference fails too

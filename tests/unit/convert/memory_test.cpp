@@ -44,10 +44,7 @@ std::size_t lines_of(const std::filesystem::path& p) {
 }  // namespace
 
 TEST_CASE("streaming export: 5 M raw records need no more memory than 1 M") {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  MESSAGE("skipped under sanitizers: their allocators keep freed memory, so RSS says nothing about the exporter");
-  return;
-#endif
+  MSPROF_TEST_SKIP_UNDER_SANITIZERS();
   temp_dir d("msprof_memory");
   child_run small, large;
   for (std::uint64_t records : {1000000u, 5000000u}) {
@@ -104,10 +101,7 @@ void done_files(const std::filesystem::path& prof) {
 }  // namespace
 
 TEST_CASE("streaming: HBM, HCCS and LLC samples put in time order need no more memory for 5 x the samples") {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  MESSAGE("skipped under sanitizers: their allocators keep freed memory, so RSS says nothing about the exporter");
-  return;
-#endif
+  MSPROF_TEST_SKIP_UNDER_SANITIZERS();
   // Each kind is read in file order and exported in time order: samples
   // written newest first make every one move. 300 k samples reach the
   // sorters' 16 MiB budget (held in memory, as before, they took 24-180 B each).

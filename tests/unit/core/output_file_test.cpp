@@ -72,6 +72,34 @@ TEST_CASE("outfile: a link at the output file or directory is refused, its targe
   CHECK(nd.err().message == (t / "file").string() + ": exists and is not a directory");
 }
 
+TEST_CASE("outfile: a file read back whole, never through a link, a FIFO refused without waiting") {
+  temp_dir t;
+  fs::create_directory(t / "out");
+  const std::string big(10000, 'x');  // more than one read
+  write_text(t / "out" / "a.json", big);
+  write_text(t / "victim", "precious");
+  fs::create_symlink(t / "victim", t / "out" / "link.json");
+  REQUIRE(::mkfifo((t / "out" / "fifo").c_str(), 0600) == 0);
+  auto d = outfile::dir::open((t / "out").string());
+  REQUIRE(d);
+  auto a = d->read("a.json", big.size());
+  REQUIRE(a);
+  CHECK(*a == big);
+  auto over = d->read("a.json", big.size() - 1);
+  REQUIRE_FALSE(over);
+  CHECK(over.err().code == errc::bad_size);
+  auto missing = d->read("b.json", 100);
+  REQUIRE_FALSE(missing);
+  CHECK(missing.err().code == errc::not_found);
+  auto link = d->read("link.json", 100);
+  REQUIRE_FALSE(link);
+  CHECK(link.err().message ==
+        (t / "out" / "link.json").string() + ": cannot open: is a symbolic link (msprof does not write through links)");
+  auto fifo = d->read("fifo", 100);  // no writer: a blocking open would hang here
+  REQUIRE_FALSE(fifo);
+  CHECK(fifo.err().message == (t / "out" / "fifo").string() + ": not a regular file");
+}
+
 TEST_CASE("outfile: atomic files: unpredictable temporaries, nothing left, replaced whole") {
   temp_dir t;
   auto d = outfile::dir::make((t / "out").string());

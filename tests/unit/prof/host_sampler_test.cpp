@@ -236,6 +236,9 @@ TEST_CASE("host sampler: only the parts asked for, host_disk_freq joins an exist
   fs::create_directories(t / "b" / "host");
   write_text(t / "target.json", "{}");
   fs::create_symlink(t / "target.json", t / "b" / "host" / "sample.json");
-  CHECK_FALSE((*d)->write_into((t / "b").string()));
+  const auto linked = (*d)->write_into((t / "b").string());
+  REQUIRE_FALSE(linked);
+  CHECK(linked.err().message == (t / "b" / "host" / "sample.json").string() +
+                                    ": cannot open: is a symbolic link (msprof does not write through links) (host_disk_freq not added)");
   CHECK(read_text(t / "target.json") == "{}");
 }
