@@ -230,7 +230,8 @@ result<std::string> host_usage_text(const std::string& prof_dir, bool color, std
   table t;
   t.header = {"Usage", "Intervals", "Mean(%)", "Peak(%)"};
   using k = host_usage_kind;
-  for (auto [kind, name] : {std::pair{k::cpu, "CPU"}, {k::memory, "Memory"}, {k::disk, "Disk"}, {k::network, "Network"}}) {
+  for (const auto& usage : {std::pair{k::cpu, "CPU"}, {k::memory, "Memory"}, {k::disk, "Disk"}, {k::network, "Network"}}) {
+    const host_usage_kind kind = usage.first;  // a plain local: C++17 lambdas take no structured binding
     std::size_t n = 0;
     double sum = 0, peak = 0;
     MSPROF_TRY(for_each_host_usage(prof_dir, kind, warnings, [&](const host_usage_point& p) -> result<void> {
@@ -243,7 +244,7 @@ result<std::string> host_usage_text(const std::string& prof_dir, bool color, std
     std::string mean, top;
     append_fixed(mean, sum / static_cast<double>(n), 2);
     append_fixed(top, peak, 2);
-    t.rows.push_back({name, std::to_string(n), mean, top});
+    t.rows.push_back({usage.second, std::to_string(n), mean, top});
   }
   if (t.rows.empty()) return std::string();
   return render_table("Host usage", t, {0, 1, 2, 3}, SIZE_MAX, color);
