@@ -222,8 +222,6 @@ class mstx_statistics {
   spill_sorter<duration_key> durations_;
 };
 
-}  // namespace detail
-
 /// The host usage table: per usage the intervals sampled, their mean and peak
 /// percentage, over the timeline's counters (CPU: the Avg of the CPUs).
 result<std::string> host_usage_text(const std::string& prof_dir, bool color, std::vector<std::string>& warnings) {
@@ -249,6 +247,8 @@ result<std::string> host_usage_text(const std::string& prof_dir, bool color, std
   if (t.rows.empty()) return std::string();
   return render_table("Host usage", t, {0, 1, 2, 3}, SIZE_MAX, color);
 }
+
+}  // namespace detail
 
 /// show_collector's state.
 struct show_collector::impl {
@@ -314,7 +314,7 @@ struct show_collector::impl {
                           std::to_string(d.aiv_num)});
       out += render_table("Frequency", f, {0, 1, 2, 3}, SIZE_MAX, color);
     }
-    auto host = host_usage_text(final.session.prof_dir, color, warnings);
+    auto host = detail::host_usage_text(final.session.prof_dir, color, warnings);
     if (!host) return host.err();
     out += *host;
     if (st.rows.empty() && api.rows.empty() && counts_.mstx == 0 && host->empty())
