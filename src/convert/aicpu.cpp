@@ -173,12 +173,13 @@ bool judged_binary(const std::vector<const prof::data_file*>& fs) {
   return false;
 }
 
-/// A file's problems: the first few each a warning, then one count.
+/// A file's problems under the reader's cap and in its words (these slices
+/// are read outside the reader: newest first, text slices whole).
 class file_problems {
  public:
   file_problems(std::vector<std::string>& out, const std::string& path) : out_(out), path_(path) {}
   ~file_problems() {
-    if (n_ > shown) out_.push_back(path_ + ": ... and " + std::to_string(n_ - shown) + " more data preprocess problems");
+    if (n_ > shown) out_.push_back("... and " + std::to_string(n_ - shown) + " more problems in " + path_);
   }
   file_problems(const file_problems&) = delete;
   file_problems& operator=(const file_problems&) = delete;
@@ -187,7 +188,7 @@ class file_problems {
   }
 
  private:
-  static constexpr std::uint64_t shown = 8;
+  const std::uint64_t shown = prof::reader_options{}.max_warnings_per_file;
   std::vector<std::string>& out_;
   const std::string& path_;
   std::uint64_t n_ = 0;

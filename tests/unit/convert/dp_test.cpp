@@ -129,6 +129,23 @@ TEST_CASE("dp: a text line whose time is not a number is a warning with its offs
             "data preprocess time '12x' is not a decimal number; line skipped"));
 }
 
+TEST_CASE("dp: a slice's problems are capped as the reader caps a file's: 20, then one count") {
+  golden::temp_copy t(kCase);
+  const path p = data(t.prof, 1) / "DATA_PREPROCESS.dev.DP.1.slice_0";
+  const std::string b = golden::slurp(p);
+  std::string bad;
+  for (int i = 0; i < 25; ++i) bad += "[" + std::to_string(i) + "x] Last queue dequeue, source:s, index:1, size:1\n" + std::string(1, '\0');
+  write(p, b + bad);
+  std::vector<std::string> w;
+  CHECK(export_rows(t, w) == expected());
+  const auto slice_problems = std::count_if(w.begin(), w.end(), [](const std::string& s) {
+    return s.find("DATA_PREPROCESS.dev.DP.1.slice_0: record at byte offset") != std::string::npos;
+  });
+  CHECK(slice_problems == 20);
+  // The slice's own line of 2 parts and the 25 bad times: 26 problems.
+  CHECK(has_warning(w, "... and 6 more problems in ", "DATA_PREPROCESS.dev.DP.1.slice_0"));
+}
+
 TEST_CASE("dp: only empty slices, no dp file and a warning for each") {
   golden::temp_copy t(kCase);
   for (int dev : {0, 1})
