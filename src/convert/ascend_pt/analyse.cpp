@@ -21,6 +21,7 @@
 
 #include "msprof/convert/ascend_pt/cann_part.hpp"
 #include "msprof/convert/ascend_pt/db.hpp"
+#include "msprof/convert/beside.hpp"
 #include "msprof/convert/hccl.hpp"
 #include "msprof/convert/hccl_analyze.hpp"
 #include "msprof/convert/load.hpp"
@@ -854,12 +855,18 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   if (wants("text")) {
     std::size_t incomplete = 0;
     csv_files csv(*out, res);
-    MSPROF_TRY(text_tables(l, incomplete, csv));
+    // trace_view.json and the tables share only what both read (the relation's
+    // sorted runs they drain are their own, the spilled lists are read with
+    // pread): the one beside the others.
+    result<void> tables, trace;
+    beside(o.threaded, [&] { trace = write_trace_view(*out, l.d, l.m, l.cann->timeline(), l.rel); },
+           [&] { tables = text_tables(l, incomplete, csv); });
+    MSPROF_TRY(tables);
     for (auto& w : l.warnings) res.warnings.push_back(std::move(w));
     if (incomplete)
       res.warnings.push_back(l.d.dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
                              " memory record(s) are incomplete (blocks without their free records)");
-    MSPROF_TRY(write_trace_view(*out, l.d, l.m, l.cann->timeline(), l.rel));
+    MSPROF_TRY(trace);
     res.files.push_back((fs::path(out->path()) / "trace_view.json").string());
     if (l.d.info.level != "Level_none") {  // torch_npu's CommunicationParser (hccl_analyze.hpp)
       auto comm = hccl::write_pt_communication(out->path(), l.comm, l.m.session.start_ns, comm_steps(l.steps));
