@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "msprof/core/json.hpp"
@@ -75,9 +76,13 @@ std::string ts_us(std::int64_t ns) {
 }
 
 std::string py_float(double v) {
-  std::string s = fmt::format("{}", v);
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
+  char buf[48];  // the shortest text of a double is at most 24 characters
+  char* end = fmt::format_to(buf, FMT_COMPILE("{}"), v);
+  if (std::find_if(buf, end, [](char c) { return c == '.' || c == 'e' || c == 'n'; }) == end) {
+    *end++ = '.';
+    *end++ = '0';
+  }
+  return std::string(buf, end);
 }
 
 double py_round_value(double v, int digits) {

@@ -281,31 +281,37 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
 
 /// Follows JSON text a character at a time: structural(c) is true for a
 /// character outside every string (quotes and string contents are not).
-struct json_strings {
-  bool in_string = false, escaped = false;
-  bool structural(char c) {
+/// Walks compact JSON, skipping strings: at(i) for each character outside
+/// them but the opening quotes.
+template <class At>
+void outside_strings(std::string_view json, At&& at) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
     if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
+      if (c == '\\')
+        ++i;  // the escaped character
       else if (c == '"')
         in_string = false;
-      return false;
+    } else if (c == '"') {
+      in_string = true;
+    } else {
+      at(i);
     }
-    if (c == '"') in_string = true;
-    return !in_string;
   }
-};
+}
 
 /// Compact JSON (the timeline formatter's) in json.dumps' layout: a space
 /// after each ',' and ':' outside strings.
 void append_spaced(std::string& out, std::string_view json) {
-  json_strings js;
-  for (const char c : json) {
-    out += c;
-    if (js.structural(c) && (c == ',' || c == ':')) out += ' ';
-  }
+  std::size_t from = 0;
+  outside_strings(json, [&](std::size_t i) {
+    if (json[i] != ',' && json[i] != ':') return;
+    out.append(json.data() + from, i + 1 - from);
+    out += ' ';
+    from = i + 1;
+  });
+  out.append(json.data() + from, json.size() - from);
 }
 
 /// Event names and args.name values torch_npu drops from the CANN part at
@@ -342,19 +348,18 @@ struct cann_events {
   bool prune;
   std::string buf;
   void operator()() {
+    const std::string_view all = buf;
     std::size_t start = 0;
     int depth = 0;
-    json_strings js;
-    for (std::size_t i = 0; i < buf.size(); ++i) {
-      const char c = buf[i];
-      if (!js.structural(c)) continue;
+    outside_strings(all, [&](std::size_t i) {
+      const char c = all[i];
       if (c == '{' || c == '[') {
         if (depth++ == 0) start = i;
       } else if ((c == '}' || c == ']') && --depth == 0) {
-        const std::string_view e = std::string_view(buf).substr(start, i + 1 - start);
+        const std::string_view e = all.substr(start, i + 1 - start);
         if (!prune || !pruned(e)) append_spaced(ev.next(), e);
       }
-    }
+    });
     buf.clear();
   }
 };
