@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The summary exporter: op_summary, op_statistic, api_statistic, task_time,
-// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, llc_read_write, hccs, nic, roce, host_cpu_usage, host_mem_usage, host_disk_usage, host_network_usage, dp and msprof_losses files, and README.txt.
+// msprof_tx, step_trace, mstx_mem, npu_module_mem, pcie, hbm, ddr, llc_read_write, hccs, nic, roce, host_cpu_usage, host_mem_usage, host_disk_usage, host_network_usage, cpu_usage, process_cpu_usage, sys_mem, process_mem, dp and msprof_losses files, and README.txt.
 #include "msprof/convert/export_writers.hpp"
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "msprof/convert/aicpu.hpp"
 #include "msprof/convert/l2_cache.hpp"
 #include "msprof/convert/hccl.hpp"
+#include "msprof/convert/host_sys_usage.hpp"
 #include "msprof/convert/host_usage.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/sys_io.hpp"
@@ -401,6 +402,7 @@ struct summary_exporter::impl {
   result<void> write_host_usage(export_result& r) {
     for (auto summary : {&host_cpu_usage_summary, &host_mem_usage_summary, &host_disk_usage_summary, &host_network_usage_summary})
       if (const auto t = (*summary)(prof_dir_, r.warnings)) MSPROF_TRY(write_table(r, *t));
+    for (const auto& t : host_sys_usage_summaries(prof_dir_, r.warnings)) MSPROF_TRY(write_table(r, t));  // --host-sys-usage
     return {};
   }
   /// A summary made whole in memory, its cells as text.

@@ -80,6 +80,10 @@ def main():
             data / "host_network.data.slice_0": 18,  # text: its first line ("time <ns>")
             dev / "DATA_PREPROCESS.DP.0.slice_0": 128,
             prof / "device_1" / "data" / "DATA_PREPROCESS.dev.DP.1.slice_0": 80,  # text: its first line and "\n\0"
+            data / "host_sys_cpu.data.slice_0": 160,  # text: a record's head and cpu lines
+            data / "4242-CpuUsage.data.slice_0": 320,  # text: a whole record (stat, ProcessName, cpu)
+            data / "host_sys_mem.data.slice_0": 240,  # text: a record's head and meminfo lines
+            data / "4242-Memory.data.slice_0": 90,  # text: a whole record (statm, ProcessName, the blank line)
         }
         for f, size in records.items():
             if f.is_file() and f.stat().st_size >= size:

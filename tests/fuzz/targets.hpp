@@ -34,6 +34,7 @@
 #ifdef MSPROF_FUZZ_WITH_CONVERT
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/hccl.hpp>
+#include <msprof/convert/host_sys_usage.hpp>
 #include <msprof/convert/load.hpp>
 #include <msprof/convert/text.hpp>
 #endif
@@ -104,6 +105,21 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
              static_cast<std::uint64_t>(r->read_kbs + r->write_kbs + r->io_percent > 0);
     if (auto r = codec::decode_host_net_line(text, at))
       sink = sink + r->timestamp + r->name.size() + static_cast<std::uint64_t>(r->rx_bytes ^ r->tx_bytes) + r->kind;
+#ifdef MSPROF_FUZZ_WITH_CONVERT
+    // --host-sys-usage's record texts, each kind: rows of the kind's width, warnings naming the file.
+    for (auto kind : {msprof::convert::host_sys_file::sys_cpu, msprof::convert::host_sys_file::pid_cpu,
+                      msprof::convert::host_sys_file::sys_mem, msprof::convert::host_sys_file::pid_mem}) {
+      static constexpr std::size_t width[] = {10, 5, 9, 3};
+      std::vector<std::string> warnings;
+      std::string unit;
+      for (const auto& row : msprof::convert::parse_host_sys_usage(kind, text, "fuzz", 1, warnings, &unit)) {
+        require(row.v.size() == width[static_cast<int>(kind)], "a host_sys_usage row has its kind's columns");
+        sink = sink + row.name.size() + static_cast<std::uint64_t>(row.pid.value_or(0));
+      }
+      for (const auto& w : warnings) require(w.rfind("fuzz: byte offset ", 0) == 0, "a host_sys_usage warning names the file");
+      sink = sink + unit.size();
+    }
+#endif
     codec::for_each_dp_piece(text, [&](std::string_view piece, std::size_t off) {
       require(off <= size, "a data preprocess piece starts inside its text");
       if (auto r = codec::decode_dp_line(piece, codec::place{at.file, off}))
@@ -280,6 +296,10 @@ inline constexpr const char* kProfFiles[] = {
     "host/data/host_network.data.slice_0",
     "device_0/data/DATA_PREPROCESS.DP.0.slice_0",  // appended (no finding has a chunk index it remaps)
     "device_1/data/DATA_PREPROCESS.dev.DP.1.slice_0",
+    "host/data/host_sys_cpu.data.slice_0",  // appended (no finding has a chunk index it remaps)
+    "host/data/host_sys_mem.data.slice_0",
+    "host/data/4242-CpuUsage.data.slice_0",
+    "host/data/4242-Memory.data.slice_0",
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 

@@ -14,8 +14,6 @@ namespace {
 constexpr const char* no_hardware = "not collected: no such hardware here";
 constexpr const char* no_runtime = "not collected: no CANN runtime here (msprof records the program's mstx calls)";
 constexpr const char* host_sys_part = "osrt is not collected (msprof samples the program's cpu, mem, disk and network)";
-constexpr const char* no_system_sampling =
-    "not collected: msprof does not sample the whole system (--host-sys=cpu,mem samples the program)";
 
 // Names, values and ranges: CANN's msprof --help and its input parser
 // (docs/cli.md, "CANN's collection options", lists the sources).
@@ -70,8 +68,8 @@ constexpr cann_option cann_options[] = {
     // the machine's /proc/net/dev (msprof/prof/host_sampler.hpp). CANN samples osrt with perf and ltrace.
     {"host-sys", "list:cpu|mem|disk|network|osrt", host_sys_part, "cpu|mem|disk|network"},
     {"host-sys-pid", "pid", nullptr},  // CANN: without effect when it runs the program, as here
-    {"host-sys-usage", "list:cpu|mem", no_system_sampling},
-    {"host-sys-usage-freq", "1..50", nullptr},  // applied: the period of --host-sys
+    {"host-sys-usage", "list:cpu|mem", nullptr},  // applied: the system's and the program's processes' usage
+    {"host-sys-usage-freq", "1..50", nullptr},    // applied: the period of --host-sys and --host-sys-usage
     // Collection windows.
     {"dynamic", "on|off", nullptr},          // applied: start / stop / quit on stdin (dynamic.cpp)
     {"delay", "1..4294967295", nullptr},     // applied: MSPROF_DELAY

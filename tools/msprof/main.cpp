@@ -645,12 +645,15 @@ int cmd_launch(arg_parser& p) {
     window |= name == "delay" || name == "duration";
   }
   if (dynamic && window) return usage_error("--dynamic=on cannot be used with --delay or --duration (as in CANN)");
-  // --host-sys=cpu,mem,disk,network: the program's usage, every 1/--host-sys-usage-freq s (CANN's default 50 Hz).
+  // --host-sys=cpu,mem,disk,network: the program's usage; --host-sys-usage=cpu,mem: the system's and the
+  // program's processes' (CANN's files); every 1/--host-sys-usage-freq s (CANN's default 50 Hz).
   msprof::prof::host_sampler::parts host_sys;
   unsigned host_hz = 50;
   for (const auto& [name, v] : cann) {
     if (name == "host-sys")
       for (const auto& w : split(v, ',')) host_sys.set(w);
+    if (name == "host-sys-usage")
+      for (const auto& w : split(v, ',')) host_sys.set_usage(w);
     if (name == "host-sys-usage-freq") host_hz = *parse_u32(v);
   }
   if (attach_pid) {
@@ -708,7 +711,7 @@ int cmd_launch(arg_parser& p) {
     cann_record += (cann_record.empty() ? "" : ";") + name + "=" + v;
   }
   if (attach_pid && host_sys.any())
-    say_warning("--host-sys: not sampled with --pid (msprof samples a program it runs)");
+    say_warning("--host-sys / --host-sys-usage: not sampled with --pid (msprof samples a program it runs)");
 
   std::map<std::string, fs::file_time_type> before;
   for (const auto& e : fs::directory_iterator(output, ec)) before[e.path().filename().string()] = e.last_write_time(ec);

@@ -2,8 +2,10 @@
 // Host CPU, memory, disk and network usage of a set of processes (torch_npu's
 // experimental_config.host_sys, CANN's --host-sys=cpu,mem,disk,network),
 // sampled from /proc on a thread and written as CANN's host text slices
-// host/data/host_cpu.data.slice_0, host_mem, host_disk and host_network
-// (docs/formats.md, "Host system usage"):
+// host/data/host_cpu.data.slice_0, host_mem, host_disk and host_network; and
+// CANN's --host-sys-usage=cpu,mem: the whole system's /proc/stat and
+// /proc/meminfo (host_sys_cpu, host_sys_mem) and per process its stat and
+// statm (<pid>-CpuUsage, <pid>-Memory) (docs/formats.md, "Host system usage"):
 //
 //   host_sampler::parts what;
 //   what.cpu = what.disk = true;
@@ -63,25 +65,37 @@ class host_sampler {
     bool mem = false;      ///< host_mem: their /proc/<p>/statm summed
     bool disk = false;     ///< host_disk: their /proc/<p>/io and /proc/<p>/stat I/O, iotop's way
     bool network = false;  ///< host_network: the machine's /proc/net/dev
+    /// --host-sys-usage=cpu: host_sys_cpu (/proc/stat's cpu lines) and per process <pid>-CpuUsage
+    bool sys_cpu = false;
+    /// --host-sys-usage=mem: host_sys_mem (/proc/meminfo) and per process <pid>-Memory
+    bool sys_mem = false;
     /// Sets the part `name` names; false for a name that is no part (osrt, numa ...).
     bool set(std::string_view name) noexcept {
       bool* p = name == "cpu" ? &cpu : name == "mem" ? &mem : name == "disk" ? &disk : name == "network" ? &network : nullptr;
       if (p) *p = true;
       return p != nullptr;
     }
-    bool any() const noexcept { return cpu || mem || disk || network; }
+    /// Sets the --host-sys-usage part `name` names ("cpu", "mem"); false for another name.
+    bool set_usage(std::string_view name) noexcept {
+      bool* p = name == "cpu" ? &sys_cpu : name == "mem" ? &sys_mem : nullptr;
+      if (p) *p = true;
+      return p != nullptr;
+    }
+    bool any() const noexcept { return cpu || mem || disk || network || sys_cpu || sys_mem; }
   };
   /// The processes to sample; asked again every 100 ms (processes come and go).
   using process_list = std::function<std::vector<pid_t>()>;
   /// CANN's default period: --host-sys-usage-freq 50 Hz.
   static constexpr std::chrono::milliseconds default_period{20};
+  /// The processes that get <pid>-CpuUsage / <pid>-Memory files (a spooled file each); more are not sampled.
+  static constexpr std::size_t max_usage_processes = 256;
 
   /// Samples `what` of `processes()` now, every `period` (at least 1 ms), and at stop().
   static result<std::unique_ptr<host_sampler>> start(process_list processes, parts what,
                                                      std::chrono::milliseconds period = default_period) {
     if (period.count() <= 0) return make_error(errc::invalid_argument, "host sampling: the period must be at least 1 ms");
     std::unique_ptr<host_sampler> s(new host_sampler(std::move(processes), period));
-    const bool wanted[count] = {what.cpu, what.mem, what.disk, what.network};
+    const bool wanted[count] = {what.cpu, what.mem, what.disk, what.network, what.sys_cpu, what.sys_mem};
     for (int k = 0; k < count; ++k) {
       if (!wanted[k]) continue;
       std::FILE* f = std::tmpfile();
@@ -114,9 +128,11 @@ class host_sampler {
   }
 
   /// Writes the samples into `prof_dir`/host/data/ as slice_0 of host_cpu.data,
-  /// host_mem.data, host_disk.data and host_network.data with their .done
-  /// files, and host_disk's frequency into host/sample.json (every file
-  /// through outfile: never through a link). After stop().
+  /// host_mem.data, host_disk.data, host_network.data, host_sys_cpu.data,
+  /// host_sys_mem.data and each process's <pid>-CpuUsage.data and
+  /// <pid>-Memory.data with their .done files, and into host/sample.json
+  /// host_disk's frequency and the --host-sys-usage sampling intervals (ms)
+  /// (every file through outfile: never through a link). After stop().
   result<void> write_into(const std::string& prof_dir) const {
     auto prof = outfile::dir::open(prof_dir);
     if (!prof) return prof.err();
@@ -124,24 +140,19 @@ class host_sampler {
     if (!host) return host.err();
     auto data = host->mkdir(layout::data_dir);
     if (!data) return data.err();
-    for (int k = 0; k < count; ++k) {
-      std::FILE* file = spool_[k].get();
-      if (!file) continue;
-      if (std::ferror(file)) return make_error(errc::io, "host sampling: its temporary file could not be written (disk full?)");
-      const std::string name = std::string(modules[k]) + ".data.slice_0";
-      auto out = outfile::atomic_file::create(*data, name);
-      if (!out) return out.err();
-      char buf[1 << 16];
-      off_t at = 0;
-      for (ssize_t n; (n = ::pread(::fileno(file), buf, sizeof buf, at)) != 0; at += n) {
-        if (n < 0) return make_error(errc::io, std::string("host sampling: reading its temporary file: ") + std::strerror(errno));
-        if (auto w = out->write(std::string_view(buf, static_cast<std::size_t>(n))); !w) return w;
-      }
-      if (auto c = out->commit(false); !c) return c;
-      if (auto d = outfile::write_atomic(*data, name + layout::done_suffix, "filesize:" + std::to_string(at) + "\n", false); !d)
-        return d;
+    for (int k = 0; k < count; ++k)
+      if (spool_[k]) MSPROF_TRY(copy_spool(*data, std::string(modules[k]) + ".data.slice_0", spool_[k].get()));
+    for (const auto& [pid, files] : processes_spool_) {
+      const std::string stem = std::to_string(pid);
+      if (files.cpu) MSPROF_TRY(copy_spool(*data, stem + layout::pid_cpu_usage + ".data.slice_0", files.cpu.get()));
+      if (files.mem) MSPROF_TRY(copy_spool(*data, stem + layout::pid_memory + ".data.slice_0", files.mem.get()));
     }
-    if (spool_[disk]) return add_disk_frequency(*host);
+    std::vector<std::pair<const char*, std::string>> keys;
+    if (spool_[disk]) keys.emplace_back("host_disk_freq", frequency_text());
+    const std::string ms = std::to_string(period_.count());
+    if (spool_[sys_cpu]) keys.emplace_back("host_cpu_profiling_sampling_interval", ms);
+    if (spool_[sys_mem]) keys.emplace_back("host_mem_profiling_sampling_interval", ms);
+    if (!keys.empty()) return add_sample_keys(*host, keys);
     return {};
   }
 
@@ -150,8 +161,14 @@ class host_sampler {
     void operator()(std::FILE* f) const noexcept { std::fclose(f); }
   };
   using file_ptr = std::unique_ptr<std::FILE, file_closer>;
-  enum part : int { cpu, mem, disk, network, count };
-  static constexpr const char* modules[count] = {layout::host_cpu, layout::host_mem, layout::host_disk, layout::host_network};
+  enum part : int { cpu, mem, disk, network, sys_cpu, sys_mem, count };
+  static constexpr const char* modules[count] = {layout::host_cpu,     layout::host_mem,     layout::host_disk,
+                                                 layout::host_network, layout::host_sys_cpu, layout::host_sys_mem};
+  /// A process's --host-sys-usage records: its spooled files and their next Index.
+  struct process_spool {
+    file_ptr cpu, mem;
+    std::uint64_t cpu_index = 0, mem_index = 0;
+  };
 
   /// A process's disk counters: /proc/<p>/io read_bytes, write_bytes (bytes that
   /// reached the block layer) and /proc/<p>/stat's delayacct_blkio_ticks.
@@ -162,9 +179,25 @@ class host_sampler {
   host_sampler(process_list processes, std::chrono::milliseconds period)
       : processes_(std::move(processes)), period_(period) {}
 
-  /// host/sample.json with host_disk_freq set (made when missing): the reader
-  /// needs it to place the host_disk lines.
-  result<void> add_disk_frequency(const outfile::dir& host) const {
+  /// The spooled `file` as `name` in `data`, with its .done file.
+  static result<void> copy_spool(const outfile::dir& data, const std::string& name, std::FILE* file) {
+    if (std::ferror(file)) return make_error(errc::io, "host sampling: its temporary file could not be written (disk full?)");
+    auto out = outfile::atomic_file::create(data, name);
+    if (!out) return out.err();
+    char buf[1 << 16];
+    off_t at = 0;
+    for (ssize_t n; (n = ::pread(::fileno(file), buf, sizeof buf, at)) != 0; at += n) {
+      if (n < 0) return make_error(errc::io, std::string("host sampling: reading its temporary file: ") + std::strerror(errno));
+      if (auto w = out->write(std::string_view(buf, static_cast<std::size_t>(n))); !w) return w;
+    }
+    if (auto c = out->commit(false); !c) return c;
+    return outfile::write_atomic(data, name + layout::done_suffix, "filesize:" + std::to_string(at) + "\n", false);
+  }
+
+  /// host/sample.json with `keys` set as numbers (made when missing): the
+  /// reader needs host_disk_freq to place the host_disk lines; the cluster's
+  /// host usage parser the --host-sys-usage intervals.
+  result<void> add_sample_keys(const outfile::dir& host, const std::vector<std::pair<const char*, std::string>>& keys) const {
     json::value sample = json::value::make_object();
     auto text = host.read(layout::sample_json, 1u << 20);
     if (text) {
@@ -172,9 +205,9 @@ class host_sampler {
       if (!parsed) return parsed.err();
       if (parsed->is_object()) sample = std::move(*parsed);
     } else if (text.err().code != errc::not_found) {
-      return make_error(errc::io, text.err().message + " (host_disk_freq not added)");
+      return make_error(errc::io, text.err().message + " (" + keys.front().first + " not added)");
     }
-    sample.set("host_disk_freq", json::value::make_number(frequency_text()));
+    for (const auto& [key, number] : keys) sample.set(key, json::value::make_number(number));
     return outfile::write_atomic(host, layout::sample_json, json::dump(sample), false);
   }
 
@@ -204,6 +237,10 @@ class host_sampler {
     // Everything on disk for write_into().
     for (const auto& f : spool_)
       if (f) std::fflush(f.get());
+    for (const auto& [pid, files] : processes_spool_) {
+      if (files.cpu) std::fflush(files.cpu.get());
+      if (files.mem) std::fflush(files.mem.get());
+    }
   }
 
   /// One sample: a file read that fails (a process or thread gone) leaves that
@@ -219,6 +256,74 @@ class host_sampler {
     if (spool_[mem]) sample_mem(ns);
     if (spool_[disk]) sample_disk(ns, last);
     if (spool_[network]) sample_network(ns);
+    if (spool_[sys_cpu]) sample_sys_cpu(ns);
+    if (spool_[sys_mem]) sample_sys_mem(ns);
+  }
+
+  /// A --host-sys-usage record: "TimeStamp:<ns>", "Index:<n>", "DataLen:<body bytes>",
+  /// the body (lines ending in '\n'), then a blank line.
+  static void write_record(std::FILE* f, std::uint64_t ns, std::uint64_t& index, const std::string& body) {
+    const std::string head =
+        "TimeStamp:" + std::to_string(ns) + "\nIndex:" + std::to_string(index++) + "\nDataLen:" + std::to_string(body.size()) + "\n";
+    std::fwrite(head.data(), 1, head.size(), f);
+    std::fwrite(body.data(), 1, body.size(), f);
+    std::fputc('\n', f);
+  }
+
+  /// The spooled files of process `p` (made at its first sample); null past max_usage_processes.
+  process_spool* process_files(pid_t p) {
+    auto it = processes_spool_.find(p);
+    if (it != processes_spool_.end()) return &it->second;
+    if (processes_spool_.size() >= max_usage_processes) return nullptr;
+    process_spool s;
+    if (spool_[sys_cpu] && !(s.cpu = file_ptr(std::tmpfile()))) return nullptr;
+    if (spool_[sys_mem] && !(s.mem = file_ptr(std::tmpfile()))) return nullptr;
+    return &processes_spool_.emplace(p, std::move(s)).first->second;
+  }
+
+  /// "ProcessName:<comm>\n" of process `p` ("?" when it cannot be read).
+  std::string process_name_line(pid_t p) {
+    std::string comm;
+    if (!detail::read_proc("/proc/" + std::to_string(p) + "/comm", comm)) comm = "?";
+    return "ProcessName:" + comm + "\n";
+  }
+
+  /// host_sys_cpu: /proc/stat's cpu lines (the total "cpu", then "cpu<n>");
+  /// <pid>-CpuUsage: the process's /proc/<p>/stat, its name and the total line.
+  void sample_sys_cpu(std::uint64_t ns) {
+    if (!detail::read_proc("/proc/stat", line_)) return;
+    std::string cpus, total;
+    for (std::size_t at = 0; at < line_.size();) {
+      std::size_t end = line_.find('\n', at);
+      if (end == std::string::npos) end = line_.size();
+      const std::string_view l(line_.data() + at, end - at);
+      at = end + 1;
+      if (l.substr(0, 3) != "cpu") continue;
+      if (total.empty()) total.assign(l).append("\n");
+      cpus.append(l).append("\n");
+    }
+    if (cpus.empty()) return;
+    write_record(spool_[sys_cpu].get(), ns, sys_cpu_index_, cpus);
+    for (const pid_t p : pids_) {
+      std::string stat;
+      if (!detail::read_proc("/proc/" + std::to_string(p) + "/stat", stat)) continue;  // the process ended
+      blank_free_comm(stat);
+      process_spool* f = process_files(p);
+      if (!f || !f->cpu) continue;
+      write_record(f->cpu.get(), ns, f->cpu_index, stat + "\n" + process_name_line(p) + total);
+    }
+  }
+
+  /// host_sys_mem: /proc/meminfo; <pid>-Memory: the process's /proc/<p>/statm and its name.
+  void sample_sys_mem(std::uint64_t ns) {
+    if (detail::read_proc("/proc/meminfo", line_)) write_record(spool_[sys_mem].get(), ns, sys_mem_index_, line_ + "\n");
+    for (const pid_t p : pids_) {
+      std::string statm;
+      if (!detail::read_proc("/proc/" + std::to_string(p) + "/statm", statm)) continue;
+      process_spool* f = process_files(p);
+      if (!f || !f->mem) continue;
+      write_record(f->mem.get(), ns, f->mem_index, statm + "\n" + process_name_line(p));
+    }
   }
 
   void sample_cpu(std::uint64_t ns) {
@@ -398,6 +503,9 @@ class host_sampler {
   std::uint64_t disk_start_ns_ = 0, disk_last_ns_ = 0, disk_lines_ = 0;
   pid_t disk_pid_ = 0;
   std::string disk_user_ = "?", disk_command_ = "?";
+  // --host-sys-usage: the records' Index per file, each process's files.
+  std::uint64_t sys_cpu_index_ = 0, sys_mem_index_ = 0;
+  std::map<pid_t, process_spool> processes_spool_;
   std::mutex m_;
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -155,8 +155,24 @@ inline constexpr char host_cpu[] = "host_cpu";  ///< text: time, uptime and thre
 inline constexpr char host_mem[] = "host_mem";  ///< text: "<ns> <statm>" lines
 inline constexpr char host_disk[] = "host_disk";        ///< text: "start_time <ns>", then iotop's lines
 inline constexpr char host_network[] = "host_network";  ///< text: "time <ns>" and /proc/net/dev lines
+// --host-sys-usage=cpu,mem: the whole system's /proc/stat and /proc/meminfo,
+// and per process "<pid>-CpuUsage" and "<pid>-Memory" (text records
+// "TimeStamp:<ns>", "Index:<n>", "DataLen:<bytes>", the body, a blank line).
+inline constexpr char host_sys_cpu[] = "host_sys_cpu";
+inline constexpr char host_sys_mem[] = "host_sys_mem";
+inline constexpr char pid_cpu_usage[] = "-CpuUsage";  ///< the module "<pid>-CpuUsage"
+inline constexpr char pid_memory[] = "-Memory";       ///< the module "<pid>-Memory"
+/// The pid of a module "<pid><suffix>" (digits, then `suffix`), or an empty view.
+inline std::string_view pid_module(std::string_view m, std::string_view suffix) {
+  if (m.size() <= suffix.size() || m.substr(m.size() - suffix.size()) != suffix) return {};
+  const std::string_view pid = m.substr(0, m.size() - suffix.size());
+  for (char c : pid)
+    if (c < '0' || c > '9') return {};
+  return pid;
+}
 inline bool host_text_module(std::string_view m) {
-  return m == host_cpu || m == host_mem || m == host_disk || m == host_network;
+  return m == host_cpu || m == host_mem || m == host_disk || m == host_network || m == host_sys_cpu ||
+         m == host_sys_mem || !pid_module(m, pid_cpu_usage).empty() || !pid_module(m, pid_memory).empty();
 }
 
 }  // namespace layout

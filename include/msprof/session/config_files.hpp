@@ -459,6 +459,10 @@ inline result<void> parse_experimental_config(const json::value& exp, const conf
       auto list = r.strings(key, v);
       if (!list) return list.err();
       c.host_sys = std::move(*list);  // the names are checked by validate()
+    } else if (key == "host_sys_usage_freq") {  // CANN's --host-sys-usage-freq (torch_npu has none)
+      auto n = r.integer(key, v, 1, 50);
+      if (!n) return n.err();
+      c.host_sys_usage_freq = static_cast<unsigned>(*n);
     } else if (key == "gc_detect_threshold") {
       double d = 0;
       if (!v.is_null() && (!v.is_number() || !v.to_double(d) || d < 0))

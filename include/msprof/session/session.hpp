@@ -356,7 +356,7 @@ class profiler {
     prof::host_sampler::parts host;
     for (const auto& n : cfg_.host_sys) host.set(n);
     if (host.any()) {
-      auto h = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, host);
+      auto h = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, host, host_sampling_period(cfg_));
       if (h) w->host = std::move(*h);
       else warning(h.err().what() + " (host_sys: " + w->dir.path() + " gets no host usage)");
     }

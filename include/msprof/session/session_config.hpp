@@ -47,6 +47,10 @@ struct session_config {
   /// usage slices (prof/host_sampler.hpp); "osrt" and "numa" are accepted and
   /// not collected (a warning at start).
   std::vector<std::string> host_sys;
+  /// How often host_sys samples, in Hz: CANN's --host-sys-usage-freq (1..50,
+  /// default 50: every 20 ms); torch_npu has no such setting. The period is
+  /// 1000 / host_sys_usage_freq ms (host_sampling_period).
+  unsigned host_sys_usage_freq = 50;
   /// TensorFlow/GE training trace: steps become model executions on the device
   /// with FP start at op `fp_point` and BP end at op `bp_point` (empty: the
   /// step's first / last kernel); step_trace gets FP/BP and their bounds.
@@ -80,6 +84,11 @@ inline constexpr std::array<std::array<std::string_view, 2>, 8> aic_metrics_name
 
 /// torch_npu's HostSystem values; msprof collects the first four (prof::host_sampler::parts).
 inline constexpr std::array<std::string_view, 6> host_sys_names{"cpu", "mem", "disk", "network", "osrt", "numa"};
+
+/// The period host_sys samples at: 1 / host_sys_usage_freq s, in whole ms.
+inline std::chrono::milliseconds host_sampling_period(const session_config& c) noexcept {
+  return std::chrono::milliseconds(1000 / (c.host_sys_usage_freq == 0 ? 50 : c.host_sys_usage_freq));
+}
 
 /// The warning for the host_sys entries that are accepted and not collected; empty when none.
 inline std::string host_sys_not_collected(const session_config& c) {
@@ -157,6 +166,9 @@ inline result<void> validate(const session_config& c) {
     if (std::find(host_sys_names.begin(), host_sys_names.end(), n) == host_sys_names.end())
       return make_error(errc::invalid_argument,
                         "config: host_sys '" + n + "' is not one of cpu, mem, disk, network, osrt, numa");
+  if (c.host_sys_usage_freq < 1 || c.host_sys_usage_freq > 50)
+    return make_error(errc::invalid_argument,
+                      "config: host_sys_usage_freq must be 1..50 (Hz), got " + std::to_string(c.host_sys_usage_freq));
   if (c.drain_interval.count() <= 0 || c.drain_interval.count() > 100000)
     return make_error(errc::invalid_argument, "config: drain interval must be 1..100000 ms");
   if ((c.buffers.ring_bytes != 0 && c.buffers.ring_bytes < min_buffer_bytes) ||

@@ -43,7 +43,6 @@ std::size_t count(const std::string& text, const std::string& what) {
 constexpr const char* no_runtime = "not collected: no CANN runtime here";
 constexpr const char* no_hardware = "not collected: no such hardware here";
 constexpr const char* host_part = "osrt is not collected (msprof samples the program's cpu, mem, disk and network)";
-constexpr const char* no_system = "not collected: msprof does not sample the whole system (--host-sys=cpu,mem samples the program)";
 
 /// CANN's collection options whose data msprof does not collect (names, values
 /// and ranges from CANN's msprof --help and input parser; docs/cli.md).
@@ -102,7 +101,7 @@ const std::vector<cann_case> cann_cases = {
     {"optype", "Conv2D,MatMul", "a;b", nullptr, false},
     {"host-sys", "cpu,mem,disk,network,osrt", "cpu,gpu", host_part, false},
     {"host-sys-pid", "1", "-1", nullptr, false},
-    {"host-sys-usage", "cpu,mem", "disk", no_system, false},
+    {"host-sys-usage", "cpu,mem", "disk", nullptr, false},  // applied: the system's usage (a test below)
     {"host-sys-usage-freq", "50", "51", nullptr, false},
     {"dynamic", "on", "yes", nullptr, true},  // applied: start / stop on stdin (cli_test)
     {"delay", "5", "0", nullptr, false},  // applied: the collection window (cli_test)
@@ -578,6 +577,68 @@ TEST_CASE("cann options: --host-sys=disk,network samples the program's disk I/O 
   CHECK(count(disk, "\n") >= 1 + 4);
   CHECK(count(disk, " K/s ") == 2 * (count(disk, "\n") - 1));
   CHECK(slurp(data / "host_network.data.slice_0").rfind("time ", 0) == 0);
+}
+
+TEST_CASE("cann options: --host-sys-usage=cpu,mem samples the system and the program's processes, CANN's files") {
+  sandbox s;
+  const auto out = s.root / "sys";
+  const auto r = s.run({"--output=" + out.string(), "--host-sys-usage=cpu,mem", "--host-sys-usage-freq=25",
+                        "--application=" + test_app() + " host-burn"});
+  CAPTURE(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("--host-sys-usage") == std::string::npos);  // collected: nothing to say
+  const auto prof = prof_dir_in(out);
+  REQUIRE(!prof.empty());
+  const auto data = prof / "host" / "data";
+  CHECK_FALSE(fs::exists(data / "host_cpu.data.slice_0"));  // --host-sys's files: not asked for
+  CHECK(fs::exists(data / "host_sys_cpu.data.slice_0.done"));
+  CHECK(fs::exists(data / "host_sys_mem.data.slice_0.done"));
+  // Records: TimeStamp, Index, DataLen (the body's bytes), the body, a blank line.
+  const std::string sys_cpu = slurp(data / "host_sys_cpu.data.slice_0");
+  REQUIRE(sys_cpu.rfind("TimeStamp:", 0) == 0);
+  const auto body = sys_cpu.find("\ncpu ");
+  REQUIRE(body != std::string::npos);
+  const auto len_at = sys_cpu.find("DataLen:");
+  REQUIRE(len_at != std::string::npos);
+  const std::size_t len = std::strtoul(sys_cpu.c_str() + len_at + 8, nullptr, 10);
+  CHECK(sys_cpu.substr(body + 1 + len, 1) == "\n");  // the blank line right after the body
+  CHECK(count(sys_cpu, "Index:") >= 4);          // 25 Hz, at least 160 ms of work
+  CHECK(slurp(data / "host_sys_mem.data.slice_0").find("\nMemTotal:") != std::string::npos);
+  // The program's processes: the shell msprof starts it with, the program.
+  std::size_t cpu_files = 0, mem_files = 0;
+  for (const auto& e : fs::directory_iterator(data)) {
+    const std::string n = e.path().filename().string();
+    if (n.find("-CpuUsage.data.slice_0") != std::string::npos && n.find(".done") == std::string::npos) {
+      ++cpu_files;
+      const std::string t = slurp(e.path());
+      CHECK(t.find("\nProcessName:") != std::string::npos);
+      CHECK(t.find("\ncpu ") != std::string::npos);
+    }
+    mem_files += n.find("-Memory.data.slice_0.done") != std::string::npos;
+  }
+  CHECK(cpu_files >= 1);
+  CHECK(mem_files == cpu_files);
+  const std::string sample = slurp(prof / "host" / "sample.json");
+  CHECK(sample.find("\"host_cpu_profiling_sampling_interval\": 40") != std::string::npos);
+  CHECK(sample.find("\"host_mem_profiling_sampling_interval\": 40") != std::string::npos);
+  // The export's summaries: the system's CPU shares add up to 100, the program's process is busy.
+  const auto sys = summary_row(prof, "cpu_usage");
+  REQUIRE(sys.size() == 8);
+  CHECK(sys[1] == "host");
+  double sum = 0;
+  for (std::size_t k = 2; k < 8; ++k) sum += std::strtod(sys[k].c_str(), nullptr);
+  CHECK(sum > 0);  // nice, steal and guest are not among the columns (niced builds share this machine)
+  CHECK(sum < 100.1);
+  // The busiest process first; CANN's share is of the system's ticks since boot (about 0 for a short run).
+  const auto proc = summary_row(prof, "process_cpu_usage");
+  REQUIRE(proc.size() == 4);
+  CHECK(std::strtol(proc[1].c_str(), nullptr, 10) > 1);
+  CHECK((proc[2] == "sh" || proc[2] == "msprof_cli_test"));  // the shell or the program (its name cut to 15 chars)
+  CHECK(std::strtod(proc[3].c_str(), nullptr) >= 0);
+  const auto mem = summary_row(prof, "sys_mem");
+  REQUIRE(mem.size() == 10);
+  CHECK(std::strtoll(mem[1].c_str(), nullptr, 10) > 0);
+  CHECK(summary_row(prof, "process_mem").size() == 6);
 }
 #endif
 

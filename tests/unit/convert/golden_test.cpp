@@ -44,7 +44,7 @@ TEST_CASE("golden: summaries are byte-identical to the reference CSVs") {
 
 TEST_CASE("golden: timeline events equal the reference as a multiset, ids compared by links") {
   for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed", "hccl_allreduce", "pcie",
-                        "hccs", "nic", "roce", "hbm", "llc", "host_usage", "host_io"}) {
+                        "hccs", "nic", "roce", "hbm", "llc", "host_usage", "host_io", "host_sys_usage"}) {
     CAPTURE(c);
     golden::temp_copy t(c);
     golden::export_everything(t);
@@ -67,7 +67,7 @@ TEST_CASE("golden: db canonical dump equals db.canonical.sql") {
   // The counter cases' dumps come from runs whose parallel savers registered
   // the strings in their usual order (see tests/golden/README.md).
   for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed", "pcie", "hccs", "nic",
-                        "roce", "hbm", "llc", "host_usage", "host_io"}) {
+                        "roce", "hbm", "llc", "host_usage", "host_io", "host_sys_usage"}) {
     CAPTURE(c);
     golden::temp_copy t(c);
     golden::export_everything(t);

@@ -242,3 +242,70 @@ TEST_CASE("host sampler: only the parts asked for, host_disk_freq joins an exist
                                     ": cannot open: is a symbolic link (msprof does not write through links) (host_disk_freq not added)");
   CHECK(read_text(t / "target.json") == "{}");
 }
+
+TEST_CASE("host sampler: --host-sys-usage's records: host_sys_cpu, host_sys_mem, <pid>-CpuUsage, <pid>-Memory") {
+  temp_dir t;
+  prof::host_sampler::parts what;
+  CHECK(what.set_usage("cpu"));
+  CHECK(what.set_usage("mem"));
+  CHECK_FALSE(what.set_usage("disk"));
+  REQUIRE(what.any());
+  const std::uint64_t before = prof::detail::mono_ns();
+  auto s = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, what, std::chrono::milliseconds(25));
+  REQUIRE(s);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  (*s)->stop();
+  const std::uint64_t after = prof::detail::mono_ns();
+  REQUIRE((*s)->write_into(t.path));
+  const std::string data = t.path + "/host/data/";
+  const std::string pid = std::to_string(::getpid());
+  for (const std::string& f : std::vector<std::string>{"host_sys_cpu", "host_sys_mem", pid + "-CpuUsage", pid + "-Memory"}) {
+    CAPTURE(f);
+    const std::string text = read_text(data + f + ".data.slice_0");
+    CHECK(read_text(data + f + ".data.slice_0.done") == "filesize:" + std::to_string(text.size()) + "\n");
+    // Records: TimeStamp (the host clock), Index from 0, DataLen = the body's bytes, the body, a blank line.
+    std::size_t at = 0, records = 0;
+    while (at < text.size()) {
+      CAPTURE(records);
+      REQUIRE(text.compare(at, 10, "TimeStamp:") == 0);
+      const std::uint64_t ts = std::strtoull(text.c_str() + at + 10, nullptr, 10);
+      CHECK(ts >= before);
+      CHECK(ts <= after);
+      at = text.find('\n', at) + 1;
+      REQUIRE(text.compare(at, 6, "Index:") == 0);
+      CHECK(std::strtoull(text.c_str() + at + 6, nullptr, 10) == records);
+      at = text.find('\n', at) + 1;
+      REQUIRE(text.compare(at, 8, "DataLen:") == 0);
+      const std::size_t len = std::strtoull(text.c_str() + at + 8, nullptr, 10);
+      at = text.find('\n', at) + 1;
+      const std::string body = text.substr(at, len);
+      REQUIRE(body.size() == len);
+      CHECK(body.back() == '\n');
+      CHECK(body.find("\n\n") == std::string::npos);
+      if (f == "host_sys_cpu") CHECK(body.rfind("cpu ", 0) == 0);
+      if (f == "host_sys_mem") CHECK(body.rfind("MemTotal:", 0) == 0);
+      if (f == pid + "-CpuUsage") {
+        const auto lines = fields_of(body.substr(0, body.find('\n')));
+        CHECK(lines.size() >= 17);
+        CHECK(lines[0] == pid);
+        CHECK(body.find("\nProcessName:") != std::string::npos);
+        CHECK(body.find("\ncpu ") != std::string::npos);
+      }
+      if (f == pid + "-Memory") {
+        const auto statm = fields_of(body.substr(0, body.find('\n')));
+        CHECK(statm.size() == 7);
+        CHECK(body.find("\nProcessName:") != std::string::npos);
+      }
+      at += len;
+      REQUIRE(text.compare(at, 1, "\n") == 0);
+      ++at;
+      ++records;
+    }
+    CHECK(records >= 3);  // at once, every 25 ms, at stop
+  }
+  const std::string sample = read_text(t.path + "/host/sample.json");
+  CHECK(sample.find("\"host_cpu_profiling_sampling_interval\": 25") != std::string::npos);
+  CHECK(sample.find("\"host_mem_profiling_sampling_interval\": 25") != std::string::npos);
+  CHECK(sample.find("host_disk_freq") == std::string::npos);
+  CHECK_FALSE(fs::exists(data + "host_cpu.data.slice_0"));  // --host-sys's parts: not asked for
+}

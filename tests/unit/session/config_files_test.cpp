@@ -259,6 +259,7 @@ TEST_CASE("config files: profiler_config.json keys") {
   CHECK(r->session.mstx_domain_include == std::vector<std::string>{"compute"});
   CHECK(r->session.mstx_domain_exclude.empty());  // include wins, as in torch_npu
   CHECK(r->session.host_sys == std::vector<std::string>{"cpu", "mem"});  // collected: no "no effect" warning
+  CHECK(r->session.host_sys_usage_freq == 50);  // not in the file: CANN's default
   REQUIRE(r->metadata.size() == 2);
   CHECK(r->metadata[0] == std::make_pair(std::string("model"), std::string("\"resnet\"")));
   CHECK(r->metadata[1] == std::make_pair(std::string("dp"), std::string("{\"size\": 8}")));
@@ -309,7 +310,23 @@ TEST_CASE("config files: profiler_config.json errors name the file and the key a
         "profiler_config.json: experimental_config.gc_detect_threshold: expected null or a number >= 0, got \"x\"");
   CHECK(err(R"({"experimental_config": {"host_sys": ["cpu", "gpu"]}})") ==
         "profiler_config.json: config: host_sys 'gpu' is not one of cpu, mem, disk, network, osrt, numa");
+  CHECK(err(R"({"experimental_config": {"host_sys_usage_freq": 51}})") ==
+        "profiler_config.json: experimental_config.host_sys_usage_freq: expected an integer from 1 to 50, got 51");
   CHECK(err(R"({"experimental_config": 1})") == "profiler_config.json: experimental_config: expected an object, got 1");
   CHECK(err(R"({"metadata": []})") == "profiler_config.json: metadata: expected an object, got []");
   CHECK(err(R"({"prof_dir": "my prof"})").find("profiler_config.json: config: output path 'my prof'") == 0);
+}
+
+TEST_CASE("config files: experimental_config.host_sys_usage_freq sets the host sampling period (CANN's name)") {
+  std::vector<std::string> warnings;
+  auto r = session::parse_profiler_config(R"({"experimental_config": {"host_sys": ["cpu"], "host_sys_usage_freq": 10}})",
+                                          "profiler_config.json", [&](const std::string& w) { warnings.push_back(w); });
+  REQUIRE(r.has_value());
+  CHECK(warnings.empty());
+  CHECK(r->session.host_sys_usage_freq == 10);
+  CHECK(session::host_sampling_period(r->session) == std::chrono::milliseconds(100));
+  session::session_config c;
+  CHECK(session::host_sampling_period(c) == std::chrono::milliseconds(20));
+  c.host_sys_usage_freq = 0;
+  CHECK_FALSE(session::validate(c).has_value());
 }

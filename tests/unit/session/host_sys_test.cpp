@@ -123,3 +123,32 @@ TEST_CASE("session: host_sys without disk and network writes no disk or network 
   }
   CHECK(read_text(prof_dir / "host" / "sample.json").find("host_disk_freq") == std::string::npos);
 }
+
+TEST_CASE("session: host_sys_usage_freq sets the sampling period: sample.json's host_disk_freq and the samples' spacing") {
+  temp_dir t;
+  session::session_config cfg;
+  cfg.output = t.path;
+  cfg.npu = false;
+  cfg.host_sys = {"mem", "disk"};
+  cfg.host_sys_usage_freq = 10;  // every 100 ms
+  session::profiler prof(cfg);
+  REQUIRE(static_cast<bool>(prof.start()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(450));
+  REQUIRE(static_cast<bool>(prof.stop()));
+  fs::path prof_dir;
+  for (const auto& e : fs::recursive_directory_iterator(t.path))
+    if (e.path().filename().string().rfind("PROF_", 0) == 0) prof_dir = e.path();
+  REQUIRE(!prof_dir.empty());
+  CHECK(read_text(prof_dir / "host" / "sample.json").find("\"host_disk_freq\": 10") != std::string::npos);
+  // host_mem: a "<ns> <statm>" line per sample: the first at once, one per 100 ms, one at stop (20 ms: about 24).
+  const std::string mem = read_text(prof_dir / "host" / "data" / "host_mem.data.slice_0");
+  std::vector<std::uint64_t> times;
+  for (std::size_t at = 0; at < mem.size(); at = mem.find('\n', at) + 1) {
+    times.push_back(std::strtoull(mem.c_str() + at, nullptr, 10));
+    if (mem.find('\n', at) == std::string::npos) break;
+  }
+  CAPTURE(mem);
+  CHECK(times.size() >= 3);
+  CHECK(times.size() <= 7);
+  for (std::size_t k = 1; k + 1 < times.size(); ++k) CHECK(times[k] - times[k - 1] >= 90000000u);  // but the last
+}
