@@ -173,27 +173,6 @@ bool judged_binary(const std::vector<const prof::data_file*>& fs) {
   return false;
 }
 
-/// A file's problems under the reader's cap and in its words (these slices
-/// are read outside the reader: newest first, text slices whole).
-class file_problems {
- public:
-  file_problems(std::vector<std::string>& out, const std::string& path) : out_(out), path_(path) {}
-  ~file_problems() {
-    if (n_ > shown) out_.push_back("... and " + std::to_string(n_ - shown) + " more problems in " + path_);
-  }
-  file_problems(const file_problems&) = delete;
-  file_problems& operator=(const file_problems&) = delete;
-  void add(std::string text) {
-    if (++n_ <= shown) out_.push_back(std::move(text));
-  }
-
- private:
-  const std::uint64_t shown = prof::reader_options{}.max_warnings_per_file;
-  std::vector<std::string>& out_;
-  const std::string& path_;
-  std::uint64_t n_ = 0;
-};
-
 }  // namespace dp_detail
 
 result<void> for_each_dp_row(const std::string& prof_dir, std::vector<std::string>& warnings,
@@ -221,7 +200,7 @@ result<void> for_each_dp_row(const std::string& prof_dir, std::vector<std::strin
     dp_row row;
     row.device_id = d->id;
     row.size_is_number = binary;
-    const auto emit = [&](const codec::DpEntry& e, const py_decimal& ns, const codec::place& at, file_problems& p) {
+    const auto emit = [&](const codec::DpEntry& e, const py_decimal& ns, const codec::place& at, detail::file_problems& p) {
       const auto us = local_us(ns, offset_us);
       if (!us) return p.add(at.str() + ": data preprocess time outside what the reference's Decimal holds; skipped");
       row.time = py_float(*us);
@@ -233,7 +212,7 @@ result<void> for_each_dp_row(const std::string& prof_dir, std::vector<std::strin
     // Newest slice first, as the reference reads them (its sort is in place, newest first).
     for (auto it = fs.rbegin(); it != fs.rend() && status; ++it) {
       const prof::data_file& f = **it;
-      file_problems p(warnings, f.path);
+      detail::file_problems p(warnings, f.path);
       if (f.size == 0) {
         p.add(f.path + ": record at byte offset 0: empty data preprocess slice, no records");
         continue;

@@ -9,6 +9,7 @@
 #include "msprof/convert/host_sys_usage.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <utility>
@@ -23,6 +24,8 @@ namespace convert {
 
 namespace {
 namespace sysu {  // (a name of its own: the converters are built as unity sources)
+
+__extension__ typedef __int128 i128;  // sums of 64-bit whole numbers: no overflow
 
 bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
@@ -60,6 +63,12 @@ std::optional<double> number(std::string_view s) {
   return v;
 }
 
+/// v as a whole number that fits in 64 bits, or nothing.
+std::optional<std::int64_t> whole(std::optional<double> v) {
+  if (!v || !(std::fabs(*v) < 9.2e18) || *v != std::trunc(*v)) return std::nullopt;
+  return static_cast<std::int64_t>(*v);
+}
+
 /// The lines of `text`, each without its '\n', with its offset and whether a '\n' ended it.
 template <class F>
 void for_each_line(std::string_view text, F&& f) {
@@ -85,7 +94,7 @@ std::string process_name(std::string_view l) {
   return std::string(strip(out));
 }
 
-void sys_cpu_rows(std::string_view text, const std::string& file, std::vector<std::string>& warnings,
+void sys_cpu_rows(std::string_view text, const std::string& file, detail::file_problems& problems,
                   std::vector<host_sys_row>& rows) {
   bool in_record = false;
   for_each_line(text, [&](std::string_view l, std::size_t off, bool nl) {
@@ -96,14 +105,14 @@ void sys_cpu_rows(std::string_view text, const std::string& file, std::vector<st
       for (auto p : split(l, ' '))
         if (!p.empty()) f.push_back(p);
       if (f.size() < 11) {
-        warnings.push_back(at(file, off) + std::to_string(f.size()) + " fields in a cpu line, not at least 11; line skipped");
+        problems.add(at(file, off) + std::to_string(f.size()) + " fields in a cpu line, not at least 11; line skipped");
         return true;
       }
       host_sys_row r;
       r.name = std::string(f[0]);
       for (std::size_t i = 1; i <= 10; ++i) {
         auto v = number(f[i]);
-        if (!v) warnings.push_back(at(file, off) + "cpu field " + std::to_string(i) + " is not a number; counted as 0");
+        if (!v) problems.add(at(file, off) + "cpu field " + std::to_string(i) + " is not a number; counted as 0");
         r.v.push_back(v.value_or(0.0));
       }
       rows.push_back(std::move(r));
@@ -114,7 +123,7 @@ void sys_cpu_rows(std::string_view text, const std::string& file, std::vector<st
   });
 }
 
-void pid_cpu_rows(std::string_view text, const std::string& file, std::vector<std::string>& warnings,
+void pid_cpu_rows(std::string_view text, const std::string& file, detail::file_problems& problems,
                   std::vector<host_sys_row>& rows) {
   bool in_record = false;
   host_sys_row r;
@@ -126,16 +135,16 @@ void pid_cpu_rows(std::string_view text, const std::string& file, std::vector<st
       const std::string full = std::string(l) + (nl ? "\n" : "");
       const auto f = split(full, ' ');
       if (f.size() < 17) {
-        warnings.push_back(at(file, off) + std::to_string(f.size()) +
+        problems.add(at(file, off) + std::to_string(f.size()) +
                            " fields in a process stat line, not at least 17; the rest of the file is skipped (as the reference does)");
         return false;
       }
-      const auto pid = number(f[0]);
-      if (pid && *pid == static_cast<double>(static_cast<std::int64_t>(*pid))) r.pid = static_cast<std::int64_t>(*pid);
-      else warnings.push_back(at(file, off) + "the process id is not a whole number");
+      if (const auto pid = whole(number(f[0])))
+        r.pid = *pid;
+      else problems.add(at(file, off) + "the process id is not a whole number");
       for (std::size_t i = 0; i < 4; ++i) {
         r.v[i] = number(f[13 + i]);
-        if (!r.v[i]) warnings.push_back(at(file, off) + "stat field " + std::to_string(13 + i) + " is not a number; counted as 0");
+        if (!r.v[i]) problems.add(at(file, off) + "stat field " + std::to_string(13 + i) + " is not a number; counted as 0");
         if (!r.v[i]) r.v[i] = 0.0;
       }
     }
@@ -148,14 +157,14 @@ void pid_cpu_rows(std::string_view text, const std::string& file, std::vector<st
         if (f[i].empty()) continue;
         const auto v = number(f[i]);
         if (!v) {
-          warnings.push_back(at(file, off) + "a cpu line field is not a number; the rest of the file is skipped (as the reference does)");
+          problems.add(at(file, off) + "a cpu line field is not a number; the rest of the file is skipped (as the reference does)");
           return false;
         }
         sum += *v;
       }
       r.v[4] = sum;
       if (r.pid) rows.push_back(std::move(r));
-      else warnings.push_back(at(file, off) + "a cpu line without a process stat line before it; sample skipped");
+      else problems.add(at(file, off) + "a cpu line without a process stat line before it; sample skipped");
       r = host_sys_row{};
       r.v.assign(5, std::nullopt);
     }
@@ -164,7 +173,7 @@ void pid_cpu_rows(std::string_view text, const std::string& file, std::vector<st
   });
 }
 
-void sys_mem_rows(std::string_view text, const std::string& file, std::vector<std::string>& warnings,
+void sys_mem_rows(std::string_view text, const std::string& file, detail::file_problems& problems,
                   std::vector<host_sys_row>& rows, std::string* unit) {
   static constexpr std::string_view keys[] = {"MemTotal:",    "MemFree:",     "Buffers:",        "Cached:",        "Shmem:",
                                                "CommitLimit:", "Committed_AS:", "HugePages_Total:", "HugePages_Free:"};
@@ -185,8 +194,8 @@ void sys_mem_rows(std::string_view text, const std::string& file, std::vector<st
         value = split(l, ':')[1];
       }
       const auto v = number(value);
-      if (v && *v == static_cast<double>(static_cast<std::int64_t>(*v))) r.v[k] = v;
-      else warnings.push_back(at(file, off) + std::string(keys[k]) + " is not a whole number; left out");
+      if (whole(v)) r.v[k] = v;
+      else problems.add(at(file, off) + std::string(keys[k]) + " is not a whole number; left out");
       return true;
     }
     if (l.empty() && nl) {
@@ -199,7 +208,7 @@ void sys_mem_rows(std::string_view text, const std::string& file, std::vector<st
   });
 }
 
-void pid_mem_rows(std::string_view text, const std::string& file, std::int64_t pid, std::vector<std::string>& warnings,
+void pid_mem_rows(std::string_view text, const std::string& file, std::int64_t pid, detail::file_problems& problems,
                   std::vector<host_sys_row>& rows) {
   bool in_record = false;
   host_sys_row r;
@@ -216,9 +225,13 @@ void pid_mem_rows(std::string_view text, const std::string& file, std::int64_t p
         statm = !piece.empty() && std::all_of(piece.begin(), piece.end(), digit);
       }
       if (statm) {
-        for (std::size_t i = 0; i < 3; ++i) r.v[i] = number(f[i]);
+        for (std::size_t i = 0; i < 3; ++i) {
+          const auto pages = whole(number(f[i]));
+          if (pages) r.v[i] = static_cast<double>(*pages);
+          else problems.add(at(file, off) + "statm field " + std::to_string(i + 1) + " does not fit in 64 bits; left out");
+        }
       } else if (!l.empty() && digit(l[0])) {
-        warnings.push_back(at(file, off) + "a statm line that is not seven whole numbers; left out");
+        problems.add(at(file, off) + "a statm line that is not seven whole numbers; left out");
       }
     }
     if (l.empty() && nl) {  // the reference ends a row at every blank line
@@ -238,14 +251,14 @@ std::string round3(double v) { return py_round(v, 3); }
 /// SQLite's sum(x)/count over whole numbers: integer division, NULL ("") when every x is NULL.
 std::string int_average(const std::vector<const host_sys_row*>& rows, std::size_t col, std::size_t count) {
   bool any = false;
-  std::int64_t sum = 0;
+  i128 sum = 0;
   for (const auto* r : rows)
     if (r->v[col]) {
       any = true;
-      sum += static_cast<std::int64_t>(*r->v[col]);
+      sum += static_cast<std::int64_t>(*r->v[col]);  // whole and in range (whole())
     }
   if (!any || count == 0) return {};
-  return std::to_string(sum / static_cast<std::int64_t>(count));
+  return std::to_string(static_cast<std::int64_t>(sum / static_cast<i128>(count)));
 }
 
 struct slice_file {
@@ -261,11 +274,12 @@ std::vector<host_sys_row> parse_host_sys_usage(host_sys_file kind, std::string_v
                                                std::int64_t file_pid, std::vector<std::string>& warnings,
                                                std::string* unit) {
   std::vector<host_sys_row> rows;
+  detail::file_problems problems(warnings, file);
   switch (kind) {
-    case host_sys_file::sys_cpu: sysu::sys_cpu_rows(text, file, warnings, rows); break;
-    case host_sys_file::pid_cpu: sysu::pid_cpu_rows(text, file, warnings, rows); break;
-    case host_sys_file::sys_mem: sysu::sys_mem_rows(text, file, warnings, rows, unit); break;
-    case host_sys_file::pid_mem: sysu::pid_mem_rows(text, file, file_pid, warnings, rows); break;
+    case host_sys_file::sys_cpu: sysu::sys_cpu_rows(text, file, problems, rows); break;
+    case host_sys_file::pid_cpu: sysu::pid_cpu_rows(text, file, problems, rows); break;
+    case host_sys_file::sys_mem: sysu::sys_mem_rows(text, file, problems, rows, unit); break;
+    case host_sys_file::pid_mem: sysu::pid_mem_rows(text, file, file_pid, problems, rows); break;
   }
   return rows;
 }
@@ -380,19 +394,19 @@ std::vector<table> host_sys_usage_summaries(const std::string& prof_dir, std::ve
     struct line {
       std::int64_t pid;
       std::string name, cells[3];
-      std::optional<std::int64_t> key;
+      std::optional<sysu::i128> key;  // the three averages' sum (three 64-bit numbers)
     };
     std::vector<line> lines;
     for (const auto& [pid, group] : by_pid) {
       line l{pid, group.back()->name, {}, std::nullopt};
-      std::int64_t key = 0;
-      bool whole = true;
+      sysu::i128 key = 0;
+      bool all_whole = true;
       for (std::size_t c = 0; c < 3; ++c) {
         l.cells[c] = sysu::int_average(group, c, group.size());
-        if (l.cells[c].empty()) whole = false;
+        if (l.cells[c].empty()) all_whole = false;
         else key += std::strtoll(l.cells[c].c_str(), nullptr, 10);
       }
-      if (whole) l.key = key;
+      if (all_whole) l.key = key;
       lines.push_back(std::move(l));
     }
     std::stable_sort(lines.begin(), lines.end(), [](const line& a, const line& b) {

@@ -91,6 +91,27 @@ class local_times {
   std::uint64_t bad_ = 0, early_ = 0;
 };
 
+/// A file's problems under the reader's cap and in its words, for slices
+/// read outside the reader.
+class file_problems {
+ public:
+  file_problems(std::vector<std::string>& out, const std::string& path) : out_(out), path_(path) {}
+  ~file_problems() {
+    if (n_ > shown) out_.push_back("... and " + std::to_string(n_ - shown) + " more problems in " + path_);
+  }
+  file_problems(const file_problems&) = delete;
+  file_problems& operator=(const file_problems&) = delete;
+  void add(std::string text) {
+    if (++n_ <= shown) out_.push_back(std::move(text));
+  }
+
+ private:
+  const std::uint64_t shown = prof::reader_options{}.max_warnings_per_file;
+  std::vector<std::string>& out_;
+  const std::string& path_;
+  std::uint64_t n_ = 0;
+};
+
 /// MB/s as the reference's db keeps bandwidths (HCCS, HBM, DDR, LLC): B/s
 /// (* 2^20) cut to an unsigned integer, 0 when negative or too large (its
 /// uint64 cast, undefined there).

@@ -109,6 +109,27 @@ TEST_CASE("host_sys_usage: bad lines are warnings naming the file and offset, ne
   CHECK(sys->rows.size() == 1);
 }
 
+TEST_CASE("host_sys_usage: a slice's problems under the reader's cap; numbers beyond 64 bits left out") {
+  golden::temp_copy t(kCase);
+  const auto mem = host_data(t.prof, "4242-Memory.data.slice_0");
+  std::string bad = "TimeStamp:9\n";
+  for (int i = 0; i < 30; ++i) bad += "1 x 3 4 5 6 7\n";  // a statm line that is not seven whole numbers
+  append(t.prof, "4242-Memory.data.slice_0", bad + "\n");
+  append(t.prof, "host_sys_mem.data.slice_0", "TimeStamp:9\nMemTotal:       1e300 kB\nHugePages_Free: 99999999999999999999\n\n");
+  std::vector<std::string> warnings;
+  const auto tables = cv::host_sys_usage_summaries(t.prof.string(), warnings);
+  std::size_t statm = 0, more = 0, beyond = 0;
+  for (const auto& w : warnings) {
+    statm += w.find(mem.string() + ": byte offset") == 0 && w.find("not seven whole numbers") != std::string::npos;
+    more += w == "... and 10 more problems in " + mem.string();
+    beyond += w.find("is not a whole number; left out") != std::string::npos;
+  }
+  CHECK(statm == 20);
+  CHECK(more == 1);
+  CHECK(beyond == 2);
+  CHECK(find(tables, "sys_mem") != nullptr);
+}
+
 TEST_CASE("host_sys_usage: no --host-sys-usage slices, no summaries and no warnings") {
   golden::temp_copy t("host_usage");
   std::vector<std::string> warnings;
