@@ -109,7 +109,7 @@ TEST_CASE("host_sys_usage: bad lines are warnings naming the file and offset, ne
   CHECK(sys->rows.size() == 1);
 }
 
-TEST_CASE("host_sys_usage: a slice's problems under the reader's cap; numbers beyond 64 bits left out") {
+TEST_CASE("host_sys_usage: a slice's problems under the reader's cap, numbers beyond 64 bits left out") {
   golden::temp_copy t(kCase);
   const auto mem = host_data(t.prof, "4242-Memory.data.slice_0");
   std::string bad = "TimeStamp:9\n";
