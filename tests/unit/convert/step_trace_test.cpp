@@ -13,7 +13,9 @@
 #include <msprof/convert/summary.hpp>
 #include <msprof/convert/text.hpp>
 #include <msprof/convert/timeline.hpp>
+#include <msprof/core/json.hpp>
 #include <msprof/device/simulated_device.hpp>
+#include <msprof/prof/reader.hpp>
 #include <msprof/prof/writer.hpp>
 
 #include <unistd.h>
@@ -30,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../support/golden_memory.hpp"
 #include "../../support/temp_dir.hpp"
 
 namespace codec = msprof::codec;
@@ -496,4 +499,142 @@ TEST_CASE("exports never mix: each export of a directory gets a stamp no earlier
   // README.txt keeps a section per export, each listing its own files
   const auto readme = slurp(out_file(prof, "README.txt"));
   for (const auto& s : stamps) CHECK(readme.find("[" + s + "] msprof") != std::string::npos);
+}
+
+namespace {
+
+/// Device 0's NIC, RoCE, HCCS and PCIe samples and data preprocess lines at
+/// `local` times (ns) added to `prof`, and the host's CPU and memory usage of
+/// the golden case host_usage.
+void add_slices(const std::string& prof, const std::vector<std::int64_t>& local) {
+  auto r = prof::prof_reader::open(prof);
+  REQUIRE(r);
+  const std::int64_t shift = static_cast<std::int64_t>(r->host().clock.anchor_ns) -
+                             static_cast<std::int64_t>(r->devices().at(0).clock.anchor_ns) + r->host().wall_offset_ns();
+  std::string nic = "timestamp bandwidth rxPacket/s rxByte/s rxPackets rxBytes rxErrors rxDropped "
+                    "txPacket/s txByte/s txPackets txBytes txErrors txDropped funcId\n";
+  std::string hccs = "timestamp(ns) txAmount(B) rxAmount(B)\n", pcie, dp;
+  std::uint64_t k = 0;
+  for (const std::int64_t at : local) {
+    const std::string ns = std::to_string(at - shift);
+    ++k;
+    nic += ns + ": 100 10 1000 " + std::to_string(10 * k) + " " + std::to_string(1000 * k) + " 0 0 20 2000 " +
+           std::to_string(20 * k) + " " + std::to_string(2000 * k) + " 0 0 0\n";
+    hccs += ns + ": " + std::to_string(1000000 * k) + " " + std::to_string(500000 * k) + "\n";
+    codec::PcieSample p;
+    p.timestamp = static_cast<std::uint64_t>(at - shift);
+    for (auto& v : p.values) v = static_cast<std::uint32_t>(k);
+    golden_memory::append(pcie, codec::encode_device(p));
+    dp += "[" + ns + "] Last queue dequeue, source:s, index:" + std::to_string(k) + ", size:" + std::to_string(k) + "\n";
+    dp += '\0';
+  }
+  const fs::path P(prof);
+  golden_memory::write_slice(P, prof::stream::nic(0), nic);
+  golden_memory::write_slice(P, prof::stream::roce(0), nic);
+  golden_memory::write_slice(P, prof::stream::hccs(0), hccs);
+  golden_memory::write_slice(P, prof::stream::pcie(0), pcie);
+  const fs::path data = P / "device_0" / "data";
+  std::ofstream(data / "DATA_PREPROCESS.dev.DP.0.slice_0", std::ios::binary) << dp;
+  std::ofstream(data / "DATA_PREPROCESS.dev.DP.0.slice_0.done") << "filesize:" << dp.size() << "\n";
+  const fs::path usage = fs::path(MSPROF_TEST_DATA_DIR) / "golden/host_usage/input/PROF_000001_20260101120000000_GOLDENCASEAAAAAA/host/data";
+  for (const char* f : {"host_cpu.data.slice_0", "host_cpu.data.slice_0.done", "host_mem.data.slice_0", "host_mem.data.slice_0.done"})
+    fs::copy_file(usage / f, P / "host" / "data" / f);
+}
+
+/// The local times (ns) of the counters of process `sort` (device 0, or the host) in msprof JSON `text`.
+std::multiset<std::int64_t> counter_times(const std::string& text, std::uint32_t sort, std::uint32_t dev = 0) {
+  auto v = msprof::json::parse(text);
+  REQUIRE(v);
+  const std::uint64_t pid = cv::format_pid(4242, sort, dev);
+  std::multiset<std::int64_t> out;
+  for (const auto& e : v->items()) {
+    if (e.get("ph").as_string_or("") != "C" || e.get("pid").text() != std::to_string(pid)) continue;
+    std::string ts = e.get("ts").as_string_or("");
+    ts.erase(ts.find('.'), 1);  // µs with 3 decimals: ns
+    out.insert(std::stoll(ts));
+  }
+  return out;
+}
+
+/// Whether process `sort` of device 0 has its process_name metadata in `text`.
+bool has_process(const std::string& text, std::uint32_t sort) {
+  return text.find("{\"name\":\"process_name\",\"pid\":" + std::to_string(cv::format_pid(4242, sort, 0)) + ",") !=
+         std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("iteration selection: the device counters of the timeline are those in the iterations' range, the host's all") {
+  // The reference's timeline with a selection (its Python path) filters every
+  // device event but metadata by the range, start <= ts < end
+  // (MsprofTimeline.add_export_data, is_in_iteration); the host it exports
+  // unselected (_start_view: ALL_EXPORT for the host path).
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  const auto& it1 = m.iterations[0];
+  const auto& it2 = m.iterations[1];
+  const auto& it3 = m.iterations[2];
+  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
+  // Iteration 2's range is [end of 1, end of 2): a sample at each bound.
+  add_slices(prof, {mid(it1), it1.end_ns, mid(it2), it2.end_ns, mid(it3)});
+  cv::export_options o;
+  o.timestamp = "20260101120020";
+  REQUIRE(cv::export_timeline(prof, o));
+  const auto all = slurp(out_file(prof, "msprof_20260101120020.json"));
+  o.model_id = 4294967295u;
+  o.iteration_id = 2;
+  o.timestamp = "20260101120021";
+  REQUIRE(cv::export_timeline(prof, o));
+  const auto sel = slurp(out_file(prof, "selection_model4294967295_iteration2/msprof_20260101120021.json"));
+  using cv::sort_index::hccs, cv::sort_index::nic, cv::sort_index::pcie, cv::sort_index::roce;
+  for (const std::uint32_t sort : {nic, roce, hccs, pcie}) {
+    CAPTURE(sort);
+    const auto full = counter_times(all, sort);
+    REQUIRE_FALSE(full.empty());
+    std::multiset<std::int64_t> inside;
+    for (const auto ts : full)
+      if (ts >= it1.end_ns && ts < it2.end_ns) inside.insert(ts);
+    CHECK_FALSE(inside.empty());
+    CHECK(inside.size() < full.size());
+    CHECK(counter_times(sel, sort) == inside);
+    CHECK(has_process(sel, sort));
+  }
+  // The PCIe sample at the range's start is kept (its 4 counters), the one at its end is not.
+  CHECK(counter_times(sel, pcie).count(it1.end_ns) == 4);
+  CHECK(counter_times(sel, pcie).count(it2.end_ns) == 0);
+  for (const std::uint32_t sort : {cv::sort_index::cpu_usage, cv::sort_index::memory_usage}) {
+    CAPTURE(sort);
+    const auto host = counter_times(all, sort, cv::host_device_bits);
+    REQUIRE_FALSE(host.empty());
+    CHECK(counter_times(sel, sort, cv::host_device_bits) == host);
+  }
+}
+
+TEST_CASE("iteration selection: the summaries read from the slices are the whole collection's, as the reference's") {
+  // None of the reference's summary handlers of these kinds takes the
+  // iteration (msprof_export_data.py: _get_nic_data, _get_roce_data,
+  // _get_hccs_data, _get_pcie_data, _get_dp_data, _get_host_*_usage_data).
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  add_slices(prof, {(m.iterations[0].start_ns + m.iterations[0].end_ns) / 2,
+                                          (m.iterations[1].start_ns + m.iterations[1].end_ns) / 2,
+                                          (m.iterations[2].start_ns + m.iterations[2].end_ns) / 2});
+  cv::export_options o;
+  o.timestamp = "20260101120030";
+  REQUIRE(cv::export_summary(prof, o));
+  o.model_id = 4294967295u;
+  o.iteration_id = 2;
+  REQUIRE(cv::export_summary(prof, o));
+  for (const char* name : {"nic", "roce", "hccs", "pcie", "dp", "host_cpu_usage", "host_mem_usage"}) {
+    CAPTURE(name);
+    const std::string file = std::string(name) + "_20260101120030.csv";
+    const auto whole = slurp(out_file(prof, file));
+    REQUIRE(lines_of(whole).size() > 1);
+    CHECK(slurp(out_file(prof, "selection_model4294967295_iteration2/" + file)) == whole);
+  }
+  CHECK(lines_of(slurp(out_file(prof, "dp_20260101120030.csv"))).size() == 1 + 3);
 }
