@@ -503,9 +503,9 @@ TEST_CASE("exports never mix: each export of a directory gets a stamp no earlier
 
 namespace {
 
-/// Device 0's NIC, RoCE, HCCS and PCIe samples and data preprocess lines at
-/// `local` times (ns) added to `prof`, and the host's CPU and memory usage of
-/// the golden case host_usage.
+/// Device 0's NIC, RoCE, HCCS, PCIe, HBM, LLC and NPU MEM samples and data
+/// preprocess lines at `local` times (ns) added to `prof`, and the host's CPU
+/// and memory usage of the golden case host_usage.
 void add_slices(const std::string& prof, const std::vector<std::int64_t>& local) {
   auto r = prof::prof_reader::open(prof);
   REQUIRE(r);
@@ -539,6 +539,35 @@ void add_slices(const std::string& prof, const std::vector<std::int64_t>& local)
   const fs::path usage = fs::path(MSPROF_TEST_DATA_DIR) / "golden/host_usage/input/PROF_000001_20260101120000000_GOLDENCASEAAAAAA/host/data";
   for (const char* f : {"host_cpu.data.slice_0", "host_cpu.data.slice_0.done", "host_mem.data.slice_0", "host_mem.data.slice_0.done"})
     fs::copy_file(usage / f, P / "host" / "data" / f);
+  // Sampled in µs after the device's start: HBM (read and write of HBM 0), LLC (the 8 read events of LLC 0), NPU MEM.
+  const std::int64_t start = static_cast<std::int64_t>(r->host().clock.anchor_ns) + r->host().wall_offset_ns();
+  std::string hbm, llc, npu_mem;
+  k = 0;
+  for (const std::int64_t at : local) {
+    const auto us = static_cast<std::uint64_t>((at - start) / 1000);
+    ++k;
+    for (std::uint32_t event : {0u, 1u}) {
+      codec::HbmSample h;
+      h.timestampUs = us;
+      h.count = 1000 * k * k;
+      h.eventId = event;
+      h.hbmId = 0;
+      golden_memory::append(hbm, codec::encode_device(h));
+    }
+    for (std::uint32_t event : {0x00u, 0x01u, 0x02u, 0x13u, 0x20u, 0x22u, 0x34u, 0x36u})
+      golden_memory::append(llc, codec::encode_device(codec::LlcSample{us, 100 * k * k, event, 0}));
+    codec::NpuMem n;
+    n.sampleTimeUs = static_cast<std::uint32_t>(us);
+    n.event = 0;
+    n.ddr = 1024 * k;
+    n.hbm = 2048 * k;
+    golden_memory::append(npu_mem, codec::encode_device(n));
+  }
+  golden_memory::write_slice(P, prof::stream::hbm(0), hbm);
+  golden_memory::write_slice(P, prof::stream::llc(0), llc);
+  golden_memory::write_slice(P, prof::stream::npu_mem(0), npu_mem);
+  golden_memory::add_sample_fields(P, "\"hbm_profiling\": \"on\", \"hbm_profiling_events\": \"read,write\"");
+  golden_memory::replace_in(P / "device_0" / "sample.json", "\"llc_profiling\": \"\"", "\"llc_profiling\": \"read\"");
 }
 
 /// The local times (ns) of the counters of process `sort` (device 0, or the host) in msprof JSON `text`.
@@ -588,8 +617,9 @@ TEST_CASE("iteration selection: the device counters of the timeline are those in
   o.timestamp = "20260101120021";
   REQUIRE(cv::export_timeline(prof, o));
   const auto sel = slurp(out_file(prof, "selection_model4294967295_iteration2/msprof_20260101120021.json"));
-  using cv::sort_index::hccs, cv::sort_index::nic, cv::sort_index::pcie, cv::sort_index::roce;
-  for (const std::uint32_t sort : {nic, roce, hccs, pcie}) {
+  using cv::sort_index::hbm, cv::sort_index::hccs, cv::sort_index::llc, cv::sort_index::nic, cv::sort_index::npu_mem,
+      cv::sort_index::pcie, cv::sort_index::roce;
+  for (const std::uint32_t sort : {npu_mem, hccs, nic, roce, pcie, hbm, llc}) {
     CAPTURE(sort);
     const auto full = counter_times(all, sort);
     REQUIRE_FALSE(full.empty());
@@ -615,26 +645,29 @@ TEST_CASE("iteration selection: the device counters of the timeline are those in
 TEST_CASE("iteration selection: the summaries read from the slices are the whole collection's, as the reference's") {
   // None of the reference's summary handlers of these kinds takes the
   // iteration (msprof_export_data.py: _get_nic_data, _get_roce_data,
-  // _get_hccs_data, _get_pcie_data, _get_dp_data, _get_host_*_usage_data).
+  // _get_hccs_data, _get_pcie_data, _get_hbm_data, _get_llc_data,
+  // _get_npu_mem_data, _get_npu_module_mem_data, _get_dp_data,
+  // _get_host_*_usage_data).
   temp_dir t;
   const auto prof = make_steps(t, 3);
   const auto m = load(prof);
   REQUIRE(m.iterations.size() == 3);
-  add_slices(prof, {(m.iterations[0].start_ns + m.iterations[0].end_ns) / 2,
-                                          (m.iterations[1].start_ns + m.iterations[1].end_ns) / 2,
-                                          (m.iterations[2].start_ns + m.iterations[2].end_ns) / 2});
+  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
+  add_slices(prof, {mid(m.iterations[0]), m.iterations[0].end_ns, mid(m.iterations[1]), m.iterations[1].end_ns,
+                    mid(m.iterations[2])});
   cv::export_options o;
   o.timestamp = "20260101120030";
   REQUIRE(cv::export_summary(prof, o));
   o.model_id = 4294967295u;
   o.iteration_id = 2;
   REQUIRE(cv::export_summary(prof, o));
-  for (const char* name : {"nic", "roce", "hccs", "pcie", "dp", "host_cpu_usage", "host_mem_usage"}) {
+  for (const std::string name : {"nic", "roce", "hccs", "pcie", "hbm", "llc_read_write", "npu_mem", "npu_module_mem", "dp",
+                                 "host_cpu_usage", "host_mem_usage"}) {
     CAPTURE(name);
-    const std::string file = std::string(name) + "_20260101120030.csv";
+    const std::string file = name + "_20260101120030.csv";
     const auto whole = slurp(out_file(prof, file));
     REQUIRE(lines_of(whole).size() > 1);
     CHECK(slurp(out_file(prof, "selection_model4294967295_iteration2/" + file)) == whole);
   }
-  CHECK(lines_of(slurp(out_file(prof, "dp_20260101120030.csv"))).size() == 1 + 3);
+  CHECK(lines_of(slurp(out_file(prof, "dp_20260101120030.csv"))).size() == 1 + 5);
 }
