@@ -671,3 +671,35 @@ TEST_CASE("iteration selection: the summaries read from the slices are the whole
   }
   CHECK(lines_of(slurp(out_file(prof, "dp_20260101120030.csv"))).size() == 1 + 5);
 }
+
+TEST_CASE("iteration selection: the chrome form's device counters are those in the range too") {
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
+  add_slices(prof, {mid(m.iterations[0]), m.iterations[0].end_ns, mid(m.iterations[1]), m.iterations[1].end_ns,
+                    mid(m.iterations[2])});
+  // The collection's end a second after its start (make_steps stops at the real time: beyond the chrome form's 13 days).
+  for (const auto& e : fs::recursive_directory_iterator(prof))
+    if (e.path().filename().string().rfind("end_info", 0) == 0)
+      std::ofstream(e.path(), std::ios::trunc) << R"({"collectionTimeEnd": "1767268801000000", "clockMonotonicRaw": "1001000000000"})";
+  const auto pcie_counters = [](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find("\"PCIe_cpl\""); at != std::string::npos; at = text.find("\"PCIe_cpl\"", at + 1)) ++n;
+    return n;
+  };
+  cv::export_options o;
+  o.chrome = true;
+  o.timestamp = "20260101120040";
+  {
+    auto r = cv::export_timeline(prof, o);
+    REQUIRE_MESSAGE(r, (r ? std::string() : r.err().message));
+  }
+  CHECK(pcie_counters(slurp(out_file(prof, "chrome_trace_20260101120040.json"))) == 5);
+  o.model_id = 4294967295u;
+  o.iteration_id = 2;
+  REQUIRE(cv::export_timeline(prof, o));
+  // The samples at the end of iteration 1 and in the middle of iteration 2.
+  CHECK(pcie_counters(slurp(out_file(prof, "selection_model4294967295_iteration2/chrome_trace_20260101120040.json"))) == 2);
+}
