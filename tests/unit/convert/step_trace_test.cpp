@@ -3,7 +3,8 @@
 // step boundaries) become model::iterations, the step_trace summary, the
 // step_trace_<ts>.json timeline and the Step Trace threads of msprof_<ts>.json;
 // --model-id/--iteration-id/--iteration-count restrict the export to the
-// chosen iterations' time range.
+// chosen iterations' time range (and the timeline's device counters read from
+// slices; the summaries read from slices stay whole, as the reference's).
 #include <doctest/doctest.h>
 #include <msprof/codec/encode.hpp>
 #include <msprof/session/session.hpp>
@@ -702,4 +703,44 @@ TEST_CASE("iteration selection: the chrome form's device counters are those in t
   REQUIRE(cv::export_timeline(prof, o));
   // The samples at the end of iteration 1 and in the middle of iteration 2.
   CHECK(pcie_counters(slurp(out_file(prof, "selection_model4294967295_iteration2/chrome_trace_20260101120040.json"))) == 2);
+}
+
+TEST_CASE("iteration selection: the timeline's DDR counters are those in the range") {
+  // DDR apart: its data is read on other chips only (platform_version 4 here).
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  const auto& it1 = m.iterations[0];
+  const auto& it2 = m.iterations[1];
+  auto r = prof::prof_reader::open(prof);
+  REQUIRE(r);
+  const std::int64_t start = static_cast<std::int64_t>(r->host().clock.anchor_ns) + r->host().wall_offset_ns();
+  std::string ddr;
+  std::uint32_t k = 0;
+  for (const auto& i : m.iterations)
+    for (const std::int64_t at : {(i.start_ns + i.end_ns) / 2, i.end_ns + 1000}) {
+      const auto us = static_cast<std::uint32_t>((at - start) / 1000);
+      ++k;
+      golden_memory::append(ddr, codec::encode_device(codec::DdrSample{us, 100 * k, 0, 0, 0xFFFFFFFFu}));
+      golden_memory::append(ddr, codec::encode_device(codec::DdrSample{us, 50 * k, 1, 0, 0xFFFFFFFFu}));
+    }
+  const fs::path P(prof);
+  golden_memory::write_slice(P, prof::stream::ddr(0), ddr);
+  golden_memory::replace_in(P / "device_0" / "info.json.0", "\"platform_version\": \"5\"", "\"platform_version\": \"4\"");
+  golden_memory::add_sample_fields(P, "\"ddr_profiling\": \"on\"");
+  cv::export_options o;
+  o.timestamp = "20260101120050";
+  REQUIRE(cv::export_timeline(prof, o));
+  const auto full = counter_times(slurp(out_file(prof, "msprof_20260101120050.json")), cv::sort_index::ddr);
+  REQUIRE(full.size() == 2 * 6);  // DDR/Read and DDR/Write per time
+  o.model_id = 4294967295u;
+  o.iteration_id = 2;
+  REQUIRE(cv::export_timeline(prof, o));
+  std::multiset<std::int64_t> inside;
+  for (const auto ts : full)
+    if (ts >= it1.end_ns && ts < it2.end_ns) inside.insert(ts);
+  CHECK(inside.size() == 2 * 2);  // after iteration 1's end, and the middle of iteration 2
+  CHECK(counter_times(slurp(out_file(prof, "selection_model4294967295_iteration2/msprof_20260101120050.json")),
+                      cv::sort_index::ddr) == inside);
 }
