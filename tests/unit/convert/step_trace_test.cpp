@@ -648,7 +648,7 @@ TEST_CASE("iteration selection: the summaries read from the slices are the whole
   // iteration (msprof_export_data.py: _get_nic_data, _get_roce_data,
   // _get_hccs_data, _get_pcie_data, _get_hbm_data, _get_llc_data,
   // _get_npu_mem_data, _get_npu_module_mem_data, _get_dp_data,
-  // _get_host_*_usage_data).
+  // _get_l2_cache_data, _get_soc_pmu_data, _get_host_*_usage_data).
   temp_dir t;
   const auto prof = make_steps(t, 3);
   const auto m = load(prof);
@@ -656,6 +656,20 @@ TEST_CASE("iteration selection: the summaries read from the slices are the whole
   const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
   add_slices(prof, {mid(m.iterations[0]), m.iterations[0].end_ns, mid(m.iterations[1]), m.iterations[1].end_ns,
                     mid(m.iterations[2])});
+  // The slices of the golden cases l2_cache, soc_pmu (device 0) and host_io (host disk and network usage).
+  const auto copy = [&](const char* c, const char* dir, std::initializer_list<const char*> names) {
+    const fs::path from = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / c / "input" /
+                          "PROF_000001_20260101120000000_GOLDENCASEAAAAAA" / dir / "data";
+    for (const char* n : names)
+      for (const std::string& f : {std::string(n), std::string(n) + ".done"})
+        fs::copy_file(from / f, fs::path(prof) / dir / "data" / f);
+  };
+  copy("l2_cache", "device_0", {"l2_cache.data.0.slice_0", "l2_cache.data.0.slice_1"});
+  copy("soc_pmu", "device_0", {"socpmu.data.0.slice_0", "socpmu.data.0.slice_1"});
+  copy("host_io", "host", {"host_disk.data.slice_0", "host_disk.data.slice_1", "host_network.data.slice_0",
+                           "host_network.data.slice_1"});
+  golden_memory::add_sample_fields(fs::path(prof), "\"l2CacheTaskProfiling\": \"on\", \"l2CacheTaskProfilingEvents\": "
+                                                   "\"0xfb, 0x9C,0xfc,0x90,0x91\", \"npuEvents\": \"SMMU: 0x8C,0x2 ,0x8a, 0x8d\"");
   cv::export_options o;
   o.timestamp = "20260101120030";
   REQUIRE(cv::export_summary(prof, o));
@@ -663,7 +677,8 @@ TEST_CASE("iteration selection: the summaries read from the slices are the whole
   o.iteration_id = 2;
   REQUIRE(cv::export_summary(prof, o));
   for (const std::string name : {"nic", "roce", "hccs", "pcie", "hbm", "llc_read_write", "npu_mem", "npu_module_mem", "dp",
-                                 "host_cpu_usage", "host_mem_usage"}) {
+                                 "l2_cache", "soc_pmu", "host_cpu_usage", "host_mem_usage", "host_disk_usage",
+                                 "host_network_usage"}) {
     CAPTURE(name);
     const std::string file = name + "_20260101120030.csv";
     const auto whole = slurp(out_file(prof, file));
