@@ -191,11 +191,9 @@ result<void> for_each_dp_row(const std::string& prof_dir, std::vector<std::strin
     for (const auto& f : r->files())
       if (f.device && f.device_id == d->id && f.module == prof::layout::data_preprocess) fs.push_back(&f);
     if (fs.empty()) continue;
-    // InfoConfReader's offset: start_info's collectionTimeBegin - clockMonotonicRaw / 1000, 0 without both.
-    const std::string begin = d->start_info.get("collectionTimeBegin").as_string_or("");
-    const std::string raw = d->start_info.get("clockMonotonicRaw").as_string_or("");
-    const double offset_us = begin.empty() || raw.empty() ? 0.0
-                                                          : std::strtod(begin.c_str(), nullptr) - std::strtod(raw.c_str(), nullptr) / 1000;
+    const auto offset = detail::device_local_offset_us(prof_dir, *d, "dp rows", warnings);
+    if (!offset) continue;
+    const double offset_us = *offset;
     const bool binary = judged_binary(fs);
     dp_row row;
     row.device_id = d->id;

@@ -59,6 +59,26 @@ std::optional<std::int64_t> sampling_clock::operator()(std::uint64_t us) const {
   return static_cast<std::int64_t>(t);  // truncated, as the reference's int()
 }
 
+std::optional<double> device_local_offset_us(const std::string& prof_dir, const prof::device_info& d,
+                                             const std::string& what, std::vector<std::string>& warnings) {
+  // Python's float() of a value that is true: a non-empty string or a non-zero number (no hex, no inf).
+  const auto value = [](const json::value& v) -> std::optional<double> {
+    double x = 0;
+    if (!(v.is_string() || v.is_number()) || v.text().find_first_of("xX") != std::string::npos || !v.to_double(x))
+      return std::nullopt;
+    if (v.is_number() && x == 0) return std::nullopt;
+    return x;
+  };
+  const auto begin = value(d.start_info.get("collectionTimeBegin"));
+  const auto raw = value(d.start_info.get("clockMonotonicRaw"));
+  if (begin && raw) return *begin - *raw / 1000;
+  warnings.push_back(prof_dir + "/" + prof::layout::device_dir(d.id) + "/" +
+                     prof::layout::for_device(prof::layout::start_info, d.id) +
+                     ": collectionTimeBegin or clockMonotonicRaw missing, empty or not a number: device " +
+                     std::to_string(d.id) + "'s " + what + " were left out (no local time; the reference's export stops)");
+  return std::nullopt;
+}
+
 }  // namespace detail
 }  // namespace convert
 MSPROF_END_NAMESPACE

@@ -125,6 +125,8 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
     if (!filter && filter_status) choose(*loaded);  // no windows
     MSPROF_TRY(filter_status);
     filter->apply(*loaded);
+    if (timeline) timeline->set_selection(filter->range());
+    if (chrome) chrome->set_selection(filter->range());
   }
   MSPROF_TRY(check_not_empty(prof_dir, records + mem_records, *loaded));
   MSPROF_TRY(text_status);

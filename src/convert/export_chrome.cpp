@@ -139,7 +139,7 @@ struct chrome_exporter::impl {
     timeline_parts rest;
     rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
     detail::timeline_events(final, out, rest);
-    MSPROF_TRY(detail::device_counter_events(s, o_.json_process, out, r.warnings));
+    MSPROF_TRY(detail::device_counter_events(s, o_.json_process, out, r.warnings, within_ ? &*within_ : nullptr));
     MSPROF_TRY(add_overlap(s, out, at));
     auto w = chrome::detail::write_built(events_, s.start_ns, dir->path(), chrome::file_stem(ts));
     if (!w) return w.err();
@@ -150,6 +150,8 @@ struct chrome_exporter::impl {
     r.files.push_back(std::move(*readme));
     return r;
   }
+
+  void select(const iteration_range& r) { within_ = r; }
 
  private:
   /// Overlap Analysis per device: its metadata, then its merged compute
@@ -183,6 +185,7 @@ struct chrome_exporter::impl {
   std::set<std::uint32_t> api_tids_, mstx_tids_;
   std::size_t records_ = 0;
   std::uint64_t mstx_seq_ = 0;
+  std::optional<iteration_range> within_;  ///< set_selection
 };
 
 chrome_exporter::chrome_exporter(const export_options& o, const std::string& prof_dir, std::size_t spill_budget)
@@ -191,6 +194,8 @@ chrome_exporter::chrome_exporter(const export_options& o, const std::string& pro
 chrome_exporter::~chrome_exporter() = default;
 
 result<void> chrome_exporter::add(const model& window) { return p_->add(window); }
+
+void chrome_exporter::set_selection(const iteration_range& r) { p_->select(r); }
 
 result<export_result> chrome_exporter::finish(const model& final) { return p_->finish(final); }
 

@@ -88,6 +88,8 @@ result<void> timeline_exporter::add(const model& window) { return p_->add(window
 
 void timeline_exporter::set_communication(const hccl::communication& c) { p_->events_.set_communication(c); }
 
+void timeline_exporter::set_selection(const iteration_range& r) { p_->events_.set_selection(r); }
+
 result<export_result> timeline_exporter::finish(const model& final) { return p_->finish(final); }
 
 result<export_result> export_timeline(const model& m, const export_options& o) {

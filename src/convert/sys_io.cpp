@@ -344,8 +344,9 @@ result<std::optional<table>> network_summary(const std::string& prof_dir, const 
       }
     }));
     if (samples == 0) continue;
-    const double offset_us = std::strtod(d.start_info.get("collectionTimeBegin").as_string_or("0").c_str(), nullptr) -
-                             std::strtod(d.start_info.get("clockMonotonicRaw").as_string_or("0").c_str(), nullptr) / 1000;
+    const auto offset = detail::device_local_offset_us(prof_dir, d, std::string(stem) + " rows", warnings);
+    if (!offset) continue;
+    const double offset_us = *offset;
     rx_errors_all /= static_cast<double>(samples);
     for (const port& p : ports) {
       const S& first = p.first;

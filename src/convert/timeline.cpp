@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -480,18 +481,36 @@ result<void> host_usage_events(const session_info& s, host_usage_kind kind, even
   return {};
 }
 
+/// The counters of `out` at a time in [lo, hi) of `r` and every other event
+/// (metadata), as the reference's MsprofTimeline.is_in_iteration keeps an
+/// event without a duration.
+class counters_within final : public event_output {
+ public:
+  counters_within(event_output& out, const iteration_range& r) noexcept : event_output(false), out_(out), r_(r) {}
+  void operator()(trace_event&& e) override {
+    if (e.ph != 'C' || (e.ts_ns >= r_.lo && e.ts_ns < r_.hi)) out_(std::move(e));
+  }
+
+ private:
+  event_output& out_;
+  const iteration_range& r_;
+};
+
 }  // namespace
 
 result<void> device_counter_events(const session_info& s, const timeline_parts& parts, event_output& out,
-                                   std::vector<std::string>& warnings) {
-  if (parts.npu_mem) MSPROF_TRY(npu_mem_events(s, out, warnings));
-  if (parts.ddr) MSPROF_TRY(ddr_events(s, out, warnings));
-  if (parts.hccs) MSPROF_TRY(hccs_events(s, out, warnings));
-  if (parts.nic) MSPROF_TRY(network_events(s, out, warnings, false));
-  if (parts.roce) MSPROF_TRY(network_events(s, out, warnings, true));
-  if (parts.pcie) MSPROF_TRY(pcie_events(s, out, warnings));
-  if (parts.hbm) MSPROF_TRY(hbm_events(s, out, warnings));
-  if (parts.llc) MSPROF_TRY(llc_events(s, out, warnings));
+                                   std::vector<std::string>& warnings, const iteration_range* within) {
+  std::optional<counters_within> selected;
+  if (within) selected.emplace(out, *within);
+  event_output& dev = selected ? static_cast<event_output&>(*selected) : out;
+  if (parts.npu_mem) MSPROF_TRY(npu_mem_events(s, dev, warnings));
+  if (parts.ddr) MSPROF_TRY(ddr_events(s, dev, warnings));
+  if (parts.hccs) MSPROF_TRY(hccs_events(s, dev, warnings));
+  if (parts.nic) MSPROF_TRY(network_events(s, dev, warnings, false));
+  if (parts.roce) MSPROF_TRY(network_events(s, dev, warnings, true));
+  if (parts.pcie) MSPROF_TRY(pcie_events(s, dev, warnings));
+  if (parts.hbm) MSPROF_TRY(hbm_events(s, dev, warnings));
+  if (parts.llc) MSPROF_TRY(llc_events(s, dev, warnings));
   if (parts.cpu_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::cpu, out, warnings));
   if (parts.memory_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::memory, out, warnings));
   if (parts.disk_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::disk, out, warnings));

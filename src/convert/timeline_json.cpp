@@ -356,7 +356,7 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
   detail::timeline_events(final, dest, rest);
   if (comm_ && parts_.hardware)
     for (const auto& [d, streams] : streams_) hccl::emit_timeline(*comm_, s.pid, d, dest);
-  MSPROF_TRY(detail::device_counter_events(s, parts_, dest, warnings_));
+  MSPROF_TRY(detail::device_counter_events(s, parts_, dest, warnings_, within_ ? &*within_ : nullptr));
   return parts_.overlap ? write_overlap(s, dest) : result<void>{};
 }
 

@@ -33,6 +33,16 @@ std::optional<prof::prof_reader> open_for_slices(const std::string& prof_dir, bo
 /// (or holds ".<stem>."), appended to `out`.
 void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vector<std::string>& out);
 
+/// The offset (µs) that turns device `d`'s clock_monotonic_raw µs into local
+/// time in the reference's Python parsers (InfoConfReader: _load_local_time_offset,
+/// read by trans_into_local_time): its start_info's collectionTimeBegin minus
+/// clockMonotonicRaw / 1000, in doubles. When either is missing or false to
+/// Python (absent, "", a JSON 0) or no finite number, the reference raises and
+/// its whole export stops: nullopt here, with one warning in `warnings` that
+/// the device's `what` (e.g. "dp rows") were left out.
+std::optional<double> device_local_offset_us(const std::string& prof_dir, const prof::device_info& d,
+                                             const std::string& what, std::vector<std::string>& warnings);
+
 /// The local time of a device sample stamped in µs after its device's
 /// clock_monotonic_raw start, as the reference's Python parsers make it
 /// (get_absolute_time_by_sampling_timestamp), in its order and in doubles (so

@@ -37,6 +37,9 @@ class iteration_filter {
   /// only the kept tasks of calls still to come are remembered.
   void apply(model& w);
 
+  /// The chosen iterations' time range (local ns).
+  const iteration_range& range() const noexcept { return range_; }
+
  private:
   std::vector<iteration> chosen_;
   iteration_range range_;

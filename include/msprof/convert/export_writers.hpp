@@ -18,6 +18,7 @@ namespace convert {
 namespace hccl {
 struct communication;
 }  // namespace hccl
+struct iteration_range;  // iterations.hpp
 
 /// The timeline files of a model handed over in windows (model.hpp): add()
 /// every window, then finish() with the final model. Between windows it holds
@@ -39,6 +40,10 @@ class timeline_exporter {
   /// The collectives (convert/hccl.hpp; must outlive finish()): their
   /// Communication process and Overlap Analysis lanes.
   void set_communication(const hccl::communication& c);
+
+  /// An iteration selection's time range (export_select.hpp): the device
+  /// counters read from the slices are those inside it.
+  void set_selection(const iteration_range& r);
 
   /// Writes msprof_<ts>.json, msprof_tx_<ts>.json and step_trace_<ts>.json;
   /// `final` gives the session, iterations and warnings (its records are ignored).
@@ -69,6 +74,9 @@ class chrome_exporter {
 
   /// The window's timeline events are encoded and kept in sorted runs; the window may go afterwards.
   result<void> add(const model& window);
+
+  /// As timeline_exporter::set_selection.
+  void set_selection(const iteration_range& r);
 
   /// Writes chrome_trace_<ts>.json (or its parts and their note) and README.txt;
   /// `final` gives the session, iterations and warnings (its records are ignored).

@@ -13,6 +13,7 @@
 
 #include <vector>
 
+#include "iterations.hpp"
 #include "model.hpp"
 #include "overlap.hpp"
 #include "step_trace.hpp"
@@ -29,9 +30,13 @@ void loss_note(const model& m, event_output& out);
 void timeline_events(const model& m, event_output& out, const timeline_parts& parts);
 /// The counter processes read from `s.prof_dir`'s slices, those `parts` asks
 /// for, in the timeline's order: NPU MEM, DDR, HCCS, NIC, RoCE, PCIe, HBM,
-/// then the host's CPU Usage and Memory Usage.
+/// then the host's CPU Usage, Memory Usage, Disk Usage and Network Usage.
+/// With an iteration selection (`within`), the devices' counters are those
+/// at a time in [lo, hi) (their metadata stays), as the reference's Python
+/// timeline filters every device event (MsprofTimeline.add_export_data); the
+/// host's are all kept, as the reference exports the host unselected.
 result<void> device_counter_events(const session_info& s, const timeline_parts& parts, event_output& out,
-                                   std::vector<std::string>& warnings);
+                                   std::vector<std::string>& warnings, const iteration_range* within = nullptr);
 }  // namespace detail
 
 /// mstx events only (msprof_tx_<ts>.json, and the mstx part of msprof_<ts>.json),

@@ -8,12 +8,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "../core/error.hpp"
+#include "iterations.hpp"
 #include "model.hpp"
 #include "overlap.hpp"
 #include "spill.hpp"
@@ -126,6 +128,10 @@ class timeline_collector {
   /// Communication process and Overlap Analysis lanes.
   void set_communication(const hccl::communication& c) { comm_ = &c; }
 
+  /// An iteration selection's time range: the device counters read from the
+  /// slices are those inside it (timeline.hpp, device_counter_events).
+  void set_selection(const iteration_range& r) { within_ = r; }
+
   /// API calls, device tasks and mstx events of all windows.
   std::size_t records() const noexcept { return records_; }
   std::size_t mstx_count() const noexcept { return mstx_; }
@@ -179,6 +185,7 @@ class timeline_collector {
   std::size_t records_ = 0, mstx_ = 0;
   std::uint64_t mstx_seq_ = 0;
   const hccl::communication* comm_ = nullptr;
+  std::optional<iteration_range> within_;
   std::vector<std::string> warnings_;
 };
 

@@ -176,3 +176,60 @@ TEST_CASE("dp: the text pieces as the reference cuts them (str() of the bytes, s
   CHECK(e->size == "9 B");
   CHECK_FALSE(codec::decode_dp_line("[1] Last queue dequeue, a, b", at).has_value());
 }
+
+namespace {
+
+/// Device `dev`'s start_info rewritten as `json`.
+void start_info(const golden::temp_copy& t, int dev, const std::string& json) {
+  const std::string d = std::to_string(dev);
+  std::ofstream(t.prof / ("device_" + d) / ("start_info." + d), std::ios::trunc) << json;
+}
+
+const std::string kDate = R"("collectionDateBegin": "2026-01-01 12:00:00.000000", )";
+
+}  // namespace
+
+TEST_CASE("dp: a device start_info without collectionTimeBegin or clockMonotonicRaw leaves its rows out, with a warning") {
+  // The reference's InfoConfReader raises for a value Python finds false
+  // (absent, "", a JSON 0), and its whole export stops (checked on runs of
+  // this case). Device 1's rows are kept here.
+  const char* const starts[] = {
+      R"("collectionTimeBegin": "1767268800000000"})",                              // no clockMonotonicRaw
+      R"("collectionTimeBegin": "", "clockMonotonicRaw": "1000000000000"})",        // empty
+      R"("collectionTimeBegin": 0, "clockMonotonicRaw": "1000000000000"})",         // a JSON 0
+      R"("collectionTimeBegin": "17672688x", "clockMonotonicRaw": "1000000000000"})",  // no number
+  };
+  for (const char* s : starts) {
+    CAPTURE(s);
+    golden::temp_copy t(kCase);
+    start_info(t, 0, "{" + kDate + s);
+    std::vector<std::string> w;
+    const auto got = export_rows(t, w);
+    auto want = expected();
+    want.erase(std::remove_if(want.begin() + 1, want.end(), [](const std::string& r) { return r.rfind("0,", 0) == 0; }),
+               want.end());
+    REQUIRE(want.size() > 1);
+    CHECK(got == want);
+    CHECK(has_warning(w, (t.prof / "device_0" / "start_info.0").string() + ": collectionTimeBegin or clockMonotonicRaw missing",
+                      "device 0's dp rows were left out"));
+  }
+}
+
+TEST_CASE("dp: a start_info's values are read as Python's float() reads them: a JSON number, a \"0\" string") {
+  // Both as runs of the reference give them: a number is a number, and the
+  // string "0" is true to Python (the offset is then collectionTimeBegin).
+  golden::temp_copy t(kCase);
+  std::vector<std::string> w;
+  SUBCASE("a JSON number") {
+    start_info(t, 0, "{" + kDate + R"("collectionTimeBegin": "1767268800000000", "clockMonotonicRaw": 1000000000000})");
+    CHECK(export_rows(t, w) == expected());
+  }
+  SUBCASE("the string 0") {
+    start_info(t, 0, "{" + kDate + R"("collectionTimeBegin": "1767268800000000", "clockMonotonicRaw": "0"})");
+    const auto got = export_rows(t, w);
+    REQUIRE(got.size() == expected().size());
+    CHECK(got[1] == "0,1767269800000100.0,dequeue,iterator_default,131");  // 10^9 µs later
+    CHECK(got.back() == expected().back());                                 // device 1 unchanged
+  }
+  CHECK(std::none_of(w.begin(), w.end(), [](const std::string& s) { return s.find("start_info") != std::string::npos; }));
+}

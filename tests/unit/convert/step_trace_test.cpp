@@ -3,7 +3,8 @@
 // step boundaries) become model::iterations, the step_trace summary, the
 // step_trace_<ts>.json timeline and the Step Trace threads of msprof_<ts>.json;
 // --model-id/--iteration-id/--iteration-count restrict the export to the
-// chosen iterations' time range.
+// chosen iterations' time range (and the timeline's device counters read from
+// slices; the summaries read from slices stay whole, as the reference's).
 #include <doctest/doctest.h>
 #include <msprof/codec/encode.hpp>
 #include <msprof/session/session.hpp>
@@ -13,7 +14,9 @@
 #include <msprof/convert/summary.hpp>
 #include <msprof/convert/text.hpp>
 #include <msprof/convert/timeline.hpp>
+#include <msprof/core/json.hpp>
 #include <msprof/device/simulated_device.hpp>
+#include <msprof/prof/reader.hpp>
 #include <msprof/prof/writer.hpp>
 
 #include <unistd.h>
@@ -30,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../support/golden_memory.hpp"
 #include "../../support/temp_dir.hpp"
 
 namespace codec = msprof::codec;
@@ -496,4 +500,262 @@ TEST_CASE("exports never mix: each export of a directory gets a stamp no earlier
   // README.txt keeps a section per export, each listing its own files
   const auto readme = slurp(out_file(prof, "README.txt"));
   for (const auto& s : stamps) CHECK(readme.find("[" + s + "] msprof") != std::string::npos);
+}
+
+namespace {
+
+/// Device 0's NIC, RoCE, HCCS, PCIe, HBM, LLC and NPU MEM samples and data
+/// preprocess lines at `local` times (ns) added to `prof`, and the host's CPU
+/// and memory usage of the golden case host_usage.
+void add_slices(const std::string& prof, const std::vector<std::int64_t>& local) {
+  auto r = prof::prof_reader::open(prof);
+  REQUIRE(r);
+  const std::int64_t shift = static_cast<std::int64_t>(r->host().clock.anchor_ns) -
+                             static_cast<std::int64_t>(r->devices().at(0).clock.anchor_ns) + r->host().wall_offset_ns();
+  std::string nic = "timestamp bandwidth rxPacket/s rxByte/s rxPackets rxBytes rxErrors rxDropped "
+                    "txPacket/s txByte/s txPackets txBytes txErrors txDropped funcId\n";
+  std::string hccs = "timestamp(ns) txAmount(B) rxAmount(B)\n", pcie, dp;
+  std::uint64_t k = 0;
+  for (const std::int64_t at : local) {
+    const std::string ns = std::to_string(at - shift);
+    ++k;
+    nic += ns + ": 100 10 1000 " + std::to_string(10 * k) + " " + std::to_string(1000 * k) + " 0 0 20 2000 " +
+           std::to_string(20 * k) + " " + std::to_string(2000 * k) + " 0 0 0\n";
+    hccs += ns + ": " + std::to_string(1000000 * k) + " " + std::to_string(500000 * k) + "\n";
+    codec::PcieSample p;
+    p.timestamp = static_cast<std::uint64_t>(at - shift);
+    for (auto& v : p.values) v = static_cast<std::uint32_t>(k);
+    golden_memory::append(pcie, codec::encode_device(p));
+    dp += "[" + ns + "] Last queue dequeue, source:s, index:" + std::to_string(k) + ", size:" + std::to_string(k) + "\n";
+    dp += '\0';
+  }
+  const fs::path P(prof);
+  golden_memory::write_slice(P, prof::stream::nic(0), nic);
+  golden_memory::write_slice(P, prof::stream::roce(0), nic);
+  golden_memory::write_slice(P, prof::stream::hccs(0), hccs);
+  golden_memory::write_slice(P, prof::stream::pcie(0), pcie);
+  const fs::path data = P / "device_0" / "data";
+  std::ofstream(data / "DATA_PREPROCESS.dev.DP.0.slice_0", std::ios::binary) << dp;
+  std::ofstream(data / "DATA_PREPROCESS.dev.DP.0.slice_0.done") << "filesize:" << dp.size() << "\n";
+  const fs::path usage = fs::path(MSPROF_TEST_DATA_DIR) / "golden/host_usage/input/PROF_000001_20260101120000000_GOLDENCASEAAAAAA/host/data";
+  for (const char* f : {"host_cpu.data.slice_0", "host_cpu.data.slice_0.done", "host_mem.data.slice_0", "host_mem.data.slice_0.done"})
+    fs::copy_file(usage / f, P / "host" / "data" / f);
+  // Sampled in µs after the device's start: HBM (read and write of HBM 0), LLC (the 8 read events of LLC 0), NPU MEM.
+  const std::int64_t start = static_cast<std::int64_t>(r->host().clock.anchor_ns) + r->host().wall_offset_ns();
+  std::string hbm, llc, npu_mem;
+  k = 0;
+  for (const std::int64_t at : local) {
+    const auto us = static_cast<std::uint64_t>((at - start) / 1000);
+    ++k;
+    for (std::uint32_t event : {0u, 1u}) {
+      codec::HbmSample h;
+      h.timestampUs = us;
+      h.count = 1000 * k * k;
+      h.eventId = event;
+      h.hbmId = 0;
+      golden_memory::append(hbm, codec::encode_device(h));
+    }
+    for (std::uint32_t event : {0x00u, 0x01u, 0x02u, 0x13u, 0x20u, 0x22u, 0x34u, 0x36u})
+      golden_memory::append(llc, codec::encode_device(codec::LlcSample{us, 100 * k * k, event, 0}));
+    codec::NpuMem n;
+    n.sampleTimeUs = static_cast<std::uint32_t>(us);
+    n.event = 0;
+    n.ddr = 1024 * k;
+    n.hbm = 2048 * k;
+    golden_memory::append(npu_mem, codec::encode_device(n));
+  }
+  golden_memory::write_slice(P, prof::stream::hbm(0), hbm);
+  golden_memory::write_slice(P, prof::stream::llc(0), llc);
+  golden_memory::write_slice(P, prof::stream::npu_mem(0), npu_mem);
+  golden_memory::add_sample_fields(P, "\"hbm_profiling\": \"on\", \"hbm_profiling_events\": \"read,write\"");
+  golden_memory::replace_in(P / "device_0" / "sample.json", "\"llc_profiling\": \"\"", "\"llc_profiling\": \"read\"");
+}
+
+/// The local times (ns) of the counters of process `sort` (device 0, or the host) in msprof JSON `text`.
+std::multiset<std::int64_t> counter_times(const std::string& text, std::uint32_t sort, std::uint32_t dev = 0) {
+  auto v = msprof::json::parse(text);
+  REQUIRE(v);
+  const std::uint64_t pid = cv::format_pid(4242, sort, dev);
+  std::multiset<std::int64_t> out;
+  for (const auto& e : v->items()) {
+    if (e.get("ph").as_string_or("") != "C" || e.get("pid").text() != std::to_string(pid)) continue;
+    std::string ts = e.get("ts").as_string_or("");
+    ts.erase(ts.find('.'), 1);  // µs with 3 decimals: ns
+    out.insert(std::stoll(ts));
+  }
+  return out;
+}
+
+/// Whether process `sort` of device 0 has its process_name metadata in `text`.
+bool has_process(const std::string& text, std::uint32_t sort) {
+  return text.find("{\"name\":\"process_name\",\"pid\":" + std::to_string(cv::format_pid(4242, sort, 0)) + ",") !=
+         std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("iteration selection: the device counters of the timeline are those in the iterations' range, the host's all") {
+  // The reference's timeline with a selection (its Python path) filters every
+  // device event but metadata by the range, start <= ts < end
+  // (MsprofTimeline.add_export_data, is_in_iteration); the host it exports
+  // unselected (_start_view: ALL_EXPORT for the host path).
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  const auto& it1 = m.iterations[0];
+  const auto& it2 = m.iterations[1];
+  const auto& it3 = m.iterations[2];
+  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
+  // Iteration 2's range is [end of 1, end of 2): a sample at each bound.
+  add_slices(prof, {mid(it1), it1.end_ns, mid(it2), it2.end_ns, mid(it3)});
+  cv::export_options o;
+  o.timestamp = "20260101120020";
+  REQUIRE(cv::export_timeline(prof, o));
+  const auto all = slurp(out_file(prof, "msprof_20260101120020.json"));
+  o.model_id = 4294967295u;
+  o.iteration_id = 2;
+  o.timestamp = "20260101120021";
+  REQUIRE(cv::export_timeline(prof, o));
+  const auto sel = slurp(out_file(prof, "selection_model4294967295_iteration2/msprof_20260101120021.json"));
+  using cv::sort_index::hbm, cv::sort_index::hccs, cv::sort_index::llc, cv::sort_index::nic, cv::sort_index::npu_mem,
+      cv::sort_index::pcie, cv::sort_index::roce;
+  for (const std::uint32_t sort : {npu_mem, hccs, nic, roce, pcie, hbm, llc}) {
+    CAPTURE(sort);
+    const auto full = counter_times(all, sort);
+    REQUIRE_FALSE(full.empty());
+    std::multiset<std::int64_t> inside;
+    for (const auto ts : full)
+      if (ts >= it1.end_ns && ts < it2.end_ns) inside.insert(ts);
+    CHECK_FALSE(inside.empty());
+    CHECK(inside.size() < full.size());
+    CHECK(counter_times(sel, sort) == inside);
+    CHECK(has_process(sel, sort));
+  }
+  // The PCIe sample at the range's start is kept (its 4 counters), the one at its end is not.
+  CHECK(counter_times(sel, pcie).count(it1.end_ns) == 4);
+  CHECK(counter_times(sel, pcie).count(it2.end_ns) == 0);
+  for (const std::uint32_t sort : {cv::sort_index::cpu_usage, cv::sort_index::memory_usage}) {
+    CAPTURE(sort);
+    const auto host = counter_times(all, sort, cv::host_device_bits);
+    REQUIRE_FALSE(host.empty());
+    CHECK(counter_times(sel, sort, cv::host_device_bits) == host);
+  }
+}
+
+TEST_CASE("iteration selection: the summaries read from the slices are the whole collection's, as the reference's") {
+  // None of the reference's summary handlers of these kinds takes the
+  // iteration (msprof_export_data.py: _get_nic_data, _get_roce_data,
+  // _get_hccs_data, _get_pcie_data, _get_hbm_data, _get_llc_data,
+  // _get_npu_mem_data, _get_npu_module_mem_data, _get_dp_data,
+  // _get_l2_cache_data, _get_soc_pmu_data, _get_host_*_usage_data).
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
+  add_slices(prof, {mid(m.iterations[0]), m.iterations[0].end_ns, mid(m.iterations[1]), m.iterations[1].end_ns,
+                    mid(m.iterations[2])});
+  // The slices of the golden cases l2_cache, soc_pmu (device 0) and host_io (host disk and network usage).
+  const auto copy = [&](const char* c, const char* dir, std::initializer_list<const char*> names) {
+    const fs::path from = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / c / "input" /
+                          "PROF_000001_20260101120000000_GOLDENCASEAAAAAA" / dir / "data";
+    for (const char* n : names)
+      for (const std::string& f : {std::string(n), std::string(n) + ".done"})
+        fs::copy_file(from / f, fs::path(prof) / dir / "data" / f);
+  };
+  copy("l2_cache", "device_0", {"l2_cache.data.0.slice_0", "l2_cache.data.0.slice_1"});
+  copy("soc_pmu", "device_0", {"socpmu.data.0.slice_0", "socpmu.data.0.slice_1"});
+  copy("host_io", "host", {"host_disk.data.slice_0", "host_disk.data.slice_1", "host_network.data.slice_0",
+                           "host_network.data.slice_1"});
+  golden_memory::add_sample_fields(fs::path(prof), "\"l2CacheTaskProfiling\": \"on\", \"l2CacheTaskProfilingEvents\": "
+                                                   "\"0xfb, 0x9C,0xfc,0x90,0x91\", \"npuEvents\": \"SMMU: 0x8C,0x2 ,0x8a, 0x8d\"");
+  cv::export_options o;
+  o.timestamp = "20260101120030";
+  REQUIRE(cv::export_summary(prof, o));
+  o.model_id = 4294967295u;
+  o.iteration_id = 2;
+  REQUIRE(cv::export_summary(prof, o));
+  for (const std::string name : {"nic", "roce", "hccs", "pcie", "hbm", "llc_read_write", "npu_mem", "npu_module_mem", "dp",
+                                 "l2_cache", "soc_pmu", "host_cpu_usage", "host_mem_usage", "host_disk_usage",
+                                 "host_network_usage"}) {
+    CAPTURE(name);
+    const std::string file = name + "_20260101120030.csv";
+    const auto whole = slurp(out_file(prof, file));
+    REQUIRE(lines_of(whole).size() > 1);
+    CHECK(slurp(out_file(prof, "selection_model4294967295_iteration2/" + file)) == whole);
+  }
+  CHECK(lines_of(slurp(out_file(prof, "dp_20260101120030.csv"))).size() == 1 + 5);
+}
+
+TEST_CASE("iteration selection: the chrome form's device counters are those in the range too") {
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
+  add_slices(prof, {mid(m.iterations[0]), m.iterations[0].end_ns, mid(m.iterations[1]), m.iterations[1].end_ns,
+                    mid(m.iterations[2])});
+  // The collection's end a second after its start (make_steps stops at the real time: beyond the chrome form's 13 days).
+  for (const auto& e : fs::recursive_directory_iterator(prof))
+    if (e.path().filename().string().rfind("end_info", 0) == 0)
+      std::ofstream(e.path(), std::ios::trunc) << R"({"collectionTimeEnd": "1767268801000000", "clockMonotonicRaw": "1001000000000"})";
+  const auto pcie_counters = [](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find("\"PCIe_cpl\""); at != std::string::npos; at = text.find("\"PCIe_cpl\"", at + 1)) ++n;
+    return n;
+  };
+  cv::export_options o;
+  o.chrome = true;
+  o.timestamp = "20260101120040";
+  {
+    auto r = cv::export_timeline(prof, o);
+    REQUIRE_MESSAGE(r, (r ? std::string() : r.err().message));
+  }
+  CHECK(pcie_counters(slurp(out_file(prof, "chrome_trace_20260101120040.json"))) == 5);
+  o.model_id = 4294967295u;
+  o.iteration_id = 2;
+  REQUIRE(cv::export_timeline(prof, o));
+  // The samples at the end of iteration 1 and in the middle of iteration 2.
+  CHECK(pcie_counters(slurp(out_file(prof, "selection_model4294967295_iteration2/chrome_trace_20260101120040.json"))) == 2);
+}
+
+TEST_CASE("iteration selection: the timeline's DDR counters are those in the range") {
+  // DDR apart: its data is read on other chips only (platform_version 4 here).
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  const auto& it1 = m.iterations[0];
+  const auto& it2 = m.iterations[1];
+  auto r = prof::prof_reader::open(prof);
+  REQUIRE(r);
+  const std::int64_t start = static_cast<std::int64_t>(r->host().clock.anchor_ns) + r->host().wall_offset_ns();
+  std::string ddr;
+  std::uint32_t k = 0;
+  for (const auto& i : m.iterations)
+    for (const std::int64_t at : {(i.start_ns + i.end_ns) / 2, i.end_ns + 1000}) {
+      const auto us = static_cast<std::uint32_t>((at - start) / 1000);
+      ++k;
+      golden_memory::append(ddr, codec::encode_device(codec::DdrSample{us, 100 * k, 0, 0, 0xFFFFFFFFu}));
+      golden_memory::append(ddr, codec::encode_device(codec::DdrSample{us, 50 * k, 1, 0, 0xFFFFFFFFu}));
+    }
+  const fs::path P(prof);
+  golden_memory::write_slice(P, prof::stream::ddr(0), ddr);
+  golden_memory::replace_in(P / "device_0" / "info.json.0", "\"platform_version\": \"5\"", "\"platform_version\": \"4\"");
+  golden_memory::add_sample_fields(P, "\"ddr_profiling\": \"on\"");
+  cv::export_options o;
+  o.timestamp = "20260101120050";
+  REQUIRE(cv::export_timeline(prof, o));
+  const auto full = counter_times(slurp(out_file(prof, "msprof_20260101120050.json")), cv::sort_index::ddr);
+  REQUIRE(full.size() == 2 * 6);  // DDR/Read and DDR/Write per time
+  o.model_id = 4294967295u;
+  o.iteration_id = 2;
+  REQUIRE(cv::export_timeline(prof, o));
+  std::multiset<std::int64_t> inside;
+  for (const auto ts : full)
+    if (ts >= it1.end_ns && ts < it2.end_ns) inside.insert(ts);
+  CHECK(inside.size() == 2 * 2);  // after iteration 1's end, and the middle of iteration 2
+  CHECK(counter_times(slurp(out_file(prof, "selection_model4294967295_iteration2/msprof_20260101120050.json")),
+                      cv::sort_index::ddr) == inside);
 }

@@ -460,3 +460,33 @@ TEST_CASE("roce: a line that is not a sample is a warning naming the file and of
   CHECK(warnings[0].find(slice.string() + ": record at byte offset " + std::to_string(size) +
                          ": 2 fields in a NIC sample line, not 14 to 16; line skipped") != std::string::npos);
 }
+
+TEST_CASE("nic, roce: a device start_info without collectionTimeBegin or clockMonotonicRaw leaves the device out") {
+  // The reference's format_nic_summary takes its Timestamp(us) from the
+  // device's start_info as dp does (InfoConfReader.trans_into_local_time),
+  // and a false value there (absent, "") stops its export: the device's rows
+  // are left out here, with one warning. The string "0" is true to Python.
+  for (const auto& [name, summary] : {std::pair{"nic", &cv::nic_summary}, std::pair{"roce", &cv::roce_summary}}) {
+    CAPTURE(name);
+    for (const char* raw : {"", R"(, "clockMonotonicRaw": "")", R"(, "clockMonotonicRaw": "0")"}) {
+      CAPTURE(raw);
+      golden::temp_copy t(name);
+      const auto info = t.prof / "device_0" / "start_info.0";
+      std::ofstream(info, std::ios::trunc) << R"({"collectionTimeBegin": "1767268800000000")" << raw << "}";
+      std::vector<std::string> warnings;
+      auto n = (*summary)(t.prof.string(), warnings);
+      REQUIRE(n.has_value());
+      if (std::string(raw).find("\"0\"") != std::string::npos) {
+        REQUIRE(n->has_value());
+        CHECK((*n)->rows[0][1].rfind("1767268800000", 0) == 0);  // the span plus collectionTimeBegin alone
+        CHECK(warnings.empty());
+        continue;
+      }
+      CHECK_FALSE(n->has_value());
+      REQUIRE(warnings.size() == 1);
+      CHECK(warnings[0] == info.string() + ": collectionTimeBegin or clockMonotonicRaw missing, empty or not a number: "
+                                           "device 0's " + name + " rows were left out (no local time; the reference's "
+                                           "export stops)");
+    }
+  }
+}
