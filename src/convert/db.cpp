@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "msprof/convert/llc.hpp"
+#include "msprof/convert/qos.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/summary.hpp"
 #include "msprof/convert/timeline.hpp"
@@ -85,6 +86,7 @@ const db_table_def* db_tables() {
        "rxPostMax NUMERIC, rxPostAvg NUMERIC, rxNonpostMin NUMERIC, rxNonpostMax NUMERIC, rxNonpostAvg NUMERIC, "
        "rxCplMin NUMERIC, rxCplMax NUMERIC, rxCplAvg NUMERIC",
        23},
+      {"QOS", "deviceId INTEGER, eventName NUMERIC, bandwidth NUMERIC, timestampNs NUMERIC, dieId NUMERIC", 5},
       {"RANK_DEVICE_MAP", "rankId INTEGER, deviceId INTEGER", 2},
       {"ROCE",
        "deviceId INTEGER, timestampNs INTEGER, bandwidth INTEGER, rxPacketRate NUMERIC, rxByteRate NUMERIC, rxPackets "
@@ -490,6 +492,7 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(write_network(s.prof_dir, prof::layout::roce, "ROCE"));
   MSPROF_TRY(write_ddr(s.prof_dir));
   MSPROF_TRY(write_llc(s.prof_dir));
+  MSPROF_TRY(write_qos(s.prof_dir));
   MSPROF_TRY(write_host_usage(s.prof_dir));
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
   for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},
@@ -544,6 +547,7 @@ void db_window_writer::register_early_ids(const std::string& prof_dir) {
   if (early_ids_) return;
   early_ids_ = true;
   for (const auto& mode : llc_modes(prof_dir)) (void)ids_.id(mode);
+  for (const auto& name : qos_event_names(prof_dir)) (void)ids_.id(name);
 }
 
 result<void> db_window_writer::open() {

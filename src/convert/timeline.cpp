@@ -19,6 +19,7 @@
 #include "msprof/convert/host_usage.hpp"
 #include "msprof/convert/sys_io.hpp"
 #include "msprof/convert/llc.hpp"
+#include "msprof/convert/qos.hpp"
 #include "msprof/convert/sys_mem.hpp"
 #include "msprof/prof/layout.hpp"
 
@@ -450,6 +451,28 @@ result<void> llc_events(const session_info& s, event_output& out, std::vector<st
   });
 }
 
+/// QoS: when any sample from the collection start is kept (qos.hpp), every
+/// device's metadata, then per sample one counter "QoS <event>" per name of
+/// the device's qosEvents, its bandwidth as an integer ({"value": MB/s}), as
+/// the reference's C++ path (qos_assembler.cpp, GenerateQosTrace).
+result<void> qos_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  bool begun = false;
+  return for_each_qos_sample(s.prof_dir, warnings, [&](const qos_sample& q) -> result<void> {
+    every_device_meta_once(begun, out, s, sort_index::qos, "QoS");
+    for (std::size_t i = 0; i < q.mb_s.size(); ++i) {
+      trace_event c;
+      c.ph = 'C';
+      c.name = (*q.counters)[i];
+      c.pid = format_pid(s.pid, sort_index::qos, q.device_id);
+      c.tid = 0;
+      c.ts_ns = q.time_ns;
+      c.args.push_back(trace_arg::num("value", q.mb_s[i]));
+      out(std::move(c));
+    }
+    return {};
+  });
+}
+
 /// CPU Usage, Memory Usage, Disk Usage or Network Usage: the host's usage
 /// points (host_usage.hpp), the counters "CPU <n>" / "CPU Avg" (or the
 /// process's name) of series "Usage(%)", then the process's metadata, as the
@@ -511,6 +534,7 @@ result<void> device_counter_events(const session_info& s, const timeline_parts& 
   if (parts.pcie) MSPROF_TRY(pcie_events(s, dev, warnings));
   if (parts.hbm) MSPROF_TRY(hbm_events(s, dev, warnings));
   if (parts.llc) MSPROF_TRY(llc_events(s, dev, warnings));
+  if (parts.qos) MSPROF_TRY(qos_events(s, dev, warnings));
   if (parts.cpu_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::cpu, out, warnings));
   if (parts.memory_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::memory, out, warnings));
   if (parts.disk_usage) MSPROF_TRY(host_usage_events(s, host_usage_kind::disk, out, warnings));

@@ -74,6 +74,7 @@ def main():
             dev / "hbm.data.0.slice_0": 24,
             dev / "ddr.data.0.slice_0": 20,
             dev / "llc.data.0.slice_0": 24,
+            dev / "qos.data.0.slice_0": 64,
             data / "host_cpu.data.slice_0": 18,  # text: its first line ("time <ns>")
             data / "host_mem.data.slice_0": 41,  # text: its first line
             data / "host_disk.data.slice_0": 24,  # text: its first line ("start_time <ns>")

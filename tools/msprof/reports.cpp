@@ -31,7 +31,7 @@ constexpr std::array<json_process_key, 32> json_process_keys{{
     {"disk_usage", &msprof::convert::timeline_parts::disk_usage}, {"memory_usage", &msprof::convert::timeline_parts::memory_usage},
     {"cpu_usage", &msprof::convert::timeline_parts::cpu_usage}, {"npu_mem", &msprof::convert::timeline_parts::npu_mem},
     {"pcie", &msprof::convert::timeline_parts::pcie}, {"sio", nullptr}, {"stars_soc", nullptr}, {"llc", &msprof::convert::timeline_parts::llc},
-    {"nic", &msprof::convert::timeline_parts::nic}, {"roce", &msprof::convert::timeline_parts::roce}, {"qos", nullptr},
+    {"nic", &msprof::convert::timeline_parts::nic}, {"roce", &msprof::convert::timeline_parts::roce}, {"qos", &msprof::convert::timeline_parts::qos},
     {"device_tx", nullptr}, {"biu_perf", nullptr}, {"ub", nullptr}, {"block_detail", nullptr},
     {"dpu", nullptr}, {"fusion_task", nullptr},
 }};
@@ -39,7 +39,7 @@ constexpr std::array<json_process_key, 32> json_process_keys{{
 msprof::result<void> read_json_process(const std::string& path, simdjson::dom::object obj,
                                        msprof::convert::timeline_parts& parts) {
   msprof::convert::timeline_parts chosen;
-  chosen.cann = chosen.hardware = chosen.freq = chosen.npu_mem = chosen.hccs = chosen.nic = chosen.roce = chosen.pcie = chosen.hbm = chosen.llc =
+  chosen.cann = chosen.hardware = chosen.freq = chosen.npu_mem = chosen.hccs = chosen.nic = chosen.roce = chosen.pcie = chosen.hbm = chosen.llc = chosen.qos =
       chosen.ddr = chosen.overlap = chosen.mstx = chosen.step_trace = chosen.cpu_usage = chosen.memory_usage =
       chosen.disk_usage = chosen.network_usage = false;
   for (auto field : obj) {

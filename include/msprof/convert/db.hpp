@@ -253,8 +253,10 @@ class db_window_writer {
   result<void> write_ddr(const std::string& prof_dir);
   /// LLC from its llc slices (llc.cpp); its modes' ids come first (register_early_ids).
   result<void> write_llc(const std::string& prof_dir);
+  /// QOS from its qos slices (qos.cpp); its event names' ids come early (register_early_ids).
+  result<void> write_qos(const std::string& prof_dir);
   /// Once, before the first string of a window or of finish(): the LLC modes,
-  /// whose saver the reference starts before the others.
+  /// whose saver the reference starts before the others, then the QoS event names.
   void register_early_ids(const std::string& prof_dir);
   /// CPU_USAGE, HOST_MEM_USAGE, HOST_DISK_USAGE and HOST_NETWORK_USAGE from the host's usage slices (host_usage.cpp).
   result<void> write_host_usage(const std::string& prof_dir);

@@ -67,6 +67,7 @@ inline constexpr std::uint32_t roce = 22;
 inline constexpr std::uint32_t pcie = 23;
 inline constexpr std::uint32_t hbm = 24;
 inline constexpr std::uint32_t llc = 27;
+inline constexpr std::uint32_t qos = 29;
 inline constexpr std::uint32_t overlap_analysis = 31;
 }  // namespace sort_index
 
@@ -90,6 +91,7 @@ struct timeline_parts {
   bool hbm = true;         ///< HBM: the devices' hbm bandwidths, read from their slices
   bool ddr = true;         ///< DDR: the devices' ddr bandwidths, read from their slices
   bool llc = true;         ///< LLC: the devices' llc hit rates and throughputs, read from their slices
+  bool qos = true;         ///< QoS: the devices' qos bandwidths, read from their slices
   bool cpu_usage = true;     ///< CPU Usage: the host's CPU usage samples, read from its slices
   bool memory_usage = true;  ///< Memory Usage: the host's memory usage samples, read from its slices
   bool disk_usage = true;     ///< Disk Usage: the host's disk usage samples, read from its slices

@@ -325,6 +325,15 @@ TEST_CASE("cli: -reports with CANN's reports_sample_config.json chooses the proc
   std::ofstream(cfg) << R"({"json_process": {"llc": false, "ascend": true}})";
   REQUIRE(s.run({"export", "timeline", "-dir", no_llc.string(), "-reports", cfg.string()}).rc == 0);
   CHECK(processes(no_llc).count("LLC") == 0);
+  // QoS: its own key too (the reports reader once took "qos" for a key of no data).
+  const auto qos = s.add("qos", "qos");
+  std::ofstream(cfg) << R"({"json_process": {"qos": true}})";
+  REQUIRE(s.run({"export", "timeline", "-dir", qos.string(), "-reports", cfg.string()}).rc == 0);
+  CHECK(processes(qos) == std::set<std::string>{"QoS"});
+  const auto no_qos = s.add("qos", "no_qos");
+  std::ofstream(cfg) << R"({"json_process": {"qos": false, "ascend": true}})";
+  REQUIRE(s.run({"export", "timeline", "-dir", no_qos.string(), "-reports", cfg.string()}).rc == 0);
+  CHECK(processes(no_qos).count("QoS") == 0);
 
   std::ofstream(cfg) << R"({"json_process": {"cann": "yes"}})";
   r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});

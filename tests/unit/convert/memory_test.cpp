@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/llc.hpp>
+#include <msprof/convert/qos.hpp>
 #include <msprof/convert/sys_io.hpp>
 #include <msprof/convert/sys_mem.hpp>
 
@@ -100,7 +101,7 @@ void done_files(const std::filesystem::path& prof) {
 
 }  // namespace
 
-TEST_CASE("streaming: HBM, HCCS and LLC samples put in time order need no more memory for 5 x the samples") {
+TEST_CASE("streaming: HBM, HCCS and LLC samples put in time order, and QoS samples, need no more memory for 5 x the samples") {
   MSPROF_TEST_SKIP_UNDER_SANITIZERS();
   // Each kind is read in file order and exported in time order: samples
   // written newest first make every one move. 300 k samples reach the
@@ -129,7 +130,21 @@ TEST_CASE("streaming: HBM, HCCS and LLC samples put in time order need no more m
       f << 1000000100000 + i * 10 << ": " << i * 1000 << " " << i * 500 << "\n";
     }
     f.close();
-    for (const auto* t : {&hbm, &hccs, &llc}) done_files(t->prof);
+    // QoS: device 0's samples only (the case's devices 1 and 2 and slice_1 removed), each after the
+    // collection start; a quarter as many (64 B each), in file order as the reference keeps them.
+    golden::temp_copy qos("qos");
+    for (const char* d : {"device_1", "device_2"}) std::filesystem::remove_all(qos.prof / d);
+    for (const char* f : {"qos.data.0.slice_1", "qos.data.0.slice_1.done"}) std::filesystem::remove(data(qos) / f);
+    {
+      std::ofstream q(data(qos) / "qos.data.0.slice_0", std::ios::binary | std::ios::trunc);
+      for (std::size_t i = 0; i < n / 4; ++i) {
+        const std::uint64_t head[3] = {0, 0, 7000000000ull + 50 * (i + 1)};  // 1 µs apart from the start
+        std::uint32_t mb_s[10] = {};
+        for (std::uint32_t k = 0; k < 10; ++k) mb_s[k] = static_cast<std::uint32_t>(i + k);
+        q.write(reinterpret_cast<const char*>(head), sizeof head).write(reinterpret_cast<const char*>(mb_s), sizeof mb_s);
+      }
+    }
+    for (const auto* t : {&hbm, &hccs, &llc, &qos}) done_files(t->prof);
     // Each kind in a child of its own: the peak is that kind's. `want` rows:
     // a bandwidth per sample; a throughput per pair of neighbours but the last; a metric per 8 samples.
     auto measure = [&](const std::string& kind, std::size_t want, auto&& rows) {
@@ -154,6 +169,9 @@ TEST_CASE("streaming: HBM, HCCS and LLC samples put in time order need no more m
     });
     measure("LLC", n / 8, [&](std::vector<std::string>& w, std::size_t& got) {
       return static_cast<bool>(cv::for_each_llc_metric(llc.prof.string(), false, w, count(got)));
+    });
+    measure("QoS", n / 4, [&](std::vector<std::string>& w, std::size_t& got) {
+      return static_cast<bool>(cv::for_each_qos_sample(qos.prof.string(), w, count(got)));
     });
   }
   for (const auto& [kind, mib] : peak_mib[0]) {
