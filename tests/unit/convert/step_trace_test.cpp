@@ -632,6 +632,12 @@ TEST_CASE("iteration selection: the device counters of the timeline are those in
     CHECK(counter_times(sel, sort) == inside);
     CHECK(has_process(sel, sort));
   }
+  // AI Core Freq's counters are narrowed the same way: at the collection's
+  // start and end (each twice, as the reference writes them), both outside
+  // the range; its process stays.
+  REQUIRE(counter_times(all, cv::sort_index::ai_core_freq).size() == 4);
+  CHECK(counter_times(sel, cv::sort_index::ai_core_freq).empty());
+  CHECK(has_process(sel, cv::sort_index::ai_core_freq));
   // The PCIe sample at the range's start is kept (its 4 counters), the one at its end is not.
   CHECK(counter_times(sel, pcie).count(it1.end_ns) == 4);
   CHECK(counter_times(sel, pcie).count(it2.end_ns) == 0);
@@ -717,7 +723,11 @@ TEST_CASE("iteration selection: the chrome form's device counters are those in t
   o.iteration_id = 2;
   REQUIRE(cv::export_timeline(prof, o));
   // The samples at the end of iteration 1 and in the middle of iteration 2.
-  CHECK(pcie_counters(slurp(out_file(prof, "selection_model4294967295_iteration2/chrome_trace_20260101120040.json"))) == 2);
+  const auto sel = slurp(out_file(prof, "selection_model4294967295_iteration2/chrome_trace_20260101120040.json"));
+  CHECK(pcie_counters(sel) == 2);
+  // AI Core Freq's counters (at the collection's start and end) are outside the range.
+  CHECK(slurp(out_file(prof, "chrome_trace_20260101120040.json")).find("\"MHz\"") != std::string::npos);
+  CHECK(sel.find("\"MHz\"") == std::string::npos);
 }
 
 TEST_CASE("iteration selection: the timeline's DDR counters are those in the range") {
