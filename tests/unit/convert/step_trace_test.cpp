@@ -692,6 +692,10 @@ TEST_CASE("iteration selection: the summaries read from the slices are the whole
     CHECK(slurp(out_file(prof, "selection_model4294967295_iteration2/" + file)) == whole);
   }
   CHECK(lines_of(slurp(out_file(prof, "dp_20260101120030.csv"))).size() == 1 + 5);
+  // page_fault is written by the reference's C++ path only, which it takes
+  // for a whole export only (ExportSummaryScene): none with a selection.
+  CHECK(lines_of(slurp(out_file(prof, "page_fault_20260101120030.csv"))).size() > 1);
+  CHECK_FALSE(fs::exists(out_file(prof, "selection_model4294967295_iteration2/page_fault_20260101120030.csv")));
 }
 
 TEST_CASE("iteration selection: the chrome form's device counters are those in the range too") {
