@@ -42,12 +42,29 @@ void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vect
   }
 }
 
-sampling_clock::sampling_clock(const prof::host_info& host, const prof::device_info& device)
-    : dev_mono_(static_cast<std::uint64_t>(device.clock.anchor_ns)),
-      delta_ns_((static_cast<double>(host.clock.anchor_ns) / 1e9 - static_cast<double>(dev_mono_) / 1e9) * 1e9),
-      offset_ns_((static_cast<double>(host.collection_time_begin_us) -
-                  static_cast<double>(host.start_monotonic_raw_ns) / 1000.0) *
-                 1000.0) {}
+device_clock own_clock(const std::string& prof_dir, const prof::host_info& host, const prof::device_info& d) {
+  device_clock c;
+  c.dev_mono_ns = d.clock.anchor_ns;
+  // host_start.log.<id> through the control-file reader's parser; any problem: the host's.
+  prof::reader_options opt;
+  std::vector<prof::warning> problems;
+  prof::control_reader reader(opt, problems);
+  std::uint64_t mono = host.clock.anchor_ns, cnt = 0;  // a missing file leaves them
+  const std::string log = prof_dir + "/" + prof::layout::device_dir(d.id) + "/" +
+                          prof::layout::for_device(prof::layout::host_start_log, d.id);
+  c.host_mono_ns = reader.read_clock_log(log, mono, cnt, false) && problems.empty() ? mono : host.clock.anchor_ns;
+  // start_info.<id>: each value that is absent, 0 or outside int64 ns is the host's.
+  c.begin_us = d.start_info.get("collectionTimeBegin").uint_or(0);
+  if (c.begin_us == 0 || !prof::time_ns::from_us(c.begin_us)) c.begin_us = host.collection_time_begin_us;
+  c.raw_ns = d.start_info.get("clockMonotonicRaw").uint_or(0);
+  if (c.raw_ns == 0 || !prof::time_ns::from_u64(c.raw_ns)) c.raw_ns = host.start_monotonic_raw_ns;
+  return c;
+}
+
+sampling_clock::sampling_clock(const device_clock& c)
+    : dev_mono_(c.dev_mono_ns),
+      delta_ns_((static_cast<double>(c.host_mono_ns) / 1e9 - static_cast<double>(dev_mono_) / 1e9) * 1e9),
+      offset_ns_((static_cast<double>(c.begin_us) - static_cast<double>(c.raw_ns) / 1000.0) * 1000.0) {}
 
 std::optional<std::int64_t> sampling_clock::operator()(std::uint64_t us) const {
   constexpr std::uint64_t max = ~std::uint64_t{0};

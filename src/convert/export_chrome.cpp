@@ -138,7 +138,7 @@ struct chrome_exporter::impl {
     if (!mstx_tids_.empty()) detail::add_mstx_meta(out, s, mstx_tids_);
     timeline_parts rest;
     rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
-    detail::timeline_events(final, out, rest);
+    detail::timeline_events(final, out, rest, within_ ? &*within_ : nullptr);
     MSPROF_TRY(detail::device_counter_events(s, o_.json_process, out, r.warnings, within_ ? &*within_ : nullptr));
     MSPROF_TRY(add_overlap(s, out, at));
     auto w = chrome::detail::write_built(events_, s.start_ns, dir->path(), chrome::file_stem(ts));

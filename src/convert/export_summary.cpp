@@ -426,7 +426,10 @@ struct summary_exporter::impl {
                                [names](auto& s, const task_rates& c) { task_rates_row(s, c, names); });
   }
   /// page_fault (l2_cache.hpp), the ops named as the reference's C++ path does: by their first launch.
+  /// None with an iteration selection: only that path writes it (PageFaultAssembler; the Python
+  /// summaries have none), and the reference takes it only for a whole export (ExportSummaryScene).
   result<void> write_page_fault(export_result& r) {
+    if (o_.model_id || o_.iteration_id) return {};
     return write_in_file_order(r, "page_fault", page_fault_header(), &for_each_page_fault,
                                [this](auto& s, const page_faults& p) {
                                  s.num(p.device_id);

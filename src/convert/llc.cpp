@@ -93,10 +93,10 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::llc) + ".data.", false);
   if (!r) return {};
   const auto& host = r->host();
-  const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
   std::uint64_t bad_time = 0, early = 0;
   for (const auto& d : r->devices()) {
     const std::string dir = prof_dir + "/" + prof::layout::device_dir(d.id) + "/";
+    const auto clock = detail::own_clock(prof_dir, host, d);
     const std::string version = d.info.get("version").as_string_or("");
     const std::string chip = d.info.get("platform_version").as_string_or("");
     const std::string mode = d.sample.get("llc_profiling").as_string_or("");
@@ -124,7 +124,7 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
             s.eventId, s.l3tId);
       }));
     } else {
-      const detail::sampling_clock local(host, d);
+      const detail::sampling_clock local(clock);
       MSPROF_TRY(r->for_each_llc<codec::LlcSample>(d.id, [&](const codec::LlcSample& s, const codec::place&) {
         add(local(s.timestampUs), s.count, s.eventId, s.l3tId);
       }));
@@ -159,7 +159,7 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
       m.hit_rate = hit_rate(counts);
       m.throughput = starts ? 0.0 : throughput(counts, static_cast<double>(key.time_ns) - static_cast<double>(prev));
       prev = key.time_ns;
-      if (from_start && m.time_ns < start) ++early;
+      if (from_start && m.time_ns < clock.start_ns()) ++early;
       else MSPROF_TRY(fn(m));
       return {};
     };

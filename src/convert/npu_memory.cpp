@@ -104,11 +104,12 @@ result<void> for_each_npu_mem(const std::string& prof_dir, std::vector<std::stri
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::npu_mem) + ".data.", false);
   if (!r) return {};
   const auto& host = r->host();
-  const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
   result<void> status;
   std::uint64_t bad_time = 0;
   for (const auto& d : r->devices()) {
-    const detail::sampling_clock local(host, d);
+    const auto clock = detail::own_clock(prof_dir, host, d);
+    const detail::sampling_clock local(clock);
+    const auto start = clock.start_ns();
     npu_mem_sample s;
     s.device_id = d.id;
     auto read = r->for_each_npu_mem(d.id, [&](const codec::NpuMem& m, const codec::place&) {

@@ -195,7 +195,7 @@ result<void> for_each_hccs_throughput(const std::string& prof_dir, std::vector<s
                                       const std::function<result<void>(const hccs_throughput&)>& fn) {
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::hccs) + ".data.", false);
   if (!r) return {};
-  detail::local_times local(r->host());
+  detail::local_times local(prof_dir, r->host());
   for (const auto& d : r->devices()) {
     result<void> status;
     MSPROF_TRY(sys_io_detail::for_each_hccs_rate(*r, prof_dir, d.id, [&](const sys_io_detail::hccs_rate& x) {
@@ -226,7 +226,7 @@ result<void> for_each_pcie_sample(const std::string& prof_dir, std::vector<std::
   using P = codec::PcieSample;
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::pcie) + ".data.", false);
   if (!r) return {};
-  detail::local_times local(r->host());
+  detail::local_times local(prof_dir, r->host());
   result<void> status;
   std::uint64_t inverted = 0;
   for (const auto& d : r->devices()) {
@@ -406,7 +406,7 @@ result<void> for_each_network_sample(const std::string& prof_dir, const char* st
                                      const std::function<result<void>(const network_sample&)>& fn) {
   auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
   if (!r) return {};
-  detail::local_times local(r->host());
+  detail::local_times local(prof_dir, r->host());
   result<void> status;
   for (const auto& d : r->devices()) {
     network_sample s;
@@ -432,7 +432,7 @@ result<void> for_each_network_rate(const std::string& prof_dir, const char* stem
   auto r = detail::open_for_slices(prof_dir, true, std::string(stem) + ".data.", false);
   if (!r) return {};
   const bool roce = std::string(stem) == prof::layout::roce;
-  detail::local_times local(r->host());
+  detail::local_times local(prof_dir, r->host());
   std::uint64_t no_bandwidth = 0;
   // SQLite's REAL a / b (NULL for b = 0), then the models' "or 0".
   const auto ratio = [](double a, double b) { return b == 0 ? 0.0 : a / b; };

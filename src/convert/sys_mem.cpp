@@ -81,7 +81,6 @@ result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::hbm) + ".data.", false);
   if (!r) return {};
   const auto& host = r->host();
-  const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
   std::uint64_t bad_time = 0, early = 0;
   for (const auto& d : r->devices()) {
     if (d.info.get("version").as_string_or("") == "2.0") {  // a 32-byte layout, stamped in ns
@@ -91,7 +90,9 @@ result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start
                          std::to_string(d.id));
       continue;
     }
-    const detail::sampling_clock local(host, d);
+    const auto clock = detail::own_clock(prof_dir, host, d);
+    const detail::sampling_clock local(clock);
+    const auto start = clock.start_ns();
     const std::size_t len = check_len(d);
     // The grouped table in order through a spill sorter (memory bounded, not
     // one row per sample), and its last `len` rows aside, which the first
@@ -208,7 +209,7 @@ result<void> for_each_ddr_bandwidth(const std::string& prof_dir, bool from_start
                                     const std::function<result<void>(const ddr_bandwidth&)>& fn) {
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::ddr) + ".data.", false);
   if (!r) return {};
-  detail::local_times local(r->host());
+  detail::local_times local(prof_dir, r->host());
   for (const auto& d : r->devices()) {
     const std::string chip = d.info.get("platform_version").as_string_or("");
     // data_parsers_config.py's ParsingDDRData chips; ConfigMgr.get_ddr_bit_width.

@@ -171,8 +171,35 @@ void loss_note(const model& m, event_output& out) {
   out(std::move(x));
 }
 
+namespace {
+
+/// The counters of `out` at a time in [lo, hi) of `r` and every other event
+/// (metadata), as the reference's MsprofTimeline.is_in_iteration keeps an
+/// event without a duration.
+class counters_within final : public event_output {
+ public:
+  counters_within(event_output& out, const iteration_range& r) noexcept : event_output(false), out_(out), r_(r) {}
+  void operator()(trace_event&& e) override {
+    if (e.ph != 'C' || (e.ts_ns >= r_.lo && e.ts_ns < r_.hi)) out_(std::move(e));
+  }
+
+ private:
+  event_output& out_;
+  const iteration_range& r_;
+};
+
+/// `out`, or `narrowed` (then made) with a selection: its counters within it.
+event_output& within_selection(event_output& out, const iteration_range* within,
+                               std::optional<counters_within>& narrowed) {
+  if (!within) return out;
+  narrowed.emplace(out, *within);
+  return *narrowed;
+}
+
+}  // namespace
+
 /// emit_timeline's events.
-void timeline_events(const model& m, event_output& out, const timeline_parts& parts) {
+void timeline_events(const model& m, event_output& out, const timeline_parts& parts, const iteration_range* within) {
   const auto& s = m.session;
 
   // Ascend Hardware: one process per device, one thread per stream.
@@ -256,7 +283,10 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
   if (parts.losses) loss_note(m, out);
 
   // AI Core Freq: msprof 9ba1ac7be emits the counter and its metadata twice.
+  // With a selection, its counters within it (as device_counter_events').
   if (parts.freq && m.has_device()) {
+    std::optional<counters_within> narrowed;
+    event_output& freq = within_selection(out, within, narrowed);
     for (const auto& d : s.devices) {
       const std::uint64_t pid = format_pid(s.pid, sort_index::ai_core_freq, d.id);
       for (int twice = 0; twice < 2; ++twice) {
@@ -268,9 +298,9 @@ void timeline_events(const model& m, event_output& out, const timeline_parts& pa
           c.tid = 0;
           c.ts_ns = ts;
           c.args.push_back(trace_arg::num("MHz", static_cast<std::int64_t>(d.aic_frequency_mhz)));
-          out(std::move(c));
+          freq(std::move(c));
         }
-        detail::add_process_meta(out, pid, "AI Core Freq", "NPU " + std::to_string(d.id), sort_index::ai_core_freq);
+        detail::add_process_meta(freq, pid, "AI Core Freq", "NPU " + std::to_string(d.id), sort_index::ai_core_freq);
       }
     }
   }
@@ -504,28 +534,12 @@ result<void> host_usage_events(const session_info& s, host_usage_kind kind, even
   return {};
 }
 
-/// The counters of `out` at a time in [lo, hi) of `r` and every other event
-/// (metadata), as the reference's MsprofTimeline.is_in_iteration keeps an
-/// event without a duration.
-class counters_within final : public event_output {
- public:
-  counters_within(event_output& out, const iteration_range& r) noexcept : event_output(false), out_(out), r_(r) {}
-  void operator()(trace_event&& e) override {
-    if (e.ph != 'C' || (e.ts_ns >= r_.lo && e.ts_ns < r_.hi)) out_(std::move(e));
-  }
-
- private:
-  event_output& out_;
-  const iteration_range& r_;
-};
-
 }  // namespace
 
 result<void> device_counter_events(const session_info& s, const timeline_parts& parts, event_output& out,
                                    std::vector<std::string>& warnings, const iteration_range* within) {
-  std::optional<counters_within> selected;
-  if (within) selected.emplace(out, *within);
-  event_output& dev = selected ? static_cast<event_output&>(*selected) : out;
+  std::optional<counters_within> narrowed;
+  event_output& dev = within_selection(out, within, narrowed);
   if (parts.npu_mem) MSPROF_TRY(npu_mem_events(s, dev, warnings));
   if (parts.ddr) MSPROF_TRY(ddr_events(s, dev, warnings));
   if (parts.hccs) MSPROF_TRY(hccs_events(s, dev, warnings));

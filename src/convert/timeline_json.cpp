@@ -353,7 +353,7 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
   reach(sections::end);
   timeline_parts rest = parts_;  // what only the final model knows: step trace, loss note, AI Core Freq
   rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
-  detail::timeline_events(final, dest, rest);
+  detail::timeline_events(final, dest, rest, within_ ? &*within_ : nullptr);
   if (comm_ && parts_.hardware)
     for (const auto& [d, streams] : streams_) hccl::emit_timeline(*comm_, s.pid, d, dest);
   MSPROF_TRY(detail::device_counter_events(s, parts_, dest, warnings_, within_ ? &*within_ : nullptr));

@@ -43,15 +43,35 @@ void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vect
 std::optional<double> device_local_offset_us(const std::string& prof_dir, const prof::device_info& d,
                                              const std::string& what, std::vector<std::string>& warnings);
 
+/// A device's own clock anchors. Both of the reference's paths read them from
+/// the device's directory: its C++ path's Context loads each device_<id>'s
+/// host_start.log, dev_start.log and start_info (context.cpp LoadJsonData,
+/// LoadLogData; GetClockMonotonicRaw, GetProfTimeRecordInfo by device id), its
+/// Python parsers InfoConfReader.load_info(device_<id>). A host_start.log.<id>
+/// or a start_info.<id> value that is missing or not usable is the host's.
+struct device_clock {
+  std::uint64_t host_mono_ns = 0;  ///< device_<id>/host_start.log.<id> clock_monotonic_raw
+  std::uint64_t dev_mono_ns = 0;   ///< device_<id>/dev_start.log.<id> clock_monotonic_raw
+  std::uint64_t begin_us = 0;      ///< device_<id>/start_info.<id> collectionTimeBegin
+  std::uint64_t raw_ns = 0;        ///< device_<id>/start_info.<id> clockMonotonicRaw
+
+  /// The collection start (ns since the epoch) that both paths filter by.
+  std::int64_t start_ns() const noexcept { return prof::time_ns::from_us(begin_us).value_or(0); }
+};
+device_clock own_clock(const std::string& prof_dir, const prof::host_info& host, const prof::device_info& d);
+
 /// The local time of a device sample stamped in µs after its device's
 /// clock_monotonic_raw start, as the reference's Python parsers make it
 /// (get_absolute_time_by_sampling_timestamp), in its order and in doubles (so
 /// rounded as it rounds them): (µs * 1000 + dev_start.log's clock) +
 /// (host_start.log's clock in s - dev_start.log's in s) * 1e9 + start_info's
-/// offset in µs * 1000, truncated; nullopt outside int64.
+/// offset in µs * 1000, truncated; nullopt outside int64. The device's own
+/// files (own_clock).
 class sampling_clock {
  public:
-  sampling_clock(const prof::host_info& host, const prof::device_info& device);
+  explicit sampling_clock(const device_clock& c);
+  sampling_clock(const std::string& prof_dir, const prof::host_info& host, const prof::device_info& device)
+      : sampling_clock(own_clock(prof_dir, host, device)) {}
   std::optional<std::int64_t> operator()(std::uint64_t us) const;
 
  private:
@@ -69,23 +89,26 @@ inline void left_out(std::vector<std::string>& warnings, const std::string& prof
 /// path makes them (GetTimeBySamplingTimestamp, GetLocalTime): the device ns
 /// (a double, as it reads them) plus host_start.log's minus dev_start.log's
 /// clock plus start_info's collectionTimeBegin minus its clockMonotonicRaw,
-/// truncated. Those before the collection start (dropped by the reference)
-/// and those outside int64 are counted, for one warning each.
+/// truncated, each the device's own (own_clock). Those before the device's
+/// collection start (dropped by the reference) and those outside int64 are
+/// counted, for one warning each.
 class local_times {
  public:
-  explicit local_times(const prof::host_info& host)
-      : host_(host), start_(prof::time_ns::from_us(host.collection_time_begin_us).value_or(0)) {}
+  local_times(const std::string& prof_dir, const prof::host_info& host) : prof_dir_(prof_dir), host_(host) {}
 
   /// The local time of `ns` of device `d`; nullopt (counted) when it is left out.
   std::optional<std::int64_t> operator()(const prof::device_info& d, double ns) {
-    const auto host_mono = prof::time_ns::from_u64(host_.clock.anchor_ns);
-    const auto dev_mono = prof::time_ns::from_u64(d.clock.anchor_ns);
+    if (!id_ || *id_ != d.id) id_ = d.id, clock_ = own_clock(prof_dir_, host_, d);
+    const auto host_mono = prof::time_ns::from_u64(clock_.host_mono_ns);
+    const auto dev_mono = prof::time_ns::from_u64(clock_.dev_mono_ns);
+    const auto begin = prof::time_ns::from_us(clock_.begin_us);
+    const auto raw = prof::time_ns::from_u64(clock_.raw_ns);
     std::optional<std::int64_t> t;
-    if (ns > -9.2e18 && ns < 9.2e18 && host_mono && dev_mono)
+    if (ns > -9.2e18 && ns < 9.2e18 && host_mono && dev_mono && begin && raw)
       if (const auto moved = prof::time_ns::add(static_cast<std::int64_t>(ns), *host_mono - *dev_mono))  // both >= 0
-        t = prof::time_ns::add(*moved, host_.wall_offset_ns());
+        t = prof::time_ns::add(*moved, *begin - *raw);
     if (!t) ++bad_;
-    else if (*t < start_) ++early_, t.reset();
+    else if (*t < clock_.start_ns()) ++early_, t.reset();
     return t;
   }
 
@@ -96,8 +119,10 @@ class local_times {
   }
 
  private:
+  const std::string& prof_dir_;
   const prof::host_info& host_;
-  std::int64_t start_;
+  std::optional<std::uint32_t> id_;
+  device_clock clock_;
   std::uint64_t bad_ = 0, early_ = 0;
 };
 

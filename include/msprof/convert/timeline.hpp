@@ -27,7 +27,11 @@ namespace detail {
 /// The emitters below, into an event_output.
 void mstx_events(const model& m, event_output& out);
 void loss_note(const model& m, event_output& out);
-void timeline_events(const model& m, event_output& out, const timeline_parts& parts);
+/// The model's events `parts` asks for; with an iteration selection
+/// (`within`) the AI Core Freq counters are those at a time in [lo, hi), as
+/// device_counter_events' (their metadata stays).
+void timeline_events(const model& m, event_output& out, const timeline_parts& parts,
+                     const iteration_range* within = nullptr);
 /// The counter processes read from `s.prof_dir`'s slices, those `parts` asks
 /// for, in the timeline's order: NPU MEM, DDR, HCCS, NIC, RoCE, PCIe, HBM, LLC, QoS,
 /// then the host's CPU Usage, Memory Usage, Disk Usage and Network Usage.

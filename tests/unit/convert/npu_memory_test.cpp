@@ -28,6 +28,13 @@ std::vector<std::string> table_lines(const std::vector<std::string>& dump, const
   return v;
 }
 
+/// `file` with its one `from` replaced by `to`.
+void replace_in(const path& file, const std::string& from, const std::string& to) {
+  std::string text = golden::slurp(file);
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  std::ofstream(file, std::ios::trunc | std::ios::binary) << text.replace(at, from.size(), to);
+}
 
 }  // namespace
 
@@ -146,6 +153,31 @@ TEST_CASE("npu_mem: the npu_mem summary, every other summary and the db equal th
   REQUIRE_MESSAGE(e2.empty(), e2);
   CHECK(a == b);
   CHECK(std::count_if(b.begin(), b.end(), [](const std::string& l) { return l.find("\"APP/HBM\"") != std::string::npos; }) == 5);
+}
+
+TEST_CASE("npu_mem: a device's samples are placed by its own host_start.log, dev_start.log and start_info") {
+  // The reference's Python parsers load the device directory's files
+  // (InfoConfReader.load_info(device_<id>)). Device 0's host_start.log.0 is
+  // 5 µs later than the host's, its dev_start.log.0 1 µs (samples are stamped
+  // after it: no move) and its start_info.0's clockMonotonicRaw 2 µs: 3 µs
+  // later, rounded as its doubles round. The times are a run of the reference
+  // on this collection; the host's files are unchanged.
+  golden::temp_copy t("npu_mem");
+  const path dev = t.prof / "device_0";
+  const std::string raw = "clock_monotonic_raw: 1000000000000";
+  replace_in(dev / "host_start.log.0", raw, "clock_monotonic_raw: 1000000005000");
+  replace_in(dev / "dev_start.log.0", raw, "clock_monotonic_raw: 1000000001000");
+  replace_in(dev / "start_info.0", R"("clockMonotonicRaw": "1000000000000")", R"("clockMonotonicRaw": "1000000002000")");
+  std::vector<std::string> warnings;
+  std::vector<std::int64_t> times;
+  REQUIRE(cv::for_each_npu_mem(t.prof.string(), warnings, [&](const cv::npu_mem_sample& m) -> msprof::result<void> {
+            if (std::find(times.begin(), times.end(), m.time_ns) == times.end()) times.push_back(m.time_ns);
+            return {};
+          }).has_value());
+  CHECK(warnings.empty());
+  std::sort(times.begin(), times.end());
+  CHECK(times == std::vector<std::int64_t>{1767268800000003072, 1767268800000052992, 1767268800000125952,
+                                           1767268800000203008, 1767268800001001984});
 }
 
 TEST_CASE("npu_mem: an event other than APP and Device is Unknown in the summary and its number in the db") {

@@ -21,6 +21,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -106,6 +107,20 @@ std::string make_steps(const temp_dir& t, int steps, bool markers = true) {
     REQUIRE(dev.synchronize());
   }
   REQUIRE(dir->close());
+  // close() ends the collection at the real time, months after the fixed
+  // start: end it a millisecond after the last API call or task instead.
+  auto m = cv::load_model(dir->path());
+  REQUIRE(m);
+  std::int64_t last = m->session.start_ns;
+  for (const auto& a : m->apis) last = std::max(last, a.end_ns);
+  for (const auto& k : m->tasks) last = std::max(last, k.end_ns);
+  const std::uint64_t end_us = static_cast<std::uint64_t>(last / 1000) + 1000;
+  const std::uint64_t end_mono = o.host_clock.anchor_ns + (end_us - o.wall_us) * 1000;
+  const std::string end_info = R"({"collectionDateBegin": "", "collectionDateEnd": ")" + prof::detail::date_text(end_us) +
+                               R"(", "collectionTimeBegin": "", "collectionTimeEnd": ")" + std::to_string(end_us) +
+                               R"(", "clockMonotonicRaw": ")" + std::to_string(end_mono) + "\"}";
+  std::ofstream(dir->path() + "/host/end_info", std::ios::trunc) << end_info;
+  std::ofstream(dir->path() + "/device_0/end_info.0", std::ios::trunc) << end_info;
   return dir->path();
 }
 
@@ -632,6 +647,12 @@ TEST_CASE("iteration selection: the device counters of the timeline are those in
     CHECK(counter_times(sel, sort) == inside);
     CHECK(has_process(sel, sort));
   }
+  // AI Core Freq's counters are narrowed the same way: at the collection's
+  // start and end (each twice, as the reference writes them), both outside
+  // the range; its process stays.
+  REQUIRE(counter_times(all, cv::sort_index::ai_core_freq).size() == 4);
+  CHECK(counter_times(sel, cv::sort_index::ai_core_freq).empty());
+  CHECK(has_process(sel, cv::sort_index::ai_core_freq));
   // The PCIe sample at the range's start is kept (its 4 counters), the one at its end is not.
   CHECK(counter_times(sel, pcie).count(it1.end_ns) == 4);
   CHECK(counter_times(sel, pcie).count(it2.end_ns) == 0);
@@ -686,6 +707,10 @@ TEST_CASE("iteration selection: the summaries read from the slices are the whole
     CHECK(slurp(out_file(prof, "selection_model4294967295_iteration2/" + file)) == whole);
   }
   CHECK(lines_of(slurp(out_file(prof, "dp_20260101120030.csv"))).size() == 1 + 5);
+  // page_fault is written by the reference's C++ path only, which it takes
+  // for a whole export only (ExportSummaryScene): none with a selection.
+  CHECK(lines_of(slurp(out_file(prof, "page_fault_20260101120030.csv"))).size() > 1);
+  CHECK_FALSE(fs::exists(out_file(prof, "selection_model4294967295_iteration2/page_fault_20260101120030.csv")));
 }
 
 TEST_CASE("iteration selection: the chrome form's device counters are those in the range too") {
@@ -696,10 +721,6 @@ TEST_CASE("iteration selection: the chrome form's device counters are those in t
   const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
   add_slices(prof, {mid(m.iterations[0]), m.iterations[0].end_ns, mid(m.iterations[1]), m.iterations[1].end_ns,
                     mid(m.iterations[2])});
-  // The collection's end a second after its start (make_steps stops at the real time: beyond the chrome form's 13 days).
-  for (const auto& e : fs::recursive_directory_iterator(prof))
-    if (e.path().filename().string().rfind("end_info", 0) == 0)
-      std::ofstream(e.path(), std::ios::trunc) << R"({"collectionTimeEnd": "1767268801000000", "clockMonotonicRaw": "1001000000000"})";
   const auto pcie_counters = [](const std::string& text) {
     std::size_t n = 0;
     for (std::size_t at = text.find("\"PCIe_cpl\""); at != std::string::npos; at = text.find("\"PCIe_cpl\"", at + 1)) ++n;
@@ -717,7 +738,11 @@ TEST_CASE("iteration selection: the chrome form's device counters are those in t
   o.iteration_id = 2;
   REQUIRE(cv::export_timeline(prof, o));
   // The samples at the end of iteration 1 and in the middle of iteration 2.
-  CHECK(pcie_counters(slurp(out_file(prof, "selection_model4294967295_iteration2/chrome_trace_20260101120040.json"))) == 2);
+  const auto sel = slurp(out_file(prof, "selection_model4294967295_iteration2/chrome_trace_20260101120040.json"));
+  CHECK(pcie_counters(sel) == 2);
+  // AI Core Freq's counters (at the collection's start and end) are outside the range.
+  CHECK(slurp(out_file(prof, "chrome_trace_20260101120040.json")).find("\"MHz\"") != std::string::npos);
+  CHECK(sel.find("\"MHz\"") == std::string::npos);
 }
 
 TEST_CASE("iteration selection: the timeline's DDR counters are those in the range") {

@@ -24,6 +24,22 @@ constexpr std::uint64_t kPciePid = (6060u << 10) | (23u << 5);
 
 path pcie_slice(const path& prof) { return prof / "device_0" / "data" / "pcie.data.0.slice_0"; }
 
+/// `file` with its one `from` replaced by `to`.
+void replace_in(const path& file, const std::string& from, const std::string& to) {
+  std::string text = golden::slurp(file);
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  std::ofstream(file, std::ios::trunc | std::ios::binary) << text.replace(at, from.size(), to);
+}
+
+/// The times of the db's PCIE rows.
+std::vector<std::string> pcie_times(const path& prof) {
+  std::vector<std::string> v;
+  for (const auto& l : golden::table_rows(prof, "PCIE"))
+    if (l.rfind("INSERT", 0) == 0) v.push_back(l.substr(l.find(',') + 1, 19));
+  return v;
+}
+
 }  // namespace
 
 TEST_CASE("pcie, hccs, nic, roce: the golden inputs are what the generator writes") {
@@ -152,6 +168,33 @@ TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the refere
       "602979776);",
   };
   CHECK(golden::table_rows(t.prof, "PCIE") == want_db);
+}
+
+TEST_CASE("pcie: a device's samples are placed by its own host_start.log, dev_start.log and start_info") {
+  // Both of the reference's paths read a device's clock files from its own
+  // directory: the C++ path's Context loads device_<id>'s host_start.log,
+  // dev_start.log and start_info by device id (context.cpp LoadJsonData,
+  // LoadLogData, GetClockMonotonicRaw, GetProfTimeRecordInfo), the Python
+  // parsers InfoConfReader.load_info(device_<id>). Here device 0's
+  // host_start.log.0 is 5 µs later than the host's, its dev_start.log.0 1 µs
+  // and its start_info.0's clockMonotonicRaw 2 µs: each sample moves by
+  // 5 - 1 - 2 = 2 µs. The host's files are unchanged.
+  golden::temp_copy t(kCase);
+  const path dev = t.prof / "device_0";
+  const std::string raw = "clock_monotonic_raw: 1000000000000", info_raw = R"("clockMonotonicRaw": "1000000000000")";
+  replace_in(dev / "host_start.log.0", raw, "clock_monotonic_raw: 1000000005000");
+  replace_in(dev / "dev_start.log.0", raw, "clock_monotonic_raw: 1000000001000");
+  replace_in(dev / "start_info.0", info_raw, R"("clockMonotonicRaw": "1000000002000")");
+  golden::timeline_and_db_warnings(t);
+  CHECK(pcie_times(t.prof) ==
+        std::vector<std::string>{"1767268800000102000", "1767268800000202000", "1767268800000902000"});
+  // Without host_start.log.0 and start_info.0 the host's are taken.
+  golden::temp_copy u(kCase);
+  golden::fs::remove(u.prof / "device_0" / "host_start.log.0");
+  golden::fs::remove(u.prof / "device_0" / "start_info.0");
+  golden::timeline_and_db_warnings(u);
+  CHECK(pcie_times(u.prof) ==
+        std::vector<std::string>{"1767268800000100000", "1767268800000200000", "1767268800000900000"});
 }
 
 TEST_CASE("pcie: json_process.pcie false leaves the PCIe process out, and the other processes are unchanged") {
