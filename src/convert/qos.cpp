@@ -39,14 +39,15 @@ std::vector<std::string> event_names(const prof::device_info& d) {
 /// The time of a sample as the reference makes it: InfoConfReader.time_from_syscnt
 /// in Python's floats ((ticks - cntvct) / hwts Hz * 1e9 + host_start.log's
 /// clock), then GetLocalTime's exact sum with start_info's collectionTimeBegin
-/// minus its clockMonotonicRaw, truncated; nullopt outside int64.
+/// minus its clockMonotonicRaw, truncated; nullopt outside int64. The clock
+/// files are the device's own (own_clock).
 class syscnt_clock {
  public:
-  syscnt_clock(const prof::host_info& host, const prof::device_info& d)
+  syscnt_clock(const detail::device_clock& c, const prof::device_info& d)
       : cnt_(static_cast<double>(d.clock.anchor_ticks) / 1e9 * 1e9),
         hz_(d.clock.frequency_mhz * 1000000.0),
-        mono_(static_cast<double>(host.clock.anchor_ns) / 1e9 * 1e9),
-        wall_(host.wall_offset_ns()) {}
+        mono_(static_cast<double>(c.host_mono_ns) / 1e9 * 1e9),
+        wall_(c.start_ns() - static_cast<std::int64_t>(c.raw_ns)) {}
   bool usable() const { return hz_ > 0; }
   std::optional<std::int64_t> operator()(std::uint64_t ticks) const {
     const double t = std::floor((static_cast<double>(ticks) - cnt_) / hz_ * 1e9 + mono_);
@@ -66,7 +67,6 @@ result<void> for_each_qos_sample(const std::string& prof_dir, std::vector<std::s
   auto r = detail::open_for_slices(prof_dir, true, "qos.data.", false);
   if (!r) return {};
   const auto& host = r->host();
-  const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
   std::uint64_t bad_time = 0, early = 0;
   for (const auto& d : r->devices()) {
     const std::string dir = prof_dir + "/" + prof::layout::device_dir(d.id) + "/";
@@ -90,7 +90,9 @@ result<void> for_each_qos_sample(const std::string& prof_dir, std::vector<std::s
       warnings.push_back(dir + prof::layout::sample_json + ": qosEvents names " + std::to_string(names.size()) +
                          " events, a QoS sample holds " + std::to_string(codec::qos_bandwidths) +
                          " bandwidths; the names past them are left out");
-    const syscnt_clock local(host, d);
+    const auto own = detail::own_clock(prof_dir, host, d);
+    const std::int64_t start = own.start_ns();
+    const syscnt_clock local(own, d);
     if (!local.usable()) {
       warnings.push_back(dir + prof::layout::for_device(prof::layout::info_json, d.id) +
                          ": no positive hwts_frequency to time the QoS samples" + none);

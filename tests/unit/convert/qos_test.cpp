@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,30 @@ TEST_CASE("qos: another chip than 5, or no qosEvents, gives no samples and one w
   REQUIRE(got.size() == 3);  // device 2's only
   CHECK(golden::has_warning(warnings, device_file(t.prof, 0, "info.json.0").string(), "chip \"15\""));
   CHECK(golden::has_warning(warnings, device_file(t.prof, 1, "sample.json").string(), "no qosEvents"));
+}
+
+TEST_CASE("qos: a device's samples are placed by its own start_info") {
+  golden::temp_copy t(kCase);
+  std::vector<std::string> warnings;
+  const auto before = samples(t.prof, warnings);
+  // Device 1's collection began 5 us later on the same clock: its samples move by 5000 ns, the others stay.
+  golden_memory::replace_in(device_file(t.prof, 1, "start_info.1"), "\"collectionTimeBegin\": \"1767268800000000\"",
+                            "\"collectionTimeBegin\": \"1767268800000005\"");
+  const auto after = samples(t.prof, warnings);
+  REQUIRE(after.size() == before.size());
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    CAPTURE(before[i]);
+    std::istringstream a(before[i]), b(after[i]);
+    std::uint32_t da = 0, db = 0;
+    std::int64_t ta = 0, tb = 0;
+    a >> da >> ta;
+    b >> db >> tb;
+    REQUIRE(da == db);
+    CHECK(tb - ta == (da == 1 ? 5000 : 0));
+    moved += da == 1;
+  }
+  CHECK(moved > 0);
 }
 
 TEST_CASE("qos: more than ten qosEvents names keep the first ten, with a warning") {
