@@ -586,6 +586,18 @@ void add_slices(const std::string& prof, const std::vector<std::int64_t>& local)
   golden_memory::replace_in(P / "device_0" / "sample.json", "\"llc_profiling\": \"\"", "\"llc_profiling\": \"read\"");
 }
 
+/// The three iterations of make_steps(t, 3) at `prof`, with add_slices'
+/// samples in the middle of each and at the ends of the first two (iteration
+/// 2's range is [end of 1, end of 2): a sample at each bound).
+cv::model steps_with_slices(const std::string& prof) {
+  auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
+  add_slices(prof, {mid(m.iterations[0]), m.iterations[0].end_ns, mid(m.iterations[1]), m.iterations[1].end_ns,
+                    mid(m.iterations[2])});
+  return m;
+}
+
 /// The local times (ns) of the counters of process `sort` (device 0, or the host) in msprof JSON `text`.
 std::multiset<std::int64_t> counter_times(const std::string& text, std::uint32_t sort, std::uint32_t dev = 0) {
   auto v = msprof::json::parse(text);
@@ -616,14 +628,9 @@ TEST_CASE("iteration selection: the device counters of the timeline are those in
   // unselected (_start_view: ALL_EXPORT for the host path).
   temp_dir t;
   const auto prof = make_steps(t, 3);
-  const auto m = load(prof);
-  REQUIRE(m.iterations.size() == 3);
+  const auto m = steps_with_slices(prof);
   const auto& it1 = m.iterations[0];
   const auto& it2 = m.iterations[1];
-  const auto& it3 = m.iterations[2];
-  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
-  // Iteration 2's range is [end of 1, end of 2): a sample at each bound.
-  add_slices(prof, {mid(it1), it1.end_ns, mid(it2), it2.end_ns, mid(it3)});
   cv::export_options o;
   o.timestamp = "20260101120020";
   REQUIRE(cv::export_timeline(prof, o));
@@ -672,11 +679,7 @@ TEST_CASE("iteration selection: the summaries read from the slices are the whole
   // _get_l2_cache_data, _get_soc_pmu_data, _get_host_*_usage_data).
   temp_dir t;
   const auto prof = make_steps(t, 3);
-  const auto m = load(prof);
-  REQUIRE(m.iterations.size() == 3);
-  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
-  add_slices(prof, {mid(m.iterations[0]), m.iterations[0].end_ns, mid(m.iterations[1]), m.iterations[1].end_ns,
-                    mid(m.iterations[2])});
+  steps_with_slices(prof);
   // The slices of the golden cases l2_cache, soc_pmu (device 0) and host_io (host disk and network usage).
   const auto copy = [&](const char* c, const char* dir, std::initializer_list<const char*> names) {
     const fs::path from = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / c / "input" /
@@ -716,11 +719,7 @@ TEST_CASE("iteration selection: the summaries read from the slices are the whole
 TEST_CASE("iteration selection: the chrome form's device counters are those in the range too") {
   temp_dir t;
   const auto prof = make_steps(t, 3);
-  const auto m = load(prof);
-  REQUIRE(m.iterations.size() == 3);
-  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
-  add_slices(prof, {mid(m.iterations[0]), m.iterations[0].end_ns, mid(m.iterations[1]), m.iterations[1].end_ns,
-                    mid(m.iterations[2])});
+  steps_with_slices(prof);
   const auto pcie_counters = [](const std::string& text) {
     std::size_t n = 0;
     for (std::size_t at = text.find("\"PCIe_cpl\""); at != std::string::npos; at = text.find("\"PCIe_cpl\"", at + 1)) ++n;
