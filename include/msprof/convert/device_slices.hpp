@@ -70,8 +70,6 @@ device_clock own_clock(const std::string& prof_dir, const prof::host_info& host,
 class sampling_clock {
  public:
   explicit sampling_clock(const device_clock& c);
-  sampling_clock(const std::string& prof_dir, const prof::host_info& host, const prof::device_info& device)
-      : sampling_clock(own_clock(prof_dir, host, device)) {}
   std::optional<std::int64_t> operator()(std::uint64_t us) const;
 
  private:
