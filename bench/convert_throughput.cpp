@@ -11,18 +11,13 @@
 // the same run (one fwrite per MiB of the same number of bytes); the ratio says
 // how far the export is from it. The CPU time of each child is printed too: on
 // a shared machine it moves less than the wall time. The db also gets its rows/s per table (one run
-// of db_window_writer on the loaded model), the rate of SQLite alone (4.2 M
-// rows of 3 integers through the writer's statement size, and TASK_PMU_INFO's
-// rows in that table's statement form) and its floor at those rates: decoding
-// plus TASK_PMU_INFO's rows ÷ its rate plus the other rows ÷ the first.
+// of db_window_writer on the loaded model).
 #include <msprof/convert/db.hpp>
 #include <msprof/convert/export.hpp>
 #include <msprof/prof/reader.hpp>
 
 #include "../tests/support/child_peak_rss.hpp"
 #include "../tests/support/generated_prof.hpp"
-
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -101,96 +96,6 @@ stage timed(const char* name, int runs, const fs::path& prof, Work work) {
     s.out_bytes = take_outputs(prof);
   }
   return s;
-}
-
-/// A new database with the db writer's settings (sqlite_db::open in
-/// src/convert/db.cpp: no journal, no sync, a 64 MiB page cache), a transaction begun.
-sqlite3* open_as_writer(const fs::path& file) {
-  fs::remove(file);
-  sqlite3* db = nullptr;
-  sqlite3_open(file.c_str(), &db);
-  sqlite3_exec(db,
-               "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
-               "PRAGMA cache_size=-65536; BEGIN",
-               nullptr, nullptr, nullptr);
-  return db;
-}
-
-/// Finalizes `st`, commits and closes `db`, removes its file: the seconds since `t`.
-double close_timed(sqlite3* db, sqlite3_stmt* st, const fs::path& file, clk::time_point t) {
-  sqlite3_finalize(st);
-  sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
-  sqlite3_close(db);
-  const double s = secs_since(t);
-  fs::remove(file);
-  return s;
-}
-
-/// SQLite alone: `rows` rows of `ncols` integer columns through one prepared
-/// multi-row INSERT in one transaction, as the db writer inserts.
-double sqlite_alone(const fs::path& dir, std::uint64_t rows, int ncols, int per_stmt) {
-  const fs::path file = dir / "sqlite_floor.db";
-  sqlite3* db = open_as_writer(file);
-  std::string cols, one = "(";
-  for (int c = 0; c < ncols; ++c) {
-    cols += (c ? ",c" : "c") + std::to_string(c) + " INTEGER";
-    one += c ? ",?" : "?";
-  }
-  one += ")";
-  sqlite3_exec(db, ("CREATE TABLE T (" + cols + ")").c_str(), nullptr, nullptr, nullptr);
-  std::string sql = "INSERT INTO T VALUES";
-  for (int r = 0; r < per_stmt; ++r) sql += (r ? "," : "") + one;
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr);
-  const auto t = clk::now();
-  for (std::uint64_t r = 0; r < rows; r += static_cast<std::uint64_t>(per_stmt)) {
-    for (int c = 1; c <= ncols * per_stmt; ++c) sqlite3_bind_int64(st, c, static_cast<sqlite3_int64>(r * 1000 + c));
-    sqlite3_step(st);
-    sqlite3_reset(st);
-  }
-  const double s = close_timed(db, st, file, t);
-  return static_cast<double>(rows) / s;
-}
-
-/// A TASK_PMU_INFO value with the generated collection's mix (half of a
-/// task's values reals, one a large integer, the rest zeros: the other side's
-/// metrics), since SQLite stores integral values as integers, zero in no bytes.
-double pmu_value(std::uint64_t task, std::size_t i, std::size_t names) {
-  if (i < names / 2 - 1) return static_cast<double>(task + i) + 0.25;
-  if (i == names / 2 - 1) return static_cast<double>(task * 1000);
-  return 0;
-}
-
-/// SQLite alone in TASK_PMU_INFO's statement form (task_rows_insert in
-/// src/convert/db.cpp): `tasks` tasks of `names` rows (id, name, value), about
-/// 500 values per INSERT, a task's id bound once, the name ids written in the
-/// SQL and each value bound as a real. Its rows/s is that table's floor.
-double sqlite_alone_per_task(const fs::path& dir, std::uint64_t tasks, std::size_t names) {
-  const fs::path file = dir / "sqlite_floor.db";
-  sqlite3* db = open_as_writer(file);
-  sqlite3_exec(db, "CREATE TABLE T (globalTaskId INTEGER, name INTEGER, value NUMERIC)", nullptr, nullptr, nullptr);
-  const std::size_t per = std::max<std::size_t>(1, 500 / (names + 1));
-  std::string sql = "INSERT INTO T VALUES";
-  for (std::size_t k = 0; k < per; ++k) {
-    const std::size_t id_at = k * (names + 1) + 1;
-    for (std::size_t i = 0; i < names; ++i)
-      sql += ((k || i) ? ",(?" : "(?") + std::to_string(id_at) + "," + std::to_string(100 + i) + ",?" +
-             std::to_string(id_at + 1 + i) + ")";
-  }
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr);
-  const auto t = clk::now();
-  for (std::uint64_t k0 = 0; k0 < tasks; k0 += per) {
-    int at = 1;
-    for (std::size_t k = 0; k < per; ++k) {
-      sqlite3_bind_int64(st, at++, static_cast<sqlite3_int64>(k0 + k));
-      for (std::size_t i = 0; i < names; ++i) sqlite3_bind_double(st, at++, pmu_value(k0 + k, i, names));
-    }
-    sqlite3_step(st);
-    sqlite3_reset(st);
-  }
-  const double s = close_timed(db, st, file, t);
-  return static_cast<double>(tasks * names) / s;
 }
 
 }  // namespace
@@ -298,17 +203,9 @@ int main(int argc, char** argv) {
   std::printf("(floor: decode only + output bytes ÷ disk rate; \"all three\" is one load feeding the three writers;\n"
               " cpu s: user + system time of all the child's threads, what the load of other processes does not change)\n");
 
-  // The db per table, and SQLite alone on the same row shape: its rate times
-  // the db's rows (plus decoding) is the db's floor, what SQLite's own insert
-  // work takes whatever the writer does around it.
+  // The db per table: the seconds finish() spends on each (draining its
+  // sorted rows and writing them, as pages or through SQLite).
   {
-    const double alone = sqlite_alone(dir, 4200000, 3, 500 / 3);  // table_writer's ~500 values per INSERT
-    const double alone_1 = sqlite_alone(dir, 4200000, 3, 1);
-    std::printf("SQLite alone, 4.2 M rows of 3 integers, %d rows per INSERT (as the db writer): %.0f rows/s; "
-                "1 row per INSERT: %.0f rows/s\n",
-                500 / 3, alone, alone_1);
-    std::fflush(stdout);  // before the child's lines
-    const double t_db = median(exports[2].secs);
     const child_run c = run_in_child([&] {
       auto m = cv::load_model(prof.string());
       if (!m) return false;
@@ -317,35 +214,10 @@ int main(int argc, char** argv) {
       const auto t = clk::now();
       if (!w.finish(*m)) return false;
       const double total = secs_since(t);
-      std::uint64_t rows = 0, pmu_rows = 0;
-      for (const auto& s : w.table_stats()) {
-        rows += s.rows;
-        if (s.table == "TASK_PMU_INFO") pmu_rows = s.rows;
+      for (const auto& s : w.table_stats())
         std::printf("  db table %-20s %10llu rows %8.3f s %12.0f rows/s\n", s.table.c_str(),
                     static_cast<unsigned long long>(s.rows), s.seconds, s.seconds > 0 ? s.rows / s.seconds : 0.0);
-      }
       std::printf("  db finish (ordered tables, strings, index) %.3f s\n", total);
-      const double floor_old = t_decode + static_cast<double>(rows) / alone;
-      std::printf("db floor at SQLite's rate of 3 integers: decode only + %llu rows ÷ %.0f rows/s = %.3f s; "
-                  "db ÷ that: %.2f\n",
-                  static_cast<unsigned long long>(rows), alone, floor_old, t_db / floor_old);
-      // TASK_PMU_INFO (most of the rows) at its own statement form's rate, the other tables at the one above.
-      std::uint64_t pmu_tasks = 0;
-      for (const auto& t : m->tasks) pmu_tasks += t.pmu ? 1 : 0;
-      if (pmu_tasks > 0 && pmu_rows % pmu_tasks == 0) {
-        const std::size_t names = static_cast<std::size_t>(pmu_rows / pmu_tasks);
-        const double alone_task = sqlite_alone_per_task(dir, pmu_tasks, names);
-        const double floor = t_decode + static_cast<double>(pmu_rows) / alone_task +
-                             static_cast<double>(rows - pmu_rows) / alone;
-        std::printf("SQLite alone, TASK_PMU_INFO's statement form (%llu tasks of %zu rows, a task's id bound once, "
-                    "%zu tasks per INSERT): %.0f rows/s\n",
-                    static_cast<unsigned long long>(pmu_tasks), names, std::max<std::size_t>(1, 500 / (names + 1)),
-                    alone_task);
-        std::printf("db floor at SQLite's own rate: decode only + %llu TASK_PMU_INFO rows ÷ %.0f rows/s + %llu rows "
-                    "÷ %.0f rows/s = %.3f s; db ÷ that: %.2f\n",
-                    static_cast<unsigned long long>(pmu_rows), alone_task,
-                    static_cast<unsigned long long>(rows - pmu_rows), alone, floor, t_db / floor);
-      }
       std::fflush(stdout);  // the child leaves through _exit
       return true;
     });

@@ -176,89 +176,6 @@ struct row_reader {
   }
 };
 
-/// Rows of (task id, name id, value), a task's rows at a time (TASK_PMU_INFO:
-/// a row per PMU name per task, most of the db's rows). One INSERT holds `per`
-/// tasks' rows; in it each task's id is bound once and the name ids are
-/// numbers in the SQL, so a row binds only its value: a third of
-/// table_writer's binds, and SQLite stores the same values.
-class task_rows_insert {
- public:
-  task_rows_insert(sqlite3* db, std::string table, std::vector<std::int64_t> names, result<void>* status)
-      : db_(db),
-        table_(std::move(table)),
-        names_(std::move(names)),
-        per_(std::max<std::size_t>(1, 500 / (names_.size() + 1))),  // about 500 values, as table_writer
-        status_(status),
-        st_(prepare(per_)) {}
-  ~task_rows_insert() {
-    if (st_) sqlite3_finalize(st_);
-  }
-  task_rows_insert(const task_rows_insert&) = delete;
-  task_rows_insert& operator=(const task_rows_insert&) = delete;
-
-  /// One task: a row (id, names[i], values[i]) per name.
-  void task(std::int64_t id, const double* values) {
-    if (!st_ || !*status_) return;
-    ids_.push_back(id);
-    values_.insert(values_.end(), values, values + names_.size());
-    if (ids_.size() == per_) run(st_);
-  }
-  /// Inserts the tasks still waiting.
-  void flush() {
-    if (ids_.empty() || !*status_) return;
-    if (sqlite3_stmt* st = prepare(ids_.size())) {
-      run(st);
-      sqlite3_finalize(st);
-    }
-  }
-  std::uint64_t rows() const noexcept { return rows_; }
-
- private:
-  /// Task k's id is parameter k * (names + 1) + 1, its values the next ones.
-  sqlite3_stmt* prepare(std::size_t tasks) {
-    std::string sql = "INSERT INTO " + table_ + " VALUES";
-    const std::size_t n = names_.size();
-    for (std::size_t k = 0; k < tasks; ++k) {
-      const std::size_t id_at = k * (n + 1) + 1;
-      for (std::size_t i = 0; i < n; ++i)
-        sql += ((k || i) ? ",(?" : "(?") + std::to_string(id_at) + "," + std::to_string(names_[i]) + ",?" +
-               std::to_string(id_at + 1 + i) + ")";
-    }
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-      fail("prepare");
-      return nullptr;
-    }
-    return st;
-  }
-  void run(sqlite3_stmt* st) {
-    const std::size_t n = names_.size();
-    int at = 1;
-    for (std::size_t k = 0; k < ids_.size(); ++k) {
-      sqlite3_bind_int64(st, at++, ids_[k]);
-      for (std::size_t i = 0; i < n; ++i) sqlite3_bind_double(st, at++, values_[k * n + i]);
-    }
-    if (sqlite3_step(st) != SQLITE_DONE) fail("insert into");
-    sqlite3_reset(st);
-    rows_ += ids_.size() * n;
-    ids_.clear();
-    values_.clear();
-  }
-  void fail(const char* what) {
-    if (*status_) *status_ = make_error(errc::io, std::string("sqlite ") + what + " " + table_ + ": " + sqlite3_errmsg(db_));
-  }
-
-  sqlite3* db_;
-  std::string table_;
-  std::vector<std::int64_t> names_;
-  std::size_t per_;
-  result<void>* status_;
-  sqlite3_stmt* st_;
-  std::vector<std::int64_t> ids_;  ///< the tasks waiting
-  std::vector<double> values_;     ///< their values, names_.size() per task
-  std::uint64_t rows_ = 0;
-};
-
 }  // namespace
 
 // string_ids ----------------------------------------------------------------
@@ -316,6 +233,16 @@ result<void> sqlite_db::insert(const std::string& table, std::size_t ncols,
   w.flush();
   if (!status) return make_error(errc::io, path_ + ": " + status.err().message);
   return {};
+}
+
+result<std::int64_t> sqlite_db::query_int(const std::string& sql) {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) return fail("prepare `" + sql + "`");
+  const bool found = sqlite3_step(st) == SQLITE_ROW;
+  const std::int64_t v = found ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_finalize(st);
+  if (!found) return make_error(errc::io, path_ + ": no row from `" + sql + "`");
+  return v;
 }
 
 result<void> sqlite_db::close() {
@@ -409,6 +336,8 @@ void table_writer::fail(const char* what) {
 
 db_window_writer::db_window_writer(std::string path, const std::string& spill_dir, std::size_t spill_budget)
     : db_(std::move(path)),
+      spill_dir_(spill_dir),
+      sorter_budget_(spill_budget / sorters),
       apis_(spill_dir, spill_budget / sorters),
       tasks_(spill_dir, spill_budget / sorters),
       pmu_(spill_dir, spill_budget / sorters),
@@ -461,28 +390,36 @@ result<void> db_window_writer::finish(const model& final) {
   }
   MSPROF_TRY(write_hbm(s.prof_dir));
   if (apis_.size()) {
-    auto& r = rows_of("CANN_API");
+    auto* r = pages_of("CANN_API");
+    if (!r) return status_;
+    using n = detail::sqlite_number;
     MSPROF_TRY(apis_.drain([&](const detail::id_key& k, std::string_view payload) {
       detail::row_reader in{payload};
       const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
       const auto level = in.get<std::uint16_t>();
       const auto tid = in.get<std::uint32_t>();
-      r.row(start, end, level, gtid(final, tid), k.id, ids_.id(in.in));
+      // connectionId is the INTEGER PRIMARY KEY: the rowid.
+      const n row[] = {n::of(start), n::of(std::int64_t{end}), n::of(std::int64_t{level}), n::of(gtid(final, tid)),
+                       n::null_value(), n::of(ids_.id(in.in))};
+      r->row(static_cast<std::int64_t>(k.id), row, 6);
     }));
-    lap(r);
+    lap_named("CANN_API");
   }
   MSPROF_TRY(write_ge_memory(final));
   MSPROF_TRY(write_npu_mem(final.session.prof_dir));
   if (tasks_.size()) {
     MSPROF_TRY(write_tasks(final));
-    if (pmu) MSPROF_TRY(write_pmu(pmu_name_ids, aic_names));
+    if (pmu) {  // created here, in the reference's table order; its rows go into the file once SQLite has closed it
+      rows_of("TASK_PMU_INFO");
+      stat_of("TASK_PMU_INFO");
+    }
     for (const auto& d : s.devices) {
       auto& f = rows_of("AICORE_FREQ");
       for (auto ts : {s.start_ns, s.end_ns})
         f.row(d.id, ts, static_cast<std::int64_t>(d.aic_frequency_mhz), -1);
     }
     MSPROF_TRY(write_overlap());
-    lap(rows_of("OVERLAP_ANALYSIS"));
+    lap_named("OVERLAP_ANALYSIS");
     if (comm_ && !comm_->tasks.empty()) write_communication();
   }
   MSPROF_TRY(write_module_mem(s.prof_dir));
@@ -524,9 +461,10 @@ result<void> db_window_writer::finish(const model& final) {
   }
   tables_.clear();  // finalize statements
   if (!status_) return status_;
+  lap_start_ = std::chrono::steady_clock::now();
+  MSPROF_TRY(write_pages(pmu ? &pmu_name_ids : nullptr, aic_names));
   // SQLite sorts the index in memory up to its cache size, then in temporary
   // files: a small cache keeps that sort from growing with the task count.
-  lap_start_ = std::chrono::steady_clock::now();
   if (has_task) {
     MSPROF_TRY(db_.exec("PRAGMA cache_size=-8192; CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)"));
     lap_named("TaskIndex (index on TASK)");
@@ -649,7 +587,8 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
 
 /// TASK by global task id, then COMPUTE_TASK_INFO by (device, stream, task, start).
 result<void> db_window_writer::write_tasks(const model& final) {
-  auto& r = rows_of("TASK");
+  auto* r = pages_of("TASK");
+  if (!r) return status_;
   const auto pid = static_cast<std::int64_t>(final.session.pid);
   MSPROF_TRY(tasks_.drain([&](const detail::id_key& k, std::string_view payload) {
     detail::row_reader in{payload};
@@ -657,10 +596,27 @@ result<void> db_window_writer::write_tasks(const model& final) {
     const auto conn = in.get<std::uint64_t>();
     const auto device = in.get<std::uint32_t>(), stream = in.get<std::uint32_t>(), task = in.get<std::uint32_t>();
     const auto model_id = in.get<std::uint32_t>();
-    r.row(start, end, device, conn, k.id, pid, ids_.id(in.in), 4294967295u, stream, task, model_id);
+    using n = detail::sqlite_number;
+    const n row[] = {n::of(start),
+                     n::of(std::int64_t{end}),
+                     n::of(std::int64_t{device}),
+                     n::of(static_cast<std::int64_t>(conn)),
+                     n::of(static_cast<std::int64_t>(k.id)),
+                     n::of(pid),
+                     n::of(ids_.id(in.in)),
+                     n::of(std::int64_t{4294967295u}),
+                     n::of(std::int64_t{stream}),
+                     n::of(std::int64_t{task}),
+                     n::of(std::int64_t{model_id})};
+    r->row(row, 11);
   }));
-  lap(r);
-  auto& c = rows_of("COMPUTE_TASK_INFO");
+  lap_named("TASK");
+  // Its strings register in this order; its rows are by globalTaskId, the
+  // INTEGER PRIMARY KEY (the rowid): sorted again by it, then laid out.
+  auto* c = pages_of("COMPUTE_TASK_INFO");
+  if (!c) return status_;
+  constexpr std::size_t cols = 17;
+  spill_sorter<detail::id_key> by_id(spill_dir_, sorter_budget_);
   MSPROF_TRY(compute_.drain([&](const detail::compute_key& k, std::string_view payload) {
     detail::row_reader in{payload};
     const auto block_num = in.get<std::uint32_t>(), ge_task_type = in.get<std::uint32_t>();
@@ -674,45 +630,114 @@ result<void> db_window_writer::write_tasks(const model& final) {
                                ids_.id(in.str()), ids_.id(std::string_view()),
                                ids_.id(dynamic ? "dynamic" : "static"), ids_.id("NO"),
                                ids_.id("N/A")};
-    c.row(id[0], k.global_task_id, block_num, 0, id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9],
-          id[10], id[11], id[12], id[12]);
+    // The columns but globalTaskId (the key).
+    const std::int64_t row[cols - 1] = {id[0], block_num, 0,     id[1],  id[2],  id[3],  id[4],  id[5],
+                                        id[6], id[7],     id[8], id[9],  id[10], id[11], id[12], id[12]};
+    by_id.push({k.global_task_id}, std::string_view(reinterpret_cast<const char*>(row), sizeof row));
   }));
-  lap(c);
+  MSPROF_TRY(by_id.drain([&](const detail::id_key& k, std::string_view payload) {
+    using n = detail::sqlite_number;
+    n cells[cols];
+    detail::row_reader in{payload};
+    for (std::size_t i = 0; i < cols; ++i) cells[i] = i == 1 ? n::null_value() : n::of(in.get<std::int64_t>());
+    c->row(static_cast<std::int64_t>(k.id), cells, cols);
+  }));
+  lap_named("COMPUTE_TASK_INFO");
   return {};
 }
 
 /// TASK_PMU_INFO: a row per name (aic then aiv names) per task, by global
-/// task id; the side the task did not run on reads 0.
-result<void> db_window_writer::write_pmu(const std::vector<std::int64_t>& name_ids, std::size_t aic_names) {
-  auto& p = rows_of("TASK_PMU_INFO");
-  detail::task_rows_insert rows(db_.handle(), "TASK_PMU_INFO", name_ids, &status_);
-  std::vector<double> values(name_ids.size());
+/// task id; the side the task did not run on reads 0. Most of the db's rows:
+/// they go straight into the closed file (no string is registered on the way).
+result<void> db_window_writer::write_pmu(std::uint32_t root, const std::vector<std::int64_t>& name_ids,
+                                         std::size_t aic_names) {
+  auto p = detail::table_pages::open(db_.path(), root);
+  if (!p) return p.err();
+  detail::sqlite_number row[3];
   MSPROF_TRY(pmu_.drain([&](const detail::id_key& k, std::string_view payload) {
     detail::row_reader in{payload};
     const bool aic = in.get<std::uint8_t>() != 0;
+    row[0] = detail::sqlite_number::of(static_cast<std::int64_t>(k.id));
     for (std::size_t i = 0; i < name_ids.size(); ++i) {
       const bool mine = (i < aic_names) == aic;
-      values[i] = mine ? in.get<double>() : 0.0;
+      row[1] = detail::sqlite_number::of(name_ids[i]);
+      row[2] = detail::sqlite_number::of(mine ? in.get<double>() : 0.0);
+      p->row(row, 3);
     }
-    rows.task(static_cast<std::int64_t>(k.id), values.data());
   }));
-  rows.flush();
-  p.counted(rows.rows());
-  lap(p);
+  MSPROF_TRY(p->finish());
+  stat_of("TASK_PMU_INFO").rows = p->rows();
+  lap_named("TASK_PMU_INFO");
   return {};
+}
+
+/// The table, created now (tables appear in the reference's order), its rows
+/// laid out as pages until write_pages(); null after a failure (status_).
+detail::table_pages* db_window_writer::pages_of(const char* name) {
+  rows_of(name);
+  if (!page_size_ && status_) {
+    auto size = db_.query_int("PRAGMA page_size");
+    if (size)
+      page_size_ = static_cast<std::uint32_t>(*size);
+    else
+      status_ = size.err();
+  }
+  if (!status_) return nullptr;
+  auto t = detail::table_pages::create(spill_dir_, page_size_);
+  if (!t) {
+    status_ = t.err();
+    return nullptr;
+  }
+  paged_.emplace_back(name, std::move(*t));
+  return &paged_.back().second;
+}
+
+/// With SQLite's tables written and the file closed: the tables laid out as
+/// pages go in, then TASK_PMU_INFO's rows (`pmu_names`: its PMU names' ids, or
+/// none); then SQLite opens the file again for the index and the enum tables.
+result<void> db_window_writer::write_pages(const std::vector<std::int64_t>* pmu_names, std::size_t aic_names) {
+  if (paged_.empty() && !pmu_names) return {};
+  auto root_of = [&](const std::string& table) {
+    return db_.query_int("SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='" + table + "'");
+  };
+  std::vector<std::uint32_t> roots;
+  for (const auto& [name, pages] : paged_) {
+    auto root = root_of(name);
+    if (!root) return root.err();
+    roots.push_back(static_cast<std::uint32_t>(*root));
+  }
+  auto pmu_root = pmu_names ? root_of("TASK_PMU_INFO") : result<std::int64_t>(0);
+  if (!pmu_root) return pmu_root.err();
+  MSPROF_TRY(db_.close());
+  for (std::size_t k = 0; k < paged_.size(); ++k) {
+    auto& [name, pages] = paged_[k];
+    stat_of(name).rows = pages.rows();
+    MSPROF_TRY(pages.graft(db_.path(), roots[k]));
+  }
+  paged_.clear();
+  lap_named("pages into the file");
+  if (pmu_names) MSPROF_TRY(write_pmu(static_cast<std::uint32_t>(*pmu_root), *pmu_names, aic_names));
+  return db_.open();
 }
 
 /// OVERLAP_ANALYSIS per device: the merged op intervals, then the free gaps
 /// between the device's first task start and last task end.
 result<void> db_window_writer::write_overlap() {
-  auto& o = rows_of("OVERLAP_ANALYSIS");
+  auto* pages = pages_of("OVERLAP_ANALYSIS");
+  if (!pages) return status_;
   std::int64_t oid = 0;
+  // id is the INTEGER PRIMARY KEY: the rowid.
+  auto row = [&](std::uint32_t device, std::int64_t start, std::int64_t end, std::int64_t type) {
+    using n = detail::sqlite_number;
+    const n cells[] = {n::null_value(), n::of(std::int64_t{device}), n::of(start), n::of(end), n::of(type)};
+    pages->row(oid++, cells, 5);
+  };
   bool open_interval = false;
   detail::interval_key cur{};  // merged interval being grown
   std::int64_t covered = 0;    // end of the device's time before cur: a gap starts here
   result<void> gaps_status;
   auto close_interval = [&] {
-    o.row(oid++, cur.device_id, cur.start_ns, cur.end_ns, 0);
+    row(cur.device_id, cur.start_ns, cur.end_ns, 0);
     if (cur.start_ns > covered) gaps_.push({covered, cur.start_ns, cur.device_id, 0}, {});
     covered = std::max(covered, cur.end_ns);
   };
@@ -723,12 +748,12 @@ result<void> db_window_writer::write_overlap() {
     std::optional<hccl::overlap_lanes> comm;
     if (comm_) comm.emplace(*comm_, cur.device_id);
     if (comm)
-      for (const auto& sp : comm->communication_spans()) o.row(oid++, cur.device_id, sp.first, sp.second, 1);
+      for (const auto& sp : comm->communication_spans()) row(cur.device_id, sp.first, sp.second, 1);
     auto g = gaps_.drain([&](const detail::interval_key& k, std::string_view) {
-      if (!comm) return o.row(oid++, k.device_id, k.start_ns, k.end_ns, 3);
+      if (!comm) return row(k.device_id, k.start_ns, k.end_ns, 3);
       const auto parts = comm->free_gap(k.start_ns, k.end_ns);
-      for (const auto& sp : parts.not_overlapped) o.row(oid++, k.device_id, sp.first, sp.second, 2);
-      for (const auto& sp : parts.free) o.row(oid++, k.device_id, sp.first, sp.second, 3);
+      for (const auto& sp : parts.not_overlapped) row(k.device_id, sp.first, sp.second, 2);
+      for (const auto& sp : parts.free) row(k.device_id, sp.first, sp.second, 3);
     });
     if (!g && gaps_status) gaps_status = g;
   };

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "../core/error.hpp"
 #include "model.hpp"
 #include "spill.hpp"
+#include "sqlite_pages.hpp"
 #include "summary.hpp"
 
 struct sqlite3;
@@ -64,6 +66,10 @@ class sqlite_db {
   result<void> exec(const std::string& sql);
   result<void> insert(const std::string& table, std::size_t ncols, const std::vector<std::vector<db_value>>& rows);
   sqlite3* handle() const noexcept { return db_; }
+  const std::string& path() const noexcept { return path_; }
+  /// The first column of the first row of `sql`.
+  result<std::int64_t> query_int(const std::string& sql);
+  /// Commits and closes; open() may open the file again.
   result<void> close();
 
  private:
@@ -103,8 +109,6 @@ class table_writer {
   /// Inserts the rows still waiting.
   void flush();
   std::uint64_t rows() const noexcept { return rows_; }
-  /// Counts `n` rows inserted into the table by another statement (TASK_PMU_INFO's per-task one).
-  void counted(std::uint64_t n) noexcept { rows_ += n; }
   const std::string& name() const noexcept { return name_; }
 
  private:
@@ -231,9 +235,15 @@ class db_window_writer {
   /// TASK by global task id, then COMPUTE_TASK_INFO by (device, stream, task, start).
   result<void> write_tasks(const model& final);
 
-  /// TASK_PMU_INFO: a row per name (`aic_names` aic names, then the aiv ones)
-  /// per task, by global task id.
-  result<void> write_pmu(const std::vector<std::int64_t>& name_ids, std::size_t aic_names);
+  /// TASK_PMU_INFO (root page `root`) with SQLite closed: a row per name
+  /// (`aic_names` aic names, then the aiv ones) per task, by global task id.
+  result<void> write_pmu(std::uint32_t root, const std::vector<std::int64_t>& name_ids, std::size_t aic_names);
+
+  /// The table, created now; its rows go through the returned table_pages
+  /// (sqlite_pages.hpp) into the file at write_pages(). Null after a failure.
+  detail::table_pages* pages_of(const char* name);
+  /// Closes SQLite, puts the paged tables and TASK_PMU_INFO in, opens it again.
+  result<void> write_pages(const std::vector<std::int64_t>* pmu_names, std::size_t aic_names);
 
   /// OVERLAP_ANALYSIS per device: the merged op intervals, then the free gaps
   /// between the device's first task start and last task end.
@@ -264,6 +274,12 @@ class db_window_writer {
   result<void> write_ge_memory(const model& final);
 
   detail::sqlite_db db_;
+  std::string spill_dir_;
+  std::size_t sorter_budget_;  ///< each spill sorter's memory
+  std::uint32_t page_size_ = 0;  ///< the database's, once a table is laid out as pages
+  /// CANN_API, TASK, COMPUTE_TASK_INFO and OVERLAP_ANALYSIS: laid out as pages, grafted by
+  /// write_pages() (TASK_PMU_INFO goes straight in).
+  std::deque<std::pair<std::string, detail::table_pages>> paged_;  // a deque: pages_of()'s pointers stay valid
   bool opened_ = false;
   bool early_ids_ = false;  ///< the strings the reference registers before any other (register_early_ids)
   result<void> status_;  ///< the first failure; every later call returns it
