@@ -144,7 +144,7 @@ result<void> for_each_acc_pmu_sample(const std::string& prof_dir, std::vector<st
     }
     MSPROF_TRY(sorted.take_status());
   }
-  detail::left_out(warnings, prof_dir, no_magic, "ACC_PMU record(s) without the STARS magic 0x6BD3 (as the reference)");
+  detail::left_out(warnings, prof_dir, no_magic, "ACC_PMU record(s) without the STARS magic 0x6BD3");
   detail::left_out(warnings, prof_dir, bad_time, "ACC_PMU sample(s) with a time outside the clock's range");
   detail::left_out(warnings, prof_dir, early, "ACC_PMU sample(s) from before the collection start (as the reference)");
   return {};
