@@ -33,6 +33,10 @@ struct db_table_def {
 
 const db_table_def* db_tables() {
   static const db_table_def defs[] = {
+      {"ACC_PMU",
+       "accId INTEGER, readBwLevel INTEGER, writeBwLevel INTEGER, readOstLevel INTEGER, writeOstLevel INTEGER, "
+       "timestampNs NUMERIC, deviceId INTEGER",
+       7},
       {"AICORE_FREQ", "deviceId INTEGER, timestampNs NUMERIC, freq INTEGER, dieId NUMERIC", 4},
       {"CANN_API", "startNs INTEGER, endNs INTEGER, type INTEGER, globalTid INTEGER, connectionId INTEGER PRIMARY KEY, name INTEGER", 6},
       {"CPU_USAGE", "timestampNs NUMERIC, cpuId NUMERIC, usage NUMERIC", 3},
@@ -430,6 +434,7 @@ result<void> db_window_writer::finish(const model& final) {
   MSPROF_TRY(write_ddr(s.prof_dir));
   MSPROF_TRY(write_llc(s.prof_dir));
   MSPROF_TRY(write_qos(s.prof_dir));
+  MSPROF_TRY(write_acc_pmu(s.prof_dir));
   MSPROF_TRY(write_host_usage(s.prof_dir));
   rows_of("HOST_INFO").row(s.host_uid, s.hostname);
   for (auto [k, v] : {std::pair<const char*, const char*>{"SCHEMA_VERSION", "1.2.0"},

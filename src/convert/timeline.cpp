@@ -20,6 +20,7 @@
 #include "msprof/convert/sys_io.hpp"
 #include "msprof/convert/llc.hpp"
 #include "msprof/convert/qos.hpp"
+#include "msprof/convert/acc_pmu.hpp"
 #include "msprof/convert/sys_mem.hpp"
 #include "msprof/prof/layout.hpp"
 
@@ -503,6 +504,48 @@ result<void> qos_events(const session_info& s, event_output& out, std::vector<st
   });
 }
 
+/// Acc PMU: when any sample from the collection start is kept (acc_pmu.hpp),
+/// every device's metadata, then per time the counters read_bandwidth,
+/// read_ost, write_bandwidth and write_ost ({"value": level}), as the
+/// reference's C++ path (acc_pmu_assembler.cpp, GenerateAccPmuTrace): the
+/// samples of one time (ns), next to each other in its order, are one event
+/// each whose values are their largest, and so is its pid (the later device's
+/// when two devices' samples meet at one time). No accelerator id is shown.
+result<void> acc_pmu_events(const session_info& s, event_output& out, std::vector<std::string>& warnings) {
+  bool begun = false;
+  std::optional<std::int64_t> held_ns;
+  std::uint64_t held[5] = {};  // read bw, read ost, write bw, write ost, pid
+  auto flush = [&] {
+    if (!held_ns) return;
+    const char* const names[] = {"read_bandwidth", "read_ost", "write_bandwidth", "write_ost"};
+    for (std::size_t i = 0; i < 4; ++i) {
+      trace_event c;
+      c.ph = 'C';
+      c.name = names[i];
+      c.pid = held[4];
+      c.tid = 0;
+      c.ts_ns = *held_ns;
+      c.args.push_back(trace_arg::num("value", static_cast<std::int64_t>(held[i])));
+      out(std::move(c));
+    }
+  };
+  MSPROF_TRY(for_each_acc_pmu_sample(s.prof_dir, warnings, [&](const acc_pmu_sample& a) -> result<void> {
+    every_device_meta_once(begun, out, s, sort_index::acc_pmu, "Acc PMU");
+    const std::uint64_t v[5] = {a.read_bw, a.read_ost, a.write_bw, a.write_ost,
+                                format_pid(s.pid, sort_index::acc_pmu, a.device_id)};
+    if (held_ns && *held_ns == a.time_ns) {
+      for (std::size_t i = 0; i < 5; ++i) held[i] = std::max(held[i], v[i]);
+      return {};
+    }
+    flush();
+    held_ns = a.time_ns;
+    std::copy(v, v + 5, held);
+    return {};
+  }));
+  flush();
+  return {};
+}
+
 /// CPU Usage, Memory Usage, Disk Usage or Network Usage: the host's usage
 /// points (host_usage.hpp), the counters "CPU <n>" / "CPU Avg" (or the
 /// process's name) of series "Usage(%)", then the process's metadata, as the
@@ -542,6 +585,7 @@ result<void> device_counter_events(const session_info& s, const timeline_parts& 
   event_output& dev = within_selection(out, within, narrowed);
   if (parts.npu_mem) MSPROF_TRY(npu_mem_events(s, dev, warnings));
   if (parts.ddr) MSPROF_TRY(ddr_events(s, dev, warnings));
+  if (parts.acc_pmu) MSPROF_TRY(acc_pmu_events(s, dev, warnings));
   if (parts.hccs) MSPROF_TRY(hccs_events(s, dev, warnings));
   if (parts.nic) MSPROF_TRY(network_events(s, dev, warnings, false));
   if (parts.roce) MSPROF_TRY(network_events(s, dev, warnings, true));

@@ -61,6 +61,7 @@ def main():
             data / "aging.compact.hccl_op_info.slice_0": 64,
             data / "aging.additional.static_op_mem.slice_0": 256,
             dev / "stars_soc.data.0.slice_0": 64,
+            dev / "stars_soc.data.0.slice_1": 64,  # acc_pmu: its first ACC_PMU record (the seed name of slice_0's)
             dev / "ffts_profile.data.0.slice_0": 128,
             dev / "npu_module_mem.data.0.slice_0": 24,
             dev / "npu_mem.data.0.slice_0": 32,

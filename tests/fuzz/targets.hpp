@@ -28,6 +28,7 @@
 #include <msprof/codec/decode.hpp>
 #include <msprof/codec/dp.hpp>
 #include <msprof/codec/qos.hpp>
+#include <msprof/codec/acc_pmu.hpp>
 #include <msprof/codec/dictionary.hpp>
 #include <msprof/prof/reader.hpp>
 #include <msprof/prof/staging.hpp>
@@ -90,6 +91,7 @@ inline int decode_records(const std::uint8_t* data, std::size_t size) {
   if (auto r = codec::decode_fixed<codec::LlcSample>(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_fixed<codec::LlcSampleV2>(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_qos(data, size, at)) sink = sink + touch(*r);
+  if (auto r = codec::decode_acc_pmu(data, size, at)) sink = sink + touch(*r);
   if (auto r = codec::decode_hccs_line(std::string_view(reinterpret_cast<const char*>(data), size), at))
     sink = sink + static_cast<std::uint64_t>(r->tx ^ r->rx) + static_cast<std::uint64_t>(r->timestamp > 0);
   if (auto r = codec::decode_fixed<codec::L2CacheTask>(data, size, at)) sink = sink + touch(*r);
@@ -303,6 +305,7 @@ inline constexpr const char* kProfFiles[] = {
     "host/data/4242-CpuUsage.data.slice_0",
     "host/data/4242-Memory.data.slice_0",
     "device_0/data/qos.data.0.slice_0",  // appended (no finding has a chunk index it remaps)
+    "device_0/data/stars_soc.data.0.slice_1",  // appended (no finding has a chunk index it remaps)
 };
 inline constexpr std::size_t kProfFileCount = sizeof kProfFiles / sizeof kProfFiles[0];
 

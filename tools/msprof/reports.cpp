@@ -25,7 +25,7 @@ constexpr std::array<json_process_key, 32> json_process_keys{{
     {"overlap_analyse", &msprof::convert::timeline_parts::overlap},
     {"step_trace", &msprof::convert::timeline_parts::step_trace},
     {"freq", &msprof::convert::timeline_parts::freq},
-    {"acc_pmu", nullptr}, {"ddr", &msprof::convert::timeline_parts::ddr}, {"stars_chip_trans", nullptr}, {"hbm", &msprof::convert::timeline_parts::hbm},
+    {"acc_pmu", &msprof::convert::timeline_parts::acc_pmu}, {"ddr", &msprof::convert::timeline_parts::ddr}, {"stars_chip_trans", nullptr}, {"hbm", &msprof::convert::timeline_parts::hbm},
     {"communication", nullptr}, {"ccu", nullptr}, {"hccs", &msprof::convert::timeline_parts::hccs},
     {"os_runtime_api", nullptr}, {"network_usage", &msprof::convert::timeline_parts::network_usage},
     {"disk_usage", &msprof::convert::timeline_parts::disk_usage}, {"memory_usage", &msprof::convert::timeline_parts::memory_usage},
@@ -39,7 +39,7 @@ constexpr std::array<json_process_key, 32> json_process_keys{{
 msprof::result<void> read_json_process(const std::string& path, simdjson::dom::object obj,
                                        msprof::convert::timeline_parts& parts) {
   msprof::convert::timeline_parts chosen;
-  chosen.cann = chosen.hardware = chosen.freq = chosen.npu_mem = chosen.hccs = chosen.nic = chosen.roce = chosen.pcie = chosen.hbm = chosen.llc = chosen.qos =
+  chosen.cann = chosen.hardware = chosen.freq = chosen.npu_mem = chosen.hccs = chosen.nic = chosen.roce = chosen.pcie = chosen.hbm = chosen.llc = chosen.qos = chosen.acc_pmu =
       chosen.ddr = chosen.overlap = chosen.mstx = chosen.step_trace = chosen.cpu_usage = chosen.memory_usage =
       chosen.disk_usage = chosen.network_usage = false;
   for (auto field : obj) {

@@ -474,6 +474,9 @@ static_assert(sizeof(TsTrackStepTrace) == 40 && offsetof(TsTrackStepTrace, funcT
 
 /// ACSQ funcType values and the ContextPmu funcType our device writes.
 constexpr std::uint16_t acsq_func_start = 0, acsq_func_end = 1, context_pmu_func = 0x28;
+/// funcType of the accelerator PMU samples (ACC_PMU, 0b011010) that share the
+/// ACSQ logs' stars_soc slices (codec/acc_pmu.hpp).
+constexpr std::uint16_t acc_pmu_func = 0x1A;
 /// ts_track step-trace funcType (tag records).
 constexpr std::uint8_t ts_track_step_func = 10;
 

@@ -265,6 +265,8 @@ class db_window_writer {
   result<void> write_llc(const std::string& prof_dir);
   /// QOS from its qos slices (qos.cpp); its event names' ids come early (register_early_ids).
   result<void> write_qos(const std::string& prof_dir);
+  /// ACC_PMU from the stars_soc slices' accelerator PMU samples (acc_pmu.cpp).
+  result<void> write_acc_pmu(const std::string& prof_dir);
   /// Once, before the first string of a window or of finish(): the LLC modes,
   /// whose saver the reference starts before the others, then the QoS event names.
   void register_early_ids(const std::string& prof_dir);

@@ -33,7 +33,7 @@ void loss_note(const model& m, event_output& out);
 void timeline_events(const model& m, event_output& out, const timeline_parts& parts,
                      const iteration_range* within = nullptr);
 /// The counter processes read from `s.prof_dir`'s slices, those `parts` asks
-/// for, in the timeline's order: NPU MEM, DDR, HCCS, NIC, RoCE, PCIe, HBM, LLC, QoS,
+/// for, in the timeline's order: NPU MEM, DDR, Acc PMU, HCCS, NIC, RoCE, PCIe, HBM, LLC, QoS,
 /// then the host's CPU Usage, Memory Usage, Disk Usage and Network Usage.
 /// With an iteration selection (`within`), the devices' counters are those
 /// at a time in [lo, hi) (their metadata stays), as the reference's Python

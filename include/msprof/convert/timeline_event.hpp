@@ -61,6 +61,7 @@ inline constexpr std::uint32_t ai_core_freq = 15;
 inline constexpr std::uint32_t communication = 16;
 inline constexpr std::uint32_t npu_mem = 17;
 inline constexpr std::uint32_t ddr = 18;
+inline constexpr std::uint32_t acc_pmu = 19;
 inline constexpr std::uint32_t hccs = 20;
 inline constexpr std::uint32_t nic = 21;
 inline constexpr std::uint32_t roce = 22;
@@ -92,6 +93,7 @@ struct timeline_parts {
   bool ddr = true;         ///< DDR: the devices' ddr bandwidths, read from their slices
   bool llc = true;         ///< LLC: the devices' llc hit rates and throughputs, read from their slices
   bool qos = true;         ///< QoS: the devices' qos bandwidths, read from their slices
+  bool acc_pmu = true;     ///< Acc PMU: the devices' accelerator PMU levels, read from their stars_soc slices
   bool cpu_usage = true;     ///< CPU Usage: the host's CPU usage samples, read from its slices
   bool memory_usage = true;  ///< Memory Usage: the host's memory usage samples, read from its slices
   bool disk_usage = true;     ///< Disk Usage: the host's disk usage samples, read from its slices

@@ -304,10 +304,12 @@ class prof_reader {
     return {};
   }
 
-  /// STARS ACSQ task logs of device `dev` (stars_soc).
+  /// STARS ACSQ task logs of device `dev` (stars_soc). The ACC_PMU samples
+  /// in the same slices are passed over (convert/acc_pmu.hpp reads them).
   template <class F>
   result<void> for_each_acsq(std::uint32_t dev, F&& cb) {
     return device_stream(dev, layout::stars_soc, codec::acsq_size, [&](const unsigned char* p, const data_file& f, const codec::place& at) {
+      if ((codec::detail::load_le<std::uint16_t>(p) & 0x3F) == codec::acc_pmu_func) return;
       auto d = decode_acsq(p, codec::acsq_size, at);
       if (!d) return warn(f, at.offset, codec::acsq_size, d.err().message + "; record skipped");
       cb(static_cast<const codec::StarsAcsqLog&>(*d), at);

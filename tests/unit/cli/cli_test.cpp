@@ -334,6 +334,15 @@ TEST_CASE("cli: -reports with CANN's reports_sample_config.json chooses the proc
   std::ofstream(cfg) << R"({"json_process": {"qos": false, "ascend": true}})";
   REQUIRE(s.run({"export", "timeline", "-dir", no_qos.string(), "-reports", cfg.string()}).rc == 0);
   CHECK(processes(no_qos).count("QoS") == 0);
+  // Acc PMU: its own key (the reports reader once took "acc_pmu" for a key of no data).
+  const auto acc = s.add("acc_pmu", "acc_pmu");
+  std::ofstream(cfg) << R"({"json_process": {"acc_pmu": true}})";
+  REQUIRE(s.run({"export", "timeline", "-dir", acc.string(), "-reports", cfg.string()}).rc == 0);
+  CHECK(processes(acc) == std::set<std::string>{"Acc PMU"});
+  const auto no_acc = s.add("acc_pmu", "no_acc_pmu");
+  std::ofstream(cfg) << R"({"json_process": {"acc_pmu": false, "ascend": true}})";
+  REQUIRE(s.run({"export", "timeline", "-dir", no_acc.string(), "-reports", cfg.string()}).rc == 0);
+  CHECK(processes(no_acc).count("Acc PMU") == 0);
 
   std::ofstream(cfg) << R"({"json_process": {"cann": "yes"}})";
   r = s.run({"export", "timeline", "-dir", some.string(), "-reports", cfg.string()});

@@ -5,6 +5,7 @@
 // RSS (wait4) must stay that of the small one. A 1 MiB spill budget makes both
 // sizes spill, so both reach the bound the budget sets.
 #include <doctest/doctest.h>
+#include <msprof/convert/acc_pmu.hpp>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/llc.hpp>
 #include <msprof/convert/qos.hpp>
@@ -101,7 +102,7 @@ void done_files(const std::filesystem::path& prof) {
 
 }  // namespace
 
-TEST_CASE("streaming: HBM, HCCS and LLC samples put in time order, and QoS samples, need no more memory for 5 x the samples") {
+TEST_CASE("streaming: HBM, HCCS, LLC and ACC_PMU samples put in time order, and QoS samples, need no more memory for 5 x the samples") {
   MSPROF_TEST_SKIP_UNDER_SANITIZERS();
   // Each kind is read in file order and exported in time order: samples
   // written newest first make every one move. 300 k samples reach the
@@ -144,7 +145,23 @@ TEST_CASE("streaming: HBM, HCCS and LLC samples put in time order, and QoS sampl
         q.write(reinterpret_cast<const char*>(head), sizeof head).write(reinterpret_cast<const char*>(mb_s), sizeof mb_s);
       }
     }
-    for (const auto* t : {&hbm, &hccs, &llc, &qos}) done_files(t->prof);
+    // ACC_PMU: device 0's records only (the case's devices 1 and 2 removed) in stars_soc slice_1, newest first.
+    golden::temp_copy acc("acc_pmu");
+    for (const char* d : {"device_1", "device_2"}) std::filesystem::remove_all(acc.prof / d);
+    {
+      std::ofstream a(data(acc) / "stars_soc.data.0.slice_1", std::ios::binary | std::ios::trunc);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint16_t head[4] = {0x1A, 0x6BD3, 0, 0};                // funcType 0b011010, the STARS magic
+        const std::uint64_t ticks = 7000000000ull + 50 * (n - i);          // 1 µs apart from the start, newest first
+        const std::uint32_t acc_id[3] = {static_cast<std::uint32_t>(i % 4) << 16, 0, 0};  // u16 0, u16 acc id, ...
+        const std::uint32_t pad = 0;
+        const std::uint64_t levels[4] = {i, i + 1, i + 2, i + 3};
+        a.write(reinterpret_cast<const char*>(head), sizeof head).write(reinterpret_cast<const char*>(&ticks), 8);
+        a.write(reinterpret_cast<const char*>(acc_id), sizeof acc_id).write(reinterpret_cast<const char*>(&pad), 4);
+        a.write(reinterpret_cast<const char*>(levels), sizeof levels);
+      }
+    }
+    for (const auto* t : {&hbm, &hccs, &llc, &qos, &acc}) done_files(t->prof);
     // Each kind in a child of its own: the peak is that kind's. `want` rows:
     // a bandwidth per sample; a throughput per pair of neighbours but the last; a metric per 8 samples.
     auto measure = [&](const std::string& kind, std::size_t want, auto&& rows) {
@@ -172,6 +189,16 @@ TEST_CASE("streaming: HBM, HCCS and LLC samples put in time order, and QoS sampl
     });
     measure("QoS", n / 4, [&](std::vector<std::string>& w, std::size_t& got) {
       return static_cast<bool>(cv::for_each_qos_sample(qos.prof.string(), w, count(got)));
+    });
+    measure("ACC_PMU", n, [&](std::vector<std::string>& w, std::size_t& got) {
+      std::int64_t last = 0;
+      bool ordered = true;
+      const bool ok = static_cast<bool>(cv::for_each_acc_pmu_sample(acc.prof.string(), w, [&](const cv::acc_pmu_sample& a) -> msprof::result<void> {
+        ordered = ordered && a.time_ns > last;
+        last = a.time_ns;
+        return ++got, msprof::result<void>{};
+      }));
+      return ok && ordered;
     });
   }
   for (const auto& [kind, mib] : peak_mib[0]) {
