@@ -305,7 +305,7 @@ TEST_CASE("table_pages: a file that is no SQLite database, a root that is no emp
   CHECK_FALSE(cv::detail::table_pages::create(d.path, 1000));
 }
 
-TEST_CASE("table_pages: leaves stay in memory up to a MiB; past it a temporary file that cannot be made is an error naming it") {
+TEST_CASE("table_pages: leaves stay in memory up to a MiB, past it in a temporary file, and one that cannot be made is an error naming it") {
   temp_dir d("msprof_sqlite_pages");
   const std::string missing = (d / "no such dir").string();
   for (std::size_t n : {1000u, 200000u}) {  // about 25 KiB and 5 MiB of leaves
