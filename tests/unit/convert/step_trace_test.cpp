@@ -134,12 +134,18 @@ std::string out_file(const std::string& prof, const std::string& name) {
   return prof + "/mindstudio_profiler_output/" + name;
 }
 
+/// Column `col` of the rows of CSV text `csv` (its header left out).
+std::vector<std::string> column_of(const std::string& csv, std::size_t col) {
+  std::vector<std::string> out;
+  const auto ls = lines_of(csv);
+  for (std::size_t i = 1; i < ls.size(); ++i) out.push_back(cells_of(ls[i]).at(col));
+  return out;
+}
+
 /// Op names of op_summary_<ts>.csv.
 std::set<std::string> op_names(const std::string& csv) {
-  std::set<std::string> out;
-  auto ls = lines_of(csv);
-  for (std::size_t i = 1; i < ls.size(); ++i) out.insert(cells_of(ls[i]).at(4));
-  return out;
+  const auto names = column_of(csv, 4);
+  return {names.begin(), names.end()};
 }
 
 }  // namespace
@@ -815,12 +821,7 @@ void add_aicpu_kernels(const std::string& prof, const std::vector<std::pair<std:
 }
 
 /// The Task ID column of aicpu_<ts>.csv `file`.
-std::vector<std::string> aicpu_tasks(const std::string& file) {
-  std::vector<std::string> out;
-  const auto ls = lines_of(slurp(file));
-  for (std::size_t i = 1; i < ls.size(); ++i) out.push_back(cells_of(ls[i]).back());
-  return out;
-}
+std::vector<std::string> aicpu_tasks(const std::string& file) { return column_of(slurp(file), 9); }
 
 }  // namespace
 
