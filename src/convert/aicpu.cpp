@@ -8,6 +8,7 @@
 #include "msprof/convert/aicpu.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -93,6 +94,23 @@ std::string aicpu_names::name_of(const aicpu_kernel& k) const {
     for (const auto& s : it->second)
       if (s.start_ns <= k.end_ns && k.end_ns <= s.end_ns) return s.name;
   return "N/A";
+}
+
+void select_aicpu_kernels(std::vector<aicpu_kernel>& ks, const std::vector<iteration>& chosen, std::uint32_t first_id) {
+  std::map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> range;  // device -> [min start, max end]
+  for (const auto& it : chosen) {
+    auto [at, added] = range.try_emplace(it.device_id, it.start_ns, it.end_ns);
+    if (!added) at->second = {std::min(at->second.first, it.start_ns), std::max(at->second.second, it.end_ns)};
+  }
+  // Iteration 1: the reference's step_start is 0 (the device counter's zero), before any kernel.
+  if (first_id == 1)
+    for (auto& [device, r] : range) r.first = INT64_MIN;
+  ks.erase(std::remove_if(ks.begin(), ks.end(),
+                          [&](const aicpu_kernel& k) {
+                            const auto r = range.find(k.device_id);
+                            return r != range.end() && !(k.start_ns >= r->second.first && k.end_ns <= r->second.second);
+                          }),
+           ks.end());
 }
 
 result<std::vector<aicpu_kernel>> aicpu_kernels(const std::string& prof_dir, std::vector<std::string>& warnings) {

@@ -42,17 +42,36 @@ void slice_warnings(const prof::prof_reader& r, std::string_view stem, std::vect
   }
 }
 
-device_clock own_clock(const std::string& prof_dir, const prof::host_info& host, const prof::device_info& d) {
+device_clock own_clock(const std::string& prof_dir, const prof::host_info& host, const prof::device_info& d,
+                       std::vector<std::string>& warnings) {
   device_clock c;
   c.dev_mono_ns = d.clock.anchor_ns;
-  // host_start.log.<id> through the control-file reader's parser; any problem: the host's.
+  // host_start.log.<id> through the control-file reader's parser (strict: any problem is its error); the
+  // counter's frequency from info.json.<id>'s CPU entry as the reference reads it there ("" or none: its
+  // default, ticks are ns), the host's when the device's info.json has no CPU entry.
+  double mhz = host.clock.frequency_mhz;
+  if (const auto* cpu = d.info.find("CPU")) {
+    double f = 0;
+    mhz = cpu->at(0).get("Frequency").to_double(f) && f > 0 ? f : 0;
+  }
   prof::reader_options opt;
-  std::vector<prof::warning> problems;
-  prof::control_reader reader(opt, problems);
-  std::uint64_t mono = host.clock.anchor_ns, cnt = 0;  // a missing file leaves them
+  opt.strict = true;
+  std::vector<prof::warning> notes;
+  prof::control_reader reader(opt, notes);
+  prof::tick_clock own{mhz, 0, 0};
   const std::string log = prof_dir + "/" + prof::layout::device_dir(d.id) + "/" +
                           prof::layout::for_device(prof::layout::host_start_log, d.id);
-  c.host_mono_ns = reader.read_clock_log(log, mono, cnt, false) && problems.empty() ? mono : host.clock.anchor_ns;
+  const auto read = reader.read_host_clock_log(log, own.anchor_ns, own.anchor_ticks, true, mhz);
+  for (const auto& n : notes) warnings.push_back(n.text());
+  if (read) {
+    c.host_mono_ns = own.anchor_ns;
+    c.host_ticks = own;
+  } else {
+    c.host_mono_ns = host.clock.anchor_ns;
+    c.host_ticks = host.clock;
+    warnings.push_back(read.err().message + "; device " + std::to_string(d.id) +
+                       "'s samples are placed by the host's host_start.log (the reference's C++ export stops here)");
+  }
   // start_info.<id>: each value that is absent, 0 or outside int64 ns is the host's.
   c.begin_us = d.start_info.get("collectionTimeBegin").uint_or(0);
   if (c.begin_us == 0 || !prof::time_ns::from_us(c.begin_us)) c.begin_us = host.collection_time_begin_us;

@@ -150,7 +150,7 @@ struct summary_exporter::impl {
     MSPROF_TRY(write_npu_mem(r));
     MSPROF_TRY(write_static_op_mem(r));
     MSPROF_TRY(write_ge_memory(r));
-    MSPROF_TRY(write_aicpu(r));
+    MSPROF_TRY(write_aicpu(r, final));
     MSPROF_TRY(write_in_file_order(r, "dp", dp_header(), &for_each_dp_row,
                                    [](auto& s, const dp_row& m) { dp_cells(s, m); }));
     MSPROF_TRY(write_sys_io(r));
@@ -369,10 +369,12 @@ struct summary_exporter::impl {
     return write_in_file_order(r, "static_op_mem", static_op_mem_header(), &for_each_static_op_mem,
                                [](auto& s, const static_op_mem_row& m) { static_op_mem_cells(s, m); });
   }
-  /// aicpu, read from its slices here (aicpu.hpp); the nodes named by the model's AI_CPU tasks.
-  result<void> write_aicpu(export_result& r) {
+  /// aicpu, read from its slices here (aicpu.hpp); the nodes named by the model's AI_CPU tasks. With an
+  /// iteration selection, `final` holds the chosen iterations (select_aicpu_kernels).
+  result<void> write_aicpu(export_result& r, const model& final) {
     auto ks = aicpu_kernels(prof_dir_, r.warnings);
     if (!ks) return ks.err();
+    if (o_.model_id && o_.iteration_id) select_aicpu_kernels(*ks, final.iterations, *o_.iteration_id);
     file f(*this, "aicpu", aicpu_header(), ks->size());
     for (const auto& k : *ks) f.format_row([&](auto& s) { aicpu_row(s, k, aicpu_names_.name_of(k)); });
     return f.close(r.files);

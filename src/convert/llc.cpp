@@ -96,7 +96,7 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
   std::uint64_t bad_time = 0, early = 0;
   for (const auto& d : r->devices()) {
     const std::string dir = prof_dir + "/" + prof::layout::device_dir(d.id) + "/";
-    const auto clock = detail::own_clock(prof_dir, host, d);
+    const auto clock = detail::own_clock(prof_dir, host, d, warnings);
     const std::string version = d.info.get("version").as_string_or("");
     const std::string chip = d.info.get("platform_version").as_string_or("");
     const std::string mode = d.sample.get("llc_profiling").as_string_or("");

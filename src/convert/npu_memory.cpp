@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // CANN's memory data, read from the slices as the reference (9ba1ac7be)
 // exports it. npu_module_mem (NpuModuleMemProcessor): the host counter
-// through host_start.log's clock, plus start_info's offset; samples before the
-// collection start dropped; a size past INT64_MAX is what the reference makes
+// through each device's own host_start.log.<id> clock, plus its start_info.<id>'s
+// offset (own_clock); samples before its collection start dropped; a size past INT64_MAX is what the reference makes
 // of its -1 (2^64 - 1). task_memory_info (NpuOpMemParser, NpuOpMemCalculator,
 // NpuOpMemProcessor): the same clock; names through hash_dic.
 #include "msprof/convert/npu_memory.hpp"
@@ -58,16 +58,17 @@ result<void> for_each_module_mem(const std::string& prof_dir, std::vector<std::s
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::npu_module_mem) + ".data.", false);
   if (!r) return {};
   const auto& host = r->host();
-  const std::int64_t offset = host.wall_offset_ns();
-  const auto start = prof::time_ns::from_us(host.collection_time_begin_us).value_or(0);
   result<void> status;
   std::uint64_t bad_time = 0;
   for (const auto& d : r->devices()) {
+    const auto clock = detail::own_clock(prof_dir, host, d, warnings);
+    const std::int64_t offset = clock.wall_offset_ns();
+    const auto start = clock.start_ns();
     module_mem_sample s;
     s.device_id = d.id;
     auto read = r->for_each_npu_module_mem(d.id, [&](const codec::NpuModuleMem& m, const codec::place&) {
       if (!status) return;
-      const auto t = prof::time_ns::to_wall(host.clock.monotonic_ns(m.cpuCycleCount), offset);
+      const auto t = prof::time_ns::to_wall(clock.host_ticks.monotonic_ns(m.cpuCycleCount), offset);
       if (!t) {
         ++bad_time;
         return;
@@ -107,7 +108,7 @@ result<void> for_each_npu_mem(const std::string& prof_dir, std::vector<std::stri
   result<void> status;
   std::uint64_t bad_time = 0;
   for (const auto& d : r->devices()) {
-    const auto clock = detail::own_clock(prof_dir, host, d);
+    const auto clock = detail::own_clock(prof_dir, host, d, warnings);
     const detail::sampling_clock local(clock);
     const auto start = clock.start_ns();
     npu_mem_sample s;

@@ -90,7 +90,7 @@ result<void> for_each_qos_sample(const std::string& prof_dir, std::vector<std::s
       warnings.push_back(dir + prof::layout::sample_json + ": qosEvents names " + std::to_string(names.size()) +
                          " events, a QoS sample holds " + std::to_string(codec::qos_bandwidths) +
                          " bandwidths; the names past them are left out");
-    const auto own = detail::own_clock(prof_dir, host, d);
+    const auto own = detail::own_clock(prof_dir, host, d, warnings);
     const std::int64_t start = own.start_ns();
     const syscnt_clock local(own, d);
     if (!local.usable()) {

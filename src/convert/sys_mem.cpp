@@ -90,7 +90,7 @@ result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start
                          std::to_string(d.id));
       continue;
     }
-    const auto clock = detail::own_clock(prof_dir, host, d);
+    const auto clock = detail::own_clock(prof_dir, host, d, warnings);
     const detail::sampling_clock local(clock);
     const auto start = clock.start_ns();
     const std::size_t len = check_len(d);

@@ -102,6 +102,9 @@ def main():
         write("framework", f.parents[3].name + "_" + f.name, f.read_bytes())
     # The escapes and number forms the golden files do not have.
     write("json", "escapes", rb'{"s": "a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00", "n": [-0, 1.5e-3, 2E+10, true, false, null], "o": {}}')
+    # A repeated key keeps its last value at its first place (json.hpp), in a small object and one past the index size.
+    write("json", "duplicate-keys", ('{"a": 1, "b": [1, 2], "a": {"x": "y"}, ' + ', '.join('"k%d": %d' % (i, i) for i in range(20)) +
+                                      ', "k3": "again", "b": null}').encode())
 
 
 if __name__ == "__main__":

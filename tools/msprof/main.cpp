@@ -771,7 +771,7 @@ int cmd_launch(arg_parser& p) {
   std::unique_ptr<msprof::prof::host_sampler> sampler;
   if (child > 0 && host_sys.any()) {  // the shell the program runs under, and its descendants
     auto started = msprof::prof::host_sampler::start([child] { return process_tree(child); }, host_sys,
-                                                     std::chrono::milliseconds(1000 / host_hz));
+                                                     msprof::prof::host_sampler::period_of(host_hz));
     if (started) sampler = std::move(*started);
     else say_warning(started.err().what() + " (--host-sys: the program runs unsampled)");
   }

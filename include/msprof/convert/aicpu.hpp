@@ -62,6 +62,15 @@ class aicpu_names {
 /// they are held in memory.
 result<std::vector<aicpu_kernel>> aicpu_kernels(const std::string& prof_dir, std::vector<std::string>& warnings);
 
+/// The kernels of an iteration selection, by the reference's rule
+/// (ParseAiCpuData._get_aicpu_data, MsprofIteration.get_iter_interval,
+/// TsTrackModel.get_step_syscnt_range_by_iter_range): per device, those that
+/// start at or after the first start of its `chosen` iterations (from the
+/// beginning when the selection's first iteration id, `first_id`, is 1) and
+/// end at or before their last end. A device with no chosen iteration keeps
+/// all its kernels, as the reference adds no condition then.
+void select_aicpu_kernels(std::vector<aicpu_kernel>& ks, const std::vector<iteration>& chosen, std::uint32_t first_id);
+
 /// The CANN summary aicpu: header and one row (the start cell ends in a TAB).
 std::vector<std::string> aicpu_header();
 template <class Cells>

@@ -50,15 +50,31 @@ std::optional<double> device_local_offset_us(const std::string& prof_dir, const 
 /// Python parsers InfoConfReader.load_info(device_<id>). A host_start.log.<id>
 /// or a start_info.<id> value that is missing or not usable is the host's.
 struct device_clock {
-  std::uint64_t host_mono_ns = 0;  ///< device_<id>/host_start.log.<id> clock_monotonic_raw
+  std::uint64_t host_mono_ns = 0;  ///< device_<id>/host_start.log.<id> clock_monotonic_raw (+ its cntvct_diff)
   std::uint64_t dev_mono_ns = 0;   ///< device_<id>/dev_start.log.<id> clock_monotonic_raw
   std::uint64_t begin_us = 0;      ///< device_<id>/start_info.<id> collectionTimeBegin
   std::uint64_t raw_ns = 0;        ///< device_<id>/start_info.<id> clockMonotonicRaw
+  /// Host counter ticks -> ns by host_start.log.<id> (host_mono_ns, its cntvct)
+  /// at info.json.<id>'s CPU[0].Frequency (no CPU entry: the host's), as the
+  /// reference's GetSyscntConversionParams / time_from_host_syscnt(is_host=False).
+  prof::tick_clock host_ticks;
 
   /// The collection start (ns since the epoch) that both paths filter by.
   std::int64_t start_ns() const noexcept { return prof::time_ns::from_us(begin_us).value_or(0); }
+  /// The offset from monotonic to epoch ns: collectionTimeBegin * 1000 - clockMonotonicRaw.
+  std::int64_t wall_offset_ns() const noexcept {
+    const auto begin = prof::time_ns::from_us(begin_us);
+    const auto mono = prof::time_ns::from_u64(raw_ns);
+    if (begin && mono) return *begin - *mono;
+    return prof::time_ns::saturate(static_cast<double>(begin_us) * 1e3 - static_cast<double>(raw_ns));
+  }
 };
-device_clock own_clock(const std::string& prof_dir, const prof::host_info& host, const prof::device_info& d);
+/// Device `d`'s clock anchors. A host_start.log.<id> that is missing or not
+/// usable (the reference's C++ export stops there) is the host's, with a
+/// warning in `warnings` naming the file (the same text each time, so an
+/// export that merges its warnings shows it once).
+device_clock own_clock(const std::string& prof_dir, const prof::host_info& host, const prof::device_info& d,
+                       std::vector<std::string>& warnings);
 
 /// The local time of a device sample stamped in µs after its device's
 /// clock_monotonic_raw start, as the reference's Python parsers make it
@@ -96,7 +112,7 @@ class local_times {
 
   /// The local time of `ns` of device `d`; nullopt (counted) when it is left out.
   std::optional<std::int64_t> operator()(const prof::device_info& d, double ns) {
-    if (!id_ || *id_ != d.id) id_ = d.id, clock_ = own_clock(prof_dir_, host_, d);
+    if (!id_ || *id_ != d.id) id_ = d.id, clock_ = own_clock(prof_dir_, host_, d, notes_);
     const auto host_mono = prof::time_ns::from_u64(clock_.host_mono_ns);
     const auto dev_mono = prof::time_ns::from_u64(clock_.dev_mono_ns);
     const auto begin = prof::time_ns::from_us(clock_.begin_us);
@@ -112,6 +128,7 @@ class local_times {
 
   /// The warnings about the `what` (e.g. "pcie sample(s)") of `prof_dir` left out.
   void warn(std::vector<std::string>& warnings, const std::string& prof_dir, const std::string& what) const {
+    warnings.insert(warnings.end(), notes_.begin(), notes_.end());
     left_out(warnings, prof_dir, bad_, what + " with a time outside the clock's range");
     left_out(warnings, prof_dir, early_, what + " from before the collection start (as the reference)");
   }
@@ -121,6 +138,7 @@ class local_times {
   const prof::host_info& host_;
   std::optional<std::uint32_t> id_;
   device_clock clock_;
+  std::vector<std::string> notes_;  // own_clock's warnings
   std::uint64_t bad_ = 0, early_ = 0;
 };
 

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -154,8 +155,11 @@ class control_reader {
     return {};
   }
 
-  // "key: value" lines of host_start.log / dev_start.log.
-  result<void> read_clock_log(const std::string& p, std::uint64_t& mono, std::uint64_t& cnt, bool required) {
+  // "key: value" lines of host_start.log / dev_start.log. With `diff`, a
+  // host_start.log's `cntvct_diff:` too (0 without one; not a whole number: a
+  // warning and 0, as the reference's C++ Context).
+  result<void> read_clock_log(const std::string& p, std::uint64_t& mono, std::uint64_t& cnt, bool required,
+                              std::uint64_t* diff = nullptr) {
     bool found = false;
     auto t = read_small_file(p, found, 64 * 1024);
     if (!t) return control_problem(p, t.err().message);
@@ -169,9 +173,31 @@ class control_reader {
       while (!k.empty() && k.back() == ' ') k.remove_suffix(1);
       if (k == "clock_monotonic_raw") got_mono = codec::detail::parse_u64(v, mono);
       else if (k == "cntvct") got_cnt = codec::detail::parse_u64(v, cnt);
+      else if (k == "cntvct_diff" && diff && !codec::detail::parse_u64(v, *diff)) {
+        *diff = 0;
+        warnings_.push_back({p, 0, 0, p + ": cntvct_diff \"" + std::string(v) + "\" is not a whole number; 0 used"});
+      }
     });
     if (!got_mono || !got_cnt) return control_problem(p, p + ": needs numeric 'clock_monotonic_raw:' and 'cntvct:' lines");
     return check_clock_value(p, "clock_monotonic_raw", mono, false);
+  }
+
+  // A host_start.log's clock: clock_monotonic_raw plus cntvct_diff host
+  // counter ticks at `frequency_mhz` (0: the reference's default 1000 MHz, so
+  // ticks are ns), as the reference's host_mon (TimerBean.host_mon: Python's
+  // round() of diff * 1e9 / Hz; its C++ Context adds diff * 1000 / MHz and
+  // truncates the sum, at most 1 ns less). Past int64 ns: a control problem
+  // and 0, as check_clock_value.
+  result<void> read_host_clock_log(const std::string& p, std::uint64_t& mono, std::uint64_t& cnt, bool required,
+                                   double frequency_mhz) {
+    std::uint64_t diff = 0;
+    MSPROF_TRY(read_clock_log(p, mono, cnt, required, &diff));
+    if (diff == 0 || mono == 0) return {};
+    const double hz = (frequency_mhz > 0 ? frequency_mhz : 1000.0) * 1e6;
+    const double ns = std::nearbyint(static_cast<double>(diff) * 1e9 / hz);  // ties to even, as Python's round()
+    const std::uint64_t add = ns < 1.8e19 ? static_cast<std::uint64_t>(ns) : ~std::uint64_t{0};
+    if (__builtin_add_overflow(mono, add, &mono)) mono = ~std::uint64_t{0};
+    return check_clock_value(p, "clock_monotonic_raw + cntvct_diff", mono, false);
   }
 
   // A clock value that cannot become int64 ns (us: collectionTimeBegin/End,
@@ -207,8 +233,8 @@ class control_reader {
     MSPROF_TRY(check_clock_value(h + layout::end_info, "collectionTimeEnd", host.collection_time_end_us, true));
     MSPROF_TRY(check_clock_value(h + layout::end_info, "clockMonotonicRaw", host.end_monotonic_raw_ns, false));
     // host_start.log is needed only to convert cycle counts.
-    MSPROF_TRY(read_clock_log(h + layout::host_start_log, host.clock.anchor_ns, host.clock.anchor_ticks,
-                              host.clock.frequency_mhz > 0));
+    MSPROF_TRY(read_host_clock_log(h + layout::host_start_log, host.clock.anchor_ns, host.clock.anchor_ticks,
+                                   host.clock.frequency_mhz > 0, host.clock.frequency_mhz));
     read_call_counts(h + layout::call_counts, host);
     read_fork_counts(h + layout::fork_counts, host);
     return {};

@@ -87,6 +87,11 @@ class host_sampler {
   using process_list = std::function<std::vector<pid_t>()>;
   /// CANN's default period: --host-sys-usage-freq 50 Hz.
   static constexpr std::chrono::milliseconds default_period{20};
+  /// The period of --host-sys-usage-freq `hz` (a session's host_sys_usage_freq): 1000 / hz ms,
+  /// truncated; 0 is CANN's default 50 Hz.
+  static constexpr std::chrono::milliseconds period_of(unsigned hz) noexcept {
+    return std::chrono::milliseconds(1000 / (hz == 0 ? 50 : hz));
+  }
   /// The processes that get <pid>-CpuUsage / <pid>-Memory files (a spooled file each); more are not sampled.
   static constexpr std::size_t max_usage_processes = 256;
 

@@ -356,7 +356,8 @@ class profiler {
     prof::host_sampler::parts host;
     for (const auto& n : cfg_.host_sys) host.set(n);
     if (host.any()) {
-      auto h = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, host, host_sampling_period(cfg_));
+      auto h = prof::host_sampler::start([] { return std::vector<pid_t>{::getpid()}; }, host,
+                                         prof::host_sampler::period_of(cfg_.host_sys_usage_freq));
       if (h) w->host = std::move(*h);
       else warning(h.err().what() + " (host_sys: " + w->dir.path() + " gets no host usage)");
     }

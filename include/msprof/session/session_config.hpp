@@ -49,7 +49,7 @@ struct session_config {
   std::vector<std::string> host_sys;
   /// How often host_sys samples, in Hz: CANN's --host-sys-usage-freq (1..50,
   /// default 50: every 20 ms); torch_npu has no such setting. The period is
-  /// 1000 / host_sys_usage_freq ms (host_sampling_period).
+  /// 1000 / host_sys_usage_freq ms (prof::host_sampler::period_of).
   unsigned host_sys_usage_freq = 50;
   /// TensorFlow/GE training trace: steps become model executions on the device
   /// with FP start at op `fp_point` and BP end at op `bp_point` (empty: the
@@ -84,11 +84,6 @@ inline constexpr std::array<std::array<std::string_view, 2>, 8> aic_metrics_name
 
 /// torch_npu's HostSystem values; msprof collects the first four (prof::host_sampler::parts).
 inline constexpr std::array<std::string_view, 6> host_sys_names{"cpu", "mem", "disk", "network", "osrt", "numa"};
-
-/// The period host_sys samples at: 1 / host_sys_usage_freq s, in whole ms.
-inline std::chrono::milliseconds host_sampling_period(const session_config& c) noexcept {
-  return std::chrono::milliseconds(1000 / (c.host_sys_usage_freq == 0 ? 50 : c.host_sys_usage_freq));
-}
 
 /// The warning for the host_sys entries that are accepted and not collected; empty when none.
 inline std::string host_sys_not_collected(const session_config& c) {

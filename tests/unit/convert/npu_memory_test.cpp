@@ -245,3 +245,85 @@ TEST_CASE("static_op_mem: sizes in KB as the reference prints them") {
   CHECK(cv::static_op_mem_kb(0) == "0");
   CHECK(cv::static_op_mem_kb(-2048) == "-2");
 }
+
+TEST_CASE("npu_module_mem: a device's samples are placed by its own start_info and host_start.log, in the summary and the db") {
+  // The reference converts the host counter of device <id>'s samples with that
+  // directory's files (NpuModuleMemProcessor: GetSyscntConversionParams and
+  // GetProfTimeRecordInfo by device id; its Python time_from_host_syscnt(is_host=False)
+  // after load_info(device_<id>)). Device 0's start_info.0 clockMonotonicRaw 5 µs
+  // later: every time 5 µs earlier. The rows are a run of the reference
+  // (9ba1ac7be, summary and db) on this collection; the host's files are unchanged.
+  golden::temp_copy t(kCase);
+  replace_in(t.prof / "device_0" / "start_info.0", R"("clockMonotonicRaw": "1000000000000")",
+             R"("clockMonotonicRaw": "1000000005000")");
+  golden::export_everything(t);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv"))) ==
+        std::vector<std::string>{"Device_id,Component,Timestamp(us),Total Reserved(KB),Device",
+                                 "0,HCCL,1767268800000095.500\t,0,NPU:0",
+                                 "0,HCCL,1767268800000455.001\t,64,NPU:0",
+                                 "0,RUNTIME,1767268800000045.000\t,1024,NPU:0",
+                                 "0,RUNTIME,1767268800000118.456\t,2048,NPU:0",
+                                 "0,RUNTIME,1767268800000445.000\t,3072,NPU:0",
+                                 "0,GE,1767268800000055.000\t,512,NPU:0",
+                                 "0,GE,1767268800000295.000\t,1,NPU:0",
+                                 "0,Unknown,1767268800000195.000\t,4,NPU:0"});
+  std::vector<std::int64_t> times;
+  std::vector<std::string> warnings;
+  REQUIRE(cv::for_each_module_mem(t.prof.string(), warnings, [&](const cv::module_mem_sample& m) -> msprof::result<void> {
+            times.push_back(m.time_ns);
+            return {};
+          }).has_value());
+  CHECK(warnings.empty());
+  std::sort(times.begin(), times.end());
+  // The reference's db, NPU_MODULE_MEM.timestampNs ORDER BY timestampNs.
+  CHECK(times == std::vector<std::int64_t>{1767268800000045000, 1767268800000055000, 1767268800000095500,
+                                           1767268800000118456, 1767268800000195000, 1767268800000295000,
+                                           1767268800000445000, 1767268800000455001});
+}
+
+TEST_CASE("npu_mem: a device's host_start.log cntvct_diff moves its samples as the reference's host_mon") {
+  // TimerBean.host_mon (and the C++ Context's hostMonotonic): clock_monotonic_raw
+  // + cntvct_diff host ticks; with CPU Frequency "" (the default 1000 MHz) 4000
+  // ticks are 4000 ns. The rows are a run of the reference (9ba1ac7be, summary)
+  // on this collection with `cntvct_diff: 4000` in device_0/host_start.log.0.
+  golden::temp_copy t("npu_mem");
+  replace_in(t.prof / "device_0" / "host_start.log.0", "cntvct_diff: 0", "cntvct_diff: 4000");
+  golden::export_everything(t);
+  CHECK(golden::lines(golden::slurp(golden::output(t.prof, "npu_mem", "csv"))) ==
+        std::vector<std::string>{"Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)",
+                                 "0,APP,0,1024,1024,1767268800000004.096\t",
+                                 "0,Device,2,32768,32770,1767268800000004.096\t",
+                                 "0,APP,0,2048,2049,1767268800000054.016\t",
+                                 "0,Device,2,40960,40962,1767268800000054.016\t",
+                                 "0,APP,0,3073,3073,1767268800000126.976\t",
+                                 "0,Device,4,49152,49156,1767268800000126.976\t",
+                                 "0,APP,0,0,0,1767268800000204.032\t",
+                                 "0,APP,0,0,0,1767268800001003.008\t",
+                                 "0,Device,4,57344,57348,1767268800001003.008\t"});
+}
+
+TEST_CASE("npu_mem: a missing device host_start.log is the host's, with one warning naming it") {
+  // The reference's C++ Context fails to load the device there (LoadLogData);
+  // msprof goes on with host/host_start.log, and says so once per export.
+  golden::temp_copy t("npu_mem");
+  const path missing = t.prof / "device_0" / "host_start.log.0";
+  golden::fs::remove(missing);
+  std::vector<std::string> warnings;
+  std::size_t n = 0;
+  REQUIRE(cv::for_each_npu_mem(t.prof.string(), warnings, [&](const cv::npu_mem_sample&) -> msprof::result<void> {
+            ++n;
+            return {};
+          }).has_value());
+  CHECK(n == 9);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find(missing.string() + ": missing") != std::string::npos);
+  CHECK(warnings[0].find("host's host_start.log") != std::string::npos);
+  auto r = cv::export_summary(t.prof.string(), golden::fixed_ts());
+  REQUIRE(r.has_value());
+  CHECK(std::count_if(r->warnings.begin(), r->warnings.end(), [&](const std::string& w) {
+          return w.find(missing.string()) != std::string::npos;
+        }) == 1);
+  // The rows are the unchanged collection's (the host's file holds the same clock).
+  CHECK(golden::slurp(golden::output(t.prof, "npu_mem", "csv")) ==
+        golden::slurp(golden::case_dir("npu_mem") / "expected" / "npu_mem.csv"));
+}

@@ -134,12 +134,18 @@ std::string out_file(const std::string& prof, const std::string& name) {
   return prof + "/mindstudio_profiler_output/" + name;
 }
 
+/// Column `col` of the rows of CSV text `csv` (its header left out).
+std::vector<std::string> column_of(const std::string& csv, std::size_t col) {
+  std::vector<std::string> out;
+  const auto ls = lines_of(csv);
+  for (std::size_t i = 1; i < ls.size(); ++i) out.push_back(cells_of(ls[i]).at(col));
+  return out;
+}
+
 /// Op names of op_summary_<ts>.csv.
 std::set<std::string> op_names(const std::string& csv) {
-  std::set<std::string> out;
-  auto ls = lines_of(csv);
-  for (std::size_t i = 1; i < ls.size(); ++i) out.insert(cells_of(ls[i]).at(4));
-  return out;
+  const auto names = column_of(csv, 4);
+  return {names.begin(), names.end()};
 }
 
 }  // namespace
@@ -782,4 +788,84 @@ TEST_CASE("iteration selection: the timeline's DDR counters are those in the ran
   CHECK(inside.size() == 2 * 2);  // after iteration 1's end, and the middle of iteration 2
   CHECK(counter_times(slurp(out_file(prof, "selection_model4294967295_iteration2/msprof_20260101120050.json")),
                       cv::sort_index::ddr) == inside);
+}
+
+namespace {
+
+/// Writes device 0's AI CPU slice of `prof`: one kernel per [start, end] (local ns), task ids 1, 2, ...
+void add_aicpu_kernels(const std::string& prof, const std::vector<std::pair<std::int64_t, std::int64_t>>& spans) {
+  auto r = prof::prof_reader::open(prof);
+  REQUIRE(r);
+  const auto& d = r->devices().at(0);
+  const std::int64_t offset = r->host().wall_offset_ns();
+  std::string bytes;
+  std::uint16_t task = 0;
+  for (const auto& [b, e] : spans) {
+    codec::MsprofAicpuNodeAdditionalData k;
+    k.streamId = 2;
+    k.taskId = ++task;
+    k.runStartTick = d.clock.ticks_at(static_cast<std::uint64_t>(b - offset));
+    k.runEndTick = d.clock.ticks_at(static_cast<std::uint64_t>(e - offset));
+    k.submitTick = k.scheduleTick = k.tickBeforeRun = k.runStartTick;
+    k.tickAfterRun = k.runEndTick;
+    k.computeStartTime = 1000;
+    k.memcpyStartTime = 1005;
+    k.memcpyEndTime = 1006;
+    const auto a = codec::encode_aicpu_node(7, k.runEndTick, k);
+    bytes.append(reinterpret_cast<const char*>(a.data()), a.size());
+  }
+  const auto dir = fs::path(prof) / prof::layout::device_dir(0) / prof::layout::data_dir;
+  const std::string name = prof::layout::slice_file(prof::stream::aicpu(0).base_name(), 0);
+  std::ofstream(dir / name, std::ios::binary) << bytes;
+  std::ofstream(dir / (name + prof::layout::done_suffix)) << "filesize:" << bytes.size() << "\n";
+}
+
+/// The Task ID column of aicpu_<ts>.csv `file`.
+std::vector<std::string> aicpu_tasks(const std::string& file) { return column_of(slurp(file), 9); }
+
+}  // namespace
+
+TEST_CASE("iteration selection: aicpu keeps the kernels that start and end inside the iterations, as the reference") {
+  // ParseAiCpuData._get_aicpu_data: sys_start >= the iterations' first
+  // step_start and sys_end <= their last step_end (MsprofIteration.get_iter_interval;
+  // step_start 0 when the selection starts at iteration 1:
+  // TsTrackModel.get_step_syscnt_range_by_iter_range).
+  temp_dir t;
+  const auto prof = make_steps(t, 3);
+  const auto m = load(prof);
+  REQUIRE(m.iterations.size() == 3);
+  const auto& i1 = m.iterations[0];
+  const auto& i2 = m.iterations[1];
+  const auto& i3 = m.iterations[2];
+  const auto mid = [](const cv::iteration& i) { return (i.start_ns + i.end_ns) / 2; };
+  add_aicpu_kernels(prof, {
+                              {i1.start_ns - 2000, mid(i1)},    // 1: starts before iteration 1
+                              {mid(i1), i1.end_ns - 1000},      // 2: inside iteration 1
+                              {i2.start_ns, i2.end_ns},         // 3: exactly iteration 2
+                              {mid(i2), i3.start_ns + 1000},    // 4: ends in iteration 3
+                              {i2.start_ns - 1000, mid(i2)},    // 5: starts before iteration 2
+                              {mid(i3), i3.end_ns - 1000},      // 6: inside iteration 3
+                          });
+  cv::export_options o;
+  o.timestamp = "20260101120030";
+  REQUIRE(cv::export_summary(prof, o));
+  CHECK(aicpu_tasks(out_file(prof, "aicpu_20260101120030.csv")).size() == 6);
+  o.model_id = 4294967295u;
+  o.iteration_id = 2;
+  o.timestamp = "20260101120031";
+  REQUIRE(cv::export_summary(prof, o));
+  CHECK(aicpu_tasks(out_file(prof, "selection_model4294967295_iteration2/aicpu_20260101120031.csv")) ==
+        std::vector<std::string>{"3"});
+  o.iteration_count = 2;
+  o.timestamp = "20260101120032";
+  REQUIRE(cv::export_summary(prof, o));
+  CHECK(aicpu_tasks(out_file(prof, "selection_model4294967295_iteration2-3/aicpu_20260101120032.csv")) ==
+        std::vector<std::string>{"3", "4", "6"});
+  // Iteration 1: from the device counter's zero, so the kernel before it is kept.
+  o.iteration_id = 1;
+  o.iteration_count = 1;
+  o.timestamp = "20260101120033";
+  REQUIRE(cv::export_summary(prof, o));
+  CHECK(aicpu_tasks(out_file(prof, "selection_model4294967295_iteration1/aicpu_20260101120033.csv")) ==
+        std::vector<std::string>{"1", "2"});
 }

@@ -83,6 +83,14 @@ prof::host_sampler::parts disk_and_network() {
 
 }  // namespace
 
+TEST_CASE("host sampler: period_of is 1000 / hz whole ms, the launcher's and a session's period alike") {
+  CHECK(prof::host_sampler::period_of(50) == std::chrono::milliseconds(20));
+  CHECK(prof::host_sampler::period_of(7) == std::chrono::milliseconds(142));  // truncated
+  CHECK(prof::host_sampler::period_of(1) == std::chrono::milliseconds(1000));
+  CHECK(prof::host_sampler::period_of(0) == prof::host_sampler::default_period);  // unset: CANN's 50 Hz
+  static_assert(prof::host_sampler::period_of(25) == std::chrono::milliseconds(40));
+}
+
 TEST_CASE("host sampler: host_disk has start_time, then exactly one iotop line per period, with the bytes written") {
   temp_dir t;
   const std::uint64_t period_ns = 20'000'000;

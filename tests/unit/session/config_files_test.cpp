@@ -3,6 +3,7 @@
 // maps to its session_config field; a bad file is one error naming file, key
 // and expected type; unknown keys and keys without effect are warnings.
 #include <msprof/session/config_files.hpp>
+#include <msprof/prof/host_sampler.hpp>
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 namespace session = msprof::session;
+namespace prof = msprof::prof;
 namespace fs = std::filesystem;
 
 namespace {
@@ -324,9 +326,9 @@ TEST_CASE("config files: experimental_config.host_sys_usage_freq sets the host s
   REQUIRE(r.has_value());
   CHECK(warnings.empty());
   CHECK(r->session.host_sys_usage_freq == 10);
-  CHECK(session::host_sampling_period(r->session) == std::chrono::milliseconds(100));
+  CHECK(prof::host_sampler::period_of(r->session.host_sys_usage_freq) == std::chrono::milliseconds(100));
   session::session_config c;
-  CHECK(session::host_sampling_period(c) == std::chrono::milliseconds(20));
+  CHECK(prof::host_sampler::period_of(c.host_sys_usage_freq) == std::chrono::milliseconds(20));
   c.host_sys_usage_freq = 0;
   CHECK_FALSE(session::validate(c).has_value());
 }
