@@ -19,6 +19,7 @@
 #include "golden_util.hpp"
 
 namespace cv = msprof::convert;
+using golden::device_file;
 using golden::fs::path;
 
 namespace {
@@ -26,10 +27,6 @@ namespace {
 const char* const kCase = "acc_pmu";
 // The Acc PMU process of device d: info.json's pid 6060 << 10 | sort index 19 << 5 | d.
 constexpr std::uint64_t acc_pid(std::uint32_t d) { return (6060u << 10) | (19u << 5) | d; }
-
-path device_file(const path& prof, int d, const std::string& name) {
-  return prof / ("device_" + std::to_string(d)) / name;
-}
 
 /// Every ACC_PMU sample of `prof` as "device time acc levels...", with the warnings.
 std::vector<std::string> samples(const path& prof, std::vector<std::string>& warnings) {
