@@ -86,7 +86,7 @@ result<void> for_each_acc_pmu_sample(const std::string& prof_dir, std::vector<st
     for (const auto& f : r->files())
       if (f.device && f.device_id == d.id && f.module == prof::layout::stars_soc) files.push_back(&f);
     if (files.empty()) continue;
-    const auto own = detail::own_clock(prof_dir, host, d);
+    const auto own = detail::own_clock(prof_dir, host, d, warnings);
     const syscnt_clock clock(own, d);
     spill_sorter<acc_key> sorted(prof_dir);
     std::uint64_t found = 0;
