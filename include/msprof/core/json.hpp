@@ -8,8 +8,7 @@
 //   if (!doc) { puts(doc.err().what().c_str()); }
 //   std::string f = doc->get("CPU").at(0).get("Frequency").as_string_or("");
 //
-// Objects keep their key order (the files are rewritten and diffed by people;
-// a repeated key keeps its first place and its last value, as Python's json),
+// Objects keep their key order (the files are rewritten and diffed by people),
 // numbers keep their source text (64-bit ids and "1767268800000000" must not
 // lose digits through a double), strings are decoded UTF-8 with \u escapes
 // including surrogate pairs. Depth, size and element counts are limited, and
@@ -25,7 +24,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -68,7 +66,7 @@ class value {
   const std::vector<member>& members() const noexcept { return members_; }
   std::size_t size() const noexcept { return kind_ == kind::array ? items_.size() : members_.size(); }
 
-  /// Member lookup; nullptr when absent or not an object.
+  /// Member lookup (first match); nullptr when absent or not an object.
   const value* find(std::string_view key) const noexcept {
     for (const auto& m : members_)
       if (m.first == key) return &m.second;
@@ -373,26 +371,8 @@ class parser {
     }
   }
 
-  // The member of `obj` named `key`, or obj.members_.size(): a scan while the
-  // object is small, then through `index` (built on first need), so a huge
-  // object costs no quadratic time.
-  static std::size_t member_index(const value& obj, const std::string& key,
-                                  std::unordered_map<std::string, std::size_t>& index) {
-    const auto& m = obj.members_;
-    if (m.size() < 16) {
-      for (std::size_t i = 0; i < m.size(); ++i)
-        if (m[i].first == key) return i;
-      return m.size();
-    }
-    if (index.empty())
-      for (std::size_t i = 0; i < m.size(); ++i) index.emplace(m[i].first, i);
-    const auto it = index.find(key);
-    return it == index.end() ? m.size() : it->second;
-  }
-
   bool parse_object(value& out, std::size_t depth) {
     if (depth > lim_.max_depth) return failb(pos_, "nesting deeper than " + std::to_string(lim_.max_depth));
-    std::unordered_map<std::string, std::size_t> index;
     out.kind_ = kind::object;
     ++pos_;
     skip_ws();
@@ -406,16 +386,8 @@ class parser {
       skip_ws();
       if (pos_ >= s_.size() || s_[pos_] != ':') return failb(pos_, "expected ':' after object key");
       ++pos_;
-      value v;
-      if (!parse_value(v, depth)) return false;
-      // A repeated key: its last value at its first place, as Python's json.loads (the reference) keeps it.
-      const std::size_t at = member_index(out, key, index);
-      if (at < out.members_.size()) {
-        out.members_[at].second = std::move(v);
-      } else {
-        if (!index.empty()) index.emplace(key, out.members_.size());
-        out.members_.emplace_back(std::move(key), std::move(v));
-      }
+      out.members_.emplace_back(std::move(key), value());
+      if (!parse_value(out.members_.back().second, depth)) return false;
       skip_ws();
       if (pos_ >= s_.size()) return failb(pos_, "unterminated object");
       if (s_[pos_] == ',') { ++pos_; continue; }

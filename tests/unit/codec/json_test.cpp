@@ -90,24 +90,3 @@ TEST_CASE("json: writer output parses back") {
   CHECK(v->get("n").size() == 3);
   CHECK(v->get("b").int_or(0) == 3);
 }
-
-TEST_CASE("json: a repeated key keeps its last value at its first place, as Python's json.loads") {
-  auto v = json::parse(R"({"a": 1, "b": 2, "a": {"x": 3}, "c": 4, "b": "last"})", "t.json");
-  REQUIRE(v.has_value());
-  REQUIRE(v->members().size() == 3);
-  CHECK(v->members()[0].first == "a");
-  CHECK(v->get("a").get("x").uint_or(0) == 3);
-  CHECK(v->members()[1].first == "b");
-  CHECK(v->get("b").as_string_or("") == "last");
-  CHECK(v->members()[2].first == "c");
-  // A large object (looked up through an index) the same: 40 keys, then k7 again.
-  std::string big = "{";
-  for (int i = 0; i < 40; ++i) big += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
-  big += "\"k7\": 700, \"k40\": 40}";
-  auto b = json::parse(big, "big.json");
-  REQUIRE(b.has_value());
-  CHECK(b->members().size() == 41);
-  CHECK(b->members()[7].first == "k7");
-  CHECK(b->get("k7").uint_or(0) == 700);
-  CHECK(b->members()[40].first == "k40");
-}
