@@ -396,7 +396,7 @@ result<void> db_window_writer::finish(const model& final) {
   if (apis_.size()) {
     auto* r = pages_of("CANN_API");
     if (!r) return status_;
-    using n = detail::sqlite_number;
+    using n = detail::sqlite_cell;
     MSPROF_TRY(apis_.drain([&](const detail::id_key& k, std::string_view payload) {
       detail::row_reader in{payload};
       const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
@@ -601,7 +601,7 @@ result<void> db_window_writer::write_tasks(const model& final) {
     const auto conn = in.get<std::uint64_t>();
     const auto device = in.get<std::uint32_t>(), stream = in.get<std::uint32_t>(), task = in.get<std::uint32_t>();
     const auto model_id = in.get<std::uint32_t>();
-    using n = detail::sqlite_number;
+    using n = detail::sqlite_cell;
     const n row[] = {n::of(start),
                      n::of(std::int64_t{end}),
                      n::of(std::int64_t{device}),
@@ -641,7 +641,7 @@ result<void> db_window_writer::write_tasks(const model& final) {
     by_id.push({k.global_task_id}, std::string_view(reinterpret_cast<const char*>(row), sizeof row));
   }));
   MSPROF_TRY(by_id.drain([&](const detail::id_key& k, std::string_view payload) {
-    using n = detail::sqlite_number;
+    using n = detail::sqlite_cell;
     n cells[cols];
     detail::row_reader in{payload};
     for (std::size_t i = 0; i < cols; ++i) cells[i] = i == 1 ? n::null_value() : n::of(in.get<std::int64_t>());
@@ -658,15 +658,15 @@ result<void> db_window_writer::write_pmu(std::uint32_t root, const std::vector<s
                                          std::size_t aic_names) {
   auto p = detail::table_pages::open(db_.path(), root);
   if (!p) return p.err();
-  detail::sqlite_number row[3];
+  detail::sqlite_cell row[3];
   MSPROF_TRY(pmu_.drain([&](const detail::id_key& k, std::string_view payload) {
     detail::row_reader in{payload};
     const bool aic = in.get<std::uint8_t>() != 0;
-    row[0] = detail::sqlite_number::of(static_cast<std::int64_t>(k.id));
+    row[0] = detail::sqlite_cell::of(static_cast<std::int64_t>(k.id));
     for (std::size_t i = 0; i < name_ids.size(); ++i) {
       const bool mine = (i < aic_names) == aic;
-      row[1] = detail::sqlite_number::of(name_ids[i]);
-      row[2] = detail::sqlite_number::of(mine ? in.get<double>() : 0.0);
+      row[1] = detail::sqlite_cell::of(name_ids[i]);
+      row[2] = detail::sqlite_cell::of(mine ? in.get<double>() : 0.0);
       p->row(row, 3);
     }
   }));
@@ -733,7 +733,7 @@ result<void> db_window_writer::write_overlap() {
   std::int64_t oid = 0;
   // id is the INTEGER PRIMARY KEY: the rowid.
   auto row = [&](std::uint32_t device, std::int64_t start, std::int64_t end, std::int64_t type) {
-    using n = detail::sqlite_number;
+    using n = detail::sqlite_cell;
     const n cells[] = {n::null_value(), n::of(std::int64_t{device}), n::of(start), n::of(end), n::of(type)};
     pages->row(oid++, cells, 5);
   };

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "msprof/core/output_file.hpp"
+
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace detail {
@@ -23,12 +25,8 @@ spill_file::~spill_file() {
 
 bool spill_file::ready() {
   if (fd_ < 0 && status_) {
-    std::string path = dir_ + "/.msprof_sort_XXXXXX";
-    fd_ = ::mkstemp(path.data());
-    if (fd_ < 0)
-      fail("cannot create");
-    else
-      ::unlink(path.c_str());  // unnamed: gone with the descriptor, even after a crash
+    fd_ = outfile::unnamed_temp(dir_, ".msprof_sort_").release();
+    if (fd_ < 0) fail("cannot create");
   }
   return static_cast<bool>(status_);
 }

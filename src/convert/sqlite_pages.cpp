@@ -71,14 +71,14 @@ std::pair<std::uint32_t, std::size_t> int_serial(std::int64_t v) {
 
 }  // namespace
 
-sqlite_number sqlite_number::of(double v) noexcept {
-  if (std::isnan(v)) return {null, 0, 0};
+sqlite_cell sqlite_cell::of(double v) noexcept {
+  if (std::isnan(v)) return {null, 0, 0, nullptr};
   constexpr auto lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
   // SQLite's real-to-integer rule: the round trip is exact and the integer is
   // neither int64 bound (a double at or past them clamps there).
   const std::int64_t i = v <= static_cast<double>(lo) ? lo : v >= static_cast<double>(hi) ? hi : static_cast<std::int64_t>(v);
-  if (static_cast<double>(i) == v && i > lo && i < hi) return {integer, i, 0};
-  return {real, 0, v};
+  if (static_cast<double>(i) == v && i > lo && i < hi) return {integer, i, 0, nullptr};
+  return {real, 0, v, nullptr};
 }
 
 result<table_pages> table_pages::create(const std::string& dir, std::uint32_t page_size) {
@@ -90,6 +90,7 @@ result<table_pages> table_pages::create(const std::string& dir, std::uint32_t pa
   t.state_ = state::laying_out;
   t.page_size_ = page_size;
   t.page_.assign(page_size, '\0');
+  t.cell_.assign(page_size, '\0');
   t.content_ = page_size;
   return result<table_pages>(std::move(t));
 }
@@ -98,7 +99,7 @@ void table_pages::fail(const std::string& what) {
   if (status_) status_ = make_error(errc::io, label() + ": " + what + ": " + std::strerror(errno));
 }
 
-void table_pages::row(std::int64_t rowid, const sqlite_number* values, std::size_t n) {
+void table_pages::row(std::int64_t rowid, const sqlite_cell* values, std::size_t n) {
   if (!status_ || state_ == state::done) return;
   if (rows_ != 0 && rowid <= last_rowid_) {
     status_ = make_error(errc::bad_value, label() + ": rowid " + std::to_string(rowid) + " after " +
@@ -106,45 +107,55 @@ void table_pages::row(std::int64_t rowid, const sqlite_number* values, std::size
     return;
   }
   // The record: its header (size, then a serial type per value), then the values.
-  std::uint32_t types[64];
+  std::uint64_t types[64];
   if (n > sizeof types / sizeof types[0]) {
     status_ = make_error(errc::invalid_argument, label() + ": a row of " + std::to_string(n) + " values");
     return;
   }
   std::size_t type_bytes = 0, body = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    const sqlite_number& v = values[k];
+    const sqlite_cell& v = values[k];
     std::size_t bytes = 0;
-    if (v.kind == sqlite_number::integer)
-      std::tie(types[k], bytes) = int_serial(v.i);
-    else if (v.kind == sqlite_number::real)
+    if (v.kind == sqlite_cell::integer) {
+      std::uint32_t t;
+      std::tie(t, bytes) = int_serial(v.i);
+      types[k] = t;
+    } else if (v.kind == sqlite_cell::real) {
       types[k] = 7, bytes = 8;
-    else
+    } else if (v.kind == sqlite_cell::text) {
+      bytes = static_cast<std::size_t>(v.i);
+      types[k] = 13 + 2 * std::uint64_t{bytes};
+    } else {
       types[k] = 0;
+    }
     type_bytes += varint_size(types[k]);
     body += bytes;
   }
   std::size_t header = type_bytes + 1;
   while (varint_size(header) + type_bytes != header) header = varint_size(header) + type_bytes;
   const std::size_t payload = header + body;
-  // A longer payload would need overflow pages: no numeric row is that long.
+  // A longer payload would need overflow pages: the tables written this way have no such row.
   if (payload > page_size_ - 35) {
-    status_ = make_error(errc::invalid_argument, label() + ": a row of " + std::to_string(payload) + " bytes");
+    status_ = make_error(errc::invalid_argument, label() + ": a row of " + std::to_string(payload) +
+                                                     " bytes, more than a page of " + std::to_string(page_size_) + " bytes holds");
     return;
   }
-  char cell[9 + 9 + 9 + 64 * (9 + 8)];  // sizes, types and values of at most 64 columns
+  char* const cell = cell_.data();  // page_size_ bytes: the payload and two varints fit
   char* p = put_varint(cell, payload);
   p = put_varint(p, static_cast<std::uint64_t>(rowid));
   p = put_varint(p, header);
   for (std::size_t k = 0; k < n; ++k) p = put_varint(p, types[k]);
   for (std::size_t k = 0; k < n; ++k) {
-    const sqlite_number& v = values[k];
-    if (v.kind == sqlite_number::integer) {
+    const sqlite_cell& v = values[k];
+    if (v.kind == sqlite_cell::integer) {
       p = put_be(p, static_cast<std::uint64_t>(v.i), int_serial(v.i).second);
-    } else if (v.kind == sqlite_number::real) {
+    } else if (v.kind == sqlite_cell::real) {
       std::uint64_t bits;
       std::memcpy(&bits, &v.d, sizeof bits);
       p = put_be(p, bits, 8);
+    } else if (v.kind == sqlite_cell::text && v.i > 0) {
+      std::memcpy(p, v.s, static_cast<std::size_t>(v.i));
+      p += v.i;
     }
   }
   ++rows_;
@@ -194,10 +205,8 @@ void table_pages::append(const std::string& page) {
 void table_pages::write_pending() {
   if (out_.empty() || !status_) return;
   if (!db_ && !temp_) {  // the first MiB of leaves laid out: into an unnamed temporary file
-    std::string path = temp_dir_ + "/.msprof_pages_XXXXXX";
-    temp_ = outfile::unique_fd(::mkstemp(path.data()));
+    temp_ = outfile::unnamed_temp(temp_dir_, ".msprof_pages_");
     if (!temp_) return fail("cannot create");
-    ::unlink(path.c_str());  // unnamed: gone with the descriptor, even after a crash
   }
   const int fd = db_ ? db_.get() : temp_.get();
   const auto off = static_cast<off_t>(std::uint64_t{out_first_ - 1 + out_offset_} * page_size_);
@@ -256,8 +265,9 @@ result<void> table_pages::open_db(const std::string& db) {
   db_path_ = db;
   db_ = outfile::unique_fd(::open(db.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
   if (!db_) return make_error(errc::io, db + ": cannot open to append rows: " + std::strerror(errno));
-  unsigned char h[100];
-  if (::pread(db_.get(), h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) || std::memcmp(h, "SQLite format 3", 16) != 0)
+  unsigned char* const h = header_;
+  if (::pread(db_.get(), h, sizeof header_, 0) != static_cast<ssize_t>(sizeof header_) ||
+      std::memcmp(h, "SQLite format 3", 16) != 0)
     return bad("not an SQLite database");
   std::uint32_t page_size = get_be(h + 16, 2);
   if (page_size == 1) page_size = 65536;
@@ -286,6 +296,7 @@ result<table_pages> table_pages::open(const std::string& db, std::uint32_t root)
   t.state_ = state::into_file;
   t.pages_ = t.db_pages_;
   t.page_.assign(t.page_size_, '\0');
+  t.cell_.assign(t.page_size_, '\0');
   t.content_ = t.page_size_;
   return result<table_pages>(std::move(t));
 }
@@ -342,15 +353,14 @@ result<void> table_pages::close_tree() {
   else if (!leaves_.empty())
     build_interior(std::move(leaves_));
   write_pending();
-  unsigned char h[100];
-  if (status_ && ::pread(db_.get(), h, sizeof h, 0) != static_cast<ssize_t>(sizeof h)) fail("cannot read the header");
-  if (status_) {
-    char* p = reinterpret_cast<char*>(h);
-    const std::uint32_t change = get_be(h + 24, 4) + 1;
+  if (status_) {  // the header open_db() read: nothing but these pages has changed the file since
+    char* p = reinterpret_cast<char*>(header_);
+    const std::uint32_t change = get_be(header_ + 24, 4) + 1;
     set_be(p + 24, change, 4);
     set_be(p + 28, pages_, 4);
     set_be(p + 92, change, 4);
-    if (::pwrite(db_.get(), h, sizeof h, 0) != static_cast<ssize_t>(sizeof h)) fail("cannot write the header");
+    if (::pwrite(db_.get(), header_, sizeof header_, 0) != static_cast<ssize_t>(sizeof header_))
+      fail("cannot write the header");
   }
   if (::close(db_.release()) != 0) fail("cannot close");
   return status_;

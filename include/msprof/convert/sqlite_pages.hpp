@@ -6,13 +6,15 @@
 // table's root page becomes the tree's root, and the header's page count is
 // set. SQLite reads the file as if it had inserted the rows itself (same
 // values, same types, `PRAGMA integrity_check` ok). Used for the db's largest
-// table, TASK_PMU_INFO (db.cpp): its inserts were half the export's time.
+// tables (db.cpp: TASK_PMU_INFO, TASK, CANN_API, ...; their inserts were half
+// the export's time) and torch_npu's framework tables (ascend_pt/db.cpp).
 #ifndef MSPROF_CONVERT_SQLITE_PAGES_HPP
 #define MSPROF_CONVERT_SQLITE_PAGES_HPP
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../core/error.hpp"
@@ -22,17 +24,20 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace detail {
 
-/// A value as SQLite stores it in a column of INTEGER or NUMERIC affinity.
-struct sqlite_number {
-  enum kind_t : std::uint8_t { integer, real, null } kind;
-  std::int64_t i;
+/// A value as SQLite stores it: a number in a column of INTEGER or NUMERIC
+/// affinity, or a text (the column's affinity TEXT, or none).
+struct sqlite_cell {
+  enum kind_t : std::uint8_t { integer, real, null, text } kind;
+  std::int64_t i;     ///< integer, or the text's length in bytes
   double d;
-  static sqlite_number of(std::int64_t v) noexcept { return {integer, v, 0}; }
-  static sqlite_number null_value() noexcept { return {null, 0, 0}; }
+  const char* s;      ///< text: its UTF-8 bytes, alive until row() returns
+  static sqlite_cell of(std::int64_t v) noexcept { return {integer, v, 0, nullptr}; }
+  static sqlite_cell null_value() noexcept { return {null, 0, 0, nullptr}; }
+  static sqlite_cell of(std::string_view t) noexcept { return {text, static_cast<std::int64_t>(t.size()), 0, t.data()}; }
   /// A double as those affinities store it: an integral value inside the
   /// int64 range as that integer, NaN as NULL (what sqlite3_bind_double and
   /// the column's affinity make of it).
-  static sqlite_number of(double v) noexcept;
+  static sqlite_cell of(double v) noexcept;
 };
 
 /// A table's rows, in rowid order, as SQLite table b-tree pages, into a
@@ -42,8 +47,8 @@ struct sqlite_number {
 /// header's page count set. Either straight into the file (open(), finish()),
 /// or laid out while SQLite still writes the other tables, then copied in
 /// (create(), graft()): in memory up to a MiB of leaves, past that in an
-/// unnamed temporary file. Every column has INTEGER or NUMERIC affinity.
-/// Errors name the file.
+/// unnamed temporary file. A row must fit in its leaf (no overflow pages:
+/// at most the page size less 35 bytes), or it is an error. Errors name the file.
 class table_pages {
  public:
   /// Rows into the closed database `db` (no link followed), its table whose root is page `root`.
@@ -55,10 +60,10 @@ class table_pages {
   table_pages& operator=(table_pages&&) = default;
 
   /// A row of a table without INTEGER PRIMARY KEY: rowid 1, 2, ...
-  void row(const sqlite_number* values, std::size_t n) { row(last_rowid_ + 1, values, n); }
+  void row(const sqlite_cell* values, std::size_t n) { row(last_rowid_ + 1, values, n); }
   /// A row and its rowid, greater than the last one: a table's INTEGER PRIMARY
   /// KEY is the rowid, and its column NULL in `values`.
-  void row(std::int64_t rowid, const sqlite_number* values, std::size_t n);
+  void row(std::int64_t rowid, const sqlite_cell* values, std::size_t n);
   std::uint64_t rows() const noexcept { return rows_; }
   /// After open(): the last pages, the tree and the header. Once.
   result<void> finish();
@@ -89,9 +94,11 @@ class table_pages {
   outfile::unique_fd temp_, db_;  ///< pages are appended to db_ once it is open, else to temp_ (made when needed)
   std::uint32_t page_size_ = 0, pages_ = 0, root_ = 0;
   std::uint32_t db_pages_ = 0;  ///< the database's pages when opened
+  unsigned char header_[100] = {};  ///< the database's header when opened
   std::uint64_t rows_ = 0;
   std::int64_t last_rowid_ = 0, page_last_ = 0;  ///< the last row's rowid, the last one in page_
   std::string page_;                     ///< the page being filled
+  std::string cell_;                     ///< the cell being made
   std::size_t cells_ = 0, content_ = 0;  ///< its cell count and the start of its cell content
   std::string out_;                      ///< pages waiting to be written
   std::uint32_t out_first_ = 0;          ///< page number of out_'s first page

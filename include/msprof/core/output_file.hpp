@@ -36,6 +36,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <random>
@@ -172,6 +173,16 @@ class unique_fd {
  private:
   int fd_ = -1;
 };
+
+/// A new file in `dir` named `prefix` and six random characters, unlinked at
+/// once: unnamed, it goes with its descriptor, even after a crash. A scratch
+/// file (sort runs, laid-out pages); none on failure, with errno set.
+inline unique_fd unnamed_temp(const std::string& dir, const char* prefix) {
+  std::string path = dir + "/" + prefix + "XXXXXX";
+  unique_fd fd(::mkostemp(path.data(), O_CLOEXEC));
+  if (fd) ::unlink(path.c_str());
+  return fd;
+}
 
 /// Writes all of `p` to `fd` (`path` names it in the error; ENOSPC and EDQUOT are errc::limit).
 inline result<void> write_all(int fd, const char* p, std::size_t n, const std::string& path) {

@@ -20,7 +20,7 @@
 #include "../../support/temp_dir.hpp"
 
 namespace cv = msprof::convert;
-using cv::detail::sqlite_number;
+using cv::detail::sqlite_cell;
 
 namespace {
 
@@ -143,8 +143,8 @@ void insert_pages(const std::string& dir, const std::string& path, const std::ve
   auto pages = temp ? cv::detail::table_pages::create(dir, page_size) : cv::detail::table_pages::open(path, root_of(path));
   REQUIRE_MESSAGE(pages, (pages ? "" : pages.err().what()));
   for (const auto& r : rows) {
-    sqlite_number v[3];
-    for (int k = 0; k < 3; ++k) v[k] = r[k].real ? sqlite_number::of(r[k].d) : sqlite_number::of(r[k].i);
+    sqlite_cell v[3];
+    for (int k = 0; k < 3; ++k) v[k] = r[k].real ? sqlite_cell::of(r[k].d) : sqlite_cell::of(r[k].i);
     pages->row(v, 3);
   }
   CHECK(pages->rows() == rows.size());
@@ -217,8 +217,8 @@ TEST_CASE("table_pages: an INTEGER PRIMARY KEY table takes each row's key as its
       const std::int64_t id = k + static_cast<std::int64_t>(rep) * (std::int64_t{1} << 41);
       const double y = static_cast<double>(rep) + 0.25 * static_cast<double>(k % 4);
       exec(db, "INSERT INTO K VALUES (" + std::to_string(rep) + ", " + std::to_string(id) + ", " + std::to_string(y) + ")");
-      const sqlite_number row[] = {sqlite_number::of(static_cast<std::int64_t>(rep)), sqlite_number::null_value(),
-                                   sqlite_number::of(y)};
+      const sqlite_cell row[] = {sqlite_cell::of(static_cast<std::int64_t>(rep)), sqlite_cell::null_value(),
+                                   sqlite_cell::of(y)};
       pages->row(id, row, 3);
     }
   sqlite3_close(db);
@@ -245,7 +245,7 @@ TEST_CASE("table_pages: rows out of rowid order are refused, naming the temporar
   temp_dir d("msprof_sqlite_pages");
   auto pages = cv::detail::table_pages::create(d.path, 4096);
   REQUIRE(pages);
-  const sqlite_number v[] = {sqlite_number::of(std::int64_t{1})};
+  const sqlite_cell v[] = {sqlite_cell::of(std::int64_t{1})};
   pages->row(10, v, 1);
   pages->row(10, v, 1);
   const std::string db = (d / "t.db").string();
@@ -264,7 +264,7 @@ TEST_CASE("table_pages: a file that is no SQLite database, a root that is no emp
     auto pages = cv::detail::table_pages::create(d.path, page_size);
     REQUIRE(pages);
     for (const auto& r : sample_rows(100)) {
-      const sqlite_number v[] = {sqlite_number::of(r[0].i), sqlite_number::of(r[1].i), sqlite_number::of(r[2].d)};
+      const sqlite_cell v[] = {sqlite_cell::of(r[0].i), sqlite_cell::of(r[1].i), sqlite_cell::of(r[2].d)};
       pages->row(v, 3);
     }
     return pages->graft(path, root);
@@ -315,7 +315,7 @@ TEST_CASE("table_pages: leaves stay in memory up to a MiB, past it in a temporar
     auto pages = cv::detail::table_pages::create(missing, 4096);
     REQUIRE(pages);
     for (const auto& r : sample_rows(n)) {
-      const sqlite_number v[] = {sqlite_number::of(r[0].i), sqlite_number::of(r[1].i), sqlite_number::of(r[2].d)};
+      const sqlite_cell v[] = {sqlite_cell::of(r[0].i), sqlite_cell::of(r[1].i), sqlite_cell::of(r[2].d)};
       pages->row(v, 3);
     }
     const auto e = pages->graft(db, root_of(db));
@@ -330,4 +330,119 @@ TEST_CASE("table_pages: leaves stay in memory up to a MiB, past it in a temporar
     }
     CHECK(integrity(db) == "tok ");
   }
+}
+
+namespace {
+
+/// A row of table X (s TEXT, n INTEGER, u TEXT): texts of many lengths (the
+/// serial type's varint grows past 57 bytes, the record header's past 63 ones
+/// ... 127), UTF-8 beyond ASCII, NULLs and integers among them.
+struct pages_text_row {
+  bool s_null;
+  std::string s;
+  std::int64_t n;
+  std::string u;
+};
+
+std::vector<pages_text_row> pages_text_rows(std::size_t count, std::size_t longest) {
+  std::vector<pages_text_row> rows;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t len = (i * 37) % (longest + 1);
+    std::string s;
+    for (std::size_t k = 0; k < len; ++k) s += static_cast<char>('a' + (i + k) % 26);
+    if (i % 11 == 3) s = "\xce\xbb-" + std::to_string(i) + "-\xe6\x97\xb6";  // λ and 时
+    rows.push_back({i % 13 == 5, s, static_cast<std::int64_t>(i * 104729) - 5000000, std::to_string(1700000000000000000LL + static_cast<std::int64_t>(i))});
+  }
+  return rows;
+}
+
+void pages_text_create(const std::string& path, int page_size) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  exec(db, "PRAGMA page_size=" + std::to_string(page_size) + "; CREATE TABLE before (x TEXT); INSERT INTO before VALUES ('kept'); "
+           "CREATE TABLE X (s TEXT, n INTEGER, u TEXT)");
+  REQUIRE(sqlite3_close(db) == SQLITE_OK);
+}
+
+std::uint32_t pages_text_root(const std::string& path) {
+  const auto r = dump(path, "SELECT rootpage FROM sqlite_schema WHERE name='X'");
+  REQUIRE(r.size() == 1);
+  return static_cast<std::uint32_t>(std::stoul(r[0].substr(1)));
+}
+
+}  // namespace
+
+TEST_CASE("table_pages: TEXT cells read back as SQLite's own inserts of the same texts, one leaf to several levels") {
+  temp_dir d("msprof_sqlite_pages");
+  const std::string q = "SELECT rowid, s, typeof(s), length(s), n, u, typeof(u) FROM X ORDER BY rowid";
+  // 512-byte pages, texts up to 400 bytes: about one row a leaf at the longest, so 20 k rows make three levels or more.
+  for (std::size_t n : {1u, 40u, 20000u})
+    for (bool temp : {true, false}) {
+      CAPTURE(n);
+      CAPTURE(temp);
+      const auto rows = pages_text_rows(n, 400);
+      const std::string by_sqlite = (d / ("xs" + std::to_string(n) + ".db")).string();
+      const std::string by_pages = (d / ("xp" + std::to_string(n) + (temp ? "t" : "") + ".db")).string();
+      if (temp) {
+        pages_text_create(by_sqlite, 512);
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(by_sqlite.c_str(), &db) == SQLITE_OK);
+        exec(db, "BEGIN");
+        sqlite3_stmt* st = nullptr;
+        REQUIRE(sqlite3_prepare_v2(db, "INSERT INTO X VALUES (?, ?, ?)", -1, &st, nullptr) == SQLITE_OK);
+        for (const auto& r : rows) {
+          if (r.s_null)
+            sqlite3_bind_null(st, 1);
+          else
+            sqlite3_bind_text(st, 1, r.s.data(), static_cast<int>(r.s.size()), SQLITE_TRANSIENT);
+          sqlite3_bind_int64(st, 2, r.n);
+          sqlite3_bind_text(st, 3, r.u.data(), static_cast<int>(r.u.size()), SQLITE_TRANSIENT);
+          REQUIRE(sqlite3_step(st) == SQLITE_DONE);
+          sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+        exec(db, "COMMIT");
+        sqlite3_close(db);
+      }
+      pages_text_create(by_pages, 512);
+      auto pages = temp ? cv::detail::table_pages::create(d.path, 512)
+                        : cv::detail::table_pages::open(by_pages, pages_text_root(by_pages));
+      REQUIRE(pages);
+      for (const auto& r : rows) {
+        const sqlite_cell v[] = {r.s_null ? sqlite_cell::null_value() : sqlite_cell::of(std::string_view(r.s)),
+                                 sqlite_cell::of(r.n), sqlite_cell::of(std::string_view(r.u))};
+        pages->row(v, 3);
+      }
+      const auto done = temp ? pages->graft(by_pages, pages_text_root(by_pages)) : pages->finish();
+      REQUIRE_MESSAGE(done, (done ? "" : done.err().what()));
+      CHECK(integrity(by_pages) == "tok ");
+      const auto got = dump(by_pages, q);
+      CHECK(got.size() == n);
+      if (temp) CHECK(got == dump(by_sqlite, q));
+      CHECK(dump(by_pages, "SELECT x FROM before") == std::vector<std::string>{"tkept "});
+      if (n == 20000) {  // the tree has interior pages over interior pages
+        CHECK(std::stoul(dump(by_pages, "PRAGMA page_count").front().substr(1)) > n / 4);
+        CHECK(dump(by_pages, "SELECT s FROM X WHERE rowid = 12345") ==
+              std::vector<std::string>{rows[12344].s_null ? "null " : "t" + rows[12344].s + " "});
+      }
+    }
+}
+
+TEST_CASE("table_pages: a TEXT row longer than a page holds is refused, naming the file, and no row goes in") {
+  temp_dir d("msprof_sqlite_pages");
+  const std::string db = (d / "long.db").string();
+  pages_text_create(db, 512);
+  auto pages = cv::detail::table_pages::create(d.path, 512);
+  REQUIRE(pages);
+  const std::string fits(470, 'x'), too_long(480, 'y');  // 477 bytes at most in a 512-byte leaf
+  const sqlite_cell ok[] = {sqlite_cell::of(std::string_view(fits)), sqlite_cell::of(std::int64_t{1}), sqlite_cell::null_value()};
+  const sqlite_cell bad[] = {sqlite_cell::of(std::string_view(too_long)), sqlite_cell::of(std::int64_t{2}), sqlite_cell::null_value()};
+  pages->row(ok, 3);
+  pages->row(bad, 3);
+  const auto e = pages->graft(db, pages_text_root(db));
+  REQUIRE_FALSE(e);
+  CHECK(e.err().message.find(".msprof_pages_") != std::string::npos);
+  CHECK(e.err().message.find("more than a page of 512 bytes holds") != std::string::npos);
+  CHECK(dump(db, "SELECT * FROM X").empty());
+  CHECK(integrity(db) == "tok ");
 }
