@@ -414,7 +414,7 @@ result<void> db_window_writer::finish(const model& final) {
   if (tasks_.size()) {
     MSPROF_TRY(write_tasks(final));
     if (pmu) {  // created here, in the reference's table order; its rows go into the file once SQLite has closed it
-      rows_of("TASK_PMU_INFO");
+      create_table("TASK_PMU_INFO");
       stat_of("TASK_PMU_INFO");
     }
     for (const auto& d : s.devices) {
@@ -461,8 +461,10 @@ result<void> db_window_writer::finish(const model& final) {
 
   const bool has_task = std::any_of(tables_.begin(), tables_.end(), [](const auto& p) { return p.first == "TASK"; });
   for (auto& t : tables_) {
+    auto& stat = stat_of(t.first);  // every table, in creation order; the paged ones' rows come with their pages
+    if (!t.second) continue;
     t.second->flush();
-    stat_of(t.first).rows = t.second->rows();
+    stat.rows = t.second->rows();
   }
   tables_.clear();  // finalize statements
   if (!status_) return status_;
@@ -506,13 +508,19 @@ result<void> db_window_writer::open() {
 /// in the reference's order.
 detail::table_writer& db_window_writer::rows_of(const char* name) {
   for (auto& d : tables_)
-    if (d.first == name) return *d.second;
+    if (d.first == name && d.second) return *d.second;
+  const std::size_t ncols = create_table(name);
+  tables_.back().second = std::make_unique<detail::table_writer>(db_.handle(), name, ncols, &status_);
+  return *tables_.back().second;
+}
+
+std::size_t db_window_writer::create_table(const char* name) {
   const detail::db_table_def* def = detail::db_tables();
   while (def->name && std::string(def->name) != name) ++def;
   auto created = db_.exec(std::string("CREATE TABLE ") + name + " (" + (def->name ? def->columns : "") + ")");
   if (!created && status_) status_ = created.err();
-  tables_.emplace_back(name, std::make_unique<detail::table_writer>(db_.handle(), name, def->ncols, &status_));
-  return *tables_.back().second;
+  tables_.emplace_back(name, nullptr);
+  return def->ncols;
 }
 
 db_table_stat& db_window_writer::stat_of(const std::string& table) {
@@ -679,7 +687,7 @@ result<void> db_window_writer::write_pmu(std::uint32_t root, const std::vector<s
 /// The table, created now (tables appear in the reference's order), its rows
 /// laid out as pages until write_pages(); null after a failure (status_).
 detail::table_pages* db_window_writer::pages_of(const char* name) {
-  rows_of(name);
+  create_table(name);
   if (!page_size_ && status_) {
     auto size = db_.query_int("PRAGMA page_size");
     if (size)

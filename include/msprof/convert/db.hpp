@@ -220,6 +220,9 @@ class db_window_writer {
   /// The table's insert; the table is created on first use, so tables appear
   /// in the reference's order.
   detail::table_writer& rows_of(const char* name);
+  /// The table created now, with no insert (rows_of() adds one, or its rows
+  /// go in as pages); its column count.
+  std::size_t create_table(const char* name);
 
   static std::int64_t gtid(const model& m, std::uint32_t tid);
 
@@ -286,7 +289,7 @@ class db_window_writer {
   bool early_ids_ = false;  ///< the strings the reference registers before any other (register_early_ids)
   result<void> status_;  ///< the first failure; every later call returns it
   detail::string_ids ids_;
-  std::vector<std::pair<std::string, std::unique_ptr<detail::table_writer>>> tables_;
+  std::vector<std::pair<std::string, std::unique_ptr<detail::table_writer>>> tables_;  ///< in creation order; no writer: no insert
   bool any_pmu_ = false;
   const hccl::communication* comm_ = nullptr;
   void write_communication();
