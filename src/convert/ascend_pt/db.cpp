@@ -16,8 +16,11 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/export_files.hpp"
@@ -46,35 +49,138 @@ enum api_type : std::int64_t { torch_op = 50001, task_queue = 50002, python_trac
 
 std::int64_t global_tid(std::uint64_t pid, std::uint64_t tid) { return static_cast<std::int64_t>((pid << 32) | tid); }
 
-/// A framework table's rows, inserted 4 Ki at a time so that none is ever
-/// held whole; the table is created with its first rows (torch_npu writes no
-/// empty framework table), or exists already (`columns` nullptr). The first
-/// error is kept for finish().
+/// The framework tables whose rows go in as pages (sqlite_pages.hpp): laid
+/// out in the spill directory while SQLite writes the others, put into the
+/// file once SQLite has closed it (close()).
+class paged_tables {
+ public:
+  paged_tables(detail::sqlite_db& db, std::string spill_dir) : db_(db), spill_dir_(std::move(spill_dir)) {}
+  detail::sqlite_db& db() noexcept { return db_; }
+  /// An empty table's pages, of the database's page size.
+  result<detail::table_pages> create() {
+    if (page_size_ == 0) {
+      auto size = db_.query_int("PRAGMA page_size");
+      if (!size) return size.err();
+      page_size_ = static_cast<std::uint32_t>(*size);
+    }
+    return detail::table_pages::create(spill_dir_, page_size_);
+  }
+  /// A table's rows laid out, for close().
+  void add(std::string name, detail::table_pages&& pages) { laid_out_.emplace_back(std::move(name), std::move(pages)); }
+  /// Closes SQLite, then puts each table's pages in at its (empty) root.
+  result<void> close() {
+    std::vector<std::uint32_t> roots;
+    for (const auto& t : laid_out_) {
+      auto root = db_.query_int("SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='" + t.first + "'");
+      if (!root) return root.err();
+      roots.push_back(static_cast<std::uint32_t>(*root));
+    }
+    MSPROF_TRY(db_.close());
+    for (std::size_t k = 0; k < laid_out_.size(); ++k) MSPROF_TRY(laid_out_[k].second.graft(db_.path(), roots[k]));
+    laid_out_.clear();
+    return {};
+  }
+
+ private:
+  detail::sqlite_db& db_;
+  std::string spill_dir_;
+  std::uint32_t page_size_ = 0;
+  std::vector<std::pair<std::string, detail::table_pages>> laid_out_;
+};
+
+/// A framework table's rows, never held whole: laid out as pages (given its
+/// `columns`: created by the first 4 Ki rows or by finish(), the moment
+/// torch_npu's batches of inserts would create it; torch_npu writes no empty
+/// framework table), or, for a table that exists already (`columns` nullptr),
+/// inserted 4 Ki at a time. A value is stored as SQLite's affinity would
+/// store it: an integer in a TEXT column as its decimal text. The first error
+/// is kept for finish().
 class batched_table {
  public:
-  batched_table(detail::sqlite_db& db, std::string name, const char* columns, std::size_t ncols)
-      : db_(db), name_(std::move(name)), columns_(columns), ncols_(ncols) {}
+  batched_table(paged_tables& out, std::string name, const char* columns, std::size_t ncols)
+      : out_(out), name_(std::move(name)), columns_(columns), ncols_(ncols), cells_(ncols), texts_(ncols) {
+    if (!columns_) return;
+    // Each column's affinity from its declared type (https://sqlite.org/datatype3.html 3.1): TEXT or not.
+    for (std::string_view c = columns_; !c.empty();) {
+      const std::size_t comma = c.find(',');
+      const std::string_view decl = c.substr(0, comma);
+      text_.push_back(decl.find("TEXT") != std::string_view::npos || decl.find("CHAR") != std::string_view::npos ||
+                      decl.find("CLOB") != std::string_view::npos);
+      c = comma == std::string_view::npos ? std::string_view() : c.substr(comma + 1);
+    }
+    if (text_.size() != ncols_) status_ = make_error(errc::invalid_argument, name_ + ": " + std::to_string(text_.size()) +
+                                                                                 " columns declared for rows of " + std::to_string(ncols_));
+  }
   void add(std::vector<db_value>&& r) {
-    batch_.push_back(std::move(r));
-    if (batch_.size() >= (1u << 12)) flush();
+    if (!status_) return;
+    if (!columns_) {
+      batch_.push_back(std::move(r));
+      if (batch_.size() >= batch_rows) insert();
+      return;
+    }
+    if (r.size() != ncols_) {
+      status_ = make_error(errc::invalid_argument, name_ + ": a row of " + std::to_string(r.size()) + " values for " +
+                                                       std::to_string(ncols_) + " columns");
+      return;
+    }
+    if (!pages_) {
+      auto p = out_.create();
+      if (!p) {
+        status_ = p.err();
+        return;
+      }
+      pages_.emplace(std::move(*p));
+    }
+    for (std::size_t k = 0; k < ncols_; ++k) cells_[k] = cell(k, r[k]);
+    if (!status_) return;
+    pages_->row(cells_.data(), ncols_);
+    if (pages_->rows() == batch_rows) create();
   }
   result<void> finish() {
-    flush();
+    if (!columns_) {
+      insert();
+    } else if (pages_ && status_) {
+      if (!created_) create();
+      if (status_) out_.add(name_, std::move(*pages_));
+      pages_.reset();
+    }
     return status_;
   }
 
  private:
-  void flush() {
+  static constexpr std::size_t batch_rows = 1u << 12;
+  void insert() {
     if (batch_.empty() || !status_) return;
-    if (!created_ && columns_) status_ = db_.exec("CREATE TABLE IF NOT EXISTS " + name_ + " (" + columns_ + ")");
-    created_ = true;
-    if (status_) status_ = db_.insert(name_, ncols_, batch_);
+    status_ = out_.db().insert(name_, ncols_, batch_);
     batch_.clear();
   }
-  detail::sqlite_db& db_;
+  void create() {
+    if (!created_ && status_) status_ = out_.db().exec("CREATE TABLE IF NOT EXISTS " + name_ + " (" + columns_ + ")");
+    created_ = true;
+  }
+  detail::sqlite_cell cell(std::size_t k, const db_value& v) {
+    using c = detail::sqlite_cell;
+    if (std::holds_alternative<std::monostate>(v)) return c::null_value();
+    if (const auto* i = std::get_if<std::int64_t>(&v)) {
+      if (!text_[k]) return c::of(*i);
+      texts_[k] = std::to_string(*i);
+      return c::of(std::string_view(texts_[k]));
+    }
+    if (const auto* d = std::get_if<double>(&v); d && !text_[k]) return c::of(*d);
+    if (const auto* t = std::get_if<std::string>(&v); t && text_[k]) return c::of(std::string_view(*t));
+    // A real in a TEXT column, a text in a numeric one: SQLite's conversions, not made here (a writer's bug).
+    status_ = make_error(errc::invalid_argument, name_ + ": column " + std::to_string(k + 1) + " gets a " +
+                                                     (text_[k] ? "real for its TEXT affinity" : "text for its numeric affinity"));
+    return c::null_value();
+  }
+  paged_tables& out_;
   std::string name_;
   const char* columns_;
   std::size_t ncols_;
+  std::vector<bool> text_;               ///< each column's affinity: TEXT or numeric
+  std::vector<detail::sqlite_cell> cells_;
+  std::vector<std::string> texts_;       ///< integers of TEXT columns as text, for the row being added
+  std::optional<detail::table_pages> pages_;
   rows batch_;
   bool created_ = false;
   result<void> status_;
@@ -1029,8 +1135,8 @@ class cann_string_ids {
 
 /// OP_MEMORY's GE blocks (torch_npu's get_ge_op_mem_data on NPU_OP_MEM): the
 /// events from the collection start on, paired as the CANN summary pairs them.
-result<void> ge_op_memory(batched_table& ops, detail::sqlite_db& db, const pt_dir& d, const model& m) {
-  cann_string_ids names(db.handle());
+result<void> ge_op_memory(batched_table& ops, sqlite3* db, const pt_dir& d, const model& m) {
+  cann_string_ids names(db);
   std::vector<std::string> reported;  // the CANN tables' writer reported these
   std::vector<std::uint32_t> devices;
   const auto i64 = [](std::uint64_t v) { return db_value(static_cast<std::int64_t>(v)); };
@@ -1067,7 +1173,7 @@ result<void> ge_op_memory(batched_table& ops, detail::sqlite_db& db, const pt_di
 /// summed with the last record of the other kind on its device); OP_MEMORY:
 /// the PTA blocks, then GE's (op name as CANN's string id, release minus
 /// allocation as the duration; NULLs for what GE lacks).
-result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const pt_dir& d, const model& m,
+result<void> memory_tables(paged_tables& tables, batched_table& strings, const pt_dir& d, const model& m,
                            const spilled_list<op_memory_row>& op_rows) {
   string_ids ids(strings, first_memory_string_id);
   std::vector<std::string> reported;  // the CANN tables' writer reported these
@@ -1105,7 +1211,7 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
     if (first[0] || has_ge) ids.str("PTA+GE");
   }
   const auto pta_ge_id = [&] { return ids.str("PTA+GE"); };  // registered above whenever a row needs it
-  batched_table records(db, "MEMORY_RECORD",
+  batched_table records(tables, "MEMORY_RECORD",
                         "component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, "
                         "totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
                         7);
@@ -1128,7 +1234,7 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
   };
   MSPROF_TRY(merge_ge_memory<ge_db_record>(d, m, ge, ge_row, pta_row));
   MSPROF_TRY(records.finish());
-  batched_table ops(db, "OP_MEMORY",
+  batched_table ops(tables, "OP_MEMORY",
                     "name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER, "
                     "activeReleaseTime INTEGER, duration INTEGER, activeDuration INTEGER, "
                     "allocationTotalAllocated INTEGER, allocationTotalReserved INTEGER, "
@@ -1141,14 +1247,14 @@ result<void> memory_tables(detail::sqlite_db& db, batched_table& strings, const 
              x.allocation_total[2], or_null(x.release_total[0]), or_null(x.release_total[1]),
              or_null(x.release_total[2]), x.stream, x.device));
   }));
-  if (has_ge) MSPROF_TRY(ge_op_memory(ops, db, d, m));
+  if (has_ge) MSPROF_TRY(ge_op_memory(ops, tables.db().handle(), d, m));
   return ops.finish();
 }
 
 /// torch_npu's GCRecordDbParser: GC_RECORD, the torch.gc_record spans in file
 /// order (startNs, endNs, globalTid of the process as its own thread).
-result<void> gc_table(detail::sqlite_db& db, const pt_dir& d) {
-  batched_table gcs(db, "GC_RECORD", "startNs INTEGER, endNs INTEGER, globalTid INTEGER", 3);
+result<void> gc_table(paged_tables& tables, const pt_dir& d) {
+  batched_table gcs(tables, "GC_RECORD", "startNs INTEGER, endNs INTEGER, globalTid INTEGER", 3);
   MSPROF_TRY(d.gcs.each([&](const gc_span& g) { gcs.add({g.start_ns, g.end_ns, global_tid(g.pid, g.pid)}); }));
   return gcs.finish();
 }
@@ -1204,21 +1310,22 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
     }
     MSPROF_TRY(db.insert("META_DATA", 2, meta_rows(d, warnings)));
 
-    batched_table apis(db, "PYTORCH_API",
+    paged_tables paged(db, spill_dir_);
+    batched_table apis(paged, "PYTORCH_API",
                        "startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
                        "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, "
                        "inputShapes INTEGER, callchainId INTEGER, type INTEGER",
                        11);
-    batched_table strings(db, "STRING_IDS", nullptr, 2);
-    batched_table connections(db, "CONNECTION_IDS", "id INTEGER, connectionId INTEGER", 2);
-    batched_table callchains(db, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3);
+    batched_table strings(paged, "STRING_IDS", nullptr, 2);
+    batched_table connections(paged, "CONNECTION_IDS", "id INTEGER, connectionId INTEGER", 2);
+    batched_table callchains(paged, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3);
     {
       fwk_ids ids(strings, connections, callchains);
       MSPROF_TRY(fwk_apis(d, *cann_, ids, apis, {spill_dir_, spill_budget_ / 4}));
     }
     MSPROF_TRY(apis.finish());
-    MSPROF_TRY(memory_tables(db, strings, d, m, op_memory));
-    MSPROF_TRY(gc_table(db, d));
+    MSPROF_TRY(memory_tables(paged, strings, d, m, op_memory));
+    MSPROF_TRY(gc_table(paged, d));
     MSPROF_TRY(strings.finish());
     MSPROF_TRY(connections.finish());
     MSPROF_TRY(callchains.finish());
@@ -1231,7 +1338,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
     for (const fw_op* s : step_ops(rel)) steps.push_back({step_id(*s), s->start_ns, s->end_ns});
     if (!steps.empty())
       MSPROF_TRY(create_and_fill(db, "STEP_TIME", "id INTEGER, startNs INTEGER, endNs INTEGER", 3, steps));
-    return db.close();
+    return paged.close();
   };
   MSPROF_TRY(fill(detail::sqlite_path(out_, *file_)));
   MSPROF_TRY(file_->commit());

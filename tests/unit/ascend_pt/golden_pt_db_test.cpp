@@ -202,6 +202,21 @@ std::vector<std::string> differences(const database& ours, const database& expec
   return out;
 }
 
+/// `PRAGMA integrity_check`'s answer: "ok", or its first problem. The
+/// framework tables are written as SQLite pages (sqlite_pages.hpp), not inserted.
+std::string golden_pt_integrity(const fs::path& path) {
+  sqlite3* db = nullptr;
+  std::string out = "cannot open";
+  if (sqlite3_open_v2(path.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
 /// ENV_VARIABLES holds the analysing process's values of these (torch_npu's
 /// collect_env_vars); the golden run had none set.
 void clear_recorded_env() {
@@ -227,6 +242,7 @@ TEST_CASE("golden-pt: the db export equals torch_npu's dbs table by table, row b
     for (const char* db : {"ascend_pytorch_profiler_0.db", "analysis.db"}) {
       CAPTURE(db);
       REQUIRE(fs::exists(out / db));
+      CHECK(golden_pt_integrity(out / db) == "ok");
       const auto diff = differences(normalise(read_db(out / db)), normalise(read_db(expected / db)));
       for (const auto& d : diff) MESSAGE(d);
       CHECK(diff.empty());
