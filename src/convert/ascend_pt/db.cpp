@@ -89,8 +89,8 @@ class paged_tables {
 };
 
 /// A framework table's rows, never held whole: laid out as pages (given its
-/// `columns`: created by the first 4 Ki rows or by finish(), the moment
-/// torch_npu's batches of inserts would create it; torch_npu writes no empty
+/// `columns`: created at its 4096th row or by finish(), when inserts of 4 Ki
+/// rows created it, so the schema keeps its order; torch_npu writes no empty
 /// framework table), or, for a table that exists already (`columns` nullptr),
 /// inserted 4 Ki at a time. A value is stored as SQLite's affinity would
 /// store it: an integer in a TEXT column as its decimal text. The first error

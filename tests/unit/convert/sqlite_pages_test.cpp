@@ -115,25 +115,33 @@ std::vector<std::vector<bound>> sample_rows(std::size_t n) {
   return rows;
 }
 
-/// T's rows through SQLite's INSERT with bound values.
-void insert_sqlite(const std::string& path, const std::vector<std::vector<bound>>& rows) {
+/// `count` rows through SQLite's INSERT `sql` in one transaction, `bind(st, i)` binding the i-th.
+template <class Bind>
+void insert_each_sqlite(const std::string& path, const char* sql, std::size_t count, Bind&& bind) {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
   exec(db, "BEGIN");
   sqlite3_stmt* st = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, "INSERT INTO T VALUES (?, ?, ?)", -1, &st, nullptr) == SQLITE_OK);
-  for (const auto& r : rows) {
-    for (int k = 0; k < 3; ++k)
-      if (r[k].real)
-        sqlite3_bind_double(st, k + 1, r[k].d);
-      else
-        sqlite3_bind_int64(st, k + 1, r[k].i);
+  REQUIRE(sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK);
+  for (std::size_t i = 0; i < count; ++i) {
+    bind(st, i);
     REQUIRE(sqlite3_step(st) == SQLITE_DONE);
     sqlite3_reset(st);
   }
   sqlite3_finalize(st);
   exec(db, "COMMIT");
   sqlite3_close(db);
+}
+
+/// T's rows through SQLite's INSERT with bound values.
+void insert_sqlite(const std::string& path, const std::vector<std::vector<bound>>& rows) {
+  insert_each_sqlite(path, "INSERT INTO T VALUES (?, ?, ?)", rows.size(), [&](sqlite3_stmt* st, std::size_t i) {
+    for (int k = 0; k < 3; ++k)
+      if (rows[i][k].real)
+        sqlite3_bind_double(st, k + 1, rows[i][k].d);
+      else
+        sqlite3_bind_int64(st, k + 1, rows[i][k].i);
+  });
 }
 
 /// T's rows through table_pages: laid out in `dir` then grafted into `path`
@@ -385,24 +393,15 @@ TEST_CASE("table_pages: TEXT cells read back as SQLite's own inserts of the same
       const std::string by_pages = (d / ("xp" + std::to_string(n) + (temp ? "t" : "") + ".db")).string();
       if (temp) {
         pages_text_create(by_sqlite, 512);
-        sqlite3* db = nullptr;
-        REQUIRE(sqlite3_open(by_sqlite.c_str(), &db) == SQLITE_OK);
-        exec(db, "BEGIN");
-        sqlite3_stmt* st = nullptr;
-        REQUIRE(sqlite3_prepare_v2(db, "INSERT INTO X VALUES (?, ?, ?)", -1, &st, nullptr) == SQLITE_OK);
-        for (const auto& r : rows) {
+        insert_each_sqlite(by_sqlite, "INSERT INTO X VALUES (?, ?, ?)", rows.size(), [&](sqlite3_stmt* st, std::size_t i) {
+          const auto& r = rows[i];
           if (r.s_null)
             sqlite3_bind_null(st, 1);
           else
             sqlite3_bind_text(st, 1, r.s.data(), static_cast<int>(r.s.size()), SQLITE_TRANSIENT);
           sqlite3_bind_int64(st, 2, r.n);
           sqlite3_bind_text(st, 3, r.u.data(), static_cast<int>(r.u.size()), SQLITE_TRANSIENT);
-          REQUIRE(sqlite3_step(st) == SQLITE_DONE);
-          sqlite3_reset(st);
-        }
-        sqlite3_finalize(st);
-        exec(db, "COMMIT");
-        sqlite3_close(db);
+        });
       }
       pages_text_create(by_pages, 512);
       auto pages = temp ? cv::detail::table_pages::create(d.path, 512)
