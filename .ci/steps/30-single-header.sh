@@ -28,7 +28,7 @@ echo "single header: $n examples + MSPROF_IMPLEMENT compiled with -I single_incl
 [ "$n" -gt 0 ]
 # The whole test suite with <msprof/mstx.hpp> resolving to the generated header.
 b=build-ci-single
-cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMSPROF_TEST_SINGLE_HEADER=ON \
+cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 -DMSPROF_TEST_SINGLE_HEADER=ON \
   -DMSPROF_BUILD_BENCH=OFF -DMSPROF_BUILD_EXAMPLES=OFF >/dev/null
 cmake --build $b -j2
 ctest --test-dir $b -j2 --output-on-failure

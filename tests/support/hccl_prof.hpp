@@ -14,6 +14,7 @@
 #include <msprof/prof/writer.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ inline constexpr std::uint64_t wall_us = 1767268800000000ull;     // 2026-01-01 
 inline constexpr std::uint64_t cntvct = 7000000000ull;            // device counter at anchor_ns (50 MHz)
 inline constexpr std::uint32_t tid = 2001;
 inline constexpr char name[] = "PROF_000001_20260101120000000_GOLDENHCCLAAAAAA";
+
+/// The golden case's folder (input/, expected/) in the source tree.
+inline std::filesystem::path case_dir() { return std::filesystem::path(MSPROF_TEST_DATA_DIR) / "golden" / "hccl_allreduce"; }
 
 // Runtime task type ids are registered by name; the parser only reads the name.
 namespace rt {

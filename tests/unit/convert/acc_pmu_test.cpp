@@ -24,7 +24,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "acc_pmu";
+const char* const kAccPmuCase = "acc_pmu";
 // The Acc PMU process of device d: info.json's pid 6060 << 10 | sort index 19 << 5 | d.
 constexpr std::uint64_t acc_pid(std::uint32_t d) { return (6060u << 10) | (19u << 5) | d; }
 
@@ -77,10 +77,10 @@ std::string record(double us, std::uint16_t acc, std::uint64_t rbw, std::uint64_
 }  // namespace
 
 TEST_CASE("acc_pmu: the timeline equals the reference's, plus device 2's samples it lost") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kAccPmuCase);
   const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
   std::string e1, e2;
-  const auto expected = golden::canonical_timeline(golden::slurp(golden::case_dir(kCase) / "expected" / "msprof.json"), e1);
+  const auto expected = golden::canonical_timeline(golden::slurp(golden::case_dir(kAccPmuCase) / "expected" / "msprof.json"), e1);
   const auto ours = golden::canonical_timeline(golden::slurp(golden::output(t.prof, "msprof", "json")), e2);
   REQUIRE(e1.empty());
   REQUIRE(e2.empty());
@@ -101,10 +101,10 @@ TEST_CASE("acc_pmu: the timeline equals the reference's, plus device 2's samples
 }
 
 TEST_CASE("acc_pmu: the db's ACC_PMU rows equal the reference's, plus device 2's rows") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kAccPmuCase);
   golden::export_everything(t);
   const auto got = golden::canonical_db(t.prof / "msprof_T.db");
-  const auto exp = golden::lines(golden::slurp(golden::case_dir(kCase) / "expected" / "db.canonical.sql"));
+  const auto exp = golden::lines(golden::slurp(golden::case_dir(kAccPmuCase) / "expected" / "db.canonical.sql"));
   CHECK(golden::minus(exp, got).empty());
   CHECK(golden::minus(got, exp) == std::vector<std::string>{
                                        "INSERT INTO ACC_PMU VALUES(0,1,2,3,4,1767268800000200000,2);",
@@ -118,7 +118,7 @@ TEST_CASE("acc_pmu: the db's ACC_PMU rows equal the reference's, plus device 2's
 }
 
 TEST_CASE("acc_pmu: samples in the reference's order, those before the start left out with a warning") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kAccPmuCase);
   std::vector<std::string> warnings;
   const auto got = samples(t.prof, warnings);
   const std::vector<std::string> want = {
@@ -141,7 +141,7 @@ TEST_CASE("acc_pmu: samples in the reference's order, those before the start lef
 }
 
 TEST_CASE("acc_pmu: a record without the STARS magic is left out with a warning, the device's others kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kAccPmuCase);
   // The reference's StarsSocParser fails the device's parse over it: that device loses every STARS record.
   std::string bad = record(500, 0, 8, 8, 8, 8);
   bad[2] = 0x34;
@@ -155,7 +155,7 @@ TEST_CASE("acc_pmu: a record without the STARS magic is left out with a warning,
 }
 
 TEST_CASE("acc_pmu: two devices' samples of one time next to each other are one event, on the later device's pid") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kAccPmuCase);
   // Device 1's samples all at 700 us, the time of device 0's last: the reference's assembler
   // merges across the device boundary too (the largest of each level and of the pid).
   std::ofstream(device_file(t.prof, 1, "data/stars_soc.data.1.slice_0"), std::ios::binary | std::ios::trunc)
@@ -172,7 +172,7 @@ TEST_CASE("acc_pmu: two devices' samples of one time next to each other are one 
 }
 
 TEST_CASE("acc_pmu: json_process.acc_pmu false leaves the Acc PMU process out") {
-  golden::temp_copy on(kCase), off(kCase);
+  golden::temp_copy on(kAccPmuCase), off(kAccPmuCase);
   auto o = golden::fixed_ts();
   REQUIRE(cv::export_timeline(on.prof.string(), o).has_value());
   o.json_process.acc_pmu = false;
@@ -182,7 +182,7 @@ TEST_CASE("acc_pmu: json_process.acc_pmu false leaves the Acc PMU process out") 
 }
 
 TEST_CASE("acc_pmu: another chip than 5 gives no samples and one warning naming its info.json") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kAccPmuCase);
   golden_memory::replace_in(device_file(t.prof, 1, "info.json.1"), "\"platform_version\": \"5\"", "\"platform_version\": \"7\"");
   std::vector<std::string> warnings;
   const auto got = samples(t.prof, warnings);
@@ -191,7 +191,7 @@ TEST_CASE("acc_pmu: another chip than 5 gives no samples and one warning naming 
 }
 
 TEST_CASE("acc_pmu: a device's samples are placed by its own start_info and host_start.log") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kAccPmuCase);
   std::vector<std::string> warnings;
   const auto before = samples(t.prof, warnings);
   // Device 1's collection began 5 us later; device 2's host clock read 3 us later at the same count.

@@ -16,7 +16,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "aicpu";
+const char* const kAicpuCase = "aicpu";
 
 path aicpu_slice(const path& prof) { return prof / "device_0" / "data" / "aicpu.data.0.slice_0"; }
 
@@ -31,14 +31,14 @@ std::vector<cv::aicpu_kernel> kernels(const path& prof, std::vector<std::string>
 TEST_CASE("aicpu: the golden input is what the generator writes") {
   golden::temp_copy base("ops_pipeutil");
   golden_aicpu::add_records(base.prof);
-  golden::temp_copy ours(kCase);
+  golden::temp_copy ours(kAicpuCase);
   golden::check_same_files(base.prof, ours.prof);
 }
 
 TEST_CASE("aicpu: every summary equals the reference") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kAicpuCase);
   golden::export_everything(t);
-  CHECK(golden::check_csvs(t, kCase) == 5);
+  CHECK(golden::check_csvs(t, kAicpuCase) == 5);
   // 4 reports, one started before the collection; Cast_5 named through its AI_CPU task.
   const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "aicpu", "csv")));
   REQUIRE(rows.size() == 1 + 3);
@@ -56,7 +56,7 @@ TEST_CASE("aicpu: a collection without AI CPU reports has no aicpu summary") {
 }
 
 TEST_CASE("aicpu: damaged reports are named and skipped, the others kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kAicpuCase);
   std::string bytes = golden::slurp(aicpu_slice(t.prof));
   REQUIRE(bytes.size() == 4 * 256);
   bytes[256] = 0;  // the second report's magic

@@ -22,7 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t tiny_budget = 256;
 
 /// sqlite_master in rowid order, then every table's rows in rowid order, one
 /// line per row with typed values ("i:", "f:" %!.20g, "t:", "null").
@@ -121,7 +120,7 @@ fs::path check_windows_equal_whole(const cv::model& m) {
   REQUIRE(expected.size() > 20);
   const auto expected_bytes = golden::slurp(whole_db);
   for (std::size_t n : {1u, 2u, 7u}) {
-    for (std::size_t budget : {cv::spill_budget_default, tiny_budget}) {
+    for (std::size_t budget : {cv::spill_budget_default, golden_windows::tiny_budget}) {
       CAPTURE(n);
       CAPTURE(budget);
       const auto ts = "w" + std::to_string(n) + "_" + std::to_string(budget);
@@ -252,7 +251,7 @@ TEST_CASE("db windows: every golden case, split into 1, 2 and 7 windows, gives t
     // And the reference's rows where the case has them (truncated_tail keeps more, see golden_test).
     const auto expected_sql = golden::case_dir(c) / "expected" / "db.canonical.sql";
     if (std::string(c) != "truncated_tail" && fs::exists(expected_sql)) {
-      const fs::path db = export_windows(*m, 7, 99, tiny_budget, "golden7");
+      const fs::path db = export_windows(*m, 7, 99, golden_windows::tiny_budget, "golden7");
       CHECK(golden::canonical_db(db) == golden::lines(golden::slurp(expected_sql)));
     }
   }
@@ -333,7 +332,7 @@ TEST_CASE("db windows: with a tiny budget the rows go through disk runs, and a s
   const cv::model m = generated(t.root);
   const auto windows = golden_windows::split(m, 3, 5);
   const auto final = golden_windows::final_of(m);
-  for (std::size_t budget : {cv::spill_budget_default, tiny_budget}) {
+  for (std::size_t budget : {cv::spill_budget_default, golden_windows::tiny_budget}) {
     CAPTURE(budget);
     // Runs go to a directory that does not exist: only a writer that spills fails.
     const auto path = t.root / ("spill_" + std::to_string(budget) + ".db");
@@ -342,7 +341,7 @@ TEST_CASE("db windows: with a tiny budget the rows go through disk runs, and a s
     for (const auto& x : windows) ok = ok && w.add(x).has_value();
     auto r = w.finish(final);
     ok = ok && r.has_value();
-    if (budget == tiny_budget) {
+    if (budget == golden_windows::tiny_budget) {
       CHECK_FALSE(ok);
       if (!r) CHECK(r.err().message.find(".msprof_sort_") != std::string::npos);
     } else {

@@ -21,7 +21,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "dp";
+const char* const kDpCase = "dp";
 
 path data(const path& prof, int dev) { return prof / ("device_" + std::to_string(dev)) / "data"; }
 
@@ -42,7 +42,7 @@ std::vector<std::string> lines(const std::string& text) {
 }
 
 /// The expected rows of the case (header first).
-std::vector<std::string> expected() { return lines(golden::slurp(golden::case_dir(kCase) / "expected" / "dp.csv")); }
+std::vector<std::string> expected() { return lines(golden::slurp(golden::case_dir(kDpCase) / "expected" / "dp.csv")); }
 
 std::vector<std::string> export_rows(const golden::temp_copy& t, std::vector<std::string>& warnings) {
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
@@ -68,10 +68,10 @@ void check_case_warnings(const std::vector<std::string>& w) {
 }  // namespace
 
 TEST_CASE("dp: the summary equals the reference's (binary and text slices, both file names)") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kDpCase);
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
-  CHECK(golden::check_csvs(t, kCase) == 1);
+  CHECK(golden::check_csvs(t, kDpCase) == 1);
   check_case_warnings(s->warnings);
 }
 
@@ -79,7 +79,7 @@ TEST_CASE("dp: the summary equals the reference's (binary and text slices, both 
 /// and a warning holding `where` and `what`.
 template <class Edit>
 void check_binary_damage(Edit&& edit, const std::string& where, const std::string& what) {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kDpCase);
   const path p = data(t.prof, 0) / "DATA_PREPROCESS.DP.0.slice_0";
   std::string b = golden::slurp(p);
   edit(b);
@@ -105,7 +105,7 @@ TEST_CASE("dp: a bad header on the last record still reads the slice as binary, 
 TEST_CASE("dp: binary records of several slices, newest slice first") {
   // The reference keeps only the oldest slice's records (each slice's rows
   // replace the last); every record is kept here, in its reading order.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kDpCase);
   const path p0 = data(t.prof, 0) / "DATA_PREPROCESS.DP.0.slice_0";
   const std::string b = golden::slurp(p0);
   write(p0, b.substr(0, 6 * 128));
@@ -119,7 +119,7 @@ TEST_CASE("dp: binary records of several slices, newest slice first") {
 
 TEST_CASE("dp: a text line whose time is not a number is a warning with its offset, the others are kept") {
   // The reference's float() raises there, and the whole dp file is lost.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kDpCase);
   const path p = data(t.prof, 1) / "DATA_PREPROCESS.dev.DP.1.slice_0";
   const std::string b = golden::slurp(p);
   write(p, b + "[12x] Last queue dequeue, source:s, index:1, size:1\n" + std::string(1, '\0'));
@@ -130,7 +130,7 @@ TEST_CASE("dp: a text line whose time is not a number is a warning with its offs
 }
 
 TEST_CASE("dp: a slice's problems are capped as the reader caps a file's: 20, then one count") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kDpCase);
   const path p = data(t.prof, 1) / "DATA_PREPROCESS.dev.DP.1.slice_0";
   const std::string b = golden::slurp(p);
   std::string bad;
@@ -147,7 +147,7 @@ TEST_CASE("dp: a slice's problems are capped as the reader caps a file's: 20, th
 }
 
 TEST_CASE("dp: only empty slices, no dp file and a warning for each") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kDpCase);
   for (int dev : {0, 1})
     for (const auto& e : golden::fs::directory_iterator(data(t.prof, dev)))
       if (e.path().filename().string().rfind("DATA_PREPROCESS", 0) == 0 && e.path().extension() != ".done") write(e.path(), "");
@@ -201,7 +201,7 @@ TEST_CASE("dp: a device start_info without collectionTimeBegin or clockMonotonic
   };
   for (const char* s : starts) {
     CAPTURE(s);
-    golden::temp_copy t(kCase);
+    golden::temp_copy t(kDpCase);
     start_info(t, 0, "{" + kDate + s);
     std::vector<std::string> w;
     const auto got = export_rows(t, w);
@@ -218,7 +218,7 @@ TEST_CASE("dp: a device start_info without collectionTimeBegin or clockMonotonic
 TEST_CASE("dp: a start_info's values are read as Python's float() reads them: a JSON number, a \"0\" string") {
   // Both as runs of the reference give them: a number is a number, and the
   // string "0" is true to Python (the offset is then collectionTimeBegin).
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kDpCase);
   std::vector<std::string> w;
   SUBCASE("a JSON number") {
     start_info(t, 0, "{" + kDate + R"("collectionTimeBegin": "1767268800000000", "clockMonotonicRaw": 1000000000000})");

@@ -30,6 +30,9 @@ inline const char* const cases[] = {"host_api_only", "mstx_domains", "ops_pipeut
 
 inline fs::path case_dir(const std::string& c) { return fs::path(MSPROF_TEST_DATA_DIR) / "golden" / c; }
 
+/// The host data file `name` of the collection `prof`.
+inline fs::path host_data(const fs::path& prof, const char* name) { return prof / "host" / "data" / name; }
+
 /// `name` in device `d`'s directory of `prof`.
 inline fs::path device_file(const fs::path& prof, int d, const std::string& name) {
   return prof / ("device_" + std::to_string(d)) / name;

@@ -23,7 +23,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "host_io";
+const char* const kHostIoCase = "host_io";
 // info.json's pid 4242 << 10 | sort index << 5 | 31 (the host).
 constexpr std::uint64_t kNetworkPid = (4242u << 10) | (11u << 5) | 31u;
 constexpr std::uint64_t kDiskPid = (4242u << 10) | (12u << 5) | 31u;
@@ -86,15 +86,15 @@ TEST_CASE("host_io: the host_disk_usage and host_network_usage summaries equal t
   // HostNetworkUsagePresenter, get_recommend_value; expected/ of the case):
   // the peaks and the recommended rates as Python prints floats; the netcard
   // speed the listed speeds but docker0's -1, in KB/s.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostIoCase);
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
-  CHECK(golden::check_csvs(t, kCase) == 2);
+  CHECK(golden::check_csvs(t, kHostIoCase) == 2);
   check_case_warnings(s->warnings);
 }
 
 TEST_CASE("host_io: the disk rows, as the reference's Python path stores them") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostIoCase);
   std::vector<std::string> warnings;
   const auto u = disk_usages(t.prof, warnings);
   check_case_warnings(warnings);
@@ -120,7 +120,7 @@ TEST_CASE("host_io: the network rows, as the reference's Python path stores them
   // left out of the interval where its receive counter went back, docker0
   // (speed -1) and lo (not listed) never counted, and each usage over the
   // speed of its sample's last listed interface (eth1, 1000 Mbit/s: 175.5555%).
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostIoCase);
   std::vector<std::string> warnings;
   const auto got = network_usages(t.prof, warnings);
   const std::vector<std::string> want = {
@@ -136,7 +136,7 @@ TEST_CASE("host_io: the timeline's Disk Usage and Network Usage processes (the r
   // host_usage_assembler.cpp: a counter named as the process, series
   // Usage(%), at each row's start (its whole ns) on the local clock, those
   // before the collection start left out; label "CPU", sort indices 12 and 11.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostIoCase);
   auto tl = cv::export_timeline(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
   check_case_warnings(tl->warnings);
@@ -166,7 +166,7 @@ TEST_CASE("host_io: no disk or network slices, no summaries and no processes") {
 }
 
 TEST_CASE("host_io: bad disk lines are warnings naming the file and offset, and the rest is kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostIoCase);
   const auto size = golden::fs::file_size(host_file(t.prof, "data") / "host_disk.data.slice_0");
   const std::string bad_read = "12:00:09  4242 be/4 root  abc K/s  1.00 K/s  0.00 %  1.00 % python\n";
   const std::string bad_unit = "12:00:09  4242 be/4 root  2.00 X/s  1.00 K/s  0.00 %  1.00 % python\n";
@@ -189,7 +189,7 @@ TEST_CASE("host_io: bad disk lines are warnings naming the file and offset, and 
 TEST_CASE("host_io: a slice's bad disk lines share the reader's cap of 20 warnings, then one count") {
   // Lines the decoder rejects and lines the usage flags (a rate that is not a
   // number) are counted together, as every problem the reader finds in a slice.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostIoCase);
   const std::string bad_read = "12:00:09  4242 be/4 root  abc K/s  1.00 K/s  0.00 %  1.00 % python\n";
   const std::string cut = "12:00:09  4242 be/4 ro\n";
   std::string text = "start_time 1000100050000\n";
@@ -207,7 +207,7 @@ TEST_CASE("host_io: a slice's bad disk lines share the reader's cap of 20 warnin
 }
 
 TEST_CASE("host_io: without host_disk_freq the disk usage is a warning and its summary N/A") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostIoCase);
   edit(t.prof, "sample.json", "\"host_disk_freq\": 7", "\"host_disk_freq\": \"7\"");  // a string: the reference fails too
   std::vector<std::string> warnings;
   const auto s = cv::host_disk_usage_summary(t.prof.string(), warnings);
@@ -219,7 +219,7 @@ TEST_CASE("host_io: without host_disk_freq the disk usage is a warning and its s
 }
 
 TEST_CASE("host_io: bad network lines, equal times and a missing netCard are warnings, and the rest is kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostIoCase);
   const path slice = host_file(t.prof, "data") / "host_network.data.slice_1";
   const auto size = golden::fs::file_size(slice);
   const std::string bad_time = "time 12x\n";
@@ -245,7 +245,7 @@ TEST_CASE("host_io: bad network lines, equal times and a missing netCard are war
 
 TEST_CASE("host_io: every netCard speed -1, a summary of no usage") {
   // compute_netcard_speed's int 0 and get_recommend_value's N/A.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostIoCase);
   for (const char* s : {"10000", "1000", "25000", "100000"})
     edit(t.prof, "info.json", std::string("\"speed\": ") + s + "}", "\"speed\": -1}");
   std::vector<std::string> warnings;

@@ -18,13 +18,11 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "host_sys_usage";
-
-path host_data(const path& prof, const char* name) { return prof / "host" / "data" / name; }
+const char* const kHostSysUsageCase = "host_sys_usage";
 
 /// Appends `text` to the slice `name` of `prof` (its .done gone, so the size is not checked).
-void append(const path& prof, const char* name, const std::string& text) {
-  const auto p = host_data(prof, name);
+void append_to_slice(const path& prof, const char* name, const std::string& text) {
+  const auto p = golden::host_data(prof, name);
   golden::fs::remove(p.string() + ".done");
   std::ofstream(p, std::ios::app) << text;
 }
@@ -38,10 +36,10 @@ const cv::table* find(const std::vector<cv::table>& v, const std::string& name) 
 }  // namespace
 
 TEST_CASE("host_sys_usage: cpu_usage, process_cpu_usage, sys_mem and process_mem equal the reference") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostSysUsageCase);
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
-  CHECK(golden::check_csvs(t, kCase) == 5);  // and api_statistic
+  CHECK(golden::check_csvs(t, kHostSysUsageCase) == 5);  // and api_statistic
   for (const auto& w : s->warnings) MESSAGE(w);
   CHECK(s->warnings.empty());
 }
@@ -82,12 +80,12 @@ TEST_CASE("host_sys_usage: the reference's reading of the records") {
 }
 
 TEST_CASE("host_sys_usage: bad lines are warnings naming the file and offset, never a crash") {
-  golden::temp_copy t(kCase);
-  const auto cpu = host_data(t.prof, "host_sys_cpu.data.slice_0");
-  const auto pid = host_data(t.prof, "4242-CpuUsage.data.slice_0");
+  golden::temp_copy t(kHostSysUsageCase);
+  const auto cpu = golden::host_data(t.prof, "host_sys_cpu.data.slice_0");
+  const auto pid = golden::host_data(t.prof, "4242-CpuUsage.data.slice_0");
   const auto cpu_size = golden::fs::file_size(cpu), pid_size = golden::fs::file_size(pid);
-  append(t.prof, "host_sys_cpu.data.slice_0", "TimeStamp:9\ncpu 1 2\ncpu0 1 2 3 4 x 6 7 8 9 10\n\n");
-  append(t.prof, "4242-CpuUsage.data.slice_0", "TimeStamp:9\n4242 (cut) S 1\ncpu  1 2 3\n\n");
+  append_to_slice(t.prof, "host_sys_cpu.data.slice_0", "TimeStamp:9\ncpu 1 2\ncpu0 1 2 3 4 x 6 7 8 9 10\n\n");
+  append_to_slice(t.prof, "4242-CpuUsage.data.slice_0", "TimeStamp:9\n4242 (cut) S 1\ncpu  1 2 3\n\n");
   std::vector<std::string> warnings;
   const auto tables = cv::host_sys_usage_summaries(t.prof.string(), warnings);
   REQUIRE(warnings.size() == 3);
@@ -100,7 +98,7 @@ TEST_CASE("host_sys_usage: bad lines are warnings naming the file and offset, ne
   // The good samples are kept: the other summaries are the reference's, the CPU's a new row's worth.
   const auto* mem = find(tables, "process_mem");
   REQUIRE(mem != nullptr);
-  CHECK(golden::lines(golden::slurp(golden::case_dir(kCase) / "expected" / "process_mem.csv")).size() == mem->rows.size() + 1);
+  CHECK(golden::lines(golden::slurp(golden::case_dir(kHostSysUsageCase) / "expected" / "process_mem.csv")).size() == mem->rows.size() + 1);
   const auto* proc = find(tables, "process_cpu_usage");
   REQUIRE(proc != nullptr);
   CHECK(proc->rows.size() == 3);
@@ -110,12 +108,12 @@ TEST_CASE("host_sys_usage: bad lines are warnings naming the file and offset, ne
 }
 
 TEST_CASE("host_sys_usage: a slice's problems under the reader's cap, numbers beyond 64 bits left out") {
-  golden::temp_copy t(kCase);
-  const auto mem = host_data(t.prof, "4242-Memory.data.slice_0");
+  golden::temp_copy t(kHostSysUsageCase);
+  const auto mem = golden::host_data(t.prof, "4242-Memory.data.slice_0");
   std::string bad = "TimeStamp:9\n";
   for (int i = 0; i < 30; ++i) bad += "1 x 3 4 5 6 7\n";  // a statm line that is not seven whole numbers
-  append(t.prof, "4242-Memory.data.slice_0", bad + "\n");
-  append(t.prof, "host_sys_mem.data.slice_0", "TimeStamp:9\nMemTotal:       1e300 kB\nHugePages_Free: 99999999999999999999\n\n");
+  append_to_slice(t.prof, "4242-Memory.data.slice_0", bad + "\n");
+  append_to_slice(t.prof, "host_sys_mem.data.slice_0", "TimeStamp:9\nMemTotal:       1e300 kB\nHugePages_Free: 99999999999999999999\n\n");
   std::vector<std::string> warnings;
   const auto tables = cv::host_sys_usage_summaries(t.prof.string(), warnings);
   std::size_t statm = 0, more = 0, beyond = 0;
@@ -141,7 +139,7 @@ TEST_CASE("host_sys_usage: the reference's timeline and db have nothing of these
   // expected/msprof.json and db.canonical.sql are the reference's, equal to those of host_api_only (the same
   // input less these slices); golden_test.cpp compares ours to them. Here: the host's files are read without a
   // warning about their names.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostSysUsageCase);
   auto r = cv::export_timeline(t.prof.string(), golden::fixed_ts());
   REQUIRE(r.has_value());
   for (const auto& w : r->warnings) CHECK(w.find("CpuUsage") == std::string::npos);

@@ -19,12 +19,10 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "host_usage";
+const char* const kHostUsageCase = "host_usage";
 // info.json's pid 4242 << 10 | sort index << 5 | 31 (the host).
 constexpr std::uint64_t kCpuPid = (4242u << 10) | (9u << 5) | 31u;
 constexpr std::uint64_t kMemPid = (4242u << 10) | (10u << 5) | 31u;
-
-path host_data(const path& prof, const char* name) { return prof / "host" / "data" / name; }
 
 /// The CPU usages of `prof`, nullopt without host_cpu slices.
 std::optional<std::vector<cv::host_cpu_usage>> cpu_usages(const golden::fs::path& prof, std::vector<std::string>& warnings) {
@@ -45,15 +43,15 @@ std::optional<std::vector<cv::host_mem_usage>> mem_usages(const golden::fs::path
 }  // namespace
 
 TEST_CASE("host_usage: the host_cpu_usage and host_mem_usage summaries equal the reference") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostUsageCase);
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
-  CHECK(golden::check_csvs(t, kCase) == 2);
+  CHECK(golden::check_csvs(t, kHostUsageCase) == 2);
   CHECK(s->warnings.empty());
 }
 
 TEST_CASE("host_usage: the CPU usages of each interval, as the reference computes them") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostUsageCase);
   std::vector<std::string> warnings;
   const auto u = cpu_usages(t.prof, warnings);
   REQUIRE(u.has_value());
@@ -77,7 +75,7 @@ TEST_CASE("host_usage: the timeline's CPU Usage and Memory Usage processes (the 
   // Usage" of series Usage(%) at each interval's start, then the process
   // metadata with label "CPU" and sort indices 9 and 10). The values are those
   // the Python path stored (its timeline shows the same ones).
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostUsageCase);
   auto tl = cv::export_timeline(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(tl.has_value(), tl.err().what());
   CHECK(tl->warnings.empty());
@@ -125,9 +123,9 @@ TEST_CASE("host_usage: no host usage slices, no summaries and no processes") {
 }
 
 TEST_CASE("host_usage: bad lines are warnings naming the file and offset, and the good lines are kept") {
-  golden::temp_copy t(kCase);
-  const auto cpu = host_data(t.prof, "host_cpu.data.slice_0");
-  const auto mem = host_data(t.prof, "host_mem.data.slice_0");
+  golden::temp_copy t(kHostUsageCase);
+  const auto cpu = golden::host_data(t.prof, "host_cpu.data.slice_0");
+  const auto mem = golden::host_data(t.prof, "host_mem.data.slice_0");
   golden::fs::remove(cpu.string() + ".done");
   golden::fs::remove(mem.string() + ".done");
   const auto cpu_size = golden::fs::file_size(cpu), mem_size = golden::fs::file_size(mem);
@@ -149,8 +147,8 @@ TEST_CASE("host_usage: bad lines are warnings naming the file and offset, and th
 }
 
 TEST_CASE("host_usage: a thread line before any uptime line is out of place, and without memoryTotal there is no memory usage") {
-  golden::temp_copy t(kCase);
-  const auto cpu = host_data(t.prof, "host_cpu.data.slice_0");
+  golden::temp_copy t(kHostUsageCase);
+  const auto cpu = golden::host_data(t.prof, "host_cpu.data.slice_0");
   golden::fs::remove(cpu.string() + ".done");
   std::string text = golden::slurp(cpu);
   text = text.substr(text.find('\n') + 1);  // the first 'time' line gone: its uptime and threads have no sample
@@ -181,7 +179,7 @@ TEST_CASE("host_usage: the db's CPU_USAGE and HOST_MEM_USAGE tables (the referen
   // left out, the CPU as a number;
   // SaveHostMemUsageData), the times the intervals' starts on the local clock;
   // NUMERIC columns keep a whole usage as an integer, the dump prints 20 digits.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHostUsageCase);
   auto db = cv::export_db(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(db.has_value(), db.err().what());
   CHECK(db->warnings.empty());

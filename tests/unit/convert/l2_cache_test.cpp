@@ -28,7 +28,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "l2_cache";
+const char* const kL2CacheCase = "l2_cache";
 
 path device_file(const path& prof, const std::string& name) { return prof / "device_0" / name; }
 
@@ -61,9 +61,9 @@ const std::string kEvents = "\"l2CacheTaskProfilingEvents\": \"0x90, 0xFB,0x9c,0
 }  // namespace
 
 TEST_CASE("l2_cache: the summary equals the reference (platform 5: no Hit Rate)") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kL2CacheCase);
   const std::string ours = export_l2(t);
-  CHECK(ours == golden::slurp(golden::case_dir(kCase) / "expected" / "l2_cache.csv"));
+  CHECK(ours == golden::slurp(golden::case_dir(kL2CacheCase) / "expected" / "l2_cache.csv"));
   // 9 records over 2 slices: rounding (1/3, 3e-06), zero requests, a task
   // without an op (N/A), counters whose sum passes 2^64.
   const auto rows = golden::lines(ours);
@@ -73,7 +73,7 @@ TEST_CASE("l2_cache: the summary equals the reference (platform 5: no Hit Rate)"
 }
 
 TEST_CASE("l2_cache: with platform_version 1 the Hit Rate is computed, as the reference computes it") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kL2CacheCase);
   for (const auto& p : {device_file(t.prof, "info.json.0"), t.prof / "host" / "info.json"})
     replace_in(p, "\"platform_version\": \"5\"", "\"platform_version\": \"1\"");
   std::vector<std::string> warnings;
@@ -82,7 +82,7 @@ TEST_CASE("l2_cache: with platform_version 1 the Hit Rate is computed, as the re
   REQUIRE(rs.size() == 9);
   // The reference's rows, read from its file, without the op names (the model
   // is not loaded here): Device_id, Stream Id, Task Id, Hit Rate, Victim Rate.
-  const auto expected = golden::lines(golden::slurp(golden::case_dir(kCase) / "expected_platform1" / "l2_cache.csv"));
+  const auto expected = golden::lines(golden::slurp(golden::case_dir(kL2CacheCase) / "expected_platform1" / "l2_cache.csv"));
   REQUIRE(expected.size() == 1 + rs.size());
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const auto& c = rs[i];
@@ -108,7 +108,7 @@ TEST_CASE("l2_cache: events or a platform the reference cannot use give a warnin
   };
   for (const auto& [what, events] : cases) {
     CAPTURE(what);
-    golden::temp_copy t(kCase);
+    golden::temp_copy t(kL2CacheCase);
     replace_in(device_file(t.prof, "sample.json"), ", " + kEvents, events.empty() ? "" : ", " + events);
     std::vector<std::string> warnings;
     CHECK(rates(t.prof, warnings).empty());
@@ -116,7 +116,7 @@ TEST_CASE("l2_cache: events or a platform the reference cannot use give a warnin
     CHECK(warnings[0].find("device_0/sample.json") != std::string::npos);
     CHECK(export_l2(t).empty());
   }
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kL2CacheCase);
   replace_in(device_file(t.prof, "info.json.0"), "\"platform_version\": \"5\"", "\"platform_version\": \"9\"");
   std::vector<std::string> warnings;
   CHECK(rates(t.prof, warnings).empty());
@@ -125,7 +125,7 @@ TEST_CASE("l2_cache: events or a platform the reference cannot use give a warnin
 }
 
 TEST_CASE("l2_cache: a damaged sample.json is a warning naming it and the offset, not a crash") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kL2CacheCase);
   write(device_file(t.prof, "sample.json"), "{\"l2CacheTaskProfilingEvents\": \"0xfb,");
   std::vector<std::string> warnings;
   CHECK(rates(t.prof, warnings).empty());
@@ -139,7 +139,7 @@ TEST_CASE("l2_cache: a damaged sample.json is a warning naming it and the offset
 }
 
 TEST_CASE("l2_cache: a cut record is a warning naming the slice and offset, and the whole records are kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kL2CacheCase);
   const path slice = t.prof / "device_0" / "data" / "l2_cache.data.0.slice_1";
   std::string bytes = golden::slurp(slice);
   REQUIRE(bytes.size() == 4 * msprof::codec::l2_cache_size);
@@ -153,14 +153,14 @@ TEST_CASE("l2_cache: a cut record is a warning naming the slice and offset, and 
   CHECK(warnings[0].find("l2_cache.data.0.slice_1") != std::string::npos);
   CHECK(warnings[0].find("offset 216") != std::string::npos);
   // The summary keeps the reference's first 8 rows.
-  const auto expected = golden::lines(golden::slurp(golden::case_dir(kCase) / "expected" / "l2_cache.csv"));
+  const auto expected = golden::lines(golden::slurp(golden::case_dir(kL2CacheCase) / "expected" / "l2_cache.csv"));
   const auto ours = golden::lines(export_l2(t));
   REQUIRE(ours.size() == 1 + 8);
   for (std::size_t i = 0; i < ours.size(); ++i) CHECK(ours[i] == expected[i]);
 }
 
 TEST_CASE("l2_cache: Op Name is the op of the last launch with those ids (page_fault's: the first), whatever the window order") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kL2CacheCase);
   const auto task = [](std::uint64_t launch, std::uint32_t stream, std::uint32_t id, const char* op) {
     cv::device_task d;
     d.global_task_id = launch;
@@ -345,14 +345,14 @@ TEST_CASE("l2_cache: on chip 15 the HA records are read in its layout and summed
 
 TEST_CASE("l2_cache: with L2 cache slices too, their rows come first, then the HA records' (the reference's runs)") {
   golden::temp_copy t(kSocCase);
-  for (const auto& e : golden::fs::recursive_directory_iterator(golden::case_dir(kCase) / "input"))
+  for (const auto& e : golden::fs::recursive_directory_iterator(golden::case_dir(kL2CacheCase) / "input"))
     if (e.path().filename().string().rfind("l2_cache.data.", 0) == 0)
       golden::fs::copy_file(e.path(), t.prof / "device_0" / "data" / e.path().filename());
   replace_in(device_file(t.prof, "sample.json"), golden_soc_pmu::kL2Events, "0x90, 0xFB,0x9c,0xfc,0x91,0x59,0x5b,0x5c");
   const std::string ours = export_l2(t);
   CHECK(ours == golden::slurp(golden::case_dir(kSocCase) / "expected_l2_slices" / "l2_cache.csv"));
   // The L2 cache case's own rows, then 4 more.
-  const auto l2_only = golden::lines(golden::slurp(golden::case_dir(kCase) / "expected" / "l2_cache.csv"));
+  const auto l2_only = golden::lines(golden::slurp(golden::case_dir(kL2CacheCase) / "expected" / "l2_cache.csv"));
   const auto rows = golden::lines(ours);
   REQUIRE(rows.size() == l2_only.size() + 4);
   CHECK(std::equal(l2_only.begin(), l2_only.end(), rows.begin()));

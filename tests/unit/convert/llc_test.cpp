@@ -22,7 +22,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "llc";
+const char* const kLlcCase = "llc";
 // The LLC process of device 0: info.json's pid 6060 << 10 | sort index 27 << 5 | 0.
 constexpr std::uint64_t kLlcPid = (6060u << 10) | (27u << 5);
 
@@ -73,15 +73,15 @@ void add_llc_v2(const path& prof) {
 TEST_CASE("llc: the golden input is what the generator writes") {
   golden::temp_copy base("ops_pipeutil");
   golden_llc::add_llc(base.prof);
-  golden::temp_copy ours(kCase);
+  golden::temp_copy ours(kLlcCase);
   golden::check_same_files(base.prof, ours.prof);
 }
 
 TEST_CASE("llc: the llc_read_write summary equals the reference") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kLlcCase);
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
-  CHECK(golden::check_csvs(t, kCase) == 1);
+  CHECK(golden::check_csvs(t, kLlcCase) == 1);
   CHECK(s->warnings.empty());
 }
 
@@ -89,7 +89,7 @@ TEST_CASE("llc: collection version 2.0's layout in mode write, as the reference'
   // The reference's run of add_llc_v2's input wrote these rows: times in ns as
   // they are (through a REAL), tag 1's 4e9 lines over 250 µs, and the sample
   // before the collection start kept (the Python path does not filter).
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kLlcCase);
   add_llc_v2(t.prof);
   std::vector<std::string> warnings;
   const std::vector<std::vector<std::string>> want = {{"0", "write", "Average", "207.083", "15618032422.478"},
@@ -121,7 +121,7 @@ TEST_CASE("llc: the timeline's LLC process and the db's LLC table (the reference
   // timeline's "Hit Rate(%)" is the hit rate * 100 / 100 (a fraction), its
   // throughput the table's MB/s; the db keeps the hit rate * 100, the
   // throughput * 2^20 cut to an integer and the string id of "read".
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kLlcCase);
   const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
   CHECK(tl_warnings.empty());
   CHECK(db_warnings.empty());
@@ -164,7 +164,7 @@ TEST_CASE("llc: the timeline's LLC process and the db's LLC table (the reference
 }
 
 TEST_CASE("llc: json_process.llc false leaves the LLC process out") {
-  golden::temp_copy on(kCase), off(kCase);
+  golden::temp_copy on(kLlcCase), off(kLlcCase);
   auto o = golden::fixed_ts();
   REQUIRE(cv::export_timeline(on.prof.string(), o).has_value());
   o.json_process.llc = false;
@@ -186,7 +186,7 @@ TEST_CASE("llc: an event sampled twice at one time and tag counts with its last 
     CHECK(warnings.empty());
     return out;
   };
-  golden::temp_copy original(kCase), appended(kCase), in_place(kCase);
+  golden::temp_copy original(kLlcCase), appended(kLlcCase), in_place(kLlcCase);
   const auto size = golden::fs::file_size(llc_slice(original.prof));
   constexpr std::streamoff record = 8;  // time 300, tag 0, event 0 (read lines: the throughput)
   std::string sample(24, '\0');
@@ -204,7 +204,7 @@ TEST_CASE("llc: an event sampled twice at one time and tag counts with its last 
 }
 
 TEST_CASE("llc: a cut sample is a warning naming the file and offset, and the whole ones are kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kLlcCase);
   golden::fs::remove(llc_slice(t.prof).string() + ".done");
   std::ofstream(llc_slice(t.prof), std::ios::binary | std::ios::app) << std::string(10, '\x01');
   std::vector<std::string> warnings;
@@ -216,7 +216,7 @@ TEST_CASE("llc: a cut sample is a warning naming the file and offset, and the wh
 }
 
 TEST_CASE("llc: a version 2.0 time beyond int64 (once a REAL) is skipped with a warning, the others kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kLlcCase);
   add_llc_v2(t.prof);
   std::string bytes = golden::slurp(llc_slice(t.prof));
   for (std::size_t i = 16; i < 24; ++i) bytes[i] = i == 23 ? '\x7f' : '\xff';  // the first sample's ns: INT64_MAX
@@ -228,7 +228,7 @@ TEST_CASE("llc: a version 2.0 time beyond int64 (once a REAL) is skipped with a 
 }
 
 TEST_CASE("llc: an unknown collection version is read in the first layout with one warning naming info.json") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kLlcCase);
   const path info = t.prof / "device_0" / "info.json.0";
   golden_memory::replace_in(info, "\"version\": \"1.0\"", "\"version\": \"3.0\"");
   std::vector<std::string> warnings;
@@ -239,14 +239,14 @@ TEST_CASE("llc: an unknown collection version is read in the first layout with o
 }
 
 TEST_CASE("llc: sample.json without llc_profiling gives no metrics and one warning naming it") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kLlcCase);
   const path sample = t.prof / "device_0" / "sample.json";
   golden_memory::replace_in(sample, "\"llc_profiling\": \"read\", ", "");
   CHECK(sole_warning_without_rows(t.prof) == sample.string() + ": llc_profiling \"\" is neither read nor write; no LLC metrics for device 0");
 }
 
 TEST_CASE("llc: chip 0 (whose LLC data has another format) gives no metrics and one warning naming info.json") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kLlcCase);
   const path info = t.prof / "device_0" / "info.json.0";
   golden_memory::replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"0\"");
   CHECK(sole_warning_without_rows(t.prof) == info.string() + ": chip \"0\" (platform_version) is not one whose LLC read/write data the "
@@ -254,7 +254,7 @@ TEST_CASE("llc: chip 0 (whose LLC data has another format) gives no metrics and 
 }
 
 TEST_CASE("llc: chip 7 keeps one tag, chip 1 four (LlcModel's tag list)") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kLlcCase);
   const path info = t.prof / "device_0" / "info.json.0";
   golden_memory::replace_in(info, "\"platform_version\": \"5\"", "\"platform_version\": \"7\"");
   std::vector<std::string> warnings;

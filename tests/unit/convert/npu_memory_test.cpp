@@ -17,7 +17,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "npu_memory";
+const char* const kNpuMemoryCase = "npu_memory";
 
 /// The canonical dump's lines of one table (its CREATE and INSERTs).
 std::vector<std::string> table_lines(const std::vector<std::string>& dump, const std::string& table) {
@@ -41,15 +41,15 @@ void replace_in(const path& file, const std::string& from, const std::string& to
 TEST_CASE("npu_memory: the golden input is what the generator writes") {
   golden::temp_copy base("ops_pipeutil");
   golden_memory::add_records(base.prof);
-  golden::temp_copy ours(kCase);
+  golden::temp_copy ours(kNpuMemoryCase);
   golden::check_same_files(base.prof, ours.prof);
 }
 
 TEST_CASE("npu_memory: every summary, the db and the timeline equal the reference") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kNpuMemoryCase);
   golden::export_everything(t);
-  CHECK(golden::check_csvs(t, kCase) == 7);
-  const auto exp_dir = golden::case_dir(kCase) / "expected";
+  CHECK(golden::check_csvs(t, kNpuMemoryCase) == 7);
+  const auto exp_dir = golden::case_dir(kNpuMemoryCase) / "expected";
   // Row counts: 9 samples, one before the start; 10 GE events, all kept by the
   // summaries; 6 operator_memory blocks (4 released, 2 not).
   CHECK(golden::lines(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv"))).size() == 1 + 8);
@@ -69,7 +69,7 @@ TEST_CASE("npu_memory: every summary, the db and the timeline equal the referenc
 }
 
 TEST_CASE("npu_memory: a cut npu_module_mem sample is a warning naming the file, and the whole ones are kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kNpuMemoryCase);
   const auto slice = t.prof / "device_0" / "data" / "npu_module_mem.data.0.slice_0";
   golden::fs::remove(slice.string() + ".done");
   std::ofstream(slice, std::ios::app | std::ios::binary) << std::string(10, '\x01');
@@ -79,7 +79,7 @@ TEST_CASE("npu_memory: a cut npu_module_mem sample is a warning naming the file,
   for (const auto& w : s->warnings) named = named || w.find(slice.string() + ": truncated record at byte offset 216") != std::string::npos;
   CHECK(named);
   CHECK(golden::slurp(golden::output(t.prof, "npu_module_mem", "csv")) ==
-        golden::slurp(golden::case_dir(kCase) / "expected" / "npu_module_mem.csv"));
+        golden::slurp(golden::case_dir(kNpuMemoryCase) / "expected" / "npu_module_mem.csv"));
 }
 
 TEST_CASE("npu_memory: module names are the db's ENUM_MODULE, Unknown otherwise") {
@@ -253,7 +253,7 @@ TEST_CASE("npu_module_mem: a device's samples are placed by its own start_info a
   // after load_info(device_<id>)). Device 0's start_info.0 clockMonotonicRaw 5 µs
   // later: every time 5 µs earlier. The rows are a run of the reference
   // (9ba1ac7be, summary and db) on this collection; the host's files are unchanged.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kNpuMemoryCase);
   replace_in(t.prof / "device_0" / "start_info.0", R"("clockMonotonicRaw": "1000000000000")",
              R"("clockMonotonicRaw": "1000000005000")");
   golden::export_everything(t);

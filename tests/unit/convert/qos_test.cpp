@@ -24,7 +24,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "qos";
+const char* const kQosCase = "qos";
 // The QoS process of device d: info.json's pid 6060 << 10 | sort index 29 << 5 | d.
 constexpr std::uint64_t qos_pid(std::uint32_t d) { return (6060u << 10) | (29u << 5) | d; }
 
@@ -57,10 +57,10 @@ std::vector<std::string> device2_counters() {
 }  // namespace
 
 TEST_CASE("qos: the timeline equals the reference's, plus device 2's samples it lost") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kQosCase);
   const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
   std::string e1, e2;
-  const auto expected = golden::canonical_timeline(golden::slurp(golden::case_dir(kCase) / "expected" / "msprof.json"), e1);
+  const auto expected = golden::canonical_timeline(golden::slurp(golden::case_dir(kQosCase) / "expected" / "msprof.json"), e1);
   const auto ours = golden::canonical_timeline(golden::slurp(golden::output(t.prof, "msprof", "json")), e2);
   REQUIRE(e1.empty());
   REQUIRE(e2.empty());
@@ -73,10 +73,10 @@ TEST_CASE("qos: the timeline equals the reference's, plus device 2's samples it 
 }
 
 TEST_CASE("qos: the db's QOS rows and STRING_IDS equal the reference's, plus device 2's rows") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kQosCase);
   golden::export_everything(t);
   const auto got = golden::canonical_db(t.prof / "msprof_T.db");
-  const auto exp = golden::lines(golden::slurp(golden::case_dir(kCase) / "expected" / "db.canonical.sql"));
+  const auto exp = golden::lines(golden::slurp(golden::case_dir(kQosCase) / "expected" / "db.canonical.sql"));
   CHECK(golden::minus(exp, got).empty());
   // The reference lost device 2; its names e0..e2 are strings 8-10 (registered all the same).
   CHECK(golden::minus(got, exp) == std::vector<std::string>{
@@ -97,7 +97,7 @@ TEST_CASE("qos: the db's QOS rows and STRING_IDS equal the reference's, plus dev
 }
 
 TEST_CASE("qos: a cut record is a warning naming the file and offset, the whole records kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kQosCase);
   std::vector<std::string> warnings;
   const auto got = samples(t.prof, warnings);
   REQUIRE(got.size() == 9);  // device 0: 5 - 1 before the start; device 1: 2; device 2: 3
@@ -110,7 +110,7 @@ TEST_CASE("qos: a cut record is a warning naming the file and offset, the whole 
 }
 
 TEST_CASE("qos: json_process.qos false leaves the QoS process out") {
-  golden::temp_copy on(kCase), off(kCase);
+  golden::temp_copy on(kQosCase), off(kQosCase);
   auto o = golden::fixed_ts();
   REQUIRE(cv::export_timeline(on.prof.string(), o).has_value());
   o.json_process.qos = false;
@@ -120,7 +120,7 @@ TEST_CASE("qos: json_process.qos false leaves the QoS process out") {
 }
 
 TEST_CASE("qos: another chip than 5, or no qosEvents, gives no samples and one warning naming the file") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kQosCase);
   golden_memory::replace_in(device_file(t.prof, 0, "info.json.0"), "\"platform_version\": \"5\"", "\"platform_version\": \"15\"");
   golden_memory::replace_in(device_file(t.prof, 1, "sample.json"), "\"qosEvents\": \"mata_rd,mata_wr\"", "\"qosEvents\": \"\"");
   std::vector<std::string> warnings;
@@ -131,7 +131,7 @@ TEST_CASE("qos: another chip than 5, or no qosEvents, gives no samples and one w
 }
 
 TEST_CASE("qos: a device's samples are placed by its own start_info") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kQosCase);
   std::vector<std::string> warnings;
   const auto before = samples(t.prof, warnings);
   // Device 1's collection began 5 us later on the same clock: its samples move by 5000 ns, the others stay.
@@ -155,7 +155,7 @@ TEST_CASE("qos: a device's samples are placed by its own start_info") {
 }
 
 TEST_CASE("qos: more than ten qosEvents names keep the first ten, with a warning") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kQosCase);
   golden_memory::replace_in(device_file(t.prof, 1, "sample.json"), "\"qosEvents\": \"mata_rd,mata_wr\"",
                  "\"qosEvents\": \"a,b,c,d,e,f,g,h,i,j,k,l\"");
   std::vector<std::string> warnings;

@@ -22,8 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t tiny_budget = 256;  // every sorter spills a run per row or two
-const std::size_t budgets[] = {cv::spill_budget_default, tiny_budget};
+const std::size_t budgets[] = {cv::spill_budget_default, golden_windows::tiny_budget};
 const std::size_t window_counts[] = {1, 2, 7};
 
 /// file name -> content of <prof>/mindstudio_profiler_output.
@@ -122,7 +121,7 @@ TEST_CASE("summary windows: golden cases, every file equals the whole-model expo
       if (std::string(format) != "csv") continue;
       // The reference's own CSVs, through 7 spilling windows.
       scratch_dir d("ref");
-      REQUIRE(export_windows(*m, options("csv"), d.path, 7, tiny_budget).has_value());
+      REQUIRE(export_windows(*m, options("csv"), d.path, 7, golden_windows::tiny_budget).has_value());
       for (const auto& e : fs::directory_iterator(golden::case_dir(c) / "expected")) {
         if (e.path().extension() != ".csv") continue;
         CAPTURE(e.path().filename().string());
@@ -298,7 +297,7 @@ TEST_CASE("summary windows: row order across windows") {
   REQUIRE(cv::export_summary(m, o).has_value());
   const auto expected = outputs(d.path);
   scratch_dir r("reverse");
-  cv::summary_exporter x(o, r.path.string(), tiny_budget);
+  cv::summary_exporter x(o, r.path.string(), golden_windows::tiny_budget);
   for (std::size_t i = std::max(m.apis.size(), m.tasks.size()); i-- > 0;) {
     cv::model w = golden_windows::final_of(m);
     if (i < m.apis.size()) w.apis.push_back(m.apis[i]);
@@ -320,7 +319,7 @@ TEST_CASE("summary windows: a tiny budget spills to disk, the default one does n
   // The spill file goes into the PROF_ directory: one that does not exist yet
   // makes a spilling export fail (finish() creates it too late), naming the file.
   const fs::path missing = d.path / "not_yet";
-  auto spilled = export_windows(m, options("csv"), missing, 2, tiny_budget);
+  auto spilled = export_windows(m, options("csv"), missing, 2, golden_windows::tiny_budget);
   REQUIRE(!spilled.has_value());
   CHECK(spilled.err().what().find(".msprof_sort_") != std::string::npos);
   fs::remove_all(missing);

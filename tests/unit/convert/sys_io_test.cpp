@@ -18,7 +18,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "pcie";
+const char* const kPcieCase = "pcie";
 // The PCIe process of device 0: info.json's pid 6060 << 10 | sort index 23 << 5 | 0.
 constexpr std::uint64_t kPciePid = (6060u << 10) | (23u << 5);
 
@@ -54,10 +54,10 @@ TEST_CASE("pcie, hccs, nic, roce: the golden inputs are what the generator write
 }
 
 TEST_CASE("pcie: the pcie summary equals the reference") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kPcieCase);
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
-  CHECK(golden::check_csvs(t, kCase) == 1);
+  CHECK(golden::check_csvs(t, kPcieCase) == 1);
   CHECK(s->warnings.empty());
   // The latest sample (the file's second) is shown, its 0xFFFFF minimum as 0.
   const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "pcie", "csv")));
@@ -84,7 +84,7 @@ TEST_CASE("pcie, hccs, nic, roce: a collection without their samples has none of
 }
 
 TEST_CASE("pcie: a cut sample is a warning naming the file and offset, and the whole ones are kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kPcieCase);
   const auto slice = pcie_slice(t.prof);
   golden::fs::remove(slice.string() + ".done");
   std::ofstream(slice, std::ios::app | std::ios::binary) << std::string(50, '\x01');
@@ -98,11 +98,11 @@ TEST_CASE("pcie: a cut sample is a warning naming the file and offset, and the w
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE(s.has_value());
   CHECK(golden::slurp(golden::output(t.prof, "pcie", "csv")) ==
-        golden::slurp(golden::case_dir(kCase) / "expected" / "pcie.csv"));
+        golden::slurp(golden::case_dir(kPcieCase) / "expected" / "pcie.csv"));
 }
 
 TEST_CASE("pcie: of samples with equal timestamps the first in the file is shown") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kPcieCase);
   const auto slice = pcie_slice(t.prof);
   std::string bytes = golden::slurp(slice);
   REQUIRE(bytes.size() == 4 * 96);
@@ -122,7 +122,7 @@ TEST_CASE("pcie: the timeline's PCIe process and the db's PCIE table (the refere
   // times 10^6 kept in uint32 (0xFFFFF -> 602979776, 2^32 - 1 -> 4293967296),
   // latencies ns; the time is the device ns + 0 (host_start.log minus
   // dev_start.log) + 1767268800000000000 - 10^12 (start_info).
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kPcieCase);
   const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
   for (const auto* w : {&tl_warnings, &db_warnings}) {
     REQUIRE(w->size() == 1);
@@ -179,7 +179,7 @@ TEST_CASE("pcie: a device's samples are placed by its own host_start.log, dev_st
   // host_start.log.0 is 5 µs later than the host's, its dev_start.log.0 1 µs
   // and its start_info.0's clockMonotonicRaw 2 µs: each sample moves by
   // 5 - 1 - 2 = 2 µs. The host's files are unchanged.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kPcieCase);
   const path dev = t.prof / "device_0";
   const std::string raw = "clock_monotonic_raw: 1000000000000", info_raw = R"("clockMonotonicRaw": "1000000000000")";
   replace_in(dev / "host_start.log.0", raw, "clock_monotonic_raw: 1000000005000");
@@ -189,7 +189,7 @@ TEST_CASE("pcie: a device's samples are placed by its own host_start.log, dev_st
   CHECK(pcie_times(t.prof) ==
         std::vector<std::string>{"1767268800000102000", "1767268800000202000", "1767268800000902000"});
   // Without host_start.log.0 and start_info.0 the host's are taken.
-  golden::temp_copy u(kCase);
+  golden::temp_copy u(kPcieCase);
   golden::fs::remove(u.prof / "device_0" / "host_start.log.0");
   golden::fs::remove(u.prof / "device_0" / "start_info.0");
   golden::timeline_and_db_warnings(u);
@@ -198,7 +198,7 @@ TEST_CASE("pcie: a device's samples are placed by its own host_start.log, dev_st
 }
 
 TEST_CASE("pcie: json_process.pcie false leaves the PCIe process out, and the other processes are unchanged") {
-  golden::temp_copy on(kCase), off(kCase);
+  golden::temp_copy on(kPcieCase), off(kPcieCase);
   auto o = golden::fixed_ts();
   REQUIRE(cv::export_timeline(on.prof.string(), o).has_value());
   o.json_process.pcie = false;

@@ -20,7 +20,7 @@ using golden::fs::path;
 
 namespace {
 
-const char* const kCase = "hbm";
+const char* const kHbmCase = "hbm";
 // The HBM process of device 0: info.json's pid 6060 << 10 | sort index 24 << 5 | 0.
 constexpr std::uint64_t kHbmPid = (6060u << 10) | (24u << 5);
 
@@ -35,15 +35,15 @@ void set_events(const path& prof, const std::string& from, const std::string& to
 TEST_CASE("hbm: the golden input is what the generator writes") {
   golden::temp_copy base("ops_pipeutil");
   golden_sysmem::add_hbm(base.prof);
-  golden::temp_copy ours(kCase);
+  golden::temp_copy ours(kHbmCase);
   golden::check_same_files(base.prof, ours.prof);
 }
 
 TEST_CASE("hbm: the hbm summary equals the reference") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHbmCase);
   auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
   REQUIRE_MESSAGE(s.has_value(), s.err().what());
-  CHECK(golden::check_csvs(t, kCase) == 1);
+  CHECK(golden::check_csvs(t, kHbmCase) == 1);
   CHECK(s->warnings.empty());
   // Channel 1 reads nothing: its read cell is its write average, unrounded.
   const auto rows = golden::lines(golden::slurp(golden::output(t.prof, "hbm", "csv")));
@@ -53,7 +53,7 @@ TEST_CASE("hbm: the hbm summary equals the reference") {
 
 TEST_CASE("hbm: one hbm_profiling_events pairs each sample with the 4th before it, as the reference") {
   // The reference's run of the case without the key (an empty name: one event) wrote these rows.
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHbmCase);
   set_events(t.prof, ", \"hbm_profiling_events\": \"read,write\"", "");
   std::vector<std::string> warnings;
   auto s = cv::hbm_summary(t.prof.string(), warnings);
@@ -67,7 +67,7 @@ TEST_CASE("hbm: one hbm_profiling_events pairs each sample with the 4th before i
 }
 
 TEST_CASE("hbm: three hbm_profiling_events give no bandwidths and one warning naming sample.json") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHbmCase);
   set_events(t.prof, "\"read,write\"", "\"read,write,read\"");
   std::vector<std::string> warnings;
   auto s = cv::hbm_summary(t.prof.string(), warnings);
@@ -79,7 +79,7 @@ TEST_CASE("hbm: three hbm_profiling_events give no bandwidths and one warning na
 }
 
 TEST_CASE("hbm: collection version 2.0 (another layout) gives no bandwidths and one warning naming info.json") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHbmCase);
   const path info = t.prof / "device_0" / "info.json.0";
   std::string text = golden::slurp(info);
   const auto at = text.find("\"version\": \"1.0\"");
@@ -95,7 +95,7 @@ TEST_CASE("hbm: collection version 2.0 (another layout) gives no bandwidths and 
 }
 
 TEST_CASE("hbm: a cut sample is a warning naming the file and offset, and the whole ones are kept") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHbmCase);
   golden::fs::remove(hbm_slice(t.prof).string() + ".done");
   std::ofstream(hbm_slice(t.prof), std::ios::binary | std::ios::app) << std::string(10, '\x01');
   std::vector<std::string> warnings;
@@ -108,7 +108,7 @@ TEST_CASE("hbm: a cut sample is a warning naming the file and offset, and the wh
 }
 
 TEST_CASE("hbm: fewer samples than a bandwidth needs give no summary and a warning") {
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHbmCase);
   golden::fs::resize_file(hbm_slice(t.prof), 7 * 24);
   std::ofstream(hbm_slice(t.prof).string() + ".done", std::ios::trunc) << "filesize:168\n";
   std::vector<std::string> warnings;
@@ -133,12 +133,12 @@ TEST_CASE("hbm: samples of one time, type and channel count once, with the last 
     CHECK(warnings.empty());
     return out;
   };
-  golden::temp_copy original(kCase);
+  golden::temp_copy original(kHbmCase);
   const auto size = golden::fs::file_size(hbm_slice(original.prof));
   const auto before = bandwidths(original.prof);
   for (const std::uint64_t record : {std::uint64_t{1}, size / 24 - 1}) {
     CAPTURE(record);
-    golden::temp_copy appended(kCase), in_place(kCase);
+    golden::temp_copy appended(kHbmCase), in_place(kHbmCase);
     std::string sample(24, '\0');
     std::ifstream(hbm_slice(original.prof), std::ios::binary).seekg(static_cast<std::streamoff>(record * 24)).read(sample.data(), 24);
     const std::uint64_t count = 12345;
@@ -161,7 +161,7 @@ TEST_CASE("hbm: the timeline's HBM process and the db's HBM table (the reference
   // plus the clocks' offsets, summed in doubles (so a multiple of 256 ns); the
   // db's bandwidth is MB/s * 2^20 cut to an integer, its type the string id of
   // "read" or "write".
-  golden::temp_copy t(kCase);
+  golden::temp_copy t(kHbmCase);
   const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
   CHECK(tl_warnings.empty());
   CHECK(db_warnings.empty());
@@ -207,7 +207,7 @@ TEST_CASE("hbm: the timeline's HBM process and the db's HBM table (the reference
 }
 
 TEST_CASE("hbm: json_process.hbm false leaves the HBM process out") {
-  golden::temp_copy on(kCase), off(kCase);
+  golden::temp_copy on(kHbmCase), off(kHbmCase);
   auto o = golden::fixed_ts();
   REQUIRE(cv::export_timeline(on.prof.string(), o).has_value());
   o.json_process.hbm = false;

@@ -19,7 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t tiny_budget = 256;
 
 /// The timeline files stamped `ts` in prof's output directory: stem -> bytes.
 std::map<std::string, std::string> timeline_files(const fs::path& prof, const std::string& ts) {
@@ -61,7 +60,7 @@ void check_windows_match_whole(const cv::model& m, const fs::path& prof, cv::exp
   if (expect.count("msprof")) CHECK(expect.at("msprof") == cv::timeline_json(cv::build_timeline(m)));
   if (expect.count("msprof_tx")) CHECK(expect.at("msprof_tx") == cv::timeline_json(tx));
   if (expect.count("step_trace")) CHECK(expect.at("step_trace") == cv::timeline_json(steps));
-  for (std::size_t budget : {cv::spill_budget_default, tiny_budget}) {
+  for (std::size_t budget : {cv::spill_budget_default, golden_windows::tiny_budget}) {
     for (std::size_t n : {1u, 2u, 7u}) {
       CAPTURE(budget);
       CAPTURE(n);
@@ -156,14 +155,14 @@ cv::model generated_model(const fs::path& prof) {
   return m;
 }
 
-struct temp_dir {
+struct scratch_prof {
   fs::path root;
-  explicit temp_dir(const std::string& tag)
+  explicit scratch_prof(const std::string& tag)
       : root(fs::temp_directory_path() / ("msprof_timeline_window_" + tag + "_" + std::to_string(::getpid()))) {
     fs::remove_all(root);
     fs::create_directories(root / "PROF_000001");
   }
-  ~temp_dir() {
+  ~scratch_prof() {
     std::error_code ec;
     fs::remove_all(root, ec);
   }
@@ -183,7 +182,7 @@ TEST_CASE("timeline windows: every golden case in 1, 2 and 7 windows gives the w
 }
 
 TEST_CASE("timeline windows: devices, streams, threads, flows and overlap spread over windows") {
-  temp_dir d("gen");
+  scratch_prof d("gen");
   const auto m = generated_model(d.prof());
   check_windows_match_whole(m, d.prof());
   // The generated model does reach every section.
@@ -194,7 +193,7 @@ TEST_CASE("timeline windows: devices, streams, threads, flows and overlap spread
 }
 
 TEST_CASE("timeline windows: -reports selects the same files as the whole-model export") {
-  temp_dir d("reports");
+  scratch_prof d("reports");
   const auto m = generated_model(d.prof());
   cv::export_options o;
   o.reports = {"msprof_tx", "step_trace"};
@@ -203,7 +202,7 @@ TEST_CASE("timeline windows: -reports selects the same files as the whole-model 
 }
 
 TEST_CASE("timeline windows: only empty windows is the whole-model error") {
-  temp_dir d("empty");
+  scratch_prof d("empty");
   cv::model m;
   m.session.prof_dir = d.prof().string();
   cv::timeline_exporter x({}, m.session.prof_dir);
@@ -218,13 +217,13 @@ TEST_CASE("timeline windows: only empty windows is the whole-model error") {
 }
 
 TEST_CASE("timeline windows: a spill that cannot be written fails the export and leaves no file") {
-  temp_dir d("nospill");
+  scratch_prof d("nospill");
   // Nothing exists at prof_dir when the windows arrive, so the first spill fails;
   // finish() creates the output directory and must then report the spill.
   auto m = generated_model(d.root / "missing" / "PROF_000001");
   cv::export_options o;
   o.timestamp = "T";
-  auto r = export_windows(m, o, 2, 1, tiny_budget);
+  auto r = export_windows(m, o, 2, 1, golden_windows::tiny_budget);
   REQUIRE(!r.has_value());
   CHECK(r.err().what().find(".msprof_sort_") != std::string::npos);
   CHECK(!fs::exists(d.root / "missing" / "PROF_000001" / "mindstudio_profiler_output" / "msprof_T.json"));

@@ -17,6 +17,9 @@ namespace golden_windows {
 
 namespace cv = msprof::convert;
 
+/// A spill budget so small that every sorter spills a run per row or two.
+constexpr std::size_t tiny_budget = 256;
+
 /// The model without records: what a writer's finish() receives.
 inline cv::model final_of(const cv::model& m) {
   cv::model f;

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "../../support/hccl_prof.hpp"
+#include "../../support/temp_dir.hpp"
 #include "../convert/golden_util.hpp"
 
 namespace fs = std::filesystem;
@@ -27,14 +28,6 @@ namespace js = msprof::json;
 
 namespace {
 
-fs::path case_dir() { return fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "hccl_allreduce"; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // Equal as values: the same members in the same order, numbers equal as doubles.
 void check_same(const js::value& got, const js::value& want, const std::string& at) {
@@ -68,7 +61,7 @@ void check_same(const js::value& got, const js::value& want, const std::string& 
 }
 
 hc::analysis golden_analysis() {
-  const fs::path prof = case_dir() / "input" / hccl_prof::name;
+  const fs::path prof = hccl_prof::case_dir() / "input" / hccl_prof::name;
   auto m = cv::load_model(prof.string());
   REQUIRE(m);
   auto r = msprof::prof::prof_reader::open(prof.string());
@@ -106,7 +99,7 @@ TEST_CASE("hccl analyze: communication.json and communication_matrix.json equal 
     const std::string text = name == "communication.json" ? hc::communication_json(a) : hc::communication_matrix_json(a);
     auto got = js::parse(text, name);
     REQUIRE_MESSAGE(got, text);
-    const std::string want_text = slurp(case_dir() / "expected" / "analyze" / f);
+    const std::string want_text = read_text(hccl_prof::case_dir() / "expected" / "analyze" / f);
     auto want = js::parse(want_text, name);
     REQUIRE(want);
     check_same(*got, *want, name);
@@ -164,17 +157,17 @@ TEST_CASE("hccl analyze: write_analysis writes the reference's analyze directory
   const fs::path tmp = fs::temp_directory_path() / ("msprof_hccl_analyze_" + std::to_string(::getpid()));
   fs::remove_all(tmp);
   fs::create_directories(tmp);
-  fs::copy(case_dir() / "input", tmp, fs::copy_options::recursive);
+  fs::copy(hccl_prof::case_dir() / "input", tmp, fs::copy_options::recursive);
   const fs::path prof = tmp / hccl_prof::name;
   auto w = hc::write_analysis(prof.string());
   REQUIRE_MESSAGE(w, (w ? "" : w.err().message));
   CHECK(w->warnings.empty());
   REQUIRE(w->files.size() == 3);
-  const fs::path want = case_dir() / "expected" / "analyze";
+  const fs::path want = hccl_prof::case_dir() / "expected" / "analyze";
   for (const char* f : {"communication.json", "communication_matrix.json"})
-    CHECK(slurp(prof / "analyze" / f) == slurp(want / f));
+    CHECK(read_text(prof / "analyze" / f) == read_text(want / f));
   const auto got_db = golden::canonical_db(prof / "analyze" / "communication_analyzer.db");
-  const auto want_db = golden::lines(slurp(want / "communication_analyzer.canonical.sql"));
+  const auto want_db = golden::lines(read_text(want / "communication_analyzer.canonical.sql"));
   CHECK(got_db == want_db);
   // Again over its own output with the matrix rule and --type=db: the db replaced, holding the matrix only.
   hc::analyze_options o;
@@ -210,7 +203,7 @@ TEST_CASE("hccl analyze: a missing directory is an error naming it") {
 
 TEST_CASE("hccl analyze: torch_npu's communication.json and communication_matrix.json by step") {
   const auto a = golden_analysis();
-  const fs::path want = case_dir() / "expected" / "pt_communication";
+  const fs::path want = hccl_prof::case_dir() / "expected" / "pt_communication";
   struct variant_case {
     const char* dir;
     std::vector<hc::pt_step> steps;
@@ -229,7 +222,7 @@ TEST_CASE("hccl analyze: torch_npu's communication.json and communication_matrix
       const std::string file = name;
       CAPTURE(file);
       const std::string got = file == "communication.json" ? f.communication : f.matrix;
-      const std::string expected = slurp(want / dir / file);
+      const std::string expected = read_text(want / dir / file);
       auto g = js::parse(got, file);
       REQUIRE_MESSAGE(g, got);
       auto w = js::parse(expected, file);
@@ -253,7 +246,7 @@ TEST_CASE("hccl analyze: torch_npu's communication.json and communication_matrix
 
 TEST_CASE("hccl analyze: torch_npu's analysis.db CommAnalyzer tables by step") {
   const auto a = golden_analysis();
-  const fs::path want = case_dir() / "expected" / "pt_communication";
+  const fs::path want = hccl_prof::case_dir() / "expected" / "pt_communication";
   const std::vector<hc::pt_step> two = {hc::pt_step{"1", 1767268800000000000, 1767268800000400000},
                                         hc::pt_step{"2", 1767268800000400001, 1767268800001000000}};
   for (const char* dir : {"no_steps", "two_steps"}) {
@@ -271,13 +264,13 @@ TEST_CASE("hccl analyze: torch_npu's analysis.db CommAnalyzer tables by step") {
       }
       REQUIRE(w.close());
     }
-    CHECK(golden::canonical_db(db) == golden::lines(slurp(want / d / "analysis.canonical.sql")));
+    CHECK(golden::canonical_db(db) == golden::lines(read_text(want / d / "analysis.canonical.sql")));
     fs::remove(db);
   }
 }
 
 TEST_CASE("hccl analyze: write_pt_communication writes torch_npu's two files from the linked collectives") {
-  const fs::path prof = case_dir() / "input" / hccl_prof::name;
+  const fs::path prof = hccl_prof::case_dir() / "input" / hccl_prof::name;
   auto m = cv::load_model(prof.string());
   REQUIRE(m);
   auto r = msprof::prof::prof_reader::open(prof.string());
@@ -291,8 +284,8 @@ TEST_CASE("hccl analyze: write_pt_communication writes torch_npu's two files fro
   auto w = hc::write_pt_communication(out.string(), c, m->session.start_ns, {});
   REQUIRE_MESSAGE(w, (w ? "" : w.err().message));
   CHECK(w->size() == 2);
-  const fs::path want = case_dir() / "expected" / "pt_communication" / "no_steps";
-  for (const char* f : {"communication.json", "communication_matrix.json"}) CHECK(slurp(out / f) == slurp(want / f));
+  const fs::path want = hccl_prof::case_dir() / "expected" / "pt_communication" / "no_steps";
+  for (const char* f : {"communication.json", "communication_matrix.json"}) CHECK(read_text(out / f) == read_text(want / f));
   // Nothing linked: nothing written.
   auto none = hc::write_pt_communication((out / "missing").string(), hc::communication{}, 0, {});
   REQUIRE(none);

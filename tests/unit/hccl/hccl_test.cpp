@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../../support/hccl_prof.hpp"
+#include "../../support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 namespace cv = msprof::convert;
@@ -26,15 +27,7 @@ namespace hc = msprof::convert::hccl;
 
 namespace {
 
-fs::path case_dir() { return fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "hccl_allreduce"; }
-fs::path prof_dir() { return case_dir() / "input" / hccl_prof::name; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+fs::path prof_dir() { return hccl_prof::case_dir() / "input" / hccl_prof::name; }
 
 // The top-level objects of a compact JSON array, as text.
 std::vector<std::string> array_items(const std::string& json) {
@@ -113,7 +106,7 @@ TEST_CASE("hccl: the Communication timeline process equals the reference's") {
     got.push_back(s);
   }
   std::vector<std::string> want;
-  for (auto& e : array_items(slurp(case_dir() / "expected" / "msprof.json")))
+  for (auto& e : array_items(read_text(hccl_prof::case_dir() / "expected" / "msprof.json")))
     if (e.find("\"pid\":1536,") != std::string::npos) want.push_back(e);
   std::sort(got.begin(), got.end());
   std::sort(want.begin(), want.end());
@@ -128,7 +121,7 @@ TEST_CASE("hccl: the Communication timeline process equals the reference's") {
 TEST_CASE("hccl: communication_statistic equals the reference's") {
   const auto l = link_case();
   CHECK(hc::statistic_csv(l.c, 0, l.m.session.start_ns) ==
-        slurp(case_dir() / "expected" / "communication_statistic.csv"));
+        read_text(hccl_prof::case_dir() / "expected" / "communication_statistic.csv"));
   CHECK(hc::statistic_csv(l.c, 1, l.m.session.start_ns).empty());
 }
 
@@ -149,7 +142,7 @@ TEST_CASE("hccl: the db rows the reference writes, resolved") {
            "|" + std::to_string(i.dataSize) + "|" + std::to_string(i.dataType) + "|" + std::to_string(i.linkType) + "|" +
            t.op_name + "|" + (t.master ? "1" : "0") + "|" + g17(t.bandwidth * 1e9) + "\n";
   }
-  CHECK(got == slurp(case_dir() / "expected" / "communication_db.txt"));
+  CHECK(got == read_text(hccl_prof::case_dir() / "expected" / "communication_db.txt"));
 }
 
 TEST_CASE("hccl: no HCCL calls, nothing linked") {

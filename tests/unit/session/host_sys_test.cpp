@@ -150,5 +150,7 @@ TEST_CASE("session: host_sys_usage_freq sets the sampling period: sample.json's 
   CAPTURE(mem);
   CHECK(times.size() >= 3);
   CHECK(times.size() <= 7);
-  for (std::size_t k = 1; k + 1 < times.size(); ++k) CHECK(times[k] - times[k - 1] >= 90000000u);  // but the last
+  // Sample k is due k periods after the first (a late one does not move the
+  // grid, so one gap alone may be short under load); the last is stop()'s.
+  for (std::size_t k = 1; k + 1 < times.size(); ++k) CHECK(times[k] - times[0] >= k * 90000000u);
 }

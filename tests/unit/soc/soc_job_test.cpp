@@ -22,7 +22,7 @@
 namespace codec = msprof::codec;
 namespace prof = msprof::prof;
 namespace device = msprof::device;
-namespace soc = msprof::convert::soc;
+namespace conv_soc = msprof::convert::soc;  // (soc is msprof::soc in soc_acl_test, its unity neighbour)
 namespace fs = std::filesystem;
 
 namespace {
@@ -40,7 +40,7 @@ device::simulated_soc make_soc(const temp_dir& t, std::uint32_t interval = 0, st
 
 const std::string kModel = "simulated model bytes: resnet-like";
 
-bool has_warning(const soc::job& j, const std::string& part) {
+bool has_warning(const conv_soc::job& j, const std::string& part) {
   for (const auto& w : j.warnings)
     if (w.find(part) != std::string::npos) return true;
   return false;
@@ -66,8 +66,8 @@ TEST_CASE("soc job: load_job reads back what the simulated device wrote") {
   CHECK(prof::job_layout::is_job_name(fs::path(path).filename().string()));
   REQUIRE(dev.close());
 
-  CHECK(soc::is_job_dir(path));
-  auto j = soc::load_job(path);
+  CHECK(conv_soc::is_job_dir(path));
+  auto j = conv_soc::load_job(path);
   REQUIRE_MESSAGE(j, (j ? "" : j.err().message));
   CHECK(j->finished);
   CHECK(j->warnings.empty());
@@ -135,7 +135,7 @@ TEST_CASE("soc job: the same seed and model give the same layers and durations")
     REQUIRE(dev.execute(*id, 5000000));
     const std::string path = dev.job_path();
     REQUIRE(dev.close());
-    auto j = soc::load_job(path);
+    auto j = conv_soc::load_job(path);
     REQUIRE(j);
     for (const auto& task : j->models.at(0).tasks) durs[run].push_back(task.end_ns - task.start_ns);
   }
@@ -145,7 +145,7 @@ TEST_CASE("soc job: the same seed and model give the same layers and durations")
   REQUIRE(other.execute(*id, 5000000));
   const std::string path = other.job_path();
   REQUIRE(other.close());
-  auto j = soc::load_job(path);
+  auto j = conv_soc::load_job(path);
   REQUIRE(j);
   std::vector<std::int64_t> d;
   for (const auto& task : j->models.at(0).tasks) d.push_back(task.end_ns - task.start_ns);
@@ -161,7 +161,7 @@ TEST_CASE("soc job: interval N samples the 1st, (N+1)th ... inference, and 0 sam
     for (int k = 0; k < 7; ++k) REQUIRE(dev.execute(*id, 1000, 1));
     const std::string path = dev.job_path();
     REQUIRE(dev.close());
-    auto j = soc::load_job(path);
+    auto j = conv_soc::load_job(path);
     REQUIRE(j);
     CHECK(j->interval == interval);
     const auto& m = j->models.at(0);
@@ -192,7 +192,7 @@ TEST_CASE("soc job: aacpu, acl_api and aac_metrics switches") {
   REQUIRE(dev->record_acl("svp_acl_mdl_execute", codec::soc::api_type::model, 1, 2, 1));
   const std::string path = dev->job_path();
   REQUIRE(dev->close());
-  auto j = soc::load_job(path);
+  auto j = conv_soc::load_job(path);
   REQUIRE(j);
   CHECK(j->acl.empty());
   CHECK(j->aac_metrics == "PipeUtilization");
@@ -226,7 +226,7 @@ TEST_CASE("soc job: slices roll at slice_bytes, each finished one with its .done
     CHECK(fs::file_size(e.path()) <= 1024 + sizeof(codec::soc::soc_aacore_record));
   }
   CHECK(slices > 4);
-  auto j = soc::load_job(path);
+  auto j = conv_soc::load_job(path);
   REQUIRE(j);
   CHECK(j->warnings.empty());
   CHECK(j->models.at(0).batch_num == 10);
@@ -251,7 +251,7 @@ TEST_CASE("soc job: damaged and cut slices are warnings naming the file and offs
   }
   const fs::path acl = fs::path(path) / "data" / "AclModule.data.0.slice_0";
   fs::resize_file(acl, 10);
-  auto j = soc::load_job(path);
+  auto j = conv_soc::load_job(path);
   REQUIRE(j);
   CHECK(has_warning(*j, task.string() + ": record at byte offset 48"));
   CHECK(has_warning(*j, task.string() + ": 8 bytes at byte offset"));
@@ -262,11 +262,11 @@ TEST_CASE("soc job: damaged and cut slices are warnings naming the file and offs
 
 TEST_CASE("soc job: not a JOB directory is an error naming it") {
   temp_dir t("soc_not");
-  CHECK(!soc::is_job_dir(t.path));
-  auto j = soc::load_job(t.path);
+  CHECK(!conv_soc::is_job_dir(t.path));
+  auto j = conv_soc::load_job(t.path);
   REQUIRE(!j);
   CHECK(j.err().message.find(t.path) != std::string::npos);
-  CHECK(!soc::load_job(t.path + "/missing"));
+  CHECK(!conv_soc::load_job(t.path + "/missing"));
 }
 
 TEST_CASE("soc job: a model loaded but never executed leaves no model data") {
@@ -279,7 +279,7 @@ TEST_CASE("soc job: a model loaded but never executed leaves no model data") {
   REQUIRE(dev.execute(*used, 1000));
   const std::string path = dev.job_path();
   REQUIRE(dev.close());
-  auto j = soc::load_job(path);
+  auto j = conv_soc::load_job(path);
   REQUIRE(j);
   REQUIRE(j->models.size() == 1);
   CHECK(j->models[0].model_id == *used);
@@ -296,7 +296,7 @@ TEST_CASE("soc job: a slice far larger than the writer makes is skipped with a w
   const fs::path big = fs::path(path) / "data" / "AclModule.data.0.slice_1";
   { std::ofstream(big, std::ios::binary) << "x"; }
   fs::resize_file(big, (256ull << 20) + 1);  // sparse: no disk used
-  auto j = soc::load_job(path);
+  auto j = conv_soc::load_job(path);
   REQUIRE(j);
   CHECK(has_warning(*j, big.string() + ": 268435457 bytes, more than a slice can be"));
   CHECK(j->models.at(0).tasks.size() == dev.layers(*id)->size());
