@@ -249,6 +249,12 @@ result<std::int64_t> sqlite_db::query_int(const std::string& sql) {
   return v;
 }
 
+result<std::uint32_t> sqlite_db::root_page(const std::string& name) {
+  auto root = query_int("SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='" + name + "'");
+  if (!root) return root.err();
+  return static_cast<std::uint32_t>(*root);
+}
+
 result<void> sqlite_db::close() {
   MSPROF_TRY(exec("COMMIT"));
   if (sqlite3_close(db_) != SQLITE_OK) return fail("close");
@@ -334,6 +340,35 @@ void table_writer::fail(const char* what) {
   if (*status_) *status_ = make_error(errc::io, std::string("sqlite ") + what + " " + name_ + ": " + sqlite3_errmsg(db_));
 }
 
+// paged_tables --------------------------------------------------------------------
+
+result<table_pages> paged_tables::create() {
+  if (page_size_ == 0) {
+    auto size = db_.query_int("PRAGMA page_size");
+    if (!size) return size.err();
+    page_size_ = static_cast<std::uint32_t>(*size);
+  }
+  return table_pages::create(spill_dir_, page_size_);
+}
+
+table_pages& paged_tables::add(std::string name, table_pages&& pages) {
+  laid_out_.emplace_back(std::move(name), std::move(pages));
+  return laid_out_.back().second;
+}
+
+result<void> paged_tables::close() {
+  std::vector<std::uint32_t> roots;
+  for (const auto& t : laid_out_) {
+    auto root = db_.root_page(t.first);
+    if (!root) return root.err();
+    roots.push_back(*root);
+  }
+  MSPROF_TRY(db_.close());
+  for (std::size_t k = 0; k < laid_out_.size(); ++k) MSPROF_TRY(laid_out_[k].second.graft(db_.path(), roots[k]));
+  laid_out_.clear();
+  return {};
+}
+
 }  // namespace detail
 
 // db_window_writer ----------------------------------------------------------------
@@ -342,6 +377,7 @@ db_window_writer::db_window_writer(std::string path, const std::string& spill_di
     : db_(std::move(path)),
       spill_dir_(spill_dir),
       sorter_budget_(spill_budget / sorters),
+      paged_(db_, spill_dir),
       apis_(spill_dir, spill_budget / sorters),
       tasks_(spill_dir, spill_budget / sorters),
       pmu_(spill_dir, spill_budget / sorters),
@@ -688,48 +724,30 @@ result<void> db_window_writer::write_pmu(std::uint32_t root, const std::vector<s
 /// laid out as pages until write_pages(); null after a failure (status_).
 detail::table_pages* db_window_writer::pages_of(const char* name) {
   create_table(name);
-  if (!page_size_ && status_) {
-    auto size = db_.query_int("PRAGMA page_size");
-    if (size)
-      page_size_ = static_cast<std::uint32_t>(*size);
-    else
-      status_ = size.err();
-  }
   if (!status_) return nullptr;
-  auto t = detail::table_pages::create(spill_dir_, page_size_);
+  auto t = paged_.create();
   if (!t) {
     status_ = t.err();
     return nullptr;
   }
-  paged_.emplace_back(name, std::move(*t));
-  return &paged_.back().second;
+  return &paged_.add(name, std::move(*t));
 }
 
 /// With SQLite's tables written and the file closed: the tables laid out as
 /// pages go in, then TASK_PMU_INFO's rows (`pmu_names`: its PMU names' ids, or
 /// none); then SQLite opens the file again for the index and the enum tables.
 result<void> db_window_writer::write_pages(const std::vector<std::int64_t>* pmu_names, std::size_t aic_names) {
-  if (paged_.empty() && !pmu_names) return {};
-  auto root_of = [&](const std::string& table) {
-    return db_.query_int("SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='" + table + "'");
-  };
-  std::vector<std::uint32_t> roots;
-  for (const auto& [name, pages] : paged_) {
-    auto root = root_of(name);
+  if (paged_.tables().empty() && !pmu_names) return {};
+  std::uint32_t pmu_root = 0;
+  if (pmu_names) {
+    auto root = db_.root_page("TASK_PMU_INFO");
     if (!root) return root.err();
-    roots.push_back(static_cast<std::uint32_t>(*root));
+    pmu_root = *root;
   }
-  auto pmu_root = pmu_names ? root_of("TASK_PMU_INFO") : result<std::int64_t>(0);
-  if (!pmu_root) return pmu_root.err();
-  MSPROF_TRY(db_.close());
-  for (std::size_t k = 0; k < paged_.size(); ++k) {
-    auto& [name, pages] = paged_[k];
-    stat_of(name).rows = pages.rows();
-    MSPROF_TRY(pages.graft(db_.path(), roots[k]));
-  }
-  paged_.clear();
+  for (const auto& [name, pages] : paged_.tables()) stat_of(name).rows = pages.rows();
+  MSPROF_TRY(paged_.close());
   lap_named("pages into the file");
-  if (pmu_names) MSPROF_TRY(write_pmu(static_cast<std::uint32_t>(*pmu_root), *pmu_names, aic_names));
+  if (pmu_names) MSPROF_TRY(write_pmu(pmu_root, *pmu_names, aic_names));
   return db_.open();
 }
 

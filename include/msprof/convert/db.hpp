@@ -69,6 +69,8 @@ class sqlite_db {
   const std::string& path() const noexcept { return path_; }
   /// The first column of the first row of `sql`.
   result<std::int64_t> query_int(const std::string& sql);
+  /// The root page of table `name`.
+  result<std::uint32_t> root_page(const std::string& name);
   /// Commits and closes; open() may open the file again.
   result<void> close();
 
@@ -76,6 +78,31 @@ class sqlite_db {
   error fail(const std::string& what);
   std::string path_;
   sqlite3* db_ = nullptr;
+};
+
+/// Tables whose rows are laid out as pages (sqlite_pages.hpp) in a spill
+/// directory while SQLite writes the others, and put into the file at their
+/// (empty) root pages once SQLite has closed it (close()). Each table must
+/// exist in the schema by then.
+class paged_tables {
+ public:
+  paged_tables(sqlite_db& db, std::string spill_dir) : db_(db), spill_dir_(std::move(spill_dir)) {}
+  sqlite_db& db() noexcept { return db_; }
+  /// An empty table's pages, of the database's page size.
+  result<table_pages> create();
+  /// The table `name`'s rows, for close(); the pages stay where they are
+  /// (a deque), so more rows may still come through the reference.
+  table_pages& add(std::string name, table_pages&& pages);
+  /// The tables added, in order.
+  const std::deque<std::pair<std::string, table_pages>>& tables() const noexcept { return laid_out_; }
+  /// Closes SQLite, then puts each table's pages in at its root page, in add() order.
+  result<void> close();
+
+ private:
+  sqlite_db& db_;
+  std::string spill_dir_;
+  std::uint32_t page_size_ = 0;
+  std::deque<std::pair<std::string, table_pages>> laid_out_;
 };
 
 /// Rows of one table, inserted in the order row() gets them, `batch` rows per
@@ -281,10 +308,9 @@ class db_window_writer {
   detail::sqlite_db db_;
   std::string spill_dir_;
   std::size_t sorter_budget_;  ///< each spill sorter's memory
-  std::uint32_t page_size_ = 0;  ///< the database's, once a table is laid out as pages
-  /// CANN_API, TASK, COMPUTE_TASK_INFO and OVERLAP_ANALYSIS: laid out as pages, grafted by
+  /// CANN_API, TASK, COMPUTE_TASK_INFO and OVERLAP_ANALYSIS: laid out as pages, put in by
   /// write_pages() (TASK_PMU_INFO goes straight in).
-  std::deque<std::pair<std::string, detail::table_pages>> paged_;  // a deque: pages_of()'s pointers stay valid
+  detail::paged_tables paged_;
   bool opened_ = false;
   bool early_ids_ = false;  ///< the strings the reference registers before any other (register_early_ids)
   result<void> status_;  ///< the first failure; every later call returns it

@@ -49,45 +49,6 @@ enum api_type : std::int64_t { torch_op = 50001, task_queue = 50002, python_trac
 
 std::int64_t global_tid(std::uint64_t pid, std::uint64_t tid) { return static_cast<std::int64_t>((pid << 32) | tid); }
 
-/// The framework tables whose rows go in as pages (sqlite_pages.hpp): laid
-/// out in the spill directory while SQLite writes the others, put into the
-/// file once SQLite has closed it (close()).
-class paged_tables {
- public:
-  paged_tables(detail::sqlite_db& db, std::string spill_dir) : db_(db), spill_dir_(std::move(spill_dir)) {}
-  detail::sqlite_db& db() noexcept { return db_; }
-  /// An empty table's pages, of the database's page size.
-  result<detail::table_pages> create() {
-    if (page_size_ == 0) {
-      auto size = db_.query_int("PRAGMA page_size");
-      if (!size) return size.err();
-      page_size_ = static_cast<std::uint32_t>(*size);
-    }
-    return detail::table_pages::create(spill_dir_, page_size_);
-  }
-  /// A table's rows laid out, for close().
-  void add(std::string name, detail::table_pages&& pages) { laid_out_.emplace_back(std::move(name), std::move(pages)); }
-  /// Closes SQLite, then puts each table's pages in at its (empty) root.
-  result<void> close() {
-    std::vector<std::uint32_t> roots;
-    for (const auto& t : laid_out_) {
-      auto root = db_.query_int("SELECT rootpage FROM sqlite_schema WHERE type='table' AND name='" + t.first + "'");
-      if (!root) return root.err();
-      roots.push_back(static_cast<std::uint32_t>(*root));
-    }
-    MSPROF_TRY(db_.close());
-    for (std::size_t k = 0; k < laid_out_.size(); ++k) MSPROF_TRY(laid_out_[k].second.graft(db_.path(), roots[k]));
-    laid_out_.clear();
-    return {};
-  }
-
- private:
-  detail::sqlite_db& db_;
-  std::string spill_dir_;
-  std::uint32_t page_size_ = 0;
-  std::vector<std::pair<std::string, detail::table_pages>> laid_out_;
-};
-
 /// A framework table's rows, never held whole: laid out as pages (given its
 /// `columns`: created at its 4096th row or by finish(), when inserts of 4 Ki
 /// rows created it, so the schema keeps its order; torch_npu writes no empty
@@ -97,7 +58,7 @@ class paged_tables {
 /// is kept for finish().
 class batched_table {
  public:
-  batched_table(paged_tables& out, std::string name, const char* columns, std::size_t ncols)
+  batched_table(detail::paged_tables& out, std::string name, const char* columns, std::size_t ncols)
       : out_(out), name_(std::move(name)), columns_(columns), ncols_(ncols), cells_(ncols), texts_(ncols) {
     if (!columns_) return;
     // Each column's affinity from its declared type (https://sqlite.org/datatype3.html 3.1): TEXT or not.
@@ -173,7 +134,7 @@ class batched_table {
                                                      (text_[k] ? "real for its TEXT affinity" : "text for its numeric affinity"));
     return c::null_value();
   }
-  paged_tables& out_;
+  detail::paged_tables& out_;
   std::string name_;
   const char* columns_;
   std::size_t ncols_;
@@ -1173,7 +1134,7 @@ result<void> ge_op_memory(batched_table& ops, sqlite3* db, const pt_dir& d, cons
 /// summed with the last record of the other kind on its device); OP_MEMORY:
 /// the PTA blocks, then GE's (op name as CANN's string id, release minus
 /// allocation as the duration; NULLs for what GE lacks).
-result<void> memory_tables(paged_tables& tables, batched_table& strings, const pt_dir& d, const model& m,
+result<void> memory_tables(detail::paged_tables& tables, batched_table& strings, const pt_dir& d, const model& m,
                            const spilled_list<op_memory_row>& op_rows) {
   string_ids ids(strings, first_memory_string_id);
   std::vector<std::string> reported;  // the CANN tables' writer reported these
@@ -1253,7 +1214,7 @@ result<void> memory_tables(paged_tables& tables, batched_table& strings, const p
 
 /// torch_npu's GCRecordDbParser: GC_RECORD, the torch.gc_record spans in file
 /// order (startNs, endNs, globalTid of the process as its own thread).
-result<void> gc_table(paged_tables& tables, const pt_dir& d) {
+result<void> gc_table(detail::paged_tables& tables, const pt_dir& d) {
   batched_table gcs(tables, "GC_RECORD", "startNs INTEGER, endNs INTEGER, globalTid INTEGER", 3);
   MSPROF_TRY(d.gcs.each([&](const gc_span& g) { gcs.add({g.start_ns, g.end_ns, global_tid(g.pid, g.pid)}); }));
   return gcs.finish();
@@ -1310,7 +1271,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
     }
     MSPROF_TRY(db.insert("META_DATA", 2, meta_rows(d, warnings)));
 
-    paged_tables paged(db, spill_dir_);
+    detail::paged_tables paged(db, spill_dir_);
     batched_table apis(paged, "PYTORCH_API",
                        "startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId INTEGER, name INTEGER, "
                        "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, "
