@@ -254,9 +254,6 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
   bool any_track = false;
   auto load_host = [&]() -> result<void> {
     if (!has_host) return {};
-    MSPROF_TRY(r.for_each_api([&](const prof::api_record& a) {
-      j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
-    }));
     MSPROF_TRY(r.for_each_node_basic_info([&](const prof::host_record<codec::MsprofNodeBasicInfo>& n) {
       // OP State comes from the file, as in the reference: aging. = dynamic.
       j.add(raw::node_basic{n.head.timeStamp, n.head.threadId, n.payload.opName, n.payload.taskType,
@@ -296,11 +293,19 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
   };
   std::vector<raw::step_tag_record> step_tags;  // ts_track step trace -> model::iterations
   std::size_t step_bad_time = 0;                 // step tags that cannot be placed: skipped, like tasks
-  // The devices' records go to the join beside the host's (join.hpp: the two
-  // sides share nothing), read through a reader of their own so that each
-  // reader's warnings stay in its files' order: the host's, then these.
-  prof::prof_reader dr = r;
-  const std::size_t dr_seen = dr.warnings().size();
+  // The devices' records and the host's API calls go to the join beside the
+  // host's other records (join.hpp: they share nothing), each read through a
+  // reader of its own so that each reader's warnings stay in its files' order;
+  // they are reported as the files are listed: API calls, the other host
+  // records, then the devices'.
+  prof::prof_reader ar = r, dr = r;
+  const std::size_t opened = r.warnings().size();  // the warnings of opening the directory, in every copy
+  auto load_apis = [&]() -> result<void> {
+    if (!has_host) return {};
+    return ar.for_each_api([&](const prof::api_record& a) {
+      j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
+    });
+  };
   auto load_devices = [&]() -> result<void> {
     for (const auto& d : dr.devices()) {
       MSPROF_TRY(dr.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
@@ -324,8 +329,15 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
     }
     return {};
   };
-  result<void> host_read, devices_read;
-  beside(lo.threaded, [&] { devices_read = load_devices(); }, [&] { host_read = load_host(); });
+  result<void> apis_read, host_read, devices_read;
+  beside(
+      lo.threaded,
+      [&] {
+        devices_read = load_devices();
+        apis_read = load_apis();
+      },
+      [&] { host_read = load_host(); });
+  MSPROF_TRY(apis_read);
   MSPROF_TRY(host_read);
   MSPROF_TRY(devices_read);
   // Iterations come from the device's step tags alone: every window has them.
@@ -391,8 +403,10 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
                        " mstx call(s) that are not collected (a fork()ed child is not profiled; only pid " +
                        std::to_string(h.pid) + " is)");
   // The session's own warnings, then the reader's (every file is read by now), then the join's.
-  for (const auto& w : r.warnings()) warnings.push_back(w.message);
-  for (std::size_t i = dr_seen; i < dr.warnings().size(); ++i) warnings.push_back(dr.warnings()[i].message);
+  for (std::size_t i = 0; i < opened; ++i) warnings.push_back(r.warnings()[i].message);
+  for (std::size_t i = opened; i < ar.warnings().size(); ++i) warnings.push_back(ar.warnings()[i].message);
+  for (std::size_t i = opened; i < r.warnings().size(); ++i) warnings.push_back(r.warnings()[i].message);
+  for (std::size_t i = opened; i < dr.warnings().size(); ++i) warnings.push_back(dr.warnings()[i].message);
   if (!has_host) warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
   if (has_host && r.devices().empty() && any_track)
     warnings.push_back(prof_dir + ": task_track records but no device_<id>/ directory: no device tasks exported");
