@@ -86,7 +86,10 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   const bool chrome_extra = p.timeline && !oo.chrome && oo.chrome_too && !select;
   if (p.timeline && (oo.chrome || (chrome_extra && chrome_beside(prof_dir, oo, chrome_notes))))
     chrome.emplace(oo, prof_dir, oo.spill_budget);
-  if (p.timeline && !oo.chrome) timeline.emplace(oo, prof_dir, oo.spill_budget);
+  if (p.timeline && !oo.chrome) {
+    timeline.emplace(oo, prof_dir, oo.spill_budget);
+    timeline->set_threaded(true);
+  }
   if (p.summary) summary.emplace(oo, prof_dir, oo.spill_budget);
   if (p.db) db.emplace(oo, prof_dir, oo.spill_budget);
   // A writer's first error; it gets no more windows.
