@@ -26,21 +26,22 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace {
 
-/// Hands the loader's windows to a second thread, one at a time, so on_window
-/// works on one window while the next one loads (load_options::threaded).
-/// Memory does not depend on the threads' timing (docs/performance.md,
-/// "Conversion", sessions 17, 18 and 25): put() swaps the window's records with
-/// the slot's, whose vectors keep their capacity, and the used records it gets
-/// back are destroyed right there, on the loading thread that allocated them.
-/// So at each handoff exactly two windows' records exist, whichever thread is
-/// ahead. Without a thread (none could be started) put() hands the window on
-/// itself.
+/// Hands the loader's windows to the writers, each on a thread of its own, one
+/// window at a time, so they work on one window while the next one loads
+/// (load_options::threaded). Memory does not depend on the threads' timing
+/// (docs/performance.md, "Conversion", sessions 17, 18 and 25): put() swaps
+/// the window's records with the slot's, whose vectors keep their capacity,
+/// and the used records it gets back are destroyed right there, on the loading
+/// thread that allocated them. So at each handoff exactly two windows' records
+/// exist, whichever thread is ahead. Without threads (one could not be
+/// started) put() hands the window to the writers itself, in order.
 class window_pipe {
  public:
-  explicit window_pipe(std::function<void(model&)> write) : write_(std::move(write)) {
+  explicit window_pipe(std::vector<std::function<void(model&)>> writers) : write_(std::move(writers)) {
     try {
-      thread_ = std::thread([this] { run(); });
+      for (std::size_t i = 0; i < write_.size(); ++i) threads_.emplace_back([this, i] { run(i); });
     } catch (const std::system_error&) {
+      close();  // the ones started stop; put() writes on the loading thread
     }
   }
   window_pipe(const window_pipe&) = delete;
@@ -53,16 +54,20 @@ class window_pipe {
   }
 
   void put(model& w) {
-    if (!thread_.joinable()) return write_(w);
+    if (threads_.empty()) {
+      for (auto& write : write_) write(w);
+      return;
+    }
     std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [&] { return !full_; });
+    cv_.wait(lk, [&] { return writing_ == 0; });
     slot_.session = w.session;
     slot_.iterations = w.iterations;
     slot_.apis.swap(w.apis);
     slot_.tasks.swap(w.tasks);
     slot_.mstx.swap(w.mstx);
     slot_.mstx_mem.swap(w.mstx_mem);
-    full_ = true;
+    writing_ = threads_.size();
+    ++window_;
     lk.unlock();
     cv_.notify_all();
     w.apis.clear();
@@ -74,46 +79,53 @@ class window_pipe {
   /// Waits until the window handed over last is written.
   void drain() {
     std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [&] { return !full_; });
+    cv_.wait(lk, [&] { return writing_ == 0; });
   }
 
   /// Waits until the last window is written.
   void close() {
-    if (!thread_.joinable()) return;
+    if (threads_.empty()) return;
     {
       std::lock_guard<std::mutex> lk(mu_);
       closed_ = true;
     }
     cv_.notify_all();
-    thread_.join();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
     if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
   }
 
  private:
-  void run() {
+  void run(std::size_t i) {
+    std::uint64_t done = 0;  // the windows this writer has had
     std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
-      cv_.wait(lk, [&] { return full_ || closed_; });
-      if (!full_) return;
+      cv_.wait(lk, [&] { return window_ != done || closed_; });
+      if (window_ == done) return;
+      done = window_;
+      const bool skip = failed_ != nullptr;
       lk.unlock();
+      std::exception_ptr failed;
       try {
-        if (!failed_) write_(slot_);  // the loader waits for full_ to drop before touching the slot
-      } catch (...) {  // e.g. std::bad_alloc: thrown again on the loading thread, as without the thread
-        failed_ = std::current_exception();
+        if (!skip) write_[i](slot_);  // the loader waits for writing_ to drop before touching the slot
+      } catch (...) {  // e.g. std::bad_alloc: thrown again on the loading thread, as without the threads
+        failed = std::current_exception();
       }
       lk.lock();
-      full_ = false;
-      cv_.notify_all();
+      if (failed && !failed_) failed_ = failed;
+      if (--writing_ == 0) cv_.notify_all();
     }
   }
 
-  std::function<void(model&)> write_;
+  std::vector<std::function<void(model&)>> write_;
   std::mutex mu_;
   std::condition_variable cv_;
   model slot_;
-  bool full_ = false, closed_ = false;
+  std::size_t writing_ = 0;  // writers still on the slot's window
+  std::uint64_t window_ = 0;  // windows handed over
+  bool closed_ = false;
   std::exception_ptr failed_;  // a writer's exception, thrown again by close()
-  std::thread thread_;  // last: started once the rest is built
+  std::vector<std::thread> threads_;  // last: started once the rest is built
 };
 
 std::string json_text_of(const json::value& v) {
@@ -426,14 +438,32 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
 
 result<model> load_windows(const std::string& prof_dir, const load_options& lo,
                            const std::function<void(model&)>& on_window) {
-  if (!lo.threaded) return load_here(prof_dir, lo, on_window, {});
+  return load_windows(prof_dir, lo, {}, {on_window});
+}
+
+result<model> load_windows(const std::string& prof_dir, const load_options& lo,
+                           const std::function<bool(model&)>& prepare,
+                           std::vector<std::function<void(model&)>> writers) {
+  if (!lo.threaded)
+    return load_here(
+        prof_dir, lo,
+        [&](model& w) {
+          if (!prepare || prepare(w))
+            for (auto& write : writers) write(w);
+        },
+        {});
   load_options half = lo;
   half.window_records = std::max<std::size_t>(1, lo.window_records / 2);
-  window_pipe pipe(on_window);
+  window_pipe pipe(std::move(writers));
   // The loader waits for the last window before the join's memory goes, so the
   // two always meet: the same peak whatever the threads' timing.
-  auto m = load_here(prof_dir, half, [&](model& w) { pipe.put(w); }, [&] { pipe.drain(); });
-  pipe.close();  // every window handed on: on_window's state is final
+  auto m = load_here(
+      prof_dir, half,
+      [&](model& w) {
+        if (!prepare || prepare(w)) pipe.put(w);
+      },
+      [&] { pipe.drain(); });
+  pipe.close();  // every window handed on: the writers' state is final
   return m;
 }
 
