@@ -281,6 +281,27 @@ TEST_CASE("text: sql_round3 equals SQLite's ROUND(v, 3) below 1e12, ties and ran
   sqlite3_close(db);
 }
 
+TEST_CASE("text: round3_sql prints sql_round3's value as %.15g does, ties and random values") {
+  std::mt19937_64 g(11);
+  int differ = 0;
+  for (int i = 0; i < 300000; ++i) {
+    double v = 0;
+    switch (i % 4) {
+      case 0: v = std::ldexp(static_cast<double>(g() >> 11), -static_cast<int>(g() % 75)); break;  // any magnitude below 2^53
+      case 1: v = static_cast<double>(g() % 100000000) / 1000.0 + 0.0005; break;                 // ties
+      case 2: v = static_cast<double>(g() % 1000) / 1000.0; break;                               // 3 decimals already
+      default: v = std::ldexp(static_cast<double>(g() >> 11), static_cast<int>(g() % 20)); break;  // up to 2^72
+    }
+    if (g() & 1) v = -v;
+    char want[64];
+    std::snprintf(want, sizeof want, "%.15g", cv::sql_round3(v));
+    std::string w = want;
+    if (w.find_first_of(".en") == std::string::npos) w += ".0";
+    if (cv::round3_sql(v) != w && ++differ <= 3) CHECK_MESSAGE(cv::round3_sql(v) == w, "v = " << v);
+  }
+  CHECK(differ == 0);
+}
+
 TEST_CASE("timeline: flows link host APIs and device tasks") {
   cv::model m = api_model("unused", 1);
   m.mstx.clear();
