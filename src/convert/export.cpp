@@ -6,6 +6,7 @@
 #include "msprof/convert/beside.hpp"
 #include "msprof/convert/hccl.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -86,11 +87,14 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   const bool chrome_extra = p.timeline && !oo.chrome && oo.chrome_too && !select;
   if (p.timeline && (oo.chrome || (chrome_extra && chrome_beside(prof_dir, oo, chrome_notes))))
     chrome.emplace(oo, prof_dir, oo.spill_budget);
-  if (p.timeline && !oo.chrome) timeline.emplace(oo, prof_dir, oo.spill_budget);
+  if (p.timeline && !oo.chrome) {
+    timeline.emplace(oo, prof_dir, oo.spill_budget);
+    timeline->set_threaded(true);
+  }
   if (p.summary) summary.emplace(oo, prof_dir, oo.spill_budget);
   if (p.db) db.emplace(oo, prof_dir, oo.spill_budget);
   // A writer's first error; it gets no more windows.
-  result<void> text_status, db_status, chrome_status;
+  result<void> timeline_status, summary_status, db_status, chrome_status;
   auto add = [](auto& writer, const model& w, result<void>& status) {
     if (writer && status) status = writer->add(w);
   };
@@ -104,21 +108,28 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   lo.spill_budget = oo.spill_budget;
   lo.bytes_read = oo.bytes_read;
   lo.threaded = true;
-  // Every writer gets every window, in load order, on the writers' thread.
-  auto loaded = load_windows(prof_dir, lo, [&](model& w) {
+  // Every writer gets every window, in load order: the summary on a thread of
+  // its own, the others on another (their shares of the work are about equal).
+  auto prepare = [&](model& w) {
     if (select) {
       if (!filter && filter_status) choose(w);
-      if (!filter) return;
+      if (!filter) return false;  // no selection yet: the writers get nothing
       filter->apply(w);
     }
     records += detail::record_count(w);
     mem_records += w.mstx_mem.size();
     comm_records.add(w);
-    add(timeline, w, text_status);
-    add(summary, w, text_status);
-    add(chrome, w, oo.chrome ? text_status : chrome_status);
-    add(db, w, db_status);
-  });
+    return true;
+  };
+  std::vector<std::function<void(model&)>> writers;
+  if (timeline || chrome || db)
+    writers.emplace_back([&](model& w) {
+      add(timeline, w, timeline_status);
+      add(chrome, w, chrome_status);
+      add(db, w, db_status);
+    });
+  if (summary) writers.emplace_back([&](model& w) { add(summary, w, summary_status); });
+  auto loaded = load_windows(prof_dir, lo, prepare, std::move(writers));
   if (!loaded) return loaded.err();
   MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
   if (select) {
@@ -129,7 +140,9 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
     if (chrome) chrome->set_selection(filter->range());
   }
   MSPROF_TRY(check_not_empty(prof_dir, records + mem_records, *loaded));
-  MSPROF_TRY(text_status);
+  MSPROF_TRY(timeline_status);
+  if (oo.chrome) MSPROF_TRY(chrome_status);  // the chrome form is the timeline
+  MSPROF_TRY(summary_status);
   MSPROF_TRY(db_status);
   detail::clear_intermediates(prof_dir, oo);
   auto linked = comm_records.finish(*loaded);

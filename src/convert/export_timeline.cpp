@@ -90,6 +90,8 @@ void timeline_exporter::set_communication(const hccl::communication& c) { p_->ev
 
 void timeline_exporter::set_selection(const iteration_range& r) { p_->events_.set_selection(r); }
 
+void timeline_exporter::set_threaded(bool on) { p_->events_.set_threaded(on); }
+
 result<export_result> timeline_exporter::finish(const model& final) { return p_->finish(final); }
 
 result<export_result> export_timeline(const model& m, const export_options& o) {

@@ -185,15 +185,18 @@ void stream_join::add(const raw::acsq& a) {
     ++bad_time_.acsq;
     return;
   }
+  // A start waits for its key's next end (first in, first out); the span they
+  // make is spooled in the order of the ends, the order run() takes them in.
   const auto key = detail::task_key(a.device_id, a.stream_id, a.task_id);
-  spools_of(a.device_id).acsq.push(0, detail::bytes_of(span_edge{key, *at, a.start, a.sqe_type}));
-  // Pairs as run() will, counting only: how many spans each key gets.
-  auto& c = device_counts_[key];
-  if (a.start)
-    ++c.open_starts;
-  else if (c.open_starts > 0) {
-    --c.open_starts;
-    ++c.spans;
+  if (a.start) {
+    starts_.push(key, span{*at, 0, a.sqe_type});
+  } else if (starts_.empty(key)) {
+    ++spans_without_start_;
+  } else {
+    span sp = starts_.pop(key);
+    sp.end = *at;
+    spools_of(a.device_id).spans.push(0, detail::bytes_of(keyed_span{key, sp}));
+    ++device_counts_[key].spans;
   }
 }
 void stream_join::add(const raw::pmu& p) {
@@ -209,7 +212,6 @@ result<model> stream_join::run_windows(const window_fn& on_window) {
     auto& c = counts_[key];
     c.spans = d.spans;
     c.pmus = d.pmus;
-    c.open_starts = d.open_starts;
   }
   device_counts_ = {};
   window_.session = session_;
@@ -244,7 +246,7 @@ result<model> stream_join::run_windows(const window_fn& on_window) {
   MSPROF_TRY(apis_.take_status());
   MSPROF_TRY(host_events_.take_status());
   for (auto& [dev, sp] : spools_) {
-    MSPROF_TRY(sp.acsq.take_status());
+    MSPROF_TRY(sp.spans.take_status());
     MSPROF_TRY(sp.pmu.take_status());
   }
   return finish();
@@ -444,29 +446,21 @@ void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
 
 // Device spools ----------------------------------------------------------------
 
-bool stream_join::pull_acsq(std::uint32_t dev) {
+bool stream_join::pull_span(std::uint32_t dev) {
   std::uint8_t k = 0;
   std::string_view b;
-  if (!spools_of(dev).acsq.next(k, b)) return false;
-  const auto e = detail::from_bytes<span_edge>(b);
+  if (!spools_of(dev).spans.next(k, b)) return false;
+  const auto e = detail::from_bytes<keyed_span>(b);
   auto& c = counts_[e.key];
-  if (e.start) {
-    starts_.push(e.key, span{e.at, 0, e.sqe_type});
-  } else if (starts_.empty(e.key)) {
-    ++spans_without_start_;
-  } else {
-    span s = starts_.pop(e.key);
-    s.end = e.at;
-    const std::uint32_t index = c.spans_formed++;
-    if (index < c.launches)
-      ready_.push(e.key, s);
-    else
-      orphans_.push({s.start, e.key, index}, detail::bytes_of(s));
-  }
+  const std::uint32_t index = c.spans_formed++;
+  if (index < c.launches)
+    ready_.push(e.key, e.s);
+  else
+    orphans_.push({e.s.start, e.key, index}, detail::bytes_of(e.s));
   return true;
 }
 stream_join::span stream_join::take_span(std::uint32_t dev, std::uint64_t key) {
-  while (ready_.empty(key) && pull_acsq(dev)) {
+  while (ready_.empty(key) && pull_span(dev)) {
   }
   return ready_.empty(key) ? span{} : ready_.pop(key);  // empty: unreachable, pass 1 counted it
 }
@@ -481,7 +475,7 @@ pmu_counters stream_join::take_pmu(std::uint32_t dev, std::uint64_t key) {
   return pmu_.pop(key);
 }
 void stream_join::flush_device(std::uint32_t dev) {
-  while (pull_acsq(dev)) {
+  while (pull_span(dev)) {
   }
   std::uint8_t k = 0;
   std::string_view b;

@@ -26,21 +26,22 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 namespace {
 
-/// Hands the loader's windows to a second thread, one at a time, so on_window
-/// works on one window while the next one loads (load_options::threaded).
-/// Memory does not depend on the threads' timing (docs/performance.md,
-/// "Conversion", sessions 17, 18 and 25): put() swaps the window's records with
-/// the slot's, whose vectors keep their capacity, and the used records it gets
-/// back are destroyed right there, on the loading thread that allocated them.
-/// So at each handoff exactly two windows' records exist, whichever thread is
-/// ahead. Without a thread (none could be started) put() hands the window on
-/// itself.
+/// Hands the loader's windows to the writers, each on a thread of its own, one
+/// window at a time, so they work on one window while the next one loads
+/// (load_options::threaded). Memory does not depend on the threads' timing
+/// (docs/performance.md, "Conversion", sessions 17, 18 and 25): put() swaps
+/// the window's records with the slot's, whose vectors keep their capacity,
+/// and the used records it gets back are destroyed right there, on the loading
+/// thread that allocated them. So at each handoff exactly two windows' records
+/// exist, whichever thread is ahead. Without threads (one could not be
+/// started) put() hands the window to the writers itself, in order.
 class window_pipe {
  public:
-  explicit window_pipe(std::function<void(model&)> write) : write_(std::move(write)) {
+  explicit window_pipe(std::vector<std::function<void(model&)>> writers) : write_(std::move(writers)) {
     try {
-      thread_ = std::thread([this] { run(); });
+      for (std::size_t i = 0; i < write_.size(); ++i) threads_.emplace_back([this, i] { run(i); });
     } catch (const std::system_error&) {
+      close();  // the ones started stop; put() writes on the loading thread
     }
   }
   window_pipe(const window_pipe&) = delete;
@@ -53,16 +54,20 @@ class window_pipe {
   }
 
   void put(model& w) {
-    if (!thread_.joinable()) return write_(w);
+    if (threads_.empty()) {
+      for (auto& write : write_) write(w);
+      return;
+    }
     std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [&] { return !full_; });
+    cv_.wait(lk, [&] { return writing_ == 0; });
     slot_.session = w.session;
     slot_.iterations = w.iterations;
     slot_.apis.swap(w.apis);
     slot_.tasks.swap(w.tasks);
     slot_.mstx.swap(w.mstx);
     slot_.mstx_mem.swap(w.mstx_mem);
-    full_ = true;
+    writing_ = threads_.size();
+    ++window_;
     lk.unlock();
     cv_.notify_all();
     w.apis.clear();
@@ -74,46 +79,53 @@ class window_pipe {
   /// Waits until the window handed over last is written.
   void drain() {
     std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [&] { return !full_; });
+    cv_.wait(lk, [&] { return writing_ == 0; });
   }
 
   /// Waits until the last window is written.
   void close() {
-    if (!thread_.joinable()) return;
+    if (threads_.empty()) return;
     {
       std::lock_guard<std::mutex> lk(mu_);
       closed_ = true;
     }
     cv_.notify_all();
-    thread_.join();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
     if (failed_) std::rethrow_exception(std::exchange(failed_, nullptr));
   }
 
  private:
-  void run() {
+  void run(std::size_t i) {
+    std::uint64_t done = 0;  // the windows this writer has had
     std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
-      cv_.wait(lk, [&] { return full_ || closed_; });
-      if (!full_) return;
+      cv_.wait(lk, [&] { return window_ != done || closed_; });
+      if (window_ == done) return;
+      done = window_;
+      const bool skip = failed_ != nullptr;
       lk.unlock();
+      std::exception_ptr failed;
       try {
-        if (!failed_) write_(slot_);  // the loader waits for full_ to drop before touching the slot
-      } catch (...) {  // e.g. std::bad_alloc: thrown again on the loading thread, as without the thread
-        failed_ = std::current_exception();
+        if (!skip) write_[i](slot_);  // the loader waits for writing_ to drop before touching the slot
+      } catch (...) {  // e.g. std::bad_alloc: thrown again on the loading thread, as without the threads
+        failed = std::current_exception();
       }
       lk.lock();
-      full_ = false;
-      cv_.notify_all();
+      if (failed && !failed_) failed_ = failed;
+      if (--writing_ == 0) cv_.notify_all();
     }
   }
 
-  std::function<void(model&)> write_;
+  std::vector<std::function<void(model&)>> write_;
   std::mutex mu_;
   std::condition_variable cv_;
   model slot_;
-  bool full_ = false, closed_ = false;
+  std::size_t writing_ = 0;  // writers still on the slot's window
+  std::uint64_t window_ = 0;  // windows handed over
+  bool closed_ = false;
   std::exception_ptr failed_;  // a writer's exception, thrown again by close()
-  std::thread thread_;  // last: started once the rest is built
+  std::vector<std::thread> threads_;  // last: started once the rest is built
 };
 
 std::string json_text_of(const json::value& v) {
@@ -254,9 +266,6 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
   bool any_track = false;
   auto load_host = [&]() -> result<void> {
     if (!has_host) return {};
-    MSPROF_TRY(r.for_each_api([&](const prof::api_record& a) {
-      j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
-    }));
     MSPROF_TRY(r.for_each_node_basic_info([&](const prof::host_record<codec::MsprofNodeBasicInfo>& n) {
       // OP State comes from the file, as in the reference: aging. = dynamic.
       j.add(raw::node_basic{n.head.timeStamp, n.head.threadId, n.payload.opName, n.payload.taskType,
@@ -296,11 +305,19 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
   };
   std::vector<raw::step_tag_record> step_tags;  // ts_track step trace -> model::iterations
   std::size_t step_bad_time = 0;                 // step tags that cannot be placed: skipped, like tasks
-  // The devices' records go to the join beside the host's (join.hpp: the two
-  // sides share nothing), read through a reader of their own so that each
-  // reader's warnings stay in its files' order: the host's, then these.
-  prof::prof_reader dr = r;
-  const std::size_t dr_seen = dr.warnings().size();
+  // The devices' records and the host's API calls go to the join beside the
+  // host's other records (join.hpp: they share nothing), each read through a
+  // reader of its own so that each reader's warnings stay in its files' order;
+  // they are reported as the files are listed: API calls, the other host
+  // records, then the devices'.
+  prof::prof_reader ar = r, dr = r;
+  const std::size_t opened = r.warnings().size();  // the warnings of opening the directory, in every copy
+  auto load_apis = [&]() -> result<void> {
+    if (!has_host) return {};
+    return ar.for_each_api([&](const prof::api_record& a) {
+      j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
+    });
+  };
   auto load_devices = [&]() -> result<void> {
     for (const auto& d : dr.devices()) {
       MSPROF_TRY(dr.for_each_acsq(d.id, [&](const codec::StarsAcsqLog& l, const codec::place&) {
@@ -324,8 +341,15 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
     }
     return {};
   };
-  result<void> host_read, devices_read;
-  beside(lo.threaded, [&] { devices_read = load_devices(); }, [&] { host_read = load_host(); });
+  result<void> apis_read, host_read, devices_read;
+  beside(
+      lo.threaded,
+      [&] {
+        devices_read = load_devices();
+        apis_read = load_apis();
+      },
+      [&] { host_read = load_host(); });
+  MSPROF_TRY(apis_read);
   MSPROF_TRY(host_read);
   MSPROF_TRY(devices_read);
   // Iterations come from the device's step tags alone: every window has them.
@@ -391,8 +415,10 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
                        " mstx call(s) that are not collected (a fork()ed child is not profiled; only pid " +
                        std::to_string(h.pid) + " is)");
   // The session's own warnings, then the reader's (every file is read by now), then the join's.
-  for (const auto& w : r.warnings()) warnings.push_back(w.message);
-  for (std::size_t i = dr_seen; i < dr.warnings().size(); ++i) warnings.push_back(dr.warnings()[i].message);
+  for (std::size_t i = 0; i < opened; ++i) warnings.push_back(r.warnings()[i].message);
+  for (std::size_t i = opened; i < ar.warnings().size(); ++i) warnings.push_back(ar.warnings()[i].message);
+  for (std::size_t i = opened; i < r.warnings().size(); ++i) warnings.push_back(r.warnings()[i].message);
+  for (std::size_t i = opened; i < dr.warnings().size(); ++i) warnings.push_back(dr.warnings()[i].message);
   if (!has_host) warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
   if (has_host && r.devices().empty() && any_track)
     warnings.push_back(prof_dir + ": task_track records but no device_<id>/ directory: no device tasks exported");
@@ -412,14 +438,32 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
 
 result<model> load_windows(const std::string& prof_dir, const load_options& lo,
                            const std::function<void(model&)>& on_window) {
-  if (!lo.threaded) return load_here(prof_dir, lo, on_window, {});
+  return load_windows(prof_dir, lo, {}, {on_window});
+}
+
+result<model> load_windows(const std::string& prof_dir, const load_options& lo,
+                           const std::function<bool(model&)>& prepare,
+                           std::vector<std::function<void(model&)>> writers) {
+  if (!lo.threaded)
+    return load_here(
+        prof_dir, lo,
+        [&](model& w) {
+          if (!prepare || prepare(w))
+            for (auto& write : writers) write(w);
+        },
+        {});
   load_options half = lo;
   half.window_records = std::max<std::size_t>(1, lo.window_records / 2);
-  window_pipe pipe(on_window);
+  window_pipe pipe(std::move(writers));
   // The loader waits for the last window before the join's memory goes, so the
   // two always meet: the same peak whatever the threads' timing.
-  auto m = load_here(prof_dir, half, [&](model& w) { pipe.put(w); }, [&] { pipe.drain(); });
-  pipe.close();  // every window handed on: on_window's state is final
+  auto m = load_here(
+      prof_dir, half,
+      [&](model& w) {
+        if (!prepare || prepare(w)) pipe.put(w);
+      },
+      [&] { pipe.drain(); });
+  pipe.close();  // every window handed on: the writers' state is final
   return m;
 }
 

@@ -136,6 +136,24 @@ std::string fewest3(double v) {
   return s;
 }
 
+namespace {
+
+/// Away from a rounding boundary, plain doubles decide SQLite's rounding: the
+/// 10^-digits of |v| + rounder, truncated, are floor(|v| * p10 + 0.5) when
+/// that sum is more than its possible error (a few ulps, the margin has 18)
+/// from an integer. That count of 10^-digits, or -1 near a boundary (or from
+/// 10^15 on), where sql_round's digit-by-digit path decides as SQLite does.
+double rounded_units(double v, double p10) {
+  const double x = std::fabs(v) * p10 + 0.5;
+  if (!(x < 1e15)) return -1;
+  const double f = std::floor(x);
+  const double frac = x - f;
+  const double margin = x * 4e-15 + 1e-9;
+  return frac > margin && frac < 1 - margin ? f : -1;
+}
+
+}  // namespace
+
 double sql_round(double v, int digits) {
   // SQLite printf's arRound: 0.5 * 10^-digits as a literal, not a product.
   static constexpr double rounders[] = {5.0e-01, 5.0e-02, 5.0e-03, 5.0e-04, 5.0e-05,
@@ -145,21 +163,9 @@ double sql_round(double v, int digits) {
   for (int i = 0; i < digits; ++i) p10 *= 10;
   // Nothing to round beyond 2^52 (and NaN passes through), as ROUND does.
   if (!(std::fabs(v) <= 4503599627370496.0)) return v;
-  // Away from a rounding boundary, plain doubles decide: the 10^-digits of
-  // |v| + rounder, truncated, are floor(|v| * 10^digits + 0.5) when that sum is
-  // more than its possible error (a few ulps, the margin has 18) from an
-  // integer. Near one, the digit-by-digit path below decides as SQLite does.
-  {
-    const double x = std::fabs(v) * p10 + 0.5;
-    if (x < 1e15) {
-      const double f = std::floor(x);
-      const double frac = x - f;
-      const double margin = x * 4e-15 + 1e-9;
-      if (frac > margin && frac < 1 - margin) {
-        const double out = f / p10;
-        return out == 0 ? 0.0 : (v < 0 ? -out : out);
-      }
-    }
+  if (const double f = rounded_units(v, p10); f >= 0) {
+    const double out = f / p10;
+    return out == 0 ? 0.0 : (v < 0 ? -out : out);
   }
   using ld = long double;
   ld r = std::fabs(v);
@@ -226,24 +232,28 @@ double sql_round(double v, int digits) {
 double sql_round3(double v) { return sql_round(v, 3); }
 
 void append_round3_sql(std::string& out, double v) {
-  const double r = sql_round3(v);
-  // r is the double nearest to a decimal of 3 decimals (n / 1000): below 1e12
-  // that decimal has at most 15 significant digits, so "%.15g" prints exactly
-  // it, trailing zeros removed; written here without the general formatter.
-  if (std::fabs(r) < 1e12) {
-    const double n = std::nearbyint(std::fabs(r) * 1000.0);
-    if (n / 1000.0 == std::fabs(r)) {
-      const auto u = static_cast<std::uint64_t>(n);
-      if (r < 0) out += '-';
-      append_u64(out, u / 1000u);
-      unsigned f = static_cast<unsigned>(u % 1000u);
-      char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
-                   static_cast<char>('0' + f % 10)};
-      std::size_t len = 4;
-      while (len > 2 && d[len - 1] == '0') --len;  // "16.0", "0.5", "0.013"
-      out.append(d, len);
-      return;
-    }
+  // The rounded value is the double nearest to a decimal of 3 decimals,
+  // n / 1000: below 1e12 that decimal has at most 15 significant digits, so
+  // "%.15g" prints exactly it, trailing zeros removed; written here from n
+  // without the general formatter. n is rounded_units' count when plain
+  // doubles decide the rounding, else taken back from the rounded value.
+  double n = std::fabs(v) <= 4503599627370496.0 ? rounded_units(v, 1000.0) : -1;
+  const double r = n >= 0 ? (n == 0 || v > 0 ? n : -n) / 1000.0 : sql_round3(v);
+  if (n < 0 && std::fabs(r) < 1e12) {
+    n = std::nearbyint(std::fabs(r) * 1000.0);
+    if (n / 1000.0 != std::fabs(r)) n = -1;
+  }
+  if (n >= 0) {
+    const auto u = static_cast<std::uint64_t>(n);
+    if (r < 0) out += '-';
+    append_u64(out, u / 1000u);
+    unsigned f = static_cast<unsigned>(u % 1000u);
+    char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                 static_cast<char>('0' + f % 10)};
+    std::size_t len = 4;
+    while (len > 2 && d[len - 1] == '0') --len;  // "16.0", "0.5", "0.013"
+    out.append(d, len);
+    return;
   }
   const std::size_t from = out.size();
   fmt::format_to(std::back_inserter(out), "{:.15g}", r);

@@ -17,7 +17,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include "msprof/core/output_file.hpp"
+#include "msprof/convert/beside.hpp"
 #include "msprof/convert/text.hpp"
 #include "msprof/convert/timeline.hpp"
 
@@ -280,7 +283,9 @@ timeline_collector::timeline_collector(const std::string& spill_dir, std::size_t
       parts_(parts),
       events_(spill_dir, budget / 3),
       tx_events_(spill_dir, budget / 3),
-      overlap_(spill_dir, budget / 3) {}
+      overlap_(spill_dir, budget / 3),
+      gaps_(spill_dir, budget / 3),
+      spill_dir_(spill_dir) {}
 
 timeline_collector::~timeline_collector() = default;
 
@@ -333,8 +338,61 @@ void timeline_collector::add(const model& w) {
   }
 }
 
+namespace {
+
+/// A json_output's flush into a scratch file: chunks of whole events, each
+/// chunk but the last ending in the comma that separates it from the next.
+struct scratch_events {
+  int fd;
+  std::string label;  // names the file in errors
+  std::string buf;
+  std::vector<std::size_t> chunks;  // their sizes: a few per MiB written
+  result<void> status;
+  void operator()() {
+    if (status && !buf.empty()) status = outfile::write_all(fd, buf.data(), buf.size(), label);
+    chunks.push_back(buf.size());
+    buf.clear();
+  }
+};
+
+}  // namespace
+
 result<void> timeline_collector::write_timeline_to(const model& final, detail::event_output& dest) {
-  const auto& s = final.session;
+  if (!threaded_) {
+    MSPROF_TRY(write_sorted(final.session, dest));
+    return write_rest(final, dest);
+  }
+  // The rest goes to a scratch file on a second thread, then after the sorted events.
+  const outfile::unique_fd fd = outfile::unnamed_temp(spill_dir_, ".msprof_timeline_rest_");
+  if (!fd) return make_error(errc::io, spill_dir_ + ": cannot create a scratch file: " + outfile::detail::sys_err());
+  scratch_events rest{fd.get(), spill_dir_ + " (timeline scratch file)", {}, {}, {}};
+  result<void> sorted, rest_written;
+  beside(
+      true,
+      [&] {
+        detail::json_output<scratch_events> out{rest.buf, rest};
+        detail::output_ref<detail::json_output<scratch_events>> ref(out);
+        rest_written = write_rest(final, ref);
+        rest();
+      },
+      [&] { sorted = write_sorted(final.session, dest); });
+  MSPROF_TRY(sorted);
+  MSPROF_TRY(rest_written);
+  MSPROF_TRY(rest.status);
+  std::string chunk;
+  std::uint64_t at = 0;
+  for (const std::size_t n : rest.chunks) {
+    chunk.resize(n);
+    if (n != 0 && ::pread(fd.get(), chunk.data(), n, static_cast<off_t>(at)) != static_cast<ssize_t>(n))
+      return make_error(errc::io, rest.label + ": cannot read back what was written");
+    at += n;
+    if (!chunk.empty() && chunk.back() == ',') chunk.pop_back();
+    if (!chunk.empty()) dest.raw(chunk);
+  }
+  return {};
+}
+
+result<void> timeline_collector::write_sorted(const session_info& s, detail::event_output& dest) {
   // The metadata between the sorted sections, written as the rows reach them.
   std::uint8_t at = sections::tasks;
   auto reach = [&](std::uint8_t next) {
@@ -351,6 +409,11 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
     dest.raw(json);
   }));
   reach(sections::end);
+  return {};
+}
+
+result<void> timeline_collector::write_rest(const model& final, detail::event_output& dest) {
+  const auto& s = final.session;
   timeline_parts rest = parts_;  // what only the final model knows: step trace, loss note, AI Core Freq
   rest.cann = rest.hardware = rest.mstx = rest.overlap = false;
   detail::timeline_events(final, dest, rest, within_ ? &*within_ : nullptr);
@@ -393,11 +456,11 @@ result<void> timeline_collector::write_overlap(const session_info& s, detail::ev
     for (const auto& sp : parts.free) {
       text.clear();
       detail::append_overlap_json(text, {dev, sp.first, sp.second, false}, pid);
-      events_.push({sections::overlap_free, gaps++}, text);
+      gaps_.push(gaps++, text);
     }
   };
   auto close = [&](std::uint32_t) {
-    auto r = events_.drain([&](const event_key&, std::string_view json) { dest.raw(json); });
+    auto r = gaps_.drain([&](std::uint64_t, std::string_view json) { dest.raw(json); });
     if (status && !r) status = std::move(r);
   };
   MSPROF_TRY(overlap_.drain(open, on_compute, on_free, close));

@@ -45,6 +45,10 @@ class timeline_exporter {
   /// counters read from the slices are those inside it.
   void set_selection(const iteration_range& r);
 
+  /// finish() writes msprof_<ts>.json's last part (Overlap Analysis, device
+  /// counters, ...) on a second thread beside its sorted events; same bytes.
+  void set_threaded(bool on);
+
   /// Writes msprof_<ts>.json, msprof_tx_<ts>.json and step_trace_<ts>.json;
   /// `final` gives the session, iterations and warnings (its records are ignored).
   result<export_result> finish(const model& final);

@@ -20,9 +20,10 @@
 //   timestamp (the reference's pairing; memcpy_copy in model.hpp).
 //
 // Two passes. add_*() takes every record: host records go into spill_sorters
-// in time order, device records into per-device spools in arrival order, and
-// per-key counts are taken, so the second pass knows at each launch whether a
-// span and a PMU record will come for it. run() then sweeps the host records in
+// in time order; a device's ACSQ starts and ends are paired into spans, which
+// go into a per-device spool in the order of their ends, and its PMU records
+// into another in arrival order; per-key counts are taken, so the second pass
+// knows at each launch whether a span and a PMU record will come for it. run() then sweeps the host records in
 // time order, pulls each launch's span and PMU record from the spools as it
 // needs them (device order follows launch order closely, so little waits), and
 // hands out windows of finished API calls and tasks.
@@ -113,8 +114,9 @@ void order_by_ids(model& m);
 }  // namespace detail
 
 /// The streaming join (see the file comment). Feed every record with add_*(),
-/// then call run() once. The device records' add()s (acsq, pmu) touch nothing
-/// the host records' do: the two sides may be fed from two threads at once.
+/// then call run() once. Three groups of add()s touch nothing of each other's:
+/// the devices' records (acsq, pmu), the API calls, and the host's other
+/// records; each group may be fed from a thread of its own, all at once.
 class stream_join {
  public:
   struct options {
@@ -174,12 +176,6 @@ class stream_join {
     std::uint8_t kind;
     bool operator<(const host_event_key& o) const { return std::tie(at, kind) < std::tie(o.at, o.kind); }
   };
-  struct span_edge {
-    std::uint64_t key;
-    std::int64_t at;
-    bool start;
-    std::uint16_t sqe_type;
-  };
   struct pmu_record {
     std::uint64_t key;
     pmu_counters counters;
@@ -187,6 +183,10 @@ class stream_join {
   struct span {
     std::int64_t start, end;
     std::uint16_t sqe_type;  ///< of the start record
+  };
+  struct keyed_span {
+    std::uint64_t key;
+    span s;
   };
   /// A memcpy_info waiting for its task_track(s), by (time, thread, raw timestamp).
   using memcpy_key = std::tuple<std::int64_t, std::uint32_t, std::uint64_t>;
@@ -196,7 +196,7 @@ class stream_join {
   };
   /// Per (device, stream, task): totals from pass 1, progress in pass 2.
   struct key_counts {
-    std::uint32_t launches = 0, spans = 0, pmus = 0, open_starts = 0;  // pass 1
+    std::uint32_t launches = 0, spans = 0, pmus = 0;  // pass 1
     std::uint32_t launched = 0, spans_formed = 0;                       // pass 2
   };
   /// Records of one key waiting in pass 2; a queue per key exists only while
@@ -218,10 +218,10 @@ class stream_join {
     };
     std::unordered_map<std::uint64_t, queue> q_;
   };
-  /// A device's records in arrival order (constant key: the sorter keeps push order).
+  /// A device's spans and PMU records in arrival order (constant key: the sorter keeps push order).
   struct device_spools {
-    device_spools(const std::string& dir, std::size_t budget) : acsq(dir, budget), pmu(dir, budget) {}
-    spill_sorter<std::uint8_t> acsq, pmu;
+    device_spools(const std::string& dir, std::size_t budget) : spans(dir, budget), pmu(dir, budget) {}
+    spill_sorter<std::uint8_t> spans, pmu;
   };
   struct orphan_key {
     std::int64_t start;
@@ -276,9 +276,9 @@ class stream_join {
 
   // Device spools ----------------------------------------------------------------
 
-  /// Reads one ACSQ record of `dev`; false at the end. A completed span goes to
-  /// its launch's queue, or to the orphans when no launch will claim it.
-  bool pull_acsq(std::uint32_t dev);
+  /// Reads one span of `dev`; false at the end. It goes to its launch's queue,
+  /// or to the orphans when no launch will claim it.
+  bool pull_span(std::uint32_t dev);
   span take_span(std::uint32_t dev, std::uint64_t key);
   pmu_counters take_pmu(std::uint32_t dev, std::uint64_t key);
   /// Reads what is left of a device's spools (spans nobody launched, unmatched edges).
@@ -305,6 +305,7 @@ class stream_join {
   std::unordered_map<std::uint64_t, key_counts> counts_;
   std::unordered_map<std::uint64_t, key_counts> device_counts_;  // the device side's, into counts_ at run()
   waiting<span> starts_;          // ACSQ starts waiting for their end (end unset)
+  std::size_t spans_without_start_ = 0;  // ACSQ ends no start waited for
   waiting<span> ready_;           // spans waiting for their launch
   waiting<pmu_counters> pmu_;     // PMU records waiting for their task
   struct {
@@ -326,7 +327,7 @@ class stream_join {
   std::vector<std::string> warnings_;
   std::map<std::string, std::size_t> unknown_hashes_;  // kind -> references to hashes not in hash_dic
   std::map<memcpy_key, memcpy_left> memcpys_;  // memcpy_info at the sweep's time, for its task_track(s)
-  std::size_t unmatched_launches_ = 0, spans_without_start_ = 0, orphan_count_ = 0, memcpy_unmatched_ = 0;
+  std::size_t unmatched_launches_ = 0, orphan_count_ = 0, memcpy_unmatched_ = 0;
   std::size_t ops_outside_calls_ = 0;  // node_basic_info records no API call contains
   std::int64_t last_api_end_ = 0;
   std::string scratch_;  // a tensor_info payload being built

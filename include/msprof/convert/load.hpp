@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "../core/error.hpp"
 #include "model.hpp"
@@ -40,10 +41,10 @@ struct load_options {
   /// Progress: bytes of data slices read so far are added here (data_bytes() is the total).
   std::atomic<std::uint64_t>* bytes_read = nullptr;
   /// Both cores: the devices' records are read beside the host's, then
-  /// on_window runs on a second thread while the next window loads, with
-  /// windows of half the size: the two that exist at once hold one window's
-  /// memory, whatever the threads' timing. Output is the same: the windows
-  /// come in the same order, one at a time.
+  /// on_window (each writer) runs on a thread of its own while the next window
+  /// loads, with windows of half the size: the two that exist at once hold one
+  /// window's memory, whatever the threads' timing. Output is the same: the
+  /// windows come in the same order, one at a time.
   bool threaded = false;
 };
 
@@ -57,6 +58,15 @@ std::uint64_t data_bytes(const std::string& prof_dir);
 /// iterations and warnings, no records.
 result<model> load_windows(const std::string& prof_dir, const load_options& lo,
                            const std::function<void(model&)>& on_window);
+
+/// load_windows() with several writers: `prepare` (if any) gets each window
+/// first, on the loading thread (false: the writers do not get it), then every
+/// writer gets it, in their order, or with lo.threaded each on a thread of its
+/// own (then no writer may change the window: they read it at the same time);
+/// the next window waits until every writer is done with this one.
+result<model> load_windows(const std::string& prof_dir, const load_options& lo,
+                           const std::function<bool(model&)>& prepare,
+                           std::vector<std::function<void(model&)>> writers);
 
 /// Reads and joins one PROF_ directory into one model (every record in memory:
 /// show, the chrome writer, iteration selection).

@@ -132,6 +132,11 @@ class timeline_collector {
   /// slices are those inside it (timeline.hpp, device_counter_events).
   void set_selection(const iteration_range& r) { within_ = r; }
 
+  /// write_timeline() writes what only the final model gives (Overlap
+  /// Analysis, the device counters, step trace, ...) on a second thread while
+  /// this one writes the sorted events, through a scratch file: same bytes.
+  void set_threaded(bool on) noexcept { threaded_ = on; }
+
   /// API calls, device tasks and mstx events of all windows.
   std::size_t records() const noexcept { return records_; }
   std::size_t mstx_count() const noexcept { return mstx_; }
@@ -159,7 +164,6 @@ class timeline_collector {
   /// Sections of msprof_<ts>.json that hold records, in file order.
   struct sections {
     static constexpr std::uint8_t tasks = 0, apis = 1, api_flows = 2, mstx = 3, end = 4;
-    static constexpr std::uint8_t overlap_free = 5;  ///< events_ reused for one device's free gaps
   };
   /// A row's place: its section, then the global task id, connection id or record number.
   struct event_key {
@@ -170,9 +174,13 @@ class timeline_collector {
     }
   };
   result<void> write_timeline_to(const model& final, detail::event_output& dest);
+  /// The sorted sections of msprof_<ts>.json with their metadata.
+  result<void> write_sorted(const session_info& s, detail::event_output& dest);
+  /// The events after them, which only the final model gives.
+  result<void> write_rest(const model& final, detail::event_output& dest);
   result<void> write_mstx_to(const model& final, detail::event_output& dest);
   /// Overlap Analysis: per device its metadata, merged compute intervals, then
-  /// its free gaps (held in the drained events_ until the device is complete).
+  /// its free gaps (held in gaps_ until the device is complete).
   result<void> write_overlap(const session_info& s, detail::event_output& dest);
 
   bool timeline_, tx_;
@@ -180,6 +188,9 @@ class timeline_collector {
   spill_sorter<event_key> events_;     ///< msprof_<ts>.json's records
   spill_sorter<event_key> tx_events_;  ///< msprof_tx_<ts>.json's records (section mstx)
   overlap_windows overlap_;
+  spill_sorter<std::uint64_t> gaps_;   ///< one device's Overlap Analysis free gaps, in order
+  std::string spill_dir_;
+  bool threaded_ = false;
   std::map<std::uint32_t, std::set<std::uint32_t>> streams_;  ///< device -> streams with tasks
   std::set<std::uint32_t> api_tids_, mstx_tids_;
   std::size_t records_ = 0, mstx_ = 0;

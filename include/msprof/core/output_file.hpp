@@ -373,7 +373,7 @@ class atomic_file {
   atomic_file() = default;
   atomic_file(atomic_file&& o) noexcept
       : dir_(std::move(o.dir_)), fd_(std::move(o.fd_)), name_(std::move(o.name_)), temp_(std::move(o.temp_)), path_(std::move(o.path_)),
-        temp_path_(std::move(o.temp_path_)) {
+        temp_path_(std::move(o.temp_path_)), written_(o.written_), flushing_from_(o.flushing_from_) {
     o.temp_.clear();
   }
   atomic_file& operator=(atomic_file&& o) noexcept {
@@ -385,6 +385,8 @@ class atomic_file {
       temp_ = std::exchange(o.temp_, std::string());
       path_ = std::move(o.path_);
       temp_path_ = std::move(o.temp_path_);
+      written_ = o.written_;
+      flushing_from_ = o.flushing_from_;
     }
     return *this;
   }
@@ -413,7 +415,21 @@ class atomic_file {
     }
   }
 
-  result<void> write(std::string_view s) { return write_all(fd_.get(), s.data(), s.size(), temp_path_); }
+  result<void> write(std::string_view s) {
+    MSPROF_TRY(write_all(fd_.get(), s.data(), s.size(), temp_path_));
+    written_ += s.size();
+#ifdef SYNC_FILE_RANGE_WRITE
+    // The disk writes what is written while the rest is made: commit()'s
+    // fsync then waits for the last few MiB, not the whole file. Only a start:
+    // a failure here is fsync's to report.
+    if (written_ - flushing_from_ >= writeback_step) {
+      ::sync_file_range(fd_.get(), static_cast<off_t>(flushing_from_), static_cast<off_t>(written_ - flushing_from_),
+                        SYNC_FILE_RANGE_WRITE);
+      flushing_from_ = written_;
+    }
+#endif
+    return {};
+  }
 
   /// commit() under another final name in the same directory (a name known
   /// only once the file is written).
@@ -460,8 +476,10 @@ class atomic_file {
   const std::string& temp_path() const noexcept { return temp_path_; }
 
  private:
+  static constexpr std::uint64_t writeback_step = std::uint64_t{8} << 20;
   unique_fd dir_, fd_;
   std::string name_, temp_, path_, temp_path_;
+  std::uint64_t written_ = 0, flushing_from_ = 0;  // bytes written; those not yet handed to the disk start here
 };
 
 /// Writes `text` to `name` in `d` atomically (fsynced when `sync`).

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -92,7 +93,7 @@ class batched_table {
       }
       pages_.emplace(std::move(*p));
     }
-    for (std::size_t k = 0; k < ncols_; ++k) cells_[k] = cell(k, r[k]);
+    for (std::size_t k = 0; k < ncols_; ++k) set_cell(k, r[k]);
     if (!status_) return;
     pages_->row(cells_.data(), ncols_);
     if (pages_->rows() == batch_rows) create();
@@ -119,20 +120,32 @@ class batched_table {
     if (!created_ && status_) status_ = out_.db().exec("CREATE TABLE IF NOT EXISTS " + name_ + " (" + columns_ + ")");
     created_ = true;
   }
-  detail::sqlite_cell cell(std::size_t k, const db_value& v) {
+  /// cells_[k] for `v`, each branch storing it in place (a cell returned by
+  /// value from several branches went through the stack: a stall per cell).
+  void set_cell(std::size_t k, const db_value& v) {
     using c = detail::sqlite_cell;
-    if (std::holds_alternative<std::monostate>(v)) return c::null_value();
-    if (const auto* i = std::get_if<std::int64_t>(&v)) {
-      if (!text_[k]) return c::of(*i);
-      texts_[k] = std::to_string(*i);
-      return c::of(std::string_view(texts_[k]));
+    c& out = cells_[k];
+    if (std::holds_alternative<std::monostate>(v)) {
+      out = c::null_value();
+    } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
+      if (!text_[k]) {
+        out = c::of(*i);
+        return;
+      }
+      std::string& t = texts_[k];  // its capacity is kept row to row
+      t.resize(20);
+      t.resize(static_cast<std::size_t>(std::to_chars(t.data(), t.data() + t.size(), *i).ptr - t.data()));
+      out = c::of(std::string_view(t));
+    } else if (const auto* d = std::get_if<double>(&v); d && !text_[k]) {
+      out = c::of(*d);
+    } else if (const auto* t = std::get_if<std::string>(&v); t && text_[k]) {
+      out = c::of(std::string_view(*t));
+    } else {
+      // A real in a TEXT column, a text in a numeric one: SQLite's conversions, not made here (a writer's bug).
+      status_ = make_error(errc::invalid_argument, name_ + ": column " + std::to_string(k + 1) + " gets a " +
+                                                       (text_[k] ? "real for its TEXT affinity" : "text for its numeric affinity"));
+      out = c::null_value();
     }
-    if (const auto* d = std::get_if<double>(&v); d && !text_[k]) return c::of(*d);
-    if (const auto* t = std::get_if<std::string>(&v); t && text_[k]) return c::of(std::string_view(*t));
-    // A real in a TEXT column, a text in a numeric one: SQLite's conversions, not made here (a writer's bug).
-    status_ = make_error(errc::invalid_argument, name_ + ": column " + std::to_string(k + 1) + " gets a " +
-                                                     (text_[k] ? "real for its TEXT affinity" : "text for its numeric affinity"));
-    return c::null_value();
   }
   detail::paged_tables& out_;
   std::string name_;

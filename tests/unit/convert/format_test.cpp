@@ -251,6 +251,23 @@ TEST_CASE("summary: api_statistic rounds as the reference (mean and variance of 
   }
 }
 
+namespace {
+
+/// The i-th value of the rounding tests, of five kinds in turn, either sign.
+double sql_round_sample(std::mt19937_64& g, int i) {
+  double v = 0;
+  switch (i % 5) {
+    case 0: v = std::ldexp(static_cast<double>(g() >> 11), -static_cast<int>(g() % 75)); break;  // any magnitude below 2^53
+    case 1: v = static_cast<double>(g() % 100000000) / 1000.0 + 0.0005; break;                 // ties
+    case 2: v = static_cast<double>(g() % 10000000000000ull) / 1e4; break;                      // up to 1e9
+    case 3: v = static_cast<double>(g() % 1000) / 1000.0; break;                               // 3 decimals already
+    default: v = std::ldexp(static_cast<double>(g() >> 11), static_cast<int>(g() % 20)); break;  // up to 2^72
+  }
+  return g() & 1 ? -v : v;
+}
+
+}  // namespace
+
 TEST_CASE("text: sql_round3 equals SQLite's ROUND(v, 3) below 1e12, ties and random values") {
   sqlite3* db = nullptr;
   REQUIRE(sqlite3_open(":memory:", &db) == SQLITE_OK);
@@ -259,14 +276,8 @@ TEST_CASE("text: sql_round3 equals SQLite's ROUND(v, 3) below 1e12, ties and ran
   std::mt19937_64 g(7);
   int differ = 0;
   for (int i = 0; i < 200000; ++i) {
-    double v = 0;
-    switch (i % 3) {
-      case 0: v = std::ldexp(static_cast<double>(g() >> 11), -static_cast<int>(g() % 75)); break;  // any magnitude below 2^53
-      case 1: v = static_cast<double>(g() % 100000000) / 1000.0 + 0.0005; break;                 // ties
-      default: v = static_cast<double>(g() % 10000000000000ull) / 1e4; break;                     // up to 1e9
-    }
-    if (!(v < 1e12)) continue;
-    if (g() & 1) v = -v;
+    const double v = sql_round_sample(g, i);
+    if (!(std::fabs(v) < 1e12)) continue;
     sqlite3_bind_double(st, 1, v);
     REQUIRE(sqlite3_step(st) == SQLITE_ROW);
     const double want = sqlite3_column_double(st, 0);
@@ -279,6 +290,20 @@ TEST_CASE("text: sql_round3 equals SQLite's ROUND(v, 3) below 1e12, ties and ran
   CHECK(differ == 0);
   sqlite3_finalize(st);
   sqlite3_close(db);
+}
+
+TEST_CASE("text: round3_sql prints sql_round3's value as %.15g does, ties and random values") {
+  std::mt19937_64 g(11);
+  int differ = 0;
+  for (int i = 0; i < 300000; ++i) {
+    const double v = sql_round_sample(g, i);
+    char want[64];
+    std::snprintf(want, sizeof want, "%.15g", cv::sql_round3(v));
+    std::string w = want;
+    if (w.find_first_of(".en") == std::string::npos) w += ".0";
+    if (cv::round3_sql(v) != w && ++differ <= 3) CHECK_MESSAGE(cv::round3_sql(v) == w, "v = " << v);
+  }
+  CHECK(differ == 0);
 }
 
 TEST_CASE("timeline: flows link host APIs and device tasks") {

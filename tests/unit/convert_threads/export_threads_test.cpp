@@ -72,12 +72,13 @@ TEST_CASE("export: the writers' thread writes the files of the whole model, byte
   }
 }
 
-TEST_CASE("export: the host's and the devices' records read on two threads give one thread's warnings, in order") {
+TEST_CASE("export: the API calls, the host's other records and the devices' read on two threads give one thread's warnings, in order") {
   temp_dir d("msprof_threads_warn");
   const fs::path prof = d / "PROF_000001_20260101000000000_THREADSC";
   generated_prof::generate(prof, 20000);
-  // A cut record at the end of a host slice and of a device slice: each
-  // reader warns about its own, the host's first.
+  // A cut record at the end of an API slice, another host slice and a device
+  // slice: each reader warns about its own, in the order the files are listed
+  // (API calls, the host's other records, the devices').
   const auto cut = [](const fs::path& dir, const std::string& stem) {
     for (const auto& e : fs::directory_iterator(dir))
       if (e.path().filename().string().rfind(stem, 0) == 0) {
@@ -86,6 +87,7 @@ TEST_CASE("export: the host's and the devices' records read on two threads give 
       }
     FAIL("no " << stem << " slice in " << dir.string());
   };
+  cut(prof / "host" / "data", "unaging.api_event.data");
   cut(prof / "host" / "data", "unaging.compact.task_track");
   cut(prof / "device_0" / "data", "stars_soc.data");
   cv::load_options one, two;
@@ -95,11 +97,13 @@ TEST_CASE("export: the host's and the devices' records read on two threads give 
   REQUIRE(a.has_value());
   REQUIRE(b.has_value());
   CHECK(a->warnings == b->warnings);
-  std::size_t host = a->warnings.size(), device = host;
+  std::size_t api = a->warnings.size(), host = api, device = api;
   for (std::size_t i = 0; i < a->warnings.size(); ++i) {
+    if (a->warnings[i].find("unaging.api_event.data") != std::string::npos) api = std::min(api, i);
     if (a->warnings[i].find("unaging.compact.task_track") != std::string::npos) host = std::min(host, i);
     if (a->warnings[i].find("stars_soc.data") != std::string::npos) device = std::min(device, i);
   }
+  CHECK(api < host);
   CHECK(host < device);
   CHECK(device < a->warnings.size());
 }
