@@ -3,6 +3,7 @@
 // reference's tables and enums, and db_window_writer.
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/hccl.hpp"
+#include "msprof/convert/beside.hpp"
 
 #include <sqlite3.h>
 
@@ -428,6 +429,55 @@ result<void> db_window_writer::finish(const model& final) {
     aic_names = pmu_name_ids.size();
     for (const auto& n : detail::pmu_db_names(pmu_cols_->aiv, "aiv_")) pmu_name_ids.push_back(ids_.id(n));
   }
+  // TASK_PMU_INFO, most of the rows, needs only its names' ids and pmu_: its
+  // pages are laid out on a second thread while this one writes the rest.
+  std::optional<detail::table_pages> pmu_pages;
+  if (pmu && tasks_.size()) {
+    auto t = paged_.create();
+    if (!t) return t.err();
+    pmu_pages.emplace(std::move(*t));
+  }
+  result<void> pmu_laid_out, rest;
+  double pmu_seconds = 0;
+  beside(
+      pmu_pages.has_value(),
+      [&] {
+        if (!pmu_pages) return;
+        const auto start = std::chrono::steady_clock::now();
+        pmu_laid_out = lay_out_pmu(*pmu_pages, pmu_name_ids, aic_names);
+        pmu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      },
+      [&] { rest = write_tables(final, pmu); });
+  MSPROF_TRY(rest);
+  MSPROF_TRY(pmu_laid_out);
+  if (pmu_pages) {
+    stat_of("TASK_PMU_INFO").seconds += pmu_seconds;
+    paged_.add("TASK_PMU_INFO", std::move(*pmu_pages));
+  }
+  lap_start_ = std::chrono::steady_clock::now();
+  MSPROF_TRY(write_pages());
+  // SQLite sorts the index in memory up to its cache size, then in temporary
+  // files: a small cache keeps that sort from growing with the task count.
+  if (has_task_) {
+    MSPROF_TRY(db_.exec("PRAGMA cache_size=-8192; CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)"));
+    lap_named("TaskIndex (index on TASK)");
+  }
+  for (const auto& [name, rows] : detail::db_enums()) {
+    MSPROF_TRY(db_.exec(std::string("CREATE TABLE ") + name + " (id INTEGER PRIMARY KEY, name TEXT)"));
+    std::vector<std::vector<detail::db_value>> v;
+    for (const auto& e : rows) v.push_back({e.id, std::string(e.name)});
+    MSPROF_TRY(db_.insert(name, 2, v));
+  }
+  lap_named("ENUM_* tables");
+  MSPROF_TRY(db_.close());
+  lap_named("commit and close");
+  return {};
+}
+
+/// finish()'s tables but TASK_PMU_INFO's rows (`pmu`: the table is created
+/// in its place), SQLite's written and the paged ones laid out.
+result<void> db_window_writer::write_tables(const model& final, bool pmu) {
+  const auto& s = final.session;
   MSPROF_TRY(write_hbm(s.prof_dir));
   if (apis_.size()) {
     auto* r = pages_of("CANN_API");
@@ -495,7 +545,7 @@ result<void> db_window_writer::finish(const model& final) {
     lap(r);
   }
 
-  const bool has_task = std::any_of(tables_.begin(), tables_.end(), [](const auto& p) { return p.first == "TASK"; });
+  has_task_ = std::any_of(tables_.begin(), tables_.end(), [](const auto& p) { return p.first == "TASK"; });
   for (auto& t : tables_) {
     auto& stat = stat_of(t.first);  // every table, in creation order; the paged ones' rows come with their pages
     if (!t.second) continue;
@@ -503,25 +553,7 @@ result<void> db_window_writer::finish(const model& final) {
     stat.rows = t.second->rows();
   }
   tables_.clear();  // finalize statements
-  if (!status_) return status_;
-  lap_start_ = std::chrono::steady_clock::now();
-  MSPROF_TRY(write_pages(pmu ? &pmu_name_ids : nullptr, aic_names));
-  // SQLite sorts the index in memory up to its cache size, then in temporary
-  // files: a small cache keeps that sort from growing with the task count.
-  if (has_task) {
-    MSPROF_TRY(db_.exec("PRAGMA cache_size=-8192; CREATE INDEX TaskIndex ON TASK (startNs,globalTaskId)"));
-    lap_named("TaskIndex (index on TASK)");
-  }
-  for (const auto& [name, rows] : detail::db_enums()) {
-    MSPROF_TRY(db_.exec(std::string("CREATE TABLE ") + name + " (id INTEGER PRIMARY KEY, name TEXT)"));
-    std::vector<std::vector<detail::db_value>> v;
-    for (const auto& e : rows) v.push_back({e.id, std::string(e.name)});
-    MSPROF_TRY(db_.insert(name, 2, v));
-  }
-  lap_named("ENUM_* tables");
-  MSPROF_TRY(db_.close());
-  lap_named("commit and close");
-  return {};
+  return status_;
 }
 
 void db_window_writer::register_early_ids(const std::string& prof_dir) {
@@ -696,14 +728,13 @@ result<void> db_window_writer::write_tasks(const model& final) {
 }
 
 /// TASK_PMU_INFO: a row per name (aic then aiv names) per task, by global
-/// task id; the side the task did not run on reads 0. Most of the db's rows:
-/// they go straight into the closed file (no string is registered on the way).
-result<void> db_window_writer::write_pmu(std::uint32_t root, const std::vector<std::int64_t>& name_ids,
-                                         std::size_t aic_names) {
-  auto p = detail::table_pages::open(db_.path(), root);
-  if (!p) return p.err();
+/// task id; the side the task did not run on reads 0. Most of the db's rows
+/// (no string is registered on the way: finish() lays them out on a thread of
+/// their own).
+result<void> db_window_writer::lay_out_pmu(detail::table_pages& p, const std::vector<std::int64_t>& name_ids,
+                                           std::size_t aic_names) {
   detail::sqlite_cell row[3];
-  MSPROF_TRY(pmu_.drain([&](const detail::id_key& k, std::string_view payload) {
+  return pmu_.drain([&](const detail::id_key& k, std::string_view payload) {
     detail::row_reader in{payload};
     const bool aic = in.get<std::uint8_t>() != 0;
     row[0] = detail::sqlite_cell::of(static_cast<std::int64_t>(k.id));
@@ -711,13 +742,9 @@ result<void> db_window_writer::write_pmu(std::uint32_t root, const std::vector<s
       const bool mine = (i < aic_names) == aic;
       row[1] = detail::sqlite_cell::of(name_ids[i]);
       row[2] = detail::sqlite_cell::of(mine ? in.get<double>() : 0.0);
-      p->row(row, 3);
+      p.row(row, 3);
     }
-  }));
-  MSPROF_TRY(p->finish());
-  stat_of("TASK_PMU_INFO").rows = p->rows();
-  lap_named("TASK_PMU_INFO");
-  return {};
+  });
 }
 
 /// The table, created now (tables appear in the reference's order), its rows
@@ -734,20 +761,12 @@ detail::table_pages* db_window_writer::pages_of(const char* name) {
 }
 
 /// With SQLite's tables written and the file closed: the tables laid out as
-/// pages go in, then TASK_PMU_INFO's rows (`pmu_names`: its PMU names' ids, or
-/// none); then SQLite opens the file again for the index and the enum tables.
-result<void> db_window_writer::write_pages(const std::vector<std::int64_t>* pmu_names, std::size_t aic_names) {
-  if (paged_.tables().empty() && !pmu_names) return {};
-  std::uint32_t pmu_root = 0;
-  if (pmu_names) {
-    auto root = db_.root_page("TASK_PMU_INFO");
-    if (!root) return root.err();
-    pmu_root = *root;
-  }
+/// pages go in; then SQLite opens the file again for the index and the enum tables.
+result<void> db_window_writer::write_pages() {
+  if (paged_.tables().empty()) return {};
   for (const auto& [name, pages] : paged_.tables()) stat_of(name).rows = pages.rows();
   MSPROF_TRY(paged_.close());
   lap_named("pages into the file");
-  if (pmu_names) MSPROF_TRY(write_pmu(pmu_root, *pmu_names, aic_names));
   return db_.open();
 }
 

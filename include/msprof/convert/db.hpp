@@ -265,15 +265,18 @@ class db_window_writer {
   /// TASK by global task id, then COMPUTE_TASK_INFO by (device, stream, task, start).
   result<void> write_tasks(const model& final);
 
-  /// TASK_PMU_INFO (root page `root`) with SQLite closed: a row per name
-  /// (`aic_names` aic names, then the aiv ones) per task, by global task id.
-  result<void> write_pmu(std::uint32_t root, const std::vector<std::int64_t>& name_ids, std::size_t aic_names);
+  /// finish()'s tables, TASK_PMU_INFO's rows aside (`pmu`: the table is created in its place).
+  result<void> write_tables(const model& final, bool pmu);
+
+  /// TASK_PMU_INFO's rows into `p`: a row per name (`aic_names` aic names,
+  /// then the aiv ones) per task, by global task id.
+  result<void> lay_out_pmu(detail::table_pages& p, const std::vector<std::int64_t>& name_ids, std::size_t aic_names);
 
   /// The table, created now; its rows go through the returned table_pages
   /// (sqlite_pages.hpp) into the file at write_pages(). Null after a failure.
   detail::table_pages* pages_of(const char* name);
-  /// Closes SQLite, puts the paged tables and TASK_PMU_INFO in, opens it again.
-  result<void> write_pages(const std::vector<std::int64_t>* pmu_names, std::size_t aic_names);
+  /// Closes SQLite, puts the paged tables in, opens it again.
+  result<void> write_pages();
 
   /// OVERLAP_ANALYSIS per device: the merged op intervals, then the free gaps
   /// between the device's first task start and last task end.
@@ -308,10 +311,11 @@ class db_window_writer {
   detail::sqlite_db db_;
   std::string spill_dir_;
   std::size_t sorter_budget_;  ///< each spill sorter's memory
-  /// CANN_API, TASK, COMPUTE_TASK_INFO and OVERLAP_ANALYSIS: laid out as pages, put in by
-  /// write_pages() (TASK_PMU_INFO goes straight in).
+  /// CANN_API, TASK, COMPUTE_TASK_INFO, OVERLAP_ANALYSIS and TASK_PMU_INFO: laid out as pages,
+  /// put in by write_pages().
   detail::paged_tables paged_;
   bool opened_ = false;
+  bool has_task_ = false;  ///< a TASK table was written: its index follows
   bool early_ids_ = false;  ///< the strings the reference registers before any other (register_early_ids)
   result<void> status_;  ///< the first failure; every later call returns it
   detail::string_ids ids_;
