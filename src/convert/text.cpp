@@ -313,9 +313,12 @@ void append_csv_cell(std::string& out, std::string_view v) {
   }
   out += '"';
   if (formula) out += '\'';
-  for (char c : v) {
-    if (c == '"') out += '"';
-    out += c;
+  for (std::size_t at = 0; at < v.size();) {  // each '"' doubled
+    const std::size_t quote = v.find('"', at);
+    const std::size_t end = quote == std::string_view::npos ? v.size() : quote + 1;
+    out.append(v.data() + at, end - at);
+    if (quote != std::string_view::npos) out += '"';
+    at = end;
   }
   out += '"';
 }

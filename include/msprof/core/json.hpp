@@ -17,6 +17,7 @@
 #define MSPROF_CORE_JSON_HPP
 
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -566,29 +567,38 @@ inline std::string dump(const value& v) {
 
 /// Streaming writer for emitting JSON text without building a DOM:
 ///   json::writer w; w.begin_object(); w.key("a"); w.number(1); w.end_object();
-/// Separators follow CANN's control files (", " and ": ").
+/// Separators follow CANN's control files (", " and ": "). A writer given a
+/// string appends to it: one value after another, the caller putting what
+/// goes between them (a stream of events written with no copy).
 class writer {
  public:
-  void begin_object() { pre(); out_ += '{'; first_.push_back(true); }
-  void end_object() { out_ += '}'; pop(); }
-  void begin_array() { pre(); out_ += '['; first_.push_back(true); }
-  void end_array() { out_ += ']'; pop(); }
+  writer() = default;
+  explicit writer(std::string& out) : out_(&out) {}
+  writer(const writer&) = delete;
+  writer& operator=(const writer&) = delete;
+
+  void begin_object() { pre(); *out_ += '{'; first_.push_back(true); }
+  void end_object() { *out_ += '}'; pop(); }
+  void begin_array() { pre(); *out_ += '['; first_.push_back(true); }
+  void end_array() { *out_ += ']'; pop(); }
   void key(std::string_view k) {
     sep();
-    append_quoted(out_, k);
-    out_ += ": ";
+    append_quoted(*out_, k);
+    *out_ += ": ";
     after_key_ = true;
   }
-  void string(std::string_view s) { pre(); append_quoted(out_, s); }
-  void number(std::int64_t v) { pre(); out_ += std::to_string(v); }
-  void number(std::uint64_t v) { pre(); out_ += std::to_string(v); }
+  void string(std::string_view s) { pre(); append_quoted(*out_, s); }
+  /// A string given as append_quoted()'s text (quotes and escapes done).
+  void quoted(std::string_view text) { pre(); *out_ += text; }
+  void number(std::int64_t v) { pre(); digits(v); }
+  void number(std::uint64_t v) { pre(); digits(v); }
   void number(int v) { number(static_cast<std::int64_t>(v)); }
   void number(unsigned v) { number(static_cast<std::uint64_t>(v)); }
   /// A number given as text (must be a valid JSON number).
-  void raw_number(std::string_view text) { pre(); out_ += text; }
-  void boolean(bool b) { pre(); out_ += b ? "true" : "false"; }
-  void null() { pre(); out_ += "null"; }
-  void value(const json::value& v) { pre(); dump(v, out_); }
+  void raw_number(std::string_view text) { pre(); *out_ += text; }
+  void boolean(bool b) { pre(); *out_ += b ? "true" : "false"; }
+  void null() { pre(); *out_ += "null"; }
+  void value(const json::value& v) { pre(); dump(v, *out_); }
   /// key + string in one call, the common case for control files.
   void member(std::string_view k, std::string_view s) { key(k); string(s); }
   void member(std::string_view k, const char* s) { key(k); string(s); }
@@ -597,13 +607,18 @@ class writer {
   void member(std::string_view k, std::uint64_t v) { key(k); number(v); }
   void member(std::string_view k, unsigned v) { key(k); number(v); }
 
-  const std::string& str() const noexcept { return out_; }
-  std::string take() { return std::move(out_); }
+  const std::string& str() const noexcept { return *out_; }
+  std::string take() { return std::move(*out_); }
 
  private:
+  template <class Int>
+  void digits(Int v) {
+    char buf[24];
+    *out_ += std::string_view(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+  }
   void sep() {
     if (!first_.empty()) {
-      if (!first_.back()) out_ += ", ";
+      if (!first_.back()) *out_ += ", ";
       first_.back() = false;
     }
   }
@@ -614,7 +629,8 @@ class writer {
   void pop() {
     if (!first_.empty()) first_.pop_back();
   }
-  std::string out_;
+  std::string own_;
+  std::string* out_ = &own_;
   std::vector<bool> first_;
   bool after_key_ = false;
 };

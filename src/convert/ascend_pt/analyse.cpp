@@ -326,7 +326,8 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
 /// link()'s rows, drained from their sorted run.
 result<void> operator_details(relation& r, table_sink& out) {
   if (!r.details || r.details->size() == 0) return {};
-  table::row row;
+  table::row row(9);
+  item_lines_memo lines(false);
   const auto us = [](std::int64_t ns) { return py_float(as_py_float(ts_us(ns))); };
   out.begin("operator_details", {"Name", "Input Shapes", "Call Stack", "Host Self Duration(us)",
                                  "Host Total Duration(us)", "Device Self Duration(us)", "Device Total Duration(us)",
@@ -336,9 +337,12 @@ result<void> operator_details(relation& r, table_sink& out) {
     if (!written) return;
     op_detail n;
     std::memcpy(static_cast<void*>(&n), p.data(), sizeof n);
-    row = {std::string(n.op.name),  item_lines(n.op.input_shapes), item_lines(n.op.call_stack),
-           us(n.self_ns),           us(n.total_ns),                n.dev[0].str(),
-           n.dev[1].str(),          n.dev[2].str(),                n.dev[3].str()};
+    row[0].assign(n.op.name);
+    row[1] = lines(n.op.input_shapes);
+    row[2] = lines(n.op.call_stack);
+    row[3] = us(n.self_ns);
+    row[4] = us(n.total_ns);
+    for (std::size_t k = 0; k < 4; ++k) row[5 + k] = n.dev[k].str();
     written = out.row(row);
   }));
   MSPROF_TRY(written);
@@ -390,31 +394,59 @@ result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::str
                                   "Total Active(MB)", "Stream Ptr", "Device Type"});
     begun = true;
   };
-  table::row r;
   if (d.info.npu) MSPROF_TRY(npu_mem_app_rows(d.prof_dir, warnings, [&](table::row&& app) { return begin(), out.row(app); }));
+  // Cells are remade only when their value changes: a PTA record's two rows
+  // share all but the first, and the totals often stay the same.
+  table::row r(7);
+  std::int64_t time_of = -1, device_of = -1;
+  std::string time_text, device_text;
+  double mb_of[3] = {-1, -1, -1};
+  std::string mb_text[3];
+  const auto set_place = [&](std::int64_t time, std::int64_t device) {
+    if (time != time_of || time_text.empty()) time_text = ts_us(time) + '\t';
+    if (device != device_of || device_text.empty()) device_text = "NPU:" + std::to_string(device);
+    time_of = time;
+    device_of = device;
+    r[1] = time_text;
+    r[6] = device_text;
+  };
+  const auto set_mb = [&](std::size_t k, double v) {  // k: allocated, reserved, active
+    if (v != mb_of[k] || mb_text[k].empty()) mb_text[k] = py_float(v);
+    mb_of[k] = v;
+    r[2 + k] = mb_text[k];
+  };
   const auto ge_row = [&](const ge_record& g, const memory_record_row* p) -> result<void> {
     begin();
-    const std::string tag = "NPU:" + std::to_string(g.device), ts = ts_us(g.time) + '\t';
-    r = {"GE", ts, py_float(g.allocated), py_float(g.reserved), "", "", tag};
+    set_place(g.time, g.device);
+    r[0] = "GE";
+    set_mb(0, g.allocated);
+    set_mb(1, g.reserved);
+    r[4].clear();
+    r[5].clear();
     MSPROF_TRY(out.row(r));
-    if (!p)
-      r = {"PTA+GE", ts, py_float(g.allocated), py_float(g.reserved), "0", "", tag};
-    else
-      r = {"PTA+GE", ts, py_float(g.allocated + mb(p->allocated)), py_float(g.reserved + mb(p->reserved)),
-           py_float(mb(p->active)), std::to_string(p->stream), tag};
+    r[0] = "PTA+GE";
+    if (!p) {
+      r[4] = "0";
+    } else {
+      set_mb(0, g.allocated + mb(p->allocated));
+      set_mb(1, g.reserved + mb(p->reserved));
+      set_mb(2, mb(p->active));
+      r[5] = std::to_string(p->stream);
+    }
     return out.row(r);
   };
   const auto pta_row = [&](const memory_record_row& x, const ge_record* g) -> result<void> {
     begin();
-    const std::string ts = ts_us(x.time) + '\t', tag = "NPU:" + std::to_string(x.device);
-    if (x.component == std::string_view("PTA+GE") && g) {
-      r = {std::string(x.component), ts, py_float(mb(x.allocated) + g->allocated),
-           py_float(mb(x.reserved) + g->reserved), py_float(mb(x.active)),
-           x.stream ? std::to_string(x.stream) : std::string(), tag};
-    } else {
-      r = {std::string(x.component), ts, py_float(mb(x.allocated)), py_float(mb(x.reserved)), py_float(mb(x.active)),
-           std::to_string(x.stream), tag};
-    }
+    set_place(x.time, x.device);
+    r[0].assign(x.component);
+    const bool with_ge = x.component == std::string_view("PTA+GE") && g;
+    set_mb(0, mb(x.allocated) + (with_ge ? g->allocated : 0.0));
+    set_mb(1, mb(x.reserved) + (with_ge ? g->reserved : 0.0));
+    set_mb(2, mb(x.active));
+    if (with_ge && !x.stream)
+      r[5].clear();
+    else
+      r[5] = std::to_string(x.stream);
     return out.row(r);
   };
   MSPROF_TRY(merge_ge_memory<ge_record>(d, m, ge, ge_row, pta_row));
@@ -617,11 +649,27 @@ result<void> op_memory_rows(const pt_dir& d, const memory_naming& mem, relation&
 
 std::string item_lines(std::string_view v) {
   std::string out;
-  for (char c : v) {
-    out += c;
-    if (c == ';') out += "\r\n";
+  for (std::size_t at = 0; at < v.size();) {
+    const std::size_t end = std::min(v.find(';', at), v.size() - 1) + 1;
+    out.append(v, at, end - at);
+    if (v[end - 1] == ';') out += "\r\n";
+    at = end;
   }
   return out;
+}
+
+const std::string& item_lines_memo::operator()(std::string_view text) {
+  auto [it, fresh] = memo_.try_emplace(text.data());
+  auto& [size, lines] = it->second;
+  if (fresh || size != text.size()) {  // another text at that address: a prefix of it
+    size = text.size();
+    lines.clear();
+    if (json_)
+      append_json_string(lines, item_lines(text));
+    else
+      lines = item_lines(text);
+  }
+  return lines;
 }
 
 namespace {

@@ -35,7 +35,7 @@ namespace {
 /// The top-level array, streamed: ", " between events, flushed every MiB.
 class event_list {
  public:
-  event_list(std::string& buf, std::function<void()> flush) : buf_(buf), flush_(std::move(flush)) {}
+  event_list(std::string& buf, std::function<void()> flush) : buf_(buf), flush_(std::move(flush)), w_(buf) {}
   /// Where the next event goes.
   std::string& next() {
     if (buf_.size() >= (1u << 20)) flush_();
@@ -43,8 +43,11 @@ class event_list {
     bare_comma_ = false;
     return buf_;
   }
-  /// One event built by a json::writer (json.dumps' separators too).
-  void add(const json::writer& w) { next() += w.str(); }
+  /// The writer of the next event (json.dumps' separators too), straight into the buffer.
+  json::writer& event() {
+    next();
+    return w_;
+  }
   /// TraceViewParser appends its part after the framework part with a bare ",".
   void second_part() { bare_comma_ = true; }
   std::size_t count() const noexcept { return count_; }
@@ -52,6 +55,7 @@ class event_list {
  private:
   std::string& buf_;
   std::function<void()> flush_;
+  json::writer w_;
   std::size_t count_ = 0;
   bool bare_comma_ = false;
 };
@@ -73,7 +77,7 @@ void dur_member(json::writer& w, std::int64_t ns) {
 template <class Args>
 void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::int64_t ts,
              std::int64_t dur, std::string_view cat, Args args) {
-  json::writer w;
+  json::writer& w = ev.event();
   w.begin_object();
   w.member("ph", "X");
   w.member("name", name);
@@ -87,13 +91,12 @@ void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint6
   args(w);
   w.end_object();
   w.end_object();
-  ev.add(w);
 }
 
 /// A flow end (torch_to_npu, enqueue_to_dequeue, fwdbwd): ph, bp, name, id, pid, tid, ts, cat.
 void flow(event_list& ev, const char* ph, std::string_view name, std::int64_t id, std::uint64_t pid, std::uint64_t tid,
           std::int64_t ts, std::string_view cat) {
-  json::writer w;
+  json::writer& w = ev.event();
   w.begin_object();
   w.member("ph", ph);
   w.member("bp", "e");
@@ -104,14 +107,13 @@ void flow(event_list& ev, const char* ph, std::string_view name, std::int64_t id
   ts_member(w, ts);
   w.member("cat", cat);
   w.end_object();
-  ev.add(w);
 }
 
 /// A metadata event: ph, name, pid, tid, args {key: value}.
 template <class Value>
 void meta(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::string_view key,
           const Value& v) {
-  json::writer w;
+  json::writer& w = ev.event();
   w.begin_object();
   w.member("ph", "M");
   w.member("name", name);
@@ -125,7 +127,6 @@ void meta(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t
     w.member(key, static_cast<std::int64_t>(v));
   w.end_object();
   w.end_object();
-  ev.add(w);
 }
 
 /// The process metadata torch_npu gives its own processes (labels "CPU").
@@ -169,6 +170,7 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
     std::int64_t ts = 0;
   };
   std::vector<std::pair<std::int64_t, std::array<fwd_end, 2>>> fwd;
+  item_lines_memo quoted(true);
   auto ops = d.ops.each([&](const fw_op& o) {
     if (o.seq >= 0) {
       auto it = std::find_if(fwd.begin(), fwd.end(), [&](const auto& p) { return p.first == o.seq; });
@@ -182,9 +184,13 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
               a.member("Sequence number", o.seq);
               a.member("Fwd thread id", o.fwd_tid);
               // Only the fields the record carried (TorchOpBean.args).
-              if (o.has_shapes) a.member("Input Dims", item_lines(o.input_shapes));
-              if (o.has_dtypes) a.member("Input type", item_lines(o.input_dtypes));
-              if (o.has_stack) a.member("Call stack", item_lines(o.call_stack));
+              const auto lines = [&](const char* key, std::string_view text) {
+                a.key(key);
+                a.quoted(quoted(text));
+              };
+              if (o.has_shapes) lines("Input Dims", o.input_shapes);
+              if (o.has_dtypes) lines("Input type", o.input_dtypes);
+              if (o.has_stack) lines("Call stack", o.call_stack);
               if (o.has_module) a.member("Module Hierarchy", o.module_hierarchy);
               if (o.has_flops) a.member("flops", o.flops);
             });

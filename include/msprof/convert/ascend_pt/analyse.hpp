@@ -31,7 +31,9 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "../../codec/framework.hpp"
@@ -461,6 +463,20 @@ std::vector<std::uint64_t> python_function_threads(const pt_dir& d);
 /// A ';'-separated field (Python's `";".join(...)`) one item a line (";\r\n"),
 /// as torch_npu shows shapes, dtypes and call stacks.
 std::string item_lines(std::string_view v);
+
+/// item_lines() of a pt_dir's texts, each made once (`json`: as a JSON
+/// string): the texts are held once each, so one address each, and a run's
+/// ops repeat a few shapes and call stacks many times. The text returned is
+/// good until the next call.
+class item_lines_memo {
+ public:
+  explicit item_lines_memo(bool json) : json_(json) {}
+  const std::string& operator()(std::string_view text);
+
+ private:
+  bool json_;
+  std::unordered_map<const char*, std::pair<std::size_t, std::string>> memo_;  ///< address -> size, lines
+};
 
 /// Options of analyse().
 struct analyse_options {
