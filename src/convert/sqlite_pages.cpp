@@ -271,7 +271,6 @@ result<void> table_pages::open_db(const std::string& db) {
     return bad("not an SQLite database");
   std::uint32_t page_size = get_be(h + 16, 2);
   if (page_size == 1) page_size = 65536;
-  if (page_size_ == 0 && page_size >= 512) page_size_ = page_size;  // open(): the database's
   if (page_size != page_size_)
     return bad("pages of " + std::to_string(page_size) + " bytes, the rows were laid out in " + std::to_string(page_size_));
   if (h[20] != 0) return bad("pages with reserved bytes are not supported");
@@ -287,25 +286,6 @@ result<void> table_pages::open_db(const std::string& db) {
   if (r[0] != static_cast<unsigned char>(leaf_page) || get_be(r + 3, 2) != 0)
     return bad("page " + std::to_string(root_) + " is not an empty table");
   return {};
-}
-
-result<table_pages> table_pages::open(const std::string& db, std::uint32_t root) {
-  table_pages t;
-  t.root_ = root;
-  MSPROF_TRY(t.open_db(db));
-  t.state_ = state::into_file;
-  t.pages_ = t.db_pages_;
-  t.page_.assign(t.page_size_, '\0');
-  t.cell_.assign(t.page_size_, '\0');
-  t.content_ = t.page_size_;
-  return result<table_pages>(std::move(t));
-}
-
-result<void> table_pages::finish() {
-  if (state_ != state::into_file) return make_error(errc::invalid_argument, label() + ": finish() is for open(), graft() for create()");
-  state_ = state::done;
-  if (cells_ != 0) end_leaf();
-  return close_tree();
 }
 
 result<void> table_pages::graft(const std::string& db, std::uint32_t root) {

@@ -44,18 +44,15 @@ struct sqlite_cell {
 /// database SQLite has closed, whose table (created empty by SQLite) becomes
 /// the tree: the leaves are appended after its last page, the interior pages
 /// built over them, the table's root page made the tree's root and the
-/// header's page count set. Either straight into the file (open(), finish()),
-/// or laid out while SQLite still writes the other tables, then copied in
-/// (create(), graft()): in memory up to a MiB of leaves, past that in an
-/// unnamed temporary file. A row must fit in its leaf (no overflow pages:
+/// header's page count set. The pages are laid out while SQLite still writes
+/// the other tables, then copied in (create(), graft()): in memory up to a MiB
+/// of leaves, past that in an unnamed temporary file. A row must fit in its leaf (no overflow pages:
 /// at most the page size less 35 bytes), or it is an error. Errors name the file.
 class table_pages {
  public:
-  /// Rows into the closed database `db` (no link followed), its table whose root is page `root`.
-  static result<table_pages> open(const std::string& db, std::uint32_t root);
   /// Rows laid out as pages of `page_size` bytes (the database's) in a temporary file in `dir`.
   static result<table_pages> create(const std::string& dir, std::uint32_t page_size);
-  table_pages() = default;  ///< no file: open() or create() make a usable one
+  table_pages() = default;  ///< no file: create() makes a usable one
   table_pages(table_pages&&) = default;
   table_pages& operator=(table_pages&&) = default;
 
@@ -65,9 +62,7 @@ class table_pages {
   /// KEY is the rowid, and its column NULL in `values`.
   void row(std::int64_t rowid, const sqlite_cell* values, std::size_t n);
   std::uint64_t rows() const noexcept { return rows_; }
-  /// After open(): the last pages, the tree and the header. Once.
-  result<void> finish();
-  /// After create(): the pages into the closed database `db` (no link
+  /// The pages into the closed database `db` (no link
   /// followed) as its table whose root is page `root`, then the tree and the header. Once.
   result<void> graft(const std::string& db, std::uint32_t root);
 
@@ -89,7 +84,7 @@ class table_pages {
   const std::string& label() const noexcept { return db_ ? db_path_ : temp_label_; }
   void fail(const std::string& what);
 
-  enum class state : std::uint8_t { unusable, laying_out, into_file, done } state_ = state::unusable;
+  enum class state : std::uint8_t { unusable, laying_out, done } state_ = state::unusable;
   std::string temp_dir_, temp_label_, db_path_;
   outfile::unique_fd temp_, db_;  ///< pages are appended to db_ once it is open, else to temp_ (made when needed)
   std::uint32_t page_size_ = 0, pages_ = 0, root_ = 0;

@@ -144,11 +144,10 @@ void insert_sqlite(const std::string& path, const std::vector<std::vector<bound>
   });
 }
 
-/// T's rows through table_pages: laid out in `dir` then grafted into `path`
-/// (`temp`), or straight into `path`.
+/// T's rows through table_pages: laid out in `dir` then grafted into `path`.
 void insert_pages(const std::string& dir, const std::string& path, const std::vector<std::vector<bound>>& rows,
-                  std::uint32_t page_size, bool temp = true) {
-  auto pages = temp ? cv::detail::table_pages::create(dir, page_size) : cv::detail::table_pages::open(path, root_of(path));
+                  std::uint32_t page_size) {
+  auto pages = cv::detail::table_pages::create(dir, page_size);
   REQUIRE_MESSAGE(pages, (pages ? "" : pages.err().what()));
   for (const auto& r : rows) {
     sqlite_cell v[3];
@@ -156,26 +155,24 @@ void insert_pages(const std::string& dir, const std::string& path, const std::ve
     pages->row(v, 3);
   }
   CHECK(pages->rows() == rows.size());
-  const auto done = temp ? pages->graft(path, root_of(path)) : pages->finish();
+  const auto done = pages->graft(path, root_of(path));
   REQUIRE_MESSAGE(done, (done ? "" : done.err().what()));
 }
 
 }  // namespace
 
-TEST_CASE("table_pages: rows read back as SQLite's own inserts of the same values, one leaf to four levels, through a temporary file or not") {
+TEST_CASE("table_pages: rows read back as SQLite's own inserts of the same values, one leaf to four levels") {
   temp_dir d("msprof_sqlite_pages");
   // 512-byte pages: 100 k rows make four levels (about 20 rows a leaf, 56 children an interior page).
-  for (std::size_t n : {0u, 1u, 12u, 30u, 1200u, 100000u})
-  for (bool temp : {true, false}) {
+  for (std::size_t n : {0u, 1u, 12u, 30u, 1200u, 100000u}) {
     CAPTURE(n);
-    CAPTURE(temp);
     const auto rows = sample_rows(n);
     const std::string by_sqlite = (d / ("sqlite" + std::to_string(n) + ".db")).string();
-    const std::string by_pages = (d / ("pages" + std::to_string(n) + (temp ? "t" : "") + ".db")).string();
-    if (temp) create(by_sqlite, 512);
+    const std::string by_pages = (d / ("pages" + std::to_string(n) + ".db")).string();
+    create(by_sqlite, 512);
     create(by_pages, 512);
-    if (temp) insert_sqlite(by_sqlite, rows);
-    insert_pages(d.path, by_pages, rows, 512, temp);
+    insert_sqlite(by_sqlite, rows);
+    insert_pages(d.path, by_pages, rows, 512);
     CHECK(integrity(by_pages) == "tok ");
     const auto want = dump(by_sqlite), got = dump(by_pages);
     CHECK(got.size() == n);
@@ -201,7 +198,7 @@ TEST_CASE("table_pages: default 4 KiB pages, the exporter's size") {
   create(by_sqlite, 4096);
   create(by_pages, 4096);
   insert_sqlite(by_sqlite, rows);
-  insert_pages(d.path, by_pages, rows, 4096, false);
+  insert_pages(d.path, by_pages, rows, 4096);
   CHECK(integrity(by_pages) == "tok ");
   CHECK(dump(by_pages) == dump(by_sqlite));
 }
@@ -283,9 +280,6 @@ TEST_CASE("table_pages: a file that is no SQLite database, a root that is no emp
   REQUIRE_FALSE(e);
   CHECK(e.err().message.find(text) != std::string::npos);
   CHECK(e.err().message.find("not an SQLite database") != std::string::npos);
-  auto direct = cv::detail::table_pages::open(text, 2);
-  REQUIRE_FALSE(direct);
-  CHECK(direct.err().message.find(text) != std::string::npos);
 
   const std::string db = (d / "full.db").string();
   create(db, 512);
@@ -384,47 +378,42 @@ TEST_CASE("table_pages: TEXT cells read back as SQLite's own inserts of the same
   temp_dir d("msprof_sqlite_pages");
   const std::string q = "SELECT rowid, s, typeof(s), length(s), n, u, typeof(u) FROM X ORDER BY rowid";
   // 512-byte pages, texts up to 400 bytes: about one row a leaf at the longest, so 20 k rows make three levels or more.
-  for (std::size_t n : {1u, 40u, 20000u})
-    for (bool temp : {true, false}) {
-      CAPTURE(n);
-      CAPTURE(temp);
-      const auto rows = pages_text_rows(n, 400);
-      const std::string by_sqlite = (d / ("xs" + std::to_string(n) + ".db")).string();
-      const std::string by_pages = (d / ("xp" + std::to_string(n) + (temp ? "t" : "") + ".db")).string();
-      if (temp) {
-        pages_text_create(by_sqlite, 512);
-        insert_each_sqlite(by_sqlite, "INSERT INTO X VALUES (?, ?, ?)", rows.size(), [&](sqlite3_stmt* st, std::size_t i) {
-          const auto& r = rows[i];
-          if (r.s_null)
-            sqlite3_bind_null(st, 1);
-          else
-            sqlite3_bind_text(st, 1, r.s.data(), static_cast<int>(r.s.size()), SQLITE_TRANSIENT);
-          sqlite3_bind_int64(st, 2, r.n);
-          sqlite3_bind_text(st, 3, r.u.data(), static_cast<int>(r.u.size()), SQLITE_TRANSIENT);
-        });
-      }
-      pages_text_create(by_pages, 512);
-      auto pages = temp ? cv::detail::table_pages::create(d.path, 512)
-                        : cv::detail::table_pages::open(by_pages, pages_text_root(by_pages));
-      REQUIRE(pages);
-      for (const auto& r : rows) {
-        const sqlite_cell v[] = {r.s_null ? sqlite_cell::null_value() : sqlite_cell::of(std::string_view(r.s)),
-                                 sqlite_cell::of(r.n), sqlite_cell::of(std::string_view(r.u))};
-        pages->row(v, 3);
-      }
-      const auto done = temp ? pages->graft(by_pages, pages_text_root(by_pages)) : pages->finish();
-      REQUIRE_MESSAGE(done, (done ? "" : done.err().what()));
-      CHECK(integrity(by_pages) == "tok ");
-      const auto got = dump(by_pages, q);
-      CHECK(got.size() == n);
-      if (temp) CHECK(got == dump(by_sqlite, q));
-      CHECK(dump(by_pages, "SELECT x FROM before") == std::vector<std::string>{"tkept "});
-      if (n == 20000) {  // the tree has interior pages over interior pages
-        CHECK(std::stoul(dump(by_pages, "PRAGMA page_count").front().substr(1)) > n / 4);
-        CHECK(dump(by_pages, "SELECT s FROM X WHERE rowid = 12345") ==
-              std::vector<std::string>{rows[12344].s_null ? "null " : "t" + rows[12344].s + " "});
-      }
+  for (std::size_t n : {1u, 40u, 20000u}) {
+    CAPTURE(n);
+    const auto rows = pages_text_rows(n, 400);
+    const std::string by_sqlite = (d / ("xs" + std::to_string(n) + ".db")).string();
+    const std::string by_pages = (d / ("xp" + std::to_string(n) + ".db")).string();
+    pages_text_create(by_sqlite, 512);
+    insert_each_sqlite(by_sqlite, "INSERT INTO X VALUES (?, ?, ?)", rows.size(), [&](sqlite3_stmt* st, std::size_t i) {
+      const auto& r = rows[i];
+      if (r.s_null)
+        sqlite3_bind_null(st, 1);
+      else
+        sqlite3_bind_text(st, 1, r.s.data(), static_cast<int>(r.s.size()), SQLITE_TRANSIENT);
+      sqlite3_bind_int64(st, 2, r.n);
+      sqlite3_bind_text(st, 3, r.u.data(), static_cast<int>(r.u.size()), SQLITE_TRANSIENT);
+    });
+    pages_text_create(by_pages, 512);
+    auto pages = cv::detail::table_pages::create(d.path, 512);
+    REQUIRE(pages);
+    for (const auto& r : rows) {
+      const sqlite_cell v[] = {r.s_null ? sqlite_cell::null_value() : sqlite_cell::of(std::string_view(r.s)),
+                               sqlite_cell::of(r.n), sqlite_cell::of(std::string_view(r.u))};
+      pages->row(v, 3);
     }
+    const auto done = pages->graft(by_pages, pages_text_root(by_pages));
+    REQUIRE_MESSAGE(done, (done ? "" : done.err().what()));
+    CHECK(integrity(by_pages) == "tok ");
+    const auto got = dump(by_pages, q);
+    CHECK(got.size() == n);
+    CHECK(got == dump(by_sqlite, q));
+    CHECK(dump(by_pages, "SELECT x FROM before") == std::vector<std::string>{"tkept "});
+    if (n == 20000) {  // the tree has interior pages over interior pages
+      CHECK(std::stoul(dump(by_pages, "PRAGMA page_count").front().substr(1)) > n / 4);
+      CHECK(dump(by_pages, "SELECT s FROM X WHERE rowid = 12345") ==
+            std::vector<std::string>{rows[12344].s_null ? "null " : "t" + rows[12344].s + " "});
+    }
+  }
 }
 
 TEST_CASE("table_pages: a TEXT row longer than a page holds is refused, naming the file, and no row goes in") {
