@@ -92,7 +92,18 @@ double py_round_value(double v, int digits) {
 
 std::string py_round(double v, int digits) { return py_float(py_round_value(v, digits)); }
 
-std::string dur_us_json(std::int64_t ns) { return py_float(static_cast<double>(ns) / 1000.0); }
+char* put_dur_us(char* p, std::int64_t ns) {
+  if (ns < 0 || ns >= 1000000000000000LL) return nullptr;
+  p = put_ts_us(p, ns);
+  while (p[-2] != '.' && p[-1] == '0') --p;
+  return p;
+}
+
+std::string dur_us_json(std::int64_t ns) {
+  char buf[24];
+  if (char* end = put_dur_us(buf, ns)) return std::string(buf, end);
+  return py_float(static_cast<double>(ns) / 1000.0);
+}
 
 std::string dur_us_fixed3(std::int64_t ns) {
   return fmt::format("{:.3f}", static_cast<double>(ns) / 1000.0);

@@ -165,13 +165,8 @@ void append_flow_json(std::string& out, char ph, std::uint64_t pid, std::uint64_
 }  // namespace
 
 void append_dur_json(std::string& out, std::int64_t ns) {
-  if (ns >= 0 && ns < 1000000000000000LL) {
-    // ns/1000 has at most 3 decimals, so its shortest round-trip form is the
-    // decimal itself without trailing zeros (what dur_us_json prints).
-    char buf[64];
-    char* p = put_lit(buf, ",\"dur\":");
-    p = put_ts_us(p, ns);
-    while (p[-2] != '.' && p[-1] == '0') --p;
+  char buf[64];
+  if (char* p = put_dur_us(put_lit(buf, ",\"dur\":"), ns)) {
     p = put_lit(p, ",\"ph\":\"X\",\"args\":{");
     append_buf(out, buf, p);
     return;

@@ -39,8 +39,13 @@ double py_round_value(double v, int digits);
 /// py_round_value as str() prints it ("0.333333", "3e-06", "-0.0").
 std::string py_round(double v, int digits);
 
-/// A duration in ns as a JSON number in µs ("40.0", "60.5").
+/// A duration in ns as a JSON number in µs ("40.0", "60.5"): py_float(ns / 1000.0).
 std::string dur_us_json(std::int64_t ns);
+/// The same text written at `p` when 0 <= ns < 10^15 (returns its end), else
+/// nullptr and nothing written: there ns / 1000 has at most 15 significant
+/// digits and 3 decimals, so its shortest round-trip form is that decimal
+/// without trailing zeros, and no double formatting is needed.
+char* put_dur_us(char* p, std::int64_t ns);
 
 /// A duration in ns as "40.000".
 std::string dur_us_fixed3(std::int64_t ns);

@@ -328,7 +328,11 @@ result<void> operator_details(relation& r, table_sink& out) {
   if (!r.details || r.details->size() == 0) return {};
   table::row row(9);
   item_lines_memo lines(false);
-  const auto us = [](std::int64_t ns) { return py_float(as_py_float(ts_us(ns))); };
+  const auto us = [](std::int64_t ns) {  // dur_us_json's text but for ns past 2^53
+    char buf[24];
+    if (char* end = put_dur_us(buf, ns)) return std::string(buf, end);
+    return py_float(as_py_float(ts_us(ns)));
+  };
   out.begin("operator_details", {"Name", "Input Shapes", "Call Stack", "Host Self Duration(us)",
                                  "Host Total Duration(us)", "Device Self Duration(us)", "Device Total Duration(us)",
                                  "Device Self Duration With AICore(us)", "Device Total Duration With AICore(us)"});

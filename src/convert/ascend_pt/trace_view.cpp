@@ -69,7 +69,7 @@ void ts_member(json::writer& w, std::int64_t ns) {
 /// torch_npu's convert_ns2us_float: float(ns / 1000).
 void dur_member(json::writer& w, std::int64_t ns) {
   w.key("dur");
-  w.raw_number(py_float(static_cast<double>(ns) / 1000.0));
+  w.raw_number(dur_us_json(ns));
 }
 
 /// TraceEventManager.create_x_event: ph, name, pid, tid, ts, dur, cat, args

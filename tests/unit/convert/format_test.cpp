@@ -346,13 +346,17 @@ TEST_CASE("timeline: fast dur digits equal the shortest double form for every ns
   std::string fast;
   std::function<void()> noop = [] {};
   cv::detail::json_output<std::function<void()>> sink{fast, noop};
-  for (std::int64_t ns : {std::int64_t{0}, std::int64_t{1}, std::int64_t{999}, std::int64_t{1000}, std::int64_t{60500},
-                          std::int64_t{12345678901}, std::int64_t{999999999999999}}) {
+  // Both sides of the fast form's range (0 <= ns < 10^15), and past 2^53.
+  for (std::int64_t ns : {std::int64_t{-3000}, std::int64_t{0}, std::int64_t{1}, std::int64_t{999}, std::int64_t{1000},
+                          std::int64_t{60500}, std::int64_t{12345678901}, std::int64_t{999999999999000},
+                          std::int64_t{999999999999999}, std::int64_t{1} << 53}) {
     for (std::int64_t k = 0; k < 1000; k += 7) {
+      CAPTURE(ns + k);
+      const std::string shortest = cv::py_float(static_cast<double>(ns + k) / 1000.0);
+      REQUIRE(cv::dur_us_json(ns + k) == shortest);
       fast.clear();
       sink.dur(ns + k);
-      const auto expect = ",\"dur\":" + cv::dur_us_json(ns + k) + ",\"ph\":\"X\",\"args\":{";
-      REQUIRE(fast == expect);
+      REQUIRE(fast == ",\"dur\":" + shortest + ",\"ph\":\"X\",\"args\":{");
     }
   }
 }
