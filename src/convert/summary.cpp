@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
 
 #include "msprof/convert/model.hpp"
 #include "msprof/convert/text.hpp"
@@ -103,12 +102,17 @@ void row_text::quote() {
 
 void cell_list::str(std::string_view v) { cells_.emplace_back(v); }
 void cell_list::raw(std::string_view v) { cells_.emplace_back(v); }
-void cell_list::num(std::uint64_t v) { cells_.push_back(std::to_string(v)); }
-void cell_list::ts(std::int64_t ns) { cells_.push_back(ts_us(ns) + '\t'); }
-void cell_list::us(std::int64_t ns) { cells_.push_back(ts_us(ns)); }
-void cell_list::fixed3(double v) { cells_.push_back(fmt::format("{:.3f}", v)); }
-void cell_list::fixed6(double v) { cells_.push_back(fmt::format("{:.6f}", v)); }
-void cell_list::round3(double v) { cells_.push_back(round3_sql(v)); }
+// Through the same appenders as row_text (no std::to_string or fmt::format per cell).
+void cell_list::num(std::uint64_t v) { append_u64(cells_.emplace_back(), v); }
+void cell_list::ts(std::int64_t ns) {
+  std::string& c = cells_.emplace_back();
+  append_ts_us(c, ns);
+  c += '\t';
+}
+void cell_list::us(std::int64_t ns) { append_ts_us(cells_.emplace_back(), ns); }
+void cell_list::fixed3(double v) { append_fixed(cells_.emplace_back(), v, 3); }
+void cell_list::fixed6(double v) { append_fixed(cells_.emplace_back(), v, 6); }
+void cell_list::round3(double v) { append_round3_sql(cells_.emplace_back(), v); }
 
 void append_row_text(std::string& out, const table::row& cells, const std::vector<std::string>* json_keys) {
   row_text s(out, json_keys);

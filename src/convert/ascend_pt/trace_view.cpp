@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -169,13 +170,14 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
     std::uint64_t pid = 0, tid = 0;
     std::int64_t ts = 0;
   };
-  std::vector<std::pair<std::int64_t, std::array<fwd_end, 2>>> fwd;
+  std::vector<std::pair<std::int64_t, std::array<fwd_end, 2>>> fwd;  // first-seen order
+  std::unordered_map<std::int64_t, std::size_t> fwd_at;                // its index by sequence number
   item_lines_memo quoted(true);
   auto ops = d.ops.each([&](const fw_op& o) {
     if (o.seq >= 0) {
-      auto it = std::find_if(fwd.begin(), fwd.end(), [&](const auto& p) { return p.first == o.seq; });
-      if (it == fwd.end()) it = fwd.insert(fwd.end(), {o.seq, {}});
-      fwd_end& e = it->second[o.fwd_tid == 0 ? 0 : 1];
+      const auto [at, fresh] = fwd_at.try_emplace(o.seq, fwd.size());
+      if (fresh) fwd.push_back({o.seq, {}});
+      fwd_end& e = fwd[at->second].second[o.fwd_tid == 0 ? 0 : 1];
       if (!e.set || e.ts < o.start_ns) e = {true, o.pid, o.tid, o.start_ns};
     }
     see_thread(threads, o.tid, false);
