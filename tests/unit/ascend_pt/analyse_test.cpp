@@ -11,6 +11,7 @@
 #include <msprof/convert/load.hpp>
 #include <string>
 
+#include "../../support/generated_pt.hpp"
 #include "pt_case.hpp"
 
 namespace fs = std::filesystem;
@@ -340,6 +341,20 @@ TEST_CASE("ascend_pt: without a task queue each launch belongs to the step runni
   for (std::size_t at = k.find("\r\n") + 2; at < k.size(); at = k.find("\r\n", at) + 2)
     step_ids.push_back(k.substr(at, k.find(',', at) - at));
   CHECK(step_ids == std::vector<std::string>{"1", "1", "2", "2", "2"});
+}
+
+TEST_CASE("ascend_pt: step_trace_time has one row per step, with device time before, between and after the steps") {
+  temp_dir tmp("pt_step_rows");
+  // 3,000 launches: three ProfilerSteps, and device time outside them (the
+  // no-step sums come first, so each step's sums are found by the step).
+  const generated_pt::written w = generated_pt::generate(fs::path(tmp.path) / "d", 4 * 3000);
+  auto r = pt::analyse(w.dir.string());
+  REQUIRE_MESSAGE(r.has_value(), r.err().what());
+  const std::string t = read_text(w.dir / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv");
+  std::vector<std::string> steps;  // "device,step" of each row
+  for (std::size_t at = t.find("\r\n") + 2; at < t.size(); at = t.find("\r\n", at) + 2)
+    steps.push_back(t.substr(at, t.find(',', t.find(',', at) + 1) - at));
+  CHECK(steps == std::vector<std::string>{"0,1", "0,2", "0,3"});
 }
 
 TEST_CASE("ascend_pt: the counter clock comes from the PROF_ host files when they have it, as torch_npu takes it") {
