@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-
 #include "msprof/convert/model.hpp"
 #include "msprof/convert/text.hpp"
 

@@ -46,8 +46,9 @@ struct sqlite_cell {
 /// built over them, the table's root page made the tree's root and the
 /// header's page count set. The pages are laid out while SQLite still writes
 /// the other tables, then copied in (create(), graft()): in memory up to a MiB
-/// of leaves, past that in an unnamed temporary file. A row must fit in its leaf (no overflow pages:
-/// at most the page size less 35 bytes), or it is an error. Errors name the file.
+/// of leaves, past that in an unnamed temporary file. A row must fit in its
+/// leaf (no overflow pages: at most the page size less 35 bytes), or it is an
+/// error. Errors name the file.
 class table_pages {
  public:
   /// Rows laid out as pages of `page_size` bytes (the database's) in a temporary file in `dir`.
@@ -62,8 +63,8 @@ class table_pages {
   /// KEY is the rowid, and its column NULL in `values`.
   void row(std::int64_t rowid, const sqlite_cell* values, std::size_t n);
   std::uint64_t rows() const noexcept { return rows_; }
-  /// The pages into the closed database `db` (no link
-  /// followed) as its table whose root is page `root`, then the tree and the header. Once.
+  /// The pages into the closed database `db` (no link followed) as its table
+  /// whose root is page `root`, then the tree and the header. Once.
   result<void> graft(const std::string& db, std::uint32_t root);
 
  private:

@@ -444,7 +444,8 @@ result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::str
     r[6] = device_text;
   };
   const auto set_mb = [&](std::size_t k, double v) {  // k: allocated, reserved, active
-    if (v != mb_of[k] || mb_text[k].empty()) mb_text[k] = py_float(v);
+    // The same bits (0.0 and -0.0 print apart).
+    if (std::memcmp(&v, &mb_of[k], sizeof v) != 0 || mb_text[k].empty()) mb_text[k] = py_float(v);
     mb_of[k] = v;
     r[2 + k] = mb_text[k];
   };
