@@ -356,7 +356,7 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
 result<void> operator_details(relation& r, table_sink& out) {
   if (!r.details || r.details->size() == 0) return {};
   table::row row(9);
-  item_lines_memo lines(false);
+  item_lines_memo lines(r.texts, false);
   const auto us = [](std::int64_t ns) {  // dur_us_json's text but for ns past 2^53
     char buf[24];
     if (char* end = put_dur_us(buf, ns)) return std::string(buf, end);
@@ -370,7 +370,7 @@ result<void> operator_details(relation& r, table_sink& out) {
     if (!written) return;
     op_detail n;
     std::memcpy(static_cast<void*>(&n), p.data(), sizeof n);
-    row[0].assign(n.op.name);
+    row[0].assign(r.texts[n.op.name]);
     row[1] = lines(n.op.input_shapes);
     row[2] = lines(n.op.call_stack);
     row[3] = us(n.self_ns);
@@ -588,9 +588,9 @@ result<void> operator_memory(const pt_dir& d, const spilled_list<op_memory_row>&
 
 /// An allocator record's device as torch_npu shows it: the PROF_ device when
 /// there is exactly one, else the record's own index.
-std::int64_t memory_device(const model& m, const codec::framework::memory_usage& u) {
+std::int64_t memory_device(const model& m, std::int8_t device_index) {
   return m.session.devices.size() == 1 ? static_cast<std::int64_t>(m.session.devices.front().id)
-                                       : static_cast<std::int64_t>(u.device_index);
+                                       : static_cast<std::int64_t>(device_index);
 }
 
 }  // namespace
@@ -613,7 +613,7 @@ result<void> memory_record_rows(const pt_dir& d, const model& m,
     x.reserved = u.total_reserved;
     x.active = u.total_active;
     x.stream = u.stream_ptr;
-    x.device = memory_device(m, u);
+    x.device = memory_device(m, u.device_index);
     written = row(x);
     if (!written || u.component_type == fw::memory_usage::workspace) return;
     x.component = "PTA+GE";  // GE having nothing to add
@@ -624,53 +624,33 @@ result<void> memory_record_rows(const pt_dir& d, const model& m,
 
 result<void> op_memory_rows(const pt_dir& d, const memory_naming& mem, relation& rel, const model& m,
                             spilled_list<op_memory_row>& out) {
-  namespace fw = codec::framework;
   out = spilled_list<op_memory_row>(d.spill_dir, d.spill_budget);
   if (!rel.linked || mem.blocks.empty()) return {};
   std::uint64_t name_of = 0, b = 0;
   std::string_view name;
   bool named = rel.memory_names && rel.memory_names->next(name_of, name);
-  MSPROF_TRY(mem.blocks.each([&](const memory_block& blk) {
-    const fw::memory_usage& a = blk.r[0];
+  MSPROF_TRY(mem.blocks.each([&](const memory_block& a) {
     op_memory_row x;
     if (named && name_of == b) {
-      // The sorted run's bytes move on: the op's own text (kept in d.texts) stays.
-      const auto it = d.texts.find(std::string(name));
-      if (it != d.texts.end()) x.name = *it;
+      x.name = d.texts[record_from<text_table::id>(name)];
       named = rel.memory_names->next(name_of, name);
     }
     ++b;
-    x.size = a.alloc_size;
+    x.size = a.size;
     x.allocation_time = a.time;
-    x.allocation_total[0] = a.total_allocated;
-    x.allocation_total[1] = a.total_reserved;
-    x.allocation_total[2] = a.total_active;
-    x.stream = a.stream_ptr;
-    x.device = memory_device(m, a);
-    const fw::memory_usage* freed = nullptr;
-    const fw::memory_usage* active = nullptr;
-    const fw::memory_usage* totals = nullptr;  // the release totals' record
-    if (blk.n == 2) {
-      if (blk.r[1].data_type == fw::memory_usage::free_record) freed = &blk.r[1];
-      if (blk.r[1].data_type == fw::memory_usage::block_free) active = &blk.r[1];
-      totals = &blk.r[1];
-    } else if (blk.n == 3) {
-      freed = blk.r[1].data_type == fw::memory_usage::free_record ? &blk.r[1] : &blk.r[2];
-      active = freed == &blk.r[1] ? &blk.r[2] : &blk.r[1];
-      totals = freed;
+    for (int k = 0; k < 3; ++k) {
+      x.allocation_total[k] = a.total[k];
+      if (a.has_release_total) x.release_total[k] = a.release_total[k];
     }
-    if (totals) {
-      x.release_total[0] = totals->total_allocated;
-      x.release_total[1] = totals->total_reserved;
-      x.release_total[2] = totals->total_active;
+    x.stream = a.stream;
+    x.device = memory_device(m, a.device_index);
+    if (a.has_freed) {
+      x.release_time = a.freed;
+      x.duration = a.freed - a.time;
     }
-    if (freed) {
-      x.release_time = freed->time;
-      x.duration = freed->time - a.time;
-    }
-    if (active) {
-      x.active_release_time = active->time;
-      x.active_duration = active->time - a.time;
+    if (a.has_block_freed) {
+      x.active_release_time = a.block_freed;
+      x.active_duration = a.block_freed - a.time;
     }
     out.push_back(x);
   }));
@@ -692,18 +672,28 @@ std::string item_lines(std::string_view v) {
   return out;
 }
 
-const std::string& item_lines_memo::operator()(std::string_view text) {
-  auto [it, fresh] = memo_.try_emplace(text.data());
-  auto& [size, lines] = it->second;
-  if (fresh || size != text.size()) {  // another text at that address: a prefix of it
-    size = text.size();
-    lines.clear();
+text_table::text_table() : s_(std::make_shared<state>()) { of(std::string()); }
+
+text_table::id text_table::of(std::string&& s) {
+  const auto [it, fresh] = s_->ids.try_emplace(std::move(s), static_cast<id>(s_->views.size()));
+  if (fresh) s_->views.push_back(it->first);
+  return it->second;
+}
+
+text_table::id text_table::of(const std::string& s) {
+  const auto it = s_->ids.find(s);
+  return it != s_->ids.end() ? it->second : of(std::string(s));
+}
+
+const std::string& item_lines_memo::operator()(text_table::id text) {
+  auto [it, fresh] = memo_.try_emplace(text);
+  if (fresh) {
     if (json_)
-      append_json_string(lines, item_lines(text));
+      append_json_string(it->second, item_lines(texts_[text]));
     else
-      lines = item_lines(text);
+      it->second = item_lines(texts_[text]);
   }
-  return lines;
+  return it->second;
 }
 
 namespace {

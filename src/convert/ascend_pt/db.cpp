@@ -517,7 +517,7 @@ result<void> fwd_bwd_pairs(const pt_dir& d, std::int64_t first, spill_sorter<ind
   std::uint64_t n = 0;
   MSPROF_TRY(d.ops.each([&](const fw_op& o) {
     const std::uint64_t i = n++;
-    if (o.name.rfind("mstx_", 0) == 0 || o.seq < 0) return;
+    if (o.seq < 0 || d.texts[o.name].rfind("mstx_", 0) == 0) return;
     const bool fwd = o.fwd_tid == 0;
     by_seq.push({o.seq, i}, record_bytes(fwd));
   }));
@@ -595,9 +595,9 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
   std::uint64_t n = 0;
   std::string scratch;
   MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
-    api_rows.push({dequeue_rows}, record_bytes(queue_row(q, "Dequeue@" + std::string(q.name))));
+    api_rows.push({dequeue_rows}, record_bytes(queue_row(q, "Dequeue@" + std::string(d.texts[q.name]))));
     scratch.assign(record_bytes(n++));
-    scratch.append(q.name);
+    scratch.append(d.texts[q.name]);
     by_corr.push({q.corr_id, 0}, scratch);
   }));
   std::int64_t max_corr = -1;
@@ -690,12 +690,13 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       a.v[api_row::end] = o.end_ns;
       a.v[api_row::gtid] = global_tid(pid, o.tid);
       a.set(api_row::connection, std::nullopt);
-      a.v[api_row::name] = ids.str(o.name);
+      a.v[api_row::name] = ids.str(d.texts[o.name]);
       a.v[api_row::seq] = o.seq;
       a.v[api_row::fwd_tid] = static_cast<std::int64_t>(o.fwd_tid);
-      a.set(api_row::dtypes, text_or_null(ids, o.input_dtypes));
-      a.set(api_row::shapes, text_or_null(ids, o.input_shapes));
-      a.set(api_row::callchain, o.call_stack.empty() ? std::nullopt : std::optional(ids.callchain(o.call_stack)));
+      a.set(api_row::dtypes, text_or_null(ids, d.texts[o.input_dtypes]));
+      a.set(api_row::shapes, text_or_null(ids, d.texts[o.input_shapes]));
+      const std::string_view stack = d.texts[o.call_stack];
+      a.set(api_row::callchain, stack.empty() ? std::nullopt : std::optional(ids.callchain(stack)));
       a.v[api_row::type] = torch_op;
       if (pair_next && pk.i == i) {
         rec.pair = record_from<std::int64_t>(pp);
@@ -703,7 +704,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
         pair_next = pair_of.next(pk, pp);
       }
       ++i;
-      const bool mstx = o.name.rfind("mstx_", 0) == 0;
+      const bool mstx = d.texts[o.name].rfind("mstx_", 0) == 0;
       const bool sorted = mstx ? bind_mstx : bind_ops;
       (mstx ? mstx_ops : torch_ops).push({sorted ? o.start_ns : 0}, record_bytes(rec));
       ++(mstx ? mstx_threads : torch_threads)[a.v[api_row::gtid]];
@@ -779,7 +780,7 @@ std::vector<const fw_op*> step_ops(const relation& rel) {
   return out;
 }
 
-std::string step_id(const fw_op& o) { return std::string(o.name.substr(o.name.rfind('#') + 1)); }
+std::string step_id(std::string_view name) { return std::string(name.substr(name.rfind('#') + 1)); }
 
 /// StepTraceTime rows (torch_npu StepInfoDbParser.get_step_range, then
 /// TraceStepTimeDbParser) from the CANN data alone: each step's device range
@@ -844,12 +845,12 @@ result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const rela
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const fw_op& s = steps[i].op;
     const auto& t = step_tasks[i];
-    ranges.push_back({step_id(s), t ? t->first : s.start_ns, std::max(t ? t->second : -1, s.end_ns), s.start_ns, true});
+    ranges.push_back({step_id(rel.texts[s.name]), t ? t->first : s.start_ns, std::max(t ? t->second : -1, s.end_ns), s.start_ns, true});
   }
   if (steps.empty()) ranges.push_back({std::monostate{}, step_tasks[0] ? step_tasks[0]->first : 0, forever, 0, false});
   std::optional<std::int64_t> first_op;  // the first non-mstx op (torch_npu's torch op list)
   auto read = d.ops.each([&](const fw_op& o) {
-    if (o.name.rfind("mstx_", 0) != 0 && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
+    if (d.texts[o.name].rfind("mstx_", 0) != 0 && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
   });
   if (!read) return read.err();
 
@@ -1309,7 +1310,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
                           {std::int64_t{python_trace}, std::string("trace")},
                           {std::int64_t{mstx_op}, std::string("mstx")}}));
     rows steps;
-    for (const fw_op* s : step_ops(rel)) steps.push_back({step_id(*s), s->start_ns, s->end_ns});
+    for (const fw_op* s : step_ops(rel)) steps.push_back({step_id(rel.texts[s->name]), s->start_ns, s->end_ns});
     if (!steps.empty())
       MSPROF_TRY(create_and_fill(db, "STEP_TIME", "id INTEGER, startNs INTEGER, endNs INTEGER", 3, steps));
     return paged.close();

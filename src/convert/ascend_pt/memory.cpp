@@ -45,6 +45,56 @@ struct enqueue_end {
   std::uint64_t tid;
 };
 
+/// A block while its address is open: its records (a malloc first).
+struct open_block {
+  std::uint8_t n = 0;
+  fw::memory_usage r[3];
+};
+
+/// What the block's row needs of its records (torch_npu MemoryPrepareParser:
+/// with two records the second gives the release totals, whichever it is;
+/// with three the free does, and the other one is the block-free).
+memory_block block_of(const open_block& o) {
+  const fw::memory_usage& a = o.r[0];
+  memory_block b;
+  b.time = a.time;
+  b.size = a.alloc_size;
+  b.stream = a.stream_ptr;
+  b.total[0] = a.total_allocated;
+  b.total[1] = a.total_reserved;
+  b.total[2] = a.total_active;
+  b.tid = a.tid;
+  b.pid = a.pid;
+  b.device_index = a.device_index;
+  b.component_type = a.component_type;
+  b.records = o.n;
+  const fw::memory_usage *freed = nullptr, *active = nullptr, *totals = nullptr;
+  if (o.n == 2) {
+    if (o.r[1].data_type == fw::memory_usage::free_record) freed = &o.r[1];
+    if (o.r[1].data_type == fw::memory_usage::block_free) active = &o.r[1];
+    totals = &o.r[1];
+  } else if (o.n == 3) {
+    freed = o.r[1].data_type == fw::memory_usage::free_record ? &o.r[1] : &o.r[2];
+    active = freed == &o.r[1] ? &o.r[2] : &o.r[1];
+    totals = freed;
+  }
+  if (totals) {
+    b.has_release_total = true;
+    b.release_total[0] = totals->total_allocated;
+    b.release_total[1] = totals->total_reserved;
+    b.release_total[2] = totals->total_active;
+  }
+  if (freed) {
+    b.has_freed = true;
+    b.freed = freed->time;
+  }
+  if (active) {
+    b.has_block_freed = true;
+    b.block_freed = active->time;
+  }
+  return b;
+}
+
 /// Pull reader of a sorted run: the current row's key and payload.
 template <class Key>
 struct run_cursor {
@@ -84,12 +134,12 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   // when it is a malloc. Only the open blocks are held (one per address).
   struct address {
     std::uint64_t first;  // its first appearance among the addresses
-    memory_block open;
+    open_block open;
   };
   std::map<std::int64_t, address> open;
   auto blocks = run(block_key{});
   const auto close = [&](address& a) {
-    if (a.open.n) blocks->push({a.open.r[0].time, a.first}, record_bytes(a.open));
+    if (a.open.n) blocks->push({a.open.r[0].time, a.first}, record_bytes(block_of(a.open)));
     a.open.n = 0;
   };
   MSPROF_TRY(records->drain([&](std::int64_t, std::string_view p) {
@@ -127,10 +177,9 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
   auto through_queue = run(thread_key{});
   std::uint64_t b = 0;
   MSPROF_TRY(blocks->drain([&](const block_key&, std::string_view p) {
-    const auto blk = record_from<memory_block>(p);
-    const fw::memory_usage& a = blk.r[0];
-    if (a.component_type == usage::caching) out.incomplete += 3 - std::size_t{blk.n};  // its missing free records
-    out.blocks.push_back(blk);
+    const auto a = record_from<memory_block>(p);
+    if (a.component_type == usage::caching) out.incomplete += 3 - std::size_t{a.records};  // its missing free records
+    out.blocks.push_back(a);
     if (deq_pids.count(a.pid) && deq_tids.count(a.tid))
       through_queue->push({a.pid, a.tid, b}, record_bytes(a.time));
     else

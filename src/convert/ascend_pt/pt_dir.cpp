@@ -306,7 +306,6 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     }
   } op_pids, mark_pids, memory_pids;
   std::set<std::uint64_t> pids_with_ops;
-  const auto text = [&](std::string&& s) -> std::string_view { return *d.texts.insert(std::move(s)).first; };
   // Ops leave `rec` piece by piece (the file is never held whole, nor its ops twice).
   const auto take_ops = [&] {
     for (auto& o : rec.ops) {
@@ -318,14 +317,15 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
       op.end_ns = local(o.end);
       op.pid = o.pid;
       op.tid = o.start_tid;
-      op.name = text(std::move(o.name));
-      op.input_shapes = text(std::move(o.input_shapes));
-      op.call_stack = text(std::move(o.call_stack));
+      op.step = o.name.find("ProfilerStep#") != std::string::npos;
+      op.name = d.texts.of(std::move(o.name));
+      op.input_shapes = d.texts.of(std::move(o.input_shapes));
+      op.call_stack = d.texts.of(std::move(o.call_stack));
       op.seq = o.seq;
       op.fwd_tid = o.fwd_tid;
-      op.input_dtypes = text(std::move(o.input_dtypes));
-      op.module_hierarchy = text(std::move(o.module_hierarchy));
-      op.flops = text(std::move(o.flops));
+      op.input_dtypes = d.texts.of(std::move(o.input_dtypes));
+      op.module_hierarchy = d.texts.of(std::move(o.module_hierarchy));
+      op.flops = d.texts.of(std::move(o.flops));
       op.has_shapes = o.has_shapes;
       op.has_dtypes = o.has_dtypes;
       op.has_stack = o.has_stack;
@@ -502,9 +502,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     }
     const std::int64_t start = it->second.back();
     it->second.clear();
-    auto known = d.texts.find(name);
-    if (known == d.texts.end()) known = d.texts.insert(name).first;
-    const queue_span q{start, k.ts - start, m.corr_id, m.tid, m.pid, *known};
+    const queue_span q{start, k.ts - start, m.corr_id, m.tid, m.pid, d.texts.of(name)};
     (enq ? d.enqueue : d.dequeue).push_back(q);
   });
   if (!drained)

@@ -96,8 +96,6 @@ result<void> kernels_by_corr(const spilled_list<queue_span>& dequeue, launch_run
   return launch.status();
 }
 
-bool is_step(const fw_op& o) { return o.name.find("ProfilerStep#") != std::string_view::npos; }
-
 /// The op tree, one pass in start order (torch_npu TreeBuilder.build_tree):
 /// ops and enqueues by start (an op before an enqueue of the same time); an
 /// item starting after the top op's end closes it; an op opens as the child of
@@ -121,7 +119,8 @@ class tree_pass {
       const std::uint64_t parent = open_.empty() ? 0 : open_.back().node;
       chain_.emplace(node, chain_node{o.name, o.end_ns, parent, 1});  // the open stack's reference
       if (parent) ++chain_.at(parent).refs;
-      if (o.pid == *memory_pid_ && o.name != "empty_tensor" && o.name != "malloc_workspace") {
+      const std::string_view name = r_.texts[o.name];
+      if (o.pid == *memory_pid_ && name != "empty_tensor" && name != "malloc_workspace") {
         ++chain_.at(node).refs;
         auto [it, fresh] = last_.try_emplace(o.tid, node);
         if (!fresh) {
@@ -142,7 +141,7 @@ class tree_pass {
     open_op n;
     n.op = o;
     n.node = node;
-    if (open_.empty() && is_step(o)) {
+    if (open_.empty() && o.step) {
       n.step = r_.steps.size();
       r_.steps.emplace_back();
       r_.steps.back().op = o;
@@ -193,9 +192,10 @@ class tree_pass {
     const auto last = last_.find(q.tid);
     for (std::uint64_t n = last == last_.end() ? 0 : last->second; n;) {
       const chain_node& c = chain_.at(n);
-      const bool found = q.enq ? c.name.rfind("aten", 0) == 0 || c.name.rfind("npu", 0) == 0 : c.end_ns >= q.ts;
+      const std::string_view name = r_.texts[c.name];
+      const bool found = q.enq ? name.rfind("aten", 0) == 0 || name.rfind("npu", 0) == 0 : c.end_ns >= q.ts;
       if (found) {
-        r_.memory_names->push(q.block, c.name);
+        r_.memory_names->push(q.block, record_bytes(c.name));
         return;
       }
       n = c.parent;
@@ -225,7 +225,7 @@ class tree_pass {
   /// An op as operator_memory's queries walk up from it: kept while it is
   /// open, the last of its thread, or an ancestor of one of those.
   struct chain_node {
-    std::string_view name;
+    text_table::id name;
     std::int64_t end_ns;
     std::uint64_t parent;  ///< 0: the root
     std::size_t refs;
@@ -305,7 +305,7 @@ class tree_pass {
   void close_top() {
     for (const auto& p : open_.back().parked) add_self(open_.size() - 1, p.ks);  // no child ran at it
     const open_op& n = open_.back();
-    if (text_ && !is_step(n.op)) {
+    if (text_ && !n.op.step) {
       op_detail row;
       row.op = n.op;
       row.total_ns = n.op.end_ns - n.op.start_ns;
@@ -334,6 +334,7 @@ class tree_pass {
 
 relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_options& o) {
   relation r;
+  r.texts = d.texts;
   if (!d.info.cpu || d.ops.empty()) return r;
   r.linked = true;
   std::error_code ec;
@@ -460,7 +461,7 @@ std::vector<step_range> step_ranges(const relation& r) {
   for (const auto& s : r.steps) {
     if (!s.any_id) continue;  // torch_npu: "no flow events in the step range"
     step_range sr;
-    const std::string_view name = s.op.name;
+    const std::string_view name = r.texts[s.op.name];
     sr.id = std::string(name.substr(name.rfind('#') + 1));
     sr.start_ns = s.any_kernel ? s.first_ts : s.op.start_ns;
     sr.end_ns = std::max(s.any_kernel ? s.last_end : -1, s.op.end_ns);

@@ -172,7 +172,7 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
   };
   std::vector<std::pair<std::int64_t, std::array<fwd_end, 2>>> fwd;  // first-seen order
   std::unordered_map<std::int64_t, std::size_t> fwd_at;                // its index by sequence number
-  item_lines_memo quoted(true);
+  item_lines_memo quoted(d.texts, true);
   auto ops = d.ops.each([&](const fw_op& o) {
     if (o.seq >= 0) {
       const auto [at, fresh] = fwd_at.try_emplace(o.seq, fwd.size());
@@ -181,20 +181,20 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
       if (!e.set || e.ts < o.start_ns) e = {true, o.pid, o.tid, o.start_ns};
     }
     see_thread(threads, o.tid, false);
-    x_event(ev, o.name, static_cast<std::int64_t>(o.pid), o.tid, o.start_ns, o.end_ns - o.start_ns, "cpu_op",
+    x_event(ev, d.texts[o.name], static_cast<std::int64_t>(o.pid), o.tid, o.start_ns, o.end_ns - o.start_ns, "cpu_op",
             [&](json::writer& a) {
               a.member("Sequence number", o.seq);
               a.member("Fwd thread id", o.fwd_tid);
               // Only the fields the record carried (TorchOpBean.args).
-              const auto lines = [&](const char* key, std::string_view text) {
+              const auto lines = [&](const char* key, text_table::id text) {
                 a.key(key);
                 a.quoted(quoted(text));
               };
               if (o.has_shapes) lines("Input Dims", o.input_shapes);
               if (o.has_dtypes) lines("Input type", o.input_dtypes);
               if (o.has_stack) lines("Call stack", o.call_stack);
-              if (o.has_module) a.member("Module Hierarchy", o.module_hierarchy);
-              if (o.has_flops) a.member("flops", o.flops);
+              if (o.has_module) a.member("Module Hierarchy", d.texts[o.module_hierarchy]);
+              if (o.has_flops) a.member("flops", d.texts[o.flops]);
             });
   });
   if (!ops) return ops;
@@ -215,8 +215,8 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
   spill_sorter<std::uint64_t> names(d.spill_dir, d.spill_budget);  // enqueue number -> "" or '@' + dequeue name
   MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, true);
-    queue_event(q, "Dequeue@" + std::string(q.name), "dequeue", "f");
-    by_corr.push({q.corr_id, 0}, q.name);
+    queue_event(q, "Dequeue@" + std::string(d.texts[q.name]), "dequeue", "f");
+    by_corr.push({q.corr_id, 0}, d.texts[q.name]);
   }));
   std::uint64_t n = 0;
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) { by_corr.push({q.corr_id, 1}, record_bytes(n++)); }));

@@ -32,7 +32,6 @@
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -63,19 +62,41 @@ struct profiler_info {
   bool sys_io = false;                           ///< experimental_config._sys_io (nic.csv, roce.csv)
 };
 
-/// A framework op (torch.op_range) on the local clock. Its texts are views of
-/// pt_dir::texts, where each distinct text is kept once (a run repeats its
-/// names, shapes and stacks millions of times).
+/// Each distinct text of a directory once, named by a 4-byte id (a run
+/// repeats its names, shapes and stacks millions of times, and the records
+/// that carry them go through sorted runs and temporary files: an id keeps
+/// them small). Id 0 is "". Copies share the texts, so a view of one stays
+/// valid while any copy lives.
+class text_table {
+ public:
+  using id = std::uint32_t;
+  text_table();
+  /// s's id, s added when it is new.
+  id of(std::string&& s);
+  id of(const std::string& s);
+  std::string_view operator[](id i) const noexcept { return s_->views[i]; }
+
+ private:
+  struct state {
+    std::unordered_map<std::string, id> ids;
+    std::vector<std::string_view> views;  ///< by id: the keys of `ids` (a node never moves)
+  };
+  std::shared_ptr<state> s_;
+};
+
+/// A framework op (torch.op_range) on the local clock; its texts are ids of
+/// pt_dir::texts.
 struct fw_op {
   std::int64_t start_ns = 0, end_ns = 0;
   std::uint64_t pid = 0, tid = 0;
-  std::string_view name;
-  std::string_view input_shapes;  ///< ';'-separated, as recorded
-  std::string_view call_stack;    ///< ';'-separated frames
-  std::int64_t seq = -1;          ///< autograd sequence number (-1: none)
-  std::uint64_t fwd_tid = 0;      ///< forward thread of a backward op, 0 for a forward op
-  std::string_view input_dtypes;  ///< ';'-separated
-  std::string_view module_hierarchy, flops;
+  std::int64_t seq = -1;      ///< autograd sequence number (-1: none)
+  std::uint64_t fwd_tid = 0;  ///< forward thread of a backward op, 0 for a forward op
+  text_table::id name = 0;
+  text_table::id input_shapes = 0;  ///< ';'-separated, as recorded
+  text_table::id call_stack = 0;    ///< ';'-separated frames
+  text_table::id input_dtypes = 0;  ///< ';'-separated
+  text_table::id module_hierarchy = 0, flops = 0;
+  bool step = false;  ///< a ProfilerStep#N op (its name holds "ProfilerStep#")
   /// Which optional fields the record carried (the trace shows only those).
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
@@ -119,7 +140,7 @@ class record_list {
 };
 
 /// A record_list of T (trivially copyable: kept as its bytes; string_views
-/// must point at text that outlives the list, as pt_dir::texts).
+/// must point at text that outlives the list, as pt_dir::texts's).
 template <class T>
 class spilled_list {
   static_assert(std::is_trivially_copyable_v<T>, "spilled_list keeps its records as bytes");
@@ -164,11 +185,10 @@ struct gc_span {
 };
 
 /// A matched task-queue span (torch.op_mark start/end pair) on the local clock.
-/// Its name is a view of pt_dir::texts.
 struct queue_span {
   std::int64_t ts = 0, dur = 0;
   std::uint64_t corr_id = 0, tid = 0, pid = 0;
-  std::string_view name;
+  text_table::id name = 0;  ///< of pt_dir::texts
 };
 
 /// One `*_ascend_pt` directory read: its files, config and framework records.
@@ -179,9 +199,7 @@ struct pt_dir {
   profiler_info info;
   spilled_list<fw_op> ops;          ///< torch.op_range, file order (not held: read through each())
   std::int64_t earliest_op_ns = 0;  ///< the earliest op start (when there are ops)
-  /// The ops' texts, each once: fw_op views point here (a set node never moves, not even when the
-  /// pt_dir is moved; a copied pt_dir's ops still view the original's).
-  std::unordered_set<std::string> texts;
+  text_table texts;  ///< the ops' and task-queue spans' texts
   spilled_list<queue_span> enqueue;  ///< in the order their end marks come (time order; not held)
   spilled_list<queue_span> dequeue;
   bool has_task_queue = false;  ///< a torch.op_mark file exists
@@ -290,10 +308,19 @@ struct op_detail {
 };
 
 /// An operator_memory block (torch_npu MemoryPrepareParser._get_valid_record_entry):
-/// a malloc, then at most one free and one block-free of its address.
+/// a malloc, then at most one free and one block-free of its address; what
+/// its row needs of them (blocks go through sorted runs: kept small).
 struct memory_block {
-  std::uint8_t n = 0;  ///< records in r
-  codec::framework::memory_usage r[3];
+  std::int64_t time = 0, size = 0, stream = 0;  ///< the malloc's
+  std::int64_t total[3] = {};                    ///< at the malloc: allocated, reserved, active
+  /// At the release (the free's record, else the other one; has_release_total: there is one).
+  std::int64_t release_total[3] = {};
+  std::int64_t freed = 0, block_freed = 0;  ///< the free's and block-free's times (has_freed, has_block_freed)
+  std::uint64_t tid = 0, pid = 0;
+  std::int8_t device_index = 0;
+  std::uint8_t component_type = 0;
+  std::uint8_t records = 0;  ///< 1 to 3
+  bool has_release_total = false, has_freed = false, has_block_freed = false;
 };
 
 /// A question for the op tree: the op `block`'s allocation is named after.
@@ -335,6 +362,7 @@ struct link_options {
 /// torch_to_npu flows in sorted runs by the op's place in start order, the
 /// steps, and the answers to operator_memory's queries.
 struct relation {
+  text_table texts;            ///< the ops' (link's pt_dir's)
   std::vector<step_op> steps;  ///< start order
   bool any_kernel = false;     ///< some kernel was bound to an id
   /// operator_details rows (every op but ProfilerStep ones), in start order: drain once.
@@ -465,17 +493,16 @@ std::vector<std::uint64_t> python_function_threads(const pt_dir& d);
 std::string item_lines(std::string_view v);
 
 /// item_lines() of a pt_dir's texts, each made once (`json`: as a JSON
-/// string): the texts are held once each, so one address each, and a run's
-/// ops repeat a few shapes and call stacks many times. The text returned is
-/// good until the next call.
+/// string): a run's ops repeat a few shapes and call stacks many times.
 class item_lines_memo {
  public:
-  explicit item_lines_memo(bool json) : json_(json) {}
-  const std::string& operator()(std::string_view text);
+  item_lines_memo(text_table texts, bool json) : texts_(std::move(texts)), json_(json) {}
+  const std::string& operator()(text_table::id text);
 
  private:
+  text_table texts_;
   bool json_;
-  std::unordered_map<const char*, std::pair<std::size_t, std::string>> memo_;  ///< address -> size, lines
+  std::unordered_map<text_table::id, std::string> memo_;
 };
 
 /// Options of analyse().
