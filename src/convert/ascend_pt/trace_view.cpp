@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -36,18 +37,13 @@ namespace {
 /// The top-level array, streamed: ", " between events, flushed every MiB.
 class event_list {
  public:
-  event_list(std::string& buf, std::function<void()> flush) : buf_(buf), flush_(std::move(flush)), w_(buf) {}
+  event_list(std::string& buf, std::function<void()> flush) : buf_(buf), flush_(std::move(flush)) {}
   /// Where the next event goes.
   std::string& next() {
     if (buf_.size() >= (1u << 20)) flush_();
     if (count_++) buf_ += bare_comma_ ? "," : ", ";
     bare_comma_ = false;
     return buf_;
-  }
-  /// The writer of the next event (json.dumps' separators too), straight into the buffer.
-  json::writer& event() {
-    next();
-    return w_;
   }
   /// TraceViewParser appends its part after the framework part with a bare ",".
   void second_part() { bare_comma_ = true; }
@@ -56,78 +52,104 @@ class event_list {
  private:
   std::string& buf_;
   std::function<void()> flush_;
-  json::writer w_;
   std::size_t count_ = 0;
   bool bare_comma_ = false;
 };
 
-/// torch_npu's convert_ns2us_str: the ns integer with a dot before its last 3 digits.
-void ts_member(json::writer& w, std::int64_t ns) {
-  w.key("ts");
-  w.string(ts_us(ns));
-}
+/// An object's members written as text with json.dumps' separators, for keys
+/// that need no escaping: the writer's key per member was a fifth of the
+/// file's time. close() ends the object.
+class members {
+ public:
+  explicit members(std::string& out) : out_(out) { out_ += '{'; }
+  /// `"k": `, after ", " but for the first member: the value follows.
+  std::string& key(std::string_view k) {
+    char text[72];  // one append: the keys are short
+    if (k.size() > sizeof text - 6) return (out_ += n_++ ? ", \"" : "\"").append(k) += "\": ";
+    char* p = text;
+    if (n_++) p = std::copy_n(", ", 2, p);
+    *p++ = '"';
+    p = std::copy_n(k.data(), k.size(), p);
+    p = std::copy_n("\": ", 3, p);
+    return out_.append(text, p);
+  }
+  void string(std::string_view k, std::string_view v) { append_json_string(key(k), v); }
+  template <class Int>
+  void number(std::string_view k, Int v) {
+    char num[24];
+    key(k).append(num, std::to_chars(num, num + sizeof num, v).ptr);
+  }
+  /// torch_npu's convert_ns2us_str: the ns integer with a dot before its last 3 digits.
+  void ts(std::string_view k, std::int64_t ns) {
+    char num[24];
+    key(k) += '"';
+    out_.append(num, put_ts_us(num, ns)) += '"';
+  }
+  /// torch_npu's convert_ns2us_float: float(ns / 1000).
+  void dur(std::string_view k, std::int64_t ns) {
+    char num[24];
+    if (char* end = put_dur_us(num, ns))
+      key(k).append(num, end);
+    else
+      key(k) += dur_us_json(ns);
+  }
+  void close() { out_ += '}'; }
 
-/// torch_npu's convert_ns2us_float: float(ns / 1000).
-void dur_member(json::writer& w, std::int64_t ns) {
-  w.key("dur");
-  w.raw_number(dur_us_json(ns));
-}
+ private:
+  std::string& out_;
+  std::size_t n_ = 0;
+};
 
 /// TraceEventManager.create_x_event: ph, name, pid, tid, ts, dur, cat, args
-/// (`args(w)` writes the members of args). `pid` is signed: GC's may be -1.
+/// (`args(members&)` writes the members of args). `pid` is signed: GC's may be -1.
 template <class Args>
 void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::int64_t ts,
              std::int64_t dur, std::string_view cat, Args args) {
-  json::writer& w = ev.event();
-  w.begin_object();
-  w.member("ph", "X");
-  w.member("name", name);
-  w.member("pid", pid);
-  w.member("tid", tid);
-  ts_member(w, ts);
-  dur_member(w, dur);
-  w.member("cat", cat);
-  w.key("args");
-  w.begin_object();
-  args(w);
-  w.end_object();
-  w.end_object();
+  members e(ev.next());
+  e.string("ph", "X");
+  e.string("name", name);
+  e.number("pid", pid);
+  e.number("tid", tid);
+  e.ts("ts", ts);
+  e.dur("dur", dur);
+  e.string("cat", cat);
+  members a(e.key("args"));
+  args(a);
+  a.close();
+  e.close();
 }
 
 /// A flow end (torch_to_npu, enqueue_to_dequeue, fwdbwd): ph, bp, name, id, pid, tid, ts, cat.
 void flow(event_list& ev, const char* ph, std::string_view name, std::int64_t id, std::uint64_t pid, std::uint64_t tid,
           std::int64_t ts, std::string_view cat) {
-  json::writer& w = ev.event();
-  w.begin_object();
-  w.member("ph", ph);
-  w.member("bp", "e");
-  w.member("name", name);
-  w.member("id", id);
-  w.member("pid", pid);
-  w.member("tid", tid);
-  ts_member(w, ts);
-  w.member("cat", cat);
-  w.end_object();
+  members e(ev.next());
+  e.string("ph", ph);
+  e.string("bp", "e");
+  e.string("name", name);
+  e.number("id", id);
+  e.number("pid", pid);
+  e.number("tid", tid);
+  e.ts("ts", ts);
+  e.string("cat", cat);
+  e.close();
 }
 
 /// A metadata event: ph, name, pid, tid, args {key: value}.
 template <class Value>
 void meta(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::string_view key,
           const Value& v) {
-  json::writer& w = ev.event();
-  w.begin_object();
-  w.member("ph", "M");
-  w.member("name", name);
-  w.member("pid", pid);
-  w.member("tid", tid);
-  w.key("args");
-  w.begin_object();
+  members e(ev.next());
+  e.string("ph", "M");
+  e.string("name", name);
+  e.number("pid", pid);
+  e.number("tid", tid);
+  members a(e.key("args"));
   if constexpr (std::is_convertible_v<Value, std::string_view>)
-    w.member(key, std::string_view(v));
+    a.string(key, std::string_view(v));
   else
-    w.member(key, static_cast<std::int64_t>(v));
-  w.end_object();
-  w.end_object();
+    a.number(key, static_cast<std::int64_t>(v));
+  a.close();
+  e.close();
 }
 
 /// The process metadata torch_npu gives its own processes (labels "CPU").
@@ -182,25 +204,22 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
     }
     see_thread(threads, o.tid, false);
     x_event(ev, d.texts[o.name], static_cast<std::int64_t>(o.pid), o.tid, o.start_ns, o.end_ns - o.start_ns, "cpu_op",
-            [&](json::writer& a) {
-              a.member("Sequence number", o.seq);
-              a.member("Fwd thread id", o.fwd_tid);
+            [&](members& a) {
+              a.number("Sequence number", o.seq);
+              a.number("Fwd thread id", o.fwd_tid);
               // Only the fields the record carried (TorchOpBean.args).
-              const auto lines = [&](const char* key, text_table::id text) {
-                a.key(key);
-                a.quoted(quoted(text));
-              };
+              const auto lines = [&](const char* key, text_table::id text) { a.key(key) += quoted(text); };
               if (o.has_shapes) lines("Input Dims", o.input_shapes);
               if (o.has_dtypes) lines("Input type", o.input_dtypes);
               if (o.has_stack) lines("Call stack", o.call_stack);
-              if (o.has_module) a.member("Module Hierarchy", d.texts[o.module_hierarchy]);
-              if (o.has_flops) a.member("flops", d.texts[o.flops]);
+              if (o.has_module) a.string("Module Hierarchy", d.texts[o.module_hierarchy]);
+              if (o.has_flops) a.string("flops", d.texts[o.flops]);
             });
   });
   if (!ops) return ops;
   const auto queue_event = [&](const queue_span& q, const std::string& name, const char* cat, const char* ph) {
     x_event(ev, name, static_cast<std::int64_t>(q.pid), q.tid, q.ts, q.dur, cat,
-            [&](json::writer& a) { a.member("correlation_id", q.corr_id); });
+            [&](members& a) { a.number("correlation_id", q.corr_id); });
     flow(ev, ph, "enqueue_to_dequeue", static_cast<std::int64_t>(q.corr_id), q.pid, q.tid, q.ts, "async_task_queue");
   };
   // An enqueue is named after the (last) dequeue of its correlation id: both
@@ -261,10 +280,10 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
   }
   MSPROF_TRY(python_functions(d, [&](const py_function& f) {
     x_event(ev, f.name, static_cast<std::int64_t>(f.pid), f.tid, f.ts, f.end - f.ts, "python_function",
-            [&](json::writer& a) {
-              a.member("Python id", f.id);
-              a.member("Python parent id", f.parent);
-              if (f.module_id) a.member("Python module id", *f.module_id);
+            [&](members& a) {
+              a.number("Python id", f.id);
+              a.number("Python parent id", f.parent);
+              if (f.module_id) a.number("Python module id", *f.module_id);
             });
   }));
   if (!d.gcs.empty()) {
@@ -276,7 +295,7 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
       return static_cast<std::int64_t>((raw << 10) | (gc_sort_index << 5) | m.session.devices.front().id);
     };
     MSPROF_TRY(d.gcs.each([&](const gc_span& g) {
-      x_event(ev, "GC", gc_pid(g.pid), g.pid, g.start_ns, g.end_ns - g.start_ns, "GC", [](json::writer&) {});
+      x_event(ev, "GC", gc_pid(g.pid), g.pid, g.start_ns, g.end_ns - g.start_ns, "GC", [](members&) {});
     }));
     const std::int64_t gpid = gc_pid(d.gcs.front().pid);
     const std::uint64_t gtid = d.gcs.front().pid;
