@@ -249,7 +249,7 @@ result<std::optional<table>> step_trace_time(cann_part& cann, const pt_dir& d, c
   const auto count = [&](std::uint32_t device, kind k, std::int64_t b, std::int64_t e) {
     auto& list = per_device.try_emplace(device, proto).first->second;
     const double start = as_py_float(ts_us(b));
-    const double dur = as_py_float(dur_us_json(e - b));
+    const double dur = detail::dur_us(b, e);  // what dur_us_json(e - b) reads back as
     const std::size_t in = holding(start);
     const std::size_t id_key = in == none ? none : first_with_id[in];
     if (const std::size_t at = in == none ? first_without_id : id_key; at != none) {

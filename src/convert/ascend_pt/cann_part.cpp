@@ -6,7 +6,6 @@
 #include "msprof/convert/ascend_pt/cann_part.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 #include "msprof/convert/text.hpp"
@@ -68,7 +67,7 @@ void cann_part::add(const model& w) {
     if (!kernels_ || !t.host_flow) continue;
     kernel_ref k;
     k.ts = t.start_ns;
-    k.dur_us = std::strtod(dur_us_json(t.end_ns - t.start_ns).c_str(), nullptr);
+    k.dur_us = detail::dur_us(t.start_ns, t.end_ns);  // what its timeline text (dur_us_json) reads back as
     k.end_ns = t.start_ns + static_cast<std::int64_t>(k.dur_us * 1000);
     k.ai_core = (t.op ? ge_task_type_name(t.op->ge_task_type) : t.task_type) == "AI_CORE";
     k.pid = format_pid(w.session.pid, sort_index::ascend_hardware, t.device_id);

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -354,6 +355,8 @@ TEST_CASE("timeline: fast dur digits equal the shortest double form for every ns
       CAPTURE(ns + k);
       const std::string shortest = cv::py_float(static_cast<double>(ns + k) / 1000.0);
       REQUIRE(cv::dur_us_json(ns + k) == shortest);
+      // Its text reads back as the plain quotient (what the analyses use instead of the text).
+      REQUIRE(std::strtod(shortest.c_str(), nullptr) == cv::detail::dur_us(0, ns + k));
       fast.clear();
       sink.dur(ns + k);
       REQUIRE(fast == ",\"dur\":" + shortest + ",\"ph\":\"X\",\"args\":{");
