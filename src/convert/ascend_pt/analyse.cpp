@@ -370,9 +370,9 @@ result<void> operator_details(relation& r, table_sink& out) {
     if (!written) return;
     op_detail n;
     std::memcpy(static_cast<void*>(&n), p.data(), sizeof n);
-    row[0].assign(r.texts[n.op.name]);
-    row[1] = lines(n.op.input_shapes);
-    row[2] = lines(n.op.call_stack);
+    row[0].assign(r.texts[n.name]);
+    row[1] = lines(n.input_shapes);
+    row[2] = lines(n.call_stack);
     row[3] = us(n.self_ns);
     row[4] = us(n.total_ns);
     for (std::size_t k = 0; k < 4; ++k) row[5 + k] = n.dev[k].str();

@@ -307,7 +307,9 @@ class tree_pass {
     const open_op& n = open_.back();
     if (text_ && !n.op.step) {
       op_detail row;
-      row.op = n.op;
+      row.name = n.op.name;
+      row.input_shapes = n.op.input_shapes;
+      row.call_stack = n.op.call_stack;
       row.total_ns = n.op.end_ns - n.op.start_ns;
       row.self_ns = row.total_ns - n.children_ns;
       for (int i = 0; i < 4; ++i) row.dev[i] = n.dev[i];

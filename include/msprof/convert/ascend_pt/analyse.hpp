@@ -299,10 +299,10 @@ struct step_op {
 };
 
 /// An operator_details row as the op tree gives it (torch_npu OperatorViewParser):
-/// the op, its host durations and the device durations of the kernels bound to
-/// it (self) and below it (total). Trivially copyable: it goes through sorted runs.
+/// the op's texts, its host durations and the device durations of the kernels
+/// bound to it (self) and below it (total). Trivially copyable: it goes through sorted runs.
 struct op_detail {
-  fw_op op;
+  text_table::id name = 0, input_shapes = 0, call_stack = 0;  ///< the op's
   std::int64_t self_ns = 0, total_ns = 0;
   py_num dev[4];  ///< self, total, self AI Core, total AI Core (us)
 };
