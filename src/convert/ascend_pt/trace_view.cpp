@@ -64,8 +64,11 @@ class members {
   explicit members(std::string& out) : out_(out) { out_ += '{'; }
   /// `"k": `, after ", " but for the first member: the value follows.
   std::string& key(std::string_view k) {
-    char text[72];  // one append: the keys are short
-    if (k.size() > sizeof text - 6) return (out_ += n_++ ? ", \"" : "\"").append(k) += "\": ";
+    char text[72];  // the keys are short literals: one append
+    if (k.size() > sizeof text - 6) {
+      if (n_++) out_ += ", ";
+      return ((out_ += '"') += k) += "\": ";
+    }
     char* p = text;
     if (n_++) p = std::copy_n(", ", 2, p);
     *p++ = '"';

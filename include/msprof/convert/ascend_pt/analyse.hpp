@@ -140,7 +140,7 @@ class record_list {
 };
 
 /// A record_list of T (trivially copyable: kept as its bytes; string_views
-/// must point at text that outlives the list, as pt_dir::texts's).
+/// must point at text that outlives the list, as a text_table's texts do).
 template <class T>
 class spilled_list {
   static_assert(std::is_trivially_copyable_v<T>, "spilled_list keeps its records as bytes");
@@ -378,7 +378,7 @@ struct relation {
     std::int64_t ts;
     std::uint64_t pid, tid;
   };
-  /// operator_memory's op names by block number (drain once; a block without a row: no name).
+  /// operator_memory's op names (text ids) by block number (drain once; a block without a row: no name).
   std::unique_ptr<spill_sorter<std::uint64_t>> memory_names;
   bool linked = false;  ///< the ops were linked (CPU activity and ops)
   std::string error;    ///< why the linking is incomplete (a sorted run failed), empty if it is not
