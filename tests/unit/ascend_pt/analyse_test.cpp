@@ -393,3 +393,27 @@ TEST_CASE("ascend_pt: the counter clock comes from the PROF_ host files when the
   CHECK(d->info.freq == 50.0);
   CHECK(d->info.start_cnt == 7);
 }
+
+TEST_CASE("ascend_pt: a text table gives each distinct text one id, \"\" id 0, and its copies share the texts") {
+  pt::text_table t;
+  CHECK(t[0].empty());
+  CHECK(t.of(std::string()) == 0);
+  const std::string shapes = "128,256;256,512";
+  const auto a = t.of(std::string("aten::mm"));
+  const auto b = t.of(shapes);
+  CHECK(a != 0);
+  CHECK(b != 0);
+  CHECK(a != b);
+  CHECK(t.of(std::string("aten::mm")) == a);  // again: the same id, nothing added
+  CHECK(t.of(shapes) == b);
+  CHECK(t[a] == "aten::mm");
+  CHECK(t[b] == shapes);
+  const std::string_view view = t[b];
+  pt::text_table copy = t;
+  const auto c = copy.of(std::string("aten::add"));  // added through the copy: the original has it too
+  CHECK(t[c] == "aten::add");
+  t = pt::text_table();  // the original goes; the copy keeps the texts, the view stays valid
+  CHECK(copy[b] == shapes);
+  CHECK(view == shapes);
+  CHECK(view.data() == copy[b].data());
+}
