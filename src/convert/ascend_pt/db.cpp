@@ -517,7 +517,7 @@ result<void> fwd_bwd_pairs(const pt_dir& d, std::int64_t first, spill_sorter<ind
   std::uint64_t n = 0;
   MSPROF_TRY(d.ops.each([&](const fw_op& o) {
     const std::uint64_t i = n++;
-    if (o.seq < 0 || d.texts[o.name].rfind("mstx_", 0) == 0) return;
+    if (o.mstx || o.seq < 0) return;
     const bool fwd = o.fwd_tid == 0;
     by_seq.push({o.seq, i}, record_bytes(fwd));
   }));
@@ -704,10 +704,9 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
         pair_next = pair_of.next(pk, pp);
       }
       ++i;
-      const bool mstx = d.texts[o.name].rfind("mstx_", 0) == 0;
-      const bool sorted = mstx ? bind_mstx : bind_ops;
-      (mstx ? mstx_ops : torch_ops).push({sorted ? o.start_ns : 0}, record_bytes(rec));
-      ++(mstx ? mstx_threads : torch_threads)[a.v[api_row::gtid]];
+      const bool sorted = o.mstx ? bind_mstx : bind_ops;
+      (o.mstx ? mstx_ops : torch_ops).push({sorted ? o.start_ns : 0}, record_bytes(rec));
+      ++(o.mstx ? mstx_threads : torch_threads)[a.v[api_row::gtid]];
     }));
     while (pair_next) pair_next = pair_of.next(pk, pp);
     MSPROF_TRY(pair_of.take_status());
@@ -850,7 +849,7 @@ result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const rela
   if (steps.empty()) ranges.push_back({std::monostate{}, step_tasks[0] ? step_tasks[0]->first : 0, forever, 0, false});
   std::optional<std::int64_t> first_op;  // the first non-mstx op (torch_npu's torch op list)
   auto read = d.ops.each([&](const fw_op& o) {
-    if (d.texts[o.name].rfind("mstx_", 0) != 0 && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
+    if (!o.mstx && (!first_op || o.start_ns < *first_op)) first_op = o.start_ns;
   });
   if (!read) return read.err();
 

@@ -318,6 +318,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
       op.pid = o.pid;
       op.tid = o.start_tid;
       op.step = o.name.find("ProfilerStep#") != std::string::npos;
+      op.mstx = o.name.rfind("mstx_", 0) == 0;
       op.name = d.texts.of(std::move(o.name));
       op.input_shapes = d.texts.of(std::move(o.input_shapes));
       op.call_stack = d.texts.of(std::move(o.call_stack));

@@ -97,6 +97,7 @@ struct fw_op {
   text_table::id input_dtypes = 0;  ///< ';'-separated
   text_table::id module_hierarchy = 0, flops = 0;
   bool step = false;  ///< a ProfilerStep#N op (its name holds "ProfilerStep#")
+  bool mstx = false;  ///< torch_npu's op around an mstx call (its name starts "mstx_")
   /// Which optional fields the record carried (the trace shows only those).
   bool has_shapes = false, has_dtypes = false, has_stack = false, has_module = false, has_flops = false;
 };
