@@ -779,8 +779,6 @@ std::vector<const fw_op*> step_ops(const relation& rel) {
   return out;
 }
 
-std::string step_id(std::string_view name) { return std::string(name.substr(name.rfind('#') + 1)); }
-
 /// StepTraceTime rows (torch_npu StepInfoDbParser.get_step_range, then
 /// TraceStepTimeDbParser) from the CANN data alone: each step's device range
 /// spans the tasks of the node-level calls inside the step op (to at least the
@@ -844,7 +842,7 @@ result<rows> step_trace_rows(const pt_dir& d, db_export::calls& cann, const rela
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const fw_op& s = steps[i].op;
     const auto& t = step_tasks[i];
-    ranges.push_back({step_id(rel.texts[s.name]), t ? t->first : s.start_ns, std::max(t ? t->second : -1, s.end_ns), s.start_ns, true});
+    ranges.push_back({step_id(rel, s), t ? t->first : s.start_ns, std::max(t ? t->second : -1, s.end_ns), s.start_ns, true});
   }
   if (steps.empty()) ranges.push_back({std::monostate{}, step_tasks[0] ? step_tasks[0]->first : 0, forever, 0, false});
   std::optional<std::int64_t> first_op;  // the first non-mstx op (torch_npu's torch op list)
@@ -1309,7 +1307,7 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
                           {std::int64_t{python_trace}, std::string("trace")},
                           {std::int64_t{mstx_op}, std::string("mstx")}}));
     rows steps;
-    for (const fw_op* s : step_ops(rel)) steps.push_back({step_id(rel.texts[s->name]), s->start_ns, s->end_ns});
+    for (const fw_op* s : step_ops(rel)) steps.push_back({step_id(rel, *s), s->start_ns, s->end_ns});
     if (!steps.empty())
       MSPROF_TRY(create_and_fill(db, "STEP_TIME", "id INTEGER, startNs INTEGER, endNs INTEGER", 3, steps));
     return paged.close();

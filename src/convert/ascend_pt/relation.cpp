@@ -457,14 +457,18 @@ relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_opti
   return r;
 }
 
+std::string step_id(const relation& r, const fw_op& step) {
+  const std::string_view name = r.texts[step.name];
+  return std::string(name.substr(name.rfind('#') + 1));
+}
+
 std::vector<step_range> step_ranges(const relation& r) {
   if (!r.any_kernel || !r.linked || r.steps.empty()) return {};
   std::vector<step_range> out;
   for (const auto& s : r.steps) {
     if (!s.any_id) continue;  // torch_npu: "no flow events in the step range"
     step_range sr;
-    const std::string_view name = r.texts[s.op.name];
-    sr.id = std::string(name.substr(name.rfind('#') + 1));
+    sr.id = step_id(r, s.op);
     sr.start_ns = s.any_kernel ? s.first_ts : s.op.start_ns;
     sr.end_ns = std::max(s.any_kernel ? s.last_end : -1, s.op.end_ns);
     sr.fwk_start_ns = s.op.start_ns;

@@ -387,6 +387,9 @@ struct relation {
 /// `acl`: kernels by their launch (cann_part::take_acl; null: none).
 relation link(const pt_dir& d, std::unique_ptr<launch_runs> acl, const link_options& o = {});
 
+/// A ProfilerStep op's step id: "1" from "ProfilerStep#1".
+std::string step_id(const relation& r, const fw_op& step);
+
 /// The steps' device ranges: ProfilerStep ops at the top of the op tree, the
 /// kernels reached through their enqueues (task queue) or launches.
 std::vector<step_range> step_ranges(const relation& r);
