@@ -191,13 +191,19 @@ string_ids::string_ids() {
 }
 
 std::int64_t string_ids::id(std::string_view s) {
-  key_.assign(s.data(), s.size());  // one buffer for lookups: no allocation per call
-  auto it = map_.find(key_);
+  auto it = map_.find(s);
   if (it != map_.end()) return it->second;
   const auto n = static_cast<std::int64_t>(values_.size());
-  map_.emplace(key_, n);
-  values_.push_back(key_);
+  map_.emplace(values_.emplace_back(s), n);
   return n;
+}
+
+std::int64_t string_ids::id(std::string_view s, memo& m) {
+  if (m.id < 0 || s != m.text) {
+    m.id = id(s);
+    m.text.assign(s);
+  }
+  return m.id;
 }
 
 // sqlite_db -------------------------------------------------------------------
@@ -671,6 +677,7 @@ result<void> db_window_writer::write_tasks(const model& final) {
   auto* r = pages_of("TASK");
   if (!r) return status_;
   const auto pid = static_cast<std::int64_t>(final.session.pid);
+  detail::string_ids::memo task_type;  // a few types, mostly in runs
   MSPROF_TRY(tasks_.drain([&](const detail::id_key& k, std::string_view payload) {
     detail::row_reader in{payload};
     const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
@@ -684,7 +691,7 @@ result<void> db_window_writer::write_tasks(const model& final) {
                      n::of(static_cast<std::int64_t>(conn)),
                      n::of(static_cast<std::int64_t>(k.id)),
                      n::of(pid),
-                     n::of(ids_.id(in.in)),
+                     n::of(ids_.id(in.in, task_type)),
                      n::of(std::int64_t{4294967295u}),
                      n::of(std::int64_t{stream}),
                      n::of(std::int64_t{task}),
@@ -698,19 +705,26 @@ result<void> db_window_writer::write_tasks(const model& final) {
   if (!c) return status_;
   constexpr std::size_t cols = 17;
   spill_sorter<detail::id_key> by_id(spill_dir_, sorter_budget_);
+  detail::string_ids::memo ge_type, none, op_state, no, na;  // the columns of few values
   MSPROF_TRY(compute_.drain([&](const detail::compute_key& k, std::string_view payload) {
     detail::row_reader in{payload};
     const auto block_num = in.get<std::uint32_t>(), ge_task_type = in.get<std::uint32_t>();
     const bool dynamic = in.get<std::uint8_t>() != 0;
     const auto name = in.str(), type = in.str();
     // Braced lists evaluate in order: the strings register in column order.
-    const std::int64_t id[] = {ids_.id(name),     ids_.id(ge_task_type_name(ge_task_type)),
-                               ids_.id(type),     ids_.id(in.str()),
-                               ids_.id(in.str()), ids_.id(in.str()),
-                               ids_.id(in.str()), ids_.id(in.str()),
-                               ids_.id(in.str()), ids_.id(std::string_view()),
-                               ids_.id(dynamic ? "dynamic" : "static"), ids_.id("NO"),
-                               ids_.id("N/A")};
+    const std::int64_t id[] = {ids_.id(name),
+                               ids_.id(ge_task_type_name(ge_task_type), ge_type),
+                               ids_.id(type),
+                               ids_.id(in.str()),
+                               ids_.id(in.str()),
+                               ids_.id(in.str()),
+                               ids_.id(in.str()),
+                               ids_.id(in.str()),
+                               ids_.id(in.str()),
+                               ids_.id(std::string_view(), none),
+                               ids_.id(dynamic ? "dynamic" : "static", op_state),
+                               ids_.id("NO", no),
+                               ids_.id("N/A", na)};
     // The columns but globalTaskId (the key).
     const std::int64_t row[cols - 1] = {id[0], block_num, 0,     id[1],  id[2],  id[3],  id[4],  id[5],
                                         id[6], id[7],     id[8], id[9],  id[10], id[11], id[12], id[12]};

@@ -42,14 +42,21 @@ namespace detail {
 /// STRING_IDS in registration order.
 class string_ids {
  public:
+  /// The id a call site got last time and its text: a constant's (or a
+  /// column's repeated value's) id without hashing it again.
+  struct memo {
+    std::string text;
+    std::int64_t id = -1;
+  };
+
   string_ids();
   std::int64_t id(std::string_view s);
-  const std::vector<std::string>& values() const noexcept { return values_; }
+  std::int64_t id(std::string_view s, memo& m);
+  const std::deque<std::string>& values() const noexcept { return values_; }
 
  private:
-  std::unordered_map<std::string, std::int64_t> map_;
-  std::vector<std::string> values_;
-  std::string key_;
+  std::unordered_map<std::string_view, std::int64_t> map_;  // views into values_
+  std::deque<std::string> values_;  // a deque: its strings never move, so the views stay valid
 };
 
 /// A cell: an integer, a real, text, or NULL (monostate).
