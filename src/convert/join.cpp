@@ -131,10 +131,12 @@ stream_join::stream_join(session_info session, prof::tick_clock host_clock, std:
       host_clock_(host_clock),
       clocks_(std::move(clocks)),
       hashes_(std::move(hashes)),
-      types_(std::move(types)),
+      types_(types.size()),
       opt_(std::move(o)),
       apis_(opt_.spill_dir, opt_.spill_budget),
-      host_events_(opt_.spill_dir, opt_.spill_budget) {}
+      host_events_(opt_.spill_dir, opt_.spill_budget) {
+  for (auto& [k, name] : types) types_.emplace(type_key(k.first, k.second), std::move(name));
+}
 
 // Pass 1 ---------------------------------------------------------------
 
@@ -283,7 +285,7 @@ std::string stream_join::name_of(std::uint64_t h, const char* kind) {
   return codec::unknown_hash_text(h);
 }
 std::string stream_join::type_name(std::uint16_t lv, std::uint32_t type) const {
-  auto it = types_.find({lv, type});
+  auto it = types_.find(type_key(lv, type));
   return it == types_.end() ? std::to_string(type) : it->second;
 }
 
@@ -300,19 +302,19 @@ void stream_join::open(std::int64_t start, const placed_api& a) {
   x.item = hash_name(a.item_id);
   x.connection_id = next_connection_++;
   last_api_end_ = std::max(last_api_end_, a.end);
-  by_thread_[a.thread_id].push_back(x.connection_id);
-  closing_.push({a.end, x.connection_id});
-  open_.emplace(x.connection_id, open_api{std::move(x), nullptr, a.item_id});
+  closing_.push({a.end, x.connection_id, a.thread_id});
+  by_thread_[a.thread_id].push_back(open_api{std::move(x), nullptr, a.item_id});
 }
 void stream_join::close_before(std::int64_t t, const window_fn& on_window) {
-  while (!closing_.empty() && closing_.top().first < t) {
-    const std::uint64_t conn = closing_.top().second;
+  while (!closing_.empty() && std::get<0>(closing_.top()) < t) {
+    const auto [end, conn, tid] = closing_.top();
     closing_.pop();
-    auto it = open_.find(conn);
-    auto& on_thread = by_thread_[it->second.call.thread_id];
-    on_thread.erase(std::find(on_thread.begin(), on_thread.end(), conn));
-    window_.apis.push_back(std::move(it->second.call));
-    open_.erase(it);
+    auto& on_thread = by_thread_[tid];
+    // Mostly the innermost call (the last) ends first.
+    auto it = std::find_if(on_thread.rbegin(), on_thread.rend(),
+                           [conn = conn](const open_api& a) { return a.call.connection_id == conn; });
+    window_.apis.push_back(std::move(it->call));
+    on_thread.erase(std::next(it).base());
     if (window_.apis.size() + window_.tasks.size() >= opt_.window_records) flush_window(on_window);
   }
 }
@@ -321,7 +323,7 @@ void stream_join::enclosing(std::uint32_t tid, Visit&& visit) {
   auto it = by_thread_.find(tid);
   if (it == by_thread_.end()) return;
   for (auto c = it->second.rbegin(); c != it->second.rend(); ++c)
-    if (!visit(open_.find(*c)->second)) return;
+    if (!visit(*c)) return;
 }
 stream_join::open_api* stream_join::innermost(std::uint32_t tid) {
   open_api* found = nullptr;
@@ -446,36 +448,42 @@ void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
 
 // Device spools ----------------------------------------------------------------
 
-bool stream_join::pull_span(std::uint32_t dev) {
+bool stream_join::pull_span(std::uint32_t dev, std::uint64_t want, std::optional<span>& got) {
   std::uint8_t k = 0;
   std::string_view b;
   if (!spools_of(dev).spans.next(k, b)) return false;
   const auto e = detail::from_bytes<keyed_span>(b);
   auto& c = counts_[e.key];
   const std::uint32_t index = c.spans_formed++;
-  if (index < c.launches)
-    ready_.push(e.key, e.s);
-  else
+  if (index >= c.launches)
     orphans_.push({e.s.start, e.key, index}, detail::bytes_of(e.s));
+  else if (e.key == want && !got)  // nothing of its key waits (take_span): it need not queue
+    got = e.s;
+  else
+    ready_.push(e.key, e.s);
   return true;
 }
 stream_join::span stream_join::take_span(std::uint32_t dev, std::uint64_t key) {
-  while (ready_.empty(key) && pull_span(dev)) {
+  if (!ready_.empty(key)) return ready_.pop(key);
+  std::optional<span> got;
+  while (!got && pull_span(dev, key, got)) {
   }
-  return ready_.empty(key) ? span{} : ready_.pop(key);  // empty: unreachable, pass 1 counted it
+  return got ? *got : span{};  // none: unreachable, pass 1 counted it
 }
 pmu_counters stream_join::take_pmu(std::uint32_t dev, std::uint64_t key) {
-  while (pmu_.empty(key)) {
-    std::uint8_t k = 0;
-    std::string_view b;
-    if (!spools_of(dev).pmu.next(k, b)) return {};  // unreachable: pass 1 counted it
+  if (!pmu_.empty(key)) return pmu_.pop(key);
+  std::uint8_t k = 0;
+  std::string_view b;
+  while (spools_of(dev).pmu.next(k, b)) {
     const auto r = detail::from_bytes<pmu_record>(b);
+    if (r.key == key) return r.counters;  // nothing of its key waits: it need not queue
     pmu_.push(r.key, r.counters);
   }
-  return pmu_.pop(key);
+  return {};  // unreachable: pass 1 counted it
 }
 void stream_join::flush_device(std::uint32_t dev) {
-  while (pull_span(dev)) {
+  std::optional<span> none;
+  while (pull_span(dev, no_key, none)) {
   }
   std::uint8_t k = 0;
   std::string_view b;

@@ -277,8 +277,10 @@ class stream_join {
   // Device spools ----------------------------------------------------------------
 
   /// Reads one span of `dev`; false at the end. It goes to its launch's queue,
-  /// or to the orphans when no launch will claim it.
-  bool pull_span(std::uint32_t dev);
+  /// or to the orphans when no launch will claim it; into `got` instead when
+  /// it is the first of key `want` (no_key: none) and `got` is empty.
+  bool pull_span(std::uint32_t dev, std::uint64_t want, std::optional<span>& got);
+  static constexpr std::uint64_t no_key = ~std::uint64_t{0};  // task keys are 48 bits
   span take_span(std::uint32_t dev, std::uint64_t key);
   pmu_counters take_pmu(std::uint32_t dev, std::uint64_t key);
   /// Reads what is left of a device's spools (spans nobody launched, unmatched edges).
@@ -296,7 +298,10 @@ class stream_join {
   prof::tick_clock host_clock_;
   std::vector<prof::device_info> clocks_;
   std::unordered_map<std::uint64_t, std::string> hashes_;
-  std::map<std::pair<std::uint16_t, std::uint32_t>, std::string> types_;
+  static std::uint64_t type_key(std::uint16_t lv, std::uint32_t type) noexcept {
+    return (std::uint64_t{lv} << 32) | type;
+  }
+  std::unordered_map<std::uint64_t, std::string> types_;  // by type_key: looked up per call and launch
   options opt_;
   // Pass 1 output.
   spill_sorter<placed_api_key> apis_;
@@ -316,11 +321,10 @@ class stream_join {
   // Pass 2 state.
   std::uint64_t next_connection_ = 1, next_task_ = 0;
   std::unordered_map<std::uint32_t, std::uint64_t> thread_roots_;  // thread -> thread_root()
-  std::unordered_map<std::uint64_t, open_api> open_;                      // by connection id
-  std::unordered_map<std::uint32_t, std::vector<std::uint64_t>> by_thread_;  // open calls, in start order
-  std::priority_queue<std::pair<std::int64_t, std::uint64_t>, std::vector<std::pair<std::int64_t, std::uint64_t>>,
-                      std::greater<>>
-      closing_;  // (end, connection id) of the open calls
+  // The open calls of each thread, in start order (held here: no node per call).
+  std::unordered_map<std::uint32_t, std::vector<open_api>> by_thread_;
+  using closing_call = std::tuple<std::int64_t, std::uint64_t, std::uint32_t>;  // end, connection id, thread
+  std::priority_queue<closing_call, std::vector<closing_call>, std::greater<>> closing_;  // the open calls
   spill_sorter<orphan_key> orphans_{opt_.spill_dir, opt_.spill_budget};
   result<void> orphans_status_;
   model window_;
