@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -112,6 +113,54 @@ void cell_list::us(std::int64_t ns) { append_ts_us(cells_.emplace_back(), ns); }
 void cell_list::fixed3(double v) { append_fixed(cells_.emplace_back(), v, 3); }
 void cell_list::fixed6(double v) { append_fixed(cells_.emplace_back(), v, 6); }
 void cell_list::round3(double v) { append_round3_sql(cells_.emplace_back(), v); }
+
+std::size_t cell_pack::open() {
+  out_.append(sizeof(std::uint32_t), '\0');
+  ++cells_;
+  return out_.size();
+}
+void cell_pack::close(std::size_t at) {
+  const auto n = static_cast<std::uint32_t>(out_.size() - at);
+  std::memcpy(&out_[at - sizeof n], &n, sizeof n);
+}
+void cell_pack::raw(std::string_view v) {
+  const auto n = static_cast<std::uint32_t>(v.size());
+  out_.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out_.append(v);
+  ++cells_;
+}
+// The same appenders as cell_list's, into the row's bytes.
+void cell_pack::num(std::uint64_t v) {
+  const std::size_t at = open();
+  append_u64(out_, v);
+  close(at);
+}
+void cell_pack::ts(std::int64_t ns) {
+  const std::size_t at = open();
+  append_ts_us(out_, ns);
+  out_ += '\t';
+  close(at);
+}
+void cell_pack::us(std::int64_t ns) {
+  const std::size_t at = open();
+  append_ts_us(out_, ns);
+  close(at);
+}
+void cell_pack::fixed3(double v) {
+  const std::size_t at = open();
+  append_fixed(out_, v, 3);
+  close(at);
+}
+void cell_pack::fixed6(double v) {
+  const std::size_t at = open();
+  append_fixed(out_, v, 6);
+  close(at);
+}
+void cell_pack::round3(double v) {
+  const std::size_t at = open();
+  append_round3_sql(out_, v);
+  close(at);
+}
 
 void append_row_text(std::string& out, const table::row& cells, const std::vector<std::string>* json_keys) {
   row_text s(out, json_keys);
@@ -594,6 +643,9 @@ template void task_time_row<row_text>(row_text&, const device_task&);
 template void msprof_tx_row<row_text>(row_text&, const mstx_event&, bool);
 template void step_trace_row<row_text>(row_text&, const iteration&);
 template void mstx_mem_row<row_text>(row_text&, const mstx_mem_event&);
+template void op_summary_head<cell_pack>(cell_pack&, const device_task&);
+template void op_summary_tail<cell_pack>(cell_pack&, const device_task&, const device_spec*, const pmu_columns*);
+template void task_time_row<cell_pack>(cell_pack&, const device_task&);
 template void op_summary_head<cell_list>(cell_list&, const device_task&);
 template void op_summary_wait<cell_list>(cell_list&, std::optional<std::int64_t>, std::int64_t);
 template void op_summary_tail<cell_list>(cell_list&, const device_task&, const device_spec*, const pmu_columns*);

@@ -105,6 +105,32 @@ class cell_list {
   table::row& cells_;
 };
 
+/// Appends a row's cells to a string, each as its u32 length and its bytes (the
+/// form ascend_pt's CANN part keeps rows in its sorted runs): no string per cell.
+class cell_pack {
+ public:
+  explicit cell_pack(std::string& out) : out_(out) {}
+  void str(std::string_view v) { raw(v); }
+  void raw(std::string_view v);
+  void num(std::uint64_t v);
+  void ts(std::int64_t ns);
+  void us(std::int64_t ns);
+  void fixed3(double v);
+  void fixed6(double v);
+  void round3(double v);
+  /// Cells written so far.
+  std::size_t cells() const noexcept { return cells_; }
+
+ private:
+  /// Appends a cell's length slot; returns where its bytes begin.
+  std::size_t open();
+  /// Fills the slot of the cell begun at `at`.
+  void close(std::size_t at);
+
+  std::string& out_;
+  std::size_t cells_ = 0;
+};
+
 /// Appends a row to `t`: format(cells) writes its cells.
 template <class Format>
 void add_row(table& t, const Format& format) {
@@ -415,6 +441,9 @@ extern template void task_time_row<cell_list>(cell_list&, const device_task&);
 extern template void msprof_tx_row<cell_list>(cell_list&, const mstx_event&, bool);
 extern template void step_trace_row<cell_list>(cell_list&, const iteration&);
 extern template void mstx_mem_row<cell_list>(cell_list&, const mstx_mem_event&);
+extern template void op_summary_head<cell_pack>(cell_pack&, const device_task&);
+extern template void op_summary_tail<cell_pack>(cell_pack&, const device_task&, const device_spec*, const pmu_columns*);
+extern template void task_time_row<cell_pack>(cell_pack&, const device_task&);
 extern template void op_statistic_groups::write_row<row_text>(row_text&, const sorted_row&) const;
 extern template void op_statistic_groups::write_row<cell_list>(cell_list&, const sorted_row&) const;
 extern template void api_statistic_groups::write_row<row_text>(row_text&, const key&, const agg&);

@@ -17,15 +17,7 @@ namespace ascend_pt {
 
 namespace {
 
-/// Cells as [u32 length][bytes] each.
-void put_cells(std::string& out, const table::row& cells, std::size_t from = 0) {
-  for (std::size_t i = from; i < cells.size(); ++i) {
-    const auto n = static_cast<std::uint32_t>(cells[i].size());
-    out.append(reinterpret_cast<const char*>(&n), sizeof n);
-    out.append(cells[i]);
-  }
-}
-
+/// The cells cell_pack wrote: [u32 length][bytes] each.
 void get_cells(std::string_view in, table::row& cells) {
   while (in.size() >= sizeof(std::uint32_t)) {
     std::uint32_t n = 0;
@@ -87,27 +79,24 @@ void cann_part::add(const model& w) {
   if (!pmu_) pmu_ = pmu_columns::of(w.session);
   timeline_->add(w);
   for (const auto& a : w.apis) apis_->add(a);
-  table::row cells;
+  // Rows are packed straight into the sorters' memory.
   for (const auto& t : w.tasks) {
     overlap_->add(t);
     const auto key = task_row_key::of(t);
-    cells.clear();
-    {
-      cell_list s(cells);
+    task_rows_->push_with(key, [&](std::string& b) {
+      cell_pack s(b);
       task_time_row(s, t);
-    }
-    scratch_.clear();
-    put_cells(scratch_, cells);
-    task_rows_->push(key, scratch_);
+    });
     if (!in_op_summary(t)) continue;
-    cells.clear();
-    cell_list s(cells);
-    op_summary_head(s, t);
-    const op_row_head h{t.end_ns, op_groups_.group_of(t), static_cast<std::uint32_t>(cells.size())};
-    op_summary_tail(s, t, w.device(t.device_id), &*pmu_);
-    scratch_.assign(reinterpret_cast<const char*>(&h), sizeof h);
-    put_cells(scratch_, cells);
-    op_rows_->push(key, scratch_);
+    op_rows_->push_with(key, [&](std::string& b) {
+      const std::size_t at = b.size();
+      b.append(sizeof(op_row_head), '\0');
+      cell_pack s(b);
+      op_summary_head(s, t);
+      const op_row_head h{t.end_ns, op_groups_.group_of(t), static_cast<std::uint32_t>(s.cells())};
+      std::memcpy(&b[at], &h, sizeof h);
+      op_summary_tail(s, t, w.device(t.device_id), &*pmu_);
+    });
   }
 }
 

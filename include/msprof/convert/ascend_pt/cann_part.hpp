@@ -100,7 +100,6 @@ class cann_part {
   std::optional<overlap_windows> overlap_;
   std::optional<timeline_collector> timeline_;
   op_statistic_groups op_groups_;
-  std::string scratch_;
 };
 
 }  // namespace ascend_pt
