@@ -56,20 +56,35 @@ inline file_kind kind_of(std::string_view file_name) noexcept {
 }
 
 /// A framework op (torch.op_range). Times are raw (syscnt or monotonic ns).
-struct op_range {
+/// Its texts are strings (op_range) or, as decode_op_ranges() hands them
+/// over, views valid during the call (op_range_view).
+template <class Text>
+struct basic_op_range {
   std::int64_t start = 0, end = 0, seq = 0;
   std::uint64_t pid = 0, start_tid = 0, end_tid = 0, fwd_tid = 0;
   std::uint8_t scope = 0;
   bool is_async = false;
-  std::string name;
-  std::string input_dtypes;  ///< ';'-separated
-  std::string input_shapes;  ///< ';'-separated
-  std::string call_stack;    ///< ';'-separated frames
-  std::string module_hierarchy;
-  std::string flops;
+  Text name;
+  Text input_dtypes;  ///< ';'-separated
+  Text input_shapes;  ///< ';'-separated
+  Text call_stack;    ///< ';'-separated frames
+  Text module_hierarchy;
+  Text flops;
   bool has_dtypes = false, has_shapes = false, has_stack = false, has_module = false, has_flops = false;
   std::uint64_t offset = 0;  ///< its record's byte offset in the file (decoding only)
+
+  basic_op_range() = default;
+  /// A copy with the other text type (a view's texts copied).
+  template <class Other>
+  explicit basic_op_range(const basic_op_range<Other>& o)
+      : start(o.start), end(o.end), seq(o.seq), pid(o.pid), start_tid(o.start_tid), end_tid(o.end_tid),
+        fwd_tid(o.fwd_tid), scope(o.scope), is_async(o.is_async), name(o.name), input_dtypes(o.input_dtypes),
+        input_shapes(o.input_shapes), call_stack(o.call_stack), module_hierarchy(o.module_hierarchy), flops(o.flops),
+        has_dtypes(o.has_dtypes), has_shapes(o.has_shapes), has_stack(o.has_stack), has_module(o.has_module),
+        has_flops(o.has_flops), offset(o.offset) {}
 };
+using op_range = basic_op_range<std::string>;
+using op_range_view = basic_op_range<std::string_view>;
 
 /// Task-queue mark categories (torch.op_mark).
 namespace mark {
@@ -228,7 +243,66 @@ inline std::string text(std::string_view v, std::size_t& invalid) {
   return s;
 }
 
+/// The one warning for a file piece's `n` repaired texts (none when 0).
+inline void warn_invalid_text(std::string_view file, std::size_t n, std::vector<std::string>& warnings) {
+  if (n)
+    warnings.push_back(std::string(file) + ": " + std::to_string(n) +
+                       " text field(s) are not valid UTF-8; each invalid byte is shown as U+FFFD");
+}
+
+/// An inner field as text: `v` itself when it is valid UTF-8, else its
+/// repaired copy in `repaired`.
+inline std::string_view text_view(std::string_view v, std::string& repaired, std::size_t& invalid) {
+  if (json::utf8_valid(v)) return v;
+  repaired.assign(v);
+  json::utf8_repair(repaired);
+  ++invalid;
+  return repaired;
+}
+
 }  // namespace detail
+
+/// Decodes a torch.op_range file's bytes (from file offset `base`), handing
+/// each record to on_op(const op_range_view&) with no copy of its texts;
+/// problems go to `warnings`, each naming `file` and a byte offset. Returns
+/// how many texts were not valid UTF-8 (repaired, U+FFFD; detail::warn_invalid_text says it).
+template <class OnOp>
+std::size_t decode_op_ranges(const unsigned char* p, std::size_t n, std::string_view file,
+                             std::vector<std::string>& warnings, std::uint64_t base, OnOp&& on_op) {
+  using detail::load_le;
+  std::size_t invalid = 0;
+  std::string repaired[6];  // a record's repaired texts, when any
+  detail::walk_tlv(p, n, file, base, 1, op_range_size, warnings,
+                   [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
+                     op_range_view r;
+                     r.start = load_le<std::int64_t>(v);
+                     r.end = load_le<std::int64_t>(v + 8);
+                     r.seq = load_le<std::int64_t>(v + 16);
+                     r.pid = load_le<std::uint64_t>(v + 24);
+                     r.start_tid = load_le<std::uint64_t>(v + 32);
+                     r.end_tid = load_le<std::uint64_t>(v + 40);
+                     r.fwd_tid = load_le<std::uint64_t>(v + 48);
+                     r.scope = v[56];
+                     r.is_async = v[57] != 0;
+                     detail::fields f;
+                     detail::split_fields(v + op_range_size, len - op_range_size, file,
+                                          off + detail::tlv_head + op_range_size, f, warnings);
+                     r.name = detail::text_view(f.v[2], repaired[0], invalid);
+                     r.input_dtypes = detail::text_view(f.v[3], repaired[1], invalid);
+                     r.input_shapes = detail::text_view(f.v[4], repaired[2], invalid);
+                     r.call_stack = detail::text_view(f.v[8], repaired[3], invalid);
+                     r.module_hierarchy = detail::text_view(f.v[9], repaired[4], invalid);
+                     r.flops = detail::text_view(f.v[10], repaired[5], invalid);
+                     r.has_dtypes = f.has[3];
+                     r.has_shapes = f.has[4];
+                     r.has_stack = f.has[8];
+                     r.has_module = f.has[9];
+                     r.has_flops = f.has[10];
+                     r.offset = off;
+                     on_op(static_cast<const op_range_view&>(r));
+                   });
+  return invalid;
+}
 
 /// How many leading bytes of p[0..n) are whole records of a `kind` file: a
 /// piece that can be decoded now, the rest waiting for the file's next bytes.
@@ -262,35 +336,8 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
   std::size_t invalid = 0;
   switch (kind) {
     case file_kind::op_range:
-      detail::walk_tlv(p, n, file, base, 1, op_range_size, warnings,
-                       [&](const unsigned char* v, std::size_t len, std::uint64_t off) {
-                         op_range r;
-                         r.start = load_le<std::int64_t>(v);
-                         r.end = load_le<std::int64_t>(v + 8);
-                         r.seq = load_le<std::int64_t>(v + 16);
-                         r.pid = load_le<std::uint64_t>(v + 24);
-                         r.start_tid = load_le<std::uint64_t>(v + 32);
-                         r.end_tid = load_le<std::uint64_t>(v + 40);
-                         r.fwd_tid = load_le<std::uint64_t>(v + 48);
-                         r.scope = v[56];
-                         r.is_async = v[57] != 0;
-                         detail::fields f;
-                         detail::split_fields(v + op_range_size, len - op_range_size, file,
-                                              off + detail::tlv_head + op_range_size, f, warnings);
-                         r.name = detail::text(f.v[2], invalid);
-                         r.input_dtypes = detail::text(f.v[3], invalid);
-                         r.input_shapes = detail::text(f.v[4], invalid);
-                         r.call_stack = detail::text(f.v[8], invalid);
-                         r.module_hierarchy = detail::text(f.v[9], invalid);
-                         r.flops = detail::text(f.v[10], invalid);
-                         r.has_dtypes = f.has[3];
-                         r.has_shapes = f.has[4];
-                         r.has_stack = f.has[8];
-                         r.has_module = f.has[9];
-                         r.has_flops = f.has[10];
-                         r.offset = off;
-                         out.ops.push_back(std::move(r));
-                       });
+      invalid = decode_op_ranges(p, n, file, warnings, base,
+                                 [&](const op_range_view& r) { out.ops.emplace_back(r); });
       break;
     case file_kind::op_mark:
       detail::walk_tlv(p, n, file, base, 2, op_mark_size, warnings,
@@ -362,9 +409,7 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
     case file_kind::unknown:
       break;
   }
-  if (invalid)
-    warnings.push_back(std::string(file) + ": " + std::to_string(invalid) +
-                       " text field(s) are not valid UTF-8; each invalid byte is shown as U+FFFD");
+  detail::warn_invalid_text(file, invalid, warnings);
 }
 
 // ------------------------------------------------------------- encoding

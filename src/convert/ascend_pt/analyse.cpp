@@ -674,17 +674,14 @@ std::string item_lines(std::string_view v) {
   return out;
 }
 
-text_table::text_table() : s_(std::make_shared<state>()) { of(std::string()); }
+text_table::text_table() : s_(std::make_shared<state>()) { of({}); }
 
-text_table::id text_table::of(std::string&& s) {
-  const auto [it, fresh] = s_->ids.try_emplace(std::move(s), static_cast<id>(s_->views.size()));
-  if (fresh) s_->views.push_back(it->first);
-  return it->second;
-}
-
-text_table::id text_table::of(const std::string& s) {
-  const auto it = s_->ids.find(s);
-  return it != s_->ids.end() ? it->second : of(std::string(s));
+text_table::id text_table::of(std::string_view s) {
+  if (const auto it = s_->ids.find(s); it != s_->ids.end()) return it->second;
+  const auto n = static_cast<id>(s_->views.size());
+  s_->views.push_back(s_->texts.emplace_back(s));
+  s_->ids.emplace(s_->views.back(), n);
+  return n;
 }
 
 const std::string& item_lines_memo::operator()(text_table::id text) {

@@ -240,32 +240,33 @@ result<pt_dir> read_pt_dir(const std::string& dir) {
 
 namespace {
 
-/// Decodes a FRAMEWORK file a few MiB at a time: whole records only, a cut
-/// record waits for the next read; what is left at the end is decoded as the
-/// file's damaged tail. `piece()` is called after each decoded piece.
-template <class Piece>
-result<void> decode_file(fw::file_kind kind, const std::string& path, fw::records& rec,
-                         std::vector<std::string>& warnings, std::atomic<std::uint64_t>* bytes_read, Piece piece) {
+/// Reads a FRAMEWORK file a few MiB at a time: whole records only, a cut
+/// record waits for the next read; what is left at the end is the file's
+/// damaged tail. decode(bytes, n, base) is called for each piece (base: the
+/// file offset of bytes[0]).
+template <class Decode>
+result<void> decode_file(fw::file_kind kind, const std::string& path, std::atomic<std::uint64_t>* bytes_read,
+                         Decode decode) {
   constexpr std::size_t chunk = std::size_t{4} << 20;
   std::uint64_t size = 0;
   auto opened = codec::open_regular(path, size);
   if (!opened) return make_error(opened.err().code, opened.err().message + "; file skipped");
   std::FILE* f = *opened;
-  std::vector<unsigned char> buf;
-  std::uint64_t base = 0;  // file offset of buf[0]
+  std::vector<unsigned char> buf;  // grown only when a record does not fit: a resize zero-fills
+  std::size_t used = 0;             // bytes of buf read and not yet decoded
+  std::uint64_t base = 0;           // file offset of buf[0]
   bool bad = false;
   for (;;) {
-    const std::size_t had = buf.size();
-    buf.resize(had + chunk);
-    const std::size_t n = std::fread(buf.data() + had, 1, chunk, f);
-    buf.resize(had + n);
+    if (buf.size() < used + chunk) buf.resize(used + chunk);
+    const std::size_t n = std::fread(buf.data() + used, 1, chunk, f);
+    used += n;
     if (n == 0 && std::ferror(f)) bad = true;
     const bool end = n == 0;
-    const std::size_t whole = end ? buf.size() : fw::whole_records(kind, buf.data(), buf.size());
+    const std::size_t whole = end ? used : fw::whole_records(kind, buf.data(), used);
     if (whole) {
-      fw::decode(kind, buf.data(), whole, path, rec, warnings, base);
-      piece();
-      buf.erase(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(whole));
+      decode(buf.data(), whole, base);
+      std::memmove(buf.data(), buf.data() + whole, used - whole);
+      used -= whole;
       base += whole;
     }
     if (bytes_read) bytes_read->fetch_add(n, std::memory_order_relaxed);
@@ -273,7 +274,7 @@ result<void> decode_file(fw::file_kind kind, const std::string& path, fw::record
   }
   std::fclose(f);
   if (bad)
-    return make_error(errc::io, path + ": read failed after byte " + std::to_string(base + buf.size()) +
+    return make_error(errc::io, path + ": read failed after byte " + std::to_string(base + used) +
                                     "; the rest of the file is skipped");
   return {};
 }
@@ -306,36 +307,34 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     }
   } op_pids, mark_pids, memory_pids;
   std::set<std::uint64_t> pids_with_ops;
-  // Ops leave `rec` piece by piece (the file is never held whole, nor its ops twice).
-  const auto take_ops = [&] {
-    for (auto& o : rec.ops) {
-      if (!first_pid) first_pid = o.pid;
-      op_pids.see(o.pid, o.offset, *first_pid);
-      pids_with_ops.insert(o.pid);
-      fw_op op;
-      op.start_ns = local(o.start);
-      op.end_ns = local(o.end);
-      op.pid = o.pid;
-      op.tid = o.start_tid;
-      op.step = o.name.find("ProfilerStep#") != std::string::npos;
-      op.mstx = o.name.rfind("mstx_", 0) == 0;
-      op.name = d.texts.of(std::move(o.name));
-      op.input_shapes = d.texts.of(std::move(o.input_shapes));
-      op.call_stack = d.texts.of(std::move(o.call_stack));
-      op.seq = o.seq;
-      op.fwd_tid = o.fwd_tid;
-      op.input_dtypes = d.texts.of(std::move(o.input_dtypes));
-      op.module_hierarchy = d.texts.of(std::move(o.module_hierarchy));
-      op.flops = d.texts.of(std::move(o.flops));
-      op.has_shapes = o.has_shapes;
-      op.has_dtypes = o.has_dtypes;
-      op.has_stack = o.has_stack;
-      op.has_module = o.has_module;
-      op.has_flops = o.has_flops;
-      d.earliest_op_ns = d.ops.empty() ? op.start_ns : std::min(d.earliest_op_ns, op.start_ns);
-      d.ops.push_back(op);
-    }
-    rec.ops.clear();
+  // Ops are taken as they are decoded, their texts straight from the file's
+  // bytes into the text table (the file is never held whole, nor its ops twice).
+  const auto take_op = [&](const fw::op_range_view& o) {
+    if (!first_pid) first_pid = o.pid;
+    op_pids.see(o.pid, o.offset, *first_pid);
+    pids_with_ops.insert(o.pid);
+    fw_op op;
+    op.start_ns = local(o.start);
+    op.end_ns = local(o.end);
+    op.pid = o.pid;
+    op.tid = o.start_tid;
+    op.step = o.name.find("ProfilerStep#") != std::string_view::npos;
+    op.mstx = o.name.substr(0, 5) == "mstx_";
+    op.name = d.texts.of(o.name);
+    op.input_shapes = d.texts.of(o.input_shapes);
+    op.call_stack = d.texts.of(o.call_stack);
+    op.seq = o.seq;
+    op.fwd_tid = o.fwd_tid;
+    op.input_dtypes = d.texts.of(o.input_dtypes);
+    op.module_hierarchy = d.texts.of(o.module_hierarchy);
+    op.flops = d.texts.of(o.flops);
+    op.has_shapes = o.has_shapes;
+    op.has_dtypes = o.has_dtypes;
+    op.has_stack = o.has_stack;
+    op.has_module = o.has_module;
+    op.has_flops = o.has_flops;
+    d.earliest_op_ns = d.ops.empty() ? op.start_ns : std::min(d.earliest_op_ns, op.start_ns);
+    d.ops.push_back(op);
   };
   // Task-queue marks leave `rec` piece by piece too, into a sorted run by
   // local time (equal times keep file order, as a stable sort would): only a
@@ -422,7 +421,6 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     rec.marks.clear();
   };
   const auto take_pieces = [&] {
-    take_ops();
     take_marks();
     take_memory();
     take_python();
@@ -433,12 +431,19 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     const auto kind = fw::kind_of(p.filename().string());
     if (kind == fw::file_kind::unknown) continue;
     if (kind == fw::file_kind::op_mark) d.has_task_queue = true;
-    auto read = decode_file(kind, p.string(), rec, d.warnings, bytes_read, take_pieces);
+    const std::string path = p.string();
+    auto read = decode_file(kind, path, bytes_read, [&](const unsigned char* b, std::size_t n, std::uint64_t base) {
+      if (kind == fw::file_kind::op_range) {
+        fw::detail::warn_invalid_text(path, fw::decode_op_ranges(b, n, path, d.warnings, base, take_op), d.warnings);
+        return;
+      }
+      fw::decode(kind, b, n, path, rec, d.warnings, base);
+      take_pieces();
+    });
     if (!read) d.warnings.push_back(read.err().message);
     // A piece's records are taken out, but their vectors keep their size: let
     // it go, so that one file's piece is in memory at a time, not one of each kind.
     // (`v = {}` would keep the capacity.)
-    rec.ops = decltype(rec.ops)();
     rec.marks = decltype(rec.marks)();
     rec.memory = decltype(rec.memory)();
     rec.python_funcs = decltype(rec.python_funcs)();

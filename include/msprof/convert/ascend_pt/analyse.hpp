@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -71,15 +72,15 @@ class text_table {
  public:
   using id = std::uint32_t;
   text_table();
-  /// s's id, s added when it is new.
-  id of(std::string&& s);
-  id of(const std::string& s);
+  /// s's id, a copy of s added when it is new.
+  id of(std::string_view s);
   std::string_view operator[](id i) const noexcept { return s_->views[i]; }
 
  private:
   struct state {
-    std::unordered_map<std::string, id> ids;
-    std::vector<std::string_view> views;  ///< by id: the keys of `ids` (a node never moves)
+    std::deque<std::string> texts;  ///< by id (a deque: its strings never move)
+    std::vector<std::string_view> views;  ///< by id: views of `texts`
+    std::unordered_map<std::string_view, id> ids;  ///< keyed by `views`
   };
   std::shared_ptr<state> s_;
 };
