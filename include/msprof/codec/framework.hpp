@@ -243,13 +243,6 @@ inline std::string text(std::string_view v, std::size_t& invalid) {
   return s;
 }
 
-/// The one warning for a file piece's `n` repaired texts (none when 0).
-inline void warn_invalid_text(std::string_view file, std::size_t n, std::vector<std::string>& warnings) {
-  if (n)
-    warnings.push_back(std::string(file) + ": " + std::to_string(n) +
-                       " text field(s) are not valid UTF-8; each invalid byte is shown as U+FFFD");
-}
-
 /// An inner field as text: `v` itself when it is valid UTF-8, else its
 /// repaired copy in `repaired`.
 inline std::string_view text_view(std::string_view v, std::string& repaired, std::size_t& invalid) {
@@ -262,10 +255,17 @@ inline std::string_view text_view(std::string_view v, std::string& repaired, std
 
 }  // namespace detail
 
+/// The one warning for a file piece's `n` repaired texts (none when 0).
+inline void warn_invalid_text(std::string_view file, std::size_t n, std::vector<std::string>& warnings) {
+  if (n)
+    warnings.push_back(std::string(file) + ": " + std::to_string(n) +
+                       " text field(s) are not valid UTF-8; each invalid byte is shown as U+FFFD");
+}
+
 /// Decodes a torch.op_range file's bytes (from file offset `base`), handing
 /// each record to on_op(const op_range_view&) with no copy of its texts;
 /// problems go to `warnings`, each naming `file` and a byte offset. Returns
-/// how many texts were not valid UTF-8 (repaired, U+FFFD; detail::warn_invalid_text says it).
+/// how many texts were not valid UTF-8 (repaired, U+FFFD; warn_invalid_text says it).
 template <class OnOp>
 std::size_t decode_op_ranges(const unsigned char* p, std::size_t n, std::string_view file,
                              std::vector<std::string>& warnings, std::uint64_t base, OnOp&& on_op) {
@@ -409,7 +409,7 @@ inline void decode(file_kind kind, const unsigned char* p, std::size_t n, std::s
     case file_kind::unknown:
       break;
   }
-  detail::warn_invalid_text(file, invalid, warnings);
+  warn_invalid_text(file, invalid, warnings);
 }
 
 // ------------------------------------------------------------- encoding

@@ -434,7 +434,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     const std::string path = p.string();
     auto read = decode_file(kind, path, bytes_read, [&](const unsigned char* b, std::size_t n, std::uint64_t base) {
       if (kind == fw::file_kind::op_range) {
-        fw::detail::warn_invalid_text(path, fw::decode_op_ranges(b, n, path, d.warnings, base, take_op), d.warnings);
+        fw::warn_invalid_text(path, fw::decode_op_ranges(b, n, path, d.warnings, base, take_op), d.warnings);
         return;
       }
       fw::decode(kind, b, n, path, rec, d.warnings, base);
