@@ -22,6 +22,7 @@ namespace {
 constexpr char leaf_page = 0x0D, interior_page = 0x05;
 constexpr std::size_t leaf_header = 8, interior_header = 12;
 constexpr std::size_t pending_pages_bytes = 1u << 20;  // appended pages are written a MiB at a time
+constexpr std::size_t writeback_step = 8u << 20;       // grafted pages go to the disk 8 MiB at a time
 
 std::uint32_t get_be(const unsigned char* p, std::size_t n) {
   std::uint32_t v = 0;
@@ -40,12 +41,17 @@ char* put_be(char* p, std::uint64_t v, std::size_t n) {
 
 /// SQLite's varint: 7 bits a byte, most significant first; a ninth byte holds 8.
 std::size_t varint_size(std::uint64_t v) {
+  if (v <= 0x7f) return 1;  // most of them: serial types, small ids
   std::size_t n = 1;
   for (; n < 9 && v > 0x7f; v >>= 7) ++n;
   return n;
 }
 
 char* put_varint(char* p, std::uint64_t v) {
+  if (v <= 0x7f) {
+    *p = static_cast<char>(v);
+    return p + 1;
+  }
   if (v >> 56) {  // nine bytes: the last one takes 8 bits
     p[8] = static_cast<char>(v & 0xff);
     v >>= 8;
@@ -90,7 +96,6 @@ result<table_pages> table_pages::create(const std::string& dir, std::uint32_t pa
   t.state_ = state::laying_out;
   t.page_size_ = page_size;
   t.page_.assign(page_size, '\0');
-  t.cell_.assign(page_size, '\0');
   t.content_ = page_size;
   return result<table_pages>(std::move(t));
 }
@@ -108,6 +113,7 @@ void table_pages::row(std::int64_t rowid, const sqlite_cell* values, std::size_t
   }
   // The record: its header (size, then a serial type per value), then the values.
   std::uint64_t types[64];
+  std::size_t sizes[64];
   if (n > sizeof types / sizeof types[0]) {
     status_ = make_error(errc::invalid_argument, label() + ": a row of " + std::to_string(n) + " values");
     return;
@@ -115,21 +121,20 @@ void table_pages::row(std::int64_t rowid, const sqlite_cell* values, std::size_t
   std::size_t type_bytes = 0, body = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const sqlite_cell& v = values[k];
-    std::size_t bytes = 0;
     if (v.kind == sqlite_cell::integer) {
       std::uint32_t t;
-      std::tie(t, bytes) = int_serial(v.i);
+      std::tie(t, sizes[k]) = int_serial(v.i);
       types[k] = t;
     } else if (v.kind == sqlite_cell::real) {
-      types[k] = 7, bytes = 8;
+      types[k] = 7, sizes[k] = 8;
     } else if (v.kind == sqlite_cell::text) {
-      bytes = static_cast<std::size_t>(v.i);
-      types[k] = 13 + 2 * std::uint64_t{bytes};
+      sizes[k] = static_cast<std::size_t>(v.i);
+      types[k] = 13 + 2 * std::uint64_t{sizes[k]};
     } else {
-      types[k] = 0;
+      types[k] = 0, sizes[k] = 0;
     }
     type_bytes += varint_size(types[k]);
-    body += bytes;
+    body += sizes[k];
   }
   std::size_t header = type_bytes + 1;
   while (varint_size(header) + type_bytes != header) header = varint_size(header) + type_bytes;
@@ -140,37 +145,31 @@ void table_pages::row(std::int64_t rowid, const sqlite_cell* values, std::size_t
                                                      " bytes, more than a page of " + std::to_string(page_size_) + " bytes holds");
     return;
   }
-  char* const cell = cell_.data();  // page_size_ bytes: the payload and two varints fit
-  char* p = put_varint(cell, payload);
+  // The cell goes straight into the leaf, ending it first when it does not fit.
+  const std::size_t size = varint_size(payload) + varint_size(static_cast<std::uint64_t>(rowid)) + payload;
+  if (leaf_header + 2 * (cells_ + 1) + size > content_) end_leaf();
+  content_ -= size;
+  set_be(&page_[leaf_header + 2 * cells_], content_, 2);
+  ++cells_;
+  char* p = put_varint(&page_[content_], payload);
   p = put_varint(p, static_cast<std::uint64_t>(rowid));
   p = put_varint(p, header);
   for (std::size_t k = 0; k < n; ++k) p = put_varint(p, types[k]);
   for (std::size_t k = 0; k < n; ++k) {
     const sqlite_cell& v = values[k];
     if (v.kind == sqlite_cell::integer) {
-      p = put_be(p, static_cast<std::uint64_t>(v.i), int_serial(v.i).second);
+      p = put_be(p, static_cast<std::uint64_t>(v.i), sizes[k]);
     } else if (v.kind == sqlite_cell::real) {
       std::uint64_t bits;
       std::memcpy(&bits, &v.d, sizeof bits);
       p = put_be(p, bits, 8);
     } else if (v.kind == sqlite_cell::text && v.i > 0) {
-      std::memcpy(p, v.s, static_cast<std::size_t>(v.i));
+      std::memcpy(p, v.s, sizes[k]);
       p += v.i;
     }
   }
   ++rows_;
-  last_rowid_ = rowid;
-  put_leaf(cell, static_cast<std::size_t>(p - cell));
-}
-
-/// Puts a cell into the leaf being filled, ending it first when the cell does not fit.
-void table_pages::put_leaf(const char* cell, std::size_t size) {
-  if (leaf_header + 2 * (cells_ + 1) + size > content_) end_leaf();
-  content_ -= size;
-  std::memcpy(&page_[content_], cell, size);
-  set_be(&page_[leaf_header + 2 * cells_], content_, 2);
-  ++cells_;
-  page_last_ = last_rowid_;
+  last_rowid_ = page_last_ = rowid;
 }
 
 void table_pages::end_leaf() {
@@ -301,17 +300,24 @@ result<void> table_pages::graft(const std::string& db, std::uint32_t root) {
   // (less than a MiB of them) from memory.
   const std::uint32_t leaves = pages_;
   if (temp_) {
+    const std::uint64_t base = std::uint64_t{db_pages_} * page_size_;
     std::string chunk(pending_pages_bytes, '\0');
+    std::uint64_t synced = 0;  // bytes handed to the disk
     for (std::uint64_t at = 0, bytes = std::uint64_t{leaves} * page_size_; at < bytes && status_;) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), bytes - at));
       if (::pread(temp_.get(), chunk.data(), n, static_cast<off_t>(at)) != static_cast<ssize_t>(n)) {
         fail("cannot read back the pages of " + temp_label_);
         break;
       }
-      if (::pwrite(db_.get(), chunk.data(), n, static_cast<off_t>(std::uint64_t{db_pages_} * page_size_ + at)) !=
-          static_cast<ssize_t>(n))
+      if (::pwrite(db_.get(), chunk.data(), n, static_cast<off_t>(base + at)) != static_cast<ssize_t>(n))
         fail("cannot write pages");
       at += n;
+      // The disk starts on them now: the export's final fsync then waits for little.
+      if (at - synced >= writeback_step || at == bytes) {
+        ::sync_file_range(db_.get(), static_cast<off_t>(base + synced), static_cast<off_t>(at - synced),
+                          SYNC_FILE_RANGE_WRITE);
+        synced = at;
+      }
     }
     temp_.reset();
   } else {

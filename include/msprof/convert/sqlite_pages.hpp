@@ -72,7 +72,6 @@ class table_pages {
     std::uint32_t page;
     std::int64_t last_rowid;
   };
-  void put_leaf(const char* cell, std::size_t size);
   void end_leaf();
   /// `page` as the next page (of the temporary file, or of the database once grafting).
   void append(const std::string& page);
@@ -94,7 +93,6 @@ class table_pages {
   std::uint64_t rows_ = 0;
   std::int64_t last_rowid_ = 0, page_last_ = 0;  ///< the last row's rowid, the last one in page_
   std::string page_;                     ///< the page being filled
-  std::string cell_;                     ///< the cell being made
   std::size_t cells_ = 0, content_ = 0;  ///< its cell count and the start of its cell content
   std::string out_;                      ///< pages waiting to be written
   std::uint32_t out_first_ = 0;          ///< page number of out_'s first page
