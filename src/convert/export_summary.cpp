@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "msprof/convert/beside.hpp"
 #include "msprof/convert/export_files.hpp"
 #include "msprof/convert/npu_memory.hpp"
 #include "msprof/convert/aicpu.hpp"
@@ -116,30 +117,24 @@ struct summary_exporter::impl {
       return make_error(errc::not_found, prof_dir_ + ": no API, task or mstx records to summarize");
 
     if (comm_) add_communication(*comm_);
-    {  // op_summary; op_statistic adds the durations up in its row order
-      file f(*this, "op_summary", op_summary_header(pmu_ ? &*pmu_ : nullptr), op_rows_.size());
-      std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
-      MSPROF_TRY(op_rows_.drain([&](const task_row_key& k, std::string_view p) {
-        op_row h;
-        std::memcpy(&h, p.data(), sizeof h);
-        if (h.group != no_group) op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
-        std::string& b = f.row();
-        b.append(p.substr(sizeof h, h.head_size));
-        row_text s(b, keys(op_keys_));
-        s.open(op_summary_wait_col);
-        op_summary_wait(s, prev && prev->first == k.device_id ? std::optional(prev->second) : std::nullopt,
-                        k.start_ns);
-        b.append(p.substr(sizeof h + h.head_size));
-        prev = {k.device_id, h.end_ns};
-      }));
-      MSPROF_TRY(f.close(r.files));
-    }
-    MSPROF_TRY(write_groups("op_statistic", op_statistic_header(), op_groups_, r.files));
-    if (comm_) MSPROF_TRY(write_communication_statistic(*comm_, final, r.files));
-    MSPROF_TRY(api_.finish());
-    MSPROF_TRY(write_groups("api_statistic", api_statistic_header(), api_.groups(), r.files));
-    MSPROF_TRY(write_sorted("task_time", task_time_header(), task_rows_, r.files));
-    MSPROF_TRY(write_sorted("msprof_tx", msprof_tx_header(), tx_rows_, r.files));
+    // api_statistic, task_time and msprof_tx on a second thread while this one
+    // writes op_summary and what adds up its rows; their files listed after.
+    std::vector<std::string> side_files;
+    result<void> side, ops;
+    beside(
+        true,
+        [&] {
+          side = [&]() -> result<void> {
+            MSPROF_TRY(api_.finish());
+            MSPROF_TRY(write_groups("api_statistic", api_statistic_header(), api_.groups(), side_files));
+            MSPROF_TRY(write_sorted("task_time", task_time_header(), task_rows_, side_files));
+            return write_sorted("msprof_tx", msprof_tx_header(), tx_rows_, side_files);
+          }();
+        },
+        [&] { ops = write_ops(final, r.files); });
+    MSPROF_TRY(ops);
+    MSPROF_TRY(side);
+    r.files.insert(r.files.end(), side_files.begin(), side_files.end());
     {
       file f(*this, "step_trace", step_trace_header(), final.iterations.size());
       for (const auto& it : final.iterations) f.format_row([&](auto& s) { step_trace_row(s, it); });
@@ -212,6 +207,30 @@ struct summary_exporter::impl {
         o.close();
       });
     }
+  }
+  /// op_summary, then op_statistic (the durations added up in op_summary's row order) and communication_statistic.
+  result<void> write_ops(const model& final, std::vector<std::string>& files) {
+    {
+      file f(*this, "op_summary", op_summary_header(pmu_ ? &*pmu_ : nullptr), op_rows_.size());
+      std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
+      MSPROF_TRY(op_rows_.drain([&](const task_row_key& k, std::string_view p) {
+        op_row h;
+        std::memcpy(&h, p.data(), sizeof h);
+        if (h.group != no_group) op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
+        std::string& b = f.row();
+        b.append(p.substr(sizeof h, h.head_size));
+        row_text s(b, keys(op_keys_));
+        s.open(op_summary_wait_col);
+        op_summary_wait(s, prev && prev->first == k.device_id ? std::optional(prev->second) : std::nullopt,
+                        k.start_ns);
+        b.append(p.substr(sizeof h + h.head_size));
+        prev = {k.device_id, h.end_ns};
+      }));
+      MSPROF_TRY(f.close(files));
+    }
+    MSPROF_TRY(write_groups("op_statistic", op_statistic_header(), op_groups_, files));
+    if (comm_) MSPROF_TRY(write_communication_statistic(*comm_, final, files));
+    return {};
   }
   /// communication_statistic: per device (ascending) its rows.
   result<void> write_communication_statistic(const hccl::communication& c, const model& final,
