@@ -126,9 +126,11 @@ void append_fixed(std::string& out, double v, int decimals) {
         frac[i] = static_cast<char>('0' + u % 10);
         u /= 10;
       }
-      append_u64(out, u);
-      out += '.';
-      out.append(frac, static_cast<std::size_t>(decimals));
+      char buf[32];  // one append: the cells are many and short
+      char* p = put_u64(buf, u);
+      *p++ = '.';
+      std::memcpy(p, frac, static_cast<std::size_t>(decimals));
+      out.append(buf, static_cast<std::size_t>(p + decimals - buf));
       return;
     }
   }
@@ -256,14 +258,17 @@ void append_round3_sql(std::string& out, double v) {
   }
   if (n >= 0) {
     const auto u = static_cast<std::uint64_t>(n);
-    if (r < 0) out += '-';
-    append_u64(out, u / 1000u);
-    unsigned f = static_cast<unsigned>(u % 1000u);
-    char d[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
-                 static_cast<char>('0' + f % 10)};
-    std::size_t len = 4;
-    while (len > 2 && d[len - 1] == '0') --len;  // "16.0", "0.5", "0.013"
-    out.append(d, len);
+    char buf[32];  // one append: the cells are many and short
+    char* p = buf;
+    if (r < 0) *p++ = '-';
+    p = put_u64(p, u / 1000u);
+    const unsigned f = static_cast<unsigned>(u % 1000u);
+    *p++ = '.';
+    *p++ = static_cast<char>('0' + f / 100);
+    *p++ = static_cast<char>('0' + f / 10 % 10);
+    *p++ = static_cast<char>('0' + f % 10);
+    for (int k = 0; k < 2 && p[-1] == '0'; ++k) --p;  // "16.0", "0.5", "0.013"
+    out.append(buf, static_cast<std::size_t>(p - buf));
     return;
   }
   const std::size_t from = out.size();
