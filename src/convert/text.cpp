@@ -21,14 +21,38 @@ MSPROF_BEGIN_NAMESPACE
 namespace convert {
 
 char* put_u64(char* p, std::uint64_t v) {
+  // The digits counted first, then written in place from the last: no copy.
   // Two digits per division: timestamps have 16 digits, and the exports print
   // several numbers per record.
+  static constexpr std::uint64_t pow10[] = {1u,
+                                            10u,
+                                            100u,
+                                            1000u,
+                                            10000u,
+                                            100000u,
+                                            1000000u,
+                                            10000000u,
+                                            100000000u,
+                                            1000000000u,
+                                            10000000000u,
+                                            100000000000u,
+                                            1000000000000u,
+                                            10000000000000u,
+                                            100000000000000u,
+                                            1000000000000000u,
+                                            10000000000000000u,
+                                            100000000000000000u,
+                                            1000000000000000000u,
+                                            10000000000000000000u};
   static constexpr char pairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
-  char buf[24];
-  char* b = buf + sizeof buf;
+  // floor(log10(2^bits)) from the bit length (1233 / 4096 ~ log10(2)), then one compare.
+  const int bits = 64 - __builtin_clzll(v | 1);
+  const auto t = static_cast<std::size_t>(bits * 1233) >> 12;
+  char* const end = p + t + ((v | 1) >= pow10[t] ? 1 : 0);
+  char* b = end;
   while (v >= 100) {
     const auto k = static_cast<std::size_t>(v % 100) * 2;
     v /= 100;
@@ -42,9 +66,7 @@ char* put_u64(char* p, std::uint64_t v) {
   } else {
     *--b = static_cast<char>('0' + v);
   }
-  const auto n = static_cast<std::size_t>(buf + sizeof buf - b);
-  std::memcpy(p, b, n);
-  return p + n;
+  return end;
 }
 
 void append_u64(std::string& out, std::uint64_t v) {
