@@ -720,8 +720,8 @@ std::string spill_dir() {
 
 /// Reads the directory and links it. The PROF_ part is loaded in windows,
 /// each handed to l.cann (`text`: with what the text tables need) and to `db`
-/// (when given), then let go.
-result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export* db,
+/// (when given), then let go; `threaded`: on a second thread while the next loads.
+result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export* db, bool threaded,
                            std::atomic<std::uint64_t>* bytes_read = nullptr,
                            std::size_t spill_budget = spill_budget_default) {
   if (!pd) return pd.err();
@@ -730,6 +730,7 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   lo.spill_dir = spill_dir();
   lo.bytes_read = bytes_read;
   lo.spill_budget = spill_budget;
+  lo.threaded = threaded;
   l.cann.emplace(lo.spill_dir, l.d.info.cpu, text, 2 * spill_budget);
   if (text && l.d.info.l2_cache) l.cann->want_l2_names(l.d.prof_dir);
   // HCCL communication, gathered as the CANN export does (convert/hccl.hpp);
@@ -905,7 +906,8 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   std::optional<db_export> db;  // fed while the PROF_ directory loads
   if (wants("db")) db.emplace(*out, spill_dir(), o.spill_budget);
   linked l;
-  if (auto read = read_and_link(std::move(pd), l, wants("text"), db ? &*db : nullptr, o.bytes_read, o.spill_budget);
+  if (auto read = read_and_link(std::move(pd), l, wants("text"), db ? &*db : nullptr, o.threaded, o.bytes_read,
+                                   o.spill_budget);
       !read) {
     db.reset();
     std::error_code ec;
@@ -957,7 +959,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
 
 result<std::string> show_text(const std::string& dir, std::size_t top, bool bold, std::vector<std::string>& warnings) {
   linked l;
-  MSPROF_TRY(read_and_link(read_pt_dir(dir), l, true, nullptr));
+  MSPROF_TRY(read_and_link(read_pt_dir(dir), l, true, nullptr, true));
   std::size_t incomplete = 0;
   kept_tables kept({"operator_details", "step_trace_time"});  // the two shown
   MSPROF_TRY(text_tables(l, incomplete, kept));
