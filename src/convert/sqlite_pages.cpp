@@ -165,7 +165,7 @@ void table_pages::row(std::int64_t rowid, const sqlite_cell* values, std::size_t
       p = put_be(p, bits, 8);
     } else if (v.kind == sqlite_cell::text && v.i > 0) {
       std::memcpy(p, v.s, sizes[k]);
-      p += v.i;
+      p += sizes[k];
     }
   }
   ++rows_;

@@ -4,6 +4,7 @@
 #include "msprof/convert/text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -24,26 +25,15 @@ char* put_u64(char* p, std::uint64_t v) {
   // The digits counted first, then written in place from the last: no copy.
   // Two digits per division: timestamps have 16 digits, and the exports print
   // several numbers per record.
-  static constexpr std::uint64_t pow10[] = {1u,
-                                            10u,
-                                            100u,
-                                            1000u,
-                                            10000u,
-                                            100000u,
-                                            1000000u,
-                                            10000000u,
-                                            100000000u,
-                                            1000000000u,
-                                            10000000000u,
-                                            100000000000u,
-                                            1000000000000u,
-                                            10000000000000u,
-                                            100000000000000u,
-                                            1000000000000000u,
-                                            10000000000000000u,
-                                            100000000000000000u,
-                                            1000000000000000000u,
-                                            10000000000000000000u};
+  static constexpr auto pow10 = [] {
+    std::array<std::uint64_t, 20> t{};
+    std::uint64_t x = 1;
+    for (auto& e : t) {
+      e = x;
+      x *= 10;  // the last product wraps, unused
+    }
+    return t;
+  }();
   static constexpr char pairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
