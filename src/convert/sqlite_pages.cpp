@@ -8,9 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
-#include <limits>
 #include <tuple>
 #include <utility>
 
@@ -47,11 +45,8 @@ std::size_t varint_size(std::uint64_t v) {
   return n;
 }
 
-char* put_varint(char* p, std::uint64_t v) {
-  if (v <= 0x7f) {
-    *p = static_cast<char>(v);
-    return p + 1;
-  }
+/// put_varint() of a value above 0x7f.
+char* put_long_varint(char* p, std::uint64_t v) {
   if (v >> 56) {  // nine bytes: the last one takes 8 bits
     p[8] = static_cast<char>(v & 0xff);
     v >>= 8;
@@ -61,6 +56,13 @@ char* put_varint(char* p, std::uint64_t v) {
   const std::size_t n = varint_size(v);
   for (std::size_t i = n; i-- > 0; v >>= 7) p[i] = static_cast<char>((v & 0x7f) | (i + 1 < n ? 0x80 : 0));
   return p + n;
+}
+
+// Most varints (serial types, small ids) are one byte: that path is inlined.
+inline char* put_varint(char* p, std::uint64_t v) {
+  if (v > 0x7f) return put_long_varint(p, v);
+  *p = static_cast<char>(v);
+  return p + 1;
 }
 
 /// An integer's serial type and its bytes in a record (schema format 4: 0 and 1 take none).
@@ -76,16 +78,6 @@ std::pair<std::uint32_t, std::size_t> int_serial(std::int64_t v) {
 }
 
 }  // namespace
-
-sqlite_cell sqlite_cell::of(double v) noexcept {
-  if (std::isnan(v)) return {null, 0, 0, nullptr};
-  constexpr auto lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
-  // SQLite's real-to-integer rule: the round trip is exact and the integer is
-  // neither int64 bound (a double at or past them clamps there).
-  const std::int64_t i = v <= static_cast<double>(lo) ? lo : v >= static_cast<double>(hi) ? hi : static_cast<std::int64_t>(v);
-  if (static_cast<double>(i) == v && i > lo && i < hi) return {integer, i, 0, nullptr};
-  return {real, 0, v, nullptr};
-}
 
 result<table_pages> table_pages::create(const std::string& dir, std::uint32_t page_size) {
   table_pages t;
@@ -162,7 +154,9 @@ void table_pages::row(std::int64_t rowid, const sqlite_cell* values, std::size_t
     } else if (v.kind == sqlite_cell::real) {
       std::uint64_t bits;
       std::memcpy(&bits, &v.d, sizeof bits);
-      p = put_be(p, bits, 8);
+      bits = __builtin_bswap64(bits);  // big-endian, in one store
+      std::memcpy(p, &bits, sizeof bits);
+      p += sizeof bits;
     } else if (v.kind == sqlite_cell::text && v.i > 0) {
       std::memcpy(p, v.s, sizes[k]);
       p += sizes[k];

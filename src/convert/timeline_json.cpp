@@ -162,6 +162,12 @@ void append_flow_json(std::string& out, char ph, std::uint64_t pid, std::uint64_
   append_buf(out, buf, p);
 }
 
+/// A HostToDevice flow: its start ('s', at the API call) or end ('f', at the task).
+void append_host_to_device_json(std::string& out, char ph, std::uint64_t pid, std::uint64_t tid, std::int64_t ts,
+                                std::uint64_t connection_id) {
+  append_flow_json(out, ph, pid, tid, ts, "HostToDevice", host_to_device_id(connection_id), "HostToDevice", ph == 'f');
+}
+
 }  // namespace
 
 void append_dur_json(std::string& out, std::int64_t ns) {
@@ -205,8 +211,7 @@ void append_task_json(std::string& out, const device_task& t, std::uint64_t pid)
 }
 
 void append_task_flow_json(std::string& out, const device_task& t, std::uint64_t pid) {
-  append_flow_json(out, 'f', pid, t.stream_id, t.start_ns, "HostToDevice", host_to_device_id(t.connection_id),
-                   "HostToDevice", true);
+  append_host_to_device_json(out, 'f', pid, t.stream_id, t.start_ns, t.connection_id);
 }
 
 void append_api_json(std::string& out, const api_call& a, std::uint64_t pid) {
@@ -229,8 +234,7 @@ void append_api_json(std::string& out, const api_call& a, std::uint64_t pid) {
 }
 
 void append_api_flow_json(std::string& out, const api_call& a, std::uint64_t pid) {
-  append_flow_json(out, 's', pid, a.thread_id, a.start_ns, "HostToDevice", host_to_device_id(a.connection_id),
-                   "HostToDevice", false);
+  append_host_to_device_json(out, 's', pid, a.thread_id, a.start_ns, a.connection_id);
 }
 
 void append_overlap_json(std::string& out, const overlap_interval& o, std::uint64_t pid) {
@@ -271,6 +275,19 @@ std::string timeline_json(const std::vector<trace_event>& events) {
 
 // ---------------------------------------------------------- timeline_collector
 
+namespace {
+
+/// A HostToDevice flow as kept until written: its text (~140 bytes) is made
+/// from these when the sorted events are, so the sorter holds and spills less.
+struct flow_fields {
+  std::uint64_t pid, tid;
+  std::int64_t ts;
+  std::uint64_t connection_id;
+};
+void put_flow(std::string& out, const flow_fields& f) { out.append(reinterpret_cast<const char*>(&f), sizeof f); }
+
+}  // namespace
+
 timeline_collector::timeline_collector(const std::string& spill_dir, std::size_t budget, bool timeline, bool tx,
                                        const timeline_parts& parts)
     : timeline_(timeline),
@@ -294,11 +311,9 @@ void timeline_collector::add(const model& w) {
       if (parts_.hardware) {
         const std::uint64_t pid = format_pid(s.pid, sort_index::ascend_hardware, t.device_id);
         events_.push_with({sections::tasks, t.global_task_id}, [&](std::string& out) {
+          out += t.host_flow ? '\1' : '\0';
           detail::append_task_json(out, t, pid);
-          if (t.host_flow) {
-            out += ',';
-            detail::append_task_flow_json(out, t, pid);
-          }
+          if (t.host_flow) put_flow(out, {pid, t.stream_id, t.start_ns, t.connection_id});
         });
         streams_[t.device_id].insert(t.stream_id);
       }
@@ -317,7 +332,7 @@ void timeline_collector::add(const model& w) {
       if (!parts_.cann) break;
       if (!a.has_device_task) continue;
       events_.push_with({sections::api_flows, a.connection_id},
-                        [&](std::string& out) { detail::append_api_flow_json(out, a, pid); });
+                        [&](std::string& out) { put_flow(out, {pid, a.thread_id, a.start_ns, a.connection_id}); });
     }
   }
   const std::uint64_t pid = format_pid(s.pid, sort_index::mstx, host_device_bits);
@@ -399,9 +414,27 @@ result<void> timeline_collector::write_sorted(const session_info& s, detail::eve
       if (at == sections::mstx && parts_.mstx && !mstx_tids_.empty()) detail::add_mstx_meta(dest, s, mstx_tids_);
     }
   };
-  MSPROF_TRY(events_.drain([&](const event_key& k, std::string_view json) {
+  std::string flow;
+  const auto host_to_device = [&](char ph, std::string_view fields) {
+    flow_fields f;
+    std::memcpy(&f, fields.data(), sizeof f);
+    flow.clear();
+    detail::append_host_to_device_json(flow, ph, f.pid, f.tid, f.ts, f.connection_id);
+    dest.raw(flow);
+  };
+  MSPROF_TRY(events_.drain([&](const event_key& k, std::string_view row) {
     reach(k.section);
-    dest.raw(json);
+    if (k.section == sections::tasks) {  // the task, then its flow's end when it has one
+      const bool has_flow = row.front() == '\1';
+      row.remove_prefix(1);
+      const std::size_t json = row.size() - (has_flow ? sizeof(flow_fields) : 0);
+      dest.raw(row.substr(0, json));
+      if (has_flow) host_to_device('f', row.substr(json));
+    } else if (k.section == sections::api_flows) {
+      host_to_device('s', row);
+    } else {
+      dest.raw(row);
+    }
   }));
   reach(sections::end);
   return {};

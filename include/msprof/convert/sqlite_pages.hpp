@@ -11,8 +11,10 @@
 #ifndef MSPROF_CONVERT_SQLITE_PAGES_HPP
 #define MSPROF_CONVERT_SQLITE_PAGES_HPP
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,7 +39,16 @@ struct sqlite_cell {
   /// A double as those affinities store it: an integral value inside the
   /// int64 range as that integer, NaN as NULL (what sqlite3_bind_double and
   /// the column's affinity make of it).
-  static sqlite_cell of(double v) noexcept;
+  static sqlite_cell of(double v) noexcept {
+    if (std::isnan(v)) return null_value();
+    constexpr auto lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+    // SQLite's real-to-integer rule: the round trip is exact and the integer is
+    // neither int64 bound (a double at or past them clamps there). Inline: the
+    // db's most frequent cell (TASK_PMU_INFO's values).
+    const std::int64_t i = v <= static_cast<double>(lo) ? lo : v >= static_cast<double>(hi) ? hi : static_cast<std::int64_t>(v);
+    if (static_cast<double>(i) == v && i > lo && i < hi) return of(i);
+    return {real, 0, v, nullptr};
+  }
 };
 
 /// A table's rows, in rowid order, as SQLite table b-tree pages, into a
