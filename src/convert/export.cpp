@@ -119,6 +119,10 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
     records += detail::record_count(w);
     mem_records += w.mstx_mem.size();
     comm_records.add(w);
+    // task_time's rows here, on the loading thread, beside the summary's
+    // writer busy with the window before: of the writers' threads, the
+    // summary's has the most work.
+    if (summary) summary->add_task_rows(w);
     return true;
   };
   std::vector<std::function<void(model&)>> writers;
@@ -128,7 +132,10 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
       add(chrome, w, chrome_status);
       add(db, w, db_status);
     });
-  if (summary) writers.emplace_back([&](model& w) { add(summary, w, summary_status); });
+  if (summary)
+    writers.emplace_back([&](model& w) {
+      if (summary_status) summary_status = summary->add_rest(w);
+    });
   auto loaded = load_windows(prof_dir, lo, prepare, std::move(writers));
   if (!loaded) return loaded.err();
   MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));

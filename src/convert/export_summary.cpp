@@ -50,7 +50,18 @@ struct summary_exporter::impl {
 
   const hccl::communication* comm_ = nullptr;  // set_communication(); none: no collectives
 
-  result<void> add(const model& w) {
+  /// task_time's rows (summary_exporter::add_task_rows).
+  void add_task_rows(const model& w) {
+    for (const auto& t : w.tasks)
+      task_rows_.push_with(task_row_key::of(t), [&](std::string& b) {
+        row_text s(b, keys(task_keys_));
+        s.open();
+        task_time_row(s, t);
+        s.close();
+      });
+  }
+  /// Everything else of a window (summary_exporter::add_rest).
+  result<void> add_rest(const model& w) {
     records_ += detail::record_count(w);
     aicpu_names_.add(w);
     l2_names_.add(w);
@@ -62,16 +73,9 @@ struct summary_exporter::impl {
     }
     // Rows are formatted straight into the sorters' memory.
     for (const auto& t : w.tasks) {
-      const auto k = task_row_key::of(t);
-      task_rows_.push_with(k, [&](std::string& b) {
-        row_text s(b, keys(task_keys_));
-        s.open();
-        task_time_row(s, t);
-        s.close();
-      });
       if (!in_op_summary(t)) continue;
       // The wait cell needs the previous row: formatted when finish() drains.
-      op_rows_.push_with(k, [&](std::string& b) {
+      op_rows_.push_with(task_row_key::of(t), [&](std::string& b) {
         const std::size_t at = b.size();
         b.append(sizeof(op_row), '\0');
         row_text o(b, keys(op_keys_));
@@ -528,7 +532,12 @@ summary_exporter::summary_exporter(const export_options& o, const std::string& p
 
 summary_exporter::~summary_exporter() = default;
 
-result<void> summary_exporter::add(const model& w) { return p_->add(w); }
+result<void> summary_exporter::add(const model& w) {
+  p_->add_task_rows(w);
+  return p_->add_rest(w);
+}
+void summary_exporter::add_task_rows(const model& w) { p_->add_task_rows(w); }
+result<void> summary_exporter::add_rest(const model& w) { return p_->add_rest(w); }
 
 void summary_exporter::set_communication(const hccl::communication& c) { p_->comm_ = &c; }
 
