@@ -109,7 +109,8 @@ std::string timeline_json(const std::vector<trace_event>& events);
 /// The events of msprof_<ts>.json and msprof_tx_<ts>.json gathered from a
 /// model handed over in windows (model.hpp), written at the end in
 /// emit_timeline's order. Each event is formatted once, when its window
-/// arrives, and kept in a spill_sorter under its place in the output; what
+/// arrives (a HostToDevice flow: when written, kept as its numbers until
+/// then), and kept in a spill_sorter under its place in the output; what
 /// stays in memory besides the sorters is one set per device, stream and
 /// thread. Overlap Analysis merges every op task's interval per device: those
 /// go through a sorter of their own as (device, start, end).
