@@ -43,13 +43,21 @@ inline std::optional<std::int64_t> add(std::int64_t a, std::int64_t b) noexcept 
   if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
   return r;
 }
+/// x rounded to the nearest integer, halves away from zero, for |x| < 9.2e18:
+/// std::llround's value without its library call (the join converts every
+/// record's time). x less its truncation is exact, and so is the comparison.
+inline std::int64_t round_half_away(double x) noexcept {
+  const auto whole = static_cast<std::int64_t>(x);
+  const double part = x - static_cast<double>(whole);
+  return part >= 0.5 ? whole + 1 : part <= -0.5 ? whole - 1 : whole;
+}
 /// base + round(delta): a clock's reference point plus a converted tick
 /// difference (nullopt for base above INT64_MAX, a non-finite or huge delta, or
 /// a sum that does not fit).
 inline std::optional<std::int64_t> shift(std::uint64_t base, double delta) noexcept {
   const auto b = from_u64(base);
   if (!b || !(delta > -9.2e18 && delta < 9.2e18)) return std::nullopt;
-  return add(*b, static_cast<std::int64_t>(std::llround(delta)));
+  return add(*b, round_half_away(delta));
 }
 /// A monotonic time plus the session's wall-clock offset: Unix-epoch ns. A time
 /// before 1970 is rejected as well, so the difference of two wall times (a

@@ -7,6 +7,7 @@
 #include <msprof/prof/reader.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "../../fuzz/targets.hpp"
@@ -83,6 +84,27 @@ TEST_CASE("time_ns: checked conversions report what does not fit in int64 ns") {
   CHECK(tn::saturate(-12.7) == -12);
   CHECK(tn::shift_saturated(static_cast<std::uint64_t>(kMax) - 10, 20.0) == kMax);
   CHECK(tn::shift_saturated(0, -1e19) == kMin);
+}
+
+TEST_CASE("time_ns: round_half_away is std::llround for every double in range") {
+  // The edges: halves, the doubles next to them, and where doubles stop having fractions.
+  const double edges[] = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+                          std::nextafter(0.5, 1.0), std::nextafter(-0.5, -1.0), 4503599627370495.5,
+                          -4503599627370495.5, 4503599627370497.0, 9007199254740993.0, 9.1e18, -9.1e18};
+  for (const double x : edges) CHECK_MESSAGE(tn::round_half_away(x) == std::llround(x), x);
+  // Clock conversions' values: tick differences over frequencies, and random bit patterns in range.
+  std::uint64_t s = 0x9e3779b97f4a7c15ull;
+  for (int k = 0; k < 200000; ++k) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    const double ticks = static_cast<double>(static_cast<std::int64_t>(s >> 8) - (std::int64_t{1} << 54));
+    for (const double mhz : {19.2, 50.0, 100.0, 1800.0, 3.0}) {
+      const double x = ticks / mhz * 1e3 / 1e6;
+      REQUIRE(tn::round_half_away(x) == std::llround(x));
+    }
+    double bits = 0;
+    std::memcpy(&bits, &s, sizeof bits);
+    if (std::isfinite(bits) && std::fabs(bits) < 9.2e18) REQUIRE(tn::round_half_away(bits) == std::llround(bits));
+  }
 }
 
 TEST_CASE("time_ns: host and device clocks are checked, and clamped in to_monotonic_ns") {
