@@ -16,6 +16,7 @@
 #ifndef MSPROF_CORE_JSON_HPP
 #define MSPROF_CORE_JSON_HPP
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -67,7 +68,8 @@ class value {
   const std::vector<member>& members() const noexcept { return members_; }
   std::size_t size() const noexcept { return kind_ == kind::array ? items_.size() : members_.size(); }
 
-  /// Member lookup (first match); nullptr when absent or not an object.
+  /// Member lookup; nullptr when absent or not an object. A parsed object has
+  /// one member per key (parse() keeps a repeated key's last value).
   const value* find(std::string_view key) const noexcept {
     for (const auto& m : members_)
       if (m.first == key) return &m.second;
@@ -180,6 +182,8 @@ struct limits {
   std::size_t max_elements = 1u << 20;   ///< total values
   std::size_t max_string = 1u << 20;     ///< bytes in one string
 };
+
+inline bool utf8_repair(std::string& s);
 
 class parser {
  public:
@@ -384,6 +388,9 @@ class parser {
       if (s_[pos_] != '"') return failb(pos_, "expected a string key in object");
       std::string key;
       if (!parse_string(key)) return false;
+      // Keys that differ only in invalid bytes are one key once written (as
+      // U+FFFD each), so they are one key here too: dump() then parses back the same.
+      utf8_repair(key);
       skip_ws();
       if (pos_ >= s_.size() || s_[pos_] != ':') return failb(pos_, "expected ':' after object key");
       ++pos_;
@@ -392,9 +399,41 @@ class parser {
       skip_ws();
       if (pos_ >= s_.size()) return failb(pos_, "unterminated object");
       if (s_[pos_] == ',') { ++pos_; continue; }
-      if (s_[pos_] == '}') { ++pos_; return true; }
+      if (s_[pos_] == '}') {
+        ++pos_;
+        keep_last_of_repeated_keys(out.members_);
+        return true;
+      }
       return failb(pos_, "expected ',' or '}' in object");
     }
+  }
+
+  /// A key given twice keeps its first place and its last value, as Python's
+  /// json module reads it (the reference tools read these files so). Sorted
+  /// positions, not a scan per key: an object may have a million members.
+  static void keep_last_of_repeated_keys(std::vector<value::member>& m) {
+    if (m.size() < 2) return;
+    std::vector<std::size_t> at(m.size());
+    for (std::size_t k = 0; k < at.size(); ++k) at[k] = k;
+    std::stable_sort(at.begin(), at.end(), [&](std::size_t a, std::size_t b) { return m[a].first < m[b].first; });
+    std::vector<bool> repeat(m.size());
+    bool any = false;
+    for (std::size_t k = 1, first = 0; k < at.size(); ++k) {  // at[first]: the key's first place
+      if (m[at[k]].first != m[at[first]].first) {
+        first = k;
+        continue;
+      }
+      m[at[first]].second = std::move(m[at[k]].second);
+      repeat[at[k]] = any = true;
+    }
+    if (!any) return;
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < m.size(); ++k) {
+      if (repeat[k]) continue;
+      if (kept != k) m[kept] = std::move(m[k]);
+      ++kept;
+    }
+    m.resize(kept);
   }
 
   std::string_view s_;

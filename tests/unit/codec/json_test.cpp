@@ -27,6 +27,37 @@ TEST_CASE("json: objects keep order, numbers keep text, accessors") {
   CHECK(json::dump(*v) == R"({"b": 1, "a": [true, null, -0.5e3], "big": 18446744073709551615, "s": "6060", "CPU": [{"Frequency": ""}]})");
 }
 
+TEST_CASE("json: a repeated key keeps its first place and its last value, as Python reads it") {
+  auto v = json::parse(R"({"a": 1, "b": {"x": 1, "x": [2]}, "a": 3, "c": 4, "a": {"d": 5}})", "t");
+  REQUIRE(v);
+  REQUIRE(v->members().size() == 3);
+  CHECK(v->members()[0].first == "a");
+  CHECK(v->members()[1].first == "b");
+  CHECK(v->members()[2].first == "c");
+  CHECK(v->get("a").get("d").int_or(0) == 5);
+  REQUIRE(v->get("b").members().size() == 1);
+  CHECK(v->get("b").get("x").at(0).int_or(0) == 2);
+  CHECK(json::dump(*v) == R"({"a": {"d": 5}, "b": {"x": [2]}, "c": 4})");
+  // Keys that differ only in invalid UTF-8 bytes are written alike (U+FFFD), so they are one key.
+  auto bad = json::parse("{\"a\xff\": 1, \"a\xfe\": 2}", "t");
+  REQUIRE(bad);
+  REQUIRE(bad->members().size() == 1);
+  CHECK(bad->members()[0].first == "a\xEF\xBF\xBD");
+  CHECK(bad->members()[0].second.int_or(0) == 2);
+  auto again = json::parse(json::dump(*bad), "t");
+  REQUIRE(again);
+  CHECK(json::dump(*again) == json::dump(*bad));
+  // Many members, and many of one key, parse in sorted time, not a scan per key.
+  std::string many = "{";
+  for (int k = 0; k < 200000; ++k) many += "\"k" + std::to_string(k % 1000 == 0 ? 0 : k) + "\": " + std::to_string(k) + ",";
+  many.back() = '}';
+  auto m = json::parse(many, "many");
+  REQUIRE(m);
+  CHECK(m->members().size() == 200000 - 199);
+  CHECK(m->get("k0").int_or(-1) == 199000);
+  CHECK(m->members()[1].first == "k1");
+}
+
 TEST_CASE("json: escapes and surrogate pairs") {
   auto v = json::parse(R"(["\u00e9\u4e2d\ud83d\ude00", "a\"b\\c\/\n\t"])", "t");
   REQUIRE(v);
