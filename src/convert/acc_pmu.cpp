@@ -104,7 +104,7 @@ result<void> for_each_acc_pmu_sample(const std::string& prof_dir, std::vector<st
         acc_levels v{*t,
                      {static_cast<std::uint32_t>(s->bandwidth[0]), static_cast<std::uint32_t>(s->bandwidth[1]),
                       static_cast<std::uint32_t>(s->ost[0]), static_cast<std::uint32_t>(s->ost[1])}};
-        sorted.push(acc_key{stored, s->acc_id}, std::string_view(reinterpret_cast<const char*>(&v), sizeof v));
+        sorted.push(acc_key{stored, s->acc_id}, bytes_of(v));
       });
       // A file that cannot be read, and a cut tail, are the ACSQ reader's warnings (the same slices).
       if (!rep && rep.err().code == errc::io) return rep.err();
@@ -128,8 +128,7 @@ result<void> for_each_acc_pmu_sample(const std::string& prof_dir, std::vector<st
     acc_key k{};
     std::string_view payload;
     while (sorted.next(k, payload)) {
-      acc_levels v{};
-      std::memcpy(&v, payload.data(), sizeof v);
+      auto v = from_bytes<acc_levels>(payload);
       if (v.time_ns < start) {
         ++early;
         continue;

@@ -154,33 +154,6 @@ std::vector<std::string> pmu_db_names(const pmu_side& side, const char* prefix) 
   return v;
 }
 
-/// Compact rows the sorters carry: numbers as their bytes, strings after a u32 length.
-template <class T>
-void put(std::string& b, T v) {
-  b.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-void put_str(std::string& b, std::string_view s) {
-  put(b, static_cast<std::uint32_t>(s.size()));
-  b.append(s);
-}
-/// Reads back what put()/put_str() wrote, in the same order.
-struct row_reader {
-  std::string_view in;
-  template <class T>
-  T get() {
-    T v;
-    std::memcpy(&v, in.data(), sizeof v);
-    in.remove_prefix(sizeof v);
-    return v;
-  }
-  std::string_view str() {
-    const auto n = get<std::uint32_t>();
-    const auto s = in.substr(0, n);
-    in.remove_prefix(n);
-    return s;
-  }
-};
-
 }  // namespace
 
 // string_ids ----------------------------------------------------------------
@@ -407,10 +380,10 @@ result<void> db_window_writer::add(const model& w) {
   }
   for (const auto& a : w.apis) {
     buf_.clear();
-    detail::put(buf_, a.start_ns);
-    detail::put(buf_, a.end_ns);
-    detail::put(buf_, a.level);
-    detail::put(buf_, a.thread_id);
+    put(buf_, a.start_ns);
+    put(buf_, a.end_ns);
+    put(buf_, a.level);
+    put(buf_, a.thread_id);
     buf_ += display_name(a);
     apis_.push({a.connection_id}, buf_);
   }
@@ -490,7 +463,7 @@ result<void> db_window_writer::write_tables(const model& final, bool pmu) {
     if (!r) return status_;
     using n = detail::sqlite_cell;
     MSPROF_TRY(apis_.drain([&](const detail::id_key& k, std::string_view payload) {
-      detail::row_reader in{payload};
+      payload_reader in{payload};
       const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
       const auto level = in.get<std::uint16_t>();
       const auto tid = in.get<std::uint32_t>();
@@ -626,13 +599,13 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
   span->second.first = std::min(span->second.first, t.start_ns);
   span->second.second = std::max(span->second.second, t.end_ns);
   buf_.clear();
-  detail::put(buf_, t.start_ns);
-  detail::put(buf_, t.end_ns);
-  detail::put(buf_, t.connection_id);
-  detail::put(buf_, t.device_id);
-  detail::put(buf_, t.stream_id);
-  detail::put(buf_, t.task_id);
-  detail::put(buf_, t.model_id);
+  put(buf_, t.start_ns);
+  put(buf_, t.end_ns);
+  put(buf_, t.connection_id);
+  put(buf_, t.device_id);
+  put(buf_, t.stream_id);
+  put(buf_, t.task_id);
+  put(buf_, t.model_id);
   buf_ += t.task_type;
   tasks_.push({t.global_task_id}, buf_);
   if (t.memcpy) rows_of("MEMCPY_INFO").row(t.global_task_id, t.memcpy->size, t.memcpy->operation);
@@ -643,15 +616,15 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
   auto dt = [](const tensor_desc& d) { return data_type_name(d.data_type); };
   auto fm = [](const tensor_desc& d) { return format_name(d.format); };
   buf_.clear();
-  detail::put(buf_, op.block_num);
-  detail::put(buf_, op.ge_task_type);
-  detail::put(buf_, static_cast<std::uint8_t>(op.dynamic));
-  detail::put_str(buf_, op.name);
-  detail::put_str(buf_, op.type);
+  put(buf_, op.block_num);
+  put(buf_, op.ge_task_type);
+  put(buf_, static_cast<std::uint8_t>(op.dynamic));
+  put_text(buf_, op.name);
+  put_text(buf_, op.type);
   for (std::uint32_t kind : {0u, 1u}) {
-    detail::put_str(buf_, detail::join_tensors(op, kind, fm));
-    detail::put_str(buf_, detail::join_tensors(op, kind, dt));
-    detail::put_str(buf_, detail::shape_cell(op, kind));
+    put_text(buf_, detail::join_tensors(op, kind, fm));
+    put_text(buf_, detail::join_tensors(op, kind, dt));
+    put_text(buf_, detail::shape_cell(op, kind));
   }
   compute_.push({t.start_ns, t.global_task_id, t.device_id, t.stream_id, t.task_id, 0}, buf_);
 
@@ -664,11 +637,11 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
   const auto v = compute_pmu(side, *t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
   // Times in ns, as the reference stores them.
   buf_.clear();
-  detail::put(buf_, static_cast<std::uint8_t>(aic));
-  detail::put(buf_, v.total_time_us * 1000.0);
-  detail::put(buf_, static_cast<double>(t.pmu->total_cycles));
+  put(buf_, static_cast<std::uint8_t>(aic));
+  put(buf_, v.total_time_us * 1000.0);
+  put(buf_, static_cast<double>(t.pmu->total_cycles));
   for (std::size_t k = 0; k < v.size; ++k)
-    detail::put(buf_, side.calc->metrics[k].kind == codec::aic_metrics::formula::time ? v.metrics[k] * 1000.0 : v.metrics[k]);
+    put(buf_, side.calc->metrics[k].kind == codec::aic_metrics::formula::time ? v.metrics[k] * 1000.0 : v.metrics[k]);
   pmu_.push({t.global_task_id}, buf_);
 }
 
@@ -679,7 +652,7 @@ result<void> db_window_writer::write_tasks(const model& final) {
   const auto pid = static_cast<std::int64_t>(final.session.pid);
   detail::string_ids::memo task_type;  // a few types, mostly in runs
   MSPROF_TRY(tasks_.drain([&](const detail::id_key& k, std::string_view payload) {
-    detail::row_reader in{payload};
+    payload_reader in{payload};
     const auto start = in.get<std::int64_t>(), end = in.get<std::int64_t>();
     const auto conn = in.get<std::uint64_t>();
     const auto device = in.get<std::uint32_t>(), stream = in.get<std::uint32_t>(), task = in.get<std::uint32_t>();
@@ -707,20 +680,20 @@ result<void> db_window_writer::write_tasks(const model& final) {
   spill_sorter<detail::id_key> by_id(spill_dir_, sorter_budget_);
   detail::string_ids::memo ge_type, none, op_state, no, na;  // the columns of few values
   MSPROF_TRY(compute_.drain([&](const detail::compute_key& k, std::string_view payload) {
-    detail::row_reader in{payload};
+    payload_reader in{payload};
     const auto block_num = in.get<std::uint32_t>(), ge_task_type = in.get<std::uint32_t>();
     const bool dynamic = in.get<std::uint8_t>() != 0;
-    const auto name = in.str(), type = in.str();
+    const auto name = in.text(), type = in.text();
     // Braced lists evaluate in order: the strings register in column order.
     const std::int64_t id[] = {ids_.id(name),
                                ids_.id(ge_task_type_name(ge_task_type), ge_type),
                                ids_.id(type),
-                               ids_.id(in.str()),
-                               ids_.id(in.str()),
-                               ids_.id(in.str()),
-                               ids_.id(in.str()),
-                               ids_.id(in.str()),
-                               ids_.id(in.str()),
+                               ids_.id(in.text()),
+                               ids_.id(in.text()),
+                               ids_.id(in.text()),
+                               ids_.id(in.text()),
+                               ids_.id(in.text()),
+                               ids_.id(in.text()),
                                ids_.id(std::string_view(), none),
                                ids_.id(dynamic ? "dynamic" : "static", op_state),
                                ids_.id("NO", no),
@@ -733,7 +706,7 @@ result<void> db_window_writer::write_tasks(const model& final) {
   MSPROF_TRY(by_id.drain([&](const detail::id_key& k, std::string_view payload) {
     using n = detail::sqlite_cell;
     n cells[cols];
-    detail::row_reader in{payload};
+    payload_reader in{payload};
     for (std::size_t i = 0; i < cols; ++i) cells[i] = i == 1 ? n::null_value() : n::of(in.get<std::int64_t>());
     c->row(static_cast<std::int64_t>(k.id), cells, cols);
   }));
@@ -749,7 +722,7 @@ result<void> db_window_writer::lay_out_pmu(detail::table_pages& p, const std::ve
                                            std::size_t aic_names) {
   detail::sqlite_cell row[3];
   return pmu_.drain([&](const detail::id_key& k, std::string_view payload) {
-    detail::row_reader in{payload};
+    payload_reader in{payload};
     const bool aic = in.get<std::uint8_t>() != 0;
     row[0] = detail::sqlite_cell::of(static_cast<std::int64_t>(k.id));
     for (std::size_t i = 0; i < name_ids.size(); ++i) {

@@ -218,8 +218,7 @@ struct summary_exporter::impl {
       file f(*this, "op_summary", op_summary_header(pmu_ ? &*pmu_ : nullptr), op_rows_.size());
       std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
       MSPROF_TRY(op_rows_.drain([&](const task_row_key& k, std::string_view p) {
-        op_row h;
-        std::memcpy(&h, p.data(), sizeof h);
+        auto h = from_bytes<op_row>(p);
         if (h.group != no_group) op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
         std::string& b = f.row();
         b.append(p.substr(sizeof h, h.head_size));

@@ -495,16 +495,16 @@ result<void> for_each_host_usage(const std::string& prof_dir, host_usage_kind ki
   spill_sorter<by_cpu> sorted(prof_dir);
   for_each_host_cpu_usage(prof_dir, warnings, [&](const host_cpu_usage& c) {
     sorted.push_with({std::strtod(c.cpu.c_str(), nullptr)}, [&](std::string& out) {
-      out.append(reinterpret_cast<const char*>(&c.start), sizeof c.start);
-      out.append(reinterpret_cast<const char*>(&c.usage), sizeof c.usage);
+      put(out, c.start);
+      put(out, c.usage);
       out.append(c.cpu);
     });
   });
   MSPROF_TRY(sorted.drain([&](const by_cpu&, std::string_view row) {
-    std::uint64_t local_ns = 0;
-    std::memcpy(&local_ns, row.data(), sizeof local_ns);
-    std::memcpy(&p.usage, row.data() + sizeof local_ns, sizeof p.usage);
-    p.cpu.assign(row.substr(sizeof local_ns + sizeof p.usage));
+    payload_reader r{row};
+    const auto local_ns = r.get<std::uint64_t>();
+    p.usage = r.get<decltype(p.usage)>();
+    p.cpu.assign(r.in);
     if (status) status = emit(local_ns);
   }));
   return status;

@@ -20,20 +20,6 @@ std::uint64_t task_key(std::uint32_t dev, std::uint32_t stream, std::uint32_t ta
          (task & 0xFFFFu);
 }
 
-/// Trivially copyable records in and out of spill_sorter payloads.
-template <class T>
-std::string_view bytes_of(const T& v) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  return {reinterpret_cast<const char*>(&v), sizeof v};
-}
-template <class T>
-T from_bytes(std::string_view b) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  T v;
-  std::memcpy(&v, b.data(), sizeof v);
-  return v;
-}
-
 }  // namespace
 
 void warn_bad_time(std::vector<std::string>& warnings, std::size_t n, const std::string& what) {
@@ -146,12 +132,12 @@ void stream_join::add(const raw::api& a) {
     ++bad_time_.api;
     return;
   }
-  apis_.push({*start, 0}, detail::bytes_of(placed_api{*end, a.level, a.type, a.thread_id, a.item_id}));
+  apis_.push({*start, 0}, bytes_of(placed_api{*end, a.level, a.type, a.thread_id, a.item_id}));
   ++api_count_;
 }
 void stream_join::add(const raw::node_basic& n) {
   if (const auto at = host_local(n.timestamp))
-    host_events_.push({*at, kind_node}, detail::bytes_of(n));
+    host_events_.push({*at, kind_node}, bytes_of(n));
   else
     ++bad_time_.node;
 }
@@ -162,13 +148,13 @@ void stream_join::add(const raw::tensor_info& t) {
     return;
   }
   std::string& b = scratch_;
-  b.assign(detail::bytes_of(t.thread_id));
-  for (const auto& d : t.tensors) b += detail::bytes_of(d);
+  b.assign(bytes_of(t.thread_id));
+  for (const auto& d : t.tensors) b += bytes_of(d);
   host_events_.push({*at, kind_tensor}, b);
 }
 void stream_join::add(const raw::task_track& t) {
   if (const auto at = host_local(t.timestamp)) {
-    host_events_.push({*at, kind_track}, detail::bytes_of(t));
+    host_events_.push({*at, kind_track}, bytes_of(t));
     ++counts_[detail::task_key(t.device_id, t.stream_id, t.task_id)].launches;
   } else {
     ++bad_time_.track;
@@ -177,7 +163,7 @@ void stream_join::add(const raw::task_track& t) {
 void stream_join::add(const raw::memcpy_info& m) {
   any_memcpy_info_ = true;
   if (const auto at = host_local(m.timestamp))
-    host_events_.push({*at, kind_memcpy}, detail::bytes_of(m));
+    host_events_.push({*at, kind_memcpy}, bytes_of(m));
   else
     ++bad_time_.memcpy;
 }
@@ -197,13 +183,13 @@ void stream_join::add(const raw::acsq& a) {
   } else {
     span sp = starts_.pop(key);
     sp.end = *at;
-    spools_of(a.device_id).spans.push(0, detail::bytes_of(keyed_span{key, sp}));
+    spools_of(a.device_id).spans.push(0, bytes_of(keyed_span{key, sp}));
     ++device_counts_[key].spans;
   }
 }
 void stream_join::add(const raw::pmu& p) {
   const auto key = detail::task_key(p.device_id, p.stream_id, p.task_id);
-  spools_of(p.device_id).pmu.push(0, detail::bytes_of(pmu_record{key, p.counters}));
+  spools_of(p.device_id).pmu.push(0, bytes_of(pmu_record{key, p.counters}));
   ++device_counts_[key].pmus;
 }
 
@@ -227,16 +213,16 @@ result<model> stream_join::run_windows(const window_fn& on_window) {
     // A call contains what comes after its start: an event at that time goes first.
     if (have_api && (!have_event || akey.start < ekey.at)) {
       close_before(akey.start, on_window);
-      open(akey.start, detail::from_bytes<placed_api>(api));
+      open(akey.start, from_bytes<placed_api>(api));
       have_api = apis_.next(akey, api);
       continue;
     }
     close_before(ekey.at, on_window);
     switch (ekey.kind) {
-      case kind_node: on_node(ekey.at, detail::from_bytes<raw::node_basic>(event)); break;
+      case kind_node: on_node(ekey.at, from_bytes<raw::node_basic>(event)); break;
       case kind_tensor: on_tensor(ekey.at, event); break;
-      case kind_memcpy: on_memcpy(ekey.at, detail::from_bytes<raw::memcpy_info>(event)); break;
-      default: on_track(ekey.at, detail::from_bytes<raw::task_track>(event)); break;
+      case kind_memcpy: on_memcpy(ekey.at, from_bytes<raw::memcpy_info>(event)); break;
+      default: on_track(ekey.at, from_bytes<raw::task_track>(event)); break;
     }
     if (window_.apis.size() + window_.tasks.size() >= opt_.window_records) flush_window(on_window);
     have_event = host_events_.next(ekey, event);
@@ -357,7 +343,7 @@ void stream_join::on_node(std::int64_t, const raw::node_basic& n) {
   api->op = std::move(op);  // the last node of a call wins
 }
 void stream_join::on_tensor(std::int64_t, std::string_view b) {
-  const auto tid = detail::from_bytes<std::uint32_t>(b);
+  const auto tid = from_bytes<std::uint32_t>(b);
   open_api* api = innermost(tid);
   if (!api || !api->op) return;
   // Ops with more than 5 tensors send several records; they concatenate.
@@ -367,7 +353,7 @@ void stream_join::on_tensor(std::int64_t, std::string_view b) {
   auto& tensors = api->op->tensors;
   tensors.reserve(tensors.size() + (b.size() - sizeof tid) / sizeof(tensor_desc));
   for (std::size_t at = sizeof tid; at + sizeof(tensor_desc) <= b.size(); at += sizeof(tensor_desc))
-    api->op->tensors.push_back(detail::from_bytes<tensor_desc>(b.substr(at)));
+    api->op->tensors.push_back(from_bytes<tensor_desc>(b.substr(at)));
 }
 void stream_join::on_memcpy(std::int64_t at, const raw::memcpy_info& m) {
   // Earlier ones can match no task_track any more: the sweep is past their time.
@@ -452,11 +438,11 @@ bool stream_join::pull_span(std::uint32_t dev, std::uint64_t want, std::optional
   std::uint8_t k = 0;
   std::string_view b;
   if (!spools_of(dev).spans.next(k, b)) return false;
-  const auto e = detail::from_bytes<keyed_span>(b);
+  const auto e = from_bytes<keyed_span>(b);
   auto& c = counts_[e.key];
   const std::uint32_t index = c.spans_formed++;
   if (index >= c.launches)
-    orphans_.push({e.s.start, e.key, index}, detail::bytes_of(e.s));
+    orphans_.push({e.s.start, e.key, index}, bytes_of(e.s));
   else if (e.key == want && !got)  // nothing of its key waits (take_span): it need not queue
     got = e.s;
   else
@@ -475,7 +461,7 @@ pmu_counters stream_join::take_pmu(std::uint32_t dev, std::uint64_t key) {
   std::uint8_t k = 0;
   std::string_view b;
   while (spools_of(dev).pmu.next(k, b)) {
-    const auto r = detail::from_bytes<pmu_record>(b);
+    const auto r = from_bytes<pmu_record>(b);
     if (r.key == key) return r.counters;  // nothing of its key waits: it need not queue
     pmu_.push(r.key, r.counters);
   }
@@ -500,7 +486,7 @@ void stream_join::emit_orphans(const window_fn& on_window) {
     t.device_id = static_cast<std::uint32_t>(k.key >> 32);
     t.stream_id = static_cast<std::uint32_t>((k.key >> 16) & 0xFFFFu);
     t.task_id = static_cast<std::uint32_t>(k.key & 0xFFFFu);
-    const auto s = detail::from_bytes<span>(b);
+    const auto s = from_bytes<span>(b);
     t.start_ns = s.start;
     t.end_ns = s.end;
     t.sqe_type = s.sqe_type;

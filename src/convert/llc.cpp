@@ -113,8 +113,8 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
       for (std::uint32_t k = 0; k < events.size(); ++k)
         if (events[k] == event)
           rows.push_with({tag, 0, static_cast<std::int64_t>(real)}, [&](std::string& out) {
-            out.append(reinterpret_cast<const char*>(&k), sizeof k);
-            out.append(reinterpret_cast<const char*>(&count), sizeof count);
+            put(out, k);
+            put(out, count);
           });
     };
     if (version == "2.0") {
@@ -172,11 +172,9 @@ result<void> for_each_llc_metric(const std::string& prof_dir, bool from_start, s
         if (row) MSPROF_TRY(emit(*row, counts));
         counts = {}, row = key;
       }
-      std::uint32_t k = 0;
-      std::uint64_t count = 0;
-      std::memcpy(&k, payload.data(), sizeof k);
-      std::memcpy(&count, payload.data() + sizeof k, sizeof count);
-      counts[k] = count;
+      payload_reader r{payload};
+      const auto k = r.get<std::uint32_t>();
+      counts[k] = r.get<std::uint64_t>();
     }
     MSPROF_TRY(rows.take_status());
     if (row) MSPROF_TRY(emit(*row, counts));

@@ -303,8 +303,8 @@ result<void> for_each_ge_op_memory(const std::string& prof_dir, std::vector<std:
 result<void> module_mem_rows::read(const std::string& prof_dir, std::vector<std::string>& warnings) {
   MSPROF_TRY(for_each_module_mem(prof_dir, warnings, [this](const module_mem_sample& s) -> result<void> {
     rows_.push_with({s.module_id, s.time_ns}, [&](std::string& b) {
-      b.append(reinterpret_cast<const char*>(&s.device_id), sizeof s.device_id);
-      b.append(reinterpret_cast<const char*>(&s.reserved), sizeof s.reserved);
+      put(b, s.device_id);
+      put(b, s.reserved);
     });
     return {};
   }));

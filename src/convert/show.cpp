@@ -264,7 +264,7 @@ struct show_collector::impl {
       if (!in_op_summary(t)) continue;
       const auto k = task_row_key::of(t);
       const op_entry e{op_groups_.group_of(t), detail::dur_us(t.start_ns, t.end_ns)};
-      ops_.push(k, std::string_view(reinterpret_cast<const char*>(&e), sizeof e));
+      ops_.push(k, bytes_of(e));
       keep_if_top(k, t, w);
     }
   }
@@ -284,8 +284,7 @@ struct show_collector::impl {
     table st;
     st.header = op_statistic_header();
     MSPROF_TRY(ops_.drain([&](const task_row_key&, std::string_view p) {
-      op_entry e;
-      std::memcpy(&e, p.data(), sizeof e);
+      auto e = from_bytes<op_entry>(p);
       op_groups_.add(e.group, e.dur_us);
     }));
     op_groups_.rows([&](const auto& format) { add_row(st, format); });

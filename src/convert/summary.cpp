@@ -114,52 +114,36 @@ void cell_list::fixed3(double v) { append_fixed(cells_.emplace_back(), v, 3); }
 void cell_list::fixed6(double v) { append_fixed(cells_.emplace_back(), v, 6); }
 void cell_list::round3(double v) { append_round3_sql(cells_.emplace_back(), v); }
 
-std::size_t cell_pack::open() {
+template <class Append>
+void cell_pack::cell(const Append& append) {
   out_.append(sizeof(std::uint32_t), '\0');
-  ++cells_;
-  return out_.size();
-}
-void cell_pack::close(std::size_t at) {
+  const std::size_t at = out_.size();
+  append(out_);
   const auto n = static_cast<std::uint32_t>(out_.size() - at);
   std::memcpy(&out_[at - sizeof n], &n, sizeof n);
-}
-void cell_pack::raw(std::string_view v) {
-  const auto n = static_cast<std::uint32_t>(v.size());
-  out_.append(reinterpret_cast<const char*>(&n), sizeof n);
-  out_.append(v);
   ++cells_;
 }
 // The same appenders as cell_list's, into the row's bytes.
 void cell_pack::num(std::uint64_t v) {
-  const std::size_t at = open();
-  append_u64(out_, v);
-  close(at);
+  cell([&](std::string& s) { append_u64(s, v); });
 }
 void cell_pack::ts(std::int64_t ns) {
-  const std::size_t at = open();
-  append_ts_us(out_, ns);
-  out_ += '\t';
-  close(at);
+  cell([&](std::string& s) {
+    append_ts_us(s, ns);
+    s += '\t';
+  });
 }
 void cell_pack::us(std::int64_t ns) {
-  const std::size_t at = open();
-  append_ts_us(out_, ns);
-  close(at);
+  cell([&](std::string& s) { append_ts_us(s, ns); });
 }
 void cell_pack::fixed3(double v) {
-  const std::size_t at = open();
-  append_fixed(out_, v, 3);
-  close(at);
+  cell([&](std::string& s) { append_fixed(s, v, 3); });
 }
 void cell_pack::fixed6(double v) {
-  const std::size_t at = open();
-  append_fixed(out_, v, 6);
-  close(at);
+  cell([&](std::string& s) { append_fixed(s, v, 6); });
 }
 void cell_pack::round3(double v) {
-  const std::size_t at = open();
-  append_round3_sql(out_, v);
-  close(at);
+  cell([&](std::string& s) { append_round3_sql(s, v); });
 }
 
 void append_row_text(std::string& out, const table::row& cells, const std::vector<std::string>* json_keys) {

@@ -154,7 +154,7 @@ api_statistic_stream::api_statistic_stream(std::string spill_dir, std::size_t bu
 
 void api_statistic_stream::add(const api_call& a) {
   const row r{groups_.group_of(a), a.end_ns - a.start_ns};
-  calls_.push({a.connection_id}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
+  calls_.push({a.connection_id}, bytes_of(r));
 }
 
 result<void> api_statistic_stream::finish() {
@@ -171,8 +171,7 @@ result<void> api_statistic_stream::finish() {
 }
 
 api_statistic_stream::row api_statistic_stream::row_of(std::string_view p) {
-  row r;
-  std::memcpy(&r, p.data(), sizeof r);
+  auto r = from_bytes<row>(p);
   return r;
 }
 

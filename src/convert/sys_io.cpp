@@ -141,7 +141,7 @@ result<void> for_each_hccs_rate(prof::prof_reader& r, const std::string& prof_di
   };
   spill_sorter<by_time> sorted(prof_dir);
   MSPROF_TRY(r.for_each_hccs(device, [&](const codec::HccsSample& s, const codec::place&) {
-    sorted.push({s.timestamp}, std::string_view(reinterpret_cast<const char*>(&s), sizeof s));
+    sorted.push({s.timestamp}, bytes_of(s));
   }));
   std::optional<codec::HccsSample> first, cur;
   std::optional<hccs_rate> held;  // the newest throughput: the last is dropped when there are more
@@ -156,8 +156,7 @@ result<void> for_each_hccs_rate(prof::prof_reader& r, const std::string& prof_di
   by_time key{};
   std::string_view row;
   while (sorted.next(key, row)) {
-    codec::HccsSample s;
-    std::memcpy(&s, row.data(), sizeof s);
+    auto s = from_bytes<codec::HccsSample>(row);
     if (cur) pair(*cur, s);
     else first = s;
     cur = s;

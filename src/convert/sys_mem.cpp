@@ -103,7 +103,7 @@ result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start
       const auto t = local(s.timestampUs);
       if (!t) return void(++bad_time);
       const hbm_key k{*t, s.hbmId, s.eventId != 0 ? 1u : 0u};
-      sorted.push(k, std::string_view(reinterpret_cast<const char*>(&s.count), sizeof s.count));
+      sorted.push(k, bytes_of(s.count));
       if (len == 0) return;
       if (tail.size() == len && k < tail.begin()->first) return;
       tail[k] = s.count;

@@ -284,7 +284,6 @@ struct flow_fields {
   std::int64_t ts;
   std::uint64_t connection_id;
 };
-void put_flow(std::string& out, const flow_fields& f) { out.append(reinterpret_cast<const char*>(&f), sizeof f); }
 
 }  // namespace
 
@@ -313,7 +312,7 @@ void timeline_collector::add(const model& w) {
         events_.push_with({sections::tasks, t.global_task_id}, [&](std::string& out) {
           out += t.host_flow ? '\1' : '\0';
           detail::append_task_json(out, t, pid);
-          if (t.host_flow) put_flow(out, {pid, t.stream_id, t.start_ns, t.connection_id});
+          if (t.host_flow) put(out, flow_fields{pid, t.stream_id, t.start_ns, t.connection_id});
         });
         streams_[t.device_id].insert(t.stream_id);
       }
@@ -332,7 +331,7 @@ void timeline_collector::add(const model& w) {
       if (!parts_.cann) break;
       if (!a.has_device_task) continue;
       events_.push_with({sections::api_flows, a.connection_id},
-                        [&](std::string& out) { put_flow(out, {pid, a.thread_id, a.start_ns, a.connection_id}); });
+                        [&](std::string& out) { put(out, flow_fields{pid, a.thread_id, a.start_ns, a.connection_id}); });
     }
   }
   const std::uint64_t pid = format_pid(s.pid, sort_index::mstx, host_device_bits);
@@ -416,8 +415,7 @@ result<void> timeline_collector::write_sorted(const session_info& s, detail::eve
   };
   std::string flow;
   const auto host_to_device = [&](char ph, std::string_view fields) {
-    flow_fields f;
-    std::memcpy(&f, fields.data(), sizeof f);
+    auto f = from_bytes<flow_fields>(fields);
     flow.clear();
     detail::append_host_to_device_json(flow, ph, f.pid, f.tid, f.ts, f.connection_id);
     dest.raw(flow);

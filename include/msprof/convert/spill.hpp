@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -25,6 +26,45 @@ namespace convert {
 
 /// Bytes a spill_sorter keeps in memory before it writes a sorted run.
 inline constexpr std::size_t spill_budget_default = 16u << 20;
+
+/// A payload's values: trivially copyable ones as their bytes, texts after
+/// their u32 length; payload_reader reads them back in the order written.
+template <class T>
+std::string_view bytes_of(const T& v) noexcept {
+  static_assert(std::is_trivially_copyable_v<T>);
+  return {reinterpret_cast<const char*>(&v), sizeof v};
+}
+template <class T>
+void put(std::string& out, const T& v) {
+  out.append(bytes_of(v));
+}
+inline void put_text(std::string& out, std::string_view s) {
+  put(out, static_cast<std::uint32_t>(s.size()));
+  out.append(s);
+}
+/// The value whose bytes begin `b` (at least sizeof(T) of them).
+template <class T>
+T from_bytes(std::string_view b) noexcept {
+  static_assert(std::is_trivially_copyable_v<T>);
+  T v;
+  std::memcpy(&v, b.data(), sizeof v);
+  return v;
+}
+struct payload_reader {
+  std::string_view in;
+  template <class T>
+  T get() noexcept {
+    const T v = from_bytes<T>(in);
+    in.remove_prefix(sizeof v);
+    return v;
+  }
+  std::string_view text() noexcept {
+    const auto n = get<std::uint32_t>();
+    const auto s = in.substr(0, n);
+    in.remove_prefix(s.size());
+    return s;
+  }
+};
 
 namespace detail {
 

@@ -105,13 +105,17 @@ class cell_list {
   table::row& cells_;
 };
 
-/// Appends a row's cells to a string, each as its u32 length and its bytes (the
-/// form ascend_pt's CANN part keeps rows in its sorted runs): no string per cell.
+/// Appends a row's cells to a string, each as put_text() writes it (spill.hpp:
+/// its u32 length, its bytes), the form ascend_pt's CANN part keeps rows in in
+/// its sorted runs: no string per cell.
 class cell_pack {
  public:
   explicit cell_pack(std::string& out) : out_(out) {}
   void str(std::string_view v) { raw(v); }
-  void raw(std::string_view v);
+  void raw(std::string_view v) {
+    put_text(out_, v);
+    ++cells_;
+  }
   void num(std::uint64_t v);
   void ts(std::int64_t ns);
   void us(std::int64_t ns);
@@ -120,12 +124,16 @@ class cell_pack {
   void round3(double v);
   /// Cells written so far.
   std::size_t cells() const noexcept { return cells_; }
+  /// The cells of `packed` (what a cell_pack wrote) appended to `cells`.
+  static void unpack(std::string_view packed, table::row& cells) {
+    payload_reader r{packed};
+    while (r.in.size() >= sizeof(std::uint32_t)) cells.emplace_back(r.text());
+  }
 
  private:
-  /// Appends a cell's length slot; returns where its bytes begin.
-  std::size_t open();
-  /// Fills the slot of the cell begun at `at`.
-  void close(std::size_t at);
+  /// One cell: its length slot, then what `append` adds to the string.
+  template <class Append>
+  void cell(const Append& append);
 
   std::string& out_;
   std::size_t cells_ = 0;

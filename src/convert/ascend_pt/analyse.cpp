@@ -415,7 +415,7 @@ result<void> memory_record(const pt_dir& d, const model& m, std::vector<std::str
       const auto kb = [](std::uint64_t b) { return std::strtod(py_round3_kb(static_cast<double>(b)).c_str(), nullptr); };
       const ge_record r{e.mono_ns, kb(e.allocated) / 1024.0, kb(e.reserved) / 1024.0, e.device_id};
       for (std::uint32_t k = 0; k < std::max<std::size_t>(devices.size(), 1); ++k)
-        ge.push({r.time, k, n}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
+        ge.push({r.time, k, n}, bytes_of(r));
       ++n;
       return {};
     }));

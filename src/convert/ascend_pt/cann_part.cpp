@@ -17,17 +17,6 @@ namespace ascend_pt {
 
 namespace {
 
-/// The cells cell_pack wrote: [u32 length][bytes] each.
-void get_cells(std::string_view in, table::row& cells) {
-  while (in.size() >= sizeof(std::uint32_t)) {
-    std::uint32_t n = 0;
-    std::memcpy(&n, in.data(), sizeof n);
-    in.remove_prefix(sizeof n);
-    cells.emplace_back(in.substr(0, n));
-    in.remove_prefix(std::min<std::size_t>(n, in.size()));
-  }
-}
-
 /// What an op_summary row keeps before its cells.
 struct op_row_head {
   std::int64_t end_ns;
@@ -121,12 +110,11 @@ result<void> cann_part::drain_op_summary(const std::function<result<void>(table:
   result<void> status;
   table::row cells;
   MSPROF_TRY(op_rows_->drain([&](const task_row_key& k, std::string_view p) {
-    op_row_head h;
-    std::memcpy(&h, p.data(), sizeof h);
+    auto h = from_bytes<op_row_head>(p);
     op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
     if (!status) return;
     cells.clear();
-    get_cells(p.substr(sizeof h), cells);
+    cell_pack::unpack(p.substr(sizeof h), cells);
     table::row wait;
     cell_list s(wait);
     op_summary_wait(s, prev && prev->first == k.device_id ? std::optional(prev->second) : std::nullopt, k.start_ns);
@@ -163,7 +151,7 @@ result<void> cann_part::drain_task_time(const std::function<result<void>(table::
   MSPROF_TRY(task_rows_->drain([&](const task_row_key&, std::string_view p) {
     if (!status) return;
     cells.clear();
-    get_cells(p, cells);
+    cell_pack::unpack(p, cells);
     status = row(cells);
   }));
   return status;

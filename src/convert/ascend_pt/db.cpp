@@ -1157,7 +1157,7 @@ result<void> memory_tables(detail::paged_tables& tables, batched_table& strings,
       if (e.time_ns < m.session.start_ns) return {};
       const ge_db_record r{e.time_ns, static_cast<std::int64_t>(e.allocated), static_cast<std::int64_t>(e.reserved),
                            std::int64_t{e.device_id}};
-      ge.push({r.time, n++}, std::string_view(reinterpret_cast<const char*>(&r), sizeof r));
+      ge.push({r.time, n++}, bytes_of(r));
       return {};
     }));
     MSPROF_TRY(ge.take_status());

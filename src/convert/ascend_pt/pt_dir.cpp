@@ -414,7 +414,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
       if (!first_mark_pid) first_mark_pid = m.pid;
       mark_pid_counts[m.pid].see(mark_count++, m.offset);
       const mark_head h{m.category, m.corr_id, m.tid, m.pid};
-      payload.assign(reinterpret_cast<const char*>(&h), sizeof h);
+      payload.assign(bytes_of(h));
       payload += m.name;
       marks.push({local(m.time)}, payload);
     }
@@ -491,8 +491,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   std::size_t unmatched = 0;
   std::string name;
   auto drained = marks.drain([&](const mark_key& k, std::string_view p) {
-    mark_head m;
-    std::memcpy(&m, p.data(), sizeof m);
+    auto m = from_bytes<mark_head>(p);
     name.assign(p.substr(sizeof m));
     const bool enq = m.category == fw::mark::enqueue_start || m.category == fw::mark::enqueue_end;
     auto& open = enq ? open_enq : open_deq;

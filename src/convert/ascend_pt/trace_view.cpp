@@ -252,8 +252,7 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
       dequeue_name = std::string(p);
       return;
     }
-    std::uint64_t i = 0;
-    std::memcpy(&i, p.data(), sizeof i);
+    auto i = from_bytes<std::uint64_t>(p);
     name = dequeue_name ? "@" + *dequeue_name : std::string();
     names.push(i, name);
   }));
@@ -411,8 +410,7 @@ result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const mo
     // (or, without a task queue, its own launches) bound; id = the kernel's ts.
     if (r.flows) {
       MSPROF_TRY(r.flows->drain([&](std::uint64_t, std::string_view p) {
-        relation::flow_source o;
-        std::memcpy(&o, p.data(), sizeof o);
+        auto o = from_bytes<relation::flow_source>(p);
         for (std::size_t at = sizeof o; at + sizeof(relation::flow_target) <= p.size();
              at += sizeof(relation::flow_target)) {
           relation::flow_target k;

@@ -99,33 +99,6 @@ struct part_key {
 
 // --------------------------------------------------------------- payloads
 
-template <class T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-void put_str(std::string& out, std::string_view s) {
-  put(out, static_cast<std::uint32_t>(s.size()));
-  out.append(s);
-}
-
-/// Reads what put/put_str wrote.
-struct reader {
-  std::string_view s;
-  template <class T>
-  T get() {
-    T v{};
-    std::memcpy(&v, s.data(), sizeof v);
-    s.remove_prefix(sizeof v);
-    return v;
-  }
-  std::string_view str() {
-    const auto n = get<std::uint32_t>();
-    const auto v = s.substr(0, n);
-    s.remove_prefix(n);
-    return v;
-  }
-};
-
 /// Bytes written in order and read back by offset: in memory until 1 MiB, then
 /// in an unnamed temporary file (spill.hpp's).
 class scratch {
@@ -503,9 +476,9 @@ void trace_builder::impl::add_flow(const flow_fields& e, seq at) {
   put(payload, e.pid);
   put(payload, e.tid);
   put(payload, e.ts_ns);
-  put_str(payload, e.cat);
-  put_str(payload, e.name);
-  put_str(payload, e.id);
+  put_text(payload, e.cat);
+  put_text(payload, e.name);
+  put_text(payload, e.id);
   (e.ph == 's' ? starts : finishes).push({parse_u64(e.id), flow_hash(e.cat, e.name, e.id), at.hi, at.lo}, payload);
 }
 
@@ -561,15 +534,15 @@ struct flow_event {
   std::string cat, name, id;
   /// Reads k and p into this event (reusing its strings' storage).
   void read(const fkey& k, std::string_view p) {
-    reader r{p};
+    payload_reader r{p};
     hi = k.hi;
     lo = k.lo;
     pid = r.get<std::uint64_t>();
     tid = r.get<std::uint64_t>();
     ts = r.get<std::int64_t>();
-    cat.assign(r.str());
-    name.assign(r.str());
-    id.assign(r.str());
+    cat.assign(r.text());
+    name.assign(r.text());
+    id.assign(r.text());
   }
   bool same_flow(const flow_event& o) const { return cat == o.cat && name == o.name && id == o.id; }
 };
@@ -626,9 +599,9 @@ void trace_builder::impl::pair_flows(query_runs& queries, std::set<std::string>&
       payload.clear();
       put(payload, conn);
       put(payload, static_cast<std::uint8_t>(s_first));
-      put_str(payload, s.cat);  // the flow's strings travel with its s end
-      put_str(payload, s.name);
-      put_str(payload, s.id);
+      put_text(payload, s.cat);  // the flow's strings travel with its s end
+      put_text(payload, s.name);
+      put_text(payload, s.id);
       queries.s.push(qs, payload);
       if (cats.size() < 2) cats.insert(s.cat);
     }
@@ -797,7 +770,7 @@ result<void> trace_builder::impl::nest(std::int64_t origin, query_runs& queries,
     bound.push(k, payload);
   };
   auto bind = [&](const qkey& q, std::string_view qp) {
-    reader r{qp};
+    payload_reader r{qp};
     const auto conn = r.get<std::uint64_t>();
     const bool first = r.get<std::uint8_t>() != 0;
     wkey at;
@@ -808,7 +781,7 @@ result<void> trace_builder::impl::nest(std::int64_t origin, query_runs& queries,
       h.end = q.end;
       h.ok = ok;
       h.at = at;
-      h.strings.assign(r.s);
+      h.strings.assign(r.in);
       held_bytes += sizeof(held_end) + h.strings.size() + 64;
       if (held_bytes > quarter) {  // too many flows in flight: their first ends go alone
         for (const auto& [hid, he] : held) put_end({hid.hi, hid.lo, he.end}, he.end, he.ok, he.at, he.strings);
@@ -819,7 +792,7 @@ result<void> trace_builder::impl::nest(std::int64_t origin, query_runs& queries,
     }
     const auto it = held.find(id);
     if (it == held.end()) {  // its first end went alone
-      put_end({q.hi, q.lo, q.end}, q.end, ok, at, r.s);
+      put_end({q.hi, q.lo, q.end}, q.end, ok, at, r.in);
       return;
     }
     const held_end& h = it->second;
@@ -832,7 +805,7 @@ result<void> trace_builder::impl::nest(std::int64_t origin, query_runs& queries,
     if (h.end == 0)
       payload += h.strings;
     else
-      payload += r.s;
+      payload += r.in;
     bound.push({q.hi, q.lo, 0}, payload);
     held_bytes -= sizeof(held_end) + h.strings.size() + 64;
     held.erase(it);
@@ -876,7 +849,7 @@ result<void> trace_builder::impl::nest(std::int64_t origin, query_runs& queries,
     }
     {
       node& n = pool[id];
-      reader r{xp};
+      payload_reader r{xp};
       n.key = k;
       n.ph = r.get<char>();
       n.has_conn = r.get<std::uint8_t>() != 0;
@@ -997,7 +970,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       std::uint8_t mask = 0;
       std::string_view strs;  // the s end's category, name and id
       for (;;) {
-        reader b{bp};
+        payload_reader b{bp};
         const auto m = b.get<std::uint8_t>();
         for (int e = 0; e < 2; ++e) {
           if (!(m & (1u << e))) continue;
@@ -1005,9 +978,9 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
           ends[e] = b.get<wkey>();
         }
         if (m == 3) {
-          strs = b.s;
+          strs = b.in;
         } else if (m & 1u) {  // the s end alone comes first; bp is valid only until the next row
-          strings.assign(b.s);
+          strings.assign(b.in);
           strs = strings;
         }
         mask |= m;
@@ -1016,8 +989,8 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
         if (!bound.next(next, bp) || next.hi != pk.hi || next.lo != pk.lo)
           return make_error(errc::unsupported, "chrome trace: a flow end was not bound");
       }
-      reader r{strs};
-      const auto cat = r.str();
+      payload_reader r{strs};
+      const auto cat = r.text();
       if (!ok[0] || !ok[1] || ends[0] == ends[1]) {
         ++st.flows_unresolved;
         continue;
@@ -1036,14 +1009,14 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
         continue;
       }
       payload.clear();
-      put_str(payload, cat);
+      put_text(payload, cat);
       claims[0].push(ends[0], payload);
       claims[1].push(ends[1], payload);
       // The flow's two events. Their strings are counted (renamed, invalid
       // UTF-8) only if the write pass keeps the flow.
       fcat.assign(cat);
-      fname.assign(r.str());
-      const auto fid = r.str();
+      fname.assign(r.text());
+      const auto fid = r.text();
       // Name, category and id are the same in both events: escaped once, counted twice.
       stats fst;
       name_json.clear();
@@ -1067,9 +1040,9 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       put(payload, ends[1]);
       put(payload, static_cast<std::uint64_t>(fst.renamed));
       put(payload, static_cast<std::uint64_t>(fst.invalid_utf8));
-      put_str(payload, name_json);
-      put_str(payload, cat_json);
-      put_str(payload, id_json);
+      put_text(payload, name_json);
+      put_text(payload, cat_json);
+      put_text(payload, id_json);
       const auto size = static_cast<std::uint32_t>(payload.size() - sizeof(std::uint32_t));
       std::memcpy(payload.data(), &size, sizeof size);
       flow_text.append(payload);
@@ -1123,16 +1096,16 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     std::string text;
     bool error = false;
     while (in.next(rec, error)) {
-      reader r{rec};
+      payload_reader r{rec};
       const pkey pk{r.get<std::uint64_t>(), r.get<std::uint64_t>(), 0};
       const auto host = r.get<wkey>();
       const auto dev = r.get<wkey>();
       const auto renamed = r.get<std::uint64_t>();
       const auto invalid = r.get<std::uint64_t>();
       flow_strings f;
-      f.name = r.str();
-      f.cat = r.str();
-      f.id = r.str();
+      f.name = r.text();
+      f.cat = r.text();
+      f.id = r.text();
       text.clear();
       append_flow(text, f, host, dev, origin);
       if (!fn(pk, host, dev, renamed, invalid, std::string_view(text)))
@@ -1190,25 +1163,25 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
     std::string_view dp;
     bool have_d = durations.next(dk, dp);
     while (written.next(k, p)) {
-      reader r{p};
+      payload_reader r{p};
       const char ph = r.get<char>();
       std::int64_t dur = 0;
       if (ph != 'C') {
         if (have_d && dk < k) return make_error(errc::unsupported, "chrome trace: a clamped slice was not written");
         dur = -k.neg_dur;
         if (have_d && dk == k) {
-          dur = reader{dp}.get<std::int64_t>();
+          dur = from_bytes<std::int64_t>(dp);
           have_d = durations.next(dk, dp);
         }
       }
       const auto epid = ph == 'C' ? r.get<std::uint64_t>() : k.pid;
       const auto etid = ph == 'C' ? r.get<std::uint64_t>() : k.tid;
-      const auto name = r.str();
-      const auto args = r.s;
+      const auto name = r.text();
+      const auto args = r.in;
       bool is_end = false;
       for (int e = 0; e < 2; ++e) {
         for (; have_c[e] && ck[e] == k; have_c[e] = claims[e].next(ck[e], cp[e])) {
-          claim_cat.assign(reader{cp[e]}.str());  // cp is only valid until the next call
+          claim_cat.assign(payload_reader{cp[e]}.text());  // cp is only valid until the next call
           is_end = true;
         }
       }
@@ -1302,7 +1275,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       else ++n_instants;
       // The flows whose later end this is.
       for (; have_f && fk.at == k; have_f = flows.next(fk, fp)) {
-        reader fr{fp};
+        payload_reader fr{fp};
         const auto host = fr.get<wkey>();
         const auto dev = fr.get<wkey>();
         if (shadowed.count(host) || shadowed.count(dev)) {
@@ -1321,7 +1294,7 @@ result<output> trace_builder::impl::finish(std::int64_t session_start_ns, std::s
       }
       rec.boundary = crossed;
       total += rec.cost;
-      if (!direct) index.append(std::string_view(reinterpret_cast<const char*>(&rec), sizeof rec));
+      if (!direct) index.append(bytes_of(rec));
       ++positions;
     }
     MSPROF_TRY(written.take_status());

@@ -523,8 +523,9 @@ struct analyse_options {
   /// What the PROF_ part keeps in memory before its sorted runs go to disk
   /// (per sorted stream; load.hpp's load_options::spill_budget).
   std::size_t spill_budget = spill_budget_default;
-  /// trace_view.json written on a second thread beside the text tables (the
-  /// same files either way).
+  /// A second thread: the PROF_ part's windows joined while the previous one
+  /// is written, and trace_view.json written beside the text tables (the same
+  /// files either way).
   bool threaded = true;
 };
 
