@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The CANN summary pcie as the reference (9ba1ac7be) exports it on chip "5"
-// (ParsingPcieData, InterConnectionView.get_pcie_summary_data): the sample
-// with the latest timestamp (the first of equal ones), its min, max and
-// average of each metric; a bandwidth in bytes/µs times 10^6 / 2^20 (MB/s), the
-// latency in ns / 1000 (µs), each Python's round(x, 3); a minimum of 0xFFFFF
-// (the counter's "no value") shown as 0.
+// The CANN summary pcie as the reference (9ba1ac7be) exports it
+// (ParsingPcieData, InterConnectionView.get_pcie_summary_data): on chip "5"
+// the sample with the latest timestamp (the first of equal ones), on its other
+// chips SQLite's ROUND(AVG(x), 6) of each value over the samples whose Tx_p
+// maximum is not below its minimum; a bandwidth in bytes/µs times 10^6 / 2^20
+// (MB/s), the latency in ns / 1000 (µs), each Python's round(x, 3); a minimum
+// of 0xFFFFF (the counter's "no value") shown as 0. Chips the reference's
+// parser does not read PCIe of (7, 8, 11) have none.
 // The CANN summary hccs as it exports it (ParsingHCCSData, HccsModel,
 // InterConnectionView.get_hccs_data): the samples of all slices by time; for
 // each neighbouring pair (and the last with the first) a throughput when
@@ -19,10 +21,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -57,8 +61,26 @@ constexpr pcie_mode pcie_modes[] = {
     {codec::PcieSample::rx_cpl, "Rx_cpl_avg(MB/s)", false},
 };
 
-std::string pcie_cell(std::uint32_t v, bool latency) {
-  return py_round3(latency ? static_cast<double>(v) / 1000 : static_cast<double>(v) * mb_per_s);
+std::string pcie_cell(double v, bool latency) {
+  return py_round3(latency ? v / 1000 : v * mb_per_s);
+}
+
+/// Whether the reference reads device `d`'s PCIe samples: ParsingPcieData's
+/// chips (data_parsers_config.py); a device of another chip that has samples
+/// gets one warning naming its info.json.
+result<bool> reads_pcie(prof::prof_reader& r, const std::string& prof_dir, const prof::device_info& d,
+                        std::vector<std::string>& warnings) {
+  static constexpr std::string_view chips[] = {"0", "1", "2", "3", "4", "5", "15", "16"};
+  const std::string chip = d.info.get("platform_version").as_string_or("");
+  if (std::find(std::begin(chips), std::end(chips), chip) != std::end(chips)) return true;
+  std::uint64_t samples = 0;
+  MSPROF_TRY(r.for_each_pcie(d.id, [&](const codec::PcieSample&, const codec::place&) { ++samples; }));
+  if (samples)
+    warnings.push_back(prof_dir + "/" + prof::layout::device_dir(d.id) + "/" +
+                       prof::layout::for_device(prof::layout::info_json, d.id) + ": chip \"" + chip +
+                       "\" (platform_version) is not one whose PCIe data the reference reads; no PCIe data for device " +
+                       std::to_string(d.id));
+  return false;
 }
 
 /// SQLite's MAX, MIN and AVG (its double sum over the count, 3.40) of the
@@ -229,6 +251,9 @@ result<void> for_each_pcie_sample(const std::string& prof_dir, std::vector<std::
   result<void> status;
   std::uint64_t inverted = 0;
   for (const auto& d : r->devices()) {
+    auto read = sys_io_detail::reads_pcie(*r, prof_dir, d, warnings);
+    if (!read) return read.err();
+    if (!*read) continue;
     pcie_sample s;
     s.device_id = d.id;  // the reference's parser writes the directory's id, not the sample's
     MSPROF_TRY(r->for_each_pcie(d.id, [&](const P& raw, const codec::place&) {
@@ -274,24 +299,45 @@ result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vect
   using namespace sys_io_detail;
   auto r = detail::open_for_slices(prof_dir, true, std::string(prof::layout::pcie) + ".data.", false);
   if (!r) return std::optional<table>();
-  std::map<std::uint32_t, codec::PcieSample> latest;  // by device id
+  using P = codec::PcieSample;
+  std::map<std::uint32_t, std::array<double, P::metric_count * 3>> shown;  // by device id
+  std::uint64_t inverted = 0;
   for (const auto& d : r->devices()) {
-    MSPROF_TRY(r->for_each_pcie(d.id, [&](const codec::PcieSample& s, const codec::place&) {
-      auto [it, first] = latest.emplace(d.id, s);
-      if (!first && s.timestamp > it->second.timestamp) it->second = s;
+    auto read = reads_pcie(*r, prof_dir, d, warnings);
+    if (!read) return read.err();
+    if (!*read) continue;
+    if (d.info.get("platform_version").as_string_or("") == "5") {
+      std::optional<P> latest;
+      MSPROF_TRY(r->for_each_pcie(d.id, [&](const P& s, const codec::place&) {
+        if (!latest || s.timestamp > latest->timestamp) latest = s;
+      }));
+      if (latest) std::copy(std::begin(latest->values), std::end(latest->values), shown[d.id].begin());
+      continue;
+    }
+    // SQLite 3.40's AVG of integers: their double sum (exact here) over the count.
+    std::array<double, P::metric_count * 3> sum{};
+    std::uint64_t n = 0;
+    MSPROF_TRY(r->for_each_pcie(d.id, [&](const P& s, const codec::place&) {
+      if (s.value(P::tx_p, P::max) < s.value(P::tx_p, P::min)) return void(++inverted);
+      for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += s.values[k];
+      ++n;
     }));
+    if (n == 0) continue;  // the reference's query gives NULLs, and its summary fails
+    auto& avg = shown[d.id];
+    for (std::size_t k = 0; k < sum.size(); ++k) avg[k] = sql_round(sum[k] / static_cast<double>(n), 6);
   }
   detail::slice_warnings(*r, prof::layout::pcie, warnings);
-  if (latest.empty()) return std::optional<table>();
+  detail::left_out(warnings, prof_dir, inverted,
+                   "pcie sample(s) whose Tx_p maximum is below its minimum (as the reference's summary off chip 5)");
+  if (shown.empty()) return std::optional<table>();
   table t;
   t.name = "pcie";
   t.header = {"Device_id", "Mode", "Min", "Max", "Avg"};
-  for (const auto& [dev, s] : latest)
+  for (const auto& [dev, v] : shown)
     for (const auto& m : pcie_modes) {
-      const std::uint32_t min = s.value(m.metric, codec::PcieSample::min);
+      const double min = v[m.metric * 3 + P::min];
       t.rows.push_back({std::to_string(dev), m.name, pcie_cell(min == no_min ? 0 : min, m.latency),
-                        pcie_cell(s.value(m.metric, codec::PcieSample::max), m.latency),
-                        pcie_cell(s.value(m.metric, codec::PcieSample::avg), m.latency)});
+                        pcie_cell(v[m.metric * 3 + P::max], m.latency), pcie_cell(v[m.metric * 3 + P::avg], m.latency)});
     }
   return std::optional<table>(std::move(t));
 }

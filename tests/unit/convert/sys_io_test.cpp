@@ -66,6 +66,58 @@ TEST_CASE("pcie: the pcie summary equals the reference") {
   CHECK(rows[4] == "0,Tx_latency_avg(us),1.5,2.5,3.457");
 }
 
+namespace {
+/// The golden case's collection as chip `chip` (host's and device's info.json).
+void set_chip(const path& prof, const std::string& chip) {
+  for (const auto& f : {prof / "host" / "info.json", prof / "device_0" / "info.json.0"})
+    replace_in(f, "\"platform_version\": \"5\"", "\"platform_version\": \"" + chip + "\"");
+}
+}  // namespace
+
+TEST_CASE("pcie: off chip 5 the summary averages the samples whose Tx_p maximum is not below its minimum") {
+  // The reference's output (its Python path) for this input as chip "1" and as chip "15":
+  // ROUND(AVG(x), 6) over the three samples its query keeps, then MB/s or µs.
+  const std::vector<std::string> reference = {
+      "Device_id,Mode,Min,Max,Avg",
+      "0,Tx_p_avg(MB/s),32.107,333333.651,106.812",
+      "0,Tx_np_avg(MB/s),666667.302,160.535,81.38",
+      "0,Tx_cpl_avg(MB/s),5.722,9.537,8.583",
+      "0,Tx_latency_avg(us),0.836,1.171,1.49",
+      "0,Rx_p_avg(MB/s),2730666670.163,1365333337.466,1365333338.102",
+      "0,Rx_np_avg(MB/s),8.901,9.855,9.855",
+      "0,Rx_cpl_avg(MB/s),333339.691,333340.009,333340.327",
+  };
+  for (const char* chip : {"1", "15"}) {
+    CAPTURE(chip);
+    golden::temp_copy t(kPcieCase);
+    set_chip(t.prof, chip);
+    auto s = cv::export_summary(t.prof.string(), golden::fixed_ts());
+    REQUIRE_MESSAGE(s.has_value(), s.err().what());
+    CHECK(golden::lines(golden::slurp(golden::output(t.prof, "pcie", "csv"))) == reference);
+    CHECK(std::count(s->warnings.begin(), s->warnings.end(),
+                     t.prof.string() + ": 1 pcie sample(s) whose Tx_p maximum is below its minimum (as the "
+                                       "reference's summary off chip 5) were left out") == 1);
+  }
+}
+
+TEST_CASE("pcie: a chip whose PCIe data the reference does not read has none, and a warning says so") {
+  golden::temp_copy t(kPcieCase);
+  set_chip(t.prof, "7");
+  const std::string warning = (t.prof / "device_0" / "info.json.0").string() +
+                              ": chip \"7\" (platform_version) is not one whose PCIe data the reference reads; no PCIe "
+                              "data for device 0";
+  std::vector<std::string> warnings;
+  auto p = cv::pcie_summary(t.prof.string(), warnings);
+  REQUIRE(p.has_value());
+  CHECK_FALSE(p->has_value());
+  CHECK(warnings == std::vector<std::string>{warning});
+  const auto [tl_warnings, db_warnings] = golden::timeline_and_db_warnings(t);
+  CHECK(std::count(tl_warnings.begin(), tl_warnings.end(), warning) == 1);
+  CHECK(std::count(db_warnings.begin(), db_warnings.end(), warning) == 1);
+  CHECK(golden::process_events(t.prof, kPciePid).empty());
+  CHECK(golden::table_rows(t.prof, "PCIE").empty());
+}
+
 TEST_CASE("pcie, hccs, nic, roce: a collection without their samples has none of the summaries") {
   golden::temp_copy t("ops_pipeutil");
   std::vector<std::string> warnings;
