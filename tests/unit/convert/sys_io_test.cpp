@@ -98,6 +98,13 @@ TEST_CASE("pcie: off chip 5 the summary averages the samples whose Tx_p maximum 
                      t.prof.string() + ": 1 pcie sample(s) whose Tx_p maximum is below its minimum (as the "
                                        "reference's summary off chip 5) were left out") == 1);
   }
+  // The reference's C++ timeline (chips 5, 15, 16) and db drew chip 15's PCIe as chip 5's.
+  golden::temp_copy chip5(kPcieCase), chip15(kPcieCase);
+  set_chip(chip15.prof, "15");
+  for (const auto* t : {&chip5, &chip15}) golden::timeline_and_db_warnings(*t);
+  CHECK(golden::process_events(chip15.prof, kPciePid) == golden::process_events(chip5.prof, kPciePid));
+  CHECK(golden::table_rows(chip15.prof, "PCIE") == golden::table_rows(chip5.prof, "PCIE"));
+  CHECK(golden::table_rows(chip15.prof, "PCIE").size() == 1 + 3);
 }
 
 TEST_CASE("pcie: a chip whose PCIe data the reference does not read has none, and a warning says so") {
