@@ -105,9 +105,9 @@ class cell_list {
   table::row& cells_;
 };
 
-/// Appends a row's cells to a string, each as put_text() writes it (spill.hpp:
-/// its u32 length, its bytes), the form ascend_pt's CANN part keeps rows in in
-/// its sorted runs: no string per cell.
+/// Appends a row's cells to a string as put_text() writes texts (spill.hpp:
+/// each its u32 length, then its bytes): how ascend_pt's CANN part keeps its
+/// rows in its sorted runs, with no string per cell.
 class cell_pack {
  public:
   explicit cell_pack(std::string& out) : out_(out) {}

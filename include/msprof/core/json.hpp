@@ -8,11 +8,11 @@
 //   if (!doc) { puts(doc.err().what().c_str()); }
 //   std::string f = doc->get("CPU").at(0).get("Frequency").as_string_or("");
 //
-// Objects keep their key order (the files are rewritten and diffed by people),
-// numbers keep their source text (64-bit ids and "1767268800000000" must not
-// lose digits through a double), strings are decoded UTF-8 with \u escapes
-// including surrogate pairs. Depth, size and element counts are limited, and
-// every error names the source, the byte offset and the reason.
+// Objects keep their key order (people diff the files; a repeated key keeps its
+// first place and its last value, as Python's json), numbers their source text
+// ("1767268800000000" must not lose digits through a double), strings are UTF-8
+// with \u escapes decoded, surrogate pairs too. Depth, size and element counts
+// are limited, and every error names the source, the byte offset and the reason.
 #ifndef MSPROF_CORE_JSON_HPP
 #define MSPROF_CORE_JSON_HPP
 
