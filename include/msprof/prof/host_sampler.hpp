@@ -4,8 +4,9 @@
 // sampled from /proc on a thread and written as CANN's host text slices
 // host/data/host_cpu.data.slice_0, host_mem, host_disk and host_network; and
 // CANN's --host-sys-usage=cpu,mem: the whole system's /proc/stat and
-// /proc/meminfo (host_sys_cpu, host_sys_mem) and per process its stat and
-// statm (<pid>-CpuUsage, <pid>-Memory) (docs/formats.md, "Host system usage"):
+// /proc/meminfo (host_sys_cpu, host_sys_mem) and, for every process of the
+// machine as CANN, its stat and statm (<pid>-CpuUsage, <pid>-Memory)
+// (docs/formats.md, "Host system usage"):
 //
 //   host_sampler::parts what;
 //   what.cpu = what.disk = true;
@@ -26,6 +27,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -92,7 +94,8 @@ class host_sampler {
   static constexpr std::chrono::milliseconds period_of(unsigned hz) noexcept {
     return std::chrono::milliseconds(1000 / (hz == 0 ? 50 : hz));
   }
-  /// The processes that get <pid>-CpuUsage / <pid>-Memory files (a spooled file each); more are not sampled.
+  /// The processes that get <pid>-CpuUsage / <pid>-Memory files (a spooled file each): the sampled
+  /// ones first, then the machine's others by pid; more are not sampled.
   static constexpr std::size_t max_usage_processes = 256;
 
   /// Samples `what` of `processes()` now, every `period` (at least 1 ms), and at stop().
@@ -254,6 +257,7 @@ class host_sampler {
     const auto now = std::chrono::steady_clock::now();
     if (!scanned_ || now - *scanned_ >= std::chrono::milliseconds(100)) {
       pids_ = processes_();
+      if (spool_[sys_cpu] || spool_[sys_mem]) list_usage_processes();
       scanned_ = now;
     }
     const std::uint64_t ns = detail::mono_ns();  // the collection's host clock
@@ -293,6 +297,24 @@ class host_sampler {
     return "ProcessName:" + comm + "\n";
   }
 
+  /// --host-sys-usage's processes, as CANN's: every process of the machine,
+  /// the sampled ones first (max_usage_processes leaves out others first).
+  void list_usage_processes() {
+    std::vector<pid_t> others;
+    if (DIR* d = ::opendir("/proc")) {
+      while (const dirent* e = ::readdir(d)) {
+        char* end = nullptr;
+        const long p = std::strtol(e->d_name, &end, 10);
+        if (*end == '\0' && p > 0 && std::find(pids_.begin(), pids_.end(), p) == pids_.end())
+          others.push_back(static_cast<pid_t>(p));
+      }
+      ::closedir(d);
+    }
+    std::sort(others.begin(), others.end());
+    usage_pids_ = pids_;
+    usage_pids_.insert(usage_pids_.end(), others.begin(), others.end());
+  }
+
   /// host_sys_cpu: /proc/stat's cpu lines (the total "cpu", then "cpu<n>");
   /// <pid>-CpuUsage: the process's /proc/<p>/stat, its name and the total line.
   void sample_sys_cpu(std::uint64_t ns) {
@@ -309,7 +331,7 @@ class host_sampler {
     }
     if (cpus.empty()) return;
     write_record(spool_[sys_cpu].get(), ns, sys_cpu_index_, cpus);
-    for (const pid_t p : pids_) {
+    for (const pid_t p : usage_pids_) {
       std::string stat;
       if (!detail::read_proc("/proc/" + std::to_string(p) + "/stat", stat)) continue;  // the process ended
       blank_free_comm(stat);
@@ -322,7 +344,7 @@ class host_sampler {
   /// host_sys_mem: /proc/meminfo; <pid>-Memory: the process's /proc/<p>/statm and its name.
   void sample_sys_mem(std::uint64_t ns) {
     if (detail::read_proc("/proc/meminfo", line_)) write_record(spool_[sys_mem].get(), ns, sys_mem_index_, line_ + "\n");
-    for (const pid_t p : pids_) {
+    for (const pid_t p : usage_pids_) {
       std::string statm;
       if (!detail::read_proc("/proc/" + std::to_string(p) + "/statm", statm)) continue;
       process_spool* f = process_files(p);
@@ -501,6 +523,7 @@ class host_sampler {
   file_ptr spool_[count];  // the spooled lines of each part; null when not asked for
   std::string line_;  // reused buffer for one /proc read
   std::vector<pid_t> pids_;
+  std::vector<pid_t> usage_pids_;  // --host-sys-usage's: pids_, then the machine's others
   std::optional<std::chrono::steady_clock::time_point> scanned_;
   // host_disk: the counters and time at the last line (or the start), the lines written.
   std::map<pid_t, io_counters> disk_last_;

@@ -316,4 +316,11 @@ TEST_CASE("host sampler: --host-sys-usage's records: host_sys_cpu, host_sys_mem,
   CHECK(sample.find("\"host_mem_profiling_sampling_interval\": 25") != std::string::npos);
   CHECK(sample.find("host_disk_freq") == std::string::npos);
   CHECK_FALSE(fs::exists(data + "host_cpu.data.slice_0"));  // --host-sys's parts: not asked for
+  // Every process of the machine, as CANN, not only the sampled one: the parent too, its stat line first.
+  const std::string parent = std::to_string(::getppid());
+  const std::string theirs = read_text(data + parent + "-CpuUsage.data.slice_0");
+  const auto body = theirs.find("DataLen:");
+  REQUIRE(body != std::string::npos);
+  CHECK(theirs.compare(theirs.find('\n', body) + 1, parent.size() + 2, parent + " (") == 0);
+  CHECK(fs::exists(data + parent + "-Memory.data.slice_0.done"));
 }
