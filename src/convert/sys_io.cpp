@@ -314,7 +314,7 @@ result<std::optional<table>> pcie_summary(const std::string& prof_dir, std::vect
       if (latest) std::copy(std::begin(latest->values), std::end(latest->values), shown[d.id].begin());
       continue;
     }
-    // SQLite 3.40's AVG of integers: their double sum (exact here) over the count.
+    // SQLite 3.40's AVG of integers: their sum in doubles, in file order, over the count.
     std::array<double, P::metric_count * 3> sum{};
     std::uint64_t n = 0;
     MSPROF_TRY(r->for_each_pcie(d.id, [&](const P& s, const codec::place&) {

@@ -95,8 +95,10 @@ class host_sampler {
     return std::chrono::milliseconds(1000 / (hz == 0 ? 50 : hz));
   }
   /// The processes that get <pid>-CpuUsage / <pid>-Memory files (a spooled file each): the sampled
-  /// ones first, then the machine's others by pid; more are not sampled.
+  /// ones first, then the machine's others by pid, which leave the last 64 to the sampled ones
+  /// (a program's processes that start late); more are not sampled.
   static constexpr std::size_t max_usage_processes = 256;
+  static constexpr std::size_t max_other_usage_processes = max_usage_processes - 64;
 
   /// Samples `what` of `processes()` now, every `period` (at least 1 ms), and at stop().
   static result<std::unique_ptr<host_sampler>> start(process_list processes, parts what,
@@ -279,11 +281,13 @@ class host_sampler {
     std::fputc('\n', f);
   }
 
-  /// The spooled files of process `p` (made at its first sample); null past max_usage_processes.
+  /// The spooled files of process `p` (made at its first sample); null past
+  /// max_usage_processes, or past max_other_usage_processes for one not sampled.
   process_spool* process_files(pid_t p) {
     auto it = processes_spool_.find(p);
     if (it != processes_spool_.end()) return &it->second;
-    if (processes_spool_.size() >= max_usage_processes) return nullptr;
+    const bool sampled = std::find(pids_.begin(), pids_.end(), p) != pids_.end();
+    if (processes_spool_.size() >= (sampled ? max_usage_processes : max_other_usage_processes)) return nullptr;
     process_spool s;
     if (spool_[sys_cpu] && !(s.cpu = file_ptr(std::tmpfile()))) return nullptr;
     if (spool_[sys_mem] && !(s.mem = file_ptr(std::tmpfile()))) return nullptr;
@@ -298,7 +302,7 @@ class host_sampler {
   }
 
   /// --host-sys-usage's processes, as CANN's: every process of the machine,
-  /// the sampled ones first (max_usage_processes leaves out others first).
+  /// the sampled ones first.
   void list_usage_processes() {
     std::vector<pid_t> others;
     if (DIR* d = ::opendir("/proc")) {
