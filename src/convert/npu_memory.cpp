@@ -316,8 +316,9 @@ result<void> module_mem_rows::drain(const std::function<void(const module_mem_sa
     module_mem_sample s;
     s.module_id = k.module_id;
     s.time_ns = k.time_ns;
-    std::memcpy(&s.device_id, p.data(), sizeof s.device_id);
-    std::memcpy(&s.reserved, p.data() + sizeof s.device_id, sizeof s.reserved);
+    payload_reader r{p};
+    s.device_id = r.get<decltype(s.device_id)>();
+    s.reserved = r.get<decltype(s.reserved)>();
     fn(s);
   });
 }

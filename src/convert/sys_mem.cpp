@@ -147,8 +147,7 @@ result<void> for_each_hbm_bandwidth(const std::string& prof_dir, bool from_start
     hbm_key k{};
     std::string_view payload;
     while (sorted.next(k, payload)) {
-      hbm_count row{k, 0};
-      std::memcpy(&row.count, payload.data(), sizeof row.count);
+      const hbm_count row{k, from_bytes<decltype(hbm_count::count)>(payload)};
       if (held && !(held->key == k)) MSPROF_TRY(emit(*held));
       held = row;
     }

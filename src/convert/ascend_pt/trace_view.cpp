@@ -413,8 +413,7 @@ result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const mo
         auto o = from_bytes<relation::flow_source>(p);
         for (std::size_t at = sizeof o; at + sizeof(relation::flow_target) <= p.size();
              at += sizeof(relation::flow_target)) {
-          relation::flow_target k;
-          std::memcpy(&k, p.data() + at, sizeof k);
+          const auto k = from_bytes<relation::flow_target>(p.substr(at));
           flow(ev, "s", "torch_to_npu", k.ts, o.pid, o.tid, o.ts, "async_npu");
           flow(ev, "f", "torch_to_npu", k.ts, k.pid, k.tid, k.ts, "async_npu");
         }
