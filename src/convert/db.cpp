@@ -362,7 +362,7 @@ db_window_writer::db_window_writer(std::string path, const std::string& spill_di
       tasks_(spill_dir, spill_budget / sorters),
       pmu_(spill_dir, spill_budget / sorters),
       compute_(spill_dir, spill_budget / sorters),
-      ops_(spill_dir, spill_budget / sorters),
+      overlap_(spill_dir, spill_budget / sorters),
       gaps_(spill_dir, spill_budget / sorters) {}
 
 /// Takes one window; the database is created on the first call.
@@ -595,9 +595,7 @@ std::int64_t db_window_writer::gtid(const model& m, std::uint32_t tid) {
 /// One task's rows for TASK, COMPUTE_TASK_INFO, TASK_PMU_INFO and OVERLAP_ANALYSIS.
 void db_window_writer::add_task(const model& w, const device_task& t) {
   any_pmu_ = any_pmu_ || t.pmu.has_value();
-  auto span = task_span_.try_emplace(t.device_id, t.start_ns, t.end_ns).first;
-  span->second.first = std::min(span->second.first, t.start_ns);
-  span->second.second = std::max(span->second.second, t.end_ns);
+  overlap_.add(t);
   buf_.clear();
   put(buf_, t.start_ns);
   put(buf_, t.end_ns);
@@ -611,7 +609,6 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
   if (t.memcpy) rows_of("MEMCPY_INFO").row(t.global_task_id, t.memcpy->size, t.memcpy->operation);
   if (!t.op) return;
   const op_info& op = *t.op;
-  ops_.push({t.start_ns, t.end_ns, t.device_id, 0}, {});
 
   auto dt = [](const tensor_desc& d) { return data_type_name(d.data_type); };
   auto fm = [](const tensor_desc& d) { return format_name(d.format); };
@@ -769,23 +766,17 @@ result<void> db_window_writer::write_overlap() {
     const n cells[] = {n::null_value(), n::of(std::int64_t{device}), n::of(start), n::of(end), n::of(type)};
     pages->row(oid++, cells, 5);
   };
-  bool open_interval = false;
-  detail::interval_key cur{};  // merged interval being grown
-  std::int64_t covered = 0;    // end of the device's time before cur: a gap starts here
+  std::uint32_t dev = 0;
   result<void> gaps_status;
-  auto close_interval = [&] {
-    row(cur.device_id, cur.start_ns, cur.end_ns, 0);
-    if (cur.start_ns > covered) gaps_.push({covered, cur.start_ns, cur.device_id, 0}, {});
-    covered = std::max(covered, cur.end_ns);
-  };
-  auto close_device = [&] {
-    const std::int64_t hi = task_span_[cur.device_id].second;
-    if (hi > covered) gaps_.push({covered, hi, cur.device_id, 0}, {});
+  auto open = [&](std::uint32_t d) { dev = d; };
+  auto on_compute = [&](std::int64_t b, std::int64_t e) { row(dev, b, e, 0); };
+  auto on_free = [&](std::int64_t b, std::int64_t e) { gaps_.push({b, e, dev, 0}, {}); };
+  auto close = [&](std::uint32_t) {
     // With collectives: their lane (1), and each gap split into communication not overlapped (2) and free (3).
     std::optional<hccl::overlap_lanes> comm;
-    if (comm_) comm.emplace(*comm_, cur.device_id);
+    if (comm_) comm.emplace(*comm_, dev);
     if (comm)
-      for (const auto& sp : comm->communication_spans()) row(cur.device_id, sp.first, sp.second, 1);
+      for (const auto& sp : comm->communication_spans()) row(dev, sp.first, sp.second, 1);
     auto g = gaps_.drain([&](const detail::interval_key& k, std::string_view) {
       if (!comm) return row(k.device_id, k.start_ns, k.end_ns, 3);
       const auto parts = comm->free_gap(k.start_ns, k.end_ns);
@@ -794,21 +785,7 @@ result<void> db_window_writer::write_overlap() {
     });
     if (!g && gaps_status) gaps_status = g;
   };
-  MSPROF_TRY(ops_.drain([&](const detail::interval_key& k, std::string_view) {
-    if (open_interval && k.device_id == cur.device_id && k.start_ns <= cur.end_ns) {
-      cur.end_ns = std::max(cur.end_ns, k.end_ns);
-      return;
-    }
-    if (open_interval) close_interval();
-    if (open_interval && k.device_id != cur.device_id) close_device();
-    if (!open_interval || k.device_id != cur.device_id) covered = task_span_[k.device_id].first;
-    cur = k;
-    open_interval = true;
-  }));
-  if (open_interval) {
-    close_interval();
-    close_device();
-  }
+  MSPROF_TRY(overlap_.drain(open, on_compute, on_free, close));
   return gaps_status;
 }
 

@@ -53,7 +53,7 @@ struct summary_exporter::impl {
   /// task_time's rows (summary_exporter::add_task_rows).
   void add_task_rows(const model& w) {
     for (const auto& t : w.tasks)
-      task_rows_.push_with(task_row_key::of(t), [&](std::string& b) {
+      task_rows_.push_with(task_time_key::of(t), [&](std::string& b) {
         row_text s(b, keys(task_keys_));
         s.open();
         task_time_row(s, t);
@@ -216,7 +216,7 @@ struct summary_exporter::impl {
   result<void> write_ops(const model& final, std::vector<std::string>& files) {
     {
       file f(*this, "op_summary", op_summary_header(pmu_ ? &*pmu_ : nullptr), op_rows_.size());
-      std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
+      std::optional<std::int64_t> prev_end;  // of the previous row, whatever its device (as the reference)
       MSPROF_TRY(op_rows_.drain([&](const task_row_key& k, std::string_view p) {
         auto h = from_bytes<op_row>(p);
         if (h.group != no_group) op_groups_.add(h.group, detail::dur_us(k.start_ns, h.end_ns));
@@ -224,10 +224,9 @@ struct summary_exporter::impl {
         b.append(p.substr(sizeof h, h.head_size));
         row_text s(b, keys(op_keys_));
         s.open(op_summary_wait_col);
-        op_summary_wait(s, prev && prev->first == k.device_id ? std::optional(prev->second) : std::nullopt,
-                        k.start_ns);
+        op_summary_wait(s, prev_end, k.start_ns);
         b.append(p.substr(sizeof h + h.head_size));
-        prev = {k.device_id, h.end_ns};
+        prev_end = h.end_ns;
       }));
       MSPROF_TRY(f.close(files));
     }
@@ -514,7 +513,8 @@ struct summary_exporter::impl {
   std::size_t budget_;
   std::vector<std::string> op_keys_, task_keys_, tx_keys_, mem_keys_;  // JSON object keys; empty for CSV
   std::optional<pmu_columns> pmu_;  // op_summary's PMU columns, from the first window
-  spill_sorter<task_row_key> op_rows_, task_rows_;
+  spill_sorter<task_row_key> op_rows_;
+  spill_sorter<task_time_key> task_rows_;
   spill_sorter<tx_key> tx_rows_;
   spill_sorter<arrival_key> mem_rows_;
   api_statistic_stream api_;

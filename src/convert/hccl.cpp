@@ -96,6 +96,37 @@ std::int64_t host_wall_ns(const prof::host_info& host, std::uint64_t ticks) {
       .value_or(offset > 0 ? prof::time_ns::max : prof::time_ns::min);
 }
 
+/// hccl_info's plane of a task outside any plane; the reference's thread table counts it as plane 0.
+constexpr std::uint32_t no_plane = 0xFFFFFFFF;
+
+/// Each (device, group)'s Communication threads: the group's own row and its
+/// planes'. The reference numbers the rows with one count over every device:
+/// a group takes its row, then one per plane up to its highest. It walks hash
+/// maps to do so (device -> group -> planes, filled from the tasks in start
+/// order, then copied into a second such map); these are std::unordered_map
+/// filled in the same order (devices by id), so with the same standard library
+/// (libstdc++) they are walked in its order and several groups get its rows.
+std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint32_t, std::set<std::uint32_t>>> group_threads(
+    const communication& c) {
+  using planes = std::unordered_map<std::string, std::set<std::uint32_t>>;
+  std::map<std::uint32_t, std::vector<const comm_task*>> by_device;
+  for (const auto& t : c.tasks) by_device[t.device_id].push_back(&t);
+  std::unordered_map<std::uint16_t, planes> seen, table;
+  for (const auto& [device, tasks] : by_device)
+    for (const auto* t : tasks)
+      seen[static_cast<std::uint16_t>(device)][t->group].insert(t->info.planeID == no_plane ? 0 : t->info.planeID);
+  for (const auto& [device, groups] : seen)
+    for (const auto& [group, ids] : groups) table[device][group] = ids;
+  std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint32_t, std::set<std::uint32_t>>> out;
+  std::uint32_t index = 0;
+  for (const auto& [device, groups] : table)
+    for (const auto& [group, ids] : groups) {
+      out[{device, group}] = {index, ids};
+      index += *ids.rbegin() + 2;
+    }
+  return out;
+}
+
 }  // namespace
 
 std::size_t rdma_jump(const std::string& op_name) {
@@ -275,12 +306,14 @@ communication link(const inputs& in) {
   if (tasks.empty()) return out;
 
   // Per thread, collectives by start; iteration = how often a (stream, task)
-  // came up so far. The reference walks threads in hash-map order; here by id.
+  // came up so far on the device (the reference links each device apart). It
+  // walks threads in hash-map order, filled from its host database's rows,
+  // which its threads write in the order they finish; here by id.
   std::stable_sort(tasks.begin(), tasks.end(), [](const found& a, const found& b) {
     return std::tie(a.t.host_ns, a.t.start_ns) < std::tie(b.t.host_ns, b.t.start_ns);
   });
   {
-    std::map<task_key, std::uint32_t> seen;
+    std::map<std::pair<std::uint32_t, task_key>, std::uint32_t> seen;
     std::map<std::uint32_t, std::vector<found*>> by_thread;
     for (auto& f : tasks) by_thread[f.node->thread_id].push_back(&f);
     for (auto& [tid, v] : by_thread) {
@@ -288,11 +321,12 @@ communication link(const inputs& in) {
         return std::tie(a->node->start_ns, a->t.host_ns, a->t.start_ns) <
                std::tie(b->node->start_ns, b->t.host_ns, b->t.start_ns);
       });
-      for (auto* f : v) f->t.iteration = ++seen[{f->t.stream_id, f->t.batch_id, f->t.task_id, f->t.context_id}];
+      for (auto* f : v)
+        f->t.iteration = ++seen[{f->t.device_id, {f->t.stream_id, f->t.batch_id, f->t.task_id, f->t.context_id}}];
     }
   }
   // Names: <op>_<group tail>_<group index>_<iteration>; the group index counts
-  // collectives of a group (apart for AI CPU kernels), warm-up ones not.
+  // a device's collectives of a group (apart for AI CPU kernels), warm-up ones not.
   {
     struct group_count {
       std::int64_t first = 0;
@@ -303,8 +337,9 @@ communication link(const inputs& in) {
       auto oi = op_infos.find(f.node);
       if (f.group_number == "N/A" && oi != op_infos.end()) f.group_number = std::to_string(oi->second->payload.groupName);
       const std::string& op = f.node->item;
-      const std::string key =
-          (op.find("AicpuKernel") != std::string::npos ? "AicpuKernel_" : "Normal_") + f.group_number;
+      const std::string key = std::to_string(f.t.device_id) +
+                              (op.find("AicpuKernel") != std::string::npos ? "_AicpuKernel_" : "_Normal_") +
+                              f.group_number;
       auto& g = groups[key];
       if (f.t.start_ns > in.collection_start_ns && f.t.op_host_ns > g.first) {
         g.first = f.t.op_host_ns;
@@ -388,27 +423,26 @@ communication link(const inputs& in) {
 void emit_timeline(const communication& c, std::uint32_t pid, std::uint32_t device_id, detail::event_output& out) {
   using detail::add_process_meta;
   using detail::add_thread_meta;
-  // Threads: per group its own row, then one row per plane at group + plane + 1.
-  std::map<std::string, std::set<std::uint32_t>> planes;
-  for (const auto& t : c.tasks)
-    if (t.device_id == device_id) planes[t.group].insert(t.info.planeID);
-  if (planes.empty()) return;
+  const auto threads = group_threads(c);
+  auto first = threads.lower_bound({device_id, std::string()});
+  if (first == threads.end() || first->first.first != device_id) return;
   const std::uint64_t p = format_pid(pid, sort_index::communication, device_id);
   add_process_meta(out, p, "Communication", "NPU " + std::to_string(device_id), sort_index::communication);
-  std::map<std::string, std::uint32_t> group_tid;
-  std::uint32_t index = 0;
-  for (const auto& [group, ids] : planes) {
-    group_tid[group] = index;
+  for (auto it = first; it != threads.end() && it->first.first == device_id; ++it) {
+    const std::string& group = it->first.second;
+    const std::uint32_t index = it->second.first;
     add_thread_meta(out, p, index, group == "N/A" ? "Communication" : "Group " + group + " Communication", index);
-    for (auto id : ids) add_thread_meta(out, p, index + id + 1, "Plane " + std::to_string(id), index + id + 1);
-    index += *ids.rbegin() + 2;
+    for (auto plane : it->second.second)
+      add_thread_meta(out, p, index + plane + 1, "Plane " + std::to_string(plane), index + plane + 1);
   }
+  // Every task's and collective's group has its row (the rows are made from the tasks).
+  auto group_tid = [&](const std::string& group) { return threads.find({device_id, group})->second.first; };
   for (const auto& t : c.tasks) {
-    if (t.device_id != device_id) continue;
+    if (t.device_id != device_id || t.info.planeID == no_plane) continue;  // the reference draws no such task
     trace_event e;
     e.name = t.name;
     e.pid = p;
-    e.tid = group_tid[t.group] + t.info.planeID + 1;
+    e.tid = group_tid(t.group) + t.info.planeID + 1;
     e.ts_ns = t.start_ns;
     e.dur_ns = t.end_ns - t.start_ns;
     const auto& i = t.info;
@@ -433,7 +467,7 @@ void emit_timeline(const communication& c, std::uint32_t pid, std::uint32_t devi
     trace_event e;
     e.name = op.name;
     e.pid = p;
-    e.tid = group_tid[op.group];
+    e.tid = group_tid(op.group);
     e.ts_ns = op.start_ns;
     e.dur_ns = op.end_ns - op.start_ns;
     e.args = {trace_arg::num("rank_size", op.rank_size),

@@ -401,8 +401,7 @@ table op_summary(const model& m) {
   for (const device_task* task : op_summary_tasks(m)) {
     add_row(t, [&](auto& s) {
       op_summary_head(s, *task);
-      op_summary_wait(s, prev && prev->device_id == task->device_id ? std::optional(prev->end_ns) : std::nullopt,
-                      task->start_ns);
+      op_summary_wait(s, prev ? std::optional(prev->end_ns) : std::nullopt, task->start_ns);
       op_summary_tail(s, *task, m.device(task->device_id), &pmu);
     });
     prev = task;
@@ -442,7 +441,7 @@ table task_time(const model& m) {
   std::vector<const device_task*> v;
   for (const auto& task : m.tasks) v.push_back(&task);
   std::stable_sort(v.begin(), v.end(), [](const device_task* a, const device_task* b) {
-    return std::tie(a->device_id, a->start_ns) < std::tie(b->device_id, b->start_ns);
+    return task_time_key::of(*a) < task_time_key::of(*b);
   });
   for (const device_task* task : v) add_row(t, [&](auto& s) { task_time_row(s, *task); });
   return t;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,9 @@ inline std::uint64_t cycles(double t) { return cntvct + static_cast<std::uint64_
 
 struct writer {
   prof::prof_dir& d;
-  std::vector<codec::StarsAcsqLog> acsq;  // device records in write order (cnt counts them)
-  std::vector<codec::ContextPmu> pmu;
+  std::map<std::uint16_t, std::vector<codec::StarsAcsqLog>> acsq;  // per device, in write order (cnt counts them)
+  std::vector<codec::ContextPmu> pmu;                                // device 0's
+  std::uint16_t device = 0;                                          // where the next tasks run
   bool failed = false;                    // an append failed (reported by write())
 
   template <class Bytes>
@@ -71,18 +73,20 @@ struct writer {
     r.taskType = type;
     r.kernelName = kernel;
     r.set_num_blocks(blocks);
+    r.deviceId = device;
     const auto bytes = codec::encode_task_track(tid, us(t), r);
     put(prof::stream::task_track(true), bytes);
   }
   void device_task(std::uint16_t stream, std::uint16_t task, std::uint16_t sqe, double start, double end) {
+    auto& logs = acsq[device];
     for (int e = 0; e < 2; ++e) {
       codec::StarsAcsqLog l;
-      l.set_word0(e == 0 ? codec::acsq_func_start : codec::acsq_func_end, static_cast<std::uint16_t>(acsq.size() % 16),
+      l.set_word0(e == 0 ? codec::acsq_func_start : codec::acsq_func_end, static_cast<std::uint16_t>(logs.size() % 16),
                   sqe);
       l.streamId = stream;
       l.taskId = task;
       l.timestamp = cycles(e == 0 ? start : end);
-      acsq.push_back(l);
+      logs.push_back(l);
     }
   }
   void node(double t, const char* op, std::uint32_t ge_type, const char* op_type, std::uint32_t blocks) {
@@ -137,9 +141,12 @@ struct writer {
     std::uint32_t transport;
     double dev_dur;
   };
-  void collective(double t, const char* op, std::uint64_t group, std::uint16_t first_task, double dev_start) {
+  // A collective: its Node@launch (100 µs) with node_basic_info and hccl_op_info, and four small tasks on planes
+  // first_plane and first_plane + 1.
+  void collective(double t, const char* op, std::uint64_t group, std::uint16_t first_task, double dev_start,
+                  const char* op_type = "HcomAllReduce", std::uint32_t first_plane = 0) {
     api(codec::level::node, codec::node_type::launch, t, t + 100, d.hash(op));
-    node(t + 1, op, codec::ge_task::communication, "HcomAllReduce", 0);
+    node(t + 1, op, codec::ge_task::communication, op_type, 0);
     codec::MsprofHcclOPInfo info;
     info.flags = 0;
     info.dataType = 4;  // FP32
@@ -164,7 +171,7 @@ struct writer {
       hi.localRank = 0;
       hi.remoteRank = s.remote;
       hi.rankSize = 8;
-      hi.planeID = s.plane;
+      hi.planeID = first_plane + s.plane;
       hi.ctxID = codec::context_id_none;
       hi.notifyID = 100 + task;
       hi.role = 1;
@@ -185,23 +192,26 @@ struct writer {
   }
 };
 
-/// Writes a PROF_ directory of the case's layout inside `parent` (replacing
-/// one there) with the launches `body` makes (the group's hash given); returns
-/// its path or an error.
+/// Writes a PROF_ directory of the case's layout, named `dir_name`, with
+/// `devices` devices, inside `parent` (replacing one there) with the launches
+/// `body` makes (the group's hash given); returns its path or an error.
 template <class Body>
-msprof::result<std::string> write_with(const std::string& parent, Body body) {
+msprof::result<std::string> write_with(const std::string& parent, Body body, const char* dir_name = name,
+                                       std::uint16_t devices = 1) {
   prof::prof_dir_options o;
   o.parent = parent;
-  o.name = name;
+  o.name = dir_name;
   o.pid = 1;
   o.pid_name = "hccl_case";
   o.host_clock.anchor_ns = anchor_ns;
   o.wall_us = wall_us;
   o.host_sample["hccl"] = "on";
-  prof::device_options dev;
-  dev.id = 0;
-  dev.cntvct = cntvct;
-  o.devices.push_back(dev);
+  for (std::uint16_t id = 0; id < devices; ++id) {
+    prof::device_options dev;
+    dev.id = id;
+    dev.cntvct = cntvct;
+    o.devices.push_back(dev);
+  }
   auto d = prof::prof_dir::create(o);
   if (!d) return d.err();
   MSPROF_TRY(d->register_type(codec::level::node, codec::node_type::launch, "launch"));
@@ -215,11 +225,12 @@ msprof::result<std::string> write_with(const std::string& parent, Body body) {
   writer w{*d, {}, {}};
   const std::uint64_t group = d->hash("10.0.0.1%enp_60000_0_1767268800000");
   body(w, group);
-  for (const auto& l : w.acsq) {
-    unsigned char b[codec::acsq_size];
-    codec::store(b, l);
-    MSPROF_TRY(d->append(prof::stream::stars_soc(0), b, sizeof b));
-  }
+  for (const auto& [id, logs] : w.acsq)
+    for (const auto& l : logs) {
+      unsigned char b[codec::acsq_size];
+      codec::store(b, l);
+      MSPROF_TRY(d->append(prof::stream::stars_soc(id), b, sizeof b));
+    }
   for (const auto& p : w.pmu) {
     unsigned char b[codec::context_pmu_size];
     codec::store(b, p);
@@ -239,6 +250,36 @@ inline msprof::result<std::string> write(const std::string& parent) {
     w.collective(400, "hcom_allReduce__123_0_1", group, 5, 500);
     w.kernel(520, "MatMul_3", codec::ge_task::ai_core, "MatMul", 3, rt::kernel_aicore, 600, 30);
   });
+}
+
+/// The `hccl_groups` golden case: one thread's collectives in four groups
+/// (three named in hash_dic, one only a number), launched interleaved, the
+/// last two on device 1; one group's tasks on planes 1 and 2, another's of
+/// type HcomBroadcast.
+inline constexpr char groups_name[] = "PROF_000001_20260101120000000_GOLDENHCCLGROUPS";
+inline std::filesystem::path groups_case_dir() {
+  return std::filesystem::path(MSPROF_TEST_DATA_DIR) / "golden" / "hccl_groups";
+}
+
+inline msprof::result<std::string> write_groups(const std::string& parent) {
+  return write_with(
+      parent,
+      [](writer& w, std::uint64_t a) {
+        const std::uint64_t b = w.d.hash("10.0.0.1%enp_60001_0_1767268800000");
+        const std::uint64_t c = 9876543210123ull;  // in no dictionary: shown as its number
+        const std::uint64_t d = w.d.hash("10.0.0.2%enp_60002_1_1767268800000");
+        w.kernel(100, "MatMul_1", codec::ge_task::ai_core, "MatMul", 1, rt::kernel_aicore, 200, 40);
+        w.collective(200, "hcom_allReduce__123_0_1", a, 2, 300);
+        w.collective(400, "hcom_broadcast__456_0_1", b, 6, 500, "HcomBroadcast");
+        w.collective(600, "hcom_allReduce__789_0_1", c, 10, 700);
+        w.collective(800, "hcom_allReduce__123_0_1", a, 14, 900);
+        w.device = 1;
+        w.collective(1000, "hcom_allReduce__321_0_1", d, 18, 1100, "HcomAllReduce", 1);
+        w.collective(1200, "hcom_broadcast__456_0_1", b, 22, 1300, "HcomBroadcast");
+        w.device = 0;
+        w.kernel(1400, "Add_2", codec::ge_task::ai_vector_core, "Add", 2, rt::kernel_aivec, 1500, 10);
+      },
+      groups_name, 2);
 }
 
 }  // namespace hccl_prof

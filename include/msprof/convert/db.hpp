@@ -24,6 +24,7 @@
 
 #include "../core/error.hpp"
 #include "model.hpp"
+#include "overlap.hpp"
 #include "spill.hpp"
 #include "sqlite_pages.hpp"
 #include "summary.hpp"
@@ -331,11 +332,10 @@ class db_window_writer {
   const hccl::communication* comm_ = nullptr;
   void write_communication();
   std::optional<pmu_columns> pmu_cols_;  ///< the collection's PMU metrics, from the first task with PMU
-  /// Per device: first task start, last task end (OVERLAP_ANALYSIS's free time).
-  std::map<std::uint32_t, std::pair<std::int64_t, std::int64_t>> task_span_;
   spill_sorter<detail::id_key> apis_, tasks_, pmu_;
   spill_sorter<detail::compute_key> compute_;
-  spill_sorter<detail::interval_key> ops_, gaps_;
+  overlap_windows overlap_;                  ///< OVERLAP_ANALYSIS's compute intervals and free time
+  spill_sorter<detail::interval_key> gaps_;  ///< a device's free gaps, until its lanes are written
   std::string buf_;  ///< the payload being built
   std::vector<db_table_stat> stats_;
   std::vector<std::string> warnings_;

@@ -123,8 +123,8 @@ communication link(const inputs& in);
 
 /// The Communication process of msprof_<ts>.json for one device (metadata,
 /// collectives and their HostToDevice flow ends, tasks by plane), handed to
-/// `out`; nothing without tasks on it. Several groups are numbered by name
-/// (the reference's order is its hash map's).
+/// `out`; nothing without tasks on it. Groups get their rows in the
+/// reference's order, one count over all devices (hccl.cpp, group_threads).
 void emit_timeline(const communication& c, std::uint32_t pid, std::uint32_t device_id, detail::event_output& out);
 
 /// communication_statistic's columns, and its rows of one device (none

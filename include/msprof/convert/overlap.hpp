@@ -48,11 +48,12 @@ class overlap_merger {
     start_ = start;
     end_ = end;
   }
-  /// After the last interval: the rest of the free time (only when some interval was seen).
+  /// After the last interval: the rest of the free time (all of it when no
+  /// interval came: a device of communication or other tasks only).
   template <class Compute, class Free>
   void finish(Compute&& compute, Free&& free) {
     close(compute, free);
-    if (any_ && hi_ > cur_) free(cur_, hi_);
+    if (hi_ > cur_) free(cur_, hi_);
   }
 
  private:
@@ -62,13 +63,12 @@ class overlap_merger {
     compute(start_, end_);
     if (start_ > cur_) free(cur_, start_);
     cur_ = std::max(cur_, end_);
-    any_ = true;
     open_ = false;
   }
 
   std::int64_t cur_, hi_;  ///< end of the covered time so far; last task end
   std::int64_t start_ = 0, end_ = 0;  ///< the merged interval still growing
-  bool open_ = false, any_ = false;
+  bool open_ = false;
 };
 
 /// Overlap Analysis of a model handed over in windows: add() every task, then

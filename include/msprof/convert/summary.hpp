@@ -226,6 +226,18 @@ struct task_row_key {
   }
 };
 
+/// task_time's row order: by start over all devices (the reference sorts its
+/// rows by the start cell alone), then device and launch.
+struct task_time_key {
+  std::int64_t start_ns;
+  std::uint32_t device_id;
+  std::uint64_t global_task_id;
+  static task_time_key of(const device_task& t) noexcept { return {t.start_ns, t.device_id, t.global_task_id}; }
+  bool operator<(const task_time_key& o) const noexcept {
+    return std::tie(start_ns, device_id, global_task_id) < std::tie(o.start_ns, o.device_id, o.global_task_id);
+  }
+};
+
 /// Tasks of op_summary order: ops only, by device, then start time, then launch.
 std::vector<const device_task*> op_summary_tasks(const model& m);
 
@@ -245,8 +257,8 @@ inline constexpr std::size_t op_summary_wait_col = 10;
 template <class Cells>
 void op_summary_head(Cells& s, const device_task& t);
 
-/// The wait cell: start minus the end of the previous op of the same device
-/// (prev_end_ns; none for a device's first op), never negative.
+/// The wait cell: start minus the end of the previous row, of any device as in
+/// the reference (prev_end_ns; none for the first row), never negative.
 template <class Cells>
 void op_summary_wait(Cells& s, std::optional<std::int64_t> prev_end_ns, std::int64_t start_ns);
 

@@ -133,7 +133,7 @@ result<void> kernel_details(cann_part& cann, const profiler_info& info, const st
   return out.end();
 }
 
-/// task_time (the CANN summary torch_npu copies), row by row: tasks by device, then start.
+/// task_time (the CANN summary torch_npu copies), row by row: tasks by start over all devices.
 result<void> task_time_rows(cann_part& cann, table_sink& out) {
   if (cann.task_time_rows() == 0) return {};
   out.begin("task_time", task_time_header());

@@ -71,13 +71,12 @@ void cann_part::add(const model& w) {
   // Rows are packed straight into the sorters' memory.
   for (const auto& t : w.tasks) {
     overlap_->add(t);
-    const auto key = task_row_key::of(t);
-    task_rows_->push_with(key, [&](std::string& b) {
+    task_rows_->push_with(task_time_key::of(t), [&](std::string& b) {
       cell_pack s(b);
       task_time_row(s, t);
     });
     if (!in_op_summary(t)) continue;
-    op_rows_->push_with(key, [&](std::string& b) {
+    op_rows_->push_with(task_row_key::of(t), [&](std::string& b) {
       const std::size_t at = b.size();
       b.append(sizeof(op_row_head), '\0');
       cell_pack s(b);
@@ -106,7 +105,7 @@ std::size_t cann_part::task_time_rows() const noexcept { return task_rows_ ? tas
 
 result<void> cann_part::drain_op_summary(const std::function<result<void>(table::row&)>& row) {
   if (!op_rows_) return {};
-  std::optional<std::pair<std::uint32_t, std::int64_t>> prev;  // device and end of the previous row
+  std::optional<std::int64_t> prev_end;  // of the previous row, whatever its device (as the reference)
   result<void> status;
   table::row cells;
   MSPROF_TRY(op_rows_->drain([&](const task_row_key& k, std::string_view p) {
@@ -117,10 +116,10 @@ result<void> cann_part::drain_op_summary(const std::function<result<void>(table:
     cell_pack::unpack(p.substr(sizeof h), cells);
     table::row wait;
     cell_list s(wait);
-    op_summary_wait(s, prev && prev->first == k.device_id ? std::optional(prev->second) : std::nullopt, k.start_ns);
+    op_summary_wait(s, prev_end, k.start_ns);
     cells.insert(cells.begin() + std::min<std::ptrdiff_t>(h.head_cells, static_cast<std::ptrdiff_t>(cells.size())),
                  wait.begin(), wait.end());
-    prev = {k.device_id, h.end_ns};
+    prev_end = h.end_ns;
     status = row(cells);
   }));
   return status;
@@ -148,7 +147,7 @@ result<void> cann_part::drain_task_time(const std::function<result<void>(table::
   if (!task_rows_) return {};
   result<void> status;
   table::row cells;
-  MSPROF_TRY(task_rows_->drain([&](const task_row_key&, std::string_view p) {
+  MSPROF_TRY(task_rows_->drain([&](const task_time_key&, std::string_view p) {
     if (!status) return;
     cells.clear();
     cell_pack::unpack(p, cells);

@@ -26,7 +26,8 @@ void check_lines_equal(const std::vector<std::string>& expected, const std::vect
 
 TEST_CASE("golden: summaries are byte-identical to the reference CSVs") {
   std::vector<std::string> all(std::begin(golden::cases), std::end(golden::cases));
-  all.push_back("hccl_allreduce");  // communication_statistic and the collectives' op_summary rows too
+  // communication_statistic and the collectives' op_summary rows too
+  for (const char* c : {"hccl_allreduce", "hccl_groups"}) all.push_back(c);
   for (const auto& c : all) {
     CAPTURE(c);
     golden::temp_copy t(c);
@@ -43,8 +44,9 @@ TEST_CASE("golden: summaries are byte-identical to the reference CSVs") {
 }
 
 TEST_CASE("golden: timeline events equal the reference as a multiset, ids compared by links") {
-  for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed", "hccl_allreduce", "pcie",
-                        "hccs", "nic", "roce", "hbm", "llc", "host_usage", "host_io", "host_sys_usage"}) {
+  for (const char* c : {"host_api_only", "mstx_domains", "ops_pipeutil", "multi_thread_mixed", "hccl_allreduce",
+                        "hccl_groups", "pcie", "hccs", "nic", "roce", "hbm", "llc", "host_usage", "host_io",
+                        "host_sys_usage"}) {
     CAPTURE(c);
     golden::temp_copy t(c);
     golden::export_everything(t);
@@ -166,10 +168,9 @@ std::string query_lines(const golden::fs::path& db_path, const char* sql) {
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("golden: hccl_allreduce's db communication tables, strings and tasks resolved, equal the reference's") {
-  golden::temp_copy t("hccl_allreduce");
+/// The case's COMMUNICATION_OP and COMMUNICATION_TASK_INFO rows, and its overlap lanes, equal the reference's.
+void check_communication_db(const char* c) {
+  golden::temp_copy t(c);
   golden::export_everything(t);
   const auto db = t.prof / "msprof_T.db";
   // String ids and global task ids are numbered in registration order, so the
@@ -186,12 +187,12 @@ TEST_CASE("golden: hccl_allreduce's db communication tables, strings and tasks r
                   "FROM COMMUNICATION_TASK_INFO c JOIN TASK k ON k.globalTaskId = c.globalTaskId JOIN STRING_IDS n "
                   "ON n.id = c.name JOIN STRING_IDS ty ON ty.id = c.taskType JOIN COMMUNICATION_OP o ON o.opId = "
                   "c.opId JOIN STRING_IDS opn ON opn.id = o.opName ORDER BY k.startNs");
-  CHECK(got == golden::slurp(golden::case_dir("hccl_allreduce") / "expected" / "communication_db.txt"));
+  CHECK(got == golden::slurp(golden::case_dir(c) / "expected" / "communication_db.txt"));
   // The overlap lanes: communication (1), not overlapped (2) and free (3) as the reference has them.
   const char* lanes = "SELECT deviceId, startNs, endNs, type FROM OVERLAP_ANALYSIS ORDER BY type, startNs";
   sqlite3* ref = nullptr;
   REQUIRE(sqlite3_open(":memory:", &ref) == SQLITE_OK);
-  const std::string dump = golden::slurp(golden::case_dir("hccl_allreduce") / "expected" / "db.sql");
+  const std::string dump = golden::slurp(golden::case_dir(c) / "expected" / "db.sql");
   REQUIRE(sqlite3_exec(ref, dump.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
   std::string want;
   sqlite3_exec(
@@ -206,4 +207,13 @@ TEST_CASE("golden: hccl_allreduce's db communication tables, strings and tasks r
   sqlite3_close(ref);
   CHECK(want.find("|1\n") != std::string::npos);
   CHECK(query_lines(db, lanes) == want);
+}
+
+}  // namespace
+
+TEST_CASE("golden: the HCCL cases' db communication tables, strings and tasks resolved, equal the reference's") {
+  for (const char* c : {"hccl_allreduce", "hccl_groups"}) {
+    CAPTURE(c);
+    check_communication_db(c);
+  }
 }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -284,13 +285,23 @@ TEST_CASE("summary windows: row order across windows") {
   CHECK(tx.rows[3][10] == "step 1, \"quoted\"\t");
   CHECK(tx.rows[4][10] == "step 2");
   CHECK(tx.rows[5][10] == "step 14");
-  // op_summary / task_time: by device, start, then launch; the wait cell of a
-  // device's first op is 0.
+  // op_summary: by device, start, then launch; the wait cell of the first op is
+  // 0, that of a later device's first op counts from the previous row, as the
+  // reference's. task_time: by start over the devices, then device.
   const auto ops = cv::op_summary(m);
-  std::string last_device;
-  for (const auto& r : ops.rows) {
-    if (r[0] != last_device) CHECK(r[10] == "0");
-    last_device = r[0];
+  REQUIRE(ops.rows.size() > 1);
+  CHECK(ops.rows[0][10] == "0");
+  std::set<std::string> devices;
+  for (std::size_t k = 1; k < ops.rows.size(); ++k) {
+    CHECK(ops.rows[k][0] >= ops.rows[k - 1][0]);
+    CHECK(ops.rows[k][10] != "0");
+    devices.insert(ops.rows[k][0]);
+  }
+  CHECK(devices.size() > 1);
+  const auto tasks = cv::task_time(m);
+  for (std::size_t k = 1; k < tasks.rows.size(); ++k) {
+    CHECK(tasks.rows[k][6] >= tasks.rows[k - 1][6]);
+    if (tasks.rows[k][6] == tasks.rows[k - 1][6]) CHECK(tasks.rows[k][0] >= tasks.rows[k - 1][0]);
   }
   // One call and one task a window, in reverse launch order, give the same files.
   cv::export_options o = options("csv");

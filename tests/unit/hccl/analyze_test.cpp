@@ -183,6 +183,31 @@ TEST_CASE("hccl analyze: write_analysis writes the reference's analyze directory
   fs::remove_all(tmp);
 }
 
+TEST_CASE("hccl analyze: several groups' collectives as the reference analyses them (hccl_groups)") {
+  const fs::path tmp = fs::temp_directory_path() / ("msprof_hccl_groups_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  fs::copy(hccl_prof::groups_case_dir() / "input", tmp, fs::copy_options::recursive);
+  const fs::path prof = tmp / hccl_prof::groups_name;
+  // Both devices: device 0 is analysed, and device 1 is said to be left out.
+  auto both = hc::write_analysis(prof.string());
+  REQUIRE_MESSAGE(both, (both ? "" : both.err().message));
+  REQUIRE(both->warnings.size() == 1);
+  CHECK(both->warnings[0].find("device 1 left out") != std::string::npos);
+  // Device 0 alone (the reference's files were made so: it merges two devices'
+  // collectives of the same name into one).
+  fs::remove_all(prof / "device_1");
+  auto w = hc::write_analysis(prof.string());
+  REQUIRE_MESSAGE(w, (w ? "" : w.err().message));
+  CHECK(w->warnings.empty());
+  const fs::path want = hccl_prof::groups_case_dir() / "expected" / "analyze";
+  for (const char* f : {"communication.json", "communication_matrix.json"})
+    CHECK(read_text(prof / "analyze" / f) == read_text(want / f));
+  CHECK(golden::canonical_db(prof / "analyze" / "communication_analyzer.db") ==
+        golden::lines(read_text(want / "communication_analyzer.canonical.sql")));
+  fs::remove_all(tmp);
+}
+
 TEST_CASE("hccl analyze: a collection without HCCL data writes nothing and says so") {
   const auto dir = fs::path(MSPROF_TEST_DATA_DIR) / "golden" / "ops_pipeutil" / "input";
   fs::path prof;

@@ -95,7 +95,8 @@ class cann_part {
   std::map<std::uint64_t, pending_kernel> pending_;  ///< connection id -> first task so far
   std::unique_ptr<launch_runs> acl_;
   // Text.
-  std::optional<spill_sorter<task_row_key>> op_rows_, task_rows_;
+  std::optional<spill_sorter<task_row_key>> op_rows_;
+  std::optional<spill_sorter<task_time_key>> task_rows_;
   std::optional<api_statistic_stream> apis_;
   std::optional<overlap_windows> overlap_;
   std::optional<timeline_collector> timeline_;
