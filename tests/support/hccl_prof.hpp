@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The PROF_ directory of the `hccl_allreduce` golden case (tests/golden/README.md):
-// one host thread launches ordinary kernels and two hcom_allReduce_ collectives;
+// The PROF_ directories of the `hccl_allreduce` and `hccl_groups` golden cases
+// (tests/golden/README.md). hccl_allreduce: one host thread launches ordinary
+// kernels and two hcom_allReduce_ collectives;
 // each collective is a Node@launch with node_basic_info and hccl_op_info, holding
 // four HCCL-level (5500, "master") APIs, one small task each (hccl_info +
 // task_track), on two planes / streams; the device runs every task (ACSQ) and
