@@ -106,8 +106,7 @@ constexpr std::uint32_t no_plane = 0xFFFFFFFF;
 /// order, then copied into a second such map); these are std::unordered_map
 /// filled in the same order (devices by id), so with the same standard library
 /// (libstdc++) they are walked in its order and several groups get its rows.
-std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint32_t, std::set<std::uint32_t>>> group_threads(
-    const communication& c) {
+std::map<std::pair<std::uint32_t, std::string>, group_rows> group_threads(const communication& c) {
   using planes = std::unordered_map<std::string, std::set<std::uint32_t>>;
   std::map<std::uint32_t, std::vector<const comm_task*>> by_device;
   for (const auto& t : c.tasks) by_device[t.device_id].push_back(&t);
@@ -117,7 +116,7 @@ std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint32_t, std::se
       seen[static_cast<std::uint16_t>(device)][t->group].insert(t->info.planeID == no_plane ? 0 : t->info.planeID);
   for (const auto& [device, groups] : seen)
     for (const auto& [group, ids] : groups) table[device][group] = ids;
-  std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint32_t, std::set<std::uint32_t>>> out;
+  std::map<std::pair<std::uint32_t, std::string>, group_rows> out;
   std::uint32_t index = 0;
   for (const auto& [device, groups] : table)
     for (const auto& [group, ids] : groups) {
@@ -417,26 +416,27 @@ communication link(const inputs& in) {
   }
   out.ops = std::move(kept);
   std::stable_sort(out.ops.begin(), out.ops.end(), [](const comm_op& a, const comm_op& b) { return a.start_ns < b.start_ns; });
+  out.rows = group_threads(out);
   return out;
 }
 
 void emit_timeline(const communication& c, std::uint32_t pid, std::uint32_t device_id, detail::event_output& out) {
   using detail::add_process_meta;
   using detail::add_thread_meta;
-  const auto threads = group_threads(c);
+  const auto& threads = c.rows;
   auto first = threads.lower_bound({device_id, std::string()});
   if (first == threads.end() || first->first.first != device_id) return;
   const std::uint64_t p = format_pid(pid, sort_index::communication, device_id);
   add_process_meta(out, p, "Communication", "NPU " + std::to_string(device_id), sort_index::communication);
   for (auto it = first; it != threads.end() && it->first.first == device_id; ++it) {
     const std::string& group = it->first.second;
-    const std::uint32_t index = it->second.first;
+    const std::uint32_t index = it->second.tid;
     add_thread_meta(out, p, index, group == "N/A" ? "Communication" : "Group " + group + " Communication", index);
-    for (auto plane : it->second.second)
+    for (auto plane : it->second.planes)
       add_thread_meta(out, p, index + plane + 1, "Plane " + std::to_string(plane), index + plane + 1);
   }
   // Every task's and collective's group has its row (the rows are made from the tasks).
-  auto group_tid = [&](const std::string& group) { return threads.find({device_id, group})->second.first; };
+  auto group_tid = [&](const std::string& group) { return threads.find({device_id, group})->second.tid; };
   for (const auto& t : c.tasks) {
     if (t.device_id != device_id || t.info.planeID == no_plane) continue;  // the reference draws no such task
     trace_event e;

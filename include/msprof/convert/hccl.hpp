@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -100,9 +102,19 @@ struct comm_op {
   std::uint64_t count = 0;
 };
 
+/// A group's Communication rows on one device: its own thread and its planes'
+/// (plane p at tid + p + 1).
+struct group_rows {
+  std::uint32_t tid = 0;
+  std::set<std::uint32_t> planes;
+};
+
 struct communication {
   std::vector<comm_op> ops;      ///< by start
   std::vector<comm_task> tasks;  ///< by device start
+  /// By (device, group), numbered in the reference's order with one count
+  /// over all devices (hccl.cpp, group_threads).
+  std::map<std::pair<std::uint32_t, std::string>, group_rows> rows;
   std::vector<std::string> warnings;
 };
 
@@ -123,8 +135,7 @@ communication link(const inputs& in);
 
 /// The Communication process of msprof_<ts>.json for one device (metadata,
 /// collectives and their HostToDevice flow ends, tasks by plane), handed to
-/// `out`; nothing without tasks on it. Groups get their rows in the
-/// reference's order, one count over all devices (hccl.cpp, group_threads).
+/// `out`; nothing without tasks on it. Groups are drawn on `c.rows`.
 void emit_timeline(const communication& c, std::uint32_t pid, std::uint32_t device_id, detail::event_output& out);
 
 /// communication_statistic's columns, and its rows of one device (none
