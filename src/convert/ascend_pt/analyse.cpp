@@ -737,11 +737,19 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   // an unreadable directory is the load's error to report (idle collector).
   auto opened = hccl::collector::open(l.d.prof_dir);
   hccl::collector comm = opened ? std::move(*opened) : hccl::collector{};
+  // FRAMEWORK/ is decoded beside the load from its first window on, which
+  // gives the session's clock (of l.d, the windows' writers read only dir and
+  // info, which place_framework leaves alone).
+  side_work<std::int64_t> framework(threaded, [&](const std::int64_t& wall_offset_ns) {
+    place_framework(l.d, wall_offset_ns, bytes_read, lo.spill_dir, spill_budget);
+  });
   auto m = load_windows(l.d.prof_dir, lo, [&](model& w) {
+    framework.start(w.session.wall_offset_ns);
     comm.add(w);
     l.cann->add(w);
     if (db) db->add(w, l.d);
   });
+  if (m) framework.finish(m->session.wall_offset_ns);
   if (!m) return m.err();
   l.m = std::move(*m);
   l.cann->finish(l.m);
@@ -750,7 +758,6 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   l.comm = std::move(*linked_comm);
   if (text) l.cann->timeline().set_communication(l.comm);
   if (db) db->set_communication(l.comm);
-  place_framework(l.d, l.m.session.wall_offset_ns, bytes_read, lo.spill_dir, spill_budget);
   l.warnings = std::move(l.d.warnings);
   for (auto& w : l.m.warnings) l.warnings.push_back(std::move(w));
   for (auto& w : l.comm.warnings) l.warnings.push_back(w);

@@ -38,9 +38,10 @@ record_list::record_list(std::size_t record_size, std::string dir, std::size_t b
     dir = fs::temp_directory_path(ec).string();
     if (dir.empty()) dir = "/tmp";
   }
-  // Read back whole and in order, a list gains nothing from more than a few
-  // MiB in memory but a file avoided, and a directory has several of them.
-  constexpr std::size_t most_held = std::size_t{4} << 20;
+  // Read back whole and in order, a list gains nothing from more than a MiB
+  // in memory but a file avoided, and a directory has several of them, filled
+  // beside the PROF_ part's load (analyse.cpp).
+  constexpr std::size_t most_held = std::size_t{1} << 20;
   s_ = std::make_shared<state>(std::move(dir), std::min(budget, most_held));
 }
 
@@ -240,14 +241,15 @@ result<pt_dir> read_pt_dir(const std::string& dir) {
 
 namespace {
 
-/// Reads a FRAMEWORK file a few MiB at a time: whole records only, a cut
-/// record waits for the next read; what is left at the end is the file's
-/// damaged tail. decode(bytes, n, base) is called for each piece (base: the
-/// file offset of bytes[0]).
+/// Reads a FRAMEWORK file a MiB at a time: whole records only, a cut record
+/// waits for the next read; what is left at the end is the file's damaged
+/// tail. decode(bytes, n, base) is called for each piece (base: the file
+/// offset of bytes[0]). A piece's records are held decoded, beside the PROF_
+/// part's load (analyse.cpp): larger pieces only take more memory.
 template <class Decode>
 result<void> decode_file(fw::file_kind kind, const std::string& path, std::atomic<std::uint64_t>* bytes_read,
                          Decode decode) {
-  constexpr std::size_t chunk = std::size_t{4} << 20;
+  constexpr std::size_t chunk = std::size_t{1} << 20;
   std::uint64_t size = 0;
   auto opened = codec::open_regular(path, size);
   if (!opened) return make_error(opened.err().code, opened.err().message + "; file skipped");
@@ -351,7 +353,8 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   std::string run_dir = spill_dir;
   if (run_dir.empty()) run_dir = fs::temp_directory_path(ec).string();
   if (run_dir.empty()) run_dir = "/tmp";
-  spill_sorter<mark_key> marks(run_dir, spill_budget);
+  // A quarter of the budget: this runs beside the PROF_ part's load (analyse.cpp).
+  spill_sorter<mark_key> marks(run_dir, spill_budget / 4);
   d.spill_dir = run_dir;
   d.spill_budget = spill_budget;
   if (d.ops.empty()) d.ops = spilled_list<fw_op>(run_dir, spill_budget);
