@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../../support/hccl_prof.hpp"
 #include "../../support/temp_dir.hpp"
@@ -153,22 +154,38 @@ TEST_CASE("hccl analyze: nothing on the device, no files") {
   CHECK(hc::communication_matrix_json(a).empty());
 }
 
+namespace {
+
+/// The golden case's input, copied into `tmp` (the analysis writes into it):
+/// the PROF_ directory `name` there.
+fs::path copy_input(const temp_dir& tmp, const fs::path& case_dir, const char* name) {
+  fs::copy(case_dir / "input", tmp.path, fs::copy_options::recursive);
+  return tmp / name;
+}
+
+/// The lines of the case's expected communication_analyzer db, canonical.
+std::vector<std::string> expected_analyzer_db(const fs::path& case_dir) {
+  return golden::lines(read_text(case_dir / "expected" / "analyze" / "communication_analyzer.canonical.sql"));
+}
+
+/// `prof`'s analyze/ files equal the case's expected ones.
+void check_analyze_dir(const fs::path& prof, const fs::path& case_dir) {
+  const fs::path want = case_dir / "expected" / "analyze";
+  for (const char* f : {"communication.json", "communication_matrix.json"})
+    CHECK(read_text(prof / "analyze" / f) == read_text(want / f));
+  CHECK(golden::canonical_db(prof / "analyze" / "communication_analyzer.db") == expected_analyzer_db(case_dir));
+}
+
+}  // namespace
+
 TEST_CASE("hccl analyze: write_analysis writes the reference's analyze directory") {
-  const fs::path tmp = fs::temp_directory_path() / ("msprof_hccl_analyze_" + std::to_string(::getpid()));
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
-  fs::copy(hccl_prof::case_dir() / "input", tmp, fs::copy_options::recursive);
-  const fs::path prof = tmp / hccl_prof::name;
+  const temp_dir tmp("msprof_hccl_analyze");
+  const fs::path prof = copy_input(tmp, hccl_prof::case_dir(), hccl_prof::name);
   auto w = hc::write_analysis(prof.string());
   REQUIRE_MESSAGE(w, (w ? "" : w.err().message));
   CHECK(w->warnings.empty());
   REQUIRE(w->files.size() == 3);
-  const fs::path want = hccl_prof::case_dir() / "expected" / "analyze";
-  for (const char* f : {"communication.json", "communication_matrix.json"})
-    CHECK(read_text(prof / "analyze" / f) == read_text(want / f));
-  const auto got_db = golden::canonical_db(prof / "analyze" / "communication_analyzer.db");
-  const auto want_db = golden::lines(read_text(want / "communication_analyzer.canonical.sql"));
-  CHECK(got_db == want_db);
+  check_analyze_dir(prof, hccl_prof::case_dir());
   // Again over its own output with the matrix rule and --type=db: the db replaced, holding the matrix only.
   hc::analyze_options o;
   o.text = false;
@@ -177,18 +194,14 @@ TEST_CASE("hccl analyze: write_analysis writes the reference's analyze directory
   REQUIRE(again);
   CHECK(again->files.size() == 1);
   std::vector<std::string> matrix_only;
-  for (const auto& l : want_db)
+  for (const auto& l : expected_analyzer_db(hccl_prof::case_dir()))
     if (l.find("CommAnalyzerMatrix") != std::string::npos) matrix_only.push_back(l);
   CHECK(golden::canonical_db(prof / "analyze" / "communication_analyzer.db") == matrix_only);
-  fs::remove_all(tmp);
 }
 
 TEST_CASE("hccl analyze: several groups' collectives as the reference analyses them (hccl_groups)") {
-  const fs::path tmp = fs::temp_directory_path() / ("msprof_hccl_groups_" + std::to_string(::getpid()));
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
-  fs::copy(hccl_prof::groups_case_dir() / "input", tmp, fs::copy_options::recursive);
-  const fs::path prof = tmp / hccl_prof::groups_name;
+  const temp_dir tmp("msprof_hccl_groups");
+  const fs::path prof = copy_input(tmp, hccl_prof::groups_case_dir(), hccl_prof::groups_name);
   // Both devices: device 0 is analysed, and device 1 is said to be left out.
   auto both = hc::write_analysis(prof.string());
   REQUIRE_MESSAGE(both, (both ? "" : both.err().message));
@@ -200,12 +213,7 @@ TEST_CASE("hccl analyze: several groups' collectives as the reference analyses t
   auto w = hc::write_analysis(prof.string());
   REQUIRE_MESSAGE(w, (w ? "" : w.err().message));
   CHECK(w->warnings.empty());
-  const fs::path want = hccl_prof::groups_case_dir() / "expected" / "analyze";
-  for (const char* f : {"communication.json", "communication_matrix.json"})
-    CHECK(read_text(prof / "analyze" / f) == read_text(want / f));
-  CHECK(golden::canonical_db(prof / "analyze" / "communication_analyzer.db") ==
-        golden::lines(read_text(want / "communication_analyzer.canonical.sql")));
-  fs::remove_all(tmp);
+  check_analyze_dir(prof, hccl_prof::groups_case_dir());
 }
 
 TEST_CASE("hccl analyze: a collection without HCCL data writes nothing and says so") {
