@@ -42,9 +42,16 @@ struct part_results {
 /// `records` counts API calls, tasks, mstx events and mstx memory records.
 result<void> check_not_empty(const std::string& prof_dir, std::size_t records, const model& final) {
   if (records != 0 || !final.iterations.empty()) return {};
+  std::string why = "(empty, damaged or missing slices?)";
+  if (final.session.unfinished) {  // killed before its first save: say what it lost
+    why = "(the collection did not finish: the program was killed or crashed before its first save";
+    for (const auto& [k, n] : final.session.losses)
+      if (k == "lost_at_kill") why += "; " + std::to_string(n) + " mstx call(s) were lost in its memory (lost_at_kill)";
+    why += ")";
+  }
   return make_error(errc::not_found, prof_dir +
                                          ": nothing to export: no API call, task, mstx event, mstx memory record or "
-                                         "step-trace iteration in any data slice (empty, damaged or missing slices?)");
+                                         "step-trace iteration in any data slice " + why);
 }
 
 /// export_options::chrome_too: whether the chrome form is written beside the

@@ -547,7 +547,14 @@ result<staging_summary> for_each_staged(const std::string& path, Fn&& fn) {
   sum.bytes += bytes.size();
   std::vector<std::string> strings;
   std::uint64_t cut = 0;
-  MSPROF_TRY(decode_staging_strings(bytes, strings_file, strings, &cut));
+  if (bytes.size() < staging::magic_bytes &&
+      std::memcmp(bytes.data(), layout::staging_strings_magic, bytes.size()) == 0) {
+    // Killed before the first flush: no strings, so no chunk can hold a record.
+    if (!bytes.empty())
+      sum.warnings.push_back(strings_file + ": offset 0: cut magic (" + std::to_string(bytes.size()) + " bytes) ignored");
+  } else {
+    MSPROF_TRY(decode_staging_strings(bytes, strings_file, strings, &cut));
+  }
   if (cut != 0) sum.warnings.push_back(strings_file + ": offset " + std::to_string(cut) + ": cut last string ignored");
   bytes.clear();
   bytes.shrink_to_fit();

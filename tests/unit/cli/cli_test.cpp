@@ -1201,15 +1201,21 @@ TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run
     const auto out = s.root / "out";
     const pid_t pid = start_collecting(out, "ranges");
     REQUIRE(pid >= 0);
-    const int delay_ms = std::uniform_int_distribution<int>(5, 400)(rng);
+    // The moment counts from the first call's directory, not from exec: under
+    // TSan and load the start alone can take longer than the longest delay.
+    fs::path prof;
+    for (int i = 0; i < 2000 && prof.empty(); ++i) {
+      prof = prof_dir_in(out);
+      if (prof.empty()) ::usleep(10000);
+    }
+    const int delay_ms = std::uniform_int_distribution<int>(0, 500)(rng);
     CAPTURE(delay_ms);
     ::usleep(static_cast<useconds_t>(delay_ms) * 1000);
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
     REQUIRE(WIFSIGNALED(status));
-    const fs::path prof = prof_dir_in(out);
-    if (prof.empty()) continue;  // killed before the first call made a directory
+    REQUIRE(!prof.empty());
     const auto r = s.run({"export", "summary", "-dir", prof.string()});
     CAPTURE(r.err);
     // Exported with a warning, or nothing saved yet: never a crash or a silent success.
@@ -1220,13 +1226,53 @@ TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run
       // Every call is accounted for: in the trace, counted lost during the run, or lost at the kill.
       const tx_accounting a = account(prof);
       CHECK(a.calls() + lost_at_kill(prof) == calls_made(prof));
-    } else {  // killed before a record or a control file was saved: an error naming what is missing
+    } else {  // killed before its first save: an error naming the directory and the unfinished run
       CHECK(r.err.find("msprof: error: ") != std::string::npos);
       CHECK(r.err.find(prof.string()) != std::string::npos);
+      CHECK(r.err.find("the collection did not finish") != std::string::npos);
     }
   }
   MESSAGE(exported << " of 20 killed runs had saved data to export");
   CHECK(exported > 0);
+}
+
+TEST_CASE("cli: kill -9 before the first save: the export's error counts the calls lost in memory") {
+  sandbox s;
+  const auto out = s.root / "out";
+  const pid_t pid = start_collecting(out, "ranges");
+  REQUIRE(pid >= 0);
+  // Killed once the call counters have moved; the staging is then emptied back
+  // to what it is before the drain's first save (created, nothing written).
+  fs::path prof;
+  const auto staging = [&] { return prof / "host" / "msprof_staging"; };
+  std::error_code ec;
+  for (int i = 0; i < 2000 && (prof.empty() || fs::file_size(staging() / "tx.0", ec) <= 8 || ec); ++i) {
+    if (prof.empty()) prof = prof_dir_in(out);
+    ::usleep(10000);
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  REQUIRE(fs::file_size(staging() / "tx.0") > 8);
+  for (const auto& e : fs::directory_iterator(staging())) fs::resize_file(e.path(), 0);
+  const std::uint64_t made = calls_made(prof);
+  REQUIRE(made > 0);
+
+  const auto r = s.run({"export", "summary", "-dir", prof.string()});
+  CAPTURE(r.err);
+  CHECK(r.rc == 1);
+  CHECK(r.err.find("msprof: error: [msprof.not_found] " + prof.string() + ": nothing to export") != std::string::npos);
+  CHECK(r.err.find("the collection did not finish") != std::string::npos);
+  const std::string counted = " mstx call(s) were lost in its memory (lost_at_kill)";
+  const auto at = r.err.find(counted);
+  REQUIRE(at != std::string::npos);
+  const auto from = r.err.rfind("; ", at) + 2;
+  const std::uint64_t lost = std::stoull(r.err.substr(from, at - from));
+  const std::string info = slurp(prof / "host" / "info.json");
+  std::uint64_t counted_lost = 0;  // during the run: in info.json
+  for (const char* k : {"dropped", "domain_mismatch", "unknown_range_ends", "unfinished_ranges", "sink_failed",
+                        "storage_limit_dropped"})
+    counted_lost += info_count(info, k);
+  CHECK(lost + counted_lost == made);
 }
 
 namespace {

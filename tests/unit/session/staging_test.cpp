@@ -300,6 +300,24 @@ TEST_CASE("staging: damaged staging files give an error naming the file and the 
     CHECK(r->warnings[0].find(path + "/tx.1: offset 0: cut magic") != std::string::npos);
     fs::remove(path + "/tx.1");
   }
+  SUBCASE("a staging killed before its first save (both files empty) holds no events, and a cut magic is a warning") {
+    write_file(tx, "");
+    write_file(strings, "");
+    auto r = count();
+    REQUIRE(r);
+    CHECK(r->events == 0);
+    CHECK(r->warnings.empty());
+    write_file(strings, "MSPST");
+    r = count();
+    REQUIRE(r);
+    CHECK(r->events == 0);
+    REQUIRE(r->warnings.size() == 1);
+    CHECK(r->warnings[0].find(strings + ": offset 0: cut magic (5 bytes)") != std::string::npos);
+    write_file(tx, tx_bytes);  // records naming strings that were never saved
+    r = count();
+    REQUIRE(!r);
+    CHECK(r.err().message.find(tx + ": offset 8: ") != std::string::npos);
+  }
   SUBCASE("recovery refuses a damaged staging and leaves it in place") {
     std::string b = tx_bytes;
     b[8 + 1] = 1;  // flags
