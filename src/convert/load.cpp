@@ -257,6 +257,7 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
     }
     if (s.platform_version.empty()) s.platform_version = json_text_of(d.info.get("platform_version"));
   }
+  if (lo.on_session) lo.on_session(s);
   stream_join::options jo;
   jo.spill_dir = lo.spill_dir.empty() ? prof_dir : lo.spill_dir;
   jo.spill_budget = lo.spill_budget;

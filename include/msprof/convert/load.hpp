@@ -46,6 +46,10 @@ struct load_options {
   /// window's memory, whatever the threads' timing. Output is the same: the
   /// windows come in the same order, one at a time.
   bool threaded = false;
+  /// Called once, on the loading thread, when the session (its clock and
+  /// devices; not its end) is known, before the records are read: work that
+  /// needs only the clock can start beside the load.
+  std::function<void(const session_info&)> on_session;
 };
 
 /// The size of prof_dir's data slices, what load_windows() reads: a progress

@@ -737,20 +737,24 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   // an unreadable directory is the load's error to report (idle collector).
   auto opened = hccl::collector::open(l.d.prof_dir);
   hccl::collector comm = opened ? std::move(*opened) : hccl::collector{};
-  // FRAMEWORK/ is decoded beside the load from its first window on, which
-  // gives the session's clock (of l.d, the windows' writers read only dir and
-  // info, which place_framework leaves alone).
+  // FRAMEWORK/ is decoded, and its allocations named, beside the load from the
+  // moment the session's clock is known (of l.d, the windows' writers read
+  // only dir and info, which the framework's work leaves alone).
+  result<void> memory_named;
   side_work<std::int64_t> framework(threaded, [&](const std::int64_t& wall_offset_ns) {
     place_framework(l.d, wall_offset_ns, bytes_read, lo.spill_dir, spill_budget);
+    // A sixteenth of the budget per sorted run: they live beside the load's own.
+    if (text || db) memory_named = prepare_memory_naming(l.d, l.memory, spill_budget / 16);
   });
+  lo.on_session = [&](const session_info& s) { framework.start(s.wall_offset_ns); };
   auto m = load_windows(l.d.prof_dir, lo, [&](model& w) {
-    framework.start(w.session.wall_offset_ns);
     comm.add(w);
     l.cann->add(w);
     if (db) db->add(w, l.d);
   });
   if (m) framework.finish(m->session.wall_offset_ns);
   if (!m) return m.err();
+  if (!memory_named) return make_error(errc::io, l.d.dir + ": operator_memory: " + memory_named.err().what());
   l.m = std::move(*m);
   l.cann->finish(l.m);
   auto linked_comm = comm.finish(l.m);
@@ -765,11 +769,7 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   ko.spill_dir = lo.spill_dir;
   ko.spill_budget = spill_budget;
   ko.text = text;
-  if (text || db) {
-    if (auto mem = prepare_memory_naming(l.d, l.memory); !mem)
-      return make_error(errc::io, l.d.dir + ": operator_memory: " + mem.err().what());
-    ko.memory = &l.memory;
-  }
+  if (text || db) ko.memory = &l.memory;
   l.rel = link(l.d, l.cann->take_acl(), ko);
   if (!l.rel.error.empty()) return make_error(errc::io, l.d.dir + ": " + l.rel.error);
   if (auto rows = op_memory_rows(l.d, l.memory, l.rel, l.m, l.op_memory); !rows)

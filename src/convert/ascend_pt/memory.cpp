@@ -108,15 +108,14 @@ struct run_cursor {
 
 }  // namespace memory_runs
 
-result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out) {
+result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out, std::size_t budget) {
   using namespace memory_runs;
   using usage = fw::memory_usage;
-  out.blocks = spilled_list<memory_block>(d.spill_dir, d.spill_budget);
-  out.queries = spilled_list<memory_query>(d.spill_dir, d.spill_budget);
+  out.blocks = spilled_list<memory_block>(d.spill_dir, budget);
+  out.queries = spilled_list<memory_query>(d.spill_dir, budget);
   out.incomplete = 0;
   if (!d.memory_pid) return {};
   const std::string& dir = d.spill_dir;
-  const std::size_t budget = d.spill_budget;
 
   // Each sorted run goes as soon as it is drained: a drained run keeps its
   // memory (up to the budget) while it lives.

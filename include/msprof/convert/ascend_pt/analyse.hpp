@@ -338,14 +338,15 @@ struct memory_query {
 };
 
 /// operator_memory's blocks and their naming, prepared before link() through
-/// sorted runs (nothing per record is held): `blocks` in output order (by
-/// malloc time), `queries` for link() to answer. Empty without memory_pid.
+/// sorted runs of `budget` bytes each (nothing per record is held): `blocks`
+/// in output order (by malloc time), `queries` for link() to answer. Empty
+/// without memory_pid.
 struct memory_naming {
   spilled_list<memory_block> blocks;
   spilled_list<memory_query> queries;
   std::size_t incomplete = 0;  ///< torch_npu's "N memory record(s) are incomplete"
 };
-result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out);
+result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out, std::size_t budget);
 
 /// Options of link().
 struct link_options {
