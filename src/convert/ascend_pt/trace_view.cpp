@@ -331,16 +331,29 @@ void outside_strings(std::string_view json, At&& at) {
 }
 
 /// Compact JSON (the timeline formatter's) in json.dumps' layout: a space
-/// after each ',' and ':' outside strings.
+/// after each ',' and ':' outside strings. Written in place, a character at a
+/// time (appending the pieces between the separators took 2-6 % more of the
+/// whole analyse's CPU at 500 k ops).
 void append_spaced(std::string& out, std::string_view json) {
-  std::size_t from = 0;
-  outside_strings(json, [&](std::size_t i) {
-    if (json[i] != ',' && json[i] != ':') return;
-    out.append(json.data() + from, i + 1 - from);
-    out += ' ';
-    from = i + 1;
-  });
-  out.append(json.data() + from, json.size() - from);
+  const std::size_t at = out.size();
+  out.resize(at + 2 * json.size());  // at most a space after every character
+  char* o = out.data() + at;
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    *o++ = c;
+    if (in_string) {
+      if (c == '\\' && i + 1 < json.size())
+        *o++ = json[++i];  // the escaped character
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == ':') {
+      *o++ = ' ';
+    }
+  }
+  out.resize(static_cast<std::size_t>(o - out.data()));
 }
 
 /// Event names and args.name values torch_npu drops from the CANN part at
