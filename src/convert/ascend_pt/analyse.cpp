@@ -599,9 +599,10 @@ result<void> memory_record_rows(const pt_dir& d, const model& m,
                                 const std::function<result<void>(const memory_record_row&)>& row) {
   namespace fw = codec::framework;
   // The rows by time (equal times: file order); component views a literal.
-  spill_sorter<std::int64_t> recs(d.spill_dir, d.spill_budget);
-  MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
-    if (u.device_type != fw::memory_usage::npu) return;
+  result<void> written;
+  const auto npu = [](const fw::memory_usage& u) { return u.device_type == fw::memory_usage::npu; };
+  MSPROF_TRY(memory_by_time(d, d.spill_budget, npu, [&](const fw::memory_usage& u) {
+    if (!written) return;
     memory_record_row x;
     x.component = u.component_type == fw::memory_usage::workspace ? "WORKSPACE" : "PTA";
     x.time = u.time;
@@ -610,12 +611,6 @@ result<void> memory_record_rows(const pt_dir& d, const model& m,
     x.active = u.total_active;
     x.stream = u.stream_ptr;
     x.device = memory_device(m, u.device_index);
-    recs.push(u.time, record_bytes(x));
-  }));
-  result<void> written;
-  MSPROF_TRY(recs.drain([&](std::int64_t, std::string_view p) {
-    if (!written) return;
-    auto x = record_from<memory_record_row>(p);
     written = row(x);
     if (!written || x.component == std::string_view("WORKSPACE")) return;
     x.component = "PTA+GE";  // GE having nothing to add

@@ -108,6 +108,21 @@ struct run_cursor {
 
 }  // namespace memory_runs
 
+result<void> memory_by_time(const pt_dir& d, std::size_t budget,
+                            const std::function<bool(const codec::framework::memory_usage&)>& wanted,
+                            const std::function<void(const codec::framework::memory_usage&)>& fn) {
+  using usage = codec::framework::memory_usage;
+  if (d.memory_in_time_order)
+    return d.memory.each([&](const usage& u) {
+      if (wanted(u)) fn(u);
+    });
+  spill_sorter<std::int64_t> by_time(d.spill_dir, budget);
+  MSPROF_TRY(d.memory.each([&](const usage& u) {
+    if (wanted(u)) by_time.push(u.time, record_bytes(u));
+  }));
+  return by_time.drain([&](std::int64_t, std::string_view p) { fn(record_from<usage>(p)); });
+}
+
 result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out, std::size_t budget) {
   using namespace memory_runs;
   using usage = fw::memory_usage;
@@ -122,12 +137,6 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out, std::siz
   const auto run = [&](auto key) {
     return std::make_unique<spill_sorter<decltype(key)>>(dir, budget);
   };
-  // The process's inner-allocator NPU records by time (equal times: file order).
-  auto records = run(std::int64_t{});  // by time
-  MSPROF_TRY(d.memory.each([&](const fw::memory_usage& u) {
-    if (u.device_type == usage::npu && u.allocator_type == usage::inner_allocator && u.pid == *d.memory_pid) records->push(u.time, record_bytes(u));
-  }));
-
   // Blocks per address: a malloc opens one; a record of a type it has not
   // got joins it (3 at most); any other record closes it, and opens the next
   // when it is a malloc. Only the open blocks are held (one per address).
@@ -141,8 +150,11 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out, std::siz
     if (a.open.n) blocks->push({a.open.r[0].time, a.first}, record_bytes(block_of(a.open)));
     a.open.n = 0;
   };
-  MSPROF_TRY(records->drain([&](std::int64_t, std::string_view p) {
-    const auto u = record_from<fw::memory_usage>(p);
+  // The process's inner-allocator NPU records by time (equal times: file order).
+  const auto wanted = [&](const usage& u) {
+    return u.device_type == usage::npu && u.allocator_type == usage::inner_allocator && u.pid == *d.memory_pid;
+  };
+  MSPROF_TRY(memory_by_time(d, budget, wanted, [&](const usage& u) {
     auto [it, fresh] = open.try_emplace(u.ptr, address{open.size(), {}});
     address& a = it->second;
     if (a.open.n) {
@@ -160,7 +172,6 @@ result<void> prepare_memory_naming(const pt_dir& d, memory_naming& out, std::siz
       a.open.n = 1;
     }
   }));
-  records.reset();
   for (auto& [ptr, a] : open) close(a);
   open.clear();
 

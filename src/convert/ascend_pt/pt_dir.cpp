@@ -383,6 +383,7 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
     std::size_t index;
   };
   std::map<std::uint64_t, earliest_record> memory_first;
+  std::int64_t last_memory_time = 0;
   const auto take_memory = [&] {
     for (auto u : rec.memory) {
       if (!first_memory_pid) first_memory_pid = u.pid;
@@ -393,6 +394,8 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
         if (!fresh && u.time < it->second.time) it->second = {u.time, memory_count};
       }
       ++memory_count;
+      if (!d.memory.empty() && u.time < last_memory_time) d.memory_in_time_order = false;
+      last_memory_time = u.time;
       d.memory.push_back(u);
     }
     rec.memory.clear();

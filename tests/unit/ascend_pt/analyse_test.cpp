@@ -46,6 +46,36 @@ TEST_CASE("ascend_pt: profiler_info gives level, export type and the counter clo
   CHECK_FALSE(pt::parse_profiler_info("[1,", "p.json").has_value());
 }
 
+TEST_CASE("ascend_pt: memory records by time: straight when in time order, else sorted, equal times in file order") {
+  using usage = msprof::codec::framework::memory_usage;
+  temp_dir t("pt_memory_order");
+  const auto fill = [&](pt::pt_dir& d, std::initializer_list<std::int64_t> times) {
+    d.spill_dir = t.path;
+    d.memory = pt::spilled_list<usage>(d.spill_dir, 64);  // spilled at once
+    std::int64_t n = 0;
+    for (const auto time : times) {
+      usage u;
+      u.time = time;
+      u.ptr = n++;  // file order
+      u.device_type = u.ptr == 2 ? std::int8_t{0} : usage::npu;  // the third is not wanted
+      d.memory.push_back(u);
+    }
+  };
+  const auto order = [&](const pt::pt_dir& d) {
+    std::vector<std::int64_t> ptrs;
+    const auto npu = [](const usage& u) { return u.device_type == usage::npu; };
+    REQUIRE(pt::memory_by_time(d, 64, npu, [&](const usage& u) { ptrs.push_back(u.ptr); }));
+    return ptrs;
+  };
+  pt::pt_dir sorted;
+  fill(sorted, {10, 10, 20, 30, 30});
+  CHECK(order(sorted) == std::vector<std::int64_t>{0, 1, 3, 4});
+  pt::pt_dir unsorted;
+  fill(unsorted, {30, 10, 5, 20, 10, 30});
+  unsorted.memory_in_time_order = false;
+  CHECK(order(unsorted) == std::vector<std::int64_t>{1, 4, 3, 0, 5});
+}
+
 TEST_CASE("ascend_pt: a directory with FRAMEWORK but no PROF_ is an error naming it") {
   temp_dir tmp("pt_noprof");
   const fs::path dir = copy_case(tmp, "pt_level0");

@@ -207,6 +207,7 @@ struct pt_dir {
   bool has_task_queue = false;  ///< a torch.op_mark file exists
   /// torch.memory_usage, `time` on the local clock, file order (not held).
   spilled_list<codec::framework::memory_usage> memory;
+  bool memory_in_time_order = true;  ///< no record of `memory` is earlier than the one before it
   /// The process whose allocations operator_memory names: of the processes with ops, the one with the
   /// earliest inner-allocator NPU record (ties: file order); unset when none has one.
   std::optional<std::uint64_t> memory_pid;
@@ -336,6 +337,13 @@ struct memory_query {
   std::uint64_t block = 0, tid = 0;
   bool enq = false;
 };
+
+/// fn(record) for the records of d.memory that are `wanted`, by time (equal
+/// times: file order): straight from the list when it is in time order (the
+/// usual case), else through a sorted run of `budget` bytes.
+result<void> memory_by_time(const pt_dir& d, std::size_t budget,
+                            const std::function<bool(const codec::framework::memory_usage&)>& wanted,
+                            const std::function<void(const codec::framework::memory_usage&)>& fn);
 
 /// operator_memory's blocks and their naming, prepared before link() through
 /// sorted runs of `budget` bytes each (nothing per record is held): `blocks`
