@@ -43,8 +43,8 @@ struct part_results {
 result<void> check_not_empty(const std::string& prof_dir, std::size_t records, const model& final) {
   if (records != 0 || !final.iterations.empty()) return {};
   std::string why = "(empty, damaged or missing slices?)";
-  if (final.session.unfinished) {  // killed before its first save: say what it lost
-    why = "(the collection did not finish: the program was killed or crashed before its first save";
+  if (final.session.unfinished) {  // killed before any record was saved: say what it lost
+    why = "(the collection did not finish: the program was killed or crashed before any record was saved";
     for (const auto& [k, n] : final.session.losses)
       if (k == "lost_at_kill") why += "; " + std::to_string(n) + " mstx call(s) were lost in its memory (lost_at_kill)";
     why += ")";

@@ -1241,8 +1241,9 @@ TEST_CASE("cli: kill -9 before the first save: the export's error counts the cal
   const auto out = s.root / "out";
   const pid_t pid = start_collecting(out, "ranges");
   REQUIRE(pid >= 0);
-  // Killed once the call counters have moved; the staging is then emptied back
-  // to what it is before the drain's first save (created, nothing written).
+  // Killed once the drain has saved some records (so the calls were counted);
+  // the staging is then emptied back to what it is before that first save
+  // (its files created, nothing written).
   fs::path prof;
   const auto staging = [&] { return prof / "host" / "msprof_staging"; };
   std::error_code ec;
