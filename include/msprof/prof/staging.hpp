@@ -729,7 +729,13 @@ inline result<recovery> recover_staging(const std::string& root) {
   } else if (posix_dir::exists(scratch + "/" + layout::host_dir + "/" + layout::end_info)) {
     rec.resumed = true;
   } else {
-    return make_error(errc::not_found, strings_file + ": missing (a staging without its strings)");
+    auto names = posix_dir::list(path);
+    if (!names) return names.err();
+    if (!names->empty()) return make_error(errc::not_found, strings_file + ": missing (a staging without its strings)");
+    // Killed between making the directory and its strings file: nothing was staged.
+    if (::rmdir(path.c_str()) != 0 && errno != ENOENT)
+      return make_error(errc::io, path + ": cannot remove: " + std::strerror(errno));
+    return rec;
   }
   const std::string from = scratch + "/" + layout::host_dir + "/" + layout::data_dir;
   const std::string to = root + "/" + layout::host_dir + "/" + layout::data_dir;

@@ -16,7 +16,7 @@
 //   framework   two "ProfilerStep#N" steps of msprof::record_function ops: an
 //               op with shapes enqueues to a worker thread, which dequeues and
 //               runs a backward op; an allocation and its frees (--layout tests)
-//   host-burn   a mark, then 2 threads busy for 0.3 s while 64 MiB are touched
+//   host-burn   a mark, 64 MiB touched, then 2 threads busy for 0.3 s while they stay resident
 //               (--host-sys=cpu,mem)
 //   disk-write F  a mark, then 8 MiB written to file F in 1 MiB steps, each
 //               fsync()ed, 20 ms apart; F removed (--host-sys=disk)
@@ -204,13 +204,15 @@ int ticks(long n, long period_ms, const char* end_file) {
 
 int host_burn() {
   mstxMarkA("burn", nullptr);  // the collection starts before the samples that count
+  // Written before the clock starts: under load the writing alone can outlast
+  // the 0.3 s, and the samples must see the whole block resident.
+  std::string block(64u << 20, 'x');
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
   auto spin = [until] {
     volatile std::uint64_t n = 0;
     while (std::chrono::steady_clock::now() < until) n = n + 1;
   };
   std::thread a(spin), b(spin);
-  std::string block(64u << 20, 'x');  // resident: every page written
   a.join();
   b.join();
   return block[block.size() / 2] == 'x' ? 0 : 1;

@@ -318,6 +318,13 @@ TEST_CASE("staging: damaged staging files give an error naming the file and the 
     REQUIRE(!r);
     CHECK(r.err().message.find(tx + ": offset 8: ") != std::string::npos);
   }
+  SUBCASE("recovery refuses records without their strings file, and leaves them in place") {
+    fs::remove(strings);
+    auto rec = prof::recover_staging(d.path());
+    REQUIRE(!rec);
+    CHECK(rec.err().message.find(strings + ": missing (a staging without its strings)") != std::string::npos);
+    CHECK(fs::exists(tx));
+  }
   SUBCASE("recovery refuses a damaged staging and leaves it in place") {
     std::string b = tx_bytes;
     b[8 + 1] = 1;  // flags
@@ -383,11 +390,15 @@ TEST_CASE("staging: a conversion at stop cut short is undone and done again by r
   CHECK(count() == 20000);
   CHECK(!fs::exists(staging_of(root)));
 
-  // A staging with neither records nor a finished scratch directory: an error naming the file.
+  // An empty staging (killed before its strings file existed): nothing to recover, it goes.
   fs::create_directories(staging_of(root));
-  auto bad = prof::recover_staging(root);
-  REQUIRE(!bad);
-  CHECK(bad.err().message.find(staging_of(root) + "/strings: missing") != std::string::npos);
+  auto empty = prof::recover_staging(root);
+  REQUIRE(empty);
+  CHECK(empty->found);
+  CHECK(empty->staged.events == 0);
+  CHECK(empty->moved.empty());
+  CHECK(count() == 20000);
+  CHECK(!fs::exists(staging_of(root)));
 }
 
 namespace {
