@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -921,6 +922,22 @@ pid_t start_collecting(const fs::path& out, const char* mode) {
   }
   return pid;
 }
+// The PROF_ directory a program collecting into `out` made, once `ready`
+// holds for it (a watchdog of 20 s instead of a sleep); empty if it never did.
+fs::path wait_for_prof(const fs::path& out, const std::function<bool(const fs::path&)>& ready) {
+  for (int i = 0; i < 2000; ++i) {
+    const fs::path prof = prof_dir_in(out);
+    if (!prof.empty() && ready(prof)) return prof;
+    ::usleep(10000);
+  }
+  return {};
+}
+// The size of the staging's first chunk (8 bytes of magic before its records).
+std::uintmax_t staged_bytes(const fs::path& prof) {
+  std::error_code ec;
+  const auto n = fs::file_size(prof / "host" / "msprof_staging" / "tx.0", ec);
+  return ec ? 0 : n;
+}
 }  // namespace
 
 TEST_CASE("cli: kill -9 of a collecting program: export, import and show report the saved losses and the unfinished run") {
@@ -930,30 +947,24 @@ TEST_CASE("cli: kill -9 of a collecting program: export, import and show report 
   REQUIRE(pid >= 0);
   // Kill it once the collector has saved a loss (the refused calls) and some
   // marks during the run (with no event at all there would be nothing to
-  // export); a watchdog of 20 s instead of a sleep.
-  fs::path prof;
-  bool saved = false;
-  auto has_marks = [&] {  // in the staging (the default) or in msproftx slices (--staging=off)
+  // export).
+  auto has_marks = [](const fs::path& prof) {  // in the staging (the default) or in msproftx slices (--staging=off)
+    if (staged_bytes(prof) > 8) return true;
     std::error_code ec;
-    if (fs::file_size(prof / "host" / "msprof_staging" / "tx.0", ec) > 8 && !ec) return true;
     for (const auto& e : fs::directory_iterator(prof / "host" / "data", ec))
       if (e.path().filename().string().find("msproftx.slice_") != std::string::npos && e.file_size(ec) > 0) return true;
     return false;
   };
-  for (int i = 0; i < 2000 && !saved; ++i) {
-    if (prof.empty()) prof = prof_dir_in(out);
-    if (!prof.empty()) {
-      const std::string info = slurp(prof / "host" / "info.json");
-      const std::string key = "\"rejected\": ";
-      const auto at = info.find(key);
-      saved = at != std::string::npos && at + key.size() < info.size() && info[at + key.size()] >= '1' &&
-              info[at + key.size()] <= '9' && has_marks();
-    }
-    if (!saved) ::usleep(10000);
-  }
+  const fs::path prof = wait_for_prof(out, [&](const fs::path& p) {
+    const std::string info = slurp(p / "host" / "info.json");
+    const std::string key = "\"rejected\": ";
+    const auto at = info.find(key);
+    return at != std::string::npos && at + key.size() < info.size() && info[at + key.size()] >= '1' &&
+           info[at + key.size()] <= '9' && has_marks(p);
+  });
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
-  REQUIRE(saved);
+  REQUIRE(!prof.empty());
   CHECK_FALSE(fs::exists(prof / "host" / "end_info"));
 
   auto r = s.run({"export", "summary", "-dir", prof.string()});
@@ -1130,18 +1141,11 @@ TEST_CASE("cli: staging: a killed staged run is recovered by export, with every 
     ::execl(MSPROF_TEST_APP, MSPROF_TEST_APP, "ranges", static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  // Kill it once the staging holds records (a watchdog of 20 s instead of a sleep).
-  fs::path prof;
-  bool staged = false;
-  for (int i = 0; i < 2000 && !staged; ++i) {
-    if (prof.empty()) prof = prof_dir_in(out);
-    std::error_code ec;
-    staged = !prof.empty() && fs::file_size(prof / "host" / "msprof_staging" / "tx.0", ec) > 4096 && !ec;
-    if (!staged) ::usleep(10000);
-  }
+  // Kill it once the staging holds records.
+  const fs::path prof = wait_for_prof(out, [](const fs::path& p) { return staged_bytes(p) > 4096; });
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
-  REQUIRE(staged);
+  REQUIRE(!prof.empty());
   auto r = s.run({"export", "summary", "-dir", prof.string()});
   CAPTURE(r.err);
   REQUIRE(r.rc == 0);
@@ -1203,11 +1207,7 @@ TEST_CASE("cli: kill -9 at 20 random moments: every export runs and says the run
     REQUIRE(pid >= 0);
     // The moment counts from the first call's directory, not from exec: under
     // TSan and load the start alone can take longer than the longest delay.
-    fs::path prof;
-    for (int i = 0; i < 2000 && prof.empty(); ++i) {
-      prof = prof_dir_in(out);
-      if (prof.empty()) ::usleep(10000);
-    }
+    const fs::path prof = wait_for_prof(out, [](const fs::path&) { return true; });
     const int delay_ms = std::uniform_int_distribution<int>(0, 500)(rng);
     CAPTURE(delay_ms);
     ::usleep(static_cast<useconds_t>(delay_ms) * 1000);
@@ -1244,21 +1244,16 @@ TEST_CASE("cli: kill -9 before the first save: the export's error counts the cal
   // Killed once the drain has saved some records (so the calls were counted);
   // the staging is then emptied back to what it is before that first save:
   // its files created, nothing written; or only its directory made.
-  fs::path prof;
-  const auto staging = [&] { return prof / "host" / "msprof_staging"; };
-  std::error_code ec;
-  for (int i = 0; i < 2000 && (prof.empty() || fs::file_size(staging() / "tx.0", ec) <= 8 || ec); ++i) {
-    if (prof.empty()) prof = prof_dir_in(out);
-    ::usleep(10000);
-  }
+  const fs::path prof = wait_for_prof(out, [](const fs::path& p) { return staged_bytes(p) > 8; });
+  const fs::path staging = prof / "host" / "msprof_staging";
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
-  REQUIRE(fs::file_size(staging() / "tx.0") > 8);
+  REQUIRE(!prof.empty());
   SUBCASE("files empty") {
-    for (const auto& e : fs::directory_iterator(staging())) fs::resize_file(e.path(), 0);
+    for (const auto& e : fs::directory_iterator(staging)) fs::resize_file(e.path(), 0);
   }
   SUBCASE("no files yet") {
-    for (const auto& e : fs::directory_iterator(staging())) fs::remove(e.path());
+    for (const auto& e : fs::directory_iterator(staging)) fs::remove(e.path());
   }
   const std::uint64_t made = calls_made(prof);
   REQUIRE(made > 0);
@@ -1279,7 +1274,7 @@ TEST_CASE("cli: kill -9 before the first save: the export's error counts the cal
                         "storage_limit_dropped"})
     counted_lost += info_count(info, k);
   CHECK(lost + counted_lost == made);
-  CHECK_FALSE(fs::exists(staging()));  // recovered: nothing in it
+  CHECK_FALSE(fs::exists(staging));  // recovered: nothing in it
 }
 
 namespace {
