@@ -742,11 +742,15 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
     if (text || db) memory_named = prepare_memory_naming(l.d, l.memory, spill_budget / 16);
   });
   lo.on_session = [&](const session_info& s) { framework.start(s.wall_offset_ns); };
-  auto m = load_windows(l.d.prof_dir, lo, [&](model& w) {
+  // The CANN part's two halves on two threads (with the text outputs the
+  // second has work); the db's and the collectives' with the first.
+  std::vector<std::function<void(model&)>> writers = {[&](model& w) {
     comm.add(w);
-    l.cann->add(w);
+    l.cann->add_ops(w);
     if (db) db->add(w, l.d);
-  });
+  }};
+  if (text) writers.push_back([&](model& w) { l.cann->add_tasks(w); });
+  auto m = load_windows(l.d.prof_dir, lo, {}, std::move(writers));
   if (m) framework.finish(m->session.wall_offset_ns);
   if (!m) return m.err();
   if (!memory_named) return make_error(errc::io, l.d.dir + ": operator_memory: " + memory_named.err().what());

@@ -39,7 +39,7 @@ cann_part::cann_part(const std::string& spill_dir, bool kernels, bool text, std:
   timeline_.emplace(spill_dir, budget / 2, true, false);
 }
 
-void cann_part::add(const model& w) {
+void cann_part::add_ops(const model& w) {
   aicpu_.add(w);
   l2_names_.add(w);
   // The HostToDevice flow keeps one end per launch: its first task. A task
@@ -66,15 +66,9 @@ void cann_part::add(const model& w) {
   }
   if (!text_) return;
   if (!pmu_) pmu_ = pmu_columns::of(w.session);
-  timeline_->add(w);
   for (const auto& a : w.apis) apis_->add(a);
   // Rows are packed straight into the sorters' memory.
   for (const auto& t : w.tasks) {
-    overlap_->add(t);
-    task_rows_->push_with(task_time_key::of(t), [&](std::string& b) {
-      cell_pack s(b);
-      task_time_row(s, t);
-    });
     if (!in_op_summary(t)) continue;
     op_rows_->push_with(task_row_key::of(t), [&](std::string& b) {
       const std::size_t at = b.size();
@@ -84,6 +78,18 @@ void cann_part::add(const model& w) {
       const op_row_head h{t.end_ns, op_groups_.group_of(t), static_cast<std::uint32_t>(s.cells())};
       std::memcpy(&b[at], &h, sizeof h);
       op_summary_tail(s, t, w.device(t.device_id), &*pmu_);
+    });
+  }
+}
+
+void cann_part::add_tasks(const model& w) {
+  if (!text_) return;
+  timeline_->add(w);
+  for (const auto& t : w.tasks) {
+    overlap_->add(t);
+    task_rows_->push_with(task_time_key::of(t), [&](std::string& b) {
+      cell_pack s(b);
+      task_time_row(s, t);
     });
   }
 }

@@ -3,9 +3,12 @@
 // one loads (load_options::threaded, load.cpp's window_pipe). Whatever the
 // threads' timing, its files must be those of the whole model written on one
 // thread, byte for byte; the collection spans several windows so that the
-// handoff really happens. A folder of its own (test_convert_threads), so the
-// ThreadSanitizer step of CI builds this file rather than all of test_convert.
+// handoff really happens. So for `msprof analyse`, whose PROF_ part has two
+// writer threads and FRAMEWORK/ a thread of its own. A folder of its own
+// (test_convert_threads), so the ThreadSanitizer step of CI builds this file
+// rather than all of test_convert.
 #include <doctest/doctest.h>
+#include <msprof/convert/ascend_pt/analyse.hpp>
 #include <msprof/convert/export.hpp>
 #include <msprof/convert/export_writers.hpp>
 #include <msprof/convert/load.hpp>
@@ -17,6 +20,7 @@
 #include <string>
 
 #include "../../support/generated_prof.hpp"
+#include "../../support/generated_pt.hpp"
 #include "../../support/temp_dir.hpp"
 #include "../convert/golden_util.hpp"
 
@@ -106,4 +110,36 @@ TEST_CASE("export: the API calls, the host's other records and the devices' read
   CHECK(api < host);
   CHECK(host < device);
   CHECK(device < a->warnings.size());
+}
+
+TEST_CASE("analyse: its threads write the files of one thread, byte for byte (text and db)") {
+  temp_dir d("msprof_threads_pt");
+  // 8 k framework ops (about 14 k CANN records, one window: its two writers
+  // read it at the same time); a 64 KiB budget makes the sorted runs spill.
+  const generated_pt::written w = generated_pt::generate(d / "gen", 8000);
+  for (const char* type : {"text", "db"}) {
+    CAPTURE(type);
+    std::map<std::string, std::string> files[2];
+    for (int threaded = 0; threaded < 2; ++threaded) {
+      const fs::path dir = d / (std::string(type) + std::to_string(threaded)) / w.dir.filename();
+      fs::create_directories(dir.parent_path());
+      fs::copy(w.dir, dir, fs::copy_options::recursive);
+      msprof::convert::ascend_pt::analyse_options o;
+      o.export_type = type;
+      o.threaded = threaded == 1;
+      o.spill_budget = 64u << 10;
+      o.data_simplification = false;
+      auto r = msprof::convert::ascend_pt::analyse(dir.string(), o);
+      REQUIRE_MESSAGE(r.has_value(), r.err().what());
+      for (const auto& e : fs::recursive_directory_iterator(dir / "ASCEND_PROFILER_OUTPUT"))
+        if (e.is_regular_file()) files[threaded][fs::relative(e.path(), dir).string()] = golden::slurp(e.path());
+    }
+    CHECK(files[0].size() >= 2);
+    REQUIRE(files[0].size() == files[1].size());
+    for (const auto& [name, bytes] : files[0]) {
+      CAPTURE(name);
+      REQUIRE(files[1].count(name) == 1);
+      CHECK(bytes == files[1].at(name));
+    }
+  }
 }

@@ -532,9 +532,10 @@ struct analyse_options {
   /// What the PROF_ part keeps in memory before its sorted runs go to disk
   /// (per sorted stream; load.hpp's load_options::spill_budget).
   std::size_t spill_budget = spill_budget_default;
-  /// A second thread: the PROF_ part's windows joined while the previous one
-  /// is written, and trace_view.json written beside the text tables (the same
-  /// files either way).
+  /// Threads beside this one: the PROF_ part's windows written (by two with
+  /// the text outputs) while the next joins, FRAMEWORK/ decoded beside the
+  /// load, and trace_view.json written beside the text tables (the same files
+  /// either way).
   bool threaded = true;
 };
 

@@ -7,7 +7,8 @@
 // timeline's events, each in sorted runs (spill.hpp) until it is read.
 //
 //   cann_part c(spill_dir, true);
-//   auto final = load_windows(prof_dir, lo, [&](model& w) { c.add(w); });
+//   auto final = load_windows(prof_dir, lo, {}, {[&](model& w) { c.add_ops(w); },
+//                                                [&](model& w) { c.add_tasks(w); }});
 //   c.finish(*final);
 //   relation r = link(d, c.take_acl());
 //
@@ -47,8 +48,13 @@ class cann_part {
   cann_part(const cann_part&) = delete;
   cann_part& operator=(const cann_part&) = delete;
 
-  /// Every window, in load order (or a whole model as one window).
-  void add(const model& w);
+  /// Every window, in load order (or a whole model as one window), to both
+  /// halves. They share nothing, so two threads can each take one: add_ops
+  /// the launches' kernels, op_summary's rows, the API statistics and the AI
+  /// CPU and L2 names; add_tasks the timeline's events, task_time's rows and
+  /// the overlap.
+  void add_ops(const model& w);
+  void add_tasks(const model& w);
   /// After the last window: `final` gives the session (load_windows' result).
   void finish(const model& final);
 
