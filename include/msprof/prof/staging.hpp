@@ -688,7 +688,9 @@ struct recovery {
 /// host slices (msproftx, and hash_dic lines the killed run may not have
 /// flushed; a repeated line is harmless) are moved into host/data under free
 /// slice numbers. A recovery interrupted after the first step goes on from the
-/// scratch directory. Refuses while a collection still writes the staging (its lock).
+/// scratch directory. An empty staging (a run killed before its strings file
+/// existed) is only removed. Refuses while a collection still writes the
+/// staging (its lock).
 inline result<recovery> recover_staging(const std::string& root) {
   recovery rec;
   const std::string path = root + "/" + layout::host_dir + "/" + layout::staging_dir;
