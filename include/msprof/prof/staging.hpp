@@ -735,8 +735,7 @@ inline result<recovery> recover_staging(const std::string& root) {
     if (!names) return names.err();
     if (!names->empty()) return make_error(errc::not_found, strings_file + ": missing (a staging without its strings)");
     // Killed between making the directory and its strings file: nothing was staged.
-    if (::rmdir(path.c_str()) != 0 && errno != ENOENT)
-      return make_error(errc::io, path + ": cannot remove: " + std::strerror(errno));
+    MSPROF_TRY(remove_staging(path));
     return rec;
   }
   const std::string from = scratch + "/" + layout::host_dir + "/" + layout::data_dir;
