@@ -716,9 +716,12 @@ std::string spill_dir() {
 /// Reads the directory and links it. The PROF_ part is loaded in windows,
 /// each handed to l.cann (`text`: with what the text tables need) and to `db`
 /// (when given), then let go; `threaded`: on a second thread while the next loads.
+/// `beside_link` (when given) runs beside the link, once l.d and l.m are
+/// final: it may read them, and nothing else of `l`.
 result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export* db, bool threaded,
                            std::atomic<std::uint64_t>* bytes_read = nullptr,
-                           std::size_t spill_budget = spill_budget_default) {
+                           std::size_t spill_budget = spill_budget_default,
+                           const std::function<void()>& beside_link = {}) {
   if (!pd) return pd.err();
   l.d = std::move(*pd);
   load_options lo;
@@ -769,7 +772,11 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   ko.spill_budget = spill_budget;
   ko.text = text;
   if (text || db) ko.memory = &l.memory;
-  l.rel = link(l.d, l.cann->take_acl(), ko);
+  const auto do_link = [&] { l.rel = link(l.d, l.cann->take_acl(), ko); };
+  if (beside_link)
+    beside(threaded, beside_link, do_link);
+  else
+    do_link();
   if (!l.rel.error.empty()) return make_error(errc::io, l.d.dir + ": " + l.rel.error);
   if (auto rows = op_memory_rows(l.d, l.memory, l.rel, l.m, l.op_memory); !rows)
     return make_error(errc::io, l.d.dir + ": operator_memory: " + rows.err().what());
@@ -777,10 +784,12 @@ result<void> read_and_link(result<pt_dir>&& pd, linked& l, bool text, db_export*
   return {};
 }
 
-/// torch_npu's text tables, in its file order, each handed to `out` row by
-/// row (a big run's kernel_details and operator_details would otherwise be a
-/// large part of the memory); `incomplete` counts the allocations without
-/// their free records. The first error stops.
+/// torch_npu's text tables, in its file order but for memory_record (the
+/// last; it needs no link, so analyse() writes it beside the link), each
+/// handed to `out` row by row (a big run's kernel_details and
+/// operator_details would otherwise be a large part of the memory);
+/// `incomplete` counts the allocations without their free records. The first
+/// error stops.
 result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
   const auto& info = l.d.info;
   MSPROF_TRY(kernel_details(*l.cann, info, l.steps, out));  // feeds op_statistic
@@ -821,8 +830,7 @@ result<void> text_tables(linked& l, std::size_t& incomplete, table_sink& out) {
   if (!steps) return steps.err();
   MSPROF_TRY(out.whole(std::move(*steps)));
   incomplete = l.memory.incomplete;
-  MSPROF_TRY(operator_memory(l.d, l.op_memory, l.warnings, out));
-  return memory_record(l.d, l.m, l.warnings, out);
+  return operator_memory(l.d, l.op_memory, l.warnings, out);
 }
 
 /// CSV files in ASCEND_PROFILER_OUTPUT/, each opened at its first row and
@@ -912,11 +920,19 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   std::optional<db_export> db;  // fed while the PROF_ directory loads
   if (wants("db")) db.emplace(*out, spill_dir(), o.spill_budget);
   linked l;
+  // memory_record.csv, the last text table, beside the link: its own file
+  // list and warnings, put after the other tables' below.
+  analyse_result memory_out;
+  std::vector<std::string> memory_warnings;
+  result<void> memory;
+  csv_files memory_csv(*out, memory_out);
+  const auto memory_table = [&] { memory = memory_record(l.d, l.m, memory_warnings, memory_csv); };
   if (auto read = read_and_link(std::move(pd), l, wants("text"), db ? &*db : nullptr, o.threaded, o.bytes_read,
-                                   o.spill_budget);
+                                   o.spill_budget, wants("text") ? memory_table : std::function<void()>{});
       !read) {
     db.reset();
     std::error_code ec;
+    for (const auto& f : memory_out.files) fs::remove(f, ec);  // written beside a link that failed
     fs::remove(out->path(), ec);  // only when empty: made here for nothing
     return read.err();
   }
@@ -941,7 +957,10 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     beside(o.threaded, [&] { trace = write_trace_view(*out, l.d, l.m, l.cann->timeline(), l.rel); },
            [&] { tables = text_tables(l, incomplete, csv); });
     MSPROF_TRY(tables);
+    MSPROF_TRY(memory);
+    res.files.insert(res.files.end(), memory_out.files.begin(), memory_out.files.end());
     for (auto& w : l.warnings) res.warnings.push_back(std::move(w));
+    for (auto& w : memory_warnings) res.warnings.push_back(std::move(w));
     if (incomplete)
       res.warnings.push_back(l.d.dir + "/FRAMEWORK/torch.memory_usage: " + std::to_string(incomplete) +
                              " memory record(s) are incomplete (blocks without their free records)");

@@ -379,13 +379,19 @@ bool pruned(std::string_view event) {
 
 /// The CANN events, as the timeline collector writes them (msprof JSON, comma
 /// separated) into `buf`: json_output's flush, called between whole events,
-/// hands each one on respaced, unless pruned at Level0.
+/// hands them on respaced; at Level0 one by one, each unless pruned.
 struct cann_events {
   event_list& ev;
   bool prune;
   std::string buf;
   void operator()() {
-    const std::string_view all = buf;
+    std::string_view all = buf;
+    if (!prune) {  // all the events at once: their commas get json.dumps' space as ev's do
+      if (!all.empty() && all.back() == ',') all.remove_suffix(1);  // the one before the next chunk
+      if (!all.empty()) append_spaced(ev.next(), all);
+      buf.clear();
+      return;
+    }
     std::size_t start = 0;
     int depth = 0;
     outside_strings(all, [&](std::size_t i) {
@@ -394,7 +400,7 @@ struct cann_events {
         if (depth++ == 0) start = i;
       } else if ((c == '}' || c == ']') && --depth == 0) {
         const std::string_view e = all.substr(start, i + 1 - start);
-        if (!prune || !pruned(e)) append_spaced(ev.next(), e);
+        if (!pruned(e)) append_spaced(ev.next(), e);
       }
     });
     buf.clear();
