@@ -920,15 +920,19 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   std::optional<db_export> db;  // fed while the PROF_ directory loads
   if (wants("db")) db.emplace(*out, spill_dir(), o.spill_budget);
   linked l;
-  // memory_record.csv, the last text table, beside the link: its own file
-  // list and warnings, put after the other tables' below.
+  // Beside the link: memory_record.csv, the last text table, and the db's
+  // CANN tables, each with its own result, files and warnings, taken in
+  // their place below.
   analyse_result memory_out;
-  std::vector<std::string> memory_warnings;
-  result<void> memory;
+  std::vector<std::string> memory_warnings, cann_db_warnings;
+  result<void> memory, cann_db;
   csv_files memory_csv(*out, memory_out);
-  const auto memory_table = [&] { memory = memory_record(l.d, l.m, memory_warnings, memory_csv); };
+  const auto beside_link = [&] {
+    if (wants("text")) memory = memory_record(l.d, l.m, memory_warnings, memory_csv);
+    if (db) cann_db = db->finish_cann(l.d, l.m, cann_db_warnings);
+  };
   if (auto read = read_and_link(std::move(pd), l, wants("text"), db ? &*db : nullptr, o.threaded, o.bytes_read,
-                                   o.spill_budget, wants("text") ? memory_table : std::function<void()>{});
+                                   o.spill_budget, beside_link);
       !read) {
     db.reset();
     std::error_code ec;
@@ -973,6 +977,8 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
     }
   }
   if (db) {
+    MSPROF_TRY(cann_db);
+    for (auto& w : cann_db_warnings) res.warnings.push_back(std::move(w));
     auto dbs = db->finish(l.d, l.m, l.rel, l.op_memory, res.warnings);
     if (!dbs) return dbs.err();
     res.files.insert(res.files.end(), dbs->begin(), dbs->end());

@@ -1259,17 +1259,23 @@ void db_export::add(const model& w, const pt_dir& d) {
   cann_->add(w, d.info.cpu);
 }
 
+result<void> db_export::finish_cann(const pt_dir& d, const model& m, std::vector<std::string>& warnings) {
+  if (!file_) add(m, d);  // no window: the CANN tables of the final model alone
+  MSPROF_TRY(status_);
+  if (!writer_) return {};  // done before
+  if (comm_) writer_->set_communication(*comm_);
+  MSPROF_TRY(writer_->finish(m));
+  warnings.insert(warnings.end(), writer_->warnings().begin(), writer_->warnings().end());
+  writer_.reset();
+  return {};
+}
+
 result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model& m, const relation& rel,
                                                    const spilled_list<op_memory_row>& op_memory,
                                                    std::vector<std::string>& warnings) {
-  if (!file_) add(m, d);  // no window: the CANN tables of the final model alone
-  MSPROF_TRY(status_);
+  MSPROF_TRY(finish_cann(d, m, warnings));
   std::vector<std::string> files;
   const auto fill = [&](const std::string& path) -> result<void> {
-    if (comm_) writer_->set_communication(*comm_);
-    MSPROF_TRY(writer_->finish(m));
-    warnings.insert(warnings.end(), writer_->warnings().begin(), writer_->warnings().end());
-    writer_.reset();
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
     // The framework tables are only appended to: a small page cache does, and

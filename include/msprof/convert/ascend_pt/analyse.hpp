@@ -534,8 +534,9 @@ struct analyse_options {
   std::size_t spill_budget = spill_budget_default;
   /// Threads beside this one: the PROF_ part's windows written (by two with
   /// the text outputs) while the next joins, FRAMEWORK/ decoded beside the
-  /// load, memory_record.csv written beside the link, and trace_view.json
-  /// beside the other text tables (the same files either way).
+  /// load, memory_record.csv and the db's CANN tables written beside the
+  /// link, and trace_view.json beside the other text tables (the same files
+  /// either way).
   bool threaded = true;
 };
 

@@ -55,6 +55,11 @@ class db_export {
   /// The collectives (convert/hccl.hpp; must outlive finish()): their
   /// COMMUNICATION_OP and COMMUNICATION_TASK_INFO rows, as the CANN db has them.
   void set_communication(const hccl::communication& c) { comm_ = &c; }
+  /// The CANN tables, once every window is in (`m` the final model, its
+  /// records not read): they need nothing of the framework's, so this may run
+  /// beside link(); finish() does it when it was not done. `warnings` gets
+  /// what their writer skipped.
+  result<void> finish_cann(const pt_dir& d, const model& m, std::vector<std::string>& warnings);
   /// `d` placed (place_framework), `m` the final model (its records are not
   /// read), `rel` link()'s, `op_memory` op_memory_rows()'. Returns the paths
   /// written; `warnings` gets what was skipped (an unreadable
