@@ -979,7 +979,7 @@ result<analyse_result> analyse(const std::string& dir, const analyse_options& o)
   if (db) {
     MSPROF_TRY(cann_db);
     for (auto& w : cann_db_warnings) res.warnings.push_back(std::move(w));
-    auto dbs = db->finish(l.d, l.m, l.rel, l.op_memory, res.warnings);
+    auto dbs = db->finish(l.d, l.m, l.rel, l.op_memory, res.warnings, o.threaded);
     if (!dbs) return dbs.err();
     res.files.insert(res.files.end(), dbs->begin(), dbs->end());
   }

@@ -8,12 +8,14 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
@@ -23,6 +25,7 @@
 #include <variant>
 #include <vector>
 
+#include "msprof/convert/beside.hpp"
 #include "msprof/convert/db.hpp"
 #include "msprof/convert/export_files.hpp"
 #include "msprof/convert/hccl.hpp"
@@ -56,11 +59,17 @@ std::int64_t global_tid(std::uint64_t pid, std::uint64_t tid) { return static_ca
 /// framework table), or, for a table that exists already (`columns` nullptr),
 /// inserted 4 Ki at a time. A value is stored as SQLite's affinity would
 /// store it: an integer in a TEXT column as its decimal text. The first error
-/// is kept for finish().
+/// is kept for finish(). A table filled on another thread than the one SQLite
+/// is used on is made `for_another_thread`: its pages are made at once, and
+/// nothing reaches SQLite before finish() (back on SQLite's thread), its rows
+/// for an existing table held until then.
 class batched_table {
  public:
-  batched_table(detail::paged_tables& out, std::string name, const char* columns, std::size_t ncols)
-      : out_(out), name_(std::move(name)), columns_(columns), ncols_(ncols), cells_(ncols), texts_(ncols) {
+  enum use { this_thread, for_another_thread };
+  batched_table(detail::paged_tables& out, std::string name, const char* columns, std::size_t ncols,
+                use u = this_thread)
+      : out_(out), name_(std::move(name)), columns_(columns), ncols_(ncols), deferred_(u == for_another_thread),
+        cells_(ncols), texts_(ncols) {
     if (!columns_) return;
     // Each column's affinity from its declared type (https://sqlite.org/datatype3.html 3.1): TEXT or not.
     for (std::string_view c = columns_; !c.empty();) {
@@ -72,12 +81,13 @@ class batched_table {
     }
     if (text_.size() != ncols_) status_ = make_error(errc::invalid_argument, name_ + ": " + std::to_string(text_.size()) +
                                                                                  " columns declared for rows of " + std::to_string(ncols_));
+    if (deferred_ && status_) make_pages();
   }
   void add(std::vector<db_value>&& r) {
     if (!status_) return;
     if (!columns_) {
       batch_.push_back(std::move(r));
-      if (batch_.size() >= batch_rows) insert();
+      if (!deferred_ && batch_.size() >= batch_rows) insert();
       return;
     }
     if (r.size() != ncols_) {
@@ -85,23 +95,33 @@ class batched_table {
                                                        std::to_string(ncols_) + " columns");
       return;
     }
-    if (!pages_) {
-      auto p = out_.create();
-      if (!p) {
-        status_ = p.err();
-        return;
-      }
-      pages_.emplace(std::move(*p));
-    }
+    if (!pages_ && !make_pages()) return;
     for (std::size_t k = 0; k < ncols_; ++k) set_cell(k, r[k]);
-    if (!status_) return;
-    pages_->row(cells_.data(), ncols_);
-    if (pages_->rows() == batch_rows) create();
+    put_row();
   }
+  /// A row of `n` integers, NULL where bit k of `nulls` is set: the same
+  /// cells as add()'s without a db_value each (most framework rows).
+  void add_ints(const std::int64_t* v, std::size_t n, std::uint32_t nulls = 0) {
+    if (!status_) return;
+    if (!columns_ || n != ncols_) {
+      status_ = make_error(errc::invalid_argument, name_ + ": a row of " + std::to_string(n) + " integers for " +
+                                                       (columns_ ? std::to_string(ncols_) + " columns" : "its text"));
+      return;
+    }
+    if (!pages_ && !make_pages()) return;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (nulls & (1u << k))
+        cells_[k] = detail::sqlite_cell::null_value();
+      else
+        set_int(k, v[k]);
+    }
+    put_row();
+  }
+  void add_ints(std::initializer_list<std::int64_t> v) { add_ints(v.begin(), v.size()); }
   result<void> finish() {
     if (!columns_) {
       insert();
-    } else if (pages_ && status_) {
+    } else if (pages_ && pages_->rows() != 0 && status_) {
       if (!created_) create();
       if (status_) out_.add(name_, std::move(*pages_));
       pages_.reset();
@@ -111,6 +131,20 @@ class batched_table {
 
  private:
   static constexpr std::size_t batch_rows = 1u << 12;
+  void put_row() {
+    if (!status_) return;
+    pages_->row(cells_.data(), ncols_);
+    if (!deferred_ && pages_->rows() == batch_rows) create();
+  }
+  bool make_pages() {
+    auto p = out_.create();
+    if (!p) {
+      status_ = p.err();
+      return false;
+    }
+    pages_.emplace(std::move(*p));
+    return true;
+  }
   void insert() {
     if (batch_.empty() || !status_) return;
     status_ = out_.db().insert(name_, ncols_, batch_);
@@ -120,6 +154,16 @@ class batched_table {
     if (!created_ && status_) status_ = out_.db().exec("CREATE TABLE IF NOT EXISTS " + name_ + " (" + columns_ + ")");
     created_ = true;
   }
+  void set_int(std::size_t k, std::int64_t i) {
+    if (!text_[k]) {
+      cells_[k] = detail::sqlite_cell::of(i);
+      return;
+    }
+    std::string& t = texts_[k];  // its capacity is kept row to row
+    t.resize(20);
+    t.resize(static_cast<std::size_t>(std::to_chars(t.data(), t.data() + t.size(), i).ptr - t.data()));
+    cells_[k] = detail::sqlite_cell::of(std::string_view(t));
+  }
   /// cells_[k] for `v`, each branch storing it in place (a cell returned by
   /// value from several branches went through the stack: a stall per cell).
   void set_cell(std::size_t k, const db_value& v) {
@@ -128,14 +172,7 @@ class batched_table {
     if (std::holds_alternative<std::monostate>(v)) {
       out = c::null_value();
     } else if (const auto* i = std::get_if<std::int64_t>(&v)) {
-      if (!text_[k]) {
-        out = c::of(*i);
-        return;
-      }
-      std::string& t = texts_[k];  // its capacity is kept row to row
-      t.resize(20);
-      t.resize(static_cast<std::size_t>(std::to_chars(t.data(), t.data() + t.size(), *i).ptr - t.data()));
-      out = c::of(std::string_view(t));
+      set_int(k, *i);
     } else if (const auto* d = std::get_if<double>(&v); d && !text_[k]) {
       out = c::of(*d);
     } else if (const auto* t = std::get_if<std::string>(&v); t && text_[k]) {
@@ -151,6 +188,7 @@ class batched_table {
   std::string name_;
   const char* columns_;
   std::size_t ncols_;
+  bool deferred_;                        ///< made for_another_thread
   std::vector<bool> text_;               ///< each column's affinity: TEXT or numeric
   std::vector<detail::sqlite_cell> cells_;
   std::vector<std::string> texts_;       ///< integers of TEXT columns as text, for the row being added
@@ -190,20 +228,59 @@ struct fwk_ids {
 
   std::int64_t str(std::string_view s) { return strings.str(s); }
   std::int64_t connection(const std::vector<std::int64_t>& ids) {
-    for (auto c : ids) connection_rows.add({connections, c});
+    for (auto c : ids) connection_rows.add_ints({connections, c});
     return connections++;
   }
-  /// A ';'-separated call stack, one row per frame (torch_npu splits the ";\r\n" it made of each ';').
-  std::int64_t callchain(std::string_view stack) {
-    std::size_t depth = 0, from = 0;
-    for (;;) {
-      const std::size_t to = stack.find(';', from);
-      callchain_rows.add({callchains, str(stack.substr(from, to - from)), static_cast<std::int64_t>(depth++)});
-      if (to == std::string::npos) break;
-      from = to + 1;
-    }
+  /// The id of op text `t` as a name, and as a ';'-separated list (NULL when
+  /// empty) with one item a line as torch_npu shows them: each text made and
+  /// hashed once.
+  std::int64_t name(const text_table& texts, text_table::id t) {
+    return memo(name_ids_, t, [&] { return str(texts[t]); });
+  }
+  std::optional<std::int64_t> list(const text_table& texts, text_table::id t) {
+    if (texts[t].empty()) return std::nullopt;
+    return memo(list_ids_, t, [&] {
+      std::string s;
+      for (char c : texts[t]) {
+        s += c;
+        if (c == ';') s += "\r\n";
+      }
+      return str(s);
+    });
+  }
+  /// A task-queue span's name: "Dequeue@" or "Enqueue@" and the dequeue's op text `t`.
+  std::int64_t dequeue_name(const text_table& texts, text_table::id t) {
+    return memo(dequeue_ids_, t, [&] { return str("Dequeue@" + std::string(texts[t])); });
+  }
+  std::int64_t enqueue_name(const text_table& texts, text_table::id t) {
+    return memo(enqueue_ids_, t, [&] { return str("Enqueue@" + std::string(texts[t])); });
+  }
+  /// A ';'-separated call stack (op text `t`, not empty), one row per frame
+  /// (torch_npu splits the ";\r\n" it made of each ';').
+  std::int64_t callchain(const text_table& texts, text_table::id t) {
+    if (t >= stack_frames_.size()) stack_frames_.resize(std::size_t{t} + 1);
+    auto& frames = stack_frames_[t];
+    if (frames.empty())
+      for (std::string_view stack = texts[t];;) {
+        const std::size_t to = stack.find(';');
+        frames.push_back(str(stack.substr(0, to)));
+        if (to == std::string_view::npos) break;
+        stack.remove_prefix(to + 1);
+      }
+    std::int64_t depth = 0;
+    for (const auto f : frames) callchain_rows.add_ints({callchains, f, depth++});
     return callchains++;
   }
+
+ private:
+  template <class Make>
+  static std::int64_t memo(std::vector<std::int64_t>& ids, text_table::id t, Make make) {
+    if (t >= ids.size()) ids.resize(std::size_t{t} + 1, 0);  // 0: no string has that id
+    if (ids[t] == 0) ids[t] = make();
+    return ids[t];
+  }
+  std::vector<std::int64_t> name_ids_, list_ids_, dequeue_ids_, enqueue_ids_;
+  std::vector<std::vector<std::int64_t>> stack_frames_;
 };
 
 }  // namespace
@@ -274,19 +351,9 @@ struct db_export::calls {
 
 namespace {
 
-std::optional<std::int64_t> text_or_null(fwk_ids& ids, std::string_view semicolons) {
-  if (semicolons.empty()) return std::nullopt;
-  std::string s;
-  for (char c : semicolons) {
-    s += c;
-    if (c == ';') s += "\r\n";  // torch_npu shows list items one a line
-  }
-  return ids.str(s);
-}
-
-/// A PYTORCH_API row as numbers (startNs and endNs are written as text); a
-/// column whose bit is set in `nulls` is NULL. Trivially copyable: the rows
-/// wait in sorted runs for their place in the table.
+/// A PYTORCH_API row as numbers (startNs and endNs are TEXT columns: they go
+/// in as decimal text); a column whose bit is set in `nulls` is NULL.
+/// Trivially copyable: the rows wait in spilled lists for their place in the table.
 struct api_row {
   enum col { start, end, gtid, connection, name, seq, fwd_tid, dtypes, shapes, callchain, type, count };
   std::int64_t v[count] = {};
@@ -296,19 +363,6 @@ struct api_row {
       v[c] = *x;
     else
       nulls = static_cast<std::uint16_t>(nulls | (1u << c));
-  }
-  std::vector<db_value> cells() const {
-    std::vector<db_value> out;
-    out.reserve(count);
-    out.emplace_back(std::to_string(v[start]));
-    out.emplace_back(std::to_string(v[end]));
-    for (int c = gtid; c < count; ++c) {
-      if (nulls & (1u << c))
-        out.emplace_back(std::monostate{});
-      else
-        out.emplace_back(v[c]);
-    }
-    return out;
   }
 };
 
@@ -564,19 +618,17 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
   if (!d.info.cpu || (d.ops.empty() && d.enqueue.empty() && d.dequeue.empty())) return {};
   const std::uint64_t pid =
       !d.ops.empty() ? d.ops.front().pid : (!d.enqueue.empty() ? d.enqueue.front().pid : d.dequeue.front().pid);
-  enum section : std::uint8_t { python_rows, enqueue_rows, dequeue_rows, op_rows, mstx_rows };
-  struct section_key {
-    std::uint8_t s;
-    bool operator<(const section_key& b) const noexcept { return s < b.s; }
-  };
-  spill_sorter<section_key> api_rows(at.dir, at.budget);
-  const auto queue_row = [&](const queue_span& q, const std::string& name) {
+  // The table's rows by section, each section's in the order they come.
+  enum section : std::uint8_t { python_rows, enqueue_rows, dequeue_rows, op_rows, mstx_rows, sections };
+  std::vector<spilled_list<api_row>> api_rows;
+  for (int k = 0; k < sections; ++k) api_rows.emplace_back(at.dir, at.budget);
+  const auto queue_row = [&](const queue_span& q, std::int64_t name) {
     api_row r;
     r.v[api_row::start] = q.ts;
     r.v[api_row::end] = q.ts + q.dur;
     r.v[api_row::gtid] = global_tid(pid, q.tid);
     r.v[api_row::connection] = ids.connection({static_cast<std::int64_t>(q.corr_id) + first_fwk_connection});
-    r.v[api_row::name] = ids.str(name);
+    r.v[api_row::name] = name;
     for (auto c : {api_row::seq, api_row::fwd_tid, api_row::dtypes, api_row::shapes, api_row::callchain})
       r.set(c, std::nullopt);
     r.v[api_row::type] = task_queue;
@@ -591,14 +643,11 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     std::uint8_t enqueue;
     bool operator<(const corr_key& b) const noexcept { return corr != b.corr ? corr < b.corr : enqueue < b.enqueue; }
   };
-  spill_sorter<corr_key> by_corr(at.dir, at.budget);
+  spill_sorter<corr_key> by_corr(at.dir, at.budget);  // a dequeue's number and text, an enqueue's number
   std::uint64_t n = 0;
-  std::string scratch;
   MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
-    api_rows.push({dequeue_rows}, record_bytes(queue_row(q, "Dequeue@" + std::string(d.texts[q.name]))));
-    scratch.assign(record_bytes(n++));
-    scratch.append(d.texts[q.name]);
-    by_corr.push({q.corr_id, 0}, scratch);
+    api_rows[dequeue_rows].push_back(queue_row(q, ids.dequeue_name(d.texts, q.name)));
+    by_corr.push({q.corr_id, 0}, record_bytes(std::array<std::uint64_t, 2>{n++, q.name}));
   }));
   std::int64_t max_corr = -1;
   n = 0;
@@ -606,12 +655,16 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     by_corr.push({q.corr_id, 1}, record_bytes(n++));
     max_corr = std::max(max_corr, static_cast<std::int64_t>(q.corr_id));
   }));
-  // By number: an enqueue's matched flag and '@' + name (or ""), a dequeue's matched flag.
+  // By number: an enqueue's dequeue text (matched_deq), a dequeue's matched flag.
+  struct matched_deq {
+    std::uint32_t matched;  ///< a dequeue has its correlation id
+    text_table::id name;    ///< the last such dequeue's text
+  };
   spill_sorter<index_key> enq_info(at.dir, at.budget), deq_matched(at.dir, at.budget);
   {
     std::uint64_t corr = 0;
     bool any = false, has_enq = false;
-    std::optional<std::string> deq_name;
+    matched_deq deq{0, 0};            // of this correlation id so far
     std::vector<std::uint64_t> deqs;  // of this correlation id
     const auto close = [&] {
       for (const auto j : deqs) deq_matched.push({j}, record_bytes(has_enq));
@@ -620,7 +673,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     MSPROF_TRY(by_corr.drain([&](const corr_key& k, std::string_view p) {
       if (any && k.corr != corr) {
         close();
-        deq_name.reset();
+        deq = {0, 0};
         has_enq = false;
       }
       any = true;
@@ -628,13 +681,11 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       const auto j = record_from<std::uint64_t>(p);
       if (!k.enqueue) {
         deqs.push_back(j);
-        deq_name = std::string(p.substr(sizeof j));
+        deq = {1, static_cast<text_table::id>(record_from<std::array<std::uint64_t, 2>>(p)[1])};
         return;
       }
       has_enq = true;
-      scratch.assign(1, deq_name ? '\1' : '\0');
-      if (deq_name) scratch += "@" + *deq_name;
-      enq_info.push({j}, scratch);
+      enq_info.push({j}, record_bytes(deq));
     }));
     close();
   }
@@ -645,8 +696,10 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     std::string_view p;
     MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
       if (!enq_info.next(k, p)) return;  // one per enqueue, in their order
-      api_rows.push({enqueue_rows}, record_bytes(queue_row(q, "Enqueue" + std::string(p.substr(1)))));
-      if (p[0]) matched_enq.push({}, record_bytes(queue_times{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}));
+      const auto deq = record_from<matched_deq>(p);
+      api_rows[enqueue_rows].push_back(
+          queue_row(q, deq.matched ? ids.enqueue_name(d.texts, deq.name) : ids.str("Enqueue")));
+      if (deq.matched) matched_enq.push({}, record_bytes(queue_times{q.ts, q.ts + q.dur, global_tid(pid, q.tid)}));
     }));
     MSPROF_TRY(enq_info.take_status());
     no_key nk;
@@ -690,13 +743,15 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
       a.v[api_row::end] = o.end_ns;
       a.v[api_row::gtid] = global_tid(pid, o.tid);
       a.set(api_row::connection, std::nullopt);
-      a.v[api_row::name] = ids.str(d.texts[o.name]);
+      a.v[api_row::name] = ids.name(d.texts, o.name);
       a.v[api_row::seq] = o.seq;
       a.v[api_row::fwd_tid] = static_cast<std::int64_t>(o.fwd_tid);
-      a.set(api_row::dtypes, text_or_null(ids, d.texts[o.input_dtypes]));
-      a.set(api_row::shapes, text_or_null(ids, d.texts[o.input_shapes]));
-      const std::string_view stack = d.texts[o.call_stack];
-      a.set(api_row::callchain, stack.empty() ? std::nullopt : std::optional(ids.callchain(stack)));
+      a.set(api_row::dtypes, ids.list(d.texts, o.input_dtypes));
+      a.set(api_row::shapes, ids.list(d.texts, o.input_shapes));
+      if (d.texts[o.call_stack].empty())
+        a.set(api_row::callchain, std::nullopt);
+      else
+        a.v[api_row::callchain] = ids.callchain(d.texts, o.call_stack);
       a.v[api_row::type] = torch_op;
       if (pair_next && pk.i == i) {
         rec.pair = record_from<std::int64_t>(pp);
@@ -721,7 +776,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
                      api_row::callchain})
       r.set(col, std::nullopt);
     r.v[api_row::type] = python_trace;
-    api_rows.push({python_rows}, record_bytes(r));
+    api_rows[python_rows].push_back(r);
   }));
 
   // The calls bound to the ops; each op's row goes out once no scan can reach it.
@@ -737,7 +792,7 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
         b.row.v[api_row::connection] = ids.connection(b.connections);
         b.row.nulls = static_cast<std::uint16_t>(b.row.nulls & ~(1u << api_row::connection));
       }
-      api_rows.push({s}, record_bytes(b.row));
+      api_rows[s].push_back(b.row);
     };
   };
   const auto op_thread = [](const bound_op& o) { return o.gtid(); };
@@ -768,7 +823,8 @@ result<void> fwk_apis(const pt_dir& d, db_export::calls& cann, fwk_ids& ids, bat
     MSPROF_TRY(ops.finish());
     MSPROF_TRY(qp.finish());
   }
-  MSPROF_TRY(api_rows.drain([&](const section_key&, std::string_view p) { apis.add(record_from<api_row>(p).cells()); }));
+  for (const auto& rows : api_rows)
+    MSPROF_TRY(rows.each([&](const api_row& r) { apis.add_ints(r.v, api_row::count, r.nulls); }));
   return {};
 }
 
@@ -1144,10 +1200,43 @@ result<void> ge_op_memory(batched_table& ops, sqlite3* db, const pt_dir& d, cons
 /// records merged by time as in the text export (each with its PTA+GE row,
 /// summed with the last record of the other kind on its device); OP_MEMORY:
 /// the PTA blocks, then GE's (op name as CANN's string id, release minus
-/// allocation as the duration; NULLs for what GE lacks).
-result<void> memory_tables(detail::paged_tables& tables, batched_table& strings, const pt_dir& d, const model& m,
-                           const spilled_list<op_memory_row>& op_rows) {
-  string_ids ids(strings, first_memory_string_id);
+/// allocation as the duration; NULLs for what GE lacks). Their strings come
+/// after the other framework tables' in STRING_IDS, and nothing of them needs
+/// those tables: made on SQLite's thread, they are filled (fill) beside them,
+/// then finish() writes them there.
+class memory_tables {
+ public:
+  explicit memory_tables(detail::paged_tables& tables)
+      : strings_(tables, "STRING_IDS", nullptr, 2, batched_table::for_another_thread),
+        records_(tables, "MEMORY_RECORD",
+                 "component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, "
+                 "totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
+                 7, batched_table::for_another_thread),
+        ops_(tables, "OP_MEMORY",
+             "name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER, "
+             "activeReleaseTime INTEGER, duration INTEGER, activeDuration INTEGER, "
+             "allocationTotalAllocated INTEGER, allocationTotalReserved INTEGER, "
+             "allocationTotalActive INTEGER, releaseTotalAllocated INTEGER, releaseTotalReserved INTEGER, "
+             "releaseTotalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
+             15, batched_table::for_another_thread) {}
+  /// The rows, on any thread; GE's blocks wait for finish() (their names are the CANN tables').
+  result<void> fill(const pt_dir& d, const model& m, const spilled_list<op_memory_row>& op_rows);
+  /// The tables, on SQLite's thread (`db` holds CANN's strings).
+  result<void> finish(sqlite3* db, const pt_dir& d, const model& m) {
+    MSPROF_TRY(records_.finish());
+    if (has_ge_) MSPROF_TRY(ge_op_memory(ops_, db, d, m));
+    return ops_.finish();
+  }
+  /// Their strings, on SQLite's thread after the other framework tables'.
+  result<void> finish_strings() { return strings_.finish(); }
+
+ private:
+  batched_table strings_, records_, ops_;
+  bool has_ge_ = false;
+};
+
+result<void> memory_tables::fill(const pt_dir& d, const model& m, const spilled_list<op_memory_row>& op_rows) {
+  string_ids ids(strings_, first_memory_string_id);
   std::vector<std::string> reported;  // the CANN tables' writer reported these
   std::vector<std::uint32_t> devices;
   spill_sorter<ge_db_key> ge(d.spill_dir, d.spill_budget);
@@ -1162,9 +1251,9 @@ result<void> memory_tables(detail::paged_tables& tables, batched_table& strings,
     }));
     MSPROF_TRY(ge.take_status());
   }
-  const bool has_ge = ge.size() != 0;
+  has_ge_ = ge.size() != 0;
   std::int64_t ge_id = 0;
-  if (has_ge) ge_id = ids.str("GE");
+  if (has_ge_) ge_id = ids.str("GE");
   // The first PTA and WORKSPACE records (by time, then file order) give the components' order.
   {
     std::optional<std::pair<std::int64_t, std::uint64_t>> first[2];  // PTA, WORKSPACE: time, file order
@@ -1179,55 +1268,41 @@ result<void> memory_tables(detail::paged_tables& tables, batched_table& strings,
     if (pta_first) ids.str("PTA");
     if (first[1]) ids.str("WORKSPACE");
     if (first[0]) ids.str("PTA");
-    if (first[0] || first[1] || has_ge) ids.str("WORKSPACE");
-    if (first[0] || has_ge) ids.str("PTA+GE");
+    if (first[0] || first[1] || has_ge_) ids.str("WORKSPACE");
+    if (first[0] || has_ge_) ids.str("PTA+GE");
   }
   const auto pta_ge_id = [&] { return ids.str("PTA+GE"); };  // registered above whenever a row needs it
-  batched_table records(tables, "MEMORY_RECORD",
-                        "component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, "
-                        "totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
-                        7);
   const auto ge_row = [&](const ge_db_record& g, const memory_record_row* p) -> result<void> {
-    records.add(db_row(ge_id, g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
+    records_.add(db_row(ge_id, g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
     if (!p)
-      records.add(db_row(pta_ge_id(), g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
+      records_.add(db_row(pta_ge_id(), g.time, g.allocated, g.reserved, std::int64_t{0}, std::monostate{}, g.device));
     else
-      records.add(db_row(pta_ge_id(), g.time, g.allocated + p->allocated, g.reserved + p->reserved, p->active,
-                         p->stream, g.device));
+      records_.add(db_row(pta_ge_id(), g.time, g.allocated + p->allocated, g.reserved + p->reserved, p->active,
+                          p->stream, g.device));
     return {};
   };
   const auto pta_row = [&](const memory_record_row& x, const ge_db_record* g) -> result<void> {
     if (x.component == std::string_view("PTA+GE") && g)
-      records.add(db_row(pta_ge_id(), x.time, x.allocated + g->allocated, x.reserved + g->reserved, x.active,
-                         or_null(x.stream ? std::optional<std::int64_t>(x.stream) : std::nullopt), x.device));
+      records_.add(db_row(pta_ge_id(), x.time, x.allocated + g->allocated, x.reserved + g->reserved, x.active,
+                          or_null(x.stream ? std::optional<std::int64_t>(x.stream) : std::nullopt), x.device));
     else
-      records.add(db_row(ids.str(x.component), x.time, x.allocated, x.reserved, x.active, x.stream, x.device));
+      records_.add(db_row(ids.str(x.component), x.time, x.allocated, x.reserved, x.active, x.stream, x.device));
     return {};
   };
   MSPROF_TRY(merge_ge_memory<ge_db_record>(d, m, ge, ge_row, pta_row));
-  MSPROF_TRY(records.finish());
-  batched_table ops(tables, "OP_MEMORY",
-                    "name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER, "
-                    "activeReleaseTime INTEGER, duration INTEGER, activeDuration INTEGER, "
-                    "allocationTotalAllocated INTEGER, allocationTotalReserved INTEGER, "
-                    "allocationTotalActive INTEGER, releaseTotalAllocated INTEGER, releaseTotalReserved INTEGER, "
-                    "releaseTotalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
-                    15);
-  MSPROF_TRY(op_rows.each([&](const op_memory_row& x) {
-    ops.add(db_row(ids.str(x.name), x.size, x.allocation_time, or_null(x.release_time), or_null(x.active_release_time),
-             or_null(x.duration), or_null(x.active_duration), x.allocation_total[0], x.allocation_total[1],
-             x.allocation_total[2], or_null(x.release_total[0]), or_null(x.release_total[1]),
-             or_null(x.release_total[2]), x.stream, x.device));
-  }));
-  if (has_ge) MSPROF_TRY(ge_op_memory(ops, tables.db().handle(), d, m));
-  return ops.finish();
+  return op_rows.each([&](const op_memory_row& x) {
+    ops_.add(db_row(ids.str(x.name), x.size, x.allocation_time, or_null(x.release_time), or_null(x.active_release_time),
+                    or_null(x.duration), or_null(x.active_duration), x.allocation_total[0], x.allocation_total[1],
+                    x.allocation_total[2], or_null(x.release_total[0]), or_null(x.release_total[1]),
+                    or_null(x.release_total[2]), x.stream, x.device));
+  });
 }
 
 /// torch_npu's GCRecordDbParser: GC_RECORD, the torch.gc_record spans in file
 /// order (startNs, endNs, globalTid of the process as its own thread).
 result<void> gc_table(detail::paged_tables& tables, const pt_dir& d) {
   batched_table gcs(tables, "GC_RECORD", "startNs INTEGER, endNs INTEGER, globalTid INTEGER", 3);
-  MSPROF_TRY(d.gcs.each([&](const gc_span& g) { gcs.add({g.start_ns, g.end_ns, global_tid(g.pid, g.pid)}); }));
+  MSPROF_TRY(d.gcs.each([&](const gc_span& g) { gcs.add_ints({g.start_ns, g.end_ns, global_tid(g.pid, g.pid)}); }));
   return gcs.finish();
 }
 
@@ -1272,9 +1347,37 @@ result<void> db_export::finish_cann(const pt_dir& d, const model& m, std::vector
 
 result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model& m, const relation& rel,
                                                    const spilled_list<op_memory_row>& op_memory,
-                                                   std::vector<std::string>& warnings) {
+                                                   std::vector<std::string>& warnings, bool threaded) {
   MSPROF_TRY(finish_cann(d, m, warnings));
   std::vector<std::string> files;
+  // analysis.db needs none of the framework tables: it is written beside
+  // them. torch_npu finds no step range at Level_none and writes none.
+  std::optional<result<std::string>> analysis;
+  const auto write_analysis = [&] {
+    if (d.info.level == "Level_none") return;
+    analysis = write_sqlite(out_, "analysis.db", [&](const std::string& path) -> result<void> {
+      detail::sqlite_db db(path);
+      MSPROF_TRY(db.open());
+      auto step_rows = step_trace_rows(d, *cann_, rel, {spill_dir_, spill_budget_ / 4}, comm_);
+      if (!step_rows) return step_rows.err();
+      MSPROF_TRY(create_and_fill(db, "StepTraceTime",
+                                 "deviceId INTEGER, step TEXT, computing NUMERIC, "
+                                 "communication_not_overlapped NUMERIC, "
+                                 "overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, "
+                                 "bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
+                                 "preparing NUMERIC",
+                                 11, std::move(*step_rows)));
+      if (comm_) {  // torch_npu's CommAnalyzer tables, by step (hccl_analyze.hpp)
+        const auto a = hccl::analyze_first_device(*comm_, m.session.start_ns);
+        if (!a.ops.empty())
+          for (const auto& t : hccl::pt_analyzer_tables(a, comm_steps(step_ranges(rel)))) {
+            MSPROF_TRY(db.exec(t.create));
+            if (!t.rows.empty()) MSPROF_TRY(db.insert(t.name, t.rows.front().size(), t.rows));
+          }
+      }
+      return db.close();
+    });
+  };
   const auto fill = [&](const std::string& path) -> result<void> {
     detail::sqlite_db db(path);
     MSPROF_TRY(db.open());
@@ -1297,14 +1400,25 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
     batched_table strings(paged, "STRING_IDS", nullptr, 2);
     batched_table connections(paged, "CONNECTION_IDS", "id INTEGER, connectionId INTEGER", 2);
     batched_table callchains(paged, "PYTORCH_CALLCHAINS", "id INTEGER, stack INTEGER, stackDepth INTEGER", 3);
-    {
-      fwk_ids ids(strings, connections, callchains);
-      MSPROF_TRY(fwk_apis(d, *cann_, ids, apis, {spill_dir_, spill_budget_ / 4}));
-    }
+    memory_tables memory(paged);
+    result<void> apis_filled, memory_filled;
+    beside(
+        threaded,
+        [&] {
+          memory_filled = memory.fill(d, m, op_memory);
+          write_analysis();
+        },
+        [&] {
+          fwk_ids ids(strings, connections, callchains);
+          apis_filled = fwk_apis(d, *cann_, ids, apis, {spill_dir_, spill_budget_ / 4});
+        });
+    MSPROF_TRY(apis_filled);
     MSPROF_TRY(apis.finish());
-    MSPROF_TRY(memory_tables(paged, strings, d, m, op_memory));
+    MSPROF_TRY(memory_filled);
+    MSPROF_TRY(memory.finish(db.handle(), d, m));
     MSPROF_TRY(gc_table(paged, d));
     MSPROF_TRY(strings.finish());
+    MSPROF_TRY(memory.finish_strings());
     MSPROF_TRY(connections.finish());
     MSPROF_TRY(callchains.finish());
     MSPROF_TRY(db.insert("ENUM_API_TYPE", 2,
@@ -1322,31 +1436,10 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
   MSPROF_TRY(file_->commit());
   files.push_back((fs::path(out_.path()) / framework_db_name(d)).string());
 
-  // torch_npu finds no step range at Level_none and writes no analysis.db.
-  if (d.info.level == "Level_none") return files;
-  auto analysis = write_sqlite(out_, "analysis.db", [&](const std::string& path) -> result<void> {
-    detail::sqlite_db db(path);
-    MSPROF_TRY(db.open());
-    auto step_rows = step_trace_rows(d, *cann_, rel, {spill_dir_, spill_budget_ / 4}, comm_);
-    if (!step_rows) return step_rows.err();
-    MSPROF_TRY(create_and_fill(db, "StepTraceTime",
-                               "deviceId INTEGER, step TEXT, computing NUMERIC, communication_not_overlapped NUMERIC, "
-                               "overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, "
-                               "bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, "
-                               "preparing NUMERIC",
-                               11, std::move(*step_rows)));
-    if (comm_) {  // torch_npu's CommAnalyzer tables, by step (hccl_analyze.hpp)
-      const auto a = hccl::analyze_first_device(*comm_, m.session.start_ns);
-      if (!a.ops.empty())
-        for (const auto& t : hccl::pt_analyzer_tables(a, comm_steps(step_ranges(rel)))) {
-          MSPROF_TRY(db.exec(t.create));
-          if (!t.rows.empty()) MSPROF_TRY(db.insert(t.name, t.rows.front().size(), t.rows));
-        }
-    }
-    return db.close();
-  });
-  if (!analysis) return analysis.err();
-  files.push_back(std::move(*analysis));
+  if (analysis) {
+    if (!*analysis) return analysis->err();
+    files.push_back(std::move(**analysis));
+  }
   return files;
 }
 
