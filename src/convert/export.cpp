@@ -45,8 +45,8 @@ result<void> check_not_empty(const std::string& prof_dir, std::size_t records, c
   std::string why = "(empty, damaged or missing slices?)";
   if (final.session.unfinished) {  // killed before any record was saved: say what it lost
     why = "(the collection did not finish: the program was killed or crashed before any record was saved";
-    for (const auto& [k, n] : final.session.losses)
-      if (k == "lost_at_kill") why += "; " + std::to_string(n) + " mstx call(s) were lost in its memory (lost_at_kill)";
+    if (const auto lost = final.session.lost_at_kill())
+      why += "; " + std::to_string(*lost) + " mstx call(s) were lost in its memory (lost_at_kill)";
     why += ")";
   }
   return make_error(errc::not_found, prof_dir +

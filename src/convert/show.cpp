@@ -72,7 +72,7 @@ std::string collection_summary(const model& m, const collection_counts& n) {
     out += lost.empty() ? "; no losses" : "; LOSSES: " + lost;
   }
   if (m.session.unfinished && !m.session.losses.empty())
-    out += m.session.all_calls_counted() ? "; UNFINISHED collection (program killed or crashed): lost_at_kill counts the calls lost at the end"
+    out += m.session.lost_at_kill() ? "; UNFINISHED collection (program killed or crashed): lost_at_kill counts the calls lost at the end"
                        : "; UNFINISHED collection (program killed or crashed): losses are the last saved counters";
   if (m.session.simulated_device) out += "; device data from the SIMULATED device";
   return out;

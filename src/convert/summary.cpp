@@ -573,7 +573,7 @@ table msprof_losses(const model& m) {
   };
   for (const auto& [k, n] : m.session.losses)
     if (n > 0) t.rows.push_back({k, std::to_string(n), meaning(k)});
-  const bool all_counted = m.session.all_calls_counted();
+  const bool all_counted = m.session.lost_at_kill().has_value();
   if (m.session.unfinished && !m.session.losses.empty())
     t.rows.push_back({"collection_unfinished", all_counted ? "0" : "unknown",
                       all_counted ? "the program ended without stopping collection (killed or crashed): lost_at_kill "

@@ -65,12 +65,12 @@ struct session_info {
   /// No collectionTimeEnd: the collection never stopped (the program was
   /// killed or crashed); `losses` are then the counters last saved in the run.
   bool unfinished = false;
-  /// `losses` hold lost_at_kill (load counted the calls a killed run lost at
-  /// the end from host/msprof_calls): every call is accounted for.
-  bool all_calls_counted() const {
+  /// The calls a killed run lost at the end (`losses`' lost_at_kill, which
+  /// load counts from host/msprof_calls); when known, every call is accounted for.
+  std::optional<std::uint64_t> lost_at_kill() const {
     for (const auto& l : losses)
-      if (l.first == "lost_at_kill") return true;
-    return false;
+      if (l.first == "lost_at_kill") return l.second;
+    return std::nullopt;
   }
   bool simulated_device = false;  ///< device data from msprof's simulated device
 };
