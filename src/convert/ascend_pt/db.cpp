@@ -1432,8 +1432,13 @@ result<std::vector<std::string>> db_export::finish(const pt_dir& d, const model&
       MSPROF_TRY(create_and_fill(db, "STEP_TIME", "id INTEGER, startNs INTEGER, endNs INTEGER", 3, steps));
     return paged.close();
   };
-  MSPROF_TRY(fill(detail::sqlite_path(out_, *file_)));
-  MSPROF_TRY(file_->commit());
+  auto written = fill(detail::sqlite_path(out_, *file_));
+  if (written) written = file_->commit();
+  if (!written) {
+    std::error_code ec;
+    if (analysis && *analysis) fs::remove(**analysis, ec);  // written beside the tables, for nothing
+    return written.err();
+  }
   files.push_back((fs::path(out_.path()) / framework_db_name(d)).string());
 
   if (analysis) {

@@ -220,48 +220,55 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
             });
   });
   if (!ops) return ops;
-  const auto queue_event = [&](const queue_span& q, const std::string& name, const char* cat, const char* ph) {
+  const auto queue_event = [&](const queue_span& q, std::string_view name, const char* cat, const char* ph) {
     x_event(ev, name, static_cast<std::int64_t>(q.pid), q.tid, q.ts, q.dur, cat,
             [&](members& a) { a.number("correlation_id", q.corr_id); });
     flow(ev, ph, "enqueue_to_dequeue", static_cast<std::int64_t>(q.corr_id), q.pid, q.tid, q.ts, "async_task_queue");
   };
   // An enqueue is named after the (last) dequeue of its correlation id: both
-  // meet in a sorted run by id (dequeues first), and the names go back to the
-  // enqueues' order through a second one.
+  // meet in a sorted run by id (dequeues first), and the dequeue's text goes
+  // back to the enqueues' order through a second one. Each name is made once
+  // per text.
+  std::vector<std::string> dequeue_names, enqueue_names;  // by text id ("": not made yet)
+  const auto named = [&](std::vector<std::string>& names, const char* prefix, text_table::id t) -> const std::string& {
+    if (t >= names.size()) names.resize(std::size_t{t} + 1);
+    if (names[t].empty()) names[t] = prefix + std::string(d.texts[t]);
+    return names[t];
+  };
   struct corr_key {
     std::uint64_t corr;
     std::uint8_t enqueue;
     bool operator<(const corr_key& b) const noexcept { return corr != b.corr ? corr < b.corr : enqueue < b.enqueue; }
   };
   spill_sorter<corr_key> by_corr(d.spill_dir, d.spill_budget);
-  spill_sorter<std::uint64_t> names(d.spill_dir, d.spill_budget);  // enqueue number -> "" or '@' + dequeue name
+  spill_sorter<std::uint64_t> names(d.spill_dir, d.spill_budget);  // enqueue number -> its dequeue's text, if any
   MSPROF_TRY(d.dequeue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, true);
-    queue_event(q, "Dequeue@" + std::string(d.texts[q.name]), "dequeue", "f");
-    by_corr.push({q.corr_id, 0}, d.texts[q.name]);
+    queue_event(q, named(dequeue_names, "Dequeue@", q.name), "dequeue", "f");
+    by_corr.push({q.corr_id, 0}, record_bytes(q.name));
   }));
   std::uint64_t n = 0;
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) { by_corr.push({q.corr_id, 1}, record_bytes(n++)); }));
   std::uint64_t corr = 0;
-  std::optional<std::string> dequeue_name;
-  std::string name;
+  std::optional<text_table::id> dequeue_text;  // of this correlation id
   MSPROF_TRY(by_corr.drain([&](const corr_key& k, std::string_view p) {
-    if (!dequeue_name || k.corr != corr) dequeue_name.reset();
+    if (k.corr != corr) dequeue_text.reset();
     corr = k.corr;
     if (!k.enqueue) {
-      dequeue_name = std::string(p);
+      dequeue_text = from_bytes<text_table::id>(p);
       return;
     }
-    auto i = from_bytes<std::uint64_t>(p);
-    name = dequeue_name ? "@" + *dequeue_name : std::string();
-    names.push(i, name);
+    names.push(from_bytes<std::uint64_t>(p), dequeue_text ? record_bytes(*dequeue_text) : std::string_view());
   }));
   std::uint64_t key = 0;
-  std::string_view named;
+  std::string_view text;
   MSPROF_TRY(d.enqueue.each([&](const queue_span& q) {
     see_thread(threads, q.tid, false);
-    names.next(key, named);  // one per enqueue, in their order
-    queue_event(q, "Enqueue" + std::string(named), "enqueue", "s");
+    names.next(key, text);  // one per enqueue, in their order
+    if (text.empty())
+      queue_event(q, "Enqueue", "enqueue", "s");
+    else
+      queue_event(q, named(enqueue_names, "Enqueue@", from_bytes<text_table::id>(text)), "enqueue", "s");
   }));
   MSPROF_TRY(names.take_status());
   for (const auto tid : python_function_threads(d)) see_thread(threads, tid, false, false);
