@@ -236,7 +236,9 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
   // meet in a sorted run by id (dequeues first), and the dequeue's text goes
   // back to the enqueues' order through a second one. Each name is made once
   // per text.
-  std::vector<std::string> dequeue_names, enqueue_names;  // by text id ("": not made yet)
+  // By text id ("": not made yet); a vector, not a hash map: a lookup per
+  // event. Its size is the highest dequeue text's id, below the texts held.
+  std::vector<std::string> dequeue_names, enqueue_names;
   const auto named = [&](std::vector<std::string>& names, const char* prefix, text_table::id t) -> const std::string& {
     if (t >= names.size()) names.resize(std::size_t{t} + 1);
     if (names[t].empty()) names[t] = prefix + std::string(d.texts[t]);

@@ -63,8 +63,9 @@ class db_export {
   /// `d` placed (place_framework), `m` the final model (its records are not
   /// read), `rel` link()'s, `op_memory` op_memory_rows()'. Returns the paths
   /// written; `warnings` gets what was skipped (an unreadable
-  /// profiler_metadata.json). `threaded`: the memory tables' rows are made
-  /// on a second thread beside the other framework tables' (same bytes).
+  /// profiler_metadata.json). `threaded`: the memory tables' rows and
+  /// analysis.db are made on a second thread beside the other framework
+  /// tables (same bytes).
   result<std::vector<std::string>> finish(const pt_dir& d, const model& m, const relation& rel,
                                           const spilled_list<op_memory_row>& op_memory,
                                           std::vector<std::string>& warnings, bool threaded);
