@@ -232,21 +232,14 @@ struct fwk_ids {
     return connections++;
   }
   /// The id of op text `t` as a name, and as a ';'-separated list (NULL when
-  /// empty) with one item a line as torch_npu shows them: each text made and
-  /// hashed once.
+  /// empty) with one item a line (item_lines) as torch_npu shows them: each
+  /// text made and hashed once.
   std::int64_t name(const text_table& texts, text_table::id t) {
     return memo(name_ids_, t, [&] { return str(texts[t]); });
   }
   std::optional<std::int64_t> list(const text_table& texts, text_table::id t) {
     if (texts[t].empty()) return std::nullopt;
-    return memo(list_ids_, t, [&] {
-      std::string s;
-      for (char c : texts[t]) {
-        s += c;
-        if (c == ';') s += "\r\n";
-      }
-      return str(s);
-    });
+    return memo(list_ids_, t, [&] { return str(item_lines(texts[t])); });
   }
   /// A task-queue span's name: "Dequeue@" or "Enqueue@" and the dequeue's op text `t`.
   std::int64_t dequeue_name(const text_table& texts, text_table::id t) {
