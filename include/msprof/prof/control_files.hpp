@@ -133,6 +133,14 @@ class control_reader {
  public:
   control_reader(const reader_options& opt, std::vector<warning>& warnings) : opt_(opt), warnings_(warnings) {}
 
+  /// A directory without any end_info: a run killed while it made the
+  /// directory leaves its start files missing, and their errors say so.
+  void set_unfinished(bool unfinished) {
+    missing_ = unfinished ? ": missing (the collection did not finish: its program was killed or crashed before "
+                            "writing its start files)"
+                          : ": missing";
+  }
+
   // A control-file problem: warning, or error in strict mode.
   result<void> control_problem(const std::string& file, const std::string& msg) {
     if (opt_.strict) return make_error(errc::parse, msg);
@@ -145,7 +153,7 @@ class control_reader {
     auto t = read_small_file(p, found, opt_.max_control_bytes);
     if (!t) return control_problem(p, t.err().message);
     if (!found) {
-      if (required) return control_problem(p, p + ": missing");
+      if (required) return control_problem(p, p + missing_);
       return {};
     }
     auto v = json::parse(*t, p);
@@ -163,7 +171,7 @@ class control_reader {
     bool found = false;
     auto t = read_small_file(p, found, 64 * 1024);
     if (!t) return control_problem(p, t.err().message);
-    if (!found) return required ? control_problem(p, p + ": missing") : result<void>{};
+    if (!found) return required ? control_problem(p, p + missing_) : result<void>{};
     bool got_mono = false, got_cnt = false;
     codec::detail::for_each_line(*t, [&](std::string_view line, std::size_t, std::size_t) {
       const std::size_t c = line.find(':');
@@ -335,6 +343,7 @@ class control_reader {
 
   const reader_options& opt_;
   std::vector<warning>& warnings_;
+  const char* missing_ = ": missing";
 };
 
 }  // namespace prof

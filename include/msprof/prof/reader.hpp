@@ -124,8 +124,13 @@ class prof_reader {
     }
     std::sort(devs.begin(), devs.end());
     if (!has_host && devs.empty())
-      return make_error(errc::not_found, dir + ": not a PROF_ directory (no host/ and no device_<id>/)");
+      return make_error(errc::not_found, dir + ": not a PROF_ directory (no host/ and no device_<id>/); a collection "
+                                             "leaves one so when it did not finish: its program was killed as it started");
     control_reader control(r.opt_, r.warnings_);
+    bool ended = posix_dir::exists(dir + "/" + layout::host_dir + "/" + layout::end_info);
+    for (auto id : devs)
+      ended = ended || posix_dir::exists(dir + "/" + layout::device_dir(id) + "/" + layout::for_device(layout::end_info, id));
+    control.set_unfinished(!ended);
     if (has_host) {
       MSPROF_TRY(control.read_host(dir, r.host_));
       MSPROF_TRY(r.index_data(r.host_data_dir(), false, 0));

@@ -374,7 +374,8 @@ TEST_CASE("cli: bad input gives one clear error naming the file, and no output")
     fs::create_directories(s.root / "PROF_000001_x");
     auto r = s.run({"export", "timeline", "-dir", (s.root / "PROF_000001_x").string()});
     CHECK(r.rc == 1);
-    CHECK(r.err.find("not a PROF_ directory (no host/ and no device_<id>/)") != std::string::npos);
+    CHECK(r.err.find("not a PROF_ directory (no host/ and no device_<id>/); a collection leaves one so when it "
+                     "did not finish") != std::string::npos);
   }
   SUBCASE("missing control file") {
     sandbox s;
@@ -383,6 +384,19 @@ TEST_CASE("cli: bad input gives one clear error naming the file, and no output")
     auto r = s.run({"export", "timeline", "-dir", prof.string()});
     CHECK(r.rc == 1);
     CHECK(r.err.find("host/start_info: missing") != std::string::npos);
+    CHECK(r.err.find("did not finish") == std::string::npos);  // its end_info says it did
+    CHECK(outputs(prof).empty());
+  }
+  SUBCASE("killed before writing its start files: no start_info and no end_info") {
+    sandbox s;
+    const auto prof = s.add("ops_pipeutil");
+    fs::remove(prof / "host" / "start_info");
+    fs::remove(prof / "host" / "end_info");
+    fs::remove(prof / "device_0" / "end_info.0");
+    auto r = s.run({"export", "summary", "-dir", prof.string()});
+    CHECK(r.rc == 1);
+    CHECK(r.err.find("host/start_info: missing (the collection did not finish: its program was killed or crashed "
+                     "before writing its start files)") != std::string::npos);
     CHECK(outputs(prof).empty());
   }
   SUBCASE("corrupt control file") {
