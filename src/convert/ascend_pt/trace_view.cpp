@@ -103,17 +103,11 @@ class members {
   std::size_t n_ = 0;
 };
 
-/// TraceEventManager.create_x_event: ph, name, pid, tid, ts, dur, cat, args
-/// (`args(members&)` writes the members of args). `pid` is signed: GC's may be -1.
-/// `cat` is a literal that needs no escaping; the members before it are written
-/// in one piece, as flow()'s: an op is an X event.
-template <class Args>
-void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::int64_t ts,
-             std::int64_t dur, std::string_view cat, Args args) {
-  std::string& out = ev.next();
-  append_json_string(out += "{\"ph\": \"X\", \"name\": ", name);
-  char nums[192];  // the four members between name and cat, numbers of at most 24 characters
-  char* p = nums;
+/// `, "pid": P, "tid": T, "ts": "TS"` written at `p` (90 bytes at most); returns its end.
+/// The events written most (X events and flows) put their numbers into one
+/// buffer and append it once.
+template <class Pid>
+char* put_pid_tid_ts(char* p, Pid pid, std::uint64_t tid, std::int64_t ts) {
   const auto put = [&p](std::string_view s) { p = std::copy(s.begin(), s.end(), p); };
   put(", \"pid\": ");
   p = std::to_chars(p, p + 24, pid).ptr;
@@ -121,13 +115,24 @@ void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint6
   p = std::to_chars(p, p + 24, tid).ptr;
   put(", \"ts\": \"");
   p = put_ts_us(p, ts);
-  put("\", \"dur\": ");
-  if (char* end = put_dur_us(p, dur)) {
-    p = end;
-    out.append(nums, p);
-  } else {
+  *p++ = '"';
+  return p;
+}
+
+/// TraceEventManager.create_x_event: ph, name, pid, tid, ts, dur, cat, args
+/// (`args(members&)` writes the members of args). `pid` is signed: GC's may be -1.
+/// `cat` is a literal that needs no escaping.
+template <class Args>
+void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::int64_t ts,
+             std::int64_t dur, std::string_view cat, Args args) {
+  std::string& out = ev.next();
+  append_json_string(out += "{\"ph\": \"X\", \"name\": ", name);
+  char nums[160];  // put_pid_tid_ts's, then the duration's
+  char* p = std::copy_n(", \"dur\": ", 9, put_pid_tid_ts(nums, pid, tid, ts));
+  if (char* end = put_dur_us(p, dur))
+    out.append(nums, end);
+  else
     out.append(nums, p) += dur_us_json(dur);
-  }
   ((out += ", \"cat\": \"") += cat) += "\", \"args\": ";
   members a(out);
   args(a);
@@ -136,25 +141,14 @@ void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint6
 }
 
 /// A flow end (torch_to_npu, enqueue_to_dequeue, fwdbwd): ph, bp, name, id, pid, tid, ts, cat. `ph`, `name`
-/// and `cat` are literals that need no escaping, and the numbers go in through one buffer: a flow is one
-/// event in five of a run's trace_view.json.
+/// and `cat` are literals that need no escaping.
 void flow(event_list& ev, const char* ph, std::string_view name, std::int64_t id, std::uint64_t pid, std::uint64_t tid,
           std::int64_t ts, std::string_view cat) {
   std::string& out = ev.next();
-  ((((out += "{\"ph\": \"") += ph) += "\", \"bp\": \"e\", \"name\": \"") += name) += '"';
-  char nums[192];  // the five members between name and cat, numbers of at most 24 characters
-  char* p = nums;
-  const auto put = [&p](std::string_view s) { p = std::copy(s.begin(), s.end(), p); };
-  put(", \"id\": ");
-  p = std::to_chars(p, p + 24, id).ptr;
-  put(", \"pid\": ");
-  p = std::to_chars(p, p + 24, pid).ptr;
-  put(", \"tid\": ");
-  p = std::to_chars(p, p + 24, tid).ptr;
-  put(", \"ts\": \"");
-  p = put_ts_us(p, ts);
-  put("\", \"cat\": \"");
-  ((out.append(nums, p) += cat) += "\"}");
+  ((((out += "{\"ph\": \"") += ph) += "\", \"bp\": \"e\", \"name\": \"") += name) += "\", \"id\": ";
+  char nums[160];  // the id, then put_pid_tid_ts's
+  char* p = put_pid_tid_ts(std::to_chars(nums, nums + 24, id).ptr, pid, tid, ts);
+  ((out.append(nums, p) += ", \"cat\": \"") += cat) += "\"}";
 }
 
 /// A metadata event: ph, name, pid, tid, args {key: value}.
