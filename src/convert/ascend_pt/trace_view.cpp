@@ -82,20 +82,6 @@ class members {
     char num[24];
     key(k).append(num, std::to_chars(num, num + sizeof num, v).ptr);
   }
-  /// torch_npu's convert_ns2us_str: the ns integer with a dot before its last 3 digits.
-  void ts(std::string_view k, std::int64_t ns) {
-    char num[24];
-    key(k) += '"';
-    out_.append(num, put_ts_us(num, ns)) += '"';
-  }
-  /// torch_npu's convert_ns2us_float: float(ns / 1000).
-  void dur(std::string_view k, std::int64_t ns) {
-    char num[24];
-    if (char* end = put_dur_us(num, ns))
-      key(k).append(num, end);
-    else
-      key(k) += dur_us_json(ns);
-  }
   void close() { out_ += '}'; }
 
  private:
@@ -104,6 +90,7 @@ class members {
 };
 
 /// `, "pid": P, "tid": T, "ts": "TS"` written at `p` (90 bytes at most); returns its end.
+/// TS is torch_npu's convert_ns2us_str: the ns integer with a dot before its last 3 digits.
 /// The events written most (X events and flows) put their numbers into one
 /// buffer and append it once.
 template <class Pid>
@@ -121,7 +108,8 @@ char* put_pid_tid_ts(char* p, Pid pid, std::uint64_t tid, std::int64_t ts) {
 
 /// TraceEventManager.create_x_event: ph, name, pid, tid, ts, dur, cat, args
 /// (`args(members&)` writes the members of args). `pid` is signed: GC's may be -1.
-/// `cat` is a literal that needs no escaping.
+/// `cat` is a literal that needs no escaping. `dur` is torch_npu's
+/// convert_ns2us_float: float(ns / 1000).
 template <class Args>
 void x_event(event_list& ev, std::string_view name, std::int64_t pid, std::uint64_t tid, std::int64_t ts,
              std::int64_t dur, std::string_view cat, Args args) {
