@@ -23,6 +23,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "msprof/convert/export_files.hpp"
 #include "msprof/core/json.hpp"
 #include "msprof/convert/text.hpp"
@@ -339,29 +343,6 @@ void outside_strings(std::string_view json, At&& at) {
   }
 }
 
-/// Compact JSON (the timeline formatter's) in json.dumps' layout: a space
-/// after each ',' and ':' outside strings. The pieces between them are copied
-/// into room made once (appending them one by one took 2-6 % more of the
-/// whole analyse's CPU at 500 k ops).
-void append_spaced(std::string& out, std::string_view json) {
-  const std::size_t at = out.size();
-  out.resize(at + 2 * json.size());  // at most a space after every character
-  char* o = out.data() + at;
-  std::size_t from = 0;  // json's first character not yet copied
-  auto copy_to = [&](std::size_t end) {
-    std::memcpy(o, json.data() + from, end - from);
-    o += end - from;
-    from = end;
-  };
-  outside_strings(json, [&](std::size_t i) {
-    if (json[i] != ',' && json[i] != ':') return;
-    copy_to(i + 1);
-    *o++ = ' ';
-  });
-  copy_to(json.size());
-  out.resize(static_cast<std::size_t>(o - out.data()));
-}
-
 /// Event names and args.name values torch_npu drops from the CANN part at
 /// Level0 (ProfilerConfig.LEVEL_TRACE_PRUNE_CONFIG): a name starting with one,
 /// or an args.name equal to one.
@@ -419,6 +400,68 @@ struct cann_events {
 };
 
 }  // namespace
+
+// Sixteen bytes at a time where the machine has SSE2: which bytes are in
+// strings follows from the quotes (a prefix xor), so only the separators are
+// visited one by one; a block with a backslash, and the last bytes, go byte by
+// byte. Each piece is copied by a 16-byte move into room made once (twice the
+// text, and 16 bytes more). Byte by byte it took a sixth of trace_view.json's
+// thread at 100 k ops.
+void append_spaced(std::string& out, std::string_view json) {
+  const std::size_t at = out.size();
+  out.resize(at + 2 * json.size() + 16);
+  char* o = out.data() + at;
+  const char* in = json.data();
+  const char* const end = in + json.size();
+  bool in_string = false, escaped = false;  // escaped: the next byte follows a backslash in a string
+  const auto byte = [&](char c) {
+    *o++ = c;
+    if (escaped) {
+      escaped = false;
+    } else if (in_string) {
+      escaped = c == '\\';
+      in_string = c != '"';
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == ':') {
+      *o++ = ' ';
+    }
+  };
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), comma = _mm_set1_epi8(','),
+                colon = _mm_set1_epi8(':');
+  const auto mask = [](__m128i eq) { return static_cast<unsigned>(_mm_movemask_epi8(eq)); };
+  for (; end - in >= 16; in += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+    if (escaped || mask(_mm_cmpeq_epi8(v, backslash)) != 0) {
+      for (int i = 0; i < 16; ++i) byte(in[i]);
+      continue;
+    }
+    // Bit i set: byte i is in a string (its opening quote included, its closing one not).
+    unsigned strings = mask(_mm_cmpeq_epi8(v, quote));
+    strings ^= strings << 1;
+    strings ^= strings << 2;
+    strings ^= strings << 4;
+    strings ^= strings << 8;
+    if (in_string) strings = ~strings;
+    strings &= 0xFFFFu;
+    in_string = (strings >> 15) != 0;
+    unsigned separators = mask(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, colon))) & ~strings;
+    unsigned from = 0;  // the block's first byte not yet copied
+    for (; separators != 0; separators &= separators - 1) {
+      const auto k = static_cast<unsigned>(__builtin_ctz(separators));
+      std::memcpy(o, in + from, 16);
+      o += k + 1 - from;
+      *o++ = ' ';
+      from = k + 1;
+    }
+    std::memcpy(o, in + from, 16);
+    o += 16 - from;
+  }
+#endif
+  for (; in < end; ++in) byte(*in);
+  out.resize(static_cast<std::size_t>(o - out.data()));
+}
 
 result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, timeline_collector& cann,
                               relation& r) {

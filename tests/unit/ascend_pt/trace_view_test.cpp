@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <msprof/convert/ascend_pt/analyse.hpp>
+#include <msprof/convert/ascend_pt/trace_view.hpp>
 #include <msprof/core/json.hpp>
 #include <set>
 #include <string>
@@ -209,4 +210,51 @@ TEST_CASE("trace_view: the Python tracer's calls, nn.Modules, C calls and open f
   CHECK(of_cat(events, "GC") ==
         std::vector<std::string>{R"({"args":{},"cat":"GC","dur":10.0,"name":"GC","ph":"X","pid":)" + gc_pid +
                                  R"(,"tid":6060,"ts":")" + ts_at(300) + R"("})"});
+}
+
+TEST_CASE("trace_view: CANN events respaced as json.dumps writes them, strings and escapes left as they are") {
+  // The rule, a byte at a time: a space after each ',' and ':' outside strings.
+  const auto spaced = [](const std::string& json) {
+    std::string out;
+    bool in_string = false, escaped = false;
+    for (const char c : json) {
+      out += c;
+      if (escaped)
+        escaped = false;
+      else if (in_string && c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = !in_string;
+      else if (!in_string && (c == ',' || c == ':'))
+        out += ' ';
+    }
+    return out;
+  };
+  const std::string event =
+      R"({"name":"MatMul","pid":1024448,"tid":0,"ts":"1767268800000020.000","dur":8.0,"ph":"X",)"
+      R"("args":{"Task Type":"AI_CORE","connection_id":1}})";
+  std::string out = "kept:";
+  pt::append_spaced(out, event);
+  CHECK(out == R"(kept:{"name": "MatMul", "pid": 1024448, "tid": 0, "ts": "1767268800000020.000", "dur": 8.0, )"
+               R"("ph": "X", "args": {"Task Type": "AI_CORE", "connection_id": 1}})");
+  // Strings holding separators, quotes and backslashes (an escaped backslash
+  // before a closing quote too), at every place relative to 16-byte blocks,
+  // and random texts of the characters that matter.
+  const std::string tricky = R"({"a,b:c":"x\"y,z","k\\":"v:\\","e":"\\\"",":":[1,2]},)";
+  for (std::size_t shift = 0; shift < 40; ++shift) {
+    const std::string json = std::string(shift, '1') + tricky + tricky;
+    std::string got;
+    pt::append_spaced(got, json);
+    CHECK_MESSAGE(got == spaced(json), "shift ", shift);
+  }
+  std::uint32_t seed = 12345;
+  const auto next = [&seed] { return (seed = seed * 1103515245u + 12345u) >> 16; };
+  const std::string alphabet = "\"\\,:ab{} 1";
+  for (int round = 0; round < 20000; ++round) {
+    std::string json(next() % 80, ' ');
+    for (auto& c : json) c = alphabet[next() % alphabet.size()];
+    std::string got = "x";
+    pt::append_spaced(got, json);
+    if (got != "x" + spaced(json)) FAIL_CHECK("input: ", json, " got: ", got);
+  }
 }

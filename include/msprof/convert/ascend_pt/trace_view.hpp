@@ -14,6 +14,9 @@
 #ifndef MSPROF_CONVERT_ASCEND_PT_TRACE_VIEW_HPP
 #define MSPROF_CONVERT_ASCEND_PT_TRACE_VIEW_HPP
 
+#include <string>
+#include <string_view>
+
 #include "../../core/error.hpp"
 #include "../../core/output_file.hpp"
 #include "../model.hpp"
@@ -32,6 +35,10 @@ namespace ascend_pt {
 /// torch_to_npu flows are drained). The layout is Python json.dumps' (", " and ": ").
 result<void> write_trace_view(const outfile::dir& out, const pt_dir& d, const model& m, timeline_collector& cann,
                               relation& r);
+
+/// `compact_json` (the CANN timeline's form) appended to `out` in json.dumps'
+/// layout: a space after each ',' and ':' outside strings.
+void append_spaced(std::string& out, std::string_view compact_json);
 
 }  // namespace ascend_pt
 }  // namespace convert
