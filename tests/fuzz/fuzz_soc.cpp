@@ -58,8 +58,8 @@ inline constexpr const char* kJobFiles[] = {
 };
 
 int soc_job(const std::uint8_t* data, std::size_t size) {
-  const char* tmp = std::getenv("TMPDIR");
-  const fs::path root = fs::path(tmp && *tmp ? tmp : "/tmp") / ("msprof_fuzz_soc_" + std::to_string(::getpid())) / "JOBFUZZ00000";
+  // Beside the PROF_ targets' scratch directory, in the per-process folder fuzz_replay removes at its end.
+  const fs::path root = scratch_dir().parent_path() / "JOBFUZZ00000";
   std::error_code ec;
   fs::remove_all(root, ec);
   fs::create_directories(root / "data", ec);
