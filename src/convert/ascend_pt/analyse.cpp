@@ -524,30 +524,42 @@ result<void> operator_memory(const pt_dir& d, const spilled_list<op_memory_row>&
                                     "Device Type"});
     begun = true;
   };
-  const auto mb = [](const std::optional<std::int64_t>& b) {
-    return b ? py_float(static_cast<double>(*b) / (1024.0 * 1024.0)) : std::string();
+  // The cells are rewritten in place, not made anew each row (a row of 15
+  // new strings took a microsecond), and the size and the totals only when
+  // their value changes: they repeat from row to row.
+  table::row r(15);
+  std::optional<std::int64_t> text_of[8];  // the bytes cells 1 and 7..12 were made from
+  const auto set_number = [&](std::size_t cell, std::size_t k, const std::optional<std::int64_t>& b, double unit) {
+    if (!r[cell].empty() && text_of[k] == b) return;
+    text_of[k] = b;
+    r[cell] = b ? py_float(static_cast<double>(*b) / unit) : std::string();
   };
-  const auto at = [](const std::optional<std::int64_t>& ns) { return ns ? ts_us(*ns) + '\t' : std::string(); };
+  const auto set_time = [&](std::size_t cell, const std::optional<std::int64_t>& ns) {
+    r[cell].clear();
+    if (!ns) return;
+    append_ts_us(r[cell], *ns);
+    r[cell] += '\t';
+  };
+  constexpr double kb = 1024.0, mb = 1024.0 * 1024.0;
+  std::optional<std::int64_t> device_of;
   result<void> written;
-  table::row r;
   MSPROF_TRY(rows.each([&](const op_memory_row& x) {
     if (!written) return;
     begin();
-    r = {std::string(x.name),
-         py_float(static_cast<double>(x.size) / 1024.0),
-         at(x.allocation_time),
-         at(x.release_time),
-         at(x.active_release_time),
-         at(x.duration),
-         at(x.active_duration),
-         mb(x.allocation_total[0]),
-         mb(x.allocation_total[1]),
-         mb(x.allocation_total[2]),
-         mb(x.release_total[0]),
-         mb(x.release_total[1]),
-         mb(x.release_total[2]),
-         std::to_string(x.stream),
-         "NPU:" + std::to_string(x.device)};
+    r[0].assign(x.name);
+    set_number(1, 0, x.size, kb);
+    set_time(2, x.allocation_time);
+    set_time(3, x.release_time);
+    set_time(4, x.active_release_time);
+    set_time(5, x.duration);
+    set_time(6, x.active_duration);
+    for (std::size_t k = 0; k < 3; ++k) {
+      set_number(7 + k, 1 + k, x.allocation_total[k], mb);
+      set_number(10 + k, 4 + k, x.release_total[k], mb);
+    }
+    r[13] = std::to_string(x.stream);
+    if (device_of != x.device) r[14] = "NPU:" + std::to_string(x.device);
+    device_of = x.device;
     written = out.row(r);
   }));
   MSPROF_TRY(written);
