@@ -558,7 +558,8 @@ result<void> operator_memory(const pt_dir& d, const spilled_list<op_memory_row>&
   // their value changes: they repeat from row to row.
   table::row r(15);
   std::optional<std::int64_t> text_of[8];  // the bytes cells 1 and 7..12 were made from
-  const auto set_number = [&](std::size_t cell, std::size_t k, const std::optional<std::int64_t>& b, double unit) {
+  const auto set_number = [&](std::size_t cell, std::size_t k, const std::optional<std::int64_t>& b,
+                              double unit) {
     if (!r[cell].empty() && text_of[k] == b) return;
     text_of[k] = b;
     r[cell] = b ? py_float(static_cast<double>(*b) / unit) : std::string();

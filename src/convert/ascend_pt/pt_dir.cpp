@@ -241,22 +241,25 @@ result<pt_dir> read_pt_dir(const std::string& dir) {
 
 namespace {
 
-/// Reads a FRAMEWORK file a MiB at a time: whole records only, a cut record
-/// waits for the next read; what is left at the end is the file's damaged
-/// tail. decode(bytes, n, base) is called for each piece (base: the file
-/// offset of bytes[0]). A piece's records are held decoded, beside the PROF_
-/// part's load (analyse.cpp): larger pieces only take more memory.
+/// Reads a FRAMEWORK file a MiB at a time into `buf` (the files share it):
+/// whole records only, a cut record waits for the next read; what is left at
+/// the end is the file's damaged tail. decode(bytes, n, base) is called for
+/// each piece (base: the file offset of bytes[0]). A piece's records are held
+/// decoded, beside the PROF_ part's load (analyse.cpp): larger pieces only
+/// take more memory.
 template <class Decode>
 result<void> decode_file(fw::file_kind kind, const std::string& path, std::atomic<std::uint64_t>* bytes_read,
-                         Decode decode) {
+                         std::vector<unsigned char>& buf, Decode decode) {
   constexpr std::size_t chunk = std::size_t{1} << 20;
   std::uint64_t size = 0;
   auto opened = codec::open_regular(path, size);
   if (!opened) return make_error(opened.err().code, opened.err().message + "; file skipped");
   std::FILE* f = *opened;
-  std::vector<unsigned char> buf;  // grown only when a record does not fit: a resize zero-fills
-  std::size_t used = 0;             // bytes of buf read and not yet decoded
-  std::uint64_t base = 0;           // file offset of buf[0]
+  // Room for a read and a cut record's start, made once: grown (a resize
+  // zero-fills fresh pages) only when a record is longer than that.
+  if (buf.size() < 2 * chunk) buf.resize(2 * chunk);
+  std::size_t used = 0;    // bytes of buf read and not yet decoded
+  std::uint64_t base = 0;  // file offset of buf[0]
   bool bad = false;
   for (;;) {
     if (buf.size() < used + chunk) buf.resize(used + chunk);
@@ -433,19 +436,21 @@ void place_framework(pt_dir& d, std::int64_t wall_offset_ns, std::atomic<std::ui
   };
   // torch_npu reads the first file of each kind; later ones (its own names
   // never repeat a kind) are read too rather than dropped silently.
+  std::vector<unsigned char> buf;
   for (const auto& p : files) {
     const auto kind = fw::kind_of(p.filename().string());
     if (kind == fw::file_kind::unknown) continue;
     if (kind == fw::file_kind::op_mark) d.has_task_queue = true;
     const std::string path = p.string();
-    auto read = decode_file(kind, path, bytes_read, [&](const unsigned char* b, std::size_t n, std::uint64_t base) {
+    const auto piece = [&](const unsigned char* b, std::size_t n, std::uint64_t base) {
       if (kind == fw::file_kind::op_range) {
         fw::warn_invalid_text(path, fw::decode_op_ranges(b, n, path, d.warnings, base, take_op), d.warnings);
         return;
       }
       fw::decode(kind, b, n, path, rec, d.warnings, base);
       take_pieces();
-    });
+    };
+    auto read = decode_file(kind, path, bytes_read, buf, piece);
     if (!read) d.warnings.push_back(read.err().message);
     // A piece's records are taken out, but their vectors keep their size: let
     // it go, so that one file's piece is in memory at a time, not one of each kind.
