@@ -557,11 +557,10 @@ result<void> operator_memory(const pt_dir& d, const spilled_list<op_memory_row>&
   // new strings took a microsecond), and the size and the totals only when
   // their value changes: they repeat from row to row.
   table::row r(15);
-  std::optional<std::int64_t> text_of[8];  // the bytes cells 1 and 7..12 were made from
-  const auto set_number = [&](std::size_t cell, std::size_t k, const std::optional<std::int64_t>& b,
-                              double unit) {
-    if (!r[cell].empty() && text_of[k] == b) return;
-    text_of[k] = b;
+  std::optional<std::int64_t> text_of[13];  // by cell: the bytes cells 1 and 7..12 were made from
+  const auto set_number = [&](std::size_t cell, const std::optional<std::int64_t>& b, double unit) {
+    if (!r[cell].empty() && text_of[cell] == b) return;
+    text_of[cell] = b;
     r[cell] = b ? py_float(static_cast<double>(*b) / unit) : std::string();
   };
   const auto set_time = [&](std::size_t cell, const std::optional<std::int64_t>& ns) {
@@ -577,15 +576,15 @@ result<void> operator_memory(const pt_dir& d, const spilled_list<op_memory_row>&
     if (!written) return;
     begin();
     r[0].assign(x.name);
-    set_number(1, 0, x.size, kb);
+    set_number(1, x.size, kb);
     set_time(2, x.allocation_time);
     set_time(3, x.release_time);
     set_time(4, x.active_release_time);
     set_time(5, x.duration);
     set_time(6, x.active_duration);
     for (std::size_t k = 0; k < 3; ++k) {
-      set_number(7 + k, 1 + k, x.allocation_total[k], mb);
-      set_number(10 + k, 4 + k, x.release_total[k], mb);
+      set_number(7 + k, x.allocation_total[k], mb);
+      set_number(10 + k, x.release_total[k], mb);
     }
     r[13] = std::to_string(x.stream);
     if (device_of != x.device) r[14] = "NPU:" + std::to_string(x.device);
