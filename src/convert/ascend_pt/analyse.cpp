@@ -61,42 +61,13 @@ class table_sink {
   }
 };
 
-/// Whether append_csv_cell() writes `v` as it is: no byte that needs quotes
-/// (, " CR LF) and no first byte that may start a formula.
-bool plain_csv_cell(std::string_view v) {
-  static constexpr auto special = [] {
-    std::array<bool, 256> t{};
-    for (const unsigned char c : {',', '"', '\r', '\n'}) t[c] = true;
-    return t;
-  }();
-  if (!v.empty() && csv_formula_like(v.substr(0, 1))) return false;
-  return std::none_of(v.begin(), v.end(), [](char c) { return special[static_cast<unsigned char>(c)]; });
-}
-
-/// csv.writer text of one row (CRLF, cells quoted when they hold , " or a line
-/// break). A row of plain cells, the common one, is copied into room made once.
+/// csv.writer text of one row (CRLF, cells quoted when they hold , " or a line break).
 void csv_crlf_line(std::string& out, const table::row& cells) {
-  std::size_t size = cells.size() + 1;  // the commas and CRLF
-  for (const auto& c : cells) {
-    if (!plain_csv_cell(c)) {
-      for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (i) out += ',';
-        append_csv_cell(out, cells[i]);
-      }
-      out += "\r\n";
-      return;
-    }
-    size += c.size();
-  }
-  const std::size_t at = out.size();
-  out.resize(at + size);
-  char* p = out.data() + at;
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (i) *p++ = ',';
-    std::memcpy(p, cells[i].data(), cells[i].size());
-    p += cells[i].size();
+    if (i) out += ',';
+    append_csv_cell(out, cells[i]);
   }
-  std::memcpy(p, "\r\n", 2);
+  out += "\r\n";
 }
 
 /// The kernel view (torch_npu KernelViewParser): op_summary's columns, 8 of
