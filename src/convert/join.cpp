@@ -3,7 +3,10 @@
 // (convert/join.hpp): stream_join's two passes, and join() for collections in memory.
 #include "msprof/convert/join.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -67,6 +70,21 @@ void order_by_ids(model& m) {
             [](const api_call& a, const api_call& b) { return a.connection_id < b.connection_id; });
   std::sort(m.tasks.begin(), m.tasks.end(),
             [](const device_task& a, const device_task& b) { return a.global_task_id < b.global_task_id; });
+}
+
+bool read_back(spill_file& f, std::uint64_t offset, void* out, std::size_t n) {
+  auto* p = static_cast<char*>(out);
+  for (std::size_t done = 0; done < n;) {
+    const auto got = ::pread(f.fd(), p + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got == 0) errno = EIO;
+      f.fail("cannot read back spooled records (file truncated?)");
+      return false;
+    }
+    done += static_cast<std::size_t>(got);
+  }
+  return true;
 }
 
 }  // namespace detail
@@ -147,10 +165,19 @@ void stream_join::add(const raw::tensor_info& t) {
     ++bad_time_.tensor;
     return;
   }
-  std::string& b = scratch_;
-  b.assign(bytes_of(t.thread_id));
-  for (const auto& d : t.tensors) b += bytes_of(d);
-  host_events_.push({*at, kind_tensor}, b);
+  // The thread and the tensors' count, then per tensor its kind, format, data
+  // type, rank and dimensions (a tensor_desc holds room for 8).
+  host_events_.push_with({*at, kind_tensor}, [&](std::string& out) {
+    put(out, t.thread_id);
+    put(out, static_cast<std::uint32_t>(t.tensors.size()));
+    for (const auto& d : t.tensors) {
+      put(out, d.kind);
+      put(out, d.format);
+      put(out, d.data_type);
+      put(out, static_cast<std::uint8_t>(d.shape.size()));
+      for (const std::uint32_t dim : d.shape) put(out, dim);
+    }
+  });
 }
 void stream_join::add(const raw::task_track& t) {
   if (const auto at = host_local(t.timestamp)) {
@@ -183,13 +210,13 @@ void stream_join::add(const raw::acsq& a) {
   } else {
     span sp = starts_.pop(key);
     sp.end = *at;
-    spools_of(a.device_id).spans.push(0, bytes_of(keyed_span{key, sp}));
+    spools_of(a.device_id).spans.push(keyed_span{key, sp});
     ++device_counts_[key].spans;
   }
 }
 void stream_join::add(const raw::pmu& p) {
   const auto key = detail::task_key(p.device_id, p.stream_id, p.task_id);
-  spools_of(p.device_id).pmu.push(0, bytes_of(pmu_record{key, p.counters}));
+  spools_of(p.device_id).pmu.push(pmu_record{key, p.counters});
   ++device_counts_[key].pmus;
 }
 
@@ -343,17 +370,24 @@ void stream_join::on_node(std::int64_t, const raw::node_basic& n) {
   api->op = std::move(op);  // the last node of a call wins
 }
 void stream_join::on_tensor(std::int64_t, std::string_view b) {
-  const auto tid = from_bytes<std::uint32_t>(b);
-  open_api* api = innermost(tid);
+  payload_reader in{b};
+  open_api* api = innermost(in.get<std::uint32_t>());
   if (!api || !api->op) return;
   // Ops with more than 5 tensors send several records; they concatenate.
   // Tasks already launched keep the op as it was (as with a node_basic_info
   // after the launch): what they show does not depend on the window.
   if (api->op.use_count() > 1) api->op = std::make_shared<op_info>(*api->op);
   auto& tensors = api->op->tensors;
-  tensors.reserve(tensors.size() + (b.size() - sizeof tid) / sizeof(tensor_desc));
-  for (std::size_t at = sizeof tid; at + sizeof(tensor_desc) <= b.size(); at += sizeof(tensor_desc))
-    api->op->tensors.push_back(from_bytes<tensor_desc>(b.substr(at)));
+  const auto n = in.get<std::uint32_t>();
+  tensors.reserve(tensors.size() + n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    tensor_desc d;
+    d.kind = in.get<std::uint32_t>();
+    d.format = in.get<std::uint32_t>();
+    d.data_type = in.get<std::uint32_t>();
+    for (auto rank = in.get<std::uint8_t>(); rank > 0; --rank) d.shape.push_back(in.get<std::uint32_t>());
+    tensors.push_back(d);
+  }
 }
 void stream_join::on_memcpy(std::int64_t at, const raw::memcpy_info& m) {
   // Earlier ones can match no task_track any more: the sweep is past their time.
@@ -435,10 +469,8 @@ void stream_join::on_track(std::int64_t at, const raw::task_track& tr) {
 // Device spools ----------------------------------------------------------------
 
 bool stream_join::pull_span(std::uint32_t dev, std::uint64_t want, std::optional<span>& got) {
-  std::uint8_t k = 0;
-  std::string_view b;
-  if (!spools_of(dev).spans.next(k, b)) return false;
-  const auto e = from_bytes<keyed_span>(b);
+  keyed_span e;
+  if (!spools_of(dev).spans.next(e)) return false;
   auto& c = counts_[e.key];
   const std::uint32_t index = c.spans_formed++;
   if (index >= c.launches)
@@ -458,10 +490,8 @@ stream_join::span stream_join::take_span(std::uint32_t dev, std::uint64_t key) {
 }
 pmu_counters stream_join::take_pmu(std::uint32_t dev, std::uint64_t key) {
   if (!pmu_.empty(key)) return pmu_.pop(key);
-  std::uint8_t k = 0;
-  std::string_view b;
-  while (spools_of(dev).pmu.next(k, b)) {
-    const auto r = from_bytes<pmu_record>(b);
+  pmu_record r;
+  while (spools_of(dev).pmu.next(r)) {
     if (r.key == key) return r.counters;  // nothing of its key waits: it need not queue
     pmu_.push(r.key, r.counters);
   }
@@ -471,9 +501,8 @@ void stream_join::flush_device(std::uint32_t dev) {
   std::optional<span> none;
   while (pull_span(dev, no_key, none)) {
   }
-  std::uint8_t k = 0;
-  std::string_view b;
-  while (spools_of(dev).pmu.next(k, b)) {
+  pmu_record r;
+  while (spools_of(dev).pmu.next(r)) {
   }
 }
 

@@ -34,6 +34,7 @@
 #ifndef MSPROF_CONVERT_JOIN_HPP
 #define MSPROF_CONVERT_JOIN_HPP
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -45,6 +46,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -104,6 +106,67 @@ std::optional<mstx_event> place_mstx(const prof::mstx_record& r, const prof::tic
 /// its TaskInfo): kernels (compute tasks), copies and the tasks of
 /// aclrtRecordEvent / aclrtStreamWaitEvent; not e.g. an mstx marker.
 bool draws_host_flow(std::string_view task_type, const api_call& launcher);
+
+/// Reads `n` bytes at `offset` of `f` into `out`; false (the error recorded in
+/// `f`) when they cannot be read.
+bool read_back(spill_file& f, std::uint64_t offset, void* out, std::size_t n);
+
+/// Fixed-size records handed back in the order they came (first in, first
+/// out), their memory bounded by a budget: the ones beyond it wait in an
+/// unnamed temporary file. The join's device spools: a sorter's row (key,
+/// sequence number, place) would cost as much as the record.
+template <class T>
+class record_spool {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  record_spool(std::string dir, std::size_t budget)
+      : file_(std::move(dir), budget), per_spill_(std::max<std::size_t>(1, budget / sizeof(T))) {}
+
+  /// Adds a record; no push() once next() was called.
+  void push(const T& v) {
+    if (mem_.capacity() == 0 && per_spill_ <= max_reserved) mem_.reserve(per_spill_);  // pages touched as filled
+    mem_.push_back(v);
+    if (mem_.size() == per_spill_) spill();
+  }
+  /// The next record in push order; false at the end, or on an error (take_status() tells).
+  bool next(T& v) {
+    if (at_ == got_.size() && !refill()) return false;
+    v = got_[at_++];
+    return true;
+  }
+  /// The first error of writing or reading the file (ok if none); resets it.
+  result<void> take_status() { return file_.take_status(); }
+
+ private:
+  static constexpr std::size_t max_reserved = (std::size_t{1} << 30) / sizeof(T);
+  static constexpr std::size_t read_records = std::max<std::size_t>(1, (64u << 10) / sizeof(T));
+  void spill() {
+    if (file_.ready()) file_.write(reinterpret_cast<const char*>(mem_.data()), mem_.size() * sizeof(T));
+    mem_.clear();  // a failed file loses them: the error is reported
+  }
+  /// The next records: the file's while it has some, then those in memory.
+  bool refill() {
+    at_ = 0;
+    got_.clear();
+    if (read_ < file_.written()) {
+      if (!file_.ok()) return false;
+      got_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(read_records, (file_.written() - read_) / sizeof(T))));
+      if (!read_back(file_, read_, got_.data(), got_.size() * sizeof(T))) return false;
+      read_ += got_.size() * sizeof(T);
+      return true;
+    }
+    got_.swap(mem_);
+    return !got_.empty();
+  }
+
+  spill_file file_;
+  std::size_t per_spill_;  // records held before they go to the file
+  std::vector<T> mem_;     // pushed, not yet in the file
+  std::vector<T> got_;     // being handed back, from at_
+  std::size_t at_ = 0;
+  std::uint64_t read_ = 0;  // bytes of the file handed back
+};
 
 /// Moves a window's records to the end of `all` (collecting a whole model).
 void append_window(model& all, model& w);
@@ -218,10 +281,11 @@ class stream_join {
     };
     std::unordered_map<std::uint64_t, queue> q_;
   };
-  /// A device's spans and PMU records in arrival order (constant key: the sorter keeps push order).
+  /// A device's spans and PMU records in arrival order.
   struct device_spools {
     device_spools(const std::string& dir, std::size_t budget) : spans(dir, budget), pmu(dir, budget) {}
-    spill_sorter<std::uint8_t> spans, pmu;
+    detail::record_spool<keyed_span> spans;
+    detail::record_spool<pmu_record> pmu;
   };
   struct orphan_key {
     std::int64_t start;
@@ -334,7 +398,6 @@ class stream_join {
   std::size_t unmatched_launches_ = 0, orphan_count_ = 0, memcpy_unmatched_ = 0;
   std::size_t ops_outside_calls_ = 0;  // node_basic_info records no API call contains
   std::int64_t last_api_end_ = 0;
-  std::string scratch_;  // a tensor_info payload being built
 };
 
 /// Options that keep everything in memory (the collection is already).

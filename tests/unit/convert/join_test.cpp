@@ -395,3 +395,42 @@ TEST_CASE("join: tensors reported after a kernel's launch do not reach that laun
     CHECK(m.tasks[1].op->tensors.size() == 1);
   }
 }
+
+TEST_CASE("join: a record spool hands its records back in push order, from its file and from memory") {
+  struct rec {
+    std::uint64_t n;
+    std::uint32_t tag;
+  };
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  for (std::size_t budget : {sizeof(rec), 3 * sizeof(rec), std::size_t{1} << 20}) {
+    CAPTURE(budget);
+    cv::detail::record_spool<rec> s(dir, budget);
+    for (std::uint64_t i = 0; i < 20000; ++i) s.push({i, static_cast<std::uint32_t>(i * 7)});
+    rec r{};
+    std::uint64_t expect = 0;
+    while (s.next(r)) {
+      REQUIRE(r.n == expect);
+      CHECK(r.tag == static_cast<std::uint32_t>(expect * 7));
+      ++expect;
+    }
+    CHECK(expect == 20000);
+    CHECK(s.take_status());
+  }
+}
+
+TEST_CASE("join: device records that cannot be spooled make the join fail, naming the file") {
+  namespace raw = cv::raw;
+  raw::collection c;  // device records only: their spools are the only streams that spill
+  for (std::uint16_t task = 0; task < 50; ++task) {
+    c.acsqs.push_back({0, true, 1, task, 1000u + task * 10u});
+    c.acsqs.push_back({0, false, 1, task, 1005u + task * 10u});
+    c.pmus.push_back({0, 1, task, {task, {}}});
+  }
+  cv::stream_join::options o;
+  o.spill_dir = (std::filesystem::temp_directory_path() / "msprof_no_such_dir" / "x").string();
+  o.spill_budget = 64;
+  const cv::model m = cv::join(std::move(c), o);
+  CHECK(std::any_of(m.warnings.begin(), m.warnings.end(), [](const std::string& w) {
+    return w.find(".msprof_sort_") != std::string::npos && w.find("cannot create") != std::string::npos;
+  }));
+}
