@@ -138,7 +138,8 @@ stream_join::stream_join(session_info session, prof::tick_clock host_clock, std:
       types_(types.size()),
       opt_(std::move(o)),
       apis_(opt_.spill_dir, opt_.spill_budget),
-      host_events_(opt_.spill_dir, opt_.spill_budget) {
+      ops_(opt_.spill_dir, opt_.spill_budget),
+      launches_(opt_.spill_dir, opt_.spill_budget) {
   for (auto& [k, name] : types) types_.emplace(type_key(k.first, k.second), std::move(name));
 }
 
@@ -155,7 +156,7 @@ void stream_join::add(const raw::api& a) {
 }
 void stream_join::add(const raw::node_basic& n) {
   if (const auto at = host_local(n.timestamp))
-    host_events_.push({*at, kind_node}, bytes_of(n));
+    ops_.push({*at, kind_node}, bytes_of(n));
   else
     ++bad_time_.node;
 }
@@ -167,7 +168,7 @@ void stream_join::add(const raw::tensor_info& t) {
   }
   // The thread and the tensors' count, then per tensor its kind, format, data
   // type, rank and dimensions (a tensor_desc holds room for 8).
-  host_events_.push_with({*at, kind_tensor}, [&](std::string& out) {
+  ops_.push_with({*at, kind_tensor}, [&](std::string& out) {
     put(out, t.thread_id);
     put(out, static_cast<std::uint32_t>(t.tensors.size()));
     for (const auto& d : t.tensors) {
@@ -181,7 +182,7 @@ void stream_join::add(const raw::tensor_info& t) {
 }
 void stream_join::add(const raw::task_track& t) {
   if (const auto at = host_local(t.timestamp)) {
-    host_events_.push({*at, kind_track}, bytes_of(t));
+    launches_.push({*at, kind_track}, bytes_of(t));
     ++counts_[detail::task_key(t.device_id, t.stream_id, t.task_id)].launches;
   } else {
     ++bad_time_.track;
@@ -190,7 +191,7 @@ void stream_join::add(const raw::task_track& t) {
 void stream_join::add(const raw::memcpy_info& m) {
   any_memcpy_info_ = true;
   if (const auto at = host_local(m.timestamp))
-    host_events_.push({*at, kind_memcpy}, bytes_of(m));
+    launches_.push({*at, kind_memcpy}, bytes_of(m));
   else
     ++bad_time_.memcpy;
 }
@@ -233,33 +234,40 @@ result<model> stream_join::run_windows(const window_fn& on_window) {
   placed_api_key akey{};
   std::string_view api;
   bool have_api = apis_.next(akey, api);
-  host_event_key ekey{};
-  std::string_view event;
-  bool have_event = host_events_.next(ekey, event);
-  while (have_api || have_event) {
+  // The host's records in time order: the two sorted streams merged.
+  host_event_key okey{}, lkey{};
+  std::string_view op, launch;
+  bool have_op = ops_.next(okey, op), have_launch = launches_.next(lkey, launch);
+  while (have_api || have_op || have_launch) {
+    const bool launch_next = have_launch && (!have_op || lkey < okey);
+    const host_event_key* next = launch_next ? &lkey : have_op ? &okey : nullptr;
     // A call contains what comes after its start: an event at that time goes first.
-    if (have_api && (!have_event || akey.start < ekey.at)) {
+    if (have_api && (!next || akey.start < next->at)) {
       close_before(akey.start, on_window);
       open(akey.start, from_bytes<placed_api>(api));
       have_api = apis_.next(akey, api);
       continue;
     }
-    close_before(ekey.at, on_window);
-    switch (ekey.kind) {
-      case kind_node: on_node(ekey.at, from_bytes<raw::node_basic>(event)); break;
-      case kind_tensor: on_tensor(ekey.at, event); break;
-      case kind_memcpy: on_memcpy(ekey.at, from_bytes<raw::memcpy_info>(event)); break;
-      default: on_track(ekey.at, from_bytes<raw::task_track>(event)); break;
+    close_before(next->at, on_window);
+    switch (next->kind) {
+      case kind_node: on_node(next->at, from_bytes<raw::node_basic>(op)); break;
+      case kind_tensor: on_tensor(next->at, op); break;
+      case kind_memcpy: on_memcpy(next->at, from_bytes<raw::memcpy_info>(launch)); break;
+      default: on_track(next->at, from_bytes<raw::task_track>(launch)); break;
     }
     if (window_.apis.size() + window_.tasks.size() >= opt_.window_records) flush_window(on_window);
-    have_event = host_events_.next(ekey, event);
+    if (launch_next)
+      have_launch = launches_.next(lkey, launch);
+    else
+      have_op = ops_.next(okey, op);
   }
   close_before(INT64_MAX, on_window);
   for (std::uint32_t dev : devices_in_order()) flush_device(dev);
   emit_orphans(on_window);
   flush_window(on_window);
   MSPROF_TRY(apis_.take_status());
-  MSPROF_TRY(host_events_.take_status());
+  MSPROF_TRY(ops_.take_status());
+  MSPROF_TRY(launches_.take_status());
   for (auto& [dev, sp] : spools_) {
     MSPROF_TRY(sp.spans.take_status());
     MSPROF_TRY(sp.pmu.take_status());

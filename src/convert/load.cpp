@@ -265,7 +265,7 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
   stream_join j(s, h.clock, r.devices(), {r.hashes().begin(), r.hashes().end()}, {r.types().begin(), r.types().end()}, jo);
 
   bool any_track = false;
-  auto load_host = [&]() -> result<void> {
+  auto load_ops = [&]() -> result<void> {
     if (!has_host) return {};
     MSPROF_TRY(r.for_each_node_basic_info([&](const prof::host_record<codec::MsprofNodeBasicInfo>& n) {
       // OP State comes from the file, as in the reference: aging. = dynamic.
@@ -293,30 +293,33 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
       }
       j.add(ti);
     }));
-    MSPROF_TRY(r.for_each_task_track([&](const prof::host_record<codec::MsprofRuntimeTrack>& t) {
-      any_track = true;
-      j.add(raw::task_track{t.head.timeStamp, t.head.threadId, t.payload.deviceId, t.payload.streamId,
-                            t.payload.taskId, t.payload.taskType, t.payload.kernelName});
-    }));
-    MSPROF_TRY(r.for_each_memcpy_info([&](const prof::host_record<codec::MsprofMemcpyInfo>& m) {
-      j.add(raw::memcpy_info{m.head.timeStamp, m.head.threadId, m.payload.dataSize, m.payload.maxSize,
-                             m.payload.memcpyDirection});
-    }));
     return {};
   };
   std::vector<raw::step_tag_record> step_tags;  // ts_track step trace -> model::iterations
   std::size_t step_bad_time = 0;                 // step tags that cannot be placed: skipped, like tasks
-  // The devices' records and the host's API calls go to the join beside the
-  // host's other records (join.hpp: they share nothing), each read through a
-  // reader of its own so that each reader's warnings stay in its files' order;
-  // they are reported as the files are listed: API calls, the other host
-  // records, then the devices'.
-  prof::prof_reader ar = r, dr = r;
+  // The devices' records, the host's API calls and its launches (task_track,
+  // memcpy_info) go to the join beside the ops' records (join.hpp: they share
+  // nothing), each read through a reader of its own so that each reader's
+  // warnings stay in its files' order; they are reported as the files are
+  // listed: API calls, the other host records, then the devices'.
+  prof::prof_reader ar = r, lr = r, dr = r;
   const std::size_t opened = r.warnings().size();  // the warnings of opening the directory, in every copy
   auto load_apis = [&]() -> result<void> {
     if (!has_host) return {};
     return ar.for_each_api([&](const prof::api_record& a) {
       j.add(raw::api{a.level, a.type, a.thread_id, a.begin, a.end, a.item_id});
+    });
+  };
+  auto load_launches = [&]() -> result<void> {
+    if (!has_host) return {};
+    MSPROF_TRY(lr.for_each_task_track([&](const prof::host_record<codec::MsprofRuntimeTrack>& t) {
+      any_track = true;
+      j.add(raw::task_track{t.head.timeStamp, t.head.threadId, t.payload.deviceId, t.payload.streamId,
+                            t.payload.taskId, t.payload.taskType, t.payload.kernelName});
+    }));
+    return lr.for_each_memcpy_info([&](const prof::host_record<codec::MsprofMemcpyInfo>& m) {
+      j.add(raw::memcpy_info{m.head.timeStamp, m.head.threadId, m.payload.dataSize, m.payload.maxSize,
+                             m.payload.memcpyDirection});
     });
   };
   auto load_devices = [&]() -> result<void> {
@@ -342,17 +345,22 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
     }
     return {};
   };
-  result<void> apis_read, host_read, devices_read;
+  result<void> apis_read, ops_read, launches_read, devices_read;
   beside(
       lo.threaded,
       [&] {
         devices_read = load_devices();
-        apis_read = load_apis();
+        launches_read = load_launches();
       },
-      [&] { host_read = load_host(); });
+      [&] {
+        ops_read = load_ops();
+        apis_read = load_apis();
+      });
   MSPROF_TRY(apis_read);
-  MSPROF_TRY(host_read);
+  MSPROF_TRY(ops_read);
+  MSPROF_TRY(launches_read);
   MSPROF_TRY(devices_read);
+  const std::size_t host_warned = r.warnings().size();  // the mstx records' warnings come after the launches'
   // Iterations come from the device's step tags alone: every window has them.
   std::vector<std::string> step_warnings;
   const std::vector<iteration> iterations = build_iterations(std::move(step_tags), step_warnings);
@@ -418,7 +426,9 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
   // The session's own warnings, then the reader's (every file is read by now), then the join's.
   for (std::size_t i = 0; i < opened; ++i) warnings.push_back(r.warnings()[i].message);
   for (std::size_t i = opened; i < ar.warnings().size(); ++i) warnings.push_back(ar.warnings()[i].message);
-  for (std::size_t i = opened; i < r.warnings().size(); ++i) warnings.push_back(r.warnings()[i].message);
+  for (std::size_t i = opened; i < host_warned; ++i) warnings.push_back(r.warnings()[i].message);
+  for (std::size_t i = opened; i < lr.warnings().size(); ++i) warnings.push_back(lr.warnings()[i].message);
+  for (std::size_t i = host_warned; i < r.warnings().size(); ++i) warnings.push_back(r.warnings()[i].message);
   for (std::size_t i = opened; i < dr.warnings().size(); ++i) warnings.push_back(dr.warnings()[i].message);
   if (!has_host) warnings.push_back(prof_dir + ": no host/ directory: device tasks have no launching API");
   if (has_host && r.devices().empty() && any_track)

@@ -177,9 +177,10 @@ void order_by_ids(model& m);
 }  // namespace detail
 
 /// The streaming join (see the file comment). Feed every record with add_*(),
-/// then call run() once. Three groups of add()s touch nothing of each other's:
-/// the devices' records (acsq, pmu), the API calls, and the host's other
-/// records; each group may be fed from a thread of its own, all at once.
+/// then call run() once. Four groups of add()s touch nothing of each other's:
+/// the devices' records (acsq, pmu), the API calls, the launches (task_track,
+/// memcpy_info) and the ops (node_basic, tensor_info); each group may be fed
+/// from a thread of its own, all at once.
 class stream_join {
  public:
   struct options {
@@ -221,7 +222,8 @@ class stream_join {
  private:
   /// What run() calls for each window (once per window, not per record).
   using window_fn = std::function<void(model&)>;
-  // Order at equal times: a memcpy_info before the task_track it shares its timestamp with.
+  // Order at equal times: an op's records, then a memcpy_info before the
+  // task_track it shares its timestamp with.
   enum : std::uint8_t { kind_node = 0, kind_tensor = 1, kind_memcpy = 2, kind_track = 3 };
   struct placed_api_key {
     std::int64_t start;
@@ -369,7 +371,8 @@ class stream_join {
   options opt_;
   // Pass 1 output.
   spill_sorter<placed_api_key> apis_;
-  spill_sorter<host_event_key> host_events_;
+  spill_sorter<host_event_key> ops_;       // node_basic_info and tensor_info
+  spill_sorter<host_event_key> launches_;  // memcpy_info and task_track
   std::map<std::uint32_t, device_spools> spools_;
   std::unordered_map<std::uint64_t, key_counts> counts_;
   std::unordered_map<std::uint64_t, key_counts> device_counts_;  // the device side's, into counts_ at run()
