@@ -221,15 +221,19 @@ void stream_join::add(const raw::pmu& p) {
   ++device_counts_[key].pmus;
 }
 
-// Pass 2 ---------------------------------------------------------------
-
-result<model> stream_join::run_windows(const window_fn& on_window) {
+void stream_join::merge_counts() {
   for (const auto& [key, d] : device_counts_) {
     auto& c = counts_[key];
     c.spans = d.spans;
     c.pmus = d.pmus;
   }
   device_counts_ = {};
+}
+
+// Pass 2 ---------------------------------------------------------------
+
+result<model> stream_join::run_windows(const window_fn& on_window) {
+  merge_counts();
   window_.session = session_;
   placed_api_key akey{};
   std::string_view api;

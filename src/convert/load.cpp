@@ -351,6 +351,7 @@ result<model> load_here(const std::string& prof_dir, const load_options& lo,
       [&] {
         devices_read = load_devices();
         launches_read = load_launches();
+        j.merge_counts();
       },
       [&] {
         ops_read = load_ops();

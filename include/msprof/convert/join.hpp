@@ -206,6 +206,11 @@ class stream_join {
   void add(const raw::acsq& a);
   void add(const raw::pmu& p);
 
+  /// Joins the devices' per-key counts to the launches' (run() does it if this
+  /// was not called): once both groups' add()s are done, e.g. on the thread
+  /// that fed them, while another group still loads.
+  void merge_counts();
+
   // Pass 2 ---------------------------------------------------------------
 
   /// Joins; calls on_window(model&) for each window of finished API calls and
@@ -375,7 +380,7 @@ class stream_join {
   spill_sorter<host_event_key> launches_;  // memcpy_info and task_track
   std::map<std::uint32_t, device_spools> spools_;
   std::unordered_map<std::uint64_t, key_counts> counts_;
-  std::unordered_map<std::uint64_t, key_counts> device_counts_;  // the device side's, into counts_ at run()
+  std::unordered_map<std::uint64_t, key_counts> device_counts_;  // the device side's, into counts_ by merge_counts()
   waiting<span> starts_;          // ACSQ starts waiting for their end (end unset)
   std::size_t spans_without_start_ = 0;  // ACSQ ends no start waited for
   waiting<span> ready_;           // spans waiting for their launch
