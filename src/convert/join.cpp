@@ -541,8 +541,21 @@ void stream_join::emit_orphans(const window_fn& on_window) {
 }
 void stream_join::flush_window(const window_fn& on_window) {
   if (window_.apis.empty() && window_.tasks.empty()) return;
-  std::sort(window_.apis.begin(), window_.apis.end(),
-            [](const api_call& a, const api_call& b) { return a.connection_id < b.connection_id; });
+  // The calls come in the order they end: a nested call before the one around
+  // it, a few places early. Insertion moves only those; a window further out
+  // of order is sorted.
+  auto& apis = window_.apis;
+  auto before = [](const api_call& a, const api_call& b) { return a.connection_id < b.connection_id; };
+  std::size_t moves = 0;
+  const std::size_t most = 8 * apis.size();
+  for (std::size_t i = 1; i < apis.size() && moves <= most; ++i) {
+    if (!before(apis[i], apis[i - 1])) continue;
+    api_call late = std::move(apis[i]);
+    std::size_t j = i;
+    for (; j > 0 && before(late, apis[j - 1]); --j, ++moves) apis[j] = std::move(apis[j - 1]);
+    apis[j] = std::move(late);
+  }
+  if (moves > most) std::sort(apis.begin(), apis.end(), before);
   on_window(window_);
   window_.apis.clear();
   window_.tasks.clear();

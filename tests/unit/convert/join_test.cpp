@@ -434,3 +434,27 @@ TEST_CASE("join: device records that cannot be spooled make the join fail, namin
     return w.find(".msprof_sort_") != std::string::npos && w.find("cannot create") != std::string::npos;
   }));
 }
+
+TEST_CASE("join: calls that end in the reverse order of their starts come out in connection-id order") {
+  namespace raw = cv::raw;
+  // Nested calls on one thread end innermost first: every window hands them
+  // out by connection id, a few places out of order (insertion) or all of
+  // them (sorted).
+  for (std::uint64_t depth : {std::uint64_t{3}, std::uint64_t{300}}) {
+    CAPTURE(depth);
+    raw::collection c;
+    for (std::uint64_t i = 0; i < depth; ++i) c.apis.push_back({cv::level::acl, 1, 1, 1000 + i, 100000 - i, 0});
+    for (std::uint64_t i = 0; i < 50; ++i) c.apis.push_back({cv::level::acl, 1, 2, 200000 + 10 * i, 200005 + 10 * i, 0});
+    cv::stream_join j(c.session, c.host_clock, {}, {}, {}, cv::in_memory());
+    for (const auto& a : c.apis) j.add(a);
+    std::vector<std::uint64_t> ids;
+    auto m = j.run([&](cv::model& w) {
+      for (std::size_t i = 1; i < w.apis.size(); ++i) CHECK(w.apis[i - 1].connection_id < w.apis[i].connection_id);
+      for (const auto& a : w.apis) ids.push_back(a.connection_id);
+    });
+    REQUIRE(m);
+    std::sort(ids.begin(), ids.end());
+    CHECK(ids.size() == depth + 50);
+    for (std::size_t i = 0; i < ids.size(); ++i) CHECK(ids[i] == i + 1);
+  }
+}
