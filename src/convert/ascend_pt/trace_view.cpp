@@ -323,24 +323,31 @@ result<void> framework_events(event_list& ev, const pt_dir& d, const model& m) {
   return {};
 }
 
-/// Walks compact JSON, skipping strings: at(i) for each character outside
-/// them but the opening quotes.
-template <class At>
-void outside_strings(std::string_view json, At&& at) {
-  bool in_string = false;
-  for (std::size_t i = 0; i < json.size(); ++i) {
-    const char c = json[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;  // the escaped character
-      else if (c == '"')
-        in_string = false;
+/// JSON's strings, byte after byte: whether a byte is outside them (their
+/// quotes are in). The state carries over from one piece of text to the next.
+struct string_tracker {
+  bool in_string = false, escaped = false;  // escaped: the next byte follows a backslash in a string
+  bool outside(char c) noexcept {
+    if (escaped) {
+      escaped = false;
+    } else if (in_string) {
+      escaped = c == '\\';
+      in_string = c != '"';
     } else if (c == '"') {
       in_string = true;
     } else {
-      at(i);
+      return true;
     }
+    return false;
   }
+};
+
+/// Walks compact JSON, skipping strings: at(i) for each character outside them.
+template <class At>
+void outside_strings(std::string_view json, At&& at) {
+  string_tracker t;
+  for (std::size_t i = 0; i < json.size(); ++i)
+    if (t.outside(json[i])) at(i);
 }
 
 /// Event names and args.name values torch_npu drops from the CANN part at
@@ -413,19 +420,10 @@ void append_spaced(std::string& out, std::string_view json) {
   char* o = out.data() + at;
   const char* in = json.data();
   const char* const end = in + json.size();
-  bool in_string = false, escaped = false;  // escaped: the next byte follows a backslash in a string
+  string_tracker t;
   const auto byte = [&](char c) {
     *o++ = c;
-    if (escaped) {
-      escaped = false;
-    } else if (in_string) {
-      escaped = c == '\\';
-      in_string = c != '"';
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == ',' || c == ':') {
-      *o++ = ' ';
-    }
+    if (t.outside(c) && (c == ',' || c == ':')) *o++ = ' ';
   };
 #if defined(__SSE2__)
   const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), comma = _mm_set1_epi8(','),
@@ -434,7 +432,7 @@ void append_spaced(std::string& out, std::string_view json) {
   // 32 bytes left at least: a piece's 16-byte move stays within the text.
   for (; end - in >= 32; in += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
-    if (escaped || mask(_mm_cmpeq_epi8(v, backslash)) != 0) {
+    if (t.escaped || mask(_mm_cmpeq_epi8(v, backslash)) != 0) {
       for (int i = 0; i < 16; ++i) byte(in[i]);
       continue;
     }
@@ -444,9 +442,9 @@ void append_spaced(std::string& out, std::string_view json) {
     strings ^= strings << 2;
     strings ^= strings << 4;
     strings ^= strings << 8;
-    if (in_string) strings = ~strings;
+    if (t.in_string) strings = ~strings;
     strings &= 0xFFFFu;
-    in_string = (strings >> 15) != 0;
+    t.in_string = (strings >> 15) != 0;
     unsigned separators = mask(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, colon))) & ~strings;
     unsigned from = 0;  // the block's first byte not yet copied
     for (; separators != 0; separators &= separators - 1) {
