@@ -222,11 +222,12 @@ void stream_join::add(const raw::pmu& p) {
 }
 
 void stream_join::merge_counts() {
-  for (const auto& [key, d] : device_counts_) {
+  device_counts_.each([&](std::uint64_t key, const key_counts& d) {
+    if (d.spans == 0 && d.pmus == 0) return;
     auto& c = counts_[key];
     c.spans = d.spans;
     c.pmus = d.pmus;
-  }
+  });
   device_counts_ = {};
 }
 

@@ -35,6 +35,7 @@
 #define MSPROF_CONVERT_JOIN_HPP
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -166,6 +167,43 @@ class record_spool {
   std::vector<T> got_;     // being handed back, from at_
   std::size_t at_ = 0;
   std::uint64_t read_ = 0;  // bytes of the file handed back
+};
+
+/// A T per task key (device, stream and task id, 16 bits each: task_key),
+/// value-initialised when first used, in pages of 256 task ids per device and
+/// stream. A stream's task ids come in order, so the keys looked up one after
+/// the other share a page; a hash map's node per key cost a cache miss each
+/// and twice the memory.
+template <class T>
+class task_table {
+ public:
+  T& operator[](std::uint64_t key) {
+    const auto stream = static_cast<std::uint32_t>(key >> 16);
+    if (stream != last_stream_ || !last_) {
+      last_ = &streams_[stream];
+      last_stream_ = stream;
+    }
+    auto& pg = (*last_)[(key >> 8) & 0xFFu];
+    if (!pg) pg = std::make_unique<page>();
+    return (*pg)[key & 0xFFu];
+  }
+  /// fn(key, value) for every key of a page that was used, in key order per stream.
+  template <class Fn>
+  void each(Fn&& fn) const {
+    for (const auto& [stream, pages] : streams_)
+      for (std::uint64_t p = 0; p < pages.size(); ++p)
+        if (pages[p])
+          for (std::uint64_t i = 0; i < page_size; ++i)
+            fn((std::uint64_t{stream} << 16) | (p << 8) | i, (*pages[p])[i]);
+  }
+
+ private:
+  static constexpr std::size_t page_size = 256;
+  using page = std::array<T, page_size>;
+  using stream_pages = std::array<std::unique_ptr<page>, 65536 / page_size>;
+  std::unordered_map<std::uint32_t, stream_pages> streams_;  // by device << 16 | stream (node-based: last_ stays valid)
+  stream_pages* last_ = nullptr;
+  std::uint32_t last_stream_ = 0;
 };
 
 /// Moves a window's records to the end of `all` (collecting a whole model).
@@ -379,8 +417,8 @@ class stream_join {
   spill_sorter<host_event_key> ops_;       // node_basic_info and tensor_info
   spill_sorter<host_event_key> launches_;  // memcpy_info and task_track
   std::map<std::uint32_t, device_spools> spools_;
-  std::unordered_map<std::uint64_t, key_counts> counts_;
-  std::unordered_map<std::uint64_t, key_counts> device_counts_;  // the device side's, into counts_ by merge_counts()
+  detail::task_table<key_counts> counts_;
+  detail::task_table<key_counts> device_counts_;  // the device side's, into counts_ by merge_counts()
   waiting<span> starts_;          // ACSQ starts waiting for their end (end unset)
   std::size_t spans_without_start_ = 0;  // ACSQ ends no start waited for
   waiting<span> ready_;           // spans waiting for their launch

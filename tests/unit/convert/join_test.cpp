@@ -418,6 +418,28 @@ TEST_CASE("join: a record spool hands its records back in push order, from its f
   }
 }
 
+TEST_CASE("join: a task table keeps a value per device, stream and task id, and lists the keys it was asked for") {
+  // Keys: device << 32 | stream << 16 | task id (16 bits each).
+  auto key = [](std::uint64_t dev, std::uint64_t stream, std::uint64_t task) { return dev << 32 | stream << 16 | task; };
+  cv::detail::task_table<std::uint32_t> t;
+  std::map<std::uint64_t, std::uint32_t> expect;  // the same counts in a plain map
+  std::uint64_t x = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    x = x * 6364136223846793005u + 1442695040888963407u;  // keys spread over 3 devices, 4 streams, all task ids
+    const std::uint64_t k = key((x >> 60) % 3, (x >> 50) % 4 + 0xFFFC, (x >> 20) & 0xFFFF);
+    ++t[k];
+    ++expect[k];
+  }
+  ++t[key(0xFFFF, 0xFFFF, 0xFFFF)];  // the largest key
+  ++expect[key(0xFFFF, 0xFFFF, 0xFFFF)];
+  std::map<std::uint64_t, std::uint32_t> listed;
+  t.each([&](std::uint64_t k, std::uint32_t n) {
+    CHECK(listed.count(k) == 0);
+    if (n != 0) listed[k] = n;  // unused keys of a used page are listed as 0
+  });
+  CHECK(listed == expect);
+}
+
 TEST_CASE("join: device records that cannot be spooled make the join fail, naming the file") {
   namespace raw = cv::raw;
   raw::collection c;  // device records only: their spools are the only streams that spill
