@@ -44,6 +44,7 @@ result<void> spill_file::take_status() {
 }
 
 void spill_file::write(const char* data, std::size_t size) {
+  if (status_) reserve_.before_write(fd_, written_, size);
   for (std::size_t done = 0; done < size && status_;) {
     const auto n = ::write(fd_, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;

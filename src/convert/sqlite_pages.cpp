@@ -202,8 +202,10 @@ void table_pages::write_pending() {
     if (!temp_) return fail("cannot create");
   }
   const int fd = db_ ? db_.get() : temp_.get();
-  const auto off = static_cast<off_t>(std::uint64_t{out_first_ - 1 + out_offset_} * page_size_);
-  if (::pwrite(fd, out_.data(), out_.size(), off) != static_cast<ssize_t>(out_.size())) fail("cannot write pages");
+  const std::uint64_t off = std::uint64_t{out_first_ - 1 + out_offset_} * page_size_;
+  (db_ ? db_reserve_ : temp_reserve_).before_write(fd, off, out_.size());
+  if (::pwrite(fd, out_.data(), out_.size(), static_cast<off_t>(off)) != static_cast<ssize_t>(out_.size()))
+    fail("cannot write pages");
   out_.clear();
 }
 
@@ -303,6 +305,7 @@ result<void> table_pages::graft(const std::string& db, std::uint32_t root) {
         fail("cannot read back the pages of " + temp_label_);
         break;
       }
+      db_reserve_.before_write(db_.get(), base + at, n);
       if (::pwrite(db_.get(), chunk.data(), n, static_cast<off_t>(base + at)) != static_cast<ssize_t>(n))
         fail("cannot write pages");
       at += n;
@@ -342,6 +345,9 @@ result<void> table_pages::close_tree() {
     if (::pwrite(db_.get(), header_, sizeof header_, 0) != static_cast<ssize_t>(sizeof header_))
       fail("cannot write the header");
   }
+  // Blocks allocated past the last page are given back (truncating to the size frees them).
+  if (status_ && db_reserve_.any() && ::ftruncate(db_.get(), static_cast<off_t>(std::uint64_t{pages_} * page_size_)) != 0)
+    fail("cannot truncate");
   if (::close(db_.release()) != 0) fail("cannot close");
   return status_;
 }

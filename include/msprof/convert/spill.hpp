@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../core/error.hpp"
+#include "../core/output_file.hpp"
 
 MSPROF_BEGIN_NAMESPACE
 namespace convert {
@@ -113,6 +114,7 @@ class spill_file {
   std::size_t budget_;
   int fd_ = -1;
   std::uint64_t written_ = 0;
+  outfile::reserve_ahead reserve_;
   std::vector<run> runs_;
   result<void> status_;
 };

@@ -98,6 +98,7 @@ class table_pages {
   enum class state : std::uint8_t { unusable, laying_out, done } state_ = state::unusable;
   std::string temp_dir_, temp_label_, db_path_;
   outfile::unique_fd temp_, db_;  ///< pages are appended to db_ once it is open, else to temp_ (made when needed)
+  outfile::reserve_ahead temp_reserve_, db_reserve_;  ///< their blocks allocated ahead of the pages
   std::uint32_t page_size_ = 0, pages_ = 0, root_ = 0;
   std::uint32_t db_pages_ = 0;  ///< the database's pages when opened
   unsigned char header_[100] = {};  ///< the database's header when opened

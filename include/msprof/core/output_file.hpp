@@ -32,6 +32,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -183,6 +184,36 @@ inline unique_fd unnamed_temp(const std::string& dir, const char* prefix) {
   if (fd) ::unlink(path.c_str());
   return fd;
 }
+
+/// Blocks allocated ahead of a file's appends, 8 MiB at a time past its end
+/// (fallocate with FALLOC_FL_KEEP_SIZE): ext4 then takes each page written
+/// without reserving and mapping it on its own (140 MB in writes of a MiB:
+/// 22 -> 13 ms). Nothing is done where the file system cannot. Blocks left past
+/// the end go when an unnamed file is closed, or by truncating to the size.
+class reserve_ahead {
+ public:
+  /// Before `n` bytes are written at `end`.
+  void before_write(int fd, std::uint64_t end, std::size_t n) noexcept {
+    if (off_ || end + n <= reserved_) return;
+#ifdef FALLOC_FL_KEEP_SIZE
+    const std::uint64_t from = std::max(end, reserved_), to = std::max<std::uint64_t>(end + n, from + step);
+    if (::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from), static_cast<off_t>(to - from)) == 0) {
+      reserved_ = to;
+      return;
+    }
+#else
+    (void)fd;
+#endif
+    off_ = true;  // not supported, or no room: the writes say what is wrong
+  }
+  /// Whether any blocks were allocated ahead.
+  bool any() const noexcept { return reserved_ != 0; }
+
+ private:
+  static constexpr std::uint64_t step = std::uint64_t{8} << 20;
+  std::uint64_t reserved_ = 0;  // blocks are allocated below this offset
+  bool off_ = false;
+};
 
 /// Writes all of `p` to `fd` (`path` names it in the error; ENOSPC and EDQUOT are errc::limit).
 inline result<void> write_all(int fd, const char* p, std::size_t n, const std::string& path) {
@@ -373,7 +404,7 @@ class atomic_file {
   atomic_file() = default;
   atomic_file(atomic_file&& o) noexcept
       : dir_(std::move(o.dir_)), fd_(std::move(o.fd_)), name_(std::move(o.name_)), temp_(std::move(o.temp_)), path_(std::move(o.path_)),
-        temp_path_(std::move(o.temp_path_)), written_(o.written_), flushing_from_(o.flushing_from_) {
+        temp_path_(std::move(o.temp_path_)), written_(o.written_), flushing_from_(o.flushing_from_), reserve_(o.reserve_) {
     o.temp_.clear();
   }
   atomic_file& operator=(atomic_file&& o) noexcept {
@@ -387,6 +418,7 @@ class atomic_file {
       temp_path_ = std::move(o.temp_path_);
       written_ = o.written_;
       flushing_from_ = o.flushing_from_;
+      reserve_ = o.reserve_;
     }
     return *this;
   }
@@ -416,6 +448,7 @@ class atomic_file {
   }
 
   result<void> write(std::string_view s) {
+    reserve_.before_write(fd_.get(), written_, s.size());
     MSPROF_TRY(write_all(fd_.get(), s.data(), s.size(), temp_path_));
     written_ += s.size();
 #ifdef SYNC_FILE_RANGE_WRITE
@@ -442,6 +475,12 @@ class atomic_file {
 
   /// fsync (when `sync`), then renameat over the final name.
   result<void> commit(bool sync = true) {
+    // The blocks allocated past the end are given back: truncating to the size frees them.
+    if (reserve_.any() && ::ftruncate(fd_.get(), static_cast<off_t>(written_)) != 0) {
+      const auto e = make_error(errc::io, temp_path_ + ": cannot truncate: " + detail::sys_err());
+      discard();
+      return e;
+    }
     if (sync && ::fsync(fd_.get()) != 0) {
       const auto e = make_error(errc::io, temp_path_ + ": cannot sync: " + detail::sys_err());
       discard();
@@ -480,6 +519,7 @@ class atomic_file {
   unique_fd dir_, fd_;
   std::string name_, temp_, path_, temp_path_;
   std::uint64_t written_ = 0, flushing_from_ = 0;  // bytes written; those not yet handed to the disk start here
+  reserve_ahead reserve_;
 };
 
 /// Writes `text` to `name` in `d` atomically (fsynced when `sync`).

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <msprof/convert/sqlite_pages.hpp>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -332,6 +333,27 @@ TEST_CASE("table_pages: leaves stay in memory up to a MiB, past it in a temporar
     }
     CHECK(integrity(db) == "tok ");
   }
+}
+
+TEST_CASE("table_pages: a grafted database keeps no blocks allocated past its last page") {
+  temp_dir d("msprof_sqlite_pages");
+  const std::string db = (d / "t.db").string();
+  create(db, 4096);
+  auto pages = cv::detail::table_pages::create(d.path, 4096);
+  REQUIRE(pages);
+  const std::size_t n = 200000;  // about 5 MiB of leaves, less than a step of blocks allocated ahead
+  for (const auto& r : sample_rows(n)) {
+    const sqlite_cell v[] = {sqlite_cell::of(r[0].i), sqlite_cell::of(r[1].i), sqlite_cell::of(r[2].d)};
+    pages->row(v, 3);
+  }
+  REQUIRE(pages->graft(db, root_of(db)));
+  const auto size = std::filesystem::file_size(db);
+  struct stat st {};
+  REQUIRE(::stat(db.c_str(), &st) == 0);
+  CHECK(size > (std::uint64_t{4} << 20));
+  CHECK(static_cast<std::uint64_t>(st.st_blocks) * 512 < size + (std::uint64_t{1} << 20));
+  CHECK(dump(db).size() == n);
+  CHECK(integrity(db) == "tok ");
 }
 
 namespace {

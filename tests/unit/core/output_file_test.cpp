@@ -130,6 +130,27 @@ TEST_CASE("outfile: atomic files: unpredictable temporaries, nothing left, repla
   CHECK(n == 1);
 }
 
+TEST_CASE("outfile: an atomic file keeps no blocks allocated ahead past its end once committed") {
+  temp_dir t;
+  auto d = outfile::dir::make((t / "out").string());
+  REQUIRE(d);
+  auto f = outfile::atomic_file::create(*d, "big.json");
+  REQUIRE(f);
+  const std::string mib(std::size_t{1} << 20, 'x');
+  for (int i = 0; i < 9; ++i) REQUIRE(f->write(mib));  // the second 8 MiB step is allocated at the ninth
+  REQUIRE(f->write("end"));
+  REQUIRE(f->commit(false));
+  struct stat st {};
+  REQUIRE(::stat((t / "out" / "big.json").c_str(), &st) == 0);
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  CHECK(size == 9 * mib.size() + 3);
+  // Allocated: the size in whole blocks (7 MiB more when the 16 MiB ahead were kept).
+  CHECK(static_cast<std::uint64_t>(st.st_blocks) * 512 < size + (std::uint64_t{1} << 20));
+  const std::string text = read_text(t / "out" / "big.json");
+  CHECK(text.size() == size);
+  CHECK(text.compare(text.size() - 4, 4, "xend") == 0);
+}
+
 TEST_CASE("outfile: modes are the stricter of the umask and 0750/0640") {
   for (const mode_t mask : {mode_t(0), mode_t(022), mode_t(077)}) {
     CAPTURE(mask);
