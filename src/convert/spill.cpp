@@ -57,6 +57,14 @@ void spill_file::write(const char* data, std::size_t size) {
   written_ += size;
 }
 
+void spill_file::release() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  written_ = 0;
+  reserve_ = {};
+  runs_.clear();
+}
+
 std::size_t spill_file::max_runs() const noexcept { return std::max<std::size_t>(16, budget_ / (4u << 10)); }
 
 std::size_t spill_file::read_chunk(std::size_t n) const noexcept {

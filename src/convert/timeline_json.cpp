@@ -388,17 +388,24 @@ result<void> timeline_collector::write_timeline_to(const model& final, detail::e
   MSPROF_TRY(sorted);
   MSPROF_TRY(rest_written);
   MSPROF_TRY(rest.status);
-  std::string chunk;
-  std::uint64_t at = 0;
-  for (const std::size_t n : rest.chunks) {
-    chunk.resize(n);
-    if (n != 0 && ::pread(fd.get(), chunk.data(), n, static_cast<off_t>(at)) != static_cast<ssize_t>(n))
-      return make_error(errc::io, rest.label + ": cannot read back what was written");
-    at += n;
-    if (!chunk.empty() && chunk.back() == ',') chunk.pop_back();
-    if (!chunk.empty()) dest.raw(chunk);
-  }
-  return {};
+  result<void> copied;
+  beside(
+      true, [&] { events_.release_file(); },  // its pages freed beside the copy, which takes as long
+      [&] {
+        std::string chunk;
+        std::uint64_t at = 0;
+        for (const std::size_t n : rest.chunks) {
+          chunk.resize(n);
+          if (n != 0 && ::pread(fd.get(), chunk.data(), n, static_cast<off_t>(at)) != static_cast<ssize_t>(n)) {
+            copied = make_error(errc::io, rest.label + ": cannot read back what was written");
+            return;
+          }
+          at += n;
+          if (!chunk.empty() && chunk.back() == ',') chunk.pop_back();
+          if (!chunk.empty()) dest.raw(chunk);
+        }
+      });
+  return copied;
 }
 
 result<void> timeline_collector::write_sorted(const session_info& s, detail::event_output& dest) {

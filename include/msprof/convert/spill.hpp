@@ -97,6 +97,8 @@ class spill_file {
   std::vector<run>& runs() noexcept { return runs_; }
   /// Appends `n` bytes at the end of the file.
   void write(const char* data, std::size_t n);
+  /// Closes the file, its runs forgotten (a later spill makes a new one).
+  void release() noexcept;
   std::uint64_t written() const noexcept { return written_; }
 
   /// Runs merged at once: their read-ahead (4 KiB at least) stays within the budget.
@@ -220,6 +222,10 @@ class spill_sorter {
 
   /// The first error of the last pushes and reads (ok if none); resets it.
   result<void> take_status() { return file_.take_status(); }
+
+  /// Closes the file of the sorted runs, once drained: freeing its pages takes
+  /// about as long as writing them, so its owner may do it beside other work.
+  void release_file() noexcept { file_.release(); }
 
  private:
   struct row {
