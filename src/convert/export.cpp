@@ -101,7 +101,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   if (p.summary) summary.emplace(oo, prof_dir, oo.spill_budget);
   if (p.db) db.emplace(oo, prof_dir, oo.spill_budget);
   // A writer's first error; it gets no more windows.
-  result<void> timeline_status, summary_status, db_status, chrome_status;
+  result<void> timeline_status, db_status, chrome_status;
   auto add = [](auto& writer, const model& w, result<void>& status) {
     if (writer && status) status = writer->add(w);
   };
@@ -126,10 +126,10 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
     records += detail::record_count(w);
     mem_records += w.mstx_mem.size();
     comm_records.add(w);
-    // task_time's rows here, on the loading thread, beside the summary's
-    // writer busy with the window before: of the writers' threads, the
-    // summary's has the most work.
-    if (summary) summary->add_task_rows(w);
+    // The summary's rows but op_summary's here, on the loading thread, beside
+    // the summary's writer busy with the window before: of the writers'
+    // threads, the summary's has the most work.
+    if (summary) summary->add_other_rows(w);
     return true;
   };
   std::vector<std::function<void(model&)>> writers;
@@ -139,10 +139,7 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
       add(chrome, w, chrome_status);
       add(db, w, db_status);
     });
-  if (summary)
-    writers.emplace_back([&](model& w) {
-      if (summary_status) summary_status = summary->add_rest(w);
-    });
+  if (summary) writers.emplace_back([&](model& w) { summary->add_op_rows(w); });
   auto loaded = load_windows(prof_dir, lo, prepare, std::move(writers));
   if (!loaded) return loaded.err();
   MSPROF_TRY(detail::check_strict(prof_dir, *loaded, oo));
@@ -156,7 +153,6 @@ result<export_result> export_parts_of(const std::string& prof_dir, const export_
   MSPROF_TRY(check_not_empty(prof_dir, records + mem_records, *loaded));
   MSPROF_TRY(timeline_status);
   if (oo.chrome) MSPROF_TRY(chrome_status);  // the chrome form is the timeline
-  MSPROF_TRY(summary_status);
   MSPROF_TRY(db_status);
   detail::clear_intermediates(prof_dir, oo);
   auto linked = comm_records.finish(*loaded);

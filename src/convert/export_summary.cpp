@@ -50,8 +50,8 @@ struct summary_exporter::impl {
 
   const hccl::communication* comm_ = nullptr;  // set_communication(); none: no collectives
 
-  /// task_time's rows (summary_exporter::add_task_rows).
-  void add_task_rows(const model& w) {
+  /// Every row but op_summary's (summary_exporter::add_other_rows).
+  void add_other_rows(const model& w) {
     for (const auto& t : w.tasks)
       task_rows_.push_with(task_time_key::of(t), [&](std::string& b) {
         row_text s(b, keys(task_keys_));
@@ -59,13 +59,30 @@ struct summary_exporter::impl {
         task_time_row(s, t);
         s.close();
       });
-  }
-  /// Everything else of a window (summary_exporter::add_rest).
-  result<void> add_rest(const model& w) {
-    records_ += detail::record_count(w);
     aicpu_names_.add(w);
     l2_names_.add(w);
     for (const auto& a : w.apis) api_.add(a);
+    const bool raw_clock = msprof_tx_raw_clock(w);
+    for (const auto& e : w.mstx) {
+      tx_rows_.push_with({e.start_ns, arrivals_++}, [&](std::string& b) {
+        row_text s(b, keys(tx_keys_));
+        s.open();
+        msprof_tx_row(s, e, raw_clock);
+        s.close();
+      });
+    }
+    for (const auto& e : w.mstx_mem) {
+      mem_rows_.push_with({arrivals_++}, [&](std::string& b) {
+        row_text s(b, keys(mem_keys_));
+        s.open();
+        mstx_mem_row(s, e);
+        s.close();
+      });
+    }
+  }
+  /// op_summary's rows (summary_exporter::add_op_rows).
+  void add_op_rows(const model& w) {
+    records_ += detail::record_count(w);
     // Every window has the same session: the PMU columns (and JSON keys) are set once.
     if (!pmu_) {
       pmu_ = pmu_columns::of(w.session);
@@ -88,24 +105,6 @@ struct summary_exporter::impl {
         o.close();
       });
     }
-    const bool raw_clock = msprof_tx_raw_clock(w);
-    for (const auto& e : w.mstx) {
-      tx_rows_.push_with({e.start_ns, arrivals_++}, [&](std::string& b) {
-        row_text s(b, keys(tx_keys_));
-        s.open();
-        msprof_tx_row(s, e, raw_clock);
-        s.close();
-      });
-    }
-    for (const auto& e : w.mstx_mem) {
-      mem_rows_.push_with({arrivals_++}, [&](std::string& b) {
-        row_text s(b, keys(mem_keys_));
-        s.open();
-        mstx_mem_row(s, e);
-        s.close();
-      });
-    }
-    return {};
   }
 
   result<export_result> finish(const model& final) {
@@ -532,11 +531,12 @@ summary_exporter::summary_exporter(const export_options& o, const std::string& p
 summary_exporter::~summary_exporter() = default;
 
 result<void> summary_exporter::add(const model& w) {
-  p_->add_task_rows(w);
-  return p_->add_rest(w);
+  p_->add_other_rows(w);
+  p_->add_op_rows(w);
+  return {};
 }
-void summary_exporter::add_task_rows(const model& w) { p_->add_task_rows(w); }
-result<void> summary_exporter::add_rest(const model& w) { return p_->add_rest(w); }
+void summary_exporter::add_other_rows(const model& w) { p_->add_other_rows(w); }
+void summary_exporter::add_op_rows(const model& w) { p_->add_op_rows(w); }
 
 void summary_exporter::set_communication(const hccl::communication& c) { p_->comm_ = &c; }
 

@@ -109,10 +109,11 @@ class summary_exporter {
 
   result<void> add(const model& w);
   /// add() in two parts that change different state, so that they may run at
-  /// once on two threads (each on its own window, in window order): the rows
-  /// of task_time, and everything else. add() is add_task_rows(), then add_rest().
-  void add_task_rows(const model& w);
-  result<void> add_rest(const model& w);
+  /// once on two threads (each on its own window, in window order): every row
+  /// but op_summary's, and op_summary's (the most work). add() is
+  /// add_other_rows(), then add_op_rows().
+  void add_other_rows(const model& w);
+  void add_op_rows(const model& w);
 
   /// The collectives (convert/hccl.hpp; must outlive finish()): their
   /// op_summary rows and communication_statistic.
