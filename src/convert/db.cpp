@@ -379,13 +379,13 @@ result<void> db_window_writer::add(const model& w) {
     }
   }
   for (const auto& a : w.apis) {
-    buf_.clear();
-    put(buf_, a.start_ns);
-    put(buf_, a.end_ns);
-    put(buf_, a.level);
-    put(buf_, a.thread_id);
-    buf_ += display_name(a);
-    apis_.push({a.connection_id}, buf_);
+    apis_.push_with({a.connection_id}, [&](std::string& out) {
+      put(out, a.start_ns);
+      put(out, a.end_ns);
+      put(out, a.level);
+      put(out, a.thread_id);
+      out += display_name(a);
+    });
   }
   for (const auto& t : w.tasks) add_task(w, t);
   return status_;
@@ -596,34 +596,35 @@ std::int64_t db_window_writer::gtid(const model& m, std::uint32_t tid) {
 void db_window_writer::add_task(const model& w, const device_task& t) {
   any_pmu_ = any_pmu_ || t.pmu.has_value();
   overlap_.add(t);
-  buf_.clear();
-  put(buf_, t.start_ns);
-  put(buf_, t.end_ns);
-  put(buf_, t.connection_id);
-  put(buf_, t.device_id);
-  put(buf_, t.stream_id);
-  put(buf_, t.task_id);
-  put(buf_, t.model_id);
-  buf_ += t.task_type;
-  tasks_.push({t.global_task_id}, buf_);
+  // The rows are written straight into the sorters' memory.
+  tasks_.push_with({t.global_task_id}, [&](std::string& out) {
+    put(out, t.start_ns);
+    put(out, t.end_ns);
+    put(out, t.connection_id);
+    put(out, t.device_id);
+    put(out, t.stream_id);
+    put(out, t.task_id);
+    put(out, t.model_id);
+    out += t.task_type;
+  });
   if (t.memcpy) rows_of("MEMCPY_INFO").row(t.global_task_id, t.memcpy->size, t.memcpy->operation);
   if (!t.op) return;
   const op_info& op = *t.op;
 
   auto dt = [](const tensor_desc& d) { return data_type_name(d.data_type); };
   auto fm = [](const tensor_desc& d) { return format_name(d.format); };
-  buf_.clear();
-  put(buf_, op.block_num);
-  put(buf_, op.ge_task_type);
-  put(buf_, static_cast<std::uint8_t>(op.dynamic));
-  put_text(buf_, op.name);
-  put_text(buf_, op.type);
-  for (std::uint32_t kind : {0u, 1u}) {
-    put_text(buf_, detail::join_tensors(op, kind, fm));
-    put_text(buf_, detail::join_tensors(op, kind, dt));
-    put_text(buf_, detail::shape_cell(op, kind));
-  }
-  compute_.push({t.start_ns, t.global_task_id, t.device_id, t.stream_id, t.task_id, 0}, buf_);
+  compute_.push_with({t.start_ns, t.global_task_id, t.device_id, t.stream_id, t.task_id, 0}, [&](std::string& out) {
+    put(out, op.block_num);
+    put(out, op.ge_task_type);
+    put(out, static_cast<std::uint8_t>(op.dynamic));
+    put_text(out, op.name);
+    put_text(out, op.type);
+    for (std::uint32_t kind : {0u, 1u}) {
+      put_text(out, detail::join_tensors(op, kind, fm));
+      put_text(out, detail::join_tensors(op, kind, dt));
+      put_text(out, detail::shape_cell(op, kind));
+    }
+  });
 
   if (!t.pmu) return;
   if (!pmu_cols_) pmu_cols_ = pmu_columns::of(w.session);
@@ -633,13 +634,13 @@ void db_window_writer::add_task(const model& w, const device_task& t) {
   const pmu_side& side = aic ? pmu_cols_->aic : pmu_cols_->aiv;
   const auto v = compute_pmu(side, *t.pmu, op.block_num, dev->aic_frequency_mhz, aic ? dev->ai_core_num : dev->aiv_num);
   // Times in ns, as the reference stores them.
-  buf_.clear();
-  put(buf_, static_cast<std::uint8_t>(aic));
-  put(buf_, v.total_time_us * 1000.0);
-  put(buf_, static_cast<double>(t.pmu->total_cycles));
-  for (std::size_t k = 0; k < v.size; ++k)
-    put(buf_, side.calc->metrics[k].kind == codec::aic_metrics::formula::time ? v.metrics[k] * 1000.0 : v.metrics[k]);
-  pmu_.push({t.global_task_id}, buf_);
+  pmu_.push_with({t.global_task_id}, [&](std::string& out) {
+    put(out, static_cast<std::uint8_t>(aic));
+    put(out, v.total_time_us * 1000.0);
+    put(out, static_cast<double>(t.pmu->total_cycles));
+    for (std::size_t k = 0; k < v.size; ++k)
+      put(out, side.calc->metrics[k].kind == codec::aic_metrics::formula::time ? v.metrics[k] * 1000.0 : v.metrics[k]);
+  });
 }
 
 /// TASK by global task id, then COMPUTE_TASK_INFO by (device, stream, task, start).

@@ -336,7 +336,6 @@ class db_window_writer {
   spill_sorter<detail::compute_key> compute_;
   overlap_windows overlap_;                  ///< OVERLAP_ANALYSIS's compute intervals and free time
   spill_sorter<detail::interval_key> gaps_;  ///< a device's free gaps, until its lanes are written
-  std::string buf_;  ///< the payload being built
   std::vector<db_table_stat> stats_;
   std::vector<std::string> warnings_;
   std::chrono::steady_clock::time_point lap_start_;

@@ -186,15 +186,16 @@ inline unique_fd unnamed_temp(const std::string& dir, const char* prefix) {
 }
 
 /// Blocks allocated ahead of a file's appends, 8 MiB at a time past its end
-/// (fallocate with FALLOC_FL_KEEP_SIZE): ext4 then takes each page written
-/// without reserving and mapping it on its own (140 MB in writes of a MiB:
-/// 22 -> 13 ms). Nothing is done where the file system cannot. Blocks left past
-/// the end go when an unnamed file is closed, or by truncating to the size.
+/// (fallocate with FALLOC_FL_KEEP_SIZE), once it reaches a MiB: ext4 then
+/// takes each page written without reserving and mapping it on its own (140 MB
+/// in writes of a MiB: 22 -> 13 ms). Nothing is done where the file system
+/// cannot. Blocks left past the end go when an unnamed file is closed, or by
+/// truncating to the size.
 class reserve_ahead {
  public:
   /// Before `n` bytes are written at `end`.
   void before_write(int fd, std::uint64_t end, std::size_t n) noexcept {
-    if (off_ || end + n <= reserved_) return;
+    if (off_ || end + n <= reserved_ || end + n < small) return;
 #ifdef FALLOC_FL_KEEP_SIZE
     const std::uint64_t from = std::max(end, reserved_), to = std::max<std::uint64_t>(end + n, from + step);
     if (::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(from), static_cast<off_t>(to - from)) == 0) {
@@ -211,6 +212,7 @@ class reserve_ahead {
 
  private:
   static constexpr std::uint64_t step = std::uint64_t{8} << 20;
+  static constexpr std::uint64_t small = std::uint64_t{1} << 20;  // smaller files are written as they are
   std::uint64_t reserved_ = 0;  // blocks are allocated below this offset
   bool off_ = false;
 };

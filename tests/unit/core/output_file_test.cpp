@@ -130,17 +130,21 @@ TEST_CASE("outfile: atomic files: unpredictable temporaries, nothing left, repla
   CHECK(n == 1);
 }
 
-TEST_CASE("outfile: an atomic file keeps no blocks allocated ahead past its end once committed") {
+TEST_CASE("outfile: an atomic file gets blocks allocated ahead only past a MiB, and keeps none past its end once committed") {
   temp_dir t;
   auto d = outfile::dir::make((t / "out").string());
   REQUIRE(d);
   auto f = outfile::atomic_file::create(*d, "big.json");
   REQUIRE(f);
   const std::string mib(std::size_t{1} << 20, 'x');
-  for (int i = 0; i < 9; ++i) REQUIRE(f->write(mib));  // the second 8 MiB step is allocated at the ninth
+  struct stat st {};
+  REQUIRE(f->write(mib.substr(0, 100000)));  // a small file: nothing allocated ahead
+  REQUIRE(::fstat(f->fd(), &st) == 0);
+  CHECK(static_cast<std::uint64_t>(st.st_blocks) * 512 < (std::uint64_t{1} << 20));
+  REQUIRE(f->write(mib.substr(100000)));
+  for (int i = 1; i < 9; ++i) REQUIRE(f->write(mib));  // the second 8 MiB step is allocated at the ninth
   REQUIRE(f->write("end"));
   REQUIRE(f->commit(false));
-  struct stat st {};
   REQUIRE(::stat((t / "out" / "big.json").c_str(), &st) == 0);
   const auto size = static_cast<std::uint64_t>(st.st_size);
   CHECK(size == 9 * mib.size() + 3);
