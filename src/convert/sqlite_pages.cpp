@@ -345,9 +345,7 @@ result<void> table_pages::close_tree() {
     if (::pwrite(db_.get(), header_, sizeof header_, 0) != static_cast<ssize_t>(sizeof header_))
       fail("cannot write the header");
   }
-  // Blocks allocated past the last page are given back (truncating to the size frees them).
-  if (status_ && db_reserve_.any() && ::ftruncate(db_.get(), static_cast<off_t>(std::uint64_t{pages_} * page_size_)) != 0)
-    fail("cannot truncate");
+  if (status_ && !db_reserve_.give_back(db_.get(), std::uint64_t{pages_} * page_size_)) fail("cannot truncate");
   if (::close(db_.release()) != 0) fail("cannot close");
   return status_;
 }

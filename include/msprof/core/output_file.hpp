@@ -207,8 +207,11 @@ class reserve_ahead {
 #endif
     off_ = true;  // not supported, or no room: the writes say what is wrong
   }
-  /// Whether any blocks were allocated ahead.
-  bool any() const noexcept { return reserved_ != 0; }
+  /// Gives back what was allocated past `size`, the file's final size
+  /// (truncating to it frees them); false (errno set) when that fails.
+  bool give_back(int fd, std::uint64_t size) noexcept {
+    return reserved_ <= size || ::ftruncate(fd, static_cast<off_t>(size)) == 0;
+  }
 
  private:
   static constexpr std::uint64_t step = std::uint64_t{8} << 20;
@@ -477,8 +480,7 @@ class atomic_file {
 
   /// fsync (when `sync`), then renameat over the final name.
   result<void> commit(bool sync = true) {
-    // The blocks allocated past the end are given back: truncating to the size frees them.
-    if (reserve_.any() && ::ftruncate(fd_.get(), static_cast<off_t>(written_)) != 0) {
+    if (!reserve_.give_back(fd_.get(), written_)) {
       const auto e = make_error(errc::io, temp_path_ + ": cannot truncate: " + detail::sys_err());
       discard();
       return e;
